@@ -1,0 +1,26 @@
+"""lit configuration for tests/lit: runs our stablehlo-translate / stablehlo-opt / FileCheck.
+
+`make conformance` reuses it for ../shared/conformance through generated site configs that set
+`config.test_source_root` (see shlo_cli/conformance.py).
+"""
+
+import os
+import shutil
+import sys
+
+import lit.formats
+
+config.name = getattr(config, "name", None) or "shlo"  # noqa: F821
+config.test_format = lit.formats.ShTest(execute_external=False)  # noqa: F821
+config.suffixes = [".mlir"]  # noqa: F821
+config.excludes = ["Inputs", "Output", ".venv", "src", "build", "examples", "benchmarks"]  # noqa: F821
+
+_root = os.path.dirname(os.path.abspath(__file__))
+if getattr(config, "test_source_root", None) in (None, _root):  # noqa: F821
+    config.test_source_root = _root  # noqa: F821
+    config.test_exec_root = os.path.join(_root, "build", "lit")  # noqa: F821
+
+_bin = os.path.dirname(sys.executable)
+config.environment["PATH"] = os.pathsep.join([_bin, config.environment.get("PATH", os.environ.get("PATH", ""))])  # noqa: F821
+_filecheck = shutil.which("filecheck", path=_bin) or shutil.which("filecheck") or "filecheck"
+config.substitutions.append(("FileCheck", _filecheck))  # noqa: F821

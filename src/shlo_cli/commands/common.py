@@ -1,0 +1,77 @@
+"""What every front end shares: reading input, `// -----` chunks, diagnostics, atomic output."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ..ir.core import Module
+from ..ir.diagnostics import Diagnostic, ShloError
+from ..ir.parser import parse_source
+
+SPLIT_MARKER = "// -----"
+_SPLIT_LINE = re.compile(r"^[ \t]*// -----.*$", re.MULTILINE)
+
+
+@dataclass
+class Chunk:
+    text: str
+    line_offset: int
+
+
+def read_input(path: str) -> tuple[str, str]:
+    """(display name, text) of a file or of stdin for `-`."""
+    if path == "-":
+        return "<stdin>", sys.stdin.read()
+    try:
+        with open(path, encoding="utf-8", errors="surrogateescape") as f:
+            return path, f.read()
+    except OSError as e:
+        raise ShloError(f"cannot open input file '{path}': {e.strerror}") from None
+
+
+def split_chunks(text: str, split: bool) -> Iterator[Chunk]:
+    """The `// -----`-separated chunks of `text` with the number of lines before each."""
+    if not split:
+        yield Chunk(text, 0)
+        return
+    start = 0
+    line = 0
+    for m in _SPLIT_LINE.finditer(text):
+        chunk = text[start:m.start()]
+        yield Chunk(chunk, line)
+        line += chunk.count("\n") + 1
+        start = m.end() + 1
+    yield Chunk(text[start:], line)
+
+
+def parse_chunk(chunk: Chunk, name: str, allow_unregistered: bool = False) -> Module:
+    return parse_source(chunk.text, name, allow_unregistered, chunk.line_offset)
+
+
+def report(diag: Diagnostic | ShloError | str) -> None:
+    text = diag.render() if isinstance(diag, Diagnostic) else str(diag)
+    if isinstance(diag, (ShloError, str)) and not text.startswith("error:"):
+        text = "error: " + text
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+def write_output(text: str, path: str | None) -> None:
+    """Write to stdout, or atomically to `path` (temp file in the same folder, then rename)."""
+    if path is None or path == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".shlo-", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError as e:
+        raise ShloError(f"cannot write output file '{path}': {e.strerror}") from None

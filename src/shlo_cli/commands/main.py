@@ -1,0 +1,24 @@
+"""`shlo`: the umbrella command; one module per subcommand."""
+
+from __future__ import annotations
+
+import click
+
+from .parse import parse_command
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="shlo-cli")
+def cli() -> None:
+    """A pure-Python StableHLO toolchain: parse, verify, interpret and expand programs."""
+
+
+cli.add_command(parse_command)
+
+for _module, _name in (("interpret", "interpret_command"), ("verify", "verify_command"),
+                       ("hlo_expand", "hlo_expand_command")):
+    try:
+        _mod = __import__(f"{__package__}.{_module}", fromlist=[_name])
+    except ImportError:
+        continue
+    cli.add_command(getattr(_mod, _name))

@@ -1,0 +1,248 @@
+"""A small ODS-like assembly format: one declaration drives both parsing and printing.
+
+    Format("$operand `,` `dims` `=` $broadcast_dimensions", types="functional",
+           attrs={"broadcast_dimensions": "array"})
+
+Directives:
+- ``$name``: an operand (``operands=("lhs", "rhs")``; a trailing ``*`` marks a variadic
+  group) or an inherent attribute whose inline kind is given in ``attrs``:
+  ``array`` (`[1, 2]` <-> `array<i64: 1, 2>`), ``int`` (`0` <-> `0 : i64`),
+  ``enum:<name>`` (`EQ` <-> `#stablehlo<name EQ>`), ``attr`` (any attribute as is).
+- `` `text` ``: a literal keyword or punctuation.
+- ``[ ... ]``: an optional group, printed when its first attribute is present.
+- ``types``: how the trailing `: ...` is written: ``same`` (`: T` when every operand and the
+  result share a type, else a function type), ``functional`` (`(A, B) -> R`), ``result``
+  (`: R`), ``operands`` (`: A, B`, no results), ``variadic_same`` (`: A, B` and results of
+  the same types), ``tuple`` (`: tuple<A, B>`), ``select`` (`: P, T` or a function type),
+  ``none`` (no trailing types).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..ir.attributes import Attribute, DenseArrayAttr, DialectAttr, IntegerAttr
+from ..ir.core import Operation, Value
+from ..ir.types import FunctionType, I64, TupleType, Type
+
+_TOKEN = re.compile(r"\s*(?:`([^`]*)`|\$([A-Za-z_][A-Za-z0-9_]*)|(\[)|(\]))")
+
+
+@dataclass
+class _Item:
+    kind: str  # "literal", "operand", "attr", "optional"
+    text: str = ""
+    children: list[_Item] = field(default_factory=list)
+
+
+def _compile(fmt: str, operand_names: set[str]) -> list[_Item]:
+    stack: list[list[_Item]] = [[]]
+    pos = 0
+    fmt = fmt.strip()
+    while pos < len(fmt):
+        m = _TOKEN.match(fmt, pos)
+        if m is None:
+            raise ValueError(f"bad assembly format near {fmt[pos:]!r}")
+        pos = m.end()
+        if m.group(1) is not None:
+            stack[-1].append(_Item("literal", m.group(1)))
+        elif m.group(2) is not None:
+            name = m.group(2)
+            stack[-1].append(_Item("operand" if name in operand_names else "attr", name))
+        elif m.group(3):
+            stack.append([])
+        else:
+            children = stack.pop()
+            stack[-1].append(_Item("optional", children=children))
+    return stack[0]
+
+
+def _enum(kind: str, word: str) -> DialectAttr:
+    return DialectAttr("stablehlo", "", f"{kind} {word}")
+
+
+class Format:
+    """Parses and prints an op from a declarative format (see the module docstring)."""
+
+    def __init__(self, fmt: str = "", *, operands: tuple[str, ...] = (), types: str = "same",
+                 attrs: dict[str, str] | None = None, num_results: int | None = 1,
+                 result_name: str | None = None) -> None:
+        self.operands = tuple(o.rstrip("*") for o in operands)
+        self.variadic = {o.rstrip("*") for o in operands if o.endswith("*")}
+        self.items = _compile(fmt, set(self.operands))
+        self.types = types
+        self.attrs = attrs or {}
+        self.num_results = num_results
+        self.elided = set(self.attrs)
+
+    # ---- parsing ----------------------------------------------------------------------------
+
+    def parse(self, p: Any, opdef: Any, location: Any, num_results: int) -> Operation:
+        groups: dict[str, list[Value]] = {name: [] for name in self.operands}
+        props: dict[str, Attribute] = {}
+        start = p.tok
+        self._parse_items(p, self.items, groups, props)
+        attributes = p.parse_optional_attr_dict()
+        operands = [v for name in self.operands for v in groups[name]]
+        result_types = self._parse_types(p, operands, num_results, start)
+        return p.build_operation(opdef.name, opdef, operands, result_types, props, attributes,
+                                 [], None, location)
+
+    def _parse_items(self, p: Any, items: list[_Item], groups: dict[str, list[Value]],
+                     props: dict[str, Attribute], optional: bool = False) -> bool:
+        for index, item in enumerate(items):
+            if item.kind == "literal":
+                if optional and index == 0:
+                    if not p.accept(item.text):
+                        return False
+                else:
+                    p.expect(item.text)
+            elif item.kind == "operand":
+                if item.text in self.variadic:
+                    groups[item.text] = p.parse_operand_list()
+                else:
+                    groups[item.text] = [p.parse_operand()]
+            elif item.kind == "attr":
+                props[item.text] = self._parse_attr(p, item.text)
+            else:
+                self._parse_items(p, item.children, groups, props, optional=True)
+        return True
+
+    def _parse_attr(self, p: Any, name: str) -> Attribute:
+        kind = self.attrs.get(name, "attr")
+        if kind == "array":
+            p.expect("[")
+            values = []
+            if not p.at("]"):
+                values.append(p.parse_integer())
+                while p.accept(","):
+                    values.append(p.parse_integer())
+            p.expect("]")
+            return DenseArrayAttr(I64, tuple(values))
+        if kind == "int":
+            return IntegerAttr(p.parse_integer(), I64)
+        if kind.startswith("enum:"):
+            return _enum(kind[5:], p.parse_keyword())
+        return p.parse_attribute()
+
+    def _parse_types(self, p: Any, operands: list[Value], num_results: int, tok: Any) -> list[Type]:
+        mode = self.types
+        if mode == "none":
+            return []
+        p.expect(":")
+        if mode == "result":
+            p.check_operand_types(operands, [], tok)
+            return [p.parse_type()]
+        if mode in ("operands", "variadic_same"):
+            types = p.parse_type_list() if operands else []
+            p.check_operand_types(operands, types, tok)
+            return list(types) if mode == "variadic_same" else []
+        if mode == "tuple":
+            t = p.parse_type()
+            if not isinstance(t, TupleType):
+                raise p.error("expected tuple type", tok)
+            p.check_operand_types(operands, list(t.types), tok)
+            return [t]
+        if p.at("("):
+            ftype = p.parse_type()
+            if not isinstance(ftype, FunctionType):
+                raise p.error("expected function type", tok)
+            p.check_operand_types(operands, list(ftype.inputs), tok)
+            return list(ftype.results)
+        if mode == "functional":
+            raise p.error("expected '('")
+        if mode == "select":
+            types = p.parse_type_list()
+            if len(types) != 2:
+                raise p.error("expected a predicate type and a result type", tok)
+            pred, value = types
+            p.check_operand_types(operands, [pred] + [value] * (len(operands) - 1), tok)
+            return [value]
+        t = p.parse_type()  # same
+        p.check_operand_types(operands, [t] * len(operands), tok)
+        return [t] * (num_results or 1)
+
+    # ---- printing -----------------------------------------------------------------------
+
+    def print(self, pr: Any, op: Operation) -> None:
+        groups = self._groups(op)
+        text = self._print_items(pr, op, self.items, groups)
+        pr.write(" " + text if text else "")
+        extra = {k: v for k, v in op.properties.items() if k not in self.elided}
+        extra.update(op.attributes)
+        pr.write(pr.attr_dict(extra))
+        pr.write(self._print_types(op))
+
+    def _groups(self, op: Operation) -> dict[str, list[Value]]:
+        groups: dict[str, list[Value]] = {}
+        fixed = len(self.operands) - len(self.variadic)
+        spare = len(op.operands) - fixed
+        pos = 0
+        for name in self.operands:
+            n = spare if name in self.variadic else 1
+            groups[name] = op.operands[pos:pos + n]
+            pos += n
+        return groups
+
+    def _print_items(self, pr: Any, op: Operation, items: list[_Item],
+                     groups: dict[str, list[Value]]) -> str:
+        out = ""
+        for item in items:
+            if item.kind == "literal":
+                piece = item.text
+                if piece in (",", ")", "]", ":") or (out.endswith(("(", "[")) and piece != "="):
+                    out += piece
+                    continue
+            elif item.kind == "operand":
+                piece = pr.operands(groups[item.text])
+                if out.endswith(("(", "[")):
+                    out += piece
+                    continue
+            elif item.kind == "attr":
+                piece = self._print_attr(op.attr(item.text), item.text)
+            else:
+                first = next((c for c in item.children if c.kind == "attr"), None)
+                if first is None or op.attr(first.text) is None:
+                    continue
+                inner = self._print_items(pr, op, item.children, groups)
+                out += inner if inner.startswith(",") else " " + inner
+                continue
+            out = f"{out} {piece}" if out else piece
+        return out
+
+    def _print_attr(self, attr: Attribute | None, name: str) -> str:
+        kind = self.attrs.get(name, "attr")
+        if attr is None:
+            return ""
+        if kind == "array":
+            return "[" + ", ".join(str(v) for v in attr.value) + "]"
+        if kind == "int":
+            return str(attr.value)
+        if kind.startswith("enum:"):
+            return str(attr.value)
+        return str(attr)
+
+    def _print_types(self, op: Operation) -> str:
+        mode = self.types
+        ins = op.operand_types
+        outs = op.result_types
+        functional = " : " + str(FunctionType(tuple(ins), tuple(outs)))
+        if mode == "none":
+            return ""
+        if mode == "result":
+            return f" : {outs[0]}"
+        if mode in ("operands", "variadic_same"):
+            return " : " + ", ".join(map(str, ins)) if ins else ""
+        if mode == "tuple":
+            return f" : {outs[0]}"
+        if mode == "functional":
+            return functional
+        if mode == "select":
+            if len(outs) == 1 and all(t == outs[0] for t in ins[1:]):
+                return f" : {ins[0]}, {outs[0]}"
+            return functional
+        if outs and all(t == outs[0] for t in (*ins, *outs)):
+            return f" : {outs[0]}"
+        return functional

@@ -1,0 +1,175 @@
+"""The `func` dialect: `func.func`, `func.return`, `func.call` (the engine runs them)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ir.attributes import ArrayAttr, DictAttr, StringAttr, SymbolRefAttr, TypeAttr
+from ..ir.core import Location, Operation
+from ..ir.lexer import PERCENT, STRING
+from ..ir.types import FunctionType, Type
+from .registry import OpDef, declare_op
+from .syntax import Custom
+
+# ---- func.func -------------------------------------------------------------------------
+
+
+def _parse_func(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
+    properties: dict[str, Any] = {}
+    if p.tok.kind == STRING or p.at("private") or p.at("public") or p.at("nested"):
+        visibility = p.advance().text.strip('"')
+        if visibility != "public":
+            properties["sym_visibility"] = StringAttr(visibility)
+    properties["sym_name"] = StringAttr(p.parse_symbol_name())
+    p.expect("(")
+    entry_args = []
+    arg_types: list[Type] = []
+    arg_attrs: list[dict] = []
+    if not p.at(")"):
+        while True:
+            if p.tok.kind == PERCENT:
+                tok = p.advance()
+                p.expect(":")
+                t = p.parse_type()
+                attrs = p.parse_optional_attr_dict()
+                loc = p.parse_optional_location()
+                entry_args.append((tok, t, loc))
+            else:
+                t = p.parse_type()
+                attrs = p.parse_optional_attr_dict()
+            arg_types.append(t)
+            arg_attrs.append(attrs)
+            if not p.accept(","):
+                break
+    p.expect(")")
+    result_types: list[Type] = []
+    res_attrs: list[dict] = []
+    if p.accept("->"):
+        if p.at("("):
+            p.advance()
+            if not p.at(")"):
+                while True:
+                    result_types.append(p.parse_type())
+                    res_attrs.append(p.parse_optional_attr_dict())
+                    if not p.accept(","):
+                        break
+            p.expect(")")
+        else:
+            result_types.append(p.parse_type())
+            res_attrs.append({})
+    attributes = {}
+    if p.accept("attributes"):
+        attributes = p.parse_attr_dict_body()
+    properties["function_type"] = TypeAttr(FunctionType(tuple(arg_types), tuple(result_types)))
+    if any(arg_attrs):
+        properties["arg_attrs"] = ArrayAttr(tuple(DictAttr(tuple(a.items())) for a in arg_attrs))
+    if any(res_attrs):
+        properties["res_attrs"] = ArrayAttr(tuple(DictAttr(tuple(a.items())) for a in res_attrs))
+    regions = []
+    if p.at("{"):
+        if entry_args and len(entry_args) != len(arg_types):
+            raise p.error("expected SSA identifier for every argument")
+        regions.append(p.parse_region(entry_args=entry_args, isolated=True,
+                                      default_dialect="func"))
+    else:
+        from ..ir.core import Region
+
+        regions.append(Region())
+    return p.build_operation(opdef.name, opdef, [], [], properties, attributes, regions, None,
+                             location)
+
+
+def _print_func(pr: Any, op: Operation) -> None:
+    visibility = op.properties.get("sym_visibility")
+    if visibility is not None:
+        pr.write(f" {visibility.value}")
+    pr.write(f" {SymbolRefAttr(op.properties['sym_name'].value)}(")
+    ftype: FunctionType = op.properties["function_type"].value
+    arg_attrs = _dicts(op.properties.get("arg_attrs"), len(ftype.inputs))
+    res_attrs = _dicts(op.properties.get("res_attrs"), len(ftype.results))
+    body = op.regions[0]
+    args = []
+    for i, t in enumerate(ftype.inputs):
+        if body.blocks:
+            arg = body.entry.arguments[i]
+            text = f"{pr.name(arg)}: {t}"
+            if pr.debuginfo:
+                text += pr.attr_dict(arg_attrs[i]) + " " + pr.location_text(body.entry.arg_locations[i])
+                args.append(text)
+                continue
+        else:
+            text = str(t)
+        args.append(text + pr.attr_dict(arg_attrs[i]))
+    pr.write(", ".join(args) + ")")
+    if ftype.results:
+        results = [str(t) + pr.attr_dict(a) for t, a in zip(ftype.results, res_attrs)]
+        if len(results) == 1 and not res_attrs[0] and not isinstance(ftype.results[0], FunctionType):
+            pr.write(f" -> {results[0]}")
+        else:
+            pr.write(" -> (" + ", ".join(results) + ")")
+    elided = ("sym_name", "function_type", "sym_visibility", "arg_attrs", "res_attrs")
+    pr.write(pr.attr_dict(op.attributes, elided, keyword=True))
+    if body.blocks:
+        pr.write(" ")
+        pr.print_region(body, print_entry_args=False, default_dialect="func")
+
+
+def _dicts(attr: Any, n: int) -> list[dict]:
+    if attr is None:
+        return [{} for _ in range(n)]
+    return [dict(d.entries) for d in attr.elements]
+
+
+declare_op("func.func", syntax=Custom(_parse_func, _print_func),
+           properties=("sym_name", "function_type", "sym_visibility", "arg_attrs", "res_attrs"),
+           regions=("body",), isolated=True)
+
+# ---- func.return -------------------------------------------------------------------------
+
+
+def _parse_return(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
+    tok = p.tok
+    operands = p.parse_operand_list()
+    if operands:
+        p.expect(":")
+        p.check_operand_types(operands, p.parse_type_list(), tok)
+    attributes = p.parse_optional_attr_dict()
+    return p.build_operation(opdef.name, opdef, operands, [], {}, attributes, [], None, location)
+
+
+def print_values_and_types(pr: Any, op: Operation) -> None:
+    """` %a, %b : ta, tb` (nothing when there are no operands)."""
+    pr.write(pr.attr_dict(op.attributes))
+    if op.operands:
+        pr.write(" " + pr.operands(op.operands) + " : " + ", ".join(map(str, op.operand_types)))
+
+
+declare_op("func.return", syntax=Custom(_parse_return, print_values_and_types), terminator=True)
+
+# ---- func.call ---------------------------------------------------------------------------
+
+
+def _parse_call(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
+    callee = SymbolRefAttr(p.parse_symbol_name())
+    tok = p.tok
+    p.expect("(")
+    operands = p.parse_operand_list(")")
+    p.expect(")")
+    attributes = p.parse_optional_attr_dict()
+    p.expect(":")
+    ftype = p.parse_type()
+    if not isinstance(ftype, FunctionType):
+        raise p.error("expected function type", tok)
+    p.check_operand_types(operands, list(ftype.inputs), tok)
+    return p.build_operation(opdef.name, opdef, operands, list(ftype.results),
+                             {"callee": callee}, attributes, [], None, location)
+
+
+def _print_call(pr: Any, op: Operation) -> None:
+    pr.write(f" {op.properties['callee']}(" + pr.operands(op.operands) + ")")
+    pr.write(pr.attr_dict(op.attributes))
+    pr.write(" : " + str(FunctionType(tuple(op.operand_types), tuple(op.result_types))))
+
+
+declare_op("func.call", syntax=Custom(_parse_call, _print_call),
+           properties=("callee", "arg_attrs", "res_attrs", "no_inline"))

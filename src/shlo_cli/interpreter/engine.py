@@ -1,0 +1,182 @@
+"""The interpreter engine: turns each region into a plan of bound kernels once, then runs it.
+
+Binding decodes every attribute an evaluator asks for a single time, so a `while` body runs
+as a flat list of `kernel(*operands)` calls per iteration. All regions of one function
+invocation share one environment dict (values are distinct objects, so they cannot clash);
+`func.call` opens a new one.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..dialects import registry
+from ..ir.core import Block, Module, Operation, Region, Value
+from ..ir.diagnostics import Diagnostic, SourceFile
+
+RETURN_OPS = frozenset({"func.return", "stablehlo.return", "chlo.return", "builtin.return"})
+
+
+class EvaluationError(Exception):
+    """Raised by kernels for a run-time error; reported at the op's location."""
+
+
+class _Step:
+    __slots__ = ("fn", "operands", "results", "op", "single")
+
+    def __init__(self, fn: Callable[..., Any], op: Operation) -> None:
+        self.fn = fn
+        self.operands = op.operands
+        self.results = op.results
+        self.op = op
+        self.single = len(op.results) == 1
+
+
+class _BlockPlan:
+    __slots__ = ("arguments", "steps", "terminator")
+
+    def __init__(self, arguments: list[Value], steps: list[_Step], terminator: list[Value] | None):
+        self.arguments = arguments
+        self.steps = steps
+        self.terminator = terminator
+
+
+class Context:
+    """What kernels may need beyond their operands: the output stream, process identity,
+    and a lock so concurrent processes print whole tensors."""
+
+    print_lock = threading.Lock()
+
+    def __init__(self, interpreter: Interpreter, stdout: Any = None,
+                 process: Any = None, options: dict[str, Any] | None = None) -> None:
+        self.interpreter = interpreter
+        self.stdout = stdout
+        self.process = process
+        self.options = options or {}
+
+
+class Interpreter:
+    """Runs functions of one module. One instance per process (thread) of a program."""
+
+    def __init__(self, module: Module, stdout: Any = None, process: Any = None,
+                 options: dict[str, Any] | None = None) -> None:
+        self.module = module
+        self.ctx = Context(self, stdout, process, options)
+        self.frame: dict[Value, Any] = {}
+        self._plans: dict[int, _BlockPlan] = {}
+        self._symbols = {
+            op.attr("sym_name").value: op
+            for op in module.body.operations if op.attr("sym_name") is not None
+        }
+        self.source = SourceFile(module.filename, module.source)
+
+    # ---- public API --------------------------------------------------------------------
+
+    def lookup_function(self, name: str) -> Operation:
+        func = self._symbols.get(name)
+        if func is None or func.name != "func.func":
+            raise EvaluationError(f"function '@{name}' not found")
+        return func
+
+    def call(self, func: Operation, args: Sequence[Any]) -> list[Any]:
+        """Run `func` with `args` in a fresh frame."""
+        saved = self.frame
+        self.frame = {}
+        try:
+            return self.run_region(func.regions[0], args)
+        finally:
+            self.frame = saved
+
+    def run_region(self, region: Region, args: Sequence[Any]) -> list[Any]:
+        """Run a single-block region with `args` bound to its entry block arguments."""
+        plan = self._plans.get(id(region))
+        if plan is None:
+            plan = self._plan_block(region.entry)
+            self._plans[id(region)] = plan
+        frame = self.frame
+        for arg, value in zip(plan.arguments, args):
+            frame[arg] = value
+        for step in plan.steps:
+            try:
+                out = step.fn(*[frame[v] for v in step.operands])
+            except (Diagnostic, _Abort):
+                raise
+            except EvaluationError as e:
+                raise self.diagnostic(step.op, str(e)) from None
+            except Exception as e:  # a kernel bug must not become a traceback
+                raise self.diagnostic(
+                    step.op, f"internal error while evaluating: {type(e).__name__}: {e}") from None
+            if step.single:
+                frame[step.results[0]] = out
+            elif step.results:
+                for r, v in zip(step.results, out):
+                    frame[r] = v
+        if plan.terminator is None:
+            return []
+        return [frame[v] for v in plan.terminator]
+
+    def region_callable(self, region: Region) -> Callable[..., list[Any]]:
+        """A callable running `region` in the current frame (for region-taking kernels)."""
+        return lambda *args: self.run_region(region, args)
+
+    def diagnostic(self, op: Operation, message: str) -> Diagnostic:
+        loc = op.location
+        if loc.line and self.source.text:
+            return Diagnostic(message, self.source, line=loc.line, col=loc.col)
+        return Diagnostic(message)
+
+    # ---- planning ----------------------------------------------------------------------
+
+    def _plan_block(self, block: Block) -> _BlockPlan:
+        steps = []
+        terminator = None
+        for op in block.operations:
+            if op.name in RETURN_OPS:
+                terminator = op.operands
+                break
+            steps.append(_Step(self._bind(op), op))
+        return _BlockPlan(block.arguments, steps, terminator)
+
+    def _bind(self, op: Operation) -> Callable[..., Any]:
+        if op.name == "func.call":
+            callee = op.attr("callee").value
+            return lambda *args: self.call(self.lookup_function(callee), args)
+        opdef = op.opdef or registry.lookup(op.name)
+        if opdef is None or opdef.evaluate is None:
+            raise self.diagnostic(op, f"Unsupported op: {op.name}")
+        kwargs: dict[str, Any] = {}
+        for name in opdef.evaluate_params:
+            if name == "result_type":
+                kwargs[name] = op.results[0].type if op.results else None
+            elif name == "result_types":
+                kwargs[name] = [r.type for r in op.results]
+            elif name == "op":
+                kwargs[name] = op
+            elif name == "ctx":
+                kwargs[name] = self.ctx
+            elif name in opdef.regions:
+                index = opdef.regions.index(name)
+                kwargs[name] = self.region_callable(op.regions[index]) if index < len(op.regions) else None
+            else:
+                attr = op.attr(name)
+                kwargs[name] = attr.value if attr is not None else None
+        fn = opdef.evaluate
+        return functools.partial(fn, **kwargs) if kwargs else fn
+
+
+class _Abort(Exception):
+    """Internal: stop the whole run (e.g. a failed check in a parallel process)."""
+
+
+def entry_function(module: Module) -> Operation:
+    """`@main`, else the module's only function; otherwise the upstream error."""
+    funcs = module.functions()
+    for f in funcs:
+        if f.attr("sym_name").value == "main":
+            return f
+    if len(funcs) == 1:
+        return funcs[0]
+    raise EvaluationError("module must have entry func with name main")

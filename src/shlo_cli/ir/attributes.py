@@ -1,0 +1,349 @@
+"""MLIR attributes. Each prints itself in MLIR syntax via ``str`` and exposes its Python value
+through ``value`` so op evaluators can decode attributes once when a plan is built."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .floats import format_float
+from .types import (
+    ComplexType,
+    FloatType,
+    IndexType,
+    IntegerType,
+    QuantizedType,
+    TensorType,
+    Type,
+    element_type,
+    numpy_dtype,
+)
+
+
+class Attribute:
+    """Base of every attribute."""
+
+    __slots__ = ()
+
+    @property
+    def value(self) -> Any:
+        return self
+
+
+@dataclass(frozen=True, slots=True)
+class UnitAttr(Attribute):
+    def __str__(self) -> str:
+        return "unit"
+
+    @property
+    def value(self) -> bool:
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class BoolAttr(Attribute):
+    flag: bool
+
+    def __str__(self) -> str:
+        return "true" if self.flag else "false"
+
+    @property
+    def value(self) -> bool:
+        return self.flag
+
+
+@dataclass(frozen=True, slots=True)
+class IntegerAttr(Attribute):
+    number: int
+    type: Type = IntegerType(64)
+
+    def __str__(self) -> str:
+        if isinstance(self.type, IntegerType) and self.type.width == 1:
+            return "true" if self.number else "false"
+        return f"{self.number} : {self.type}"
+
+    @property
+    def value(self) -> int:
+        return self.number
+
+
+@dataclass(frozen=True, slots=True)
+class FloatAttr(Attribute):
+    number: float
+    type: Type = FloatType("f64")
+
+    def __str__(self) -> str:
+        return f"{format_float(self.number, self.type)} : {self.type}"
+
+    @property
+    def value(self) -> float:
+        return self.number
+
+
+def escape_string(text: str) -> str:
+    """Quote `text` as MLIR prints string attributes."""
+    out = ['"']
+    for byte in text.encode("utf-8"):
+        ch = chr(byte)
+        if ch == '"' or ch == "\\":
+            out.append("\\" + ch)
+        elif 0x20 <= byte < 0x7F:
+            out.append(ch)
+        else:
+            out.append(f"\\{byte:02X}")
+    out.append('"')
+    return "".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class StringAttr(Attribute):
+    text: str
+
+    def __str__(self) -> str:
+        return escape_string(self.text)
+
+    @property
+    def value(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True, slots=True)
+class TypeAttr(Attribute):
+    type: Type
+
+    def __str__(self) -> str:
+        return str(self.type)
+
+    @property
+    def value(self) -> Type:
+        return self.type
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolRefAttr(Attribute):
+    root: str
+    nested: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        return "::".join(_symbol(s) for s in (self.root, *self.nested))
+
+    @property
+    def value(self) -> str:
+        return self.root
+
+
+def _symbol(name: str) -> str:
+    import re
+
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$.]*", name):
+        return "@" + name
+    return "@" + escape_string(name)
+
+
+@dataclass(frozen=True, slots=True)
+class ArrayAttr(Attribute):
+    elements: tuple[Attribute, ...]
+
+    def __str__(self) -> str:
+        return "[" + ", ".join(map(str, self.elements)) + "]"
+
+    @property
+    def value(self) -> list[Any]:
+        return [e.value for e in self.elements]
+
+
+@dataclass(frozen=True, slots=True)
+class DenseArrayAttr(Attribute):
+    """`array<i64: 1, 2>`."""
+
+    element: Type
+    items: tuple[Any, ...]
+
+    def __str__(self) -> str:
+        if not self.items:
+            return f"array<{self.element}>"
+        return f"array<{self.element}: {', '.join(_format_scalar(x, self.element) for x in self.items)}>"
+
+    @property
+    def value(self) -> tuple[Any, ...]:
+        return self.items
+
+
+@dataclass(frozen=True, slots=True)
+class DictAttr(Attribute):
+    entries: tuple[tuple[str, Attribute], ...]
+
+    def __str__(self) -> str:
+        return "{" + format_attr_entries(dict(self.entries)) + "}"
+
+    @property
+    def value(self) -> dict[str, Any]:
+        return dict(self.entries)
+
+    def get(self, name: str) -> Attribute | None:
+        for key, val in self.entries:
+            if key == name:
+                return val
+        return None
+
+
+def format_attr_entries(entries: dict[str, Attribute]) -> str:
+    """`a = 1 : i32, b` with names sorted, as MLIR stores dictionaries."""
+    parts = []
+    for name in sorted(entries):
+        val = entries[name]
+        key = name if _is_bare(name) else escape_string(name)
+        parts.append(key if isinstance(val, UnitAttr) else f"{key} = {val}")
+    return ", ".join(parts)
+
+
+def _is_bare(name: str) -> bool:
+    import re
+
+    return re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$.]*", name) is not None
+
+
+@dataclass(frozen=True, slots=True)
+class OpaqueAttr(Attribute):
+    """An attribute we keep as its text (affine maps, unknown dialect attributes, locations)."""
+
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True, slots=True)
+class DialectAttr(Attribute):
+    """`#dialect<body>` (enums: `#stablehlo<comparison_direction EQ>`) or
+    `#dialect.name<body>` (structs: `#stablehlo.gather<offset_dims = [1], ...>`).
+
+    ``fields`` holds the parsed `key = value` pairs of struct bodies; ``body`` the text.
+    """
+
+    dialect: str
+    name: str
+    body: str
+    fields: tuple[tuple[str, Any], ...] | None = field(default=None, compare=False)
+
+    def __str__(self) -> str:
+        if self.name:
+            return f"#{self.dialect}.{self.name}<{self.body}>"
+        return f"#{self.dialect}<{self.body}>"
+
+    @property
+    def value(self) -> Any:
+        if not self.name:  # enum: `comparison_direction EQ` -> "EQ"
+            return self.body.split()[-1]
+        return self
+
+    def get(self, key: str, default: Any = None) -> Any:
+        for k, v in self.fields or ():
+            if k == key:
+                return v
+        return default
+
+
+@dataclass(frozen=True, slots=True)
+class DenseResourceAttr(Attribute):
+    handle: str
+    type: Type
+
+    def __str__(self) -> str:
+        return f"dense_resource<{self.handle}> : {self.type}"
+
+
+class DenseElementsAttr(Attribute):
+    """`dense<...> : tensor<...>`: the elements live in a numpy array of the exact dtype.
+
+    A splat keeps a single element (shape `()`) and broadcasts on demand.
+    """
+
+    __slots__ = ("type", "data", "splat")
+
+    HEX_THRESHOLD = 100
+
+    def __init__(self, type: TensorType, data: np.ndarray, splat: bool = False) -> None:
+        self.type = type
+        self.data = data
+        self.splat = splat
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, DenseElementsAttr)
+            and self.type == other.type
+            and self.splat == other.splat
+            and self.data.tobytes() == other.data.tobytes()
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.data.tobytes()))
+
+    @property
+    def value(self) -> np.ndarray:
+        """The elements as an array of the tensor's shape (read-only)."""
+        if self.splat:
+            arr = np.broadcast_to(self.data.reshape(()), self.type.shape)
+        else:
+            arr = self.data.reshape(self.type.shape)
+        return arr
+
+    def __str__(self) -> str:
+        return f"dense<{self.format_elements()}> : {self.type}"
+
+    def format_elements(self, allow_hex: bool = True) -> str:
+        """The text between `dense<` and `>`."""
+        etype = element_type(self.type)
+        if isinstance(etype, QuantizedType):
+            etype = etype.storage
+        if self.splat:
+            return _format_scalar(self.data.reshape(-1)[0], etype)
+        n = self.data.size
+        if n == 0:
+            return ""
+        if allow_hex and n > self.HEX_THRESHOLD:
+            return '"0x' + raw_bytes(self.data, etype).hex().upper() + '"'
+        return format_nested(self.data.reshape(self.type.shape), etype)
+
+
+def raw_bytes(data: np.ndarray, etype: Type) -> bytes:
+    """The little-endian storage bytes MLIR uses for hex dense literals."""
+    if isinstance(etype, FloatType) and etype.width < 8:
+        return data.view(np.uint8).tobytes()
+    return np.ascontiguousarray(data).tobytes()
+
+
+def format_nested(arr: np.ndarray, etype: Type) -> str:
+    """Nested `[[1, 2], [3, 4]]` text of `arr`."""
+    flat = format_elements_flat(arr.reshape(-1), etype)
+    shape = arr.shape
+    if not shape:
+        return flat[0]
+    return _nest(flat, shape)
+
+
+def _nest(flat: list[str], shape: tuple[int, ...]) -> str:
+    if len(shape) == 1:
+        return "[" + ", ".join(flat) + "]"
+    step = len(flat) // shape[0] if shape[0] else 0
+    return "[" + ", ".join(_nest(flat[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])) + "]"
+
+
+def format_elements_flat(flat: np.ndarray, etype: Type) -> list[str]:
+    """Each element as MLIR prints it inside dense literals."""
+    if isinstance(etype, IntegerType) and etype.width == 1:
+        return ["true" if x else "false" for x in flat.tolist()]
+    if isinstance(etype, (IntegerType, IndexType)):
+        return [str(x) for x in flat.astype(np.int64 if not getattr(etype, "is_unsigned", False) else np.uint64).tolist()]
+    if isinstance(etype, FloatType):
+        return [format_float(x, etype) for x in flat]
+    if isinstance(etype, ComplexType):
+        inner = etype.element
+        return [f"({format_float(x.real, inner)},{format_float(x.imag, inner)})" for x in flat]
+    return [str(x) for x in flat.tolist()]
+
+
+def _format_scalar(x: Any, etype: Type) -> str:
+    return format_elements_flat(np.asarray([x], dtype=numpy_dtype(etype) if not isinstance(etype, IndexType) else np.int64), etype)[0]

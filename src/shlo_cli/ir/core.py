@@ -1,0 +1,196 @@
+"""Operations, values, blocks and regions: the IR every subcommand shares."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from .attributes import Attribute
+from .types import Type
+
+if TYPE_CHECKING:
+    from ..dialects.registry import OpDef
+
+
+class Location:
+    """Where an op came from: a source position for diagnostics and an optional `loc(...)`."""
+
+    __slots__ = ("filename", "line", "col", "attr")
+
+    def __init__(self, filename: str, line: int, col: int, attr: Attribute | None = None) -> None:
+        self.filename = filename
+        self.line = line
+        self.col = col
+        self.attr = attr
+
+    def __str__(self) -> str:
+        return f"{self.filename}:{self.line}:{self.col}"
+
+
+UNKNOWN_LOCATION = Location("<unknown>", 0, 0)
+
+
+class Value:
+    """An SSA value: an op result or a block argument."""
+
+    __slots__ = ("type", "owner", "index", "name_hint")
+
+    def __init__(self, type: Type, owner: Operation | Block | None, index: int,
+                 name_hint: str | None = None) -> None:
+        self.type = type
+        self.owner = owner
+        self.index = index
+        self.name_hint = name_hint
+
+    def __repr__(self) -> str:
+        return f"<Value {self.name_hint or '?'}: {self.type}>"
+
+
+class Block:
+    __slots__ = ("arguments", "operations", "parent", "label", "arg_locations")
+
+    def __init__(self, arg_types: list[Type] | None = None) -> None:
+        self.arguments: list[Value] = [Value(t, self, i) for i, t in enumerate(arg_types or [])]
+        self.operations: list[Operation] = []
+        self.parent: Region | None = None
+        self.label: str | None = None
+        self.arg_locations: list[Attribute | None] = [None] * len(self.arguments)
+
+    def add_argument(self, type: Type, name_hint: str | None = None) -> Value:
+        value = Value(type, self, len(self.arguments), name_hint)
+        self.arguments.append(value)
+        self.arg_locations.append(None)
+        return value
+
+    def append(self, op: Operation) -> None:
+        op.parent = self
+        self.operations.append(op)
+
+    @property
+    def terminator(self) -> Operation | None:
+        return self.operations[-1] if self.operations else None
+
+
+class Region:
+    __slots__ = ("blocks", "parent")
+
+    def __init__(self, blocks: list[Block] | None = None) -> None:
+        self.blocks: list[Block] = []
+        self.parent: Operation | None = None
+        for b in blocks or []:
+            self.add_block(b)
+
+    def add_block(self, block: Block) -> Block:
+        block.parent = self
+        self.blocks.append(block)
+        return block
+
+    @property
+    def entry(self) -> Block:
+        return self.blocks[0]
+
+
+class Operation:
+    """One operation. Inherent attributes live in ``properties`` (printed `<{...}>` in generic
+    form), the rest in ``attributes``; ``attr`` looks in both."""
+
+    __slots__ = ("name", "operands", "results", "properties", "attributes", "regions",
+                 "successors", "location", "parent", "opdef", "_plan_cache")
+
+    def __init__(
+        self,
+        name: str,
+        operands: list[Value] | None = None,
+        result_types: list[Type] | None = None,
+        properties: dict[str, Attribute] | None = None,
+        attributes: dict[str, Attribute] | None = None,
+        regions: list[Region] | None = None,
+        successors: list[Block] | None = None,
+        location: Location = UNKNOWN_LOCATION,
+        opdef: OpDef | None = None,
+    ) -> None:
+        self.name = name
+        self.operands = operands or []
+        self.results = [Value(t, self, i) for i, t in enumerate(result_types or [])]
+        self.properties = properties or {}
+        self.attributes = attributes or {}
+        self.regions = regions or []
+        for r in self.regions:
+            r.parent = self
+        self.successors = successors or []
+        self.location = location
+        self.parent: Block | None = None
+        self.opdef = opdef
+        self._plan_cache: Any = None
+
+    def attr(self, name: str) -> Attribute | None:
+        found = self.properties.get(name)
+        if found is None:
+            found = self.attributes.get(name)
+        return found
+
+    def set_attr(self, name: str, value: Attribute) -> None:
+        if self.opdef is not None and name in self.opdef.properties:
+            self.properties[name] = value
+        else:
+            self.attributes[name] = value
+
+    @property
+    def result(self) -> Value:
+        return self.results[0]
+
+    @property
+    def result_types(self) -> list[Type]:
+        return [r.type for r in self.results]
+
+    @property
+    def operand_types(self) -> list[Type]:
+        return [v.type for v in self.operands]
+
+    @property
+    def dialect(self) -> str:
+        return self.name.split(".", 1)[0]
+
+    def walk(self) -> Iterator[Operation]:
+        """This op and every op nested in it, pre-order."""
+        yield self
+        for region in self.regions:
+            for block in region.blocks:
+                for op in block.operations:
+                    yield from op.walk()
+
+    @property
+    def parent_op(self) -> Operation | None:
+        if self.parent is None or self.parent.parent is None:
+            return None
+        return self.parent.parent.parent
+
+    def __repr__(self) -> str:
+        return f"<Operation {self.name} at {self.location}>"
+
+
+class Module:
+    """A parsed file chunk: the top-level `builtin.module` op plus file-level extras."""
+
+    __slots__ = ("op", "resources", "filename", "source")
+
+    def __init__(self, op: Operation, resources: dict[str, Any] | None = None,
+                 filename: str = "<stdin>", source: str = "") -> None:
+        self.op = op
+        self.resources = resources or {}
+        self.filename = filename
+        self.source = source
+
+    @property
+    def body(self) -> Block:
+        return self.op.regions[0].entry
+
+    def functions(self) -> list[Operation]:
+        return [op for op in self.body.operations if op.name == "func.func"]
+
+    def lookup(self, symbol: str) -> Operation | None:
+        for op in self.body.operations:
+            name = op.attr("sym_name")
+            if name is not None and name.value == symbol:
+                return op
+        return None

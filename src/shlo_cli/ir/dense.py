@@ -1,0 +1,216 @@
+"""Decoding `dense<...>` literals into numpy arrays of the exact element type.
+
+Hex blobs are decoded in one `np.frombuffer` call; nested lists are flattened with a
+single regex pass and converted in one `np.array` call.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from .types import (
+    ComplexType,
+    FloatType,
+    IndexType,
+    IntegerType,
+    QuantizedType,
+    Type,
+    element_type,
+    numpy_dtype,
+)
+
+
+class DenseLiteralError(ValueError):
+    def __init__(self, message: str, offset: int = -1) -> None:
+        super().__init__(message)
+        self.offset = offset
+
+
+_ITEM = re.compile(
+    r"\s*(?:(\[)|(\])|(,)|(\()|(\))|(true|false)|(0x[0-9A-Fa-f]+)"
+    r"|([-+]?(?:[0-9]+\.?[0-9]*(?:[eE][-+]?[0-9]+)?|inf|nan))|(\S))"
+)
+
+
+def storage_type(t: Type) -> Type:
+    etype = element_type(t)
+    return etype.storage if isinstance(etype, QuantizedType) else etype
+
+
+def parse_dense_literal(body: str, type: Type) -> tuple[np.ndarray, bool]:
+    """The elements of `dense<body> : type` and whether the literal is a splat."""
+    etype = storage_type(type)
+    try:
+        dtype = numpy_dtype(etype)
+    except ValueError as e:
+        raise DenseLiteralError(str(e)) from None
+    shape = tuple(type.shape)
+    count = int(np.prod(shape, dtype=np.int64))
+    stripped = body.strip()
+    if not stripped:
+        if count != 0:
+            raise DenseLiteralError(
+                f"parsed zero elements, but type ({type}) expected at least 1", 0)
+        return np.zeros(shape, dtype), False
+    if stripped.startswith('"'):
+        return _parse_hex(stripped, etype, dtype, shape, count)
+    tokens, items, dims = _flatten(body)
+    if dims is None:  # a single element: splat
+        if len(items) != 1:
+            raise DenseLiteralError("expected a single element", 0)
+        data = _convert(items, etype, dtype)
+        return data.reshape(()), True
+    if tuple(dims) != shape:
+        if len(items) == 1 and dims == [1] and count == 1:
+            pass
+        else:
+            raise DenseLiteralError(
+                f"inferred shape of elements literal ([{', '.join(map(str, dims))}]) does not "
+                f"match type ([{', '.join(map(str, shape))}])", 0)
+    data = _convert(items, etype, dtype)
+    return data.reshape(shape), False
+
+
+def _flatten(body: str) -> tuple[int, list, list[int] | None]:
+    """Flatten nested `[..]` into a list of element texts (complex as pairs) and its shape."""
+    items: list = []
+    depth = 0
+    counts: list[int] = []
+    dims: list[int | None] = []
+    complex_buf: list[str] | None = None
+    expect_value = True
+    n = 0
+    for m in _ITEM.finditer(body):
+        n += 1
+        if m.group(1):
+            depth += 1
+            if len(counts) < depth:
+                counts.append(0)
+                dims.append(None)
+            counts[depth - 1] = 0
+            if depth > 1:
+                counts[depth - 2] += 1
+        elif m.group(2):
+            if depth == 0:
+                raise DenseLiteralError("unbalanced ']'", m.start())
+            if dims[depth - 1] is None:
+                dims[depth - 1] = counts[depth - 1]
+            elif dims[depth - 1] != counts[depth - 1]:
+                raise DenseLiteralError("tensor literal is invalid; ranks are not consistent "
+                                        "between elements", m.start())
+            depth -= 1
+        elif m.group(3):
+            continue
+        elif m.group(4):
+            complex_buf = []
+        elif m.group(5):
+            if complex_buf is None or len(complex_buf) != 2:
+                raise DenseLiteralError("expected a complex (real, imag) pair", m.start())
+            items.append(tuple(complex_buf))
+            complex_buf = None
+            if depth:
+                counts[depth - 1] += 1
+        elif m.group(9):
+            raise DenseLiteralError(f"unexpected character '{m.group(9)}' in dense literal",
+                                    m.start(9))
+        else:
+            text = m.group(6) or m.group(7) or m.group(8)
+            if complex_buf is not None:
+                complex_buf.append(text)
+            else:
+                items.append(text)
+                if depth:
+                    counts[depth - 1] += 1
+    if depth != 0:
+        raise DenseLiteralError("expected ']' in dense literal", len(body))
+    if not dims:
+        return n, items, None
+    # A list of empty lists (`[[], []]`) has no inner count for some dims.
+    return n, items, [d or 0 for d in dims]
+
+
+def _convert(items: list, etype: Type, dtype: np.dtype) -> np.ndarray:
+    if isinstance(etype, ComplexType):
+        inner = numpy_dtype(etype.element)
+        flat = [_float_item(x, etype.element, inner) for pair in items for x in pair]
+        arr = np.array(flat, dtype=inner)
+        return arr.view(dtype) if arr.size else np.zeros(0, dtype)
+    if isinstance(etype, IntegerType) and etype.width == 1:
+        out = []
+        for x in items:
+            if x in ("true", "1"):
+                out.append(True)
+            elif x in ("false", "0"):
+                out.append(False)
+            else:
+                raise DenseLiteralError(f"expected i1 value, got '{x}'", 0)
+        return np.array(out, dtype=np.bool_)
+    if isinstance(etype, (IntegerType, IndexType)):
+        try:
+            values = [int(x, 0) if not x.lstrip("-+").startswith("0x") else int(x, 16) for x in items]
+        except ValueError:
+            bad = next(x for x in items if not re.fullmatch(r"[-+]?(0x[0-9A-Fa-f]+|[0-9]+)", x))
+            raise DenseLiteralError(f"expected integer elements, but parsed floating-point: "
+                                    f"'{bad}'" if "." in bad else f"expected integer literal, got '{bad}'", 0) from None
+        width = 64 if isinstance(etype, IndexType) else etype.width
+        unsigned = isinstance(etype, IntegerType) and etype.is_unsigned
+        lo = 0 if unsigned else -(1 << (width - 1))
+        hi = (1 << width) - 1 if unsigned else (1 << (width - 1)) - 1
+        for v in values:
+            if v < lo or v > hi:
+                if not unsigned and 0 <= v < (1 << width):
+                    continue  # MLIR accepts the unsigned spelling of a bit pattern
+                raise DenseLiteralError(f"integer constant out of range for type", 0)
+        if not unsigned:
+            mask = (1 << width) - 1
+            values = [((v & mask) ^ (1 << (width - 1))) - (1 << (width - 1)) for v in values]
+        wide = np.array(values, dtype=np.uint64 if unsigned else np.int64)
+        return wide.astype(dtype)
+    if isinstance(etype, FloatType):
+        return np.array([_float_item(x, etype, dtype) for x in items], dtype=object).astype(np.float64).astype(dtype) \
+            if not any(x.startswith("0x") for x in items) else _floats_with_bits(items, etype, dtype)
+    raise DenseLiteralError(f"unsupported element type {etype}")
+
+
+def _floats_with_bits(items: list, etype: FloatType, dtype: np.dtype) -> np.ndarray:
+    out = np.zeros(len(items), dtype=dtype)
+    for i, x in enumerate(items):
+        out[i] = _float_item(x, etype, dtype)
+    return out
+
+
+def _float_item(text: str, etype: Type, dtype: np.dtype):
+    if text.startswith("0x"):
+        bits = int(text, 16)
+        width = dtype.itemsize * 8
+        raw = np.array([bits], dtype=np.uint64).astype(np.dtype(f"u{dtype.itemsize}"))
+        if width != 8 or dtype.itemsize == 1:
+            return raw.view(dtype)[0]
+    try:
+        return float(text)
+    except ValueError:
+        raise DenseLiteralError(f"expected floating point literal, got '{text}'", 0) from None
+
+
+def _parse_hex(text: str, etype: Type, dtype: np.dtype, shape: tuple[int, ...], count: int):
+    if not (text.startswith('"0x') and text.endswith('"')):
+        raise DenseLiteralError("expected string containing hex digits starting with `0x`", 0)
+    try:
+        raw = bytes.fromhex(text[3:-1])
+    except ValueError:
+        raise DenseLiteralError("expected string containing hex digits starting with `0x`", 0) from None
+    itemsize = dtype.itemsize
+    if isinstance(etype, IntegerType) and etype.width == 1 and len(raw) * 8 >= count and len(raw) != count and len(raw) != 1:
+        bits = np.unpackbits(np.frombuffer(raw, np.uint8), bitorder="little")[:count]
+        return bits.astype(np.bool_).reshape(shape), False
+    if len(raw) == itemsize and count != 1:
+        data = np.frombuffer(raw, dtype=dtype).copy()
+        return data.reshape(()), True
+    if len(raw) != itemsize * count:
+        raise DenseLiteralError(
+            f"elements hex data size is invalid for provided type: got {len(raw)} bytes, "
+            f"expected {itemsize * count}", 0)
+    data = np.frombuffer(raw, dtype=dtype).copy()
+    return data.reshape(shape), False

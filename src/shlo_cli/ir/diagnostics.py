@@ -1,0 +1,77 @@
+"""MLIR-style diagnostics: `file:line:col: error: message`, the source line and a caret."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+
+
+@dataclass
+class SourceFile:
+    """A named source text with a lazily built line index for offset -> line:col."""
+
+    name: str
+    text: str
+    line_offset: int = 0  # lines before this chunk (for -split-input-file)
+    _starts: list[int] | None = field(default=None, repr=False)
+
+    def position(self, offset: int) -> tuple[int, int]:
+        if self._starts is None:
+            starts = [0]
+            find = self.text.find
+            i = find("\n")
+            while i != -1:
+                starts.append(i + 1)
+                i = find("\n", i + 1)
+            self._starts = starts
+        import bisect
+
+        line = bisect.bisect_right(self._starts, offset) - 1
+        return line + 1 + self.line_offset, offset - self._starts[line] + 1
+
+    def line_text(self, line: int) -> str:
+        lines = self.text.split("\n")
+        index = line - 1 - self.line_offset
+        return lines[index] if 0 <= index < len(lines) else ""
+
+
+class Diagnostic(Exception):
+    """An error (or note) tied to a source position; rendered like MLIR does."""
+
+    def __init__(self, message: str, source: SourceFile | None = None, offset: int = 0,
+                 severity: str = "error", line: int | None = None, col: int | None = None,
+                 notes: list[Diagnostic] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.source = source
+        self.severity = severity
+        self.notes = notes or []
+        if source is not None and line is None:
+            line, col = source.position(offset)
+        self.line = line
+        self.col = col
+
+    def render(self, show_source: bool = True) -> str:
+        if self.source is None or self.line is None:
+            head = f"{self.severity}: {self.message}"
+            return head
+        head = f"{self.source.name}:{self.line}:{self.col}: {self.severity}: {self.message}"
+        out = [head]
+        if show_source:
+            text = self.source.line_text(self.line)
+            if text or self.col:
+                out.append(text)
+                out.append(" " * max((self.col or 1) - 1, 0) + "^")
+        for note in self.notes:
+            out.append(note.render(show_source))
+        return "\n".join(out)
+
+
+def report(diag: Diagnostic, stream=None) -> None:
+    stream = stream or sys.stderr
+    stream.write(diag.render() + "\n")
+    stream.flush()
+
+
+class ShloError(Exception):
+    """An error with no source position (bad flags, unreadable file)."""

@@ -1,0 +1,90 @@
+"""On-demand MLIR tokenizer. The parser asks for one token at a time so type parsing can
+switch to character-level scanning (`4x2xf32`) without re-tokenizing the file."""
+
+from __future__ import annotations
+
+import re
+
+# Token kinds.
+EOF = "eof"
+PERCENT = "%"
+CARET = "^"
+AT = "@"
+HASH = "#"
+BANG = "!"
+INT = "int"
+FLOAT = "float"
+STRING = "string"
+BARE = "bare"
+PUNCT = "punct"
+
+_SKIP = re.compile(r"(?:[ \t\r\n]+|//[^\n]*)*")
+_TOKEN = re.compile(
+    r"""
+    (%[A-Za-z0-9_$.\-]+(?:\#[0-9]+)?)             # 1 value id, with optional #N
+  | (\^[A-Za-z0-9_$.\-]+)                          # 2 block id
+  | (@(?:[A-Za-z_][A-Za-z0-9_$.\-]*|"(?:[^"\\\n]|\\.)*"))  # 3 symbol
+  | (\#-\}|\#[A-Za-z0-9_$.\-]+)                   # 4 attribute alias / dialect attr
+  | (![A-Za-z0-9_$.\-]+)                           # 5 type alias / dialect type
+  | (0x[0-9A-Fa-f]+|[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?|[0-9]+)  # 6 number
+  | ("(?:[^"\\\n]|\\.)*")                          # 7 string
+  | ([A-Za-z_][A-Za-z0-9_$.]*)                     # 8 bare identifier
+  | (->|\.\.\.|\{-\#|::|[(){}\[\]<>,:=*?+\-|])     # 9 punctuation
+    """,
+    re.VERBOSE,
+)
+_KINDS = (None, PERCENT, CARET, AT, HASH, BANG, None, STRING, BARE, PUNCT)
+
+
+class Token:
+    __slots__ = ("kind", "text", "start", "end")
+
+    def __init__(self, kind: str, text: str, start: int, end: int) -> None:
+        self.kind = kind
+        self.text = text
+        self.start = start
+        self.end = end
+
+    def __repr__(self) -> str:
+        return f"Token({self.kind}, {self.text!r}, {self.start})"
+
+
+def lex_at(src: str, pos: int) -> Token:
+    """The token starting at or after `pos` (whitespace and `//` comments skipped)."""
+    pos = _SKIP.match(src, pos).end()
+    if pos >= len(src):
+        return Token(EOF, "", len(src), len(src))
+    m = _TOKEN.match(src, pos)
+    if m is None:
+        return Token("invalid", src[pos], pos, pos + 1)
+    group = m.lastindex
+    text = m.group(group)
+    if group == 6:
+        kind = FLOAT if ("." in text and not text.startswith("0x")) else INT
+    elif group == 4 and text == "#-}":
+        kind = PUNCT
+    else:
+        kind = _KINDS[group]
+    return Token(kind, text, pos, m.end())
+
+
+_ESCAPE = re.compile(r"\\(?:([0-9A-Fa-f]{2})|(.))", re.DOTALL)
+
+
+def unescape_string(literal: str) -> str:
+    """The text of an MLIR string literal (quotes included in `literal`)."""
+    body = literal[1:-1]
+    if "\\" not in body:
+        return body
+    out = bytearray()
+    pos = 0
+    for m in _ESCAPE.finditer(body):
+        out += body[pos:m.start()].encode("utf-8")
+        if m.group(1):
+            out.append(int(m.group(1), 16))
+        else:
+            ch = m.group(2)
+            out += {"n": b"\n", "t": b"\t"}.get(ch, ch.encode("utf-8"))
+        pos = m.end()
+    out += body[pos:].encode("utf-8")
+    return out.decode("utf-8", errors="surrogateescape")

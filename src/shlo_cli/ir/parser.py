@@ -1,0 +1,1046 @@
+"""MLIR text parser: generic op form, custom op syntax via the registry, types, attributes.
+
+Errors raise :class:`Diagnostic` located at the offending token, worded like MLIR's parser.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+from ..dialects import registry
+from .attributes import (
+    ArrayAttr,
+    Attribute,
+    BoolAttr,
+    DenseArrayAttr,
+    DenseElementsAttr,
+    DenseResourceAttr,
+    DialectAttr,
+    DictAttr,
+    FloatAttr,
+    IntegerAttr,
+    OpaqueAttr,
+    StringAttr,
+    SymbolRefAttr,
+    TypeAttr,
+    UnitAttr,
+)
+from .core import Block, Location, Module, Operation, Region, Value
+from .dense import DenseLiteralError, parse_dense_literal
+from .diagnostics import Diagnostic, SourceFile
+from .lexer import (
+    AT,
+    BANG,
+    BARE,
+    CARET,
+    EOF,
+    FLOAT,
+    HASH,
+    INT,
+    PERCENT,
+    PUNCT,
+    STRING,
+    Token,
+    lex_at,
+    unescape_string,
+)
+from .types import (
+    DYNAMIC,
+    ComplexType,
+    FloatType,
+    FunctionType,
+    IndexType,
+    IntegerType,
+    NoneType,
+    OpaqueType,
+    QuantizedType,
+    TensorType,
+    TokenType,
+    TupleType,
+    Type,
+    UnrankedTensorType,
+    VectorType,
+)
+
+_FLOAT_NAMES = {
+    "f16", "bf16", "f32", "f64", "tf32", "f80", "f128", "f4E2M1FN", "f6E2M3FN", "f6E3M2FN",
+    "f8E3M4", "f8E4M3", "f8E4M3FN", "f8E4M3FNUZ", "f8E4M3B11FNUZ", "f8E5M2", "f8E5M2FNUZ",
+    "f8E8M0FNU",
+}
+_INT_TYPE = re.compile(r"([su]?)i([0-9]+)")
+_SIMPLE_TENSOR = re.compile(r"tensor<((?:(?:[0-9]+|\?)x)*)([A-Za-z][A-Za-z0-9]*|complex<[a-z0-9]+>)>")
+_DIMS = re.compile(r"\s*((?:(?:[0-9]+|\?)\s*x\s*)*)")
+_QUANT_HEAD = re.compile(
+    r"\s*([iu])([0-9]+)(?:<\s*(-?[0-9]+)\s*:\s*(-?[0-9]+)\s*>)?\s*:\s*([A-Za-z0-9]+)\s*(?::\s*([0-9]+))?\s*,\s*")
+_QUANT_PARAM = re.compile(r"\s*([-+]?[0-9.]+(?:[eE][-+]?[0-9]+)?|0x[0-9A-Fa-f]+)\s*(?::\s*(-?[0-9]+))?\s*")
+
+_TYPE_CACHE: dict[str, Type] = {}
+
+
+def scalar_type(name: str) -> Type | None:
+    """The builtin scalar type spelled `name` (i32, ui8, bf16, index, ...), or None."""
+    if name in _FLOAT_NAMES:
+        return FloatType(name)
+    m = _INT_TYPE.fullmatch(name)
+    if m:
+        return IntegerType(int(m.group(2)), m.group(1))
+    if name == "index":
+        return IndexType()
+    if name == "none":
+        return NoneType()
+    return None
+
+
+class Parser:
+    """Recursive-descent parser over one source chunk."""
+
+    def __init__(self, source: SourceFile, allow_unregistered: bool = False) -> None:
+        self.source = source
+        self.src = source.text
+        self.allow_unregistered = allow_unregistered
+        self.tok: Token = lex_at(self.src, 0)
+        self.attr_aliases: dict[str, Attribute] = {}
+        self.type_aliases: dict[str, Type] = {}
+        self.loc_aliases: dict[str, str] = {}
+        # Scopes of SSA names: (names, isolated). Lookups stop at an isolated scope.
+        self.scopes: list[tuple[dict[str, Value], bool]] = []
+        self.block_scopes: list[dict[str, Block]] = []
+        self.forward_refs: dict[int, tuple[str, Token]] = {}
+        self.default_dialects: list[str] = []
+
+    # ---- token helpers -------------------------------------------------------------------
+
+    def advance(self) -> Token:
+        tok = self.tok
+        self.tok = lex_at(self.src, tok.end)
+        return tok
+
+    def peek_next(self) -> Token:
+        return lex_at(self.src, self.tok.end)
+
+    def error(self, message: str, tok: Token | None = None, offset: int | None = None) -> Diagnostic:
+        pos = offset if offset is not None else (tok or self.tok).start
+        return Diagnostic(message, self.source, pos)
+
+    def at(self, text: str) -> bool:
+        return self.tok.text == text and self.tok.kind in (PUNCT, BARE)
+
+    def accept(self, text: str) -> bool:
+        if self.tok.text == text and self.tok.kind in (PUNCT, BARE):
+            self.tok = lex_at(self.src, self.tok.end)
+            return True
+        return False
+
+    def expect(self, text: str, context: str = "") -> Token:
+        if self.tok.text == text and self.tok.kind in (PUNCT, BARE):
+            return self.advance()
+        suffix = f" {context}" if context else ""
+        raise self.error(f"expected '{text}'{suffix}")
+
+    def expect_keyword(self, word: str) -> None:
+        if not (self.tok.kind == BARE and self.tok.text == word):
+            raise self.error(f"expected '{word}'")
+        self.advance()
+
+    def parse_keyword(self) -> str:
+        if self.tok.kind != BARE:
+            raise self.error("expected valid keyword")
+        return self.advance().text
+
+    def parse_integer(self) -> int:
+        negative = self.accept("-")
+        if self.tok.kind != INT:
+            raise self.error("expected integer value")
+        text = self.advance().text
+        value = int(text, 16) if text.startswith("0x") else int(text)
+        return -value if negative else value
+
+    def parse_string(self) -> str:
+        if self.tok.kind != STRING:
+            raise self.error("expected string")
+        return unescape_string(self.advance().text)
+
+    def parse_symbol_name(self) -> str:
+        if self.tok.kind != AT:
+            raise self.error("expected valid '@'-identifier for symbol name")
+        text = self.advance().text[1:]
+        return unescape_string(text) if text.startswith('"') else text
+
+    def location_here(self, tok: Token | None = None) -> Location:
+        line, col = self.source.position((tok or self.tok).start)
+        return Location(self.source.name, line, col)
+
+    # ---- module --------------------------------------------------------------------------
+
+    def parse_module(self) -> Module:
+        start = self.tok
+        ops: list[Operation] = []
+        resources: dict[str, Any] = {}
+        self.scopes.append(({}, True))
+        self.block_scopes.append({})
+        while self.tok.kind != EOF:
+            tok = self.tok
+            if tok.kind in (HASH, BANG) and self.peek_next().text == "=":
+                self._parse_alias_definition()
+            elif tok.kind == PUNCT and tok.text == "{-#":
+                resources.update(self._parse_resources())
+            else:
+                ops.append(self.parse_operation())
+        self._check_forward_refs()
+        self.scopes.pop()
+        self.block_scopes.pop()
+        if len(ops) == 1 and ops[0].name == "builtin.module":
+            module_op = ops[0]
+        else:
+            opdef = registry.lookup("builtin.module")
+            body = Block()
+            for op in ops:
+                body.append(op)
+            module_op = Operation("builtin.module", regions=[Region([body])],
+                                  location=self.location_here(start), opdef=opdef)
+        module = Module(module_op, resources, self.source.name, self.src)
+        module.resources["__loc_aliases__"] = self.loc_aliases
+        return module
+
+    def _parse_alias_definition(self) -> None:
+        tok = self.advance()
+        self.expect("=")
+        if tok.kind == HASH:
+            if self.tok.kind == BARE and self.tok.text == "loc":
+                self.loc_aliases[tok.text] = self._parse_location_text()
+            else:
+                self.attr_aliases[tok.text] = self.parse_attribute()
+        else:
+            self.type_aliases[tok.text] = self.parse_type()
+
+    def _parse_resources(self) -> dict[str, Any]:
+        """`{-# dialect_resources: { builtin: { name: "0x..." } } #-}`."""
+        self.expect("{-#")
+        out: dict[str, Any] = {}
+        while not self.at("#-}"):
+            self.parse_keyword()
+            self.expect(":")
+            self.expect("{")
+            while not self.accept("}"):
+                self.parse_keyword()  # dialect name
+                self.expect(":")
+                self.expect("{")
+                while not self.accept("}"):
+                    key = self.advance().text
+                    self.expect(":")
+                    if self.tok.kind == STRING:
+                        out[key] = self.parse_string()
+                    else:
+                        out[key] = self.advance().text
+                    self.accept(",")
+                self.accept(",")
+            self.accept(",")
+        self.expect("#-}")
+        return out
+
+    # ---- values and scopes ---------------------------------------------------------------
+
+    def push_scope(self, isolated: bool) -> None:
+        self.scopes.append(({}, isolated))
+        self.block_scopes.append({})
+
+    def pop_scope(self) -> None:
+        self.scopes.pop()
+        blocks = self.block_scopes.pop()
+        for label, block in blocks.items():
+            if block.parent is None:
+                raise self.error(f"reference to an undefined block '{label}'")
+
+    def define_value(self, name: str, value: Value, tok: Token | None = None) -> None:
+        names = self.scopes[-1][0]
+        placeholder = names.get(name)
+        if placeholder is not None:
+            if id(placeholder) in self.forward_refs:
+                self._resolve_forward(placeholder, value, name, tok)
+            else:
+                raise self.error(f"redefinition of SSA value '{name}'", tok)
+        names[name] = value
+        value.name_hint = name
+
+    def _resolve_forward(self, placeholder: Value, value: Value, name: str, tok: Token | None) -> None:
+        del self.forward_refs[id(placeholder)]
+        if placeholder.type is not None and placeholder.type != value.type:
+            raise self.error(
+                f"definition of SSA value '{name}#0' has type {value.type}", tok)
+        # Rewire uses of the placeholder (uses are recorded on the placeholder's owner list).
+        for op in placeholder.owner or []:
+            op.operands = [value if v is placeholder else v for v in op.operands]
+
+    def lookup_value(self, name: str, tok: Token) -> Value:
+        for names, isolated in reversed(self.scopes):
+            v = names.get(name)
+            if v is not None:
+                return v
+            if isolated:
+                break
+        # A forward reference: resolved when the name is defined later in this scope.
+        placeholder = Value(None, [], 0, name)  # type: ignore[arg-type]
+        self.scopes[-1][0][name] = placeholder
+        self.forward_refs[id(placeholder)] = (name, tok)
+        return placeholder
+
+    def _check_forward_refs(self) -> None:
+        if self.forward_refs:
+            name, tok = min(self.forward_refs.values(), key=lambda x: x[1].start)
+            raise self.error(f"use of undeclared SSA value name", tok)
+
+    def note_uses(self, op: Operation) -> None:
+        """Record `op` as a user of any forward-referenced operands (to rewire later)."""
+        if self.forward_refs:
+            for v in op.operands:
+                if id(v) in self.forward_refs:
+                    v.owner.append(op)  # type: ignore[union-attr]
+
+    def parse_operand(self) -> Value:
+        tok = self.tok
+        if tok.kind != PERCENT:
+            raise self.error("expected SSA operand")
+        self.advance()
+        return self.lookup_value(tok.text, tok)
+
+    def parse_operand_with_type(self, value: Value, type: Type, tok: Token) -> Value:
+        if value.type is None:
+            value.type = type
+        elif value.type != type:
+            raise self.error(
+                f"use of value '{value.name_hint}' expects different type than prior uses: "
+                f"'{type}' vs '{value.type}'", tok)
+        return value
+
+    def parse_operand_list(self, close: str | None = None) -> list[Value]:
+        """`%a, %b, ...` (possibly empty when `close` is the next token)."""
+        values: list[Value] = []
+        if close is not None and self.at(close):
+            return values
+        if self.tok.kind != PERCENT:
+            return values
+        values.append(self.parse_operand())
+        while self.accept(","):
+            values.append(self.parse_operand())
+        return values
+
+    def check_operand_types(self, operands: list[Value], types: list[Type], tok: Token) -> None:
+        if len(operands) != len(types):
+            raise self.error(
+                f"{len(operands)} operands present, but expected {len(types)}", tok)
+        for v, t in zip(operands, types):
+            self.parse_operand_with_type(v, t, tok)
+
+    # ---- operations ----------------------------------------------------------------------
+
+    def parse_operation(self) -> Operation:
+        start = self.tok
+        result_names: list[tuple[str, int, Token]] = []
+        if start.kind == PERCENT:
+            while True:
+                tok = self.tok
+                if tok.kind != PERCENT:
+                    raise self.error("expected valid ssa identifier")
+                self.advance()
+                count = 1
+                if self.accept(":"):
+                    count = self.parse_integer()
+                result_names.append((tok.text, count, tok))
+                if not self.accept(","):
+                    break
+            self.expect("=", "after SSA name")
+        num_results = sum(c for _, c, _ in result_names)
+        name_tok = self.tok
+        location = self.location_here(name_tok)
+        if name_tok.kind == STRING:
+            op = self.parse_generic_operation(location)
+        elif name_tok.kind == BARE:
+            op = self._parse_custom_operation(location, num_results)
+        else:
+            raise self.error("expected operation name in quotes")
+        self._parse_trailing_location(op)
+        if result_names and num_results != len(op.results):
+            raise self.error(
+                f"operation defines {len(op.results)} results but was provided "
+                f"{num_results} to bind", start)
+        index = 0
+        for name, count, tok in result_names:
+            if count == 1:
+                self.define_value(name, op.results[index], tok)
+                index += 1
+            else:
+                for i in range(count):
+                    self.define_value(f"{name}#{i}", op.results[index], tok)
+                    index += 1
+        self.note_uses(op)
+        return op
+
+    def _parse_custom_operation(self, location: Location, num_results: int) -> Operation:
+        tok = self.tok
+        name = tok.text
+        opdef = registry.lookup(name)
+        if opdef is None and "." not in name:
+            if name == "module":
+                opdef = registry.lookup("builtin.module")
+            elif self.default_dialects and self.default_dialects[-1]:
+                opdef = registry.lookup(f"{self.default_dialects[-1]}.{name}")
+        if opdef is None or opdef.syntax is None:
+            raise self.error(f"custom op '{name}' is unknown")
+        self.advance()
+        return opdef.syntax.parse(self, opdef, location, num_results)
+
+    def parse_generic_operation(self, location: Location) -> Operation:
+        name_tok = self.advance()
+        name = unescape_string(name_tok.text)
+        opdef = registry.lookup(name)
+        if opdef is None and not self.allow_unregistered:
+            dialect = name.split(".", 1)[0] if "." in name else ""
+            if registry.is_known_dialect(dialect):
+                raise self.error(
+                    f"unregistered operation '{name}' found in dialect ('{dialect}') that does "
+                    "not allow unknown operations", name_tok)
+            raise self.error(
+                f"operation being parsed with an unregistered dialect. If this is intended, "
+                f"please use -allow-unregistered-dialect with the MLIR tool used", name_tok)
+        self.expect("(", "to start operand list")
+        operands = self.parse_operand_list(")")
+        self.expect(")", "to end operand list")
+        successors: list[Block] = []
+        if self.accept("["):
+            successors.append(self.parse_successor())
+            while self.accept(","):
+                successors.append(self.parse_successor())
+            self.expect("]")
+        properties: dict[str, Attribute] = {}
+        if self.at("<"):
+            self.advance()
+            properties = self.parse_attr_dict_body()
+            self.expect(">")
+        regions: list[Region] = []
+        if self.accept("("):
+            isolated = opdef.isolated if opdef else False
+            regions.append(self.parse_region(isolated=isolated))
+            while self.accept(","):
+                regions.append(self.parse_region(isolated=isolated))
+            self.expect(")", "to end region list")
+        attributes: dict[str, Attribute] = {}
+        if self.at("{"):
+            attributes = self.parse_attr_dict_body()
+        type_tok = self.expect(":", "followed by operation type")
+        ftype = self.parse_type()
+        if not isinstance(ftype, FunctionType):
+            raise self.error("expected function type", type_tok)
+        self.check_operand_types(operands, list(ftype.inputs), name_tok)
+        return self.build_operation(name, opdef, operands, list(ftype.results), properties,
+                                    attributes, regions, successors, location)
+
+    def build_operation(self, name: str, opdef: Any, operands: list[Value], result_types: list[Type],
+                        properties: dict[str, Attribute], attributes: dict[str, Attribute],
+                        regions: list[Region], successors: list[Block] | None,
+                        location: Location) -> Operation:
+        """Create an op, moving inherent attributes into properties as MLIR does."""
+        if opdef is not None and attributes:
+            for key in [k for k in attributes if k in opdef.properties]:
+                properties.setdefault(key, attributes.pop(key))
+        return Operation(name, operands, result_types, properties, attributes, regions,
+                         successors, location, opdef)
+
+    def parse_successor(self) -> Block:
+        tok = self.tok
+        if tok.kind != CARET:
+            raise self.error("expected block name")
+        self.advance()
+        blocks = self.block_scopes[-1]
+        block = blocks.get(tok.text)
+        if block is None:
+            block = Block()
+            block.label = tok.text
+            blocks[tok.text] = block
+        return block
+
+    def _parse_trailing_location(self, op: Operation) -> None:
+        if self.tok.kind == BARE and self.tok.text == "loc":
+            op.location.attr = OpaqueAttr(self._parse_location_text())
+
+    def parse_optional_location(self) -> Attribute | None:
+        if self.tok.kind == BARE and self.tok.text == "loc":
+            return OpaqueAttr(self._parse_location_text())
+        return None
+
+    def _parse_location_text(self) -> str:
+        start = self.tok.start
+        self.expect_keyword("loc")
+        if not self.at("("):
+            raise self.error("expected '(' in location")
+        end = self._balanced_end(self.tok.start, "(", ")")
+        self.tok = lex_at(self.src, end)
+        return self.src[start:end]
+
+    # ---- regions -------------------------------------------------------------------------
+
+    def parse_region(self, entry_args: list[tuple[Token, Type, Any]] | None = None,
+                     isolated: bool = False, default_dialect: str = "") -> Region:
+        """`{ ops }` or `{ ^bb0(%a: t): ops ^bb1: ... }`; `entry_args` are pre-declared
+        block arguments (from custom syntax like `func.func @f(%arg0: t)`)."""
+        self.expect("{", "to begin a region")
+        region = Region()
+        self.push_scope(isolated)
+        self.default_dialects.append(default_dialect)
+        try:
+            if entry_args is not None or not (self.at("}") or self.tok.kind == CARET):
+                block = Block()
+                for tok, type, loc in entry_args or []:
+                    value = block.add_argument(type)
+                    block.arg_locations[-1] = loc
+                    self.define_value(tok.text, value, tok)
+                region.add_block(block)
+                self._parse_block_body(block)
+            while self.tok.kind == CARET:
+                region.add_block(self._parse_labeled_block())
+            self.expect("}", "to end region")
+        finally:
+            self.default_dialects.pop()
+        self.pop_scope()
+        return region
+
+    def _parse_labeled_block(self) -> Block:
+        tok = self.advance()
+        blocks = self.block_scopes[-1]
+        block = blocks.get(tok.text)
+        if block is None:
+            block = Block()
+            block.label = tok.text
+            blocks[tok.text] = block
+        elif block.parent is not None:
+            raise self.error(f"redefinition of block '{tok.text}'", tok)
+        if self.accept("("):
+            if not self.at(")"):
+                while True:
+                    arg_tok = self.tok
+                    if arg_tok.kind != PERCENT:
+                        raise self.error("expected SSA operand")
+                    self.advance()
+                    self.expect(":")
+                    type = self.parse_type()
+                    value = block.add_argument(type)
+                    block.arg_locations[-1] = self.parse_optional_location()
+                    self.define_value(arg_tok.text, value, arg_tok)
+                    if not self.accept(","):
+                        break
+            self.expect(")")
+        self.expect(":")
+        # Mark as placed (parent set when the region adds it).
+        self._parse_block_body(block)
+        return block
+
+    def _parse_block_body(self, block: Block) -> None:
+        while not (self.at("}") or self.tok.kind in (CARET, EOF)):
+            block.append(self.parse_operation())
+        if self.tok.kind == EOF:
+            raise self.error("expected '}' to end region")
+
+    # ---- attribute dictionaries ----------------------------------------------------------
+
+    def parse_optional_attr_dict(self) -> dict[str, Attribute]:
+        if self.at("{"):
+            return self.parse_attr_dict_body()
+        return {}
+
+    def parse_attr_dict_body(self) -> dict[str, Attribute]:
+        """`{name = attr, unit_name, "quoted" = attr}`."""
+        self.expect("{")
+        out: dict[str, Attribute] = {}
+        if self.accept("}"):
+            return out
+        while True:
+            tok = self.tok
+            if tok.kind == BARE:
+                key = tok.text
+            elif tok.kind == STRING:
+                key = unescape_string(tok.text)
+            else:
+                raise self.error("expected attribute name")
+            self.advance()
+            if key in out:
+                raise self.error(f"duplicate key '{key}' in dictionary attribute", tok)
+            out[key] = self.parse_attribute() if self.accept("=") else UnitAttr()
+            if not self.accept(","):
+                break
+        self.expect("}", "in attribute dictionary")
+        return out
+
+    # ---- types ---------------------------------------------------------------------------
+
+    def parse_type(self) -> Type:
+        tok = self.tok
+        if tok.kind == BARE:
+            text = tok.text
+            if text == "tensor":
+                m = _SIMPLE_TENSOR.match(self.src, tok.start)
+                if m is not None:
+                    key = m.group(0)
+                    cached = _TYPE_CACHE.get(key)
+                    if cached is None:
+                        cached = self._parse_tensor_type()
+                        _TYPE_CACHE[key] = cached
+                    else:
+                        self.tok = lex_at(self.src, m.end())
+                    return cached
+                return self._parse_tensor_type()
+            scalar = scalar_type(text)
+            if scalar is not None:
+                self.advance()
+                return scalar
+            if text == "complex":
+                self.advance()
+                self.expect("<")
+                inner = self.parse_type()
+                self.expect(">")
+                return ComplexType(inner)
+            if text == "tuple":
+                self.advance()
+                self.expect("<")
+                types = [] if self.at(">") else self.parse_type_list()
+                self.expect(">")
+                return TupleType(tuple(types))
+            if text == "vector":
+                self.advance()
+                self.expect("<")
+                shape = self._parse_dims()
+                element = self.parse_type()
+                self.expect(">")
+                return VectorType(tuple(shape), element)
+            if text in ("memref", "!"):
+                pass
+            raise self.error("expected non-function type")
+        if tok.kind == BANG:
+            return self._parse_dialect_type()
+        if tok.kind == PUNCT and tok.text == "(":
+            return self._parse_function_type()
+        raise self.error("expected non-function type")
+
+    def parse_type_list(self) -> list[Type]:
+        types = [self.parse_type()]
+        while self.accept(","):
+            types.append(self.parse_type())
+        return types
+
+    def parse_function_result_types(self) -> list[Type]:
+        """Results after `->`: a single type or a parenthesized list."""
+        if self.at("("):
+            nxt = self.peek_next()
+            self.advance()
+            if nxt.text == ")":
+                self.advance()
+                return []
+            types = self.parse_type_list()
+            self.expect(")")
+            if len(types) == 1 and self.at("->"):
+                # `(a) -> b` is a function type used as a result.
+                self.advance()
+                return [FunctionType(tuple(types), tuple(self.parse_function_result_types()))]
+            return types
+        return [self.parse_type()]
+
+    def _parse_function_type(self) -> FunctionType:
+        self.expect("(")
+        inputs = [] if self.at(")") else self.parse_type_list()
+        self.expect(")")
+        self.expect("->")
+        return FunctionType(tuple(inputs), tuple(self.parse_function_result_types()))
+
+    def _parse_dims(self) -> list[int]:
+        """Character-level `2x?x3x` before an element type; leaves the token after it."""
+        m = _DIMS.match(self.src, self.tok.start)
+        dims = []
+        text = m.group(1)
+        if text:
+            for part in text.split("x")[:-1]:
+                part = part.strip()
+                dims.append(DYNAMIC if part == "?" else int(part))
+        self.tok = lex_at(self.src, m.end())
+        return dims
+
+    def _parse_tensor_type(self) -> Type:
+        self.advance()  # tensor
+        if not self.at("<"):
+            raise self.error("expected '<' in tensor type")
+        self.tok = lex_at(self.src, self.tok.end)
+        if self.at("*"):
+            self.advance()
+            if not (self.tok.kind == BARE and self.tok.text.startswith("x")):
+                raise self.error("expected 'x' in unranked tensor type")
+            # `*xf32` lexes as `*` then `xf32`: re-scan after the `x`.
+            self.tok = lex_at(self.src, self.tok.start + 1)
+            element = self.parse_type()
+            self.expect(">")
+            return UnrankedTensorType(element)
+        shape = self._parse_dims()
+        elem_tok = self.tok
+        try:
+            element = self.parse_type()
+        except Diagnostic:
+            raise self.error("expected non-function type", elem_tok) from None
+        if isinstance(element, (FunctionType, TensorType, TupleType, UnrankedTensorType)):
+            raise self.error("invalid tensor element type", elem_tok)
+        encoding = None
+        if self.accept(","):
+            encoding = self.parse_attribute()
+        self.expect(">", "in tensor type")
+        return TensorType(tuple(shape), element, encoding)
+
+    def _parse_dialect_type(self) -> Type:
+        tok = self.advance()
+        text = tok.text
+        if text in self.type_aliases:
+            return self.type_aliases[text]
+        if text == "!stablehlo.token":
+            return TokenType()
+        if text == "!quant.uniform":
+            return self._parse_quant_uniform(tok)
+        if self.at("<"):
+            end = self._balanced_end(self.tok.start, "<", ">")
+            body = self.src[self.tok.start:end]
+            self.tok = lex_at(self.src, end)
+            return OpaqueType(text + _normalize_space(body))
+        if "." not in text:
+            raise self.error(f"undefined symbol alias id '{text[1:]}'", tok)
+        return OpaqueType(text)
+
+    def _parse_quant_uniform(self, tok: Token) -> Type:
+        if not self.at("<"):
+            raise self.error("expected '<'")
+        end = self._balanced_end(self.tok.start, "<", ">")
+        body = self.src[self.tok.start + 1:end - 1]
+        m = _QUANT_HEAD.match(body)
+        if m is None:
+            raise self.error("invalid quantized type", self.tok)
+        signed, width, qmin, qmax, expressed_name, axis = m.groups()
+        storage = IntegerType(int(width), "u" if signed == "u" else "")
+        expressed = scalar_type(expressed_name)
+        if expressed is None:
+            raise self.error(f"invalid expressed type '{expressed_name}'", self.tok)
+        rest = body[m.end():].strip()
+        scales: list[float] = []
+        zero_points: list[int] = []
+        if axis is not None:
+            if not (rest.startswith("{") and rest.endswith("}")):
+                raise self.error("expected '{' for per-axis quantization parameters", self.tok)
+            items = [s for s in rest[1:-1].split(",") if s.strip()]
+        else:
+            items = [rest]
+        for item in items:
+            pm = _QUANT_PARAM.fullmatch(item)
+            if pm is None:
+                raise self.error("invalid quantization parameters", self.tok)
+            scales.append(_parse_float_text(pm.group(1)))
+            zero_points.append(int(pm.group(2) or 0))
+        self.tok = lex_at(self.src, end)
+        return QuantizedType(storage, expressed, tuple(scales), tuple(zero_points),
+                             int(axis) if axis is not None else None,
+                             int(qmin) if qmin is not None else None,
+                             int(qmax) if qmax is not None else None)
+
+    def _balanced_end(self, start: int, open_ch: str, close_ch: str) -> int:
+        """Offset just past the bracket matching the one at `start` (skips strings, `->`)."""
+        src = self.src
+        depth = 0
+        i = start
+        n = len(src)
+        while i < n:
+            c = src[i]
+            if c == '"':
+                i += 1
+                while i < n and src[i] != '"':
+                    i += 2 if src[i] == "\\" else 1
+            elif c == "-" and i + 1 < n and src[i + 1] == ">":
+                i += 1
+            elif c == open_ch:
+                depth += 1
+            elif c == close_ch:
+                depth -= 1
+                if depth == 0:
+                    return i + 1
+            i += 1
+        raise self.error(f"unbalanced '{open_ch}' character in pretty dialect name",
+                         offset=start)
+
+    # ---- attributes ----------------------------------------------------------------------
+
+    def parse_attribute(self, type_hint: Type | None = None) -> Attribute:
+        tok = self.tok
+        kind = tok.kind
+        if kind == BARE:
+            text = tok.text
+            if text == "dense":
+                return self._parse_dense()
+            if text == "true" or text == "false":
+                self.advance()
+                return BoolAttr(text == "true")
+            if text == "array":
+                return self._parse_dense_array()
+            if text == "unit":
+                self.advance()
+                return UnitAttr()
+            if text == "dense_resource":
+                self.advance()
+                self.expect("<")
+                handle = self.parse_keyword()
+                self.expect(">")
+                self.expect(":")
+                return DenseResourceAttr(handle, self.parse_type())
+            if text in ("affine_map", "affine_set", "distinct", "strided"):
+                self.advance()
+                if self.at("["):
+                    end = self._balanced_end(self.tok.start, "[", "]")
+                    self.tok = lex_at(self.src, end)
+                end = self._balanced_end(self.tok.start, "<", ">")
+                body = self.src[tok.start:end]
+                self.tok = lex_at(self.src, end)
+                return OpaqueAttr(_normalize_space(body))
+            if text == "loc":
+                return OpaqueAttr(self._parse_location_text())
+            return TypeAttr(self.parse_type())
+        if kind in (INT, FLOAT) or (kind == PUNCT and tok.text == "-"):
+            return self._parse_number_attr(type_hint)
+        if kind == STRING:
+            self.advance()
+            value = StringAttr(unescape_string(tok.text))
+            if self.at(":") and self.peek_next().kind in (BARE, BANG):
+                self.advance()
+                self.parse_type()
+            return value
+        if kind == PUNCT:
+            if tok.text == "[":
+                self.advance()
+                items: list[Attribute] = []
+                if not self.at("]"):
+                    items.append(self.parse_attribute())
+                    while self.accept(","):
+                        items.append(self.parse_attribute())
+                self.expect("]", "in attribute list")
+                return ArrayAttr(tuple(items))
+            if tok.text == "{":
+                return DictAttr(tuple(self.parse_attr_dict_body().items()))
+            if tok.text == "(":
+                return TypeAttr(self.parse_type())
+        if kind == AT:
+            root = self.parse_symbol_name()
+            nested = []
+            while self.at("::"):
+                self.advance()
+                nested.append(self.parse_symbol_name())
+            return SymbolRefAttr(root, tuple(nested))
+        if kind == HASH:
+            return self._parse_hash_attr()
+        if kind == BANG:
+            return TypeAttr(self.parse_type())
+        raise self.error("expected attribute value")
+
+    def _parse_number_attr(self, type_hint: Type | None) -> Attribute:
+        negative = self.accept("-")
+        tok = self.tok
+        if tok.kind not in (INT, FLOAT):
+            raise self.error("expected integer or float literal")
+        self.advance()
+        type = type_hint
+        if self.at(":"):
+            self.advance()
+            type = self.parse_type()
+        if tok.kind == FLOAT or isinstance(type, FloatType):
+            if tok.text.startswith("0x"):
+                value = _float_from_bits(int(tok.text, 16), type)
+            else:
+                value = float(tok.text)
+            if negative:
+                value = -value
+            return FloatAttr(value, type or FloatType("f64"))
+        number = int(tok.text, 16) if tok.text.startswith("0x") else int(tok.text)
+        if negative:
+            number = -number
+        return IntegerAttr(number, type or IntegerType(64))
+
+    def _parse_dense_array(self) -> Attribute:
+        self.advance()
+        self.expect("<")
+        element = self.parse_type()
+        items: list[Any] = []
+        if self.accept(":"):
+            while True:
+                if self.tok.kind == BARE and self.tok.text in ("true", "false"):
+                    items.append(self.advance().text == "true")
+                elif isinstance(element, FloatType):
+                    negative = self.accept("-")
+                    value = float(self.advance().text)
+                    items.append(-value if negative else value)
+                else:
+                    items.append(self.parse_integer())
+                if not self.accept(","):
+                    break
+        self.expect(">", "to close an array attribute")
+        return DenseArrayAttr(element, tuple(items))
+
+    def _parse_dense(self) -> Attribute:
+        dense_tok = self.advance()
+        if not self.at("<"):
+            raise self.error("expected '<' after 'dense'")
+        body_start = self.tok.end
+        if self.peek_next().text == ">":
+            body = ""
+            self.advance()
+            self.advance()
+        else:
+            end = self._dense_body_end(body_start)
+            body = self.src[body_start:end]
+            self.tok = lex_at(self.src, end + 1)
+        if not self.at(":"):
+            raise self.error("expected ':'")
+        self.advance()
+        type_tok = self.tok
+        type = self.parse_type()
+        if not isinstance(type, (TensorType, VectorType)):
+            raise self.error("elements literal must be a shaped type", type_tok)
+        if isinstance(type, TensorType) and not type.is_static:
+            raise self.error("elements literal type must have static shape", type_tok)
+        try:
+            data, splat = parse_dense_literal(body, type)
+        except DenseLiteralError as e:
+            raise self.error(str(e), offset=body_start + e.offset if e.offset >= 0 else dense_tok.start) from None
+        return DenseElementsAttr(type, data, splat)
+
+    def _dense_body_end(self, start: int) -> int:
+        """Offset of the `>` closing a dense literal that starts at `start`."""
+        src = self.src
+        if src.startswith('"', _skip_ws(src, start)):
+            i = _skip_ws(src, start) + 1
+            close = src.find('"', i)
+            if close < 0:
+                raise self.error("expected '\"' in string literal", offset=start)
+            end = _skip_ws(src, close + 1)
+            if end >= len(src) or src[end] != ">":
+                raise self.error("expected '>'", offset=end)
+            return end
+        end = src.find(">", start)
+        if end < 0:
+            raise self.error("expected '>'", offset=start)
+        return end
+
+    def _parse_hash_attr(self) -> Attribute:
+        tok = self.advance()
+        text = tok.text
+        if text in self.attr_aliases:
+            return self.attr_aliases[text]
+        if not self.at("<"):
+            if "." in text:
+                return DialectAttr(text[1:].split(".", 1)[0], text[1:].split(".", 1)[1], "")
+            raise self.error(f"undefined symbol alias id '{text[1:]}'", tok)
+        end = self._balanced_end(self.tok.start, "<", ">")
+        body_start = self.tok.end
+        body = self.src[body_start:end - 1]
+        self.tok = lex_at(self.src, end)
+        dialect, _, name = text[1:].partition(".")
+        fields = None
+        if name and dialect in ("stablehlo", "chlo", "mhlo"):
+            fields = _parse_struct_fields(self, body, body_start)
+        if fields is not None:
+            body = ", ".join(f"{k} = {_format_field(v)}" for k, v in fields)
+        else:
+            body = _normalize_space(body)
+        return DialectAttr(dialect, name, body, tuple(fields) if fields is not None else None)
+
+
+def _skip_ws(src: str, pos: int) -> int:
+    while pos < len(src) and src[pos] in " \t\r\n":
+        pos += 1
+    return pos
+
+
+def _normalize_space(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip() if ("\n" in text or "  " in text) else text
+
+
+def _parse_float_text(text: str) -> float:
+    if text.startswith("0x"):
+        return float(np.array([int(text, 16)], dtype=np.uint64).view(np.float64)[0])
+    return float(text)
+
+
+def _float_from_bits(bits: int, type: Type | None) -> float:
+    from .types import numpy_dtype
+
+    if not isinstance(type, FloatType):
+        type = FloatType("f64")
+    dtype = numpy_dtype(type)
+    raw = np.array([bits], dtype=np.uint64).astype(f"u{max(dtype.itemsize, 1)}")
+    return float(raw.view(dtype)[0])
+
+
+def _parse_struct_fields(parser: Parser, body: str, offset: int) -> list[tuple[str, Any]] | None:
+    """`key = value, ...` bodies of `#stablehlo.name<...>` structs, or None for other shapes."""
+    if "=" not in body:
+        return None
+    sub = Parser(SourceFile(parser.source.name, body), parser.allow_unregistered)
+    sub.attr_aliases = parser.attr_aliases
+    fields: list[tuple[str, Any]] = []
+    try:
+        while sub.tok.kind != EOF:
+            key = sub.parse_keyword()
+            sub.expect("=")
+            fields.append((key, _parse_struct_value(sub)))
+            if not sub.accept(","):
+                break
+        if sub.tok.kind != EOF:
+            return None
+    except Diagnostic:
+        return None
+    return fields
+
+
+def _parse_struct_value(p: Parser) -> Any:
+    tok = p.tok
+    if p.at("["):
+        p.advance()
+        items: list[Any] = []
+        if not p.at("]"):
+            items.append(_parse_struct_value(p))
+            while p.accept(","):
+                items.append(_parse_struct_value(p))
+        p.expect("]")
+        return items
+    if tok.kind == INT or (tok.kind == PUNCT and tok.text == "-"):
+        negative = p.accept("-")
+        t = p.advance()
+        value: Any = float(t.text) if t.kind == FLOAT else int(t.text, 0)
+        return -value if negative else value
+    if tok.kind == FLOAT:
+        return float(p.advance().text)
+    if tok.kind == BARE:
+        if tok.text in ("true", "false"):
+            p.advance()
+            return tok.text == "true"
+        if scalar_type(tok.text) is not None or tok.text in ("tensor", "complex"):
+            return p.parse_type()
+        return p.advance().text
+    return p.parse_attribute()
+
+
+def _format_field(value: Any) -> str:
+    from .floats import format_float
+
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "[" + ", ".join(_format_field(v) for v in value) + "]"
+    if isinstance(value, float):
+        return format_float(value, FloatType("f64"))
+    return str(value)
+
+
+def parse_source(text: str, filename: str = "<stdin>", allow_unregistered: bool = False,
+                 line_offset: int = 0) -> Module:
+    """Parse one source chunk into a Module, raising Diagnostic on malformed input."""
+    source = SourceFile(filename, text, line_offset)
+    return Parser(source, allow_unregistered).parse_module()

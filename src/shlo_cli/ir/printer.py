@@ -1,0 +1,298 @@
+"""MLIR text printer: custom syntax where an op has one, generic form otherwise, with value
+names assigned exactly as MLIR's SSANameState does (`%0`, `%arg0`, `%c_0`, `%iterArg`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .attributes import Attribute, DialectAttr, OpaqueAttr, format_attr_entries
+from .core import Block, Module, Operation, Region, Value
+from .types import FunctionType, TensorType, Type
+
+# Dialect attributes printed through a file-level alias (`#sparse = #sparse_tensor...`).
+_ALIASED_DIALECTS = {"sparse_tensor": "sparse"}
+
+
+class _Names:
+    """MLIR's value/block naming: regions are numbered breadth-first; nested regions start
+    from their parent's counters; name hints are uniqued with a shared `_N` counter."""
+
+    def __init__(self, top: Operation, generic: bool) -> None:
+        self.names: dict[int, str] = {}
+        self.block_names: dict[int, str] = {}
+        self.result_bases: dict[int, str] = {}
+        self.generic = generic
+        self.used: list[set[str]] = []
+        stack = [(r, 0, 0, 0, 0) for r in top.regions]
+        # (region, next value id, next arg id, next conflict id, depth of used-name scope)
+        while stack:
+            region, self.next_value, self.next_arg, self.next_conflict, depth = stack.pop()
+            del self.used[depth:]
+            self.used.append(set())
+            self._number_region(region)
+            for block in region.blocks:
+                for op in block.operations:
+                    for nested in op.regions:
+                        stack.append((nested, self.next_value, self.next_arg,
+                                      self.next_conflict, depth + 1))
+
+    def _is_used(self, name: str) -> bool:
+        return any(name in scope for scope in self.used)
+
+    def _unique(self, name: str) -> str:
+        if self._is_used(name):
+            while True:
+                probe = f"{name}_{self.next_conflict}"
+                self.next_conflict += 1
+                if not self._is_used(probe):
+                    name = probe
+                    break
+        self.used[-1].add(name)
+        return name
+
+    def _set(self, value: Value, hint: str | None) -> None:
+        if hint:
+            self.names[id(value)] = "%" + self._unique(hint)
+        else:
+            self.names[id(value)] = f"%{self.next_value}"
+            self.next_value += 1
+
+    def _number_region(self, region: Region) -> None:
+        parent = region.parent
+        hints = None
+        if not self.generic and parent is not None and parent.opdef is not None:
+            syntax = parent.opdef.syntax
+            hint_fn = getattr(syntax, "block_arg_names", None)
+            if hint_fn is not None:
+                hints = hint_fn(parent, region)
+        for index, block in enumerate(region.blocks):
+            self.block_names[id(block)] = f"^bb{index}"
+            entry = index == 0
+            for i, arg in enumerate(block.arguments):
+                if hints is not None and entry and i < len(hints) and hints[i]:
+                    self._set(arg, hints[i])
+                elif entry:
+                    self.names[id(arg)] = f"%arg{self.next_arg}"
+                    self.next_arg += 1
+                else:
+                    self._set(arg, None)
+            for op in block.operations:
+                self._number_op(op)
+
+    def _number_op(self, op: Operation) -> None:
+        if not op.results:
+            return
+        hint = None
+        if not self.generic and op.opdef is not None and op.opdef.asm_result_name is not None:
+            hint = op.opdef.asm_result_name(op)
+        first = op.results[0]
+        self._set(first, hint)
+        base = self.names[id(first)]
+        if len(op.results) > 1:
+            self.result_bases[id(op)] = base
+            for i, r in enumerate(op.results):
+                self.names[id(r)] = f"{base}#{i}"
+
+
+class Printer:
+    """Prints a module; custom op syntaxes call back into it (write, operand, region...)."""
+
+    def __init__(self, generic: bool = False, debuginfo: bool = False,
+                 local_scope: bool = False) -> None:
+        self.generic = generic
+        self.debuginfo = debuginfo
+        self.local_scope = local_scope
+        self.out: list[str] = []
+        self.indent = 0
+        self.names: _Names | None = None
+        self.default_dialects: list[str] = ["builtin"]
+        self.loc_aliases: dict[str, str] = {}
+        self.source_name = ""
+
+    # ---- building blocks for op syntaxes ------------------------------------------------
+
+    def write(self, text: str) -> None:
+        self.out.append(text)
+
+    def name(self, value: Value) -> str:
+        assert self.names is not None
+        found = self.names.names.get(id(value))
+        return found if found is not None else "<<UNKNOWN SSA VALUE>>"
+
+    def operands(self, values: Iterable[Value]) -> str:
+        return ", ".join(self.name(v) for v in values)
+
+    def block_name(self, block: Block) -> str:
+        assert self.names is not None
+        return self.names.block_names.get(id(block), "^bb?")
+
+    def attr_dict(self, attrs: dict[str, Attribute], elided: Iterable[str] = (),
+                  keyword: bool = False) -> str:
+        """` {a = 1, b}` (or ` attributes {...}`) without the elided names; empty if none."""
+        skip = set(elided)
+        kept = {k: v for k, v in attrs.items() if k not in skip}
+        if not kept:
+            return ""
+        return (" attributes {" if keyword else " {") + format_attr_entries(kept) + "}"
+
+    def print_region(self, region: Region, print_entry_args: bool = True,
+                     print_empty_block: bool = False, default_dialect: str = "") -> None:
+        """`{` newline, blocks, `}` at the current indentation."""
+        self.write("{")
+        self.default_dialects.append(default_dialect)
+        self.indent += 2
+        for index, block in enumerate(region.blocks):
+            show_header = index > 0 or (print_entry_args and block.arguments) or (
+                print_empty_block and not block.operations)
+            if show_header:
+                self.write("\n" + " " * (self.indent - 2) + self._block_header(block))
+            for op in block.operations:
+                self.write("\n" + " " * self.indent)
+                self.print_op(op)
+        self.indent -= 2
+        self.default_dialects.pop()
+        self.write("\n" + " " * self.indent + "}")
+
+    def _block_header(self, block: Block) -> str:
+        text = self.block_name(block)
+        if block.arguments:
+            args = []
+            for arg, loc in zip(block.arguments, block.arg_locations):
+                item = f"{self.name(arg)}: {arg.type}"
+                if self.debuginfo:
+                    item += " " + self.location_text(loc)
+                args.append(item)
+            text += "(" + ", ".join(args) + ")"
+        return text + ":"
+
+    def location_text(self, loc: Attribute | None, op: Operation | None = None) -> str:
+        if loc is None and op is not None:
+            loc = op.location.attr
+            if loc is None:
+                return f'loc("{op.location.filename}":{op.location.line}:{op.location.col})'
+        if loc is None:
+            return "loc(unknown)"
+        text = str(loc)
+        if self.loc_aliases:
+            text = self._expand_loc_aliases(text)
+        return text
+
+    def _expand_loc_aliases(self, text: str) -> str:
+        import re
+
+        def repl(m: re.Match[str]) -> str:
+            inner = self.loc_aliases.get(m.group(1))
+            if inner is None:
+                return m.group(0)
+            inner_text = self._expand_loc_aliases(inner)
+            return inner_text[4:-1] if inner_text.startswith("loc(") else inner_text
+
+        for _ in range(8):
+            new = re.sub(r"(#loc[0-9A-Za-z_]*)", repl, text)
+            if new == text:
+                break
+            text = new
+        return text
+
+    def op_name(self, op: Operation) -> str:
+        """The op name with the enclosing default dialect (`func.` in functions) elided."""
+        dialect = self.default_dialects[-1]
+        if dialect and op.name.startswith(dialect + ".") and "." not in op.name[len(dialect) + 1:]:
+            return op.name[len(dialect) + 1:]
+        return op.name
+
+    # ---- ops ----------------------------------------------------------------------------
+
+    def print_op(self, op: Operation) -> None:
+        if len(op.results) == 1:
+            self.write(self.name(op.results[0]) + " = ")
+        elif op.results:
+            assert self.names is not None
+            self.write(f"{self.names.result_bases[id(op)]}:{len(op.results)} = ")
+        syntax = op.opdef.syntax if op.opdef is not None else None
+        if syntax is not None and not self.generic:
+            self.write(self.op_name(op))
+            syntax.print(self, op)
+        else:
+            self.print_generic(op)
+        if self.debuginfo:
+            self.write(" " + self.location_text(None, op))
+
+    def print_generic(self, op: Operation) -> None:
+        self.write(f'"{op.name}"(' + self.operands(op.operands) + ")")
+        if op.successors:
+            self.write("[" + ", ".join(self.block_name(b) for b in op.successors) + "]")
+        if op.properties:
+            self.write(" <{" + format_attr_entries(op.properties) + "}>")
+        if op.regions:
+            self.write(" (")
+            for i, region in enumerate(op.regions):
+                if i:
+                    self.write(", ")
+                self.print_region(region, print_entry_args=True, print_empty_block=True)
+            self.write(")")
+        self.write(self.attr_dict(op.attributes))
+        self.write(" : " + str(FunctionType(tuple(op.operand_types), tuple(op.result_types))))
+
+    def print_module(self, module: Module) -> str:
+        self.loc_aliases = dict(module.resources.get("__loc_aliases__", {}))
+        self.out = []
+        self.names = _Names(module.op, self.generic)
+        self.print_op(module.op)
+        self.write("\n")
+        text = "".join(self.out)
+        resources = {k: v for k, v in module.resources.items() if not k.startswith("__")}
+        if resources:
+            text += _format_resources(resources)
+        return _apply_aliases(text, module.op)
+
+
+def _format_resources(resources: dict[str, object]) -> str:
+    lines = ["", "{-#", "  dialect_resources: {", "    builtin: {"]
+    entries = [f'      {k}: "{v}"' for k, v in resources.items()]
+    lines.append(",\n".join(entries))
+    lines += ["    }", "  }", "#-}", ""]
+    return "\n".join(lines)
+
+
+def _apply_aliases(text: str, top: Operation) -> str:
+    """Hoist aliased dialect attributes used in types to `#alias = ...` lines on top."""
+    found: list[str] = []
+    for op in top.walk():
+        for v in op.results:
+            _collect_aliased(v.type, found)
+        for region in op.regions:
+            for block in region.blocks:
+                for arg in block.arguments:
+                    _collect_aliased(arg.type, found)
+        ftype = op.attr("function_type")
+        if ftype is not None:
+            t = ftype.value
+            if isinstance(t, FunctionType):
+                for x in (*t.inputs, *t.results):
+                    _collect_aliased(x, found)
+    if not found:
+        return text
+    header = []
+    counters: dict[str, int] = {}
+    for attr_text in found:
+        prefix = _ALIASED_DIALECTS[attr_text[1:].split(".", 1)[0]]
+        n = counters.get(prefix, 0)
+        counters[prefix] = n + 1
+        alias = f"#{prefix}" if n == 0 else f"#{prefix}{n}"
+        header.append(f"{alias} = {attr_text}")
+        text = text.replace(attr_text, alias)
+    return "\n".join(header) + "\n" + text
+
+
+def _collect_aliased(t: Type, found: list[str]) -> None:
+    if isinstance(t, TensorType) and isinstance(t.encoding, (DialectAttr, OpaqueAttr)):
+        text = str(t.encoding)
+        dialect = text[1:].split(".", 1)[0].split("<", 1)[0]
+        if dialect in _ALIASED_DIALECTS and text not in found:
+            found.append(text)
+
+
+def print_module(module: Module, generic: bool = False, debuginfo: bool = False,
+                 local_scope: bool = False) -> str:
+    return Printer(generic, debuginfo, local_scope).print_module(module)

@@ -1,0 +1,43 @@
+"""Module-to-module passes selected by `stablehlo-opt` flags. Each pass module registers
+itself in PASSES with the flag name upstream uses."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..ir.core import Module
+
+
+@dataclass(frozen=True)
+class Pass:
+    name: str
+    run: Callable[[Module], None]
+    help: str
+
+
+PASSES: dict[str, Pass] = {}
+
+
+def register_pass(name: str, help: str) -> Callable[[Callable[[Module], None]], Callable[[Module], None]]:
+    def wrap(fn: Callable[[Module], None]) -> Callable[[Module], None]:
+        PASSES[name] = Pass(name, fn, help)
+        return fn
+
+    return wrap
+
+
+def run_passes(module: Module, names: list[str]) -> None:
+    for name in names:
+        PASSES[name].run(module)
+
+
+def _load() -> None:
+    import importlib
+    import pkgutil
+
+    for info in pkgutil.iter_modules(__path__, __name__ + "."):
+        importlib.import_module(info.name)
+
+
+_load()

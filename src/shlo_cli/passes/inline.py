@@ -1,0 +1,79 @@
+"""`-inline`: inline every `func.call` to a function of the module, then drop private
+functions nobody references any more (as MLIR's inliner does)."""
+
+from __future__ import annotations
+
+from ..ir.attributes import ArrayAttr, Attribute, DictAttr, SymbolRefAttr
+from ..ir.clone import clone_op, replace_uses
+from ..ir.core import Block, Module, Operation, Value
+from . import register_pass
+
+_MAX_DEPTH = 64
+
+
+@register_pass("inline", "Inline function calls.")
+def inline(module: Module) -> None:
+    functions = {f.attr("sym_name").value: f for f in module.functions()}
+    for func in module.functions():
+        replacements: dict[Value, Value] = {}
+        for region in func.regions:
+            for block in region.blocks:
+                _inline_block(block, functions, replacements, [func.attr("sym_name").value])
+        replace_uses(func, replacements)
+    _drop_dead_private_functions(module)
+
+
+def _inline_block(block: Block, functions: dict[str, Operation],
+                  replacements: dict[Value, Value], stack: list[str]) -> None:
+    new_ops: list[Operation] = []
+    for op in block.operations:
+        for region in op.regions:
+            for nested in region.blocks:
+                _inline_block(nested, functions, replacements, stack)
+        callee = functions.get(op.attr("callee").value) if op.name == "func.call" else None
+        if callee is None or not callee.regions[0].blocks or callee.attr("sym_name").value in stack \
+                or len(stack) > _MAX_DEPTH:
+            new_ops.append(op)
+            continue
+        body = callee.regions[0].entry
+        mapping: dict[Value, Value] = dict(zip(body.arguments, op.operands))
+        cloned = [clone_op(inner, mapping) for inner in body.operations[:-1]]
+        inner_block = Block()
+        for inner in cloned:
+            inner_block.append(inner)
+        stack.append(callee.attr("sym_name").value)
+        _inline_block(inner_block, functions, replacements, stack)
+        stack.pop()
+        terminator = body.operations[-1]
+        for result, value in zip(op.results, terminator.operands):
+            replacements[result] = mapping.get(value, value)
+        new_ops.extend(inner_block.operations)
+    block.operations = []
+    for op in new_ops:
+        block.append(op)
+
+
+def _drop_dead_private_functions(module: Module) -> None:
+    while True:
+        used: set[str] = set()
+        for op in module.op.walk():
+            for attr in (*op.properties.values(), *op.attributes.values()):
+                _collect_symbols(attr, used)
+        dead = [f for f in module.functions()
+                if f.attr("sym_visibility") is not None
+                and f.attr("sym_visibility").value == "private"
+                and f.attr("sym_name").value not in used]
+        if not dead:
+            return
+        module.body.operations = [op for op in module.body.operations if op not in dead]
+
+
+def _collect_symbols(attr: Attribute, out: set[str]) -> None:
+    if isinstance(attr, SymbolRefAttr):
+        out.add(attr.root)
+    elif isinstance(attr, ArrayAttr):
+        for a in attr.elements:
+            _collect_symbols(a, out)
+    elif isinstance(attr, DictAttr):
+        for _, a in attr.entries:
+            _collect_symbols(a, out)
