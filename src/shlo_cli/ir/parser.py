@@ -946,10 +946,30 @@ class Parser:
         if name and dialect in ("stablehlo", "chlo", "mhlo"):
             fields = _parse_struct_fields(self, body, body_start)
         if fields is not None:
-            body = ", ".join(f"{k} = {_format_field(v)}" for k, v in fields)
+            body = ", ".join(f"{k} = {_format_field(v)}" for k, v in _canonical_fields(name, fields))
         else:
             body = _normalize_space(body)
         return DialectAttr(dialect, name, body, tuple(fields) if fields is not None else None)
+
+
+# Structs upstream prints in a fixed field order, leaving out empty lists and zero integers.
+STRUCT_FIELD_ORDER: dict[str, tuple[str, ...]] = {
+    "gather": ("offset_dims", "collapsed_slice_dims", "operand_batching_dims",
+               "start_indices_batching_dims", "start_index_map", "index_vector_dim"),
+    "scatter": ("update_window_dims", "inserted_window_dims", "input_batching_dims",
+                "scatter_indices_batching_dims", "scatter_dims_to_operand_dims",
+                "index_vector_dim"),
+}
+
+
+def _canonical_fields(name: str, fields: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    order = STRUCT_FIELD_ORDER.get(name)
+    if order is None or any(k not in order for k, _ in fields):
+        return fields
+    found = dict(fields)
+    return [(k, found[k]) for k in order
+            if k in found and not (isinstance(found[k], (list, int)) and not found[k]
+                                   and not isinstance(found[k], bool))]
 
 
 def _skip_ws(src: str, pos: int) -> int:
