@@ -946,7 +946,8 @@ class Parser:
         if name and dialect in ("stablehlo", "chlo", "mhlo"):
             fields = _parse_struct_fields(self, body, body_start)
         if fields is not None:
-            body = ", ".join(f"{k} = {_format_field(v)}" for k, v in _canonical_fields(name, fields))
+            shown = _canonical_fields(name, fields)
+            body = ", ".join(f"{k} = {_format_field(v)}" for k, v in shown)
         else:
             body = _normalize_space(body)
         return DialectAttr(dialect, name, body, tuple(fields) if fields is not None else None)
