@@ -6,6 +6,7 @@ single regex pass and converted in one `np.array` call.
 
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
@@ -47,7 +48,7 @@ def parse_dense_literal(body: str, type: Type) -> tuple[np.ndarray, bool]:
     except ValueError as e:
         raise DenseLiteralError(str(e)) from None
     shape = tuple(type.shape)
-    count = int(np.prod(shape, dtype=np.int64))
+    count = math.prod(shape)
     stripped = body.strip()
     if not stripped:
         if count != 0:
@@ -162,7 +163,7 @@ def _convert(items: list, etype: Type, dtype: np.dtype) -> np.ndarray:
             if v < lo or v > hi:
                 if not unsigned and 0 <= v < (1 << width):
                     continue  # MLIR accepts the unsigned spelling of a bit pattern
-                raise DenseLiteralError(f"integer constant out of range for type", 0)
+                raise DenseLiteralError("integer constant out of range for type", 0)
         if not unsigned:
             mask = (1 << width) - 1
             values = [((v & mask) ^ (1 << (width - 1))) - (1 << (width - 1)) for v in values]

@@ -17,23 +17,29 @@ FLOAT = "float"
 STRING = "string"
 BARE = "bare"
 PUNCT = "punct"
+INVALID = "invalid"
 
-_SKIP = re.compile(r"(?:[ \t\r\n]+|//[^\n]*)*")
+# One pattern: leading whitespace/comments, then at most one token group.
 _TOKEN = re.compile(
     r"""
-    (%[A-Za-z0-9_$.\-]+(?:\#[0-9]+)?)             # 1 value id, with optional #N
-  | (\^[A-Za-z0-9_$.\-]+)                          # 2 block id
-  | (@(?:[A-Za-z_][A-Za-z0-9_$.\-]*|"(?:[^"\\\n]|\\.)*"))  # 3 symbol
-  | (\#-\}|\#[A-Za-z0-9_$.\-]+)                   # 4 attribute alias / dialect attr
-  | (![A-Za-z0-9_$.\-]+)                           # 5 type alias / dialect type
-  | (0x[0-9A-Fa-f]+|[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?|[0-9]+)  # 6 number
-  | ("(?:[^"\\\n]|\\.)*")                          # 7 string
-  | ([A-Za-z_][A-Za-z0-9_$.]*)                     # 8 bare identifier
-  | (->|\.\.\.|\{-\#|::|[(){}\[\]<>,:=*?+\-|])     # 9 punctuation
+    (?:[ \t\r\n]+|//[^\n]*)*
+    (?:
+      (%[A-Za-z0-9_$.\-]+(?:\#[0-9]+)?)            # 1 value id, with optional #N
+    | (\^[A-Za-z0-9_$.\-]+)                         # 2 block id
+    | (@(?:[A-Za-z_][A-Za-z0-9_$.\-]*|"[^"\\\n]*(?:\\.[^"\\\n]*)*"))  # 3 symbol
+    | (\#-\}|\#[A-Za-z0-9_$.\-]+)                  # 4 attribute alias / dialect attr
+    | (![A-Za-z0-9_$.\-]+)                          # 5 type alias / dialect type
+    | (0x[0-9A-Fa-f]+|[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?|[0-9]+)  # 6 number
+    | ("[^"\\\n]*(?:\\.[^"\\\n]*)*")                # 7 string
+    | ([A-Za-z_][A-Za-z0-9_$.]*)                    # 8 bare identifier
+    | (->|\.\.\.|\{-\#|::|[(){}\[\]<>,:=*?+\-|])    # 9 punctuation
+    | (\S)                                          # 10 invalid character
+    )?
     """,
     re.VERBOSE,
 )
-_KINDS = (None, PERCENT, CARET, AT, HASH, BANG, None, STRING, BARE, PUNCT)
+_KINDS = (EOF, PERCENT, CARET, AT, HASH, BANG, INT, STRING, BARE, PUNCT, INVALID)
+_match = _TOKEN.match
 
 
 class Token:
@@ -51,21 +57,19 @@ class Token:
 
 def lex_at(src: str, pos: int) -> Token:
     """The token starting at or after `pos` (whitespace and `//` comments skipped)."""
-    pos = _SKIP.match(src, pos).end()
-    if pos >= len(src):
-        return Token(EOF, "", len(src), len(src))
-    m = _TOKEN.match(src, pos)
-    if m is None:
-        return Token("invalid", src[pos], pos, pos + 1)
+    m = _match(src, pos)
     group = m.lastindex
+    end = m.end()
+    if group is None:
+        return Token(EOF, "", end, end)
     text = m.group(group)
+    kind = _KINDS[group]
     if group == 6:
-        kind = FLOAT if ("." in text and not text.startswith("0x")) else INT
+        if "." in text and text[1] != "x":
+            kind = FLOAT
     elif group == 4 and text == "#-}":
         kind = PUNCT
-    else:
-        kind = _KINDS[group]
-    return Token(kind, text, pos, m.end())
+    return Token(kind, text, end - len(text), end)
 
 
 _ESCAPE = re.compile(r"\\(?:([0-9A-Fa-f]{2})|(.))", re.DOTALL)

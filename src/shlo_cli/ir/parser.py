@@ -5,6 +5,7 @@ Errors raise :class:`Diagnostic` located at the offending token, worded like MLI
 
 from __future__ import annotations
 
+import gc
 import re
 from typing import Any
 
@@ -110,16 +111,28 @@ class Parser:
         self.block_scopes: list[dict[str, Block]] = []
         self.forward_refs: dict[int, tuple[str, Token]] = {}
         self.default_dialects: list[str] = []
+        self._peeked: Token | None = None
+        self._peek_from = -1
 
     # ---- token helpers -------------------------------------------------------------------
 
     def advance(self) -> Token:
         tok = self.tok
-        self.tok = lex_at(self.src, tok.end)
+        peeked = self._peeked
+        if peeked is not None and peeked.start >= tok.end and self._peek_from == tok.end:
+            self.tok = peeked
+            self._peeked = None
+        else:
+            self.tok = lex_at(self.src, tok.end)
         return tok
 
     def peek_next(self) -> Token:
-        return lex_at(self.src, self.tok.end)
+        """The token after the current one (cached so `advance` does not lex it again)."""
+        end = self.tok.end
+        if self._peeked is None or self._peek_from != end:
+            self._peeked = lex_at(self.src, end)
+            self._peek_from = end
+        return self._peeked
 
     def error(self, message: str, tok: Token | None = None, offset: int | None = None) -> Diagnostic:
         pos = offset if offset is not None else (tok or self.tok).start
@@ -290,7 +303,7 @@ class Parser:
     def _check_forward_refs(self) -> None:
         if self.forward_refs:
             name, tok = min(self.forward_refs.values(), key=lambda x: x[1].start)
-            raise self.error(f"use of undeclared SSA value name", tok)
+            raise self.error("use of undeclared SSA value name", tok)
 
     def note_uses(self, op: Operation) -> None:
         """Record `op` as a user of any forward-referenced operands (to rewire later)."""
@@ -403,8 +416,8 @@ class Parser:
                     f"unregistered operation '{name}' found in dialect ('{dialect}') that does "
                     "not allow unknown operations", name_tok)
             raise self.error(
-                f"operation being parsed with an unregistered dialect. If this is intended, "
-                f"please use -allow-unregistered-dialect with the MLIR tool used", name_tok)
+                "operation being parsed with an unregistered dialect. If this is intended, "
+                "please use -allow-unregistered-dialect with the MLIR tool used", name_tok)
         self.expect("(", "to start operand list")
         operands = self.parse_operand_list(")")
         self.expect(")", "to end operand list")
@@ -888,10 +901,10 @@ class Parser:
         if not self.at("<"):
             raise self.error("expected '<' after 'dense'")
         body_start = self.tok.end
-        if self.peek_next().text == ">":
+        first = _skip_ws(self.src, body_start)
+        if self.src.startswith(">", first):
             body = ""
-            self.advance()
-            self.advance()
+            self.tok = lex_at(self.src, first + 1)
         else:
             end = self._dense_body_end(body_start)
             body = self.src[body_start:end]
@@ -1062,6 +1075,15 @@ def _format_field(value: Any) -> str:
 
 def parse_source(text: str, filename: str = "<stdin>", allow_unregistered: bool = False,
                  line_offset: int = 0) -> Module:
-    """Parse one source chunk into a Module, raising Diagnostic on malformed input."""
+    """Parse one source chunk into a Module, raising Diagnostic on malformed input.
+
+    The cyclic garbage collector is paused while parsing: the parser allocates many small
+    objects that all stay alive, so collections during the parse only cost time."""
     source = SourceFile(filename, text, line_offset)
-    return Parser(source, allow_unregistered).parse_module()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return Parser(source, allow_unregistered).parse_module()
+    finally:
+        if enabled:
+            gc.enable()
