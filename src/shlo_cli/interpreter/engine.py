@@ -143,6 +143,8 @@ class Interpreter:
     def _bind(self, op: Operation) -> Callable[..., Any]:
         if op.name == "func.call":
             callee = op.attr("callee").value
+            if len(op.results) == 1:  # a single result is stored bare, like kernels return it
+                return lambda *args: self.call(self.lookup_function(callee), args)[0]
             return lambda *args: self.call(self.lookup_function(callee), args)
         opdef = op.opdef or registry.lookup(op.name)
         if opdef is None or opdef.evaluate is None:
@@ -160,6 +162,9 @@ class Interpreter:
             elif name in opdef.regions:
                 index = opdef.regions.index(name)
                 kwargs[name] = self.region_callable(op.regions[index]) if index < len(op.regions) else None
+            elif name + "*" in opdef.regions:  # variadic regions: a list of callables
+                index = opdef.regions.index(name + "*")
+                kwargs[name] = [self.region_callable(r) for r in op.regions[index:]]
             else:
                 attr = op.attr(name)
                 kwargs[name] = attr.value if attr is not None else None
