@@ -1,0 +1,61 @@
+"""The `arith` dialect ops StableHLO programs use: `arith.constant`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..ir.attributes import Attribute, BoolAttr, IntegerAttr
+from ..ir.core import Location, Operation
+from ..ir.types import IntegerType, Type, numpy_dtype
+from .registry import OpDef, define_op
+from .syntax import Custom
+
+# ---- arith.constant: `attr-dict $value` -------------------------------------------------
+
+
+def _value_type(p: Any, value: Attribute, tok: Any) -> Type:
+    if isinstance(value, BoolAttr):
+        return IntegerType(1)
+    value_type = getattr(value, "type", None)
+    if value_type is None:
+        raise p.error("expected a typed attribute for 'value'", tok)
+    return value_type
+
+
+def _parse_constant(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
+    attributes = p.parse_optional_attr_dict()
+    tok = p.tok
+    value = p.parse_attribute()
+    return p.build_operation(opdef.name, opdef, [], [_value_type(p, value, tok)],
+                             {"value": value}, attributes, [], None, location)
+
+
+def _print_constant(pr: Any, op: Operation) -> None:
+    pr.write(pr.attr_dict(op.attributes))
+    pr.write(f" {op.properties['value']}")
+
+
+def _result_name(op: Operation) -> str:
+    """MLIR's names: `%true`/`%false` for i1, `%c42_i32` for integers, else `%cst`."""
+    value = op.properties.get("value")
+    if isinstance(value, BoolAttr):
+        return "true" if value.flag else "false"
+    if isinstance(value, IntegerAttr):
+        if isinstance(value.type, IntegerType):
+            if value.type.width == 1:
+                return "true" if value.number else "false"
+            return f"c{value.number}_{value.type}"
+        return f"c{value.number}"
+    return "cst"
+
+
+@define_op("arith.constant", syntax=Custom(_parse_constant, _print_constant),
+           properties=("value",), asm_result_name=_result_name)
+def constant(*, value: Any, result_type: Type) -> np.ndarray:
+    """Produces the constant `value` as an array of the result type."""
+    if isinstance(value, np.ndarray):
+        return value
+    return np.asarray(value, dtype=numpy_dtype(result_type))
+

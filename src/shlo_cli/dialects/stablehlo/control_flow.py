@@ -1,0 +1,281 @@
+"""Control flow and call-like ops: while, if, case, return, composite, custom_call,
+optimization_barrier.
+
+Region-taking evaluators receive each region as a callable that runs the region's prebuilt
+plan, so a `while` loop costs one plan execution per `cond`/`body` run and nothing more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ...check_dialect.custom_call_targets import evaluate_custom_call
+from ...ir.attributes import Attribute, StringAttr, SymbolRefAttr
+from ...ir.core import Location, Operation, Region, Value
+from ...ir.lexer import PERCENT
+from ...ir.types import FunctionType, Type
+from ..registry import OpDef, declare_op, define_op
+from ..syntax import Custom
+
+
+def _results(values: Sequence[Any]) -> Any:
+    """Evaluator convention: one result is returned bare, several as a tuple."""
+    return values[0] if len(values) == 1 else tuple(values)
+
+
+def _attrs_without(op: Operation, elided: set[str]) -> dict[str, Attribute]:
+    """Inherent and discardable attributes together (one sorted dict when printed)."""
+    merged = {k: v for k, v in op.properties.items() if k not in elided}
+    merged.update((k, v) for k, v in op.attributes.items() if k not in elided)
+    return merged
+
+
+def _functional_type(op: Operation) -> str:
+    return str(FunctionType(tuple(op.operand_types), tuple(op.result_types)))
+
+
+def _parse_functional_type(p: Any, operands: list[Value], tok: Any) -> list[Type]:
+    """`: (A, B) -> R` resolving the operands; returns the result types."""
+    p.expect(":")
+    type_tok = p.tok
+    ftype = p.parse_type()
+    if not isinstance(ftype, FunctionType):
+        raise p.error("expected function type", type_tok)
+    p.check_operand_types(operands, list(ftype.inputs), tok)
+    return list(ftype.results)
+
+
+# ---- stablehlo.return -------------------------------------------------------------------
+# Format: `$results attr-dict (`:` type($results)^)?`
+
+
+def _parse_return(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
+    tok = p.tok
+    operands = p.parse_operand_list()
+    attributes = p.parse_optional_attr_dict()
+    if operands:
+        p.expect(":")
+        p.check_operand_types(operands, p.parse_type_list(), tok)
+    return p.build_operation(opdef.name, opdef, operands, [], {}, attributes, [], None, location)
+
+
+def _print_return(pr: Any, op: Operation) -> None:
+    if op.operands:
+        pr.write(" " + pr.operands(op.operands))
+    pr.write(pr.attr_dict(_attrs_without(op, set())))
+    if op.operands:
+        pr.write(" : " + ", ".join(map(str, op.operand_types)))
+
+
+declare_op("stablehlo.return", syntax=Custom(_parse_return, _print_return), terminator=True)
+
+# ---- stablehlo.while ----------------------------------------------------------------------
+# `stablehlo.while(%iterArg = %init, ...) : T, ... attributes {...}` newline ` cond {...} do {...}`
+
+
+def _parse_while(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
+    tok = p.tok
+    p.expect("(")
+    names: list[Any] = []
+    operands: list[Value] = []
+    if not p.accept(")"):
+        while True:
+            if p.tok.kind != PERCENT:
+                raise p.error("expected SSA operand")
+            names.append(p.advance())
+            p.expect("=")
+            operands.append(p.parse_operand())
+            if p.accept(")"):
+                break
+            p.expect(",")
+    types: list[Type] = []
+    if operands:
+        p.expect(":")
+        types = p.parse_type_list()
+    p.check_operand_types(operands, types, tok)
+    attributes = p.parse_attr_dict_body() if p.accept("attributes") else {}
+    entry_args = [(name, t, None) for name, t in zip(names, types, strict=True)]
+    p.expect_keyword("cond")
+    cond = p.parse_region(entry_args=list(entry_args))
+    p.expect_keyword("do")
+    body = p.parse_region(entry_args=list(entry_args))
+    return p.build_operation(opdef.name, opdef, operands, types, {}, attributes, [cond, body],
+                             None, location)
+
+
+def _print_while(pr: Any, op: Operation) -> None:
+    cond, body = op.regions
+    args = body.entry.arguments if body.blocks else []
+    pairs = zip(args, op.operands, strict=False)
+    pr.write("(" + ", ".join(f"{pr.name(a)} = {pr.name(v)}" for a, v in pairs) + ")")
+    if op.operands:
+        pr.write(" : " + ", ".join(map(str, op.operand_types)))
+    pr.write(pr.attr_dict(_attrs_without(op, set()), keyword=True))
+    pr.write("\n" + " " * pr.indent + " cond ")
+    pr.print_region(cond, print_entry_args=False)
+    pr.write(" do ")
+    pr.print_region(body, print_entry_args=False)
+
+
+def _iter_arg_names(op: Operation, region: Region) -> list[str]:
+    """Both regions name their arguments `iterArg` (so they print identically)."""
+    return ["iterArg"] * (len(region.entry.arguments) if region.blocks else 0)
+
+
+@define_op("stablehlo.while", syntax=Custom(_parse_while, _print_while, _iter_arg_names),
+           regions=("cond", "body"))
+def while_(*operand: np.ndarray, cond: Callable[..., list[Any]],
+           body: Callable[..., list[Any]]) -> Any:
+    """Runs `body` while `cond` holds; the results are the last loop-carried values."""
+    results = operand
+    while cond(*results)[0]:
+        results = body(*results)
+    return _results(results)
+
+
+# ---- stablehlo.if / stablehlo.case (generic syntax upstream) ----------------------------
+
+
+@define_op("stablehlo.if", regions=("true_branch", "false_branch"))
+def if_(pred: np.ndarray, *, true_branch: Callable[..., list[Any]],
+        false_branch: Callable[..., list[Any]]) -> Any:
+    """Runs `true_branch` if `pred` is true, else `false_branch`."""
+    return _results(true_branch() if pred else false_branch())
+
+
+@define_op("stablehlo.case", regions=("branches*",))
+def case(index: np.ndarray, *, branches: list[Callable[..., list[Any]]]) -> Any:
+    """Runs `branches[index]`; an out-of-range index selects the last branch."""
+    index = int(index)
+    if index < 0 or index >= len(branches):
+        index = len(branches) - 1
+    return _results(branches[index]())
+
+
+# ---- stablehlo.optimization_barrier --------------------------------------------------------
+# Format: `attr-dict ($operand^ `:` custom<PairwiseOpType>(...)):(`(` `)`)?`
+
+
+def _parse_barrier(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
+    attributes = p.parse_optional_attr_dict()
+    tok = p.tok
+    operands: list[Value] = []
+    types: list[Type] = []
+    if p.accept("("):
+        p.expect(")")
+    else:
+        operands = p.parse_operand_list()
+        if not operands:
+            raise p.error("expected SSA operand")
+        p.expect(":")
+        types = p.parse_type_list()
+        p.check_operand_types(operands, types, tok)
+    return p.build_operation(opdef.name, opdef, operands, list(types), {}, attributes, [], None,
+                             location)
+
+
+def _print_barrier(pr: Any, op: Operation) -> None:
+    pr.write(pr.attr_dict(_attrs_without(op, set())))
+    if op.operands:
+        pr.write(" " + pr.operands(op.operands) + " : " + ", ".join(map(str, op.operand_types)))
+    else:
+        pr.write("()")
+
+
+@define_op("stablehlo.optimization_barrier", syntax=Custom(_parse_barrier, _print_barrier))
+def optimization_barrier(*operand: np.ndarray) -> Any:
+    """The identity: `result` = `operand` (it only constrains compiler transformations)."""
+    return _results(operand)
+
+
+# ---- stablehlo.composite ------------------------------------------------------------------
+# Format: `$name $inputs attr-dict `:` functional-type(operands, results)`
+
+
+def _parse_composite(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
+    name = StringAttr(p.parse_string())
+    tok = p.tok
+    operands = p.parse_operand_list()
+    attributes = p.parse_optional_attr_dict()
+    result_types = _parse_functional_type(p, operands, tok)
+    return p.build_operation(opdef.name, opdef, operands, result_types, {"name": name},
+                             attributes, [], None, location)
+
+
+def _composite_elided(op: Operation) -> set[str]:
+    elided = {"name"}
+    attrs = op.attr("composite_attributes")
+    if attrs is not None and not attrs.value:
+        elided.add("composite_attributes")
+    version = op.attr("version")
+    if version is not None and version.value == 0:
+        elided.add("version")
+    return elided
+
+
+def _print_composite(pr: Any, op: Operation) -> None:
+    pr.write(f" {op.attr('name')}")
+    if op.operands:
+        pr.write(" " + pr.operands(op.operands))
+    pr.write(pr.attr_dict(_attrs_without(op, _composite_elided(op))))
+    pr.write(" : " + _functional_type(op))
+
+
+@define_op("stablehlo.composite", syntax=Custom(_parse_composite, _print_composite),
+           properties=("name", "composite_attributes", "decomposition", "version"))
+def composite(*inputs: np.ndarray, decomposition: str, ctx: Any) -> Any:
+    """Runs the `decomposition` function on `inputs` (the op's reference semantics)."""
+    interpreter = ctx.interpreter
+    return _results(interpreter.call(interpreter.lookup_function(decomposition), inputs))
+
+
+# ---- stablehlo.custom_call ----------------------------------------------------------------
+# Format: `custom<CustomCallTarget>($call_target_name) `(` $inputs `)` attr-dict `:`
+#          functional-type(operands, results)`
+
+_CUSTOM_CALL_PROPERTIES = ("call_target_name", "has_side_effect", "backend_config",
+                           "api_version", "called_computations", "operand_layouts",
+                           "result_layouts", "output_operand_aliases")
+_API_VERSION_ORIGINAL = 1
+
+
+def _parse_custom_call(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
+    target = StringAttr(p.parse_symbol_name())
+    tok = p.tok
+    p.expect("(")
+    operands = p.parse_operand_list(")")
+    p.expect(")")
+    attributes = p.parse_optional_attr_dict()
+    result_types = _parse_functional_type(p, operands, tok)
+    return p.build_operation(opdef.name, opdef, operands, result_types,
+                             {"call_target_name": target}, attributes, [], None, location)
+
+
+def _custom_call_elided(op: Operation) -> set[str]:
+    """`call_target_name` is printed as the symbol; default-valued attributes are elided."""
+    elided = {"call_target_name"}
+    defaults = {"has_side_effect": False, "api_version": _API_VERSION_ORIGINAL,
+                "called_computations": [], "output_operand_aliases": []}
+    for name, default in defaults.items():
+        attr = op.properties.get(name)
+        if attr is not None and attr.value == default:
+            elided.add(name)
+    return elided
+
+
+def _print_custom_call(pr: Any, op: Operation) -> None:
+    target = op.attr("call_target_name")
+    pr.write(f" {SymbolRefAttr(target.value if target is not None else '')}(")
+    pr.write(pr.operands(op.operands) + ")")
+    pr.write(pr.attr_dict(_attrs_without(op, _custom_call_elided(op))))
+    pr.write(" : " + _functional_type(op))
+
+
+@define_op("stablehlo.custom_call", syntax=Custom(_parse_custom_call, _print_custom_call),
+           properties=_CUSTOM_CALL_PROPERTIES)
+def custom_call(*inputs: np.ndarray, call_target_name: str, op: Operation, ctx: Any) -> Any:
+    """Dispatches to the evaluator registered for `call_target_name`."""
+    return _results(evaluate_custom_call(call_target_name, inputs, op=op, ctx=ctx))
