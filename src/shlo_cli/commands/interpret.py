@@ -1,0 +1,103 @@
+"""`shlo interpret FILE|-` and the `--interpret` mode of `stablehlo-translate`: one implementation.
+
+Each `// -----` chunk (with `--split-input-file`) is parsed and run on its own; a failing chunk
+reports its diagnostic on stderr and the remaining chunks still run; the exit code is 1 if any
+chunk failed. Results go to stdout (or `-o FILE`, written atomically at the end), separated by
+a blank line between chunks as upstream does; `interpreter.print` output always goes to stdout.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from ..interpreter.run import ArgsError, InterpretOptions, evaluate, format_results
+from ..ir.diagnostics import Diagnostic, ShloError
+from .common import parse_chunk, read_input, report, split_chunks, write_output
+
+CHUNK_SEPARATOR = "\n"
+
+
+def _flag(name: str, help: str) -> Callable[[Any], Any]:
+    return click.option(f"-{name}", f"--{name}", is_flag=True, help=help)
+
+
+def interpret_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The options `stablehlo-translate --interpret` and `shlo interpret` share."""
+    fn = click.argument("input", default="-", required=False)(fn)
+    fn = click.option("-o", "output", default=None, help="Output file (written atomically).")(fn)
+    fn = _flag("split-input-file", "Run each `// -----` chunk separately.")(fn)
+    fn = click.option("-args", "--args", "args", default=None, metavar="'[dense<...> : T, ...]'",
+                      help="Inputs of the entry function, as an array of dense attributes.")(fn)
+    fn = _flag("interpreter-print-dense", "Print results as `dense<...> : type`.")(fn)
+    fn = click.option("-probe-output-dir", "--probe-output-dir", "probe_output_dir",
+                      default=None, help="Directory for tensors written by interpreter.probe.")(fn)
+    fn = _flag("allow-unregistered-dialect", "Accept ops of unknown dialects.")(fn)
+    return fn
+
+
+def run_interpret(input: str, *, output: str | None = None, split_input_file: bool = False,
+                  args: str | None = None, interpreter_print_dense: bool = False,
+                  probe_output_dir: str | None = None,
+                  allow_unregistered_dialect: bool = False) -> int:
+    """Interpret every chunk of `input`; returns the process exit code."""
+    try:
+        name, text = read_input(input)
+    except ShloError as e:
+        report(e)
+        return 1
+    options = InterpretOptions(args, interpreter_print_dense, probe_output_dir)
+    to_stdout = output is None or output == "-"
+    collected: list[str] = []
+    failed = False
+    for index, chunk in enumerate(split_chunks(text, split_input_file)):
+        if index:
+            _emit(CHUNK_SEPARATOR, to_stdout, collected)
+        try:
+            module = parse_chunk(chunk, name, allow_unregistered_dialect)
+            results = evaluate(module, options=options, stdout=sys.stdout)
+            _emit(format_results(results, interpreter_print_dense), to_stdout, collected)
+        except ArgsError as e:
+            failed = True
+            for diagnostic in e.diagnostics:
+                _report(diagnostic)
+        except (Diagnostic, ShloError) as e:
+            failed = True
+            _report(e)
+        except RecursionError:
+            failed = True
+            _report(ShloError("program nests too deeply to interpret"))
+        except Exception as e:  # noqa: BLE001 - a bug must not become a traceback
+            failed = True
+            _report(ShloError(f"internal error: {type(e).__name__}: {e}"))
+    if not to_stdout:
+        try:
+            write_output("".join(collected), output)
+        except ShloError as e:
+            _report(e)
+            return 1
+    return 1 if failed else 0
+
+
+def _emit(text: str, to_stdout: bool, collected: list[str]) -> None:
+    if to_stdout:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        collected.append(text)
+
+
+def _report(error: Diagnostic | ShloError) -> None:
+    sys.stdout.flush()
+    report(error)
+
+
+@click.command("interpret")
+@interpret_options
+def interpret_command(input: str, **options: Any) -> None:
+    """Run a StableHLO program's entry function (`main`, or the only function) and print its
+    results exactly like `stablehlo-translate --interpret`."""
+    sys.exit(run_interpret(input, **options))

@@ -1,0 +1,185 @@
+"""Running a parsed module the way `stablehlo-translate --interpret` does.
+
+Shared by `stablehlo-translate --interpret`, `shlo interpret` and the Python API: choose the
+entry function, check the inputs against its signature, evaluate, and format the results.
+Every problem surfaces as a `Diagnostic` (located when possible), never a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..ir.attributes import ArrayAttr, DenseElementsAttr
+from ..ir.core import Module, Operation
+from ..ir.diagnostics import Diagnostic, SourceFile
+from ..ir.types import FunctionType, TensorType, Type, UnsupportedTypeError, numpy_dtype
+from .engine import EvaluationError, Interpreter, entry_function
+from .printing import format_value
+
+ARGS_USAGE = "--args=[dense<1> : tensor<2xi32>, ...]"
+
+
+@dataclass
+class InterpretOptions:
+    """Options of one interpreter run (the flags of `stablehlo-translate --interpret`)."""
+
+    args: str | None = None
+    print_dense: bool = False
+    probe_output_dir: str | None = None
+
+
+@dataclass
+class Argument:
+    """One entry-function input: its value and the tensor type it was given as."""
+
+    value: np.ndarray
+    type: Type
+
+
+class ArgsError(Exception):
+    """`--args` could not be used; carries the diagnostics to report, in order."""
+
+    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+        super().__init__(diagnostics[-1].message)
+        self.diagnostics = diagnostics
+
+
+def parse_args_option(text: str) -> list[Argument]:
+    """`--args="[dense<1> : tensor<2xi32>, ...]"` -> arguments (upstream's messages)."""
+    from ..ir.parser import Parser
+
+    if not text:
+        return []
+    parsed: Any = None
+    diagnostics: list[Diagnostic] = []
+    try:
+        parser = Parser(SourceFile(text, text))
+        parsed = parser.parse_attribute()
+        if parser.tok.kind != "eof":
+            raise parser.error("unexpected trailing characters in attribute")
+    except Diagnostic as d:
+        diagnostics.append(d)
+        parsed = None
+    if not isinstance(parsed, ArrayAttr):
+        diagnostics.append(Diagnostic(
+            f"expectected array attribute string for args, i.e. {ARGS_USAGE}"))
+        raise ArgsError(diagnostics)
+    arguments = []
+    for attr in parsed.elements:
+        if not isinstance(attr, DenseElementsAttr):
+            raise ArgsError([Diagnostic(
+                f"expected dense elements attribute for args elements, i.e. {ARGS_USAGE}")])
+        arguments.append(Argument(np.array(attr.value), attr.type))
+    return arguments
+
+
+def arrays_as_arguments(func: Operation, arrays: Sequence[Any]) -> list[Argument]:
+    """Python API inputs: numpy arrays (or nested lists/scalars) matching the entry's inputs."""
+    ftype: FunctionType = func.attr("function_type").value
+    if len(arrays) != len(ftype.inputs):
+        raise EvaluationError(
+            "incorrect number of arguments specified, provided "
+            f"{len(arrays)} inputs but function expected {len(ftype.inputs)}")
+    arguments = []
+    for index, (array, expected) in enumerate(zip(arrays, ftype.inputs, strict=True)):
+        if not isinstance(expected, TensorType):
+            arguments.append(Argument(array, expected))
+            continue
+        try:
+            dtype = numpy_dtype(expected.element)
+        except UnsupportedTypeError as e:
+            raise EvaluationError(str(e)) from None
+        value = np.asarray(array)
+        if value.dtype != dtype:
+            if value.dtype == object or not np.can_cast(value.dtype, dtype, "same_kind"):
+                raise EvaluationError(
+                    f"invalid input argument at index {index}: array of dtype {value.dtype} "
+                    f"cannot be used as {expected}")
+            value = value.astype(dtype)
+        arguments.append(Argument(value, expected.with_shape(value.shape)))
+    return arguments
+
+
+def validate_entry_signature(func: Operation, arguments: Sequence[Argument]) -> None:
+    """Upstream's checks of the inputs against the entry function's signature."""
+    ftype: FunctionType = func.attr("function_type").value
+    if len(arguments) != len(ftype.inputs):
+        raise EvaluationError(
+            "incorrect number of arguments specified, provided "
+            f"{len(arguments)} inputs but function expected {len(ftype.inputs)}")
+    for index, (argument, expected) in enumerate(zip(arguments, ftype.inputs, strict=True)):
+        if not _accepts(expected, argument.type):
+            raise EvaluationError(
+                f"invalid input argument type at index {index}, input type was "
+                f"{argument.type} but entry function expected {expected}")
+
+
+def _accepts(expected: Type, given: Type) -> bool:
+    if expected == given:
+        return True
+    if isinstance(expected, TensorType) and isinstance(given, TensorType):
+        return expected.element == given.element and len(expected.shape) == len(given.shape) \
+            and all(e < 0 or e == g for e, g in zip(expected.shape, given.shape, strict=True))
+    return False
+
+
+def module_diagnostic(module: Module, message: str) -> Diagnostic:
+    """An error about the module as a whole (upstream reports the implicit module at 0:0)."""
+    source = SourceFile(module.filename, module.source)
+    loc = module.op.location
+    if loc.line and module.source and _explicit_module(source, loc.line, loc.col):
+        return Diagnostic(message, source, line=loc.line, col=loc.col)
+    return Diagnostic(message, source, line=0, col=0)
+
+
+def _explicit_module(source: SourceFile, line: int, col: int) -> bool:
+    text = source.line_text(line)
+    return text[max(col - 1, 0):].startswith("module")
+
+
+def evaluate(module: Module, arguments: Sequence[Argument] | None = None,
+             options: InterpretOptions | None = None, stdout: Any = None,
+             ) -> list[tuple[Any, Type]]:
+    """Run the module's entry function; returns (value, declared type) per result.
+
+    A module without functions has nothing to run and returns no results (like upstream).
+    """
+    options = options or InterpretOptions()
+    if arguments is None:
+        arguments = parse_args_option(options.args or "")
+    if not module.functions():
+        return []
+    try:
+        func = entry_function(module)
+    except EvaluationError as e:
+        raise module_diagnostic(module, str(e)) from None
+    interpreter = Interpreter(module, stdout=stdout or sys.stdout,
+                              options={"probe_output_dir": options.probe_output_dir or ""})
+    try:
+        validate_entry_signature(func, arguments)
+    except EvaluationError as e:
+        raise interpreter.diagnostic(func, str(e)) from None
+    if options.probe_output_dir:
+        _reset_probe_index(options.probe_output_dir)
+    results = interpreter.call(func, [a.value for a in arguments])
+    ftype: FunctionType = func.attr("function_type").value
+    return list(zip(results, ftype.results, strict=False))
+
+
+def _reset_probe_index(directory: str) -> None:
+    """Each run starts a fresh probe index (upstream removes `<dir>/index.csv` first)."""
+    try:
+        os.remove(os.path.join(directory, "index.csv"))
+    except OSError:
+        pass
+
+
+def format_results(results: Sequence[tuple[Any, Type]], dense: bool = False) -> str:
+    """Each result on its own line(s), as upstream prints them."""
+    return "".join(format_value(value, type, dense) + "\n" for value, type in results)
