@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .floats import format_float
+from .floats import format_float, format_float_array
 from .types import (
     ComplexType,
     FloatType,
@@ -147,11 +147,22 @@ class ArrayAttr(Attribute):
     elements: tuple[Attribute, ...]
 
     def __str__(self) -> str:
-        return "[" + ", ".join(map(str, self.elements)) + "]"
+        return "[" + ", ".join(map(_elided, self.elements)) + "]"
 
     @property
     def value(self) -> list[Any]:
         return [e.value for e in self.elements]
+
+
+def _elided(attr: Attribute) -> str:
+    """Array elements drop the `: i64` / `: f64` suffix (MLIR's `AttrTypeElision::May`),
+    except a float printed in hex, which needs its type to read back."""
+    if isinstance(attr, IntegerAttr) and attr.type == IntegerType(64):
+        return str(attr.number)
+    if isinstance(attr, FloatAttr) and attr.type == FloatType("f64"):
+        text = format_float(attr.number, attr.type)
+        return text if not text.startswith("0x") else f"{text} : f64"
+    return str(attr)
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,9 +309,9 @@ class DenseElementsAttr(Attribute):
         etype = element_type(self.type)
         if isinstance(etype, QuantizedType):
             etype = etype.storage
-        if self.splat:
-            return _format_scalar(self.data.reshape(-1)[0], etype)
         n = self.data.size
+        if self.splat or (n and _all_equal(self.data)):
+            return format_elements_flat(self.data.reshape(-1)[:1], etype)[0]
         if n == 0:
             return ""
         if allow_hex and n > self.HEX_THRESHOLD:
@@ -308,8 +319,19 @@ class DenseElementsAttr(Attribute):
         return format_nested(self.data.reshape(self.type.shape), etype)
 
 
+def _all_equal(data: np.ndarray) -> bool:
+    """Whether every element has the same storage bytes (MLIR's splat test)."""
+    flat = np.ascontiguousarray(data).reshape(-1)
+    if flat.size <= 1:
+        return True
+    raw = flat.view(np.uint8).reshape(flat.size, -1)
+    return bool((raw == raw[0]).all())
+
+
 def raw_bytes(data: np.ndarray, etype: Type) -> bytes:
     """The little-endian storage bytes MLIR uses for hex dense literals."""
+    if isinstance(etype, IntegerType) and etype.width == 1:
+        return np.packbits(data.reshape(-1).astype(np.bool_), bitorder="little").tobytes()
     if isinstance(etype, FloatType) and etype.width < 8:
         return data.view(np.uint8).tobytes()
     return np.ascontiguousarray(data).tobytes()
@@ -338,10 +360,13 @@ def format_elements_flat(flat: np.ndarray, etype: Type) -> list[str]:
     if isinstance(etype, (IntegerType, IndexType)):
         return [str(x) for x in flat.astype(np.int64 if not getattr(etype, "is_unsigned", False) else np.uint64).tolist()]
     if isinstance(etype, FloatType):
-        return [format_float(x, etype) for x in flat]
+        return format_float_array(flat, etype)
     if isinstance(etype, ComplexType):
         inner = etype.element
-        return [f"({format_float(x.real, inner)},{format_float(x.imag, inner)})" for x in flat]
+        if isinstance(inner, FloatType):
+            parts = format_float_array(np.ascontiguousarray(flat).view(numpy_dtype(inner)), inner)
+            return [f"({parts[i]},{parts[i + 1]})" for i in range(0, len(parts), 2)]
+        return [f"({x.real},{x.imag})" for x in flat.tolist()]
     return [str(x) for x in flat.tolist()]
 
 

@@ -1,122 +1,205 @@
-"""Float formatting exactly as MLIR's printer does it (APFloat::toString rules).
+"""Float formatting exactly as MLIR's printer does it (`printFloatValue` + APFloat::toString).
 
-MLIR first tries a 6-digit scientific form (`1.000000e+00`) and keeps it when it reads back
-to the same bits; otherwise it prints APFloat's shortest-ish default form (`3.14159274`),
-and for values where that has no `.` (or inf/nan) the raw bits in hex (`0x7FC00000`).
+MLIR first prints the value with 6 significant digits in scientific form (`1.000000e+00`)
+and keeps that text when reading it back gives the same bits; otherwise it prints APFloat's
+default form (enough digits for the type, e.g. `3.14159274`); when that has no `.` (an
+integral value like `16777216`), or the value is Inf/NaN, it prints the raw bits in hex
+(`0x4B800000`). APFloat's digit generation is reproduced exactly, including its truncating
+pre-reduction of very long significands, with integer arithmetic only.
 """
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Context, Decimal
+from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
 
 from .types import FloatType, Type, numpy_dtype
 
-# Significand precision (incl. the implicit bit) of each float type, as APFloat defines it.
-_PRECISION = {
-    "f16": 11, "bf16": 8, "f32": 24, "f64": 53, "tf32": 11,
-    "f4E2M1FN": 2, "f6E2M3FN": 4, "f6E3M2FN": 3, "f8E3M4": 5, "f8E4M3": 4, "f8E4M3FN": 4,
-    "f8E4M3FNUZ": 4, "f8E4M3B11FNUZ": 4, "f8E5M2": 3, "f8E5M2FNUZ": 3, "f8E8M0FNU": 1,
+# (exponent bits, stored mantissa bits, bias, has sign bit, has subnormals) per float type.
+_LAYOUT = {
+    "f64": (11, 52, 1023, True, True), "f32": (8, 23, 127, True, True),
+    "f16": (5, 10, 15, True, True), "bf16": (8, 7, 127, True, True),
+    "tf32": (8, 10, 127, True, True),
+    "f8E5M2": (5, 2, 15, True, True), "f8E4M3": (4, 3, 7, True, True),
+    "f8E4M3FN": (4, 3, 7, True, True), "f8E4M3FNUZ": (4, 3, 8, True, True),
+    "f8E4M3B11FNUZ": (4, 3, 11, True, True), "f8E5M2FNUZ": (5, 2, 16, True, True),
+    "f8E3M4": (3, 4, 3, True, True), "f8E8M0FNU": (8, 0, 127, False, False),
+    "f6E2M3FN": (2, 3, 1, True, True), "f6E3M2FN": (3, 2, 3, True, True),
+    "f4E2M1FN": (2, 1, 1, True, True),
 }
 
 
-def _digits(value: float, precision: int) -> tuple[str, int]:
-    """Decimal digits of |value| rounded half-up to `precision` significant digits, trailing
-    zeros dropped; returns (digits, exponent of the last digit)."""
-    d = Decimal(abs(value))
-    if d == 0:
-        return "0", 0
-    ctx = Context(prec=precision, rounding=ROUND_HALF_UP)
-    d = ctx.plus(d).normalize(ctx)
-    sign, digits, exp = d.as_tuple()
-    text = "".join(map(str, digits)).rstrip("0") or "0"
-    exp += len(digits) - len(text)
-    return text, exp
+def _precision(name: str) -> int:
+    """Significand precision in bits, including the implicit bit (APFloat `precision`)."""
+    return _LAYOUT[name][1] + 1
 
 
-def _scientific(value: float, precision: int, truncate_zero: bool) -> str:
-    digits, exp = _digits(value, precision)
-    exp += len(digits) - 1
-    mantissa = digits[0] + "." + (digits[1:] or ("0" if truncate_zero else ""))
-    if not truncate_zero:
-        mantissa += "0" * (precision - len(digits) + 1)
-    sign = "-" if np.signbit(value) else ""
-    exp_text = str(abs(exp)).rjust(1 if truncate_zero else 2, "0")
-    return f"{sign}{mantissa}{'E' if truncate_zero else 'e'}{'+' if exp >= 0 else '-'}{exp_text}"
+def _magnitude(name: str, mag_bits: int) -> Fraction:
+    """The value of a non-negative bit pattern, continuing the exponent range past the largest
+    finite value (so the neighbour of the largest finite value is a virtual next step)."""
+    ebits, mbits, bias, _, subnormals = _LAYOUT[name]
+    e = mag_bits >> mbits
+    m = mag_bits & ((1 << mbits) - 1)
+    if e == 0 and subnormals:
+        return Fraction(m) * Fraction(2) ** (1 - bias - mbits)
+    return Fraction((1 << mbits) + m) * Fraction(2) ** (e - bias - mbits)
 
 
-def _default_form(value: float, precision_bits: int) -> str:
-    """APFloat::toString() with its defaults (precision from the type, padding 3)."""
-    precision = 2 + precision_bits * 59 // 196
-    digits, exp = _digits(value, precision)
-    n = len(digits)
-    if exp >= 0:
-        scientific = exp > 3 or n + exp > precision
+def apfloat_to_string(negative: bool, value: Fraction, precision_bits: int,
+                      format_precision: int = 0, max_padding: int = 3,
+                      truncate_zero: bool = True) -> str:
+    """APFloat::toString for a finite value (`value` >= 0, sign given separately)."""
+    sign = "-" if negative else ""
+    if value == 0:
+        if max_padding:
+            return sign + "0"
+        if truncate_zero:
+            return sign + "0.0E+0"
+        return sign + "0.0" + "0" * (format_precision - 1) + "e+00"
+    if format_precision == 0:
+        format_precision = 2 + precision_bits * 59 // 196
+    sig, den = value.numerator, value.denominator
+    exp = 0
+    if den != 1:  # den is a power of two
+        exp = -(den.bit_length() - 1)
+    trailing = (sig & -sig).bit_length() - 1
+    sig >>= trailing
+    exp += trailing
+    if exp > 0:
+        sig <<= exp
+        exp = 0
+    elif exp < 0:
+        sig *= 5 ** (-exp)  # now sig * 10**exp
+    bits = sig.bit_length()
+    needed = (format_precision * 196 + 58) // 59
+    if bits > needed:
+        cut = (bits - needed) * 59 // 196
+        if cut > 0:
+            sig //= 10 ** cut
+            exp += cut
+    digits = str(sig)
+    stripped = digits.rstrip("0")
+    exp += len(digits) - len(stripped)
+    digits = stripped
+    if len(digits) > format_precision:
+        dropped = len(digits) - format_precision
+        first_dropped = digits[format_precision]
+        kept = digits[:format_precision]
+        exp += dropped
+        if first_dropped >= "5":
+            kept = str(int(kept) + 1)
+        stripped = kept.rstrip("0")
+        exp += len(kept) - len(stripped)
+        digits = stripped
+    count = len(digits)
+    if max_padding == 0:
+        scientific = True
+    elif exp >= 0:
+        scientific = exp > max_padding or count + exp > format_precision
     else:
-        msd = exp + n - 1
-        scientific = msd < 0 and -msd > 3
+        msd = exp + count - 1
+        scientific = msd < 0 and -msd > max_padding
     if scientific:
-        return _scientific(value, precision, truncate_zero=True)
-    sign = "-" if np.signbit(value) else ""
+        out = sign + digits[0] + "."
+        if count == 1 and truncate_zero:
+            out += "0"
+        else:
+            out += digits[1:]
+        if not truncate_zero and format_precision > count - 1:
+            out += "0" * (format_precision - count + 1)
+        e10 = exp + count - 1
+        out += "E" if truncate_zero else "e"
+        out += "+" if e10 >= 0 else "-"
+        e_text = str(abs(e10))
+        if not truncate_zero and len(e_text) < 2:
+            e_text = "0" + e_text
+        return out + e_text
     if exp >= 0:
         return sign + digits + "0" * exp
-    whole = exp + n
+    whole = exp + count
     if whole > 0:
         return sign + digits[:whole] + "." + digits[whole:]
     return sign + "0." + "0" * (-whole) + digits
 
 
-def _hex_bits(value: np.generic, ftype: FloatType) -> str:
-    width = ftype.width
-    raw = np.asarray(value).reshape(1).view(np.uint8 if width <= 8 else f"u{width // 8}")
-    bits = int(raw[0])
-    if width < 8:
-        bits &= (1 << width) - 1
+def _round_trips(text: str, name: str, mag_bits: int, value: Fraction) -> bool:
+    """Whether parsing `text` (a magnitude) into type `name` gives back `mag_bits` exactly
+    (round to nearest, ties to even), decided with exact rational arithmetic."""
+    parsed = Fraction(text.lstrip("-"))
+    if parsed == value:
+        return True
+    up = _magnitude(name, mag_bits + 1)
+    if parsed > value:
+        mid = (value + up) / 2
+        return parsed < mid or (parsed == mid and mag_bits % 2 == 0)
+    if mag_bits == 0:  # only f8E8M0FNU has no zero below its smallest value
+        down = value / 2
+    else:
+        down = _magnitude(name, mag_bits - 1)
+    mid = (value + down) / 2
+    return parsed > mid or (parsed == mid and mag_bits % 2 == 0)
+
+
+def _bits_of(value: float | np.generic, ftype: FloatType) -> int:
+    """The raw bit pattern of `value` stored in `ftype`."""
+    dtype = numpy_dtype(ftype)
+    arr = np.asarray(value)
+    if arr.dtype != dtype:
+        arr = arr.astype(dtype)
+    raw = arr.reshape(1).view(np.uint8 if dtype.itemsize == 1 else f"u{dtype.itemsize}")
+    width = _LAYOUT[ftype.name][0] + _LAYOUT[ftype.name][1] + _LAYOUT[ftype.name][3]
+    return int(raw[0]) & ((1 << width) - 1)
+
+
+@lru_cache(maxsize=1 << 16)
+def format_float_bits(bits: int, name: str) -> str:
+    """MLIR's text for the float of type `name` whose raw bit pattern is `bits`."""
+    ebits, mbits, bias, signed, _ = _LAYOUT[name]
+    width = ebits + mbits + int(signed)
+    negative = signed and bool(bits >> (width - 1))
+    mag_bits = bits & ((1 << (width - 1)) - 1) if signed else bits
+    if not _is_finite(name, mag_bits, negative):
+        return f"0x{bits:X}"
+    value = _magnitude(name, mag_bits) if (mag_bits or name == "f8E8M0FNU") else Fraction(0)
+    precision = _precision(name)
+    text = apfloat_to_string(negative, value, precision, 6, 0, False)
+    if _round_trips(text, name, mag_bits, value):
+        return text
+    text = apfloat_to_string(negative, value, precision)
+    if "." in text:
+        return text
     return f"0x{bits:X}"
 
 
-@lru_cache(maxsize=65536)
-def _format_cached(value: float, bits_key: int, name: str) -> str:
-    ftype = FloatType(name)
-    dtype = numpy_dtype(ftype)
-    scalar = np.array([value]).astype(dtype)[0]
-    if not np.isfinite(float(scalar)):
-        return _hex_bits(scalar, ftype)
-    precision_bits = _PRECISION[name]
-    text = _scientific(float(scalar), 6, truncate_zero=False)
-    if _same_bits(np.array([float(text)]).astype(dtype)[0], scalar):
-        return text
-    text = _default_form(float(scalar), precision_bits)
-    if "." in text:
-        return text
-    return _hex_bits(scalar, ftype)
-
-
-def _same_bits(a: np.generic, b: np.generic) -> bool:
-    return np.asarray(a).tobytes() == np.asarray(b).tobytes()
+def _is_finite(name: str, mag_bits: int, negative: bool) -> bool:
+    ebits, mbits, _, _, _ = _LAYOUT[name]
+    all_ones = (1 << (ebits + mbits)) - 1
+    if name in ("f8E4M3FNUZ", "f8E5M2FNUZ", "f8E4M3B11FNUZ"):
+        return not (negative and mag_bits == 0)  # 0x80 is the only NaN
+    if name == "f8E8M0FNU":
+        return mag_bits != 0xFF
+    if name in ("f8E4M3FN",):
+        return mag_bits != all_ones
+    if name in ("f6E2M3FN", "f6E3M2FN", "f4E2M1FN"):
+        return True
+    return (mag_bits >> mbits) != (1 << ebits) - 1
 
 
 def format_float(value: float | np.generic, ftype: Type) -> str:
     """Format one float of type `ftype` the way MLIR prints it in attributes."""
-    if not isinstance(ftype, FloatType):
+    if not isinstance(ftype, FloatType) or ftype.name not in _LAYOUT:
         ftype = FloatType("f64")
-    v = float(value)
-    # Keep -0.0 and nan payloads apart in the cache key.
-    key = int(np.array([v]).view(np.uint64)[0])
-    if v != v:  # nan: format from the exact bits of the typed value
-        return _hex_bits(np.asarray(value).astype(numpy_dtype(ftype)), ftype)
-    return _format_cached(v, key, ftype.name)
+    return format_float_bits(_bits_of(value, ftype), ftype.name)
 
 
 def format_float_array(values: np.ndarray, ftype: FloatType) -> list[str]:
     """Format every element of a float array (the elements keep their exact type)."""
-    flat = values.reshape(-1)
-    out = []
-    for x in flat:
-        if np.isnan(x):
-            out.append(_hex_bits(x, ftype))
-        else:
-            out.append(format_float(float(x), ftype))
-    return out
+    dtype = numpy_dtype(ftype)
+    flat = np.ascontiguousarray(values.reshape(-1).astype(dtype, copy=False))
+    raw = flat.view(np.uint8 if dtype.itemsize == 1 else f"u{dtype.itemsize}")
+    layout = _LAYOUT[ftype.name]
+    mask = (1 << (layout[0] + layout[1] + int(layout[3]))) - 1
+    name = ftype.name
+    return [format_float_bits(b & mask, name) for b in raw.tolist()]

@@ -75,7 +75,7 @@ _INT_TYPE = re.compile(r"([su]?)i([0-9]+)")
 _SIMPLE_TENSOR = re.compile(r"tensor<((?:(?:[0-9]+|\?)x)*)([A-Za-z][A-Za-z0-9]*|complex<[a-z0-9]+>)>")
 _DIMS = re.compile(r"\s*((?:(?:[0-9]+|\?)\s*x\s*)*)")
 _QUANT_HEAD = re.compile(
-    r"\s*([iu])([0-9]+)(?:<\s*(-?[0-9]+)\s*:\s*(-?[0-9]+)\s*>)?\s*:\s*([A-Za-z0-9]+)\s*(?::\s*([0-9]+))?\s*,\s*")
+    r"\s*(ui|si|u|i)([0-9]+)(?:<\s*(-?[0-9]+)\s*:\s*(-?[0-9]+)\s*>)?\s*:\s*([A-Za-z0-9]+)\s*(?::\s*([0-9]+))?\s*,\s*")
 _QUANT_PARAM = re.compile(r"\s*([-+]?[0-9.]+(?:[eE][-+]?[0-9]+)?|0x[0-9A-Fa-f]+)\s*(?::\s*(-?[0-9]+))?\s*")
 
 _TYPE_CACHE: dict[str, Type] = {}
@@ -732,7 +732,7 @@ class Parser:
         if m is None:
             raise self.error("invalid quantized type", self.tok)
         signed, width, qmin, qmax, expressed_name, axis = m.groups()
-        storage = IntegerType(int(width), "u" if signed == "u" else "")
+        storage = IntegerType(int(width), "u" if signed.startswith("u") else "")
         expressed = scalar_type(expressed_name)
         if expressed is None:
             raise self.error(f"invalid expressed type '{expressed_name}'", self.tok)

@@ -163,20 +163,23 @@ class QuantizedType(Type):
     storage_max: int | None = None
 
     def __str__(self) -> str:
-        from .floats import format_float
-
-        storage = str(self.storage)
-        if self.storage_min is not None:
+        # The quant dialect spells storage `i8` / `u8`, drops a storage range equal to the
+        # type's full range, and prints scales with `%e` (raw_ostream << double).
+        width = self.storage.width
+        storage = f"{'u' if self.storage.is_unsigned else 'i'}{width}"
+        lo, hi = ((0, (1 << width) - 1) if self.storage.is_unsigned
+                  else (-(1 << (width - 1)), (1 << (width - 1)) - 1))
+        if self.storage_min is not None and (self.storage_min, self.storage_max) != (lo, hi):
             storage += f"<{self.storage_min}:{self.storage_max}>"
         head = f"{storage}:{self.expressed}"
         if self.quantized_dimension is not None:
             head += f":{self.quantized_dimension}"
 
         def pair(s: float, z: int) -> str:
-            text = format_float(s, F64)
+            text = f"{s:e}"
             return text if z == 0 else f"{text}:{z}"
 
-        pairs = [pair(s, z) for s, z in zip(self.scales, self.zero_points)]
+        pairs = [pair(s, z) for s, z in zip(self.scales, self.zero_points, strict=True)]
         if self.quantized_dimension is not None:
             return f"!quant.uniform<{head}, {{{','.join(pairs)}}}>"
         return f"!quant.uniform<{head}, {pairs[0]}>"
