@@ -23,6 +23,20 @@ def inline(module: Module) -> None:
     _drop_dead_private_functions(module)
 
 
+def _callee_to_inline(op: Operation, functions: dict[str, Operation],
+                      stack: list[str]) -> Operation | None:
+    """The single-block function `op` calls, unless the call is `no_inline`, recursive,
+    or too deeply nested."""
+    if op.name != "func.call" or op.attr("no_inline") is not None:
+        return None
+    callee = functions.get(op.attr("callee").value)
+    if callee is None or len(callee.regions[0].blocks) != 1 or len(stack) > _MAX_DEPTH:
+        return None
+    if callee.attr("sym_name").value in stack:
+        return None
+    return callee
+
+
 def _inline_block(block: Block, functions: dict[str, Operation],
                   replacements: dict[Value, Value], stack: list[str]) -> None:
     new_ops: list[Operation] = []
@@ -30,22 +44,20 @@ def _inline_block(block: Block, functions: dict[str, Operation],
         for region in op.regions:
             for nested in region.blocks:
                 _inline_block(nested, functions, replacements, stack)
-        callee = functions.get(op.attr("callee").value) if op.name == "func.call" else None
-        if callee is None or not callee.regions[0].blocks or callee.attr("sym_name").value in stack \
-                or len(stack) > _MAX_DEPTH:
+        callee = _callee_to_inline(op, functions, stack)
+        if callee is None:
             new_ops.append(op)
             continue
         body = callee.regions[0].entry
-        mapping: dict[Value, Value] = dict(zip(body.arguments, op.operands))
-        cloned = [clone_op(inner, mapping) for inner in body.operations[:-1]]
+        mapping: dict[Value, Value] = dict(zip(body.arguments, op.operands, strict=False))
         inner_block = Block()
-        for inner in cloned:
-            inner_block.append(inner)
+        for inner in body.operations[:-1]:
+            inner_block.append(clone_op(inner, mapping))
         stack.append(callee.attr("sym_name").value)
         _inline_block(inner_block, functions, replacements, stack)
         stack.pop()
         terminator = body.operations[-1]
-        for result, value in zip(op.results, terminator.operands):
+        for result, value in zip(op.results, terminator.operands, strict=False):
             replacements[result] = mapping.get(value, value)
         new_ops.extend(inner_block.operations)
     block.operations = []
