@@ -34,7 +34,9 @@ def ints(value: Any) -> tuple[int, ...]:
 
 def result_array(array: np.ndarray, result_type: TensorType) -> np.ndarray:
     """`array` as a fresh contiguous array of the result's dtype and shape."""
-    out = np.ascontiguousarray(array, dtype=numpy_dtype(result_type.element))
+    out = np.asarray(array, dtype=numpy_dtype(result_type.element), order="C")
+    if not out.flags.writeable:  # a broadcast view: give later kernels a real array
+        out = out.copy()
     if out.shape != tuple(result_type.shape):
         raise EvaluationError(
             f"result shape {list(out.shape)} does not match {result_type}")

@@ -112,7 +112,7 @@ def gather(operand: np.ndarray, start_indices: np.ndarray, *, dimension_numbers:
     grid = operand[tuple(index)] if operand.ndim else np.broadcast_to(
         operand, vectors.shape[:-1] + tuple(window_shape))
     result = np.transpose(grid, _layout(len(shape), batch_dims, offset_dims))
-    return np.ascontiguousarray(result, dtype=numpy_dtype(result_type.element))
+    return np.array(result, dtype=numpy_dtype(result_type.element), order="C")
 
 
 # ---- scatter: how the update computation combines values ------------------------------------
