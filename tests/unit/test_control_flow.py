@@ -296,3 +296,15 @@ def test_arith_constant_names_and_values() -> None:
     values = _run(text)
     assert [v.dtype for v in values] == [np.int32, np.int32, np.bool_, np.float32]
     assert [v.tolist() for v in values] == [-1, -7, True, 1.5]
+
+
+def test_legalize_composite_to_call_keeps_results() -> None:
+    from shlo_cli.passes import run_passes
+
+    module = parse_source(COMPOSITE)
+    run_passes(module, ["stablehlo-legalize-composite-to-call"])
+    out = print_module(module)
+    assert ("    %0 = call @add_n.impl(%arg0, %arg1) : (tensor<i64>, tensor<i64>) -> tensor<i64>\n"
+            "    return %0 : tensor<i64>\n") in out
+    (result,) = _run(out, _i64(40), _i64(2))
+    assert int(result) == 42
