@@ -1,19 +1,464 @@
-"""Elementwise ops: each evaluator applies the spec's per-element semantics to whole arrays."""
+"""Elementwise arithmetic and logic ops: each evaluator applies the spec's per-element
+semantics to whole arrays (see elementwise_numerics for how element types are honoured)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from ...interpreter.engine import EvaluationError
+from ...ir.core import Operation
 from ..asm import Format
 from ..registry import define_op
+from .elementwise_numerics import (
+    complex_parts_dtype,
+    divide_complex,
+    float_op,
+    from_bits,
+    int_max,
+    int_min,
+    is_bool,
+    is_complex,
+    is_float,
+    is_int,
+    is_signed,
+    make_complex,
+    num_bits,
+    round_complex,
+    to_bits,
+    upcast_to_double,
+    widen,
+)
 
-BINARY = Format("$lhs `,` $rhs", operands=("lhs", "rhs"))
+
+class ElementwiseFormat(Format):
+    """`Format` that also elides `result_accuracy` when it holds the default value, as
+    upstream's DefaultValuedOptionalAttr printing does."""
+
+    def print(self, pr: Any, op: Operation) -> None:
+        accuracy = op.properties.get("result_accuracy")
+        if accuracy is not None and is_default_accuracy(accuracy):
+            saved = dict(op.properties)
+            del op.properties["result_accuracy"]
+            try:
+                super().print(pr, op)
+            finally:
+                op.properties.clear()
+                op.properties.update(saved)
+            return
+        super().print(pr, op)
+
+
+def is_default_accuracy(attr: Any) -> bool:
+    """`#stablehlo.result_accuracy<atol = 0, rtol = 0, ulps = 0, mode = DEFAULT>`."""
+    get = getattr(attr, "get", None)
+    if get is None:
+        return False
+    mode = get("mode")
+    mode_text = getattr(mode, "body", str(mode))
+    return (mode_text.strip() == "DEFAULT" and not get("atol", 0) and not get("rtol", 0)
+            and not get("ulps", 0))
+
+
+UNARY = ElementwiseFormat("$operand", operands=("operand",))
+BINARY = ElementwiseFormat("$lhs `,` $rhs", operands=("lhs", "rhs"))
+ACCURACY = ("result_accuracy",)
+
+
+def unsupported(what: str, dtype: np.dtype) -> EvaluationError:
+    return EvaluationError(f"{what} is unsupported for element type {dtype}")
+
+
+def int_op(fn: Any, *xs: np.ndarray) -> np.ndarray:
+    """An integer op that wraps at the element width: native numpy ints wrap by themselves,
+    sub-byte ints go through their uint64 bit patterns."""
+    dtype = xs[0].dtype
+    with np.errstate(all="ignore"):
+        if dtype.kind in "iu":
+            return fn(*xs).astype(dtype, copy=False)
+        return from_bits(fn(*[to_bits(x) for x in xs]), dtype)
+
+
+# ---- arithmetic ---------------------------------------------------------------------------
 
 
 @define_op("stablehlo.add", syntax=BINARY)
 def add(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """Elementwise sum; integers wrap at the type's width, i1 is logical or."""
-    if lhs.dtype == np.bool_:
+    """Sum; integers wrap, i1 is logical or."""
+    dtype = lhs.dtype
+    if is_bool(dtype):
         return np.logical_or(lhs, rhs)
+    if is_int(dtype):
+        return int_op(np.add, lhs, rhs)
+    if is_complex(dtype):
+        return lhs + rhs
+    return float_op(np.add, dtype, lhs, rhs)
+
+
+@define_op("stablehlo.subtract", syntax=BINARY)
+def subtract(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Difference; integers wrap."""
+    dtype = lhs.dtype
+    if is_bool(dtype):
+        raise unsupported("subtract", dtype)
+    if is_int(dtype):
+        return int_op(np.subtract, lhs, rhs)
+    if is_complex(dtype):
+        return lhs - rhs
+    return float_op(np.subtract, dtype, lhs, rhs)
+
+
+@define_op("stablehlo.multiply", syntax=BINARY)
+def multiply(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Product; integers wrap, i1 is logical and, complex parts are rounded per product."""
+    dtype = lhs.dtype
+    if is_bool(dtype):
+        return np.logical_and(lhs, rhs)
+    if is_int(dtype):
+        return int_op(np.multiply, lhs, rhs)
+    if is_complex(dtype):
+        return complex_multiply(lhs, rhs)
+    return float_op(np.multiply, dtype, lhs, rhs)
+
+
+def complex_multiply(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """(a+bi)(c+di) = (ac - bd) + (ad + bc)i with every product rounded to the part type."""
+    ar, ai, br, bi = lhs.real, lhs.imag, rhs.real, rhs.imag
+    with np.errstate(all="ignore"):
+        return make_complex(ar * br - ai * bi, ar * bi + ai * br, lhs.dtype)
+
+
+@define_op("stablehlo.divide", syntax=BINARY)
+def divide(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Quotient; integer division truncates toward zero. x / 0 gives -1 (all bits set) and
+    INT_MIN / -1 gives INT_MIN, as XLA defines them."""
+    dtype = lhs.dtype
+    if is_int(dtype):
+        a, b = widen(lhs), widen(rhs)
+        zero = b == 0
+        overflow = (a == int_min(dtype)) & (b == -1) if is_signed(dtype) else np.zeros_like(zero)
+        safe_b = np.where(zero | overflow, 1, b).astype(a.dtype)
+        with np.errstate(all="ignore"):
+            q = np.abs(a) // np.abs(safe_b) if is_signed(dtype) else a // safe_b
+            if is_signed(dtype):
+                q = np.where((a < 0) != (safe_b < 0), -q, q)
+        q = np.where(overflow, a, q)
+        q = np.where(zero, -1 if is_signed(dtype) else int_max(dtype), q)
+        return from_bits(np.asarray(q).astype(np.int64 if is_signed(dtype) else np.uint64)
+                         .view(np.uint64), dtype)
+    if is_complex(dtype):
+        return round_complex(divide_complex(lhs.astype(np.complex128), rhs.astype(np.complex128)),
+                             dtype)
+    if is_bool(dtype):
+        raise unsupported("divide", dtype)
+    return float_op(np.divide, dtype, lhs, rhs)
+
+
+@define_op("stablehlo.remainder", syntax=BINARY)
+def remainder(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Remainder with the sign of the dividend (C fmod). x % 0 gives x and INT_MIN % -1
+    gives 0, as XLA defines them."""
+    dtype = lhs.dtype
+    if is_int(dtype):
+        a, b = widen(lhs), widen(rhs)
+        zero = b == 0
+        safe_b = np.where(zero, 1, b).astype(a.dtype)
+        with np.errstate(all="ignore"):
+            r = np.fmod(a, safe_b)
+        r = np.where(zero, a, r)
+        return from_bits(np.asarray(r).view(np.uint64) if r.dtype == np.int64
+                         else r.astype(np.uint64), dtype)
+    if is_float(dtype):
+        with np.errstate(all="ignore"):  # fmod is exact, so computing in f64 is exact
+            return np.fmod(widen(lhs), widen(rhs)).astype(dtype)
+    raise unsupported("remainder", dtype)
+
+
+@define_op("stablehlo.power", syntax=BINARY)
+def power(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """lhs ** rhs. Integers: exact wrapping power; a negative exponent gives 0 unless
+    |lhs| = 1. Floats and complex: std::pow in double, rounded once."""
+    dtype = lhs.dtype
+    if is_int(dtype):
+        return integer_power(lhs, rhs)
+    if is_complex(dtype):
+        def cpow(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+            return np.where(x == 0, 0, np.exp(y * np.log(np.where(x == 0, 1, x))))
+        return upcast_to_double(cpow, dtype, lhs, rhs)
+    if is_float(dtype):
+        return upcast_to_double(np.power, dtype, lhs, rhs)
+    raise unsupported("power", dtype)
+
+
+def integer_power(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    dtype = lhs.dtype
+    width = num_bits(dtype)
+    base = to_bits(lhs)
+    exponent = to_bits(rhs)
+    zero_result = np.zeros(np.broadcast_shapes(base.shape, exponent.shape), bool)
+    if is_signed(dtype):
+        negative = widen(rhs) < 0
+        unit = np.abs(widen(lhs)) == 1
+        zero_result = negative & ~unit
+        negated = (np.uint64(0) - exponent) & np.uint64((1 << width) - 1) if width < 64 \
+            else np.uint64(0) - exponent
+        with np.errstate(over="ignore"):
+            exponent = np.where(negative & unit, negated, exponent)
+    result = np.ones(zero_result.shape, np.uint64)
+    base = np.broadcast_to(base, result.shape).copy()
+    exponent = np.broadcast_to(exponent, result.shape).copy()
     with np.errstate(over="ignore"):
-        return np.add(lhs, rhs)
+        for _ in range(width):
+            if not exponent.any():
+                break
+            odd = (exponent & np.uint64(1)) != 0
+            result = np.where(odd, result * base, result)
+            base = base * base
+            exponent = exponent >> np.uint64(1)
+    result[zero_result] = 0
+    return from_bits(result, dtype)
+
+
+@define_op("stablehlo.maximum", syntax=BINARY)
+def maximum(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Larger element; NaN propagates, +0 > -0; complex is lexicographic."""
+    return _extremum(lhs, rhs, largest=True)
+
+
+@define_op("stablehlo.minimum", syntax=BINARY)
+def minimum(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Smaller element; NaN propagates, -0 < +0; complex is lexicographic."""
+    return _extremum(lhs, rhs, largest=False)
+
+
+def _extremum(lhs: np.ndarray, rhs: np.ndarray, largest: bool) -> np.ndarray:
+    dtype = lhs.dtype
+    if is_bool(dtype):
+        return np.logical_or(lhs, rhs) if largest else np.logical_and(lhs, rhs)
+    if is_complex(dtype):
+        ar, ai, br, bi = lhs.real, lhs.imag, rhs.real, rhs.imag
+        if largest:
+            pick = np.where(ar == br, ai > bi, ar > br)
+        else:
+            pick = np.where(ar == br, ai < bi, ar < br)
+        return np.where(pick, lhs, rhs).astype(dtype)
+    a, b = widen(lhs), widen(rhs)
+    out = np.maximum(a, b) if largest else np.minimum(a, b)
+    if is_float(dtype):
+        zeros = (a == 0) & (b == 0)
+        if zeros.any():
+            neg_a = np.signbit(a)
+            both = np.where(neg_a, b, a) if largest else np.where(neg_a, a, b)
+            out = np.where(zeros, both, out)
+    return np.asarray(out).astype(dtype)
+
+
+# ---- bitwise and logical ------------------------------------------------------------------
+
+
+def _bitwise(fn: Any, logical: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    if is_bool(lhs.dtype):
+        return logical(lhs, rhs)
+    if not is_int(lhs.dtype):
+        raise unsupported("bitwise operation", lhs.dtype)
+    return int_op(fn, lhs, rhs)
+
+
+@define_op("stablehlo.and", syntax=BINARY)
+def and_(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Bitwise (logical for i1) and."""
+    return _bitwise(np.bitwise_and, np.logical_and, lhs, rhs)
+
+
+@define_op("stablehlo.or", syntax=BINARY)
+def or_(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Bitwise (logical for i1) or."""
+    return _bitwise(np.bitwise_or, np.logical_or, lhs, rhs)
+
+
+@define_op("stablehlo.xor", syntax=BINARY)
+def xor(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Bitwise (logical for i1) exclusive or."""
+    return _bitwise(np.bitwise_xor, np.logical_xor, lhs, rhs)
+
+
+@define_op("stablehlo.not", syntax=UNARY)
+def not_(operand: np.ndarray) -> np.ndarray:
+    """Bitwise (logical for i1) complement."""
+    if is_bool(operand.dtype):
+        return np.logical_not(operand)
+    return from_bits(~to_bits(operand), operand.dtype)
+
+
+def _shift_amount(lhs: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The shift amount read as an unsigned width-bit number, and where it is >= width."""
+    amount = to_bits(rhs)
+    too_far = amount >= np.uint64(num_bits(lhs.dtype))
+    return np.where(too_far, np.uint64(0), amount), too_far
+
+
+@define_op("stablehlo.shift_left", syntax=BINARY)
+def shift_left(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """lhs << rhs; shifting by the width or more gives 0."""
+    amount, too_far = _shift_amount(lhs, rhs)
+    out = np.where(too_far, np.uint64(0), to_bits(lhs) << amount)
+    return from_bits(out, lhs.dtype)
+
+
+@define_op("stablehlo.shift_right_logical", syntax=BINARY)
+def shift_right_logical(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Logical lhs >> rhs; shifting by the width or more gives 0."""
+    amount, too_far = _shift_amount(lhs, rhs)
+    out = np.where(too_far, np.uint64(0), to_bits(lhs) >> amount)
+    return from_bits(out, lhs.dtype)
+
+
+@define_op("stablehlo.shift_right_arithmetic", syntax=BINARY)
+def shift_right_arithmetic(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Arithmetic lhs >> rhs (sign-filling); shifting by the width or more leaves only copies
+    of the sign bit."""
+    dtype = lhs.dtype
+    width = num_bits(dtype)
+    amount, too_far = _shift_amount(lhs, rhs)
+    bits = to_bits(lhs)
+    signed = bits.view(np.int64) if width == 64 else (
+        (bits ^ np.uint64(1 << (width - 1))).astype(np.int64) - (1 << (width - 1)))
+    amount = np.where(too_far, np.uint64(width - 1), amount).astype(np.int64)
+    return from_bits((signed >> amount).view(np.uint64), dtype)
+
+
+@define_op("stablehlo.popcnt", syntax=UNARY)
+def popcnt(operand: np.ndarray) -> np.ndarray:
+    """Number of set bits."""
+    return from_bits(np.bitwise_count(to_bits(operand)).astype(np.uint64), operand.dtype)
+
+
+@define_op("stablehlo.count_leading_zeros", syntax=UNARY)
+def count_leading_zeros(operand: np.ndarray) -> np.ndarray:
+    """Number of leading zero bits at the element width."""
+    bits = to_bits(operand)
+    length = np.zeros(bits.shape, np.uint64)
+    for shift in (32, 16, 8, 4, 2, 1):
+        step = np.uint64(shift)
+        high = (bits >> step) != 0
+        length = np.where(high, length + step, length)
+        bits = np.where(high, bits >> step, bits)
+    length = length + (bits != 0).astype(np.uint64)
+    return from_bits(np.uint64(num_bits(operand.dtype)) - length, operand.dtype)
+
+
+# ---- unary arithmetic -----------------------------------------------------------------------
+
+
+@define_op("stablehlo.negate", syntax=UNARY)
+def negate(operand: np.ndarray) -> np.ndarray:
+    """-x; integers wrap (-INT_MIN = INT_MIN)."""
+    dtype = operand.dtype
+    if is_int(dtype):
+        return from_bits(np.uint64(0) - to_bits(operand), dtype)
+    if is_complex(dtype):
+        return -operand
+    if is_bool(dtype):
+        raise unsupported("negate", dtype)
+    return np.negative(widen(operand)).astype(dtype)
+
+
+@define_op("stablehlo.abs", syntax=UNARY)
+def abs_(operand: np.ndarray, *, result_type: Any = None) -> np.ndarray:
+    """|x|; |INT_MIN| = INT_MIN; complex gives the modulus, computed in double."""
+    dtype = operand.dtype
+    if is_int(dtype):
+        return from_bits(np.abs(widen(operand)).astype(np.int64).view(np.uint64)
+                         if is_signed(dtype) else widen(operand), dtype)
+    if is_complex(dtype):
+        parts = complex_parts_dtype(dtype)
+        return np.abs(operand.astype(np.complex128)).astype(parts)
+    if is_bool(dtype):
+        raise unsupported("abs", dtype)
+    return np.abs(widen(operand)).astype(dtype)
+
+
+@define_op("stablehlo.sign", syntax=UNARY)
+def sign(operand: np.ndarray) -> np.ndarray:
+    """-1, 0 or 1 (floats keep ±0 and NaN; complex is x / |x|)."""
+    dtype = operand.dtype
+    if is_int(dtype):
+        w = widen(operand)
+        return np.sign(w).astype(dtype)
+    if is_complex(dtype):
+        nan = np.isnan(operand.real) | np.isnan(operand.imag)
+        zero = (operand.real == 0) & (operand.imag == 0)
+        modulus = abs_(operand).astype(np.float64)
+        with np.errstate(all="ignore"):
+            unit = divide_complex(operand.astype(np.complex128),
+                                  np.where(zero | nan, 1.0, modulus).astype(np.complex128))
+        out = round_complex(unit, dtype)
+        out = np.where(zero, np.zeros((), dtype), out)
+        return np.where(nan, np.array(complex(np.nan, np.nan), dtype), out)
+    if is_bool(dtype):
+        raise unsupported("sign", dtype)
+    x = widen(operand)
+    return np.where(x > 0, 1.0, np.where(x < 0, -1.0, x)).astype(dtype)
+
+
+def _round(operand: np.ndarray, fn: Any) -> np.ndarray:
+    if not is_float(operand.dtype):
+        raise unsupported("rounding", operand.dtype)
+    return fn(widen(operand)).astype(operand.dtype)
+
+
+def _round_half_away(x: np.ndarray) -> np.ndarray:
+    whole = np.trunc(x)
+    with np.errstate(invalid="ignore"):
+        away = np.abs(x - whole) >= 0.5
+    return np.copysign(np.where(away, whole + np.sign(x), whole), x)
+
+
+@define_op("stablehlo.ceil", syntax=UNARY)
+def ceil(operand: np.ndarray) -> np.ndarray:
+    """Round toward +inf."""
+    return _round(operand, np.ceil)
+
+
+@define_op("stablehlo.floor", syntax=UNARY)
+def floor(operand: np.ndarray) -> np.ndarray:
+    """Round toward -inf."""
+    return _round(operand, np.floor)
+
+
+@define_op("stablehlo.round_nearest_even", syntax=UNARY)
+def round_nearest_even(operand: np.ndarray) -> np.ndarray:
+    """Round to nearest, ties to even."""
+    return _round(operand, np.rint)
+
+
+@define_op("stablehlo.round_nearest_afz", syntax=UNARY)
+def round_nearest_afz(operand: np.ndarray) -> np.ndarray:
+    """Round to nearest, ties away from zero."""
+    return _round(operand, _round_half_away)
+
+
+@define_op("stablehlo.is_finite", syntax=Format("$x", operands=("x",), types="functional"))
+def is_finite(x: np.ndarray) -> np.ndarray:
+    """Neither infinite nor NaN."""
+    return np.isfinite(widen(x))
+
+
+# ---- complex ---------------------------------------------------------------------------------
+
+
+@define_op("stablehlo.real", syntax=UNARY)
+def real(operand: np.ndarray) -> np.ndarray:
+    """Real part (a float operand is its own real part)."""
+    if is_complex(operand.dtype):
+        return np.ascontiguousarray(operand.real)
+    return operand
+
+
+@define_op("stablehlo.imag", syntax=UNARY)
+def imag(operand: np.ndarray) -> np.ndarray:
+    """Imaginary part (zero for a float operand)."""
+    if is_complex(operand.dtype):
+        return np.ascontiguousarray(operand.imag)
+    return np.zeros(operand.shape, operand.dtype)

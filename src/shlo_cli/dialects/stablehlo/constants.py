@@ -1,0 +1,92 @@
+"""constant and iota: ops that produce a tensor from attributes alone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...interpreter.engine import EvaluationError
+from ...ir.attributes import Attribute, DenseElementsAttr
+from ...ir.core import Location, Operation
+from ...ir.printer import Printer
+from ...ir.types import IntegerType, element_type, numpy_dtype
+from ..asm import Format
+from ..registry import OpDef, define_op
+from ..syntax import Custom
+from .conversions import convert_array
+
+
+def _parse_constant(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
+    """`dense<...> : T`, or the generic-looking `() <{value = ...}> : () -> T` used when the
+    value's type differs from the result's (quantized results)."""
+    props: dict[str, Attribute] = {}
+    if p.accept("("):
+        p.expect(")")
+        if p.accept("<"):
+            props = p.parse_attr_dict_body()
+            p.expect(">")
+        attributes = p.parse_optional_attr_dict()
+        p.expect(":")
+        p.expect("(")
+        p.expect(")")
+        p.expect("->")
+        result = p.parse_type()
+        return p.build_operation(opdef.name, opdef, [], [result], props, attributes, [], None,
+                                 location)
+    attributes = p.parse_optional_attr_dict()
+    tok = p.tok
+    value = p.parse_attribute()
+    value_type = getattr(value, "type", None)
+    if value_type is None:
+        raise p.error("expected elements attribute with a type", tok)
+    props["value"] = value
+    return p.build_operation(opdef.name, opdef, [], [value_type], props, attributes, [], None,
+                             location)
+
+
+def _print_constant(pr: Printer, op: Operation) -> None:
+    value = op.properties.get("value")
+    if value is None or getattr(value, "type", None) != op.result_types[0]:
+        pr.write("()")
+        if op.properties:
+            from ...ir.attributes import format_attr_entries
+
+            pr.write(" <{" + format_attr_entries(op.properties) + "}>")
+        pr.write(pr.attr_dict(op.attributes))
+        pr.write(f" : () -> {op.result_types[0]}")
+        return
+    pr.write(pr.attr_dict(op.attributes))
+    pr.write(f" {value}")
+
+
+def _constant_name(op: Operation) -> str:
+    """Upstream's getAsmResultNames: `%c` for integer (incl. i1) elements, else `%cst`."""
+    return "c" if isinstance(element_type(op.result_types[0]), IntegerType) else "cst"
+
+
+@define_op("stablehlo.constant", syntax=Custom(_parse_constant, _print_constant),
+           properties=("value",), asm_result_name=_constant_name)
+def constant(*, value: Any) -> np.ndarray:
+    """The tensor held by the `value` attribute."""
+    if not isinstance(value, np.ndarray):
+        if isinstance(value, DenseElementsAttr):
+            return value.value
+        raise EvaluationError(f"unsupported constant value: {value}")
+    return value
+
+
+@define_op("stablehlo.iota",
+           syntax=Format("`dim` `=` $iota_dimension", types="result",
+                         attrs={"iota_dimension": "int"}),
+           properties=("iota_dimension",))
+def iota(*, iota_dimension: int, result_type: Any) -> np.ndarray:
+    """Each element is its index along `iota_dimension`, converted to the element type."""
+    shape = tuple(result_type.shape)
+    if not 0 <= iota_dimension < len(shape):
+        raise EvaluationError(f"iota dimension {iota_dimension} out of range")
+    index_shape = [1] * len(shape)
+    index_shape[iota_dimension] = shape[iota_dimension]
+    indices = np.arange(shape[iota_dimension], dtype=np.int64).reshape(index_shape)
+    values = convert_array(indices, numpy_dtype(element_type(result_type)))
+    return np.ascontiguousarray(np.broadcast_to(values, shape))

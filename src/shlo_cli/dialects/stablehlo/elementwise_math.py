@@ -1,0 +1,85 @@
+"""Transcendental elementwise ops: as upstream's interpreter does, each is evaluated in double
+(or complex<double>) and rounded once to the element type."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..registry import define_op
+from .elementwise import ACCURACY, BINARY, UNARY, add, complex_multiply, divide, negate, unsupported
+from .elementwise_numerics import is_complex, is_float, upcast_to_double
+
+
+def _transcendental(fn: Callable[[np.ndarray], np.ndarray],
+                    complex_fn: Callable[[np.ndarray], np.ndarray] | None = None
+                    ) -> Callable[[np.ndarray], np.ndarray]:
+    def kernel(operand: np.ndarray) -> np.ndarray:
+        dtype = operand.dtype
+        if is_complex(dtype):
+            return upcast_to_double(complex_fn or fn, dtype, operand)
+        if is_float(dtype):
+            return upcast_to_double(fn, dtype, operand)
+        raise unsupported("this operation", dtype)
+
+    return kernel
+
+
+def _complex_cbrt(z: np.ndarray) -> np.ndarray:
+    """Principal cube root: |z|^(1/3) * e^(i arg(z) / 3), as upstream writes it."""
+    theta = np.arctan2(z.imag, z.real) / 3.0
+    modulus = np.power(np.power(z.real, 2.0) + np.power(z.imag, 2.0), 1.0 / 6.0)
+    return modulus * (np.cos(theta) + 1j * np.sin(theta))
+
+
+def _rsqrt(x: np.ndarray) -> np.ndarray:
+    return 1.0 / np.sqrt(x)
+
+
+def _register(name: str, fn: Callable[[np.ndarray], np.ndarray],
+              complex_fn: Callable[[np.ndarray], np.ndarray] | None = None) -> None:
+    kernel = _transcendental(fn, complex_fn)
+    kernel.__doc__ = f"Elementwise {name.split('.')[-1]}, in double, rounded once."
+    define_op(name, syntax=UNARY, properties=ACCURACY)(kernel)
+
+
+_register("stablehlo.exponential", np.exp)
+_register("stablehlo.exponential_minus_one", np.expm1, lambda z: np.exp(z) - 1.0)
+_register("stablehlo.log", np.log)
+_register("stablehlo.log_plus_one", np.log1p, lambda z: np.log(z + 1.0))
+_register("stablehlo.sine", np.sin)
+_register("stablehlo.cosine", np.cos)
+_register("stablehlo.tan", np.tan)
+_register("stablehlo.tanh", np.tanh)
+_register("stablehlo.sqrt", np.sqrt)
+_register("stablehlo.rsqrt", _rsqrt)
+_register("stablehlo.cbrt", np.cbrt, _complex_cbrt)
+
+
+@define_op("stablehlo.logistic", syntax=UNARY, properties=ACCURACY)
+def logistic(operand: np.ndarray) -> np.ndarray:
+    """1 / (1 + exp(-x)): exp in double, then the add and divide in the element type."""
+    dtype = operand.dtype
+    if not (is_float(dtype) or is_complex(dtype)):
+        raise unsupported("logistic", dtype)
+    one = np.ones(operand.shape, dtype)
+    exp = upcast_to_double(np.exp, dtype, negate(operand))
+    return divide(one, add(one, exp))
+
+
+@define_op("stablehlo.atan2", syntax=BINARY)
+def atan2(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """atan2(y=lhs, x=rhs); complex: -i * log((x + i y) / sqrt(x^2 + y^2))."""
+    dtype = lhs.dtype
+    if is_complex(dtype):
+        y, x = lhs, rhs
+        i = np.full(y.shape, 1j, dtype)
+        numerator = add(x, complex_multiply(i, y))
+        radius = upcast_to_double(np.sqrt, dtype,
+                                  add(complex_multiply(x, x), complex_multiply(y, y)))
+        log = upcast_to_double(np.log, dtype, divide(numerator, radius))
+        return complex_multiply(negate(i), log)
+    if is_float(dtype):
+        return upcast_to_double(np.arctan2, dtype, lhs, rhs)
+    raise unsupported("atan2", dtype)

@@ -1,0 +1,214 @@
+"""Element-type arithmetic shared by the elementwise kernels.
+
+Upstream's interpreter computes on APInt/APFloat: integers wrap at their width, basic float
+ops round once to the element type, and transcendental functions run on `double` and round
+once to the element type. These helpers reproduce that on whole numpy arrays:
+
+- integers are handled as width-bit patterns in `uint64` (`to_bits`/`from_bits`), or as
+  exact `int64`/`uint64` values (`widen`);
+- narrow floats (bf16, f8, f6, f4) are widened exactly to f32/f64 and rounded back once;
+  f64 -> narrow goes through f32 with round-to-odd so the result is correctly rounded
+  (ml_dtypes alone would round twice).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import ml_dtypes
+import numpy as np
+
+_NATIVE_FLOATS = {np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)}
+_SUBBYTE_INTS = {
+    np.dtype(ml_dtypes.int2): (2, True), np.dtype(ml_dtypes.int4): (4, True),
+    np.dtype(ml_dtypes.uint2): (2, False), np.dtype(ml_dtypes.uint4): (4, False),
+}
+_FLOAT_BITS = {
+    np.dtype(ml_dtypes.float4_e2m1fn): 4, np.dtype(ml_dtypes.float6_e2m3fn): 6,
+    np.dtype(ml_dtypes.float6_e3m2fn): 6,
+}
+
+
+def is_bool(dtype: np.dtype) -> bool:
+    return dtype == np.bool_
+
+
+def is_int(dtype: np.dtype) -> bool:
+    """Integer element types other than i1."""
+    return dtype.kind in "iu" or dtype in _SUBBYTE_INTS
+
+
+def is_signed(dtype: np.dtype) -> bool:
+    if dtype in _SUBBYTE_INTS:
+        return _SUBBYTE_INTS[dtype][1]
+    return dtype.kind == "i"
+
+
+def is_complex(dtype: np.dtype) -> bool:
+    return dtype.kind == "c"
+
+
+def is_float(dtype: np.dtype) -> bool:
+    return dtype.kind == "f" or (dtype.kind == "V" and dtype not in _SUBBYTE_INTS)
+
+
+def num_bits(dtype: np.dtype) -> int:
+    """The element type's width in bits, as upstream's `numBits` counts it."""
+    if is_bool(dtype):
+        return 1
+    if dtype in _SUBBYTE_INTS:
+        return _SUBBYTE_INTS[dtype][0]
+    if dtype in _FLOAT_BITS:
+        return _FLOAT_BITS[dtype]
+    return dtype.itemsize * 8
+
+
+# ---- integers ---------------------------------------------------------------------------
+
+
+def to_bits(a: np.ndarray) -> np.ndarray:
+    """The width-bit two's complement pattern of each integer, zero-extended to uint64."""
+    width = num_bits(a.dtype)
+    if is_bool(a.dtype):
+        return a.astype(np.uint64)
+    if is_signed(a.dtype):
+        bits = a.astype(np.int64).view(np.uint64)
+    else:
+        bits = a.astype(np.uint64)
+    if width < 64:
+        bits = bits & np.uint64((1 << width) - 1)
+    return bits
+
+
+def from_bits(bits: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Integers of `dtype` from (possibly overlong) uint64 bit patterns: keeps the low bits."""
+    width = num_bits(dtype)
+    bits = np.asarray(bits, dtype=np.uint64)
+    if is_bool(dtype):
+        return (bits & np.uint64(1)).astype(np.bool_)
+    if width < 64:
+        bits = bits & np.uint64((1 << width) - 1)
+    if is_signed(dtype):
+        if width < 64:
+            sign = np.uint64(1 << (width - 1))
+            with np.errstate(over="ignore"):
+                bits = (bits ^ sign) - sign
+        return bits.view(np.int64).astype(dtype)
+    return bits.astype(dtype)
+
+
+def widen(a: np.ndarray) -> np.ndarray:
+    """An exact wider copy: ints -> int64/uint64, floats -> float64, complex -> complex128."""
+    dtype = a.dtype
+    if is_bool(dtype):
+        return a
+    if is_int(dtype):
+        return a.astype(np.int64 if is_signed(dtype) else np.uint64)
+    if is_complex(dtype):
+        return a.astype(np.complex128)
+    return a.astype(np.float64)
+
+
+def int_min(dtype: np.dtype) -> int:
+    return -(1 << (num_bits(dtype) - 1)) if is_signed(dtype) else 0
+
+
+def int_max(dtype: np.dtype) -> int:
+    width = num_bits(dtype)
+    return (1 << (width - 1)) - 1 if is_signed(dtype) else (1 << width) - 1
+
+
+# ---- floats -----------------------------------------------------------------------------
+
+
+def _round_to_odd_f32(x: np.ndarray) -> np.ndarray:
+    """f64 -> f32 rounding toward zero, with the last bit set when inexact (round-to-odd).
+
+    Rounding that result to a type with at most 22 significand bits is then correct."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        y = x.astype(np.float32)
+        back = y.astype(np.float64)
+        inexact = (back != x) & np.isfinite(x)
+        if not inexact.any():
+            return y
+        bits = y.view(np.uint32).copy()
+        too_big = inexact & (np.abs(back) > np.abs(x))
+        bits[too_big] -= np.uint32(1)
+        bits[inexact] |= np.uint32(1)
+        return bits.view(np.float32)
+
+
+def round_float(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Round float64 (or float32) values once to the float type `dtype`."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        if dtype in _NATIVE_FLOATS or x.dtype == dtype:
+            return x.astype(dtype)
+        if x.dtype == np.float64:
+            x = _round_to_odd_f32(x)
+        return x.astype(dtype)
+
+
+def compute_type(dtype: np.dtype) -> np.dtype:
+    """Where basic float ops run: natively for f16/f32/f64, in f32 for narrower types (one
+    rounding back is exact enough: f32 holds more than twice their precision plus two)."""
+    return dtype if dtype in _NATIVE_FLOATS else np.dtype(np.float32)
+
+
+def float_op(fn: Callable[..., np.ndarray], dtype: np.dtype, *xs: np.ndarray) -> np.ndarray:
+    """A basic IEEE operation (+ - * / sqrt) in the element type, rounded once."""
+    ct = compute_type(dtype)
+    with np.errstate(all="ignore"):
+        out = fn(*[x.astype(ct, copy=False) for x in xs])
+    return out if ct == dtype else round_float(out, dtype)
+
+
+def upcast_to_double(fn: Callable[..., np.ndarray], dtype: np.dtype,
+                     *xs: np.ndarray) -> np.ndarray:
+    """Upstream's mapWithUpcastToDouble: evaluate in double (complex<double>) and round once
+    to the element type."""
+    with np.errstate(all="ignore"):
+        if is_complex(dtype):
+            out = fn(*[x.astype(np.complex128) for x in xs])
+            return round_complex(np.asarray(out, dtype=np.complex128), dtype)
+        out = fn(*[x.astype(np.float64) for x in xs])
+        return round_float(np.asarray(out, dtype=np.float64), dtype)
+
+
+def round_complex(z: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """complex128 -> `dtype`, rounding each part once."""
+    if dtype == np.complex128:
+        return z
+    out = np.empty(z.shape, dtype)
+    out.real = z.real.astype(np.float32)
+    out.imag = z.imag.astype(np.float32)
+    return out
+
+
+def complex_parts_dtype(dtype: np.dtype) -> np.dtype:
+    return np.dtype(np.float32) if dtype == np.complex64 else np.dtype(np.float64)
+
+
+def make_complex(real: np.ndarray, imag: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    out = np.empty(np.broadcast_shapes(real.shape, imag.shape), dtype)
+    out.real = real
+    out.imag = imag
+    return out
+
+
+def divide_complex(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """complex128 division as compiler-rt's `__divdc3` does it (logb scaling)."""
+    ar, ai, c, d = a.real, a.imag, b.real, b.imag
+    with np.errstate(all="ignore"):
+        big = np.maximum(np.abs(c), np.abs(d))
+        _, exp = np.frexp(big)
+        scale = np.where(np.isfinite(big) & (big != 0), exp - 1, 0).astype(np.int64)
+        c = np.ldexp(c, -scale)
+        d = np.ldexp(d, -scale)
+        denom = c * c + d * d
+        real = np.ldexp((ar * c + ai * d) / denom, -scale)
+        imag = np.ldexp((ai * c - ar * d) / denom, -scale)
+        out = make_complex(real, imag, np.dtype(np.complex128))
+        bad = np.isnan(real) & np.isnan(imag)
+        if bad.any():
+            out[bad] = (a / b)[bad]
+    return out

@@ -1,0 +1,174 @@
+"""compare, select, clamp and complex: elementwise ops with their own assembly quirks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...ir.attributes import DialectAttr
+from ...ir.core import Location, Operation
+from ...ir.types import ComplexType, FunctionType, TensorType, Type
+from ..asm import Format
+from ..registry import OpDef, define_op
+from ..syntax import Custom
+from .elementwise import maximum, minimum
+from .elementwise_numerics import is_bool, is_complex, is_float, make_complex, widen
+
+# ---- compare -------------------------------------------------------------------------------
+
+DIRECTIONS = ("EQ", "NE", "GE", "GT", "LE", "LT")
+COMPARE_TYPES = ("NOTYPE", "FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED")
+
+
+def _parse_enum(p: Any, kind: str, allowed: tuple[str, ...]) -> DialectAttr:
+    tok = p.tok
+    word = p.parse_keyword()
+    if word not in allowed:
+        raise p.error(f"expected one of [{', '.join(allowed)}] for {kind}, got: {word}", tok)
+    return DialectAttr("stablehlo", "", f"{kind} {word}")
+
+
+def _parse_compare(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
+    start = p.tok
+    props = {"comparison_direction": _parse_enum(p, "comparison_direction", DIRECTIONS)}
+    p.expect(",")
+    operands = [p.parse_operand()]
+    p.expect(",")
+    operands.append(p.parse_operand())
+    if p.accept(","):
+        props["compare_type"] = _parse_enum(p, "comparison_type", COMPARE_TYPES)
+    attributes = p.parse_optional_attr_dict()
+    results = _parse_functional(p, operands, start)
+    return p.build_operation(opdef.name, opdef, operands, results, props, attributes, [], None,
+                             location)
+
+
+def _parse_functional(p: Any, operands: list, start: Any) -> list[Type]:
+    p.expect(":")
+    tok = p.tok
+    ftype = p.parse_type()
+    if not isinstance(ftype, FunctionType):
+        raise p.error("expected function type", tok)
+    p.check_operand_types(operands, list(ftype.inputs), start)
+    return list(ftype.results)
+
+
+def _functional(op: Operation) -> str:
+    return " : " + str(FunctionType(tuple(op.operand_types), tuple(op.result_types)))
+
+
+def _print_compare(pr: Any, op: Operation) -> None:
+    direction = op.properties["comparison_direction"].value
+    pr.write(f"  {direction}, {pr.operands(op.operands)}")
+    compare_type = op.properties.get("compare_type")
+    if compare_type is not None:
+        pr.write(f",  {compare_type.value}")
+    pr.write(pr.attr_dict(op.attributes))
+    pr.write(_functional(op))
+
+
+def _total_order_key(x: np.ndarray) -> np.ndarray:
+    """IEEE totalOrder as an integer key: -NaN < -Inf < ... < -0 < +0 < ... < Inf < NaN."""
+    bits = x.astype(np.float64).view(np.int64)
+    return np.where(bits < 0, bits ^ np.int64(0x7FFFFFFFFFFFFFFF), bits)
+
+
+_ORDERED = {
+    "EQ": np.equal, "NE": np.not_equal, "GE": np.greater_equal, "GT": np.greater,
+    "LE": np.less_equal, "LT": np.less,
+}
+
+
+@define_op("stablehlo.compare", syntax=Custom(_parse_compare, _print_compare),
+           properties=("comparison_direction", "compare_type"))
+def compare(lhs: np.ndarray, rhs: np.ndarray, *, comparison_direction: str,
+            compare_type: str | None) -> np.ndarray:
+    """lhs <direction> rhs. Floats follow IEEE (NaN compares unequal) unless compare_type is
+    TOTALORDER; complex numbers compare lexicographically by (real, imag)."""
+    dtype = lhs.dtype
+    if is_complex(dtype):
+        return _compare_complex(lhs, rhs, comparison_direction)
+    if is_float(dtype) and compare_type == "TOTALORDER":
+        a, b = _total_order_key(widen(lhs)), _total_order_key(widen(rhs))
+    elif is_bool(dtype):
+        a, b = lhs.astype(np.uint8), rhs.astype(np.uint8)
+    else:
+        a, b = widen(lhs), widen(rhs)
+    return np.asarray(_ORDERED[comparison_direction](a, b))
+
+
+def _compare_complex(lhs: np.ndarray, rhs: np.ndarray, direction: str) -> np.ndarray:
+    ar, ai, br, bi = lhs.real, lhs.imag, rhs.real, rhs.imag
+    equal = (ar == br) & (ai == bi)
+    if direction == "EQ":
+        return equal
+    if direction == "NE":
+        return ~equal
+    strict = np.greater if direction in ("GT", "GE") else np.less
+    result = strict(ar, br) | ((ar == br) & strict(ai, bi))
+    return result | equal if direction in ("GE", "LE") else result
+
+
+# ---- select / clamp ------------------------------------------------------------------------
+
+
+@define_op("stablehlo.select", syntax=Format("$pred `,` $on_true `,` $on_false",
+                                             operands=("pred", "on_true", "on_false"),
+                                             types="select"))
+def select(pred: np.ndarray, on_true: np.ndarray, on_false: np.ndarray) -> np.ndarray:
+    """on_true where pred holds, else on_false (a scalar pred picks a whole tensor)."""
+    if pred.ndim == 0:
+        return on_true if bool(pred) else on_false
+    return np.where(pred, on_true, on_false)
+
+
+@define_op("stablehlo.clamp", syntax=Format("$min `,` $operand `,` $max",
+                                            operands=("min", "operand", "max")))
+def clamp(min: np.ndarray, operand: np.ndarray, max: np.ndarray) -> np.ndarray:  # noqa: A002
+    """minimum(maximum(operand, min), max); scalar bounds apply to every element."""
+    return minimum(maximum(operand, min), max)
+
+
+# ---- complex -------------------------------------------------------------------------------
+
+
+def _real_type(t: Type) -> Type:
+    if isinstance(t, TensorType) and isinstance(t.element, ComplexType):
+        return TensorType(t.shape, t.element.element)
+    return t
+
+
+def _parse_complex(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
+    start = p.tok
+    operands = [p.parse_operand()]
+    p.expect(",")
+    operands.append(p.parse_operand())
+    attributes = p.parse_optional_attr_dict()
+    p.expect(":")
+    t = p.parse_type()
+    if isinstance(t, FunctionType):
+        p.check_operand_types(operands, list(t.inputs), start)
+        results = list(t.results)
+    else:
+        p.check_operand_types(operands, [_real_type(t)] * 2, start)
+        results = [t]
+    return p.build_operation(opdef.name, opdef, operands, results, {}, attributes, [], None,
+                             location)
+
+
+def _print_complex(pr: Any, op: Operation) -> None:
+    pr.write(" " + pr.operands(op.operands) + pr.attr_dict(op.attributes))
+    result = op.result_types[0]
+    real = _real_type(result)
+    if all(t == real for t in op.operand_types):
+        pr.write(f" : {result}")
+    else:
+        pr.write(_functional(op))
+
+
+@define_op("stablehlo.complex", syntax=Custom(_parse_complex, _print_complex))
+def complex_(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """lhs + i * rhs."""
+    dtype = np.dtype(np.complex64) if lhs.dtype == np.float32 else np.dtype(np.complex128)
+    return make_complex(lhs, rhs, dtype)
