@@ -13,6 +13,7 @@ from shlo_cli.dialects.stablehlo.gather_scatter import gather, scatter
 from shlo_cli.interpreter.engine import Interpreter
 from shlo_cli.ir.attributes import DialectAttr
 from shlo_cli.ir.core import Block, Operation, Region
+from shlo_cli.ir.diagnostics import Diagnostic
 from shlo_cli.ir.parser import parse_source, scalar_type
 from shlo_cli.ir.printer import print_module
 from shlo_cli.ir.types import TensorType, numpy_dtype
@@ -254,3 +255,12 @@ def test_gather_generic_print() -> None:
             "offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], "
             "index_vector_dim = 1>, indices_are_sorted = false, slice_sizes = array<i64: 1, 4>}>"
             " : (tensor<3x4xf32>, tensor<2x1xi64>) -> tensor<2x4xf32>") in printed
+
+
+def test_scatter_region_that_only_takes_scalars_still_runs() -> None:
+    def scalar_only(a, b):
+        if np.ndim(a):
+            raise Diagnostic("kernel wants 0-d operands")
+        return [a * 3 - b]
+
+    _run_scatter(SCATTER_CASES[1], "test.scalar", scalar_only)

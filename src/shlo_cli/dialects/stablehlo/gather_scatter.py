@@ -20,6 +20,7 @@ import numpy as np
 
 from ...interpreter.engine import EvaluationError
 from ...ir.core import Operation, Value
+from ...ir.diagnostics import Diagnostic
 from ...ir.types import TensorType, numpy_dtype
 from ..registry import define_op
 
@@ -192,6 +193,15 @@ def _occurrence(targets: np.ndarray) -> np.ndarray:
     return rank
 
 
+def _last_occurrences(targets: np.ndarray) -> np.ndarray:
+    """Positions of the final entry for each distinct target (later updates win)."""
+    order = np.argsort(targets, kind="stable")
+    ordered = targets[order]
+    last = np.ones(targets.size, dtype=bool)
+    last[:-1] = ordered[:-1] != ordered[1:]
+    return order[last]
+
+
 def _apply_in_rounds(results: list[np.ndarray], updates: list[np.ndarray],
                      targets: np.ndarray, region: Callable[..., list[Any]]) -> None:
     """Run the region on whole arrays, one round per level of target repetition."""
@@ -200,11 +210,33 @@ def _apply_in_rounds(results: list[np.ndarray], updates: list[np.ndarray],
         chosen = np.flatnonzero(rank == level)
         where = targets[chosen]
         args = [r[where] for r in results] + [u[chosen] for u in updates]
-        values = region(*args)
-        if len(values) != len(results):
-            raise EvaluationError("update_computation returned the wrong number of values")
+        try:
+            values = _call_region(region, args, where.shape, [r.dtype for r in results])
+        except Diagnostic:
+            # A region op whose kernel only takes 0-d tensors: run this round's updates one
+            # by one (any genuine error recurs there and propagates).
+            values = _call_elementwise(region, args, [r.dtype for r in results])
         for r, v in zip(results, values, strict=True):
-            r[where] = np.broadcast_to(np.asarray(v, dtype=r.dtype), where.shape)
+            r[where] = v
+
+
+def _call_region(region: Callable[..., list[Any]], args: list[np.ndarray],
+                 shape: tuple[int, ...], dtypes: list[np.dtype]) -> list[np.ndarray]:
+    values = region(*args)
+    if len(values) != len(dtypes):
+        raise EvaluationError("update_computation returned the wrong number of values")
+    return [np.broadcast_to(np.asarray(v, dtype=dt), shape) for v, dt in zip(values, dtypes,
+                                                                             strict=True)]
+
+
+def _call_elementwise(region: Callable[..., list[Any]], args: list[np.ndarray],
+                      dtypes: list[np.dtype]) -> list[np.ndarray]:
+    out = [np.empty(args[0].shape, dtype=dt) for dt in dtypes]
+    for i in range(args[0].size):
+        values = _call_region(region, [a[i] for a in args], (), dtypes)
+        for o, v in zip(out, values, strict=True):
+            o[i] = v
+    return out
 
 
 # ---- scatter --------------------------------------------------------------------------------
@@ -276,7 +308,7 @@ def _scatter_into(results: list[np.ndarray], scatter_indices: np.ndarray,
         if combine is _KEEP:
             continue
         if combine is _REPLACE:
-            last = targets.size - 1 - np.unique(targets[::-1], return_index=True)[1]
+            last = _last_occurrences(targets)
             result[targets[last]] = value[last]
         else:
             with np.errstate(all="ignore"):
