@@ -1,5 +1,5 @@
-"""Control flow and call-like ops: while, if, case, return, composite, custom_call,
-optimization_barrier.
+"""Control flow and call-like ops: while, if, case, return, composite, custom_call.
+(`optimization_barrier` lives with the elementwise misc ops.)
 
 Region-taking evaluators receive each region as a callable that runs the region's prebuilt
 plan, so a `while` loop costs one plan execution per `cond`/`body` run and nothing more.
@@ -153,42 +153,6 @@ def case(index: np.ndarray, *, branches: list[Callable[..., list[Any]]]) -> Any:
     if index < 0 or index >= len(branches):
         index = len(branches) - 1
     return _results(branches[index]())
-
-
-# ---- stablehlo.optimization_barrier --------------------------------------------------------
-# Format: `attr-dict ($operand^ `:` custom<PairwiseOpType>(...)):(`(` `)`)?`
-
-
-def _parse_barrier(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
-    attributes = p.parse_optional_attr_dict()
-    tok = p.tok
-    operands: list[Value] = []
-    types: list[Type] = []
-    if p.accept("("):
-        p.expect(")")
-    else:
-        operands = p.parse_operand_list()
-        if not operands:
-            raise p.error("expected SSA operand")
-        p.expect(":")
-        types = p.parse_type_list()
-        p.check_operand_types(operands, types, tok)
-    return p.build_operation(opdef.name, opdef, operands, list(types), {}, attributes, [], None,
-                             location)
-
-
-def _print_barrier(pr: Any, op: Operation) -> None:
-    pr.write(pr.attr_dict(_attrs_without(op, set())))
-    if op.operands:
-        pr.write(" " + pr.operands(op.operands) + " : " + ", ".join(map(str, op.operand_types)))
-    else:
-        pr.write("()")
-
-
-@define_op("stablehlo.optimization_barrier", syntax=Custom(_parse_barrier, _print_barrier))
-def optimization_barrier(*operand: np.ndarray) -> Any:
-    """The identity: `result` = `operand` (it only constrains compiler transformations)."""
-    return _results(operand)
 
 
 # ---- stablehlo.composite ------------------------------------------------------------------
