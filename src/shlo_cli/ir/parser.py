@@ -32,6 +32,15 @@ from .attributes import (
 from .core import Block, Location, Module, Operation, Region, Value
 from .dense import DenseLiteralError, parse_dense_literal
 from .diagnostics import Diagnostic, SourceFile
+from .locations import (
+    CallSiteLoc,
+    FileLineColLoc,
+    FusedLoc,
+    LocAliasRef,
+    LocationAttr,
+    NameLoc,
+    UnknownLoc,
+)
 from .lexer import (
     AT,
     BANG,
@@ -105,7 +114,8 @@ class Parser:
         self.tok: Token = lex_at(self.src, 0)
         self.attr_aliases: dict[str, Attribute] = {}
         self.type_aliases: dict[str, Type] = {}
-        self.loc_aliases: dict[str, str] = {}
+        self.loc_aliases: dict[str, LocationAttr] = {}
+        self.loc_alias_uses: list[Token] = []
         # Scopes of SSA names: (names, isolated). Lookups stop at an isolated scope.
         self.scopes: list[tuple[dict[str, Value], bool]] = []
         self.block_scopes: list[dict[str, Block]] = []
@@ -203,6 +213,9 @@ class Parser:
             else:
                 ops.append(self.parse_operation())
         self._check_forward_refs()
+        for use in self.loc_alias_uses:
+            if use.text[1:] not in self.loc_aliases:
+                raise self.error(f"undefined symbol alias id '{use.text[1:]}'", use)
         self.scopes.pop()
         self.block_scopes.pop()
         if len(ops) == 1 and ops[0].name == "builtin.module":
@@ -212,18 +225,17 @@ class Parser:
             body = Block()
             for op in ops:
                 body.append(op)
+            # MLIR gives an implicit module the location `"file":0:0`.
             module_op = Operation("builtin.module", regions=[Region([body])],
-                                  location=self.location_here(start), opdef=opdef)
-        module = Module(module_op, resources, self.source.name, self.src)
-        module.resources["__loc_aliases__"] = self.loc_aliases
-        return module
+                                  location=Location(self.source.name, 0, 0), opdef=opdef)
+        return Module(module_op, resources, self.source.name, self.src)
 
     def _parse_alias_definition(self) -> None:
         tok = self.advance()
         self.expect("=")
         if tok.kind == HASH:
             if self.tok.kind == BARE and self.tok.text == "loc":
-                self.loc_aliases[tok.text] = self._parse_location_text()
+                self.loc_aliases[tok.text[1:]] = self.parse_location()
             else:
                 self.attr_aliases[tok.text] = self.parse_attribute()
         else:
@@ -476,21 +488,71 @@ class Parser:
 
     def _parse_trailing_location(self, op: Operation) -> None:
         if self.tok.kind == BARE and self.tok.text == "loc":
-            op.location.attr = OpaqueAttr(self._parse_location_text())
+            op.location.attr = self.parse_location()
 
     def parse_optional_location(self) -> Attribute | None:
         if self.tok.kind == BARE and self.tok.text == "loc":
-            return OpaqueAttr(self._parse_location_text())
+            return self.parse_location()
         return None
 
-    def _parse_location_text(self) -> str:
-        start = self.tok.start
+    def parse_location(self) -> LocationAttr:
+        """`loc(...)`: file:line:col, name, callsite, fused, unknown or a `#loc` alias."""
         self.expect_keyword("loc")
-        if not self.at("("):
-            raise self.error("expected '(' in location")
-        end = self._balanced_end(self.tok.start, "(", ")")
-        self.tok = lex_at(self.src, end)
-        return self.src[start:end]
+        self.expect("(", "in location")
+        loc = self._parse_location_body()
+        self.expect(")", "in location")
+        return loc
+
+    def _parse_location_body(self) -> LocationAttr:
+        tok = self.tok
+        if tok.kind == HASH:
+            self.advance()
+            self.loc_alias_uses.append(tok)
+            return LocAliasRef(tok.text[1:], self.loc_aliases)
+        if tok.kind == STRING:
+            self.advance()
+            text = unescape_string(tok.text)
+            if self.accept(":"):
+                line = self.parse_integer()
+                self.expect(":", "in file line col location")
+                col = self.parse_integer()
+                if self.tok.kind == BARE and self.tok.text == "to":  # a range: keep the start
+                    self.advance()
+                    self.accept(":")
+                    self.parse_integer()
+                    if self.accept(":"):
+                        self.parse_integer()
+                return FileLineColLoc(text, line, col)
+            if self.accept("("):
+                child = self._parse_location_body()
+                self.expect(")", "after child location of NameLoc")
+                return NameLoc(text, child)
+            return NameLoc(text)
+        if tok.kind == BARE:
+            if tok.text == "unknown":
+                self.advance()
+                return UnknownLoc()
+            if tok.text == "callsite":
+                self.advance()
+                self.expect("(", "in callsite location")
+                callee = self._parse_location_body()
+                self.expect_keyword("at")
+                caller = self._parse_location_body()
+                self.expect(")", "in callsite location")
+                return CallSiteLoc(callee, caller)
+            if tok.text == "fused":
+                self.advance()
+                metadata = None
+                if self.accept("<"):
+                    metadata = self.parse_attribute()
+                    self.expect(">", "after fused location metadata")
+                self.expect("[", "in fused location")
+                locs = [self._parse_location_body()]
+                while self.accept(","):
+                    locs.append(self._parse_location_body())
+                self.expect("]", "in fused location")
+                return FusedLoc(tuple(locs), metadata)
+        raise self.error("expected location instance")
 
     # ---- regions -------------------------------------------------------------------------
 
@@ -815,7 +877,7 @@ class Parser:
                 self.tok = lex_at(self.src, end)
                 return OpaqueAttr(_normalize_space(body))
             if text == "loc":
-                return OpaqueAttr(self._parse_location_text())
+                return self.parse_location()
             return TypeAttr(self.parse_type())
         if kind in (INT, FLOAT) or (kind == PUNCT and tok.text == "-"):
             return self._parse_number_attr(type_hint)

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from .attributes import Attribute, DialectAttr, OpaqueAttr, format_attr_entries
 from .core import Block, Module, Operation, Region, Value
+from .locations import FileLineColLoc, LocAliases, LocationAttr
 from .types import FunctionType, TensorType, Type
 
 # Dialect attributes printed through a file-level alias (`#sparse = #sparse_tensor...`).
@@ -106,7 +107,7 @@ class Printer:
         self.indent = 0
         self.names: _Names | None = None
         self.default_dialects: list[str] = ["builtin"]
-        self.loc_aliases: dict[str, str] = {}
+        self.loc_aliases: LocAliases | None = None
         self.source_name = ""
 
     # ---- building blocks for op syntaxes ------------------------------------------------
@@ -157,7 +158,7 @@ class Printer:
         text = self.block_name(block)
         if block.arguments:
             args = []
-            for arg, loc in zip(block.arguments, block.arg_locations):
+            for arg, loc in zip(block.arguments, block.arg_locations, strict=False):
                 item = f"{self.name(arg)}: {arg.type}"
                 if self.debuginfo:
                     item += " " + self.location_text(loc)
@@ -166,33 +167,17 @@ class Printer:
         return text + ":"
 
     def location_text(self, loc: Attribute | None, op: Operation | None = None) -> str:
+        """` loc(...)` text: an op's own location (`op` given; printed through a `#loc`
+        alias unless local scope) or a block argument's location (always inline)."""
         if loc is None and op is not None:
-            loc = op.location.attr
-            if loc is None:
-                return f'loc("{op.location.filename}":{op.location.line}:{op.location.col})'
+            loc = op_location(op)
         if loc is None:
             return "loc(unknown)"
-        text = str(loc)
-        if self.loc_aliases:
-            text = self._expand_loc_aliases(text)
-        return text
-
-    def _expand_loc_aliases(self, text: str) -> str:
-        import re
-
-        def repl(m: re.Match[str]) -> str:
-            inner = self.loc_aliases.get(m.group(1))
-            if inner is None:
-                return m.group(0)
-            inner_text = self._expand_loc_aliases(inner)
-            return inner_text[4:-1] if inner_text.startswith("loc(") else inner_text
-
-        for _ in range(8):
-            new = re.sub(r"(#loc[0-9A-Za-z_]*)", repl, text)
-            if new == text:
-                break
-            text = new
-        return text
+        if isinstance(loc, LocationAttr):
+            if op is not None and self.loc_aliases is not None:
+                return self.loc_aliases.use(loc.resolved())
+            return f"loc({loc.inline()})"
+        return str(loc)
 
     def op_name(self, op: Operation) -> str:
         """The op name with the enclosing default dialect (`func.` in functions) elided."""
@@ -235,16 +220,51 @@ class Printer:
         self.write(" : " + str(FunctionType(tuple(op.operand_types), tuple(op.result_types))))
 
     def print_module(self, module: Module) -> str:
-        self.loc_aliases = dict(module.resources.get("__loc_aliases__", {}))
         self.out = []
         self.names = _Names(module.op, self.generic)
+        self.loc_aliases = None
+        if self.debuginfo and not self.local_scope:
+            self.loc_aliases = _collect_loc_aliases(module.op)
         self.print_op(module.op)
         self.write("\n")
         text = "".join(self.out)
+        if self.loc_aliases is not None:
+            before = "".join(d + "\n" for d in self.loc_aliases.definitions(deferred=False))
+            after = "".join(d + "\n" for d in self.loc_aliases.definitions(deferred=True))
+            text = before + text + after
         resources = {k: v for k, v in module.resources.items() if not k.startswith("__")}
         if resources:
             text += _format_resources(resources)
         return _apply_aliases(text, module.op)
+
+
+def op_location(op: Operation) -> LocationAttr:
+    """The op's `loc(...)` from the source, else where it was parsed (file:line:col)."""
+    attr = op.location.attr
+    if isinstance(attr, LocationAttr):
+        return attr
+    loc = op.location
+    return FileLineColLoc(loc.filename, loc.line, loc.col)
+
+
+def _collect_loc_aliases(top: Operation) -> LocAliases:
+    """Visit locations in print order: each op's own location (deferrable, printed after the
+    module), then block argument locations (printed before it), then nested ops."""
+    aliases = LocAliases()
+
+    def visit(op: Operation) -> None:
+        aliases.visit(op_location(op), deferrable=True)
+        for region in op.regions:
+            for block in region.blocks:
+                for loc in block.arg_locations:
+                    if isinstance(loc, LocationAttr):
+                        aliases.visit(loc, deferrable=False)
+                for nested in block.operations:
+                    visit(nested)
+
+    visit(top)
+    aliases.assign()
+    return aliases
 
 
 def _format_resources(resources: dict[str, object]) -> str:
