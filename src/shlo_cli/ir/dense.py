@@ -81,11 +81,18 @@ def _flatten(body: str) -> tuple[int, list, list[int] | None]:
     counts: list[int] = []
     dims: list[int | None] = []
     complex_buf: list[str] | None = None
-    expect_value = True
+    kinds: dict[int, str] = {}  # per nesting level: holds "list"s or "elem"ents, never both
+
+    def holds(kind: str, at: int) -> None:
+        if depth and kinds.setdefault(depth, kind) != kind:
+            raise DenseLiteralError("tensor literal is invalid; ranks are not consistent "
+                                    "between elements", at)
+
     n = 0
     for m in _ITEM.finditer(body):
         n += 1
         if m.group(1):
+            holds("list", m.start(1))
             depth += 1
             if len(counts) < depth:
                 counts.append(0)
@@ -105,6 +112,7 @@ def _flatten(body: str) -> tuple[int, list, list[int] | None]:
         elif m.group(3):
             continue
         elif m.group(4):
+            holds("elem", m.start(4))
             complex_buf = []
         elif m.group(5):
             if complex_buf is None or len(complex_buf) != 2:
@@ -114,13 +122,13 @@ def _flatten(body: str) -> tuple[int, list, list[int] | None]:
             if depth:
                 counts[depth - 1] += 1
         elif m.group(9):
-            raise DenseLiteralError(f"unexpected character '{m.group(9)}' in dense literal",
-                                    m.start(9))
+            raise DenseLiteralError("expected element literal of primitive type", m.start(9))
         else:
             text = m.group(6) or m.group(7) or m.group(8)
             if complex_buf is not None:
                 complex_buf.append(text)
             else:
+                holds("elem", m.start())
                 items.append(text)
                 if depth:
                     counts[depth - 1] += 1
@@ -146,15 +154,16 @@ def _convert(items: list, etype: Type, dtype: np.dtype) -> np.ndarray:
             elif x in ("false", "0"):
                 out.append(False)
             else:
-                raise DenseLiteralError(f"expected i1 value, got '{x}'", 0)
+                raise DenseLiteralError("integer constant out of range for type", 0)
         return np.array(out, dtype=np.bool_)
     if isinstance(etype, (IntegerType, IndexType)):
         try:
             values = [int(x, 0) if not x.lstrip("-+").startswith("0x") else int(x, 16) for x in items]
         except ValueError:
             bad = next(x for x in items if not re.fullmatch(r"[-+]?(0x[0-9A-Fa-f]+|[0-9]+)", x))
-            raise DenseLiteralError(f"expected integer elements, but parsed floating-point: "
-                                    f"'{bad}'" if "." in bad else f"expected integer literal, got '{bad}'", 0) from None
+            message = ("expected integer elements, but parsed floating-point" if "." in bad
+                       else "expected integer literal")
+            raise DenseLiteralError(message, 0) from None
         width = 64 if isinstance(etype, IndexType) else etype.width
         unsigned = isinstance(etype, IntegerType) and etype.is_unsigned
         lo = 0 if unsigned else -(1 << (width - 1))
@@ -210,8 +219,6 @@ def _parse_hex(text: str, etype: Type, dtype: np.dtype, shape: tuple[int, ...], 
         data = np.frombuffer(raw, dtype=dtype).copy()
         return data.reshape(()), True
     if len(raw) != itemsize * count:
-        raise DenseLiteralError(
-            f"elements hex data size is invalid for provided type: got {len(raw)} bytes, "
-            f"expected {itemsize * count}", 0)
+        raise DenseLiteralError("elements hex data size is invalid for provided type", 0)
     data = np.frombuffer(raw, dtype=dtype).copy()
     return data.reshape(shape), False

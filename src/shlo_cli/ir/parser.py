@@ -32,15 +32,6 @@ from .attributes import (
 from .core import Block, Location, Module, Operation, Region, Value
 from .dense import DenseLiteralError, parse_dense_literal
 from .diagnostics import Diagnostic, SourceFile
-from .locations import (
-    CallSiteLoc,
-    FileLineColLoc,
-    FusedLoc,
-    LocAliasRef,
-    LocationAttr,
-    NameLoc,
-    UnknownLoc,
-)
 from .lexer import (
     AT,
     BANG,
@@ -50,12 +41,22 @@ from .lexer import (
     FLOAT,
     HASH,
     INT,
+    INVALID,
     PERCENT,
     PUNCT,
     STRING,
     Token,
     lex_at,
     unescape_string,
+)
+from .locations import (
+    CallSiteLoc,
+    FileLineColLoc,
+    FusedLoc,
+    LocAliasRef,
+    LocationAttr,
+    NameLoc,
+    UnknownLoc,
 )
 from .types import (
     DYNAMIC,
@@ -88,6 +89,7 @@ _QUANT_HEAD = re.compile(
 _QUANT_PARAM = re.compile(r"\s*([-+]?[0-9.]+(?:[eE][-+]?[0-9]+)?|0x[0-9A-Fa-f]+)\s*(?::\s*(-?[0-9]+))?\s*")
 
 _TYPE_CACHE: dict[str, Type] = {}
+MAX_INT_WIDTH = 16777215  # IntegerType::kMaxWidth
 
 
 def scalar_type(name: str) -> Type | None:
@@ -96,7 +98,10 @@ def scalar_type(name: str) -> Type | None:
         return FloatType(name)
     m = _INT_TYPE.fullmatch(name)
     if m:
-        return IntegerType(int(m.group(2)), m.group(1))
+        width = int(m.group(2))
+        if width > MAX_INT_WIDTH:
+            return None
+        return IntegerType(width, m.group(1))
     if name == "index":
         return IndexType()
     if name == "none":
@@ -120,6 +125,7 @@ class Parser:
         self.scopes: list[tuple[dict[str, Value], bool]] = []
         self.block_scopes: list[dict[str, Block]] = []
         self.forward_refs: dict[int, tuple[str, Token]] = {}
+        self.block_uses: dict[int, Token] = {}
         self.default_dialects: list[str] = []
         self._peeked: Token | None = None
         self._peek_from = -1
@@ -145,7 +151,12 @@ class Parser:
         return self._peeked
 
     def error(self, message: str, tok: Token | None = None, offset: int | None = None) -> Diagnostic:
-        pos = offset if offset is not None else (tok or self.tok).start
+        where = tok or self.tok
+        if offset is None and where.kind == INVALID:
+            # The parser stopped at text the lexer could not read: report that instead.
+            message = ("expected '\"' in string literal" if where.text in ('"', "@")
+                       else "unexpected character")
+        pos = offset if offset is not None else where.start
         return Diagnostic(message, self.source, pos)
 
     def at(self, text: str) -> bool:
@@ -277,7 +288,8 @@ class Parser:
         blocks = self.block_scopes.pop()
         for label, block in blocks.items():
             if block.parent is None:
-                raise self.error(f"reference to an undefined block '{label}'")
+                use = self.block_uses.get(id(block))
+                raise self.error(f"reference to an undefined block '{label}'", use)
 
     def define_value(self, name: str, value: Value, tok: Token | None = None) -> None:
         names = self.scopes[-1][0]
@@ -304,6 +316,15 @@ class Parser:
             v = names.get(name)
             if v is not None:
                 return v
+            if "#" in name:
+                base, _, index = name.partition("#")
+                single = names.get(base)
+                if single is not None and id(single) not in self.forward_refs:
+                    if index == "0":
+                        return single
+                    raise self.error("reference to invalid result number", tok)
+                if names.get(base + "#0") is not None:
+                    raise self.error("reference to invalid result number", tok)
             if isolated:
                 break
         # A forward reference: resolved when the name is defined later in this scope.
@@ -458,6 +479,10 @@ class Parser:
         ftype = self.parse_type()
         if not isinstance(ftype, FunctionType):
             raise self.error("expected function type", type_tok)
+        if len(ftype.inputs) != len(operands):
+            count = len(operands)
+            raise self.error(f"expected {count} operand type{'' if count == 1 else 's'} but had "
+                             f"{len(ftype.inputs)}", type_tok)
         self.check_operand_types(operands, list(ftype.inputs), name_tok)
         return self.build_operation(name, opdef, operands, list(ftype.results), properties,
                                     attributes, regions, successors, location)
@@ -484,6 +509,7 @@ class Parser:
             block = Block()
             block.label = tok.text
             blocks[tok.text] = block
+            self.block_uses[id(block)] = tok
         return block
 
     def _parse_trailing_location(self, op: Operation) -> None:
@@ -669,11 +695,16 @@ class Parser:
             if scalar is not None:
                 self.advance()
                 return scalar
+            if _INT_TYPE.fullmatch(text):
+                raise self.error("invalid integer width")
             if text == "complex":
                 self.advance()
-                self.expect("<")
+                self.expect("<", "in complex type")
+                inner_tok = self.tok
                 inner = self.parse_type()
-                self.expect(">")
+                if not isinstance(inner, (FloatType, IntegerType)):
+                    raise self.error("invalid element type for complex", inner_tok)
+                self.expect(">", "in complex type")
                 return ComplexType(inner)
             if text == "tuple":
                 self.advance()
@@ -755,10 +786,7 @@ class Parser:
             return UnrankedTensorType(element)
         shape = self._parse_dims()
         elem_tok = self.tok
-        try:
-            element = self.parse_type()
-        except Diagnostic:
-            raise self.error("expected non-function type", elem_tok) from None
+        element = self.parse_type()
         if isinstance(element, (FunctionType, TensorType, TupleType, UnrankedTensorType)):
             raise self.error("invalid tensor element type", elem_tok)
         encoding = None
@@ -925,9 +953,15 @@ class Parser:
         if self.at(":"):
             self.advance()
             type = self.parse_type()
+        if tok.kind == FLOAT and type is not None and not isinstance(type, FloatType):
+            raise self.error("floating point value not valid for specified type", tok)
         if tok.kind == FLOAT or isinstance(type, FloatType):
             if tok.text.startswith("0x"):
-                value = _float_from_bits(int(tok.text, 16), type)
+                bits = int(tok.text, 16)
+                width = type.width if isinstance(type, FloatType) else 64
+                if negative or bits >> width:
+                    raise self.error("hexadecimal float constant out of range for type", tok)
+                value = _float_from_bits(bits, type)
             else:
                 value = float(tok.text)
             if negative:
@@ -936,7 +970,29 @@ class Parser:
         number = int(tok.text, 16) if tok.text.startswith("0x") else int(tok.text)
         if negative:
             number = -number
-        return IntegerAttr(number, type or IntegerType(64))
+        type = type or IntegerType(64)
+        if isinstance(type, (IntegerType, IndexType)):
+            number = self._check_int_range(number, type, tok)
+        return IntegerAttr(number, type)
+
+    def _check_int_range(self, number: int, type: Type, tok: Token) -> int:
+        """MLIR's range check for integer literals; signless values wrap to signed."""
+        width = type.width if isinstance(type, IntegerType) else 64
+        unsigned = isinstance(type, IntegerType) and type.is_unsigned
+        if unsigned and number < 0:
+            raise self.error("negative integer literal not valid for unsigned integer type", tok)
+        signed_only = isinstance(type, IntegerType) and type.signedness == "s"
+        low = -(1 << (width - 1)) if width else 0
+        high = (1 << (width - 1 if signed_only else width)) - 1
+        if width == 1:
+            low = -1 if not unsigned else 0
+        if number < low or number > high:
+            raise self.error("integer constant out of range for attribute", tok)
+        if not unsigned and width and number >= (1 << (width - 1)):
+            number -= 1 << width
+        if width == 1:
+            number &= 1
+        return number
 
     def _parse_dense_array(self) -> Attribute:
         self.advance()
