@@ -89,4 +89,4 @@ def iota(*, iota_dimension: int, result_type: Any) -> np.ndarray:
     index_shape[iota_dimension] = shape[iota_dimension]
     indices = np.arange(shape[iota_dimension], dtype=np.int64).reshape(index_shape)
     values = convert_array(indices, numpy_dtype(element_type(result_type)))
-    return np.ascontiguousarray(np.broadcast_to(values, shape))
+    return np.broadcast_to(values, shape).copy()

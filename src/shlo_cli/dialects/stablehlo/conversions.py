@@ -60,7 +60,7 @@ def convert_array(x: np.ndarray, target: np.dtype) -> np.ndarray:
             return make_complex(x.real.astype(parts), x.imag.astype(parts), target)
         return make_complex(convert_array(x, parts), np.zeros(x.shape, parts), target)
     if is_complex(source):
-        x = np.ascontiguousarray(x.real)
+        x = x.real.copy()
         source = x.dtype
     if is_bool(target):
         return widen(x) != 0

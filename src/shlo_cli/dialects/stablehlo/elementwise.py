@@ -452,7 +452,7 @@ def is_finite(x: np.ndarray) -> np.ndarray:
 def real(operand: np.ndarray) -> np.ndarray:
     """Real part (a float operand is its own real part)."""
     if is_complex(operand.dtype):
-        return np.ascontiguousarray(operand.real)
+        return operand.real.copy()
     return operand
 
 
@@ -460,5 +460,5 @@ def real(operand: np.ndarray) -> np.ndarray:
 def imag(operand: np.ndarray) -> np.ndarray:
     """Imaginary part (zero for a float operand)."""
     if is_complex(operand.dtype):
-        return np.ascontiguousarray(operand.imag)
+        return operand.imag.copy()
     return np.zeros(operand.shape, operand.dtype)

@@ -63,7 +63,7 @@ def map_(*inputs: np.ndarray, computation: Callable[..., list], op: Operation,
     shape = tuple(result_type.shape)
     if _vectorizable(op.regions[0]):
         out = computation(*inputs)[0]
-        return np.ascontiguousarray(np.broadcast_to(out, shape))
+        return np.broadcast_to(out, shape).copy()
     flat_inputs = [x.reshape(-1) for x in inputs]
     results = [computation(*[x[i:i + 1].reshape(()) for x in flat_inputs])[0]
                for i in range(int(np.prod(shape, dtype=np.int64)))]
