@@ -1,0 +1,239 @@
+"""Malformed inputs give a located MLIR-style diagnostic, never a traceback.
+
+Each row: a case name, the source text, and the expected `line:col` and message. Every case
+is checked three ways: in-process through the parser, and through the `shlo parse` and
+`stablehlo-opt` front ends (exit status 1, `file:line:col: error: msg`, source line and caret).
+"""
+# ruff: noqa: E501
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from shlo_cli.commands.main import cli
+from shlo_cli.commands.opt import opt
+from shlo_cli.ir.diagnostics import Diagnostic
+from shlo_cli.ir.parser import parse_source
+
+F = ('func.func @f(%arg0: tensor<2xf32>) -> tensor<2xf32> {\n'
+     '  %0 = "stablehlo.add"(%arg0, %arg0) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>\n'
+     '  func.return %0 : tensor<2xf32>\n}\n')
+
+
+def op(line: str) -> str:
+    """A function whose body holds `line` (line 2 of the file) before the return."""
+    return ('func.func @f(%arg0: tensor<2xf32>) -> tensor<2xf32> {\n  ' + line
+            + '\n  func.return %arg0 : tensor<2xf32>\n}\n')
+
+
+def attr(a: str) -> str:
+    """An op with the discardable attribute `x = <a>` (the value starts at 2:38)."""
+    return op('"stablehlo.add"(%arg0, %arg0) {x = ' + a
+              + '} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>')
+
+
+def ty(t: str) -> str:
+    """An op whose result type is `t` (the type starts at 2:83)."""
+    return op('%0 = "stablehlo.add"(%arg0, %arg0) : (tensor<2xf32>, tensor<2xf32>) -> ' + t)
+
+
+CASES: list[tuple[str, str, int, int, str]] = [
+    ('truncated_region', F[:60],
+     2, 7, 'expected operation name in quotes'),
+    ('truncated_after_name', 'func.func',
+     1, 10, "expected valid '@'-identifier for symbol name"),
+    ('truncated_op', F[:100],
+     2, 47, "expected '<' in tensor type"),
+    ('truncated_type', 'func.func @f(%arg0: tensor<2x',
+     1, 30, 'expected non-function type'),
+    ('empty_func_args_unclosed', 'func.func @f(%arg0: tensor<2xf32>',
+     1, 34, "expected ')'"),
+    ('unknown_custom_op', op('%0 = stablehlo.frobnicate %arg0 : tensor<2xf32>'),
+     2, 8, "custom op 'stablehlo.frobnicate' is unknown"),
+    ('unregistered_generic_op', op('"stablehlo.frobnicate"(%arg0) : (tensor<2xf32>) -> ()'),
+     2, 3, "unregistered operation 'stablehlo.frobnicate' found in dialect ('stablehlo') that does not allow unknown operations"),
+    ('unknown_dialect_op', op('"foo.bar"() : () -> ()'),
+     2, 3, 'operation being parsed with an unregistered dialect. If this is intended, please use -allow-unregistered-dialect with the MLIR tool used'),
+    ('bad_element_type', ty('tensor<2xfoo>'),
+     2, 83, 'expected non-function type'),
+    ('bad_dim', ty('tensor<2x-3xf32>'),
+     2, 83, 'expected non-function type'),
+    ('unclosed_tensor', ty('tensor<2xf32'),
+     3, 3, "expected '>' in tensor type"),
+    ('tensor_of_tensor', ty('tensor<2xtensor<f32>>'),
+     2, 83, 'invalid tensor element type'),
+    ('int_width_huge', ty('tensor<2xi99999999>'),
+     2, 83, 'invalid integer width'),
+    ('complex_of_tensor', ty('tensor<2xcomplex<tensor<f32>>>'),
+     2, 91, 'invalid element type for complex'),
+    ('unclosed_tuple', ty('tuple<tensor<f32>'),
+     3, 3, "expected '>'"),
+    ('function_type_no_arrow', op('%0 = "stablehlo.add"(%arg0, %arg0) : (tensor<2xf32>, tensor<2xf32>)'),
+     3, 3, "expected '->'"),
+    ('generic_result_not_function', op('%0 = "stablehlo.add"(%arg0, %arg0) : tensor<2xf32>'),
+     2, 38, 'expected function type'),
+    ('generic_missing_colon', op('%0 = "stablehlo.add"(%arg0, %arg0)'),
+     3, 3, "expected ':' followed by operation type"),
+    ('generic_operand_count', op('%0 = "stablehlo.add"(%arg0) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>'),
+     2, 31, 'expected 1 operand type but had 2'),
+    ('dense_shape_mismatch', attr('dense<[1, 2]> : tensor<3xi32>'),
+     2, 44, 'inferred shape of elements literal ([2]) does not match type ([3])'),
+    ('dense_float_in_int', attr('dense<1.5> : tensor<2xi32>'),
+     2, 44, 'expected integer elements, but parsed floating-point'),
+    ('dense_ragged', attr('dense<[[1, 2], [3]]> : tensor<2x2xi32>'),
+     2, 55, 'tensor literal is invalid; ranks are not consistent between elements'),
+    ('dense_rank_mix', attr('dense<[1, [2]]> : tensor<2xi32>'),
+     2, 48, 'tensor literal is invalid; ranks are not consistent between elements'),
+    ('dense_unclosed_bracket', attr('dense<[1, 2> : tensor<2xi32>'),
+     2, 49, "expected ']' in dense literal"),
+    ('dense_bad_token', attr('dense<[1, foo]> : tensor<2xi32>'),
+     2, 48, 'expected element literal of primitive type'),
+    ('dense_not_shaped', attr('dense<1> : i32'),
+     2, 49, 'elements literal must be a shaped type'),
+    ('dense_dynamic', attr('dense<1> : tensor<?xi32>'),
+     2, 49, 'elements literal type must have static shape'),
+    ('dense_empty_nonzero', attr('dense<> : tensor<2xi32>'),
+     2, 44, 'parsed zero elements, but type (tensor<2xi32>) expected at least 1'),
+    ('dense_int_out_of_range', attr('dense<300> : tensor<2xi8>'),
+     2, 44, 'integer constant out of range for type'),
+    ('dense_uint_negative', attr('dense<-1> : tensor<2xui8>'),
+     2, 44, 'integer constant out of range for type'),
+    ('dense_bool_bad', attr('dense<2> : tensor<2xi1>'),
+     2, 44, 'integer constant out of range for type'),
+    ('dense_hex_bad_digit', attr('dense<"0xZZ"> : tensor<1xi8>'),
+     2, 44, 'expected string containing hex digits starting with `0x`'),
+    ('dense_hex_bad_size', attr('dense<"0x0102"> : tensor<3xi8>'),
+     2, 44, 'elements hex data size is invalid for provided type'),
+    ('dense_hex_no_prefix', attr('dense<"1234"> : tensor<2xi8>'),
+     2, 44, 'expected string containing hex digits starting with `0x`'),
+    ('dense_complex_bad', attr('dense<(1.0)> : tensor<2xcomplex<f32>>'),
+     2, 48, 'expected a complex (real, imag) pair'),
+    ('dense_missing_type', attr('dense<1>'),
+     2, 46, "expected ':'"),
+    ('int_attr_out_of_range', attr('300 : i8'),
+     2, 38, 'integer constant out of range for attribute'),
+    ('int_attr_huge', attr('99999999999999999999 : i64'),
+     2, 38, 'integer constant out of range for attribute'),
+    ('uint_attr_negative', attr('-1 : ui8'),
+     2, 39, 'negative integer literal not valid for unsigned integer type'),
+    ('float_attr_int_type', attr('1.5 : i32'),
+     2, 38, 'floating point value not valid for specified type'),
+    ('hex_float_too_wide', attr('0x12345 : f16'),
+     2, 38, 'hexadecimal float constant out of range for type'),
+    ('array_bad_element', attr('array<i64: 1, x>'),
+     2, 52, 'expected integer value'),
+    ('array_unclosed', attr('array<i64: 1, 2'),
+     2, 53, "expected '>' to close an array attribute"),
+    ('attr_missing_value', attr('}'),
+     2, 38, 'expected attribute value'),
+    ('attr_duplicate_key', op('"stablehlo.add"(%arg0, %arg0) {x = 1, x = 2} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>'),
+     2, 41, "duplicate key 'x' in dictionary attribute"),
+    ('attr_unknown_alias', attr('#foo'),
+     2, 38, "undefined symbol alias id 'foo'"),
+    ('type_unknown_alias', ty('!foo'),
+     2, 74, "undefined symbol alias id 'foo'"),
+    ('unterminated_string', attr('"abc'),
+     2, 38, 'expected \'"\' in string literal'),
+    ('unexpected_character', op('%0 = "stablehlo.add"(%arg0, %arg0) $ : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>'),
+     2, 38, 'unexpected character'),
+    ('undefined_value', op('%0 = "stablehlo.add"(%arg0, %x) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>'),
+     2, 31, 'use of undeclared SSA value name'),
+    ('type_mismatch', op('%0 = "stablehlo.add"(%arg0, %arg0) : (tensor<2xf32>, tensor<3xf32>) -> tensor<2xf32>'),
+     2, 8, "use of value '%arg0' expects different type than prior uses: 'tensor<3xf32>' vs 'tensor<2xf32>'"),
+    ('redefinition', op('%arg0 = "stablehlo.add"(%arg0, %arg0) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>'),
+     2, 3, "redefinition of SSA value '%arg0'"),
+    ('result_count', op('%0:2 = "stablehlo.add"(%arg0, %arg0) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>'),
+     2, 3, 'operation defines 1 results but was provided 2 to bind'),
+    ('result_index_out_of_range', op('%0 = "stablehlo.add"(%arg0, %arg0) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>\n  %1 = "stablehlo.add"(%0#3, %0#3) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>'),
+     3, 24, 'reference to invalid result number'),
+    ('missing_equals', op('%0 "stablehlo.add"(%arg0, %arg0) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>'),
+     2, 6, "expected '=' after SSA name"),
+    ('undefined_block', op('"func.return"(%arg0)[^bb9] : (tensor<2xf32>) -> ()'),
+     2, 24, "reference to an undefined block '^bb9'"),
+    ('region_unclosed', op('%0 = "stablehlo.reduce"(%arg0, %arg0) ({\n  ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n    "stablehlo.return"(%a) : (tensor<f32>) -> ()\n  : (tensor<2xf32>, tensor<2xf32>) -> tensor<f32>'),
+     5, 3, 'expected operation name in quotes'),
+    ('block_arg_missing_type', op('"stablehlo.reduce"(%arg0, %arg0) ({\n  ^bb0(%a, %b: tensor<f32>):\n    "stablehlo.return"(%a) : (tensor<f32>) -> ()\n  }) : (tensor<2xf32>, tensor<2xf32>) -> ()'),
+     3, 10, "expected ':'"),
+    ('block_redefinition', op('"stablehlo.reduce"(%arg0, %arg0) ({\n  ^bb0:\n    "stablehlo.return"() : () -> ()\n  ^bb0:\n    "stablehlo.return"() : () -> ()\n  }) : (tensor<2xf32>, tensor<2xf32>) -> ()'),
+     5, 3, "redefinition of block '^bb0'"),
+    ('bad_symbol_name', 'func.func f() {\n}\n',
+     1, 11, "expected valid '@'-identifier for symbol name"),
+    ('stray_close_brace', F + '}\n',
+     5, 1, 'expected operation name in quotes'),
+    ('location_unclosed', op('%0 = "stablehlo.add"(%arg0, %arg0) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32> loc("x":1:2'),
+     3, 3, "expected ')' in location"),
+    ('quant_bad', ty('tensor<2x!quant.uniform<i8>>'),
+     2, 97, 'invalid quantized type'),
+    ('quant_bad_expressed', ty('tensor<2x!quant.uniform<i8:foo, 1.0>>'),
+     2, 97, "invalid expressed type 'foo'"),
+    ('custom_op_type_mismatch', op('%0 = stablehlo.add %arg0, %arg0 : tensor<3xf32>'),
+     2, 22, "use of value '%arg0' expects different type than prior uses: 'tensor<3xf32>' vs 'tensor<2xf32>'"),
+    ('custom_op_missing_type', op('%0 = stablehlo.add %arg0, %arg0'),
+     3, 3, "expected ':'"),
+    ('custom_op_missing_operand', op('%0 = stablehlo.add %arg0, : tensor<2xf32>'),
+     2, 29, 'expected SSA operand'),
+    ('unbalanced_paren_type', ty('(tensor<2xf32> -> tensor<2xf32>'),
+     2, 89, "expected ')'"),
+    ('unbalanced_dialect_attr', attr('#stablehlo<comparison_direction EQ'),
+     2, 48, "unbalanced '<' character in pretty dialect name"),
+    ('return_missing_type', 'func.func @f(%arg0: tensor<2xf32>) -> tensor<2xf32> {\n  func.return %arg0\n}\n',
+     3, 1, "expected ':'"),
+    ('bad_resource_section', F + '{-#\n  dialect_resources: {\n    builtin: {\n      blob: 12\n#-}\n',
+     10, 1, "expected ':'"),
+    ('value_as_op_name', op('%0 = %arg0'),
+     2, 8, 'expected operation name in quotes'),
+    ('unranked_missing_x', 'func.func @f(%a: tensor<*f32>) {\n}\n',
+     1, 26, "expected 'x' in unranked tensor type"),
+    ('dim_without_element', 'func.func @f(%a: tensor<2x?x>) {\n}\n',
+     1, 29, 'expected non-function type'),
+    ('redefinition_in_body', op('%0 = "stablehlo.add"(%arg0, %arg0) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>\n  %0 = "stablehlo.add"(%arg0, %arg0) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>'),
+     3, 3, "redefinition of SSA value '%0'"),
+    ('location_bad_instance', op('"stablehlo.add"(%arg0, %arg0) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32> loc(42)'),
+     2, 87, 'expected location instance'),
+    ('location_undefined_alias', op('"stablehlo.add"(%arg0, %arg0) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32> loc(#loc9)'),
+     2, 87, "undefined symbol alias id 'loc9'"),
+    ('empty_file_garbage', '42\n',
+     1, 1, 'expected operation name in quotes'),
+    ('bad_properties', op('%0 = "stablehlo.add"(%arg0, %arg0) <{x = }> : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>'),
+     2, 44, 'expected attribute value'),
+]
+
+
+def test_there_are_many_cases() -> None:
+    assert len(CASES) >= 50
+    assert len({name for name, *_ in CASES}) == len(CASES)
+
+
+@pytest.mark.parametrize(("name", "text", "line", "col", "message"), CASES,
+                         ids=[c[0] for c in CASES])
+def test_parser_reports_located_error(name: str, text: str, line: int, col: int,
+                                      message: str) -> None:
+    with pytest.raises(Diagnostic) as info:
+        parse_source(text, "bad.mlir")
+    diag = info.value
+    assert (diag.line, diag.col, diag.message) == (line, col, message)
+    rendered = diag.render().split("\n")
+    assert rendered[0] == f"bad.mlir:{line}:{col}: error: {message}"
+    assert rendered[1] == text.split("\n")[line - 1]
+    assert rendered[2] == " " * (col - 1) + "^"
+
+
+def _run(command: object, args: list[str], path: str) -> tuple[int, str]:
+    result = CliRunner().invoke(command, args + [path])  # type: ignore[arg-type]
+    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit), \
+        result.exception
+    return result.exit_code, result.stderr
+
+
+@pytest.mark.parametrize(("name", "text", "line", "col", "message"), CASES,
+                         ids=[c[0] for c in CASES])
+def test_front_ends_exit_1_with_diagnostic(tmp_path, name: str, text: str, line: int, col: int,
+                                           message: str) -> None:
+    path = tmp_path / "bad.mlir"
+    path.write_text(text)
+    for command, args in ((cli, ["parse"]), (opt, [])):
+        code, stderr = _run(command, args, str(path))
+        assert code == 1
+        assert "Traceback" not in stderr
+        assert stderr.startswith(f"{path}:{line}:{col}: error: {message}\n"), stderr
