@@ -16,8 +16,6 @@ from .elementwise_numerics import (
     divide_complex,
     float_op,
     from_bits,
-    int_max,
-    int_min,
     is_bool,
     is_complex,
     is_float,
@@ -129,24 +127,37 @@ def complex_multiply(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
         return make_complex(ar * br - ai * bi, ar * bi + ai * br, lhs.dtype)
 
 
+def _magnitude(x: np.ndarray) -> np.ndarray:
+    """|x| of signed values as uint64 (exact even for INT64_MIN)."""
+    bits = x.astype(np.int64).view(np.uint64)
+    return np.where(x < 0, np.uint64(0) - bits, bits)
+
+
+def _integer_divmod(lhs: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Truncating quotient and remainder as uint64 bit patterns; the divisor is 1 where it
+    is 0 (callers patch those elements)."""
+    a, b = widen(lhs), widen(rhs)
+    if not is_signed(lhs.dtype):
+        safe = np.where(b == 0, np.uint64(1), b)
+        return a // safe, a % safe
+    ua, ub = _magnitude(a), _magnitude(b)
+    ub = np.where(ub == 0, np.uint64(1), ub)
+    q, r = ua // ub, ua % ub
+    with np.errstate(over="ignore"):
+        q = np.where((a < 0) != (b < 0), np.uint64(0) - q, q)
+        r = np.where(a < 0, np.uint64(0) - r, r)
+    return q, r
+
+
 @define_op("stablehlo.divide", syntax=BINARY)
 def divide(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """Quotient; integer division truncates toward zero. x / 0 gives -1 (all bits set) and
-    INT_MIN / -1 gives INT_MIN, as XLA defines them."""
+    """Quotient; integer division truncates toward zero, INT_MIN / -1 wraps to INT_MIN and
+    x / 0 gives -1 (all bits set), as XLA defines it."""
     dtype = lhs.dtype
     if is_int(dtype):
-        a, b = widen(lhs), widen(rhs)
-        zero = b == 0
-        overflow = (a == int_min(dtype)) & (b == -1) if is_signed(dtype) else np.zeros_like(zero)
-        safe_b = np.where(zero | overflow, 1, b).astype(a.dtype)
-        with np.errstate(all="ignore"):
-            q = np.abs(a) // np.abs(safe_b) if is_signed(dtype) else a // safe_b
-            if is_signed(dtype):
-                q = np.where((a < 0) != (safe_b < 0), -q, q)
-        q = np.where(overflow, a, q)
-        q = np.where(zero, -1 if is_signed(dtype) else int_max(dtype), q)
-        return from_bits(np.asarray(q).astype(np.int64 if is_signed(dtype) else np.uint64)
-                         .view(np.uint64), dtype)
+        q, _ = _integer_divmod(lhs, rhs)
+        q = np.where(widen(rhs) == 0, np.uint64(0xFFFFFFFFFFFFFFFF), q)
+        return from_bits(q, dtype)
     if is_complex(dtype):
         return round_complex(divide_complex(lhs.astype(np.complex128), rhs.astype(np.complex128)),
                              dtype)
@@ -157,18 +168,12 @@ def divide(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 
 @define_op("stablehlo.remainder", syntax=BINARY)
 def remainder(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """Remainder with the sign of the dividend (C fmod). x % 0 gives x and INT_MIN % -1
-    gives 0, as XLA defines them."""
+    """Remainder with the sign of the dividend (C fmod); x % 0 gives x, as XLA defines it."""
     dtype = lhs.dtype
     if is_int(dtype):
-        a, b = widen(lhs), widen(rhs)
-        zero = b == 0
-        safe_b = np.where(zero, 1, b).astype(a.dtype)
-        with np.errstate(all="ignore"):
-            r = np.fmod(a, safe_b)
-        r = np.where(zero, a, r)
-        return from_bits(np.asarray(r).view(np.uint64) if r.dtype == np.int64
-                         else r.astype(np.uint64), dtype)
+        _, r = _integer_divmod(lhs, rhs)
+        r = np.where(widen(rhs) == 0, to_bits(lhs), r)
+        return from_bits(r, dtype)
     if is_float(dtype):
         with np.errstate(all="ignore"):  # fmod is exact, so computing in f64 is exact
             return np.fmod(widen(lhs), widen(rhs)).astype(dtype)
