@@ -147,3 +147,57 @@ def test_get_dimension_size_uses_result_type() -> None:
 def test_shape_mismatch_is_an_evaluation_error() -> None:
     with pytest.raises(EvaluationError):
         dm.reshape(np.zeros(6), result_type=_t((4,)))
+
+
+# ---- dynamic and legacy relatives -----------------------------------------------------------
+
+RELATIVES = """func.func @f(%a: tensor<f32>, %s: tensor<1xi32>, %x: tensor<?x3xf32>, %i: tensor<2xi32>,
+    %v: tensor<3xi32>, %m: tensor<4x2xf32>, %n: tensor<i32>, %p: tensor<f32>, %q: tensor<1xindex>,
+    %y: tensor<?xf32>) {
+  %0 = "stablehlo.dynamic_broadcast_in_dim"(%a, %s) {broadcast_dimensions = array<i64>} : (tensor<f32>, tensor<1xi32>) -> tensor<?xf32>
+  %1 = "stablehlo.real_dynamic_slice"(%x, %i, %i, %i) : (tensor<?x3xf32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>) -> tensor<?x2xf32>
+  %2 = "stablehlo.broadcast"(%v) {broadcast_sizes = array<i64: 1, 2>} : (tensor<3xi32>) -> tensor<1x2x3xi32>
+  %3 = "stablehlo.set_dimension_size"(%m, %n) {dimension = 1 : i64} : (tensor<4x2xf32>, tensor<i32>) -> tensor<4x2xf32>
+  %4 = "stablehlo.dynamic_pad"(%y, %p, %q, %q, %q) : (tensor<?xf32>, tensor<f32>, tensor<1xindex>, tensor<1xindex>, tensor<1xindex>) -> tensor<?xf32>
+  %5 = "stablehlo.dynamic_reshape"(%y, %q) : (tensor<?xf32>, tensor<1xindex>) -> tensor<?xf32>
+  func.return
+}
+"""
+
+
+def test_relatives_assembly() -> None:
+    printed = print_module(parse_source(RELATIVES))
+    for line in (
+        "%0 = stablehlo.dynamic_broadcast_in_dim %arg0, %arg1, dims = [] : (tensor<f32>, tensor<1xi32>) -> tensor<?xf32>",
+        "%1 = stablehlo.real_dynamic_slice %arg2, %arg3, %arg3, %arg3 : (tensor<?x3xf32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>) -> tensor<?x2xf32>",
+        "%2 = stablehlo.broadcast %arg4, sizes = [1, 2] : (tensor<3xi32>) -> tensor<1x2x3xi32>",
+        "%3 = stablehlo.set_dimension_size %arg5, %arg6, dim = 1 : (tensor<4x2xf32>, tensor<i32>) -> tensor<4x2xf32>",
+        "%4 = stablehlo.dynamic_pad %arg9, %arg7, %arg8, %arg8, %arg8 : (tensor<?xf32>, tensor<f32>, tensor<1xindex>, tensor<1xindex>, tensor<1xindex>) -> tensor<?xf32>",
+        "%5 = stablehlo.dynamic_reshape %arg9, %arg8 : (tensor<?xf32>, tensor<1xindex>) -> tensor<?xf32>",
+    ):
+        assert line in printed
+    assert print_module(parse_source(printed)) == printed
+
+
+def test_relatives_evaluate_like_their_static_ops() -> None:
+    x = np.arange(12, dtype=np.int32).reshape(3, 4)
+    dyn_t = TensorType((-1, -1), scalar_type("i32"))
+    np.testing.assert_array_equal(
+        dm.dynamic_broadcast_in_dim(x[:, :1], np.array([3, 2, 5]), broadcast_dimensions=(0, 2),
+                                    result_type=TensorType((3, 2, -1), scalar_type("i32"))),
+        np.broadcast_to(x[:, :1].reshape(3, 1, 1), (3, 2, 5)))
+    np.testing.assert_array_equal(
+        dm.real_dynamic_slice(x, np.array([1, 0]), np.array([3, 4]), np.array([1, 3]),
+                              result_type=dyn_t), x[1:3, 0:4:3])
+    np.testing.assert_array_equal(
+        dm.dynamic_pad(x, np.array(0, np.int32), np.array([1, -1]), np.array([0, 2]),
+                       np.array([1, 0]), result_type=dyn_t),
+        dm.pad(x, np.array(0, np.int32), edge_padding_low=(1, -1), edge_padding_high=(0, 2),
+               interior_padding=(1, 0), result_type=_t((6, 5))))
+    np.testing.assert_array_equal(
+        dm.dynamic_reshape(x, np.array([2, 6]), result_type=dyn_t), x.reshape(2, 6))
+    np.testing.assert_array_equal(
+        dm.broadcast(x[0], broadcast_sizes=(2,), result_type=_t((2, 4))), [x[0], x[0]])
+    with pytest.raises(EvaluationError):
+        dm.real_dynamic_slice(x, np.array([2, 0]), np.array([1, 4]), np.array([1, 1]),
+                              result_type=dyn_t)

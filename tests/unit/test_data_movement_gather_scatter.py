@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from shlo_cli.dialects.stablehlo.gather_scatter import gather, scatter
+from shlo_cli.dialects.stablehlo.gather_scatter import dynamic_gather, gather, scatter
 from shlo_cli.interpreter.engine import Interpreter
 from shlo_cli.ir.attributes import DialectAttr
 from shlo_cli.ir.core import Block, Operation, Region
@@ -264,3 +264,17 @@ def test_scatter_region_that_only_takes_scalars_still_runs() -> None:
         return [a * 3 - b]
 
     _run_scatter(SCATTER_CASES[1], "test.scalar", scalar_only)
+
+
+def test_dynamic_gather_takes_slice_sizes_from_a_tensor() -> None:
+    shape, idx, offset_dims, collapsed, obatch, ibatch, start_map, ivd, sizes = GATHER_CASES[0]
+    operand = np.arange(np.prod(shape), dtype=np.int64).reshape(shape)
+    indices = np.array(idx, dtype=np.int32)
+    dims = _dims("gather", offset_dims=offset_dims, collapsed_slice_dims=collapsed,
+                 start_index_map=start_map, index_vector_dim=ivd)
+    rshape = _gather_shape(shape, indices, offset_dims, collapsed, obatch, ivd, sizes)
+    got = dynamic_gather(operand, indices, np.array(sizes), dimension_numbers=dims,
+                         indices_are_sorted=False, result_type=_type((-1,) * len(rshape)))
+    want = naive_gather(operand, indices, offset_dims, collapsed, obatch, ibatch, start_map,
+                        ivd, sizes, rshape)
+    np.testing.assert_array_equal(got, want)

@@ -17,7 +17,7 @@ from ...interpreter.engine import EvaluationError
 from ...ir.attributes import Attribute, DenseArrayAttr, IntegerAttr
 from ...ir.core import Location, Operation, Value
 from ...ir.lexer import PERCENT
-from ...ir.types import I64, FunctionType, TensorType, Type, numpy_dtype
+from ...ir.types import DYNAMIC, I64, FunctionType, TensorType, Type, numpy_dtype
 from ..asm import Format
 from ..registry import OpDef, define_op
 from ..syntax import Custom
@@ -33,14 +33,22 @@ def ints(value: Any) -> tuple[int, ...]:
 
 
 def result_array(array: np.ndarray, result_type: TensorType) -> np.ndarray:
-    """`array` as a fresh contiguous array of the result's dtype and shape."""
+    """`array` as a fresh contiguous array of the result's dtype (its shape checked against the
+    static dimensions of the result type)."""
     out = np.asarray(array, dtype=numpy_dtype(result_type.element), order="C")
     if not out.flags.writeable:  # a broadcast view: give later kernels a real array
         out = out.copy()
-    if out.shape != tuple(result_type.shape):
+    expected = tuple(result_type.shape)
+    if len(out.shape) != len(expected) or any(
+            e not in (n, DYNAMIC) for n, e in zip(out.shape, expected, strict=True)):
         raise EvaluationError(
             f"result shape {list(out.shape)} does not match {result_type}")
     return out
+
+
+def shape_operand(value: np.ndarray) -> tuple[int, ...]:
+    """A 1-d integer tensor operand (output shape, paddings...) as ints."""
+    return tuple(int(x) for x in np.asarray(value).astype(np.int64).reshape(-1))
 
 
 def parse_i64_list(p: Any) -> DenseArrayAttr:
@@ -97,15 +105,48 @@ def broadcast_in_dim(operand: np.ndarray, *, broadcast_dimensions: Any,
                      result_type: TensorType) -> np.ndarray:
     """result[i] = operand[j] with j[d] = i[broadcast_dimensions[d]], or 0 where
     dim(operand, d) == 1."""
-    dims = ints(broadcast_dimensions)
-    shape = tuple(result_type.shape)
+    return result_array(_broadcast(operand, ints(broadcast_dimensions),
+                                   tuple(result_type.shape)), result_type)
+
+
+def _broadcast(operand: np.ndarray, dims: Sequence[int], shape: tuple[int, ...]) -> np.ndarray:
+    """Operand dimension d becomes result dimension dims[d] (size-1 dimensions repeat)."""
+    if len(dims) != operand.ndim:
+        raise EvaluationError("broadcast_dimensions must name every operand dimension")
     # Put operand axes in result order, then insert the missing result axes as size 1.
     order = sorted(range(len(dims)), key=lambda d: dims[d])
     arranged = np.transpose(operand, order) if order != list(range(len(dims))) else operand
     expanded = [1] * len(shape)
     for d in order:
         expanded[dims[d]] = operand.shape[d]
-    return result_array(np.broadcast_to(arranged.reshape(expanded), shape), result_type)
+    try:
+        return np.broadcast_to(arranged.reshape(expanded), shape)
+    except ValueError:
+        raise EvaluationError(
+            f"cannot broadcast {list(operand.shape)} to {list(shape)}") from None
+
+
+@define_op("stablehlo.dynamic_broadcast_in_dim",
+           syntax=Format("$operand `,` $output_dimensions `,` `dims` `=` $broadcast_dimensions",
+                         operands=("operand", "output_dimensions"), types="functional",
+                         attrs={"broadcast_dimensions": "array"}),
+           properties=("broadcast_dimensions", "known_expanding_dimensions",
+                       "known_nonexpanding_dimensions"))
+def dynamic_broadcast_in_dim(operand: np.ndarray, output_dimensions: np.ndarray, *,
+                             broadcast_dimensions: Any, result_type: TensorType) -> np.ndarray:
+    """broadcast_in_dim to the shape held in `output_dimensions`."""
+    return result_array(_broadcast(operand, ints(broadcast_dimensions),
+                                   shape_operand(output_dimensions)), result_type)
+
+
+@define_op("stablehlo.broadcast",
+           syntax=Format("$operand `,` `sizes` `=` $broadcast_sizes", operands=("operand",),
+                         types="functional", attrs={"broadcast_sizes": "array"}),
+           properties=("broadcast_sizes",))
+def broadcast(operand: np.ndarray, *, broadcast_sizes: Any, result_type: TensorType) -> np.ndarray:
+    """The operand repeated over new leading dimensions of `broadcast_sizes`."""
+    shape = ints(broadcast_sizes) + operand.shape
+    return result_array(np.broadcast_to(operand, shape), result_type)
 
 
 # ---- concatenate -----------------------------------------------------------------------------
@@ -220,7 +261,16 @@ def pad(operand: np.ndarray, padding_value: np.ndarray, *, edge_padding_low: Any
         edge_padding_high: Any, interior_padding: Any, result_type: TensorType) -> np.ndarray:
     """Operand elements spread `interior_padding + 1` apart, `edge_padding_low/high` added
     (negative values cut) around them, every other element `padding_value`."""
-    low, high, interior = ints(edge_padding_low), ints(edge_padding_high), ints(interior_padding)
+    return result_array(_pad(operand, padding_value, ints(edge_padding_low),
+                             ints(edge_padding_high), ints(interior_padding)), result_type)
+
+
+def _pad(operand: np.ndarray, padding_value: np.ndarray, low: Sequence[int],
+         high: Sequence[int], interior: Sequence[int]) -> np.ndarray:
+    """The padded array (shared by pad and dynamic_pad)."""
+    if not len(low) == len(high) == len(interior) == operand.ndim or min(interior,
+                                                                        default=0) < 0:
+        raise EvaluationError("invalid padding configuration")
     # Place the operand into a canvas with only the non-negative padding, then cut.
     spread = [(n - 1) * (i + 1) + 1 if n else 0 for n, i in zip(operand.shape, interior,
                                                               strict=True)]
@@ -231,7 +281,18 @@ def pad(operand: np.ndarray, padding_value: np.ndarray, *, edge_padding_low: Any
                  for lo, s, i in zip(low, spread, interior, strict=True))] = operand
     cut = tuple(slice(max(-lo, 0), size - max(-hi, 0))
                 for lo, hi, size in zip(low, high, canvas_shape, strict=True))
-    return result_array(canvas[cut], result_type)
+    return canvas[cut]
+
+
+@define_op("stablehlo.dynamic_pad",
+           syntax=Format("$operands", operands=("operands*",), types="functional"))
+def dynamic_pad(operand: np.ndarray, padding_value: np.ndarray, edge_padding_low: np.ndarray,
+                edge_padding_high: np.ndarray, interior_padding: np.ndarray, *,
+                result_type: TensorType) -> np.ndarray:
+    """pad with the paddings given as tensors."""
+    return result_array(_pad(operand, padding_value, shape_operand(edge_padding_low),
+                             shape_operand(edge_padding_high), shape_operand(interior_padding)),
+                        result_type)
 
 
 # ---- reshape / reverse / transpose -----------------------------------------------------------
@@ -244,6 +305,28 @@ def reshape(operand: np.ndarray, *, result_type: TensorType) -> np.ndarray:
     if operand.size != result_type.num_elements:
         raise EvaluationError(f"cannot reshape {list(operand.shape)} into {result_type}")
     return result_array(operand.reshape(tuple(result_type.shape)), result_type)
+
+
+@define_op("stablehlo.dynamic_reshape",
+           syntax=Format("$operands", operands=("operands*",), types="functional"))
+def dynamic_reshape(operand: np.ndarray, output_shape: np.ndarray, *,
+                    result_type: TensorType) -> np.ndarray:
+    """reshape to the shape held in `output_shape`."""
+    shape = shape_operand(output_shape)
+    if operand.size != int(np.prod(shape, dtype=np.int64)) or min(shape, default=0) < 0:
+        raise EvaluationError(f"cannot reshape {list(operand.shape)} into {list(shape)}")
+    return result_array(operand.reshape(shape), result_type)
+
+
+@define_op("stablehlo.set_dimension_size",
+           syntax=Format("$operand `,` $size `,` `dim` `=` $dimension",
+                         operands=("operand", "size"), types="functional",
+                         attrs={"dimension": "int"}),
+           properties=("dimension",))
+def set_dimension_size(operand: np.ndarray, size: np.ndarray, *, dimension: int,
+                       result_type: TensorType) -> np.ndarray:
+    """Static shapes only: the data is unchanged (the size is bookkeeping for XLA)."""
+    return result_array(operand, result_type)
 
 
 @define_op("stablehlo.reverse",
@@ -313,4 +396,19 @@ def slice_(operand: np.ndarray, *, start_indices: Any, limit_indices: Any, strid
     """result[i] = operand[start_indices + i * strides]."""
     window = tuple(slice(s, lim, k) for s, lim, k in zip(
         ints(start_indices), ints(limit_indices), ints(strides), strict=True))
+    return result_array(operand[window], result_type)
+
+
+@define_op("stablehlo.real_dynamic_slice",
+           syntax=Format("$operands", operands=("operands*",), types="functional"))
+def real_dynamic_slice(operand: np.ndarray, start_indices: np.ndarray,
+                       limit_indices: np.ndarray, strides: np.ndarray, *,
+                       result_type: TensorType) -> np.ndarray:
+    """slice with start, limit and strides given as tensors."""
+    starts, limits, steps = (shape_operand(x) for x in (start_indices, limit_indices, strides))
+    if not len(starts) == len(limits) == len(steps) == operand.ndim or any(
+            not 0 <= s <= lim <= n or k <= 0
+            for s, lim, k, n in zip(starts, limits, steps, operand.shape, strict=True)):
+        raise EvaluationError("slice bounds out of range")
+    window = tuple(slice(s, lim, k) for s, lim, k in zip(starts, limits, steps, strict=True))
     return result_array(operand[window], result_type)

@@ -23,6 +23,7 @@ from ...ir.core import Operation, Value
 from ...ir.diagnostics import Diagnostic
 from ...ir.types import TensorType, numpy_dtype
 from ..registry import define_op
+from .data_movement import result_array
 
 # ---- index maps -----------------------------------------------------------------------------
 
@@ -91,29 +92,48 @@ def gather(operand: np.ndarray, start_indices: np.ndarray, *, dimension_numbers:
            slice_sizes: Any, indices_are_sorted: Any, result_type: TensorType) -> np.ndarray:
     """result[result_index] = operand[full_start_index + full_batching_index +
     full_offset_index], the start index clamped so the whole slice is in bounds."""
-    dims = dimension_numbers
+    sizes = [int(x) for x in np.ravel(np.asarray(slice_sizes))]
+    return _gather(operand, start_indices, dimension_numbers, sizes, result_type)
+
+
+@define_op("stablehlo.dynamic_gather",
+           properties=("dimension_numbers", "indices_are_sorted"))
+def dynamic_gather(operand: np.ndarray, start_indices: np.ndarray, slice_sizes: np.ndarray, *,
+                   dimension_numbers: Any, indices_are_sorted: Any,
+                   result_type: TensorType) -> np.ndarray:
+    """gather with `slice_sizes` given as a tensor."""
+    sizes = [int(x) for x in np.asarray(slice_sizes).astype(np.int64).reshape(-1)]
+    return _gather(operand, start_indices, dimension_numbers, sizes, result_type)
+
+
+def _gather(operand: np.ndarray, start_indices: np.ndarray, dims: Any, sizes: list[int],
+            result_type: TensorType) -> np.ndarray:
+    """The spec's gather with the slice sizes already decoded."""
     offset_dims = _field(dims, "offset_dims")
     collapsed_slice_dims = _field(dims, "collapsed_slice_dims")
     operand_batching_dims = _field(dims, "operand_batching_dims")
     start_indices_batching_dims = _field(dims, "start_indices_batching_dims")
     start_index_map = _field(dims, "start_index_map")
     index_vector_dim = int(dims.get("index_vector_dim", 0)) if dims is not None else 0
-    sizes = [int(x) for x in np.ravel(np.asarray(slice_sizes))]
-    shape = list(result_type.shape)
-    batch_dims = [d for d in range(len(shape)) if d not in offset_dims]
+    if len(sizes) != operand.ndim:
+        raise EvaluationError("slice_sizes must have one entry per operand dimension")
     vectors = _index_vectors(start_indices, index_vector_dim)
-    if vectors.ndim - 1 != len(batch_dims) or vectors.shape[-1] != len(start_index_map):
-        raise EvaluationError("start_indices do not match the result's batch dimensions")
+    # Offset dimensions of the result walk the non-collapsed, non-batching slice dimensions.
     offset_operand_dims = [d for d in range(operand.ndim)
                            if d not in collapsed_slice_dims and d not in operand_batching_dims]
-    window_shape = [shape[d] for d in offset_dims]
+    window_shape = [sizes[d] for d in offset_operand_dims]
+    rank = vectors.ndim - 1 + len(window_shape)
+    batch_dims = [d for d in range(rank) if d not in offset_dims]
+    if (len(offset_dims) != len(window_shape) or vectors.ndim - 1 != len(batch_dims)
+            or vectors.shape[-1] != len(start_index_map)):
+        raise EvaluationError("start_indices do not match the result's batch dimensions")
     index = _operand_indices(operand.shape, vectors, start_index_map, operand_batching_dims,
                              start_indices_batching_dims, index_vector_dim,
                              offset_operand_dims, window_shape, clamp_to=sizes)
     grid = operand[tuple(index)] if operand.ndim else np.broadcast_to(
         operand, vectors.shape[:-1] + tuple(window_shape))
-    result = np.transpose(grid, _layout(len(shape), batch_dims, offset_dims))
-    return np.array(result, dtype=numpy_dtype(result_type.element), order="C")
+    result = np.transpose(grid, _layout(rank, batch_dims, offset_dims))
+    return result_array(result, result_type)
 
 
 # ---- scatter: how the update computation combines values ------------------------------------
