@@ -50,13 +50,17 @@ def opt(ctx: click.Context, input: str, output: str | None, split_input_file: bo
         try:
             module = parse_chunk(chunk, name, allow_unregistered_dialect)
             run_passes(module, selected)
+            # mlir-opt writes an extra newline after the printed top-level op.
             outputs.append(print_module(module, mlir_print_op_generic, mlir_print_debuginfo,
-                                        mlir_print_local_scope))
+                                        mlir_print_local_scope) + "\n")
         except Diagnostic as d:
             report(d)
+            outputs.append("")
             failed = True
     try:
-        write_output(("\n" + SPLIT_MARKER + "\n").join(outputs), output)
+        # Like mlir-opt, a file named by `-o` is only kept when every chunk succeeded.
+        if not (failed and output not in (None, "-")):
+            write_output((SPLIT_MARKER + "\n").join(outputs), output)
     except ShloError as e:
         report(e)
         sys.exit(1)

@@ -35,5 +35,10 @@ def parse_command(input: str, split_input_file: bool, generic: bool, debuginfo: 
         except Diagnostic as d:
             report(d)
             failed = True
-    write_output(("\n" + SPLIT_MARKER + "\n").join(outputs), output)
+    if not (failed and output not in (None, "-")):  # a failed run leaves no output file
+        try:
+            write_output(("\n" + SPLIT_MARKER + "\n").join(outputs), output)
+        except ShloError as e:
+            report(e)
+            sys.exit(1)
     sys.exit(1 if failed else 0)
