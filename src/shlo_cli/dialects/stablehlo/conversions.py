@@ -38,6 +38,13 @@ def result_dtype(result_type: Any) -> np.dtype:
     return numpy_dtype(element_type(result_type))
 
 
+# Conversions numpy's astype performs exactly as upstream does (ints and bools into f32/f64,
+# which round to nearest even; floats between f32 and f64).
+_WIDE_FLOATS = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
+_EXACT_TO_FLOAT = frozenset(np.dtype(t) for t in (
+    np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+    np.float32, np.float64))
+
 # ---- convert -------------------------------------------------------------------------------
 
 
@@ -54,6 +61,8 @@ def convert_array(x: np.ndarray, target: np.dtype) -> np.ndarray:
     source = x.dtype
     if source == target:
         return x
+    if source in _EXACT_TO_FLOAT and target in _WIDE_FLOATS:
+        return x.astype(target)
     if is_complex(target):
         parts = complex_parts_dtype(target)
         if is_complex(source):

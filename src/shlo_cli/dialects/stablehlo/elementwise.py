@@ -12,6 +12,9 @@ from ...ir.core import Operation
 from ..asm import Format
 from ..registry import define_op
 from .elementwise_numerics import (
+    NATIVE_ARITH,
+    NATIVE_FLOATS,
+    NATIVE_INTS,
     complex_parts_dtype,
     divide_complex,
     float_op,
@@ -85,6 +88,8 @@ def int_op(fn: Any, *xs: np.ndarray) -> np.ndarray:
 def add(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Sum; integers wrap, i1 is logical or."""
     dtype = lhs.dtype
+    if dtype in NATIVE_ARITH:
+        return np.add(lhs, rhs)
     if is_bool(dtype):
         return np.logical_or(lhs, rhs)
     if is_int(dtype):
@@ -98,6 +103,8 @@ def add(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 def subtract(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Difference; integers wrap."""
     dtype = lhs.dtype
+    if dtype in NATIVE_ARITH:
+        return np.subtract(lhs, rhs)
     if is_bool(dtype):
         raise unsupported("subtract", dtype)
     if is_int(dtype):
@@ -111,6 +118,8 @@ def subtract(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 def multiply(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Product; integers wrap, i1 is logical and, complex parts are rounded per product."""
     dtype = lhs.dtype
+    if dtype in NATIVE_INTS or dtype in NATIVE_FLOATS:
+        return np.multiply(lhs, rhs)
     if is_bool(dtype):
         return np.logical_and(lhs, rhs)
     if is_int(dtype):
@@ -239,6 +248,8 @@ def minimum(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 
 def _extremum(lhs: np.ndarray, rhs: np.ndarray, largest: bool) -> np.ndarray:
     dtype = lhs.dtype
+    if dtype in NATIVE_INTS:
+        return np.maximum(lhs, rhs) if largest else np.minimum(lhs, rhs)
     if is_bool(dtype):
         return np.logical_or(lhs, rhs) if largest else np.logical_and(lhs, rhs)
     if is_complex(dtype):

@@ -13,12 +13,25 @@ once to the element type. These helpers reproduce that on whole numpy arrays:
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 
 import ml_dtypes
 import numpy as np
 
+# Overflow to inf, NaN from inf - inf and integer wrap-around are the defined results of these
+# ops, not problems: numpy must not warn about them on stderr (in any thread).
+warnings.filterwarnings(
+    "ignore", category=RuntimeWarning,
+    module=r"shlo_cli\.dialects\.stablehlo\.(elementwise.*|conversions|constants)$")
+
 _NATIVE_FLOATS = {np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)}
+NATIVE_INTS = frozenset(np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64, np.uint8,
+                                              np.uint16, np.uint32, np.uint64))
+NATIVE_FLOATS = frozenset(_NATIVE_FLOATS)
+NATIVE_COMPLEX = frozenset((np.dtype(np.complex64), np.dtype(np.complex128)))
+# Element types whose numpy add/subtract (and comparisons) already behave like the spec's.
+NATIVE_ARITH = NATIVE_INTS | NATIVE_FLOATS | NATIVE_COMPLEX
 _SUBBYTE_INTS = {
     np.dtype(ml_dtypes.int2): (2, True), np.dtype(ml_dtypes.int4): (4, True),
     np.dtype(ml_dtypes.uint2): (2, False), np.dtype(ml_dtypes.uint4): (4, False),

@@ -13,7 +13,17 @@ from ..asm import Format
 from ..registry import OpDef, define_op
 from ..syntax import Custom
 from .elementwise import maximum, minimum
-from .elementwise_numerics import is_bool, is_complex, is_float, make_complex, widen
+from .elementwise_numerics import (
+    NATIVE_FLOATS,
+    NATIVE_INTS,
+    is_bool,
+    is_complex,
+    is_float,
+    make_complex,
+    widen,
+)
+
+NATIVE_COMPARE = NATIVE_INTS | NATIVE_FLOATS | {np.dtype(np.bool_)}
 
 # ---- compare -------------------------------------------------------------------------------
 
@@ -87,6 +97,8 @@ def compare(lhs: np.ndarray, rhs: np.ndarray, *, comparison_direction: str,
     """lhs <direction> rhs. Floats follow IEEE (NaN compares unequal) unless compare_type is
     TOTALORDER; complex numbers compare lexicographically by (real, imag)."""
     dtype = lhs.dtype
+    if dtype in NATIVE_COMPARE and compare_type != "TOTALORDER":
+        return _ORDERED[comparison_direction](lhs, rhs)
     if is_complex(dtype):
         return _compare_complex(lhs, rhs, comparison_direction)
     if is_float(dtype) and compare_type == "TOTALORDER":
