@@ -259,11 +259,27 @@ class DialectAttr(Attribute):
 
 @dataclass(frozen=True, slots=True)
 class DenseResourceAttr(Attribute):
+    """`dense_resource<key> : type`; the data is in the file's `{-# dialect_resources #-}`
+    section, which the parser reads after the uses (``blobs`` is filled in then)."""
+
     handle: str
     type: Type
+    blobs: dict[str, str] | None = field(default=None, compare=False, hash=False, repr=False)
 
     def __str__(self) -> str:
         return f"dense_resource<{self.handle}> : {self.type}"
+
+    @property
+    def value(self) -> np.ndarray:
+        """The elements: the blob's hex after its 4-byte alignment prefix."""
+        blob = (self.blobs or {}).get(self.handle)
+        if blob is None:
+            raise ValueError(f"dense_resource '{self.handle}' has no data in this file")
+        raw = bytes.fromhex(blob[2:] if blob.startswith("0x") else blob)[4:]
+        etype = element_type(self.type)
+        dtype = numpy_dtype(etype.storage if isinstance(etype, QuantizedType) else etype)
+        shape = tuple(self.type.shape) if isinstance(self.type, TensorType) else ()
+        return np.frombuffer(raw, dtype=dtype).reshape(shape)
 
 
 class DenseElementsAttr(Attribute):

@@ -121,6 +121,7 @@ class Parser:
         self.type_aliases: dict[str, Type] = {}
         self.loc_aliases: dict[str, LocationAttr] = {}
         self.loc_alias_uses: list[Token] = []
+        self.resources: dict[str, Any] = {}  # `{-# dialect_resources #-}` blobs by key
         # Scopes of SSA names: (names, isolated). Lookups stop at an isolated scope.
         self.scopes: list[tuple[dict[str, Value], bool]] = []
         self.block_scopes: list[dict[str, Block]] = []
@@ -212,7 +213,7 @@ class Parser:
     def parse_module(self) -> Module:
         start = self.tok
         ops: list[Operation] = []
-        resources: dict[str, Any] = {}
+        resources = self.resources
         self.scopes.append(({}, True))
         self.block_scopes.append({})
         while self.tok.kind != EOF:
@@ -220,7 +221,7 @@ class Parser:
             if tok.kind in (HASH, BANG) and self.peek_next().text == "=":
                 self._parse_alias_definition()
             elif tok.kind == PUNCT and tok.text == "{-#":
-                resources.update(self._parse_resources())
+                self.resources.update(self._parse_resources())
             else:
                 ops.append(self.parse_operation())
         self._check_forward_refs()
@@ -894,7 +895,7 @@ class Parser:
                 handle = self.parse_keyword()
                 self.expect(">")
                 self.expect(":")
-                return DenseResourceAttr(handle, self.parse_type())
+                return DenseResourceAttr(handle, self.parse_type(), self.resources)
             if text in ("affine_map", "affine_set", "distinct", "strided"):
                 self.advance()
                 if self.at("["):
@@ -995,20 +996,46 @@ class Parser:
         return number
 
     def _parse_dense_array(self) -> Attribute:
+        """`array<i64: 1, 2>`, `array<i1: true>`, `array<f32: 1.0, 0x7FC00000>`, `array<i8>`."""
         self.advance()
         self.expect("<")
+        type_tok = self.tok
         element = self.parse_type()
+        if not isinstance(element, (IntegerType, FloatType)):
+            raise self.error("expected integer or float type", type_tok)
         items: list[Any] = []
         if self.accept(":"):
             while True:
-                if self.tok.kind == BARE and self.tok.text in ("true", "false"):
-                    items.append(self.advance().text == "true")
-                elif isinstance(element, FloatType):
-                    negative = self.accept("-")
-                    value = float(self.advance().text)
+                tok = self.tok
+                if tok.kind == BARE and tok.text in ("true", "false"):
+                    self.advance()
+                    items.append(tok.text == "true")
+                    if element.width != 1:
+                        raise self.error("expected integer value", tok)
+                    if not self.accept(","):
+                        break
+                    continue
+                negative = self.accept("-")
+                tok = self.tok
+                if tok.kind not in (INT, FLOAT):
+                    raise self.error("expected integer or float literal")
+                self.advance()
+                if isinstance(element, FloatType):
+                    if tok.text.startswith("0x"):
+                        bits = int(tok.text, 16)
+                        if negative or bits >> element.width:
+                            raise self.error("hexadecimal float constant out of range for type",
+                                             tok)
+                        value = _float_from_bits(bits, element)
+                    else:
+                        value = float(tok.text)
                     items.append(-value if negative else value)
+                elif tok.kind == FLOAT:
+                    raise self.error("floating point value not valid for specified type", tok)
                 else:
-                    items.append(self.parse_integer())
+                    number = int(tok.text, 16) if tok.text.startswith("0x") else int(tok.text)
+                    number = self._check_int_range(-number if negative else number, element, tok)
+                    items.append(bool(number) if element.width == 1 else number)
                 if not self.accept(","):
                     break
         self.expect(">", "to close an array attribute")
@@ -1091,6 +1118,9 @@ STRUCT_FIELD_ORDER: dict[str, tuple[str, ...]] = {
     "scatter": ("update_window_dims", "inserted_window_dims", "input_batching_dims",
                 "scatter_indices_batching_dims", "scatter_dims_to_operand_dims",
                 "index_vector_dim"),
+    "dot": ("lhs_batching_dimensions", "rhs_batching_dimensions", "lhs_contracting_dimensions",
+            "rhs_contracting_dimensions"),
+    "result_accuracy": ("atol", "rtol", "ulps", "mode"),
 }
 
 
@@ -1100,7 +1130,7 @@ def _canonical_fields(name: str, fields: list[tuple[str, Any]]) -> list[tuple[st
         return fields
     found = dict(fields)
     return [(k, found[k]) for k in order
-            if k in found and not (isinstance(found[k], (list, int)) and not found[k]
+            if k in found and not (isinstance(found[k], (list, int, float)) and not found[k]
                                    and not isinstance(found[k], bool))]
 
 
