@@ -17,9 +17,7 @@ from .syntax import Custom
 def _parse_func(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
     properties: dict[str, Any] = {}
     if p.tok.kind == STRING or p.at("private") or p.at("public") or p.at("nested"):
-        visibility = p.advance().text.strip('"')
-        if visibility != "public":
-            properties["sym_visibility"] = StringAttr(visibility)
+        properties["sym_visibility"] = StringAttr(p.advance().text.strip('"'))
     properties["sym_name"] = StringAttr(p.parse_symbol_name())
     p.expect("(")
     entry_args = []
@@ -167,7 +165,7 @@ def _parse_call(p: Any, opdef: OpDef, location: Location, num_results: int) -> O
 
 def _print_call(pr: Any, op: Operation) -> None:
     pr.write(f" {op.properties['callee']}(" + pr.operands(op.operands) + ")")
-    pr.write(pr.attr_dict(op.attributes))
+    pr.write(pr.attr_dict({**op.properties, **op.attributes}, elided=("callee",)))
     pr.write(" : " + str(FunctionType(tuple(op.operand_types), tuple(op.result_types))))
 
 
