@@ -1018,7 +1018,8 @@ class Parser:
                 negative = self.accept("-")
                 tok = self.tok
                 if tok.kind not in (INT, FLOAT):
-                    raise self.error("expected integer or float literal")
+                    raise self.error("expected float value" if isinstance(element, FloatType)
+                                     else "expected integer value")
                 self.advance()
                 if isinstance(element, FloatType):
                     if tok.text.startswith("0x"):
