@@ -8,6 +8,8 @@ a blank line between chunks as upstream does; `interpreter.print` output always 
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -19,6 +21,31 @@ from ..ir.diagnostics import Diagnostic, ShloError
 from .common import parse_chunk, read_input, report, split_chunks, write_output
 
 CHUNK_SEPARATOR = "\n"
+TIME_LIMIT_ENV = "SHLO_TIME_LIMIT"  # seconds of CPU time per process (set by conformance)
+
+
+class TimeLimitExceeded(BaseException):
+    """The CPU time limit from $SHLO_TIME_LIMIT ran out (a BaseException, so kernels'
+    error handling cannot swallow it)."""
+
+
+def _apply_time_limit() -> None:
+    """Bound CPU time when $SHLO_TIME_LIMIT asks for it, so a runaway program ends with a
+    diagnostic instead of hanging a test run."""
+    text = os.environ.get(TIME_LIMIT_ENV, "")
+    if not text.isdigit() or int(text) <= 0 or not hasattr(signal, "SIGXCPU"):
+        return
+    import resource
+
+    def expired(signum: int, frame: Any) -> None:
+        raise TimeLimitExceeded(f"CPU time limit of {text}s exceeded (${TIME_LIMIT_ENV})")
+
+    signal.signal(signal.SIGXCPU, expired)
+    soft = int(text)
+    try:
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 10))
+    except (ValueError, OSError):
+        pass
 
 
 def _flag(name: str, help: str) -> Callable[[Any], Any]:
@@ -44,6 +71,7 @@ def run_interpret(input: str, *, output: str | None = None, split_input_file: bo
                   probe_output_dir: str | None = None,
                   allow_unregistered_dialect: bool = False) -> int:
     """Interpret every chunk of `input`; returns the process exit code."""
+    _apply_time_limit()
     try:
         name, text = read_input(input)
     except ShloError as e:
@@ -70,6 +98,9 @@ def run_interpret(input: str, *, output: str | None = None, split_input_file: bo
         except RecursionError:
             failed = True
             _report(ShloError("program nests too deeply to interpret"))
+        except TimeLimitExceeded as e:
+            _report(ShloError(str(e)))
+            return 1
         except Exception as e:  # noqa: BLE001 - a bug must not become a traceback
             failed = True
             _report(ShloError(f"internal error: {type(e).__name__}: {e}"))

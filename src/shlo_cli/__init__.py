@@ -1,0 +1,61 @@
+"""shlo: a pure-Python StableHLO toolchain.
+
+Python API:
+
+    import numpy as np, shlo_cli
+    [y] = shlo_cli.interpret(open("prog.mlir").read(), np.ones((2,), np.float32))
+
+Heavy modules load on first use, so importing the package stays cheap for the CLIs.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .ir.core import Module
+
+__all__ = ["interpret"]
+
+
+def interpret(module_or_text: Module | str | os.PathLike[str], *inputs: Any,
+              probe_output_dir: str | None = None) -> list[np.ndarray]:
+    """Run the entry function (`main`, or the only function) of a StableHLO program.
+
+    `module_or_text` is a parsed Module, program text, or a path to a `.mlir` file. `inputs`
+    are numpy arrays (or anything `np.asarray` accepts) for the entry function's arguments;
+    values of another dtype are converted when that is a same-kind cast. Returns one numpy
+    array per result. Errors raise `shlo_cli.ir.diagnostics.Diagnostic` (an Exception whose
+    message upstream would print), never a half-finished result.
+    """
+    from .interpreter.engine import EvaluationError
+    from .interpreter.run import InterpretOptions, arrays_as_arguments, evaluate
+    from .ir.core import Module as ModuleClass
+    from .ir.diagnostics import Diagnostic
+    from .ir.parser import parse_source
+
+    if isinstance(module_or_text, ModuleClass):
+        module = module_or_text
+    elif isinstance(module_or_text, os.PathLike):
+        path = os.fspath(module_or_text)
+        with open(path, encoding="utf-8") as f:
+            module = parse_source(f.read(), path)
+    else:
+        module = parse_source(module_or_text, "<string>")
+    arguments = None
+    if module.functions():
+        from .interpreter.engine import entry_function
+
+        try:
+            arguments = arrays_as_arguments(entry_function(module), inputs)
+        except EvaluationError as e:
+            raise Diagnostic(str(e)) from None
+    options = InterpretOptions(probe_output_dir=probe_output_dir)
+    results = evaluate(module, arguments, options)
+    import numpy as np
+
+    return [np.asarray(value) if isinstance(value, np.generic) else value
+            for value, _ in results]

@@ -1,0 +1,244 @@
+"""`make conformance`: run upstream's lit tests (read in place, never copied) through our tools.
+
+For each suite this writes `build/conformance/<suite>/lit.site.cfg.py`, which points
+`config.test_source_root` at the shared folder, loads the repo's `lit.cfg.py` and installs
+`ConformanceFormat`. That format
+- restricts a suite to chosen files (the `verify` suite runs three printer tests),
+- for `testdata` runs only the first RUN line containing `--interpret` (the others need
+  portable-artifact serialization); files without one are UNSUPPORTED,
+- marks the tests listed in `tests/conformance_xfail.txt` as expected failures (lit's XFAIL),
+  so a known failure stays green and a test that starts passing reports XPASS and fails.
+
+Usage: python -m shlo_cli.conformance [ROOT] [--suite NAME]... [-j N] [--update-xfail]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+try:  # lit is a test dependency; only the lit configs and `main` need it
+    import lit.Test
+    import lit.TestRunner
+    from lit.formats import ShTest
+except ImportError:  # pragma: no cover
+    lit = None  # type: ignore[assignment]
+    ShTest = object  # type: ignore[assignment,misc]
+
+REPO = Path(__file__).resolve().parents[2]
+XFAIL_FILE = REPO / "tests" / "conformance_xfail.txt"
+BUILD = REPO / "build" / "conformance"
+DEFAULT_ROOT = REPO.parent / "shared" / "conformance"
+XFAIL_ENV = "SHLO_XFAIL_FILE"  # another xfail list (used by the unit tests)
+TIME_LIMIT_ENV = "SHLO_TIME_LIMIT"
+DEFAULT_TIME_LIMIT = 120
+
+
+@dataclass(frozen=True)
+class Suite:
+    name: str
+    only: tuple[str, ...] = ()  # file names to run; empty = every test file
+    interpret_only: bool = False  # run just the first `--interpret` RUN line
+
+
+SUITES = (
+    Suite("interpret"),
+    Suite("math"),
+    Suite("testdata", interpret_only=True),
+    Suite("verify", only=("print_stablehlo.mlir", "print_while.mlir", "print_reduce.mlir")),
+)
+FAILING_CODES = {"FAIL", "XFAIL", "UNRESOLVED", "TIMEOUT"}
+
+
+# ---- the xfail list ------------------------------------------------------------------------
+
+
+def read_xfails(path: Path = XFAIL_FILE) -> list[str]:
+    """Paths relative to the conformance root, one per line (`#` starts a comment)."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return []
+    return [line.split("#", 1)[0].strip() for line in lines if line.split("#", 1)[0].strip()]
+
+
+def write_xfails(paths: Iterable[str], path: Path = XFAIL_FILE) -> None:
+    header = ("# Conformance tests known to fail (paths relative to the conformance root).\n"
+              "# Applied as lit XFAIL by `make conformance`; regenerate with\n"
+              "#   python -m shlo_cli.conformance --update-xfail\n")
+    path.write_text(header + "".join(p + "\n" for p in sorted(set(paths))), encoding="utf-8")
+
+
+# ---- the lit test format -------------------------------------------------------------------
+
+
+class ConformanceFormat(ShTest):  # type: ignore[misc,valid-type]
+    """lit's ShTest, restricted to one suite's files, with its xfail list applied."""
+
+    def __init__(self, suite: Suite, xfails: Iterable[str]) -> None:
+        super().__init__(execute_external=False)
+        self.suite = suite
+        prefix = suite.name + "/"
+        self.expected_failures = {x[len(prefix):] for x in xfails if x.startswith(prefix)}
+
+    def getTestsInDirectory(self, testSuite: Any, path_in_suite: Any, litConfig: Any,
+                            localConfig: Any) -> Any:
+        for test in super().getTestsInDirectory(testSuite, path_in_suite, litConfig,
+                                                localConfig):
+            relative = "/".join(test.path_in_suite)
+            if self.suite.only and relative not in self.suite.only:
+                continue
+            if relative in self.expected_failures:
+                test.xfails = [*test.xfails, "*"]
+            yield test
+
+    def execute(self, test: Any, litConfig: Any) -> Any:
+        if not self.suite.interpret_only:
+            return super().execute(test, litConfig)
+        return _execute_first_interpret_line(test, litConfig)
+
+
+def _execute_first_interpret_line(test: Any, litConfig: Any) -> Any:
+    """Run only the first RUN line that contains `--interpret` (UNSUPPORTED if none)."""
+    parsed = lit.TestRunner.parseIntegratedTestScript(test)
+    if isinstance(parsed, lit.Test.Result):
+        return parsed
+    script = [d for d in parsed if "--interpret" in getattr(d, "command", "")][:1]
+    if not script:
+        return lit.Test.Result(lit.Test.UNSUPPORTED, "no RUN line with --interpret")
+    if litConfig.noExecute:
+        return lit.Test.Result(lit.Test.PASS)
+    tmp_dir, tmp_base = lit.TestRunner.getTempPaths(test)
+    substitutions = lit.TestRunner.getDefaultSubstitutions(test, tmp_dir, tmp_base)
+    conditions = {feature: True for feature in test.config.available_features}
+    script = lit.TestRunner.applySubstitutions(
+        script, substitutions, conditions, recursion_limit=test.config.recursiveExpansionLimit)
+    return lit.TestRunner._runShTest(test, litConfig, False, script, tmp_base)
+
+
+def configure(config: Any, suite_name: str) -> None:
+    """Called from a generated lit.site.cfg.py after it loaded the repo's lit.cfg.py."""
+    suite = next(s for s in SUITES if s.name == suite_name)
+    xfail_file = Path(os.environ.get(XFAIL_ENV) or XFAIL_FILE)
+    config.test_format = ConformanceFormat(suite, read_xfails(xfail_file))
+    config.environment.setdefault(
+        TIME_LIMIT_ENV, os.environ.get(TIME_LIMIT_ENV, str(DEFAULT_TIME_LIMIT)))
+
+
+SITE_CONFIG = '''# Generated by `python -m shlo_cli.conformance`; do not edit.
+import shlo_cli.conformance as conformance
+
+config.name = {name!r}
+config.test_source_root = {source!r}
+config.test_exec_root = {exec_root!r}
+lit_config.load_config(config, {lit_cfg!r})
+conformance.configure(config, {name!r})
+'''
+
+
+def write_site_config(suite: Suite, root: Path) -> Path:
+    exec_root = BUILD / suite.name
+    exec_root.mkdir(parents=True, exist_ok=True)
+    site = exec_root / "lit.site.cfg.py"
+    site.write_text(SITE_CONFIG.format(name=suite.name, source=str(root / suite.name),
+                                       exec_root=str(exec_root),
+                                       lit_cfg=str(REPO / "lit.cfg.py")), encoding="utf-8")
+    return exec_root
+
+
+# ---- running and reporting -----------------------------------------------------------------
+
+
+def summarize(results: Sequence[dict[str, Any]], suites: Sequence[Suite]) -> str:
+    """Per-suite counts: passed (PASS + XFAIL as expected), failures, unsupported."""
+    by_suite: dict[str, Counter[str]] = {s.name: Counter() for s in suites}
+    for result in results:
+        suite_name = result["name"].split(" :: ", 1)[0]
+        by_suite.setdefault(suite_name, Counter())[result["code"]] += 1
+    lines = []
+    for name, counts in by_suite.items():
+        total = sum(counts.values())
+        detail = ", ".join(f"{code} {n}" for code, n in sorted(counts.items()))
+        lines.append(f"{name:10s} passed {counts['PASS']:5d} / {total:5d}   ({detail})")
+    return "\n".join(lines)
+
+
+def failing_paths(results: Sequence[dict[str, Any]]) -> list[str]:
+    """Conformance-root-relative paths of the tests that currently fail."""
+    out = []
+    for result in results:
+        if result["code"] in FAILING_CODES:
+            suite_name, path = result["name"].split(" :: ", 1)
+            out.append(f"{suite_name}/{path}")
+    return out
+
+
+def run(root: Path, suites: Sequence[Suite], jobs: int, update_xfail: bool,
+        extra_lit_args: Sequence[str]) -> int:
+    exec_roots = [str(write_site_config(s, root)) for s in suites]
+    output = BUILD / "results.json"
+    lit_bin = Path(sys.executable).with_name("lit")
+    command = [str(lit_bin) if lit_bin.exists() else "lit", f"-j{jobs}", "-s",
+               "-o", str(output), *extra_lit_args, *exec_roots]
+    env = dict(os.environ)
+    if update_xfail:
+        env.pop("LIT_XFAIL", None)
+    start = time.monotonic()
+    if output.exists():
+        output.unlink()
+    completed = subprocess.run(command, env=env, cwd=REPO, check=False)
+    wall = time.monotonic() - start
+    try:
+        results = json.loads(output.read_text(encoding="utf-8"))["tests"]
+    except (OSError, ValueError, KeyError):
+        print(f"conformance: lit produced no results (exit {completed.returncode})",
+              file=sys.stderr)
+        return completed.returncode or 1
+    print()
+    print(summarize(results, suites))
+    print(f"wall time {wall:.1f}s with lit -j{jobs}")
+    if update_xfail:
+        ran = {s.name for s in suites}
+        kept = [p for p in read_xfails() if p.split("/", 1)[0] not in ran]
+        write_xfails(kept + failing_paths(results))
+        print(f"rewrote {XFAIL_FILE.relative_to(REPO)}")
+        return 0
+    return completed.returncode
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m shlo_cli.conformance",
+                                     description=__doc__.split("\n\n", 1)[0])
+    parser.add_argument("root", nargs="?", default=str(DEFAULT_ROOT),
+                        help="folder holding interpret/, math/, testdata/, verify/")
+    parser.add_argument("--suite", action="append", choices=[s.name for s in SUITES],
+                        help="run only this suite (repeatable)")
+    parser.add_argument("-j", "--jobs", type=int, default=2)
+    parser.add_argument("--update-xfail", action="store_true",
+                        help="rewrite tests/conformance_xfail.txt from this run's results")
+    parser.add_argument("--filter", default=None, help="lit --filter regex over test names")
+    options = parser.parse_args(argv)
+    if lit is None:
+        print("conformance: lit is not installed (pip install -e '.[test]')", file=sys.stderr)
+        return 2
+    root = Path(options.root).resolve()
+    suites = [s for s in SUITES if not options.suite or s.name in options.suite]
+    missing = [s.name for s in suites if not (root / s.name).is_dir()]
+    if missing:
+        print(f"conformance: {root} has no {', '.join(missing)} folder", file=sys.stderr)
+        return 2
+    extra = ["--filter", options.filter] if options.filter else []
+    return run(root, suites, options.jobs, options.update_xfail, extra)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,91 @@
+"""`make conformance` plumbing: xfail list, summaries, and the lit format on a tiny suite."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from shlo_cli import conformance
+
+PASSING = """// RUN: stablehlo-translate --interpret %s
+// RUN: false
+func.func @main() {
+  func.return
+}
+"""
+FAILING = """// RUN: stablehlo-opt %s | stablehlo-translate --interpret
+func.func @main(%x: tensor<2xi32>) {
+  func.return
+}
+"""
+NO_INTERPRET = """// RUN: stablehlo-opt %s
+func.func @main() {
+  func.return
+}
+"""
+
+
+def test_xfail_file_round_trip(tmp_path: Path) -> None:
+    path = tmp_path / "xfail.txt"
+    conformance.write_xfails(["testdata/b.mlir", "interpret/a.mlir", "testdata/b.mlir"], path)
+    text = path.read_text()
+    assert text.startswith("#")
+    assert conformance.read_xfails(path) == ["interpret/a.mlir", "testdata/b.mlir"]
+    assert conformance.read_xfails(tmp_path / "missing.txt") == []
+
+
+def test_summary_and_failing_paths() -> None:
+    results = [
+        {"name": "interpret :: a.mlir", "code": "PASS"},
+        {"name": "interpret :: b.mlir", "code": "XFAIL"},
+        {"name": "testdata :: sub/c.mlir", "code": "FAIL"},
+        {"name": "testdata :: d.mlir", "code": "UNSUPPORTED"},
+    ]
+    suites = [s for s in conformance.SUITES if s.name in ("interpret", "testdata")]
+    summary = conformance.summarize(results, suites)
+    assert "interpret  passed     1 /     2" in summary
+    assert "testdata   passed     0 /     2" in summary
+    assert conformance.failing_paths(results) == ["interpret/b.mlir", "testdata/sub/c.mlir"]
+
+
+@pytest.fixture
+def tiny_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A conformance root with one testdata suite, built under tmp_path."""
+    root = tmp_path / "conformance"
+    (root / "testdata").mkdir(parents=True)
+    (root / "testdata" / "passing.mlir").write_text(PASSING)
+    (root / "testdata" / "failing.mlir").write_text(FAILING)
+    (root / "testdata" / "no_interpret.mlir").write_text(NO_INTERPRET)
+    monkeypatch.setattr(conformance, "BUILD", tmp_path / "build")
+    return root
+
+
+def _run_lit(exec_root: Path, xfail_file: Path) -> dict[str, str]:
+    out = exec_root / "results.json"
+    lit = Path(sys.executable).with_name("lit")
+    subprocess.run([str(lit), "-q", "-o", str(out), str(exec_root)], check=False,
+                   capture_output=True, env={"PATH": f"{lit.parent}:/usr/bin:/bin",
+                                        "SHLO_XFAIL_FILE": str(xfail_file)})
+    return {t["name"]: t["code"] for t in json.loads(out.read_text())["tests"]}
+
+
+def test_lit_format_runs_first_interpret_line_and_applies_xfail(tiny_root: Path,
+                                                                tmp_path: Path) -> None:
+    suite = next(s for s in conformance.SUITES if s.name == "testdata")
+    xfail_file = tmp_path / "xfail.txt"
+    conformance.write_xfails(["testdata/failing.mlir"], xfail_file)
+    exec_root = conformance.write_site_config(suite, tiny_root)
+    codes = _run_lit(exec_root, xfail_file)
+    assert codes == {
+        "testdata :: passing.mlir": "PASS",  # the later `false` RUN line is not run
+        "testdata :: failing.mlir": "XFAIL",
+        "testdata :: no_interpret.mlir": "UNSUPPORTED",
+    }
+    conformance.write_xfails(["testdata/passing.mlir"], xfail_file)
+    codes = _run_lit(exec_root, xfail_file)
+    assert codes["testdata :: passing.mlir"] == "XPASS"
+    assert codes["testdata :: failing.mlir"] == "FAIL"
