@@ -278,3 +278,88 @@ def test_dynamic_gather_takes_slice_sizes_from_a_tensor() -> None:
     want = naive_gather(operand, indices, offset_dims, collapsed, obatch, ibatch, start_map,
                         ivd, sizes, rshape)
     np.testing.assert_array_equal(got, want)
+
+
+# ---- verifiers ------------------------------------------------------------------------------
+
+SCATTER_TEMPLATE = """func.func @f(%x: tensor<4x5x{W}>, %i: tensor<3x2xi32>, %u: tensor<3x{U}>) -> tensor<4x5x{W}> {{
+  %0 = "stablehlo.scatter"(%x, %i, %u) ({{
+  ^bb0(%a: tensor<{R}>, %b: tensor<{R}>):
+    stablehlo.return %b : tensor<{R}>
+  }}) {{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = {UWD},
+      inserted_window_dims = {IWD}, scatter_dims_to_operand_dims = [0, 1], index_vector_dim = 1>}}
+     : (tensor<4x5x{W}>, tensor<3x2xi32>, tensor<3x{U}>) -> tensor<4x5x{W}>
+  func.return %0 : tensor<4x5x{W}>
+}}"""
+
+
+def _verify_first(text: str) -> str | None:
+    module = parse_source(text)
+    for op in module.op.walk():
+        if op.opdef is not None and op.opdef.verify is not None:
+            try:
+                op.opdef.verify(op)
+            except Diagnostic as d:
+                return d.message
+    return None
+
+
+def _scatter_text(**kw: str) -> str:
+    fields = {"W": "6xf32", "U": "6xf32", "R": "f32", "UWD": "[1]", "IWD": "[0, 1]"}
+    fields.update(kw)
+    return SCATTER_TEMPLATE.format(**fields)
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({}, None),
+    ({"IWD": "[1, 0]"}, "Expects inserted_window_dims to be sorted; got: [1, 0]."),
+    ({"UWD": "[1, 1]", "U": "6x6xf32", "IWD": "[0]"}, "Expects update_window_dims to not repeat"),
+    ({"IWD": "[0]"}, "Expects rank-of operand to match size-of('update_window_dims') + "
+                     "size-of('inserted_window_dims') + size-of('input_batching_dims') i.e. 2 "
+                     "but got 3."),
+    ({"U": "7xf32"}, "For dimension 1, updates bound is 7, operand bound is 6."),
+    ({"R": "f16"}, "The element-type of reduction-region's result type at index 0 is expected "
+                   "to be promotable from the op's corresponding init-value element-type: "
+                   "'tensor<f16>' vs 'tensor<f32>'"),
+    ({"W": "6xi32", "U": "6xi8", "R": "i8"}, "The element-type of reduction-region's argument "
+                                             "at index 1 is expected to be promotable from "
+                                             "'i32', but got 'i8'"),
+    ({"W": "6xi8", "U": "6xi8", "R": "i32"}, "'stablehlo.scatter' op inferred type(s) "
+                                             "'tensor<4x5x6xi32>' are incompatible with return "
+                                             "type(s) of operation 'tensor<4x5x6xi8>'"),
+])
+def test_scatter_verifier(changes: dict, message: str | None) -> None:
+    got = _verify_first(_scatter_text(**changes))
+    if message is None:
+        assert got is None
+    else:
+        assert got is not None and message in got
+
+
+GATHER_TEMPLATE = """func.func @g(%o: tensor<3x4xf32>, %i: tensor<2x1xi64>) -> tensor<{RES}> {{
+  %0 = "stablehlo.gather"(%o, %i) {{dimension_numbers = #stablehlo.gather<offset_dims = {OD},
+     collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>,
+     slice_sizes = array<i64: {SS}>}} : (tensor<3x4xf32>, tensor<2x1xi64>) -> tensor<{RES}>
+  func.return %0 : tensor<{RES}>
+}}"""
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({}, None),
+    ({"SS": "2, 4"}, "Expects that for each dim in collapsed_slice_dims, slice_sizes[dim] "
+                     "should be <= 1, but got 2"),
+    ({"SS": "1, 5"}, "slice size (5) is out of bounds for operand dimension (4) at index 1"),
+    ({"SS": "1, 4, 1"}, "slice_sizes size (3) not equal to operand rank (2)"),
+    ({"OD": "[2]"}, "Expects each element of offset_dims to be in range [0, implied-result-rank)"
+                    " i.e. [0, 2). got: 2."),
+    ({"RES": "2x3xf32"}, "'stablehlo.gather' op inferred type(s) 'tensor<2x4xf32>' are "
+                         "incompatible with return type(s) of operation 'tensor<2x3xf32>'"),
+])
+def test_gather_verifier(changes: dict, message: str | None) -> None:
+    fields = {"RES": "2x4xf32", "OD": "[1]", "SS": "1, 4"}
+    fields.update(changes)
+    got = _verify_first(GATHER_TEMPLATE.format(**fields))
+    if message is None:
+        assert got is None
+    else:
+        assert got is not None and message in got

@@ -21,7 +21,16 @@ import numpy as np
 from ...interpreter.engine import EvaluationError
 from ...ir.core import Operation, Value
 from ...ir.diagnostics import Diagnostic
-from ...ir.types import TensorType, numpy_dtype
+from ...ir.types import (
+    DYNAMIC,
+    ComplexType,
+    FloatType,
+    IntegerType,
+    QuantizedType,
+    TensorType,
+    Type,
+    numpy_dtype,
+)
 from ..registry import define_op
 from .data_movement import result_array
 
@@ -87,7 +96,8 @@ def _layout(dims: int, batch_dims: list[int], window_dims: list[int]) -> list[in
 
 
 @define_op("stablehlo.gather",
-           properties=("dimension_numbers", "slice_sizes", "indices_are_sorted"))
+           properties=("dimension_numbers", "slice_sizes", "indices_are_sorted"),
+           verify=lambda op: verify_gather(op))
 def gather(operand: np.ndarray, start_indices: np.ndarray, *, dimension_numbers: Any,
            slice_sizes: Any, indices_are_sorted: Any, result_type: TensorType) -> np.ndarray:
     """result[result_index] = operand[full_start_index + full_batching_index +
@@ -97,7 +107,8 @@ def gather(operand: np.ndarray, start_indices: np.ndarray, *, dimension_numbers:
 
 
 @define_op("stablehlo.dynamic_gather",
-           properties=("dimension_numbers", "indices_are_sorted"))
+           properties=("dimension_numbers", "indices_are_sorted"),
+           verify=lambda op: verify_gather(op))
 def dynamic_gather(operand: np.ndarray, start_indices: np.ndarray, slice_sizes: np.ndarray, *,
                    dimension_numbers: Any, indices_are_sorted: Any,
                    result_type: TensorType) -> np.ndarray:
@@ -184,8 +195,11 @@ def _combiner(value: Value, current: Value, update: Value, producers: dict[int, 
         return None
     if {id(v) for v in producer.operands} != {id(current), id(update)}:
         return None
-    if current.type != update.type or np.dtype(dtype) != numpy_dtype(current.type.element):
-        return None
+    element = current.type.element if isinstance(current.type, TensorType) else None
+    if (current.type != update.type or not isinstance(element, (IntegerType, FloatType,
+                                                                  ComplexType))
+            or np.dtype(dtype) != numpy_dtype(element)):
+        return None  # quantized (or odd) element types go through the region itself
     number_fn, bool_fn = _UFUNCS[producer.name]
     if dtype == np.bool_:
         fn = bool_fn
@@ -264,7 +278,7 @@ def _call_elementwise(region: Callable[..., list[Any]], args: list[np.ndarray],
 
 @define_op("stablehlo.scatter",
            properties=("scatter_dimension_numbers", "indices_are_sorted", "unique_indices"),
-           regions=("update_computation",))
+           regions=("update_computation",), verify=lambda op: verify_scatter(op))
 def scatter(*operands: np.ndarray, scatter_dimension_numbers: Any, indices_are_sorted: Any,
             unique_indices: Any, update_computation: Callable[..., list[Any]], op: Operation,
             result_types: list[TensorType]) -> np.ndarray | list[np.ndarray]:
@@ -333,3 +347,360 @@ def _scatter_into(results: list[np.ndarray], scatter_indices: np.ndarray,
         else:
             with np.errstate(all="ignore"):
                 combine.at(result, targets, value)
+
+
+# ---- verification (upstream TypeInference.cpp wording and order) ----------------------------
+
+
+def _error(op: Operation, message: str) -> Diagnostic:
+    """A verifier error at `op` (upstream emits these without the `'op' op` prefix)."""
+    return Diagnostic(message, line=op.location.line or None, col=op.location.col or None)
+
+
+def _dims_text(dims: Sequence[int]) -> str:
+    return ", ".join(str(d) for d in dims)
+
+
+def _in_bounds(op: Operation, dims: Sequence[int], bound: int, name: str,
+               bound_name: str) -> None:
+    for d in dims:
+        if d < 0 or d >= bound:
+            raise _error(op, f"Expects each element of {name} to be in range [0, {bound_name}) "
+                             f"i.e. [0, {bound}). got: {d}.")
+
+
+def _index_dim_in_bounds(op: Operation, dim: int, rank: int, rank_name: str) -> None:
+    if dim < 0 or dim > rank:
+        raise _error(op, f"Expects index_vector_dim to be in range [0, {rank_name}] "
+                         f"i.e. [0, {rank}]. got: {dim}.")
+
+
+def _distinct(op: Operation, lhs: Sequence[int], rhs: Sequence[int], lhs_name: str,
+              rhs_name: str) -> None:
+    seen: set[int] = set()
+    for d in (*lhs, *rhs):
+        if d in seen:
+            raise _error(op, f"has duplicated dimension from {lhs_name} and {rhs_name}: {d}")
+        seen.add(d)
+
+
+def _compatible(a: int, b: int) -> bool:
+    return a == b or a == DYNAMIC or b == DYNAMIC
+
+
+def _shape(t: Type) -> tuple[int, ...]:
+    return tuple(t.shape) if isinstance(t, TensorType) else ()
+
+
+def _sorted(dims: Sequence[int]) -> bool:
+    return all(a <= b for a, b in zip(dims, dims[1:], strict=False))
+
+
+def _unique(dims: Sequence[int]) -> bool:
+    return len(set(dims)) == len(dims)
+
+
+def is_promotable(source: Type, target: Type) -> bool:
+    """Whether element type `source` may widen to `target` (same kind, no narrowing)."""
+    if isinstance(source, QuantizedType) or isinstance(target, QuantizedType):
+        return (isinstance(source, QuantizedType) and isinstance(target, QuantizedType)
+                and source.expressed == target.expressed
+                and source.storage.is_unsigned == target.storage.is_unsigned
+                and source.storage.width <= target.storage.width
+                and source.scales == target.scales and source.zero_points == target.zero_points
+                and source.quantized_dimension == target.quantized_dimension)
+    if isinstance(source, IntegerType) and isinstance(target, IntegerType):
+        return source.is_unsigned == target.is_unsigned and source.width <= target.width
+    if isinstance(source, FloatType) and isinstance(target, FloatType):
+        return source.width <= target.width
+    if isinstance(source, ComplexType) and isinstance(target, ComplexType):
+        return is_promotable(source.element, target.element)
+    return source == target
+
+
+def verify_update_region(op: Operation, input_elements: Sequence[Type],
+                         update_types: Sequence[Type]) -> None:
+    """The update computation: (E_i..., E_i...) -> (E_i...), E_i widened from the operands."""
+    n = len(input_elements)
+    if not op.regions or not op.regions[0].blocks:
+        raise _error(op, "expects a non-empty update_computation region")
+    block = op.regions[0].entry
+    if len(block.arguments) != 2 * n:
+        raise _error(op, f"Reduction-region must take {2 * n} parameters, but takes "
+                         f"{len(block.arguments)} parameter(s)")
+    returned = block.terminator.operands if block.terminator is not None else []
+    if not returned:
+        raise _error(op, "The reduction-region expected to return some value(s)")
+    if len(returned) != n:
+        raise _error(op, f"Reduction-region here must produce {n} tensors, but produces "
+                         f"{len(returned)} instead")
+    for value in returned:
+        if not isinstance(value.type, TensorType):
+            raise _error(op, "Reduction-region here must produce tensor-typed result(s), but "
+                             f"produces '{value.type}' instead")
+    for i in range(n):
+        result = returned[i].type
+        for index in (i, n + i):
+            arg = block.arguments[index].type
+            if arg != result:
+                raise _error(op, "The type of reduction-region's parameter at index "
+                                 f"{index} is different than the corresponding result type: "
+                                 f"'{arg}' vs '{result}'")
+        init = TensorType((), update_types[i].element)
+        if not is_promotable(init.element, result.element):
+            raise _error(op, "The element-type of reduction-region's result type at index "
+                             f"{i} is expected to be promotable from the op's corresponding "
+                             f"init-value element-type: '{result}' vs '{init}'")
+        arg_element = block.arguments[n + i].type.element
+        if not is_promotable(input_elements[i], arg_element):
+            raise _error(op, "The element-type of reduction-region's argument at index "
+                             f"{n + i} is expected to be promotable from "
+                             f"'{input_elements[i]}', but got '{arg_element}'")
+
+
+def verify_scatter(op: Operation) -> None:
+    """Upstream's scatter checks (scatter_c1..c24), first failure reported."""
+    if not all(isinstance(v.type, TensorType) for v in op.operands):
+        return  # unranked or non-tensor operands are the type constraints' business
+    n = (len(op.operands) - 1) // 2
+    inputs = [v.type for v in op.operands[:n]]
+    indices_type = op.operands[n].type
+    updates = [v.type for v in op.operands[n + 1:]]
+    dims = op.attr("scatter_dimension_numbers")
+    update_window_dims = _field(dims, "update_window_dims")
+    inserted_window_dims = _field(dims, "inserted_window_dims")
+    input_batching_dims = _field(dims, "input_batching_dims")
+    scatter_indices_batching_dims = _field(dims, "scatter_indices_batching_dims")
+    scatter_dims_to_operand_dims = _field(dims, "scatter_dims_to_operand_dims")
+    index_vector_dim = int(dims.get("index_vector_dim", 0)) if dims is not None else 0
+    if any(len(_shape(t)) != len(_shape(inputs[0])) or not all(
+            _compatible(a, b) for a, b in zip(_shape(t), _shape(inputs[0]), strict=False))
+           for t in inputs):
+        raise _error(op, "Not all inputs have compatible shapes.")
+    if any(len(_shape(t)) != len(_shape(updates[0])) or not all(
+            _compatible(a, b) for a, b in zip(_shape(t), _shape(updates[0]), strict=False))
+           for t in updates):
+        raise _error(op, "Not all updates have compatible shapes.")
+    indices_shape = list(_shape(indices_type))
+    _index_dim_in_bounds(op, index_vector_dim, len(indices_shape), "rank-of('scatter_indices')")
+    verify_update_region(op, [t.element for t in inputs], updates)
+    expanded = indices_shape + ([1] if index_vector_dim == len(indices_shape) else [])
+    for t in updates:
+        expected = len(expanded) - 1 + len(update_window_dims)
+        if len(_shape(t)) != expected:
+            raise _error(op, f"expects updates tensor must be of rank {expected} ( == "
+                             "rank-of('scatter_indices') - 1 + size-of('update_window_dims'), "
+                             "where 'scatter_indices' is expanded by a trailing 1 dimension if "
+                             "'index_vector_dim' == rank-of('scatter_indices')), but got "
+                             f"{len(_shape(t))}.")
+    for operand, update in zip(inputs, updates, strict=True):
+        _verify_scatter_dims(op, _shape(operand), expanded, _shape(update), update_window_dims,
+                             inserted_window_dims, input_batching_dims,
+                             scatter_indices_batching_dims, scatter_dims_to_operand_dims,
+                             index_vector_dim)
+    for operand, update in zip(inputs, updates, strict=True):
+        _verify_scatter_bounds(op, _shape(operand), expanded, _shape(update), update_window_dims,
+                               inserted_window_dims, input_batching_dims, index_vector_dim)
+    # Results: the inputs' shapes with the update computation's (possibly wider) types.
+    returned = op.regions[0].entry.terminator.operands
+    inferred = [t.with_element(v.type.element) for t, v in zip(inputs, returned, strict=True)]
+    actual = [r.type for r in op.results]
+    if len(actual) != len(inferred) or not all(
+            isinstance(a, TensorType) and a.element == i.element and len(a.shape) == len(i.shape)
+            and all(_compatible(x, y) for x, y in zip(a.shape, i.shape, strict=True))
+            for a, i in zip(actual, inferred, strict=False)):
+        raise _error(op, f"'{op.name}' op inferred type(s) "
+                         f"{', '.join(repr(str(t)) for t in inferred)} are incompatible with "
+                         f"return type(s) of operation {', '.join(repr(str(t)) for t in actual)}")
+
+
+def _verify_scatter_dims(op: Operation, operand: tuple[int, ...], indices: list[int],
+                         update: tuple[int, ...], update_window_dims: list[int],
+                         inserted_window_dims: list[int], input_batching_dims: list[int],
+                         indices_batching_dims: list[int], to_operand: list[int],
+                         index_vector_dim: int) -> None:
+    window = len(update_window_dims) + len(inserted_window_dims) + len(input_batching_dims)
+    if len(operand) != window:
+        raise _error(op, "Expects rank-of operand to match size-of('update_window_dims') + "
+                         "size-of('inserted_window_dims') + size-of('input_batching_dims') "
+                         f"i.e. {window} but got {len(operand)}.")
+    if not _sorted(update_window_dims):
+        raise _error(op, "Expects update_window_dims to be sorted; got: "
+                         f"[{_dims_text(update_window_dims)}].")
+    if not _unique(update_window_dims):
+        raise _error(op, "Expects update_window_dims to not repeat; got: "
+                         f"[{_dims_text(update_window_dims)}].")
+    _in_bounds(op, update_window_dims, len(update), "update_window_dims", "rank-of('updates')")
+    _distinct(op, inserted_window_dims, input_batching_dims, "inserted_window_dims",
+              "input_batching_dims")
+    if not _sorted(inserted_window_dims):
+        raise _error(op, "Expects inserted_window_dims to be sorted; got: "
+                         f"[{_dims_text(inserted_window_dims)}].")
+    _in_bounds(op, inserted_window_dims, len(operand), "inserted_window_dims",
+               "rank-of('operand')")
+    if not _sorted(input_batching_dims):
+        raise _error(op, "Expects input_batching_dims to be sorted; got: "
+                         f"[{_dims_text(input_batching_dims)}].")
+    _in_bounds(op, input_batching_dims, len(operand), "input_batching_dims",
+               "rank-of('operand')")
+    if not _unique(indices_batching_dims):
+        raise _error(op, "Expects scatter_indices_batching_dims to not repeat; got: "
+                         f"[{_dims_text(indices_batching_dims)}].")
+    _in_bounds(op, indices_batching_dims, len(indices), "scatter_indices_batching_dims",
+               "rank-of('scatter_indices')")
+    if index_vector_dim in indices_batching_dims:
+        raise _error(op, "expects scatter_indices_batching_dims not to include "
+                         f"index_vector_dim {index_vector_dim}.")
+    if len(input_batching_dims) != len(indices_batching_dims):
+        raise _error(op, "input_batching_dims and scatter_indices_batching_dims should have "
+                         "the same size.")
+    for i, (d_in, d_idx) in enumerate(zip(input_batching_dims, indices_batching_dims,
+                                          strict=True)):
+        if not _compatible(operand[d_in], indices[d_idx]):
+            raise _error(op, f"input_batching_dims[{i}] and scatter_indices_batching_dims[{i}] "
+                             f"must have compatible sizes, but got {operand[d_in]} and "
+                             f"{indices[d_idx]}.")
+    bound = indices[index_vector_dim]
+    if bound != DYNAMIC and len(to_operand) != bound:
+        raise _error(op, f"Scatter op has {len(to_operand)} elements in "
+                         "scatter_dims_to_operand_dims and the bound of dimension "
+                         f"index_vector_dim={index_vector_dim} of scatter_indices is {bound}. "
+                         "These two numbers must be equal.")
+    _distinct(op, to_operand, input_batching_dims, "scatter_dims_to_operand_dims",
+              "input_batching_dims")
+    _in_bounds(op, to_operand, len(operand), "scatter_dims_to_operand_dims",
+               "rank-of('operand')")
+
+
+def _verify_scatter_bounds(op: Operation, operand: tuple[int, ...], indices: list[int],
+                           update: tuple[int, ...], update_window_dims: list[int],
+                           inserted_window_dims: list[int], input_batching_dims: list[int],
+                           index_vector_dim: int) -> None:
+    window_bounds = [n for d, n in enumerate(operand)
+                     if d not in inserted_window_dims and d not in input_batching_dims]
+    for d, bound in zip(update_window_dims, window_bounds, strict=False):
+        if DYNAMIC not in (update[d], bound) and update[d] > bound:
+            raise _error(op, "expects bounds of the window dimensions of updates to not exceed "
+                             "the bounds of the corresponding dimensions of operand. For "
+                             f"dimension {d}, updates bound is {update[d]}, operand bound is "
+                             f"{bound}.")
+    seen = 0
+    for d, size in enumerate(update):
+        if d in update_window_dims:
+            continue
+        if seen == index_vector_dim:
+            seen += 1
+        if not _compatible(size, indices[seen]):
+            raise _error(op, "expects bounds of the scatter dimensions of updates to be same as "
+                             "the bounds of the corresponding dimensions of scatter indices. For "
+                             f"scatter dimension {d}, updates bound is {size} , scatter_indices "
+                             f"bound is {indices[seen]}.")
+        seen += 1
+
+
+def verify_gather(op: Operation) -> None:
+    """Upstream's gather checks (gather_c1..c23), first failure reported."""
+    if not all(isinstance(v.type, TensorType) for v in op.operands):
+        return  # unranked or non-tensor operands are the type constraints' business
+    operand = _shape(op.operands[0].type)
+    indices = _shape(op.operands[1].type)
+    if op.name == "stablehlo.dynamic_gather":
+        sizes_type = _shape(op.operands[2].type)
+        sizes = _constant_ints(op.operands[2])
+    else:
+        sizes = [int(x) for x in np.ravel(np.asarray(op.attr("slice_sizes").value))]
+        sizes_type = (len(sizes),)
+    dims = op.attr("dimension_numbers")
+    offset_dims = _field(dims, "offset_dims")
+    collapsed = _field(dims, "collapsed_slice_dims")
+    operand_batching = _field(dims, "operand_batching_dims")
+    indices_batching = _field(dims, "start_indices_batching_dims")
+    start_index_map = _field(dims, "start_index_map")
+    index_vector_dim = int(dims.get("index_vector_dim", 0)) if dims is not None else 0
+    implied = len(offset_dims) + len(collapsed) + len(operand_batching)
+    if len(operand) != implied:
+        raise _error(op, f"offset_dims size ({len(offset_dims)}) plus collapse_slice_dims size "
+                         f"({len(collapsed)}) plus operand_batching_dims size "
+                         f"({len(operand_batching)}) is not equal to operand rank "
+                         f"({len(operand)})")
+    _index_dim_in_bounds(op, index_vector_dim, len(indices), "rank-of('start_indices')")
+    trailing = index_vector_dim == len(indices)
+    if trailing or indices[index_vector_dim] != DYNAMIC:
+        size = 1 if trailing else indices[index_vector_dim]
+        if size != len(start_index_map):
+            raise _error(op, f"start_index_map size ({len(start_index_map)}) is not equal to "
+                             f"size of index dimension ({index_vector_dim}) of start_indices "
+                             f"({size})")
+    if not _sorted(offset_dims):
+        raise _error(op, f"expects offset_dims to be sorted, got: [{_dims_text(offset_dims)}]")
+    if not _unique(offset_dims):
+        raise _error(op, f"expects offset_dims to not repeat, got: [{_dims_text(offset_dims)}]")
+    _distinct(op, collapsed, operand_batching, "collapsed_slice_dims", "operand_batching_dims")
+    if not _sorted(collapsed):
+        raise _error(op, "expects collapsed_slice_dims to be sorted, got: "
+                         f"[{_dims_text(collapsed)}]")
+    _in_bounds(op, collapsed, len(operand), "collapsed_slice_dims", "rank-of('operand')")
+    if not _sorted(operand_batching):
+        raise _error(op, "expects operand_batching_dims to be sorted, got: "
+                         f"[{_dims_text(operand_batching)}]")
+    _in_bounds(op, operand_batching, len(operand), "operand_batching_dims",
+               "rank-of('operand')")
+    if not _unique(indices_batching):
+        raise _error(op, "expects start_indices_batching_dims to not repeat, got: "
+                         f"[{_dims_text(indices_batching)}]")
+    _in_bounds(op, indices_batching, len(indices), "start_indices_batching_dims",
+               "rank-of('start_indices')")
+    if index_vector_dim in indices_batching:
+        raise _error(op, "expects start_indices_batching_dims not to include index_vector_dim "
+                         f"{index_vector_dim}")
+    if len(operand_batching) != len(indices_batching):
+        raise _error(op, "operand_batching_dims and start_indices_batching_dims should have "
+                         "the same size")
+    for i, (d_op, d_idx) in enumerate(zip(operand_batching, indices_batching, strict=True)):
+        if not _compatible(operand[d_op], indices[d_idx]):
+            raise _error(op, f"operand_batching_dims[{i}] and start_indices_batching_dims[{i}] "
+                             f"must have compatible sizes, but got {operand[d_op]} and "
+                             f"{indices[d_idx]}")
+    _distinct(op, start_index_map, operand_batching, "start_index_map", "operand_batching_dims")
+    _in_bounds(op, start_index_map, len(operand), "start_index_map", "rank-of('operand')")
+    if len(sizes_type) != 1:
+        raise _error(op, f"slice_sizes.rank != 1 (got {len(sizes_type)})")
+    if sizes_type[0] != len(operand):
+        raise _error(op, f"slice_sizes size ({sizes_type[0]}) not equal to operand rank "
+                         f"({len(operand)})")
+    for name, group in (("collapsed_slice_dims", collapsed),
+                        ("operand_batching_dims", operand_batching)):
+        for d in group:
+            if sizes is not None and sizes[d] > 1:
+                raise _error(op, f"Expects that for each dim in {name}, slice_sizes[dim] "
+                                 f"should be <= 1, but got {sizes[d]}")
+    for i, (size, bound) in enumerate(zip(sizes or [], operand, strict=False)):
+        if bound != DYNAMIC and not 0 <= size <= bound:
+            raise _error(op, f"slice size ({size}) is out of bounds for operand dimension "
+                             f"({bound}) at index {i}")
+    rank = len(offset_dims) + len(indices) + trailing - 1
+    _in_bounds(op, offset_dims, rank, "offset_dims", "implied-result-rank")
+    # The result: batch dimensions from start_indices, offset dimensions from slice_sizes.
+    known = sizes if sizes is not None else [DYNAMIC] * len(operand)
+    kept = [n for d, n in enumerate(known) if d not in collapsed and d not in operand_batching]
+    batch = [n for d, n in enumerate(indices) if d != index_vector_dim]
+    batch_it, kept_it = iter(batch), iter(kept)
+    shape = [next(kept_it) if d in offset_dims else next(batch_it) for d in range(rank)]
+    inferred = TensorType(tuple(shape), op.operands[0].type.element)
+    actual = op.results[0].type
+    if not (isinstance(actual, TensorType) and actual.element == inferred.element
+            and len(actual.shape) == rank
+            and all(_compatible(a, b) for a, b in zip(actual.shape, shape, strict=True))):
+        raise _error(op, f"'{op.name}' op inferred type(s) '{inferred}' are incompatible with "
+                         f"return type(s) of operation '{actual}'")
+
+
+def _constant_ints(value: Value) -> list[int] | None:
+    """The integers of a value defined by a constant op, else None."""
+    owner = value.owner
+    if not isinstance(owner, Operation) or owner.name != "stablehlo.constant":
+        return None
+    attr = owner.attr("value")
+    if attr is None:
+        return None
+    return [int(x) for x in np.ravel(np.asarray(attr.value))]
