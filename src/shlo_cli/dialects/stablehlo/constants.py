@@ -7,14 +7,14 @@ from typing import Any
 import numpy as np
 
 from ...interpreter.engine import EvaluationError
-from ...ir.attributes import Attribute, DenseElementsAttr
+from ...ir.attributes import Attribute, DenseElementsAttr, DenseResourceAttr
 from ...ir.core import Location, Operation
 from ...ir.printer import Printer
-from ...ir.types import IntegerType, element_type, numpy_dtype
+from ...ir.types import IntegerType, element_type
 from ..asm import Format
 from ..registry import OpDef, define_op
 from ..syntax import Custom
-from .conversions import convert_array
+from .conversions import convert_array, result_dtype
 
 
 def _parse_constant(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
@@ -38,8 +38,8 @@ def _parse_constant(p: Any, opdef: OpDef, location: Location, num_results: int) 
     tok = p.tok
     value = p.parse_attribute()
     value_type = getattr(value, "type", None)
-    if value_type is None:
-        raise p.error("expected elements attribute with a type", tok)
+    if not isinstance(value, (DenseElementsAttr, DenseResourceAttr)) or value_type is None:
+        raise p.error("invalid kind of attribute specified", tok)
     props["value"] = value
     return p.build_operation(opdef.name, opdef, [], [value_type], props, attributes, [], None,
                              location)
@@ -88,5 +88,5 @@ def iota(*, iota_dimension: int, result_type: Any) -> np.ndarray:
     index_shape = [1] * len(shape)
     index_shape[iota_dimension] = shape[iota_dimension]
     indices = np.arange(shape[iota_dimension], dtype=np.int64).reshape(index_shape)
-    values = convert_array(indices, numpy_dtype(element_type(result_type)))
+    values = convert_array(indices, result_dtype(result_type))
     return np.broadcast_to(values, shape).copy()

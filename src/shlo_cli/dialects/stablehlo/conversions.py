@@ -11,7 +11,14 @@ import numpy as np
 from ...interpreter.engine import EvaluationError
 from ...ir.attributes import IntegerAttr
 from ...ir.core import Location, Operation
-from ...ir.types import FunctionType, IntegerType, Type, element_type, numpy_dtype
+from ...ir.types import (
+    FunctionType,
+    IntegerType,
+    Type,
+    UnsupportedTypeError,
+    element_type,
+    numpy_dtype,
+)
 from ..asm import Format
 from ..registry import OpDef, define_op
 from ..syntax import Custom
@@ -35,7 +42,11 @@ from .elementwise_numerics import (
 
 
 def result_dtype(result_type: Any) -> np.dtype:
-    return numpy_dtype(element_type(result_type))
+    t = element_type(result_type)
+    try:
+        return numpy_dtype(t)
+    except UnsupportedTypeError:
+        raise EvaluationError(f"Unsupported element type: {t}") from None
 
 
 # Conversions numpy's astype performs exactly as upstream does (ints and bools into f32/f64,

@@ -25,6 +25,7 @@ from .elementwise_numerics import (
     is_int,
     is_signed,
     make_complex,
+    mlir_type_name,
     num_bits,
     round_complex,
     to_bits,
@@ -68,7 +69,7 @@ ACCURACY = ("result_accuracy",)
 
 
 def unsupported(what: str, dtype: np.dtype) -> EvaluationError:
-    return EvaluationError(f"{what} is unsupported for element type {dtype}")
+    return EvaluationError(f"{what} is unsupported for element type {mlir_type_name(dtype)}")
 
 
 def int_op(fn: Any, *xs: np.ndarray) -> np.ndarray:

@@ -76,6 +76,25 @@ def num_bits(dtype: np.dtype) -> int:
     return dtype.itemsize * 8
 
 
+def mlir_type_name(dtype: np.dtype) -> str:
+    """The MLIR spelling of the element type numpy stores as `dtype` (for messages)."""
+    if not _MLIR_NAMES:
+        from ...ir.types import FLOAT_WIDTHS, ComplexType, FloatType, IntegerType, numpy_dtype
+
+        candidates = [IntegerType(w, s) for w in (1, 2, 4, 8, 16, 32, 64) for s in ("", "u")]
+        candidates += [FloatType(n) for n in FLOAT_WIDTHS]
+        candidates += [ComplexType(FloatType("f32")), ComplexType(FloatType("f64"))]
+        for t in candidates:
+            try:
+                _MLIR_NAMES.setdefault(numpy_dtype(t), str(t))
+            except ValueError:
+                continue
+    return _MLIR_NAMES.get(dtype, str(dtype))
+
+
+_MLIR_NAMES: dict[np.dtype, str] = {}
+
+
 # ---- integers ---------------------------------------------------------------------------
 
 

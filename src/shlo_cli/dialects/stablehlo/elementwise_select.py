@@ -158,10 +158,13 @@ def _parse_complex(p: Any, opdef: OpDef, location: Location, num_results: int) -
     operands.append(p.parse_operand())
     attributes = p.parse_optional_attr_dict()
     p.expect(":")
+    tok = p.tok
     t = p.parse_type()
     if isinstance(t, FunctionType):
         p.check_operand_types(operands, list(t.inputs), start)
         results = list(t.results)
+    elif not (isinstance(t, TensorType) and isinstance(t.element, ComplexType)):
+        raise p.error("expected tensor with complex element type", tok)
     else:
         p.check_operand_types(operands, [_real_type(t)] * 2, start)
         results = [t]
