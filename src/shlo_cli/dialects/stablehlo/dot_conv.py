@@ -1,0 +1,604 @@
+"""`dot_general`, `dot` and `convolution`.
+
+Operands are converted to the result element type first, so products and sums happen at the
+result's width (i8 x i8 -> i32 does not wrap at 8 bits). Integer results use matmul/einsum
+(exact modular arithmetic); float and complex results accumulate one contracting index at a
+time, vectorized over all outputs, so every product and sum rounds in the reference
+interpreter's order.
+Convolution is `dot_general` over a strided window view of the padded, dilated lhs (im2col).
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ...interpreter.engine import EvaluationError
+from ...ir.attributes import ArrayAttr, Attribute, DenseArrayAttr, DenseElementsAttr, DialectAttr
+from ...ir.core import Location, Operation
+from ...ir.lexer import lex_at
+from ...ir.parser import _format_field, _parse_struct_fields
+from ...ir.types import BOOL, I64, FunctionType, TensorType, Type, element_type, numpy_dtype
+from ..registry import OpDef, define_op
+from ..syntax import Custom
+from .reductions import contiguous as _contiguous
+from .reductions import pad_dilate, parse_dim_list
+
+try:  # upstream prints #stablehlo.dot fields in this order, leaving out empty ones
+    from ...ir.parser import STRUCT_FIELD_ORDER
+
+    STRUCT_FIELD_ORDER.setdefault("dot", (
+        "lhs_batching_dimensions", "rhs_batching_dimensions",
+        "lhs_contracting_dimensions", "rhs_contracting_dimensions"))
+except ImportError:  # pragma: no cover - older parser
+    pass
+
+_DOT_FIELDS = ("lhs_batching_dimensions", "rhs_batching_dimensions",
+               "lhs_contracting_dimensions", "rhs_contracting_dimensions")
+
+# ---- arithmetic ------------------------------------------------------------------------------
+
+
+def _batched_matmul(lhs: np.ndarray, rhs: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """(B, M, K) x (B, K, N) -> (B, M, N), summing in `dtype` (see module docstring)."""
+    if dtype == np.bool_:
+        return np.matmul(lhs.astype(np.int64), rhs.astype(np.int64)) != 0
+    lhs = lhs.astype(dtype)
+    rhs = rhs.astype(dtype)
+    with np.errstate(all="ignore"):
+        if dtype.kind in "iu":
+            return np.matmul(lhs, rhs)
+        # Floats: the reference's order, one contracting index at a time.
+        acc = np.zeros((lhs.shape[0], lhs.shape[1], rhs.shape[2]), dtype=dtype)
+        for k in range(lhs.shape[2]):
+            acc = acc + lhs[:, :, k, None] * rhs[:, None, k, :]
+        return acc
+
+
+def _dims(attr: Any, name: str) -> list[int]:
+    value = attr.get(name) if attr is not None else None
+    return [int(v) for v in value] if value else []
+
+
+def dot_general_arrays(lhs: np.ndarray, rhs: np.ndarray, lhs_batch: Sequence[int],
+                       rhs_batch: Sequence[int], lhs_contract: Sequence[int],
+                       rhs_contract: Sequence[int], dtype: np.dtype) -> np.ndarray:
+    """spec dot_general: result dims are batch, lhs free, rhs free."""
+    lhs_free = [d for d in range(lhs.ndim) if d not in lhs_batch and d not in lhs_contract]
+    rhs_free = [d for d in range(rhs.ndim) if d not in rhs_batch and d not in rhs_contract]
+    batch_shape = [lhs.shape[d] for d in lhs_batch]
+    m_shape = [lhs.shape[d] for d in lhs_free]
+    n_shape = [rhs.shape[d] for d in rhs_free]
+    k_size = int(np.prod([lhs.shape[d] for d in lhs_contract], dtype=np.int64))
+    if [lhs.shape[d] for d in lhs_contract] != [rhs.shape[d] for d in rhs_contract]:
+        raise EvaluationError("contracting dimension sizes do not match")
+    b = int(np.prod(batch_shape, dtype=np.int64))
+    m = int(np.prod(m_shape, dtype=np.int64))
+    n = int(np.prod(n_shape, dtype=np.int64))
+    left = np.transpose(lhs, list(lhs_batch) + lhs_free + list(lhs_contract)).reshape(b, m, k_size)
+    right = np.transpose(rhs, list(rhs_batch) + list(rhs_contract) + rhs_free).reshape(b, k_size, n)
+    out = _batched_matmul(left, right, dtype)
+    return _contiguous(out.reshape(batch_shape + m_shape + n_shape))
+
+
+def _result_dtype(result_type: Type) -> np.dtype:
+    return numpy_dtype(element_type(result_type))
+
+
+def dot_general(lhs: np.ndarray, rhs: np.ndarray, *, dot_dimension_numbers: Any,
+                precision_config: Any = None, algorithm: Any = None,
+                result_type: Type) -> np.ndarray:
+    """Sum of products over the contracting dims, per batch index (spec: dot_general)."""
+    dims = dot_dimension_numbers
+    return dot_general_arrays(lhs, rhs, _dims(dims, "lhs_batching_dimensions"),
+                              _dims(dims, "rhs_batching_dimensions"),
+                              _dims(dims, "lhs_contracting_dimensions"),
+                              _dims(dims, "rhs_contracting_dimensions"),
+                              _result_dtype(result_type))
+
+
+def dot(lhs: np.ndarray, rhs: np.ndarray, *, precision_config: Any = None,
+        result_type: Type) -> np.ndarray:
+    """Legacy dot: contracts lhs's last dimension with rhs's first."""
+    return dot_general_arrays(lhs, rhs, [], [], [lhs.ndim - 1], [0], _result_dtype(result_type))
+
+
+# ---- dot syntax ------------------------------------------------------------------------------
+
+
+def _functional(op: Operation) -> str:
+    return " : " + str(FunctionType(tuple(op.operand_types), tuple(op.result_types)))
+
+
+def _rest_attrs(op: Operation, elided: set[str]) -> dict[str, Attribute]:
+    merged = {k: v for k, v in op.properties.items() if k not in elided}
+    merged.update((k, v) for k, v in op.attributes.items() if k not in elided)
+    return merged
+
+
+def _print_precision(op: Operation) -> str:
+    attr = op.attr("precision_config")
+    if attr is None:
+        return ""
+    words = [e.value if isinstance(e, DialectAttr) else str(e)
+             for e in getattr(attr, "elements", ())]
+    return ", precision = [" + ", ".join(words) + "]"
+
+
+def _parse_precision(p: Any) -> ArrayAttr:
+    p.expect("=")
+    p.expect("[")
+    items: list[Attribute] = []
+    if not p.at("]"):
+        while True:
+            items.append(DialectAttr("stablehlo", "", f"precision {p.parse_keyword()}"))
+            if not p.accept(","):
+                break
+    p.expect("]")
+    return ArrayAttr(tuple(items))
+
+
+def _parse_algorithm(p: Any) -> DialectAttr:
+    p.expect("=")
+    if not p.at("<"):
+        raise p.error("expected '<'")
+    end = p._balanced_end(p.tok.start, "<", ">")
+    start = p.tok.end
+    text = p.src[start:end - 1]
+    fields = _parse_struct_fields(p, text, start)
+    if fields is None:
+        raise p.error("failed to parse the dot algorithm")
+    p.tok = lex_at(p.src, end)
+    body = ", ".join(f"{k} = {_format_field(v)}" for k, v in fields)
+    return DialectAttr("stablehlo", "dot_algorithm", body, tuple(fields))
+
+
+def _pair(p: Any) -> tuple[list[int], list[int]]:
+    p.expect("=")
+    left = parse_dim_list(p)
+    p.expect_keyword("x")
+    return left, parse_dim_list(p)
+
+
+def dot_dimension_attr(lhs_batch: Sequence[int], rhs_batch: Sequence[int],
+                       lhs_contract: Sequence[int], rhs_contract: Sequence[int]) -> DialectAttr:
+    """`#stablehlo.dot<...>` as upstream prints it (empty fields left out)."""
+    fields = [(k, list(v)) for k, v in zip(_DOT_FIELDS, (lhs_batch, rhs_batch, lhs_contract,
+                                                          rhs_contract), strict=False) if v]
+    body = ", ".join(f"{k} = {_format_field(v)}" for k, v in fields)
+    return DialectAttr("stablehlo", "dot", body, tuple(fields))
+
+
+def _parse_dot_general(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
+    tok = p.tok
+    lhs = p.parse_operand()
+    p.expect(",")
+    rhs = p.parse_operand()
+    p.expect(",")
+    lhs_batch: list[int] = []
+    rhs_batch: list[int] = []
+    if p.at("batching_dims"):
+        p.advance()
+        lhs_batch, rhs_batch = _pair(p)
+        p.expect(",")
+    p.expect_keyword("contracting_dims")
+    lhs_contract, rhs_contract = _pair(p)
+    props: dict[str, Attribute] = {
+        "dot_dimension_numbers": dot_dimension_attr(lhs_batch, rhs_batch, lhs_contract,
+                                                    rhs_contract)}
+    while p.accept(","):
+        if p.at("precision"):
+            p.advance()
+            props["precision_config"] = _parse_precision(p)
+        else:
+            p.expect_keyword("algorithm")
+            props["algorithm"] = _parse_algorithm(p)
+    return _finish(p, opdef, [lhs, rhs], props, location, tok)
+
+
+def _finish(p: Any, opdef: OpDef, operands: list[Any], props: dict[str, Attribute],
+            location: Location, tok: Any) -> Operation:
+    attributes = p.parse_optional_attr_dict()
+    p.expect(":")
+    type_tok = p.tok
+    ftype = p.parse_type()
+    if not isinstance(ftype, FunctionType):
+        raise p.error("expected function type", type_tok)
+    p.check_operand_types(operands, list(ftype.inputs), tok)
+    return p.build_operation(opdef.name, opdef, operands, list(ftype.results), props,
+                             attributes, [], None, location)
+
+
+def _print_dot_general(pr: Any, op: Operation) -> None:
+    dims = op.attr("dot_dimension_numbers")
+    pr.write(f" {pr.operands(op.operands)}, ")
+    lb, rb = _dims(dims, "lhs_batching_dimensions"), _dims(dims, "rhs_batching_dimensions")
+    if lb or rb:
+        pr.write(f"batching_dims = {_dim_text(lb)} x {_dim_text(rb)}, ")
+    lc, rc = _dims(dims, "lhs_contracting_dimensions"), _dims(dims, "rhs_contracting_dimensions")
+    pr.write(f"contracting_dims = {_dim_text(lc)} x {_dim_text(rc)}")
+    pr.write(_print_precision(op))
+    algorithm = op.attr("algorithm")
+    if isinstance(algorithm, DialectAttr):
+        pr.write(f", algorithm = <{algorithm.body}>")
+    pr.write(pr.attr_dict(_rest_attrs(op, {"dot_dimension_numbers", "precision_config",
+                                            "algorithm"})))
+    pr.write(_functional(op))
+
+
+def _dim_text(values: Sequence[int]) -> str:
+    return "[" + ", ".join(str(v) for v in values) + "]"
+
+
+def _parse_dot(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
+    tok = p.tok
+    lhs = p.parse_operand()
+    p.expect(",")
+    rhs = p.parse_operand()
+    props: dict[str, Attribute] = {}
+    if p.accept(","):
+        p.expect_keyword("precision")
+        props["precision_config"] = _parse_precision(p)
+    return _finish(p, opdef, [lhs, rhs], props, location, tok)
+
+
+def _print_dot(pr: Any, op: Operation) -> None:
+    pr.write(f" {pr.operands(op.operands)}")
+    pr.write(_print_precision(op))
+    pr.write(pr.attr_dict(_rest_attrs(op, {"precision_config"})))
+    pr.write(_functional(op))
+
+
+define_op("stablehlo.dot_general", syntax=Custom(_parse_dot_general, _print_dot_general),
+          properties=("dot_dimension_numbers", "precision_config", "algorithm"))(dot_general)
+define_op("stablehlo.dot", syntax=Custom(_parse_dot, _print_dot),
+          properties=("precision_config",))(dot)
+
+# ---- convolution dimension numbers --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ConvDims:
+    """`#stablehlo.conv` decoded: which axis of each operand/result plays which role."""
+
+    input_batch: int
+    input_feature: int
+    input_spatial: tuple[int, ...]
+    kernel_input_feature: int
+    kernel_output_feature: int
+    kernel_spatial: tuple[int, ...]
+    output_batch: int
+    output_feature: int
+    output_spatial: tuple[int, ...]
+
+    def text(self) -> str:
+        """`[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]` (upstream printConvolutionDimensions)."""
+        return (_layout(self.input_spatial, {self.input_batch: "b", self.input_feature: "f"})
+                + "x" + _layout(self.kernel_spatial, {self.kernel_input_feature: "i",
+                                                      self.kernel_output_feature: "o"})
+                + "->" + _layout(self.output_spatial, {self.output_batch: "b",
+                                                       self.output_feature: "f"}))
+
+
+def _layout(spatial: Sequence[int], named: dict[int, str]) -> str:
+    size = max([s + 1 for s in spatial] + [d + 1 for d in named] + [0])
+    slots = ["?"] * size
+    for d, name in named.items():
+        slots[d] = name
+    for i, d in enumerate(spatial):
+        slots[d] = str(i)
+    return "[" + ", ".join(slots) + "]"
+
+
+_CONV_TEXT = re.compile(r"\s*\[([^\]]*)\]\s*x\s*\[([^\]]*)\]\s*->\s*\[([^\]]*)\]\s*")
+
+
+def _roles(items: Sequence[str], names: tuple[str, str]) -> tuple[int, int, tuple[int, ...]]:
+    """Axis of each of the two named roles and the spatial axes in spatial order."""
+    found: dict[str, int] = {}
+    spatial: dict[int, int] = {}
+    for axis, item in enumerate(items):
+        item = item.strip()
+        if item in names and item not in found:
+            found[item] = axis
+        elif item.isdigit() and int(item) not in spatial:
+            spatial[int(item)] = axis
+        else:
+            raise ValueError(f"unexpected dimension {item}")
+    if len(found) != 2 or sorted(spatial) != list(range(len(spatial))):
+        raise ValueError("incomplete dimension numbers")
+    return found[names[0]], found[names[1]], tuple(spatial[i] for i in range(len(spatial)))
+
+
+def conv_dims_from_lists(lhs: Sequence[str], rhs: Sequence[str], out: Sequence[str]) -> ConvDims:
+    ib, if_, isp = _roles(lhs, ("b", "f"))
+    ki, ko, ksp = _roles(rhs, ("i", "o"))
+    ob, of, osp = _roles(out, ("b", "f"))
+    return ConvDims(ib, if_, isp, ki, ko, ksp, ob, of, osp)
+
+
+def decode_conv_dims(attr: Any) -> ConvDims:
+    """From either spelling: `[b, 0, f]x[...]->[...]` or `input_batch_dimension = 0, ...`."""
+    if isinstance(attr, DialectAttr) and attr.fields:
+        def one(name: str) -> int:
+            return int(attr.get(name, 0))
+
+        def many(name: str) -> tuple[int, ...]:
+            return tuple(int(v) for v in attr.get(name, []) or [])
+
+        return ConvDims(one("input_batch_dimension"), one("input_feature_dimension"),
+                        many("input_spatial_dimensions"), one("kernel_input_feature_dimension"),
+                        one("kernel_output_feature_dimension"), many("kernel_spatial_dimensions"),
+                        one("output_batch_dimension"), one("output_feature_dimension"),
+                        many("output_spatial_dimensions"))
+    body = attr.body if isinstance(attr, DialectAttr) else str(attr)
+    m = _CONV_TEXT.fullmatch(body)
+    if m is None:
+        raise EvaluationError(f"malformed convolution dimension numbers: {body}")
+    try:
+        return conv_dims_from_lists(*(g.split(",") if g.strip() else [] for g in m.groups()))
+    except ValueError as e:
+        raise EvaluationError(str(e)) from None
+
+
+# ---- convolution ---------------------------------------------------------------------------
+
+
+def convolution(lhs: np.ndarray, rhs: np.ndarray, *, window_strides: Any = None,
+                padding: Any = None, lhs_dilation: Any = None, rhs_dilation: Any = None,
+                window_reversal: Any = None, dimension_numbers: Any,
+                feature_group_count: int | None = None, batch_group_count: int | None = None,
+                precision_config: Any = None, result_type: Type) -> np.ndarray:
+    """spec convolution: windows of the padded, lhs-dilated input dotted with the kernel
+    (rhs-dilated windows, optional reversal), per feature group or batch group."""
+    d = decode_conv_dims(dimension_numbers)
+    s = len(d.input_spatial)
+    dtype = _result_dtype(result_type)
+    work = np.dtype(np.int64) if dtype == np.bool_ else dtype
+    x = np.transpose(lhs, (d.input_batch, *d.input_spatial, d.input_feature)).astype(work)
+    k = np.transpose(rhs, (*d.kernel_spatial, d.kernel_input_feature,
+                           d.kernel_output_feature)).astype(work)
+    strides = list(window_strides or [1] * s)
+    lhs_dil = list(lhs_dilation or [1] * s)
+    rhs_dil = list(rhs_dilation or [1] * s)
+    pads = np.asarray(padding if padding is not None else np.zeros((s, 2)), dtype=np.int64)
+    pads = pads.reshape(s, 2)
+    x = pad_dilate(x, [0, *pads[:, 0].tolist(), 0], [0, *pads[:, 1].tolist(), 0],
+                   [0, *[v - 1 for v in lhs_dil], 0], np.zeros((), work)[()])
+    out_shape = result_type.shape
+    counts = [out_shape[a] for a in d.output_spatial]
+    sizes = list(k.shape[:s])
+    for n, c, st, kk, dl in zip(x.shape[1:-1], counts, strides, sizes, rhs_dil, strict=False):
+        if c > 0 and kk > 0 and (c - 1) * st + (kk - 1) * dl >= n:
+            raise EvaluationError("convolution window does not fit in the padded input")
+    x = _contiguous(x)
+    step = x.strides
+    windows = np.lib.stride_tricks.as_strided(
+        x, (x.shape[0], *counts, *sizes, x.shape[-1]),
+        (step[0], *[st * b for st, b in zip(strides, step[1:-1], strict=False)],
+         *[dl * b for dl, b in zip(rhs_dil, step[1:-1], strict=False)], step[-1]), writeable=False)
+    flips = [1 + s + i for i, flip in enumerate(window_reversal or []) if flip]
+    if flips:
+        windows = np.flip(windows, flips)
+    groups = int(feature_group_count or 1)
+    batch_groups = int(batch_group_count or 1)
+    _check_groups(windows.shape[0], windows.shape[-1], k.shape[-1], groups, batch_groups)
+    if work.kind in "iu":
+        result = _grouped_einsum(windows, k, s, groups, batch_groups)
+    else:
+        result = _grouped_sequential(windows, k, s, groups, batch_groups)
+    inverse = [0] * (s + 2)
+    inverse[d.output_batch] = 0
+    for i, a in enumerate(d.output_spatial):
+        inverse[a] = i + 1
+    inverse[d.output_feature] = s + 1
+    result = np.transpose(result, inverse)
+    if dtype == np.bool_:
+        return _contiguous(result != 0)
+    return _contiguous(result.astype(dtype))
+
+
+def _check_groups(batch: int, channels: int, features: int, groups: int,
+                  batch_groups: int) -> None:
+    if groups < 1 or batch_groups < 1:
+        raise EvaluationError("group counts must be positive")
+    if batch % batch_groups or features % batch_groups:
+        raise EvaluationError("batch_group_count does not divide the batch and features")
+    if channels % groups or features % groups:
+        raise EvaluationError("feature_group_count does not divide the features")
+
+
+def _grouped_einsum(windows: np.ndarray, k: np.ndarray, s: int, groups: int,
+                    batch_groups: int) -> np.ndarray:
+    """(N, O.., K.., C) x (K.., I, F) -> (N', O.., F) in one einsum (exact for integers)."""
+    letters = iter(string.ascii_letters)
+    out_l = "".join(next(letters) for _ in range(s))
+    win_l = "".join(next(letters) for _ in range(s))
+    n, c, g, f = next(letters), next(letters), next(letters), next(letters)
+    batch, channels = windows.shape[0], windows.shape[-1]
+    features = k.shape[-1]
+    if batch_groups > 1:
+        w = windows.reshape(batch_groups, batch // batch_groups, *windows.shape[1:])
+        kk = k.reshape(*k.shape[:-1], batch_groups, features // batch_groups)
+        spec = f"{g}{n}{out_l}{win_l}{c},{win_l}{c}{g}{f}->{n}{out_l}{g}{f}"
+    else:
+        w = windows.reshape(*windows.shape[:-1], groups, channels // groups)
+        kk = k.reshape(*k.shape[:-1], groups, features // groups)
+        spec = f"{n}{out_l}{win_l}{g}{c},{win_l}{c}{g}{f}->{n}{out_l}{g}{f}"
+    with np.errstate(all="ignore"):
+        res = np.einsum(spec, w, kk, optimize=True)
+    return res.reshape(*res.shape[:-2], features)
+
+
+def _grouped_sequential(windows: np.ndarray, k: np.ndarray, s: int, groups: int,
+                        batch_groups: int) -> np.ndarray:
+    """Same contraction, accumulated like the reference: kernel positions row-major, then
+    input features, one vectorized multiply-add each (float rounding matches)."""
+    batch, channels = windows.shape[0], windows.shape[-1]
+    features = k.shape[-1]
+    counts = windows.shape[1:1 + s]
+    spatial = (slice(None),) * s
+    if batch_groups > 1:
+        per = batch // batch_groups
+        w = windows.reshape(batch_groups, per, *windows.shape[1:])
+        acc = np.zeros((per, *counts, batch_groups, features // batch_groups), dtype=k.dtype)
+        with np.errstate(all="ignore"):
+            for pos in np.ndindex(*k.shape[:s]):
+                for c in range(channels):
+                    x = np.moveaxis(w[(slice(None), slice(None)) + spatial + pos + (c,)], 0, -1)
+                    acc = acc + x[..., None] * k[pos + (c,)].reshape(batch_groups, -1)
+    else:
+        width = channels // groups
+        acc = np.zeros((batch, *counts, groups, features // groups), dtype=k.dtype)
+        with np.errstate(all="ignore"):
+            for pos in np.ndindex(*k.shape[:s]):
+                for c in range(width):
+                    x = windows[(slice(None),) + spatial + pos + (slice(c, channels, width),)]
+                    acc = acc + x[..., None] * k[pos + (c,)].reshape(groups, -1)
+    return acc.reshape(*acc.shape[:-2], features)
+
+
+# ---- convolution syntax ------------------------------------------------------------------------
+# `(%lhs, %rhs) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f],
+#  window = {stride = [..], pad = [[..]], lhs_dilate = [..], rhs_dilate = [..], reverse = [..]}
+#  {attrs} : (..) -> ..`
+
+_WINDOW_KEYS = (("window_strides", "stride"), ("padding", "pad"), ("lhs_dilation", "lhs_dilate"),
+                ("rhs_dilation", "rhs_dilate"), ("window_reversal", "reverse"))
+
+
+def _parse_layout(p: Any) -> list[str]:
+    p.expect("[")
+    items: list[str] = []
+    if not p.at("]"):
+        while True:
+            tok = p.advance()
+            items.append(tok.text)
+            if not p.accept(","):
+                break
+    p.expect("]")
+    return items
+
+
+def _parse_conv_dims(p: Any) -> DialectAttr:
+    tok = p.tok
+    lhs = _parse_layout(p)
+    p.expect_keyword("x")
+    rhs = _parse_layout(p)
+    p.expect("->")
+    out = _parse_layout(p)
+    try:
+        dims = conv_dims_from_lists(lhs, rhs, out)
+    except ValueError as e:
+        raise p.error(str(e), tok) from None
+    return DialectAttr("stablehlo", "conv", dims.text())
+
+
+def _parse_bool(p: Any) -> bool:
+    word = p.tok.text
+    if word in ("true", "false"):
+        p.advance()
+        return word == "true"
+    return bool(p.parse_integer())
+
+
+def _parse_window(p: Any) -> dict[str, Attribute]:
+    p.expect("{")
+    out: dict[str, Attribute] = {}
+    names = dict((short, long) for long, short in _WINDOW_KEYS)
+    if p.accept("}"):
+        return out
+    while True:
+        tok = p.tok
+        key = p.parse_keyword()
+        if key not in names:
+            raise p.error(f"Unknown window attribute: {key}", tok)
+        if names[key] in out:
+            raise p.error(f"Duplicate attribute: {key}", tok)
+        p.expect("=")
+        if key == "pad":
+            p.expect("[")
+            rows: list[list[int]] = []
+            if not p.at("]"):
+                while True:
+                    rows.append(parse_dim_list(p))
+                    if not p.accept(","):
+                        break
+            p.expect("]")
+            if any(len(r) != 2 for r in rows):
+                raise p.error("expected padding pairs", tok)
+            arr = np.asarray(rows, dtype=np.int64).reshape(len(rows), 2)
+            out["padding"] = DenseElementsAttr(TensorType((len(rows), 2), I64), arr)
+        elif key == "reverse":
+            p.expect("[")
+            flags: list[bool] = []
+            if not p.at("]"):
+                while True:
+                    flags.append(_parse_bool(p))
+                    if not p.accept(","):
+                        break
+            p.expect("]")
+            out["window_reversal"] = DenseArrayAttr(BOOL, tuple(flags))
+        else:
+            out[names[key]] = DenseArrayAttr(I64, tuple(parse_dim_list(p)))
+        if not p.accept(","):
+            break
+    p.expect("}")
+    return out
+
+
+def _parse_convolution(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
+    tok = p.tok
+    p.expect("(")
+    operands = p.parse_operand_list(")")
+    p.expect(")")
+    p.expect_keyword("dim_numbers")
+    p.expect("=")
+    props: dict[str, Attribute] = {"dimension_numbers": _parse_conv_dims(p)}
+    p.expect(",")
+    p.expect_keyword("window")
+    p.expect("=")
+    props.update(_parse_window(p))
+    return _finish(p, opdef, operands, props, location, tok)
+
+
+def _window_text(op: Operation) -> str:
+    parts = []
+    for name, short in _WINDOW_KEYS:
+        attr = op.attr(name)
+        if attr is None:
+            continue
+        if name == "padding":
+            rows = (np.asarray(attr.value).reshape(-1, 2)
+                    if isinstance(attr, DenseElementsAttr) else [])
+            body = ", ".join(f"[{int(a)}, {int(b)}]" for a, b in rows)
+        elif name == "window_reversal":
+            body = ", ".join("true" if v else "false" for v in attr.value)
+        else:
+            body = ", ".join(str(int(v)) for v in attr.value)
+        parts.append(f"{short} = [{body}]")
+    return "{" + ", ".join(parts) + "}"
+
+
+def _print_convolution(pr: Any, op: Operation) -> None:
+    pr.write(f"({pr.operands(op.operands)})")
+    dims = op.attr("dimension_numbers")
+    try:
+        text = decode_conv_dims(dims).text()
+    except EvaluationError:
+        text = str(dims)
+    pr.write(f" dim_numbers = {text}, window = {_window_text(op)}")
+    elided = {"dimension_numbers", *(name for name, _ in _WINDOW_KEYS)}
+    pr.write(pr.attr_dict(_rest_attrs(op, elided)))
+    pr.write(_functional(op))
+
+
+define_op("stablehlo.convolution", syntax=Custom(_parse_convolution, _print_convolution),
+          properties=("window_strides", "padding", "lhs_dilation", "rhs_dilation",
+                      "window_reversal", "dimension_numbers", "feature_group_count",
+                      "batch_group_count", "precision_config"))(convolution)

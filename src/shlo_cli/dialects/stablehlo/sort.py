@@ -1,0 +1,184 @@
+"""`stablehlo.sort`: sorts 1-D slices along `dimension` of all inputs together.
+
+A comparator that is a single `compare LT/GT` of one input's pair sorts with numpy's stable
+argsort (TOTALORDER floats through an order-preserving integer key). Any other comparator
+drives a bottom-up merge sort whose merges place every element by a binary search in the
+neighbouring run; each search step calls the comparator region once, on whole arrays of
+candidate pairs. The result is always the stable order (valid for `is_stable = false` too).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ...interpreter.engine import EvaluationError
+from ...ir.core import Operation, Region
+from ...ir.diagnostics import Diagnostic
+from ..registry import define_op
+from .reductions import cached_analysis
+from .reductions import contiguous as _contiguous
+
+_RETURNS = frozenset({"stablehlo.return", "func.return"})
+
+
+def simple_comparator(region: Region, count: int) -> tuple[int, bool, str] | None:
+    """`(input index, descending, compare type)` when the comparator is one strict
+    `compare` of an input's (lhs, rhs) pair; None otherwise."""
+    if len(region.blocks) != 1:
+        return None
+    block = region.entry
+    ops = block.operations
+    args = block.arguments
+    if len(args) != 2 * count or len(ops) != 2 or ops[1].name not in _RETURNS:
+        return None
+    compare, ret = ops
+    if compare.name != "stablehlo.compare" or len(ret.operands) != 1:
+        return None
+    if ret.operands[0] is not compare.results[0] or len(compare.operands) != 2:
+        return None
+    direction = compare.attr("comparison_direction")
+    if direction is None or direction.value not in ("LT", "GT"):
+        return None
+    try:
+        first = next(i for i, a in enumerate(args) if a is compare.operands[0])
+        second = next(i for i, a in enumerate(args) if a is compare.operands[1])
+    except StopIteration:
+        return None
+    if first // 2 != second // 2 or first == second:
+        return None
+    descending = direction.value == "GT"
+    if first % 2 == 1:  # compare(rhs, lhs): the order flips
+        descending = not descending
+    kind = compare.attr("compare_type")
+    return first // 2, descending, kind.value if kind is not None else ""
+
+
+def _total_order_key(x: np.ndarray) -> np.ndarray:
+    """Signed integers ordered like IEEE totalOrder on the floats `x`."""
+    bits = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}[x.dtype.itemsize]
+    raw = _contiguous(x).view(bits).astype(np.int64)
+    width = x.dtype.itemsize * 8
+    magnitude = raw & ((1 << (width - 1)) - 1)
+    return np.where(raw < 0, -magnitude - 1, magnitude)
+
+
+def _sort_key(x: np.ndarray, kind: str) -> np.ndarray | None:
+    """An array numpy orders exactly as the comparator does, or None (use the merge sort)."""
+    if x.dtype == np.bool_ or x.dtype.kind in "iu":
+        return x
+    if x.dtype.kind == "c":
+        return None
+    if kind == "TOTALORDER":
+        return _total_order_key(x)
+    wide = x.astype(np.float64)
+    if np.isnan(wide).any():
+        return None  # FLOAT comparisons are not a strict weak order with NaNs
+    return wide
+
+
+def _stable_argsort(key: np.ndarray, descending: bool) -> np.ndarray:
+    if not descending:
+        return np.argsort(key, axis=-1, kind="stable")
+    n = key.shape[-1]
+    flipped = np.argsort(key[..., ::-1], axis=-1, kind="stable")[..., ::-1]
+    return n - 1 - flipped
+
+
+def merge_sort_permutation(comparator: Callable[..., Any],
+                           keys: Sequence[np.ndarray]) -> np.ndarray:
+    """Stable permutation of each row of `keys` (shape (rows, n)) under `comparator`."""
+    rows, n = keys[0].shape
+    perm = np.broadcast_to(np.arange(n, dtype=np.int64), (rows, n)).copy()
+    row = np.arange(rows)[:, None]
+    pos = np.arange(n, dtype=np.int64)
+    width = 1
+    while width < n:
+        run_start = (pos // width) * width
+        own = pos - run_start
+        is_left = (pos // width) % 2 == 0
+        partner = np.where(is_left, run_start + width, run_start - width)
+        partner_len = np.clip(np.minimum(partner + width, n) - partner, 0, None)
+        current = [np.take_along_axis(k, perm, axis=1) for k in keys]
+        lo = np.zeros((rows, n), dtype=np.int64)
+        hi = np.broadcast_to(partner_len, (rows, n)).copy()
+        while True:
+            active = lo < hi
+            if not active.any():
+                break
+            mid = (lo + hi) // 2
+            index = np.where(active, partner + mid, pos)
+            other = [c[row, index] for c in current]
+            args: list[np.ndarray] = []
+            for o, m in zip(other, current, strict=False):
+                args.append(np.where(is_left, o, m))
+                args.append(np.where(is_left, m, o))
+            less = np.broadcast_to(np.asarray(comparator(*args)[0], dtype=bool), (rows, n))
+            # Left elements go after strictly smaller right ones; right elements after
+            # left ones that are not greater (stability).
+            before = np.where(is_left, less, ~less)
+            lo = np.where(active & before, mid + 1, lo)
+            hi = np.where(active & ~before, mid, hi)
+        target = np.minimum(run_start, partner) + own + lo
+        merged = np.empty_like(perm)
+        merged[row, target] = perm
+        perm = merged
+        width *= 2
+    return perm
+
+
+def _scalar_permutation(comparator: Callable[..., Any], keys: Sequence[np.ndarray]) -> np.ndarray:
+    """Fallback for comparators that only accept scalars."""
+    rows, n = keys[0].shape
+    perm = np.empty((rows, n), dtype=np.int64)
+    for r in range(rows):
+        def cmp(i: int, j: int, r: int = r) -> int:
+            args: list[np.ndarray] = []
+            for k in keys:
+                args += [np.asarray(k[r, i]), np.asarray(k[r, j])]
+            if bool(np.asarray(comparator(*args)[0])):
+                return -1
+            args = []
+            for k in keys:
+                args += [np.asarray(k[r, j]), np.asarray(k[r, i])]
+            return 1 if bool(np.asarray(comparator(*args)[0])) else 0
+        perm[r] = sorted(range(n), key=functools.cmp_to_key(cmp))
+    return perm
+
+
+@define_op("stablehlo.sort", properties=("dimension", "is_stable"), regions=("comparator",))
+def sort(*inputs: np.ndarray, dimension: int | None = None, is_stable: bool | None = None,
+         comparator: Callable[..., Any], op: Operation | None = None) -> Any:
+    """results = inputs with each slice along `dimension` reordered by `comparator`."""
+    rank = inputs[0].ndim
+    axis = -1 if dimension is None else int(dimension)
+    if axis < -rank or axis >= max(rank, 1):
+        raise EvaluationError(f"sort dimension {axis} out of range for rank {rank}")
+    if rank == 0 or inputs[0].size == 0:
+        return inputs[0] if len(inputs) == 1 else tuple(inputs)
+    axis %= rank
+    moved = [np.moveaxis(x, axis, -1) for x in inputs]
+    shape = moved[0].shape
+    n = shape[-1]
+    flat = [_contiguous(x).reshape(-1, n) for x in moved]
+    simple = None
+    if op is not None and op.regions:
+        simple = cached_analysis(op, "sort", lambda: simple_comparator(op.regions[0], len(inputs)))
+    perm = None
+    if simple is not None:
+        index, descending, kind = simple
+        key = _sort_key(flat[index], kind)
+        if key is not None:
+            perm = _stable_argsort(key, descending)
+    if perm is None:
+        try:
+            perm = merge_sort_permutation(comparator, flat)
+        except Diagnostic:
+            perm = _scalar_permutation(comparator, flat)
+    results = [np.moveaxis(np.take_along_axis(x, perm, axis=1).reshape(shape), -1, axis)
+               for x in flat]
+    results = [_contiguous(r) for r in results]
+    return results[0] if len(results) == 1 else tuple(results)
