@@ -33,7 +33,7 @@ GOAL_OPS_PER_SECOND = 30_000
 def load_chunks(folder: str) -> list[tuple[str, str, int]]:
     """(name, text, line offset) of every chunk of every `.mlir` file in `folder`."""
     chunks = []
-    for path in sorted(glob.glob(os.path.join(folder, "*.mlir"))):
+    for path in sorted(glob.glob(os.path.join(folder, "**", "*.mlir"), recursive=True)):
         with open(path, encoding="utf-8") as f:
             text = f.read()
         for chunk in split_chunks(text, "// -----" in text):
@@ -54,12 +54,13 @@ def parseable(chunks: list[tuple[str, str, int]]) -> tuple[list, list, int]:
 
 
 def best_of(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]
-    """The fastest of `repeat` timed runs (least disturbed by the rest of the machine)."""
+    """The fastest of `repeat` runs in CPU time of this process (least disturbed by other
+    work on the machine)."""
     best = float("inf")
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = time.process_time()
         fn()
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.process_time() - start)
     return best
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 
 import numpy as np
 
@@ -57,6 +58,12 @@ def parse_dense_literal(body: str, type: Type) -> tuple[np.ndarray, bool]:
         return np.zeros(shape, dtype), False
     if stripped.startswith('"'):
         return _parse_hex(stripped, etype, dtype, shape, count)
+    if "(" not in stripped:
+        fast = _fast_flatten(stripped, shape)
+        if fast is not None:
+            items, splat = fast
+            data = _convert(items, etype, dtype)
+            return (data.reshape(()), True) if splat else (data.reshape(shape), False)
     tokens, items, dims = _flatten(body)
     if dims is None:  # a single element: splat
         if len(items) != 1:
@@ -72,6 +79,31 @@ def parse_dense_literal(body: str, type: Type) -> tuple[np.ndarray, bool]:
                 f"match type ([{', '.join(map(str, shape))}])", 0)
     data = _convert(items, etype, dtype)
     return data.reshape(shape), False
+
+
+_ELEMENT = re.compile(
+    r"[-+]?(?:0x[0-9A-Fa-f]+|[0-9]+\.?[0-9]*(?:[eE][-+]?[0-9]+)?|inf|nan)|true|false")
+_NO_SPACE = str.maketrans("", "", " \t\r\n")
+
+
+def _fast_flatten(text: str, shape: tuple[int, ...]) -> tuple[list[str], bool] | None:
+    """Elements of a well-formed literal of exactly `shape` (or a single-element splat) in a
+    few C-level passes; None when the literal needs the careful parser (or is malformed)."""
+    items = _ELEMENT.findall(text)
+    if text[0] != "[":
+        return (items, True) if len(items) == 1 and items[0] == text else None
+    if len(items) != math.prod(shape) or not shape:
+        return None
+    if _ELEMENT.sub("e", text.translate(_NO_SPACE)) != _skeleton(shape):
+        return None
+    return items, False
+
+
+@lru_cache(maxsize=256)
+def _skeleton(shape: tuple[int, ...]) -> str:
+    """`[[e,e],[e,e]]` for shape (2, 2): the bracket structure a literal must have."""
+    inner = "e" if len(shape) == 1 else _skeleton(shape[1:])
+    return "[" + ",".join([inner] * shape[0]) + "]"
 
 
 def _flatten(body: str) -> tuple[int, list, list[int] | None]:
@@ -179,8 +211,13 @@ def _convert(items: list, etype: Type, dtype: np.dtype) -> np.ndarray:
         wide = np.array(values, dtype=np.uint64 if unsigned else np.int64)
         return wide.astype(dtype)
     if isinstance(etype, FloatType):
-        return np.array([_float_item(x, etype, dtype) for x in items], dtype=object).astype(np.float64).astype(dtype) \
-            if not any(x.startswith("0x") for x in items) else _floats_with_bits(items, etype, dtype)
+        if any(x.startswith("0x") for x in items):
+            return _floats_with_bits(items, etype, dtype)
+        try:
+            return np.array(items, dtype=np.float64).astype(dtype)
+        except ValueError:
+            return np.array([_float_item(x, etype, dtype) for x in items],
+                            dtype=np.float64).astype(dtype)
     raise DenseLiteralError(f"unsupported element type {etype}")
 
 

@@ -89,6 +89,15 @@ _QUANT_HEAD = re.compile(
 _QUANT_PARAM = re.compile(r"\s*([-+]?[0-9.]+(?:[eE][-+]?[0-9]+)?|0x[0-9A-Fa-f]+)\s*(?::\s*(-?[0-9]+))?\s*")
 
 _TYPE_CACHE: dict[str, Type] = {}
+# Fast paths: whole function types of plain tensors and dictionaries of plain entries are
+# parsed once per distinct text (types and attributes are immutable, so sharing is safe).
+_T = r"tensor<(?:(?:[0-9]+|\?)x)*(?:[A-Za-z][A-Za-z0-9]*|complex<[a-z0-9]+>)>"
+_SIMPLE_FUNC = re.compile(rf"\((?:{_T}(?:, {_T})*)?\) -> (?:{_T}|\((?:{_T}(?:, {_T})*)?\))")
+_SIMPLE_DICT = re.compile(
+    r'\{(?:[A-Za-z_][A-Za-z0-9_$.]* = (?:"[^"\\\n]*"|-?[0-9]+ : i[0-9]+|true|false)'
+    r'(?:, (?=[A-Za-z_]))?)*\}')
+_FUNC_CACHE: dict[str, Type] = {}
+_DICT_CACHE: dict[str, dict[str, Attribute]] = {}
 MAX_INT_WIDTH = 16777215  # IntegerType::kMaxWidth
 
 
@@ -653,6 +662,20 @@ class Parser:
 
     def parse_attr_dict_body(self) -> dict[str, Attribute]:
         """`{name = attr, unit_name, "quoted" = attr}`."""
+        if self.tok.text == "{":
+            m = _SIMPLE_DICT.match(self.src, self.tok.start)
+            if m is not None:
+                key = m.group(0)
+                cached = _DICT_CACHE.get(key)
+                if cached is not None:
+                    self.tok = lex_at(self.src, m.end())
+                    return dict(cached)
+                parsed = self._parse_attr_dict_body()
+                _DICT_CACHE[key] = dict(parsed)
+                return parsed
+        return self._parse_attr_dict_body()
+
+    def _parse_attr_dict_body(self) -> dict[str, Attribute]:
         self.expect("{")
         out: dict[str, Attribute] = {}
         if self.accept("}"):
@@ -726,6 +749,20 @@ class Parser:
         if tok.kind == BANG:
             return self._parse_dialect_type()
         if tok.kind == PUNCT and tok.text == "(":
+            m = _SIMPLE_FUNC.match(self.src, tok.start)
+            if m is not None:
+                key = m.group(0)
+                cached = _FUNC_CACHE.get(key)
+                if cached is not None:
+                    after = lex_at(self.src, m.end())
+                    if after.text != "->":  # not a function type returning a function
+                        self.tok = after
+                        return cached
+                else:
+                    cached = self._parse_function_type()
+                    if self.tok.start == lex_at(self.src, m.end()).start:
+                        _FUNC_CACHE[key] = cached
+                    return cached
             return self._parse_function_type()
         raise self.error("expected non-function type")
 
