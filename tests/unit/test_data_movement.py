@@ -8,6 +8,7 @@ import pytest
 
 from shlo_cli.dialects.stablehlo import data_movement as dm
 from shlo_cli.interpreter.engine import EvaluationError
+from shlo_cli.ir.diagnostics import Diagnostic
 from shlo_cli.ir.parser import parse_source, scalar_type
 from shlo_cli.ir.printer import print_module
 from shlo_cli.ir.types import TensorType
@@ -201,3 +202,58 @@ def test_relatives_evaluate_like_their_static_ops() -> None:
     with pytest.raises(EvaluationError):
         dm.real_dynamic_slice(x, np.array([2, 0]), np.array([1, 4]), np.array([1, 1]),
                               result_type=dyn_t)
+
+
+# ---- verifiers ------------------------------------------------------------------------------
+
+
+def _first_error(body: str, args: str) -> str | None:
+    module = parse_source(f"func.func @f({args}) {{\n{body}\n  func.return\n}}")
+    for op in module.op.walk():
+        if op.opdef is not None and op.opdef.verify is not None:
+            try:
+                op.opdef.verify(op)
+            except Diagnostic as d:
+                return d.message
+    return None
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ("%0 = stablehlo.broadcast_in_dim %a, dims = [0, 1] : (tensor<2x3xf32>) -> tensor<2x3x4xf32>",
+     None),
+    ("%0 = stablehlo.broadcast_in_dim %a, dims = [0, 0] : (tensor<2x3xf32>) -> tensor<2x3x4xf32>",
+     "broadcast_dimensions should not have duplicates"),
+    ("%0 = stablehlo.broadcast_in_dim %a, dims = [1, 2] : (tensor<2x3xf32>) -> tensor<2x3x4xf32>",
+     "size of operand dimension 0 (2) is not equal to 1 or size of result dimension 1 (3)"),
+    ("%0 = stablehlo.transpose %a, dims = [1, 1] : (tensor<2x3xf32>) -> tensor<3x2xf32>",
+     "attribute permutation must be a permutation of [0, 1] but got 1, 1"),
+    ("%0 = stablehlo.transpose %a, dims = [1, 0] : (tensor<2x3xf32>) -> tensor<2x3xf32>",
+     "'stablehlo.transpose' op inferred type(s) 'tensor<3x2xf32>' are incompatible with return "
+     "type(s) of operation 'tensor<2x3xf32>'"),
+    ("%0 = stablehlo.slice %a [0:2, 2:1] : (tensor<2x3xf32>) -> tensor<2x1xf32>",
+     "start index 2 is larger than limit index 1 in dimension 1"),
+    ("%0 = stablehlo.slice %a [0:2, 0:3:2] : (tensor<2x3xf32>) -> tensor<2x2xf32>", None),
+    ("%0 = stablehlo.concatenate %a, %b, dim = 0 : (tensor<2x3xf32>, tensor<2x2xf32>) -> "
+     "tensor<4x3xf32>", "shapes of operand (0) and (1) are not compatible at non-concat index 1: "
+                        "(2, 3) != (2, 2)"),
+    ("%0 = stablehlo.pad %a, %s, low = [0, 0], high = [0, -4], interior = [0, 0] : "
+     "(tensor<2x3xf32>, tensor<f32>) -> tensor<2x0xf32>",
+     "Padding result in negative size for dimension 1"),
+    ("%0 = stablehlo.pad %a, %s, low = [1, 0], high = [0, 0], interior = [1, 1] : "
+     "(tensor<2x3xf32>, tensor<f32>) -> tensor<4x5xf32>", None),
+    ("%0 = stablehlo.reverse %a, dims = [2] : tensor<2x3xf32>",
+     "all dimensions should be between [0, 2). Got dimension: 2."),
+    ("%0 = stablehlo.reshape %a : (tensor<2x3xf32>) -> tensor<7xf32>",
+     "number of output elements (7) doesn't match expected number of elements (6)"),
+    ("%0 = stablehlo.dynamic_slice %a, %i, %i, sizes = [1, 4] : (tensor<2x3xf32>, tensor<i32>, "
+     "tensor<i32>) -> tensor<1x4xf32>",
+     "has slice size 4 greater than dimension size 3 in dimension 1 of operand"),
+    ("%0 = stablehlo.dynamic_update_slice %a, %b, %i, %i : (tensor<2x3xf32>, tensor<2x2xf32>, "
+     "tensor<i32>, tensor<i32>) -> tensor<2x3xf32>", None),
+    ("%0 = stablehlo.get_dimension_size %a, dim = 2 : (tensor<2x3xf32>) -> tensor<i32>",
+     "requires dimension attribute in range [0, 2); found (2)"),
+])
+def test_verifiers(body: str, message: str | None) -> None:
+    args = "%a: tensor<2x3xf32>, %b: tensor<2x2xf32>, %s: tensor<f32>, %i: tensor<i32>"
+    got = _first_error("  " + body, args)
+    assert got == message if message is None else (got is not None and message in got)

@@ -16,8 +16,17 @@ import numpy as np
 from ...interpreter.engine import EvaluationError
 from ...ir.attributes import Attribute, DenseArrayAttr, IntegerAttr
 from ...ir.core import Location, Operation, Value
+from ...ir.diagnostics import Diagnostic
 from ...ir.lexer import PERCENT
-from ...ir.types import DYNAMIC, I64, FunctionType, TensorType, Type, numpy_dtype
+from ...ir.types import (
+    DYNAMIC,
+    I64,
+    FunctionType,
+    QuantizedType,
+    TensorType,
+    Type,
+    numpy_dtype,
+)
 from ..asm import Format
 from ..registry import OpDef, define_op
 from ..syntax import Custom
@@ -100,7 +109,8 @@ def _operands_then_keyword(p: Any) -> list[Value]:
 @define_op("stablehlo.broadcast_in_dim",
            syntax=Format("$operand `,` `dims` `=` $broadcast_dimensions", operands=("operand",),
                          types="functional", attrs={"broadcast_dimensions": "array"}),
-           properties=("broadcast_dimensions",))
+           properties=("broadcast_dimensions",),
+           verify=lambda op: verify_broadcast_in_dim(op))
 def broadcast_in_dim(operand: np.ndarray, *, broadcast_dimensions: Any,
                      result_type: TensorType) -> np.ndarray:
     """result[i] = operand[j] with j[d] = i[broadcast_dimensions[d]], or 0 where
@@ -131,7 +141,8 @@ def _broadcast(operand: np.ndarray, dims: Sequence[int], shape: tuple[int, ...])
                          operands=("operand", "output_dimensions"), types="functional",
                          attrs={"broadcast_dimensions": "array"}),
            properties=("broadcast_dimensions", "known_expanding_dimensions",
-                       "known_nonexpanding_dimensions"))
+                       "known_nonexpanding_dimensions"),
+           verify=lambda op: verify_dynamic_broadcast_in_dim(op))
 def dynamic_broadcast_in_dim(operand: np.ndarray, output_dimensions: np.ndarray, *,
                              broadcast_dimensions: Any, result_type: TensorType) -> np.ndarray:
     """broadcast_in_dim to the shape held in `output_dimensions`."""
@@ -142,7 +153,8 @@ def dynamic_broadcast_in_dim(operand: np.ndarray, output_dimensions: np.ndarray,
 @define_op("stablehlo.broadcast",
            syntax=Format("$operand `,` `sizes` `=` $broadcast_sizes", operands=("operand",),
                          types="functional", attrs={"broadcast_sizes": "array"}),
-           properties=("broadcast_sizes",))
+           properties=("broadcast_sizes",),
+           verify=lambda op: verify_broadcast(op))
 def broadcast(operand: np.ndarray, *, broadcast_sizes: Any, result_type: TensorType) -> np.ndarray:
     """The operand repeated over new leading dimensions of `broadcast_sizes`."""
     shape = ints(broadcast_sizes) + operand.shape
@@ -171,7 +183,8 @@ def _print_concatenate(pr: Any, op: Operation) -> None:
 
 
 @define_op("stablehlo.concatenate", syntax=Custom(_parse_concatenate, _print_concatenate),
-           properties=("dimension",))
+           properties=("dimension",),
+           verify=lambda op: verify_concatenate(op))
 def concatenate(*inputs: np.ndarray, dimension: int, result_type: TensorType) -> np.ndarray:
     """Inputs laid end to end along `dimension`, in operand order."""
     return result_array(np.concatenate(inputs, axis=dimension), result_type)
@@ -212,7 +225,8 @@ def clamped_start(start_indices: Sequence[np.ndarray], operand_shape: Sequence[i
 
 
 @define_op("stablehlo.dynamic_slice", syntax=Custom(_parse_dynamic_slice, _print_dynamic_slice),
-           properties=("slice_sizes",))
+           properties=("slice_sizes",),
+           verify=lambda op: verify_dynamic_slice(op))
 def dynamic_slice(operand: np.ndarray, *start_indices: np.ndarray, slice_sizes: Any,
                   result_type: TensorType) -> np.ndarray:
     """The `slice_sizes` window at the clamped start indices."""
@@ -223,7 +237,8 @@ def dynamic_slice(operand: np.ndarray, *start_indices: np.ndarray, slice_sizes: 
 
 
 @define_op("stablehlo.dynamic_update_slice",
-           syntax=Format("$operands", operands=("operands*",), types="functional"))
+           syntax=Format("$operands", operands=("operands*",), types="functional"),
+           verify=lambda op: verify_dynamic_update_slice(op))
 def dynamic_update_slice(operand: np.ndarray, update: np.ndarray, *start_indices: np.ndarray,
                          result_type: TensorType) -> np.ndarray:
     """`operand` with the window at the clamped start indices replaced by `update`."""
@@ -240,7 +255,8 @@ def dynamic_update_slice(operand: np.ndarray, update: np.ndarray, *start_indices
 @define_op("stablehlo.get_dimension_size",
            syntax=Format("$operand `,` `dim` `=` $dimension", operands=("operand",),
                          types="functional", attrs={"dimension": "int"}),
-           properties=("dimension",))
+           properties=("dimension",),
+           verify=lambda op: verify_get_dimension_size(op))
 def get_dimension_size(operand: np.ndarray, *, dimension: int,
                        result_type: TensorType) -> np.ndarray:
     """The size of `dimension` as a 0-d tensor of the result type."""
@@ -256,7 +272,8 @@ def get_dimension_size(operand: np.ndarray, *, dimension: int,
                          operands=("operand", "padding_value"), types="functional",
                          attrs={"edge_padding_low": "array", "edge_padding_high": "array",
                                 "interior_padding": "array"}),
-           properties=("edge_padding_low", "edge_padding_high", "interior_padding"))
+           properties=("edge_padding_low", "edge_padding_high", "interior_padding"),
+           verify=lambda op: verify_pad(op))
 def pad(operand: np.ndarray, padding_value: np.ndarray, *, edge_padding_low: Any,
         edge_padding_high: Any, interior_padding: Any, result_type: TensorType) -> np.ndarray:
     """Operand elements spread `interior_padding + 1` apart, `edge_padding_low/high` added
@@ -285,7 +302,8 @@ def _pad(operand: np.ndarray, padding_value: np.ndarray, low: Sequence[int],
 
 
 @define_op("stablehlo.dynamic_pad",
-           syntax=Format("$operands", operands=("operands*",), types="functional"))
+           syntax=Format("$operands", operands=("operands*",), types="functional"),
+           verify=lambda op: verify_dynamic_pad(op))
 def dynamic_pad(operand: np.ndarray, padding_value: np.ndarray, edge_padding_low: np.ndarray,
                 edge_padding_high: np.ndarray, interior_padding: np.ndarray, *,
                 result_type: TensorType) -> np.ndarray:
@@ -299,7 +317,8 @@ def dynamic_pad(operand: np.ndarray, padding_value: np.ndarray, edge_padding_low
 
 
 @define_op("stablehlo.reshape",
-           syntax=Format("$operand", operands=("operand",), types="functional"))
+           syntax=Format("$operand", operands=("operand",), types="functional"),
+           verify=lambda op: verify_reshape(op))
 def reshape(operand: np.ndarray, *, result_type: TensorType) -> np.ndarray:
     """The same elements in row-major order, in the result's shape."""
     if operand.size != result_type.num_elements:
@@ -308,7 +327,8 @@ def reshape(operand: np.ndarray, *, result_type: TensorType) -> np.ndarray:
 
 
 @define_op("stablehlo.dynamic_reshape",
-           syntax=Format("$operands", operands=("operands*",), types="functional"))
+           syntax=Format("$operands", operands=("operands*",), types="functional"),
+           verify=lambda op: verify_dynamic_reshape(op))
 def dynamic_reshape(operand: np.ndarray, output_shape: np.ndarray, *,
                     result_type: TensorType) -> np.ndarray:
     """reshape to the shape held in `output_shape`."""
@@ -322,7 +342,8 @@ def dynamic_reshape(operand: np.ndarray, output_shape: np.ndarray, *,
            syntax=Format("$operand `,` $size `,` `dim` `=` $dimension",
                          operands=("operand", "size"), types="functional",
                          attrs={"dimension": "int"}),
-           properties=("dimension",))
+           properties=("dimension",),
+           verify=lambda op: verify_set_dimension_size(op))
 def set_dimension_size(operand: np.ndarray, size: np.ndarray, *, dimension: int,
                        result_type: TensorType) -> np.ndarray:
     """Static shapes only: the data is unchanged (the size is bookkeeping for XLA)."""
@@ -332,7 +353,8 @@ def set_dimension_size(operand: np.ndarray, size: np.ndarray, *, dimension: int,
 @define_op("stablehlo.reverse",
            syntax=Format("$operand `,` `dims` `=` $dimensions", operands=("operand",),
                          types="same", attrs={"dimensions": "array"}),
-           properties=("dimensions",))
+           properties=("dimensions",),
+           verify=lambda op: verify_reverse(op))
 def reverse(operand: np.ndarray, *, dimensions: Any, result_type: TensorType) -> np.ndarray:
     """Element order reversed along each of `dimensions`."""
     dims = ints(dimensions)
@@ -342,7 +364,8 @@ def reverse(operand: np.ndarray, *, dimensions: Any, result_type: TensorType) ->
 @define_op("stablehlo.transpose",
            syntax=Format("$operand `,` `dims` `=` $permutation", operands=("operand",),
                          types="functional", attrs={"permutation": "array"}),
-           properties=("permutation",))
+           properties=("permutation",),
+           verify=lambda op: verify_transpose(op))
 def transpose(operand: np.ndarray, *, permutation: Any, result_type: TensorType) -> np.ndarray:
     """result[i] = operand[j] with i[d] = j[permutation[d]]."""
     return result_array(np.transpose(operand, ints(permutation)), result_type)
@@ -390,7 +413,8 @@ def _print_slice(pr: Any, op: Operation) -> None:
 
 
 @define_op("stablehlo.slice", syntax=Custom(_parse_slice, _print_slice),
-           properties=("start_indices", "limit_indices", "strides"))
+           properties=("start_indices", "limit_indices", "strides"),
+           verify=lambda op: verify_slice(op))
 def slice_(operand: np.ndarray, *, start_indices: Any, limit_indices: Any, strides: Any,
            result_type: TensorType) -> np.ndarray:
     """result[i] = operand[start_indices + i * strides]."""
@@ -412,3 +436,396 @@ def real_dynamic_slice(operand: np.ndarray, start_indices: np.ndarray,
         raise EvaluationError("slice bounds out of range")
     window = tuple(slice(s, lim, k) for s, lim, k in zip(starts, limits, steps, strict=True))
     return result_array(operand[window], result_type)
+
+
+# ---- verification (upstream StablehloOps.cpp / TypeInference.cpp wording) --------------------
+# Each verifier raises a Diagnostic at the op for the first violated constraint; messages from
+# shape inference carry no `'op' op` prefix, as upstream emits them at the op's location.
+
+
+def op_error(op: Operation, message: str) -> Diagnostic:
+    return Diagnostic(message, line=op.location.line or None, col=op.location.col or None)
+
+
+def _dims(t: Type) -> tuple[int, ...]:
+    return tuple(t.shape) if isinstance(t, TensorType) else ()
+
+
+def _ranked(*types: Type) -> bool:
+    return all(isinstance(t, TensorType) for t in types)
+
+
+def compatible_dim(a: int, b: int) -> bool:
+    return a == b or DYNAMIC in (a, b)
+
+
+def _type_text(t: Type) -> str:
+    return f"'{t}'"
+
+
+def check_inferred(op: Operation, inferred: Sequence[TensorType]) -> None:
+    """`inferred type(s) ... are incompatible with return type(s) of operation ...`."""
+    actual = [r.type for r in op.results]
+    ok = len(actual) == len(inferred) and all(
+        isinstance(a, TensorType) and _compatible_element(a.element, i.element)
+        and len(a.shape) == len(i.shape)
+        and all(compatible_dim(x, y) for x, y in zip(a.shape, i.shape, strict=True))
+        for a, i in zip(actual, inferred, strict=False))
+    if not ok:
+        raise op_error(op, f"'{op.name}' op inferred type(s) "
+                           f"{', '.join(map(_type_text, inferred))} are incompatible with "
+                           f"return type(s) of operation {', '.join(map(_type_text, actual))}")
+
+
+def _compatible_element(a: Type, b: Type) -> bool:
+    """Equal, or both quantized over the same expressed type (parameters may differ)."""
+    if isinstance(a, QuantizedType) and isinstance(b, QuantizedType):
+        return a.expressed == b.expressed and a.storage.width == b.storage.width
+    return a == b
+
+
+def _matches_shape(values: Sequence[int], shape: Sequence[int]) -> bool:
+    """A constant shape against a result type: equal where the type is static."""
+    return len(values) == len(shape) and all(d in (v, DYNAMIC) for v, d in zip(values, shape,
+                                                                               strict=True))
+
+
+def _non_negative_dimension(op: Operation) -> int:
+    dimension = int(op.attr("dimension").value) if op.attr("dimension") is not None else 0
+    if dimension < 0:
+        raise op_error(op, f"'{op.name}' op attribute 'dimension' failed to satisfy constraint: "
+                           "64-bit signless integer attribute whose value is non-negative")
+    return dimension
+
+
+def _attr_ints(op: Operation, name: str) -> tuple[int, ...]:
+    attr = op.attr(name)
+    return ints(attr.value) if attr is not None else ()
+
+
+def verify_broadcast_in_dim(op: Operation) -> None:
+    operand, result = op.operands[0].type, op.results[0].type
+    if not _ranked(operand, result):
+        return
+    dims = _attr_ints(op, "broadcast_dimensions")
+    _broadcast_dims(op, _dims(operand), _dims(result), dims)
+    for i, (size, d) in enumerate(zip(_dims(operand), dims, strict=True)):
+        target = _dims(result)[d]
+        if DYNAMIC not in (size, target) and size not in (1, target):
+            raise op_error(op, f"size of operand dimension {i} ({size}) is not equal to 1 or "
+                               f"size of result dimension {d} ({target})")
+
+
+def _broadcast_dims(op: Operation, operand: tuple[int, ...], result: tuple[int, ...],
+                    dims: Sequence[int]) -> None:
+    if len(dims) != len(operand):
+        raise op_error(op, f"broadcast_dimensions size ({len(dims)}) does not match operand "
+                           f"rank ({len(operand)})")
+    for d in dims:
+        if d < 0 or d >= len(result):
+            raise op_error(op, f"broadcast_dimensions contains invalid value {d} for result "
+                               f"with rank {len(result)}")
+    if len(set(dims)) != len(dims):
+        raise op_error(op, "broadcast_dimensions should not have duplicates")
+
+
+def verify_dynamic_broadcast_in_dim(op: Operation) -> None:
+    operand, result = op.operands[0].type, op.results[0].type
+    if not _ranked(operand, result):
+        return
+    if not _compatible_element(operand.element, result.element):
+        raise op_error(op, "expects operand and result to have compatible element type")
+    dims = _attr_ints(op, "broadcast_dimensions")
+    _broadcast_dims(op, _dims(operand), _dims(result), dims)
+    for i, (size, d) in enumerate(zip(_dims(operand), dims, strict=True)):
+        target = _dims(result)[d]
+        if DYNAMIC not in (size, target) and size not in (1, target):
+            raise op_error(op, f"size of operand dimension {i} ({size}) is not compatible with "
+                               f"size of result dimension {d} ({target})")
+    hints = [*_attr_ints(op, "known_expanding_dimensions"),
+             *_attr_ints(op, "known_nonexpanding_dimensions")]
+    if len(set(hints)) != len(hints):
+        raise op_error(op, "duplicate expansion hint for at least one operand dimension")
+    for d in hints:
+        if d < 0 or d >= len(_dims(operand)):
+            raise op_error(op, f"hint for expanding dimension {d} does not refer to a valid "
+                               "operand dimension")
+    shape = constant_ints(op.operands[1])
+    if shape is None:
+        return
+    for i, (size, d) in enumerate(zip(_dims(operand), dims, strict=True)):
+        if size != DYNAMIC and size not in (1, shape[d]):
+            raise op_error(op, f"size of operand dimension {i} ({size}) is not equal to 1 or "
+                               f"value of shape at index {d} ({shape[d]})")
+    if not _matches_shape(shape, _dims(result)):
+        raise op_error(op, f"output shape [{', '.join(map(str, shape))}] is incompatible with "
+                           f"return type of operation '{result}'")
+
+
+def verify_broadcast(op: Operation) -> None:
+    operand = op.operands[0].type
+    if not _ranked(operand):
+        return
+    sizes = _attr_ints(op, "broadcast_sizes")
+    for size in sizes:
+        if size < 0:
+            raise op_error(op, f"Broadcast with negative dimension size {size}")
+    check_inferred(op, [TensorType(sizes + _dims(operand), operand.element)])
+
+
+def verify_concatenate(op: Operation) -> None:
+    dimension = _non_negative_dimension(op)
+    if not op.operands:
+        raise op_error(op, "expected 1 or more operands, but found 0")
+    types = [v.type for v in op.operands]
+    if not _ranked(*types):
+        return
+    witness = _dims(types[0])
+    rank = len(witness)
+    if rank == 0:
+        raise op_error(op, "rank-0 values cannot be concatenated")
+    if dimension >= rank:
+        raise op_error(op, f"dimension {dimension} is out-of-bounds for input rank {rank}")
+    for i, t in enumerate(types):
+        shape = _dims(t)
+        if len(shape) != rank:
+            raise op_error(op, f"operands (0) and ({i}) do not match rank")
+        for d in range(rank):
+            if d != dimension and not compatible_dim(witness[d], shape[d]):
+                raise op_error(op, f"shapes of operand (0) and ({i}) are not compatible at "
+                                   f"non-concat index {d}: ({', '.join(map(str, witness))}) "
+                                   f"!= ({', '.join(map(str, shape))})")
+    inferred = []
+    for d in range(rank):
+        sizes = [_dims(t)[d] for t in types]
+        if d == dimension:
+            inferred.append(DYNAMIC if DYNAMIC in sizes else sum(sizes))
+        else:
+            inferred.append(next((s for s in sizes if s != DYNAMIC), DYNAMIC))
+    check_inferred(op, [TensorType(tuple(inferred), types[0].element)])
+
+
+def verify_slice(op: Operation) -> None:
+    operand = op.operands[0].type
+    if not _ranked(operand):
+        return
+    shape = _dims(operand)
+    starts = _attr_ints(op, "start_indices")
+    limits = _attr_ints(op, "limit_indices")
+    strides = _attr_ints(op, "strides")
+    for name, values in (("start_indices", starts), ("limit_indices", limits),
+                         ("strides", strides)):
+        if len(values) != len(shape):
+            raise op_error(op, f"the number of elements in {name} ({len(values)}) does not "
+                               f"match the rank of the operand ({len(shape)})")
+    out = []
+    for d, (s, lim, k, n) in enumerate(zip(starts, limits, strides, shape, strict=True)):
+        if s < 0:
+            raise op_error(op, f"negative start index {s} in dimension {d}")
+        if n != DYNAMIC and lim > n:
+            raise op_error(op, f"limit index {lim} is larger than dimension size {n} in "
+                               f"dimension {d}")
+        if s > lim:
+            raise op_error(op, f"start index {s} is larger than limit index {lim} in "
+                               f"dimension {d}")
+        if k <= 0:
+            raise op_error(op, f"stride must be positive but got {k} in dimension {d}")
+        out.append(-(-(lim - s) // k))
+    check_inferred(op, [TensorType(tuple(out), operand.element)])
+
+
+def verify_dynamic_slice(op: Operation) -> None:
+    operand = op.operands[0].type
+    starts = [v.type for v in op.operands[1:]]
+    if not _ranked(operand, *starts):
+        return
+    sizes = _attr_ints(op, "slice_sizes")
+    if len(sizes) != len(starts):
+        raise op_error(op, f"has mismatched number of slice sizes ({len(sizes)}) and number of "
+                           f"start indices ({len(starts)})")
+    if len(starts) != len(_dims(operand)):
+        raise op_error(op, f"has mismatched number of start indices ({len(starts)}) and the "
+                           f"rank of operand ({len(_dims(operand))})")
+    if len({t.element for t in starts}) > 1:
+        raise op_error(op, "start indices must have same element type")
+    for d, (size, n) in enumerate(zip(sizes, _dims(operand), strict=True)):
+        if size < 0:
+            raise op_error(op, f"has negative size index to dynamic slice: {size}")
+        if n != DYNAMIC and size > n:
+            raise op_error(op, f"has slice size {size} greater than dimension size {n} in "
+                               f"dimension {d} of operand")
+    check_inferred(op, [TensorType(sizes, operand.element)])
+
+
+def verify_dynamic_update_slice(op: Operation) -> None:
+    types = [v.type for v in op.operands]
+    if len(types) < 2 or not _ranked(*types):
+        return
+    operand, update, starts = types[0], types[1], types[2:]
+    if len(_dims(update)) != len(_dims(operand)):
+        raise op_error(op, "update rank does not match operand rank: "
+                           f"{len(_dims(update))} vs {len(_dims(operand))}.")
+    if len(starts) != len(_dims(operand)):
+        raise op_error(op, "expects number of start_indices to match operand rank: "
+                           f"{len(starts)} vs {len(_dims(operand))}.")
+    if len({t.element for t in starts}) > 1:
+        raise op_error(op, "start indices must have same element type")
+    for d, (u, n) in enumerate(zip(_dims(update), _dims(operand), strict=True)):
+        if DYNAMIC not in (u, n) and not 0 <= u <= n:
+            raise op_error(op, f"expects size at dimension {d} of update to be in range "
+                               f"[0, {n}]. Got: {u}.")
+    check_inferred(op, [TensorType(_dims(operand), operand.element)])
+
+
+def verify_transpose(op: Operation) -> None:
+    operand = op.operands[0].type
+    if op.attr("permutation") is None:
+        raise op_error(op, f"'{op.name}' op requires attribute 'permutation'")
+    if not _ranked(operand):
+        return
+    perm = _attr_ints(op, "permutation")
+    rank = len(_dims(operand))
+    if len(perm) != rank:
+        raise op_error(op, f"TransposeOp operand rank {rank} does not match permutation size "
+                           f"{len(perm)}")
+    if sorted(perm) != list(range(rank)):
+        raise op_error(op, "attribute permutation must be a permutation of "
+                           f"[{', '.join(map(str, range(rank)))}] but got "
+                           f"{', '.join(map(str, perm))}")
+    check_inferred(op, [TensorType(tuple(_dims(operand)[p] for p in perm), operand.element)])
+
+
+def verify_reshape(op: Operation) -> None:
+    operand, result = op.operands[0].type, op.results[0].type
+    if not _ranked(operand, result) or DYNAMIC in _dims(operand) + _dims(result):
+        return
+    have, want = int(np.prod(_dims(result), dtype=np.int64)), int(
+        np.prod(_dims(operand), dtype=np.int64))
+    if have != want:
+        raise op_error(op, f"number of output elements ({have}) doesn't match expected number "
+                           f"of elements ({want})")
+
+
+def verify_reverse(op: Operation) -> None:
+    dims = _attr_ints(op, "dimensions")
+    if len(set(dims)) != len(dims):
+        raise op_error(op, f"dimensions should be unique. Got: {', '.join(map(str, dims))}")
+    rank = len(_dims(op.operands[0].type))
+    for d in dims:
+        if d < 0:
+            raise op_error(op, f"all dimensions should be non-negative. Got dimension: {d}.")
+        if _ranked(op.operands[0].type) and d >= rank:
+            raise op_error(op, f"all dimensions should be between [0, {rank}). Got dimension: "
+                               f"{d}.")
+
+
+def _dimension_in_range(op: Operation, dimension: int) -> None:
+    rank = len(_dims(op.operands[0].type))
+    if _ranked(op.operands[0].type) and dimension >= rank:
+        raise op_error(op, f"requires dimension attribute in range [0, {rank}); found "
+                           f"({dimension})")
+
+
+def verify_get_dimension_size(op: Operation) -> None:
+    _dimension_in_range(op, _non_negative_dimension(op))
+
+
+def verify_set_dimension_size(op: Operation) -> None:
+    dimension = _non_negative_dimension(op)
+    if _ranked(op.operands[1].type) and _dims(op.operands[1].type):
+        raise op_error(op, "size operand should be of rank-0")
+    _dimension_in_range(op, dimension)
+
+
+def verify_pad(op: Operation) -> None:
+    operand, value = op.operands[0].type, op.operands[1].type
+    if not _ranked(operand, value):
+        return
+    shape = _dims(operand)
+    low = _attr_ints(op, "edge_padding_low")
+    high = _attr_ints(op, "edge_padding_high")
+    interior = _attr_ints(op, "interior_padding")
+    if _dims(value):
+        raise op_error(op, f"padding value type should be a rank-0 tensor, is rank "
+                           f"{len(_dims(value))}")
+    for name, values in (("edge_padding_low", low), ("edge_padding_high", high),
+                         ("interior_padding", interior)):
+        if len(values) != len(shape):
+            raise op_error(op, f"{name} length ({len(values)}) must match operand rank "
+                               f"({len(shape)})")
+    out = []
+    for d, (n, lo, hi, i) in enumerate(zip(shape, low, high, interior, strict=True)):
+        if i < 0:
+            raise op_error(op, f"Interior padding cannot be negative: {i}")
+        if n == DYNAMIC:
+            out.append(DYNAMIC)
+            continue
+        size = n + lo + hi + max(n - 1, 0) * i
+        if size < 0:
+            raise op_error(op, f"Padding result in negative size for dimension {d}")
+        out.append(size)
+    check_inferred(op, [TensorType(tuple(out), operand.element)])
+
+
+def verify_dynamic_pad(op: Operation) -> None:
+    types = [v.type for v in op.operands]
+    if len(types) != 5 or not _ranked(*types):
+        return
+    operand, result = types[0], op.results[0].type
+    rank = len(_dims(operand))
+    sizes = [_dims(t)[0] if _dims(t) else 0 for t in types[2:]]
+    if any(s != rank for s in sizes):
+        raise op_error(op, f"padding operands size ({next(s for s in sizes if s != rank)}) "
+                           f"must match operand rank ({rank})")
+    low, high, interior = (constant_ints(v) for v in op.operands[2:])
+    if interior is not None:
+        for i in interior:
+            if i < 0:
+                raise op_error(op, f"interior_padding must be non-negative, but got {i}")
+    if low is None or high is None or interior is None or not _ranked(result):
+        return
+    for d, (n, lo, hi, i, r) in enumerate(zip(_dims(operand), low, high, interior,
+                                             _dims(result), strict=True)):
+        if DYNAMIC in (n, r):
+            continue
+        expected = lo + hi + n + max(n - 1, 0) * i
+        if expected != r:
+            raise op_error(op, f"expected output dimension at index {d} to equal {expected}, "
+                               f"but got {r}")
+
+
+def verify_dynamic_reshape(op: Operation) -> None:
+    operand, shape_type, result = op.operands[0].type, op.operands[1].type, op.results[0].type
+    if not _ranked(operand, shape_type, result):
+        return
+    if not _compatible_element(operand.element, result.element):
+        raise op_error(op, "expects operand and result to have compatible element type")
+    if _dims(shape_type) and _dims(shape_type)[0] not in (DYNAMIC, len(_dims(result))):
+        raise op_error(op, "result should have a rank equal to the number of elements in "
+                           "output_shape")
+    static = DYNAMIC not in _dims(operand) and DYNAMIC not in _dims(result)
+    if static and int(np.prod(_dims(operand), dtype=np.int64)) != int(
+            np.prod(_dims(result), dtype=np.int64)):
+        raise op_error(op, f"number of output elements ({int(np.prod(_dims(result)))}) "
+                           "doesn't match expected number of elements")
+    shape = constant_ints(op.operands[1])
+    if shape is None:
+        return
+    if not _matches_shape(shape, _dims(result)):
+        raise op_error(op, f"output shape [{', '.join(map(str, shape))}] is incompatible with "
+                           f"return type of operation '{result}'")
+    if DYNAMIC not in _dims(operand):
+        have = int(np.prod(_dims(operand), dtype=np.int64))
+        want = int(np.prod(shape, dtype=np.int64))
+        if have != want:
+            raise op_error(op, "output_shape is incompatible with input type of operation: "
+                               f"input has {have} elements, but output_shape has {want}")
+
+
+def constant_ints(value: Value) -> list[int] | None:
+    """The integers of a value defined by `stablehlo.constant`, else None."""
+    owner = value.owner
+    if not isinstance(owner, Operation) or owner.name != "stablehlo.constant":
+        return None
+    attr = owner.attr("value")
+    return None if attr is None else [int(x) for x in np.ravel(np.asarray(attr.value))]
