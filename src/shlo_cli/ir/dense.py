@@ -247,11 +247,11 @@ def _parse_hex(text: str, etype: Type, dtype: np.dtype, shape: tuple[int, ...], 
     try:
         raw = bytes.fromhex(text[3:-1])
     except ValueError:
-        raise DenseLiteralError("expected string containing hex digits starting with `0x`", 0) from None
+        raise DenseLiteralError("expected string containing hex digits starting with `0x`",
+                                0) from None
     itemsize = dtype.itemsize
-    if isinstance(etype, IntegerType) and etype.width == 1 and len(raw) * 8 >= count and len(raw) != count and len(raw) != 1:
-        bits = np.unpackbits(np.frombuffer(raw, np.uint8), bitorder="little")[:count]
-        return bits.astype(np.bool_).reshape(shape), False
+    if isinstance(etype, IntegerType) and etype.width == 1:
+        return _parse_hex_bools(raw, shape, count)
     if len(raw) == itemsize and count != 1:
         data = np.frombuffer(raw, dtype=dtype).copy()
         return data.reshape(()), True
@@ -259,3 +259,16 @@ def _parse_hex(text: str, etype: Type, dtype: np.dtype, shape: tuple[int, ...], 
         raise DenseLiteralError("elements hex data size is invalid for provided type", 0)
     data = np.frombuffer(raw, dtype=dtype).copy()
     return data.reshape(shape), False
+
+
+def _parse_hex_bools(raw: bytes, shape: tuple[int, ...], count: int) -> tuple[np.ndarray, bool]:
+    """i1 hex data as MLIR stores it: one byte 0x00/0xFF is a splat, otherwise bits packed
+    LSB first (older files may use one byte per element)."""
+    if len(raw) == 1 and raw[0] in (0x00, 0xFF) and count != 1:
+        return np.array(raw[0] != 0, dtype=np.bool_), True
+    if len(raw) == (count + 7) // 8:
+        bits = np.unpackbits(np.frombuffer(raw, np.uint8), bitorder="little")[:count]
+        return bits.astype(np.bool_).reshape(shape), False
+    if len(raw) == count:
+        return (np.frombuffer(raw, np.uint8) != 0).reshape(shape), False
+    raise DenseLiteralError("elements hex data size is invalid for provided type", 0)
