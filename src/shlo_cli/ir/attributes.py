@@ -87,9 +87,9 @@ def escape_string(text: str) -> str:
     out = ['"']
     for byte in text.encode("utf-8"):
         ch = chr(byte)
-        if ch == '"' or ch == "\\":
-            out.append("\\" + ch)
-        elif 0x20 <= byte < 0x7F:
+        if ch == "\\":
+            out.append("\\\\")
+        elif 0x20 <= byte < 0x7F and ch != '"':
             out.append(ch)
         else:
             out.append(f"\\{byte:02X}")

@@ -880,6 +880,11 @@ class Parser:
             scales.append(_parse_float_text(pm.group(1)))
             zero_points.append(int(pm.group(2) or 0))
         self.tok = lex_at(self.src, end)
+        width = storage.width
+        full = ((0, (1 << width) - 1) if storage.is_unsigned
+                else (-(1 << (width - 1)), (1 << (width - 1)) - 1))
+        if qmin is not None and (int(qmin), int(qmax)) == full:
+            qmin = qmax = None  # the default range is not kept (nor printed)
         return QuantizedType(storage, expressed, tuple(scales), tuple(zero_points),
                              int(axis) if axis is not None else None,
                              int(qmin) if qmin is not None else None,

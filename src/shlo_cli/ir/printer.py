@@ -164,7 +164,20 @@ class Printer:
                     item += " " + self.location_text(loc)
                 args.append(item)
             text += "(" + ", ".join(args) + ")"
-        return text + ":"
+        return text + ":" + self._predecessors_comment(block)
+
+    def _predecessors_comment(self, block: Block) -> str:
+        """MLIR's `  // pred: ^bb0` / `  // 2 preds: ^bb0, ^bb1` / `  // no predecessors`."""
+        region = block.parent
+        if region is None:
+            return "  // block is not in a region!"
+        preds = [b for b in region.blocks for op in b.operations[-1:]
+                 for succ in op.successors if succ is block]
+        if not preds:
+            return "" if region.blocks and region.blocks[0] is block else "  // no predecessors"
+        if all(p is preds[0] for p in preds):
+            return "  // pred: " + self.block_name(preds[0])
+        return f"  // {len(preds)} preds: " + ", ".join(self.block_name(p) for p in preds)
 
     def location_text(self, loc: Attribute | None, op: Operation | None = None) -> str:
         """` loc(...)` text: an op's own location (`op` given; printed through a `#loc`
