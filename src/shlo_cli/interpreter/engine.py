@@ -62,7 +62,7 @@ class Interpreter:
     """Runs functions of one module. One instance per process (thread) of a program."""
 
     def __init__(self, module: Module, stdout: Any = None, process: Any = None,
-                 options: dict[str, Any] | None = None) -> None:
+                 options: dict[str, Any] | None = None, line_offset: int = 0) -> None:
         self.module = module
         self.ctx = Context(self, stdout, process, options)
         self.frame: dict[Value, Any] = {}
@@ -71,7 +71,9 @@ class Interpreter:
             op.attr("sym_name").value: op
             for op in module.body.operations if op.attr("sym_name") is not None
         }
-        self.source = SourceFile(module.filename, module.source)
+        # `line_offset`: lines before this module's chunk (-split-input-file), so run-time
+        # diagnostics quote the right source line.
+        self.source = SourceFile(module.filename, module.source, line_offset)
 
     # ---- public API --------------------------------------------------------------------
 
@@ -97,7 +99,7 @@ class Interpreter:
             plan = self._plan_block(region.entry)
             self._plans[id(region)] = plan
         frame = self.frame
-        for arg, value in zip(plan.arguments, args):
+        for arg, value in zip(plan.arguments, args, strict=False):
             frame[arg] = value
         for step in plan.steps:
             try:
@@ -112,7 +114,7 @@ class Interpreter:
             if step.single:
                 frame[step.results[0]] = out
             elif step.results:
-                for r, v in zip(step.results, out):
+                for r, v in zip(step.results, out, strict=False):
                     frame[r] = v
         if plan.terminator is None:
             return []
@@ -161,7 +163,8 @@ class Interpreter:
                 kwargs[name] = self.ctx
             elif name in opdef.regions:
                 index = opdef.regions.index(name)
-                kwargs[name] = self.region_callable(op.regions[index]) if index < len(op.regions) else None
+                kwargs[name] = (self.region_callable(op.regions[index])
+                                if index < len(op.regions) else None)
             elif name + "*" in opdef.regions:  # variadic regions: a list of callables
                 index = opdef.regions.index(name + "*")
                 kwargs[name] = [self.region_callable(r) for r in op.regions[index:]]
