@@ -180,3 +180,27 @@ def test_python_api() -> None:
         shlo_cli.interpret(ADD, np.array([1, 2], dtype=np.int32))
     with pytest.raises(Exception, match="cannot be used as tensor<2xi32>"):
         shlo_cli.interpret(ADD, np.array([1.5, 2.0]), np.array([1, 2], dtype=np.int32))
+
+
+def test_failed_run_writes_no_output_file(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    out_file = tmp_path / "out.txt"
+    code, _, err = run(capsys, write(tmp_path, ADD), args="[dense<1> : tensor<2xi32>]",
+                       output=str(out_file))
+    assert code == 1 and "incorrect number of arguments" in err
+    assert not out_file.exists()
+
+
+def test_runtime_error_in_later_chunk_quotes_its_line(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    text = SPLIT.replace("dense<[1, 9]>", "dense<[1, 2]>").replace(
+        "func.func @c(%x: tensor<2xi32>) -> tensor<2xi32> {\n",
+        "func.func @c(%x: tensor<2xi32>) -> tensor<2xi32> {\n"
+        "  check.expect_eq_const %x, dense<[7, 2]> : tensor<2xi32>\n")
+    code, _, err = run(capsys, write(tmp_path, text), split_input_file=True,
+                       args="[dense<[1, 2]> : tensor<2xi32>]")
+    assert code == 1
+    assert err.splitlines()[:2] == [
+        f"{tmp_path / 't.mlir'}:12:3: error: check.expect_eq_const failed: Element values "
+        "don't match: 1 (actual) vs 7 (expected) at index [0]",
+        "  check.expect_eq_const %x, dense<[7, 2]> : tensor<2xi32>"]

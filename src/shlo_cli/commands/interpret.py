@@ -2,8 +2,9 @@
 
 Each `// -----` chunk (with `--split-input-file`) is parsed and run on its own; a failing chunk
 reports its diagnostic on stderr and the remaining chunks still run; the exit code is 1 if any
-chunk failed. Results go to stdout (or `-o FILE`, written atomically at the end), separated by
-a blank line between chunks as upstream does; `interpreter.print` output always goes to stdout.
+chunk failed. Results go to stdout, separated by a blank line between chunks as upstream does,
+or to `-o FILE`, written atomically at the end and only when every chunk succeeded.
+`interpreter.print` output always goes to stdout.
 """
 
 from __future__ import annotations
@@ -63,13 +64,19 @@ def interpret_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     fn = click.option("-probe-output-dir", "--probe-output-dir", "probe_output_dir",
                       default=None, help="Directory for tensors written by interpreter.probe.")(fn)
     fn = _flag("allow-unregistered-dialect", "Accept ops of unknown dialects.")(fn)
+    fn = click.option("-timeout", "--timeout", "timeout",
+                      type=click.FloatRange(min=0, min_open=True), default=None,
+                      metavar="SECONDS",
+                      help="How long a process of interpreter.run_parallel may wait for the "
+                           "others (send/recv, collectives) before failing; default 30.")(fn)
     return fn
 
 
 def run_interpret(input: str, *, output: str | None = None, split_input_file: bool = False,
                   args: str | None = None, interpreter_print_dense: bool = False,
                   probe_output_dir: str | None = None,
-                  allow_unregistered_dialect: bool = False) -> int:
+                  allow_unregistered_dialect: bool = False,
+                  timeout: float | None = None) -> int:
     """Interpret every chunk of `input`; returns the process exit code."""
     _apply_time_limit()
     try:
@@ -77,7 +84,8 @@ def run_interpret(input: str, *, output: str | None = None, split_input_file: bo
     except ShloError as e:
         report(e)
         return 1
-    options = InterpretOptions(args, interpreter_print_dense, probe_output_dir)
+    options = InterpretOptions(args, interpreter_print_dense, probe_output_dir,
+                               timeout=timeout)
     to_stdout = output is None or output == "-"
     collected: list[str] = []
     failed = False
@@ -86,7 +94,8 @@ def run_interpret(input: str, *, output: str | None = None, split_input_file: bo
             _emit(CHUNK_SEPARATOR, to_stdout, collected)
         try:
             module = parse_chunk(chunk, name, allow_unregistered_dialect)
-            results = evaluate(module, options=options, stdout=sys.stdout)
+            results = evaluate(module, options=options, stdout=sys.stdout,
+                               line_offset=chunk.line_offset)
             _emit(format_results(results, interpreter_print_dense), to_stdout, collected)
         except ArgsError as e:
             failed = True
@@ -104,7 +113,7 @@ def run_interpret(input: str, *, output: str | None = None, split_input_file: bo
         except Exception as e:  # noqa: BLE001 - a bug must not become a traceback
             failed = True
             _report(ShloError(f"internal error: {type(e).__name__}: {e}"))
-    if not to_stdout:
+    if not to_stdout and not failed:  # like upstream, a failed run leaves no output file
         try:
             write_output("".join(collected), output)
         except ShloError as e:
