@@ -121,3 +121,58 @@ def test_map_prints_generic() -> None:
         '  }) {dimensions = array<i64: 0>} : (tensor<2xi32>, tensor<2xi32>) -> tensor<2xi32>',
         "%a: tensor<2xi32>")
     assert lines[0] == '%0 = "stablehlo.map"(%arg0, %arg0) <{dimensions = array<i64: 0>}> ({'
+
+
+# ---- verifiers ---------------------------------------------------------------------------
+
+from shlo_cli.ir.diagnostics import Diagnostic  # noqa: E402
+
+
+def verify_first(body: str, args: str = "") -> str | None:
+    """Run the verifier of every op of `body`; the first error message, or None."""
+    module = parse_source(f"func.func @f({args}) {{\n{body}\n  func.return\n}}\n")
+    try:
+        for op in module.op.walk():
+            if op.opdef is not None and op.opdef.verify is not None:
+                op.opdef.verify(op)
+    except Diagnostic as d:
+        return d.message
+    return None
+
+
+@pytest.mark.parametrize(("body", "args", "message"), [
+    ('%0 = "stablehlo.iota"() {iota_dimension = 1 : i64} : () -> tensor<4xi32>', "",
+     "'stablehlo.iota' op iota dimension cannot go beyond the output rank"),
+    ('%0 = "stablehlo.iota"() {iota_dimension = 0 : i64} : () -> tensor<i32>', "",
+     "'stablehlo.iota' op does not support scalars"),
+    ('%0 = "stablehlo.clamp"(%b, %a, %a) : (tensor<2xi32>, tensor<1xi32>, tensor<1xi32>) -> '
+     'tensor<1xi32>', "%a: tensor<1xi32>, %b: tensor<2xi32>",
+     "min shape [2] is not scalar and is not compatible to operand shape [1]"),
+    ('%0 = "stablehlo.real"(%c) : (tensor<2xcomplex<f32>>) -> tensor<2xf16>',
+     "%c: tensor<2xcomplex<f32>>",
+     "'stablehlo.real' op inferred type(s) 'tensor<2xf32>' are incompatible with return "
+     "type(s) of operation 'tensor<2xf16>'"),
+    ('%0 = "stablehlo.bitcast_convert"(%d) : (tensor<2xf64>) -> tensor<2x4xf32>',
+     "%d: tensor<2xf64>",
+     "requires compatible bit widths. Got: 'tensor<2xf64>' and 'tensor<2x4xf32>', "
+     "but 32 * 4 != 64."),
+    ('%0 = "stablehlo.get_tuple_element"(%t) {index = 2 : i32} : '
+     '(tuple<tensor<f32>, tensor<i32>>) -> tensor<f32>', "%t: tuple<tensor<f32>, tensor<i32>>",
+     "index 2 is out of bounds of operand with size 2"),
+    ('%0 = stablehlo.add %d, %f : (tensor<2xf64>, tensor<2xf32>) -> tensor<2xf64>',
+     "%d: tensor<2xf64>, %f: tensor<2xf32>",
+     "'stablehlo.add' op requires the same element type for all operands and results"),
+    ('%0 = "stablehlo.floor"(%a) : (tensor<1xi32>) -> tensor<1xi32>', "%a: tensor<1xi32>",
+     "'stablehlo.floor' op operand #0 must be ranked tensor of floating-point or per-tensor "
+     "integer quantized values, but got 'tensor<1xi32>'"),
+    ('%0 = "stablehlo.select"(%p, %a, %b) : (tensor<1xi1>, tensor<1xi32>, tensor<2xi32>) -> '
+     'tensor<1xi32>', "%p: tensor<1xi1>, %a: tensor<1xi32>, %b: tensor<2xi32>",
+     "requires compatible types for non-predicate operands"),
+])
+def test_verifier_reports_upstream_message(body: str, args: str, message: str) -> None:
+    assert verify_first("  " + body, args) == message
+
+
+@pytest.mark.parametrize("generic", [g for g, _ in GENERIC_TO_CUSTOM])
+def test_verifiers_accept_valid_ops(generic: str) -> None:
+    assert verify_first("  " + generic, ARGS) is None

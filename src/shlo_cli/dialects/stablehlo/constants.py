@@ -15,6 +15,7 @@ from ..asm import Format
 from ..registry import OpDef, define_op
 from ..syntax import Custom
 from .conversions import convert_array, result_dtype
+from .elementwise_verify import verify_constant, verify_iota
 
 
 def _parse_constant(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
@@ -66,7 +67,7 @@ def _constant_name(op: Operation) -> str:
 
 
 @define_op("stablehlo.constant", syntax=Custom(_parse_constant, _print_constant),
-           properties=("value",), asm_result_name=_constant_name)
+           properties=("value",), asm_result_name=_constant_name, verify=verify_constant)
 def constant(*, value: Any) -> np.ndarray:
     """The tensor held by the `value` attribute."""
     if not isinstance(value, np.ndarray):
@@ -79,7 +80,7 @@ def constant(*, value: Any) -> np.ndarray:
 @define_op("stablehlo.iota",
            syntax=Format("`dim` `=` $iota_dimension", types="result",
                          attrs={"iota_dimension": "int"}),
-           properties=("iota_dimension",))
+           properties=("iota_dimension",), verify=verify_iota)
 def iota(*, iota_dimension: int, result_type: Any) -> np.ndarray:
     """Each element is its index along `iota_dimension`, converted to the element type."""
     shape = tuple(result_type.shape)

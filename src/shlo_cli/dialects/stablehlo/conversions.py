@@ -39,6 +39,14 @@ from .elementwise_numerics import (
     to_bits,
     widen,
 )
+from .elementwise_verify import (
+    ANY,
+    AXIS_QUANT,
+    QUANT,
+    elementwise,
+    verify_bitcast_convert,
+    verify_reduce_precision,
+)
 
 
 def result_dtype(result_type: Any) -> np.dtype:
@@ -59,7 +67,8 @@ _EXACT_TO_FLOAT = frozenset(np.dtype(t) for t in (
 # ---- convert -------------------------------------------------------------------------------
 
 
-@define_op("stablehlo.convert", syntax=UNARY)
+@define_op("stablehlo.convert", syntax=UNARY,
+           verify=elementwise(ANY - {QUANT, AXIS_QUANT}, same_types=False))
 def convert(operand: np.ndarray, *, result_type: Any) -> np.ndarray:
     """Element type conversion as upstream's `convert(Type, Element)`: integers are sign- or
     zero-extended then truncated; ints round to nearest-even into floats; floats truncate
@@ -148,7 +157,8 @@ def _from_element_bits(bits: np.ndarray, dtype: np.dtype) -> np.ndarray:
 
 
 @define_op("stablehlo.bitcast_convert", syntax=Format("$operand", operands=("operand",),
-                                                      types="functional"))
+                                                      types="functional"),
+           verify=verify_bitcast_convert)
 def bitcast_convert(operand: np.ndarray, *, result_type: Any) -> np.ndarray:
     """Reinterpret the bits; element i of a wider result packs operand elements with the
     first one in the lowest bits (and the reverse for a narrower result)."""
@@ -213,7 +223,7 @@ def _mantissa_bits(dtype: np.dtype) -> int:
 
 @define_op("stablehlo.reduce_precision",
            syntax=Custom(_parse_reduce_precision, _print_reduce_precision),
-           properties=("exponent_bits", "mantissa_bits"))
+           properties=("exponent_bits", "mantissa_bits"), verify=verify_reduce_precision)
 def reduce_precision(operand: np.ndarray, *, exponent_bits: int,
                      mantissa_bits: int) -> np.ndarray:
     """Round to a float format with `exponent_bits`/`mantissa_bits` and back, with XLA's bit

@@ -32,6 +32,26 @@ from .elementwise_numerics import (
     upcast_to_double,
     widen,
 )
+from .elementwise_verify import (
+    ANY,
+    COMPLEX,
+    FLOAT,
+    INTEGERS,
+    NUMERIC,
+    PRED,
+    QUANT,
+    SINT,
+    elementwise,
+    verify_add,
+    verify_is_finite,
+    verify_real_imag,
+)
+
+LOGICAL = frozenset((PRED, *INTEGERS))
+SIGNED_NUMERIC = frozenset((SINT, FLOAT, COMPLEX, QUANT))
+SIGNED_REAL = frozenset((SINT, FLOAT, QUANT))
+REAL_FLOAT = frozenset((FLOAT, QUANT))
+FLOAT_OR_COMPLEX = frozenset((FLOAT, COMPLEX))
 
 
 class ElementwiseFormat(Format):
@@ -85,7 +105,8 @@ def int_op(fn: Any, *xs: np.ndarray) -> np.ndarray:
 # ---- arithmetic ---------------------------------------------------------------------------
 
 
-@define_op("stablehlo.add", syntax=BINARY)
+@define_op("stablehlo.add", syntax=BINARY,
+           verify=elementwise(ANY, same_types=False, then=verify_add))
 def add(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Sum; integers wrap, i1 is logical or."""
     dtype = lhs.dtype
@@ -100,7 +121,8 @@ def add(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return float_op(np.add, dtype, lhs, rhs)
 
 
-@define_op("stablehlo.subtract", syntax=BINARY)
+@define_op("stablehlo.subtract", syntax=BINARY,
+           verify=elementwise(NUMERIC))
 def subtract(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Difference; integers wrap."""
     dtype = lhs.dtype
@@ -115,7 +137,8 @@ def subtract(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return float_op(np.subtract, dtype, lhs, rhs)
 
 
-@define_op("stablehlo.multiply", syntax=BINARY)
+@define_op("stablehlo.multiply", syntax=BINARY,
+           verify=elementwise(ANY))
 def multiply(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Product; integers wrap, i1 is logical and, complex parts are rounded per product."""
     dtype = lhs.dtype
@@ -159,7 +182,8 @@ def _integer_divmod(lhs: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray, np.nd
     return q, r
 
 
-@define_op("stablehlo.divide", syntax=BINARY)
+@define_op("stablehlo.divide", syntax=BINARY,
+           verify=elementwise(NUMERIC))
 def divide(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Quotient; integer division truncates toward zero, INT_MIN / -1 wraps to INT_MIN and
     x / 0 gives -1 (all bits set), as XLA defines it."""
@@ -176,7 +200,8 @@ def divide(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return float_op(np.divide, dtype, lhs, rhs)
 
 
-@define_op("stablehlo.remainder", syntax=BINARY)
+@define_op("stablehlo.remainder", syntax=BINARY,
+           verify=elementwise(NUMERIC))
 def remainder(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Remainder with the sign of the dividend (C fmod); x % 0 gives x, as XLA defines it."""
     dtype = lhs.dtype
@@ -190,7 +215,8 @@ def remainder(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     raise unsupported("remainder", dtype)
 
 
-@define_op("stablehlo.power", syntax=BINARY)
+@define_op("stablehlo.power", syntax=BINARY,
+           verify=elementwise(NUMERIC))
 def power(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """lhs ** rhs. Integers: exact wrapping power; a negative exponent gives 0 unless
     |lhs| = 1. Floats and complex: std::pow in double, rounded once."""
@@ -235,13 +261,15 @@ def integer_power(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return from_bits(result, dtype)
 
 
-@define_op("stablehlo.maximum", syntax=BINARY)
+@define_op("stablehlo.maximum", syntax=BINARY,
+           verify=elementwise(ANY))
 def maximum(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Larger element; NaN propagates, +0 > -0; complex is lexicographic."""
     return _extremum(lhs, rhs, largest=True)
 
 
-@define_op("stablehlo.minimum", syntax=BINARY)
+@define_op("stablehlo.minimum", syntax=BINARY,
+           verify=elementwise(ANY))
 def minimum(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Smaller element; NaN propagates, -0 < +0; complex is lexicographic."""
     return _extremum(lhs, rhs, largest=False)
@@ -282,25 +310,29 @@ def _bitwise(fn: Any, logical: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndar
     return int_op(fn, lhs, rhs)
 
 
-@define_op("stablehlo.and", syntax=BINARY)
+@define_op("stablehlo.and", syntax=BINARY,
+           verify=elementwise(LOGICAL))
 def and_(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Bitwise (logical for i1) and."""
     return _bitwise(np.bitwise_and, np.logical_and, lhs, rhs)
 
 
-@define_op("stablehlo.or", syntax=BINARY)
+@define_op("stablehlo.or", syntax=BINARY,
+           verify=elementwise(LOGICAL))
 def or_(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Bitwise (logical for i1) or."""
     return _bitwise(np.bitwise_or, np.logical_or, lhs, rhs)
 
 
-@define_op("stablehlo.xor", syntax=BINARY)
+@define_op("stablehlo.xor", syntax=BINARY,
+           verify=elementwise(LOGICAL))
 def xor(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Bitwise (logical for i1) exclusive or."""
     return _bitwise(np.bitwise_xor, np.logical_xor, lhs, rhs)
 
 
-@define_op("stablehlo.not", syntax=UNARY)
+@define_op("stablehlo.not", syntax=UNARY,
+           verify=elementwise(LOGICAL))
 def not_(operand: np.ndarray) -> np.ndarray:
     """Bitwise (logical for i1) complement."""
     if is_bool(operand.dtype):
@@ -315,7 +347,8 @@ def _shift_amount(lhs: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray, np.ndar
     return np.where(too_far, np.uint64(0), amount), too_far
 
 
-@define_op("stablehlo.shift_left", syntax=BINARY)
+@define_op("stablehlo.shift_left", syntax=BINARY,
+           verify=elementwise(INTEGERS))
 def shift_left(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """lhs << rhs; shifting by the width or more gives 0."""
     amount, too_far = _shift_amount(lhs, rhs)
@@ -323,7 +356,8 @@ def shift_left(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return from_bits(out, lhs.dtype)
 
 
-@define_op("stablehlo.shift_right_logical", syntax=BINARY)
+@define_op("stablehlo.shift_right_logical", syntax=BINARY,
+           verify=elementwise(INTEGERS))
 def shift_right_logical(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Logical lhs >> rhs; shifting by the width or more gives 0."""
     amount, too_far = _shift_amount(lhs, rhs)
@@ -331,7 +365,8 @@ def shift_right_logical(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return from_bits(out, lhs.dtype)
 
 
-@define_op("stablehlo.shift_right_arithmetic", syntax=BINARY)
+@define_op("stablehlo.shift_right_arithmetic", syntax=BINARY,
+           verify=elementwise(INTEGERS))
 def shift_right_arithmetic(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Arithmetic lhs >> rhs (sign-filling); shifting by the width or more leaves only copies
     of the sign bit."""
@@ -345,13 +380,15 @@ def shift_right_arithmetic(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return from_bits((signed >> amount).view(np.uint64), dtype)
 
 
-@define_op("stablehlo.popcnt", syntax=UNARY)
+@define_op("stablehlo.popcnt", syntax=UNARY,
+           verify=elementwise(INTEGERS))
 def popcnt(operand: np.ndarray) -> np.ndarray:
     """Number of set bits."""
     return from_bits(np.bitwise_count(to_bits(operand)).astype(np.uint64), operand.dtype)
 
 
-@define_op("stablehlo.count_leading_zeros", syntax=UNARY)
+@define_op("stablehlo.count_leading_zeros", syntax=UNARY,
+           verify=elementwise(INTEGERS))
 def count_leading_zeros(operand: np.ndarray) -> np.ndarray:
     """Number of leading zero bits at the element width."""
     bits = to_bits(operand)
@@ -368,7 +405,8 @@ def count_leading_zeros(operand: np.ndarray) -> np.ndarray:
 # ---- unary arithmetic -----------------------------------------------------------------------
 
 
-@define_op("stablehlo.negate", syntax=UNARY)
+@define_op("stablehlo.negate", syntax=UNARY,
+           verify=elementwise(NUMERIC))
 def negate(operand: np.ndarray) -> np.ndarray:
     """-x; integers wrap (-INT_MIN = INT_MIN)."""
     dtype = operand.dtype
@@ -381,7 +419,8 @@ def negate(operand: np.ndarray) -> np.ndarray:
     return np.negative(widen(operand)).astype(dtype)
 
 
-@define_op("stablehlo.abs", syntax=UNARY)
+@define_op("stablehlo.abs", syntax=UNARY,
+           verify=elementwise(SIGNED_NUMERIC, SIGNED_REAL, same_types=False))
 def abs_(operand: np.ndarray, *, result_type: Any = None) -> np.ndarray:
     """|x|; |INT_MIN| = INT_MIN; complex gives the modulus, computed in double."""
     dtype = operand.dtype
@@ -396,7 +435,8 @@ def abs_(operand: np.ndarray, *, result_type: Any = None) -> np.ndarray:
     return np.abs(widen(operand)).astype(dtype)
 
 
-@define_op("stablehlo.sign", syntax=UNARY)
+@define_op("stablehlo.sign", syntax=UNARY,
+           verify=elementwise(SIGNED_NUMERIC))
 def sign(operand: np.ndarray) -> np.ndarray:
     """-1, 0 or 1 (floats keep ±0 and NaN; complex is x / |x|)."""
     dtype = operand.dtype
@@ -432,31 +472,36 @@ def _round_half_away(x: np.ndarray) -> np.ndarray:
     return np.copysign(np.where(away, whole + np.sign(x), whole), x)
 
 
-@define_op("stablehlo.ceil", syntax=UNARY)
+@define_op("stablehlo.ceil", syntax=UNARY,
+           verify=elementwise(REAL_FLOAT))
 def ceil(operand: np.ndarray) -> np.ndarray:
     """Round toward +inf."""
     return _round(operand, np.ceil)
 
 
-@define_op("stablehlo.floor", syntax=UNARY)
+@define_op("stablehlo.floor", syntax=UNARY,
+           verify=elementwise(REAL_FLOAT))
 def floor(operand: np.ndarray) -> np.ndarray:
     """Round toward -inf."""
     return _round(operand, np.floor)
 
 
-@define_op("stablehlo.round_nearest_even", syntax=UNARY)
+@define_op("stablehlo.round_nearest_even", syntax=UNARY,
+           verify=elementwise(REAL_FLOAT))
 def round_nearest_even(operand: np.ndarray) -> np.ndarray:
     """Round to nearest, ties to even."""
     return _round(operand, np.rint)
 
 
-@define_op("stablehlo.round_nearest_afz", syntax=UNARY)
+@define_op("stablehlo.round_nearest_afz", syntax=UNARY,
+           verify=elementwise(REAL_FLOAT))
 def round_nearest_afz(operand: np.ndarray) -> np.ndarray:
     """Round to nearest, ties away from zero."""
     return _round(operand, _round_half_away)
 
 
-@define_op("stablehlo.is_finite", syntax=Format("$x", operands=("x",), types="functional"))
+@define_op("stablehlo.is_finite", syntax=Format("$x", operands=("x",), types="functional"),
+           verify=elementwise(REAL_FLOAT, frozenset((PRED,)), False, verify_is_finite))
 def is_finite(x: np.ndarray) -> np.ndarray:
     """Neither infinite nor NaN."""
     return np.isfinite(widen(x))
@@ -465,7 +510,8 @@ def is_finite(x: np.ndarray) -> np.ndarray:
 # ---- complex ---------------------------------------------------------------------------------
 
 
-@define_op("stablehlo.real", syntax=UNARY)
+@define_op("stablehlo.real", syntax=UNARY,
+           verify=elementwise(FLOAT_OR_COMPLEX, frozenset((FLOAT,)), False, verify_real_imag))
 def real(operand: np.ndarray) -> np.ndarray:
     """Real part (a float operand is its own real part)."""
     if is_complex(operand.dtype):
@@ -473,7 +519,8 @@ def real(operand: np.ndarray) -> np.ndarray:
     return operand
 
 
-@define_op("stablehlo.imag", syntax=UNARY)
+@define_op("stablehlo.imag", syntax=UNARY,
+           verify=elementwise(FLOAT_OR_COMPLEX, frozenset((FLOAT,)), False, verify_real_imag))
 def imag(operand: np.ndarray) -> np.ndarray:
     """Imaginary part (zero for a float operand)."""
     if is_complex(operand.dtype):

@@ -10,6 +10,7 @@ import numpy as np
 from ..registry import define_op
 from .elementwise import ACCURACY, BINARY, UNARY, add, complex_multiply, divide, negate, unsupported
 from .elementwise_numerics import is_complex, is_float, upcast_to_double
+from .elementwise_verify import FLOATING, elementwise
 
 
 def _transcendental(fn: Callable[[np.ndarray], np.ndarray],
@@ -41,7 +42,7 @@ def _register(name: str, fn: Callable[[np.ndarray], np.ndarray],
               complex_fn: Callable[[np.ndarray], np.ndarray] | None = None) -> None:
     kernel = _transcendental(fn, complex_fn)
     kernel.__doc__ = f"Elementwise {name.split('.')[-1]}, in double, rounded once."
-    define_op(name, syntax=UNARY, properties=ACCURACY)(kernel)
+    define_op(name, syntax=UNARY, properties=ACCURACY, verify=elementwise(FLOATING))(kernel)
 
 
 _register("stablehlo.exponential", np.exp)
@@ -57,7 +58,8 @@ _register("stablehlo.rsqrt", _rsqrt)
 _register("stablehlo.cbrt", np.cbrt, _complex_cbrt)
 
 
-@define_op("stablehlo.logistic", syntax=UNARY, properties=ACCURACY)
+@define_op("stablehlo.logistic", syntax=UNARY, properties=ACCURACY,
+           verify=elementwise(FLOATING))
 def logistic(operand: np.ndarray) -> np.ndarray:
     """1 / (1 + exp(-x)): exp in double, then the add and divide in the element type."""
     dtype = operand.dtype
@@ -68,7 +70,7 @@ def logistic(operand: np.ndarray) -> np.ndarray:
     return divide(one, add(one, exp))
 
 
-@define_op("stablehlo.atan2", syntax=BINARY)
+@define_op("stablehlo.atan2", syntax=BINARY, verify=elementwise(FLOATING))
 def atan2(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """atan2(y=lhs, x=rhs); complex: -i * log((x + i y) / sqrt(x^2 + y^2))."""
     dtype = lhs.dtype

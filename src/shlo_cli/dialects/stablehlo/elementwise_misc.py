@@ -14,6 +14,7 @@ from ...ir.types import FunctionType, IntegerType
 from ..asm import Format
 from ..registry import OpDef, define_op
 from ..syntax import Custom
+from .elementwise_verify import verify_get_tuple_element, verify_map, verify_tuple
 
 
 class Token:
@@ -55,7 +56,8 @@ def _vectorizable(region: Region) -> bool:
     return True
 
 
-@define_op("stablehlo.map", properties=("dimensions",), regions=("computation",))
+@define_op("stablehlo.map", properties=("dimensions",), regions=("computation",),
+           verify=verify_map)
 def map_(*inputs: np.ndarray, computation: Callable[..., list], op: Operation,
          result_type: Any) -> np.ndarray:
     """computation applied to each tuple of corresponding input elements. An elementwise body
@@ -150,7 +152,8 @@ def create_token() -> Token:
 # ---- tuples -------------------------------------------------------------------------------
 
 
-@define_op("stablehlo.tuple", syntax=Format("$val", operands=("val*",), types="tuple"))
+@define_op("stablehlo.tuple", syntax=Format("$val", operands=("val*",), types="tuple"),
+           verify=verify_tuple)
 def tuple_(*val: Any) -> tuple[Any, ...]:
     """A tuple of the operands."""
     return tuple(val)
@@ -183,7 +186,7 @@ def _print_get_tuple_element(pr: Any, op: Operation) -> None:
 
 @define_op("stablehlo.get_tuple_element",
            syntax=Custom(_parse_get_tuple_element, _print_get_tuple_element),
-           properties=("index",))
+           properties=("index",), verify=verify_get_tuple_element)
 def get_tuple_element(operand: tuple[Any, ...], *, index: int) -> Any:
     """The element at `index` of the tuple."""
     if not isinstance(operand, tuple) or not 0 <= index < len(operand):

@@ -22,6 +22,20 @@ from .elementwise_numerics import (
     make_complex,
     widen,
 )
+from .elementwise_verify import (
+    ANY,
+    AXIS_QUANT,
+    COMPLEX,
+    F32_64,
+    PRED,
+    elementwise,
+    verify_clamp,
+    verify_compare,
+    verify_complex,
+    verify_select,
+)
+
+COMPARABLE = ANY - {AXIS_QUANT}
 
 NATIVE_COMPARE = NATIVE_INTS | NATIVE_FLOATS | {np.dtype(np.bool_)}
 
@@ -91,7 +105,8 @@ _ORDERED = {
 
 
 @define_op("stablehlo.compare", syntax=Custom(_parse_compare, _print_compare),
-           properties=("comparison_direction", "compare_type"))
+           properties=("comparison_direction", "compare_type"),
+           verify=elementwise(COMPARABLE, frozenset((PRED,)), False, verify_compare))
 def compare(lhs: np.ndarray, rhs: np.ndarray, *, comparison_direction: str,
             compare_type: str | None) -> np.ndarray:
     """lhs <direction> rhs. Floats follow IEEE (NaN compares unequal) unless compare_type is
@@ -127,7 +142,8 @@ def _compare_complex(lhs: np.ndarray, rhs: np.ndarray, direction: str) -> np.nda
 
 @define_op("stablehlo.select", syntax=Format("$pred `,` $on_true `,` $on_false",
                                              operands=("pred", "on_true", "on_false"),
-                                             types="select"))
+                                             types="select"),
+           verify=verify_select)
 def select(pred: np.ndarray, on_true: np.ndarray, on_false: np.ndarray) -> np.ndarray:
     """on_true where pred holds, else on_false (a scalar pred picks a whole tensor)."""
     if pred.ndim == 0:
@@ -136,7 +152,8 @@ def select(pred: np.ndarray, on_true: np.ndarray, on_false: np.ndarray) -> np.nd
 
 
 @define_op("stablehlo.clamp", syntax=Format("$min `,` $operand `,` $max",
-                                            operands=("min", "operand", "max")))
+                                            operands=("min", "operand", "max")),
+           verify=verify_clamp)
 def clamp(min: np.ndarray, operand: np.ndarray, max: np.ndarray) -> np.ndarray:  # noqa: A002
     """minimum(maximum(operand, min), max); scalar bounds apply to every element."""
     return minimum(maximum(operand, min), max)
@@ -182,7 +199,8 @@ def _print_complex(pr: Any, op: Operation) -> None:
         pr.write(_functional(op))
 
 
-@define_op("stablehlo.complex", syntax=Custom(_parse_complex, _print_complex))
+@define_op("stablehlo.complex", syntax=Custom(_parse_complex, _print_complex),
+           verify=elementwise(frozenset((F32_64,)), frozenset((COMPLEX,)), False, verify_complex))
 def complex_(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """lhs + i * rhs."""
     dtype = np.dtype(np.complex64) if lhs.dtype == np.float32 else np.dtype(np.complex128)

@@ -1,0 +1,408 @@
+"""Verifiers of the elementwise ops: upstream's type inference and verify() checks, with
+upstream's wording. Each raises a Diagnostic at the op for the first failed check."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from ...ir.core import Operation
+from ...ir.diagnostics import Diagnostic
+from ...ir.types import (
+    BOOL,
+    DYNAMIC,
+    ComplexType,
+    FloatType,
+    IntegerType,
+    QuantizedType,
+    TensorType,
+    TupleType,
+    Type,
+    UnrankedTensorType,
+)
+
+
+def error(op: Operation, message: str, op_prefix: bool = True) -> Diagnostic:
+    """`'name' op message` (emitOpError) or the bare message (emitOptionalError)."""
+    text = f"'{op.name}' op {message}" if op_prefix else message
+    return Diagnostic(text, line=op.location.line or None, col=op.location.col or None)
+
+
+def quoted(types: Sequence[Type]) -> str:
+    return ", ".join(f"'{t}'" for t in types)
+
+
+def compatible(a: Type, b: Type) -> bool:
+    """isCompatibleForHloTypeInference: equal element types and shapes that agree wherever
+    both are known (encodings and bounds are ignored)."""
+    if isinstance(a, (TensorType, UnrankedTensorType)) and isinstance(
+            b, (TensorType, UnrankedTensorType)):
+        if not compatible_elements(a.element, b.element):
+            return False
+        if isinstance(a, UnrankedTensorType) or isinstance(b, UnrankedTensorType):
+            return True
+        return a.rank == b.rank and all(
+            x == y or DYNAMIC in (x, y) for x, y in zip(a.shape, b.shape, strict=False))
+    if isinstance(a, TupleType) and isinstance(b, TupleType):
+        return len(a.types) == len(b.types) and all(
+            compatible(x, y) for x, y in zip(a.types, b.types, strict=False))
+    return a == b
+
+
+def compatible_elements(a: Type, b: Type) -> bool:
+    """Quantized element types are compatible when their storage types (and ranges) agree
+    and their expressed types match the other side's (expressed) type."""
+    if isinstance(a, QuantizedType) and isinstance(b, QuantizedType):
+        if (a.storage, a.storage_min, a.storage_max) != (b.storage, b.storage_min,
+                                                         b.storage_max):
+            return False
+    expressed_a = a.expressed if isinstance(a, QuantizedType) else a
+    expressed_b = b.expressed if isinstance(b, QuantizedType) else b
+    return expressed_a == expressed_b
+
+
+def check_inferred(op: Operation, inferred: Sequence[Type]) -> None:
+    results = op.result_types
+    if len(inferred) != len(results) or not all(
+            compatible(a, b) for a, b in zip(inferred, results, strict=False)):
+        raise error(op, f"inferred type(s) {quoted(inferred)} are incompatible with return "
+                        f"type(s) of operation {quoted(results)}")
+
+
+def with_element(t: Type, element: Type) -> Type:
+    if isinstance(t, TensorType):
+        return TensorType(t.shape, element)
+    if isinstance(t, UnrankedTensorType):
+        return UnrankedTensorType(element)
+    return t
+
+
+def element_of(t: Type) -> Type | None:
+    return t.element if isinstance(t, (TensorType, UnrankedTensorType)) else None
+
+
+def real_type(t: Type) -> Type:
+    element = element_of(t)
+    return with_element(t, element.element) if isinstance(element, ComplexType) else t
+
+
+def shapes_compatible(a: TensorType, b: TensorType) -> bool:
+    return a.rank == b.rank and all(
+        x == y or DYNAMIC in (x, y) for x, y in zip(a.shape, b.shape, strict=False))
+
+
+def dims(shape: Sequence[int]) -> str:
+    return ", ".join(str(d) for d in shape)
+
+
+# ---- ops --------------------------------------------------------------------------------
+
+
+def verify_real_imag(op: Operation) -> None:
+    check_inferred(op, [real_type(op.operand_types[0])])
+
+
+def verify_complex(op: Operation) -> None:
+    operand = op.operand_types[0]
+    element = element_of(operand)
+    if element is not None:
+        check_inferred(op, [with_element(operand, ComplexType(element))])
+
+
+def verify_is_finite(op: Operation) -> None:
+    check_inferred(op, [with_element(op.operand_types[0], BOOL)])
+
+
+def verify_compare(op: Operation) -> None:
+    check_inferred(op, [with_element(op.operand_types[0], BOOL)])
+
+
+def verify_select(op: Operation) -> None:
+    pred, on_true, on_false = op.operand_types
+    if not compatible(on_true, on_false):
+        raise error(op, "requires compatible types for non-predicate operands", False)
+    if isinstance(pred, TensorType) and pred.rank != 0 and isinstance(on_true, TensorType):
+        if not shapes_compatible(pred, on_true):
+            raise error(op, "requires the same shape for all operands", False)
+    check_inferred(op, [on_true])
+
+
+def verify_clamp(op: Operation) -> None:
+    low, operand, high = op.operand_types
+    if not all(isinstance(t, TensorType) for t in (low, operand, high)):
+        return
+    for name, bound in (("min", low), ("max", high)):
+        if bound.rank != 0 and not shapes_compatible(bound, operand):
+            raise error(op, f"{name} shape [{dims(bound.shape)}] is not scalar and is not "
+                            f"compatible to operand shape [{dims(operand.shape)}]", False)
+    check_inferred(op, [operand])
+
+
+def verify_iota(op: Operation) -> None:
+    dimension = op.attr("iota_dimension")
+    value = dimension.value if dimension is not None else 0
+    if value < 0:
+        raise error(op, "attribute 'iota_dimension' failed to satisfy constraint: 64-bit "
+                        "signless integer attribute whose value is non-negative")
+    result = op.result_types[0]
+    if not isinstance(result, TensorType):
+        return
+    if result.rank == 0:
+        raise error(op, "does not support scalars")
+    if value >= result.rank:
+        raise error(op, "iota dimension cannot go beyond the output rank")
+
+
+def verify_get_tuple_element(op: Operation) -> None:
+    index = op.attr("index").value
+    if index < 0:
+        raise error(op, "attribute 'index' failed to satisfy constraint: 32-bit signless "
+                        "integer attribute whose value is non-negative")
+    operand = op.operand_types[0]
+    if isinstance(operand, TupleType):
+        if index >= len(operand.types):
+            raise error(op, f"index {index} is out of bounds of operand with size "
+                            f"{len(operand.types)}", False)
+        check_inferred(op, [operand.types[index]])
+
+
+def verify_tuple(op: Operation) -> None:
+    check_inferred(op, [TupleType(tuple(op.operand_types))])
+
+
+def verify_reduce_precision(op: Operation) -> None:
+    exponent = op.attr("exponent_bits").value
+    mantissa = op.attr("mantissa_bits").value
+    if exponent < 1:
+        raise error(op, "attribute 'exponent_bits' failed to satisfy constraint: 32-bit "
+                        "signless integer attribute whose value is positive")
+    if mantissa < 0:
+        raise error(op, "attribute 'mantissa_bits' failed to satisfy constraint: 32-bit "
+                        "signless integer attribute whose value is non-negative")
+
+
+def verify_constant(op: Operation) -> None:
+    value = op.attr("value")
+    result = op.result_types[0]
+    if isinstance(result, TensorType) and not result.is_static:
+        raise error(op, f"result #0 must be statically shaped tensor, but got '{result}'")
+    value_type = getattr(value, "type", None)
+    if value_type is None or not isinstance(result, TensorType):
+        return
+    if value_type == result:
+        return
+    element = result.element
+    storage_ok = (isinstance(element, QuantizedType) and isinstance(value_type, TensorType)
+                  and value_type.element == element.storage
+                  and tuple(value_type.shape) == tuple(result.shape))
+    if not storage_ok:
+        raise error(op, f"inferred type(s) '{value_type}' are incompatible with return type(s) "
+                        f"of operation '{result}'")
+
+
+def verify_map(op: Operation) -> None:
+    region = op.regions[0] if op.regions else None
+    if region is None or not region.blocks:
+        return
+    block = region.entry
+    inputs = op.operand_types
+    args = block.arguments
+    if len(inputs) != len(args):
+        raise error(op, "expects number of operands to match the arity of map computation, "
+                        f"but got: {len(inputs)} and {len(args)}", False)
+    for index, (arg, operand) in enumerate(zip(args, inputs, strict=False)):
+        if not (isinstance(arg.type, TensorType) and arg.type.rank == 0):
+            raise error(op, "computation arguments must be 0-rank tensor, but got: "
+                            f"arg #{index} of type '{arg.type}'", False)
+        operand_element = element_of(operand)
+        if arg.type.element != operand_element:
+            raise error(op, "element type of operands and computation arguments must match, "
+                            f"but got: '{operand_element}' and '{arg.type.element}'", False)
+    terminator = block.terminator
+    outputs = terminator.operands if terminator is not None else []
+    if len(outputs) != 1:
+        raise error(op, f"computation must return single output, but got: {len(outputs)}",
+                    False)
+    out_type = outputs[0].type
+    if not (isinstance(out_type, TensorType) and out_type.rank == 0):
+        raise error(op, f"computation must return 0-rank tensor, but got: '{out_type}'", False)
+    dimensions = tuple(op.attr("dimensions").value) if op.attr("dimensions") else ()
+    if any(d != i for i, d in enumerate(dimensions)):
+        raise error(op, "requires monotonically increasing dimension numbers, but got: "
+                        f"{dims(dimensions)}", False)
+    shape = None
+    for operand in inputs:
+        if isinstance(operand, TensorType):
+            if len(dimensions) != operand.rank:
+                raise error(op, "applied to a subset of dimensions currently not supported: "
+                                f"operand dimensions = {operand.rank}, requested map "
+                                f"dimensions size = {len(dimensions)}", False)
+            shape = operand.shape
+    if shape is not None:
+        check_inferred(op, [TensorType(tuple(shape), out_type.element)])
+
+
+def _bit_width(t: Type) -> int | None:
+    if isinstance(t, ComplexType):
+        inner = _bit_width(t.element)
+        return None if inner is None else 2 * inner
+    if isinstance(t, (IntegerType, FloatType)):
+        return t.width
+    if isinstance(t, QuantizedType):
+        return t.storage.width
+    return None
+
+
+def verify_bitcast_convert(op: Operation) -> None:
+    operand, result = op.operand_types[0], op.result_types[0]
+    source, target = element_of(operand), element_of(result)
+    if source is None or target is None:
+        return
+    if isinstance(source, ComplexType) != isinstance(target, ComplexType):
+        raise error(op, "cannot convert between real and complex types, but got: "
+                        f"'{operand}' and '{result}'", False)
+    source_bits, target_bits = _bit_width(source), _bit_width(target)
+    if source_bits is None or target_bits is None:
+        return
+    if not (isinstance(operand, TensorType) and isinstance(result, TensorType)):
+        return
+    if source_bits < target_bits:
+        smaller, bigger = operand.shape, result.shape
+    else:
+        smaller, bigger = result.shape, operand.shape
+    prefix = smaller
+    if source_bits != target_bits:
+        if len(smaller) != len(bigger) + 1:
+            raise error(op, f"rank of smaller element type ({len(smaller)}) should be 1 more "
+                            f"than rank of larger element type ({len(bigger)}), but "
+                            f"{len(smaller)} != {len(bigger)} + 1.", False)
+        prefix = smaller[:-1]
+        low, high = min(source_bits, target_bits), max(source_bits, target_bits)
+        if smaller[-1] != DYNAMIC and smaller[-1] * low != high:
+            raise error(op, f"requires compatible bit widths. Got: '{operand}' and "
+                            f"'{result}', but {low} * {smaller[-1]} != {high}.", False)
+    for x, y in zip(prefix, bigger, strict=False):
+        if DYNAMIC not in (x, y) and x != y:
+            raise error(op, "operand and result shapes must match except for the innermost "
+                            "dimension of the shape with the smaller element type. Got: "
+                            f"'{operand}' and '{result}'.", False)
+
+
+# ---- operand/result type constraints (ODS) and the Elementwise trait ---------------------
+
+PRED, SINT, UINT, FLOAT, COMPLEX, QUANT, AXIS_QUANT, F32_64 = (
+    "pred", "sint", "uint", "float", "complex", "quant", "axis_quant", "f32_64")
+ANY = frozenset((PRED, SINT, UINT, FLOAT, COMPLEX, QUANT, AXIS_QUANT))
+INTEGERS = frozenset((SINT, UINT))
+_DESCRIPTIONS = {
+    PRED: "pred (AKA boolean or 1-bit integer)", SINT: "signed integer",
+    UINT: "unsigned integer", FLOAT: "floating-point", COMPLEX: "complex",
+    QUANT: "per-tensor integer quantized", AXIS_QUANT: "per-axis integer quantized",
+}
+
+
+def element_kind(element: Type) -> str | None:
+    if isinstance(element, IntegerType):
+        if element.width == 1:
+            return PRED
+        return UINT if element.is_unsigned else SINT
+    if isinstance(element, FloatType):
+        return FLOAT
+    if isinstance(element, ComplexType):
+        return COMPLEX
+    if isinstance(element, QuantizedType):
+        return AXIS_QUANT if element.is_per_axis else QUANT
+    return None
+
+
+def _allows(kinds: frozenset[str], element: Type) -> bool:
+    kind = element_kind(element)
+    if kind is None:
+        return False
+    if F32_64 in kinds:
+        return isinstance(element, FloatType) and element.name in ("f32", "f64")
+    return kind in kinds
+
+
+def _describe(kinds: frozenset[str]) -> str:
+    if F32_64 in kinds:
+        return "32-bit float or 64-bit float"
+    return " or ".join(_DESCRIPTIONS[k] for k in sorted(kinds, key=list(_DESCRIPTIONS).index))
+
+
+def check_types(op: Operation, operands: frozenset[str] | Sequence[frozenset[str]],
+                results: frozenset[str] | None = None) -> None:
+    """ODS type constraints: ranked tensors whose element types are of the allowed kinds."""
+    per_operand = ([operands] * len(op.operands) if isinstance(operands, frozenset)
+                   else list(operands))
+    checks = [("operand", i, v.type, kinds)
+              for i, (v, kinds) in enumerate(zip(op.operands, per_operand, strict=False))]
+    checks += [("result", i, t, results if results is not None else per_operand[0])
+               for i, t in enumerate(op.result_types)]
+    for what, index, t, kinds in checks:
+        if not isinstance(t, TensorType) or not _allows(kinds, t.element):
+            raise error(op, f"{what} #{index} must be ranked tensor of {_describe(kinds)} "
+                            f"values, but got '{t}'")
+
+
+def check_elementwise_shapes(op: Operation, same_shape_trait: bool) -> None:
+    """All tensor operands and results have compatible shapes: reported by the
+    SameOperandsAndResultShape trait (binary ops list it first) or the Elementwise trait."""
+    types = [t for t in (*op.operand_types, *op.result_types) if isinstance(t, TensorType)]
+    if types and not all(shapes_compatible(types[0], t) for t in types[1:]):
+        if same_shape_trait:
+            raise error(op, "requires the same shape for all operands and results")
+        raise error(op, "all non-scalar operands/results must have the same shape and base "
+                        "type")
+
+
+def check_same_types(op: Operation) -> None:
+    """HLO_CompatibleOperandsAndResultType."""
+    types = [*op.operand_types, *op.result_types]
+    if not all(compatible(types[0], t) for t in types[1:]):
+        raise error(op, "requires compatible types for all operands and results")
+
+
+def elementwise(operands: frozenset[str], results: frozenset[str] | None = None,
+                same_types: bool = True, then: Callable[[Operation], None] | None = None
+                ) -> Callable[[Operation], None]:
+    """A verifier: type constraints, the Elementwise trait, compatible types, then `then`."""
+
+    def verify(op: Operation) -> None:
+        check_types(op, operands, results)
+        check_elementwise_shapes(op, len(op.operands) == 2 and op.name != "stablehlo.compare")
+        if same_types:
+            check_same_types(op)
+        if then is not None:
+            then(op)
+
+    return verify
+
+
+NUMERIC = frozenset((SINT, UINT, FLOAT, COMPLEX, QUANT))
+FLOATING = frozenset((FLOAT, COMPLEX, QUANT))
+
+
+def verify_add(op: Operation) -> None:
+    """Upstream verifyAddOp: same element types, or consistent quantization."""
+    types = [*op.operand_types, *op.result_types]
+    elements = [element_of(t) for t in types]
+    quantized = [isinstance(e, QuantizedType) for e in elements]
+    if not any(quantized):
+        if any(e != elements[0] for e in elements):
+            raise error(op, "requires the same element type for all operands and results")
+        return
+    if not all(quantized):
+        raise error(op, "expects all operands and results to be either quantized or "
+                        "non-quantized", False)
+    lhs, rhs, result = elements
+    if len({e.expressed for e in elements}) != 1:
+        raise error(op, "mismatched operands and result quantization expressed types", False)
+    if len({e.storage for e in elements}) != 1:
+        raise error(op, "mismatched operands and result quantization storage types", False)
+    if not result.is_per_axis:
+        if lhs.is_per_axis or rhs.is_per_axis:
+            raise error(op, "result is not per_axis quantized but lhs or rhs are", False)
+        return
+    for name, side in (("lhs", lhs), ("rhs", rhs)):
+        if side.is_per_axis and side.quantized_dimension != result.quantized_dimension:
+            raise error(op, f"quantization_dimension of {name} and result are not same", False)
