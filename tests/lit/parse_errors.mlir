@@ -1,0 +1,30 @@
+// RUN: not stablehlo-opt -split-input-file %s 2>&1 | FileCheck %s
+// RUN: not shlo parse --split-input-file %s 2>&1 | FileCheck %s
+
+// CHECK: parse_errors.mlir:[[# @LINE + 2]]:31: error: use of undeclared SSA value name
+func.func @undefined(%arg0: tensor<f32>) -> tensor<f32> {
+  %0 = "stablehlo.add"(%arg0, %nope) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  func.return %0 : tensor<f32>
+}
+
+// -----
+
+// CHECK: parse_errors.mlir:[[# @LINE + 2]]:32: error: inferred shape of elements literal ([2]) does not match type ([3])
+func.func @dense() {
+  "stablehlo.add"() {x = dense<[1, 2]> : tensor<3xi32>} : () -> ()
+  func.return
+}
+
+// -----
+
+// CHECK: parse_errors.mlir:[[# @LINE + 1]]:40: error: expected '>' in tensor type
+func.func @unclosed(%arg0: tensor<2xf32) {
+  func.return
+}
+
+// -----
+
+// CHECK-NOT: Traceback
+func.func @fine() {
+  func.return
+}
