@@ -2,8 +2,9 @@
 
 Each `// -----` chunk (with `--split-input-file`) is parsed and run on its own; a failing chunk
 reports its diagnostic on stderr and the remaining chunks still run; the exit code is 1 if any
-chunk failed. Results go to stdout (or `-o FILE`, written atomically at the end), separated by
-a blank line between chunks as upstream does; `interpreter.print` output always goes to stdout.
+chunk failed. Results go to stdout, separated by a blank line between chunks as upstream does,
+or to `-o FILE`, written atomically at the end and only when every chunk succeeded.
+`interpreter.print` output always goes to stdout.
 """
 
 from __future__ import annotations
@@ -93,7 +94,8 @@ def run_interpret(input: str, *, output: str | None = None, split_input_file: bo
             _emit(CHUNK_SEPARATOR, to_stdout, collected)
         try:
             module = parse_chunk(chunk, name, allow_unregistered_dialect)
-            results = evaluate(module, options=options, stdout=sys.stdout)
+            results = evaluate(module, options=options, stdout=sys.stdout,
+                               line_offset=chunk.line_offset)
             _emit(format_results(results, interpreter_print_dense), to_stdout, collected)
         except ArgsError as e:
             failed = True
@@ -111,7 +113,7 @@ def run_interpret(input: str, *, output: str | None = None, split_input_file: bo
         except Exception as e:  # noqa: BLE001 - a bug must not become a traceback
             failed = True
             _report(ShloError(f"internal error: {type(e).__name__}: {e}"))
-    if not to_stdout:
+    if not to_stdout and not failed:  # like upstream, a failed run leaves no output file
         try:
             write_output("".join(collected), output)
         except ShloError as e:

@@ -130,9 +130,9 @@ def _accepts(expected: Type, given: Type) -> bool:
     return False
 
 
-def module_diagnostic(module: Module, message: str) -> Diagnostic:
+def module_diagnostic(module: Module, message: str, line_offset: int = 0) -> Diagnostic:
     """An error about the module as a whole (upstream reports the implicit module at 0:0)."""
-    source = SourceFile(module.filename, module.source)
+    source = SourceFile(module.filename, module.source, line_offset)
     loc = module.op.location
     if loc.line and module.source and _explicit_module(source, loc.line, loc.col):
         return Diagnostic(message, source, line=loc.line, col=loc.col)
@@ -146,10 +146,11 @@ def _explicit_module(source: SourceFile, line: int, col: int) -> bool:
 
 def evaluate(module: Module, arguments: Sequence[Argument] | None = None,
              options: InterpretOptions | None = None, stdout: Any = None,
-             ) -> list[tuple[Any, Type]]:
+             line_offset: int = 0) -> list[tuple[Any, Type]]:
     """Run the module's entry function; returns (value, declared type) per result.
 
     A module without functions has nothing to run and returns no results (like upstream).
+    `line_offset` is the number of lines before the module's chunk in its file.
     """
     options = options or InterpretOptions()
     if arguments is None:
@@ -159,10 +160,11 @@ def evaluate(module: Module, arguments: Sequence[Argument] | None = None,
     try:
         func = entry_function(module)
     except EvaluationError as e:
-        raise module_diagnostic(module, str(e)) from None
+        raise module_diagnostic(module, str(e), line_offset) from None
     interpreter = Interpreter(module, stdout=stdout or sys.stdout,
                               options={"probe_output_dir": options.probe_output_dir or "",
-                                       "timeout": options.timeout})
+                                       "timeout": options.timeout},
+                              line_offset=line_offset)
     try:
         validate_entry_signature(func, arguments)
     except EvaluationError as e:
