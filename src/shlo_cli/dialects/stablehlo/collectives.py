@@ -1,0 +1,346 @@
+"""Distributed ops: collectives, replica_id/partition_id, send/recv, infeed/outfeed.
+
+They run only inside `interpreter.run_parallel`, where each process has a `Process` (its id
+and the grid) in `ctx.process`. Process groups are chosen from `channel_handle` and
+`use_global_device_ids` exactly as the spec says; all meetings between processes go through
+`interpreter/processes.py`, which bounds every wait by the run's timeout.
+
+Upstream prints every op here in the generic form except `replica_id` and `partition_id`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ...interpreter.engine import Context, EvaluationError
+from ...interpreter.processes import Process, ProcessGroup
+from ...ir.attributes import DialectAttr
+from ...ir.core import Operation, Region
+from ...ir.types import TensorType, element_type, numpy_dtype
+from ..asm import Format
+from ..registry import define_op
+from .elementwise_misc import TOKEN, _vectorizable
+
+GROUPED = ("replica_groups", "channel_handle", "use_global_device_ids")
+
+
+# ---- shared pieces ------------------------------------------------------------------------
+
+
+def _process(ctx: Context, op: Operation) -> Process:
+    process = ctx.process
+    if not isinstance(process, Process):
+        short = op.name.split(".", 1)[1]
+        raise EvaluationError(
+            f"{short} is only supported when run via interpreter.run_parallel")
+    return process
+
+
+def _channel_id(channel_handle: DialectAttr | None) -> int:
+    if channel_handle is None:
+        return 0
+    return int(channel_handle.get("handle", 0))
+
+
+def _groups(attr_value: Any) -> list[list[int]]:
+    """`replica_groups` / `source_target_pairs` rows; -1 pads ragged groups."""
+    if attr_value is None:
+        return []
+    array = np.asarray(attr_value)
+    rows = array.reshape(array.shape[0], -1) if array.ndim else array.reshape(1, 1)
+    return [[int(i) for i in row if i != -1] for row in rows.tolist()]
+
+
+def _gather_style_groups(process: Process, replica_groups: Sequence[Sequence[int]],
+                         channel_id: int, use_global_device_ids: bool) -> list[ProcessGroup]:
+    """all_gather / all_reduce / reduce_scatter / collective_reduce process groups."""
+    grid = process.grid
+    if channel_id <= 0 and not use_global_device_ids:
+        return grid.cross_replica(replica_groups)
+    if channel_id > 0 and not use_global_device_ids:
+        return grid.cross_replica_and_partition(replica_groups)
+    if channel_id > 0 and use_global_device_ids:
+        return grid.flattened_ids(replica_groups)
+    raise EvaluationError("use_global_device_ids requires a channel_handle with handle > 0")
+
+
+def _split_style_groups(process: Process, groups: Sequence[Sequence[int]],
+                        channel_id: int) -> list[ProcessGroup]:
+    """all_to_all / collective_broadcast / collective_permute process groups."""
+    if channel_id <= 0:
+        return process.grid.cross_replica(groups)
+    return process.grid.cross_partition(groups)
+
+
+def _find_group(groups: Sequence[ProcessGroup], process: Process) -> ProcessGroup | None:
+    for group in groups:
+        if process.id in group:
+            return group
+    return None
+
+
+def _own_group(groups: Sequence[ProcessGroup], process: Process) -> ProcessGroup:
+    group = _find_group(groups, process)
+    if group is None:
+        raise EvaluationError(
+            f"Failed to find process group with process_id: ({process.replica_id}, "
+            f"{process.partition_id})")
+    return group
+
+
+def _zeros(result_type: TensorType) -> np.ndarray:
+    return np.zeros(tuple(result_type.shape), numpy_dtype(element_type(result_type)))
+
+
+def _single(results: list[Any]) -> Any:
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+def _combiner(region: Region, computation: Callable[..., list],
+              result_type: TensorType) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """computation(lhs, rhs) on whole tensors when its body is elementwise, else per element."""
+    dtype = numpy_dtype(element_type(result_type))
+    if _vectorizable(region):
+        def whole(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+            out = np.asarray(computation(lhs, rhs)[0], dtype=dtype)
+            return np.broadcast_to(out, lhs.shape).copy()
+        return whole
+
+    def per_element(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        out = np.empty(lhs.shape, dtype)
+        flat_l, flat_r, flat_out = lhs.reshape(-1), rhs.reshape(-1), out.reshape(-1)
+        for i in range(flat_out.size):
+            flat_out[i] = np.asarray(computation(flat_l[i:i + 1].reshape(()),
+                                                 flat_r[i:i + 1].reshape(()))[0])
+        return out
+    return per_element
+
+
+def _reduce_across(values: Sequence[list[Any]], op: Operation, computation: Callable[..., list],
+                   result_types: Sequence[TensorType]) -> list[np.ndarray]:
+    """Each operand index reduced over the processes' values, in the given order."""
+    results = []
+    for index, result_type in enumerate(result_types):
+        combine = _combiner(op.regions[0], computation, result_type)
+        acc = np.asarray(values[0][index])
+        for process_values in values[1:]:
+            acc = combine(acc, np.asarray(process_values[index]))
+        results.append(np.array(acc, dtype=numpy_dtype(element_type(result_type))))
+    return results
+
+
+# ---- replica_id / partition_id ------------------------------------------------------------
+
+
+@define_op("stablehlo.replica_id", syntax=Format("", types="result"))
+def replica_id(*, ctx: Context, op: Operation) -> np.ndarray:
+    """The replica_id of the current process."""
+    return np.array(_process(ctx, op).replica_id, dtype=np.uint32)
+
+
+@define_op("stablehlo.partition_id", syntax=Format("", types="result"))
+def partition_id(*, ctx: Context, op: Operation) -> np.ndarray:
+    """The partition_id of the current process."""
+    return np.array(_process(ctx, op).partition_id, dtype=np.uint32)
+
+
+# ---- all_gather / all_reduce / reduce_scatter / collective_reduce -------------------------
+
+
+@define_op("stablehlo.all_gather", properties=("all_gather_dim", *GROUPED))
+def all_gather(*operands: np.ndarray, all_gather_dim: int, replica_groups: Any,
+               channel_handle: DialectAttr | None, use_global_device_ids: bool | None,
+               ctx: Context, op: Operation) -> Any:
+    """Within each process group, concatenates the operands of every process along
+    all_gather_dim, in the order of the group."""
+    process = _process(ctx, op)
+    channel_id = _channel_id(channel_handle)
+    group = _own_group(_gather_style_groups(process, _groups(replica_groups), channel_id,
+                                            bool(use_global_device_ids)), process)
+    values = process.rendezvous(op.name, channel_id, group, operands)
+    return _single([np.concatenate([values[p][i] for p in group], axis=all_gather_dim)
+                    for i in range(len(operands))])
+
+
+@define_op("stablehlo.all_reduce", properties=GROUPED, regions=("computation",))
+def all_reduce(*operands: np.ndarray, replica_groups: Any, channel_handle: DialectAttr | None,
+               use_global_device_ids: bool | None, computation: Callable[..., list],
+               ctx: Context, op: Operation, result_types: list[TensorType]) -> Any:
+    """Within each process group, reduces the operands of every process with computation
+    (in process id order) and gives the result to every process of the group."""
+    process = _process(ctx, op)
+    channel_id = _channel_id(channel_handle)
+    group = _own_group(_gather_style_groups(process, _groups(replica_groups), channel_id,
+                                            bool(use_global_device_ids)), process)
+    values = process.rendezvous(op.name, channel_id, group, operands)
+    ordered = [values[p] for p in sorted(values)]
+    return _single(_reduce_across(ordered, op, computation, result_types))
+
+
+@define_op("stablehlo.reduce_scatter", properties=("scatter_dimension", *GROUPED),
+           regions=("computation",))
+def reduce_scatter(operand: np.ndarray, *, scatter_dimension: int, replica_groups: Any,
+                   channel_handle: DialectAttr | None, use_global_device_ids: bool | None,
+                   computation: Callable[..., list], ctx: Context, op: Operation,
+                   result_type: TensorType) -> np.ndarray:
+    """all_reduce within each process group, then the reduced tensor is split along
+    scatter_dimension and each process keeps the part at its index in the group."""
+    process = _process(ctx, op)
+    channel_id = _channel_id(channel_handle)
+    group = _own_group(_gather_style_groups(process, _groups(replica_groups), channel_id,
+                                            bool(use_global_device_ids)), process)
+    values = process.rendezvous(op.name, channel_id, group, [operand])
+    ordered = [values[p] for p in sorted(values)]
+    operand_type = op.operands[0].type
+    reduced = _reduce_across(ordered, op, computation, [operand_type])[0]
+    parts = np.split(reduced, len(group), axis=scatter_dimension)
+    return np.ascontiguousarray(parts[group.index(process.id)])
+
+
+@define_op("stablehlo.collective_reduce", properties=GROUPED, regions=("computation",))
+def collective_reduce(*operands: np.ndarray, replica_groups: Any,
+                      channel_handle: DialectAttr | None, use_global_device_ids: bool | None,
+                      computation: Callable[..., list], ctx: Context, op: Operation,
+                      result_types: list[TensorType]) -> Any:
+    """Within each process group, the first process of the group (the root) gets the
+    operands of the group reduced with computation; the other processes get zeros."""
+    process = _process(ctx, op)
+    channel_id = _channel_id(channel_handle)
+    group = _find_group(_gather_style_groups(process, _groups(replica_groups), channel_id,
+                                             bool(use_global_device_ids)), process)
+    if group is None:
+        return _single([_zeros(t) for t in result_types])
+    values = process.rendezvous(op.name, channel_id, group, operands)
+    if process.id != group[0]:
+        return _single([_zeros(t) for t in result_types])
+    return _single(_reduce_across([values[p] for p in group], op, computation, result_types))
+
+
+# ---- all_to_all / collective_broadcast / collective_permute -------------------------------
+
+
+@define_op("stablehlo.all_to_all", properties=("split_dimension", "concat_dimension",
+                                               "split_count", "replica_groups",
+                                               "channel_handle"))
+def all_to_all(*operands: np.ndarray, split_dimension: int, concat_dimension: int,
+               split_count: int, replica_groups: Any, channel_handle: DialectAttr | None,
+               ctx: Context, op: Operation) -> Any:
+    """Within each process group, every process splits its operand along split_dimension
+    into split_count parts and sends the i-th part to the i-th process of the group; each
+    process concatenates what it receives along concat_dimension, in group order."""
+    process = _process(ctx, op)
+    channel_id = _channel_id(channel_handle)
+    group = _own_group(_split_style_groups(process, _groups(replica_groups), channel_id),
+                       process)
+    values = process.rendezvous(op.name, channel_id, group, operands)
+    receiver_index = group.index(process.id)
+    results = []
+    for i in range(len(operands)):
+        scattered = [np.split(np.asarray(values[sender][i]), split_count,
+                              axis=split_dimension)[receiver_index] for sender in group]
+        results.append(np.concatenate(scattered, axis=concat_dimension))
+    return _single(results)
+
+
+@define_op("stablehlo.collective_broadcast",
+           properties=("replica_groups", "channel_handle", "has_dynamic_root"))
+def collective_broadcast(*operands: np.ndarray, replica_groups: Any,
+                         channel_handle: DialectAttr | None, has_dynamic_root: bool | None,
+                         ctx: Context, op: Operation, result_types: list[TensorType]) -> Any:
+    """Within each process group, every process gets the operand of the group's first
+    process (with has_dynamic_root, data operand k comes from the process at index root[k]
+    of the group); processes in no group get zeros."""
+    process = _process(ctx, op)
+    channel_id = _channel_id(channel_handle)
+    data = list(operands[:-1]) if has_dynamic_root else list(operands)
+    group = _find_group(_split_style_groups(process, _groups(replica_groups), channel_id),
+                        process)
+    if group is None:
+        return _single([_zeros(t) for t in result_types])
+    if has_dynamic_root:
+        roots = [int(r) for r in np.asarray(operands[-1]).reshape(-1)]
+    else:
+        roots = [0] * len(data)
+    for root in roots:
+        if not 0 <= root < len(group):
+            raise EvaluationError(
+                f"root index {root} is out of range for a process group of size {len(group)}")
+    values = process.rendezvous(op.name, channel_id, group, data)
+    return _single([np.array(values[group[root]][k]) for k, root in enumerate(roots)])
+
+
+@define_op("stablehlo.collective_permute", properties=("source_target_pairs", "channel_handle"))
+def collective_permute(operand: np.ndarray, *, source_target_pairs: Any,
+                       channel_handle: DialectAttr | None, ctx: Context, op: Operation,
+                       result_type: TensorType) -> np.ndarray:
+    """Each process sends its operand to the targets it is the source of; a process gets the
+    operand of its source, or zeros if it has none."""
+    process = _process(ctx, op)
+    channel_id = _channel_id(channel_handle)
+    result = None
+    for pair in _split_style_groups(process, _groups(source_target_pairs), channel_id):
+        source, target = pair[0], pair[-1]
+        if process.id not in (source, target):
+            continue
+        values = process.rendezvous(op.name, channel_id, pair, [operand])
+        if process.id == target:
+            result = np.array(values[source][0])
+    return result if result is not None else _zeros(result_type)
+
+
+# ---- send / recv --------------------------------------------------------------------------
+
+
+@define_op("stablehlo.send", properties=("channel_handle", "is_host_transfer",
+                                         "source_target_pairs"))
+def send(*inputs: Any, channel_handle: DialectAttr | None, ctx: Context,
+         op: Operation) -> Any:
+    """Sends the inputs (all operands but the trailing token) on channel_id; returns a
+    token once a recv on that channel took them."""
+    process = _process(ctx, op)
+    process.grid.send(op.name, _channel_id(channel_handle), process.id, list(inputs[:-1]))
+    return TOKEN
+
+
+@define_op("stablehlo.recv", properties=("channel_handle", "is_host_transfer",
+                                         "source_target_pairs"))
+def recv(token: Any, *, channel_handle: DialectAttr | None, ctx: Context,
+         op: Operation) -> tuple[Any, ...]:
+    """The values of the next send on channel_id, followed by a token."""
+    process = _process(ctx, op)
+    values = process.grid.recv(op.name, _channel_id(channel_handle), process.id)
+    expected = len(op.results) - 1
+    if len(values) != expected:
+        raise EvaluationError(
+            f"received {len(values)} values on channel {_channel_id(channel_handle)} but "
+            f"{op.name} has {expected} data results")
+    return (*values, TOKEN)
+
+
+# ---- infeed / outfeed ---------------------------------------------------------------------
+
+
+@define_op("stablehlo.infeed", properties=("infeed_config", "layout"))
+def infeed(token: Any, *, ctx: Context, op: Operation) -> tuple[Any, ...]:
+    """The results of the next function of the run's infeed queue, followed by a token."""
+    process = _process(ctx, op)
+    name = process.grid.infeed(op.name)
+    interpreter = ctx.interpreter
+    values = interpreter.call(interpreter.lookup_function(name), [])
+    expected = len(op.results) - 1
+    if len(values) != expected:
+        raise EvaluationError(
+            f"infeed function @{name} returned {len(values)} values but {op.name} has "
+            f"{expected} data results")
+    return (*values, TOKEN)
+
+
+@define_op("stablehlo.outfeed", properties=("outfeed_config",))
+def outfeed(*inputs: Any, ctx: Context, op: Operation) -> Any:
+    """Appends the inputs (all operands but the trailing token) to the run's outfeed queue."""
+    _process(ctx, op).grid.outfeed(list(inputs[:-1]))
+    return TOKEN
+
