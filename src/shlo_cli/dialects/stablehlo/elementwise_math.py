@@ -9,7 +9,7 @@ import numpy as np
 
 from ..registry import define_op
 from .elementwise import ACCURACY, BINARY, UNARY, add, complex_multiply, divide, negate, unsupported
-from .elementwise_numerics import is_complex, is_float, upcast_to_double
+from .elementwise_numerics import divide_complex, is_complex, is_float, upcast_to_double
 from .elementwise_verify import FLOATING, elementwise
 
 
@@ -35,6 +35,8 @@ def _complex_cbrt(z: np.ndarray) -> np.ndarray:
 
 
 def _rsqrt(x: np.ndarray) -> np.ndarray:
+    if x.dtype.kind == "c":  # 1.0 / std::sqrt(z) divides as complex<double> does
+        return divide_complex(np.ones(x.shape, x.dtype), np.sqrt(x))
     return 1.0 / np.sqrt(x)
 
 
