@@ -190,7 +190,7 @@ def _convert(items: list, etype: Type, dtype: np.dtype) -> np.ndarray:
         return np.array(out, dtype=np.bool_)
     if isinstance(etype, (IntegerType, IndexType)):
         try:
-            values = [int(x, 0) if not x.lstrip("-+").startswith("0x") else int(x, 16) for x in items]
+            values = [int(x, 16) if "0x" in x else int(x) for x in items]
         except ValueError:
             bad = next(x for x in items if not re.fullmatch(r"[-+]?(0x[0-9A-Fa-f]+|[0-9]+)", x))
             message = ("expected integer elements, but parsed floating-point" if "." in bad
