@@ -175,7 +175,8 @@ class DenseArrayAttr(Attribute):
     def __str__(self) -> str:
         if not self.items:
             return f"array<{self.element}>"
-        return f"array<{self.element}: {', '.join(_format_scalar(x, self.element) for x in self.items)}>"
+        items = ", ".join(_format_scalar(x, self.element) for x in self.items)
+        return f"array<{self.element}: {items}>"
 
     @property
     def value(self) -> tuple[Any, ...]:
@@ -366,7 +367,8 @@ def _nest(flat: list[str], shape: tuple[int, ...]) -> str:
     if len(shape) == 1:
         return "[" + ", ".join(flat) + "]"
     step = len(flat) // shape[0] if shape[0] else 0
-    return "[" + ", ".join(_nest(flat[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])) + "]"
+    parts = (_nest(flat[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0]))
+    return "[" + ", ".join(parts) + "]"
 
 
 def format_elements_flat(flat: np.ndarray, etype: Type) -> list[str]:
@@ -374,7 +376,8 @@ def format_elements_flat(flat: np.ndarray, etype: Type) -> list[str]:
     if isinstance(etype, IntegerType) and etype.width == 1:
         return ["true" if x else "false" for x in flat.tolist()]
     if isinstance(etype, (IntegerType, IndexType)):
-        return [str(x) for x in flat.astype(np.int64 if not getattr(etype, "is_unsigned", False) else np.uint64).tolist()]
+        wide = np.uint64 if getattr(etype, "is_unsigned", False) else np.int64
+        return [str(x) for x in flat.astype(wide).tolist()]
     if isinstance(etype, FloatType):
         return format_float_array(flat, etype)
     if isinstance(etype, ComplexType):
@@ -387,4 +390,5 @@ def format_elements_flat(flat: np.ndarray, etype: Type) -> list[str]:
 
 
 def _format_scalar(x: Any, etype: Type) -> str:
-    return format_elements_flat(np.asarray([x], dtype=numpy_dtype(etype) if not isinstance(etype, IndexType) else np.int64), etype)[0]
+    dtype = np.int64 if isinstance(etype, IndexType) else numpy_dtype(etype)
+    return format_elements_flat(np.asarray([x], dtype=dtype), etype)[0]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import sys
 from dataclasses import dataclass, field
 
@@ -24,8 +25,6 @@ class SourceFile:
                 starts.append(i + 1)
                 i = find("\n", i + 1)
             self._starts = starts
-        import bisect
-
         line = bisect.bisect_right(self._starts, offset) - 1
         return line + 1 + self.line_offset, offset - self._starts[line] + 1
 

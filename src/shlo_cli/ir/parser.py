@@ -82,11 +82,13 @@ _FLOAT_NAMES = {
     "f8E8M0FNU",
 }
 _INT_TYPE = re.compile(r"([su]?)i([0-9]+)")
-_SIMPLE_TENSOR = re.compile(r"tensor<((?:(?:[0-9]+|\?)x)*)([A-Za-z][A-Za-z0-9]*|complex<[a-z0-9]+>)>")
+_SIMPLE_TENSOR = re.compile(
+    r"tensor<((?:(?:[0-9]+|\?)x)*)([A-Za-z][A-Za-z0-9]*|complex<[a-z0-9]+>)>")
 _DIMS = re.compile(r"\s*((?:(?:[0-9]+|\?)\s*x\s*)*)")
 _QUANT_HEAD = re.compile(
     r"\s*(ui|si|u|i)([0-9]+)(?:<\s*(-?[0-9]+)\s*:\s*(-?[0-9]+)\s*>)?\s*:\s*([A-Za-z0-9]+)\s*(?::\s*([0-9]+))?\s*,\s*")
-_QUANT_PARAM = re.compile(r"\s*([-+]?[0-9.]+(?:[eE][-+]?[0-9]+)?|0x[0-9A-Fa-f]+)\s*(?::\s*(-?[0-9]+))?\s*")
+_QUANT_PARAM = re.compile(
+    r"\s*([-+]?[0-9.]+(?:[eE][-+]?[0-9]+)?|0x[0-9A-Fa-f]+)\s*(?::\s*(-?[0-9]+))?\s*")
 
 _TYPE_CACHE: dict[str, Type] = {}
 # Fast paths: whole function types of plain tensors and dictionaries of plain entries are
@@ -160,7 +162,8 @@ class Parser:
             self._peek_from = end
         return self._peeked
 
-    def error(self, message: str, tok: Token | None = None, offset: int | None = None) -> Diagnostic:
+    def error(self, message: str, tok: Token | None = None,
+              offset: int | None = None) -> Diagnostic:
         where = tok or self.tok
         if offset is None and where.kind == INVALID:
             # The parser stopped at text the lexer could not read: report that instead.
@@ -220,7 +223,6 @@ class Parser:
     # ---- module --------------------------------------------------------------------------
 
     def parse_module(self) -> Module:
-        start = self.tok
         ops: list[Operation] = []
         resources = self.resources
         self.scopes.append(({}, True))
@@ -312,7 +314,8 @@ class Parser:
         names[name] = value
         value.name_hint = name
 
-    def _resolve_forward(self, placeholder: Value, value: Value, name: str, tok: Token | None) -> None:
+    def _resolve_forward(self, placeholder: Value, value: Value, name: str,
+                         tok: Token | None) -> None:
         del self.forward_refs[id(placeholder)]
         if placeholder.type is not None and placeholder.type != value.type:
             raise self.error(
@@ -387,7 +390,7 @@ class Parser:
         if len(operands) != len(types):
             raise self.error(
                 f"{len(operands)} operands present, but expected {len(types)}", tok)
-        for v, t in zip(operands, types):
+        for v, t in zip(operands, types, strict=True):
             self.parse_operand_with_type(v, t, tok)
 
     # ---- operations ----------------------------------------------------------------------
@@ -497,7 +500,8 @@ class Parser:
         return self.build_operation(name, opdef, operands, list(ftype.results), properties,
                                     attributes, regions, successors, location)
 
-    def build_operation(self, name: str, opdef: Any, operands: list[Value], result_types: list[Type],
+    def build_operation(self, name: str, opdef: Any, operands: list[Value],
+                        result_types: list[Type],
                         properties: dict[str, Attribute], attributes: dict[str, Attribute],
                         regions: list[Region], successors: list[Block] | None,
                         location: Location) -> Operation:
@@ -1109,7 +1113,8 @@ class Parser:
         try:
             data, splat = parse_dense_literal(body, type)
         except DenseLiteralError as e:
-            raise self.error(str(e), offset=body_start + e.offset if e.offset >= 0 else dense_tok.start) from None
+            where = body_start + e.offset if e.offset >= 0 else dense_tok.start
+            raise self.error(str(e), offset=where) from None
         return DenseElementsAttr(type, data, splat)
 
     def _dense_body_end(self, start: int) -> int:
