@@ -146,9 +146,8 @@ class Parser:
 
     def advance(self) -> Token:
         tok = self.tok
-        peeked = self._peeked
-        if peeked is not None and peeked.start >= tok.end and self._peek_from == tok.end:
-            self.tok = peeked
+        if self._peek_from == tok.end and self._peeked is not None:
+            self.tok = self._peeked
             self._peeked = None
         else:
             self.tok = lex_at(self.src, tok.end)
@@ -176,14 +175,25 @@ class Parser:
         return self.tok.text == text and self.tok.kind in (PUNCT, BARE)
 
     def accept(self, text: str) -> bool:
-        if self.tok.text == text and self.tok.kind in (PUNCT, BARE):
-            self.tok = lex_at(self.src, self.tok.end)
+        tok = self.tok
+        if tok.text == text and (tok.kind == PUNCT or tok.kind == BARE):
+            if self._peek_from == tok.end and self._peeked is not None:
+                self.tok = self._peeked
+                self._peeked = None
+            else:
+                self.tok = lex_at(self.src, tok.end)
             return True
         return False
 
     def expect(self, text: str, context: str = "") -> Token:
-        if self.tok.text == text and self.tok.kind in (PUNCT, BARE):
-            return self.advance()
+        tok = self.tok
+        if tok.text == text and (tok.kind == PUNCT or tok.kind == BARE):
+            if self._peek_from == tok.end and self._peeked is not None:
+                self.tok = self._peeked
+                self._peeked = None
+            else:
+                self.tok = lex_at(self.src, tok.end)
+            return tok
         suffix = f" {context}" if context else ""
         raise self.error(f"expected '{text}'{suffix}")
 
