@@ -226,6 +226,11 @@ class Parser:
         text = self.advance().text[1:]
         return unescape_string(text) if text.startswith('"') else text
 
+    def file_location(self, tok: Token) -> FileLineColLoc:
+        """`loc("file":line:col)` of a token."""
+        line, col = self.source.position(tok.start)
+        return FileLineColLoc(self.source.name, line, col)
+
     def location_here(self, tok: Token | None = None) -> Location:
         line, col = self.source.position((tok or self.tok).start)
         return Location(self.source.name, line, col)
@@ -619,7 +624,8 @@ class Parser:
                 block = Block()
                 for tok, type, loc in entry_args or []:
                     value = block.add_argument(type)
-                    block.arg_locations[-1] = loc
+                    # Without `loc(...)` an argument is located at its name, as in MLIR.
+                    block.arg_locations[-1] = loc or self.file_location(tok)
                     self.define_value(tok.text, value, tok)
                 region.add_block(block)
                 self._parse_block_body(block)
@@ -651,7 +657,8 @@ class Parser:
                     self.expect(":")
                     type = self.parse_type()
                     value = block.add_argument(type)
-                    block.arg_locations[-1] = self.parse_optional_location()
+                    block.arg_locations[-1] = (self.parse_optional_location()
+                                               or self.file_location(arg_tok))
                     self.define_value(arg_tok.text, value, arg_tok)
                     if not self.accept(","):
                         break
