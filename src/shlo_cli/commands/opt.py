@@ -25,6 +25,10 @@ def opt_options(fn):  # type: ignore[no-untyped-def]
     fn = _flag("mlir-print-debuginfo", "Print locations.")(fn)
     fn = _flag("mlir-print-local-scope", "Print locations inline rather than as aliases.")(fn)
     fn = _flag("verify-diagnostics", "Check `expected-error` annotations.")(fn)
+    fn = _flag("emit-bytecode", "Accepted for compatibility; the output stays MLIR text "
+               "(there is no bytecode writer), which every shlo tool reads back.")(fn)
+    fn = click.option("-debug-only", "--debug-only", "debug_only", default=None, metavar="NAME",
+                      help="Accepted and ignored (upstream debug tracing).")(fn)
     for name, pass_ in reversed(PASSES.items()):
         fn = click.option(f"-{name}", f"--{name}", name.replace("-", "_"), is_flag=True,
                           help=pass_.help)(fn)
@@ -36,7 +40,8 @@ def opt_options(fn):  # type: ignore[no-untyped-def]
 @click.pass_context
 def opt(ctx: click.Context, input: str, output: str | None, split_input_file: bool,
         allow_unregistered_dialect: bool, mlir_print_op_generic: bool, mlir_print_debuginfo: bool,
-        mlir_print_local_scope: bool, verify_diagnostics: bool, **passes: bool) -> None:
+        mlir_print_local_scope: bool, verify_diagnostics: bool, emit_bytecode: bool,
+        debug_only: str | None, **passes: bool) -> None:
     """Parse an MLIR file, run the requested passes and print the result."""
     selected = [name for name in _pass_order(ctx) if passes.get(name.replace("-", "_"))]
     try:
