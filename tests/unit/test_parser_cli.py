@@ -11,7 +11,8 @@ from shlo_cli.commands.main import cli
 from shlo_cli.commands.opt import opt
 
 PROGRAM = ('func.func @f(%arg0: tensor<2xf32>) -> tensor<2xf32> {\n'
-           '  %0 = "stablehlo.add"(%arg0, %arg0) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>\n'
+           '  %0 = "stablehlo.add"(%arg0, %arg0)'
+           ' : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>\n'
            '  func.return %0 : tensor<2xf32>\n}\n')
 PRINTED = ("module {\n  func.func @f(%arg0: tensor<2xf32>) -> tensor<2xf32> {\n"
            "    %0 = stablehlo.add %arg0, %arg0 : tensor<2xf32>\n"
