@@ -3,8 +3,9 @@
 Bodies that are a single known commutative op (`add`, `maximum`, ... on the two block
 arguments) run as numpy reductions; float `add`/`multiply` use `ufunc.accumulate` so the
 rounding follows the reference interpreter's sequential order. Any other body runs through
-the region, called on whole arrays of element pairs (a pairwise tree, spec-conformant since
-the schedule is implementation-defined), never once per element.
+the region, called on whole arrays: folded in order like the reference interpreter (one
+call per reduced position), or for very long reductions as a pairwise tree (spec-conformant:
+the schedule is implementation-defined); never once per element.
 """
 
 from __future__ import annotations
@@ -181,6 +182,29 @@ def _scalar_reduce_last(body: Callable[..., Any], xs: list[np.ndarray], inits: l
     return results
 
 
+SEQUENTIAL_LIMIT = 1024
+"""Up to this many elements per reduction, general bodies fold in the reference
+interpreter's order (`acc = body(acc, x[k])`, one vectorized call per k) so float results
+match it bit for bit; longer reductions use the pairwise tree (log-many calls)."""
+
+
+def sequential_reduce_last(body: Callable[..., Any], xs: list[np.ndarray],
+                           inits: list[np.ndarray]) -> list[np.ndarray]:
+    """`acc = body(acc, x[..., k])` for k in order, each call on all outer positions."""
+    dtypes = [x.dtype for x in xs]
+    outer = xs[0].shape[:-1]
+    acc = [np.broadcast_to(np.asarray(i, dtype=d), outer) for i, d in zip(inits, dtypes,
+                                                                           strict=True)]
+    try:
+        for k in range(xs[0].shape[-1]):
+            acc = _call(body, acc + [x[..., k] for x in xs], outer, dtypes)
+    except Diagnostic:
+        if not outer:
+            raise
+        return _scalar_reduce_last(body, xs, inits, dtypes)
+    return [_contiguous(a) for a in acc]
+
+
 def reduce_last(body: Callable[..., Any], fast: list[str] | None, xs: list[np.ndarray],
                 inits: list[np.ndarray]) -> list[np.ndarray]:
     """Reduce the last axis of each input with its init value (fast path when possible)."""
@@ -188,6 +212,8 @@ def reduce_last(body: Callable[..., Any], fast: list[str] | None, xs: list[np.nd
         done = [fast_reduce_last(name, x, i) for name, x, i in zip(fast, xs, inits, strict=False)]
         if all(d is not None for d in done):
             return done  # type: ignore[return-value]
+    if xs[0].shape[-1] <= SEQUENTIAL_LIMIT:
+        return sequential_reduce_last(body, xs, inits)
     return tree_reduce_last(body, xs, inits)
 
 
@@ -268,7 +294,7 @@ def _print_reduce(pr: Any, op: Operation) -> None:
     count = len(op.operands) // 2
     pairs = [f"({pr.name(op.operands[i])} init: {pr.name(op.operands[i + count])})"
              for i in range(count)]
-    pr.write(" " + ", ".join(pairs) if pairs else " ")
+    pr.write(", ".join(pairs))
     compact = _pretty_eligible(op)
     if compact:
         pr.write(" applies " + op.regions[0].entry.operations[0].name)
