@@ -34,6 +34,20 @@ def _complex_cbrt(z: np.ndarray) -> np.ndarray:
     return modulus * (np.cos(theta) + 1j * np.sin(theta))
 
 
+def _tanh(x: np.ndarray) -> np.ndarray:
+    """tanh the way glibc (fdlibm) computes it from expm1, so results match std::tanh."""
+    if x.dtype.kind == "c":
+        return np.tanh(x)
+    ax = np.abs(x)
+    big = ax >= 1.0
+    t = np.expm1(np.where(big, 2.0 * ax, -2.0 * ax))
+    z = np.where(big, 1.0 - 2.0 / (t + 2.0), -t / (t + 2.0))
+    z = np.where(ax >= 22.0, 1.0, z)
+    z = np.where(ax < 2.0 ** -55, ax * (1.0 + ax), z)
+    z = np.where(np.isnan(x), x, z)
+    return np.where(np.signbit(x), -z, z)
+
+
 def _rsqrt(x: np.ndarray) -> np.ndarray:
     if x.dtype.kind == "c":  # 1.0 / std::sqrt(z) divides as complex<double> does
         return divide_complex(np.ones(x.shape, x.dtype), np.sqrt(x))
@@ -54,7 +68,7 @@ _register("stablehlo.log_plus_one", np.log1p, lambda z: np.log(z + 1.0))
 _register("stablehlo.sine", np.sin)
 _register("stablehlo.cosine", np.cos)
 _register("stablehlo.tan", np.tan)
-_register("stablehlo.tanh", np.tanh)
+_register("stablehlo.tanh", _tanh)
 _register("stablehlo.sqrt", np.sqrt)
 _register("stablehlo.rsqrt", _rsqrt)
 _register("stablehlo.cbrt", np.cbrt, _complex_cbrt)
