@@ -453,3 +453,41 @@ def test_a_failing_process_releases_the_others_at_once(
     assert time.monotonic() - start < 10  # released by the failure, not by the 30 s timeout
     assert "check.expect_eq_const failed" in err
     assert err.count("error:") == 1
+
+
+COLLECTIVE_REDUCE_DYNAMIC_ROOT = """
+func.func @cr(%x: tensor<2xf32>, %y: tensor<2xf32>, %root: tensor<2xi32>)
+    -> (tensor<2xf64>, tensor<2xf64>) {
+  %r:2 = "stablehlo.collective_reduce"(%x, %y, %root) ({
+    ^bb0(%a: tensor<f64>, %b: tensor<f64>):
+      %s = stablehlo.add %a, %b : tensor<f64>
+      stablehlo.return %s : tensor<f64>
+  }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, has_dynamic_root}
+     : (tensor<2xf32>, tensor<2xf32>, tensor<2xi32>) -> (tensor<2xf64>, tensor<2xf64>)
+  return %r#0, %r#1 : tensor<2xf64>, tensor<2xf64>
+}
+func.func @main() -> (tensor<2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xf64>) {
+  %a = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %b = stablehlo.constant dense<[0.5, 0.25]> : tensor<2xf32>
+  %root = stablehlo.constant dense<[1, 0]> : tensor<2xi32>
+  %res:4 = "interpreter.run_parallel"(%a, %b, %root, %b, %a, %root) {
+    programs = [[@cr], [@cr]]
+  } : (tensor<2xf32>, tensor<2xf32>, tensor<2xi32>, tensor<2xf32>, tensor<2xf32>,
+       tensor<2xi32>) -> (tensor<2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xf64>)
+  return %res#0, %res#1, %res#2, %res#3 : tensor<2xf64>, tensor<2xf64>, tensor<2xf64>,
+    tensor<2xf64>
+}
+"""
+
+
+def test_collective_reduce_with_dynamic_roots_and_a_promoted_result_type(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(tmp_path, capsys, COLLECTIVE_REDUCE_DYNAMIC_ROOT,
+                         interpreter_print_dense=True)
+    assert (code, err) == (0, "")
+    # data operand 0 goes to group index 1 (replica 1), data operand 1 to replica 0
+    assert out.splitlines() == [
+        "dense<0.000000e+00> : tensor<2xf64>",
+        "dense<[1.500000e+00, 2.250000e+00]> : tensor<2xf64>",
+        "dense<[1.500000e+00, 2.250000e+00]> : tensor<2xf64>",
+        "dense<0.000000e+00> : tensor<2xf64>"]

@@ -124,11 +124,12 @@ def _reduce_across(values: Sequence[list[Any]], op: Operation, computation: Call
     """Each operand index reduced over the processes' values, in the given order."""
     results = []
     for index, result_type in enumerate(result_types):
+        dtype = numpy_dtype(element_type(result_type))  # operands may promote to it
         combine = _combiner(op.regions[0], computation, result_type)
-        acc = np.asarray(values[0][index])
+        acc = np.asarray(values[0][index]).astype(dtype)
         for process_values in values[1:]:
-            acc = combine(acc, np.asarray(process_values[index]))
-        results.append(np.array(acc, dtype=numpy_dtype(element_type(result_type))))
+            acc = combine(acc, np.asarray(process_values[index]).astype(dtype))
+        results.append(np.array(acc, dtype=dtype))
     return results
 
 
@@ -200,23 +201,41 @@ def reduce_scatter(operand: np.ndarray, *, scatter_dimension: int, replica_group
     return np.ascontiguousarray(parts[group.index(process.id)])
 
 
-@define_op("stablehlo.collective_reduce", properties=GROUPED, regions=("computation",))
+@define_op("stablehlo.collective_reduce", properties=(*GROUPED, "has_dynamic_root"),
+           regions=("computation",))
 def collective_reduce(*operands: np.ndarray, replica_groups: Any,
                       channel_handle: DialectAttr | None, use_global_device_ids: bool | None,
-                      computation: Callable[..., list], ctx: Context, op: Operation,
-                      result_types: list[TensorType]) -> Any:
-    """Within each process group, the first process of the group (the root) gets the
-    operands of the group reduced with computation; the other processes get zeros."""
+                      has_dynamic_root: bool | None, computation: Callable[..., list],
+                      ctx: Context, op: Operation, result_types: list[TensorType]) -> Any:
+    """Within each process group, the root process gets the operands of the group reduced
+    with computation (in group order) and the other processes get zeros. The root is the
+    group's first process, or with has_dynamic_root, the process at index root[k] of the
+    group for data operand k."""
     process = _process(ctx, op)
     channel_id = _channel_id(channel_handle)
+    data = list(operands[:-1]) if has_dynamic_root else list(operands)
     group = _find_group(_gather_style_groups(process, _groups(replica_groups), channel_id,
                                              bool(use_global_device_ids)), process)
     if group is None:
         return _single([_zeros(t) for t in result_types])
-    values = process.rendezvous(op.name, channel_id, group, operands)
-    if process.id != group[0]:
-        return _single([_zeros(t) for t in result_types])
-    return _single(_reduce_across([values[p] for p in group], op, computation, result_types))
+    roots = _roots(operands[-1], len(data), group) if has_dynamic_root else [0] * len(data)
+    values = process.rendezvous(op.name, channel_id, group, data)
+    reduced = _reduce_across([values[p] for p in group], op, computation, result_types)
+    return _single([reduced[k] if process.id == group[root] else _zeros(result_types[k])
+                    for k, root in enumerate(roots)])
+
+
+def _roots(root: np.ndarray, count: int, group: ProcessGroup) -> list[int]:
+    """has_dynamic_root: the group index of the root of each data operand."""
+    roots = [int(r) for r in np.asarray(root).reshape(-1)]
+    if len(roots) != count:
+        raise EvaluationError(
+            f"root operand has {len(roots)} elements but there are {count} data operands")
+    for r in roots:
+        if not 0 <= r < len(group):
+            raise EvaluationError(
+                f"root index {r} is out of range for a process group of size {len(group)}")
+    return roots
 
 
 # ---- all_to_all / collective_broadcast / collective_permute -------------------------------
@@ -260,14 +279,7 @@ def collective_broadcast(*operands: np.ndarray, replica_groups: Any,
                         process)
     if group is None:
         return _single([_zeros(t) for t in result_types])
-    if has_dynamic_root:
-        roots = [int(r) for r in np.asarray(operands[-1]).reshape(-1)]
-    else:
-        roots = [0] * len(data)
-    for root in roots:
-        if not 0 <= root < len(group):
-            raise EvaluationError(
-                f"root index {root} is out of range for a process group of size {len(group)}")
+    roots = _roots(operands[-1], len(data), group) if has_dynamic_root else [0] * len(data)
     values = process.rendezvous(op.name, channel_id, group, data)
     return _single([np.array(values[group[root]][k]) for k, root in enumerate(roots)])
 
