@@ -1,0 +1,89 @@
+"""CHLO broadcasting binary ops: `chlo.broadcast_<op>` broadcasts both operands to the result
+shape (numpy-style trailing alignment, or the given `broadcast_dimensions` for the lower-rank
+operand), then applies the StableHLO op of the same name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ...interpreter.engine import EvaluationError
+from ..registry import define_op, lookup
+from .binary import next_after_values, polygamma, zeta
+from .syntax import BROADCAST_BINARY, BROADCAST_SELECT
+
+BROADCAST_DIMENSIONS = ("broadcast_dimensions",)
+
+
+def broadcast_operand(x: np.ndarray, shape: Sequence[int],
+                      dims: Sequence[int] | None) -> np.ndarray:
+    """`x` laid out along result dimensions `dims` (default: the trailing ones), broadcast."""
+    rank = len(shape)
+    if dims is None or len(dims) != x.ndim:
+        dims = tuple(range(rank - x.ndim, rank))
+    expanded = [1] * rank
+    for axis, d in enumerate(dims):
+        expanded[d] = x.shape[axis]
+    try:
+        return np.broadcast_to(x.reshape(expanded), tuple(shape))
+    except ValueError as e:
+        raise EvaluationError(f"operand of shape {x.shape} does not broadcast to {tuple(shape)}"
+                              ) from e
+
+
+def broadcast_pair(lhs: np.ndarray, rhs: np.ndarray, dims: Sequence[int] | None,
+                   shape: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Broadcast both operands to `shape`; `dims` applies to the lower-rank operand."""
+    lhs_dims = dims if lhs.ndim < rhs.ndim else None
+    rhs_dims = dims if rhs.ndim < lhs.ndim else None
+    return broadcast_operand(lhs, shape, lhs_dims), broadcast_operand(rhs, shape, rhs_dims)
+
+
+def _stablehlo(name: str) -> Callable[..., Any]:
+    opdef = lookup(f"stablehlo.{name}")
+    assert opdef is not None and opdef.evaluate is not None
+    return opdef.evaluate
+
+
+def _declare(name: str, kernel: Callable[[np.ndarray, np.ndarray], np.ndarray] | None) -> None:
+    def evaluate(lhs: np.ndarray, rhs: np.ndarray, *, broadcast_dimensions: tuple | None,
+                 result_type: Any) -> np.ndarray:
+        fn = kernel or _stablehlo(name)
+        a, b = broadcast_pair(lhs, rhs, broadcast_dimensions, result_type.shape)
+        return np.asarray(fn(np.ascontiguousarray(a), np.ascontiguousarray(b)))
+
+    evaluate.__doc__ = f"Broadcasting {name}."
+    define_op(f"chlo.broadcast_{name}", syntax=BROADCAST_BINARY,
+              properties=BROADCAST_DIMENSIONS)(evaluate)
+
+
+for _name in ("add", "and", "atan2", "complex", "divide", "maximum", "minimum", "multiply",
+              "or", "power", "remainder", "shift_left", "shift_right_arithmetic",
+              "shift_right_logical", "subtract", "xor"):
+    _declare(_name, None)
+_declare("next_after", next_after_values)
+_declare("polygamma", polygamma)
+_declare("zeta", zeta)
+
+
+@define_op("chlo.broadcast_compare", syntax=BROADCAST_BINARY,
+           properties=("broadcast_dimensions", "comparison_direction", "compare_type"))
+def broadcast_compare(lhs: np.ndarray, rhs: np.ndarray, *,
+                      broadcast_dimensions: tuple | None, comparison_direction: str,
+                      compare_type: str | None, result_type: Any) -> np.ndarray:
+    """Broadcasting stablehlo.compare."""
+    a, b = broadcast_pair(lhs, rhs, broadcast_dimensions, result_type.shape)
+    return np.asarray(_stablehlo("compare")(np.ascontiguousarray(a), np.ascontiguousarray(b),
+                                            comparison_direction=comparison_direction,
+                                            compare_type=compare_type))
+
+
+@define_op("chlo.broadcast_select", syntax=BROADCAST_SELECT)
+def broadcast_select(pred: np.ndarray, on_true: np.ndarray, on_false: np.ndarray, *,
+                     result_type: Any) -> np.ndarray:
+    """numpy-style broadcasting select."""
+    shape = result_type.shape
+    return np.where(broadcast_operand(pred, shape, None), broadcast_operand(on_true, shape, None),
+                    broadcast_operand(on_false, shape, None))

@@ -1,0 +1,100 @@
+"""CHLO unary math ops (acos ... tan, special functions, is_inf predicates, conj, square).
+
+Each is evaluated in double (complex<double>) and rounded once to the element type; glibc's
+real and complex inverse trigonometric functions are accurate to about one ULP in double,
+which upstream's math conformance files (max 3 ULP) require."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...ir.types import BOOL
+from ..registry import define_op
+from ..stablehlo.elementwise_numerics import is_complex, is_float, make_complex, upcast_to_double
+from ..stablehlo.elementwise_verify import check_inferred, with_element
+from . import special_math
+from .numeric import Kernel, in_double, real_in_double, unsupported
+from .syntax import UNARY
+
+
+def _register(name: str, kernel: Kernel, doc: str) -> None:
+    kernel.__doc__ = doc
+    define_op(f"chlo.{name}", syntax=UNARY)(kernel)
+
+
+_register("acos", in_double("acos", np.arccos, np.arccos), "Inverse cosine.")
+_register("acosh", in_double("acosh", np.arccosh, np.arccosh), "Inverse hyperbolic cosine.")
+_register("asin", in_double("asin", np.arcsin, np.arcsin), "Inverse sine.")
+_register("asinh", in_double("asinh", np.arcsinh, np.arcsinh), "Inverse hyperbolic sine.")
+_register("atan", in_double("atan", np.arctan, np.arctan), "Inverse tangent.")
+_register("atanh", in_double("atanh", np.arctanh, np.arctanh), "Inverse hyperbolic tangent.")
+_register("cosh", in_double("cosh", np.cosh, np.cosh), "Hyperbolic cosine.")
+_register("sinh", in_double("sinh", np.sinh, np.sinh), "Hyperbolic sine.")
+_register("tan", in_double("tan", np.tan, np.tan), "Tangent.")
+_register("lgamma", real_in_double("lgamma", special_math.lgamma), "log|Gamma(x)|.")
+_register("digamma", real_in_double("digamma", special_math.digamma), "Digamma function.")
+_register("erf", real_in_double("erf", special_math.erf), "Error function.")
+_register("erfc", real_in_double("erfc", special_math.erfc), "Complementary error function.")
+_register("erf_inv", real_in_double("erf_inv", special_math.erf_inv), "Inverse of erf.")
+_register("bessel_i1e", real_in_double("bessel_i1e", special_math.bessel_i1e),
+          "Exponentially scaled modified Bessel function of order one.")
+
+
+def _asin_acos_kernel(z: np.ndarray) -> np.ndarray:
+    """w with asin(z) = atan2(Re z, Re w) + i sign(Im z) Im w: Re w = Re sqrt(1 - z^2),
+    Im w = |Im asin(z)|."""
+    a = np.arcsin(z)
+    return make_complex(np.cos(a.real) * np.cosh(a.imag), np.abs(a.imag),
+                        np.dtype(np.complex128))
+
+
+@define_op("chlo._asin_acos_kernel", syntax=UNARY)
+def asin_acos_kernel(operand: np.ndarray) -> np.ndarray:
+    """The shared kernel of the complex asin/acos decompositions."""
+    if not is_complex(operand.dtype):
+        raise unsupported("_asin_acos_kernel", operand.dtype)
+    return upcast_to_double(_asin_acos_kernel, operand.dtype, operand)
+
+
+def _complex_square(z: np.ndarray) -> np.ndarray:
+    """(x + iy)^2 = (x - y)(x + y) + 2ixy, with an exact zero real part when |x| = |y| is finite."""
+    x, y = z.real, z.imag
+    real = np.where(np.isfinite(x) & (np.abs(x) == np.abs(y)), 0.0, (x - y) * (x + y))
+    return make_complex(real, (x * y) * 2.0, np.dtype(np.complex128))
+
+
+@define_op("chlo.square", syntax=UNARY)
+def square(operand: np.ndarray) -> np.ndarray:
+    """operand * operand."""
+    dtype = operand.dtype
+    if is_complex(dtype):
+        return upcast_to_double(_complex_square, dtype, operand)
+    if is_float(dtype):
+        return upcast_to_double(np.square, dtype, operand)
+    with np.errstate(all="ignore"):
+        return np.multiply(operand, operand, dtype=dtype)
+
+
+@define_op("chlo.conj", syntax=UNARY)
+def conj(operand: np.ndarray) -> np.ndarray:
+    """Complex conjugate (identity on real element types)."""
+    return np.conj(operand) if is_complex(operand.dtype) else operand
+
+
+def _verify_predicate(op) -> None:  # type: ignore[no-untyped-def]
+    check_inferred(op, [with_element(op.operand_types[0], BOOL)])
+
+
+def _predicate(name: str, fn: Kernel, doc: str) -> None:
+    def kernel(operand: np.ndarray) -> np.ndarray:
+        if not is_float(operand.dtype):
+            raise unsupported(name, operand.dtype)
+        return np.asarray(fn(operand.astype(np.float64)))
+
+    kernel.__doc__ = doc
+    define_op(f"chlo.{name}", syntax=UNARY, verify=_verify_predicate)(kernel)
+
+
+_predicate("is_inf", np.isinf, "True for +-infinity.")
+_predicate("is_neg_inf", lambda x: x == -np.inf, "True for -infinity.")
+_predicate("is_pos_inf", lambda x: x == np.inf, "True for +infinity.")

@@ -1,0 +1,224 @@
+"""`--chlo-legalize-to-stablehlo` and `--chlo-pre-serialization-pipeline`.
+
+Rewrites CHLO ops into StableHLO where StableHLO has the operation (as upstream's
+ChloLegalizeToStablehlo does): broadcasting binary ops become `broadcast_in_dim` of the
+operands plus the StableHLO op, `constant` becomes `stablehlo.constant`, `tan` becomes
+`stablehlo.tan`, real `square` a `multiply`, `conj` a `complex(real, -imag)`, the `is_*inf`
+predicates compare `abs` against infinity. Math functions that upstream expands into long
+polynomial sequences (acos ... lgamma, erf_inv, bessel_i1e, zeta), `top_k`, `mulhi`,
+`ragged_dot` and `scan` are kept as CHLO ops: the interpreter evaluates them directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..dialects import registry
+from ..ir.attributes import DenseArrayAttr, DenseElementsAttr, DialectAttr
+from ..ir.clone import replace_uses
+from ..ir.core import Block, Module, Operation, Value
+from ..ir.types import BOOL, I64, ComplexType, FloatType, TensorType, Type, numpy_dtype
+from . import register_pass
+
+
+class Rewriter:
+    """Builds replacement ops in front of the op being rewritten."""
+
+    def __init__(self, op: Operation) -> None:
+        self.op = op
+        self.ops: list[Operation] = []
+
+    def create(self, name: str, operands: list[Value], result_type: Type,
+               properties: dict | None = None) -> Value:
+        new = Operation(name, operands, [result_type], dict(properties or {}), {},
+                        location=self.op.location, opdef=registry.lookup(name))
+        self.ops.append(new)
+        return new.results[0]
+
+    def constant(self, value: float, tensor_type: TensorType) -> Value:
+        scalar_type = TensorType((), tensor_type.element)
+        data = np.array(value, dtype=numpy_dtype(tensor_type.element))
+        splat = self.create("stablehlo.constant", [], scalar_type,
+                            {"value": DenseElementsAttr(scalar_type, data.reshape(()), True)})
+        return self.broadcast(splat, tensor_type, ())
+
+    def broadcast(self, value: Value, target: TensorType, dims: tuple[int, ...]) -> Value:
+        return self.create("stablehlo.broadcast_in_dim", [value], target,
+                           {"broadcast_dimensions": DenseArrayAttr(I64, dims)})
+
+    def compare(self, direction: str, lhs: Value, rhs: Value, result: Type) -> Value:
+        attr = DialectAttr("stablehlo", "", f"comparison_direction {direction}")
+        return self.create("stablehlo.compare", [lhs, rhs], result,
+                           {"comparison_direction": attr})
+
+
+Pattern = Callable[[Rewriter], "list[Value] | None"]
+PATTERNS: dict[str, Pattern] = {}
+
+
+def pattern(*names: str) -> Callable[[Pattern], Pattern]:
+    def wrap(fn: Pattern) -> Pattern:
+        for name in names:
+            PATTERNS[name] = fn
+        return fn
+
+    return wrap
+
+
+def _static(t: Type) -> bool:
+    return isinstance(t, TensorType) and t.is_static
+
+
+def _broadcast_to(rw: Rewriter, value: Value, shape: tuple[int, ...],
+                  dims_attr: DenseArrayAttr | None, lower_rank: bool) -> Value:
+    t = value.type
+    assert isinstance(t, TensorType)
+    target = TensorType(shape, t.element)
+    if t == target:
+        return value
+    if dims_attr is not None and lower_rank:
+        dims = tuple(dims_attr.value)
+    else:
+        dims = tuple(range(len(shape) - t.rank, len(shape)))
+    return rw.broadcast(value, target, dims)
+
+
+_BROADCAST_OPS = ("add", "and", "atan2", "complex", "divide", "maximum", "minimum", "multiply",
+                  "or", "power", "remainder", "shift_left", "shift_right_arithmetic",
+                  "shift_right_logical", "subtract", "xor", "compare", "next_after",
+                  "polygamma", "zeta")
+
+
+@pattern(*(f"chlo.broadcast_{name}" for name in _BROADCAST_OPS))
+def _broadcast_binary(rw: Rewriter) -> list[Value] | None:
+    op = rw.op
+    result = op.result_types[0]
+    if not all(_static(t) for t in (*op.operand_types, result)):
+        return None
+    lhs, rhs = op.operands
+    dims = op.attr("broadcast_dimensions")
+    lhs_t, rhs_t = op.operand_types
+    shape = result.shape  # type: ignore[union-attr]
+    a = _broadcast_to(rw, lhs, shape, dims, lhs_t.rank < rhs_t.rank)  # type: ignore[union-attr]
+    b = _broadcast_to(rw, rhs, shape, dims, rhs_t.rank < lhs_t.rank)  # type: ignore[union-attr]
+    name = op.name.removeprefix("chlo.broadcast_")
+    if name in ("next_after", "polygamma", "zeta"):
+        return [rw.create(f"chlo.{name}", [a, b], result)]
+    props = {}
+    if name == "compare":
+        direction = op.attr("comparison_direction").value
+        props["comparison_direction"] = DialectAttr(
+            "stablehlo", "", f"comparison_direction {direction}")
+        compare_type = op.attr("compare_type")
+        if compare_type is not None:
+            props["compare_type"] = DialectAttr(
+                "stablehlo", "", f"comparison_type {compare_type.value}")
+    return [rw.create(f"stablehlo.{name}", [a, b], result, props)]
+
+
+@pattern("chlo.broadcast_select")
+def _broadcast_select(rw: Rewriter) -> list[Value] | None:
+    op = rw.op
+    result = op.result_types[0]
+    if not all(_static(t) for t in (*op.operand_types, result)):
+        return None
+    shape = result.shape  # type: ignore[union-attr]
+    pred, on_true, on_false = (_broadcast_to(rw, v, shape, None, False) for v in op.operands)
+    return [rw.create("stablehlo.select", [pred, on_true, on_false], result)]
+
+
+@pattern("chlo.constant")
+def _constant(rw: Rewriter) -> list[Value]:
+    return [rw.create("stablehlo.constant", [], rw.op.result_types[0],
+                      {"value": rw.op.attr("value")})]
+
+
+@pattern("chlo.tan")
+def _tan(rw: Rewriter) -> list[Value]:
+    return [rw.create("stablehlo.tan", list(rw.op.operands), rw.op.result_types[0])]
+
+
+def _element(t: Type) -> Type | None:
+    return t.element if isinstance(t, TensorType) else None
+
+
+@pattern("chlo.square")
+def _square(rw: Rewriter) -> list[Value] | None:
+    (x,) = rw.op.operands
+    if isinstance(_element(x.type), ComplexType):
+        return None
+    return [rw.create("stablehlo.multiply", [x, x], rw.op.result_types[0])]
+
+
+@pattern("chlo.conj")
+def _conj(rw: Rewriter) -> list[Value] | None:
+    (x,) = rw.op.operands
+    t = x.type
+    element = _element(t)
+    if not isinstance(element, ComplexType):
+        return [x]
+    part = TensorType(t.shape, element.element)  # type: ignore[union-attr]
+    real = rw.create("stablehlo.real", [x], part)
+    imag = rw.create("stablehlo.imag", [x], part)
+    negated = rw.create("stablehlo.negate", [imag], part)
+    return [rw.create("stablehlo.complex", [real, negated], t)]
+
+
+@pattern("chlo.is_inf", "chlo.is_pos_inf", "chlo.is_neg_inf")
+def _is_inf(rw: Rewriter) -> list[Value] | None:
+    (x,) = rw.op.operands
+    t = x.type
+    if not _static(t) or not isinstance(_element(t), FloatType):
+        return None
+    result = TensorType(t.shape, BOOL)  # type: ignore[union-attr]
+    if rw.op.name == "chlo.is_inf":
+        magnitude = rw.create("stablehlo.abs", [x], t)
+        return [rw.compare("EQ", magnitude, rw.constant(np.inf, t), result)]
+    value = np.inf if rw.op.name == "chlo.is_pos_inf" else -np.inf
+    return [rw.compare("EQ", x, rw.constant(value, t), result)]
+
+
+def legalize_block(block: Block, replacements: dict[Value, Value]) -> None:
+    new_ops: list[Operation] = []
+    for op in block.operations:
+        for region in op.regions:
+            for nested in region.blocks:
+                legalize_block(nested, replacements)
+        rewrite = PATTERNS.get(op.name)
+        if rewrite is None:
+            new_ops.append(op)
+            continue
+        op.operands = [replacements.get(v, v) for v in op.operands]
+        rw = Rewriter(op)
+        values = rewrite(rw)
+        if values is None:
+            new_ops.append(op)
+            continue
+        new_ops.extend(rw.ops)
+        for old, new in zip(op.results, values, strict=True):
+            replacements[old] = new
+    block.operations = []
+    for op in new_ops:
+        block.append(op)
+
+
+def legalize(module: Module) -> None:
+    replacements: dict[Value, Value] = {}
+    for region in module.op.regions:
+        for block in region.blocks:
+            legalize_block(block, replacements)
+    replace_uses(module.op, replacements)
+
+
+@register_pass("chlo-legalize-to-stablehlo",
+               "Legalize CHLO ops to StableHLO (math functions stay CHLO, interpreted directly).")
+def chlo_legalize_to_stablehlo(module: Module) -> None:
+    legalize(module)
+
+
+@register_pass("chlo-pre-serialization-pipeline",
+               "Legalize CHLO to StableHLO ahead of serialization.")
+def chlo_pre_serialization_pipeline(module: Module) -> None:
+    legalize(module)
