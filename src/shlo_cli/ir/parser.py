@@ -99,6 +99,7 @@ _SIMPLE_DICT = re.compile(
     r'\{(?:[A-Za-z_][A-Za-z0-9_$.]* = (?:"[^"\\\n]*"|-?[0-9]+ : i[0-9]+|true|false)'
     r'(?:, (?=[A-Za-z_]))?)*\}')
 _FUNC_CACHE: dict[str, Type] = {}
+_CACHE_LIMIT = 1 << 16  # entries per cache; beyond it texts are parsed every time
 _DICT_CACHE: dict[str, dict[str, Attribute]] = {}
 MAX_INT_WIDTH = 16777215  # IntegerType::kMaxWidth
 
@@ -692,7 +693,8 @@ class Parser:
                     self.tok = lex_at(self.src, m.end())
                     return dict(cached)
                 parsed = self._parse_attr_dict_body()
-                _DICT_CACHE[key] = dict(parsed)
+                if len(_DICT_CACHE) < _CACHE_LIMIT:
+                    _DICT_CACHE[key] = dict(parsed)
                 return parsed
         return self._parse_attr_dict_body()
 
@@ -731,7 +733,8 @@ class Parser:
                     cached = _TYPE_CACHE.get(key)
                     if cached is None:
                         cached = self._parse_tensor_type()
-                        _TYPE_CACHE[key] = cached
+                        if len(_TYPE_CACHE) < _CACHE_LIMIT:
+                            _TYPE_CACHE[key] = cached
                     else:
                         self.tok = lex_at(self.src, m.end())
                     return cached
@@ -782,7 +785,8 @@ class Parser:
                 else:
                     cached = self._parse_function_type()
                     if self.tok.start == lex_at(self.src, m.end()).start:
-                        _FUNC_CACHE[key] = cached
+                        if len(_FUNC_CACHE) < _CACHE_LIMIT:
+                            _FUNC_CACHE[key] = cached
                     return cached
             return self._parse_function_type()
         raise self.error("expected non-function type")
