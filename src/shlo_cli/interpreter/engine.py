@@ -19,6 +19,11 @@ from ..ir.diagnostics import Diagnostic, SourceFile
 
 RETURN_OPS = frozenset({"func.return", "stablehlo.return", "chlo.return", "builtin.return"})
 
+# Binding hooks: `hook(op, opdef, kwargs)` may return a kernel replacing the plain evaluator
+# binding (e.g. dequantize -> evaluate -> quantize for quantized element types), else None.
+BindHook = Callable[[Operation, Any, dict[str, Any]], Callable[..., Any] | None]
+BIND_HOOKS: list[BindHook] = []
+
 
 class EvaluationError(Exception):
     """Raised by kernels for a run-time error; reported at the op's location."""
@@ -171,6 +176,10 @@ class Interpreter:
             else:
                 attr = op.attr(name)
                 kwargs[name] = attr.value if attr is not None else None
+        for hook in BIND_HOOKS:
+            kernel = hook(op, opdef, kwargs)
+            if kernel is not None:
+                return kernel
         fn = opdef.evaluate
         return functools.partial(fn, **kwargs) if kwargs else fn
 
