@@ -39,6 +39,10 @@ def ty(t: str) -> str:
 
 
 CASES: list[tuple[str, str, int, int, str]] = [
+    ('dense_two_top_level', attr('dense<6[1, 2]> : tensor<2xi64>'),
+     2, 45, "expected '>'"),
+    ('dense_hex_float_too_wide', attr('dense<[0x1FFFF, 1.0]> : tensor<2xf16>'),
+     2, 44, 'hexadecimal float constant out of range for type'),
     ('truncated_region', F[:60],
      2, 7, 'expected operation name in quotes'),
     ('truncated_after_name', 'func.func',

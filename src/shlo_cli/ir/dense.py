@@ -115,7 +115,14 @@ def _flatten(body: str) -> tuple[int, list, list[int] | None]:
     complex_buf: list[str] | None = None
     kinds: dict[int, str] = {}  # per nesting level: holds "list"s or "elem"ents, never both
 
+    top_level = 0  # a literal is one element or one list
+
     def holds(kind: str, at: int) -> None:
+        nonlocal top_level
+        if not depth:
+            top_level += 1
+            if top_level > 1:
+                raise DenseLiteralError("expected '>'", at)
         if depth and kinds.setdefault(depth, kind) != kind:
             raise DenseLiteralError("tensor literal is invalid; ranks are not consistent "
                                     "between elements", at)
@@ -214,7 +221,8 @@ def _convert(items: list, etype: Type, dtype: np.dtype) -> np.ndarray:
         if any(x.startswith("0x") for x in items):
             return _floats_with_bits(items, etype, dtype)
         try:
-            return np.array(items, dtype=np.float64).astype(dtype)
+            with np.errstate(over="ignore"):  # out of range values become infinities
+                return np.array(items, dtype=np.float64).astype(dtype)
         except ValueError:
             return np.array([_float_item(x, etype, dtype) for x in items],
                             dtype=np.float64).astype(dtype)
@@ -231,6 +239,8 @@ def _floats_with_bits(items: list, etype: FloatType, dtype: np.dtype) -> np.ndar
 def _float_item(text: str, etype: Type, dtype: np.dtype):
     if text.startswith("0x"):
         bits = int(text, 16)
+        if bits >> (etype.width if isinstance(etype, FloatType) else dtype.itemsize * 8):
+            raise DenseLiteralError("hexadecimal float constant out of range for type", 0)
         width = dtype.itemsize * 8
         raw = np.array([bits], dtype=np.uint64).astype(np.dtype(f"u{dtype.itemsize}"))
         if width != 8 or dtype.itemsize == 1:

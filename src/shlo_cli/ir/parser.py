@@ -465,7 +465,11 @@ class Parser:
         if opdef is None or opdef.syntax is None:
             raise self.error(f"custom op '{name}' is unknown")
         self.advance()
-        return opdef.syntax.parse(self, opdef, location, num_results)
+        try:
+            return opdef.syntax.parse(self, opdef, location, num_results)
+        except (AttributeError, IndexError, KeyError, TypeError, ValueError) as e:
+            # A custom parser tripping over malformed input still gives a located error.
+            raise self.error(f"custom op '{name}' could not be parsed: {e}", tok) from None
 
     def parse_generic_operation(self, location: Location) -> Operation:
         name_tok = self.advance()
@@ -1263,8 +1267,14 @@ def _parse_struct_value(p: Parser) -> Any:
         return items
     if tok.kind == INT or (tok.kind == PUNCT and tok.text == "-"):
         negative = p.accept("-")
-        t = p.advance()
-        value: Any = float(t.text) if t.kind == FLOAT else int(t.text, 0)
+        t = p.tok
+        if t.kind not in (INT, FLOAT):
+            raise p.error("expected integer value")
+        p.advance()
+        if t.kind == FLOAT:
+            value: Any = float(t.text)
+        else:
+            value = int(t.text, 16) if t.text.startswith("0x") else int(t.text)
         return -value if negative else value
     if tok.kind == FLOAT:
         return float(p.advance().text)

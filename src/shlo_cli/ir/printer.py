@@ -209,8 +209,17 @@ class Printer:
             self.write(f"{self.names.result_bases[id(op)]}:{len(op.results)} = ")
         syntax = op.opdef.syntax if op.opdef is not None else None
         if syntax is not None and not self.generic:
-            self.write(self.op_name(op))
-            syntax.print(self, op)
+            mark, indent, depth = len(self.out), self.indent, len(self.default_dialects)
+            try:
+                self.write(self.op_name(op))
+                syntax.print(self, op)
+            except (AttributeError, IndexError, KeyError, TypeError, ValueError):
+                # An op its custom printer cannot handle (e.g. one that would not verify)
+                # is printed in generic form, as MLIR does for invalid ops.
+                del self.out[mark:]
+                self.indent = indent
+                del self.default_dialects[depth:]
+                self.print_generic(op)
         else:
             self.print_generic(op)
         if self.debuginfo:
