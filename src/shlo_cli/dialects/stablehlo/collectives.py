@@ -22,6 +22,18 @@ from ...ir.core import Operation, Region
 from ...ir.types import TensorType, element_type, numpy_dtype
 from ..asm import Format
 from ..registry import define_op
+from .collectives_verify import (
+    verify_all_gather,
+    verify_all_reduce,
+    verify_all_to_all,
+    verify_collective_broadcast,
+    verify_collective_permute,
+    verify_collective_reduce,
+    verify_infeed,
+    verify_recv,
+    verify_reduce_scatter,
+    verify_send,
+)
 from .elementwise_misc import TOKEN, _vectorizable
 
 GROUPED = ("replica_groups", "channel_handle", "use_global_device_ids")
@@ -151,7 +163,8 @@ def partition_id(*, ctx: Context, op: Operation) -> np.ndarray:
 # ---- all_gather / all_reduce / reduce_scatter / collective_reduce -------------------------
 
 
-@define_op("stablehlo.all_gather", properties=("all_gather_dim", *GROUPED))
+@define_op("stablehlo.all_gather", properties=("all_gather_dim", *GROUPED),
+           verify=verify_all_gather)
 def all_gather(*operands: np.ndarray, all_gather_dim: int, replica_groups: Any,
                channel_handle: DialectAttr | None, use_global_device_ids: bool | None,
                ctx: Context, op: Operation) -> Any:
@@ -166,7 +179,8 @@ def all_gather(*operands: np.ndarray, all_gather_dim: int, replica_groups: Any,
                     for i in range(len(operands))])
 
 
-@define_op("stablehlo.all_reduce", properties=GROUPED, regions=("computation",))
+@define_op("stablehlo.all_reduce", properties=GROUPED, regions=("computation",),
+           verify=verify_all_reduce)
 def all_reduce(*operands: np.ndarray, replica_groups: Any, channel_handle: DialectAttr | None,
                use_global_device_ids: bool | None, computation: Callable[..., list],
                ctx: Context, op: Operation, result_types: list[TensorType]) -> Any:
@@ -182,7 +196,7 @@ def all_reduce(*operands: np.ndarray, replica_groups: Any, channel_handle: Diale
 
 
 @define_op("stablehlo.reduce_scatter", properties=("scatter_dimension", *GROUPED),
-           regions=("computation",))
+           regions=("computation",), verify=verify_reduce_scatter)
 def reduce_scatter(operand: np.ndarray, *, scatter_dimension: int, replica_groups: Any,
                    channel_handle: DialectAttr | None, use_global_device_ids: bool | None,
                    computation: Callable[..., list], ctx: Context, op: Operation,
@@ -202,7 +216,7 @@ def reduce_scatter(operand: np.ndarray, *, scatter_dimension: int, replica_group
 
 
 @define_op("stablehlo.collective_reduce", properties=(*GROUPED, "has_dynamic_root"),
-           regions=("computation",))
+           regions=("computation",), verify=verify_collective_reduce)
 def collective_reduce(*operands: np.ndarray, replica_groups: Any,
                       channel_handle: DialectAttr | None, use_global_device_ids: bool | None,
                       has_dynamic_root: bool | None, computation: Callable[..., list],
@@ -243,7 +257,8 @@ def _roots(root: np.ndarray, count: int, group: ProcessGroup) -> list[int]:
 
 @define_op("stablehlo.all_to_all", properties=("split_dimension", "concat_dimension",
                                                "split_count", "replica_groups",
-                                               "channel_handle"))
+                                               "channel_handle"),
+           verify=verify_all_to_all)
 def all_to_all(*operands: np.ndarray, split_dimension: int, concat_dimension: int,
                split_count: int, replica_groups: Any, channel_handle: DialectAttr | None,
                ctx: Context, op: Operation) -> Any:
@@ -265,7 +280,8 @@ def all_to_all(*operands: np.ndarray, split_dimension: int, concat_dimension: in
 
 
 @define_op("stablehlo.collective_broadcast",
-           properties=("replica_groups", "channel_handle", "has_dynamic_root"))
+           properties=("replica_groups", "channel_handle", "has_dynamic_root"),
+           verify=verify_collective_broadcast)
 def collective_broadcast(*operands: np.ndarray, replica_groups: Any,
                          channel_handle: DialectAttr | None, has_dynamic_root: bool | None,
                          ctx: Context, op: Operation, result_types: list[TensorType]) -> Any:
@@ -284,7 +300,8 @@ def collective_broadcast(*operands: np.ndarray, replica_groups: Any,
     return _single([np.array(values[group[root]][k]) for k, root in enumerate(roots)])
 
 
-@define_op("stablehlo.collective_permute", properties=("source_target_pairs", "channel_handle"))
+@define_op("stablehlo.collective_permute", properties=("source_target_pairs", "channel_handle"),
+           verify=verify_collective_permute)
 def collective_permute(operand: np.ndarray, *, source_target_pairs: Any,
                        channel_handle: DialectAttr | None, ctx: Context, op: Operation,
                        result_type: TensorType) -> np.ndarray:
@@ -307,7 +324,7 @@ def collective_permute(operand: np.ndarray, *, source_target_pairs: Any,
 
 
 @define_op("stablehlo.send", properties=("channel_handle", "is_host_transfer",
-                                         "source_target_pairs"))
+                                         "source_target_pairs"), verify=verify_send)
 def send(*inputs: Any, channel_handle: DialectAttr | None, ctx: Context,
          op: Operation) -> Any:
     """Sends the inputs (all operands but the trailing token) on channel_id; returns a
@@ -318,7 +335,7 @@ def send(*inputs: Any, channel_handle: DialectAttr | None, ctx: Context,
 
 
 @define_op("stablehlo.recv", properties=("channel_handle", "is_host_transfer",
-                                         "source_target_pairs"))
+                                         "source_target_pairs"), verify=verify_recv)
 def recv(token: Any, *, channel_handle: DialectAttr | None, ctx: Context,
          op: Operation) -> tuple[Any, ...]:
     """The values of the next send on channel_id, followed by a token."""
@@ -335,7 +352,7 @@ def recv(token: Any, *, channel_handle: DialectAttr | None, ctx: Context,
 # ---- infeed / outfeed ---------------------------------------------------------------------
 
 
-@define_op("stablehlo.infeed", properties=("infeed_config", "layout"))
+@define_op("stablehlo.infeed", properties=("infeed_config", "layout"), verify=verify_infeed)
 def infeed(token: Any, *, ctx: Context, op: Operation) -> tuple[Any, ...]:
     """The results of the next function of the run's infeed queue, followed by a token."""
     process = _process(ctx, op)
