@@ -69,11 +69,14 @@ def _constant_name(op: Operation) -> str:
 @define_op("stablehlo.constant", syntax=Custom(_parse_constant, _print_constant),
            properties=("value",), asm_result_name=_constant_name, verify=verify_constant)
 def constant(*, value: Any) -> np.ndarray:
-    """The tensor held by the `value` attribute."""
+    """The tensor held by the `value` attribute. The same array is returned on every run, so
+    it is read-only: a kernel writing into its operand would otherwise change the constant."""
     if not isinstance(value, np.ndarray):
         if isinstance(value, DenseElementsAttr):
             return value.value
         raise EvaluationError(f"unsupported constant value: {value}")
+    if value.flags.writeable:
+        value.flags.writeable = False
     return value
 
 
