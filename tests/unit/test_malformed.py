@@ -241,3 +241,11 @@ def test_front_ends_exit_1_with_diagnostic(tmp_path, name: str, text: str, line:
         assert code == 1
         assert "Traceback" not in stderr
         assert stderr.startswith(f"{path}:{line}:{col}: error: {message}\n"), stderr
+
+
+def test_deep_nesting_is_a_diagnostic() -> None:
+    text = "func.func @f(%a: " + "tuple<" * 5000 + "i32" + ">" * 5000 + ") {\n}\n"
+    with pytest.raises(Diagnostic) as info:
+        parse_source(text, "deep.mlir")
+    assert info.value.message == "nesting is too deep to parse"
+    assert info.value.render().startswith("deep.mlir:1:")

@@ -1309,8 +1309,11 @@ def parse_source(text: str, filename: str = "<stdin>", allow_unregistered: bool 
     source = SourceFile(filename, text, line_offset)
     enabled = gc.isenabled()
     gc.disable()
+    parser = Parser(source, allow_unregistered)
     try:
-        return Parser(source, allow_unregistered).parse_module()
+        return parser.parse_module()
+    except RecursionError:
+        raise parser.error("nesting is too deep to parse") from None
     finally:
         if enabled:
             gc.enable()
