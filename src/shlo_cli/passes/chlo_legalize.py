@@ -1,12 +1,15 @@
 """`--chlo-legalize-to-stablehlo` and `--chlo-pre-serialization-pipeline`.
 
-Rewrites CHLO ops into StableHLO where StableHLO has the operation (as upstream's
-ChloLegalizeToStablehlo does): broadcasting binary ops become `broadcast_in_dim` of the
-operands plus the StableHLO op, `constant` becomes `stablehlo.constant`, `tan` becomes
-`stablehlo.tan`, real `square` a `multiply`, `conj` a `complex(real, -imag)`, the `is_*inf`
-predicates compare `abs` against infinity. Math functions that upstream expands into long
-polynomial sequences (acos ... lgamma, erf_inv, bessel_i1e, zeta), `top_k`, `mulhi`,
-`ragged_dot` and `scan` are kept as CHLO ops: the interpreter evaluates them directly.
+Rewrites CHLO ops into StableHLO as upstream's ChloLegalizeToStablehlo does where the
+rewrite is short: broadcasting binary ops become `broadcast_in_dim` of the operands plus the
+StableHLO op, `constant` becomes `stablehlo.constant`, `tan` becomes `stablehlo.tan`, real
+`square` a `multiply`, real `cosh`/`sinh` upstream's exp formulas (in f32 for f16/bf16),
+`conj` a `complex(real, -imag)`, the `is_*inf` predicates compare against infinity.
+
+Kept as CHLO ops (the interpreter evaluates them directly, accurately): the math functions
+upstream expands into long polynomial sequences (acos, acosh, asin, asinh, atan, atanh,
+lgamma, digamma, erf, erfc, erf_inv, bessel_i1e, polygamma, zeta, next_after, complex
+square/cosh/sinh), `top_k`, `mulhi`, `ragged_dot`, `scan` and `constant_like`.
 """
 
 from __future__ import annotations
@@ -164,6 +167,65 @@ def _conj(rw: Rewriter) -> list[Value] | None:
     imag = rw.create("stablehlo.imag", [x], part)
     negated = rw.create("stablehlo.negate", [imag], part)
     return [rw.create("stablehlo.complex", [real, negated], t)]
+
+
+_UPCAST_TO_F32 = ("f16", "bf16")
+
+
+def _with_upcast(rw: Rewriter, body: Callable[[Rewriter, Value, TensorType], Value]
+                 ) -> list[Value] | None:
+    """Run `body` on the operand, in f32 for f16/bf16 operands (as upstream's
+    materializeWithUpcast), converting the result back."""
+    (x,) = rw.op.operands
+    t = x.type
+    if not _static(t) or not isinstance(_element(t), FloatType):
+        return None
+    narrow = t.element.name in _UPCAST_TO_F32  # type: ignore[union-attr]
+    if narrow:
+        wide = TensorType(t.shape, FloatType("f32"))  # type: ignore[union-attr]
+        x = rw.create("stablehlo.convert", [x], wide)
+        result = body(rw, x, wide)
+        return [rw.create("stablehlo.convert", [result], t)]
+    return [body(rw, x, t)]  # type: ignore[arg-type]
+
+
+def _exp_plus_minus(rw: Rewriter, x: Value, t: TensorType) -> tuple[Value, Value]:
+    """e^(x + log 1/2) and e^(-x + log 1/2): halves of e^x and e^-x that overflow late."""
+    log_half = rw.create("stablehlo.log", [rw.constant(0.5, t)], t)
+    up = rw.create("stablehlo.exponential", [rw.create("stablehlo.add", [x, log_half], t)], t)
+    down = rw.create("stablehlo.exponential",
+                     [rw.create("stablehlo.subtract", [log_half, x], t)], t)
+    return up, down
+
+
+def _cosh_body(rw: Rewriter, x: Value, t: TensorType) -> Value:
+    up, down = _exp_plus_minus(rw, x, t)
+    return rw.create("stablehlo.add", [up, down], t)
+
+
+def _sinh_body(rw: Rewriter, x: Value, t: TensorType) -> Value:
+    """Large |x|: e^x/2 - e^-x/2. Small |x| (no cancellation):
+    (expm1(x) + expm1(x) / (expm1(x) + 1)) / 2."""
+    up, down = _exp_plus_minus(rw, x, t)
+    large = rw.create("stablehlo.subtract", [up, down], t)
+    one, half = rw.constant(1.0, t), rw.constant(0.5, t)
+    expm1 = rw.create("stablehlo.exponential_minus_one", [x], t)
+    ratio = rw.create("stablehlo.divide", [expm1, rw.create("stablehlo.add", [expm1, one], t)], t)
+    small = rw.create("stablehlo.multiply", [half, rw.create("stablehlo.add", [expm1, ratio], t)],
+                      t)
+    magnitude = rw.create("stablehlo.abs", [x], t)
+    below_one = rw.compare("LT", magnitude, one, TensorType(t.shape, BOOL))
+    return rw.create("stablehlo.select", [below_one, small, large], t)
+
+
+@pattern("chlo.cosh")
+def _cosh(rw: Rewriter) -> list[Value] | None:
+    return _with_upcast(rw, _cosh_body)
+
+
+@pattern("chlo.sinh")
+def _sinh(rw: Rewriter) -> list[Value] | None:
+    return _with_upcast(rw, _sinh_body)
 
 
 @pattern("chlo.is_inf", "chlo.is_pos_inf", "chlo.is_neg_inf")

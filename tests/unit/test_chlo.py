@@ -1,0 +1,196 @@
+"""CHLO ops: syntax round trips and direct evaluation against independent references."""
+
+from __future__ import annotations
+
+import math
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from shlo_cli.interpreter.engine import Interpreter
+from shlo_cli.ir.parser import parse_source
+from shlo_cli.ir.printer import print_module
+
+
+def run(text: str, *args: np.ndarray) -> list[np.ndarray]:
+    module = parse_source(text)
+    return Interpreter(module).call(module.functions()[0], list(args))
+
+
+def unary(op: str, values: list, mlir_type: str, dtype: object) -> np.ndarray:
+    t = f"tensor<{len(values)}x{mlir_type}>"
+    text = (f"func.func @main(%a: {t}) -> {t} {{\n  %r = chlo.{op} %a : {t} -> {t}\n"
+            f"  func.return %r : {t}\n}}\n")
+    return run(text, np.array(values, dtype))[0]
+
+
+def round_trip(text: str) -> str:
+    printed = print_module(parse_source(text))
+    assert print_module(parse_source(printed)) == printed
+    return printed
+
+
+def test_unary_syntax_prints_both_types() -> None:
+    printed = round_trip("func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {\n"
+                         "  %0 = \"chlo.acos\"(%x) : (tensor<2xf32>) -> tensor<2xf32>\n"
+                         "  return %0 : tensor<2xf32>\n}\n")
+    assert "chlo.acos %arg0 : tensor<2xf32> -> tensor<2xf32>" in printed
+
+
+def test_binary_and_broadcast_syntax() -> None:
+    printed = round_trip(
+        "func.func @f(%a: tensor<2xf32>, %b: tensor<1x2xf32>) -> tensor<1x2xf32> {\n"
+        "  %0 = chlo.broadcast_add %a, %b {broadcast_dimensions = array<i64: 1>}"
+        " : (tensor<2xf32>, tensor<1x2xf32>) -> tensor<1x2xf32>\n"
+        "  %1 = chlo.next_after %0, %0 : tensor<1x2xf32>, tensor<1x2xf32> -> tensor<1x2xf32>\n"
+        "  return %1 : tensor<1x2xf32>\n}\n")
+    assert "{broadcast_dimensions = array<i64: 1>} : (tensor<2xf32>, tensor<1x2xf32>)" in printed
+    assert "chlo.next_after %0, %0 : tensor<1x2xf32>, tensor<1x2xf32> -> tensor<1x2xf32>" in printed
+
+
+def test_top_k_and_scan_syntax() -> None:
+    printed = round_trip(
+        "func.func @f(%a: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<3xf32> {\n"
+        "  %v, %i = chlo.top_k(%a, k = 2) : tensor<2x3xf32> -> (tensor<2x2xf32>, tensor<2x2xi32>)\n"
+        "  %0:2 = chlo.scan (%a) inits (%b) dimension = 0 attributes {is_reverse = true} {\n"
+        "  ^bb0(%x: tensor<3xf32>, %c: tensor<3xf32>):\n"
+        "    %1 = stablehlo.add %x, %c : tensor<3xf32>\n"
+        "    stablehlo.return %1, %1 : tensor<3xf32>, tensor<3xf32>\n"
+        "  } : (tensor<2x3xf32>, tensor<3xf32>) -> (tensor<2x3xf32>, tensor<3xf32>)\n"
+        "  return %0#1 : tensor<3xf32>\n}\n")
+    assert "chlo.top_k(%arg0, k = 2) : tensor<2x3xf32> -> (tensor<2x2xf32>, tensor<2x2xi32>)" \
+        in printed
+    assert "chlo.scan(%arg0) inits (%arg1) dimension=0  attributes {is_reverse = true} {" \
+        in printed
+    assert "^bb0(%input: tensor<3xf32>, %carry: tensor<3xf32>):" in printed
+
+
+@pytest.mark.parametrize(("op", "reference"), [
+    ("acos", math.acos), ("asin", math.asin), ("atan", math.atan), ("asinh", math.asinh),
+    ("atanh", math.atanh), ("cosh", math.cosh), ("sinh", math.sinh), ("tan", math.tan),
+    ("erf", math.erf), ("erfc", math.erfc),
+])
+def test_real_functions_are_correctly_rounded_in_f32(op: str, reference: object) -> None:
+    values = [-0.75, -0.1, 1e-30, 0.3, 0.9]
+    got = unary(op, values, "f32", np.float32)
+    expected = np.array([reference(np.float64(np.float32(v))) for v in values], np.float32)
+    assert got.tolist() == expected.tolist()
+
+
+def test_lgamma_digamma_against_math() -> None:
+    values = [-2.5, 0.25, 1.0, 3.5, 30.0, 171.5]
+    got = unary("lgamma", values, "f64", np.float64)
+    assert np.allclose(got, [math.lgamma(v) for v in values], rtol=1e-13, atol=1e-14)
+    assert unary("lgamma", [0.0, -3.0, math.inf], "f32", np.float32).tolist() == [math.inf] * 3
+    psi = unary("digamma", [1.0, 0.5, -0.5, 0.0], "f64", np.float64)
+    euler = 0.5772156649015329
+    assert np.allclose(psi[:3], [-euler, -euler - 2 * math.log(2), 0.03648997397857652])
+    assert math.isnan(psi[3])
+
+
+def test_erf_inv_inverts_erf() -> None:
+    ys = [-0.999, -0.5, 1e-20, 0.25, 0.9999999]
+    xs = unary("erf_inv", ys, "f64", np.float64)
+    assert np.allclose([math.erf(x) for x in xs], ys, rtol=1e-13, atol=0)
+    edges = unary("erf_inv", [1.0, -1.0, 1.5], "f32", np.float32)
+    assert edges[0] == math.inf and edges[1] == -math.inf and math.isnan(edges[2])
+
+
+def test_bessel_i1e_series_and_asymptotic_regions() -> None:
+    got = unary("bessel_i1e", [0.0, 1.0, -1.0, 50.0], "f64", np.float64)
+    # I1(1) e^-1 and the leading asymptotic terms at x = 50.
+    assert np.allclose(got[:3], [0.0, 0.2079104153497085, -0.2079104153497085], rtol=1e-14)
+    x = 50.0
+    expected = (1 - 3 / (8 * x) - 15 / (128 * x * x)) / math.sqrt(2 * math.pi * x)
+    assert abs(got[3] - expected) < 1e-7
+
+
+def test_bf16_results_round_once() -> None:
+    got = unary("asinh", [0.5, 3.0], "bf16", ml_dtypes.bfloat16)
+    assert got.dtype == ml_dtypes.bfloat16
+    assert got.astype(np.float64).tolist() == [
+        float(ml_dtypes.bfloat16(math.asinh(0.5))), float(ml_dtypes.bfloat16(math.asinh(3.0)))]
+
+
+def test_complex_square_keeps_exact_zero_and_overflow() -> None:
+    big = np.finfo(np.float64).max
+    got = unary("square", [complex(-big, -big), complex(3, 4)], "complex<f64>", np.complex128)
+    assert got[0].real == 0 and got[0].imag == math.inf
+    assert got[1] == complex(-7, 24)
+
+
+def test_is_inf_predicates() -> None:
+    t, r = "tensor<3xf32>", "tensor<3xi1>"
+    text = (f"func.func @main(%a: {t}) -> ({r}, {r}, {r}) {{\n"
+            f"  %0 = chlo.is_inf %a : {t} -> {r}\n  %1 = chlo.is_pos_inf %a : {t} -> {r}\n"
+            f"  %2 = chlo.is_neg_inf %a : {t} -> {r}\n"
+            f"  func.return %0, %1, %2 : {r}, {r}, {r}\n}}\n")
+    inf, pos, neg = run(text, np.array([np.inf, -np.inf, 1.0], np.float32))
+    assert inf.tolist() == [True, True, False]
+    assert pos.tolist() == [True, False, False]
+    assert neg.tolist() == [False, True, False]
+
+
+def test_next_after_and_mulhi() -> None:
+    t = "tensor<3xf32>"
+    text = (f"func.func @main(%a: {t}, %b: {t}) -> {t} {{\n"
+            f"  %0 = chlo.next_after %a, %b : {t}, {t} -> {t}\n  func.return %0 : {t}\n}}\n")
+    x = np.array([1.0, 0.0, 2.0], np.float32)
+    y = np.array([2.0, -1.0, 2.0], np.float32)
+    assert run(text, x, y)[0].tolist() == np.nextafter(x, y).tolist()
+    t = "tensor<2xi64>"
+    text = (f"func.func @main(%a: {t}, %b: {t}) -> {t} {{\n"
+            f"  %0 = chlo.mulhi %a, %b : {t}, {t} -> {t}\n  func.return %0 : {t}\n}}\n")
+    a = np.array([-(2**62), 12345678901234567], np.int64)
+    b = np.array([12, -98765432109876], np.int64)
+    expected = [(int(p) * int(q)) >> 64 for p, q in zip(a, b, strict=True)]
+    assert run(text, a, b)[0].tolist() == expected
+
+
+def test_top_k_orders_floats_totally_and_keeps_ties_stable() -> None:
+    t = "tensor<6xf32>"
+    text = (f"func.func @main(%a: {t}) -> ({t}, tensor<6xi32>) {{\n"
+            f"  %v, %i = chlo.top_k(%a, k = 6) : {t} -> ({t}, tensor<6xi32>)\n"
+            f"  func.return %v, %i : {t}, tensor<6xi32>\n}}\n")
+    values, indices = run(text, np.array([1.0, np.nan, -0.0, 0.0, 1.0, -np.inf], np.float32))
+    assert indices.tolist() == [1, 0, 4, 3, 2, 5]
+
+
+def test_broadcast_compare_with_dimensions() -> None:
+    text = ("func.func @main(%a: tensor<2xf32>, %b: tensor<2x2xf32>) -> tensor<2x2xi1> {\n"
+            "  %0 = chlo.broadcast_compare %a, %b {broadcast_dimensions = array<i64: 0>,"
+            " comparison_direction = #chlo<comparison_direction GT>}"
+            " : (tensor<2xf32>, tensor<2x2xf32>) -> tensor<2x2xi1>\n"
+            "  func.return %0 : tensor<2x2xi1>\n}\n")
+    a = np.array([1.0, 5.0], np.float32)
+    b = np.array([[0.0, 2.0], [4.0, 6.0]], np.float32)
+    assert run(text, a, b)[0].tolist() == [[True, False], [True, False]]
+
+
+def test_ragged_dot_groups_rows_of_lhs() -> None:
+    text = ("func.func @main(%l: tensor<3x2xf32>, %r: tensor<2x2x1xf32>, %g: tensor<2xi64>)"
+            " -> tensor<3x1xf32> {\n"
+            "  %0 = \"chlo.ragged_dot\"(%l, %r, %g) {ragged_dot_dimension_numbers ="
+            " #chlo.ragged_dot<lhs_batching_dimensions = [], rhs_batching_dimensions = [],"
+            " lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1],"
+            " lhs_ragged_dimensions = [0], rhs_group_dimensions = [0]>}"
+            " : (tensor<3x2xf32>, tensor<2x2x1xf32>, tensor<2xi64>) -> tensor<3x1xf32>\n"
+            "  func.return %0 : tensor<3x1xf32>\n}\n")
+    lhs = np.arange(6, dtype=np.float32).reshape(3, 2)
+    rhs = np.array([[[1.0], [1.0]], [[10.0], [0.0]]], np.float32)
+    got = run(text, lhs, rhs, np.array([1, 2], np.int64))[0]
+    assert got.ravel().tolist() == [1.0, 20.0, 40.0]
+
+
+def test_scan_reverse_cumulative_sum() -> None:
+    text = ("func.func @main(%a: tensor<4xi32>, %c: tensor<i32>)"
+            " -> (tensor<4xi32>, tensor<i32>) {\n"
+            "  %0:2 = chlo.scan(%a) inits(%c) dimension=0 attributes {is_reverse = true} {\n"
+            "  ^bb0(%x: tensor<i32>, %s: tensor<i32>):\n"
+            "    %1 = stablehlo.add %x, %s : tensor<i32>\n"
+            "    stablehlo.return %1, %1 : tensor<i32>, tensor<i32>\n"
+            "  } : (tensor<4xi32>, tensor<i32>) -> (tensor<4xi32>, tensor<i32>)\n"
+            "  func.return %0#0, %0#1 : tensor<4xi32>, tensor<i32>\n}\n")
+    outputs, carry = run(text, np.array([1, 2, 3, 4], np.int32), np.array(0, np.int32))
+    assert outputs.tolist() == [10, 9, 7, 4] and int(carry) == 10
