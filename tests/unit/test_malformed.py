@@ -34,11 +34,15 @@ def attr(a: str) -> str:
 
 
 def ty(t: str) -> str:
-    """An op whose result type is `t` (the type starts at 2:83)."""
+    """An op whose result type is `t` (the type starts at 2:74)."""
     return op('%0 = "stablehlo.add"(%arg0, %arg0) : (tensor<2xf32>, tensor<2xf32>) -> ' + t)
 
 
 CASES: list[tuple[str, str, int, int, str]] = [
+    ('bounds_length', ty('tensor<?x?xf32, #stablehlo.bounds<3>>'),
+     2, 74, 'Bounds length is 1, expected to be equal to rank(2) of the tensor'),
+    ('bounds_on_static_dim', ty('tensor<2xf32, #stablehlo.type_extensions<bounds = [3]>>'),
+     2, 74, 'Static dimension 0 cannot have a bound, use ShapedType::kDynamic to indicate a missing bound'),
     ('dense_two_top_level', attr('dense<6[1, 2]> : tensor<2xi64>'),
      2, 45, "expected '>'"),
     ('dense_hex_float_too_wide', attr('dense<[0x1FFFF, 1.0]> : tensor<2xf16>'),

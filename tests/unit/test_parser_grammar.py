@@ -29,6 +29,8 @@ TYPES = [
     ("tensor<?xf32, #stablehlo.bounds<3>>", "tensor<?xf32, #stablehlo.bounds<3>>"),
     ("tensor<2x?xi64, #stablehlo.bounds<?, 5>>", "tensor<2x?xi64, #stablehlo.bounds<?, 5>>"),
     ("tensor<0x4xi1>", "tensor<0x4xi1>"),
+    ("tensor<?x?xf32, #stablehlo.type_extensions<bounds = [3, ?]>>", "tensor<?x?xf32, #stablehlo.bounds<3, ?>>"),
+    ("tensor<f32, #stablehlo.bounds<>>", "tensor<f32, #stablehlo.bounds<>>"),
     *[(f"tensor<{t}>", f"tensor<{t}>") for t in (
         "i1", "i2", "i4", "i8", "i16", "i32", "i64", "ui2", "ui4", "ui8", "ui16", "ui32", "ui64",
         "si8", "bf16", "f16", "f32", "f64", "tf32", "f4E2M1FN", "f6E2M3FN", "f6E3M2FN", "f8E3M4",
@@ -184,3 +186,9 @@ def test_debuginfo_aliases_and_local_scope() -> None:
     assert "loc(#loc" in aliased and '#loc = loc("p.mlir":3:1)' in aliased
     again = parse_source(aliased, "p.mlir", allow_unregistered=True)
     assert print_module(again, debuginfo=True, local_scope=True) == local
+
+
+def test_bounds_spellings_are_one_type() -> None:
+    assert parse_type("tensor<?xf32, #stablehlo.bounds<4>>") == parse_type(
+        "tensor<?xf32, #stablehlo.type_extensions<bounds = [4]>>")
+    assert parse_type("tensor<?xf32, #stablehlo.bounds<4>>").encoding.get("bounds") == [4]

@@ -838,7 +838,7 @@ class Parser:
         return dims
 
     def _parse_tensor_type(self) -> Type:
-        self.advance()  # tensor
+        tensor_tok = self.advance()  # tensor
         if not self.at("<"):
             raise self.error("expected '<' in tensor type")
         self.tok = lex_at(self.src, self.tok.end)
@@ -859,6 +859,7 @@ class Parser:
         encoding = None
         if self.accept(","):
             encoding = self.parse_attribute()
+            _check_bounds(self, shape, encoding, tensor_tok)
         self.expect(">", "in tensor type")
         return TensorType(tuple(shape), element, encoding)
 
@@ -1173,6 +1174,8 @@ class Parser:
         body = self.src[body_start:end - 1]
         self.tok = lex_at(self.src, end)
         dialect, _, name = text[1:].partition(".")
+        if dialect == "stablehlo" and name in ("bounds", "type_extensions"):
+            return self._bounds_attr(name, body, body_start)
         fields = None
         if name and dialect in ("stablehlo", "chlo", "mhlo"):
             fields = _parse_struct_fields(self, body, body_start)
@@ -1182,6 +1185,40 @@ class Parser:
         else:
             body = _normalize_space(body)
         return DialectAttr(dialect, name, body, tuple(fields) if fields is not None else None)
+
+
+    def _bounds_attr(self, name: str, body: str, body_start: int) -> DialectAttr:
+        """`#stablehlo.bounds<3, ?>`, also spelled `#stablehlo.type_extensions<bounds = [3, ?]>`
+        (one attribute: it always prints as `bounds`). ``get("bounds")`` gives the list with
+        None for `?`."""
+        inner = body
+        if name == "type_extensions":
+            m = re.fullmatch(r"\s*bounds\s*=\s*\[(.*)\]\s*", body, re.S)
+            if m is None:
+                raise self.error("expected 'bounds = [...]'", offset=body_start)
+            inner = m.group(1)
+        items = [x.strip() for x in inner.split(",")] if inner.strip() else []
+        for item in items:
+            if item != "?" and not re.fullmatch(r"-?[0-9]+", item):
+                raise self.error("expected integer value or '?' in bounds", offset=body_start)
+        bounds = [None if x == "?" else int(x) for x in items]
+        return DialectAttr("stablehlo", "bounds", ", ".join(items), (("bounds", bounds),))
+
+
+def _check_bounds(parser: Parser, shape: list[int], encoding: Attribute | None,
+                  tok: Token) -> None:
+    """StableHLO's encoding verifier, which MLIR runs while building the tensor type."""
+    if not (isinstance(encoding, DialectAttr) and encoding.dialect == "stablehlo"
+            and encoding.name == "bounds"):
+        return
+    bounds = encoding.get("bounds") or []
+    if len(bounds) != len(shape):
+        raise parser.error(f"Bounds length is {len(bounds)}, expected to be equal to "
+                           f"rank({len(shape)}) of the tensor", tok)
+    for index, (size, bound) in enumerate(zip(shape, bounds, strict=True)):
+        if size != DYNAMIC and bound is not None:
+            raise parser.error(f"Static dimension {index} cannot have a bound, use "
+                               "ShapedType::kDynamic to indicate a missing bound", tok)
 
 
 # Structs upstream prints in a fixed field order, leaving out empty lists and zero integers.
