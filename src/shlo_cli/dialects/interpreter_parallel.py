@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import tempfile
 import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,6 +31,8 @@ from .registry import define_op
 from .syntax import Custom
 
 # ---- interpreter.run_parallel ---------------------------------------------------------------
+
+FAILURE_GRACE = 1.0  # seconds a failed run waits for processes that are still computing
 
 
 def _symbol_rows(op: Operation, name: str) -> list[list[str]] | None:
@@ -160,8 +163,17 @@ def run_grid(grid: ProcessGrid, parent: Interpreter, programs: Sequence[Sequence
             threads.append(thread)
     for thread in threads:
         thread.start()
+    grace_end = None
     for thread in threads:
-        thread.join()
+        while thread.is_alive():
+            thread.join(0.05)
+            if grid.failure is None:
+                continue
+            # A failed run ends now: processes still computing (not waiting, so not
+            # released by the abort) get a moment to stop, then are left behind (daemons).
+            grace_end = grace_end or time.monotonic() + FAILURE_GRACE
+            if time.monotonic() > grace_end:
+                break
     if grid.failure is not None:
         raise grid.failure[1]
     return results

@@ -74,6 +74,9 @@ class ProcessGrid:
         self._channels: dict[int, deque[_Message]] = {}
         self.failure: tuple[ProcessId, BaseException] | None = None
         self.finished: set[ProcessId] = set()
+        self._waiting: dict[ProcessId, tuple[str, Callable[[], bool]]] = {}
+        self._all = frozenset(ProcessId(r, p) for r in range(num_replicas)
+                              for p in range(num_partitions))
 
     # ---- process groups (spec: cross_replica, cross_partition, ...) ----------------------
 
@@ -113,21 +116,37 @@ class ProcessGrid:
             self.finished.add(process)
             self._cond.notify_all()
 
-    def _wait(self, ready: Callable[[], bool], deadline: float,
-              hopeless: Callable[[], bool] = lambda: False) -> str:
+    def _wait(self, process: ProcessId, op_name: str, ready: Callable[[], bool],
+              deadline: float, hopeless: Callable[[], bool] = lambda: False) -> str:
         """Wait (holding the condition) until `ready()`: "ready", "timeout", or "hopeless"
         (the processes it waits for have ended). Raises ProcessAborted when another process
-        failed."""
-        while not ready():
-            if self.failure is not None:
-                raise ProcessAborted()
-            if hopeless():
-                return "hopeless"
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return "timeout"
-            self._cond.wait(remaining)
-        return "ready"
+        failed, and EvaluationError when every unfinished process waits for nothing that
+        can come (a deadlock)."""
+        self._waiting[process] = (op_name, ready)
+        try:
+            while not ready():
+                if self.failure is not None:
+                    raise ProcessAborted()
+                if hopeless():
+                    return "hopeless"
+                self._check_deadlock(process, op_name)
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return "timeout"
+                self._cond.wait(remaining)
+            return "ready"
+        finally:
+            del self._waiting[process]
+
+    def _check_deadlock(self, process: ProcessId, op_name: str) -> None:
+        if set(self._waiting) | self.finished != self._all:
+            return  # someone is still computing and may unblock the others
+        if any(ready() for _, ready in self._waiting.values()):
+            return
+        waiting = ", ".join(f"{p} in {name}" for p, (name, _) in sorted(self._waiting.items()))
+        raise EvaluationError(
+            f"{op_name} in process {process} cannot complete: deadlock, every unfinished "
+            f"process is waiting ({waiting})")
 
     def _others_finished(self, process: ProcessId) -> bool:
         return len(self.finished - {process}) == self.num_replicas * self.num_partitions - 1
@@ -159,7 +178,8 @@ class ProcessGrid:
             slot = self._slots.setdefault((key, index), _Slot(members))
             slot.values[process] = list(operands)
             self._cond.notify_all()
-            outcome = self._wait(lambda: len(slot.values) == len(members), deadline,
+            outcome = self._wait(process, op_name, lambda: len(slot.values) == len(members),
+                                 deadline,
                                  lambda: bool((members - set(slot.values)) & self.finished))
             if outcome != "ready":
                 arrived = sorted(slot.values)
@@ -190,7 +210,7 @@ class ProcessGrid:
         with self._cond:
             self._channels.setdefault(channel_id, deque()).append(message)
             self._cond.notify_all()
-            outcome = self._wait(lambda: message.taken, deadline,
+            outcome = self._wait(process, op_name, lambda: message.taken, deadline,
                                  lambda: self._others_finished(process))
             if outcome != "ready":
                 self._channels[channel_id].remove(message)
@@ -205,7 +225,7 @@ class ProcessGrid:
         deadline = time.monotonic() + self.timeout
         with self._cond:
             queue = self._channels.setdefault(channel_id, deque())
-            outcome = self._wait(lambda: bool(queue), deadline,
+            outcome = self._wait(process, op_name, lambda: bool(queue), deadline,
                                  lambda: self._others_finished(process))
             if outcome != "ready":
                 reason = (f"timed out after {self._timeout_text()}" if outcome == "timeout"
