@@ -31,6 +31,7 @@ TYPES = [
     ("tensor<0x4xi1>", "tensor<0x4xi1>"),
     ("tensor<?x?xf32, #stablehlo.type_extensions<bounds = [3, ?]>>", "tensor<?x?xf32, #stablehlo.bounds<3, ?>>"),
     ("tensor<f32, #stablehlo.bounds<>>", "tensor<f32, #stablehlo.bounds<>>"),
+    ("tuple<memref<2x?xf32, affine_map<(d0, d1) -> (d0)>>>", "tuple<memref<2x?xf32, affine_map<(d0, d1) -> (d0)>>>"),
     *[(f"tensor<{t}>", f"tensor<{t}>") for t in (
         "i1", "i2", "i4", "i8", "i16", "i32", "i64", "ui2", "ui4", "ui8", "ui16", "ui32", "ui64",
         "si8", "bf16", "f16", "f32", "f64", "tf32", "f4E2M1FN", "f6E2M3FN", "f6E3M2FN", "f8E3M4",

@@ -771,8 +771,11 @@ class Parser:
                 element = self.parse_type()
                 self.expect(">")
                 return VectorType(tuple(shape), element)
-            if text in ("memref", "!"):
-                pass
+            if text == "memref" and self.src.startswith("<", self.tok.end):
+                # Not a StableHLO type, but builtin: kept as text so verifiers can reject it.
+                end = self._balanced_end(self.tok.end, "<", ">")
+                self.tok = lex_at(self.src, end)
+                return OpaqueType(_normalize_space(self.src[tok.start:end]))
             raise self.error("expected non-function type")
         if tok.kind == BANG:
             return self._parse_dialect_type()
