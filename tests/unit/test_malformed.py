@@ -39,6 +39,8 @@ def ty(t: str) -> str:
 
 
 CASES: list[tuple[str, str, int, int, str]] = [
+    ('quant_negative_axis', ty('tensor<2x!quant.uniform<i8:f32:-1, {0.1:-30}>>'),
+     2, 83, 'illegal quantized dimension: -1'),
     ('bounds_length', ty('tensor<?x?xf32, #stablehlo.bounds<3>>'),
      2, 74, 'Bounds length is 1, expected to be equal to rank(2) of the tensor'),
     ('bounds_on_static_dim', ty('tensor<2xf32, #stablehlo.type_extensions<bounds = [3]>>'),

@@ -86,7 +86,7 @@ _SIMPLE_TENSOR = re.compile(
     r"tensor<((?:(?:[0-9]+|\?)x)*)([A-Za-z][A-Za-z0-9]*|complex<[a-z0-9]+>)>")
 _DIMS = re.compile(r"\s*((?:(?:[0-9]+|\?)\s*x\s*)*)")
 _QUANT_HEAD = re.compile(
-    r"\s*(ui|si|u|i)([0-9]+)(?:<\s*(-?[0-9]+)\s*:\s*(-?[0-9]+)\s*>)?\s*:\s*([A-Za-z0-9]+)\s*(?::\s*([0-9]+))?\s*,\s*")
+    r"\s*(ui|si|u|i)([0-9]+)(?:<\s*(-?[0-9]+)\s*:\s*(-?[0-9]+)\s*>)?\s*:\s*([A-Za-z0-9]+)\s*(?::\s*(-?[0-9]+))?\s*,\s*")
 _QUANT_PARAM = re.compile(
     r"\s*([-+]?[0-9.]+(?:[eE][-+]?[0-9]+)?|0x[0-9A-Fa-f]+)\s*(?::\s*(-?[0-9]+))?\s*")
 
@@ -897,6 +897,8 @@ class Parser:
         expressed = scalar_type(expressed_name)
         if expressed is None:
             raise self.error(f"invalid expressed type '{expressed_name}'", self.tok)
+        if axis is not None and int(axis) < 0:
+            raise self.error(f"illegal quantized dimension: {int(axis)}", tok)
         rest = body[m.end():].strip()
         scales: list[float] = []
         zero_points: list[int] = []
