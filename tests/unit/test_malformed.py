@@ -39,6 +39,10 @@ def ty(t: str) -> str:
 
 
 CASES: list[tuple[str, str, int, int, str]] = [
+    ('quant_storage_min', ty('tensor<2x!quant.uniform<i8<-200:127>:f32, 1.0>>'),
+     2, 83, 'illegal storage type minimum: -200'),
+    ('quant_zero_scale', ty('tensor<2x!quant.uniform<i8:f32, 0.0:1>>'),
+     2, 83, 'illegal scale: 0.000000e+00'),
     ('quant_negative_axis', ty('tensor<2x!quant.uniform<i8:f32:-1, {0.1:-30}>>'),
      2, 83, 'illegal quantized dimension: -1'),
     ('bounds_length', ty('tensor<?x?xf32, #stablehlo.bounds<3>>'),

@@ -918,6 +918,14 @@ class Parser:
         width = storage.width
         full = ((0, (1 << width) - 1) if storage.is_unsigned
                 else (-(1 << (width - 1)), (1 << (width - 1)) - 1))
+        # The quant dialect's own invariants, checked as the type is built.
+        if qmin is not None and int(qmin) < full[0]:
+            raise self.error(f"illegal storage type minimum: {int(qmin)}", tok)
+        if qmax is not None and int(qmax) > full[1]:
+            raise self.error(f"illegal storage type maximum: {int(qmax)}", tok)
+        for scale in scales:
+            if not (0.0 < scale < float("inf")):
+                raise self.error(f"illegal scale: {scale:e}", tok)
         if qmin is not None and (int(qmin), int(qmax)) == full:
             qmin = qmax = None  # the default range is not kept (nor printed)
         return QuantizedType(storage, expressed, tuple(scales), tuple(zero_points),
