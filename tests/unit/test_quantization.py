@@ -1,0 +1,128 @@
+"""Quantized types: uniform_quantize/dequantize arithmetic, ops on quantized values
+(dequantize -> op -> quantize, storage-only data movement, integer dot/convolution)."""
+# ruff: noqa: E501  (MLIR test programs keep upstream line lengths)
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from shlo_cli.interpreter.engine import Interpreter
+from shlo_cli.ir.parser import parse_source
+from shlo_cli.ir.printer import print_module
+
+Q = "!quant.uniform<i8:f32, 0.5:-20>"
+
+
+def _run(text: str, *args: np.ndarray) -> list[np.ndarray]:
+    module = parse_source(text)
+    interpreter = Interpreter(module)
+    return interpreter.call(interpreter.lookup_function("main"), list(args))
+
+
+def test_quantize_rounds_half_even_and_clamps() -> None:
+    text = f"""func.func @main(%x: tensor<6xf32>) -> (tensor<6x{Q}>, tensor<6xf32>) {{
+  %0 = stablehlo.uniform_quantize %x : (tensor<6xf32>) -> tensor<6x{Q}>
+  %1 = stablehlo.uniform_dequantize %0 : (tensor<6x{Q}>) -> tensor<6xf32>
+  return %0, %1 : tensor<6x{Q}>, tensor<6xf32>
+}}"""
+    x = np.array([0.25, 0.75, -1.0, 100.0, -100.0, 3.0], np.float32)
+    q, back = _run(text, x)
+    # x / 0.5 - 20: 0.5 -> -19.5 -> -20 (even), 1.5 -> -18.5 -> -18, clamp at 127 / -128.
+    assert q.dtype == np.int8
+    assert q.tolist() == [-20, -18, -22, 127, -128, -14]
+    np.testing.assert_allclose(back, (q.astype(np.float32) + 20) * 0.5)
+
+
+def test_per_axis_quantize_and_requantize() -> None:
+    src = "!quant.uniform<i8:f32:0, {0.1:-30,0.5:-20}>"
+    dst = "!quant.uniform<i8:f32:0, {0.1:-20,0.2:-30}>"
+    text = f"""func.func @main(%x: tensor<2xf32>) -> (tensor<2x{src}>, tensor<2x{dst}>) {{
+  %0 = stablehlo.uniform_quantize %x : (tensor<2xf32>) -> tensor<2x{src}>
+  %1 = stablehlo.uniform_quantize %0 : (tensor<2x{src}>) -> tensor<2x{dst}>
+  return %0, %1 : tensor<2x{src}>, tensor<2x{dst}>
+}}"""
+    q, r = _run(text, np.array([4.0, 15.0], np.float32))
+    assert q.tolist() == [10, 10]
+    assert r.tolist() == [20, 45]
+
+
+def test_elementwise_ops_dequantize_compute_quantize() -> None:
+    out_q = "!quant.uniform<i8:f32, 0.25:0>"
+    text = f"""func.func @main(%a: tensor<3xf32>, %b: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xi1>) {{
+  %qa = stablehlo.uniform_quantize %a : (tensor<3xf32>) -> tensor<3x{Q}>
+  %qb = stablehlo.uniform_quantize %b : (tensor<3xf32>) -> tensor<3x{Q}>
+  %m = stablehlo.multiply %qa, %qb : (tensor<3x{Q}>, tensor<3x{Q}>) -> tensor<3x{out_q}>
+  %t = stablehlo.tanh %m : tensor<3x{out_q}>
+  %c = stablehlo.compare GT, %qa, %qb : (tensor<3x{Q}>, tensor<3x{Q}>) -> tensor<3xi1>
+  %r = stablehlo.uniform_dequantize %t : (tensor<3x{out_q}>) -> tensor<3xf32>
+  return %r, %c : tensor<3xf32>, tensor<3xi1>
+}}"""
+    r, c = _run(text, np.array([1.0, -2.0, 0.5], np.float32), np.array([2.0, 0.5, 0.5], np.float32))
+    product = np.array([2.0, -1.0, 0.25])
+    expected = np.rint(np.tanh(np.rint(product / 0.25) * 0.25) / 0.25) * 0.25
+    np.testing.assert_allclose(r, expected)
+    assert c.tolist() == [False, False, False]
+
+
+def test_data_movement_keeps_storage_values() -> None:
+    text = f"""func.func @main(%a: tensor<2x3xf32>) -> tensor<3x2x{Q}> {{
+  %q = stablehlo.uniform_quantize %a : (tensor<2x3xf32>) -> tensor<2x3x{Q}>
+  %t = stablehlo.transpose %q, dims = [1, 0] : (tensor<2x3x{Q}>) -> tensor<3x2x{Q}>
+  return %t : tensor<3x2x{Q}>
+}}"""
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    (t,) = _run(text, a)
+    assert t.dtype == np.int8
+    assert t.tolist() == (np.rint(a / 0.5) - 20).astype(int).T.tolist()
+
+
+@pytest.mark.parametrize("zero_point", [0, -10, 7])
+def test_dot_general_accumulates_in_integers(zero_point: int) -> None:
+    lq = f"!quant.uniform<i8:f32, 0.5:{zero_point}>"
+    rq = "!quant.uniform<i8:f32, 0.25>"
+    oq = "!quant.uniform<i32:f32, 0.125>"
+    text = f"""func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>) -> tensor<2x2xf32> {{
+  %qa = stablehlo.uniform_quantize %a : (tensor<2x3xf32>) -> tensor<2x3x{lq}>
+  %qb = stablehlo.uniform_quantize %b : (tensor<3x2xf32>) -> tensor<3x2x{rq}>
+  %d = stablehlo.dot_general %qa, %qb, contracting_dims = [1] x [0] : (tensor<2x3x{lq}>, tensor<3x2x{rq}>) -> tensor<2x2x{oq}>
+  %r = stablehlo.uniform_dequantize %d : (tensor<2x2x{oq}>) -> tensor<2x2xf32>
+  return %r : tensor<2x2xf32>
+}}"""
+    a = np.array([[1.0, 2.0, -3.0], [0.5, 4.0, 2.5]], np.float32)
+    b = np.array([[1.0, -0.5], [2.0, 0.25], [-1.0, 3.0]], np.float32)
+    (r,) = _run(text, a, b)
+    np.testing.assert_allclose(r, a @ b)
+
+
+def test_hybrid_dot_dequantizes_rhs() -> None:
+    rq = "!quant.uniform<i8:f32:1, {0.5,0.25}>"
+    text = f"""func.func @main(%a: tensor<1x2xf32>, %b: tensor<2x2xf32>) -> tensor<1x2xf32> {{
+  %qb = stablehlo.uniform_quantize %b : (tensor<2x2xf32>) -> tensor<2x2x{rq}>
+  %d = stablehlo.dot_general %a, %qb, contracting_dims = [1] x [0] : (tensor<1x2xf32>, tensor<2x2x{rq}>) -> tensor<1x2xf32>
+  return %d : tensor<1x2xf32>
+}}"""
+    a = np.array([[1.0, 2.0]], np.float32)
+    b = np.array([[1.0, 0.25], [-2.0, 0.5]], np.float32)
+    (r,) = _run(text, a, b)
+    np.testing.assert_allclose(r, a @ b)
+
+
+def test_quantized_constant_holds_storage_values() -> None:
+    text = f"""func.func @main() -> tensor<2xf32> {{
+  %c = stablehlo.constant() {{value = dense<[-20, -18]> : tensor<2xi8>}} : () -> tensor<2x{Q}>
+  %r = stablehlo.uniform_dequantize %c : (tensor<2x{Q}>) -> tensor<2xf32>
+  return %r : tensor<2xf32>
+}}"""
+    (r,) = _run(text)
+    assert r.tolist() == [0.0, 1.0]
+
+
+def test_uniform_quantize_syntax_round_trip() -> None:
+    text = f"""func.func @main(%x: tensor<2xf32>) -> tensor<2x{Q}> {{
+  %0 = stablehlo.uniform_quantize %x : (tensor<2xf32>) -> tensor<2x{Q}>
+  return %0 : tensor<2x{Q}>
+}}"""
+    printed = print_module(parse_source(text))
+    assert "stablehlo.uniform_quantize %arg0 : (tensor<2xf32>) -> tensor<2x!quant.uniform<i8:f32, 5.000000e-01:-20>>" in printed
+    assert print_module(parse_source(printed)) == printed
