@@ -193,3 +193,19 @@ def test_bounds_spellings_are_one_type() -> None:
     assert parse_type("tensor<?xf32, #stablehlo.bounds<4>>") == parse_type(
         "tensor<?xf32, #stablehlo.type_extensions<bounds = [4]>>")
     assert parse_type("tensor<?xf32, #stablehlo.bounds<4>>").encoding.get("bounds") == [4]
+
+
+def test_result_groups(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ops naming their results one by one print `%a:2, %b = ...` and read back."""
+    from shlo_cli.dialects import registry
+
+    registry.lookup("func.func")  # load every op first
+    opdef = registry.OpDef("testgroups.op", asm_result_name=lambda op: ["a", None, "b"])
+    monkeypatch.setitem(registry._REGISTRY, "testgroups.op", opdef)
+    monkeypatch.setattr(registry, "_DIALECTS", registry._DIALECTS | {"testgroups"})
+    text = ('func.func @f() {\n  %0:3 = "testgroups.op"() : () -> (i32, i32, i32)\n'
+            '  "testgroups.op"(%0#0, %0#1, %0#2) : (i32, i32, i32) -> ()\n  func.return\n}\n')
+    printed = print_module(parse_source(text))
+    assert '%a:2, %b = "testgroups.op"() : () -> (i32, i32, i32)' in printed
+    assert '"testgroups.op"(%a#0, %a#1, %b)' in printed
+    assert print_module(parse_source(printed)) == printed

@@ -347,8 +347,8 @@ def _all_equal(data: np.ndarray) -> bool:
 
 def raw_bytes(data: np.ndarray, etype: Type) -> bytes:
     """The little-endian storage bytes MLIR uses for hex dense literals."""
-    if isinstance(etype, IntegerType) and etype.width == 1:
-        return np.packbits(data.reshape(-1).astype(np.bool_), bitorder="little").tobytes()
+    if isinstance(etype, IntegerType) and etype.width == 1:  # one byte per element
+        return data.reshape(-1).astype(np.uint8).tobytes()
     if isinstance(etype, FloatType) and etype.width < 8:
         return data.view(np.uint8).tobytes()
     return np.ascontiguousarray(data).tobytes()

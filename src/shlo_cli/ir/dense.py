@@ -272,13 +272,13 @@ def _parse_hex(text: str, etype: Type, dtype: np.dtype, shape: tuple[int, ...], 
 
 
 def _parse_hex_bools(raw: bytes, shape: tuple[int, ...], count: int) -> tuple[np.ndarray, bool]:
-    """i1 hex data as MLIR stores it: one byte 0x00/0xFF is a splat, otherwise bits packed
-    LSB first (older files may use one byte per element)."""
-    if len(raw) == 1 and raw[0] in (0x00, 0xFF) and count != 1:
+    """i1 hex data: one byte per element as MLIR prints it now; a single 0x00/0xFF byte is a
+    splat; bits packed LSB first (older MLIR) are read too."""
+    if len(raw) == count:
+        return (np.frombuffer(raw, np.uint8) != 0).reshape(shape), False
+    if len(raw) == 1 and raw[0] in (0x00, 0xFF):
         return np.array(raw[0] != 0, dtype=np.bool_), True
     if len(raw) == (count + 7) // 8:
         bits = np.unpackbits(np.frombuffer(raw, np.uint8), bitorder="little")[:count]
         return bits.astype(np.bool_).reshape(shape), False
-    if len(raw) == count:
-        return (np.frombuffer(raw, np.uint8) != 0).reshape(shape), False
     raise DenseLiteralError("elements hex data size is invalid for provided type", 0)

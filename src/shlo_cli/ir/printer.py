@@ -22,6 +22,7 @@ class _Names:
         self.names: dict[int, str] = {}
         self.block_names: dict[int, str] = {}
         self.result_bases: dict[int, str] = {}
+        self.result_groups: dict[int, list[tuple[str, int]]] = {}
         self.generic = generic
         self.used: list[set[str]] = []
         stack = [(r, 0, 0, 0, 0) for r in top.regions]
@@ -86,6 +87,9 @@ class _Names:
         hint = None
         if not self.generic and op.opdef is not None and op.opdef.asm_result_name is not None:
             hint = op.opdef.asm_result_name(op)
+        if isinstance(hint, (list, tuple)):
+            self._number_result_groups(op, list(hint))
+            return
         first = op.results[0]
         self._set(first, hint)
         base = self.names[id(first)]
@@ -93,6 +97,25 @@ class _Names:
             self.result_bases[id(op)] = base
             for i, r in enumerate(op.results):
                 self.names[id(r)] = f"{base}#{i}"
+
+    def _number_result_groups(self, op: Operation, hints: list[str | None]) -> None:
+        """Per-result names (`%values, %indices = chlo.top_k ...`): as in MLIR, each named
+        result starts a group and unnamed ones join the group before them (`%a, %b:2 = `)."""
+        groups: list[tuple[str, int]] = []
+        for i, result in enumerate(op.results):
+            hint = hints[i] if i < len(hints) else None
+            if i == 0 or hint:
+                self._set(result, hint)
+                groups.append((self.names[id(result)], 1))
+            else:
+                base, size = groups[-1]
+                self.names[id(result)] = f"{base}#{size}"
+                groups[-1] = (base, size + 1)
+        if len(groups) > 1 or groups[0][1] > 1:
+            first_base, first_size = groups[0]
+            if first_size > 1:
+                self.names[id(op.results[0])] = f"{first_base}#0"
+            self.result_groups[id(op)] = groups
 
 
 class Printer:
@@ -202,10 +225,14 @@ class Printer:
     # ---- ops ----------------------------------------------------------------------------
 
     def print_op(self, op: Operation) -> None:
-        if len(op.results) == 1:
+        assert self.names is not None
+        groups = self.names.result_groups.get(id(op))
+        if groups is not None:
+            self.write(", ".join(name if size == 1 else f"{name}:{size}"
+                                 for name, size in groups) + " = ")
+        elif len(op.results) == 1:
             self.write(self.name(op.results[0]) + " = ")
         elif op.results:
-            assert self.names is not None
             self.write(f"{self.names.result_bases[id(op)]}:{len(op.results)} = ")
         syntax = op.opdef.syntax if op.opdef is not None else None
         if syntax is not None and not self.generic:
