@@ -65,6 +65,8 @@ def _functions(op: Operation) -> dict[str, Operation]:
 
 def run_parallel_error(op: Operation, functions: dict[str, Operation]) -> str | None:
     """Upstream's RunParallelOp::verify, as a message (None when the op is valid)."""
+    if op.attr("programs") is None:
+        return "'interpreter.run_parallel' op requires attribute 'programs'"
     programs = _symbol_rows(op, "programs") or []
     if not programs or not programs[0]:
         return "`programs` attribute cannot be empty"
@@ -107,7 +109,10 @@ def run_parallel_error(op: Operation, functions: dict[str, Operation]) -> str | 
 
 
 def verify_run_parallel(op: Operation) -> None:
-    message = run_parallel_error(op, _functions(op))
+    try:
+        message = run_parallel_error(op, _functions(op))
+    except EvaluationError as e:
+        message = str(e)
     if message is not None:
         raise Diagnostic(message, line=op.location.line or None, col=op.location.col or None)
 
@@ -127,8 +132,7 @@ def run_parallel(*inputs: Any, op: Operation, ctx: Context) -> Any:
     """Runs programs[i][j] as process (i, j) of a grid, each in its own thread, and returns
     the results of all processes in row-major (replica, partition) order."""
     parent: Interpreter = ctx.interpreter
-    functions = {name: parent.lookup_function(name) for name in parent._symbols
-                 if parent._symbols[name].name == "func.func"}
+    functions = {f.attr("sym_name").value: f for f in parent.module.functions()}
     message = run_parallel_error(op, functions)
     if message is not None:
         raise EvaluationError(message)
