@@ -62,3 +62,36 @@ def test_math_functions_stay_chlo() -> None:
     module = parse_source(text)
     run_passes(module, ["chlo-pre-serialization-pipeline"])
     assert "chlo.lgamma %arg0 : tensor<2xf32> -> tensor<2xf32>" in print_module(module)
+
+
+def _run_both(text: str, *args: np.ndarray) -> tuple[str, list[np.ndarray], list[np.ndarray]]:
+    direct_module = parse_source(text)
+    direct = Interpreter(direct_module).call(direct_module.functions()[0], list(args))
+    module = parse_source(text)
+    run_passes(module, ["chlo-legalize-to-stablehlo"])
+    printed = print_module(module)
+    reparsed = parse_source(printed)
+    return printed, direct, Interpreter(reparsed).call(reparsed.functions()[0], list(args))
+
+
+def test_top_k_becomes_sort_and_slices() -> None:
+    t, v, i = "tensor<2x4xf32>", "tensor<2x3xf32>", "tensor<2x3xi32>"
+    text = (f"func.func @main(%a: {t}) -> ({v}, {i}) {{\n"
+            f"  %v, %i = chlo.top_k(%a, k = 3) : {t} -> ({v}, {i})\n"
+            f"  return %v, %i : {v}, {i}\n}}\n")
+    a = np.array([[1.0, np.nan, -0.0, 0.0], [2.0, 2.0, -np.inf, 5.0]], np.float32)
+    printed, direct, lowered = _run_both(text, a)
+    assert "stablehlo.sort" in printed and "TOTALORDER" in printed and "chlo." not in printed
+    assert lowered[1].tolist() == direct[1].tolist() == [[1, 0, 3], [3, 0, 1]]
+    np.testing.assert_array_equal(lowered[0], direct[0])
+
+
+def test_complex_square_lowering_matches_direct_evaluation() -> None:
+    t = "tensor<3xcomplex<f64>>"
+    text = (f"func.func @main(%a: {t}) -> {t} {{\n"
+            f"  %0 = chlo.square %a : {t} -> {t}\n  return %0 : {t}\n}}\n")
+    big = np.finfo(np.float64).max
+    z = np.array([complex(-big, -big), complex(3, 4), complex(np.inf, np.inf)], np.complex128)
+    printed, direct, lowered = _run_both(text, z)
+    assert "chlo." not in printed
+    np.testing.assert_array_equal(lowered[0], direct[0])

@@ -2,14 +2,16 @@
 
 Rewrites CHLO ops into StableHLO as upstream's ChloLegalizeToStablehlo does where the
 rewrite is short: broadcasting binary ops become `broadcast_in_dim` of the operands plus the
-StableHLO op, `constant` becomes `stablehlo.constant`, `tan` becomes `stablehlo.tan`, real
-`square` a `multiply`, real `cosh`/`sinh` upstream's exp formulas (in f32 for f16/bf16),
-`conj` a `complex(real, -imag)`, the `is_*inf` predicates compare against infinity.
+StableHLO op, `constant` becomes `stablehlo.constant`, `tan` becomes `stablehlo.tan`,
+`square` a `multiply` (complex: the real/imag product formulas), real `cosh`/`sinh`
+upstream's exp formulas (in f32 for f16/bf16), `conj` a `complex(real, -imag)`, the
+`is_*inf` predicates compare against infinity, `top_k` a stable sort with iota indices and
+two slices, `constant_like` a splat constant.
 
 Kept as CHLO ops (the interpreter evaluates them directly, accurately): the math functions
 upstream expands into long polynomial sequences (acos, acosh, asin, asinh, atan, atanh,
 lgamma, digamma, erf, erfc, erf_inv, bessel_i1e, polygamma, zeta, next_after, complex
-square/cosh/sinh), `top_k`, `mulhi`, `ragged_dot`, `scan` and `constant_like`.
+cosh/sinh), `mulhi`, `ragged_dot` and `scan`.
 """
 
 from __future__ import annotations
@@ -19,9 +21,16 @@ from collections.abc import Callable
 import numpy as np
 
 from ..dialects import registry
-from ..ir.attributes import DenseArrayAttr, DenseElementsAttr, DialectAttr
+from ..ir.attributes import (
+    BoolAttr,
+    DenseArrayAttr,
+    DenseElementsAttr,
+    DialectAttr,
+    FloatAttr,
+    IntegerAttr,
+)
 from ..ir.clone import replace_uses
-from ..ir.core import Block, Module, Operation, Value
+from ..ir.core import Block, Module, Operation, Region, Value
 from ..ir.types import BOOL, I64, ComplexType, FloatType, TensorType, Type, numpy_dtype
 from . import register_pass
 
@@ -149,10 +158,29 @@ def _element(t: Type) -> Type | None:
 
 @pattern("chlo.square")
 def _square(rw: Rewriter) -> list[Value] | None:
-    (x,) = rw.op.operands
-    if isinstance(_element(x.type), ComplexType):
+    """x * x; complex: (a - b)(a + b) + 2abi, with an exact 0 real part when |a| = |b| is
+    finite (the product form would give 0 * inf = NaN at the overflow boundary)."""
+    (z,) = rw.op.operands
+    t = z.type
+    element = _element(t)
+    if not isinstance(element, ComplexType):
+        return [rw.create("stablehlo.multiply", [z, z], rw.op.result_types[0])]
+    if not _static(t):
         return None
-    return [rw.create("stablehlo.multiply", [x, x], rw.op.result_types[0])]
+    part = TensorType(t.shape, element.element)  # type: ignore[union-attr]
+    pred = TensorType(part.shape, BOOL)
+    a = rw.create("stablehlo.real", [z], part)
+    b = rw.create("stablehlo.imag", [z], part)
+    product = rw.create("stablehlo.multiply", [rw.create("stablehlo.subtract", [a, b], part),
+                                               rw.create("stablehlo.add", [a, b], part)], part)
+    same_size = rw.compare("EQ", rw.create("stablehlo.abs", [a], part),
+                           rw.create("stablehlo.abs", [b], part), pred)
+    exact_zero = rw.create("stablehlo.and",
+                           [same_size, rw.create("stablehlo.is_finite", [a], pred)], pred)
+    real = rw.create("stablehlo.select", [exact_zero, rw.constant(0.0, part), product], part)
+    ab = rw.create("stablehlo.multiply", [a, b], part)
+    imag = rw.create("stablehlo.add", [ab, ab], part)
+    return [rw.create("stablehlo.complex", [real, imag], t)]
 
 
 @pattern("chlo.conj")
@@ -226,6 +254,52 @@ def _cosh(rw: Rewriter) -> list[Value] | None:
 @pattern("chlo.sinh")
 def _sinh(rw: Rewriter) -> list[Value] | None:
     return _with_upcast(rw, _sinh_body)
+
+
+@pattern("chlo.top_k")
+def _top_k(rw: Rewriter) -> list[Value] | None:
+    """Stable sort of (operand, iota) along the last dimension with a GT comparator (in
+    TOTALORDER for floats), then the first k of both."""
+    (x,) = rw.op.operands
+    t = x.type
+    values_type, indices_type = rw.op.result_types
+    if not (_static(t) and _static(values_type)) or not t.shape:  # type: ignore[union-attr]
+        return None
+    last = t.rank - 1  # type: ignore[union-attr]
+    iota_type = TensorType(t.shape, indices_type.element)  # type: ignore[union-attr]
+    iota = rw.create("stablehlo.iota", [], iota_type, {"iota_dimension": IntegerAttr(last, I64)})
+    scalar, index = TensorType((), t.element), TensorType((), indices_type.element)  # type: ignore
+    block = Block([scalar, scalar, index, index])
+    props = {"comparison_direction": DialectAttr("stablehlo", "", "comparison_direction GT")}
+    if isinstance(t.element, FloatType):  # type: ignore[union-attr]
+        props["compare_type"] = DialectAttr("stablehlo", "", "comparison_type TOTALORDER")
+    greater = Operation("stablehlo.compare", block.arguments[:2], [TensorType((), BOOL)],
+                        props, {}, location=rw.op.location,
+                        opdef=registry.lookup("stablehlo.compare"))
+    block.append(greater)
+    block.append(Operation("stablehlo.return", greater.results, [], {}, {},
+                           location=rw.op.location, opdef=registry.lookup("stablehlo.return")))
+    sort = Operation("stablehlo.sort", [x, iota], [t, iota_type],
+                     {"dimension": IntegerAttr(last, I64), "is_stable": BoolAttr(True)}, {},
+                     [Region([block])], location=rw.op.location,
+                     opdef=registry.lookup("stablehlo.sort"))
+    rw.ops.append(sort)
+    rank = t.rank  # type: ignore[union-attr]
+    limits = tuple(values_type.shape)  # type: ignore[union-attr]
+    slice_props = {"start_indices": DenseArrayAttr(I64, (0,) * rank),
+                   "limit_indices": DenseArrayAttr(I64, limits),
+                   "strides": DenseArrayAttr(I64, (1,) * rank)}
+    return [rw.create("stablehlo.slice", [sort.results[0]], values_type, slice_props),
+            rw.create("stablehlo.slice", [sort.results[1]], indices_type, slice_props)]
+
+
+@pattern("chlo.constant_like")
+def _constant_like(rw: Rewriter) -> list[Value] | None:
+    result = rw.op.result_types[0]
+    value = rw.op.attr("value")
+    if not _static(result) or not isinstance(value, (FloatAttr, IntegerAttr)):
+        return None
+    return [rw.constant(value.value, result)]  # type: ignore[arg-type]
 
 
 @pattern("chlo.is_inf", "chlo.is_pos_inf", "chlo.is_neg_inf")
