@@ -31,6 +31,11 @@ _LAYOUT = {
 }
 
 
+# Types numpy converts to with a single correct rounding: (value dtype, bits dtype).
+_NATIVE = {"f64": (np.float64, np.uint64), "f32": (np.float32, np.uint32),
+           "f16": (np.float16, np.uint16)}
+
+
 def _precision(name: str) -> int:
     """Significand precision in bits, including the implicit bit (APFloat `precision`)."""
     return _LAYOUT[name][1] + 1
@@ -43,8 +48,10 @@ def _magnitude(name: str, mag_bits: int) -> Fraction:
     e = mag_bits >> mbits
     m = mag_bits & ((1 << mbits) - 1)
     if e == 0 and subnormals:
-        return Fraction(m) * Fraction(2) ** (1 - bias - mbits)
-    return Fraction((1 << mbits) + m) * Fraction(2) ** (e - bias - mbits)
+        sig, exp2 = m, 1 - bias - mbits
+    else:
+        sig, exp2 = (1 << mbits) + m, e - bias - mbits
+    return Fraction(sig << exp2) if exp2 >= 0 else Fraction(sig, 1 << -exp2)
 
 
 def apfloat_to_string(negative: bool, value: Fraction, precision_bits: int,
@@ -162,10 +169,22 @@ def format_float_bits(bits: int, name: str) -> str:
     mag_bits = bits & ((1 << (width - 1)) - 1) if signed else bits
     if not _is_finite(name, mag_bits, negative):
         return f"0x{bits:X}"
-    value = _magnitude(name, mag_bits) if (mag_bits or name == "f8E8M0FNU") else Fraction(0)
+    native = _NATIVE.get(name)
+    if native is not None:  # value straight from the hardware float: exact
+        raw = np.array([bits], dtype=native[1]).view(native[0])[0]
+        value = Fraction(abs(float(raw)))
+    else:
+        value = _magnitude(name, mag_bits) if (mag_bits or name == "f8E8M0FNU") else Fraction(0)
     precision = _precision(name)
     text = apfloat_to_string(negative, value, precision, 6, 0, False)
-    if _round_trips(text, name, mag_bits, value):
+    if native is not None:
+        # Reading 6 significant digits back: Python's float() rounds correctly to f64, and
+        # numpy's f64 -> f32/f16 rounding cannot double-round a number this short.
+        with np.errstate(over="ignore"):
+            back = np.array([float(text)]).astype(native[0]).view(native[1])[0]
+        if int(back) == bits:
+            return text
+    elif _round_trips(text, name, mag_bits, value):
         return text
     text = apfloat_to_string(negative, value, precision)
     if "." in text:
