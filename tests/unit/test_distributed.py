@@ -534,3 +534,17 @@ def test_collective_reduce_with_dynamic_roots_and_a_promoted_result_type(
         "dense<[1.500000e+00, 2.250000e+00]> : tensor<2xf64>",
         "dense<[1.500000e+00, 2.250000e+00]> : tensor<2xf64>",
         "dense<0.000000e+00> : tensor<2xf64>"]
+
+
+def test_reduce_scatter_reduces_in_the_promoted_result_type(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = REDUCE_SCATTER.replace("tensor<i32>", "tensor<i64>").replace(
+        "-> tensor<2xi32>", "-> tensor<2xi64>").replace(
+        "(tensor<2xi32>, tensor<2xi32>)", "(tensor<2xi64>, tensor<2xi64>)").replace(
+        "return %r : tensor<2xi32>", "return %r : tensor<2xi64>").replace(
+        "return %res#0, %res#1 : tensor<2xi32>, tensor<2xi32>",
+        "return %res#0, %res#1 : tensor<2xi64>, tensor<2xi64>")
+    code, out, err = run(tmp_path, capsys, text, interpreter_print_dense=True)
+    assert (code, err) == (0, "")
+    assert out.splitlines() == ["dense<[21, 32]> : tensor<2xi64>",
+                                "dense<[5, 12]> : tensor<2xi64>"]

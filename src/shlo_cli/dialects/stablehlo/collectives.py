@@ -209,8 +209,8 @@ def reduce_scatter(operand: np.ndarray, *, scatter_dimension: int, replica_group
                                             bool(use_global_device_ids)), process)
     values = process.rendezvous(op.name, channel_id, group, [operand])
     ordered = [values[p] for p in sorted(values)]
-    operand_type = op.operands[0].type
-    reduced = _reduce_across(ordered, op, computation, [operand_type])[0]
+    reduce_type = TensorType(op.operands[0].type.shape, result_type.element)  # promotable
+    reduced = _reduce_across(ordered, op, computation, [reduce_type])[0]
     parts = np.split(reduced, len(group), axis=scatter_dimension)
     return np.ascontiguousarray(parts[group.index(process.id)])
 
