@@ -185,7 +185,8 @@ def failing_paths(results: Sequence[dict[str, Any]]) -> list[str]:
 def run(root: Path, suites: Sequence[Suite], jobs: int, update_xfail: bool,
         extra_lit_args: Sequence[str]) -> int:
     exec_roots = [str(write_site_config(s, root)) for s in suites]
-    output = BUILD / "results.json"
+    # A per-run file: several developers' runs may share this build folder.
+    output = BUILD / f"results.{os.getpid()}.json"
     lit_bin = Path(sys.executable).with_name("lit")
     command = [str(lit_bin) if lit_bin.exists() else "lit", f"-j{jobs}", "-s",
                "-o", str(output), *extra_lit_args, *exec_roots]
@@ -193,12 +194,11 @@ def run(root: Path, suites: Sequence[Suite], jobs: int, update_xfail: bool,
     if update_xfail:
         env.pop("LIT_XFAIL", None)
     start = time.monotonic()
-    if output.exists():
-        output.unlink()
     completed = subprocess.run(command, env=env, cwd=REPO, check=False)
     wall = time.monotonic() - start
     try:
         results = json.loads(output.read_text(encoding="utf-8"))["tests"]
+        os.replace(output, BUILD / "results.json")
     except (OSError, ValueError, KeyError):
         print(f"conformance: lit produced no results (exit {completed.returncode})",
               file=sys.stderr)
