@@ -108,3 +108,16 @@ def test_every_value_reads_back_to_the_same_bits(name: str) -> None:
 def test_ml_dtypes_is_the_storage() -> None:
     assert FloatType("bf16").width == 16
     assert np.dtype(ml_dtypes.bfloat16).itemsize == 2
+
+
+def test_narrow_literals_round_once() -> None:
+    """bf16/f8 decimals round straight to nearest-even, not through f32 (double rounding)."""
+    just_above_tie = "1.00390625000000001"  # f32 rounds this onto the bf16 midpoint
+    literal = f"dense<[{just_above_tie}, 1.00390625]> : tensor<2xbf16>"
+    values = Parser(SourceFile("x", literal)).parse_attribute().value.astype(np.float64)
+    assert values.tolist() == [1.0, 1.0]  # the first is below f64 resolution: exactly the tie
+    literal = "dense<[1.0039062500001, 1.0625000001]> : tensor<2xbf16>"
+    values = Parser(SourceFile("x", literal)).parse_attribute().value.astype(np.float64)
+    assert values.tolist() == [1.0078125, 1.0625]
+    literal = "dense<1.0625000000001> : tensor<f8E4M3FN>"
+    assert float(Parser(SourceFile("x", literal)).parse_attribute().value) == 1.125

@@ -221,12 +221,43 @@ def _convert(items: list, etype: Type, dtype: np.dtype) -> np.ndarray:
         if any(x.startswith("0x") for x in items):
             return _floats_with_bits(items, etype, dtype)
         try:
-            with np.errstate(over="ignore"):  # out of range values become infinities
-                return np.array(items, dtype=np.float64).astype(dtype)
+            wide = np.array(items, dtype=np.float64)
         except ValueError:
-            return np.array([_float_item(x, etype, dtype) for x in items],
-                            dtype=np.float64).astype(dtype)
+            wide = np.array([_float_item(x, etype, dtype) for x in items], dtype=np.float64)
+        return round_to_dtype(wide, dtype)
     raise DenseLiteralError(f"unsupported element type {etype}")
+
+
+_SINGLE_ROUNDING = (np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.float16))
+
+
+def round_to_dtype(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """f64 values rounded once, to nearest-even, into `dtype`. ml_dtypes converts through f32,
+    which rounds twice; the values that lands on a midpoint that way are moved to the
+    neighbour the exact value is nearer to."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = values.astype(dtype)
+    if dtype in _SINGLE_ROUNDING or out.size == 0 or dtype.itemsize > 2:
+        return out
+    back = out.astype(np.float64)
+    inexact = (back != values) & np.isfinite(back) & np.isfinite(values)
+    if not inexact.any():
+        return out
+    uint = np.uint8 if dtype.itemsize == 1 else np.uint16
+    bits = out.view(uint)
+    step = np.where(np.abs(values) > np.abs(back), 1, -1).astype(np.int32)
+    near_bits = (bits.astype(np.int32) + step).astype(uint)
+    near = near_bits.view(dtype).astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        d_out = np.abs(values - back)
+        d_near = np.abs(values - near)
+    better = (d_near < d_out) | ((d_near == d_out) & (near_bits % 2 == 0))
+    fix = inexact & np.isfinite(near) & better
+    if fix.any():
+        bits = bits.copy()
+        bits[fix] = near_bits[fix]
+        out = bits.view(dtype)
+    return out
 
 
 def _floats_with_bits(items: list, etype: FloatType, dtype: np.dtype) -> np.ndarray:
