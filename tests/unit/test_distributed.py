@@ -319,7 +319,7 @@ func.func @main() {{
      ': (tensor<i32>, tensor<i32>) -> (tensor<i32>, tensor<i32>)',
      "Sizes of second dimension of `programs` should all match 1 but got 2"),
     ('"interpreter.run_parallel"() {programs = [[@nope]]} : () -> ()',
-     "Function nope not found"),
+     'Function "nope" not found'),
     ('%r = "interpreter.run_parallel"() {programs = [[@f]]} : () -> tensor<i32>',
      "Number of inputs (0) should match the sum of the number of inputs of all programs (1)"),
     ('"interpreter.run_parallel"(%c) {programs = [[@f]]} : (tensor<i32>) -> ()',
@@ -327,7 +327,7 @@ func.func @main() {{
      "programs (1)"),
     ('%r = "interpreter.run_parallel"(%c) {infeed = [@two], programs = [[@f]]} '
      ': (tensor<i32>) -> tensor<i32>',
-     "Function two should return 1 tensor but returns 2"),
+     'Function "two" should return 1 tensor but returns 2'),
     ('%r = "interpreter.run_parallel"(%c) {infeed = [], programs = [[@f]]} '
      ': (tensor<i32>) -> tensor<i32>',
      "infeed attribute is optional or should not be empty"),

@@ -79,7 +79,7 @@ def run_parallel_error(op: Operation, functions: dict[str, Operation]) -> str | 
         for name in replica:
             func = functions.get(name)
             if func is None:
-                return f"Function {name} not found"
+                return f"Function {StringAttr(name)} not found"
             ftype: FunctionType = func.attr("function_type").value
             num_args += len(ftype.inputs)
             num_results += len(ftype.results)
@@ -98,13 +98,14 @@ def run_parallel_error(op: Operation, functions: dict[str, Operation]) -> str | 
         for name in names:
             func = functions.get(name)
             if func is None:
-                return f"Function {name} not found"
+                return f"Function {StringAttr(name)} not found"
             results = func.attr("function_type").value.results
             if len(results) != 1:
-                return f"Function {name} should return 1 tensor but returns {len(results)}"
+                return (f"Function {StringAttr(name)} should return 1 tensor but returns "
+                        f"{len(results)}")
             if not isinstance(results[0], TensorType):
-                return (f"Function {name} should return a tensor type, but instead returns "
-                        f"{results[0]}")
+                return (f"Function {StringAttr(name)} should return a tensor type, but instead "
+                        f"returns '{results[0]}'")
     return None
 
 
