@@ -71,6 +71,9 @@ class Interpreter:
         self.module = module
         self.ctx = Context(self, stdout, process, options)
         self.frame: dict[Value, Any] = {}
+        # Set by interpreter.run_parallel: once another process failed, this one stops at its
+        # next region entry (e.g. the next loop iteration) instead of computing on.
+        self.stop: threading.Event | None = None
         self._plans: dict[int, _BlockPlan] = {}
         self._symbols = {
             op.attr("sym_name").value: op
@@ -103,6 +106,8 @@ class Interpreter:
         if plan is None:
             plan = self._plan_block(region.entry)
             self._plans[id(region)] = plan
+        if self.stop is not None and self.stop.is_set():
+            raise _Abort("stopped: another process failed")
         frame = self.frame
         for arg, value in zip(plan.arguments, args, strict=False):
             frame[arg] = value
