@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from ..interpreter.engine import Context, EvaluationError, Interpreter
-from ..interpreter.processes import DEFAULT_TIMEOUT, Process, ProcessAborted, ProcessGrid, ProcessId
+from ..interpreter.engine import Context, EvaluationError, Interpreter, _Abort
+from ..interpreter.processes import DEFAULT_TIMEOUT, Process, ProcessGrid, ProcessId
 from ..ir.attributes import ArrayAttr, StringAttr, SymbolRefAttr
 from ..ir.core import Operation
 from ..ir.diagnostics import Diagnostic, ShloError
@@ -189,9 +189,10 @@ def _run_process(parent: Interpreter, process: Process, func: Operation, args: l
     interpreter = Interpreter(parent.module, stdout=ctx.stdout, process=process,
                               options=ctx.options)
     interpreter.source = parent.source  # diagnostics quote the same file and lines
+    interpreter.stop = process.grid.stop
     try:
         results[index] = interpreter.call(func, args)
-    except ProcessAborted:
+    except _Abort:  # released (ProcessAborted) or stopped after another process failed
         pass
     except (Diagnostic, ShloError) as e:
         process.grid.abort(process.id, e)

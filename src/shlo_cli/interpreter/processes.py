@@ -74,6 +74,7 @@ class ProcessGrid:
         self._channels: dict[int, deque[_Message]] = {}
         self.failure: tuple[ProcessId, BaseException] | None = None
         self.finished: set[ProcessId] = set()
+        self.stop = threading.Event()  # set on the first failure; interpreters check it
         self._waiting: dict[ProcessId, tuple[str, Callable[[], bool]]] = {}
         self._all = frozenset(ProcessId(r, p) for r in range(num_replicas)
                               for p in range(num_partitions))
@@ -108,6 +109,7 @@ class ProcessGrid:
         with self._cond:
             if self.failure is None:
                 self.failure = (process, error)
+            self.stop.set()
             self._cond.notify_all()
 
     def finish(self, process: ProcessId) -> None:
