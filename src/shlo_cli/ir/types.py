@@ -6,7 +6,7 @@ interpreter can compare them cheaply. Every type prints itself in MLIR syntax vi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import ml_dtypes
@@ -79,11 +79,17 @@ class TensorType(Type):
     shape: tuple[int, ...]
     element: Type
     encoding: Attribute | None = None
+    # The printed text, made once: the parser shares type objects, so printing repeats.
+    _text: str | None = field(default=None, init=False, compare=False, hash=False, repr=False)
 
     def __str__(self) -> str:
-        dims = "".join(("?" if d == DYNAMIC else str(d)) + "x" for d in self.shape)
-        enc = f", {self.encoding}" if self.encoding is not None else ""
-        return f"tensor<{dims}{self.element}{enc}>"
+        text = self._text
+        if text is None:
+            dims = "".join(("?" if d == DYNAMIC else str(d)) + "x" for d in self.shape)
+            enc = f", {self.encoding}" if self.encoding is not None else ""
+            text = f"tensor<{dims}{self.element}{enc}>"
+            object.__setattr__(self, "_text", text)
+        return text
 
     @property
     def rank(self) -> int:
@@ -142,12 +148,18 @@ class TupleType(Type):
 class FunctionType(Type):
     inputs: tuple[Type, ...]
     results: tuple[Type, ...]
+    _text: str | None = field(default=None, init=False, compare=False, hash=False, repr=False)
 
     def __str__(self) -> str:
-        ins = "(" + ", ".join(map(str, self.inputs)) + ")"
-        if len(self.results) == 1 and not isinstance(self.results[0], FunctionType):
-            return f"{ins} -> {self.results[0]}"
-        return f"{ins} -> (" + ", ".join(map(str, self.results)) + ")"
+        text = self._text
+        if text is None:
+            ins = "(" + ", ".join(map(str, self.inputs)) + ")"
+            if len(self.results) == 1 and not isinstance(self.results[0], FunctionType):
+                text = f"{ins} -> {self.results[0]}"
+            else:
+                text = f"{ins} -> (" + ", ".join(map(str, self.results)) + ")"
+            object.__setattr__(self, "_text", text)
+        return text
 
 
 @dataclass(frozen=True, slots=True)
