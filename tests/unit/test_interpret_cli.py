@@ -204,3 +204,15 @@ def test_runtime_error_in_later_chunk_quotes_its_line(tmp_path: Path,
         f"{tmp_path / 't.mlir'}:12:3: error: check.expect_eq_const failed: Element values "
         "don't match: 1 (actual) vs 7 (expected) at index [0]",
         "  check.expect_eq_const %x, dense<[7, 2]> : tensor<2xi32>"]
+
+
+def test_python_api_accepts_paths_and_modules(tmp_path: Path) -> None:
+    from shlo_cli.ir.parser import parse_source
+
+    path = tmp_path / "add.mlir"
+    path.write_text(ADD)
+    inputs = (np.array([1, 2], np.int32), np.array([3, 4], np.int32))
+    [from_path] = shlo_cli.interpret(path, *inputs)
+    [from_module] = shlo_cli.interpret(parse_source(ADD), *inputs)
+    assert from_path.tolist() == from_module.tolist() == [4, 6]
+    assert shlo_cli.interpret("// nothing to run\n") == []
