@@ -172,14 +172,15 @@ def summarize(results: Sequence[dict[str, Any]], suites: Sequence[Suite]) -> str
     return "\n".join(lines)
 
 
+def _path(result: dict[str, Any]) -> str:
+    """`interpret :: add.mlir` -> `interpret/add.mlir` (relative to the conformance root)."""
+    suite_name, path = result["name"].split(" :: ", 1)
+    return f"{suite_name}/{path}"
+
+
 def failing_paths(results: Sequence[dict[str, Any]]) -> list[str]:
     """Conformance-root-relative paths of the tests that currently fail."""
-    out = []
-    for result in results:
-        if result["code"] in FAILING_CODES:
-            suite_name, path = result["name"].split(" :: ", 1)
-            out.append(f"{suite_name}/{path}")
-    return out
+    return [_path(result) for result in results if result["code"] in FAILING_CODES]
 
 
 def run(root: Path, suites: Sequence[Suite], jobs: int, update_xfail: bool,
@@ -207,8 +208,8 @@ def run(root: Path, suites: Sequence[Suite], jobs: int, update_xfail: bool,
     print(summarize(results, suites))
     print(f"wall time {wall:.1f}s with lit -j{jobs}")
     if update_xfail:
-        ran = {s.name for s in suites}
-        kept = [p for p in read_xfails() if p.split("/", 1)[0] not in ran]
+        ran = {_path(result) for result in results}  # tests not run keep their entry
+        kept = [p for p in read_xfails() if p not in ran]
         write_xfails(kept + failing_paths(results))
         print(f"rewrote {XFAIL_FILE.relative_to(REPO)}")
         return 0
