@@ -95,3 +95,27 @@ def test_complex_square_lowering_matches_direct_evaluation() -> None:
     printed, direct, lowered = _run_both(text, z)
     assert "chlo." not in printed
     np.testing.assert_array_equal(lowered[0], direct[0])
+
+
+def test_real_inverse_functions_lower_to_formulas_close_to_direct() -> None:
+    t = "tensor<6xf32>"
+    ops = ["acos", "asin", "atan", "atanh", "acosh", "asinh"]
+    body = "".join(f"  %{i} = chlo.{op} %a : {t} -> {t}\n" for i, op in enumerate(ops))
+    results = ", ".join(f"%{i}" for i in range(len(ops)))
+    text = (f"func.func @main(%a: {t}) -> ({', '.join([t] * len(ops))}) {{\n{body}"
+            f"  return {results} : {', '.join([t] * len(ops))}\n}}\n")
+    a = np.array([-1.0, -0.5, 1e-20, 0.75, 1.0, 3.0e30], np.float32)
+    printed, direct, lowered = _run_both(text, a)
+    assert "chlo." not in printed
+    assert lowered[0][0] == np.float32(np.pi)  # acos(-1), where 2 atan2(0, 0) would be 0
+    for got, want in zip(lowered, direct, strict=True):
+        np.testing.assert_allclose(got, want, rtol=4e-7)
+
+
+def test_f16_formulas_run_in_f32() -> None:
+    t = "tensor<2xf16>"
+    text = (f"func.func @main(%a: {t}) -> {t} {{\n"
+            f"  %0 = chlo.acosh %a : {t} -> {t}\n  return %0 : {t}\n}}\n")
+    printed, direct, lowered = _run_both(text, np.array([1.5, 3.0], np.float16))
+    assert "stablehlo.convert %arg0 : (tensor<2xf16>) -> tensor<2xf32>" in printed
+    np.testing.assert_array_equal(lowered[0], direct[0])

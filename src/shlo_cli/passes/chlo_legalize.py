@@ -1,23 +1,25 @@
 """`--chlo-legalize-to-stablehlo` and `--chlo-pre-serialization-pipeline`.
 
-Rewrites CHLO ops into StableHLO as upstream's ChloLegalizeToStablehlo does where the
+Rewrites CHLO ops into StableHLO following upstream's CHLO decomposition patterns where the
 rewrite is short: broadcasting binary ops become `broadcast_in_dim` of the operands plus the
 StableHLO op, `constant` becomes `stablehlo.constant`, `tan` becomes `stablehlo.tan`,
-`square` a `multiply` (complex: the real/imag product formulas), real `cosh`/`sinh`
-upstream's exp formulas (in f32 for f16/bf16), `conj` a `complex(real, -imag)`, the
-`is_*inf` predicates compare against infinity, `top_k` a stable sort with iota indices and
-two slices, `constant_like` a splat constant.
+`square` a `multiply` (complex: the real/imag product formulas), `conj` a
+`complex(real, -imag)`, the `is_*inf` predicates compare against infinity, `top_k` a stable
+sort with iota indices and two slices, `constant_like` a splat constant; for real operands
+asin, acos, atan, atanh, acosh, asinh, cosh and sinh become upstream's formulas (f16/bf16
+computed in f32, as XLA evaluates them).
 
-Kept as CHLO ops (the interpreter evaluates them directly, accurately): the math functions
-upstream expands into long polynomial sequences (acos, acosh, asin, asinh, atan, atanh,
-lgamma, digamma, erf, erfc, erf_inv, bessel_i1e, polygamma, zeta, next_after, complex
-cosh/sinh), `mulhi`, `ragged_dot` and `scan`.
+Kept as CHLO ops (the interpreter evaluates them directly, accurately): the complex
+variants of those math functions (upstream's Hull et al. expansions), lgamma, digamma, erf,
+erfc, erf_inv, bessel_i1e, polygamma, zeta, next_after, mulhi, ragged_dot and scan.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
+import ml_dtypes
 import numpy as np
 
 from ..dialects import registry
@@ -300,6 +302,108 @@ def _constant_like(rw: Rewriter) -> list[Value] | None:
     if not _static(result) or not isinstance(value, (FloatAttr, IntegerAttr)):
         return None
     return [rw.constant(value.value, result)]  # type: ignore[arg-type]
+
+
+class Real:
+    """Shorthand for building real-valued StableHLO expressions of one tensor type."""
+
+    def __init__(self, rw: Rewriter, t: TensorType) -> None:
+        self.rw, self.t = rw, t
+        self.pred = TensorType(t.shape, BOOL)
+
+    def __call__(self, name: str, *args: Value) -> Value:
+        return self.rw.create(f"stablehlo.{name}", list(args), self.t)
+
+    def const(self, value: float) -> Value:
+        return self.rw.constant(value, self.t)
+
+    def compare(self, direction: str, lhs: Value, rhs: Value) -> Value:
+        return self.rw.compare(direction, lhs, rhs, self.pred)
+
+    def select(self, cond: Value, a: Value, b: Value) -> Value:
+        return self.rw.create("stablehlo.select", [cond, a, b], self.t)
+
+    def max_finite(self) -> Value:
+        return self.const(float(ml_dtypes.finfo(numpy_dtype(self.t.element)).max))
+
+
+def _real_pattern(fn: Callable[[Value, Real], Value]) -> Pattern:
+    """A rewrite of a real (float) operand; f16/bf16 are computed in f32 and converted
+    back, as XLA evaluates them (step-by-step rounding to 11 or 8 bits loses too much)."""
+
+    def rewrite(rw: Rewriter) -> list[Value] | None:
+        return _with_upcast(rw, lambda r, x, t: fn(x, Real(r, t)))
+
+    rewrite.__doc__ = fn.__doc__
+    return rewrite
+
+
+@pattern("chlo.asin")
+@_real_pattern
+def _asin(x: Value, e: Real) -> Value:
+    """Real asin(x) = 2 atan2(x, 1 + sqrt((1 - x)(1 + x)))."""
+    one = e.const(1.0)
+    root = e("sqrt", e("multiply", e("subtract", one, x), e("add", one, x)))
+    return e("multiply", e.const(2.0), e("atan2", x, e("add", one, root)))
+
+
+@pattern("chlo.acos")
+@_real_pattern
+def _acos(x: Value, e: Real) -> Value:
+    """Real acos(x) = 2 atan2(sqrt((1 - x)(1 + x)), 1 + x), and pi at x = -1 (where the
+    formula gives 2 atan2(0, 0) = 0)."""
+    one = e.const(1.0)
+    one_plus_x = e("add", one, x)
+    root = e("sqrt", e("multiply", e("subtract", one, x), one_plus_x))
+    value = e("multiply", e.const(2.0), e("atan2", root, one_plus_x))
+    return e.select(e.compare("NE", x, e.const(-1.0)), value, e.const(math.pi))
+
+
+@pattern("chlo.atan")
+@_real_pattern
+def _atan(x: Value, e: Real) -> Value:
+    """Real atan(x) = atan2(x, 1)."""
+    return e("atan2", x, e.const(1.0))
+
+
+@pattern("chlo.atanh")
+@_real_pattern
+def _atanh(x: Value, e: Real) -> Value:
+    """Real atanh(x) = (log1p(x) - log1p(-x)) / 2 for |x| <= 1, NaN beyond."""
+    value = e("multiply", e("subtract", e("log_plus_one", x),
+                            e("log_plus_one", e("negate", x))), e.const(0.5))
+    outside = e.compare("GT", e("abs", x), e.const(1.0))
+    return e.select(outside, e.const(float("nan")), value)
+
+
+@pattern("chlo.acosh")
+@_real_pattern
+def _acosh(x: Value, e: Real) -> Value:
+    """Real acosh(x) = log(x + sqrt((x + 1)(x - 1))); log(2) + log(x) where x^2 would
+    overflow; NaN for x < -1."""
+    one, minus_one = e.const(1.0), e.const(-1.0)
+    big = e.compare("GE", x, e("sqrt", e.max_finite()))
+    large = e("add", e("log", x), e("log", e.const(2.0)))
+    root = e("sqrt", e("multiply", e("add", one, x), e("add", minus_one, x)))
+    regular = e("log", e("add", x, root))
+    value = e.select(big, large, regular)
+    return e.select(e.compare("LT", x, minus_one), e.const(float("nan")), value)
+
+
+@pattern("chlo.asinh")
+@_real_pattern
+def _asinh(x: Value, e: Real) -> Value:
+    """Real asinh(x) = sign(x) log(|x| + sqrt(x^2 + 1)), as log(2) + log|x| where x^2 would
+    overflow and log1p(|x| + x^2 / (1 + sqrt(x^2 + 1))) for |x| <= 1."""
+    one = e.const(1.0)
+    a = e("abs", x)
+    root = e("sqrt", e("add", e("multiply", a, a), one))
+    large = e("add", e("log", a), e("log", e.const(2.0)))
+    small = e("log_plus_one", e("add", a, e("multiply", a, e("divide", a, e("add", one, root)))))
+    regular = e("log", e("add", a, root))
+    value = e.select(e.compare("GE", a, e("sqrt", e.max_finite())), large,
+                     e.select(e.compare("LE", a, one), small, regular))
+    return e("multiply", e("sign", x), value)
 
 
 @pattern("chlo.is_inf", "chlo.is_pos_inf", "chlo.is_neg_inf")
