@@ -183,6 +183,12 @@ def failing_paths(results: Sequence[dict[str, Any]]) -> list[str]:
     return [_path(result) for result in results if result["code"] in FAILING_CODES]
 
 
+def updated_xfails(old: Iterable[str], results: Sequence[dict[str, Any]]) -> list[str]:
+    """The xfail list after a run: this run's failures, plus old entries it did not run."""
+    ran = {_path(result) for result in results}
+    return sorted({p for p in old if p not in ran} | set(failing_paths(results)))
+
+
 def run(root: Path, suites: Sequence[Suite], jobs: int, update_xfail: bool,
         extra_lit_args: Sequence[str]) -> int:
     exec_roots = [str(write_site_config(s, root)) for s in suites]
@@ -208,9 +214,7 @@ def run(root: Path, suites: Sequence[Suite], jobs: int, update_xfail: bool,
     print(summarize(results, suites))
     print(f"wall time {wall:.1f}s with lit -j{jobs}")
     if update_xfail:
-        ran = {_path(result) for result in results}  # tests not run keep their entry
-        kept = [p for p in read_xfails() if p not in ran]
-        write_xfails(kept + failing_paths(results))
+        write_xfails(updated_xfails(read_xfails(), results))
         print(f"rewrote {XFAIL_FILE.relative_to(REPO)}")
         return 0
     return completed.returncode

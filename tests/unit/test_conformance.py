@@ -52,6 +52,17 @@ def test_summary_and_failing_paths() -> None:
     assert conformance.failing_paths(results) == ["interpret/b.mlir", "testdata/sub/c.mlir"]
 
 
+def test_update_keeps_entries_of_tests_not_run() -> None:
+    results = [
+        {"name": "interpret :: fixed.mlir", "code": "XPASS"},
+        {"name": "interpret :: broken.mlir", "code": "FAIL"},
+        {"name": "interpret :: still.mlir", "code": "XFAIL"},
+    ]
+    old = ["interpret/fixed.mlir", "interpret/still.mlir", "testdata/other.mlir"]
+    assert conformance.updated_xfails(old, results) == [
+        "interpret/broken.mlir", "interpret/still.mlir", "testdata/other.mlir"]
+
+
 @pytest.fixture
 def tiny_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A conformance root with one testdata suite, built under tmp_path."""
