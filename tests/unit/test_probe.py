@@ -141,7 +141,7 @@ def test_unsafe_probe_ids_are_refused(tmp_path: Path, capsys: pytest.CaptureFixt
     code, _, err = run(tmp_path, capsys, probe_program("[1]", "tensor<1xi32>", probe_id),
                        probe_output_dir=str(out_dir))
     assert code == 1
-    assert "error: invalid probe_id" in err
+    assert "error: interpreter.probe failed: invalid probe_id" in err
     assert "Traceback" not in err
     assert list(out_dir.iterdir()) == []
     assert [p.name for p in work.iterdir()] == ["probes"]
@@ -151,7 +151,7 @@ def test_probe_needs_an_output_directory(tmp_path: Path,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(tmp_path, capsys, probe_program("[1]", "tensor<1xi32>"))
     assert code == 1
-    assert "Probe serialization directory cannot be empty." in err
+    assert "interpreter.probe failed: Probe serialization directory cannot be empty." in err
 
 
 def test_probes_in_parallel_processes_share_one_numbering(

@@ -308,12 +308,20 @@ def _print_probe(pr: Any, op: Operation) -> None:
            syntax=Custom(_parse_probe, _print_probe))
 def probe(operand: np.ndarray, *, probe_id: str, op: Operation, ctx: Context) -> np.ndarray:
     """Serializes operand for later inspection and returns it unchanged."""
+    try:
+        serialize_probe(np.asarray(operand), op.operands[0].type, probe_id, ctx)
+    except EvaluationError as e:  # worded like upstream's fallback failures
+        raise EvaluationError(f"{op.name} failed: {e}") from None
+    return operand
+
+
+def serialize_probe(value: np.ndarray, type: TensorType, probe_id: str, ctx: Context) -> None:
+    """Write `<dir>/probe<N>.npy`, then append its record to `<dir>/index.csv`."""
     check_probe_id(probe_id)
     directory = str(ctx.options.get("probe_output_dir") or "")
     if not directory:
         raise EvaluationError("Probe serialization directory cannot be empty.")
-    type = op.operands[0].type
-    contents = numpy_file_bytes(np.asarray(operand), type)
+    contents = numpy_file_bytes(value, type)
     number = _next_probe_number(ctx)
     with _probe_lock:
         try:
@@ -331,5 +339,4 @@ def probe(operand: np.ndarray, *, probe_id: str, op: Operation, ctx: Context) ->
             _write_atomically(directory, INDEX_FILE, previous + line)
         except OSError:
             raise EvaluationError("Failed to open instrumentation metadata file.") from None
-    return operand
 
