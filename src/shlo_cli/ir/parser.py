@@ -414,7 +414,15 @@ class Parser:
     def parse_operation(self) -> Operation:
         start = self.tok
         result_names: list[tuple[str, int, Token]] = []
+        num_results = 0
         if start.kind == PERCENT:
+            after = self.peek_next()
+            if after.text == "=" and after.kind == PUNCT:  # the common `%name = ` prefix
+                self.advance()
+                self.advance()
+                result_names.append((start.text, 1, start))
+                num_results = 1
+        if start.kind == PERCENT and not result_names:
             while True:
                 tok = self.tok
                 if tok.kind != PERCENT:
@@ -427,9 +435,10 @@ class Parser:
                 if not self.accept(","):
                     break
             self.expect("=", "after SSA name")
-        num_results = sum(c for _, c, _ in result_names)
+            num_results = sum(c for _, c, _ in result_names)
         name_tok = self.tok
-        location = self.location_here(name_tok)
+        line, col = self.source.position(name_tok.start)
+        location = Location(self.source.name, line, col)
         if name_tok.kind == STRING:
             op = self.parse_generic_operation(location)
         elif name_tok.kind == BARE:
