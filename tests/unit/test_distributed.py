@@ -548,3 +548,31 @@ def test_reduce_scatter_reduces_in_the_promoted_result_type(
     assert (code, err) == (0, "")
     assert out.splitlines() == ["dense<[21, 32]> : tensor<2xi64>",
                                 "dense<[5, 12]> : tensor<2xi64>"]
+
+
+def test_a_process_in_no_group_is_a_diagnostic(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    text = """
+func.func @g(%x: tensor<1xi64>) -> tensor<2xi64> {
+  %r = "stablehlo.all_gather"(%x) {all_gather_dim = 0 : i64,
+    replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<1xi64>) -> tensor<2xi64>
+  return %r : tensor<2xi64>
+}
+func.func @main() {
+  %v = stablehlo.constant dense<[1]> : tensor<1xi64>
+  %r:3 = "interpreter.run_parallel"(%v, %v, %v) {programs = [[@g], [@g], [@g]]}
+    : (tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> (tensor<2xi64>, tensor<2xi64>, tensor<2xi64>)
+  func.return
+}
+"""
+    code, _, err = run(tmp_path, capsys, text)
+    assert code == 1
+    assert "error: Failed to find process group with process_id: (2, 0)" in err
+    assert err.count("error:") == 1
+
+
+def test_the_infeed_queue_is_shared_by_the_grid(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    text = INFEED_EMPTY.replace("infeed = [@one]", "infeed = [@one, @one]")
+    code, _, err = run(tmp_path, capsys, text)
+    assert (code, err) == (0, "")
