@@ -119,3 +119,16 @@ def test_f16_formulas_run_in_f32() -> None:
     printed, direct, lowered = _run_both(text, np.array([1.5, 3.0], np.float16))
     assert "stablehlo.convert %arg0 : (tensor<2xf16>) -> tensor<2xf32>" in printed
     np.testing.assert_array_equal(lowered[0], direct[0])
+
+
+def test_lanczos_lgamma_and_digamma_lowerings() -> None:
+    t = "tensor<7xf64>"
+    text = (f"func.func @main(%a: {t}) -> ({t}, {t}) {{\n"
+            f"  %0 = chlo.lgamma %a : {t} -> {t}\n  %1 = chlo.digamma %a : {t} -> {t}\n"
+            f"  return %0, %1 : {t}, {t}\n}}\n")
+    a = np.array([-2.5, 0.25, 1.5, 10.0, 100.0, -3.0, np.inf])
+    printed, direct, lowered = _run_both(text, a)
+    assert "chlo." not in printed
+    np.testing.assert_allclose(lowered[0], direct[0], rtol=1e-12)
+    np.testing.assert_allclose(lowered[1][:5], direct[1][:5], rtol=1e-10)
+    assert np.isnan(lowered[1][5]) and lowered[0][5] == np.inf and lowered[0][6] == np.inf

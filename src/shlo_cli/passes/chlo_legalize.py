@@ -7,11 +7,12 @@ StableHLO op, `constant` becomes `stablehlo.constant`, `tan` becomes `stablehlo.
 `complex(real, -imag)`, the `is_*inf` predicates compare against infinity, `top_k` a stable
 sort with iota indices and two slices, `constant_like` a splat constant; for real operands
 asin, acos, atan, atanh, acosh, asinh, cosh and sinh become upstream's formulas (f16/bf16
-computed in f32, as XLA evaluates them).
+computed in f32, as XLA evaluates them); lgamma and digamma become XLA's Lanczos
+approximation.
 
 Kept as CHLO ops (the interpreter evaluates them directly, accurately): the complex
-variants of those math functions (upstream's Hull et al. expansions), lgamma, digamma, erf,
-erfc, erf_inv, bessel_i1e, polygamma, zeta, next_after, mulhi, ragged_dot and scan.
+variants of those math functions (upstream's Hull et al. expansions), erf, erfc, erf_inv,
+bessel_i1e, polygamma, zeta, next_after, mulhi, ragged_dot and scan.
 """
 
 from __future__ import annotations
@@ -23,6 +24,13 @@ import ml_dtypes
 import numpy as np
 
 from ..dialects import registry
+from ..dialects.chlo.special_math import (
+    LANCZOS_BASE,
+    LANCZOS_COEFFICIENTS,
+    LANCZOS_GAMMA,
+    LOG_PI,
+    LOG_SQRT_TWO_PI,
+)
 from ..ir.attributes import (
     BoolAttr,
     DenseArrayAttr,
@@ -404,6 +412,73 @@ def _asinh(x: Value, e: Real) -> Value:
     value = e.select(e.compare("GE", a, e("sqrt", e.max_finite())), large,
                      e.select(e.compare("LE", a, one), small, regular))
     return e("multiply", e("sign", x), value)
+
+
+def _lanczos_log_t(e: Real, z: Value) -> tuple[Value, Value]:
+    """t = z + g + 1/2 and log(t) = log(g + 1/2) + log1p(z / (g + 1/2))."""
+    g_half = LANCZOS_GAMMA + 0.5
+    t = e("add", e.const(g_half), z)
+    log_t = e("add", e.const(math.log(g_half)), e("log_plus_one", e("divide", z, e.const(g_half))))
+    return t, log_t
+
+
+def _reflect_argument(x: Value, e: Real) -> tuple[Value, Value]:
+    """x < 1/2 uses the reflection formula on z = -x; otherwise z = x - 1."""
+    reflect = e.compare("LT", x, e.const(0.5))
+    z = e.select(reflect, e("negate", x), e("subtract", x, e.const(1.0)))
+    return reflect, z
+
+
+@pattern("chlo.lgamma")
+@_real_pattern
+def _lgamma(x: Value, e: Real) -> Value:
+    """Lanczos approximation (g = 7, 9 terms) as XLA: log y = log sqrt(2 pi) +
+    (z + 1/2 - t / log t) log t + log(series); for x < 1/2 the reflection
+    log pi - log|sin(pi x)| - log y; +inf at poles and at +-inf."""
+    reflect, z = _reflect_argument(x, e)
+    series = e.const(LANCZOS_BASE)
+    for i, c in enumerate(LANCZOS_COEFFICIENTS):
+        series = e("add", series, e("divide", e.const(c), e("add", z, e.const(i + 1.0))))
+    t, log_t = _lanczos_log_t(e, z)
+    log_y = e("add", e("add", e.const(LOG_SQRT_TWO_PI),
+                       e("multiply", e("subtract", e("add", z, e.const(0.5)),
+                                       e("divide", t, log_t)), log_t)),
+              e("log", series))
+    abs_x = e("abs", x)
+    frac = e("subtract", abs_x, e("floor", abs_x))
+    reduced = e.select(e.compare("GT", frac, e.const(0.5)), e("subtract", e.const(1.0), frac),
+                       frac)
+    denom = e("log", e("sine", e("multiply", e.const(math.pi), reduced)))
+    finite = e.rw.create("stablehlo.is_finite", [denom], e.pred)
+    reflection = e.select(finite, e("subtract", e("subtract", e.const(LOG_PI), denom), log_y),
+                          e("negate", denom))
+    result = e.select(reflect, reflection, log_y)
+    infinite = e.compare("EQ", abs_x, e.const(math.inf))
+    return e.select(infinite, e.const(math.inf), result)
+
+
+@pattern("chlo.digamma")
+@_real_pattern
+def _digamma(x: Value, e: Real) -> Value:
+    """Derivative of the Lanczos lgamma: log t + num / denom - g / t; for x < 1/2 the
+    reflection y - pi cos(pi x) / sin(pi x); NaN at non-positive integers."""
+    reflect, z = _reflect_argument(x, e)
+    num, denom = e.const(0.0), e.const(LANCZOS_BASE)
+    for i, c in enumerate(LANCZOS_COEFFICIENTS):
+        shifted = e("add", z, e.const(i + 1.0))
+        num = e("subtract", num, e("divide", e.const(c), e("multiply", shifted, shifted)))
+        denom = e("add", denom, e("divide", e.const(c), shifted))
+    t, log_t = _lanczos_log_t(e, z)
+    y = e("subtract", e("add", log_t, e("divide", num, denom)),
+          e("divide", e.const(LANCZOS_GAMMA), t))
+    reduced = e("add", x, e("abs", e("floor", e("add", x, e.const(0.5)))))
+    angle = e("multiply", e.const(math.pi), reduced)
+    reflection = e("subtract", y, e("divide", e("multiply", e.const(math.pi), e("cosine", angle)),
+                                    e("sine", angle)))
+    result = e.select(reflect, reflection, y)
+    pole = e.rw.create("stablehlo.and", [e.compare("LE", x, e.const(0.0)),
+                                         e.compare("EQ", x, e("floor", x))], e.pred)
+    return e.select(pole, e.const(math.nan), result)
 
 
 @pattern("chlo.is_inf", "chlo.is_pos_inf", "chlo.is_neg_inf")
