@@ -1,17 +1,22 @@
 """`dynamic_conv` (convolution whose padding is an operand) and `dynamic_iota` (iota whose
-shape is an operand).
+shape is an operand), and run-time specialisation of `?` result dimensions.
 
-Both take their sizes from run-time values, so a result type with `?` dimensions is
-resolved here; the convolution itself is dot_conv's kernel.
+Both ops take their sizes from run-time values, so a result type with `?` dimensions is
+resolved here; the convolution itself is dot_conv's kernel. A binding hook does the same for
+`convolution` and `reduce_window` results declared with `?` dimensions (programs exported
+with shape polymorphism), whose kernels otherwise read the result shape from the type.
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ...interpreter.engine import EvaluationError
+from ...interpreter.engine import BIND_HOOKS, EvaluationError
+from ...ir.core import Operation
 from ...ir.types import TensorType, Type
 from ..asm import Format
 from ..registry import define_op
@@ -85,3 +90,41 @@ def dynamic_iota(output_shape: np.ndarray, *, iota_dimension: int,
     else:
         static = result_type
     return iota(iota_dimension=iota_dimension, result_type=static)
+
+
+# ---- `?` result dimensions of ops whose kernels read the result shape ------------------------
+
+
+def _is_dynamic(t: Type) -> bool:
+    return isinstance(t, TensorType) and not t.is_static
+
+
+def bind_dynamic_results(op: Operation, opdef: Any,
+                         kwargs: dict[str, Any]) -> Callable[..., Any] | None:
+    """The engine hook: infer `?` result dimensions from the operands at run time."""
+    if not any(_is_dynamic(r.type) for r in op.results) or opdef.evaluate is None:
+        return None
+    if op.name == "stablehlo.reduce_window" and "result_types" in kwargs:
+        # Without result types the kernel derives the window counts itself.
+        return functools.partial(opdef.evaluate, **{**kwargs, "result_types": ()})
+    if op.name == "stablehlo.convolution":
+        rest = {k: v for k, v in kwargs.items() if k != "result_type"}
+        result_type = op.results[0].type
+
+        def convolution_kernel(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+            spatial = lhs.ndim - 2
+            padding = rest.get("padding")
+            pads = (np.asarray(padding, dtype=np.int64).reshape(spatial, 2)
+                    if padding is not None else np.zeros((spatial, 2), np.int64))
+            shape = conv_result_shape(lhs.shape, rhs.shape, pads, rest.get("window_strides"),
+                                      rest.get("lhs_dilation"), rest.get("rhs_dilation"),
+                                      rest.get("dimension_numbers"),
+                                      rest.get("batch_group_count"))
+            return opdef.evaluate(lhs, rhs, result_type=result_type.with_shape(shape), **rest)
+
+        return convolution_kernel
+    return None
+
+
+if not any(getattr(h, "__qualname__", "") == "bind_dynamic_results" for h in BIND_HOOKS):
+    BIND_HOOKS.append(bind_dynamic_results)

@@ -1,0 +1,61 @@
+"""dynamic_conv, dynamic_iota, and `?` result dimensions resolved at run time."""
+# ruff: noqa: E501  (MLIR test programs keep upstream line lengths)
+
+from __future__ import annotations
+
+import numpy as np
+
+from shlo_cli.interpreter.engine import Interpreter
+from shlo_cli.ir.parser import parse_source
+from shlo_cli.ir.printer import print_module
+
+
+def _run(text: str, *args: np.ndarray) -> list[np.ndarray]:
+    module = parse_source(text)
+    interpreter = Interpreter(module)
+    return interpreter.call(interpreter.lookup_function("main"), list(args))
+
+
+CONV_ATTRS = "dimension_numbers = #stablehlo.conv<[b, 0, f]x[0, i, o]->[b, 0, f]>, feature_group_count = 1 : i64, batch_group_count = 1 : i64"
+
+
+def test_dynamic_conv_equals_convolution_with_that_padding() -> None:
+    text = f"""func.func @main(%x: tensor<1x5x1xi32>, %k: tensor<3x1x1xi32>, %p: tensor<1x2xi64>) -> (tensor<1x?x1xi32>, tensor<1x6x1xi32>) {{
+  %0 = "stablehlo.dynamic_conv"(%x, %k, %p) {{window_strides = array<i64: 1>, {CONV_ATTRS}}} : (tensor<1x5x1xi32>, tensor<3x1x1xi32>, tensor<1x2xi64>) -> tensor<1x?x1xi32>
+  %1 = stablehlo.convolution(%x, %k) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {{pad = [[2, 1]]}} {{batch_group_count = 1 : i64, feature_group_count = 1 : i64}} : (tensor<1x5x1xi32>, tensor<3x1x1xi32>) -> tensor<1x6x1xi32>
+  return %0, %1 : tensor<1x?x1xi32>, tensor<1x6x1xi32>
+}}"""
+    x = np.arange(1, 6, dtype=np.int32).reshape(1, 5, 1)
+    k = np.array([1, 10, 100], np.int32).reshape(3, 1, 1)
+    dynamic, static = _run(text, x, k, np.array([[2, 1]], np.int64))
+    assert dynamic.shape == (1, 6, 1)
+    np.testing.assert_array_equal(dynamic, static)
+    assert dynamic[0, :, 0].tolist() == [100, 210, 321, 432, 543, 54]
+
+
+def test_dynamic_iota_takes_shape_from_operand() -> None:
+    text = """func.func @main(%s: tensor<2xi64>) -> tensor<?x?xi32> {
+  %0 = stablehlo.dynamic_iota %s, dim = 1 : (tensor<2xi64>) -> tensor<?x?xi32>
+  return %0 : tensor<?x?xi32>
+}"""
+    (out,) = _run(text, np.array([2, 3], np.int64))
+    assert out.tolist() == [[0, 1, 2], [0, 1, 2]]
+    printed = print_module(parse_source(text))
+    assert "stablehlo.dynamic_iota %arg0, dim = 1 : (tensor<2xi64>) -> tensor<?x?xi32>" in printed
+
+
+def test_convolution_and_reduce_window_with_dynamic_results() -> None:
+    text = """func.func @main(%x: tensor<?x4x1xf32>, %k: tensor<2x1x1xf32>) -> (tensor<?x3x1xf32>, tensor<?x2x1xf32>) {
+  %0 = stablehlo.convolution(%x, %k) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x4x1xf32>, tensor<2x1x1xf32>) -> tensor<?x3x1xf32>
+  %init = stablehlo.constant dense<0.0> : tensor<f32>
+  %1 = "stablehlo.reduce_window"(%x, %init) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {window_dimensions = array<i64: 1, 2, 1>, window_strides = array<i64: 1, 2, 1>} : (tensor<?x4x1xf32>, tensor<f32>) -> tensor<?x2x1xf32>
+  return %0, %1 : tensor<?x3x1xf32>, tensor<?x2x1xf32>
+}"""
+    x = np.arange(8, dtype=np.float32).reshape(2, 4, 1)
+    conv, pooled = _run(text, x, np.ones((2, 1, 1), np.float32))
+    assert conv.shape == (2, 3, 1) and conv[1, :, 0].tolist() == [9.0, 11.0, 13.0]
+    assert pooled.shape == (2, 2, 1) and pooled[0, :, 0].tolist() == [1.0, 5.0]
