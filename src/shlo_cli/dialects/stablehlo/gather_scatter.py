@@ -32,7 +32,7 @@ from ...ir.types import (
     numpy_dtype,
 )
 from ..registry import define_op
-from .data_movement import result_array
+from .data_movement import compatible_dim, constant_ints, op_error, result_array
 
 # ---- index maps -----------------------------------------------------------------------------
 
@@ -352,11 +352,6 @@ def _scatter_into(results: list[np.ndarray], scatter_indices: np.ndarray,
 # ---- verification (upstream TypeInference.cpp wording and order) ----------------------------
 
 
-def _error(op: Operation, message: str) -> Diagnostic:
-    """A verifier error at `op` (upstream emits these without the `'op' op` prefix)."""
-    return Diagnostic(message, line=op.location.line or None, col=op.location.col or None)
-
-
 def _dims_text(dims: Sequence[int]) -> str:
     return ", ".join(str(d) for d in dims)
 
@@ -365,13 +360,13 @@ def _in_bounds(op: Operation, dims: Sequence[int], bound: int, name: str,
                bound_name: str) -> None:
     for d in dims:
         if d < 0 or d >= bound:
-            raise _error(op, f"Expects each element of {name} to be in range [0, {bound_name}) "
+            raise op_error(op, f"Expects each element of {name} to be in range [0, {bound_name}) "
                              f"i.e. [0, {bound}). got: {d}.")
 
 
 def _index_dim_in_bounds(op: Operation, dim: int, rank: int, rank_name: str) -> None:
     if dim < 0 or dim > rank:
-        raise _error(op, f"Expects index_vector_dim to be in range [0, {rank_name}] "
+        raise op_error(op, f"Expects index_vector_dim to be in range [0, {rank_name}] "
                          f"i.e. [0, {rank}]. got: {dim}.")
 
 
@@ -380,12 +375,8 @@ def _distinct(op: Operation, lhs: Sequence[int], rhs: Sequence[int], lhs_name: s
     seen: set[int] = set()
     for d in (*lhs, *rhs):
         if d in seen:
-            raise _error(op, f"has duplicated dimension from {lhs_name} and {rhs_name}: {d}")
+            raise op_error(op, f"has duplicated dimension from {lhs_name} and {rhs_name}: {d}")
         seen.add(d)
-
-
-def _compatible(a: int, b: int) -> bool:
-    return a == b or a == DYNAMIC or b == DYNAMIC
 
 
 def _shape(t: Type) -> tuple[int, ...]:
@@ -423,37 +414,37 @@ def verify_update_region(op: Operation, input_elements: Sequence[Type],
     """The update computation: (E_i..., E_i...) -> (E_i...), E_i widened from the operands."""
     n = len(input_elements)
     if not op.regions or not op.regions[0].blocks:
-        raise _error(op, "expects a non-empty update_computation region")
+        raise op_error(op, "expects a non-empty update_computation region")
     block = op.regions[0].entry
     if len(block.arguments) != 2 * n:
-        raise _error(op, f"Reduction-region must take {2 * n} parameters, but takes "
+        raise op_error(op, f"Reduction-region must take {2 * n} parameters, but takes "
                          f"{len(block.arguments)} parameter(s)")
     returned = block.terminator.operands if block.terminator is not None else []
     if not returned:
-        raise _error(op, "The reduction-region expected to return some value(s)")
+        raise op_error(op, "The reduction-region expected to return some value(s)")
     if len(returned) != n:
-        raise _error(op, f"Reduction-region here must produce {n} tensors, but produces "
+        raise op_error(op, f"Reduction-region here must produce {n} tensors, but produces "
                          f"{len(returned)} instead")
     for value in returned:
         if not isinstance(value.type, TensorType):
-            raise _error(op, "Reduction-region here must produce tensor-typed result(s), but "
+            raise op_error(op, "Reduction-region here must produce tensor-typed result(s), but "
                              f"produces '{value.type}' instead")
     for i in range(n):
         result = returned[i].type
         for index in (i, n + i):
             arg = block.arguments[index].type
             if arg != result:
-                raise _error(op, "The type of reduction-region's parameter at index "
+                raise op_error(op, "The type of reduction-region's parameter at index "
                                  f"{index} is different than the corresponding result type: "
                                  f"'{arg}' vs '{result}'")
         init = TensorType((), update_types[i].element)
         if not is_promotable(init.element, result.element):
-            raise _error(op, "The element-type of reduction-region's result type at index "
+            raise op_error(op, "The element-type of reduction-region's result type at index "
                              f"{i} is expected to be promotable from the op's corresponding "
                              f"init-value element-type: '{result}' vs '{init}'")
         arg_element = block.arguments[n + i].type.element
         if not is_promotable(input_elements[i], arg_element):
-            raise _error(op, "The element-type of reduction-region's argument at index "
+            raise op_error(op, "The element-type of reduction-region's argument at index "
                              f"{n + i} is expected to be promotable from "
                              f"'{input_elements[i]}', but got '{arg_element}'")
 
@@ -474,13 +465,13 @@ def verify_scatter(op: Operation) -> None:
     scatter_dims_to_operand_dims = _field(dims, "scatter_dims_to_operand_dims")
     index_vector_dim = int(dims.get("index_vector_dim", 0)) if dims is not None else 0
     if any(len(_shape(t)) != len(_shape(inputs[0])) or not all(
-            _compatible(a, b) for a, b in zip(_shape(t), _shape(inputs[0]), strict=False))
+            compatible_dim(a, b) for a, b in zip(_shape(t), _shape(inputs[0]), strict=False))
            for t in inputs):
-        raise _error(op, "Not all inputs have compatible shapes.")
+        raise op_error(op, "Not all inputs have compatible shapes.")
     if any(len(_shape(t)) != len(_shape(updates[0])) or not all(
-            _compatible(a, b) for a, b in zip(_shape(t), _shape(updates[0]), strict=False))
+            compatible_dim(a, b) for a, b in zip(_shape(t), _shape(updates[0]), strict=False))
            for t in updates):
-        raise _error(op, "Not all updates have compatible shapes.")
+        raise op_error(op, "Not all updates have compatible shapes.")
     indices_shape = list(_shape(indices_type))
     _index_dim_in_bounds(op, index_vector_dim, len(indices_shape), "rank-of('scatter_indices')")
     verify_update_region(op, [t.element for t in inputs], updates)
@@ -488,7 +479,7 @@ def verify_scatter(op: Operation) -> None:
     for t in updates:
         expected = len(expanded) - 1 + len(update_window_dims)
         if len(_shape(t)) != expected:
-            raise _error(op, f"expects updates tensor must be of rank {expected} ( == "
+            raise op_error(op, f"expects updates tensor must be of rank {expected} ( == "
                              "rank-of('scatter_indices') - 1 + size-of('update_window_dims'), "
                              "where 'scatter_indices' is expanded by a trailing 1 dimension if "
                              "'index_vector_dim' == rank-of('scatter_indices')), but got "
@@ -507,9 +498,9 @@ def verify_scatter(op: Operation) -> None:
     actual = [r.type for r in op.results]
     if len(actual) != len(inferred) or not all(
             isinstance(a, TensorType) and a.element == i.element and len(a.shape) == len(i.shape)
-            and all(_compatible(x, y) for x, y in zip(a.shape, i.shape, strict=True))
+            and all(compatible_dim(x, y) for x, y in zip(a.shape, i.shape, strict=True))
             for a, i in zip(actual, inferred, strict=False)):
-        raise _error(op, f"'{op.name}' op inferred type(s) "
+        raise op_error(op, f"'{op.name}' op inferred type(s) "
                          f"{', '.join(repr(str(t)) for t in inferred)} are incompatible with "
                          f"return type(s) of operation {', '.join(repr(str(t)) for t in actual)}")
 
@@ -521,48 +512,48 @@ def _verify_scatter_dims(op: Operation, operand: tuple[int, ...], indices: list[
                          index_vector_dim: int) -> None:
     window = len(update_window_dims) + len(inserted_window_dims) + len(input_batching_dims)
     if len(operand) != window:
-        raise _error(op, "Expects rank-of operand to match size-of('update_window_dims') + "
+        raise op_error(op, "Expects rank-of operand to match size-of('update_window_dims') + "
                          "size-of('inserted_window_dims') + size-of('input_batching_dims') "
                          f"i.e. {window} but got {len(operand)}.")
     if not _sorted(update_window_dims):
-        raise _error(op, "Expects update_window_dims to be sorted; got: "
+        raise op_error(op, "Expects update_window_dims to be sorted; got: "
                          f"[{_dims_text(update_window_dims)}].")
     if not _unique(update_window_dims):
-        raise _error(op, "Expects update_window_dims to not repeat; got: "
+        raise op_error(op, "Expects update_window_dims to not repeat; got: "
                          f"[{_dims_text(update_window_dims)}].")
     _in_bounds(op, update_window_dims, len(update), "update_window_dims", "rank-of('updates')")
     _distinct(op, inserted_window_dims, input_batching_dims, "inserted_window_dims",
               "input_batching_dims")
     if not _sorted(inserted_window_dims):
-        raise _error(op, "Expects inserted_window_dims to be sorted; got: "
+        raise op_error(op, "Expects inserted_window_dims to be sorted; got: "
                          f"[{_dims_text(inserted_window_dims)}].")
     _in_bounds(op, inserted_window_dims, len(operand), "inserted_window_dims",
                "rank-of('operand')")
     if not _sorted(input_batching_dims):
-        raise _error(op, "Expects input_batching_dims to be sorted; got: "
+        raise op_error(op, "Expects input_batching_dims to be sorted; got: "
                          f"[{_dims_text(input_batching_dims)}].")
     _in_bounds(op, input_batching_dims, len(operand), "input_batching_dims",
                "rank-of('operand')")
     if not _unique(indices_batching_dims):
-        raise _error(op, "Expects scatter_indices_batching_dims to not repeat; got: "
+        raise op_error(op, "Expects scatter_indices_batching_dims to not repeat; got: "
                          f"[{_dims_text(indices_batching_dims)}].")
     _in_bounds(op, indices_batching_dims, len(indices), "scatter_indices_batching_dims",
                "rank-of('scatter_indices')")
     if index_vector_dim in indices_batching_dims:
-        raise _error(op, "expects scatter_indices_batching_dims not to include "
+        raise op_error(op, "expects scatter_indices_batching_dims not to include "
                          f"index_vector_dim {index_vector_dim}.")
     if len(input_batching_dims) != len(indices_batching_dims):
-        raise _error(op, "input_batching_dims and scatter_indices_batching_dims should have "
+        raise op_error(op, "input_batching_dims and scatter_indices_batching_dims should have "
                          "the same size.")
     for i, (d_in, d_idx) in enumerate(zip(input_batching_dims, indices_batching_dims,
                                           strict=True)):
-        if not _compatible(operand[d_in], indices[d_idx]):
-            raise _error(op, f"input_batching_dims[{i}] and scatter_indices_batching_dims[{i}] "
+        if not compatible_dim(operand[d_in], indices[d_idx]):
+            raise op_error(op, f"input_batching_dims[{i}] and scatter_indices_batching_dims[{i}] "
                              f"must have compatible sizes, but got {operand[d_in]} and "
                              f"{indices[d_idx]}.")
     bound = indices[index_vector_dim]
     if bound != DYNAMIC and len(to_operand) != bound:
-        raise _error(op, f"Scatter op has {len(to_operand)} elements in "
+        raise op_error(op, f"Scatter op has {len(to_operand)} elements in "
                          "scatter_dims_to_operand_dims and the bound of dimension "
                          f"index_vector_dim={index_vector_dim} of scatter_indices is {bound}. "
                          "These two numbers must be equal.")
@@ -580,7 +571,7 @@ def _verify_scatter_bounds(op: Operation, operand: tuple[int, ...], indices: lis
                      if d not in inserted_window_dims and d not in input_batching_dims]
     for d, bound in zip(update_window_dims, window_bounds, strict=False):
         if DYNAMIC not in (update[d], bound) and update[d] > bound:
-            raise _error(op, "expects bounds of the window dimensions of updates to not exceed "
+            raise op_error(op, "expects bounds of the window dimensions of updates to not exceed "
                              "the bounds of the corresponding dimensions of operand. For "
                              f"dimension {d}, updates bound is {update[d]}, operand bound is "
                              f"{bound}.")
@@ -590,8 +581,8 @@ def _verify_scatter_bounds(op: Operation, operand: tuple[int, ...], indices: lis
             continue
         if seen == index_vector_dim:
             seen += 1
-        if not _compatible(size, indices[seen]):
-            raise _error(op, "expects bounds of the scatter dimensions of updates to be same as "
+        if not compatible_dim(size, indices[seen]):
+            raise op_error(op, "expects bounds of the scatter dimensions of updates to be same as "
                              "the bounds of the corresponding dimensions of scatter indices. For "
                              f"scatter dimension {d}, updates bound is {size} , scatter_indices "
                              f"bound is {indices[seen]}.")
@@ -606,7 +597,7 @@ def verify_gather(op: Operation) -> None:
     indices = _shape(op.operands[1].type)
     if op.name == "stablehlo.dynamic_gather":
         sizes_type = _shape(op.operands[2].type)
-        sizes = _constant_ints(op.operands[2])
+        sizes = constant_ints(op.operands[2])
     else:
         sizes = [int(x) for x in np.ravel(np.asarray(op.attr("slice_sizes").value))]
         sizes_type = (len(sizes),)
@@ -619,7 +610,7 @@ def verify_gather(op: Operation) -> None:
     index_vector_dim = int(dims.get("index_vector_dim", 0)) if dims is not None else 0
     implied = len(offset_dims) + len(collapsed) + len(operand_batching)
     if len(operand) != implied:
-        raise _error(op, f"offset_dims size ({len(offset_dims)}) plus collapse_slice_dims size "
+        raise op_error(op, f"offset_dims size ({len(offset_dims)}) plus collapse_slice_dims size "
                          f"({len(collapsed)}) plus operand_batching_dims size "
                          f"({len(operand_batching)}) is not equal to operand rank "
                          f"({len(operand)})")
@@ -628,55 +619,55 @@ def verify_gather(op: Operation) -> None:
     if trailing or indices[index_vector_dim] != DYNAMIC:
         size = 1 if trailing else indices[index_vector_dim]
         if size != len(start_index_map):
-            raise _error(op, f"start_index_map size ({len(start_index_map)}) is not equal to "
+            raise op_error(op, f"start_index_map size ({len(start_index_map)}) is not equal to "
                              f"size of index dimension ({index_vector_dim}) of start_indices "
                              f"({size})")
     if not _sorted(offset_dims):
-        raise _error(op, f"expects offset_dims to be sorted, got: [{_dims_text(offset_dims)}]")
+        raise op_error(op, f"expects offset_dims to be sorted, got: [{_dims_text(offset_dims)}]")
     if not _unique(offset_dims):
-        raise _error(op, f"expects offset_dims to not repeat, got: [{_dims_text(offset_dims)}]")
+        raise op_error(op, f"expects offset_dims to not repeat, got: [{_dims_text(offset_dims)}]")
     _distinct(op, collapsed, operand_batching, "collapsed_slice_dims", "operand_batching_dims")
     if not _sorted(collapsed):
-        raise _error(op, "expects collapsed_slice_dims to be sorted, got: "
+        raise op_error(op, "expects collapsed_slice_dims to be sorted, got: "
                          f"[{_dims_text(collapsed)}]")
     _in_bounds(op, collapsed, len(operand), "collapsed_slice_dims", "rank-of('operand')")
     if not _sorted(operand_batching):
-        raise _error(op, "expects operand_batching_dims to be sorted, got: "
+        raise op_error(op, "expects operand_batching_dims to be sorted, got: "
                          f"[{_dims_text(operand_batching)}]")
     _in_bounds(op, operand_batching, len(operand), "operand_batching_dims",
                "rank-of('operand')")
     if not _unique(indices_batching):
-        raise _error(op, "expects start_indices_batching_dims to not repeat, got: "
+        raise op_error(op, "expects start_indices_batching_dims to not repeat, got: "
                          f"[{_dims_text(indices_batching)}]")
     _in_bounds(op, indices_batching, len(indices), "start_indices_batching_dims",
                "rank-of('start_indices')")
     if index_vector_dim in indices_batching:
-        raise _error(op, "expects start_indices_batching_dims not to include index_vector_dim "
+        raise op_error(op, "expects start_indices_batching_dims not to include index_vector_dim "
                          f"{index_vector_dim}")
     if len(operand_batching) != len(indices_batching):
-        raise _error(op, "operand_batching_dims and start_indices_batching_dims should have "
+        raise op_error(op, "operand_batching_dims and start_indices_batching_dims should have "
                          "the same size")
     for i, (d_op, d_idx) in enumerate(zip(operand_batching, indices_batching, strict=True)):
-        if not _compatible(operand[d_op], indices[d_idx]):
-            raise _error(op, f"operand_batching_dims[{i}] and start_indices_batching_dims[{i}] "
+        if not compatible_dim(operand[d_op], indices[d_idx]):
+            raise op_error(op, f"operand_batching_dims[{i}] and start_indices_batching_dims[{i}] "
                              f"must have compatible sizes, but got {operand[d_op]} and "
                              f"{indices[d_idx]}")
     _distinct(op, start_index_map, operand_batching, "start_index_map", "operand_batching_dims")
     _in_bounds(op, start_index_map, len(operand), "start_index_map", "rank-of('operand')")
     if len(sizes_type) != 1:
-        raise _error(op, f"slice_sizes.rank != 1 (got {len(sizes_type)})")
+        raise op_error(op, f"slice_sizes.rank != 1 (got {len(sizes_type)})")
     if sizes_type[0] != len(operand):
-        raise _error(op, f"slice_sizes size ({sizes_type[0]}) not equal to operand rank "
+        raise op_error(op, f"slice_sizes size ({sizes_type[0]}) not equal to operand rank "
                          f"({len(operand)})")
     for name, group in (("collapsed_slice_dims", collapsed),
                         ("operand_batching_dims", operand_batching)):
         for d in group:
             if sizes is not None and sizes[d] > 1:
-                raise _error(op, f"Expects that for each dim in {name}, slice_sizes[dim] "
+                raise op_error(op, f"Expects that for each dim in {name}, slice_sizes[dim] "
                                  f"should be <= 1, but got {sizes[d]}")
     for i, (size, bound) in enumerate(zip(sizes or [], operand, strict=False)):
         if bound != DYNAMIC and not 0 <= size <= bound:
-            raise _error(op, f"slice size ({size}) is out of bounds for operand dimension "
+            raise op_error(op, f"slice size ({size}) is out of bounds for operand dimension "
                              f"({bound}) at index {i}")
     rank = len(offset_dims) + len(indices) + trailing - 1
     _in_bounds(op, offset_dims, rank, "offset_dims", "implied-result-rank")
@@ -690,17 +681,6 @@ def verify_gather(op: Operation) -> None:
     actual = op.results[0].type
     if not (isinstance(actual, TensorType) and actual.element == inferred.element
             and len(actual.shape) == rank
-            and all(_compatible(a, b) for a, b in zip(actual.shape, shape, strict=True))):
-        raise _error(op, f"'{op.name}' op inferred type(s) '{inferred}' are incompatible with "
+            and all(compatible_dim(a, b) for a, b in zip(actual.shape, shape, strict=True))):
+        raise op_error(op, f"'{op.name}' op inferred type(s) '{inferred}' are incompatible with "
                          f"return type(s) of operation '{actual}'")
-
-
-def _constant_ints(value: Value) -> list[int] | None:
-    """The integers of a value defined by a constant op, else None."""
-    owner = value.owner
-    if not isinstance(owner, Operation) or owner.name != "stablehlo.constant":
-        return None
-    attr = owner.attr("value")
-    if attr is None:
-        return None
-    return [int(x) for x in np.ravel(np.asarray(attr.value))]
