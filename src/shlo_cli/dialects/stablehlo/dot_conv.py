@@ -24,6 +24,7 @@ from ...ir.core import Location, Operation
 from ...ir.lexer import lex_at
 from ...ir.parser import _format_field, _parse_struct_fields
 from ...ir.types import BOOL, I64, FunctionType, TensorType, Type, element_type, numpy_dtype
+from ..asm import Format
 from ..registry import OpDef, define_op
 from ..syntax import Custom
 from .reductions import contiguous as _contiguous
@@ -298,20 +299,33 @@ def _layout(spatial: Sequence[int], named: dict[int, str]) -> str:
 _CONV_TEXT = re.compile(r"\s*\[([^\]]*)\]\s*x\s*\[([^\]]*)\]\s*->\s*\[([^\]]*)\]\s*")
 
 
-def _roles(items: Sequence[str], names: tuple[str, str]) -> tuple[int, int, tuple[int, ...]]:
-    """Axis of each of the two named roles and the spatial axes in spatial order."""
+def _roles(items: Sequence[str], names: tuple[str, ...]) -> tuple[int, int, tuple[int, ...]]:
+    """Axis of each of the two named roles and the spatial axes in spatial order, with
+    upstream's parse errors."""
+    allowed = list(names)
     found: dict[str, int] = {}
     spatial: dict[int, int] = {}
     for axis, item in enumerate(items):
         item = item.strip()
-        if item in names and item not in found:
-            found[item] = axis
-        elif item.isdigit() and int(item) not in spatial:
-            spatial[int(item)] = axis
-        else:
-            raise ValueError(f"unexpected dimension {item}")
-    if len(found) != 2 or sorted(spatial) != list(range(len(spatial))):
-        raise ValueError("incomplete dimension numbers")
+        if re.fullmatch(r"-?[0-9]+", item):
+            number = int(item)
+            if number < 0:
+                raise ValueError(f"Unexpected dimension {number}")
+            if number in spatial:
+                raise ValueError(f"Duplicate entries for spatial dimension {number}")
+            spatial[number] = axis
+            continue
+        if len(item) != 1 or not allowed:
+            raise ValueError(f"Unexpected keyword {item}")
+        if item not in allowed:
+            raise ValueError(f"Unexpected dimension {item}, expecting {', '.join(allowed)}")
+        allowed.remove(item)
+        found[item] = axis
+    if allowed:
+        raise ValueError(f"Expected dimensions {', '.join(allowed)} not specified")
+    for i in range(len(spatial)):
+        if i not in spatial:
+            raise ValueError(f"Expected spatial dimensions {i} not specified")
     return found[names[0]], found[names[1]], tuple(spatial[i] for i in range(len(spatial)))
 
 
@@ -337,6 +351,8 @@ def decode_conv_dims(attr: Any) -> ConvDims:
                         one("output_batch_dimension"), one("output_feature_dimension"),
                         many("output_spatial_dimensions"))
     body = attr.body if isinstance(attr, DialectAttr) else str(attr)
+    if body.startswith("raw"):
+        return _decode_raw(body[3:])
     m = _CONV_TEXT.fullmatch(body)
     if m is None:
         raise EvaluationError(f"malformed convolution dimension numbers: {body}")
@@ -344,6 +360,24 @@ def decode_conv_dims(attr: Any) -> ConvDims:
         return conv_dims_from_lists(*(g.split(",") if g.strip() else [] for g in m.groups()))
     except ValueError as e:
         raise EvaluationError(str(e)) from None
+
+
+def _decode_raw(text: str) -> ConvDims:
+    """`input_batch_dimension = 0, input_spatial_dimensions = [1, 2], ...` (missing = 0/[])."""
+    found = dict(re.findall(r"([a-z_]+)\s*=\s*(\[[^\]]*\]|-?[0-9]+)", text))
+
+    def one(name: str) -> int:
+        return int(found.get(name, "0"))
+
+    def many(name: str) -> tuple[int, ...]:
+        inner = found.get(name, "[]").strip("[]")
+        return tuple(int(v) for v in inner.split(",") if v.strip())
+
+    return ConvDims(one("input_batch_dimension"), one("input_feature_dimension"),
+                    many("input_spatial_dimensions"), one("kernel_input_feature_dimension"),
+                    one("kernel_output_feature_dimension"), many("kernel_spatial_dimensions"),
+                    one("output_batch_dimension"), one("output_feature_dimension"),
+                    many("output_spatial_dimensions"))
 
 
 # ---- convolution ---------------------------------------------------------------------------
@@ -477,8 +511,8 @@ def _parse_layout(p: Any) -> list[str]:
     items: list[str] = []
     if not p.at("]"):
         while True:
-            tok = p.advance()
-            items.append(tok.text)
+            sign = "-" if p.accept("-") else ""
+            items.append(sign + p.advance().text)
             if not p.accept(","):
                 break
     p.expect("]")
@@ -602,3 +636,36 @@ define_op("stablehlo.convolution", syntax=Custom(_parse_convolution, _print_conv
           properties=("window_strides", "padding", "lhs_dilation", "rhs_dilation",
                       "window_reversal", "dimension_numbers", "feature_group_count",
                       "batch_group_count", "precision_config"))(convolution)
+
+# ---- einsum / unary_einsum (deprecated ops, kept for parsing/printing old programs) ----------
+
+
+def _einsum(config: str, operands: Sequence[np.ndarray], result_type: Type) -> np.ndarray:
+    dtype = _result_dtype(result_type)
+    try:
+        with np.errstate(all="ignore"):
+            out = np.einsum(config, *[np.asarray(x).astype(dtype) for x in operands])
+    except ValueError as e:
+        raise EvaluationError(f"invalid einsum_config {config!r}: {e}") from None
+    return _contiguous(np.asarray(out, dtype=dtype))
+
+
+def einsum(lhs: np.ndarray, rhs: np.ndarray, *, einsum_config: str,
+           result_type: Type) -> np.ndarray:
+    """`lhs`, `rhs` contracted as the einsum equation `einsum_config` says."""
+    return _einsum(einsum_config, [lhs, rhs], result_type)
+
+
+def unary_einsum(operand: np.ndarray, *, einsum_config: str, result_type: Type) -> np.ndarray:
+    """`operand` summed/transposed as the einsum equation `einsum_config` says."""
+    return _einsum(einsum_config, [operand], result_type)
+
+
+define_op("stablehlo.einsum",
+          syntax=Format("$lhs `,` $rhs `,` `config` `=` $einsum_config", operands=("lhs", "rhs"),
+                        types="functional", attrs={"einsum_config": "attr"}),
+          properties=("einsum_config",))(einsum)
+define_op("stablehlo.unary_einsum",
+          syntax=Format("$operand `,` `config` `=` $einsum_config", operands=("operand",),
+                        types="functional", attrs={"einsum_config": "attr"}),
+          properties=("einsum_config",))(unary_einsum)
