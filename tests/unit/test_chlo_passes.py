@@ -57,11 +57,11 @@ def test_complex_log_plus_one_is_accurate_near_zero() -> None:
 
 def test_math_functions_stay_chlo() -> None:
     text = ("func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
-            "  %0 = chlo.erf_inv %a : tensor<2xf32> -> tensor<2xf32>\n"
+            "  %0 = chlo.bessel_i1e %a : tensor<2xf32> -> tensor<2xf32>\n"
             "  return %0 : tensor<2xf32>\n}\n")
     module = parse_source(text)
     run_passes(module, ["chlo-pre-serialization-pipeline"])
-    assert "chlo.erf_inv %arg0 : tensor<2xf32> -> tensor<2xf32>" in print_module(module)
+    assert "chlo.bessel_i1e %arg0 : tensor<2xf32> -> tensor<2xf32>" in print_module(module)
 
 
 def _run_both(text: str, *args: np.ndarray) -> tuple[str, list[np.ndarray], list[np.ndarray]]:
@@ -122,13 +122,30 @@ def test_f16_formulas_run_in_f32() -> None:
 
 
 def test_lanczos_lgamma_and_digamma_lowerings() -> None:
-    t = "tensor<7xf64>"
+    t = "tensor<8xf64>"
     text = (f"func.func @main(%a: {t}) -> ({t}, {t}) {{\n"
             f"  %0 = chlo.lgamma %a : {t} -> {t}\n  %1 = chlo.digamma %a : {t} -> {t}\n"
             f"  return %0, %1 : {t}, {t}\n}}\n")
-    a = np.array([-2.5, 0.25, 1.5, 10.0, 100.0, -3.0, np.inf])
+    a = np.array([-2.5, 0.25, 1.5, 10.0, 100.0, -3.0, np.inf, 0.0])
     printed, direct, lowered = _run_both(text, a)
     assert "chlo." not in printed
     np.testing.assert_allclose(lowered[0], direct[0], rtol=1e-12)
     np.testing.assert_allclose(lowered[1][:5], direct[1][:5], rtol=1e-10)
     assert np.isnan(lowered[1][5]) and lowered[0][5] == np.inf and lowered[0][6] == np.inf
+    assert lowered[1][7] == direct[1][7] == -np.inf
+
+
+def test_error_function_polynomials_match_direct_evaluation() -> None:
+    for element, tolerance in (("f32", 3e-6), ("f64", 1e-13)):
+        t = f"tensor<8x{element}>"
+        text = (f"func.func @main(%a: {t}, %y: {t}) -> ({t}, {t}, {t}) {{\n"
+                f"  %0 = chlo.erf %a : {t} -> {t}\n  %1 = chlo.erfc %a : {t} -> {t}\n"
+                f"  %2 = chlo.erf_inv %y : {t} -> {t}\n"
+                f"  return %0, %1, %2 : {t}, {t}, {t}\n}}\n")
+        dtype = np.float32 if element == "f32" else np.float64
+        a = np.array([-9.0, -2.5, -0.5, 0.0, 0.3, 1.5, 3.0, 10.0], dtype)
+        y = np.array([-1.0, -0.999, -0.5, 0.0, 1e-8, 0.7, 0.99999, 1.0], dtype)
+        printed, direct, lowered = _run_both(text, a, y)
+        assert "chlo." not in printed
+        for got, want in zip(lowered, direct, strict=True):
+            np.testing.assert_allclose(got, want, rtol=tolerance, atol=1e-30)

@@ -11,8 +11,9 @@ computed in f32, as XLA evaluates them); lgamma and digamma become XLA's Lanczos
 approximation.
 
 Kept as CHLO ops (the interpreter evaluates them directly, accurately): the complex
-variants of those math functions (upstream's Hull et al. expansions), erf, erfc, erf_inv,
-bessel_i1e, polygamma, zeta, next_after, mulhi, ragged_dot and scan.
+variants of those math functions (upstream's Hull et al. expansions), bessel_i1e,
+polygamma, zeta, next_after, mulhi, ragged_dot and scan. erf, erfc and erf_inv are rewritten
+by the patterns of `chlo_special`.
 """
 
 from __future__ import annotations
@@ -461,7 +462,7 @@ def _lgamma(x: Value, e: Real) -> Value:
 @_real_pattern
 def _digamma(x: Value, e: Real) -> Value:
     """Derivative of the Lanczos lgamma: log t + num / denom - g / t; for x < 1/2 the
-    reflection y - pi cos(pi x) / sin(pi x); NaN at non-positive integers."""
+    reflection y - pi cos(pi x) / sin(pi x); NaN at negative integers, -inf at 0."""
     reflect, z = _reflect_argument(x, e)
     num, denom = e.const(0.0), e.const(LANCZOS_BASE)
     for i, c in enumerate(LANCZOS_COEFFICIENTS):
@@ -476,9 +477,10 @@ def _digamma(x: Value, e: Real) -> Value:
     reflection = e("subtract", y, e("divide", e("multiply", e.const(math.pi), e("cosine", angle)),
                                     e("sine", angle)))
     result = e.select(reflect, reflection, y)
-    pole = e.rw.create("stablehlo.and", [e.compare("LE", x, e.const(0.0)),
-                                         e.compare("EQ", x, e("floor", x))], e.pred)
-    return e.select(pole, e.const(math.nan), result)
+    negative_integer = e.rw.create("stablehlo.and", [e.compare("LT", x, e.const(0.0)),
+                                                     e.compare("EQ", x, e("floor", x))], e.pred)
+    result = e.select(negative_integer, e.const(math.nan), result)
+    return e.select(e.compare("EQ", x, e.const(0.0)), e.const(-math.inf), result)
 
 
 @pattern("chlo.is_inf", "chlo.is_pos_inf", "chlo.is_neg_inf")
@@ -520,6 +522,8 @@ def legalize_block(block: Block, replacements: dict[Value, Value]) -> None:
 
 
 def legalize(module: Module) -> None:
+    from . import chlo_special  # noqa: F401  (registers the error-function patterns)
+
     replacements: dict[Value, Value] = {}
     for region in module.op.regions:
         for block in region.blocks:

@@ -51,7 +51,7 @@ def lgamma(x: np.ndarray) -> np.ndarray:
 
 
 def digamma(x: np.ndarray) -> np.ndarray:
-    """d/dx log Gamma(x); NaN at non-positive integers."""
+    """d/dx log Gamma(x); -inf at 0 and NaN at negative integers (as upstream)."""
     with np.errstate(all="ignore"):
         reflect = x < 0.5
         z = np.where(reflect, -x, x - 1.0)
@@ -66,8 +66,8 @@ def digamma(x: np.ndarray) -> np.ndarray:
         reduced = x + np.abs(np.floor(x + 0.5))
         reflection = y - np.pi * np.cos(np.pi * reduced) / np.sin(np.pi * reduced)
         result = np.where(reflect, reflection, y)
-        pole = (x <= 0) & (x == np.floor(x))
-        result = np.where(pole, np.nan, result)
+        result = np.where((x < 0) & (x == np.floor(x)), np.nan, result)
+        result = np.where(x == 0, -np.inf, result)
         return np.where(x == np.inf, np.inf, result)
 
 
