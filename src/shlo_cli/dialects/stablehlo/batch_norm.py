@@ -68,7 +68,8 @@ def _mean(x: np.ndarray, index: int) -> np.ndarray:
     return _reduce_other(x, index) / _per_feature_count(x, index)
 
 
-@define_op("stablehlo.batch_norm_training", properties=_PROPS)
+@define_op("stablehlo.batch_norm_training", properties=_PROPS,
+           asm_result_name=lambda op: ["output", "batch_mean", "batch_var"])
 def batch_norm_training(operand: np.ndarray, scale: np.ndarray, offset: np.ndarray, *,
                         epsilon: float, feature_index: int) -> tuple[np.ndarray, ...]:
     """Normalizes with the batch's own per-feature mean and (biased) variance and returns
@@ -82,7 +83,8 @@ def batch_norm_training(operand: np.ndarray, scale: np.ndarray, offset: np.ndarr
     return output, batch_mean, batch_var
 
 
-@define_op("stablehlo.batch_norm_grad", properties=_PROPS)
+@define_op("stablehlo.batch_norm_grad", properties=_PROPS,
+           asm_result_name=lambda op: ["grad_operand", "grad_scale", "grad_offset"])
 def batch_norm_grad(operand: np.ndarray, scale: np.ndarray, mean: np.ndarray,
                     variance: np.ndarray, grad_output: np.ndarray, *, epsilon: float,
                     feature_index: int) -> tuple[np.ndarray, ...]:

@@ -66,9 +66,25 @@ def _verify_cholesky(op: Operation) -> None:
                         f"got rank {t.rank}")
 
 
+class _CholeskyFormat(Format):
+    """Prints `, lower = ...` only when it differs from the default `false`, as upstream's
+    DefaultValuedOptionalAttr printing does."""
+
+    def print(self, pr: Any, op: Operation) -> None:
+        lower = op.properties.get("lower")
+        if lower is None or getattr(lower, "value", True):
+            super().print(pr, op)
+            return
+        del op.properties["lower"]
+        try:
+            super().print(pr, op)
+        finally:
+            op.properties["lower"] = lower
+
+
 @define_op("stablehlo.cholesky",
-           syntax=Format("$a [`,` `lower` `=` $lower]", operands=("a",),
-                         attrs={"lower": "attr"}),
+           syntax=_CholeskyFormat("$a [`,` `lower` `=` $lower]", operands=("a",),
+                                  attrs={"lower": "attr"}),
            properties=("lower",), verify=_verify_cholesky)
 def cholesky(a: np.ndarray, *, lower: Any = None) -> np.ndarray:
     """spec cholesky: the lower (a = L L^H) or upper (a = U^H U) factor of each matrix in

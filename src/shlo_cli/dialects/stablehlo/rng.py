@@ -135,16 +135,19 @@ def _narrow(words: np.ndarray, bits: int) -> np.ndarray:
 
 
 def _state_words(state: np.ndarray) -> list[int]:
-    if state.dtype.itemsize != 8:
-        raise EvaluationError("rng_bit_generator expects a 64-bit state")
-    return [int(v) for v in np.ascontiguousarray(state).view(U64).reshape(-1)]
+    """The state's bytes as 64-bit words (XLA's states are ui64 tensors)."""
+    raw = np.ascontiguousarray(state).reshape(-1)
+    if raw.dtype == np.bool_ or raw.nbytes % 8:
+        raise EvaluationError("rng_bit_generator expects a state made of 64-bit words")
+    return [int(v) for v in raw.view(U64)]
 
 
 @define_op("stablehlo.rng_bit_generator",
            syntax=Format("$initial_state `,` `algorithm` `=` $rng_algorithm",
                          operands=("initial_state",), types="functional",
                          attrs={"rng_algorithm": "enum:rng_algorithm"}, num_results=2),
-           properties=("rng_algorithm",))
+           properties=("rng_algorithm",),
+           asm_result_name=lambda op: ["output_state", "output"])
 def rng_bit_generator(initial_state: np.ndarray, *, rng_algorithm: Any,
                       result_types: list[Type]) -> tuple[np.ndarray, np.ndarray]:
     """spec rng_bit_generator: uniformly random bits and the updated state, computed by
@@ -177,7 +180,7 @@ def rng_bit_generator(initial_state: np.ndarray, *, rng_algorithm: Any,
     else:
         raise EvaluationError(f"unsupported rng_algorithm {algorithm}")
     new_state = np.array(new_words, dtype=U64).view(initial_state.dtype)
-    new_state = new_state.reshape(initial_state.shape)
+    new_state = new_state.reshape(initial_state.shape).copy()
     unsigned = np.dtype(f"uint{bits}")
     output = values.astype(unsigned).view(dtype).reshape(shape)
     return new_state, np.ascontiguousarray(output)
