@@ -404,9 +404,12 @@ def convolution(lhs: np.ndarray, rhs: np.ndarray, *, window_strides: Any = None,
     pads = pads.reshape(s, 2)
     x = pad_dilate(x, [0, *pads[:, 0].tolist(), 0], [0, *pads[:, 1].tolist(), 0],
                    [0, *[v - 1 for v in lhs_dil], 0], np.zeros((), work)[()])
-    out_shape = result_type.shape
-    counts = [out_shape[a] for a in d.output_spatial]
     sizes = list(k.shape[:s])
+    if isinstance(result_type, TensorType) and result_type.is_static:
+        counts = [result_type.shape[a] for a in d.output_spatial]
+    else:  # dynamic result: the spec's shape inference
+        counts = [0 if n < (kk - 1) * dl + 1 else (n - (kk - 1) * dl - 1) // st + 1
+                  for n, kk, dl, st in zip(x.shape[1:-1], sizes, rhs_dil, strides, strict=True)]
     for n, c, st, kk, dl in zip(x.shape[1:-1], counts, strides, sizes, rhs_dil, strict=False):
         if c > 0 and kk > 0 and (c - 1) * st + (kk - 1) * dl >= n:
             raise EvaluationError("convolution window does not fit in the padded input")

@@ -475,7 +475,9 @@ def reduce_window(*args: np.ndarray, window_dimensions: tuple[int, ...],
     base = list(base_dilations or [1] * rank)
     dil = list(window_dilations or [1] * rank)
     low, high = _padding_pairs(padding, rank)
-    counts = [int(d) for d in result_types[0].shape] if result_types else None
+    counts = None
+    if result_types and isinstance(result_types[0], TensorType) and result_types[0].is_static:
+        counts = [int(d) for d in result_types[0].shape]
     padded = [pad_dilate(x, low, high, [b - 1 for b in base], np.asarray(i, dtype=x.dtype)[()])
               for x, i in zip(inputs, init_values, strict=False)]
     if counts is None:
