@@ -1,0 +1,247 @@
+"""The op verifier, run after parsing like MLIR's OperationVerifier.
+
+Order follows MLIR: an op's own invariants (structural checks, then its OpDef.verify) are
+checked when the walk enters it, before its nested ops; ops isolated from above (func.func)
+nested in an op are verified after that op's other nested ops; symbol uses (func.call) are
+checked last, when the symbol table (the module) has been verified. The first failure stops
+verification and is raised as a located Diagnostic.
+
+Op verifiers raise Diagnostics without a source (only line and column); `verify_module`
+attaches the chunk's SourceFile in this one place so every diagnostic renders as
+`file:line:col: error: message` with the source line and a caret.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+from .attributes import SymbolRefAttr
+from .core import Block, Module, Operation, Region, Value
+from .diagnostics import Diagnostic, SourceFile
+from .types import FunctionType
+
+DEBUG_ENV = "SHLO_DEBUG_VERIFIER"  # set to see verifier bugs instead of skipping them
+
+
+def verify_module(module: Module, line_offset: int = 0) -> None:
+    """Verify a parsed chunk; raises the first failure as a Diagnostic with its source."""
+    source = SourceFile(module.filename, module.source, line_offset)
+    try:
+        _Verifier(module).run()
+    except Diagnostic as d:
+        raise _located(d, source) from None
+
+
+def _located(diag: Diagnostic, source: SourceFile) -> Diagnostic:
+    """Give an op verifier's diagnostic (and its notes) the chunk's source."""
+    if diag.source is None:
+        diag.source = source
+        if diag.line is None:
+            diag.line, diag.col = 0, 0
+    for note in diag.notes:
+        _located(note, source)
+    return diag
+
+
+def op_error(op: Operation, message: str, notes: list[Diagnostic] | None = None) -> Diagnostic:
+    """`'name' op message` at the op (MLIR's emitOpError)."""
+    return Diagnostic(f"'{op.name}' op {message}", line=op.location.line or None,
+                      col=op.location.col or None, notes=notes)
+
+
+def note_at(op: Operation, message: str) -> Diagnostic:
+    return Diagnostic(message, severity="note", line=op.location.line or None,
+                      col=op.location.col or None)
+
+
+class _Verifier:
+    def __init__(self, module: Module) -> None:
+        self.module = module
+        self.symbol_users: list[Operation] = []
+
+    def run(self) -> None:
+        self.verify_isolated(self.module.op)
+        for op in self.symbol_users:
+            verify_call(op, self.module)
+
+    def verify_isolated(self, root: Operation) -> None:
+        """Verify `root` and its nested ops, pre-order; isolated nested ops come after the
+        rest of their parent's nest (MLIR's verifyOnExit)."""
+        deferred: list[Operation] = []
+        stack: list[tuple[Operation, bool]] = [(root, False)]
+        while stack:
+            op, _ = stack.pop()
+            self.verify_op(op)
+            children: list[Operation] = []
+            for region in op.regions:
+                for block in region.blocks:
+                    verify_block(op, block)
+                    for child in block.operations:
+                        if child.opdef is not None and child.opdef.isolated and child.regions:
+                            deferred.append(child)
+                        else:
+                            children.append(child)
+            stack.extend((c, False) for c in reversed(children))
+        for op in deferred:
+            self.verify_isolated(op)
+            verify_isolation(op)
+
+    def verify_op(self, op: Operation) -> None:
+        opdef = op.opdef
+        if opdef is None:
+            return
+        if opdef.terminator:
+            verify_terminator_position(op)
+        structural = _STRUCTURAL.get(op.name)
+        if structural is not None:
+            structural(op)
+        if op.name == "func.call":
+            self.symbol_users.append(op)
+        if opdef.verify is not None:
+            try:
+                opdef.verify(op)
+            except Diagnostic:
+                raise
+            except Exception:  # noqa: BLE001 - a verifier bug must not reject a program
+                if os.environ.get(DEBUG_ENV):
+                    raise
+
+
+# ---- structural checks ---------------------------------------------------------------------
+
+
+def verify_block(parent: Operation, block: Block) -> None:
+    """Blocks of registered ops (other than modules) end in a terminator."""
+    if parent.opdef is None or parent.name == "builtin.module":
+        return
+    if not block.operations:
+        raise Diagnostic("empty block: expect at least a terminator",
+                         line=parent.location.line or None, col=parent.location.col or None)
+    last = block.operations[-1]
+    if last.opdef is not None and not last.opdef.terminator:
+        raise Diagnostic(f"block with no terminator, has \"{last.name}\"",
+                         line=last.location.line or None, col=last.location.col or None)
+
+
+def verify_terminator_position(op: Operation) -> None:
+    block = op.parent
+    if block is not None and block.operations and block.operations[-1] is not op:
+        raise op_error(op, "must be the last operation in the parent block")
+
+
+def verify_func(op: Operation) -> None:
+    """FunctionOpInterface: the entry block's arguments match the function type."""
+    ftype_attr = op.attr("function_type")
+    ftype = getattr(ftype_attr, "value", None)
+    if not isinstance(ftype, FunctionType) or not op.regions or not op.regions[0].blocks:
+        return
+    entry = op.regions[0].blocks[0]
+    if len(entry.arguments) != len(ftype.inputs):
+        raise op_error(op, f"entry block must have {len(ftype.inputs)} arguments to match "
+                           "function signature")
+    for i, (arg, expected) in enumerate(zip(entry.arguments, ftype.inputs, strict=True)):
+        if arg.type != expected:
+            raise op_error(op, f"type of entry block argument #{i}({arg.type}) must match the "
+                               "type of the corresponding argument in function signature"
+                               f"({expected})")
+
+
+def enclosing_function(op: Operation) -> Operation | None:
+    parent = op.parent_op
+    return parent if parent is not None and parent.name == "func.func" else None
+
+
+def verify_return(op: Operation) -> None:
+    """func.return: directly in a func.func, with the function's result types."""
+    func = enclosing_function(op)
+    if func is None:
+        raise op_error(op, "expects parent op 'func.func'")
+    ftype = getattr(func.attr("function_type"), "value", None)
+    if not isinstance(ftype, FunctionType):
+        return
+    name = _symbol(func)
+    if len(op.operands) != len(ftype.results):
+        raise op_error(op, f"has {len(op.operands)} operands, but enclosing function (@{name}) "
+                           f"returns {len(ftype.results)}")
+    for i, (value, expected) in enumerate(zip(op.operands, ftype.results, strict=True)):
+        if value.type != expected:
+            raise op_error(op, f"type of return operand {i} ({value.type}) doesn't match "
+                               f"function result type ({expected}) in function @{name}")
+
+
+def verify_call(op: Operation, module: Module) -> None:
+    """func.call (SymbolUserOpInterface): the callee exists and its signature matches."""
+    callee = op.attr("callee")
+    if not isinstance(callee, SymbolRefAttr):
+        raise op_error(op, "requires attribute 'callee'")
+    target = module.lookup(callee.root) if not callee.nested else None
+    if target is None or target.name != "func.func":
+        raise op_error(op, f"'{callee}' does not reference a valid function")
+    ftype = getattr(target.attr("function_type"), "value", None)
+    if not isinstance(ftype, FunctionType):
+        return
+    if len(op.operands) != len(ftype.inputs):
+        raise op_error(op, "incorrect number of operands for callee")
+    for i, (value, expected) in enumerate(zip(op.operands, ftype.inputs, strict=True)):
+        if value.type != expected:
+            raise op_error(op, f"operand type mismatch: expected operand type {expected}, but "
+                               f"provided {value.type} for operand number {i}")
+    if len(op.results) != len(ftype.results):
+        raise op_error(op, "incorrect number of results for callee")
+    for i, (value, expected) in enumerate(zip(op.results, ftype.results, strict=True)):
+        if value.type != expected:
+            raise op_error(op, f"result type mismatch at index {i}")
+
+
+def verify_isolation(isolated: Operation) -> None:
+    """Ops nested in an op isolated from above use only values defined inside it."""
+    for op in _nested(isolated):
+        for value in op.operands:
+            if not _defined_inside(value, isolated):
+                raise op_error(op, "using value defined outside the region",
+                               notes=[note_at(isolated,
+                                              "required by region isolation constraints")])
+
+
+def _nested(op: Operation) -> Iterator[Operation]:
+    stack = [op]
+    while stack:
+        current = stack.pop()
+        for region in current.regions:
+            for block in region.blocks:
+                for child in block.operations:
+                    if child is not op:
+                        yield child
+                    if child.regions and not (child.opdef is not None and child.opdef.isolated):
+                        stack.append(child)
+
+
+def _defined_inside(value: Value, ancestor: Operation) -> bool:
+    owner = value.owner
+    block: Block | None
+    if isinstance(owner, Operation):
+        block = owner.parent
+    elif isinstance(owner, Block):
+        block = owner
+    else:
+        return True
+    while block is not None:
+        region: Region | None = block.parent
+        if region is None or region.parent is None:
+            return False
+        if region.parent is ancestor:
+            return True
+        block = region.parent.parent
+    return False
+
+
+def _symbol(op: Operation) -> str:
+    name = op.attr("sym_name")
+    return str(getattr(name, "value", name))
+
+
+_STRUCTURAL = {
+    "func.func": verify_func,
+    "func.return": verify_return,
+}
