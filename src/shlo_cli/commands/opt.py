@@ -6,8 +6,10 @@ import sys
 
 import click
 
-from ..ir.diagnostics import Diagnostic, ShloError
+from ..ir.diagnostics import Diagnostic, ShloError, SourceFile
+from ..ir.expected_diagnostics import DiagnosticVerifier
 from ..ir.printer import print_module
+from ..ir.verifier import verify_module
 from ..passes import PASSES, run_passes
 from .common import SPLIT_MARKER, parse_chunk, read_input, report, split_chunks, write_output
 
@@ -52,16 +54,27 @@ def opt(ctx: click.Context, input: str, output: str | None, split_input_file: bo
     outputs = []
     failed = False
     for chunk in split_chunks(text, split_input_file):
+        checker = (DiagnosticVerifier(SourceFile(name, chunk.text, chunk.line_offset))
+                   if verify_diagnostics else None)
         try:
             module = parse_chunk(chunk, name, allow_unregistered_dialect)
+            verify_module(module, chunk.line_offset)
             run_passes(module, selected)
             # mlir-opt writes an extra newline after the printed top-level op.
             outputs.append(print_module(module, mlir_print_op_generic, mlir_print_debuginfo,
                                         mlir_print_local_scope) + "\n")
         except Diagnostic as d:
-            report(d)
             outputs.append("")
-            failed = True
+            if checker is None:
+                report(d)
+                failed = True
+            else:
+                checker.process(d)
+        if checker is not None:
+            # With -verify-diagnostics only mismatches count (and are reported).
+            for problem in checker.finish():
+                report(problem)
+                failed = True
     try:
         # Like mlir-opt, a file named by `-o` is only kept when every chunk succeeded.
         if not (failed and output not in (None, "-")):
