@@ -61,11 +61,10 @@ class Rewriter:
         return new.results[0]
 
     def constant(self, value: float, tensor_type: TensorType) -> Value:
-        scalar_type = TensorType((), tensor_type.element)
-        data = np.array(value, dtype=numpy_dtype(tensor_type.element))
-        splat = self.create("stablehlo.constant", [], scalar_type,
-                            {"value": DenseElementsAttr(scalar_type, data.reshape(()), True)})
-        return self.broadcast(splat, tensor_type, ())
+        """A splat constant of the whole type (upstream's getConstantLike)."""
+        data = np.array(value).astype(numpy_dtype(tensor_type.element)).reshape(())
+        return self.create("stablehlo.constant", [], tensor_type,
+                           {"value": DenseElementsAttr(tensor_type, data, True)})
 
     def broadcast(self, value: Value, target: TensorType, dims: tuple[int, ...]) -> Value:
         return self.create("stablehlo.broadcast_in_dim", [value], target,

@@ -1,6 +1,6 @@
-"""CHLO error-function decompositions (part of `--chlo-legalize-to-stablehlo`): upstream's
-Cephes/Eigen polynomial approximations for erf and erfc and Giles' polynomials for erf_inv,
-evaluated in f32 (f16/bf16 upcast) or f64."""
+"""CHLO special-function decompositions (part of `--chlo-legalize-to-stablehlo`): upstream's
+Cephes/Eigen polynomial approximations for erf and erfc, Giles' polynomials for erf_inv and
+Cephes' Chebyshev series for bessel_i1e, evaluated in f32 (f16/bf16 upcast) or f64."""
 
 from __future__ import annotations
 
@@ -187,3 +187,56 @@ def _erf_inv(x: Value, e: Real) -> Value:
     result = e("multiply", p, x)
     at_one = e.compare("EQ", e("abs", x), e.const(1.0))
     return e.select(at_one, e("multiply", x, e.const(math.inf)), result)
+
+
+# bessel_i1e (Cephes): Chebyshev series in |x| / 2 - 2 for |x| <= 8, in 32 / |x| - 2 beyond.
+_I1E_F64_A = (
+    2.77791411276104639959e-18, -2.11142121435816608115e-17, 1.55363195773620046921e-16,
+    -1.10559694773538630805e-15, 7.60068429473540693410e-15, -5.04218550472791168711e-14,
+    3.22379336594557470981e-13, -1.98397439776494371520e-12, 1.17361862988909016308e-11,
+    -6.66348972350202774223e-11, 3.62559028155211703701e-10, -1.88724975172282928790e-9,
+    9.38153738649577178388e-9, -4.44505912879632808065e-8, 2.00329475355213526229e-7,
+    -8.56872026469545474066e-7, 3.47025130813767847674e-6, -1.32731636560394358279e-5,
+    4.78156510755005422638e-5, -1.61760815825896745588e-4, 5.12285956168575772895e-4,
+    -1.51357245063125314899e-3, 4.15642294431288815669e-3, -1.05640848946261981558e-2,
+    2.47264490306265168283e-2, -5.29459812080949914269e-2, 1.02643658689847095384e-1,
+    -1.76416518357834055153e-1, 2.52587186443633654823e-1)
+_I1E_F64_B = (
+    7.51729631084210481353e-18, 4.41434832307170791151e-18, -4.65030536848935832153e-17,
+    -3.20952592199342395980e-17, 2.96262899764595013876e-16, 3.30820231092092828324e-16,
+    -1.88035477551078244854e-15, -3.81440307243700780478e-15, 1.04202769841288027642e-14,
+    4.27244001671195135429e-14, -2.10154184277266431302e-14, -4.08355111109219731823e-13,
+    -7.19855177624590851209e-13, 2.03562854414708950722e-12, 1.41258074366137813316e-11,
+    3.25260358301548823856e-11, -1.89749581235054123450e-11, -5.58974346219658380687e-10,
+    -3.83538038596423702205e-9, -2.63146884688951950684e-8, -2.51223623787020892529e-7,
+    -3.88256480887769039346e-6, -1.10588938762623716291e-4, -9.76109749136146840777e-3,
+    7.78576235018280120474e-1)
+# The f32 series are the tails of the f64 ones.
+_I1E_F32_A = _I1E_F64_A[12:]
+_I1E_F32_B = _I1E_F64_B[18:]
+
+
+def chebyshev(e: Real, x: Value, coefficients: Sequence[float]) -> Value:
+    """Clenshaw's recurrence for sum c_i T_i(x / 2) as Cephes' chbevl: (b0 - b2) / 2."""
+    zero = e.const(0.0)
+    b0, b1, b2 = zero, zero, zero
+    for c in coefficients:
+        b2, b1 = b1, b0
+        b0 = e("add", e("subtract", e("multiply", x, b1), b2), e.const(c))
+    return e("multiply", e("subtract", b0, b2), e.const(0.5))
+
+
+@pattern("chlo.bessel_i1e")
+@_real_pattern
+def _bessel_i1e(x: Value, e: Real) -> Value:
+    """sign(x) * (|x| A(|x|/2 - 2) for |x| <= 8, B(32/|x| - 2) / sqrt(|x|) beyond)."""
+    a_coefficients, b_coefficients = ((_I1E_F64_A, _I1E_F64_B) if _is_f64(e)
+                                      else (_I1E_F32_A, _I1E_F32_B))
+    z = e("abs", x)
+    two = e.const(2.0)
+    near = e("multiply", z, chebyshev(e, e("subtract", e("multiply", e.const(0.5), z), two),
+                                      a_coefficients))
+    far = e("divide", chebyshev(e, e("subtract", e("divide", e.const(32.0), z), two),
+                                b_coefficients), e("sqrt", z))
+    value = e.select(e.compare("LE", z, e.const(8.0)), near, far)
+    return e("multiply", e("sign", x), value)
