@@ -1,116 +1,51 @@
-"""Parser and printer throughput over the conformance `testdata` folder (in-process).
+"""`make bench`: shlo's performance numbers, each against a baseline run in the same process.
 
-Usage: python benchmarks/run.py [CONFORMANCE_DIR] [--profile]
+Usage: python benchmarks/run.py [CONFORMANCE_DIR] [--profile] [--only=SECTION,...]
 
-Reports ops/s for parsing (text -> IR) and printing (IR -> text), each also as a ratio
-against a baseline measured in the same process on the same text: one pass of a plain `re`
-tokenizer over every file (the least any tokenizing parser has to do), so the ratio is
-comparable across machines. Files whose ops are not parseable yet are counted and skipped.
+Sections (small modules next to this file):
+- parse_print: parser and printer throughput over conformance `testdata`,
+- kernels: elementwise kernels on 1M-element tensors and a 10,000-iteration scalar `while`,
+- suite: the whole interpretable `testdata` suite, in-process, with its slowest programs.
+CONFORMANCE_DIR defaults to ../shared/conformance (next to the repo); sections that need it
+are skipped when it is absent. `--profile` adds cProfile listings of the hot paths.
 """
 
 from __future__ import annotations
 
-import cProfile
-import glob
 import os
-import pstats
-import re
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from shlo_cli.commands.common import split_chunks  # noqa: E402
-from shlo_cli.ir.diagnostics import Diagnostic  # noqa: E402
-from shlo_cli.ir.parser import parse_source  # noqa: E402
-from shlo_cli.ir.printer import print_module  # noqa: E402
+import common  # noqa: E402,F401  (puts src/ on the import path)
+import kernels  # noqa: E402
+import parse_print  # noqa: E402
+import testdata_suite  # noqa: E402
 
-_BASELINE_TOKEN = re.compile(
-    r'\s+|//[^\n]*|"[^"\\]*(?:\\.[^"\\]*)*"|[%^@#!]?[A-Za-z0-9_$.\-]+|->|.', re.S)
-GOAL_OPS_PER_SECOND = 30_000
-
-
-def load_chunks(folder: str) -> list[tuple[str, str, int]]:
-    """(name, text, line offset) of every chunk of every `.mlir` file in `folder`."""
-    chunks = []
-    for path in sorted(glob.glob(os.path.join(folder, "**", "*.mlir"), recursive=True)):
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        for chunk in split_chunks(text, "// -----" in text):
-            chunks.append((path, chunk.text, chunk.line_offset))
-    return chunks
-
-
-def parseable(chunks: list[tuple[str, str, int]]) -> tuple[list, list, int]:
-    """The chunks that parse now, their modules, and how many were skipped."""
-    good, modules, skipped = [], [], 0
-    for name, text, offset in chunks:
-        try:
-            modules.append(parse_source(text, name, line_offset=offset))
-            good.append((name, text, offset))
-        except Diagnostic:
-            skipped += 1
-    return good, modules, skipped
-
-
-def best_of(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]
-    """The fastest of `repeat` runs in CPU time of this process (least disturbed by other
-    work on the machine)."""
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.process_time()
-        fn()
-        best = min(best, time.process_time() - start)
-    return best
+DEFAULT_ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared",
+                            "conformance")
+SECTIONS = ("parse_print", "kernels", "suite")
 
 
 def main(argv: list[str]) -> int:
     profile = "--profile" in argv
+    only = next((a.split("=", 1)[1].split(",") for a in argv if a.startswith("--only=")),
+                list(SECTIONS))
+    unknown = sorted(set(only) - set(SECTIONS))
+    if unknown:
+        print(f"unknown section(s) {', '.join(unknown)}; choose from {', '.join(SECTIONS)}")
+        return 2
     args = [a for a in argv if not a.startswith("--")]
-    root = args[0] if args else os.path.join(os.path.dirname(__file__), "..", "..", "shared",
-                                               "conformance")
-    folder = os.path.join(root, "testdata")
-    if not os.path.isdir(folder):
-        print(f"no conformance testdata at {folder}")
-        return 0
-    chunks, modules, skipped = parseable(load_chunks(folder))
-    ops = sum(sum(1 for _ in m.op.walk()) - 1 for m in modules)
-    size = sum(len(t) for _, t, _ in chunks)
-    print(f"corpus: {len(chunks)} chunks, {ops} ops, {size / 1e6:.1f} MB "
-          f"({skipped} chunks skipped: custom syntax not registered)")
-
-    def tokenize() -> None:
-        for _, text, _ in chunks:
-            for _ in _BASELINE_TOKEN.finditer(text):
-                pass
-
-    def parse_all() -> None:
-        for name, text, offset in chunks:
-            parse_source(text, name, line_offset=offset)
-
-    def print_all() -> None:
-        for m in modules:
-            print_module(m)
-
-    if profile:
-        cProfile.runctx("parse_all()", globals(), locals(), "/tmp/shlo-parse.prof")
-        pstats.Stats("/tmp/shlo-parse.prof").sort_stats("tottime").print_stats(25)
-        cProfile.runctx("print_all()", globals(), locals(), "/tmp/shlo-print.prof")
-        pstats.Stats("/tmp/shlo-print.prof").sort_stats("tottime").print_stats(25)
-    # Interleaved rounds, best of each: a busy machine disturbs all three alike.
-    base = parse_time = print_time = float("inf")
-    for _ in range(5):
-        base = min(base, best_of(tokenize, 1))
-        parse_time = min(parse_time, best_of(parse_all, 1))
-        print_time = min(print_time, best_of(print_all, 1))
-    parse_rate = ops / parse_time
-    print(f"baseline re tokenizer: {base:.3f} s ({ops / base:,.0f} ops/s equivalent)")
-    verdict = "met" if parse_rate >= GOAL_OPS_PER_SECOND else "NOT met"
-    print(f"parse: {parse_time:.3f} s, {parse_rate:,.0f} ops/s, "
-          f"{parse_time / base:.2f}x the baseline tokenizer time "
-          f"(goal {GOAL_OPS_PER_SECOND:,} ops/s: {verdict})")
-    print(f"print: {print_time:.3f} s, {ops / print_time:,.0f} ops/s, "
-          f"{print_time / base:.2f}x the baseline tokenizer time")
+    root = os.path.abspath(args[0] if args else DEFAULT_ROOT)
+    start = time.perf_counter()
+    if "parse_print" in only:
+        parse_print.run(root, profile)
+    if "kernels" in only:
+        kernels.run(profile)
+    if "suite" in only:
+        testdata_suite.run(root, profile)
+    print(f"bench wall time: {time.perf_counter() - start:.1f} s")
     return 0
 
 
