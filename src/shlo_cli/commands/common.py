@@ -14,7 +14,8 @@ from ..ir.diagnostics import Diagnostic, ShloError
 from ..ir.parser import parse_source
 
 SPLIT_MARKER = "// -----"
-_SPLIT_LINE = re.compile(r"^[ \t]*// -----.*$", re.MULTILINE)
+# MLIR splits at the marker wherever it appears on a line (so `// // -----` splits too).
+_SPLIT_LINE = re.compile(r"^.*?// -----.*$", re.MULTILINE)
 
 
 @dataclass
