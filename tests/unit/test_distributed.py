@@ -431,18 +431,19 @@ def test_translate_timeout_flag(tmp_path: Path) -> None:
 MISMATCHED_GROUPS = """
 func.func @a(%x: tensor<1xi64>) -> tensor<2xi64> {
   %r = "stablehlo.all_gather"(%x) {all_gather_dim = 0 : i64,
-    replica_groups = dense<[[0, 1], [2, -1]]> : tensor<2x2xi64>} : (tensor<1xi64>) -> tensor<2xi64>
+    replica_groups = dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>} : (tensor<1xi64>) -> tensor<2xi64>
   return %r : tensor<2xi64>
 }
 func.func @b(%x: tensor<1xi64>) -> tensor<2xi64> {
-  %r = "stablehlo.all_gather"(%x) {all_gather_dim = 0 : i64,
-    replica_groups = dense<[[0, -1], [1, 2]]> : tensor<2x2xi64>} : (tensor<1xi64>) -> tensor<2xi64>
+  %r = "stablehlo.concatenate"(%x, %x) {dimension = 0 : i64}
+    : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
   return %r : tensor<2xi64>
 }
 func.func @main() {
   %v = stablehlo.constant dense<[1]> : tensor<1xi64>
-  %r:3 = "interpreter.run_parallel"(%v, %v, %v) {programs = [[@a], [@b], [@b]]}
-    : (tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> (tensor<2xi64>, tensor<2xi64>, tensor<2xi64>)
+  %r:4 = "interpreter.run_parallel"(%v, %v, %v, %v) {programs = [[@a], [@b], [@a], [@a]]}
+    : (tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>)
+    -> (tensor<2xi64>, tensor<2xi64>, tensor<2xi64>, tensor<2xi64>)
   func.return
 }
 """
@@ -468,7 +469,7 @@ func.func @waits(%x: tensor<i64>) -> tensor<i64> {
     ^bb0(%a: tensor<i64>, %b: tensor<i64>):
       %s = stablehlo.add %a, %b : tensor<i64>
       stablehlo.return %s : tensor<i64>
-  }) {replica_groups = dense<[[1, 2]]> : tensor<1x2xi64>} : (tensor<i64>) -> tensor<i64>
+  }) {replica_groups = dense<[[1, 2], [0, -1]]> : tensor<2x2xi64>} : (tensor<i64>) -> tensor<i64>
   return %r : tensor<i64>
 }
 func.func @stuck(%t: !stablehlo.token) -> (tensor<i64>, !stablehlo.token) {
