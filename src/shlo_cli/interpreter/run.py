@@ -20,6 +20,7 @@ from ..ir.attributes import ArrayAttr, DenseElementsAttr
 from ..ir.core import Module, Operation
 from ..ir.diagnostics import Diagnostic, SourceFile
 from ..ir.types import FunctionType, TensorType, Type, UnsupportedTypeError, numpy_dtype
+from ..ir.verifier import verify_module
 from .engine import EvaluationError, Interpreter, entry_function
 from .printing import format_value
 
@@ -153,6 +154,7 @@ def evaluate(module: Module, arguments: Sequence[Argument] | None = None,
     A module without functions has nothing to run and returns no results (like upstream).
     `line_offset` is the number of lines before the module's chunk in its file.
     """
+    verify_module(module, line_offset)  # upstream verifies the parsed module first
     options = options or InterpretOptions()
     if arguments is None:
         arguments = parse_args_option(options.args or "")
