@@ -126,3 +126,33 @@ def test_uniform_quantize_syntax_round_trip() -> None:
     printed = print_module(parse_source(text))
     assert "stablehlo.uniform_quantize %arg0 : (tensor<2xf32>) -> tensor<2x!quant.uniform<i8:f32, 5.000000e-01:-20>>" in printed
     assert print_module(parse_source(printed)) == printed
+
+
+def test_per_axis_convolution_rescales_per_output_feature() -> None:
+    lq = "!quant.uniform<i8:f32, 0.5:3>"
+    rq = "!quant.uniform<i8:f32:2, {0.25,0.125}>"
+    oq = "!quant.uniform<i32:f32:2, {0.125,0.0625}>"
+    text = f"""func.func @main(%x: tensor<1x4x1xf32>, %k: tensor<2x1x2xf32>) -> tensor<1x3x2xf32> {{
+  %qx = stablehlo.uniform_quantize %x : (tensor<1x4x1xf32>) -> tensor<1x4x1x{lq}>
+  %qk = stablehlo.uniform_quantize %k : (tensor<2x1x2xf32>) -> tensor<2x1x2x{rq}>
+  %c = stablehlo.convolution(%qx, %qk) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {{}} {{batch_group_count = 1 : i64, feature_group_count = 1 : i64}} : (tensor<1x4x1x{lq}>, tensor<2x1x2x{rq}>) -> tensor<1x3x2x{oq}>
+  %r = stablehlo.uniform_dequantize %c : (tensor<1x3x2x{oq}>) -> tensor<1x3x2xf32>
+  return %r : tensor<1x3x2xf32>
+}}"""
+    x = np.array([1.0, -2.0, 0.5, 3.0], np.float32).reshape(1, 4, 1)
+    k = np.array([[0.5, 0.25], [-1.0, 0.375]], np.float32).reshape(2, 1, 2)
+    (r,) = _run(text, x, k)
+    expected = np.stack([x[0, i:i + 2, 0] @ k[:, 0, :] for i in range(3)])[None]
+    np.testing.assert_allclose(r, expected)
+
+
+def test_maximum_with_equal_parameters_compares_storage() -> None:
+    text = f"""func.func @main(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<3xf32> {{
+  %qa = stablehlo.uniform_quantize %a : (tensor<3xf32>) -> tensor<3x{Q}>
+  %qb = stablehlo.uniform_quantize %b : (tensor<3xf32>) -> tensor<3x{Q}>
+  %m = stablehlo.maximum %qa, %qb : tensor<3x{Q}>
+  %r = stablehlo.uniform_dequantize %m : (tensor<3x{Q}>) -> tensor<3xf32>
+  return %r : tensor<3xf32>
+}}"""
+    (r,) = _run(text, np.array([1.0, -2.0, 4.0], np.float32), np.array([0.5, 3.0, 4.5], np.float32))
+    assert r.tolist() == [1.0, 3.0, 4.5]

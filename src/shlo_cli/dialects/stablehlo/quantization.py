@@ -10,7 +10,7 @@ storage values). A binding hook (engine.BIND_HOOKS) picks, once per op:
 - `dot_general`, `dot`, `convolution` and `dynamic_conv` with quantized lhs and rhs
   accumulate exactly in integers (storage minus zero point) and rescale once by
   lhs_scale * rhs_scale / result_scale; with a float lhs (hybrid) the rhs is dequantized and
-  the op runs in floating point;
+  the op runs in floating point; other mixes (per-axis lhs, float rhs) dequantize all;
 - every other op follows the spec's dequantize_op_quantize: dequantize the quantized
   operands, evaluate in the expressed type, quantize the quantized results.
 
@@ -229,7 +229,7 @@ def _dot_like(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Callable[...
     result_q = quant_of(op.results[0].type)
     if lhs_q is None:
         if rhs_q is None or result_q is not None:
-            return None
+            return _dequantize_op_quantize(op, opdef, kwargs)
         # Hybrid (weight-only quantization): dequantize rhs, compute in floating point.
         fn = functools.partial(opdef.evaluate, **kwargs)
         dtype = numpy_dtype(element_type(op.operands[0].type))
@@ -239,7 +239,7 @@ def _dot_like(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Callable[...
 
         return hybrid
     if rhs_q is None or lhs_q.is_per_axis:
-        return None
+        return _dequantize_op_quantize(op, opdef, kwargs)
     # Integer accumulation of (lhs - zp) x (rhs - zp), exact in i64, rescaled once.
     int_kwargs = dict(kwargs)
     int_kwargs["result_type"] = _integer_type(op.results[0].type)
