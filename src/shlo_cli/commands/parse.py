@@ -8,6 +8,7 @@ import click
 
 from ..ir.diagnostics import Diagnostic, ShloError
 from ..ir.printer import print_module
+from ..ir.verifier import verify_module
 from .common import SPLIT_MARKER, parse_chunk, read_input, report, split_chunks, write_output
 
 
@@ -31,6 +32,7 @@ def parse_command(input: str, split_input_file: bool, generic: bool, debuginfo: 
     for chunk in split_chunks(text, split_input_file):
         try:
             module = parse_chunk(chunk, name, allow_unregistered_dialect)
+            verify_module(module, chunk.line_offset)
             outputs.append(print_module(module, generic, debuginfo, local_scope=True))
         except Diagnostic as d:
             report(d)
