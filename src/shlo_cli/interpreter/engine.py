@@ -9,6 +9,7 @@ invocation share one environment dict (values are distinct objects, so they cann
 from __future__ import annotations
 
 import functools
+import operator
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -30,7 +31,10 @@ class EvaluationError(Exception):
 
 
 class _Step:
-    __slots__ = ("fn", "operands", "results", "op", "single")
+    """One bound op. `operands` is read with a C-level itemgetter (`fetch(frame)`); `arity`
+    picks the cheapest call shape in the hot loop."""
+
+    __slots__ = ("fn", "operands", "results", "op", "single", "arity", "fetch", "result")
 
     def __init__(self, fn: Callable[..., Any], op: Operation) -> None:
         self.fn = fn
@@ -38,6 +42,10 @@ class _Step:
         self.results = op.results
         self.op = op
         self.single = len(op.results) == 1
+        self.result = op.results[0] if self.single else None
+        self.arity = len(op.operands)
+        # itemgetter of one key returns the value itself, of several a tuple.
+        self.fetch = operator.itemgetter(*op.operands) if op.operands else None
 
 
 class _BlockPlan:
@@ -106,33 +114,53 @@ class Interpreter:
         if plan is None:
             plan = self._plan_block(region.entry)
             self._plans[id(region)] = plan
+        return self._run_plan(plan, args)
+
+    def _run_plan(self, plan: _BlockPlan, args: Sequence[Any]) -> list[Any]:
         if self.stop is not None and self.stop.is_set():
             raise _Abort("stopped: another process failed")
         frame = self.frame
         for arg, value in zip(plan.arguments, args, strict=False):
             frame[arg] = value
-        for step in plan.steps:
-            try:
-                out = step.fn(*[frame[v] for v in step.operands])
-            except (Diagnostic, _Abort):
-                raise
-            except EvaluationError as e:
-                raise self.diagnostic(step.op, str(e)) from None
-            except Exception as e:  # a kernel bug must not become a traceback
-                raise self.diagnostic(
-                    step.op, f"internal error while evaluating: {type(e).__name__}: {e}") from None
-            if step.single:
-                frame[step.results[0]] = out
-            elif step.results:
-                for r, v in zip(step.results, out, strict=False):
-                    frame[r] = v
+        step = None
+        try:  # one handler for the whole block: entering `try` per op costs in the hot loop
+            for step in plan.steps:
+                arity = step.arity
+                if arity == 1:
+                    out = step.fn(step.fetch(frame))
+                elif arity == 0:
+                    out = step.fn()
+                else:
+                    out = step.fn(*step.fetch(frame))
+                if step.single:
+                    frame[step.result] = out
+                elif step.results:
+                    for r, v in zip(step.results, out, strict=False):
+                        frame[r] = v
+        except (Diagnostic, _Abort):
+            raise
+        except EvaluationError as e:
+            raise self.diagnostic(step.op, str(e)) from None  # type: ignore[union-attr]
+        except Exception as e:  # a kernel bug must not become a traceback
+            raise self.diagnostic(  # type: ignore[union-attr]
+                step.op, f"internal error while evaluating: {type(e).__name__}: {e}") from None
         if plan.terminator is None:
             return []
         return [frame[v] for v in plan.terminator]
 
     def region_callable(self, region: Region) -> Callable[..., list[Any]]:
         """A callable running `region` in the current frame (for region-taking kernels)."""
-        return lambda *args: self.run_region(region, args)
+        plan: _BlockPlan | None = None
+
+        def run(*args: Any) -> list[Any]:
+            nonlocal plan  # planned on first use, then reused without a lookup
+            if plan is None:
+                plan = self._plans.get(id(region))
+                if plan is None:
+                    plan = self._plans[id(region)] = self._plan_block(region.entry)
+            return self._run_plan(plan, args)
+
+        return run
 
     def diagnostic(self, op: Operation, message: str) -> Diagnostic:
         loc = op.location
