@@ -18,7 +18,8 @@ from typing import Any
 import click
 
 from ..interpreter.run import ArgsError, InterpretOptions, evaluate, format_results
-from ..ir.diagnostics import Diagnostic, ShloError
+from ..ir.diagnostics import Diagnostic, ShloError, SourceFile
+from ..ir.expected_diagnostics import DiagnosticVerifier
 from .common import parse_chunk, read_input, report, split_chunks, write_output
 
 CHUNK_SEPARATOR = "\n"
@@ -69,6 +70,8 @@ def interpret_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                       metavar="SECONDS",
                       help="How long a process of interpreter.run_parallel may wait for the "
                            "others (send/recv, collectives) before failing; default 30.")(fn)
+    fn = _flag("verify-diagnostics", "Check `expected-error` annotations instead of "
+               "reporting diagnostics.")(fn)
     return fn
 
 
@@ -76,7 +79,7 @@ def run_interpret(input: str, *, output: str | None = None, split_input_file: bo
                   args: str | None = None, interpreter_print_dense: bool = False,
                   probe_output_dir: str | None = None,
                   allow_unregistered_dialect: bool = False,
-                  timeout: float | None = None) -> int:
+                  timeout: float | None = None, verify_diagnostics: bool = False) -> int:
     """Interpret every chunk of `input`; returns the process exit code."""
     _apply_time_limit()
     try:
@@ -92,6 +95,8 @@ def run_interpret(input: str, *, output: str | None = None, split_input_file: bo
     for index, chunk in enumerate(split_chunks(text, split_input_file)):
         if index:
             _emit(CHUNK_SEPARATOR, to_stdout, collected)
+        checker = (DiagnosticVerifier(SourceFile(name, chunk.text, chunk.line_offset))
+                   if verify_diagnostics else None)
         try:
             module = parse_chunk(chunk, name, allow_unregistered_dialect)
             results = evaluate(module, options=options, stdout=sys.stdout,
@@ -101,7 +106,13 @@ def run_interpret(input: str, *, output: str | None = None, split_input_file: bo
             failed = True
             for diagnostic in e.diagnostics:
                 _report(diagnostic)
-        except (Diagnostic, ShloError) as e:
+        except Diagnostic as e:
+            if checker is None:
+                failed = True
+                _report(e)
+            else:
+                checker.process(e)
+        except ShloError as e:
             failed = True
             _report(e)
         except RecursionError:
@@ -113,6 +124,10 @@ def run_interpret(input: str, *, output: str | None = None, split_input_file: bo
         except Exception as e:  # noqa: BLE001 - a bug must not become a traceback
             failed = True
             _report(ShloError(f"internal error: {type(e).__name__}: {e}"))
+        if checker is not None:  # -verify-diagnostics: only mismatches fail
+            for problem in checker.finish():
+                failed = True
+                _report(problem)
     if not to_stdout and not failed:  # like upstream, a failed run leaves no output file
         try:
             write_output("".join(collected), output)
