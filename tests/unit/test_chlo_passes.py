@@ -55,13 +55,13 @@ def test_complex_log_plus_one_is_accurate_near_zero() -> None:
     assert log1p[0].real == np.float32(1e-20) and log1p[0].imag == np.float32(1e-20)
 
 
-def test_math_functions_stay_chlo() -> None:
-    text = ("func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
-            "  %0 = chlo.zeta %a, %a : tensor<2xf32>, tensor<2xf32> -> tensor<2xf32>\n"
-            "  return %0 : tensor<2xf32>\n}\n")
+def test_ops_without_decomposition_stay_chlo() -> None:
+    text = ("func.func @main(%a: tensor<2xi32>) -> tensor<2xi32> {\n"
+            "  %0 = chlo.mulhi %a, %a : tensor<2xi32>, tensor<2xi32> -> tensor<2xi32>\n"
+            "  return %0 : tensor<2xi32>\n}\n")
     module = parse_source(text)
     run_passes(module, ["chlo-pre-serialization-pipeline"])
-    kept = "chlo.zeta %arg0, %arg0 : tensor<2xf32>, tensor<2xf32> -> tensor<2xf32>"
+    kept = "chlo.mulhi %arg0, %arg0 : tensor<2xi32>, tensor<2xi32> -> tensor<2xi32>"
     assert kept in print_module(module)
 
 
@@ -162,3 +162,20 @@ def test_bessel_i1e_chebyshev_series_match_direct_evaluation() -> None:
         printed, direct, lowered = _run_both(text, a)
         assert "chlo." not in printed
         np.testing.assert_allclose(lowered[0], direct[0], rtol=tolerance)
+
+
+def test_next_after_zeta_polygamma_lowerings() -> None:
+    t = "tensor<6xf32>"
+    text = (f"func.func @main(%a: {t}, %b: {t}) -> ({t}, {t}, {t}) {{\n"
+            f"  %0 = chlo.next_after %a, %b : {t}, {t} -> {t}\n"
+            f"  %1 = chlo.zeta %a, %b : {t}, {t} -> {t}\n"
+            f"  %2 = chlo.polygamma %a, %b : {t}, {t} -> {t}\n"
+            f"  return %0, %1, %2 : {t}, {t}, {t}\n}}\n")
+    a = np.array([2.0, 3.0, 0.0, -0.0, 1.0, np.nan], np.float32)
+    b = np.array([1.5, 4.0, -1.0, 0.0, 2.0, 1.0], np.float32)
+    printed, direct, lowered = _run_both(text, a, b)
+    assert "chlo." not in printed
+    np.testing.assert_array_equal(lowered[0], direct[0])
+    np.testing.assert_allclose(lowered[1][:2], direct[1][:2], rtol=2e-6)
+    np.testing.assert_allclose(lowered[2][:2], direct[2][:2], rtol=2e-5)
+    assert lowered[1][4] == np.inf and np.isnan(lowered[2][5])

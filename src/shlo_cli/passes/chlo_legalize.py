@@ -11,9 +11,9 @@ computed in f32, as XLA evaluates them); lgamma and digamma become XLA's Lanczos
 approximation.
 
 Kept as CHLO ops (the interpreter evaluates them directly, accurately): the complex
-variants of those math functions (upstream's Hull et al. expansions), bessel_i1e,
-polygamma, zeta, next_after, mulhi, ragged_dot and scan. erf, erfc and erf_inv are rewritten
-by the patterns of `chlo_special`.
+variants of those math functions (upstream's Hull et al. expansions), mulhi, ragged_dot and
+scan. erf, erfc, erf_inv, bessel_i1e, next_after, zeta and polygamma are rewritten by the
+patterns of `chlo_special`.
 """
 
 from __future__ import annotations
@@ -521,13 +521,21 @@ def legalize_block(block: Block, replacements: dict[Value, Value]) -> None:
 
 
 def legalize(module: Module) -> None:
-    from . import chlo_special  # noqa: F401  (registers the error-function patterns)
+    """Rewrite until no pattern applies (a rewrite may create CHLO ops, e.g. polygamma's
+    lgamma, zeta and digamma)."""
+    from . import chlo_special  # noqa: F401  (registers the special-function patterns)
 
-    replacements: dict[Value, Value] = {}
-    for region in module.op.regions:
-        for block in region.blocks:
-            legalize_block(block, replacements)
-    replace_uses(module.op, replacements)
+    for _ in range(_MAX_ROUNDS):
+        replacements: dict[Value, Value] = {}
+        for region in module.op.regions:
+            for block in region.blocks:
+                legalize_block(block, replacements)
+        replace_uses(module.op, replacements)
+        if not replacements:
+            return
+
+
+_MAX_ROUNDS = 4
 
 
 @register_pass("chlo-legalize-to-stablehlo",

@@ -5,10 +5,14 @@ Cephes' Chebyshev series for bessel_i1e, evaluated in f32 (f16/bf16 upcast) or f
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+import ml_dtypes
+
+from ..dialects.stablehlo.elementwise_numerics import num_bits
 from ..ir.core import Value
-from .chlo_legalize import Real, _real_pattern, pattern
+from ..ir.types import FloatType, IntegerType, TensorType, numpy_dtype
+from .chlo_legalize import Real, Rewriter, _real_pattern, pattern
 
 # erf on [-4, 4] in f32: x * ALPHA(x^2) / BETA(x^2) (Eigen).
 _ERF_F32_ALPHA = (-2.72614225801306e-10, 2.77068142495902e-08, -2.10102402082508e-06,
@@ -240,3 +244,136 @@ def _bessel_i1e(x: Value, e: Real) -> Value:
                                 b_coefficients), e("sqrt", z))
     value = e.select(e.compare("LE", z, e.const(8.0)), near, far)
     return e("multiply", e("sign", x), value)
+
+
+# ---- next_after, zeta, polygamma --------------------------------------------------------
+
+
+def _signed(value: int, width: int) -> int:
+    """`value` as a width-bit two's complement integer."""
+    value &= (1 << width) - 1
+    return value - (1 << width) if value >> (width - 1) else value
+
+
+@pattern("chlo.next_after")
+def _next_after(rw: Rewriter) -> list[Value] | None:
+    """On the bit patterns: step the magnitude down when x is further from 0 than y or the
+    signs differ, up otherwise; from +-0 to the smallest subnormal signed like y; y when
+    x == y; NaN when either is NaN."""
+    x, y = rw.op.operands
+    t = x.type
+    if not (isinstance(t, TensorType) and t.is_static and isinstance(t.element, FloatType)):
+        return None
+    width = num_bits(numpy_dtype(t.element))
+    int_t = TensorType(t.shape, IntegerType(width))
+    e, ei = Real(rw, t), Real(rw, int_t)
+    x_bits = rw.create("stablehlo.bitcast_convert", [x], int_t)
+    y_bits = rw.create("stablehlo.bitcast_convert", [y], int_t)
+    nan_input = rw.create("stablehlo.or", [e.compare("NE", x, x), e.compare("NE", y, y)],
+                          e.pred)
+    nan_bits = rw.create("stablehlo.bitcast_convert", [e.const(math.nan)], int_t)
+    sign_mask = ei.const(_signed(1 << (width - 1), width))
+    magnitude_mask = ei.const(_signed(~(1 << (width - 1)), width))
+    x_abs, y_abs = ei("and", x_bits, magnitude_mask), ei("and", y_bits, magnitude_mask)
+    zero, one = ei.const(0), ei.const(1)
+    x_sign, y_sign = ei("and", x_bits, sign_mask), ei("and", y_bits, sign_mask)
+    smaller = rw.create("stablehlo.or", [ei.compare("GT", x_abs, y_abs),
+                                         ei.compare("NE", x_sign, y_sign)], ei.pred)
+    stepped = ei("add", x_bits, ei.select(smaller, ei.const(-1), one))
+    from_zero = ei.select(ei.compare("EQ", y_abs, zero), y_bits, ei("or", y_sign, one))
+    result = ei.select(ei.compare("EQ", x_abs, zero), from_zero, stepped)
+    result = ei.select(e.compare("EQ", x, y), y_bits, result)
+    result = ei.select(nan_input, nan_bits, result)
+    return [rw.create("stablehlo.bitcast_convert", [result], rw.op.result_types[0])]
+
+
+_ZETA_COEFFICIENTS = (-7.1661652561756670113e18, 1.8152105401943546773e17,
+                      -4.5979787224074726105e15, 1.1646782814350067249e14,
+                      -2.950130727918164224e12, 7.47242496e10, -1.8924375803183791606e9,
+                      47900160.0, -1209600.0, 30240.0, -720.0, 12.0)
+_ZETA_ITERATIONS = 9
+
+
+def _smallest_subnormal(e: Real) -> float:
+    return float(ml_dtypes.finfo(numpy_dtype(e.t.element)).smallest_subnormal)
+
+
+def _zeta_body(e: Real, x: Value, q: Value) -> Value:
+    """Hurwitz zeta by Euler-Maclaurin: sum_{k<10} (q + k)^-x plus the integral and
+    Bernoulli tail terms at q + 10 (Horner form); NaN for x < 1 and for non-integer x
+    when q <= 0, poles at integer q <= 0 (+inf for even x), +inf at x = 1."""
+    zero, one = e.const(0.0), e.const(1.0)
+    neg_x = e("negate", x)
+    acc = q
+    power_sum = e("power", q, neg_x)
+    for _ in range(_ZETA_ITERATIONS):
+        acc = e("add", acc, one)
+        power_sum = e("add", power_sum, e("power", acc, neg_x))
+    acc = e("add", acc, one)
+    q_neg_power = e("power", acc, neg_x)
+    correction = e("divide", e("multiply", q_neg_power, acc), e("subtract", x, one))
+    inv_acc_sq = e("divide", one, e("multiply", acc, acc))
+    horner_sum = zero
+    terms = len(_ZETA_COEFFICIENTS)
+    for i in range(terms - 1):
+        factor = e("multiply", e("add", x, e.const(2 * terms - 2 - 2 * i)),
+                   e("add", x, e.const(2 * terms - 3 - 2 * i)))
+        horner_sum = e("multiply", factor, e("multiply", inv_acc_sq, e(
+            "add", horner_sum, e.const(1.0 / _ZETA_COEFFICIENTS[i]))))
+    tail = e("multiply", q_neg_power, e("add", e.const(0.5), e("multiply", e("divide", x, acc), e(
+        "add", e.const(1.0 / _ZETA_COEFFICIENTS[-1]), horner_sum))))
+    accurate = e("add", e("add", power_sum, correction), tail)
+    negligible = e.compare("LT", e("abs", q_neg_power),
+                           e("multiply", e("abs", power_sum), e.const(_smallest_subnormal(e))))
+    output = e.select(negligible, power_sum, accurate)
+    nan, inf = e.const(math.nan), e.const(math.inf)
+    output = e.select(e.compare("LT", x, one), nan, output)
+    q_le_zero = e.compare("LE", q, zero)
+    x_is_int = e.compare("EQ", x, e("floor", x))
+    x_not_int = e.compare("NE", x, e("floor", x))
+    output = e.select(e.rw.create("stablehlo.and", [q_le_zero, x_not_int], e.pred), nan, output)
+    at_pole = e.rw.create("stablehlo.and", [q_le_zero, e.compare("EQ", q, e("floor", q))], e.pred)
+    x_even = e.compare("EQ", e("remainder", x, e.const(2.0)), zero)
+    even_int = e.rw.create("stablehlo.and", [x_is_int, x_even], e.pred)
+    output = e.select(at_pole, e.select(even_int, inf, nan), output)
+    return e.select(e.compare("EQ", x, one), inf, output)
+
+
+def _polygamma_body(e: Real, n: Value, x: Value) -> Value:
+    """(-1)^(n+1) n! zeta(n + 1, x) for natural n > 0, digamma(x) for n = 0, NaN otherwise
+    (the lgamma/zeta/digamma ops it creates are legalized in turn)."""
+    one, two, zero = e.const(1.0), e.const(2.0), e.const(0.0)
+    sign = e("subtract", e("multiply", two, e("remainder", n, two)), one)
+    n_plus_one = e("add", n, one)
+    factorial = e("exponential", e.rw.create("chlo.lgamma", [n_plus_one], e.t))
+    zeta = e.rw.create("chlo.zeta", [n_plus_one, x], e.t)
+    result = e("multiply", e("multiply", sign, factorial), zeta)
+    result = e.select(e.compare("EQ", n, zero), e.rw.create("chlo.digamma", [x], e.t), result)
+    non_natural = e.rw.create("stablehlo.or", [e.compare("NE", n, e("floor", n)),
+                                               e.compare("LT", n, zero)], e.pred)
+    return e.select(non_natural, e.const(math.nan), result)
+
+
+def _binary_with_upcast(rw: Rewriter, body: Callable[[Real, Value, Value], Value]
+                        ) -> list[Value] | None:
+    a, b = rw.op.operands
+    t = a.type
+    if not (isinstance(t, TensorType) and t.is_static and isinstance(t.element, FloatType)
+            and b.type == t):
+        return None
+    if t.element.name in ("f16", "bf16"):
+        wide = TensorType(t.shape, FloatType("f32"))
+        a2 = rw.create("stablehlo.convert", [a], wide)
+        b2 = rw.create("stablehlo.convert", [b], wide)
+        return [rw.create("stablehlo.convert", [body(Real(rw, wide), a2, b2)], t)]
+    return [body(Real(rw, t), a, b)]
+
+
+@pattern("chlo.zeta")
+def _zeta(rw: Rewriter) -> list[Value] | None:
+    return _binary_with_upcast(rw, _zeta_body)
+
+
+@pattern("chlo.polygamma")
+def _polygamma(rw: Rewriter) -> list[Value] | None:
+    return _binary_with_upcast(rw, _polygamma_body)
