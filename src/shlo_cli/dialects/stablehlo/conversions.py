@@ -109,8 +109,20 @@ def convert_array(x: np.ndarray, target: np.dtype) -> np.ndarray:
     return round_float(widen(x), target)
 
 
+_NATIVE_INT_TARGETS = frozenset(np.dtype(t) for t in (
+    np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64))
+
+
 def _float_to_int(x: np.ndarray, target: np.dtype) -> np.ndarray:
     """Truncate toward zero, saturating at the target's range; NaN becomes 0."""
+    if x.dtype in _WIDE_FLOATS and target in _NATIVE_INT_TARGETS:
+        # Common case: every element already in [min, max + 1), where astype truncates
+        # exactly; the bounds are powers of two (or 0), so exact in f32/f64.
+        width = num_bits(target)
+        low = -(2.0 ** (width - 1)) if is_signed(target) else 0.0
+        high = 2.0 ** (width - 1 if is_signed(target) else width)
+        if x.size and x.min() >= low and x.max() < high:  # NaN fails both (min/max keep it)
+            return x.astype(target)
     width = num_bits(target)
     with np.errstate(invalid="ignore"):
         t = np.trunc(x)
