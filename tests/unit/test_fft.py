@@ -42,3 +42,19 @@ def test_fft_result_in_element_type() -> None:
     (out,) = _run(text, np.array([1, 2, 3, 4], np.complex64))
     assert out.dtype == np.complex64
     np.testing.assert_allclose(out, [10, -2 + 2j, -2, -2 - 2j])
+
+
+def test_fft_verifier_messages() -> None:
+    import pytest
+
+    from shlo_cli.ir.diagnostics import Diagnostic
+    from shlo_cli.ir.verifier import verify_module
+
+    text = """func.func @main(%x: tensor<3x9xf32>) -> tensor<3x5xcomplex<f32>> {
+  %0 = stablehlo.fft %x, type = RFFT, length = [9, 9] : (tensor<3x9xf32>) -> tensor<3x5xcomplex<f32>>
+  return %0 : tensor<3x5xcomplex<f32>>
+}"""
+    with pytest.raises(Diagnostic) as info:
+        verify_module(parse_source(text))
+    assert ("RFFT requires innermost dimensions to be compatible with fft_length. Got: 3, 9 "
+            "but wanted 9, 9.") in info.value.render()

@@ -82,3 +82,26 @@ def test_triangular_solve_matches_numpy(left_side: bool, lower: bool, transpose:
 }}"""
     (result,) = _run(text, a, b)
     np.testing.assert_allclose(result, expected, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ('%0 = stablehlo.cholesky %a : tensor<2x3xf32>',
+     "minor dimensions of 'a' must have equal size, got shape 2, 3."),
+    ('%0 = "stablehlo.triangular_solve"(%a, %b) {left_side = true, lower = true, unit_diagonal = false, transpose_a = #stablehlo<transpose NO_TRANSPOSE>} : (tensor<2x3xf32>, tensor<3x3xf32>) -> tensor<3x3xf32>',
+     "two minor dimensions of operand 'a' must be compatible, but got 'tensor<2x3xf32>'"),
+    ('%0 = "stablehlo.triangular_solve"(%b, %a) {left_side = true, lower = true, unit_diagonal = false, transpose_a = #stablehlo<transpose TRANSPOSE_INVALID>} : (tensor<3x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>',
+     "shared dimension of operands 'a' and 'b' must be compatible"),
+])
+def test_linalg_verifier_messages(body: str, message: str) -> None:
+    from shlo_cli.ir.diagnostics import Diagnostic
+    from shlo_cli.ir.verifier import verify_module
+
+    text = f"""func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x3xf32>) {{
+  {body}
+  return
+}}"""
+    with pytest.raises(Diagnostic) as info:
+        verify_module(parse_source(text))
+    rendered = info.value.render()
+    assert message in rendered
+    assert "failed to infer returned types" in rendered

@@ -22,6 +22,7 @@ from ..asm import Format
 from ..registry import define_op
 from .constants import iota
 from .dot_conv import convolution, decode_conv_dims
+from .linalg_verify import verify_dynamic_iota
 
 _CONV_PROPS = ("window_strides", "lhs_dilation", "rhs_dilation", "window_reversal",
                "dimension_numbers", "feature_group_count", "batch_group_count",
@@ -76,7 +77,7 @@ def dynamic_conv(lhs: np.ndarray, rhs: np.ndarray, padding: np.ndarray, *,
            syntax=Format("$output_shape `,` `dim` `=` $iota_dimension",
                          operands=("output_shape",), types="functional",
                          attrs={"iota_dimension": "int"}),
-           properties=("iota_dimension",))
+           properties=("iota_dimension",), verify=verify_dynamic_iota)
 def dynamic_iota(output_shape: np.ndarray, *, iota_dimension: int,
                  result_type: Type) -> np.ndarray:
     """spec dynamic_iota: `iota` with the result shape read from `output_shape`."""

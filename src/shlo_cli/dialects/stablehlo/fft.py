@@ -15,13 +15,14 @@ from ...interpreter.engine import EvaluationError
 from ...ir.types import Type, element_type, numpy_dtype
 from ..asm import Format
 from ..registry import define_op
+from .linalg_verify import verify_fft
 
 
 @define_op("stablehlo.fft",
            syntax=Format("$operand `,` `type` `=` $fft_type `,` `length` `=` $fft_length",
                          operands=("operand",), types="functional",
                          attrs={"fft_type": "enum:fft_type", "fft_length": "array"}),
-           properties=("fft_type", "fft_length"))
+           properties=("fft_type", "fft_length"), verify=verify_fft)
 def fft(operand: np.ndarray, *, fft_type: Any, fft_length: Any,
         result_type: Type) -> np.ndarray:
     """spec fft: the forward/inverse complex transform (FFT/IFFT, inverse scaled by 1/n),

@@ -13,10 +13,9 @@ import numpy as np
 
 from ...interpreter.engine import EvaluationError
 from ...ir.core import Operation
-from ...ir.types import TensorType
 from ..asm import Format
 from ..registry import define_op
-from .elementwise_verify import error
+from .linalg_verify import verify_cholesky, verify_triangular_solve
 
 
 def _adjoint(x: np.ndarray) -> np.ndarray:
@@ -59,13 +58,6 @@ def cholesky_lower(a: np.ndarray) -> np.ndarray:
     return out
 
 
-def _verify_cholesky(op: Operation) -> None:
-    t = op.operands[0].type
-    if isinstance(t, TensorType) and t.rank < 2:
-        raise error(op, f"failed to infer returned types: expects operand to have rank >= 2, "
-                        f"got rank {t.rank}")
-
-
 class _CholeskyFormat(Format):
     """Prints `, lower = ...` only when it differs from the default `false`, as upstream's
     DefaultValuedOptionalAttr printing does."""
@@ -85,7 +77,7 @@ class _CholeskyFormat(Format):
 @define_op("stablehlo.cholesky",
            syntax=_CholeskyFormat("$a [`,` `lower` `=` $lower]", operands=("a",),
                                   attrs={"lower": "attr"}),
-           properties=("lower",), verify=_verify_cholesky)
+           properties=("lower",), verify=verify_cholesky)
 def cholesky(a: np.ndarray, *, lower: Any = None) -> np.ndarray:
     """spec cholesky: the lower (a = L L^H) or upper (a = U^H U) factor of each matrix in
     the batch. Only the chosen triangle of `a` is read; the other triangle of the result
@@ -116,7 +108,8 @@ def solve_triangular(m: np.ndarray, b: np.ndarray, lower: bool, unit: bool) -> n
 
 
 @define_op("stablehlo.triangular_solve",
-           properties=("left_side", "lower", "unit_diagonal", "transpose_a"))
+           properties=("left_side", "lower", "unit_diagonal", "transpose_a"),
+           verify=verify_triangular_solve)
 def triangular_solve(a: np.ndarray, b: np.ndarray, *, left_side: Any, lower: Any,
                      unit_diagonal: Any, transpose_a: Any) -> np.ndarray:
     """spec triangular_solve: x with op(a) @ x = b (left_side) or x @ op(a) = b, where

@@ -20,6 +20,7 @@ from ...interpreter.engine import EvaluationError
 from ...ir.types import Type, element_type, numpy_dtype
 from ..asm import Format
 from ..registry import define_op
+from .linalg_verify import verify_rng, verify_rng_bit_generator
 
 U32 = np.uint32
 U64 = np.uint64
@@ -146,7 +147,7 @@ def _state_words(state: np.ndarray) -> list[int]:
            syntax=Format("$initial_state `,` `algorithm` `=` $rng_algorithm",
                          operands=("initial_state",), types="functional",
                          attrs={"rng_algorithm": "enum:rng_algorithm"}, num_results=2),
-           properties=("rng_algorithm",),
+           properties=("rng_algorithm",), verify=verify_rng_bit_generator,
            asm_result_name=lambda op: ["output_state", "output"])
 def rng_bit_generator(initial_state: np.ndarray, *, rng_algorithm: Any,
                       result_types: list[Type]) -> tuple[np.ndarray, np.ndarray]:
@@ -204,7 +205,7 @@ def _generator(ctx: Any) -> np.random.Generator:
            syntax=Format("$a `,` $b `,` $shape `,` `distribution` `=` $rng_distribution",
                          operands=("a", "b", "shape"), types="functional",
                          attrs={"rng_distribution": "enum:rng_distribution"}),
-           properties=("rng_distribution",))
+           properties=("rng_distribution",), verify=verify_rng)
 def rng(a: np.ndarray, b: np.ndarray, shape: np.ndarray, *, rng_distribution: Any,
         result_type: Type, ctx: Any = None) -> np.ndarray:
     """spec rng: random numbers of shape `shape`, UNIFORM in [a, b) or NORMAL with mean a

@@ -1,0 +1,164 @@
+"""Upstream's shape-inference checks (hlo TypeInference.cpp wording) for the ops of linalg,
+fft, rng and batch_norm."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ...ir.attributes import IntegerAttr
+from ...ir.core import Operation
+from ...ir.diagnostics import Diagnostic
+from ...ir.types import DYNAMIC, ComplexType, FloatType, TensorType, Type
+from .elementwise_verify import error
+
+KDYNAMIC = -(1 << 63)  # how upstream prints a `?` size inside a shape list
+
+
+def shape_text(shape: Sequence[int]) -> str:
+    return ", ".join(str(KDYNAMIC if d == DYNAMIC else d) for d in shape)
+
+
+def infer_failed(op: Operation, message: str) -> Diagnostic:
+    """A failed type inference: the reason, then upstream's summary line."""
+    diag = error(op, message, op_prefix=False)
+    diag.notes.append(Diagnostic(f"'{op.name}' op failed to infer returned types",
+                                 line=diag.line, col=diag.col))
+    return diag
+
+
+def compatible_dims(a: int, b: int) -> bool:
+    return a == DYNAMIC or b == DYNAMIC or a == b
+
+
+def ranked(t: Type) -> TensorType | None:
+    return t if isinstance(t, TensorType) else None
+
+
+def verify_cholesky(op: Operation) -> None:
+    a = ranked(op.operands[0].type)
+    if a is None:
+        return
+    if a.rank < 2:
+        raise infer_failed(op, f"argument 'a' must have rank >= 2, got shape "
+                               f"{shape_text(a.shape)}.")
+    if not compatible_dims(a.shape[-2], a.shape[-1]):
+        raise infer_failed(op, f"minor dimensions of 'a' must have equal size, got shape "
+                               f"{shape_text(a.shape)}.")
+
+
+def verify_triangular_solve(op: Operation) -> None:
+    a, b = ranked(op.operands[0].type), ranked(op.operands[1].type)
+    if a is None:
+        return
+    if a.rank < 2:
+        raise infer_failed(op, f"operand 'a' must have rank >= 2, but got '{a}'")
+    if not compatible_dims(a.shape[-2], a.shape[-1]):
+        raise infer_failed(op, f"two minor dimensions of operand 'a' must be compatible, "
+                               f"but got '{a}'")
+    if b is None:
+        return
+    if a.rank != b.rank:
+        raise infer_failed(op, f"operands must have equal rank, but got '{a}' and '{b}'")
+    left = op.attr("left_side")
+    if not compatible_dims(a.shape[-1], b.shape[-2 if getattr(left, "value", False) else -1]):
+        raise infer_failed(op, f"shared dimension of operands 'a' and 'b' must be compatible, "
+                               f"but got '{a}' and '{b}'")
+    if not all(compatible_dims(x, y) for x, y in zip(a.shape[:-2], b.shape[:-2], strict=False)):
+        raise infer_failed(op, f"batch dimensions of the operands must be compatible, "
+                               f"but got '{a}' and '{b}'")
+    transpose = op.attr("transpose_a")
+    if transpose is not None and str(getattr(transpose, "value", "")) == "TRANSPOSE_INVALID":
+        raise infer_failed(op, "Invalid transpose option value for triangular solve")
+
+
+def verify_fft(op: Operation) -> None:
+    lengths_attr = op.attr("fft_length")
+    lengths = [int(v) for v in getattr(lengths_attr, "value", ()) or ()]
+    kind = str(getattr(op.attr("fft_type"), "value", ""))
+    rank = len(lengths)
+    if not 1 <= rank <= 3:
+        raise infer_failed(op, f"rank must be between 1 and 3, but got {rank}.")
+    operand = op.operands[0].type
+    element = operand.element if isinstance(operand, TensorType) else operand
+    if kind == "RFFT":
+        if not (isinstance(element, FloatType) and element.name in ("f32", "f64")):
+            raise infer_failed(op, f"RFFT requires f32 or f64 input type, but is given "
+                                   f"'{element}'.")
+    elif not isinstance(element, ComplexType):
+        raise infer_failed(op, f"FFT/IFFT/IRFFT take a complex tensor as input, but is given "
+                               f"'{operand}'.")
+    t = ranked(operand)
+    if t is None:
+        return
+    shape = list(t.shape)
+    if len(shape) < rank:
+        raise infer_failed(op, f"operand rank must not be less than fft rank of {rank} for "
+                               f"operand of type '{t}'.")
+    wanted = shape_text(lengths)
+    if kind == "RFFT":
+        for dim, length in zip(shape[-rank:], lengths, strict=False):
+            if not compatible_dims(dim, length):
+                raise infer_failed(op, f"RFFT requires innermost dimensions to be compatible "
+                                       f"with fft_length. Got: {shape_text(shape)} but wanted "
+                                       f"{wanted}.")
+    if kind == "IRFFT":
+        for dim, length in zip(shape[-rank:-1], lengths, strict=False):
+            if not compatible_dims(dim, length):
+                raise infer_failed(op, f"IRFFT requires non-final dimensions to be compatible "
+                                       f"with fft_length. Got: {shape_text(shape)} but wanted "
+                                       f"{wanted}, and {shape_text([dim])} != {length}.")
+        last = shape[-1]
+        if ((not compatible_dims(last, 0) or lengths[-1] != 0)
+                and not compatible_dims(last, lengths[-1] // 2 + 1)):
+            raise infer_failed(op, f"IRFFT requires innermost dimension to be compatible with "
+                                   f"fft_length[-1]/2+1. Got: {shape_text([last])} but "
+                                   f"fft_length is {wanted}.")
+
+
+def verify_rng_bit_generator(op: Operation) -> None:
+    state, out_state = op.operands[0].type, op.results[0].type
+    if isinstance(state, TensorType) and isinstance(out_state, TensorType):
+        same_rank = state.rank == out_state.rank
+        if not same_rank or not all(compatible_dims(a, b) for a, b in
+                                    zip(state.shape, out_state.shape, strict=False)):
+            raise error(op, f"output state shape must be compatible with initial state "
+                            f"shape. Got: '{state}' and '{out_state}'")
+
+
+_SCALAR_OF = ("0D tensor of pred (AKA boolean or 1-bit integer) or 2/4/8/16/32/64-bit "
+              "integer or floating-point values")
+
+
+def verify_rng(op: Operation) -> None:
+    for index in (0, 1):
+        t = op.operands[index].type
+        if not isinstance(t, TensorType) or t.rank != 0 or isinstance(t.element, ComplexType):
+            raise error(op, f"operand #{index} must be {_SCALAR_OF}, but got '{t}'")
+    shape = op.operands[2].type
+    if not isinstance(shape, TensorType) or shape.rank != 1 or not shape.is_static:
+        raise error(op, "operand #2 must be statically shaped 1-dimensional tensor of index "
+                        f"or 64-bit signless integer or 32-bit signless integer values, "
+                        f"but got '{shape}'")
+
+
+def verify_feature_index(op: Operation) -> None:
+    attr = op.attr("feature_index")
+    if isinstance(attr, IntegerAttr) and int(attr.value) < 0:
+        raise error(op, "attribute 'feature_index' failed to satisfy constraint: 64-bit "
+                        "signless integer attribute whose value is non-negative")
+    operand = ranked(op.operands[0].type)
+    if operand is not None and isinstance(attr, IntegerAttr) and int(attr.value) >= operand.rank:
+        raise infer_failed(op, "expects featureIndex to be smaller than the rank of "
+                               f"multi-dimensional operands; got featureIndex {int(attr.value)}"
+                               f", and rank {operand.rank}.")
+
+
+def verify_dynamic_iota(op: Operation) -> None:
+    attr = op.attr("iota_dimension")
+    result = ranked(op.results[0].type)
+    if isinstance(attr, IntegerAttr):
+        if int(attr.value) < 0:
+            raise error(op, "attribute 'iota_dimension' failed to satisfy constraint: 64-bit "
+                            "signless integer attribute whose value is non-negative")
+        if result is not None and int(attr.value) >= result.rank:
+            raise error(op, "iota dimension cannot go beyond the output rank")
