@@ -60,7 +60,7 @@ class OpDef:
 
 _REGISTRY: dict[str, OpDef] = {}
 _DIALECTS: set[str] = {"builtin", "func", "stablehlo", "chlo", "check", "interpreter", "arith",
-                       "tensor", "quant", "sparse_tensor", "vhlo", "shape", "mhlo"}
+                       "tensor", "quant", "sparse_tensor", "vhlo", "shape", "mhlo", "llvm"}
 
 
 def register(opdef: OpDef) -> OpDef:
