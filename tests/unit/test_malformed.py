@@ -1,7 +1,7 @@
 """Malformed inputs give a located MLIR-style diagnostic, never a traceback.
 
 Each row: a case name, the source text, and the expected `line:col` and message. Every case
-is checked three ways: in-process through the parser, and through the `shlo parse` and
+is checked three ways: in-process through the parser and verifier, and through the `shlo parse` and
 `stablehlo-opt` front ends (exit status 1, `file:line:col: error: msg`, source line and caret).
 """
 # ruff: noqa: E501
@@ -15,6 +15,7 @@ from shlo_cli.commands.main import cli
 from shlo_cli.commands.opt import opt
 from shlo_cli.ir.diagnostics import Diagnostic
 from shlo_cli.ir.parser import parse_source
+from shlo_cli.ir.verifier import verify_module
 
 F = ('func.func @f(%arg0: tensor<2xf32>) -> tensor<2xf32> {\n'
      '  %0 = "stablehlo.add"(%arg0, %arg0) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>\n'
@@ -224,7 +225,7 @@ def test_there_are_many_cases() -> None:
 def test_parser_reports_located_error(name: str, text: str, line: int, col: int,
                                       message: str) -> None:
     with pytest.raises(Diagnostic) as info:
-        parse_source(text, "bad.mlir")
+        verify_module(parse_source(text, "bad.mlir"))  # what every front end runs
     diag = info.value
     assert (diag.line, diag.col, diag.message) == (line, col, message)
     rendered = diag.render().split("\n")

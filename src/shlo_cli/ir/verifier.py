@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
+from ..dialects import registry
 from .attributes import SymbolRefAttr
 from .core import Block, Module, Operation, Region, Value
 from .diagnostics import Diagnostic, SourceFile
@@ -90,6 +91,7 @@ class _Verifier:
     def verify_op(self, op: Operation) -> None:
         opdef = op.opdef
         if opdef is None:
+            verify_unregistered(op)
             return
         if opdef.terminator:
             verify_terminator_position(op)
@@ -109,6 +111,14 @@ class _Verifier:
 
 
 # ---- structural checks ---------------------------------------------------------------------
+
+
+def verify_unregistered(op: Operation) -> None:
+    """Ops of a known dialect must be registered, even with -allow-unregistered-dialect."""
+    if "." in op.name and registry.is_known_dialect(op.dialect):
+        raise Diagnostic(f"unregistered operation '{op.name}' found in dialect "
+                         f"('{op.dialect}') that does not allow unknown operations",
+                         line=op.location.line or None, col=op.location.col or None)
 
 
 def verify_block(parent: Operation, block: Block) -> None:
