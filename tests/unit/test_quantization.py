@@ -156,3 +156,20 @@ def test_maximum_with_equal_parameters_compares_storage() -> None:
 }}"""
     (r,) = _run(text, np.array([1.0, -2.0, 4.0], np.float32), np.array([0.5, 3.0, 4.5], np.float32))
     assert r.tolist() == [1.0, 3.0, 4.5]
+
+
+@pytest.mark.parametrize(("result", "message"), [
+    ("tensor<1x5x2x!quant.uniform<i8:f32:1, {0.1:-30, 0.1:-30}>>", "result #0 must be ranked tensor of"),
+    ("tensor<1x5x2x!quant.uniform<i8:f64, 0.1>>", "Expressed type of result expected to be 'f32', but got 'f64'"),
+])
+def test_uniform_quantize_verifier(result: str, message: str) -> None:
+    from shlo_cli.ir.diagnostics import Diagnostic
+    from shlo_cli.ir.verifier import verify_module
+
+    text = f"""func.func @main(%x: tensor<1x5x2xf32>) {{
+  %0 = "stablehlo.uniform_quantize"(%x) : (tensor<1x5x2xf32>) -> {result}
+  return
+}}"""
+    with pytest.raises(Diagnostic) as info:
+        verify_module(parse_source(text))
+    assert message in info.value.render()

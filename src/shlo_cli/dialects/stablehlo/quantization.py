@@ -30,6 +30,7 @@ import numpy as np
 from ...interpreter.engine import BIND_HOOKS, EvaluationError
 from ...ir.core import Operation
 from ...ir.types import (
+    DYNAMIC,
     I64,
     QuantizedType,
     TensorType,
@@ -39,6 +40,7 @@ from ...ir.types import (
 )
 from ..registry import define_op
 from .elementwise import UNARY
+from .elementwise_verify import error
 
 # ---- quantization parameters -------------------------------------------------------------
 
@@ -120,8 +122,44 @@ def expressed_type(t: Type) -> Type:
 
 # ---- uniform_quantize / uniform_dequantize -----------------------------------------------
 
+_QUANT_TENSOR = ("ranked tensor of per-tensor integer quantized or per-axis integer quantized "
+                 "values")
 
-@define_op("stablehlo.uniform_quantize", syntax=UNARY)
+
+def valid_quantized_tensor(t: Type) -> bool:
+    """ODS's quantized tensor constraint: a per-axis dimension inside the rank, whose size
+    (when static) equals the number of scales."""
+    q = quant_of(t)
+    if q is None or not isinstance(t, TensorType):
+        return False
+    if q.quantized_dimension is None:
+        return True
+    if not 0 <= q.quantized_dimension < t.rank:
+        return False
+    size = t.shape[q.quantized_dimension]
+    return size == DYNAMIC or size == len(q.scales)
+
+
+def verify_uniform_quantize(op: Operation) -> None:
+    result = op.results[0].type
+    if not valid_quantized_tensor(result):
+        raise error(op, f"result #0 must be {_QUANT_TENSOR}, but got '{result}'")
+    operand = op.operands[0].type
+    source = quant_of(operand)
+    expected = source.expressed if source is not None else element_type(operand)
+    expressed = quant_of(result).expressed
+    if expected != expressed:
+        raise error(op, f"Expressed type of result expected to be '{expected}', but got "
+                        f"'{expressed}'", op_prefix=False)
+
+
+def verify_uniform_dequantize(op: Operation) -> None:
+    operand = op.operands[0].type
+    if not valid_quantized_tensor(operand):
+        raise error(op, f"operand #0 must be {_QUANT_TENSOR}, but got '{operand}'")
+
+
+@define_op("stablehlo.uniform_quantize", syntax=UNARY, verify=verify_uniform_quantize)
 def uniform_quantize(operand: np.ndarray, *, op: Operation) -> np.ndarray:
     """spec uniform_quantize: quantize a float tensor, or requantize a quantized one
     (dequantize with its own parameters, quantize with the result's)."""
@@ -159,7 +197,7 @@ def requantize(storage: np.ndarray, source: QuantizedType, target: QuantizedType
     return np.clip(y.astype(np.int64), lo, hi).astype(numpy_dtype(target.storage))
 
 
-@define_op("stablehlo.uniform_dequantize", syntax=UNARY)
+@define_op("stablehlo.uniform_dequantize", syntax=UNARY, verify=verify_uniform_dequantize)
 def uniform_dequantize(operand: np.ndarray, *, op: Operation) -> np.ndarray:
     """spec uniform_dequantize: (storage - zero_point) * scale in the expressed type."""
     source = quant_of(op.operands[0].type)
