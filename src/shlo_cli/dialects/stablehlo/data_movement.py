@@ -503,7 +503,26 @@ def _attr_ints(op: Operation, name: str) -> tuple[int, ...]:
     return ints(attr.value) if attr is not None else ()
 
 
+def require_static_or_single_bounded(op: Operation) -> None:
+    """The ODS result constraint of reshape and broadcast_in_dim: every dimension static,
+    except at most one dynamic dimension that has a bound."""
+    result = op.results[0].type if op.results else None
+    if not isinstance(result, TensorType):
+        return
+    dynamic = [i for i, d in enumerate(result.shape) if d == DYNAMIC]
+    if not dynamic:
+        return
+    encoding = result.encoding
+    bounds = encoding.get("bounds") if getattr(encoding, "name", None) == "bounds" else None
+    if len(dynamic) == 1 and bounds and len(bounds) == result.rank and bounds[dynamic[0]] \
+            is not None:
+        return
+    raise op_error(op, f"'{op.name}' op result #0 must be statically shaped or single bounded "
+                       f"dimension tensor of any type values, but got '{result}'")
+
+
 def verify_broadcast_in_dim(op: Operation) -> None:
+    require_static_or_single_bounded(op)
     operand, result = op.operands[0].type, op.results[0].type
     if not _ranked(operand, result):
         return
@@ -696,6 +715,7 @@ def verify_transpose(op: Operation) -> None:
 
 
 def verify_reshape(op: Operation) -> None:
+    require_static_or_single_bounded(op)
     operand, result = op.operands[0].type, op.results[0].type
     if not _ranked(operand, result) or DYNAMIC in _dims(operand) + _dims(result):
         return
