@@ -179,3 +179,19 @@ def test_next_after_zeta_polygamma_lowerings() -> None:
     np.testing.assert_allclose(lowered[1][:2], direct[1][:2], rtol=2e-6)
     np.testing.assert_allclose(lowered[2][:2], direct[2][:2], rtol=2e-5)
     assert lowered[1][4] == np.inf and np.isnan(lowered[2][5])
+
+
+def test_complex_inverse_functions_follow_hull_et_al() -> None:
+    t = "tensor<6xcomplex<f64>>"
+    ops = ["asin", "acos", "acosh", "asinh"]
+    body = "".join(f"  %{i} = chlo.{op} %a : {t} -> {t}\n" for i, op in enumerate(ops))
+    text = (f"func.func @main(%a: {t}) -> ({', '.join([t] * 4)}) {{\n{body}"
+            f"  return %0, %1, %2, %3 : {', '.join([t] * 4)}\n}}\n")
+    big = np.finfo(np.float64).max
+    z = np.array([0.5 + 0.5j, -2.0 - 1e-300j, 1e-20 + 3.0j, -big + big * 1j, 1.0 + 0.0j,
+                  0.3 - 1e10j])
+    printed, direct, lowered = _run_both(text, z)
+    assert "chlo." not in printed
+    for got, want in zip(lowered, direct, strict=True):
+        np.testing.assert_allclose(got.real, want.real, rtol=1e-14, atol=1e-300)
+        np.testing.assert_allclose(got.imag, want.imag, rtol=1e-14, atol=1e-300)

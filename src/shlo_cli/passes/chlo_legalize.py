@@ -10,10 +10,11 @@ asin, acos, atan, atanh, acosh, asinh, cosh and sinh become upstream's formulas 
 computed in f32, as XLA evaluates them); lgamma and digamma become XLA's Lanczos
 approximation.
 
-Kept as CHLO ops (the interpreter evaluates them directly, accurately): the complex
-variants of those math functions (upstream's Hull et al. expansions), mulhi, ragged_dot and
-scan. erf, erfc, erf_inv, bessel_i1e, next_after, zeta and polygamma are rewritten by the
-patterns of `chlo_special`.
+More patterns live in `chlo_special` (erf, erfc, erf_inv, bessel_i1e, next_after, zeta,
+polygamma) and `chlo_complex` (complex asin, acos, acosh, asinh: Hull et al.).
+
+Kept as CHLO ops (the interpreter evaluates them directly, accurately): complex atan,
+atanh, cosh, sinh and tan, mulhi, ragged_dot, scan, and broadcasting ops on dynamic shapes.
 """
 
 from __future__ import annotations
@@ -77,13 +78,16 @@ class Rewriter:
 
 
 Pattern = Callable[[Rewriter], "list[Value] | None"]
-PATTERNS: dict[str, Pattern] = {}
+PATTERNS: dict[str, list[Pattern]] = {}
 
 
 def pattern(*names: str) -> Callable[[Pattern], Pattern]:
+    """Register a rewrite for ops `names`; several may apply to one op name (e.g. a real and
+    a complex variant): the first that returns values wins."""
+
     def wrap(fn: Pattern) -> Pattern:
         for name in names:
-            PATTERNS[name] = fn
+            PATTERNS.setdefault(name, []).append(fn)
         return fn
 
     return wrap
@@ -502,13 +506,17 @@ def legalize_block(block: Block, replacements: dict[Value, Value]) -> None:
         for region in op.regions:
             for nested in region.blocks:
                 legalize_block(nested, replacements)
-        rewrite = PATTERNS.get(op.name)
-        if rewrite is None:
+        rewrites = PATTERNS.get(op.name)
+        if not rewrites:
             new_ops.append(op)
             continue
         op.operands = [replacements.get(v, v) for v in op.operands]
-        rw = Rewriter(op)
-        values = rewrite(rw)
+        values = None
+        for rewrite in rewrites:
+            rw = Rewriter(op)
+            values = rewrite(rw)
+            if values is not None:
+                break
         if values is None:
             new_ops.append(op)
             continue
@@ -523,7 +531,7 @@ def legalize_block(block: Block, replacements: dict[Value, Value]) -> None:
 def legalize(module: Module) -> None:
     """Rewrite until no pattern applies (a rewrite may create CHLO ops, e.g. polygamma's
     lgamma, zeta and digamma)."""
-    from . import chlo_special  # noqa: F401  (registers the special-function patterns)
+    from . import chlo_complex, chlo_special  # noqa: F401  (register more patterns)
 
     for _ in range(_MAX_ROUNDS):
         replacements: dict[Value, Value] = {}

@@ -1,0 +1,163 @@
+"""Complex asin, acos, acosh and asinh for `--chlo-legalize-to-stablehlo`: upstream's
+modified Hull et al. algorithm (functional_algorithms), in real StableHLO ops of the part
+type.
+
+With x = |Re z|, y = |Im z|, a = (hypot(x + 1, y) + hypot(x - 1, y)) / 2:
+  Re asin z = atan2(Re z, Q), Re acos z = atan2(Q, Re z) with Q = sqrt(a^2 - x^2) evaluated
+  per region (Q ~ y once max(x, y) >= safe_max = sqrt(max) / 8);
+  |Im asin z| = log(a + sqrt(a^2 - 1)) = log1p(a - 1 + sqrt((a - 1)(a + 1))), with a - 1
+  taken from cancellation-free forms, log(2) + log(mx) + log1p((x/y)^2) / 2 for huge
+  arguments and y / sqrt((a - 1)(a + 1)) for tiny y and x < 1.
+acosh z = +-i acos z, asinh z = -i asin(i z).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import ml_dtypes
+
+from ..ir.core import Value
+from ..ir.types import ComplexType, FloatType, TensorType, numpy_dtype
+from .chlo_legalize import Real, Rewriter, pattern
+
+
+@dataclass
+class _AsinParts:
+    q: Value  # Re asin z = atan2(Re z, q), Re acos z = atan2(q, Re z)
+    imag: Value  # |Im asin z| = |Im acos z|
+
+
+def _hypot(e: Real, u: Value, y: Value) -> Value:
+    """hypot(u, y) for u, y >= 0 without overflow: mx sqrt(1 + (mn/mx)^2), exact for
+    mn = mx and keeping the (mn/mx)^2 / 2 term when sqrt rounds to 1."""
+    one, two = e.const(1.0), e.const(2.0)
+    mx, mn = e("maximum", u, y), e("minimum", u, y)
+    ratio = e("divide", mn, mx)
+    r = e("multiply", ratio, ratio)
+    sqa = e("sqrt", e("add", one, r))
+    keeps_term = e.rw.create("stablehlo.and", [e.compare("EQ", sqa, one),
+                                               e.compare("GT", r, e.const(0.0))], e.pred)
+    general = e.select(keeps_term, e("add", mx, e("divide", e("multiply", mx, r), two)),
+                       e("multiply", mx, sqa))
+    return e.select(e.compare("EQ", mx, mn), e("multiply", e("sqrt", two), mx), general)
+
+
+def _asin_parts(e: Real, signed_x: Value, signed_y: Value) -> _AsinParts:
+    one, half, two, zero = e.const(1.0), e.const(0.5), e.const(2.0), e.const(0.0)
+    big = float(ml_dtypes.finfo(numpy_dtype(e.t.element)).max)
+    tiny = float(ml_dtypes.finfo(numpy_dtype(e.t.element)).smallest_normal)
+    x, y = e("abs", signed_x), e("abs", signed_y)
+    safe_max = e.const(math.sqrt(big) / 8)
+    xp1, xm1 = e("add", x, one), e("subtract", x, one)
+    r = _hypot(e, e("abs", xp1), y)
+    s = _hypot(e, e("abs", xm1), y)
+    a = e("multiply", half, e("add", r, s))
+    half_apx = e("multiply", half, e("add", a, x))
+    yy = e("multiply", y, y)
+    rpxp1, smxm1, spxm1 = e("add", r, xp1), e("subtract", s, xm1), e("add", s, xm1)
+    inside = e("sqrt", e("multiply", half_apx, e("add", e("divide", yy, rpxp1), smxm1)))
+    outside = e("multiply", y, e("sqrt", e("add", e("divide", half_apx, rpxp1),
+                                               e("divide", half_apx, spxm1))))
+    q = e.select(e.compare("GE", e("maximum", x, y), safe_max), y,
+                 e.select(e.compare("LE", x, one), inside, outside))
+
+    x_small = e.compare("LT", x, e("multiply", safe_max, e.const(1e12)))
+    safe_max_opt = e.select(x_small, e("multiply", safe_max, e.const(1e-6)),
+                            e("multiply", safe_max, e.const(100.0)))
+    y_huge = e.compare("GE", y, safe_max_opt)
+    mx = e.select(y_huge, y, x)
+    y_finite = e.rw.create("stablehlo.not", [e.compare("EQ", y, e.const(math.inf))], e.pred)
+    xoy = e.select(e.rw.create("stablehlo.and", [y_huge, y_finite], e.pred),
+                   e("divide", x, y), zero)
+    huge = e("add", e("add", e("log", two), e("log", mx)),
+             e("multiply", half, e("log_plus_one", e("multiply", xoy, xoy))))
+    tiny_y = e.rw.create("stablehlo.and", [
+        e.compare("LT", y, e.const(math.sqrt(tiny) * 4)), e.compare("LT", x, one)], e.pred)
+    ap1 = e("add", a, one)
+    half_yy = e("multiply", half, yy)
+    half_yy_over_rpxp1 = e("divide", half_yy, rpxp1)
+    am1 = e.select(
+        tiny_y, e("negate", e("divide", e("multiply", xp1, xm1), ap1)),
+        e.select(e.compare("GE", x, one),
+                 e("add", half_yy_over_rpxp1, e("multiply", half, spxm1)),
+                 e.select(e.compare("LE", a, e.const(1.5)),
+                          e("add", half_yy_over_rpxp1, e("divide", half_yy, smxm1)),
+                          e("subtract", a, one))))
+    sq = e("sqrt", e("multiply", am1, ap1))
+    imag = e.select(e.compare("GE", mx, e.select(y_huge, safe_max_opt, safe_max)), huge,
+                    e.select(tiny_y, e("divide", y, sq), e("log_plus_one", e("add", am1, sq))))
+    return _AsinParts(q, imag)
+
+
+def _complex_operand(rw: Rewriter) -> tuple[Value, Value, Real, TensorType] | None:
+    (z,) = rw.op.operands
+    t = z.type
+    if not (isinstance(t, TensorType) and t.is_static and isinstance(t.element, ComplexType)
+            and isinstance(t.element.element, FloatType)):
+        return None
+    part = TensorType(t.shape, t.element.element)
+    e = Real(rw, part)
+    return e("real", z), e("imag", z), e, t
+
+
+def _complex(e: Real, real: Value, imag: Value, t: TensorType) -> Value:
+    return e.rw.create("stablehlo.complex", [real, imag], t)
+
+
+def _asin(e: Real, signed_x: Value, signed_y: Value) -> tuple[Value, Value]:
+    parts = _asin_parts(e, signed_x, signed_y)
+    negative = e.compare("LT", signed_y, e.const(0.0))
+    return (e("atan2", signed_x, parts.q),
+            e.select(negative, e("negate", parts.imag), parts.imag))
+
+
+def _acos(e: Real, signed_x: Value, signed_y: Value) -> tuple[Value, Value]:
+    parts = _asin_parts(e, signed_x, signed_y)
+    negative = e.compare("LT", signed_y, e.const(0.0))
+    return (e("atan2", parts.q, signed_x),
+            e.select(negative, parts.imag, e("negate", parts.imag)))
+
+
+@pattern("chlo.asin")
+def _asin_complex(rw: Rewriter) -> list[Value] | None:
+    found = _complex_operand(rw)
+    if found is None:
+        return None
+    x, y, e, t = found
+    return [_complex(e, *_asin(e, x, y), t)]
+
+
+@pattern("chlo.acos")
+def _acos_complex(rw: Rewriter) -> list[Value] | None:
+    found = _complex_operand(rw)
+    if found is None:
+        return None
+    x, y, e, t = found
+    return [_complex(e, *_acos(e, x, y), t)]
+
+
+@pattern("chlo.acosh")
+def _acosh_complex(rw: Rewriter) -> list[Value] | None:
+    """acosh z = i acos z for Im z >= 0, -i acos z otherwise."""
+    found = _complex_operand(rw)
+    if found is None:
+        return None
+    x, y, e, t = found
+    real, imag = _acos(e, x, y)
+    negative = e.compare("LT", y, e.const(0.0))
+    w_real, w_imag = e("negate", imag), real  # i * acos z
+    return [_complex(e, e.select(negative, e("negate", w_real), w_real),
+                     e.select(negative, e("negate", w_imag), w_imag), t)]
+
+
+@pattern("chlo.asinh")
+def _asinh_complex(rw: Rewriter) -> list[Value] | None:
+    """asinh z = -i asin(i z), i z = -Im z + i Re z."""
+    found = _complex_operand(rw)
+    if found is None:
+        return None
+    x, y, e, t = found
+    real, imag = _asin(e, e("negate", y), x)
+    return [_complex(e, imag, e("negate", real), t)]
