@@ -16,9 +16,10 @@ from ...check_dialect.custom_call_targets import evaluate_custom_call
 from ...ir.attributes import Attribute, StringAttr, SymbolRefAttr
 from ...ir.core import Location, Operation, Region, Value
 from ...ir.lexer import PERCENT
-from ...ir.types import FunctionType, Type
+from ...ir.types import BOOL, FunctionType, TensorType, Type, UnrankedTensorType
 from ..registry import OpDef, declare_op, define_op
 from ..syntax import Custom
+from .elementwise_verify import compatible, error, quoted
 
 
 def _results(values: Sequence[Any]) -> Any:
@@ -125,8 +126,39 @@ def _iter_arg_names(op: Operation, region: Region) -> list[str]:
     return ["iterArg"] * (len(region.entry.arguments) if region.blocks else 0)
 
 
+def verify_while(op: Operation) -> None:
+    """Upstream's verifyWhileOp: the regions' arguments and the body's results are
+    compatible with the operands; cond yields one 0-d i1 tensor."""
+    if len(op.regions) != 2 or not all(r.blocks for r in op.regions):
+        return
+    cond, body = (r.entry for r in op.regions)
+    operands = op.operand_types
+
+    def check(types: list[Type], what: str) -> None:
+        if len(types) != len(operands) or not all(
+                compatible(a, b) for a, b in zip(operands, types, strict=False)):
+            raise error(op, f"expect operands to be compatible with {what} but got "
+                            f"{quoted(operands)} vs {quoted(types)}", False)
+
+    check([a.type for a in cond.arguments], "condition block arguments")
+    check([a.type for a in body.arguments], "body block arguments")
+    if body.terminator is not None:
+        check(body.terminator.operand_types, "body block return types")
+    if cond.terminator is None:
+        return
+    returned = cond.terminator.operand_types
+    if len(returned) != 1:
+        raise error(op, f"expect condition body returns a single value but got {len(returned)}",
+                    False)
+    kind = returned[0]
+    if not isinstance(kind, (TensorType, UnrankedTensorType)) or (
+            isinstance(kind, TensorType) and kind.rank != 0) or kind.element != BOOL:
+        raise error(op, "expect condition block return a zero-ranked tensor of i1 but got "
+                        f"'{kind}'", False)
+
+
 @define_op("stablehlo.while", syntax=Custom(_parse_while, _print_while, _iter_arg_names),
-           regions=("cond", "body"))
+           regions=("cond", "body"), verify=verify_while)
 def while_(*operand: np.ndarray, cond: Callable[..., list[Any]],
            body: Callable[..., list[Any]]) -> Any:
     """Runs `body` while `cond` holds; the results are the last loop-carried values."""
