@@ -59,3 +59,26 @@ def test_convolution_and_reduce_window_with_dynamic_results() -> None:
     conv, pooled = _run(text, x, np.ones((2, 1, 1), np.float32))
     assert conv.shape == (2, 3, 1) and conv[1, :, 0].tolist() == [9.0, 11.0, 13.0]
     assert pooled.shape == (2, 2, 1) and pooled[0, :, 0].tolist() == [1.0, 5.0]
+
+
+def test_dynamic_conv_verifier_checks_padding_shape_and_groups() -> None:
+    import pytest
+
+    from shlo_cli.ir.diagnostics import Diagnostic
+    from shlo_cli.ir.verifier import verify_module
+
+    def check(padding: str, groups: str, message: str) -> None:
+        text = f"""func.func @main(%x: tensor<1x5x1xi32>, %k: tensor<3x1x1xi32>, %p: tensor<{padding}xi64>) -> tensor<1x?x1xi32> {{
+  %0 = "stablehlo.dynamic_conv"(%x, %k, %p) {{dimension_numbers = #stablehlo.conv<[b, 0, f]x[0, i, o]->[b, 0, f]>, {groups}}} : (tensor<1x5x1xi32>, tensor<3x1x1xi32>, tensor<{padding}xi64>) -> tensor<1x?x1xi32>
+  return %0 : tensor<1x?x1xi32>
+}}"""
+        with pytest.raises(Diagnostic) as info:
+            verify_module(parse_source(text))
+        assert message in info.value.render()
+
+    check("2x2", "feature_group_count = 1 : i64, batch_group_count = 1 : i64",
+          "expects padding to be of shape [1, 2], but got [2, 2]")
+    check("1x2", "feature_group_count = 2 : i64, batch_group_count = 1 : i64",
+          "expects input feature dimension (1) to be a multiple of feature_group_count. Got feature_group_count = 2.")
+    check("1x2", "feature_group_count = 0 : i64, batch_group_count = 1 : i64",
+          "attribute 'feature_group_count' failed to satisfy constraint")

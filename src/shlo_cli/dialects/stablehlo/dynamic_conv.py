@@ -16,12 +16,14 @@ from typing import Any
 import numpy as np
 
 from ...interpreter.engine import BIND_HOOKS, EvaluationError
+from ...ir.attributes import IntegerAttr
 from ...ir.core import Operation
-from ...ir.types import TensorType, Type
+from ...ir.types import DYNAMIC, QuantizedType, TensorType, Type
 from ..asm import Format
 from ..registry import define_op
 from .constants import iota
 from .dot_conv import convolution, decode_conv_dims
+from .elementwise_verify import error
 from .linalg_verify import verify_dynamic_iota
 
 _CONV_PROPS = ("window_strides", "lhs_dilation", "rhs_dilation", "window_reversal",
@@ -50,7 +52,115 @@ def conv_result_shape(lhs_shape: tuple[int, ...], rhs_shape: tuple[int, ...], pa
     return tuple(out)
 
 
-@define_op("stablehlo.dynamic_conv", properties=_CONV_PROPS)
+def _ints(op: Operation, name: str) -> list[int]:
+    attr = op.attr(name)
+    return [int(v) for v in getattr(attr, "value", ()) or ()] if attr is not None else []
+
+
+def _dims_of(attr: Any) -> tuple[list[int], list[int], list[int]]:
+    """(input, kernel, output) dimension numbers as upstream lists them: batch/feature (or
+    input/output feature) first, then the spatial dimensions."""
+    d = decode_conv_dims(attr)
+    return ([d.input_batch, d.input_feature, *d.input_spatial],
+            [d.kernel_input_feature, d.kernel_output_feature, *d.kernel_spatial],
+            [d.output_batch, d.output_feature, *d.output_spatial])
+
+
+def verify_dynamic_conv(op: Operation) -> None:
+    """Upstream's verifyDynamicConvOp checks, in its order and wording."""
+    def fail(message: str) -> None:
+        raise error(op, message, op_prefix=False)
+
+    for name in ("feature_group_count", "batch_group_count"):
+        attr = op.attr(name)
+        if isinstance(attr, IntegerAttr) and int(attr.value) <= 0:
+            raise error(op, f"attribute '{name}' failed to satisfy constraint: 64-bit signless "
+                            "integer attribute whose value is positive")
+    lhs, rhs = op.operands[0].type, op.operands[1].type
+    if not isinstance(lhs, TensorType) or not isinstance(rhs, TensorType):
+        return
+    if lhs.rank != rhs.rank:
+        fail(f"expects convolution arguments to have same number of dimensions. Got: "
+             f"'{lhs}' and '{rhs}'.")
+    if lhs.rank < 2:
+        fail(f"expects convolution arguments to have >= 2 dimensions. Got: '{lhs}' and "
+             f"'{rhs}'.")
+    try:
+        inputs, kernel, output = _dims_of(op.attr("dimension_numbers"))
+    except EvaluationError:
+        return
+    spatial = len(inputs) - 2
+    if lhs.rank != spatial + 2:
+        fail(f"expects convolution arguments to have {spatial + 2} dimensions. Got: "
+             f"{lhs.rank}")
+    if len(kernel) - 2 != spatial or len(output) - 2 != spatial:
+        fail(f"expects the same size for input, kernel and output spatial-dimensions, but got "
+             f"{spatial}, {len(kernel) - 2}, and {len(output) - 2} resp.")
+    n = lhs.rank
+    if not all(0 <= v < n for v in inputs + kernel + output):
+        fail(f"expects input, kernel, and output dimension-numbers to be in-range [0, {n}).")
+    for what, nums in (("input", inputs), ("kernel", kernel), ("output", output)):
+        if len(set(nums)) != len(nums):
+            fail(f"expects {what} dimension-numbers to be unique, got "
+                 f"{{{', '.join(map(str, nums))}}}.")
+    fgc = int(getattr(op.attr("feature_group_count"), "value", 1) or 1)
+    bgc = int(getattr(op.attr("batch_group_count"), "value", 1) or 1)
+    if bgc > 1 and fgc > 1:
+        fail(f"expects batch_group_count and feature_group_count not to be both greater "
+             f"than 1. Got {bgc} and {fgc} resp.")
+    in_batch, in_feat = lhs.shape[inputs[0]], lhs.shape[inputs[1]]
+    k_in, k_out = rhs.shape[kernel[0]], rhs.shape[kernel[1]]
+    if in_batch != DYNAMIC and in_batch % bgc:
+        fail(f"expects input batch dimension ({in_batch}) to be divisible by "
+             f"batch_group_count. Got batch_group_count = {bgc}.")
+    if in_feat != DYNAMIC:
+        if in_feat % fgc:
+            fail(f"expects input feature dimension ({in_feat}) to be a multiple of "
+                 f"feature_group_count. Got feature_group_count = {fgc}.")
+        if k_in != DYNAMIC and in_feat // fgc != k_in:
+            fail(f"expects input feature dimension ({in_feat}) / feature_group_count = kernel "
+                 f"input feature dimension ({k_in}). Got feature_group_count = {fgc}.")
+    if k_out != DYNAMIC:
+        if k_out % bgc:
+            fail(f"expects output feature dimension size ({k_out}) to be a multiple of "
+                 f"batch_group_count. Got batch_group_count = {bgc}.")
+        if k_out % fgc:
+            fail(f"expects kernel output feature dimension ({k_out}) to be divisible by "
+                 f"feature_group_count. For feature_group_count = {fgc}.")
+    precision = op.attr("precision_config")
+    if precision is not None and len(getattr(precision, "elements", ()) or ()) > 2:
+        fail("expects precision config to be empty or have <= 2 elements.")
+    padding = op.operands[2].type
+    if isinstance(padding, TensorType) and padding.is_static and (
+            padding.rank != 2 or padding.shape[0] != spatial or padding.shape[1] != 2):
+        fail(f"expects padding to be of shape [{spatial}, 2], but got "
+             f"[{', '.join(map(str, padding.shape))}]")
+    window = [rhs.shape[k] for k in kernel[2:]]
+    for name, values in (("window-strides", _ints(op, "window_strides")),
+                         ("base-dilation factors", _ints(op, "lhs_dilation")),
+                         ("window-dilation factors", _ints(op, "rhs_dilation")),
+                         ("window-reversal", _ints(op, "window_reversal"))):
+        if values and len(values) != spatial:
+            fail(f"expects {name} to have same dimension-size as size of window dimensions "
+                 f"({spatial}), but got: {len(values)}.")
+    strides, lhs_dil, rhs_dil = (_ints(op, "window_strides"), _ints(op, "lhs_dilation"),
+                                 _ints(op, "rhs_dilation"))
+    for i in range(spatial):
+        if window[i] != DYNAMIC and window[i] <= 0:
+            fail(f"expects window to have positive value for {i}-th window dimension, but "
+                 f"got {window[i]}.")
+        for what, values in (("stride", strides), ("base dilation factor", lhs_dil),
+                             ("window dilation factor", rhs_dil)):
+            if values and values[i] <= 0:
+                fail(f"expects window to have positive {what} for {i}-th window dimension, "
+                     f"but got {values[i]}.")
+    quantized = isinstance(lhs.element, QuantizedType) or isinstance(rhs.element, QuantizedType)
+    if lhs.element != rhs.element and not quantized:
+        fail(f"expects lhs and rhs to have compatible element type. Got: '{lhs.element}' "
+             f"and '{rhs.element}'")
+
+
+@define_op("stablehlo.dynamic_conv", properties=_CONV_PROPS, verify=verify_dynamic_conv)
 def dynamic_conv(lhs: np.ndarray, rhs: np.ndarray, padding: np.ndarray, *,
                  window_strides: Any = None, lhs_dilation: Any = None,
                  rhs_dilation: Any = None, window_reversal: Any = None,
