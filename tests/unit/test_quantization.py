@@ -173,3 +173,16 @@ def test_uniform_quantize_verifier(result: str, message: str) -> None:
     with pytest.raises(Diagnostic) as info:
         verify_module(parse_source(text))
     assert message in info.value.render()
+
+
+def test_reduce_over_quantized_values_runs_the_quantized_body() -> None:
+    text = f"""func.func @main(%x: tensor<4xf32>) -> tensor<f32> {{
+  %q = stablehlo.uniform_quantize %x : (tensor<4xf32>) -> tensor<4x{Q}>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %qz = stablehlo.uniform_quantize %z : (tensor<f32>) -> tensor<{Q}>
+  %r = stablehlo.reduce(%q init: %qz) applies stablehlo.add across dimensions = [0] : (tensor<4x{Q}>, tensor<{Q}>) -> tensor<{Q}>
+  %d = stablehlo.uniform_dequantize %r : (tensor<{Q}>) -> tensor<f32>
+  return %d : tensor<f32>
+}}"""
+    (r,) = _run(text, np.array([1.0, 2.0, 3.0, 4.0], np.float32))
+    assert float(r) == 10.0

@@ -6,7 +6,8 @@ storage values). A binding hook (engine.BIND_HOOKS) picks, once per op:
 
 - data movement and region-carrying ops (reshape, transpose, gather, pad, select, while,
   reduce_window, ...) run on the storage values unchanged, as upstream's quant-to-int
-  lowering does;
+  lowering does (reduce, reduce_window and sort without their native fast paths, so the
+  region's own quantization-aware ops run);
 - `dot_general`, `dot`, `convolution` and `dynamic_conv` with quantized lhs and rhs
   accumulate exactly in integers (storage minus zero point) and rescale once by
   lhs_scale * rhs_scale / result_scale; with a float lhs (hybrid) the rhs is dequantized and
@@ -221,6 +222,7 @@ DEQUANTIZE_OPS = frozenset(f"stablehlo.{name}" for name in (
 DOT_LIKE = frozenset({"stablehlo.dot_general", "stablehlo.dot", "stablehlo.convolution",
                       "stablehlo.dynamic_conv"})
 OWN_OPS = frozenset({"stablehlo.uniform_quantize", "stablehlo.uniform_dequantize"})
+REGION_FAST_PATHS = frozenset({"stablehlo.reduce", "stablehlo.reduce_window", "stablehlo.sort"})
 
 
 def _types_of(op: Operation) -> list[Type]:
@@ -340,6 +342,10 @@ def bind_quantized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Callabl
             return None
     if op.name in DEQUANTIZE_OPS and not op.regions:
         return _dequantize_op_quantize(op, opdef, kwargs)
+    if op.regions and kwargs.get("op") is not None and op.name in REGION_FAST_PATHS:
+        # Their native fast paths would apply the body's op to storage integers; without
+        # `op` the kernels run the region, whose ops are themselves quantization-aware.
+        return functools.partial(opdef.evaluate, **{**kwargs, "op": None})
     return None
 
 
