@@ -38,6 +38,8 @@ def ints(value: Any) -> tuple[int, ...]:
     """An i64 list attribute's value (`array<i64: ...>` or legacy `dense<...>`) as ints."""
     if value is None:
         return ()
+    if type(value) is tuple and all(type(x) is int for x in value):
+        return value  # already decoded (`array<i64: ...>`): skip numpy on every kernel call
     return tuple(int(x) for x in np.ravel(np.asarray(value)))
 
 
@@ -129,8 +131,10 @@ def _broadcast(operand: np.ndarray, dims: Sequence[int], shape: tuple[int, ...])
     expanded = [1] * len(shape)
     for d in order:
         expanded[dims[d]] = operand.shape[d]
-    try:
-        return np.broadcast_to(arranged.reshape(expanded), shape)
+    try:  # filled in place: a fresh array at once, cheaper than broadcast_to + copy
+        out = np.empty(shape, operand.dtype)
+        out[...] = arranged.reshape(expanded)
+        return out
     except ValueError:
         raise EvaluationError(
             f"cannot broadcast {list(operand.shape)} to {list(shape)}") from None
