@@ -14,7 +14,7 @@ More patterns live in `chlo_special` (erf, erfc, erf_inv, bessel_i1e, next_after
 polygamma) and `chlo_complex` (complex asin, acos, acosh, asinh: Hull et al.).
 
 Kept as CHLO ops (the interpreter evaluates them directly, accurately): complex atan,
-atanh, cosh, sinh and tan, mulhi, ragged_dot, scan, and broadcasting ops on dynamic shapes.
+atanh, cosh and sinh, mulhi, ragged_dot, scan, and broadcasting ops on dynamic shapes.
 """
 
 from __future__ import annotations
@@ -391,30 +391,28 @@ def _atanh(x: Value, e: Real) -> Value:
 @pattern("chlo.acosh")
 @_real_pattern
 def _acosh(x: Value, e: Real) -> Value:
-    """Real acosh(x) = log(x + sqrt((x + 1)(x - 1))); log(2) + log(x) where x^2 would
-    overflow; NaN for x < -1."""
-    one, minus_one = e.const(1.0), e.const(-1.0)
-    big = e.compare("GE", x, e("sqrt", e.max_finite()))
-    large = e("add", e("log", x), e("log", e.const(2.0)))
-    root = e("sqrt", e("multiply", e("add", one, x), e("add", minus_one, x)))
-    regular = e("log", e("add", x, root))
-    value = e.select(big, large, regular)
-    return e.select(e.compare("LT", x, minus_one), e.const(float("nan")), value)
+    """Real acosh(x) = log1p(sqrt(x - 1) (sqrt(x + 1) + sqrt(x - 1))) (no cancellation near
+    1, NaN below 1 from the square root); log(2) + log(x) from max / 2 on."""
+    one, two = e.const(1.0), e.const(2.0)
+    root_below = e("sqrt", e("subtract", x, one))
+    regular = e("log_plus_one", e("multiply", root_below,
+                                  e("add", e("sqrt", e("add", x, one)), root_below)))
+    large = e("add", e("log", two), e("log", x))
+    return e.select(e.compare("GE", x, e("divide", e.max_finite(), two)), large, regular)
 
 
 @pattern("chlo.asinh")
 @_real_pattern
 def _asinh(x: Value, e: Real) -> Value:
-    """Real asinh(x) = sign(x) log(|x| + sqrt(x^2 + 1)), as log(2) + log|x| where x^2 would
-    overflow and log1p(|x| + x^2 / (1 + sqrt(x^2 + 1))) for |x| <= 1."""
+    """Real asinh(x) = sign(x) log1p(|x| + x^2 / (1 + sqrt(1 + x^2))), and
+    sign(x) (log(2) + log|x|) where x^2 would overflow."""
     one = e.const(1.0)
     a = e("abs", x)
-    root = e("sqrt", e("add", e("multiply", a, a), one))
-    large = e("add", e("log", a), e("log", e.const(2.0)))
-    small = e("log_plus_one", e("add", a, e("multiply", a, e("divide", a, e("add", one, root)))))
-    regular = e("log", e("add", a, root))
-    value = e.select(e.compare("GE", a, e("sqrt", e.max_finite())), large,
-                     e.select(e.compare("LE", a, one), small, regular))
+    a2 = e("multiply", a, a)
+    regular = e("log_plus_one", e("add", a, e("divide", a2, e("add", one, e("sqrt", e(
+        "add", one, a2))))))
+    large = e("add", e("log", e.const(2.0)), e("log", a))
+    value = e.select(e.compare("GE", a, e("sqrt", e.max_finite())), large, regular)
     return e("multiply", e("sign", x), value)
 
 
