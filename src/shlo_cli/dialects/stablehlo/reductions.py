@@ -20,7 +20,20 @@ from ...ir.attributes import DenseArrayAttr
 from ...ir.core import Block, Location, Operation, Region, Value
 from ...ir.diagnostics import Diagnostic
 from ...ir.lexer import PERCENT
-from ...ir.types import I64, FunctionType, TensorType, Type, element_type, numpy_dtype
+from ...ir.types import (
+    DYNAMIC,
+    I64,
+    ComplexType,
+    FloatType,
+    FunctionType,
+    IntegerType,
+    QuantizedType,
+    TensorType,
+    Type,
+    element_type,
+    numpy_dtype,
+)
+from ...ir.verifier import op_error
 from ..registry import OpDef, define_op, lookup
 from ..syntax import Custom
 
@@ -409,10 +422,6 @@ def _parse_reducer(p: Any) -> Region:
     return p.parse_region(entry_args=firsts + seconds)
 
 
-define_op("stablehlo.reduce", syntax=Custom(_parse_reduce, _print_reduce),
-          properties=("dimensions",), regions=("body",))(reduce)
-
-
 # ---- windows -------------------------------------------------------------------------------
 
 
@@ -493,12 +502,6 @@ def reduce_window(*args: np.ndarray, window_dimensions: tuple[int, ...],
     return _results(out)
 
 
-define_op("stablehlo.reduce_window",
-          properties=("window_dimensions", "window_strides", "base_dilations",
-                      "window_dilations", "padding"),
-          regions=("body",))(reduce_window)
-
-
 # ---- stablehlo.select_and_scatter -----------------------------------------------------------
 
 
@@ -562,6 +565,238 @@ def select_and_scatter(operand: np.ndarray, source: np.ndarray, init_value: np.n
     return result.reshape(operand.shape)
 
 
+# ---- verifiers (upstream wording: TypeInference.cpp verifyReducerShape & friends) -------------
+
+
+def _error(op: Operation, message: str) -> Diagnostic:
+    """An error at the op without the `'name' op` prefix (upstream emitOptionalError)."""
+    return Diagnostic(message, line=op.location.line or None, col=op.location.col or None)
+
+
+def _q(t: Any) -> str:
+    return f"'{t}'"
+
+
+def is_promotable(source: Type, target: Type) -> bool:
+    """Whether a reducer may compute element type `target` from `source` (same kind, no
+    narrowing; quantized: same expressed type and parameters, wider storage)."""
+    if source == target:
+        return True
+    if isinstance(source, QuantizedType) and isinstance(target, QuantizedType):
+        return (source.expressed == target.expressed and source.scales == target.scales
+                and source.zero_points == target.zero_points
+                and source.quantized_dimension == target.quantized_dimension
+                and is_promotable(source.storage, target.storage))
+    if isinstance(source, IntegerType) and isinstance(target, IntegerType):
+        return source.is_unsigned == target.is_unsigned and target.width >= source.width
+    if isinstance(source, FloatType) and isinstance(target, FloatType):
+        return target.width >= source.width
+    if isinstance(source, ComplexType) and isinstance(target, ComplexType):
+        return is_promotable(source.element, target.element)
+    return False
+
+
+def _compatible_dims(a: Sequence[int], b: Sequence[int]) -> bool:
+    return len(a) == len(b) and all(x == y or DYNAMIC in (x, y) for x, y in zip(a, b,
+                                                                                 strict=True))
+
+
+def verify_reducer_shape(op: Operation, block: Block, input_types: Sequence[Type],
+                         init_types: Sequence[Type], allowed: Sequence[int] | None) -> None:
+    """The reducer takes (acc..., x...) scalars and returns one accumulator per input."""
+    count = len(input_types)
+    if len(block.arguments) != 2 * count:
+        raise _error(op, f"Reduction-region must take {2 * count} parameters, but takes "
+                         f"{len(block.arguments)} parameter(s)")
+    returned = list(block.operations[-1].operands) if block.operations else []
+    if not returned:
+        raise _error(op, "The reduction-region expected to return some value(s)")
+    if len(returned) != count:
+        raise _error(op, f"Reduction-region here must produce {count} tensors, but produces "
+                         f"{len(returned)} instead")
+    for value in returned:
+        if not isinstance(value.type, TensorType):
+            raise _error(op, "Reduction-region here must produce tensor-typed result(s), but "
+                             f"produces {_q(value.type)} instead")
+    for i in range(count):
+        acc = returned[i].type
+        for index in (i, count + i):
+            arg = block.arguments[index].type
+            if not (isinstance(arg, TensorType) and _compatible_dims(arg.shape, acc.shape)
+                    and arg.element == acc.element):
+                raise _error(op, f"The type of reduction-region's parameter at index {index} "
+                                 f"is different than the corresponding result type: "
+                                 f"{_q(arg)} vs {_q(acc)}")
+        init = init_types[i]
+        if isinstance(init, TensorType):
+            if not _compatible_dims(acc.shape, init.shape):
+                raise _error(op, f"The shape of reduction-region's result type at index {i} "
+                                 f"differs from the op's corresponding init-value type: "
+                                 f"{_q(acc)} vs {_q(init)}")
+            if not is_promotable(init.element, acc.element):
+                raise _error(op, f"The element-type of reduction-region's result type at index "
+                                 f"{i} is expected to be promotable from the op's corresponding "
+                                 f"init-value element-type: {_q(acc)} vs {_q(init)}")
+        arg = block.arguments[count + i].type
+        source = input_types[i]
+        if isinstance(source, TensorType) and not is_promotable(source.element, arg.element):
+            raise _error(op, f"The element-type of reduction-region's argument at index "
+                             f"{count + i} is expected to be promotable from "
+                             f"{_q(source.element)}, but got {_q(arg.element)}")
+        if allowed is None:
+            continue
+        if len(arg.shape) > len(allowed):
+            raise _error(op, f"The rank of reduction-region's argument at index {count + i} "
+                             f"is expected to be <= {len(allowed)}, got {len(arg.shape)}")
+        matched = 0
+        for size in allowed:
+            if matched < len(arg.shape) and (size == arg.shape[matched]
+                                             or DYNAMIC in (size, arg.shape[matched])):
+                matched += 1
+        if matched != len(arg.shape):
+            raise _error(op, f"The shape of reduction-region's argument at index {count + i} "
+                             f"is not compatible with that of reduce-op's input-parameter at "
+                             f"index {i}")
+
+
+def _verify_same_input_shapes(op: Operation, inputs: Sequence[Type]) -> None:
+    for i, t in enumerate(inputs[1:], start=1):
+        if (isinstance(t, TensorType) and isinstance(inputs[0], TensorType)
+                and not _compatible_dims(t.shape, inputs[0].shape)):
+            raise _error(op, f"expects all inputs to have compatible shapes. Shape at "
+                             f"input-index {i} is not compatible with shape at input-index 0")
+
+
+def verify_reduce(op: Operation) -> None:
+    count = len(op.operands) // 2
+    inputs = op.operand_types[:count]
+    if not inputs or not all(isinstance(t, TensorType) for t in op.operand_types):
+        return
+    _verify_same_input_shapes(op, inputs)
+    shape = inputs[0].shape
+    dims_attr = op.attr("dimensions")
+    dims = [int(d) for d in (dims_attr.value if dims_attr is not None else ())]
+    seen: set[int] = set()
+    for d in dims:
+        if d < 0 or d >= len(shape):
+            raise _error(op, f"Out-of-bounds dimension {d}, expected to be in range "
+                             f"[0, {len(shape)})")
+        if d in seen:
+            raise _error(op, f"Duplicate reduction dimension: {d}")
+        seen.add(d)
+    if not op.regions or not op.regions[0].blocks:
+        return
+    allowed = [n for i, n in enumerate(shape) if i not in seen]
+    verify_reducer_shape(op, op.regions[0].entry, inputs, op.operand_types[count:], allowed)
+
+
+def _attr_ints(op: Operation, name: str) -> list[int] | None:
+    attr = op.attr(name)
+    return None if attr is None else [int(v) for v in np.asarray(attr.value).reshape(-1)]
+
+
+def windowed_shape(op: Operation, operand: TensorType, kind: str) -> list[int]:
+    """Check the window attributes (upstream verifyWindowAttributesAndInferWindowDimensions)
+    and return the shape of the windowed result."""
+    rank = len(operand.shape)
+    window = _attr_ints(op, "window_dimensions") or []
+    if len(window) != rank:
+        raise _error(op, f"expects window-dimensions size == {kind} rank, but got "
+                         f"window-dimensions size: {len(window)} and {kind}"
+                         f"{'-type' if kind == 'operand' else ''}: {_q(operand)} with rank = "
+                         f"{rank}.")
+    padding_attr = op.attr("padding")
+    padding: list[tuple[int, int]] = [(0, 0)] * rank
+    if padding_attr is not None:
+        arr = np.asarray(padding_attr.value)
+        if arr.ndim != 2 or arr.shape[1] != 2:
+            shape = ", ".join(str(s) for s in arr.shape)
+            raise _error(op, f"expects the shape of padding-attribute to be {{N, 2}}, but got "
+                             f"{{{shape}}}.")
+        padding = [(int(a), int(b)) for a, b in arr]
+    checks = (("window_strides", "window-strides", "stride"),
+              ("base_dilations", "base-dilation factors", "base dilation factor"),
+              ("window_dilations", "window-dilation factors", "window dilation factor"))
+    values: dict[str, list[int]] = {}
+    for name, plural, _ in checks:
+        got = _attr_ints(op, name)
+        if got is not None and len(got) != rank:
+            raise _error(op, f"expects {plural} to have same dimension-size as size of window "
+                             f"dimensions ({rank}), but got: {len(got)}.")
+        values[name] = got if got is not None else [1] * rank
+    if padding_attr is not None and len(padding) != rank:
+        raise _error(op, f"expects padding-entries to have same dimension-size as size of "
+                         f"window dimensions ({rank}), but got: {len(padding)}.")
+    for i, w in enumerate(window):
+        if w <= 0:
+            raise _error(op, f"expects window to have positive value for {i}-th window "
+                             f"dimension, but got {w}.")
+        for name, _, single in checks:
+            if values[name][i] <= 0:
+                raise _error(op, f"expects window to have positive {single} for {i}-th window "
+                                 f"dimension, but got {values[name][i]}.")
+    out = []
+    for i, n in enumerate(operand.shape):
+        if n == DYNAMIC:
+            out.append(DYNAMIC)
+            continue
+        dilated = 0 if n == 0 else (n - 1) * values["base_dilations"][i] + 1
+        padded = dilated + padding[i][0] + padding[i][1]
+        extent = (window[i] - 1) * values["window_dilations"][i] + 1
+        out.append(0 if padded < extent else (padded - extent) // values["window_strides"][i] + 1)
+    return out
+
+
+def verify_reduce_window(op: Operation) -> None:
+    if not op.operands:
+        raise op_error(op, "requires at least 1 input value")
+    count = len(op.operands) // 2
+    inputs = op.operand_types[:count]
+    if not all(isinstance(t, TensorType) for t in op.operand_types):
+        return
+    _verify_same_input_shapes(op, inputs)
+    windowed_shape(op, inputs[0], "input")
+    allowed = _attr_ints(op, "window_dimensions") or []
+    if op.regions and op.regions[0].blocks:
+        verify_reducer_shape(op, op.regions[0].entry, inputs, op.operand_types[count:], allowed)
+
+
+def verify_select_and_scatter(op: Operation) -> None:
+    if len(op.operands) != 3 or not all(isinstance(t, TensorType) for t in op.operand_types):
+        return
+    operand, source, init = op.operand_types
+    if len(op.regions) == 2 and op.regions[0].blocks:
+        block = op.regions[0].entry
+        if len(block.arguments) != 2:
+            raise _error(op, f"expects the select-region to take 2 parameters, but takes "
+                             f"{len(block.arguments)}")
+        scalar = TensorType((), operand.element)
+        for i, arg in enumerate(block.arguments):
+            if arg.type != scalar:
+                raise _error(op, f"expects the type of select-region's parameter at index {i} "
+                                 f"to be {_q(scalar)}, but got {_q(arg.type)}")
+        returned = list(block.operations[-1].operands) if block.operations else []
+        if len(returned) != 1:
+            raise _error(op, f"expects select-region to return single value, but got: "
+                             f"{len(returned)}")
+        if returned[0].type != TensorType((), IntegerType(1)):
+            raise _error(op, f"expects the return-type of select-region to be tensor<i1>, but "
+                             f"got: {_q(returned[0].type)}")
+    if len(op.regions) == 2 and op.regions[1].blocks:
+        verify_reducer_shape(op, op.regions[1].entry, [source], [init], [])
+    expected = TensorType(tuple(windowed_shape(op, operand, "operand")), operand.element)
+    if not (_compatible_dims(expected.shape, source.shape) and expected.element == source.element):
+        raise _error(op, f"expects source-type to be {_q(expected)}, but got{_q(source)}")
+
+
+# ---- declarations -----------------------------------------------------------------------------
+
+define_op("stablehlo.reduce", syntax=Custom(_parse_reduce, _print_reduce),
+          properties=("dimensions",), regions=("body",), verify=verify_reduce)(reduce)
+define_op("stablehlo.reduce_window",
+          properties=("window_dimensions", "window_strides", "base_dilations",
+                      "window_dilations", "padding"),
+          regions=("body",), verify=verify_reduce_window)(reduce_window)
 define_op("stablehlo.select_and_scatter",
           properties=("window_dimensions", "window_strides", "padding"),
-          regions=("select", "scatter"))(select_and_scatter)
+          regions=("select", "scatter"), verify=verify_select_and_scatter)(select_and_scatter)
