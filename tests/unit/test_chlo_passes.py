@@ -195,3 +195,45 @@ def test_complex_inverse_functions_follow_hull_et_al() -> None:
     for got, want in zip(lowered, direct, strict=True):
         np.testing.assert_allclose(got.real, want.real, rtol=1e-14, atol=1e-300)
         np.testing.assert_allclose(got.imag, want.imag, rtol=1e-14, atol=1e-300)
+
+
+def test_scan_becomes_a_while_loop() -> None:
+    text = ("func.func @main(%a: tensor<2x3xf32>, %c: tensor<2xf32>)"
+            " -> (tensor<2x3xf32>, tensor<2xf32>) {\n"
+            "  %0:2 = chlo.scan(%a) inits(%c) dimension=1 attributes {is_reverse = true} {\n"
+            "  ^bb0(%x: tensor<2xf32>, %s: tensor<2xf32>):\n"
+            "    %1 = stablehlo.multiply %x, %s : tensor<2xf32>\n"
+            "    stablehlo.return %1, %1 : tensor<2xf32>, tensor<2xf32>\n"
+            "  } : (tensor<2x3xf32>, tensor<2xf32>) -> (tensor<2x3xf32>, tensor<2xf32>)\n"
+            "  return %0#0, %0#1 : tensor<2x3xf32>, tensor<2xf32>\n}\n")
+    a = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], np.float32)
+    c = np.array([1.0, 2.0], np.float32)
+    printed, direct, lowered = _run_both(text, a, c)
+    assert "stablehlo.while" in printed and "chlo." not in printed
+    for got, want in zip(lowered, direct, strict=True):
+        np.testing.assert_array_equal(got, want)
+    assert lowered[0].tolist() == [[6.0, 6.0, 3.0], [240.0, 60.0, 12.0]]
+
+
+def test_ragged_dot_modes_lower_to_masked_dot_generals() -> None:
+    def text(dn: str, lhs: str, rhs: str, result: str) -> str:
+        return (f"func.func @main(%l: {lhs}, %r: {rhs}, %g: tensor<2xi64>) -> {result} {{\n"
+                f"  %0 = \"chlo.ragged_dot\"(%l, %r, %g) {{ragged_dot_dimension_numbers ="
+                f" #chlo.ragged_dot<{dn}>}} : ({lhs}, {rhs}, tensor<2xi64>) -> {result}\n"
+                f"  return %0 : {result}\n}}\n")
+
+    rng = np.random.default_rng(0)
+    lhs = rng.standard_normal((4, 3)).astype(np.float32)
+    groups = np.array([1, 2], np.int64)
+    mode1 = text("lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1],"
+                 " lhs_ragged_dimensions = [0], rhs_group_dimensions = [0]",
+                 "tensor<4x3xf32>", "tensor<2x3x5xf32>", "tensor<4x5xf32>")
+    rhs1 = rng.standard_normal((2, 3, 5)).astype(np.float32)
+    mode2 = text("lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0],"
+                 " lhs_ragged_dimensions = [1]",
+                 "tensor<4x3xf32>", "tensor<3x5xf32>", "tensor<2x4x5xf32>")
+    rhs2 = rng.standard_normal((3, 5)).astype(np.float32)
+    for program, rhs in ((mode1, rhs1), (mode2, rhs2)):
+        printed, direct, lowered = _run_both(program, lhs, rhs, groups)
+        assert "stablehlo.dot_general" in printed and "chlo." not in printed
+        np.testing.assert_allclose(lowered[0], direct[0], rtol=1e-5, atol=1e-6)

@@ -11,10 +11,12 @@ computed in f32, as XLA evaluates them); lgamma and digamma become XLA's Lanczos
 approximation.
 
 More patterns live in `chlo_special` (erf, erfc, erf_inv, bessel_i1e, next_after, zeta,
-polygamma) and `chlo_complex` (complex asin, acos, acosh, asinh: Hull et al.).
+polygamma), `chlo_complex` (complex asin, acos, acosh, asinh: Hull et al.) and
+`chlo_structured` (scan as a while loop, ragged_dot as masked dot_generals, complex
+cosh/sinh).
 
-Kept as CHLO ops (the interpreter evaluates them directly, accurately): complex atan,
-atanh, cosh and sinh, mulhi, ragged_dot, scan, and broadcasting ops on dynamic shapes.
+Kept as CHLO ops (the interpreter evaluates them directly, accurately): complex atan and
+atanh, mulhi, and any op on dynamically shaped tensors.
 """
 
 from __future__ import annotations
@@ -529,7 +531,7 @@ def legalize_block(block: Block, replacements: dict[Value, Value]) -> None:
 def legalize(module: Module) -> None:
     """Rewrite until no pattern applies (a rewrite may create CHLO ops, e.g. polygamma's
     lgamma, zeta and digamma)."""
-    from . import chlo_complex, chlo_special  # noqa: F401  (register more patterns)
+    from . import chlo_complex, chlo_special, chlo_structured  # noqa: F401  (more patterns)
 
     for _ in range(_MAX_ROUNDS):
         replacements: dict[Value, Value] = {}

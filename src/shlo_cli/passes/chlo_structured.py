@@ -1,0 +1,273 @@
+"""Structured CHLO decompositions for `--chlo-legalize-to-stablehlo`, after upstream:
+`chlo.scan` becomes a `stablehlo.while` over (index, carries..., output arrays...) whose body
+slices the inputs at the (possibly reversed) position, inlines the scan body and writes the
+outputs with dynamic_update_slice; `chlo.ragged_dot` becomes one masked `dot_general` per
+group (summed for a ragged non-contracting dimension, concatenated along a new leading
+dimension for a ragged contracting one) or a plain `dot_general` for a ragged batch
+dimension; complex `cosh`/`sinh` use the e^(+-x + log 1/2) formulas."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..dialects import registry
+from ..ir.attributes import DenseArrayAttr, DenseElementsAttr, DialectAttr, IntegerAttr
+from ..ir.clone import clone_op
+from ..ir.core import Block, Operation, Region, Value
+from ..ir.types import BOOL, I32, I64, ComplexType, TensorType, numpy_dtype
+from .chlo_legalize import Real, Rewriter, _cosh_body, _exp_plus_minus, pattern
+
+
+def _scalar_constant(rw: Rewriter, value: Any, element: Any) -> Value:
+    t = TensorType((), element)
+    data = np.array(value).astype(numpy_dtype(element)).reshape(())
+    return rw.create("stablehlo.constant", [], t, {"value": DenseElementsAttr(t, data, True)})
+
+
+class _BlockBuilder(Rewriter):
+    """A Rewriter that appends to a block instead of replacing an op."""
+
+    def __init__(self, op: Operation, block: Block) -> None:
+        super().__init__(op)
+        self.block = block
+        self.ops = _Appender(block)  # type: ignore[assignment]
+
+
+class _Appender(list):  # type: ignore[type-arg]
+    def __init__(self, block: Block) -> None:
+        super().__init__()
+        self.block = block
+
+    def append(self, op: Operation) -> None:  # type: ignore[override]
+        self.block.append(op)
+
+
+def _segments(op: Operation) -> tuple[int, int]:
+    sizes = op.attr("operandSegmentSizes")
+    if sizes is None:
+        return len(op.operands), 0
+    return int(sizes.value[0]), int(sizes.value[1])
+
+
+@pattern("chlo.scan")
+def _scan(rw: Rewriter) -> list[Value] | None:
+    op = rw.op
+    n_inputs, n_inits = _segments(op)
+    inputs, inits = op.operands[:n_inputs], op.operands[n_inputs:]
+    results = op.result_types
+    n_outputs = len(results) - n_inits
+    dim = int(op.attr("dimension").value)
+    reverse = op.attr("is_reverse") is not None and bool(op.attr("is_reverse").value)
+    if not all(isinstance(t, TensorType) and t.is_static
+               for t in (*[v.type for v in op.operands], *results)):
+        return None
+    if not op.regions or len(op.regions[0].blocks) != 1:
+        return None
+    scalar_i64 = TensorType((), I64)
+    if inputs:
+        size32 = rw.create("stablehlo.get_dimension_size", [inputs[0]], TensorType((), I32),
+                           {"dimension": IntegerAttr(dim, I64)})
+    else:
+        size32 = _scalar_constant(rw, results[0].shape[dim], I32)  # type: ignore[union-attr]
+    size = rw.create("stablehlo.convert", [size32], scalar_i64)
+    initial = [_scalar_constant(rw, 0, I64), *inits]
+    for t in results[:n_outputs]:
+        zero = _scalar_constant(rw, 0, t.element)  # type: ignore[union-attr]
+        initial.append(rw.broadcast(zero, t, ()))  # type: ignore[arg-type]
+    types = [v.type for v in initial]
+
+    cond_block = Block(list(types))
+    cb = _BlockBuilder(op, cond_block)
+    less = cb.compare("LT", cond_block.arguments[0], size, TensorType((), BOOL))
+    cond_block.append(_return(op, [less]))
+
+    body_block = Block(list(types))
+    bb = _BlockBuilder(op, body_block)
+    index = body_block.arguments[0]
+    carries = body_block.arguments[1:1 + n_inits]
+    outputs = body_block.arguments[1 + n_inits:]
+    position = index
+    if reverse:
+        one = _scalar_constant(bb, 1, I64)
+        last = bb.create("stablehlo.subtract", [size, one], scalar_i64)
+        position = bb.create("stablehlo.subtract", [last, index], scalar_i64)
+    zero_index = _scalar_constant(bb, 0, I64)
+    sliced = []
+    for value in inputs:
+        t = value.type
+        shape = list(t.shape)  # type: ignore[union-attr]
+        starts = [zero_index] * len(shape)
+        starts[dim] = position
+        shape[dim] = 1
+        piece = bb.create("stablehlo.dynamic_slice", [value, *starts],
+                          TensorType(tuple(shape), t.element),  # type: ignore[union-attr]
+                          {"slice_sizes": DenseArrayAttr(I64, tuple(shape))})
+        reduced = tuple(s for d, s in enumerate(shape) if d != dim)
+        sliced.append(bb.create("stablehlo.reshape", [piece],
+                                TensorType(reduced, t.element)))  # type: ignore[union-attr]
+    scan_body = op.regions[0].entry
+    mapping: dict[Value, Value] = dict(zip(scan_body.arguments, [*sliced, *carries],
+                                           strict=True))
+    for inner in scan_body.operations[:-1]:
+        body_block.append(clone_op(inner, mapping))
+    yielded = [mapping.get(v, v) for v in scan_body.operations[-1].operands]
+    new_elements, new_carries = yielded[:n_outputs], yielded[n_outputs:]
+    updated = []
+    for current, element in zip(outputs, new_elements, strict=True):
+        t = current.type
+        shape = list(t.shape)  # type: ignore[union-attr]
+        shape[dim] = 1
+        piece = bb.create("stablehlo.reshape", [element],
+                          TensorType(tuple(shape), t.element))  # type: ignore[union-attr]
+        starts = [zero_index] * len(shape)
+        starts[dim] = position
+        updated.append(bb.create("stablehlo.dynamic_update_slice", [current, piece, *starts],
+                                 t))
+    next_index = bb.create("stablehlo.add", [index, _scalar_constant(bb, 1, I64)], scalar_i64)
+    body_block.append(_return(op, [next_index, *new_carries, *updated]))
+
+    loop = Operation("stablehlo.while", initial, types, {}, {},
+                     [Region([cond_block]), Region([body_block])], location=op.location,
+                     opdef=registry.lookup("stablehlo.while"))
+    rw.ops.append(loop)
+    values = loop.results
+    return [*values[1 + n_inits:], *values[1:1 + n_inits]]
+
+
+def _return(op: Operation, values: list[Value]) -> Operation:
+    return Operation("stablehlo.return", values, [], {}, {}, location=op.location,
+                     opdef=registry.lookup("stablehlo.return"))
+
+
+# ---- ragged_dot ----------------------------------------------------------------------------
+
+
+def _dims(dn: Any, name: str) -> tuple[int, ...]:
+    return tuple(int(v) for v in (dn.get(name, []) or []))
+
+
+def _dot_attr(lb: tuple[int, ...], rb: tuple[int, ...], lc: tuple[int, ...],
+              rc: tuple[int, ...]) -> DialectAttr:
+    fields = [("lhs_batching_dimensions", list(lb)), ("rhs_batching_dimensions", list(rb)),
+              ("lhs_contracting_dimensions", list(lc)), ("rhs_contracting_dimensions", list(rc))]
+    body = ", ".join(f"{k} = [{', '.join(map(str, v))}]" for k, v in fields if v)
+    return DialectAttr("stablehlo", "dot", body, tuple(fields))
+
+
+def _stablehlo_precision(op: Operation) -> dict[str, Any]:
+    config = op.attr("precision_config")
+    if config is None:
+        return {}
+    from ..ir.attributes import ArrayAttr
+
+    words = [DialectAttr("stablehlo", "", f"precision {a.value}") for a in config.elements]
+    return {"precision_config": ArrayAttr(tuple(words))}
+
+
+@pattern("chlo.ragged_dot")
+def _ragged_dot(rw: Rewriter) -> list[Value] | None:
+    op = rw.op
+    lhs, rhs, group_sizes = op.operands
+    result = op.result_types[0]
+    lt, rt, gt = lhs.type, rhs.type, group_sizes.type
+    if not all(isinstance(t, TensorType) and t.is_static for t in (lt, rt, gt, result)):
+        return None
+    if gt.rank != 1:  # type: ignore[union-attr]
+        return None
+    dn = op.attr("ragged_dot_dimension_numbers")
+    lb, rb = _dims(dn, "lhs_batching_dimensions"), _dims(dn, "rhs_batching_dimensions")
+    lc, rc = _dims(dn, "lhs_contracting_dimensions"), _dims(dn, "rhs_contracting_dimensions")
+    ragged_dims = _dims(dn, "lhs_ragged_dimensions")
+    group_dims = _dims(dn, "rhs_group_dimensions")
+    if len(ragged_dims) != 1:
+        return None
+    (ragged,) = ragged_dims
+    props = {"dot_dimension_numbers": _dot_attr(lb, rb, lc, rc), **_stablehlo_precision(op)}
+    if ragged in lb:  # mode 3: an ordinary batched dot
+        return [rw.create("stablehlo.dot_general", [lhs, rhs], result, props)]
+    groups = gt.shape[0]  # type: ignore[union-attr]
+    i64_element = gt.element  # type: ignore[union-attr]
+    iota_shape = [1] * lt.rank  # type: ignore[union-attr]
+    iota_shape[ragged] = lt.shape[ragged]  # type: ignore[union-attr]
+    iota_type = TensorType(tuple(iota_shape), i64_element)
+    iota = rw.create("stablehlo.iota", [], iota_type, {"iota_dimension": IntegerAttr(ragged, I64)})
+    full_index = TensorType(lt.shape, i64_element)  # type: ignore[union-attr]
+    rows = rw.broadcast(iota, full_index, tuple(range(lt.rank)))  # type: ignore[union-attr]
+    zero = rw.constant(0.0, lt)  # type: ignore[arg-type]
+    start = _scalar_constant(rw, 0, i64_element)
+    pred = TensorType(lt.shape, BOOL)  # type: ignore[union-attr]
+    scalar_index = TensorType((), i64_element)
+    pieces: list[Value] = []
+    for g in range(groups):
+        one_size = rw.create("stablehlo.slice", [group_sizes], TensorType((1,), i64_element), {
+            "start_indices": DenseArrayAttr(I64, (g,)),
+            "limit_indices": DenseArrayAttr(I64, (g + 1,)),
+            "strides": DenseArrayAttr(I64, (1,))})
+        size = rw.create("stablehlo.reshape", [one_size], scalar_index)
+        limit = rw.create("stablehlo.add", [start, size], scalar_index)
+        in_group = rw.create("stablehlo.and", [
+            rw.compare("GE", rows, rw.broadcast(start, full_index, ()), pred),
+            rw.compare("LT", rows, rw.broadcast(limit, full_index, ()), pred)], pred)
+        masked = rw.create("stablehlo.select", [in_group, lhs, zero], lt)
+        if group_dims:  # mode 1: ragged non-contracting dimension, one rhs per group
+            (g_dim,) = group_dims
+            shape = list(rt.shape)  # type: ignore[union-attr]
+            starts = [0] * len(shape)
+            starts[g_dim] = g
+            limits = list(shape)
+            limits[g_dim] = g + 1
+            shape[g_dim] = 1
+            part = rw.create("stablehlo.slice", [rhs], TensorType(tuple(shape), rt.element), {
+                "start_indices": DenseArrayAttr(I64, tuple(starts)),
+                "limit_indices": DenseArrayAttr(I64, tuple(limits)),
+                "strides": DenseArrayAttr(I64, (1,) * len(shape))})
+            reduced = tuple(s for d, s in enumerate(shape) if d != g_dim)
+            rhs_g = rw.create("stablehlo.reshape", [part], TensorType(reduced, rt.element))
+            rb_g = tuple(d - 1 if d > g_dim else d for d in rb)
+            rc_g = tuple(d - 1 if d > g_dim else d for d in rc)
+            group_props = {"dot_dimension_numbers": _dot_attr(lb, rb_g, lc, rc_g),
+                **_stablehlo_precision(op)}
+            pieces.append(rw.create("stablehlo.dot_general", [masked, rhs_g], result,
+                                    group_props))
+        else:  # mode 2: ragged contracting dimension, one result per group
+            inner = TensorType(result.shape[1:], result.element)  # type: ignore[union-attr]
+            dot = rw.create("stablehlo.dot_general", [masked, rhs], inner, props)
+            pieces.append(rw.create("stablehlo.reshape", [dot], TensorType(
+                (1, *inner.shape), inner.element)))
+        start = limit
+    if group_dims:
+        total = pieces[0]
+        for piece in pieces[1:]:
+            total = rw.create("stablehlo.add", [total, piece], result)
+        return [total]
+    return [rw.create("stablehlo.concatenate", pieces, result,
+                      {"dimension": IntegerAttr(0, I64)})]
+
+
+# ---- complex cosh / sinh -------------------------------------------------------------------
+
+
+def _complex_operand(rw: Rewriter) -> tuple[Value, Real] | None:
+    (x,) = rw.op.operands
+    t = x.type
+    if not (isinstance(t, TensorType) and t.is_static and isinstance(t.element, ComplexType)):
+        return None
+    return x, Real(rw, t)
+
+
+@pattern("chlo.cosh")
+def _complex_cosh(rw: Rewriter) -> list[Value] | None:
+    found = _complex_operand(rw)
+    return None if found is None else [_cosh_body(rw, found[0], found[1].t)]
+
+
+@pattern("chlo.sinh")
+def _complex_sinh(rw: Rewriter) -> list[Value] | None:
+    """Complex sinh uses the large-|x| formula e^(x + log 1/2) - e^(-x + log 1/2) only."""
+    found = _complex_operand(rw)
+    if found is None:
+        return None
+    up, down = _exp_plus_minus(rw, found[0], found[1].t)
+    return [rw.create("stablehlo.subtract", [up, down], found[1].t)]
