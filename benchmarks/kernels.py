@@ -64,8 +64,10 @@ func.func @main() -> (tensor<i32>, tensor<f32>) {{
 """
 
 
-def _program(op_text: str, arity: int, element: str, result: str) -> str:
-    t, r = f"tensor<{N}x{element}>", f"tensor<{N}x{result}>"
+def _program(op_text: str, arity: int, element: str, result: str, size: int | None = None
+             ) -> str:
+    size = N if size is None else size
+    t, r = f"tensor<{size}x{element}>", f"tensor<{size}x{result}>"
     names = [f"%a{i}" for i in range(arity)]
     params = ", ".join(f"{n}: {t}" for n in names)
     body = op_text.format(*names, t=t, r=r)
@@ -106,6 +108,22 @@ def elementwise(rounds: int = 5) -> None:
               f"{t_ours / t_np:>7.2f}x")
 
 
+def call_overhead(rounds: int = 5) -> None:
+    """Print the fixed cost of one `shlo_cli.interpret` call (a 1-element add): what the
+    ratios above add to numpy's time on top of the kernel itself."""
+    module = parse_source(_program(CASES[0][1], 2, "f32", "f32", size=1), "<one>")
+    one = np.ones(1, np.float32)
+    calls = 1000
+
+    def run() -> None:
+        for _ in range(calls):
+            shlo_cli.interpret(module, one, one)
+
+    seconds = interleaved([run], rounds)[0] / calls
+    print(f"  fixed cost of one interpret() call (1-element add: verify, plan, argument "
+          f"checks): {seconds * 1e6:.0f} us")
+
+
 def _python_while() -> tuple[np.ndarray, np.ndarray]:
     """The same loop in plain Python on numpy 0-d arrays (what any per-op dispatch costs)."""
     i, x = np.array(0, np.int32), np.array(1.0, np.float32)
@@ -138,4 +156,5 @@ def while_loop(rounds: int = 3, profile: bool = False) -> None:
 
 def run(profile: bool = False) -> None:
     elementwise()
+    call_overhead()
     while_loop(profile=profile)
