@@ -13,10 +13,10 @@ approximation.
 More patterns live in `chlo_special` (erf, erfc, erf_inv, bessel_i1e, next_after, zeta,
 polygamma), `chlo_complex` (complex asin, acos, acosh, asinh: Hull et al.) and
 `chlo_structured` (scan as a while loop, ragged_dot as masked dot_generals, complex
-cosh/sinh).
+cosh/sinh, mulhi by widening or 32-bit halves).
 
 Kept as CHLO ops (the interpreter evaluates them directly, accurately): complex atan and
-atanh, mulhi, and any op on dynamically shaped tensors.
+atanh, and any op on dynamically shaped tensors.
 """
 
 from __future__ import annotations

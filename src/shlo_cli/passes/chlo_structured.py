@@ -4,7 +4,8 @@ slices the inputs at the (possibly reversed) position, inlines the scan body and
 outputs with dynamic_update_slice; `chlo.ragged_dot` becomes one masked `dot_general` per
 group (summed for a ragged non-contracting dimension, concatenated along a new leading
 dimension for a ragged contracting one) or a plain `dot_general` for a ragged batch
-dimension; complex `cosh`/`sinh` use the e^(+-x + log 1/2) formulas."""
+dimension; complex `cosh`/`sinh` use the e^(+-x + log 1/2) formulas; `mulhi` widens (or
+works on 32-bit halves for 64-bit integers)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from ..dialects import registry
 from ..ir.attributes import DenseArrayAttr, DenseElementsAttr, DialectAttr, IntegerAttr
 from ..ir.clone import clone_op
 from ..ir.core import Block, Operation, Region, Value
-from ..ir.types import BOOL, I32, I64, ComplexType, TensorType, numpy_dtype
+from ..ir.types import BOOL, I32, I64, ComplexType, IntegerType, TensorType, numpy_dtype
 from .chlo_legalize import Real, Rewriter, _cosh_body, _exp_plus_minus, pattern
 
 
@@ -271,3 +272,50 @@ def _complex_sinh(rw: Rewriter) -> list[Value] | None:
         return None
     up, down = _exp_plus_minus(rw, found[0], found[1].t)
     return [rw.create("stablehlo.subtract", [up, down], found[1].t)]
+
+
+# ---- mulhi ---------------------------------------------------------------------------------
+
+
+@pattern("chlo.mulhi")
+def _mulhi(rw: Rewriter) -> list[Value] | None:
+    """The high half of the double-width product: up to 32 bits by widening (convert,
+    multiply, shift right by the width, convert back); 64 bits from 32-bit halves in ui64,
+    corrected for signed operands (hi_s = hi_u - (a < 0 ? b : 0) - (b < 0 ? a : 0))."""
+    lhs, rhs = rw.op.operands
+    t = lhs.type
+    if not (isinstance(t, TensorType) and t.is_static and isinstance(t.element, IntegerType)
+            and t.element.width in (8, 16, 32, 64) and rhs.type == t):
+        return None
+    width, signed = t.element.width, t.element.signedness != "u"
+    if width <= 32:
+        wide = TensorType(t.shape, IntegerType(2 * width, t.element.signedness))
+        a = rw.create("stablehlo.convert", [lhs], wide)
+        b = rw.create("stablehlo.convert", [rhs], wide)
+        product = rw.create("stablehlo.multiply", [a, b], wide)
+        shift = "shift_right_arithmetic" if signed else "shift_right_logical"
+        high = rw.create(f"stablehlo.{shift}", [product, rw.constant(width, wide)], wide)
+        return [rw.create("stablehlo.convert", [high], t)]
+    u = TensorType(t.shape, IntegerType(64, "u"))
+    e = Real(rw, u)
+    a = rw.create("stablehlo.bitcast_convert", [lhs], u) if signed else lhs
+    b = rw.create("stablehlo.bitcast_convert", [rhs], u) if signed else rhs
+    mask, thirty_two = e.const(0xFFFFFFFF), e.const(32)
+    a_lo, a_hi = e("and", a, mask), e("shift_right_logical", a, thirty_two)
+    b_lo, b_hi = e("and", b, mask), e("shift_right_logical", b, thirty_two)
+    lo_lo, hi_lo = e("multiply", a_lo, b_lo), e("multiply", a_hi, b_lo)
+    lo_hi, hi_hi = e("multiply", a_lo, b_hi), e("multiply", a_hi, b_hi)
+    cross = e("add", e("add", e("shift_right_logical", lo_lo, thirty_two), e("and", hi_lo, mask)),
+              lo_hi)
+    high = e("add", e("add", hi_hi, e("shift_right_logical", hi_lo, thirty_two)),
+             e("shift_right_logical", cross, thirty_two))
+    if not signed:
+        return [high]
+    zero_s = Real(rw, t).const(0)
+    zero_u = e.const(0)
+    pred = TensorType(t.shape, BOOL)
+    a_negative = rw.compare("LT", lhs, zero_s, pred)
+    b_negative = rw.compare("LT", rhs, zero_s, pred)
+    high = e("subtract", high, e.select(a_negative, b, zero_u))
+    high = e("subtract", high, e.select(b_negative, a, zero_u))
+    return [rw.create("stablehlo.bitcast_convert", [high], t)]
