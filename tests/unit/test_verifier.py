@@ -1,0 +1,163 @@
+"""The op verifier: MLIR's structural checks and wording, run by every front end."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from shlo_cli.commands.main import cli
+from shlo_cli.commands.opt import opt
+from shlo_cli.commands.translate import translate
+from shlo_cli.ir.diagnostics import Diagnostic
+from shlo_cli.ir.parser import parse_source
+from shlo_cli.ir.verifier import verify_module
+
+
+def verify(text: str) -> Diagnostic | None:
+    try:
+        verify_module(parse_source(text, "t.mlir"))
+    except Diagnostic as d:
+        return d
+    return None
+
+
+VALID = """
+func.func @helper(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = stablehlo.add %x, %x : tensor<2xf32>
+  func.return %0 : tensor<2xf32>
+}
+func.func @main() -> tensor<2xf32> {
+  %c = stablehlo.constant dense<1.0> : tensor<2xf32>
+  %r = func.call @helper(%c) : (tensor<2xf32>) -> tensor<2xf32>
+  func.return %r : tensor<2xf32>
+}
+"""
+
+
+def test_a_valid_program_passes() -> None:
+    assert verify(VALID) is None
+
+
+CASES = [
+    ("return_count",
+     "func.func @f(%a: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {\n"
+     "  func.return %a : tensor<2xf32>\n}\n",
+     2, "'func.return' op has 1 operands, but enclosing function (@f) returns 2"),
+    ("return_type",
+     "func.func @f(%a: tensor<2xf32>) -> tensor<3xf32> {\n"
+     "  func.return %a : tensor<2xf32>\n}\n",
+     2, "'func.return' op type of return operand 0 (tensor<2xf32>) doesn't match function "
+        "result type (tensor<3xf32>) in function @f"),
+    ("undefined_callee",
+     "func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
+     "  %0 = func.call @foo(%a) : (tensor<2xf32>) -> tensor<2xf32>\n"
+     "  func.return %0 : tensor<2xf32>\n}\n",
+     2, "'func.call' op '@foo' does not reference a valid function"),
+    ("call_operand_type",
+     "func.func @g(%a: tensor<3xf32>) -> tensor<2xf32> {\n"
+     "  %0 = stablehlo.constant dense<1.0> : tensor<2xf32>\n"
+     "  func.return %0 : tensor<2xf32>\n}\n"
+     "func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
+     "  %0 = func.call @g(%a) : (tensor<2xf32>) -> tensor<2xf32>\n"
+     "  func.return %0 : tensor<2xf32>\n}\n",
+     6, "'func.call' op operand type mismatch: expected operand type tensor<3xf32>, but "
+        "provided tensor<2xf32> for operand number 0"),
+    ("no_terminator",
+     "func.func @f(%a: tensor<2xf32>) {\n"
+     "  %0 = stablehlo.add %a, %a : tensor<2xf32>\n}\n",
+     2, "block with no terminator, has \"stablehlo.add\""),
+    ("terminator_not_last",
+     "func.func @f(%a: tensor<2xf32>) {\n"
+     "  func.return\n"
+     "  func.return\n}\n",
+     2, "'func.return' op must be the last operation in the parent block"),
+    ("return_outside_func",
+     "func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
+     "  %0 = \"stablehlo.map\"(%a) ({\n"
+     "  ^bb0(%x: tensor<f32>):\n"
+     "    func.return %x : tensor<f32>\n"
+     "  }) {dimensions = array<i64: 0>} : (tensor<2xf32>) -> tensor<2xf32>\n"
+     "  func.return %0 : tensor<2xf32>\n}\n",
+     4, "'func.return' op expects parent op 'func.func'"),
+    ("op_verifier",
+     "func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
+     "  %0 = \"stablehlo.reshape\"(%a) : (tensor<2xf32>) -> tensor<3xf32>\n"
+     "  func.return %a : tensor<2xf32>\n}\n",
+     2, "number of output elements (3) doesn't match expected number of elements (2)"),
+    ("unknown_op_of_known_dialect",
+     "func.func @f(%a: tensor<2xf32>) {\n"
+     "  \"stablehlo.frobnicate\"(%a) : (tensor<2xf32>) -> ()\n"
+     "  func.return\n}\n",
+     2, "unregistered operation 'stablehlo.frobnicate' found in dialect ('stablehlo') that "
+        "does not allow unknown operations"),
+]
+
+
+@pytest.mark.parametrize(("name", "text", "line", "message"), CASES, ids=[c[0] for c in CASES])
+def test_errors_use_mlir_wording_at_the_op(name: str, text: str, line: int,
+                                           message: str) -> None:
+    diag = verify(text)
+    assert diag is not None
+    assert diag.line == line
+    assert message in diag.message
+    rendered = diag.render().split("\n")
+    assert rendered[0].startswith(f"t.mlir:{line}:")
+    assert rendered[1] == text.split("\n")[line - 1]
+
+
+def test_nested_ops_are_verified_after_their_parent() -> None:
+    """MLIR checks an op's own invariants before the ops in its regions."""
+    text = ("func.func @f(%a: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {\n"
+            "  %0 = \"stablehlo.map\"(%a) ({\n"
+            "  ^bb0(%x: tensor<f32>):\n"
+            "    \"stablehlo.frobnicate\"() : () -> ()\n"
+            "    stablehlo.return %x : tensor<f32>\n"
+            "  }) {dimensions = array<i64: 0>} : (tensor<2xf32>) -> tensor<2xf32>\n"
+            "  func.return %0 : tensor<2xf32>\n}\n")
+    diag = verify(text)
+    assert diag is not None and diag.line == 4  # the map body, before the func.return
+
+
+def test_symbol_uses_are_checked_after_everything_else() -> None:
+    text = ("func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
+            "  %0 = func.call @missing(%a) : (tensor<2xf32>) -> tensor<2xf32>\n"
+            "  func.return %0 : tensor<2xf32>\n}\n"
+            "func.func @g(%a: tensor<2xf32>) -> tensor<3xf32> {\n"
+            "  func.return %a : tensor<2xf32>\n}\n")
+    diag = verify(text)
+    assert diag is not None and diag.line == 6
+
+
+def test_split_chunks_keep_file_line_numbers(tmp_path: Path) -> None:
+    path = tmp_path / "t.mlir"
+    path.write_text(VALID + "// -----\n"
+                    "func.func @f(%a: tensor<2xf32>) -> tensor<3xf32> {\n"
+                    "  func.return %a : tensor<2xf32>\n}\n")
+    line = VALID.count("\n") + 3
+    result = CliRunner().invoke(opt, [str(path), "-split-input-file"])
+    assert result.exit_code == 1
+    assert f"t.mlir:{line}:3: error: 'func.return' op type of return operand 0" in result.output
+
+
+@pytest.mark.parametrize("front_end", ["opt", "translate", "parse", "verify"])
+def test_every_front_end_verifies(tmp_path: Path, front_end: str) -> None:
+    path = tmp_path / "t.mlir"
+    path.write_text("func.func @main() -> (tensor<2xf32>, tensor<2xf32>) {\n"
+                    "  %0 = stablehlo.constant dense<1.0> : tensor<2xf32>\n"
+                    "  func.return %0 : tensor<2xf32>\n}\n")
+    command, args = {"opt": (opt, []), "translate": (translate, ["--interpret"]),
+                     "parse": (cli, ["parse"]), "verify": (cli, ["verify"])}[front_end]
+    result = CliRunner().invoke(command, [*args, str(path)])
+    assert result.exit_code == 1
+    assert "t.mlir:3:3: error: 'func.return' op has 1 operands, but enclosing function " \
+           "(@main) returns 2" in result.output
+
+
+def test_shlo_verify_is_silent_on_success(tmp_path: Path) -> None:
+    path = tmp_path / "t.mlir"
+    path.write_text(VALID)
+    result = CliRunner().invoke(cli, ["verify", str(path)])
+    assert result.exit_code == 0
+    assert result.output == ""
