@@ -195,3 +195,25 @@ def test_scan_reverse_cumulative_sum() -> None:
             "  func.return %0#0, %0#1 : tensor<4xi32>, tensor<i32>\n}\n")
     outputs, carry = run(text, np.array([1, 2, 3, 4], np.int32), np.array(0, np.int32))
     assert outputs.tolist() == [10, 9, 7, 4] and int(carry) == 10
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ("%0 = chlo.mulhi %b, %b : tensor<4xi1>, tensor<4xi1> -> tensor<4xi1>",
+     "'chlo.mulhi' op operand #0 must be ranked tensor of 2/4/8/16/32/64-bit integer values,"
+     " but got 'tensor<4xi1>'"),
+    ("%0:2 = chlo.top_k(%a, k = 8) : tensor<4xf32> -> (tensor<8xf32>, tensor<8xi32>)",
+     "operand's last dimension must be at least 8"),
+    ("%0 = \"chlo.constant_like\"(%a) {value = 3 : i32} : (tensor<4xf32>) -> tensor<4xf32>",
+     "'chlo.constant_like' op value's type doesn't match element return type"),
+    ("%0 = chlo.broadcast_add %a, %i : (tensor<4xf32>, tensor<4xi32>) -> tensor<4xf32>",
+     "'chlo.broadcast_add' op requires compatible element types for all operands and results"),
+])
+def test_verifiers_report_upstream_messages(body: str, message: str) -> None:
+    text = ("func.func @f(%a: tensor<4xf32>, %b: tensor<4xi1>, %i: tensor<4xi32>) {\n"
+            f"  {body}\n  return\n}}\n")
+    from shlo_cli.ir.diagnostics import Diagnostic
+    from shlo_cli.ir.verifier import verify_module
+
+    with pytest.raises(Diagnostic) as caught:
+        verify_module(parse_source(text))
+    assert message in caught.value.message

@@ -9,6 +9,7 @@ from ..stablehlo.elementwise_numerics import is_float, is_int, is_signed, num_bi
 from . import special_math
 from .numeric import real_in_double, unsupported
 from .syntax import BINARY
+from .verify import verify_mulhi
 
 _polygamma = real_in_double("polygamma", special_math.polygamma)
 _zeta = real_in_double("zeta", special_math.zeta)
@@ -67,7 +68,7 @@ def _mulhi_unsigned64(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return hi_hi + (hi_lo >> shift) + (cross >> shift)
 
 
-@define_op("chlo.mulhi", syntax=BINARY)
+@define_op("chlo.mulhi", syntax=BINARY, verify=verify_mulhi)
 def mulhi(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """The high half of the double-width integer product lhs * rhs."""
     dtype = lhs.dtype

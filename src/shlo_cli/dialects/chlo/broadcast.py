@@ -13,6 +13,7 @@ from ...interpreter.engine import EvaluationError
 from ..registry import define_op, lookup
 from .binary import next_after_values, polygamma, zeta
 from .syntax import BROADCAST_BINARY, BROADCAST_SELECT
+from .verify import verify_broadcast_same_elements
 
 BROADCAST_DIMENSIONS = ("broadcast_dimensions",)
 
@@ -55,8 +56,10 @@ def _declare(name: str, kernel: Callable[[np.ndarray, np.ndarray], np.ndarray] |
         return np.asarray(fn(np.ascontiguousarray(a), np.ascontiguousarray(b)))
 
     evaluate.__doc__ = f"Broadcasting {name}."
+    same = name not in ("complex", "next_after", "polygamma", "zeta")
     define_op(f"chlo.broadcast_{name}", syntax=BROADCAST_BINARY,
-              properties=BROADCAST_DIMENSIONS)(evaluate)
+              properties=BROADCAST_DIMENSIONS,
+              verify=verify_broadcast_same_elements if same else None)(evaluate)
 
 
 for _name in ("add", "and", "atan2", "complex", "divide", "maximum", "minimum", "multiply",

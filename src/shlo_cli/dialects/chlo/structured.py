@@ -15,6 +15,7 @@ from ...ir.types import I32, I64, FunctionType, numpy_dtype
 from ..registry import OpDef, define_op
 from ..stablehlo.elementwise_numerics import is_float, round_float
 from ..syntax import Custom
+from .verify import verify_constant_like, verify_ragged_dot, verify_scan, verify_top_k
 
 # ---- constant / constant_like ------------------------------------------------------------
 
@@ -39,7 +40,7 @@ def constant(*, value: np.ndarray) -> np.ndarray:
     return np.array(value)
 
 
-@define_op("chlo.constant_like", properties=("value",))
+@define_op("chlo.constant_like", properties=("value",), verify=verify_constant_like)
 def constant_like(operand: np.ndarray, *, value: Any, result_type: Any) -> np.ndarray:
     """A tensor shaped like `operand`, every element `value`."""
     dtype = numpy_dtype(result_type.element)
@@ -94,7 +95,8 @@ def descending_order(operand: np.ndarray) -> np.ndarray:
     return operand.shape[-1] - 1 - reversed_order
 
 
-@define_op("chlo.top_k", syntax=Custom(_parse_top_k, _print_top_k), properties=("k",))
+@define_op("chlo.top_k", syntax=Custom(_parse_top_k, _print_top_k), properties=("k",),
+           verify=verify_top_k)
 def top_k(operand: np.ndarray, *, k: int) -> tuple[np.ndarray, np.ndarray]:
     """The k largest entries of the last dimension and their indices (stable for ties)."""
     if operand.ndim == 0 or k > operand.shape[-1] or k < 0:
@@ -127,7 +129,8 @@ def _masked(x: np.ndarray, mask: np.ndarray, axis: int) -> np.ndarray:
     return x * mask.reshape(shape).astype(x.dtype)
 
 
-@define_op("chlo.ragged_dot", properties=("ragged_dot_dimension_numbers", "precision_config"))
+@define_op("chlo.ragged_dot", properties=("ragged_dot_dimension_numbers", "precision_config"),
+           verify=verify_ragged_dot)
 def ragged_dot(lhs: np.ndarray, rhs: np.ndarray, group_sizes: np.ndarray, *,
                ragged_dot_dimension_numbers: Any, result_type: Any) -> np.ndarray:
     """dot_general where the ragged lhs dimension is split into groups of `group_sizes` rows:
@@ -233,7 +236,7 @@ def _scan_arg_names(op: Operation, region: Region) -> list[str]:
 @define_op("chlo.scan", syntax=Custom(_parse_scan, _print_scan, _scan_arg_names),
            properties=("dimension", "scan_dim_size", "is_reverse", "is_associative",
                        "operandSegmentSizes", "resultSegmentSizes"),
-           regions=("body",))
+           regions=("body",), verify=verify_scan)
 def scan(*operands: np.ndarray, dimension: int, is_reverse: bool | None,
          operandSegmentSizes: Sequence[int] | None,  # noqa: N803
          body: Callable[..., list[Any]], result_types: Sequence[Any]) -> list[np.ndarray]:
