@@ -59,6 +59,9 @@ def verify_replica_groups(op: Operation, name: str = "replica_groups", *,
     attr = op.attr(name)
     if attr is None:
         raise error(op, f"requires attribute '{name}'")
+    if isinstance(attr, DialectAttr) and attr.name == "replica_group_mesh_axes":
+        _verify_mesh_axes(op, attr)
+        return
     groups = np.asarray(attr.value)
     if groups.ndim != 2:
         raise error(op, "replica groups should be a rank 2 tensor", op_prefix=False)
@@ -82,6 +85,22 @@ def verify_replica_groups(op: Operation, name: str = "replica_groups", *,
             groups.shape[0] == 0 or groups.size // groups.shape[0] != expected_group_size):
         raise error(op, f"group size of replica_groups must be {expected_group_size}",
                     op_prefix=False)
+
+
+def _verify_mesh_axes(op: Operation, attr: DialectAttr) -> None:
+    """Replica groups given as mesh axes name a mesh symbol of the enclosing module."""
+    mesh = attr.get("mesh")
+    symbol = getattr(mesh, "root", None)
+    scope = op
+    while scope.parent_op is not None:
+        scope = scope.parent_op
+    for region in scope.regions:
+        for block in region.blocks:
+            for candidate in block.operations:
+                name = candidate.attr("sym_name")
+                if name is not None and getattr(name, "value", None) == symbol:
+                    return
+    raise error(op, f"replica_groups: mesh symbol '{symbol}' not found", op_prefix=False)
 
 
 def _verify_positive_channel_with_global_ids(op: Operation) -> None:
