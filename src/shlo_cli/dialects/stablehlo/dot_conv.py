@@ -21,9 +21,19 @@ import numpy as np
 from ...interpreter.engine import EvaluationError
 from ...ir.attributes import ArrayAttr, Attribute, DenseArrayAttr, DenseElementsAttr, DialectAttr
 from ...ir.core import Location, Operation
+from ...ir.diagnostics import Diagnostic
 from ...ir.lexer import lex_at
 from ...ir.parser import _format_field, _parse_struct_fields
-from ...ir.types import BOOL, I64, FunctionType, TensorType, Type, element_type, numpy_dtype
+from ...ir.types import (
+    BOOL,
+    DYNAMIC,
+    I64,
+    FunctionType,
+    TensorType,
+    Type,
+    element_type,
+    numpy_dtype,
+)
 from ..asm import Format
 from ..registry import OpDef, define_op
 from ..syntax import Custom
@@ -255,10 +265,76 @@ def _print_dot(pr: Any, op: Operation) -> None:
     pr.write(_functional(op))
 
 
+def _error(op: Operation, message: str) -> Diagnostic:
+    """An error at the op (upstream emitOptionalError: no `'name' op` prefix)."""
+    return Diagnostic(message, line=op.location.line or None, col=op.location.col or None)
+
+
+def _verify_precision(op: Operation) -> None:
+    attr = op.attr("precision_config")
+    if isinstance(attr, ArrayAttr) and len(attr.elements) > 2:
+        raise _error(op, "expects precision config to be empty or have <= 2 elements.")
+
+
+def verify_dot_general(op: Operation) -> None:
+    """Upstream inferDotGeneralOp / verifyDotGeneralOp checks, first failure reported."""
+    dims = op.attr("dot_dimension_numbers")
+    lb, rb = _dims(dims, "lhs_batching_dimensions"), _dims(dims, "rhs_batching_dimensions")
+    lc, rc = _dims(dims, "lhs_contracting_dimensions"), _dims(dims, "rhs_contracting_dimensions")
+    if len(lb) != len(rb):
+        raise _error(op, "lhs and rhs should have the same number of batching dimensions")
+    if len(lc) != len(rc):
+        raise _error(op, "lhs and rhs should have the same number of contracting dimensions")
+    for side, batch, contract in (("lhs", lb, lc), ("rhs", rb, rc)):
+        seen: set[int] = set()
+        for d in batch + contract:
+            if d in seen:
+                raise _error(op, f"has duplicated dimension from {side}_batching_dimensions and "
+                                 f"{side}_contracting_dimensions: {d}")
+            seen.add(d)
+    lhs, rhs = op.operand_types[:2] if len(op.operands) == 2 else (None, None)
+    shapes = {"lhs": getattr(lhs, "shape", None), "rhs": getattr(rhs, "shape", None)}
+    for name, values in (("lhs_batching_dimensions", lb), ("lhs_contracting_dimensions", lc),
+                         ("rhs_batching_dimensions", rb), ("rhs_contracting_dimensions", rc)):
+        shape = shapes[name[:3]]
+        if shape is None:
+            continue
+        for d in values:
+            if d < 0 or d >= len(shape):
+                raise _error(op, f"{name} value: {d} is out of range: [0, {len(shape)})")
+    if shapes["lhs"] is not None and shapes["rhs"] is not None:
+        for kind, ls, rs in (("batching", lb, rb), ("contracting", lc, rc)):
+            for a, b in zip(ls, rs, strict=True):
+                x, y = shapes["lhs"][a], shapes["rhs"][b]
+                if x != y and DYNAMIC not in (x, y):
+                    raise _error(op, f"{kind} dimension sizes must match for lhs/rhs")
+    _verify_precision(op)
+    algorithm = op.attr("algorithm")
+    if isinstance(algorithm, DialectAttr) and algorithm.fields:
+        precision = op.attr("precision_config")
+        words = [e.value for e in getattr(precision, "elements", ())]
+        if any(w != "DEFAULT" for w in words):
+            raise _error(op, "must specify DEFAULT precision config when algorithm is set.")
+        for field, label in (("lhs_component_count", "lhs component count"),
+                             ("rhs_component_count", "rhs component count"),
+                             ("num_primitive_operations", "num primitive operations")):
+            if int(algorithm.get(field, 1)) <= 0:
+                raise _error(op, f"{label} must be positive")
+
+
+def verify_dot(op: Operation) -> None:
+    types = op.operand_types
+    if len(types) == 2 and all(isinstance(t, TensorType) for t in types):
+        if any(len(t.shape) not in (1, 2) for t in types):
+            raise _error(op, "expected both lhs/rhs ranks to be either 1 or 2")
+    _verify_precision(op)
+
+
 define_op("stablehlo.dot_general", syntax=Custom(_parse_dot_general, _print_dot_general),
-          properties=("dot_dimension_numbers", "precision_config", "algorithm"))(dot_general)
+          properties=("dot_dimension_numbers", "precision_config", "algorithm"),
+          verify=verify_dot_general)(dot_general)
 define_op("stablehlo.dot", syntax=Custom(_parse_dot, _print_dot),
-          properties=("precision_config",))(dot)
+          properties=("precision_config",), verify=verify_dot)(dot)
 
 # ---- convolution dimension numbers --------------------------------------------------------
 

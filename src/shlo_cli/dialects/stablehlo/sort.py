@@ -18,6 +18,7 @@ import numpy as np
 from ...interpreter.engine import EvaluationError
 from ...ir.core import Operation, Region
 from ...ir.diagnostics import Diagnostic
+from ...ir.types import IntegerType, TensorType
 from ..registry import define_op
 from .reductions import cached_analysis
 from .reductions import contiguous as _contiguous
@@ -149,7 +150,45 @@ def _scalar_permutation(comparator: Callable[..., Any], keys: Sequence[np.ndarra
     return perm
 
 
-@define_op("stablehlo.sort", properties=("dimension", "is_stable"), regions=("comparator",))
+def verify_sort(op: Operation) -> None:
+    """Upstream verifySortOp: dimension in range, comparator signature."""
+    types = op.operand_types
+    dim_attr = op.attr("dimension")
+    dimension = int(dim_attr.value) if dim_attr is not None else -1
+    for t in types:
+        if isinstance(t, TensorType):
+            rank = len(t.shape)
+            if dimension < -rank or dimension >= rank:
+                raise _error(op, f"dimension attribute value must be in range [-{rank}, {rank}), "
+                                 f"but found {dimension}")
+            break
+    if not op.regions or not op.regions[0].blocks:
+        return
+    block = op.regions[0].entry
+    if len(block.arguments) != 2 * len(types):
+        raise _error(op, f"comparator block should have {2 * len(types)} arguments")
+    for index, t in enumerate(types):
+        if not isinstance(t, TensorType):
+            continue
+        scalar = TensorType((), t.element)
+        for i in (2 * index, 2 * index + 1):
+            got = block.arguments[i].type
+            if got != scalar:
+                raise _error(op, f"comparator block argument #{i} should be of type "
+                                 f"'{scalar}' but got '{got}'")
+    returned = list(block.operations[-1].operands) if block.operations else []
+    if len(returned) != 1:
+        raise _error(op, f"comparator must return single output but got {len(returned)}")
+    if returned[0].type != TensorType((), IntegerType(1)):
+        raise _error(op, f"comparator must return tensor<i1> but got '{returned[0].type}'")
+
+
+def _error(op: Operation, message: str) -> Diagnostic:
+    return Diagnostic(message, line=op.location.line or None, col=op.location.col or None)
+
+
+@define_op("stablehlo.sort", properties=("dimension", "is_stable"), regions=("comparator",),
+           verify=verify_sort)
 def sort(*inputs: np.ndarray, dimension: int | None = None, is_stable: bool | None = None,
          comparator: Callable[..., Any], op: Operation | None = None) -> Any:
     """results = inputs with each slice along `dimension` reordered by `comparator`."""
