@@ -217,3 +217,27 @@ def test_verifiers_report_upstream_messages(body: str, message: str) -> None:
     with pytest.raises(Diagnostic) as caught:
         verify_module(parse_source(text))
     assert message in caught.value.message
+
+
+def test_ragged_dot_with_per_batch_group_sizes() -> None:
+    text = ("func.func @main(%l: tensor<2x4x3xf32>, %r: tensor<2x2x3x5xf32>, %g: tensor<2x2xi64>)"
+            " -> tensor<2x4x5xf32> {\n"
+            "  %0 = \"chlo.ragged_dot\"(%l, %r, %g) {ragged_dot_dimension_numbers ="
+            " #chlo.ragged_dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [1],"
+            " lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [2],"
+            " lhs_ragged_dimensions = [1], rhs_group_dimensions = [0]>}"
+            " : (tensor<2x4x3xf32>, tensor<2x2x3x5xf32>, tensor<2x2xi64>) -> tensor<2x4x5xf32>\n"
+            "  func.return %0 : tensor<2x4x5xf32>\n}\n")
+    rng = np.random.default_rng(2)
+    lhs = rng.standard_normal((2, 4, 3)).astype(np.float32)
+    rhs = rng.standard_normal((2, 2, 3, 5)).astype(np.float32)
+    sizes = np.array([[1, 3], [2, 2]], np.int64)
+    got = run(text, lhs, rhs, sizes)[0]
+    expected = np.zeros((2, 4, 5))
+    for b in range(2):
+        row = 0
+        for g in range(2):
+            for _ in range(sizes[b, g]):
+                expected[b, row] = lhs[b, row].astype(np.float64) @ rhs[g, b]
+                row += 1
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)

@@ -113,20 +113,31 @@ def _dims(dn: Any, name: str) -> tuple[int, ...]:
     return tuple(int(v) for v in (value or []))
 
 
-def _group_masks(group_sizes: np.ndarray, size: int) -> list[np.ndarray]:
-    """One 0/1 vector per group over a ragged dimension of `size` rows."""
-    if group_sizes.ndim != 1:
-        group_sizes = group_sizes.reshape(-1, group_sizes.shape[-1])[0]
-    ends = np.cumsum(group_sizes.astype(np.int64))
-    starts = ends - group_sizes.astype(np.int64)
-    rows = np.arange(size)
-    return [((rows >= s) & (rows < e)) for s, e in zip(starts, ends, strict=True)]
+def _group_masks(group_sizes: np.ndarray, lhs_shape: tuple[int, ...], ragged: int,
+                 prefix_dims: list[int]) -> list[np.ndarray]:
+    """One boolean mask per group, broadcastable to the lhs: row r of the ragged dimension
+    belongs to group g when start_g <= r < end_g. group_sizes is [g] (shared) or
+    [prefix..., g] with its leading dimensions laid along lhs dimensions `prefix_dims`."""
+    sizes = group_sizes.astype(np.int64)
+    ends = np.cumsum(sizes, axis=-1)
+    starts = ends - sizes
+    layout = [1] * len(lhs_shape)
+    dims = prefix_dims if sizes.ndim > 1 else []
+    for axis, d in enumerate(dims):
+        layout[d] = sizes.shape[axis]
+    rows_shape = [1] * len(lhs_shape)
+    rows_shape[ragged] = lhs_shape[ragged]
+    rows = np.arange(lhs_shape[ragged]).reshape(rows_shape)
+    masks = []
+    for g in range(sizes.shape[-1]):
+        s_g = starts[..., g].reshape(layout)
+        e_g = ends[..., g].reshape(layout)
+        masks.append((rows >= s_g) & (rows < e_g))
+    return masks
 
 
-def _masked(x: np.ndarray, mask: np.ndarray, axis: int) -> np.ndarray:
-    shape = [1] * x.ndim
-    shape[axis] = x.shape[axis]
-    return x * mask.reshape(shape).astype(x.dtype)
+def _masked(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    return x * mask.astype(x.dtype)
 
 
 @define_op("chlo.ragged_dot", properties=("ragged_dot_dimension_numbers", "precision_config"),
@@ -136,6 +147,7 @@ def ragged_dot(lhs: np.ndarray, rhs: np.ndarray, group_sizes: np.ndarray, *,
     """dot_general where the ragged lhs dimension is split into groups of `group_sizes` rows:
     a non-contracting ragged dimension picks rhs group g per row group (mode 1), a contracting
     one yields one result per group (mode 2), a batch one is an ordinary batched dot (mode 3).
+    group_sizes is [g] or [batch and same-kind lhs dimensions before the ragged one..., g].
     """
     dn = ragged_dot_dimension_numbers
     lb, rb = _dims(dn, "lhs_batching_dimensions"), _dims(dn, "rhs_batching_dimensions")
@@ -157,20 +169,22 @@ def ragged_dot(lhs: np.ndarray, rhs: np.ndarray, group_sizes: np.ndarray, *,
     ct = np.float64 if is_float(lhs.dtype) else (np.complex128 if lhs.dtype.kind == "c"
                                                   else np.int64)
     a, b = lhs.astype(ct), rhs.astype(ct)
-    masks = _group_masks(group_sizes, lhs.shape[ragged])
+    same_kind = lc if ragged in lc else ([] if ragged in lb else
+                                         [d for d in range(lhs.ndim) if d not in lb + lc])
+    prefix = [d for d in range(ragged) if d in lb or d in same_kind]
+    masks = _group_masks(group_sizes, lhs.shape, ragged, prefix)
     if group_dims:  # mode 1: ragged non-contracting dimension, rhs has a group dimension
         (g_dim,) = group_dims
         r_sub = [s for d, s in enumerate(rhs_sub) if d != g_dim]
         spec = f"{''.join(lhs_sub)},{''.join(r_sub)}->{''.join(out_sub)}"
-        result = sum((np.einsum(spec, _masked(a, m, ragged), np.take(b, g, axis=g_dim))
+        result = sum((np.einsum(spec, _masked(a, m), np.take(b, g, axis=g_dim))
                       for g, m in enumerate(masks)), np.zeros(result_type.shape, ct))
     elif ragged in lc:  # mode 2: one result per group, leading group dimension
         spec = f"{''.join(lhs_sub)},{''.join(rhs_sub)}->{''.join(out_sub)}"
-        result = np.stack([np.einsum(spec, _masked(a, m, ragged), b) for m in masks])
+        result = np.stack([np.einsum(spec, _masked(a, m), b) for m in masks])
     else:  # mode 3: ragged batch dimension
         spec = f"{''.join(lhs_sub)},{''.join(rhs_sub)}->{''.join(out_sub)}"
-        covered = np.any(np.stack(masks), axis=0) if masks else np.zeros(lhs.shape[ragged], bool)
-        result = np.einsum(spec, _masked(a, covered, ragged), b)
+        result = np.einsum(spec, a, b)  # groups add no dependencies (upstream: a dot_general)
     dtype = numpy_dtype(result_type.element)
     if is_float(np.dtype(dtype)):
         return round_float(np.asarray(result, np.float64), np.dtype(dtype))
