@@ -25,8 +25,9 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
 
+# CONFORMANCE_ARGS: e.g. `--update-xfail`, `--suite interpret`, `--filter add`.
 conformance: $(STAMP)
-	$(BIN)/python -m shlo_cli.conformance $(CONFORMANCE)
+	$(BIN)/python -m shlo_cli.conformance $(CONFORMANCE) $(CONFORMANCE_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py $(CONFORMANCE)
