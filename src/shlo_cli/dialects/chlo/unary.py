@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...ir.core import Operation
 from ...ir.types import BOOL
 from ..registry import define_op
 from ..stablehlo.elementwise_numerics import is_complex, is_float, make_complex, upcast_to_double
@@ -81,7 +82,8 @@ def conj(operand: np.ndarray) -> np.ndarray:
     return np.conj(operand) if is_complex(operand.dtype) else operand
 
 
-def _verify_predicate(op) -> None:  # type: ignore[no-untyped-def]
+def _verify_predicate(op: Operation) -> None:
+    """The result is the operand's shape with i1 elements."""
     check_inferred(op, [with_element(op.operand_types[0], BOOL)])
 
 
