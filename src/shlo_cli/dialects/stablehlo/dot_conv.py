@@ -29,11 +29,13 @@ from ...ir.types import (
     DYNAMIC,
     I64,
     FunctionType,
+    QuantizedType,
     TensorType,
     Type,
     element_type,
     numpy_dtype,
 )
+from ...ir.verifier import op_error
 from ..asm import Format
 from ..registry import OpDef, define_op
 from ..syntax import Custom
@@ -214,7 +216,14 @@ def _parse_dot_general(p: Any, opdef: OpDef, location: Location, num_results: in
 
 def _finish(p: Any, opdef: OpDef, operands: list[Any], props: dict[str, Attribute],
             location: Location, tok: Any) -> Operation:
+    dict_tok = p.tok
     attributes = p.parse_optional_attr_dict()
+    for name in ("feature_group_count", "batch_group_count"):
+        value = attributes.get(name)
+        if name in opdef.properties and value is not None and getattr(value, "value", 1) <= 0:
+            # ODS checks inherent attributes as the attribute dictionary is read.
+            raise p.error(f"'{opdef.name}' op attribute '{name}' failed to satisfy constraint: "
+                          f"64-bit signless integer attribute whose value is positive", dict_tok)
     p.expect(":")
     type_tok = p.tok
     ftype = p.parse_type()
@@ -629,22 +638,22 @@ def _parse_window(p: Any) -> dict[str, Attribute]:
     while True:
         tok = p.tok
         key = p.parse_keyword()
-        if key not in names:
-            raise p.error(f"Unknown window attribute: {key}", tok)
-        if names[key] in out:
-            raise p.error(f"Duplicate attribute: {key}", tok)
+        if key not in names or names[key] in out:
+            raise p.error(f"Unexpected keyword {key}", tok)
         p.expect("=")
         if key == "pad":
             p.expect("[")
             rows: list[list[int]] = []
             if not p.at("]"):
                 while True:
+                    row_tok = p.tok
                     rows.append(parse_dim_list(p))
+                    if len(rows[-1]) != 2:
+                        raise p.error(f"Expected array with 2 elements, got {len(rows[-1])} "
+                                      f"elements instead", row_tok)
                     if not p.accept(","):
                         break
             p.expect("]")
-            if any(len(r) != 2 for r in rows):
-                raise p.error("expected padding pairs", tok)
             arr = np.asarray(rows, dtype=np.int64).reshape(len(rows), 2)
             out["padding"] = DenseElementsAttr(TensorType((len(rows), 2), I64), arr)
         elif key == "reverse":
@@ -711,7 +720,127 @@ def _print_convolution(pr: Any, op: Operation) -> None:
     pr.write(_functional(op))
 
 
+def _q(t: Any) -> str:
+    return f"'{t}'"
+
+
+def _attr_list(op: Operation, name: str) -> list[int] | None:
+    attr = op.attr(name)
+    return None if attr is None else [int(v) for v in np.asarray(attr.value).reshape(-1)]
+
+
+def _verify_conv_dims(op: Operation, d: ConvDims, rank: int) -> None:
+    sizes = (len(d.input_spatial), len(d.kernel_spatial), len(d.output_spatial))
+    if len(set(sizes)) != 1:
+        raise _error(op, f"expects the same size for input, kernel and output spatial-dimensions, "
+                         f"but got {sizes[0]}, {sizes[1]}, and {sizes[2]} resp.")
+    groups = (("input", [d.input_batch, d.input_feature, *d.input_spatial]),
+              ("kernel", [d.kernel_input_feature, d.kernel_output_feature, *d.kernel_spatial]),
+              ("output", [d.output_batch, d.output_feature, *d.output_spatial]))
+    if not all(0 <= v < rank for _, nums in groups for v in nums):
+        raise _error(op, f"expects input, kernel, and output dimension-numbers to be in-range "
+                         f"[0, {rank}).")
+    for name, nums in groups:
+        if len(set(nums)) != len(nums):
+            raise _error(op, f"expects {name} dimension-numbers to be unique, got "
+                             f"{{{', '.join(map(str, nums))}}}.")
+
+
+def _verify_conv_window(op: Operation, window: Sequence[int]) -> None:
+    """Upstream verifyWindowAttributesAndInferWindowDimensions, convolution spelling."""
+    n = len(window)
+    padding = op.attr("padding")
+    if padding is not None:
+        arr = np.asarray(padding.value)
+        if arr.ndim != 2 or arr.shape[1] != 2:
+            raise _error(op, f"expects the shape of padding-attribute to be {{N, 2}}, but got "
+                             f"{{{', '.join(str(v) for v in arr.shape)}}}.")
+    checks = (("window_strides", "window-strides", "stride"),
+              ("padding", "padding-entries", None),
+              ("lhs_dilation", "base-dilation factors", "base dilation factor"),
+              ("rhs_dilation", "window-dilation factors", "window dilation factor"),
+              ("window_reversal", "window-reversal", None))
+    values: dict[str, list[int]] = {}
+    for name, plural, _ in checks:
+        got = _attr_list(op, name)
+        count = None if got is None else (len(got) // 2 if name == "padding" else len(got))
+        if count is not None and count != n:
+            raise _error(op, f"expects {plural} to have same dimension-size as size of window "
+                             f"dimensions ({n}), but got: {count}.")
+        values[name] = got if got is not None else [1] * n
+    for i, size in enumerate(window):
+        for name, _, single in checks:
+            if single is not None and values[name][i] <= 0:
+                raise _error(op, f"expects window to have positive {single} for {i}-th window "
+                                 f"dimension, but got {values[name][i]}.")
+        if size <= 0:
+            raise _error(op, f"expects window to have positive value for {i}-th window "
+                             f"dimension, but got {size}.")
+
+
+def verify_convolution(op: Operation) -> None:
+    """Upstream inferConvolutionOp / verifyConvolutionAttributes checks (first failure)."""
+    if len(op.operands) != 2:
+        return
+    lhs, rhs = op.operand_types
+    if not (isinstance(lhs, TensorType) and isinstance(rhs, TensorType)):
+        return
+    if len(lhs.shape) != len(rhs.shape):
+        raise _error(op, f"expects convolution arguments to have same number of dimensions. "
+                         f"Got: {_q(lhs)} and {_q(rhs)}.")
+    if len(lhs.shape) < 2:
+        raise _error(op, f"expects convolution arguments to have >= 2 dimensions. Got: "
+                         f"{_q(lhs)} and {_q(rhs)}.")
+    try:
+        d = decode_conv_dims(op.attr("dimension_numbers"))
+    except EvaluationError:
+        return
+    rank = len(lhs.shape)
+    if rank != len(d.input_spatial) + 2:
+        raise _error(op, f"expects convolution arguments to have {len(d.input_spatial) + 2} "
+                         f"dimensions. Got: {rank}")
+    _verify_conv_dims(op, d, rank)
+    groups = int(getattr(op.attr("feature_group_count"), "value", 1))
+    batch_groups = int(getattr(op.attr("batch_group_count"), "value", 1))
+    for name, value in (("feature_group_count", groups), ("batch_group_count", batch_groups)):
+        if value <= 0:
+            raise op_error(op, f"attribute '{name}' failed to satisfy constraint: 64-bit "
+                               f"signless integer attribute whose value is positive")
+    if groups > 1 and batch_groups > 1:
+        raise _error(op, f"expects batch_group_count and feature_group_count not to be both "
+                         f"greater than 1. Got {batch_groups} and {groups} resp.")
+    features, batch = lhs.shape[d.input_feature], lhs.shape[d.input_batch]
+    kernel_in, kernel_out = rhs.shape[d.kernel_input_feature], rhs.shape[d.kernel_output_feature]
+    if kernel_out != DYNAMIC:
+        if kernel_out % batch_groups:
+            raise _error(op, f"expects output feature dimension size ({kernel_out}) to be a "
+                             f"multiple of batch_group_count. Got batch_group_count = "
+                             f"{batch_groups}.")
+        if kernel_out % groups:
+            raise _error(op, f"expects kernel output feature dimension ({kernel_out}) to be "
+                             f"divisible by feature_group_count. For feature_group_count = "
+                             f"{groups}.")
+    if features != DYNAMIC:
+        if features % groups:
+            raise _error(op, f"expects input feature dimension ({features}) to be a multiple of "
+                             f"feature_group_count. Got feature_group_count = {groups}.")
+        if kernel_in != DYNAMIC and features // groups != kernel_in:
+            raise _error(op, f"expects input feature dimension ({features}) / "
+                             f"feature_group_count = kernel input feature dimension "
+                             f"({kernel_in}). Got feature_group_count = {groups}.")
+    if batch != DYNAMIC and batch % batch_groups:
+        raise _error(op, f"expects input batch dimension ({batch}) to be divisible by "
+                         f"batch_group_count. Got batch_group_count = {batch_groups}.")
+    _verify_precision(op)
+    _verify_conv_window(op, [rhs.shape[a] for a in d.kernel_spatial])
+    if (not isinstance(lhs.element, QuantizedType) and not isinstance(rhs.element, QuantizedType)
+            and lhs.element != rhs.element):
+        raise _error(op, f"expects lhs and rhs to have compatible element type. Got: "
+                         f"{_q(lhs.element)} and {_q(rhs.element)}")
+
+
 define_op("stablehlo.convolution", syntax=Custom(_parse_convolution, _print_convolution),
+          verify=verify_convolution,
           properties=("window_strides", "padding", "lhs_dilation", "rhs_dilation",
                       "window_reversal", "dimension_numbers", "feature_group_count",
                       "batch_group_count", "precision_config"))(convolution)
