@@ -331,11 +331,25 @@ def verify_dot_general(op: Operation) -> None:
                 raise _error(op, f"{label} must be positive")
 
 
+def _check_inferred(op: Operation, shape: Sequence[int]) -> None:
+    """The result's shape must be compatible with the inferred one (upstream wording)."""
+    result = op.result_types[0] if op.results else None
+    if not isinstance(result, TensorType):
+        return
+    if len(result.shape) != len(shape) or any(
+            a != b and DYNAMIC not in (a, b) for a, b in zip(result.shape, shape, strict=True)):
+        text = ", ".join("?" if d == DYNAMIC else str(d) for d in shape)
+        raise _error(op, f"inferred shape '[{text}]' is incompatible with return type of "
+                         f"operation '{result}'")
+
+
 def verify_dot(op: Operation) -> None:
     types = op.operand_types
     if len(types) == 2 and all(isinstance(t, TensorType) for t in types):
         if any(len(t.shape) not in (1, 2) for t in types):
             raise _error(op, "expected both lhs/rhs ranks to be either 1 or 2")
+        lhs, rhs = types
+        _check_inferred(op, list(lhs.shape[:-1]) + list(rhs.shape[1:]))
     _verify_precision(op)
 
 
@@ -773,7 +787,7 @@ def _verify_conv_window(op: Operation, window: Sequence[int]) -> None:
             if single is not None and values[name][i] <= 0:
                 raise _error(op, f"expects window to have positive {single} for {i}-th window "
                                  f"dimension, but got {values[name][i]}.")
-        if size <= 0:
+        if size <= 0 and size != DYNAMIC:
             raise _error(op, f"expects window to have positive value for {i}-th window "
                              f"dimension, but got {size}.")
 
@@ -837,6 +851,30 @@ def verify_convolution(op: Operation) -> None:
             and lhs.element != rhs.element):
         raise _error(op, f"expects lhs and rhs to have compatible element type. Got: "
                          f"{_q(lhs.element)} and {_q(rhs.element)}")
+    _check_inferred(op, _conv_result_shape(op, d, lhs, rhs, batch_groups))
+
+
+def _conv_result_shape(op: Operation, d: ConvDims, lhs: TensorType, rhs: TensorType,
+                       batch_groups: int) -> list[int]:
+    """The result shape convolution's shape inference gives (`?` where unknown)."""
+    n = len(d.input_spatial)
+    strides = _attr_list(op, "window_strides") or [1] * n
+    pads = _attr_list(op, "padding") or [0] * (2 * n)
+    lhs_dil = _attr_list(op, "lhs_dilation") or [1] * n
+    rhs_dil = _attr_list(op, "rhs_dilation") or [1] * n
+    shape = [DYNAMIC] * (n + 2)
+    batch = lhs.shape[d.input_batch]
+    shape[d.output_batch] = DYNAMIC if batch == DYNAMIC else batch // batch_groups
+    shape[d.output_feature] = rhs.shape[d.kernel_output_feature]
+    for i in range(n):
+        size, window = lhs.shape[d.input_spatial[i]], rhs.shape[d.kernel_spatial[i]]
+        if size == DYNAMIC or window == DYNAMIC:
+            continue
+        dilated = 0 if size == 0 else (size - 1) * lhs_dil[i] + 1
+        padded = dilated + pads[2 * i] + pads[2 * i + 1]
+        extent = (window - 1) * rhs_dil[i] + 1
+        shape[d.output_spatial[i]] = 0 if padded < extent else (padded - extent) // strides[i] + 1
+    return shape
 
 
 define_op("stablehlo.convolution", syntax=Custom(_parse_convolution, _print_convolution),
