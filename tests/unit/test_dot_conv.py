@@ -191,3 +191,38 @@ func.func @main(%lhs: tensor<2x3x9xf32>, %rhs: tensor<4x3x3xf32>) -> tensor<2x4x
             acc = np.float32(acc + lhs[b, c, x + 2 * k] * rhs[f, c, k])
         expected[b, f, x] = acc
     np.testing.assert_array_equal(got, expected)
+
+
+# ---- verifiers --------------------------------------------------------------------------------
+
+
+def _verify(text: str) -> None:
+    from shlo_cli.ir.verifier import verify_module
+
+    verify_module(parse_source(text))
+
+
+def test_dot_general_verifier() -> None:
+    from shlo_cli.ir.diagnostics import Diagnostic
+
+    text = """
+func.func @main(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) -> tensor<2x5xf32> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<4x5xf32>) -> tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
+"""
+    with pytest.raises(Diagnostic, match="contracting dimension sizes must match for lhs/rhs"):
+        _verify(text)
+    with pytest.raises(Diagnostic, match=r"lhs_contracting_dimensions value: 2 is out of range: \[0, 2\)"):
+        _verify(text.replace("contracting_dims = [1] x [0]", "contracting_dims = [2] x [0]"))
+    _verify(text.replace("tensor<4x5xf32>", "tensor<3x5xf32>"))
+
+
+def test_convolution_verifier() -> None:
+    from shlo_cli.ir.diagnostics import Diagnostic
+
+    with pytest.raises(Diagnostic, match=r"inferred shape '\[1, 2, 2, 1\]' is incompatible with return type of operation 'tensor<1x3x3x1xi64>'"):
+        _verify(CONV.replace("1x2x2x1xi64", "1x3x3x1xi64"))
+    with pytest.raises(Diagnostic, match="expects window-strides to have same dimension-size as size of window dimensions"):
+        _verify(CONV.replace("stride = [4, 4]", "stride = [4]"))
+    _verify(CONV)

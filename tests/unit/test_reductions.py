@@ -265,3 +265,47 @@ func.func @main(%x: tensor<4x4xf32>, %s: tensor<2x2xf32>, %i: tensor<f32>) -> te
                         best = (i, j)
             expected[best] += s[r, c]
     np.testing.assert_array_equal(got, expected)
+
+
+# ---- verifiers --------------------------------------------------------------------------------
+
+
+def _verify(text: str) -> None:
+    from shlo_cli.ir.verifier import verify_module
+
+    verify_module(parse_source(text))
+
+
+def test_reduce_verifier_rejects_bad_dimensions_and_reducers() -> None:
+    bad_dim = _reduce_program("stablehlo.add", "f32", "2x3", "2", "2x")
+    with pytest.raises(Diagnostic, match=r"Out-of-bounds dimension 2, expected to be in range \[0, 2\)"):
+        _verify(bad_dim)
+    narrowing = """
+func.func @main(%x: tensor<4xi32>, %i: tensor<i32>) -> tensor<i8> {
+  %0 = "stablehlo.reduce"(%x, %i) ({
+  ^bb0(%a: tensor<i8>, %b: tensor<i8>):
+    %1 = "stablehlo.add"(%a, %b) : (tensor<i8>, tensor<i8>) -> tensor<i8>
+    "stablehlo.return"(%1) : (tensor<i8>) -> ()
+  }) {dimensions = array<i64: 0>} : (tensor<4xi32>, tensor<i32>) -> tensor<i8>
+  func.return %0 : tensor<i8>
+}
+"""
+    with pytest.raises(Diagnostic, match="expected to be promotable"):
+        _verify(narrowing)
+    _verify(_reduce_program("stablehlo.add", "f32", "2x3", "1", "2x"))  # valid
+
+
+def test_reduce_window_verifier_checks_window_attributes() -> None:
+    text = """
+func.func @main(%x: tensor<4x2xf32>, %i: tensor<f32>) -> tensor<2x2xf32> {
+  %0 = "stablehlo.reduce_window"(%x, %i) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %1 = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %1 : tensor<f32>
+  }) {window_dimensions = array<i64: 2, 1>, window_strides = array<i64: 2, 0>} : (tensor<4x2xf32>, tensor<f32>) -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+"""
+    with pytest.raises(Diagnostic, match="expects window to have positive stride for 1-th window dimension, but got 0."):
+        _verify(text)
+    _verify(text.replace("array<i64: 2, 0>", "array<i64: 2, 1>"))

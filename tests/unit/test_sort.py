@@ -109,3 +109,15 @@ func.func @main(%k: tensor<2x5xi64>, %p: tensor<2x5xi64>) -> (tensor<2x5xi64>, t
     got_k, got_p = _run(text, k, p)
     np.testing.assert_array_equal(got_k, [[3, 3, 2, 1, 1], [0, 0, 0, 0, 0]])
     np.testing.assert_array_equal(got_p, [[1, 3, 4, 0, 2], [0, 1, 2, 3, 4]])
+
+
+def test_sort_verifier_checks_the_comparator() -> None:
+    from shlo_cli.ir.diagnostics import Diagnostic
+    from shlo_cli.ir.verifier import verify_module
+
+    text = _single("LT", "i32", "4", 0).replace("(%a: tensor<i32>, %b: tensor<i32>)", "(%a: tensor<i32>, %b: tensor<f32>)").replace("%a, %b : (tensor<i32>, tensor<i32>)", "%a, %a : (tensor<i32>, tensor<i32>)")
+    with pytest.raises(Diagnostic, match="comparator block argument #1 should be of type 'tensor<i32>' but got 'tensor<f32>'"):
+        verify_module(parse_source(text))
+    with pytest.raises(Diagnostic, match=r"dimension attribute value must be in range \[-1, 1\), but found 1"):
+        verify_module(parse_source(_single("LT", "i32", "4", 1)))
+    verify_module(parse_source(_single("LT", "i32", "4", 0)))
