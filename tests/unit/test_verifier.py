@@ -86,6 +86,12 @@ CASES = [
      "  %0 = \"stablehlo.reshape\"(%a) : (tensor<2xf32>) -> tensor<3xf32>\n"
      "  func.return %a : tensor<2xf32>\n}\n",
      2, "number of output elements (3) doesn't match expected number of elements (2)"),
+    ("region_count",
+     "func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
+     "  %0 = \"stablehlo.map\"(%a) {dimensions = array<i64: 0>}\n"
+     "    : (tensor<2xf32>) -> tensor<2xf32>\n"
+     "  func.return %0 : tensor<2xf32>\n}\n",
+     2, "'stablehlo.map' op requires one region"),
     ("unknown_op_of_known_dialect",
      "func.func @f(%a: tensor<2xf32>) {\n"
      "  \"stablehlo.frobnicate\"(%a) : (tensor<2xf32>) -> ()\n"

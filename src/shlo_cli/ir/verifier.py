@@ -93,6 +93,7 @@ class _Verifier:
         if opdef is None:
             verify_unregistered(op)
             return
+        verify_regions(op)
         if opdef.terminator:
             verify_terminator_position(op)
         structural = _STRUCTURAL.get(op.name)
@@ -119,6 +120,24 @@ def verify_unregistered(op: Operation) -> None:
         raise Diagnostic(f"unregistered operation '{op.name}' found in dialect "
                          f"('{op.dialect}') that does not allow unknown operations",
                          line=op.location.line or None, col=op.location.col or None)
+
+
+def verify_regions(op: Operation) -> None:
+    """ODS region constraints: the declared number of regions, each with one block (a
+    trailing `*` in OpDef.regions marks a variadic region list)."""
+    declared = op.opdef.regions if op.opdef is not None else ()
+    if any(name.endswith("*") for name in declared):
+        return
+    if len(op.regions) != len(declared):
+        wanted = {0: "requires zero regions", 1: "requires one region"}.get(
+            len(declared), f"expected {len(declared)} regions")
+        raise op_error(op, wanted)
+    if op.name in ("func.func", "builtin.module"):
+        return
+    for i, (name, region) in enumerate(zip(declared, op.regions, strict=True)):
+        if len(region.blocks) != 1:
+            raise op_error(op, f"region #{i} ('{name}') failed to verify constraint: region "
+                               "with 1 blocks")
 
 
 def verify_block(parent: Operation, block: Block) -> None:
