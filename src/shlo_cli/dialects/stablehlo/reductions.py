@@ -234,6 +234,22 @@ def _results(values: Sequence[np.ndarray]) -> Any:
     return values[0] if len(values) == 1 else tuple(values)
 
 
+def _promoted(args: Sequence[np.ndarray], count: int,
+              result_types: Sequence[Type]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Inputs and init values in the accumulator (result) element types: a reducer may
+    compute in a wider type than the inputs (promotable reductions)."""
+    inputs, inits = list(args[:count]), list(args[count:])
+    if result_types and len(result_types) == count:
+        try:
+            dtypes = _result_dtypes(result_types)
+        except Exception:  # noqa: BLE001 - e.g. quantized results: keep the storage values
+            return inputs, inits
+        inputs = [x if x.dtype == d else x.astype(d) for x, d in zip(inputs, dtypes, strict=True)]
+        inits = [np.asarray(i) if np.asarray(i).dtype == d else np.asarray(i).astype(d)
+                 for i, d in zip(inits, dtypes, strict=True)]
+    return inputs, inits
+
+
 # ---- stablehlo.reduce ------------------------------------------------------------------------
 
 
@@ -245,7 +261,7 @@ def reduce(*args: np.ndarray, dimensions: tuple[int, ...], body: Callable[..., A
            op: Operation | None = None, result_types: Sequence[Type] = ()) -> Any:
     """results[j] = body-fold of init and inputs[..., dimensions] (spec: reduce)."""
     count = len(args) // 2
-    inputs, init_values = list(args[:count]), list(args[count:])
+    inputs, init_values = _promoted(args, count, result_types)
     dims = tuple(dimensions or ())
     rank = inputs[0].ndim
     if any(d < 0 or d >= rank for d in dims):
@@ -477,7 +493,7 @@ def reduce_window(*args: np.ndarray, window_dimensions: tuple[int, ...],
                   result_types: Sequence[Type] = ()) -> Any:
     """spec reduce_window: pad with the init values, slide windows, reduce each window."""
     count = len(args) // 2
-    inputs, init_values = list(args[:count]), list(args[count:])
+    inputs, init_values = _promoted(args, count, result_types)
     rank = inputs[0].ndim
     window = list(window_dimensions)
     strides = list(window_strides or [1] * rank)
