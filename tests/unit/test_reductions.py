@@ -309,3 +309,18 @@ func.func @main(%x: tensor<4x2xf32>, %i: tensor<f32>) -> tensor<2x2xf32> {
     with pytest.raises(Diagnostic, match="expects window to have positive stride for 1-th window dimension, but got 0."):
         _verify(text)
     _verify(text.replace("array<i64: 2, 0>", "array<i64: 2, 1>"))
+
+
+def test_promotable_reduce_accumulates_in_the_wider_type() -> None:
+    text = """
+func.func @main(%x: tensor<4xi8>, %i: tensor<i32>) -> tensor<i32> {
+  %0 = "stablehlo.reduce"(%x, %i) ({
+  ^bb0(%a: tensor<i32>, %b: tensor<i32>):
+    %1 = stablehlo.add %a, %b : tensor<i32>
+    stablehlo.return %1 : tensor<i32>
+  }) {dimensions = array<i64: 0>} : (tensor<4xi8>, tensor<i32>) -> tensor<i32>
+  return %0 : tensor<i32>
+}
+"""
+    got = _run(text, np.array([100, 100, 100, 100], np.int8), np.int32(1))[0]
+    assert got == 401 and got.dtype == np.int32
