@@ -167,3 +167,17 @@ def test_shlo_verify_is_silent_on_success(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["verify", str(path)])
     assert result.exit_code == 0
     assert result.output == ""
+
+
+def test_tensor_cast_round_trips_and_checks_compatibility(tmp_path: Path) -> None:
+    path = tmp_path / "t.mlir"
+    path.write_text("func.func @f(%a: tensor<4xi32>) -> tensor<?xi32> {\n"
+                    "  %0 = tensor.cast %a : tensor<4xi32> to tensor<?xi32>\n"
+                    "  func.return %0 : tensor<?xi32>\n}\n")
+    result = CliRunner().invoke(opt, [str(path)])
+    assert result.exit_code == 0
+    assert "tensor.cast %arg0 : tensor<4xi32> to tensor<?xi32>" in result.output
+    diag = verify("func.func @f(%a: tensor<4xi32>) -> tensor<?xf32> {\n"
+                  "  %0 = tensor.cast %a : tensor<4xi32> to tensor<?xf32>\n"
+                  "  func.return %0 : tensor<?xf32>\n}\n")
+    assert diag is not None and "are cast incompatible" in diag.message
