@@ -92,6 +92,14 @@ CASES = [
      "    : (tensor<2xf32>) -> tensor<2xf32>\n"
      "  func.return %0 : tensor<2xf32>\n}\n",
      2, "'stablehlo.map' op requires one region"),
+    ("use_before_definition",
+     "func.func @f(%a: tensor<f32>) -> tensor<f32> {\n"
+     "  %0 = stablehlo.add %1, %a : tensor<f32>\n"
+     "  %1 = stablehlo.add %a, %a : tensor<f32>\n"
+     "  func.return %0 : tensor<f32>\n}\n",
+     2, "operand #0 does not dominate this use"),
+    ("public_declaration", "func.func @g()\n",
+     1, "'func.func' op symbol declaration cannot have public visibility"),
     ("unknown_op_of_known_dialect",
      "func.func @f(%a: tensor<2xf32>) {\n"
      "  \"stablehlo.frobnicate\"(%a) : (tensor<2xf32>) -> ()\n"

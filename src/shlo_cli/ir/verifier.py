@@ -87,6 +87,7 @@ class _Verifier:
         for op in deferred:
             self.verify_isolated(op)
             verify_isolation(op)
+        verify_dominance(root)
 
     def verify_op(self, op: Operation) -> None:
         opdef = op.opdef
@@ -163,7 +164,12 @@ def verify_func(op: Operation) -> None:
     """FunctionOpInterface: the entry block's arguments match the function type."""
     ftype_attr = op.attr("function_type")
     ftype = getattr(ftype_attr, "value", None)
-    if not isinstance(ftype, FunctionType) or not op.regions or not op.regions[0].blocks:
+    if not op.regions or not op.regions[0].blocks:
+        visibility = op.attr("sym_visibility")
+        if getattr(visibility, "value", None) in (None, "public"):
+            raise op_error(op, "symbol declaration cannot have public visibility")
+        return
+    if not isinstance(ftype, FunctionType):
         return
     entry = op.regions[0].blocks[0]
     if len(entry.arguments) != len(ftype.inputs):
@@ -221,6 +227,62 @@ def verify_call(op: Operation, module: Module) -> None:
     for i, (value, expected) in enumerate(zip(op.results, ftype.results, strict=True)):
         if value.type != expected:
             raise op_error(op, f"result type mismatch at index {i}")
+
+
+def verify_dominance(root: Operation) -> None:
+    """Every operand is defined before its use: earlier in the same block, or in an
+    enclosing block before the op holding the use (ops isolated from above are checked on
+    their own). Iterative, so deep nesting cannot exhaust the stack."""
+    visible: set[int] = set()
+    stack = [_Frame(block) for region in reversed(root.regions)
+             for block in reversed(region.blocks)]
+    while stack:
+        frame = stack[-1]
+        if not frame.started:
+            frame.started = True
+            frame.added.extend(id(arg) for arg in frame.block.arguments)
+            visible.update(frame.added)
+        ops = frame.block.operations
+        if frame.index >= len(ops):
+            visible.difference_update(frame.added)
+            stack.pop()
+            continue
+        op = ops[frame.index]
+        if not frame.nested_done:
+            for i, value in enumerate(op.operands):
+                if id(value) not in visible and _defined_inside(value, root):
+                    raise _not_dominating(op, i, value)
+            frame.nested_done = True
+            if op.regions and not (op.opdef is not None and op.opdef.isolated):
+                stack.extend(_Frame(block) for region in reversed(op.regions)
+                             for block in reversed(region.blocks))
+            continue
+        results = [id(r) for r in op.results]
+        visible.update(results)
+        frame.added.extend(results)
+        frame.index += 1
+        frame.nested_done = False
+
+
+class _Frame:
+    __slots__ = ("block", "index", "added", "started", "nested_done")
+
+    def __init__(self, block: Block) -> None:
+        self.block = block
+        self.index = 0
+        self.added: list[int] = []
+        self.started = False
+        self.nested_done = False
+
+
+def _not_dominating(op: Operation, index: int, value: Value) -> Diagnostic:
+    owner = value.owner
+    notes = []
+    if isinstance(owner, Operation):
+        where = " (op in the same block)" if owner.parent is op.parent else ""
+        notes.append(note_at(owner, "operand defined here" + where))
+    return Diagnostic(f"operand #{index} does not dominate this use",
+                      line=op.location.line or None, col=op.location.col or None, notes=notes)
 
 
 def verify_isolation(isolated: Operation) -> None:
