@@ -1196,6 +1196,9 @@ class Parser:
         dialect, _, name = text[1:].partition(".")
         if dialect == "stablehlo" and name in ("bounds", "type_extensions"):
             return self._bounds_attr(name, body, body_start)
+        hook = DIALECT_ATTR_PARSERS.get((dialect, name))
+        if hook is not None:
+            return hook(self, body, body_start)
         fields = None
         if name and dialect in ("stablehlo", "chlo", "mhlo"):
             fields = _parse_struct_fields(self, body, body_start)
@@ -1240,6 +1243,10 @@ def _check_bounds(parser: Parser, shape: list[int], encoding: Attribute | None,
             raise parser.error(f"Static dimension {index} cannot have a bound, use "
                                "ShapedType::kDynamic to indicate a missing bound", tok)
 
+
+# Dialect attributes with their own grammar: (dialect, name) -> fn(parser, body, body offset),
+# registered by the op modules that own them (e.g. `#stablehlo.conv<...>`).
+DIALECT_ATTR_PARSERS: dict[tuple[str, str], Any] = {}
 
 # Structs upstream prints in a fixed field order, leaving out empty lists and zero integers.
 STRUCT_FIELD_ORDER: dict[str, tuple[str, ...]] = {
