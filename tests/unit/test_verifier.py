@@ -98,6 +98,11 @@ CASES = [
      "  %1 = stablehlo.add %a, %a : tensor<f32>\n"
      "  func.return %0 : tensor<f32>\n}\n",
      2, "operand #0 does not dominate this use"),
+    ("operand_count",
+     "func.func @f(%a: tensor<f32>) -> tensor<f32> {\n"
+     "  %0 = \"stablehlo.add\"(%a) : (tensor<f32>) -> tensor<f32>\n"
+     "  func.return %0 : tensor<f32>\n}\n",
+     2, "'stablehlo.add' op expected 2 operands, but found 1"),
     ("public_declaration", "func.func @g()\n",
      1, "'func.func' op symbol declaration cannot have public visibility"),
     ("unknown_op_of_known_dialect",

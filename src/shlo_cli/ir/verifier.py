@@ -13,10 +13,12 @@ attaches the chunk's SourceFile in this one place so every diagnostic renders as
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Iterator
 
 from ..dialects import registry
+from ..dialects.registry import OpDef
 from .attributes import SymbolRefAttr
 from .core import Block, Module, Operation, Region, Value
 from .diagnostics import Diagnostic, SourceFile
@@ -94,6 +96,7 @@ class _Verifier:
         if opdef is None:
             verify_unregistered(op)
             return
+        verify_operand_count(op)
         verify_regions(op)
         if opdef.terminator:
             verify_terminator_position(op)
@@ -121,6 +124,51 @@ def verify_unregistered(op: Operation) -> None:
         raise Diagnostic(f"unregistered operation '{op.name}' found in dialect "
                          f"('{op.dialect}') that does not allow unknown operations",
                          line=op.location.line or None, col=op.location.col or None)
+
+
+_ARITY: dict[str, tuple[int, int | None]] = {}
+
+
+def operand_arity(opdef: OpDef) -> tuple[int, int | None]:
+    """(required, maximum or None) operands, read from the evaluator's positional
+    parameters (operands are passed positionally; `*operand` makes the list variadic)."""
+    cached = _ARITY.get(opdef.name)
+    if cached is not None:
+        return cached
+    required, maximum = 0, 0
+    variadic = opdef.evaluate is None
+    if not variadic:
+        try:
+            params = inspect.signature(opdef.evaluate).parameters.values()
+        except (TypeError, ValueError):
+            params = []
+            variadic = True
+        for p in params:
+            if p.kind is inspect.Parameter.VAR_POSITIONAL:
+                variadic = True
+            elif p.kind in (inspect.Parameter.POSITIONAL_ONLY,
+                            inspect.Parameter.POSITIONAL_OR_KEYWORD):
+                maximum += 1
+                if p.default is inspect.Parameter.empty:
+                    required += 1
+    arity = (required, None if variadic else maximum)
+    _ARITY[opdef.name] = arity
+    return arity
+
+
+def verify_operand_count(op: Operation) -> None:
+    """ODS operand counts: `expected N operands, but found M` (`N or more` if variadic)."""
+    if op.opdef is None:
+        return
+    required, maximum = operand_arity(op.opdef)
+    found = len(op.operands)
+    if maximum is None or required != maximum:
+        if found < required:
+            raise op_error(op, f"expected {required} or more operands, but found {found}")
+        if maximum is not None and found > maximum:
+            raise op_error(op, f"expected at most {maximum} operands, but found {found}")
+    elif found != required:
+        raise op_error(op, f"expected {required} operands, but found {found}")
 
 
 def verify_regions(op: Operation) -> None:
