@@ -72,9 +72,9 @@ class _Verifier:
         """Verify `root` and its nested ops, pre-order; isolated nested ops come after the
         rest of their parent's nest (MLIR's verifyOnExit)."""
         deferred: list[Operation] = []
-        stack: list[tuple[Operation, bool]] = [(root, False)]
+        stack: list[Operation] = [root]
         while stack:
-            op, _ = stack.pop()
+            op = stack.pop()
             self.verify_op(op)
             children: list[Operation] = []
             for region in op.regions:
@@ -85,7 +85,7 @@ class _Verifier:
                             deferred.append(child)
                         else:
                             children.append(child)
-            stack.extend((c, False) for c in reversed(children))
+            stack.extend(reversed(children))
         for op in deferred:
             self.verify_isolated(op)
             verify_isolation(op)
