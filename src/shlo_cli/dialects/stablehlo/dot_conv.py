@@ -479,6 +479,47 @@ def _decode_raw(text: str) -> ConvDims:
                     many("output_spatial_dimensions"))
 
 
+_RAW_FIELDS = (("input_batch_dimension", "input_batch"),
+               ("input_feature_dimension", "input_feature"),
+               ("input_spatial_dimensions", "input_spatial"),
+               ("kernel_input_feature_dimension", "kernel_input_feature"),
+               ("kernel_output_feature_dimension", "kernel_output_feature"),
+               ("kernel_spatial_dimensions", "kernel_spatial"),
+               ("output_batch_dimension", "output_batch"),
+               ("output_feature_dimension", "output_feature"),
+               ("output_spatial_dimensions", "output_spatial"))
+
+
+def _parse_conv_attr(p: Any, body: str, offset: int) -> DialectAttr:
+    """`#stablehlo.conv<[b, 0, f]x[0, i, o]->[b, 0, f]>` or `#stablehlo.conv<raw ...>`,
+    checked like upstream and kept in the compressed form upstream prints."""
+    text = body.strip()
+    try:
+        if text.startswith("raw"):
+            dims = _decode_raw(text[3:])
+            # Keep the raw numbers for the verifier (the compressed text can't show bad ones).
+            fields = tuple((f, getattr(dims, a)) for f, a in _RAW_FIELDS)
+            return DialectAttr("stablehlo", "conv", dims.text(), fields)
+        else:
+            m = _CONV_TEXT.fullmatch(text)
+            if m is None:
+                raise ValueError("expected '['" if not text.startswith("[")
+                                 else "failed parsing convolution dimension numbers")
+            dims = conv_dims_from_lists(*([i.strip() for i in g.split(",")] if g.strip() else []
+                                          for g in m.groups()))
+    except ValueError as e:
+        raise p.error(str(e), offset=offset) from None
+    return DialectAttr("stablehlo", "conv", dims.text())
+
+
+try:
+    from ...ir.parser import DIALECT_ATTR_PARSERS
+
+    DIALECT_ATTR_PARSERS[("stablehlo", "conv")] = _parse_conv_attr
+except ImportError:  # pragma: no cover - older parser
+    pass
+
+
 # ---- convolution ---------------------------------------------------------------------------
 
 
