@@ -226,3 +226,17 @@ def test_convolution_verifier() -> None:
     with pytest.raises(Diagnostic, match="expects window-strides to have same dimension-size as size of window dimensions"):
         _verify(CONV.replace("stride = [4, 4]", "stride = [4]"))
     _verify(CONV)
+
+
+def test_conv_attribute_forms_and_errors() -> None:
+    from shlo_cli.ir.diagnostics import Diagnostic
+
+    raw = ('module attributes {c = #stablehlo.conv<raw input_batch_dimension = 0, input_feature_dimension = 3, '
+           'input_spatial_dimensions = [1, 2], kernel_input_feature_dimension = 2, kernel_output_feature_dimension = 3, '
+           'kernel_spatial_dimensions = [0, 1], output_batch_dimension = 0, output_feature_dimension = 3, '
+           'output_spatial_dimensions = [2, 1]>} {\n}\n')
+    assert "c = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 1, 0, f]>" in _print(raw)
+    with pytest.raises(Diagnostic, match="Unexpected dimension c, expecting b, f"):
+        parse_source("module attributes {c = #stablehlo.conv<[c, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>} {\n}\n")
+    with pytest.raises(Diagnostic, match="Duplicate entries for spatial dimension 1"):
+        parse_source("module attributes {c = #stablehlo.conv<[b, f, 1, 0, 1]x[o, 0, 1, i]->[f, b, 0, 1]>} {\n}\n")
