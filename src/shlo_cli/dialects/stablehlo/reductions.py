@@ -704,6 +704,25 @@ def verify_reduce(op: Operation) -> None:
         return
     allowed = [n for i, n in enumerate(shape) if i not in seen]
     verify_reducer_shape(op, op.regions[0].entry, inputs, op.operand_types[count:], allowed)
+    _check_inferred_results(op, op.regions[0].entry, allowed)
+
+
+def _check_inferred_results(op: Operation, block: Block, shape: Sequence[int]) -> None:
+    """Results must match what inference gives: `shape` with the reducer's element types."""
+    returned = list(block.operations[-1].operands) if block.operations else []
+    if not all(isinstance(v.type, TensorType) for v in returned):
+        return
+    inferred = [TensorType(tuple(shape), v.type.element) for v in returned]
+    results = op.result_types
+    same = len(inferred) == len(results) and all(
+        isinstance(r, TensorType) and r.element == t.element
+        and _compatible_dims(r.shape, t.shape) for r, t in zip(results, inferred, strict=True))
+    if not same:
+        diag = _error(op, f"'{op.name}' op inferred type(s) "
+                          f"{', '.join(_q(t) for t in inferred)} are incompatible with return "
+                          f"type(s) of operation {', '.join(_q(t) for t in results)}")
+        diag.notes.append(_error(op, f"'{op.name}' op failed to infer returned types"))
+        raise diag
 
 
 def _attr_ints(op: Operation, name: str) -> list[int] | None:
@@ -771,10 +790,11 @@ def verify_reduce_window(op: Operation) -> None:
     if not all(isinstance(t, TensorType) for t in op.operand_types):
         return
     _verify_same_input_shapes(op, inputs)
-    windowed_shape(op, inputs[0], "input")
+    out_shape = windowed_shape(op, inputs[0], "input")
     allowed = _attr_ints(op, "window_dimensions") or []
     if op.regions and op.regions[0].blocks:
         verify_reducer_shape(op, op.regions[0].entry, inputs, op.operand_types[count:], allowed)
+        _check_inferred_results(op, op.regions[0].entry, out_shape)
 
 
 def verify_select_and_scatter(op: Operation) -> None:
