@@ -19,6 +19,7 @@ run: $(STAMP)
 	$(BIN)/shlo interpret examples/softmax.mlir
 
 test: $(STAMP)
+	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/pytest -q tests/unit
 	$(BIN)/lit -q tests/lit
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..ir.attributes import Attribute, DenseArrayAttr, DialectAttr, IntegerAttr
 from ..ir.core import Operation, Value
-from ..ir.types import FunctionType, I64, TupleType, Type
+from ..ir.types import I64, FunctionType, TupleType, Type
 
 _TOKEN = re.compile(r"\s*(?:`([^`]*)`|\$([A-Za-z_][A-Za-z0-9_]*)|(\[)|(\]))")
 

@@ -92,16 +92,17 @@ def _print_func(pr: Any, op: Operation) -> None:
             arg = body.entry.arguments[i]
             text = f"{pr.name(arg)}: {t}"
             if pr.debuginfo:
-                text += pr.attr_dict(arg_attrs[i]) + " " + pr.location_text(body.entry.arg_locations[i])
-                args.append(text)
+                location = pr.location_text(body.entry.arg_locations[i])
+                args.append(f"{text}{pr.attr_dict(arg_attrs[i])} {location}")
                 continue
         else:
             text = str(t)
         args.append(text + pr.attr_dict(arg_attrs[i]))
     pr.write(", ".join(args) + ")")
     if ftype.results:
-        results = [str(t) + pr.attr_dict(a) for t, a in zip(ftype.results, res_attrs)]
-        if len(results) == 1 and not res_attrs[0] and not isinstance(ftype.results[0], FunctionType):
+        results = [str(t) + pr.attr_dict(a) for t, a in zip(ftype.results, res_attrs, strict=True)]
+        single = len(results) == 1 and not res_attrs[0]
+        if single and not isinstance(ftype.results[0], FunctionType):
             pr.write(f" -> {results[0]}")
         else:
             pr.write(" -> (" + ", ".join(results) + ")")

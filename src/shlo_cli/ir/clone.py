@@ -11,7 +11,7 @@ def clone_op(op: Operation, mapping: dict[Value, Value]) -> Operation:
     new = Operation(op.name, [mapping.get(v, v) for v in op.operands], op.result_types,
                     dict(op.properties), dict(op.attributes), regions, list(op.successors),
                     op.location, op.opdef)
-    for old, fresh in zip(op.results, new.results):
+    for old, fresh in zip(op.results, new.results, strict=True):
         mapping[old] = fresh
     return new
 
@@ -21,10 +21,10 @@ def clone_region(region: Region, mapping: dict[Value, Value]) -> Region:
     for block in region.blocks:
         copy = Block([a.type for a in block.arguments])
         copy.arg_locations = list(block.arg_locations)
-        for old, fresh in zip(block.arguments, copy.arguments):
+        for old, fresh in zip(block.arguments, copy.arguments, strict=True):
             mapping[old] = fresh
         new.add_block(copy)
-    for block, copy in zip(region.blocks, new.blocks):
+    for block, copy in zip(region.blocks, new.blocks, strict=True):
         for op in block.operations:
             copy.append(clone_op(op, mapping))
     return new

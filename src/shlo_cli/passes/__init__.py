@@ -19,8 +19,11 @@ class Pass:
 PASSES: dict[str, Pass] = {}
 
 
-def register_pass(name: str, help: str) -> Callable[[Callable[[Module], None]], Callable[[Module], None]]:
-    def wrap(fn: Callable[[Module], None]) -> Callable[[Module], None]:
+PassFn = Callable[[Module], None]
+
+
+def register_pass(name: str, help: str) -> Callable[[PassFn], PassFn]:
+    def wrap(fn: PassFn) -> PassFn:
         PASSES[name] = Pass(name, fn, help)
         return fn
 
