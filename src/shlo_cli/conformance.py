@@ -6,8 +6,15 @@ For each suite this writes `build/conformance/<suite>/lit.site.cfg.py`, which po
 - restricts a suite to chosen files (the `verify` suite: VERIFY_FILES),
 - for `testdata` runs only the first RUN line containing `--interpret` (the others need
   portable-artifact serialization); files without one are UNSUPPORTED,
+- for `disabled` (testdata files whose interpret line upstream turned into
+  `// RUN-DISABLED(reason)`) runs that disabled command anyway,
+- for `dynamic` (testdata/dynamic: no expected values, no interpret line) runs each program
+  in the lit worker's process on inputs made from its signature (conformance_dynamic.py),
 - marks the tests listed in `tests/conformance_xfail.txt` as expected failures (lit's XFAIL),
   so a known failure stays green and a test that starts passing reports XPASS and fails.
+  Entries are `<suite>/<path in the suite>`; for interpret, math, testdata and verify that is
+  also the path under the conformance root.
+
 
 Usage: python -m shlo_cli.conformance [ROOT] [--suite NAME]... [-j N] [--update-xfail]
 """
@@ -17,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -47,7 +55,13 @@ DEFAULT_TIME_LIMIT = 120
 class Suite:
     name: str
     only: tuple[str, ...] = ()  # file names to run; empty = every test file
-    interpret_only: bool = False  # run just the first `--interpret` RUN line
+    mode: str = "all"  # "all" RUN lines, "interpret" (first --interpret line), "disabled",
+    #                    "dynamic" (in-process run on inputs from the signature)
+    folder: str = ""  # source folder under the conformance root; empty = the suite's name
+
+    @property
+    def source(self) -> str:
+        return self.folder or self.name
 
 
 # The verify-folder files whose RUN lines our stablehlo-opt can run (infer_stablehlo.mlir
@@ -65,9 +79,13 @@ VERIFY_FILES = (
 SUITES = (
     Suite("interpret"),
     Suite("math"),
-    Suite("testdata", interpret_only=True),
+    Suite("testdata", mode="interpret"),
     Suite("verify", only=VERIFY_FILES),
+    Suite("dynamic", mode="dynamic", folder="testdata/dynamic"),
+    Suite("disabled", mode="disabled", folder="testdata"),
 )
+# `// RUN-DISABLED(reason): command` (the colon is optional upstream).
+DISABLED_RUN = re.compile(r"//\s*RUN-DISABLED(?:\(([^)]*)\))?:?\s*(.*\S)")
 FAILING_CODES = {"FAIL", "XFAIL", "UNRESOLVED", "TIMEOUT"}
 
 
@@ -83,11 +101,29 @@ def read_xfails(path: Path = XFAIL_FILE) -> list[str]:
     return [line.split("#", 1)[0].strip() for line in lines if line.split("#", 1)[0].strip()]
 
 
+def xfail_reasons(path: Path = XFAIL_FILE) -> dict[str, str]:
+    """The `# why` comment at the end of each entry's line, so a rewrite keeps it."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return {}
+    reasons = {}
+    for line in lines:
+        entry, _, comment = line.partition("#")
+        if entry.strip() and comment.strip():
+            reasons[entry.strip()] = comment.strip()
+    return reasons
+
+
 def write_xfails(paths: Iterable[str], path: Path = XFAIL_FILE) -> None:
-    header = ("# Conformance tests known to fail (paths relative to the conformance root).\n"
-              "# Applied as lit XFAIL by `make conformance`; regenerate with\n"
+    header = ("# Conformance tests known to fail: `<suite>/<path in the suite>` (for interpret,\n"
+              "# math, testdata and verify also the path under the conformance root), each\n"
+              "# optionally followed by `# why`. Applied as lit XFAIL by `make conformance`;\n"
+              "# regenerate with (keeps the reasons of entries that stay)\n"
               "#   python -m shlo_cli.conformance --update-xfail\n")
-    path.write_text(header + "".join(p + "\n" for p in sorted(set(paths))), encoding="utf-8")
+    reasons = xfail_reasons(path)
+    lines = [f"{p}  # {reasons[p]}" if p in reasons else p for p in sorted(set(paths))]
+    path.write_text(header + "".join(line + "\n" for line in lines), encoding="utf-8")
 
 
 # ---- the lit test format -------------------------------------------------------------------
@@ -109,14 +145,20 @@ class ConformanceFormat(ShTest):  # type: ignore[misc,valid-type]
             relative = "/".join(test.path_in_suite)
             if self.suite.only and relative not in self.suite.only:
                 continue
+            if self.suite.mode == "disabled" and not _disabled_commands(test):
+                continue
             if relative in self.expected_failures:
                 test.xfails = [*test.xfails, "*"]
             yield test
 
     def execute(self, test: Any, litConfig: Any) -> Any:
-        if not self.suite.interpret_only:
-            return super().execute(test, litConfig)
-        return _execute_first_interpret_line(test, litConfig)
+        if self.suite.mode == "interpret":
+            return _execute_first_interpret_line(test, litConfig)
+        if self.suite.mode == "disabled":
+            return _execute_disabled_line(test, litConfig)
+        if self.suite.mode == "dynamic":
+            return _execute_dynamic(test, litConfig)
+        return super().execute(test, litConfig)
 
 
 def _execute_first_interpret_line(test: Any, litConfig: Any) -> Any:
@@ -129,12 +171,54 @@ def _execute_first_interpret_line(test: Any, litConfig: Any) -> Any:
         return lit.Test.Result(lit.Test.UNSUPPORTED, "no RUN line with --interpret")
     if litConfig.noExecute:
         return lit.Test.Result(lit.Test.PASS)
+    return _run_script(test, litConfig, script)
+
+
+def _run_script(test: Any, litConfig: Any, script: list[Any]) -> Any:
+    """Substitute `%s`, `%t`... into RUN commands and run them with lit's internal shell."""
     tmp_dir, tmp_base = lit.TestRunner.getTempPaths(test)
     substitutions = lit.TestRunner.getDefaultSubstitutions(test, tmp_dir, tmp_base)
     conditions = {feature: True for feature in test.config.available_features}
     script = lit.TestRunner.applySubstitutions(
         script, substitutions, conditions, recursion_limit=test.config.recursiveExpansionLimit)
     return lit.TestRunner._runShTest(test, litConfig, False, script, tmp_base)
+
+
+def _disabled_commands(test: Any) -> list[tuple[str, str]]:
+    """(reason, command) of each `// RUN-DISABLED(reason): command` line that interprets."""
+    try:
+        text = Path(test.getSourcePath()).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    return [(m.group(1) or "", m.group(2)) for m in DISABLED_RUN.finditer(text)
+            if "--interpret" in m.group(2)]
+
+
+def _execute_disabled_line(test: Any, litConfig: Any) -> Any:
+    """Run the first disabled interpret command, as upstream would if it were a RUN line."""
+    commands = _disabled_commands(test)
+    if not commands:
+        return lit.Test.Result(lit.Test.UNSUPPORTED, "no RUN-DISABLED line with --interpret")
+    if litConfig.noExecute:
+        return lit.Test.Result(lit.Test.PASS)
+    reason, command = commands[0]
+    result = _run_script(test, litConfig, [command])
+    result.output = f"# disabled upstream: {reason}\n{result.output}"
+    return result
+
+
+def _execute_dynamic(test: Any, litConfig: Any) -> Any:
+    """Run a testdata/dynamic program in this process; PASS if it finishes cleanly."""
+    from .conformance_dynamic import DYNAMIC_SIZE, run_program
+
+    if litConfig.noExecute:
+        return lit.Test.Result(lit.Test.PASS)
+    limit = test.config.environment.get(TIME_LIMIT_ENV, "")
+    seconds = float(limit) if limit.isdigit() else DEFAULT_TIME_LIMIT
+    start = time.monotonic()
+    problem = run_program(test.getSourcePath(), DYNAMIC_SIZE, seconds)
+    return lit.Test.Result(lit.Test.PASS if problem is None else lit.Test.FAIL,
+                           problem or "", time.monotonic() - start)
 
 
 def configure(config: Any, suite_name: str) -> None:
@@ -161,7 +245,7 @@ def write_site_config(suite: Suite, root: Path) -> Path:
     exec_root = BUILD / suite.name
     exec_root.mkdir(parents=True, exist_ok=True)
     site = exec_root / "lit.site.cfg.py"
-    site.write_text(SITE_CONFIG.format(name=suite.name, source=str(root / suite.name),
+    site.write_text(SITE_CONFIG.format(name=suite.name, source=str(root / suite.source),
                                        exec_root=str(exec_root),
                                        lit_cfg=str(REPO / "lit.cfg.py")), encoding="utf-8")
     return exec_root
@@ -252,7 +336,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     root = Path(options.root).resolve()
     suites = [s for s in SUITES if not options.suite or s.name in options.suite]
-    missing = [s.name for s in suites if not (root / s.name).is_dir()]
+    missing = [s.source for s in suites if not (root / s.source).is_dir()]
     if missing:
         print(f"conformance: {root} has no {', '.join(missing)} folder", file=sys.stderr)
         return 2
