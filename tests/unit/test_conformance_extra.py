@@ -115,12 +115,12 @@ def tiny_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
-def _run_lit(exec_roots: list[Path], xfail_file: Path) -> dict[str, str]:
+def _run_lit(exec_roots: list[Path], xfail_file: Path, **env: str) -> dict[str, str]:
     out = exec_roots[0] / "results.json"
     lit = Path(sys.executable).with_name("lit")
     subprocess.run([str(lit), "-q", "-o", str(out), *map(str, exec_roots)], check=False,
                    capture_output=True, env={"PATH": f"{lit.parent}:/usr/bin:/bin",
-                                        "SHLO_XFAIL_FILE": str(xfail_file)})
+                                        "SHLO_XFAIL_FILE": str(xfail_file), **env})
     return {t["name"]: t["code"] for t in json.loads(out.read_text())["tests"]}
 
 
@@ -140,3 +140,6 @@ def test_lit_runs_dynamic_and_disabled_suites(tiny_root: Path, tmp_path: Path) -
     assert codes["dynamic :: ok.mlir"] == "XPASS"
     assert codes["dynamic :: bad.mlir"] == "FAIL"
     assert codes["disabled :: disabled_bad.mlir"] == "FAIL"
+    # --dynamic-size reaches the lit workers: ok.mlir's dimension variable is now 4.
+    codes = _run_lit(exec_roots, xfail_file, **{conformance.DYNAMIC_SIZE_ENV: "4"})
+    assert codes["dynamic :: ok.mlir"] == "XFAIL"  # listed, and now failing
