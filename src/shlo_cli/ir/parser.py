@@ -142,6 +142,9 @@ class Parser:
         self.default_dialects: list[str] = []
         self._peeked: Token | None = None
         self._peek_from = -1
+        # Innermost op whose custom parser is running (None inside types, attributes, regions
+        # and generic ops): MLIR's CustomOpAsmParser prefixes its errors with the op name.
+        self.custom_ops: list[str | None] = []
 
     # ---- token helpers -------------------------------------------------------------------
 
@@ -172,6 +175,30 @@ class Parser:
         pos = offset if offset is not None else where.start
         return Diagnostic(message, self.source, pos)
 
+    def op_error(self, message: str, tok: Token | None = None) -> Diagnostic:
+        """An error from an op's custom parser: `custom op '<name>' message`, as in MLIR."""
+        ops = self.custom_ops
+        if ops and ops[-1] is not None:
+            message = f"custom op '{ops[-1]}' {message}"
+        return self.error(message, tok)
+
+    def wrong_token_error(self, message: str) -> Diagnostic:
+        """MLIR's emitWrongTokenError: a token starting a line is reported at the end of
+        the previous line's code (before any `//` comment)."""
+        pos = self.tok.start
+        text = self.src[:pos]
+        while True:
+            text = text.rstrip(" \t")
+            if not text:
+                return self.error(message)
+            if text[-1] not in "\n\r":
+                return self.error(message, offset=len(text))
+            text = text[:-1]
+            line_start = max(text.rfind("\n"), text.rfind("\r")) + 1
+            comment = text.find("//", line_start)
+            if comment != -1:
+                text = text[:comment]
+
     def at(self, text: str) -> bool:
         return self.tok.text == text and self.tok.kind in (PUNCT, BARE)
 
@@ -200,18 +227,18 @@ class Parser:
 
     def expect_keyword(self, word: str) -> None:
         if not (self.tok.kind == BARE and self.tok.text == word):
-            raise self.error(f"expected '{word}'")
+            raise self.op_error(f"expected '{word}'")
         self.advance()
 
     def parse_keyword(self) -> str:
         if self.tok.kind != BARE:
-            raise self.error("expected valid keyword")
+            raise self.op_error("expected valid keyword")
         return self.advance().text
 
     def parse_integer(self) -> int:
         negative = self.accept("-")
         if self.tok.kind != INT:
-            raise self.error("expected integer value")
+            raise self.op_error("expected integer value")
         text = self.advance().text
         value = int(text, 16) if text.startswith("0x") else int(text)
         return -value if negative else value
@@ -223,7 +250,7 @@ class Parser:
 
     def parse_symbol_name(self) -> str:
         if self.tok.kind != AT:
-            raise self.error("expected valid '@'-identifier for symbol name")
+            raise self.op_error("expected valid '@'-identifier for symbol name")
         text = self.advance().text[1:]
         return unescape_string(text) if text.startswith('"') else text
 
@@ -404,10 +431,18 @@ class Parser:
 
     def check_operand_types(self, operands: list[Value], types: list[Type], tok: Token) -> None:
         if len(operands) != len(types):
-            raise self.error(
+            raise self.op_error(
                 f"{len(operands)} operands present, but expected {len(types)}", tok)
         for v, t in zip(operands, types, strict=True):
             self.parse_operand_with_type(v, t, tok)
+
+    def resolve_operands(self, operands: list[Value], types: list[Type], tok: Token) -> None:
+        """MLIR's OpAsmParser::resolveOperands (its own count-mismatch wording)."""
+        if len(operands) != len(types):
+            raise self.op_error(
+                f"number of operands and types do not match: got {len(operands)} operands "
+                f"and {len(types)} types", tok)
+        self.check_operand_types(operands, types, tok)
 
     # ---- operations ----------------------------------------------------------------------
 
@@ -474,13 +509,23 @@ class Parser:
         if opdef is None or opdef.syntax is None:
             raise self.error(f"custom op '{name}' is unknown")
         self.advance()
+        self.custom_ops.append(opdef.name)
         try:
             return opdef.syntax.parse(self, opdef, location, num_results)
         except (AttributeError, IndexError, KeyError, TypeError, ValueError) as e:
             # A custom parser tripping over malformed input still gives a located error.
             raise self.error(f"custom op '{name}' could not be parsed: {e}", tok) from None
+        finally:
+            self.custom_ops.pop()
 
     def parse_generic_operation(self, location: Location) -> Operation:
+        self.custom_ops.append(None)
+        try:
+            return self._parse_generic_operation(location)
+        finally:
+            self.custom_ops.pop()
+
+    def _parse_generic_operation(self, location: Location) -> Operation:
         name_tok = self.advance()
         name = unescape_string(name_tok.text)
         opdef = registry.lookup(name)
@@ -631,6 +676,7 @@ class Parser:
         region = Region()
         self.push_scope(isolated)
         self.default_dialects.append(default_dialect)
+        self.custom_ops.append(None)
         try:
             if entry_args is not None or not (self.at("}") or self.tok.kind == CARET):
                 block = Block()
@@ -646,6 +692,7 @@ class Parser:
             self.expect("}", "to end region")
         finally:
             self.default_dialects.pop()
+            self.custom_ops.pop()
         self.pop_scope()
         return region
 
@@ -734,6 +781,16 @@ class Parser:
     # ---- types ---------------------------------------------------------------------------
 
     def parse_type(self) -> Type:
+        ops = self.custom_ops
+        if ops and ops[-1] is not None:  # type errors carry no `custom op` prefix
+            ops.append(None)
+            try:
+                return self._parse_type()
+            finally:
+                ops.pop()
+        return self._parse_type()
+
+    def _parse_type(self) -> Type:
         tok = self.tok
         if tok.kind == BARE:
             text = tok.text
@@ -832,7 +889,8 @@ class Parser:
         self.expect("(")
         inputs = [] if self.at(")") else self.parse_type_list()
         self.expect(")")
-        self.expect("->")
+        if not self.accept("->"):
+            raise self.wrong_token_error("expected '->' in function type")
         return FunctionType(tuple(inputs), tuple(self.parse_function_result_types()))
 
     def _parse_dims(self) -> list[int]:
@@ -967,6 +1025,16 @@ class Parser:
     # ---- attributes ----------------------------------------------------------------------
 
     def parse_attribute(self, type_hint: Type | None = None) -> Attribute:
+        ops = self.custom_ops
+        if ops and ops[-1] is not None:  # attribute errors carry no `custom op` prefix
+            ops.append(None)
+            try:
+                return self._parse_attribute(type_hint)
+            finally:
+                ops.pop()
+        return self._parse_attribute(type_hint)
+
+    def _parse_attribute(self, type_hint: Type | None = None) -> Attribute:
         tok = self.tok
         kind = tok.kind
         if kind == BARE:
