@@ -25,6 +25,7 @@ from typing import Any
 
 from ..ir.attributes import Attribute, DenseArrayAttr, DialectAttr, IntegerAttr
 from ..ir.core import Operation, Value
+from ..ir.diagnostics import Diagnostic
 from ..ir.types import I64, FunctionType, TupleType, Type
 
 _TOKEN = re.compile(r"\s*(?:`([^`]*)`|\$([A-Za-z_][A-Za-z0-9_]*)|(\[)|(\]))")
@@ -116,9 +117,15 @@ class Format:
             p.expect("[")
             values = []
             if not p.at("]"):
-                values.append(p.parse_integer())
-                while p.accept(","):
+                try:
                     values.append(p.parse_integer())
+                    while p.accept(","):
+                        values.append(p.parse_integer())
+                except Diagnostic as bad:
+                    # MLIR's DenseArrayAttr parser still asks for the `]` after a bad element.
+                    if not p.at("]"):
+                        bad.notes.append(p.error("expected ']'"))
+                    raise
             p.expect("]")
             return DenseArrayAttr(I64, tuple(values))
         if kind == "int":
@@ -137,18 +144,24 @@ class Format:
             return [p.parse_type()]
         if mode in ("operands", "variadic_same"):
             types = p.parse_type_list() if operands else []
-            p.check_operand_types(operands, types, tok)
+            p.resolve_operands(operands, types, tok)
             return list(types) if mode == "variadic_same" else []
         if mode == "tuple":
             t = p.parse_type()
             if not isinstance(t, TupleType):
-                raise p.error("expected tuple type", tok)
-            p.check_operand_types(operands, list(t.types), tok)
+                raise p.op_error("expected tuple type", tok)
+            p.resolve_operands(operands, list(t.types), tok)
             return [t]
         if p.at("("):
             ftype = p.parse_type()
             if not isinstance(ftype, FunctionType):
                 raise p.error("expected function type", tok)
+            if mode == "same":
+                # StableHLO's assignFromFunctionType: counts first, then one result.
+                if len(operands) != len(ftype.inputs):
+                    p.check_operand_types(operands, list(ftype.inputs), tok)
+                if len(ftype.results) != 1:
+                    raise p.op_error("expected single output", tok)
             p.check_operand_types(operands, list(ftype.inputs), tok)
             return list(ftype.results)
         if mode == "functional":
@@ -156,7 +169,7 @@ class Format:
         if mode == "select":
             types = p.parse_type_list()
             if len(types) != 2:
-                raise p.error("expected a predicate type and a result type", tok)
+                raise p.op_error("expected functional type or list of two types", tok)
             pred, value = types
             p.check_operand_types(operands, [pred] + [value] * (len(operands) - 1), tok)
             return [value]
