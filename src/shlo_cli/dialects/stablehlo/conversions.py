@@ -185,7 +185,15 @@ def bitcast_convert(operand: np.ndarray, *, result_type: Any) -> np.ndarray:
 
 # ---- reduce_precision ------------------------------------------------------------------------
 
-_FORMAT = re.compile(r"e([0-9]+)m([0-9]+)")
+_INT = re.compile(r"[-+]?[0-9]+")
+
+
+def _int32(text: str) -> int | None:
+    """llvm's getAsInteger into an int32: decimal digits (optional sign), in range."""
+    if not _INT.fullmatch(text):
+        return None
+    value = int(text)
+    return value if -2**31 <= value < 2**31 else None
 
 
 def _parse_reduce_precision(p: Any, opdef: OpDef, location: Location,
@@ -196,12 +204,19 @@ def _parse_reduce_precision(p: Any, opdef: OpDef, location: Location,
     p.expect_keyword("format")
     p.expect("=")
     tok = p.tok
-    m = _FORMAT.fullmatch(p.parse_keyword())
-    if m is None:
-        raise p.error("expected exponent mantissa in format e#m#", tok)
+    word = p.parse_keyword()
+    exponent_text, _, mantissa_text = word.partition("m")
+    if len(exponent_text) <= 1 or not mantissa_text or not exponent_text.startswith("e"):
+        raise p.op_error(f"expected exponent mantissa in format e#m#, saw {word}", tok)
+    exponent = _int32(exponent_text[1:])
+    if exponent is None:
+        raise p.op_error(f"unable to parse exponent '{exponent_text[1:]}'", tok)
+    mantissa = _int32(mantissa_text)
+    if mantissa is None:
+        raise p.op_error(f"unable to parse mantissa '{mantissa_text}'", tok)
     i32 = IntegerType(32)
-    props = {"exponent_bits": IntegerAttr(int(m.group(1)), i32),
-             "mantissa_bits": IntegerAttr(int(m.group(2)), i32)}
+    props = {"exponent_bits": IntegerAttr(exponent, i32),
+             "mantissa_bits": IntegerAttr(mantissa, i32)}
     attributes = p.parse_optional_attr_dict()
     p.expect(":")
     t = p.parse_type()

@@ -171,7 +171,7 @@ def broadcast(operand: np.ndarray, *, broadcast_sizes: Any, result_type: TensorT
 def _parse_concatenate(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
     tok = p.tok
     inputs = _operands_then_keyword(p)
-    p.expect("dim")
+    p.expect_keyword("dim")
     p.expect("=")
     props: dict[str, Attribute] = {"dimension": IntegerAttr(p.parse_integer(), I64)}
     attributes = p.parse_optional_attr_dict()
@@ -599,7 +599,7 @@ def verify_broadcast(op: Operation) -> None:
 def verify_concatenate(op: Operation) -> None:
     dimension = _non_negative_dimension(op)
     if not op.operands:
-        raise op_error(op, "expected 1 or more operands, but found 0")
+        raise op_error(op, f"'{op.name}' op expected 1 or more operands, but found 0")
     types = [v.type for v in op.operands]
     if not _ranked(*types):
         return

@@ -143,13 +143,34 @@ def _print_precision(op: Operation) -> str:
     return ", precision = [" + ", ".join(words) + "]"
 
 
+_PRECISIONS = ("DEFAULT", "HIGH", "HIGHEST")
+_PRECISION_FAILED = ("failed to parse StableHLO_PrecisionAttr parameter 'value' which is to be a "
+                     "`::mlir::stablehlo::Precision`")
+
+
+def _parse_precision_word(p: Any) -> str:
+    """One precision enum word; a bad one gives MLIR's two errors (the word, then the attr)."""
+    tok = p.tok
+    try:
+        word = p.parse_keyword()
+    except Diagnostic as bad:
+        bad.notes.append(p.op_error(_PRECISION_FAILED, tok))
+        raise
+    if word not in _PRECISIONS:
+        bad = p.op_error("expected ::mlir::stablehlo::Precision to be one of: "
+                         + ", ".join(_PRECISIONS), tok)
+        bad.notes.append(p.op_error(_PRECISION_FAILED, tok))
+        raise bad
+    return word
+
+
 def _parse_precision(p: Any) -> ArrayAttr:
     p.expect("=")
     p.expect("[")
     items: list[Attribute] = []
     if not p.at("]"):
         while True:
-            items.append(DialectAttr("stablehlo", "", f"precision {p.parse_keyword()}"))
+            items.append(DialectAttr("stablehlo", "", f"precision {_parse_precision_word(p)}"))
             if not p.accept(","):
                 break
     p.expect("]")

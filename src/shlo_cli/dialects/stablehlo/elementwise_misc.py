@@ -10,6 +10,7 @@ import numpy as np
 from ...interpreter.engine import EvaluationError
 from ...ir.attributes import IntegerAttr
 from ...ir.core import Location, Operation, Region
+from ...ir.diagnostics import Diagnostic
 from ...ir.types import FunctionType, IntegerType
 from ..asm import Format
 from ..registry import OpDef, define_op
@@ -87,8 +88,14 @@ def _parse_barrier(p: Any, opdef: OpDef, location: Location, num_results: int) -
         return p.build_operation(opdef.name, opdef, [], [], {}, attributes, [], None, location)
     operands = p.parse_operand_list()
     p.expect(":")
-    types = p.parse_type_list()
-    p.check_operand_types(operands, types, start)
+    type_tok = p.tok
+    try:
+        types = p.parse_type_list()
+    except Diagnostic as bad:
+        # StableHLO's pairwise type parser adds its own error after the type parser's.
+        bad.notes.append(p.op_error("expected type list", type_tok))
+        raise
+    p.resolve_operands(operands, types, start)
     return p.build_operation(opdef.name, opdef, operands, list(types), {}, attributes, [], None,
                              location)
 

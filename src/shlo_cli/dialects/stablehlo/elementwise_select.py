@@ -181,7 +181,7 @@ def _parse_complex(p: Any, opdef: OpDef, location: Location, num_results: int) -
         p.check_operand_types(operands, list(t.inputs), start)
         results = list(t.results)
     elif not (isinstance(t, TensorType) and isinstance(t.element, ComplexType)):
-        raise p.error("expected tensor with complex element type", tok)
+        raise p.op_error("expected tensor with complex element type", tok)
     else:
         p.check_operand_types(operands, [_real_type(t)] * 2, start)
         results = [t]
