@@ -500,13 +500,17 @@ def _is_inf(rw: Rewriter) -> list[Value] | None:
     return [rw.compare("EQ", x, rw.constant(value, t), result)]
 
 
-def legalize_block(block: Block, replacements: dict[Value, Value]) -> None:
+def legalize_block(block: Block, replacements: dict[Value, Value],
+                   patterns: dict[str, list[Pattern]] | None = None) -> None:
+    """Apply the first matching rewrite of `patterns` (default: CHLO's) to every op, nested
+    regions first; `replacements` learns the old results' new values."""
+    patterns = PATTERNS if patterns is None else patterns
     new_ops: list[Operation] = []
     for op in block.operations:
         for region in op.regions:
             for nested in region.blocks:
-                legalize_block(nested, replacements)
-        rewrites = PATTERNS.get(op.name)
+                legalize_block(nested, replacements, patterns)
+        rewrites = patterns.get(op.name)
         if not rewrites:
             new_ops.append(op)
             continue
@@ -547,7 +551,7 @@ _MAX_ROUNDS = 4
 
 
 @register_pass("chlo-legalize-to-stablehlo",
-               "Legalize CHLO ops to StableHLO (math functions stay CHLO, interpreted directly).")
+               "Legalize CHLO ops to StableHLO.")
 def chlo_legalize_to_stablehlo(module: Module) -> None:
     legalize(module)
 

@@ -17,10 +17,10 @@ from collections.abc import Callable
 import numpy as np
 
 from ..ir.clone import replace_uses
-from ..ir.core import Block, Module, Operation, Value
+from ..ir.core import Module, Value
 from ..ir.types import BOOL, ComplexType, FloatType, TensorType, numpy_dtype
 from . import register_pass
-from .chlo_legalize import Rewriter
+from .chlo_legalize import Rewriter, legalize_block
 
 
 def _parts(rw: Rewriter) -> tuple[Value, Value, TensorType] | None:
@@ -97,34 +97,12 @@ PATTERNS: dict[str, Callable[[Rewriter], list[Value] | None]] = {
 }
 
 
-def _expand_block(block: Block, replacements: dict[Value, Value]) -> None:
-    new_ops: list[Operation] = []
-    for op in block.operations:
-        for region in op.regions:
-            for nested in region.blocks:
-                _expand_block(nested, replacements)
-        pattern = PATTERNS.get(op.name)
-        values = None
-        rw = Rewriter(op)
-        if pattern is not None:
-            op.operands = [replacements.get(v, v) for v in op.operands]
-            values = pattern(rw)
-        if values is None:
-            new_ops.append(op)
-            continue
-        new_ops.extend(rw.ops)
-        for old, new in zip(op.results, values, strict=True):
-            replacements[old] = new
-    block.operations = []
-    for op in new_ops:
-        block.append(op)
-
-
 @register_pass("stablehlo-complex-math-expander",
                "Expand complex log_plus_one and exponential into real-valued StableHLO ops.")
 def complex_math_expander(module: Module) -> None:
     replacements: dict[Value, Value] = {}
+    patterns = {name: [pattern] for name, pattern in PATTERNS.items()}
     for region in module.op.regions:
         for block in region.blocks:
-            _expand_block(block, replacements)
+            legalize_block(block, replacements, patterns)
     replace_uses(module.op, replacements)
