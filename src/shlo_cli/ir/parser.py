@@ -215,12 +215,7 @@ class Parser:
 
     def expect(self, text: str, context: str = "") -> Token:
         tok = self.tok
-        if tok.text == text and (tok.kind == PUNCT or tok.kind == BARE):
-            if self._peek_from == tok.end and self._peeked is not None:
-                self.tok = self._peeked
-                self._peeked = None
-            else:
-                self.tok = lex_at(self.src, tok.end)
+        if self.accept(text):
             return tok
         suffix = f" {context}" if context else ""
         raise self.error(f"expected '{text}'{suffix}")
