@@ -34,6 +34,10 @@ def reshaped(t: TensorType, shape: Sequence[int], element: Type | None = None) -
     return TensorType(tuple(shape), t.element if element is None else element)
 
 
+def i64_array(values: Sequence[int]) -> DenseArrayAttr:
+    return DenseArrayAttr(I64, tuple(values))
+
+
 # ---- running an expander over a module ---------------------------------------------------
 
 
@@ -149,9 +153,8 @@ def slice_minor(rw: Rewriter, x: Value, starts: Sequence[int],
     if begin == (0,) * t.rank and end == t.shape:
         return x
     return rw.create("stablehlo.slice", [x], reshaped(t, shape), {
-        "start_indices": DenseArrayAttr(I64, begin),
-        "limit_indices": DenseArrayAttr(I64, end),
-        "strides": DenseArrayAttr(I64, (1,) * t.rank)})
+        "start_indices": i64_array(begin), "limit_indices": i64_array(end),
+        "strides": i64_array((1,) * t.rank)})
 
 
 def update_minor(rw: Rewriter, x: Value, update: Value, starts: Sequence[int]) -> Value:
@@ -177,7 +180,7 @@ def transpose_minor(rw: Rewriter, x: Value) -> Value:
     t = ttype(x)
     perm = (*range(t.rank - 2), t.rank - 1, t.rank - 2)
     return rw.create("stablehlo.transpose", [x], reshaped(t, [t.shape[p] for p in perm]),
-                     {"permutation": DenseArrayAttr(I64, perm)})
+                     {"permutation": i64_array(perm)})
 
 
 # ---- products ----------------------------------------------------------------------------
@@ -267,7 +270,7 @@ def reduce_sum(rw: Rewriter, x: Value, dim: int) -> Value:
     block.append(_return(rw.op, [total.results[0]]))
     shape = tuple(s for d, s in enumerate(t.shape) if d != dim)
     op = Operation("stablehlo.reduce", [x, rw.scalar(0, t.element)], [reshaped(t, shape)],
-                   {"dimensions": DenseArrayAttr(I64, (dim,))}, {}, [Region([block])],
+                   {"dimensions": i64_array((dim,))}, {}, [Region([block])],
                    location=rw.op.location, opdef=registry.lookup("stablehlo.reduce"))
     rw.ops.append(op)
     return op.results[0]

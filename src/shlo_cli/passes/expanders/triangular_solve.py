@@ -17,9 +17,7 @@ operands instead of `a`; ADJOINT also conjugates the blocks used.
 
 from __future__ import annotations
 
-from ...ir.attributes import DenseArrayAttr
 from ...ir.core import Module, Value
-from ...ir.types import I64
 from ...ir.verifier import op_error
 from ..chlo_legalize import Rewriter
 from . import register_expander
@@ -34,6 +32,7 @@ from .matrix import (
     expand_degenerate,
     expand_ops,
     full,
+    i64_array,
     identity,
     index,
     matrix_diagonal,
@@ -159,17 +158,13 @@ def _diagonal_blocks(rw: Rewriter, a: Value, block_size: int) -> Value:
         low = (0,) * at.rank
         high = (0,) * (at.rank - 2) + (padding, 0)
         last = rw.create("stablehlo.pad", [last, zero], reshaped(at, (*major, block_size, rest)),
-                         {"edge_padding_low": _i64s(low), "edge_padding_high": _i64s(high),
-                          "interior_padding": _i64s(low)})
+                         {"edge_padding_low": i64_array(low), "edge_padding_high": i64_array(high),
+                          "interior_padding": i64_array(low)})
         eye = identity(rw, block_size, padding, at.element, row_offset=rest)
         eye = broadcast_to(rw, eye, (*major, block_size, padding), (at.rank - 2, at.rank - 1))
         last = concatenate(rw, [last, eye], at.rank - 1)
         pieces.append(reshape(rw, last, stacked))
     return concatenate(rw, pieces, at.rank - 2)
-
-
-def _i64s(values: tuple[int, ...]) -> DenseArrayAttr:
-    return DenseArrayAttr(I64, values)
 
 
 def invert_diagonal_blocks(rw: Rewriter, blocks: Value, lower: bool) -> Value:
@@ -198,7 +193,7 @@ def invert_diagonal_blocks(rw: Rewriter, blocks: Value, lower: bool) -> Value:
         j = i if lower else binary(bb, "subtract", index(bb, size - 1), i)
         zero = index(bb, 0)
         row = bb.create("stablehlo.dynamic_slice", [source, zero, j, zero], row_type,
-                        {"slice_sizes": _i64s((count, 1, size))})
+                        {"slice_sizes": i64_array((count, 1, size))})
         product = dot_general(bb, row, current, (0,), ((2,), (1,)), row_type)
         update = unary(bb, "negate", product)
         current = bb.create("stablehlo.dynamic_update_slice", [current, update, zero, j, zero],
