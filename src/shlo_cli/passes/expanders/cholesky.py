@@ -34,6 +34,7 @@ from .matrix import (
     expand_ops,
     full,
     i64_array,
+    index,
     iota,
     is_nan,
     real_part,
@@ -121,8 +122,7 @@ def _unblocked(rw: Rewriter, a: Value) -> tuple[Value, Value]:
                            bb.compare("EQ", cols, j_full, pred_type))
         residual = binary(bb, "subtract", source,
                           batch_dot(bb, factor, False, conjugate(bb, factor), True))
-        zero = bb.scalar(0, j.type.element)  # type: ignore[union-attr]
-        starts = [zero] * (rank - 2) + [j, j]
+        starts = [index(bb, 0) for _ in range(rank - 2)] + [j, j]
         pivot = bb.create("stablehlo.dynamic_slice", [residual, *starts],
                           reshaped(t, (*t.shape[:-2], 1, 1)),
                           {"slice_sizes": i64_array((*t.shape[:-2], 1, 1))})

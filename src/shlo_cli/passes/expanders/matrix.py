@@ -162,7 +162,7 @@ def update_minor(rw: Rewriter, x: Value, update: Value, starts: Sequence[int]) -
     UpdateSliceInMinorDims: a dynamic_update_slice at constant indices)."""
     t = ttype(x)
     major = t.rank - len(starts)
-    indices = [index(rw, 0)] * major + [index(rw, s) for s in starts]
+    indices = [index(rw, 0) for _ in range(major)] + [index(rw, s) for s in starts]
     return rw.create("stablehlo.dynamic_update_slice", [x, update, *indices], t)
 
 
