@@ -1,0 +1,1 @@
+"""jax's non-LAPACK custom calls (placeholder; filled in below)."""
