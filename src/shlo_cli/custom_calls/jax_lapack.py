@@ -54,7 +54,7 @@ import numpy as np
 from ..ir.attributes import ArrayAttr, DenseElementsAttr
 from ..ir.types import TensorType, numpy_dtype
 from . import lapack_kernels as K
-from .registry import Config, Operand, TargetCall, TargetError, register_target
+from .registry import Config, Operand, TargetCall, TargetError, lookup_target, register_target
 
 PREFIXES = {"s": "f32", "d": "f64", "c": "complex<f32>", "z": "complex<f64>"}
 REAL_OF = {"s": "f32", "d": "f64", "c": "f32", "z": "f64"}
@@ -80,22 +80,25 @@ def _vector(t: str) -> Operand:
 def _check_layouts(call: TargetCall) -> None:
     """Matrix operands/results must be laid out as jax lays them out (or not at all)."""
     op = call.op
-    for key, types in (("operand_layouts", op.operand_types),
-                       ("result_layouts", op.result_types)):
+    target = lookup_target(call.name)
+    for key, types, specs in (("operand_layouts", op.operand_types, target.operands),
+                              ("result_layouts", op.result_types, target.results)):
         attr = op.properties.get(key) or op.attributes.get(key)
-        if not isinstance(attr, ArrayAttr):
+        if not isinstance(attr, ArrayAttr) or specs is None:
             continue
-        for i, (layout, t) in enumerate(zip(attr.elements, types, strict=False)):
+        for i, (layout, t, spec) in enumerate(zip(attr.elements, types, specs, strict=False)):
             if not isinstance(layout, DenseElementsAttr) or not isinstance(t, TensorType):
                 continue
             got = [int(x) for x in np.asarray(layout.data).reshape(-1)]
             rank = t.rank
-            default = list(range(rank - 1, -1, -1))
-            column_major = [rank - 2, rank - 1, *range(rank - 3, -1, -1)] if rank >= 2 else []
-            if got not in (default, column_major):
+            if spec.min_rank >= 2:  # a batch of matrices: column-major, batch major-most
+                want = [rank - 2, rank - 1, *range(rank - 3, -1, -1)]
+            else:
+                want = list(range(rank - 1, -1, -1))
+            if got != want:
                 what = "operand" if key == "operand_layouts" else "result"
-                raise TargetError(f"{what} #{i} has layout {got}, expected the column-major "
-                                  f"matrix layout {column_major} jax uses")
+                raise TargetError(f"{what} #{i} has layout {got}, expected {want} "
+                                  "(jax's layout for this position)")
 
 
 def _square(index: int = 0) -> Callable[[TargetCall], None]:
