@@ -14,6 +14,8 @@ clear message before running it:
 `evaluate(call: TargetCall) -> Sequence[np.ndarray]` receives the operand arrays
 (`call.operands`), the decoded backend_config (`call.config`, only the declared keys, with
 defaults filled in), the result types (`call.result_types`) and the op itself (`call.op`).
+A single `tuple<...>` result (older custom calls) is presented as its element types, and
+the results are packed back.
 
 Checks run the first time an op is evaluated; a failure is an `EvaluationError` naming the
 target (`custom call @name: operand #0 ...`), which the interpreter reports at the op's
@@ -47,7 +49,8 @@ from ..ir.attributes import (
     IntegerAttr,
     StringAttr,
 )
-from ..ir.types import TensorType, TokenType, Type
+from ..ir.diagnostics import Diagnostic
+from ..ir.types import TensorType, TokenType, TupleType, Type
 
 
 class TargetError(Exception):
@@ -166,14 +169,32 @@ def call_target(name: str, operands: Sequence[Any], *, op: Any = None,
         results = target.evaluate(call)
     except TargetError as e:
         raise EvaluationError(f"custom call @{name}: {e}") from None
-    return list(results) if results is not None else []
+    except (EvaluationError, Diagnostic):
+        raise
+    except Exception as e:  # a kernel's own failure (e.g. numpy's): still a located error
+        raise EvaluationError(f"custom call @{name} failed: {type(e).__name__}: {e}") from None
+    results = list(results) if results is not None else []
+    if _tuple_result(op) is not None:
+        return [tuple(results)]
+    return results
 
 
 # ---- checking ----------------------------------------------------------------------------
 
 
+def _tuple_result(op: Any) -> TupleType | None:
+    """The single `tuple<...>` result of older custom calls (evaluated element-wise)."""
+    types = list(getattr(op, "result_types", None) or [])
+    if len(types) == 1 and isinstance(types[0], TupleType):
+        return types[0]
+    return None
+
+
 def _make_call(target: Target, operands: Sequence[Any], op: Any, ctx: Any) -> TargetCall:
     result_types = list(getattr(op, "result_types", None) or [])
+    packed = _tuple_result(op)
+    if packed is not None:
+        result_types = list(packed.types)
     config = decode_config(target, op) if op is not None and target.config else {
         k: c.default for k, c in target.config.items()}
     return TargetCall(target.name, list(operands), config, result_types, op, ctx)
@@ -298,7 +319,7 @@ def _decode(key: str, spec: Config, attr: Attribute) -> Any:
 
 # ---- loading -----------------------------------------------------------------------------
 
-_BUILTIN_MODULES: Iterable[str] = ("jax_lapack", "jax_misc")
+_BUILTIN_MODULES: Iterable[str] = ("jax_lapack", "jax_lapack_legacy", "jax_misc")
 _loaded = False
 
 
