@@ -316,3 +316,17 @@ def test_without_scipy_names_the_extra(no_scipy: None) -> None:
     with pytest.raises(Exception, match=r"gehrd needs scipy: pip install shlo-cli\[linalg\]"):
         run_call("lapack_dgehrd_ffi", [a], [((4, 4), np.float64), ((3,), np.float64),
                                             ((), np.int32)], {"low": 1, "high": 4})
+
+
+@pytest.mark.parametrize(("p", "dtype", "tol"), TYPES)
+def test_geqp3_column_pivoted_qr(p: str, dtype: type, tol: float) -> None:
+    a = _rand((5, 4), dtype, 13)
+    jpvt_in = np.zeros(4, np.int32)
+    qr, jpvt, tau = run_call(f"lapack_{p}geqp3_ffi", [a, jpvt_in],
+                             [((5, 4), dtype), ((4,), np.int32), ((4,), dtype)])
+    assert sorted(jpvt.tolist()) == [1, 2, 3, 4]  # a 1-based permutation
+    orgqr = "ungqr" if p in "cz" else "orgqr"
+    (q,) = run_call(f"lapack_{p}{orgqr}_ffi", [qr, tau], [((5, 4), dtype)])
+    r = np.triu(qr)[:4]
+    _close(q @ r, a[:, jpvt - 1], tol)
+    assert np.all(np.diff(np.abs(np.diag(r))) <= tol * 10)  # pivoting: |r_ii| decreasing

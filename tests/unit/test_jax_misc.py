@@ -141,3 +141,20 @@ def test_module_text_is_printable_round_trip() -> None:
     text = call_module("lapack_sgetrf_ffi", [np.eye(2, dtype=np.float32)],
                        [((2, 2), np.float32), ((2,), np.int32), ((), np.int32)])
     assert "@lapack_sgetrf_ffi" in text
+
+
+def test_dynamic_approx_top_k_takes_k_at_run_time() -> None:
+    text = COMPARATOR + """
+func.func @main(%x: tensor<6xf32>, %k: tensor<i32>) -> (tensor<?xf32>, tensor<?xi32>) {
+  %iota = stablehlo.iota dim = 0 : tensor<6xi32>
+  %init = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %shape = stablehlo.reshape %k : (tensor<i32>) -> tensor<1xi32>
+  %0:2 = stablehlo.custom_call @stablehlo.dynamic_approx_top_k(%x, %iota, %init, %zero, %k, %shape, %shape) {called_computations = [@gt], indices_of_shape_operands = dense<[5, 6]> : tensor<2xi64>, mhlo.backend_config = {aggregate_to_topk = true, is_fallback = true, recall_target = 0.949999988 : f32, reduction_dim = 0 : i64, reduction_input_size_override = -1 : i64}} : (tensor<6xf32>, tensor<6xi32>, tensor<f32>, tensor<i32>, tensor<i32>, tensor<1xi32>, tensor<1xi32>) -> (tensor<?xf32>, tensor<?xi32>)
+  return %0#0, %0#1 : tensor<?xf32>, tensor<?xi32>
+}
+"""
+    x = np.array([4, 9, 1, 9, 0, 5], np.float32)
+    values, indices = shlo_cli.interpret(text, x, np.array(3, np.int32))
+    np.testing.assert_array_equal(values, [9, 9, 5])
+    np.testing.assert_array_equal(indices, [1, 3, 5])
