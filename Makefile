@@ -15,7 +15,7 @@ bytecode: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[test,linalg]'
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -11,6 +11,7 @@ Heavy modules load on first use, so importing the package stays cheap for the CL
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 # Upstream's interpreter evaluates exp, log, pow, atan2, cbrt, expm1, log1p, tan, tanh... with
@@ -27,7 +28,8 @@ __all__ = ["interpret"]
 
 
 def interpret(module_or_text: Module | str | os.PathLike[str], *inputs: Any,
-              probe_output_dir: str | None = None) -> list[np.ndarray]:
+              probe_output_dir: str | None = None,
+              platforms: Sequence[str] | None = None) -> list[np.ndarray]:
     """Run the entry function (`main`, or the only function) of a StableHLO program.
 
     `module_or_text` is a parsed Module, program text, or a path to a `.mlir` file. `inputs`
@@ -35,6 +37,10 @@ def interpret(module_or_text: Module | str | os.PathLike[str], *inputs: Any,
     values of another dtype are converted when that is a same-kind cast. Returns one numpy
     array per result. Errors raise `shlo_cli.ir.diagnostics.Diagnostic` (an Exception whose
     message upstream would print), never a half-finished result.
+
+    jax.export modules may be given only their arrays: the platform index (the position of
+    "cpu" in `platforms`, else 0) and effect tokens are filled in, and the token results
+    are dropped (see `interpreter.jax_convention`).
     """
     from .interpreter.engine import EvaluationError
     from .interpreter.run import InterpretOptions, arrays_as_arguments, evaluate
@@ -53,14 +59,23 @@ def interpret(module_or_text: Module | str | os.PathLike[str], *inputs: Any,
     arguments = None
     if module.functions():
         from .interpreter.engine import entry_function
+        from .interpreter.jax_convention import complete_inputs
 
         try:
-            arguments = arrays_as_arguments(entry_function(module), inputs)
+            entry = entry_function(module)
+            completed = complete_inputs(entry, inputs, platforms=platforms)
+            drop_tokens = len(completed) != len(inputs)
+            arguments = arrays_as_arguments(entry, completed)
         except EvaluationError as e:
             raise Diagnostic(str(e)) from None
     options = InterpretOptions(probe_output_dir=probe_output_dir)
     results = evaluate(module, arguments, options)
     import numpy as np
 
-    return [np.asarray(value) if isinstance(value, np.generic) else value
-            for value, _ in results]
+    values = [np.asarray(value) if isinstance(value, np.generic) else value
+              for value, _ in results]
+    if arguments is not None and drop_tokens:
+        from .interpreter.jax_convention import array_results
+
+        values = array_results(entry, values)
+    return values

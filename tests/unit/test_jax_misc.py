@@ -1,0 +1,160 @@
+# ruff: noqa: E501  (MLIR test programs keep their lines whole)
+"""jax's non-LAPACK custom calls and the target registry's checks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from jax_call_helpers import call_module, run_call
+
+import shlo_cli
+from shlo_cli.custom_calls import Operand, register_target, unregister_target
+from shlo_cli.ir.diagnostics import Diagnostic
+
+SHAPE_ASSERTION = """
+func.func @main(%arg0: tensor<?xf32>) -> tensor<?xf32> {
+  %c = stablehlo.constant dense<0> : tensor<index>
+  %d = stablehlo.get_dimension_size %arg0, dim = 0 : (tensor<?xf32>) -> tensor<i32>
+  %c3 = stablehlo.constant dense<3> : tensor<i32>
+  %ok = stablehlo.compare GE, %d, %c3, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+  stablehlo.custom_call @shape_assertion(%ok, %d, %c3) {api_version = 2 : i32, error_message = "Expected b >= {1}, got b = {0}.", has_side_effect = true} : (tensor<i1>, tensor<i32>, tensor<i32>) -> ()
+  return %arg0 : tensor<?xf32>
+}
+"""
+
+
+def test_shape_assertion_passes_and_fails_with_jax_message() -> None:
+    [out] = shlo_cli.interpret(SHAPE_ASSERTION, np.arange(4, dtype=np.float32))
+    assert out.shape == (4,)
+    with pytest.raises(Diagnostic, match=r"Expected b >= 3, got b = 2\."):
+        shlo_cli.interpret(SHAPE_ASSERTION, np.arange(2, dtype=np.float32))
+
+
+def test_dynamic_top_k() -> None:
+    x = np.array([[3.0, 1.0, 2.0, 3.0], [0.0, 5.0, 4.0, -1.0]], np.float32)
+    values, indices = run_call("stablehlo.dynamic_top_k", [x, np.array(2, np.int32)],
+                               [((2, 2), np.float32), ((2, 2), np.int32)])
+    np.testing.assert_array_equal(values, [[3.0, 3.0], [5.0, 4.0]])
+    np.testing.assert_array_equal(indices, [[0, 3], [1, 2]])  # ties in index order
+
+
+COMPARATOR = """
+func.func private @gt(%a: tensor<f32>, %b: tensor<f32>, %i: tensor<i32>, %j: tensor<i32>) -> tensor<i1> {
+  %0 = stablehlo.compare GT, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+  return %0 : tensor<i1>
+}
+"""
+
+
+def test_approx_top_k_sorts_with_its_comparator() -> None:
+    text = COMPARATOR + """
+func.func @main(%x: tensor<7xf32>) -> (tensor<3xf32>, tensor<3xi32>) {
+  %iota = stablehlo.iota dim = 0 : tensor<7xi32>
+  %init = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %0:2 = stablehlo.custom_call @ApproxTopK(%x, %iota, %init, %zero) {called_computations = [@gt], mhlo.backend_config = {aggregate_to_topk = true, recall_target = 0.949999988 : f32, reduction_dim = 0 : i64, reduction_input_size_override = -1 : i64, top_k = 3 : i64}} : (tensor<7xf32>, tensor<7xi32>, tensor<f32>, tensor<i32>) -> (tensor<3xf32>, tensor<3xi32>)
+  return %0#0, %0#1 : tensor<3xf32>, tensor<3xi32>
+}
+"""
+    x = np.array([1, 7, 3, 6, 0, 5, 2], np.float32)
+    values, indices = shlo_cli.interpret(text, x)
+    np.testing.assert_array_equal(values, [7, 6, 5])
+    np.testing.assert_array_equal(indices, [1, 3, 5])
+
+
+def test_dynamic_rng_bit_generator_matches_static_op() -> None:
+    state = np.array([1, 2], np.uint64)
+    shape = np.array([2, 3], np.int32)
+    new_state, bits = run_call("stablehlo.dynamic_rng_bit_generator", [state, shape],
+                               [((2,), np.uint64), ((2, 3), np.uint32)],
+                               extra="rng_algorithm = #stablehlo<rng_algorithm THREE_FRY>")
+    static = """
+func.func @main(%s: tensor<2xui64>) -> (tensor<2xui64>, tensor<2x3xui32>) {
+  %0:2 = stablehlo.rng_bit_generator %s, algorithm = THREE_FRY : (tensor<2xui64>) -> (tensor<2xui64>, tensor<2x3xui32>)
+  return %0#0, %0#1 : tensor<2xui64>, tensor<2x3xui32>
+}
+"""
+    want_state, want_bits = shlo_cli.interpret(static, state)
+    np.testing.assert_array_equal(bits, want_bits)
+    np.testing.assert_array_equal(new_state, want_state)
+
+
+@pytest.mark.parametrize("target", ["Sharding", "SPMDFullToShardShape",
+                                    "SPMDShardToFullShape", "annotate_device_placement"])
+def test_single_device_annotations_are_identity(target: str) -> None:
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    [out] = run_call(target, [x], [((2, 3), np.float32)])
+    np.testing.assert_array_equal(out, x)
+    with pytest.raises(Diagnostic, match=f"custom call @{target}: result #0 .* needs more"):
+        run_call(target, [x], [((1, 3), np.float32)])
+
+
+# ---- registry ------------------------------------------------------------------------------
+
+
+def test_register_target_declares_types_and_config() -> None:
+    def scale(call):  # type: ignore[no-untyped-def]
+        return [call.operands[0] * call.config["factor"]]
+
+    from shlo_cli.custom_calls import Config
+
+    register_target("test.scale", scale, operands=[Operand("f32")], results=[Operand("f32")],
+                    config={"factor": Config("int")})
+    try:
+        x = np.array([1.0, 2.0], np.float32)
+        [out] = run_call("test.scale", [x], [((2,), np.float32)], {"factor": 3})
+        np.testing.assert_array_equal(out, [3.0, 6.0])
+        with pytest.raises(Diagnostic, match="custom call @test.scale: backend_config "
+                                             "requires 'factor'"):
+            run_call("test.scale", [x], [((2,), np.float32)])
+        with pytest.raises(Diagnostic, match="custom call @test.scale: operand #0 must have "
+                                             "element type f32, got tensor<2xf64>"):
+            run_call("test.scale", [x.astype(np.float64)], [((2,), np.float32)], {"factor": 3})
+    finally:
+        unregister_target("test.scale")
+    with pytest.raises(Diagnostic, match="Unsupported custom call target: @test.scale"):
+        run_call("test.scale", [np.zeros(2, np.float32)], [((2,), np.float32)])
+
+
+def test_lapack_call_diagnostics() -> None:
+    a = np.eye(3, dtype=np.float32)
+    with pytest.raises(Diagnostic, match=r"@lapack_spotrf_ffi: backend_config 'uplo' must be "
+                                         r"one of 'L', 'U', got 'X'"):
+        run_call("lapack_spotrf_ffi", [a], [((3, 3), np.float32), ((), np.int32)],
+                 {"uplo": "X"})
+    with pytest.raises(Diagnostic, match=r"@lapack_spotrf_ffi: operand #0 must be a batch of "
+                                         r"square matrices"):
+        run_call("lapack_spotrf_ffi", [np.ones((3, 2), np.float32)],
+                 [((3, 2), np.float32), ((), np.int32)], {"uplo": "L"})
+    with pytest.raises(Diagnostic, match=r"@lapack_dpotrf_ffi: operand #0 must have element "
+                                         r"type f64, got tensor<3x3xf32>"):
+        run_call("lapack_dpotrf_ffi", [a], [((3, 3), np.float32), ((), np.int32)],
+                 {"uplo": "L"})
+    with pytest.raises(Diagnostic, match=r"operand #0 has layout \[1, 0\], expected "
+                                         r"\[0, 1\] \(jax's layout for this position\)"):
+        run_call("lapack_spotrf_ffi", [a], [((3, 3), np.float32), ((), np.int32)],
+                 {"uplo": "L"}, extra="operand_layouts = [dense<[1, 0]> : tensor<2xindex>], "
+                 "result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<> : tensor<0xindex>]")
+
+
+def test_module_text_is_printable_round_trip() -> None:
+    text = call_module("lapack_sgetrf_ffi", [np.eye(2, dtype=np.float32)],
+                       [((2, 2), np.float32), ((2,), np.int32), ((), np.int32)])
+    assert "@lapack_sgetrf_ffi" in text
+
+
+def test_dynamic_approx_top_k_takes_k_at_run_time() -> None:
+    text = COMPARATOR + """
+func.func @main(%x: tensor<6xf32>, %k: tensor<i32>) -> (tensor<?xf32>, tensor<?xi32>) {
+  %iota = stablehlo.iota dim = 0 : tensor<6xi32>
+  %init = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %shape = stablehlo.reshape %k : (tensor<i32>) -> tensor<1xi32>
+  %0:2 = stablehlo.custom_call @stablehlo.dynamic_approx_top_k(%x, %iota, %init, %zero, %k, %shape, %shape) {called_computations = [@gt], indices_of_shape_operands = dense<[5, 6]> : tensor<2xi64>, mhlo.backend_config = {aggregate_to_topk = true, is_fallback = true, recall_target = 0.949999988 : f32, reduction_dim = 0 : i64, reduction_input_size_override = -1 : i64}} : (tensor<6xf32>, tensor<6xi32>, tensor<f32>, tensor<i32>, tensor<i32>, tensor<1xi32>, tensor<1xi32>) -> (tensor<?xf32>, tensor<?xi32>)
+  return %0#0, %0#1 : tensor<?xf32>, tensor<?xi32>
+}
+"""
+    x = np.array([4, 9, 1, 9, 0, 5], np.float32)
+    values, indices = shlo_cli.interpret(text, x, np.array(3, np.int32))
+    np.testing.assert_array_equal(values, [9, 9, 5])
+    np.testing.assert_array_equal(indices, [1, 3, 5])
