@@ -14,3 +14,4 @@ from .types import parse_vhlo_type
 
 register_dialect_types("vhlo", parse_vhlo_type)
 register_dialect_attributes("vhlo", parse_vhlo_attribute)
+from . import ops as ops  # noqa: E402  (registers every vhlo op)
