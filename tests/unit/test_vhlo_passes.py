@@ -263,3 +263,42 @@ def test_round_trip_of_every_attribute_form() -> None:
     legalize_to_vhlo(module)
     legalize_to_stablehlo(module)
     assert print_module(module) == before
+
+
+MIXED = """func.func @f(%arg0: tensor<f32>) -> tensor<f32> {
+  %0 = stablehlo.abs %arg0 : tensor<f32>
+  %1 = arith.addf %0, %arg0 : tensor<f32>
+  %2 = stablehlo.abs %1 : tensor<f32>
+  return %2 : tensor<f32>
+}
+"""
+
+
+def test_allow_other_dialects_casts_between_dialects() -> None:
+    module = parse_source(MIXED)
+    with pytest.raises(Diagnostic, match="'arith.addf'"):
+        legalize_to_vhlo(module)
+    module = parse_source(MIXED)
+    legalize_to_vhlo(module, allow_other_dialects=True)
+    verify_module(module)
+    (func,) = _ops(module, "vhlo.func_v1")
+    names = [op.name for op in func.regions[0].entry.operations]
+    # The argument's cast heads the block; each other cast follows its value's definer.
+    assert names == ["builtin.unrealized_conversion_cast", "vhlo.abs_v1",
+                     "builtin.unrealized_conversion_cast", "arith.addf",
+                     "builtin.unrealized_conversion_cast", "vhlo.abs_v1", "vhlo.return_v1"]
+    legalize_to_stablehlo(module)
+    verify_module(module)
+    assert print_module(module) == print_module(parse_source(MIXED))
+
+
+def test_mixed_upstream_check_lines() -> None:
+    path = CONFORMANCE / "vhlo" / "stablehlo_legalize_to_vhlo_mixed.mlir"
+    if not path.exists():
+        pytest.skip("conformance suite not present")
+    out = _opt("--stablehlo-legalize-to-vhlo=allow-other-dialects", "--mlir-print-local-scope",
+               "--split-input-file", str(path))
+    assert out.returncode == 0, out.stderr
+    check = subprocess.run([str(BIN / "filecheck"), str(path)], input=out.stdout, text=True,
+                           capture_output=True, timeout=120)
+    assert check.returncode == 0, check.stderr[:2000]

@@ -39,8 +39,9 @@ from ..ir.attributes import (
 )
 from ..ir.core import Module, Operation
 from ..ir.diagnostics import Diagnostic
-from ..ir.types import NoneType
+from ..ir.types import NoneType, Type
 from . import PassOption, register_pass
+from .unrealized_casts import CAST, insert_casts
 
 _FUNC_OPS = {"func.func": "vhlo.func_v1", "func.call": "vhlo.call_v1",
              "func.return": "vhlo.return_v1"}
@@ -65,18 +66,28 @@ def failure(op: Operation) -> Diagnostic:
 def legalize_to_vhlo(module: Module, allow_other_dialects: bool = False) -> None:
     """Rewrite `module` into VHLO in place; raises Diagnostic at the first op that has no
     VHLO form (e.g. a sparse tensor type or a string with a type)."""
+    original: dict[int, Type] = {}  # id(value) -> its type before conversion
+    converted: set[int] = set()
     for op in list(module.op.walk())[1:]:
         spec = target_spec(op.name)
         if spec is None:
-            # Nested modules and VHLO stay; other dialects only when asked for.
-            if op.name != "builtin.module" and op.dialect != "vhlo" and (
+            # Nested modules, casts and VHLO stay; other dialects only when asked for.
+            if op.name not in ("builtin.module", CAST) and op.dialect != "vhlo" and (
                     op.dialect in ("stablehlo", "func") or not allow_other_dialects):
                 raise failure(op)
             continue
+        values = [*op.results, *(a for r in op.regions for b in r.blocks for a in b.arguments)]
+        before = [v.type for v in values]
         try:
             _convert(op, spec, allow_other_dialects)
         except NoCounterpart:
             raise failure(op) from None
+        converted.add(id(op))
+        for value, old_type in zip(values, before, strict=True):
+            original[id(value)] = old_type
+    if allow_other_dialects:
+        insert_casts(module, lambda op: id(op) in converted, original,
+                     lambda t: type_to_vhlo(t, True))
 
 
 def _convert(op: Operation, spec: VhloOpSpec, allow_other: bool) -> None:

@@ -35,6 +35,7 @@ from ..ir.diagnostics import Diagnostic
 from ..ir.parser import parse_attribute_text
 from ..ir.types import IntegerType
 from . import register_pass
+from .unrealized_casts import remove_identity_casts
 
 _FUNC_OPS = {"vhlo.func_v1": "func.func", "vhlo.call_v1": "func.call"}
 
@@ -73,6 +74,16 @@ def legalize_to_stablehlo(module: Module) -> None:
             _convert(op, name)
         except NoCounterpart:
             raise failure(op) from None
+    # Like upstream, retype every value (ops of other dialects too: the casts that
+    # allow-other-dialects put between the dialects), then drop the casts left as identities.
+    try:
+        for op in ops:
+            for value in (*op.results, *(a for r in op.regions for b in r.blocks
+                                          for a in b.arguments)):
+                value.type = type_to_stablehlo(value.type)
+    except NoCounterpart:
+        raise failure(op) from None
+    remove_identity_casts(module)
 
 
 def _convert(op: Operation, name: str) -> None:
