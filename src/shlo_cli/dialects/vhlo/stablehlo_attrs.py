@@ -33,7 +33,7 @@ from ...ir.attributes import (
 )
 from ...ir.floats import format_float
 from ...ir.parser import parse_attribute_text
-from ...ir.types import DYNAMIC, F64, IntegerType, TensorType, TokenType, Type
+from ...ir.types import DYNAMIC, F64, IntegerType, TensorType, Type
 from . import attributes as va
 from . import types as vt
 from .type_conversion import to_builtin_type, to_vhlo_type
@@ -97,8 +97,6 @@ def _is_builtin_or_stablehlo(t: Type) -> bool:
 def type_to_stablehlo(t: Type) -> Type:
     if not is_vhlo(t):
         return t
-    if isinstance(t, vt.TokenV1Type):
-        return TokenType()
     converted = to_builtin_type(t, encoding_to_stablehlo)
     if converted is None:
         raise NoCounterpart(f"type {t} has no StableHLO counterpart")
