@@ -61,7 +61,7 @@ class OpDef:
 
 _REGISTRY: dict[str, OpDef] = {}
 _DIALECTS: set[str] = {"builtin", "func", "stablehlo", "chlo", "check", "interpreter", "arith",
-                       "tensor", "quant", "sparse_tensor", "vhlo", "shape", "mhlo", "llvm"}
+                       "tensor", "quant", "sparse_tensor", "vhlo", "scf", "shape", "mhlo", "llvm"}
 
 
 def register(opdef: OpDef) -> OpDef:
@@ -114,6 +114,11 @@ def all_ops() -> dict[str, OpDef]:
 
 
 _loaded = False
+
+
+def ensure_loaded() -> None:
+    """Import every dialect module (each registers its ops and parser hooks)."""
+    _ensure_loaded()
 
 
 def _ensure_loaded() -> None:
