@@ -116,6 +116,11 @@ def all_ops() -> dict[str, OpDef]:
 _loaded = False
 
 
+def ensure_loaded() -> None:
+    """Import every dialect module (each registers its ops and parser hooks)."""
+    _ensure_loaded()
+
+
 def _ensure_loaded() -> None:
     global _loaded
     if not _loaded:

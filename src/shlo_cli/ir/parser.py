@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gc
 import re
+from collections.abc import Callable
 from typing import Any
 
 import ml_dtypes
@@ -891,6 +892,10 @@ class Parser:
             raise self.wrong_token_error("expected '->' in function type")
         return FunctionType(tuple(inputs), tuple(self.parse_function_result_types()))
 
+    def parse_dimension_list(self) -> list[int]:
+        """`2x?x3x` before an element type (DYNAMIC for `?`); leaves the token after it."""
+        return self._parse_dims()
+
     def _parse_dims(self) -> list[int]:
         """Character-level `2x?x3x` before an element type; leaves the token after it."""
         m = _DIMS.match(self.src, self.tok.start)
@@ -934,6 +939,9 @@ class Parser:
         text = tok.text
         if text in self.type_aliases:
             return self.type_aliases[text]
+        hook = _dialect_hook(DIALECT_TYPE_HOOKS, text[1:].split(".", 1)[0])
+        if hook is not None:
+            return hook(self, tok)
         if text == "!stablehlo.token":
             return TokenType()
         if text == "!quant.uniform":
@@ -1260,6 +1268,9 @@ class Parser:
         text = tok.text
         if text in self.attr_aliases:
             return self.attr_aliases[text]
+        hook = _dialect_hook(DIALECT_ATTR_HOOKS, text[1:].split(".", 1)[0])
+        if hook is not None:
+            return hook(self, tok)
         if not self.at("<"):
             if "." in text:
                 return DialectAttr(text[1:].split(".", 1)[0], text[1:].split(".", 1)[1], "")
@@ -1317,6 +1328,30 @@ def _check_bounds(parser: Parser, shape: list[int], encoding: Attribute | None,
         if size != DYNAMIC and bound is not None:
             raise parser.error(f"Static dimension {index} cannot have a bound, use "
                                "ShapedType::kDynamic to indicate a missing bound", tok)
+
+
+# Dialects whose types / attributes parse themselves with the parser's public methods:
+# dialect -> fn(parser, token) called with the `!dialect.name` / `#dialect.name` token just
+# consumed (the parser stands on what follows, e.g. `<`). Registered by dialect modules
+# through register_dialect_types / register_dialect_attributes.
+DIALECT_TYPE_HOOKS: dict[str, Callable[[Parser, Token], Type]] = {}
+DIALECT_ATTR_HOOKS: dict[str, Callable[[Parser, Token], Attribute]] = {}
+
+
+def register_dialect_types(dialect: str, fn: Callable[[Parser, Token], Type]) -> None:
+    """Let `fn` parse every `!dialect.*` type."""
+    DIALECT_TYPE_HOOKS[dialect] = fn
+
+
+def register_dialect_attributes(dialect: str, fn: Callable[[Parser, Token], Attribute]) -> None:
+    """Let `fn` parse every `#dialect<...>` / `#dialect.*` attribute."""
+    DIALECT_ATTR_HOOKS[dialect] = fn
+
+
+def _dialect_hook(table: dict[str, Any], dialect: str) -> Any:
+    if not table.get(dialect) and registry.is_known_dialect(dialect):
+        registry.ensure_loaded()  # dialect modules register their hooks when loaded
+    return table.get(dialect)
 
 
 # Dialect attributes with their own grammar: (dialect, name) -> fn(parser, body, body offset),
@@ -1452,6 +1487,15 @@ def _format_field(value: Any) -> str:
     if isinstance(value, float):
         return format_float(value, FloatType("f64"))
     return str(value)
+
+
+def parse_type_text(text: str) -> Type:
+    """A type from its text (e.g. a type kept as OpaqueType), raising Diagnostic if bad."""
+    parser = Parser(SourceFile("<type>", text))
+    result = parser.parse_type()
+    if parser.tok.kind != EOF:
+        raise parser.error("unexpected text after type")
+    return result
 
 
 def parse_source(text: str, filename: str = "<stdin>", allow_unregistered: bool = False,
