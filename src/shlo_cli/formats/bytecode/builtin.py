@@ -64,6 +64,7 @@ _CODE_FLOATS = {code: FloatType(name) for name, code in _FLOAT_CODES.items()}
 _SIGNEDNESS = {"": 0, "s": 1, "u": 2}
 _SIGNEDNESS_NAMES = {v: k for k, v in _SIGNEDNESS.items()}
 INT64_MIN = -(1 << 63)  # ShapedType::kDynamic
+MAX_INT_WIDTH = 16777215  # IntegerType::kMaxWidth
 UNKNOWN = UnknownLoc()
 I1 = IntegerType(1)
 
@@ -458,6 +459,8 @@ def read_type(r: AttrTypeReader) -> Type:
         signedness = _SIGNEDNESS_NAMES.get(packed & 3)
         if signedness is None:
             raise r.error(f"invalid integer signedness: {packed & 3}")
+        if packed >> 2 > MAX_INT_WIDTH:
+            raise r.error(f"integer bitwidth is limited to {MAX_INT_WIDTH} bits")
         return IntegerType(packed >> 2, signedness)
     if code == INDEX_TYPE:
         return IndexType()

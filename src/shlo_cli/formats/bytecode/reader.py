@@ -429,7 +429,7 @@ class _Reader:
         if count == 0:
             return
         values = reader.varint()
-        if count > reader.remaining() or values > (1 << 32):
+        if count > reader.remaining() or values > len(self.data):
             raise BytecodeError("invalid block count")
         blocks = [Block() for _ in range(count)]
         for block in blocks:
@@ -633,3 +633,17 @@ def read_bytecode(data: bytes, filename: str = "<stdin>",
     except RecursionError:
         raise _diagnostic("bytecode nesting is too deep to read", filename,
                           note=state.note()) from None
+
+
+def bytecode_header(data: bytes) -> tuple[int, str] | None:
+    """(version, producer) of a bytecode file, or None if the header is malformed."""
+    if not is_bytecode(data):
+        return None
+    reader = Reader(data)
+    try:
+        reader.skip(4)
+        version = reader.varint()
+        producer = reader.cstring().decode("utf-8", "surrogateescape")
+    except BytecodeError:
+        return None
+    return version, producer
