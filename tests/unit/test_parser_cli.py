@@ -47,7 +47,7 @@ def test_reads_stdin() -> None:
 @pytest.mark.parametrize("dash", ["-", "--"])
 def test_upstream_flag_spellings(program: Path, dash: str) -> None:
     flags = ["mlir-print-op-generic", "mlir-print-debuginfo", "mlir-print-local-scope",
-             "allow-unregistered-dialect", "split-input-file", "emit-bytecode"]
+             "allow-unregistered-dialect", "split-input-file"]
     code, out, _ = run(opt, [dash + f for f in flags] + [str(program)])
     assert code == 0
     assert out.startswith('"builtin.module"() ({\n  "func.func"() <{')

@@ -20,7 +20,7 @@ import click
 from ..interpreter.run import ArgsError, InterpretOptions, evaluate, format_results
 from ..ir.diagnostics import Diagnostic, ShloError, SourceFile
 from ..ir.expected_diagnostics import DiagnosticVerifier
-from .common import parse_chunk, read_input, report, split_chunks, write_output
+from .common import parse_chunk, read_source, report, split_chunks, write_output
 
 CHUNK_SEPARATOR = "\n"
 TIME_LIMIT_ENV = "SHLO_TIME_LIMIT"  # seconds of CPU time per process (set by conformance)
@@ -83,7 +83,7 @@ def run_interpret(input: str, *, output: str | None = None, split_input_file: bo
     """Interpret every chunk of `input`; returns the process exit code."""
     _apply_time_limit()
     try:
-        name, text = read_input(input)
+        name, text = read_source(input)
     except ShloError as e:
         report(e)
         return 1

@@ -6,12 +6,14 @@ import sys
 
 import click
 
+from ..formats.bytecode import CURRENT_VERSION, DEFAULT_PRODUCER, MIN_VERSION, write_bytecode
+from ..formats.bytecode.reader import bytecode_header
 from ..ir.diagnostics import Diagnostic, ShloError, SourceFile
 from ..ir.expected_diagnostics import DiagnosticVerifier
 from ..ir.printer import print_module
 from ..ir.verifier import verify_module
 from ..passes import PASSES, PassOptionError, PassRequest, run_passes
-from .common import SPLIT_MARKER, parse_chunk, read_input, report, split_chunks, write_output
+from .common import SPLIT_MARKER, parse_chunk, read_source, report, split_chunks, write_output
 
 
 def _flag(name: str, help: str) -> click.Option:
@@ -27,8 +29,12 @@ def opt_options(fn):  # type: ignore[no-untyped-def]
     fn = _flag("mlir-print-debuginfo", "Print locations.")(fn)
     fn = _flag("mlir-print-local-scope", "Print locations inline rather than as aliases.")(fn)
     fn = _flag("verify-diagnostics", "Check `expected-error` annotations.")(fn)
-    fn = _flag("emit-bytecode", "Accepted for compatibility; the output stays MLIR text "
-               "(there is no bytecode writer), which every shlo tool reads back.")(fn)
+    fn = _flag("emit-bytecode", "Write MLIR bytecode instead of text (binary; byte-identical "
+               "to MLIR's writer). A module read from bytecode keeps its version and "
+               "producer unless -emit-bytecode-version says otherwise.")(fn)
+    fn = click.option("-emit-bytecode-version", "--emit-bytecode-version", "bytecode_version",
+                      type=int, default=None, metavar="N",
+                      help=f"Bytecode version to write ({MIN_VERSION}..{CURRENT_VERSION}).")(fn)
     fn = click.option("-debug-only", "--debug-only", "debug_only", default=None, metavar="NAME",
                       help="Accepted and ignored (upstream debug tracing).")(fn)
     for name, pass_ in reversed(PASSES.items()):
@@ -43,8 +49,9 @@ def opt_options(fn):  # type: ignore[no-untyped-def]
 def opt(ctx: click.Context, input: str, output: str | None, split_input_file: bool,
         allow_unregistered_dialect: bool, mlir_print_op_generic: bool, mlir_print_debuginfo: bool,
         mlir_print_local_scope: bool, verify_diagnostics: bool, emit_bytecode: bool,
-        debug_only: str | None, **passes: bool) -> None:
-    """Parse an MLIR file, run the requested passes and print the result."""
+        bytecode_version: int | None, debug_only: str | None, **passes: bool) -> None:
+    """Parse an MLIR file (text or bytecode), run the requested passes and print the
+    result (or write bytecode)."""
     selected: list[PassRequest] = [
         (name, _PASS_OPTIONS.get(name, "")) if PASSES[name].options else name
         for name in _pass_order(ctx) if passes.get(name.replace("-", "_"))]
@@ -55,11 +62,20 @@ def opt(ctx: click.Context, input: str, output: str | None, split_input_file: bo
         report(ShloError(str(e)))
         sys.exit(1)
     try:
-        name, text = read_input(input)
+        name, text = read_source(input)
     except ShloError as e:
         report(e)
         sys.exit(1)
-    outputs = []
+    if bytecode_version is not None and not MIN_VERSION <= bytecode_version <= CURRENT_VERSION:
+        report(f"unsupported version requested {bytecode_version}, must be in range "
+               f"[{MIN_VERSION}, {CURRENT_VERSION}]")
+        sys.exit(1)
+    version, producer = CURRENT_VERSION, DEFAULT_PRODUCER
+    if isinstance(text, bytes):  # keep the file's header, so reading then writing is exact
+        version, producer = bytecode_header(text) or (version, producer)
+    if bytecode_version is not None:
+        version = bytecode_version
+    outputs: list = []
     failed = False
     for chunk in split_chunks(text, split_input_file):
         checker = (DiagnosticVerifier(SourceFile(name, chunk.text, chunk.line_offset))
@@ -69,12 +85,20 @@ def opt(ctx: click.Context, input: str, output: str | None, split_input_file: bo
             verify_module(module, chunk.line_offset)
             run_passes(module, selected,
                        lambda m, offset=chunk.line_offset: verify_module(m, offset))
-            # mlir-opt writes an extra newline after the printed top-level op.
-            outputs.append(print_module(module, mlir_print_op_generic, mlir_print_debuginfo,
-                                        mlir_print_local_scope) + "\n")
+            if emit_bytecode:
+                outputs.append(write_bytecode(module, version, producer))
+            else:
+                # mlir-opt writes an extra newline after the printed top-level op.
+                outputs.append(print_module(module, mlir_print_op_generic,
+                                            mlir_print_debuginfo, mlir_print_local_scope)
+                               + "\n")
+        except ShloError as e:
+            outputs.append(b"" if emit_bytecode else "")
+            report(e)
+            failed = True
         except Diagnostic as d:
             _give_source(d, SourceFile(name, chunk.text, chunk.line_offset))
-            outputs.append("")
+            outputs.append(b"" if emit_bytecode else "")
             if checker is None:
                 report(d)
                 failed = True
@@ -88,7 +112,10 @@ def opt(ctx: click.Context, input: str, output: str | None, split_input_file: bo
     try:
         # Like mlir-opt, a file named by `-o` is only kept when every chunk succeeded.
         if not (failed and output not in (None, "-")):
-            write_output((SPLIT_MARKER + "\n").join(outputs), output)
+            if emit_bytecode:
+                write_output((SPLIT_MARKER + "\n").encode().join(outputs), output)
+            else:
+                write_output((SPLIT_MARKER + "\n").join(outputs), output)
     except ShloError as e:
         report(e)
         sys.exit(1)

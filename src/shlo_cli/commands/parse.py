@@ -9,7 +9,7 @@ import click
 from ..ir.diagnostics import Diagnostic, ShloError
 from ..ir.printer import print_module
 from ..ir.verifier import verify_module
-from .common import SPLIT_MARKER, parse_chunk, read_input, report, split_chunks, write_output
+from .common import SPLIT_MARKER, parse_chunk, read_source, report, split_chunks, write_output
 
 
 @click.command("parse")
@@ -23,7 +23,7 @@ def parse_command(input: str, split_input_file: bool, generic: bool, debuginfo: 
                   allow_unregistered_dialect: bool, output: str | None) -> None:
     """Parse an MLIR file and print it back in canonical form."""
     try:
-        name, text = read_input(input)
+        name, text = read_source(input)
     except ShloError as e:
         report(e)
         sys.exit(1)

@@ -14,7 +14,7 @@ import click
 from ..ir.diagnostics import Diagnostic, ShloError, SourceFile
 from ..ir.expected_diagnostics import DiagnosticVerifier
 from ..ir.verifier import verify_module
-from .common import Chunk, parse_chunk, read_input, report, split_chunks
+from .common import Chunk, parse_chunk, read_source, report, split_chunks
 
 
 def check_chunk(chunk: Chunk, name: str, allow_unregistered: bool,
@@ -44,7 +44,7 @@ def verify_command(input: str, split_input_file: bool, verify_diagnostics: bool,
                    allow_unregistered_dialect: bool) -> None:
     """Parse and verify an MLIR file; exit 1 if any chunk has an error."""
     try:
-        name, text = read_input(input)
+        name, text = read_source(input)
     except ShloError as e:
         report(e)
         sys.exit(1)

@@ -333,7 +333,7 @@ class DenseElementsAttr(Attribute):
         if isinstance(self.type, TensorType) and 0 in self.type.shape:
             # MLIR prints an empty complex tensor as a zero splat in this spelling.
             return "(0.0, 0.0)" if isinstance(etype, ComplexType) else ""
-        if self.splat or (n and _all_equal(self.data)):
+        if self.splat or (n and all_equal(self.data)):
             return format_elements_flat(self.data.reshape(-1)[:1], etype)[0]
         if n == 0:
             return ""
@@ -342,7 +342,7 @@ class DenseElementsAttr(Attribute):
         return format_nested(self.data.reshape(self.type.shape), etype)
 
 
-def _all_equal(data: np.ndarray) -> bool:
+def all_equal(data: np.ndarray) -> bool:
     """Whether every element has the same storage bytes (MLIR's splat test)."""
     flat = np.ascontiguousarray(data).reshape(-1)
     if flat.size <= 1:

@@ -31,9 +31,13 @@ UNKNOWN_LOCATION = Location("<unknown>", 0, 0)
 
 
 class Value:
-    """An SSA value: an op result or a block argument."""
+    """An SSA value: an op result or a block argument.
 
-    __slots__ = ("type", "owner", "index", "name_hint")
+    ``use_order`` is the use-list order a bytecode file recorded for the value (MLIR's
+    writer encoding: for the i-th use in reverse pre-order, its position in the use list);
+    we keep no use lists ourselves, so it is only carried from reading to writing."""
+
+    __slots__ = ("type", "owner", "index", "name_hint", "use_order")
 
     def __init__(self, type: Type, owner: Operation | Block | None, index: int,
                  name_hint: str | None = None) -> None:
@@ -41,6 +45,7 @@ class Value:
         self.owner = owner
         self.index = index
         self.name_hint = name_hint
+        self.use_order: tuple[int, ...] | None = None
 
     def __repr__(self) -> str:
         return f"<Value {self.name_hint or '?'}: {self.type}>"

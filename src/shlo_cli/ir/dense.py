@@ -12,6 +12,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from .attributes import DenseElementsAttr, all_equal, raw_bytes
 from .types import (
     ComplexType,
     FloatType,
@@ -290,6 +291,31 @@ def _parse_hex(text: str, etype: Type, dtype: np.dtype, shape: tuple[int, ...], 
     except ValueError:
         raise DenseLiteralError("expected string containing hex digits starting with `0x`",
                                 0) from None
+    return _from_raw(raw, etype, dtype, shape, count)
+
+
+def decode_raw_dense(raw: bytes, type: Type) -> tuple[np.ndarray, bool] | None:
+    """The elements of a dense attribute from MLIR's raw storage bytes (bytecode blobs and
+    hex literals): one element for a splat, else every element; None if the size fits
+    neither."""
+    etype = storage_type(type)
+    try:
+        dtype = numpy_dtype(etype)
+    except ValueError:
+        return None
+    shape = tuple(type.shape)
+    count = math.prod(shape)
+    if count == 0 and not raw:
+        return np.zeros(shape, dtype), False
+    if isinstance(etype, IntegerType) and etype.width == 1 and len(raw) == 1 and count > 1:
+        return np.array(raw[0] != 0, dtype=np.bool_), True
+    try:
+        return _from_raw(raw, etype, dtype, shape, count)
+    except DenseLiteralError:
+        return None
+
+
+def _from_raw(raw: bytes, etype: Type, dtype: np.dtype, shape: tuple[int, ...], count: int):
     itemsize = dtype.itemsize
     if isinstance(etype, IntegerType) and etype.width == 1:
         return _parse_hex_bools(raw, shape, count)
@@ -313,3 +339,19 @@ def _parse_hex_bools(raw: bytes, shape: tuple[int, ...], count: int) -> tuple[np
         bits = np.unpackbits(np.frombuffer(raw, np.uint8), bitorder="little")[:count]
         return bits.astype(np.bool_).reshape(shape), False
     raise DenseLiteralError("elements hex data size is invalid for provided type", 0)
+
+
+def encode_raw_dense(attr: DenseElementsAttr) -> bytes | None:
+    """MLIR's raw storage bytes of a dense attribute: little-endian elements, one byte per
+    i1, and a single element when all elements are equal (MLIR stores such a value as a
+    splat). None if the element type has no numpy storage."""
+    etype = storage_type(attr.type)
+    if isinstance(etype, (IntegerType, FloatType, IndexType, ComplexType)) is False:
+        return None
+    data = attr.data
+    if data.size == 0:
+        return b""
+    flat = np.ascontiguousarray(data).reshape(-1)
+    if attr.splat or all_equal(flat):
+        flat = flat[:1]
+    return raw_bytes(flat, etype)

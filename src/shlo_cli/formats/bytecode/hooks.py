@@ -1,0 +1,199 @@
+"""Dialect hooks: how a dialect encodes its attributes and types (upstream's
+`BytecodeDialectInterface`), which dialect owns an attribute or type, and what an op's
+properties look like.
+
+A dialect without hooks has its attributes and types written as MLIR text (the fallback
+upstream uses too, `hasCustomEncoding = 0`), which every dialect we can parse supports.
+
+A dialect module provides hooks as plain module-level functions, found by name so the
+dialect never imports this package (layers point one way: formats -> dialects):
+
+- ``write_attribute(attr, writer) -> bool`` / ``write_type(type, writer) -> bool``:
+  encode, or return False (before writing anything) to fall back to text;
+- ``read_attribute(reader)`` / ``read_type(reader)``: decode (``reader.error(msg)``
+  builds the exception to raise);
+- ``owns(obj) -> bool``: whether an attribute or type object belongs to the dialect;
+- ``op_properties(op_name)``: the op's properties as ``((name, optional), ...)`` in
+  encoding order, ``()`` for a registered op without properties, None when unknown.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ...ir.attributes import (
+    ArrayAttr,
+    Attribute,
+    BoolAttr,
+    DenseArrayAttr,
+    DenseElementsAttr,
+    DenseResourceAttr,
+    DialectAttr,
+    DictAttr,
+    FloatAttr,
+    IntegerAttr,
+    OpaqueAttr,
+    StringAttr,
+    SymbolRefAttr,
+    TypeAttr,
+    UnitAttr,
+)
+from ...ir.locations import LocationAttr
+from ...ir.types import (
+    ComplexType,
+    FloatType,
+    FunctionType,
+    IndexType,
+    IntegerType,
+    NoneType,
+    OpaqueType,
+    QuantizedType,
+    TensorType,
+    TokenType,
+    TupleType,
+    Type,
+    UnrankedTensorType,
+    VectorType,
+)
+
+OpSpec = tuple[tuple[str, bool], ...]
+"""An op's properties in encoding order: (name, written as an optional attribute)."""
+
+
+class AttrTypeWriter(Protocol):
+    """What an encoder may write (upstream's `DialectBytecodeWriter`)."""
+
+    version: int
+
+    def varint(self, value: int) -> None: ...
+    def signed_varint(self, value: int) -> None: ...
+    def signed_varints(self, values: Any) -> None: ...
+    def attribute(self, attr: Attribute) -> None: ...
+    def optional_attribute(self, attr: Attribute | None) -> None: ...
+    def attributes(self, attrs: Any) -> None: ...
+    def type(self, type: Type) -> None: ...
+    def types(self, types: Any) -> None: ...
+    def string(self, text: str) -> None: ...
+    def blob(self, data: bytes) -> None: ...
+    def bool(self, value: bool) -> None: ...
+    def apint(self, value: int, width: int) -> None: ...
+    def resource(self, key: str) -> None: ...
+
+
+class AttrTypeReader(Protocol):
+    """What a decoder may read (upstream's `DialectBytecodeReader`)."""
+
+    version: int
+
+    def error(self, message: str) -> Exception: ...
+    def varint(self) -> int: ...
+    def signed_varint(self) -> int: ...
+    def signed_varints(self) -> list[int]: ...
+    def attribute(self) -> Attribute: ...
+    def optional_attribute(self) -> Attribute | None: ...
+    def attributes(self) -> list[Attribute]: ...
+    def type(self) -> Type: ...
+    def types(self) -> list[Type]: ...
+    def string(self) -> str: ...
+    def blob(self) -> bytes: ...
+    def bool(self) -> bool: ...
+    def apint(self, width: int) -> int: ...
+    def resource(self) -> str: ...
+
+
+@dataclass
+class DialectHooks:
+    name: str
+    write_attribute: Callable[[Attribute, AttrTypeWriter], bool] | None = None
+    write_type: Callable[[Type, AttrTypeWriter], bool] | None = None
+    read_attribute: Callable[[AttrTypeReader], Attribute] | None = None
+    read_type: Callable[[AttrTypeReader], Type] | None = None
+    owns: Callable[[object], bool] | None = None
+    op_properties: Callable[[str], OpSpec | None] | None = None
+
+
+# Dialects whose hooks live in a dialect module, imported on first use.
+_MODULES = {"builtin": "shlo_cli.formats.bytecode.builtin",
+            "vhlo": "shlo_cli.dialects.vhlo.bytecode"}
+_HOOKS: dict[str, DialectHooks | None] = {}
+
+
+def register_hooks(hooks: DialectHooks) -> None:
+    _HOOKS[hooks.name] = hooks
+
+
+def hooks_for(dialect: str) -> DialectHooks | None:
+    """The hooks of `dialect`, or None (text fallback)."""
+    if dialect in _HOOKS:
+        return _HOOKS[dialect]
+    hooks = None
+    path = _MODULES.get(dialect)
+    if path is not None:
+        try:
+            module = importlib.import_module(path)
+        except ImportError:
+            module = None
+        if module is not None and hasattr(module, "read_attribute"):
+            hooks = DialectHooks(
+                dialect, getattr(module, "write_attribute", None),
+                getattr(module, "write_type", None), getattr(module, "read_attribute", None),
+                getattr(module, "read_type", None), getattr(module, "owns", None),
+                getattr(module, "op_properties", None))
+    _HOOKS[dialect] = hooks
+    return hooks
+
+
+_BUILTIN_ATTRS = (ArrayAttr, BoolAttr, DenseArrayAttr, DenseElementsAttr, DenseResourceAttr,
+                  DictAttr, FloatAttr, IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr,
+                  UnitAttr, LocationAttr)
+_BUILTIN_TYPES = (ComplexType, FloatType, FunctionType, IndexType, IntegerType, NoneType,
+                  TensorType, TupleType, UnrankedTensorType, VectorType)
+
+
+def _prefix_dialect(text: str) -> str:
+    """`#stablehlo<...>` / `!quant.uniform<...>` -> the dialect; builtin for the rest."""
+    if text[:1] in ("#", "!"):
+        name = text[1:]
+        for i, ch in enumerate(name):
+            if not (ch.isalnum() or ch == "_"):
+                return name[:i] or "builtin"
+        return name or "builtin"
+    return "builtin"
+
+
+def attribute_dialect(attr: Attribute) -> str:
+    """The dialect an attribute belongs to, as MLIR would say."""
+    if isinstance(attr, _BUILTIN_ATTRS):
+        return "builtin"
+    if isinstance(attr, DialectAttr):
+        return attr.dialect
+    for name in _owning_dialects():
+        hooks = hooks_for(name)
+        if hooks is not None and hooks.owns is not None and hooks.owns(attr):
+            return name
+    if isinstance(attr, OpaqueAttr):
+        return _prefix_dialect(attr.text)
+    return _prefix_dialect(str(attr))
+
+
+def type_dialect(type: Type) -> str:
+    if isinstance(type, _BUILTIN_TYPES):
+        return "builtin"
+    if isinstance(type, TokenType):
+        return "stablehlo"
+    if isinstance(type, QuantizedType):
+        return "quant"
+    for name in _owning_dialects():
+        hooks = hooks_for(name)
+        if hooks is not None and hooks.owns is not None and hooks.owns(type):
+            return name
+    if isinstance(type, OpaqueType):
+        return _prefix_dialect(type.text)
+    return _prefix_dialect(str(type))
+
+
+def _owning_dialects() -> tuple[str, ...]:
+    return tuple(name for name in _MODULES if name != "builtin")

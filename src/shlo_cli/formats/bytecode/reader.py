@@ -1,0 +1,649 @@
+"""The MLIR bytecode reader (upstream `BytecodeReader.cpp`): every section and every
+version from 0 to 6, into our IR.
+
+Errors are diagnostics located at `file:0:0` with upstream's wording and upstream's note
+`in bytecode version N produced by: P`; no Python exception escapes for bad input.
+Attributes and types are decoded on first use, as upstream does lazily.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...dialects import registry
+from ...ir.attributes import Attribute, DictAttr
+from ...ir.core import Block, Location, Module, Operation, Region, Value
+from ...ir.diagnostics import Diagnostic, SourceFile
+from ...ir.locations import (
+    CallSiteLoc,
+    FileLineColLoc,
+    FusedLoc,
+    LocationAttr,
+    NameLoc,
+    UnknownLoc,
+)
+from ...ir.types import Type
+from .encoding import (
+    ATTR_TYPE,
+    ATTR_TYPE_OFFSET,
+    CURRENT_VERSION,
+    DIALECT,
+    DIALECT_VERSIONING,
+    DIALECT_VERSIONS,
+    ELIDE_UNKNOWN_BLOCK_ARG_LOCATION,
+    HAS_ATTRS,
+    HAS_INLINE_REGIONS,
+    HAS_OPERANDS,
+    HAS_PROPERTIES,
+    HAS_RESULTS,
+    HAS_SUCCESSORS,
+    HAS_USE_LIST_ORDERS,
+    IR,
+    LAZY_LOADING,
+    MAGIC,
+    NATIVE_PROPERTIES_ENCODING,
+    NUM_SECTIONS,
+    PROPERTIES,
+    RESOURCE,
+    RESOURCE_OFFSET,
+    STRING,
+    USE_LIST_ORDERING,
+    BytecodeError,
+    Reader,
+    read_string_table,
+    section_name,
+)
+from .hooks import hooks_for
+from .properties import op_spec
+from .tables import AttrTypeTable, DialectState
+from .uselists import decode_order
+
+
+def is_bytecode(data: bytes) -> bool:
+    """Whether `data` starts with MLIR bytecode's magic number `ML\\xefR`."""
+    return data[:4] == MAGIC
+
+
+class BytecodeDiagnostic(Diagnostic):
+    """A diagnostic at a location with no source text to show (`file:line:col: ...`)."""
+
+    def render(self, show_source: bool = True) -> str:
+        where = f"{self.source.name}:{self.line}:{self.col}: " if self.source else ""
+        lines = [f"{where}{self.severity}: {self.message}"]
+        lines += [note.render(show_source) for note in self.notes]
+        return "\n".join(lines)
+
+
+def _diagnostic(message: str, filename: str, line: int = 0, col: int = 0,
+                note: str | None = None) -> BytecodeDiagnostic:
+    source = SourceFile(filename, "")
+    notes = [BytecodeDiagnostic(note, source, line=line, col=col, severity="note")] \
+        if note else []
+    return BytecodeDiagnostic(message, source, line=line, col=col, notes=notes)
+
+
+class _OpError(Exception):
+    """An error located at an op (upstream's verifier errors)."""
+
+    def __init__(self, message: str, location: Location) -> None:
+        super().__init__(message)
+        self.message = message
+        self.location = location
+
+
+class _ForwardRef:
+    """A use of a value defined later: the ops and operand slots to patch."""
+
+    __slots__ = ("uses",)
+
+    def __init__(self) -> None:
+        self.uses: list[tuple[Operation, int]] = []
+
+
+class _Scope:
+    """The values of one isolated-from-above scope; each open region reserves a range."""
+
+    __slots__ = ("values", "next_ids")
+
+    def __init__(self) -> None:
+        self.values: list[Any] = []
+        self.next_ids: list[int] = []
+
+    def push(self, count: int) -> None:
+        self.next_ids.append(len(self.values))
+        self.values.extend([None] * count)
+
+    def pop(self, count: int) -> None:
+        del self.values[len(self.values) - count:]
+        self.next_ids.pop()
+
+
+class _Reader:
+    def __init__(self, data: bytes, filename: str, allow_unregistered: bool) -> None:
+        self.data = data
+        self.filename = filename
+        self.allow_unregistered = allow_unregistered
+        self.version = 0
+        self.producer = ""
+        self.props_data: Reader | None = None
+        self.props_offsets: list[int] = []
+        self.op_names: list[tuple[DialectState, str, bool | None]] = []
+        self.forward_refs = 0
+        self.use_orders: list[tuple[Value, list[int], bool]] = []
+        self.odd_props: list[Operation] = []
+        self.started = False
+
+    def note(self) -> str | None:
+        """Upstream attaches this note to every diagnostic once the header is read."""
+        if not self.started:
+            return None
+        return f"in bytecode version {self.version} produced by: {self.producer}"
+
+    # ---- top level ---------------------------------------------------------------------------
+
+    def read(self) -> Module:
+        reader = Reader(self.data)
+        reader.skip(4)
+        self.version = reader.varint()
+        if self.version > CURRENT_VERSION:
+            raise BytecodeError(f"bytecode version {self.version} is newer than the current "
+                                f"version {CURRENT_VERSION}")
+        self.producer = reader.cstring().decode("utf-8", "surrogateescape")
+        self.started = True
+        sections: list[Reader | None] = [None] * NUM_SECTIONS
+        while not reader.empty():
+            section_id, section = reader.section()
+            if sections[section_id] is not None:
+                raise BytecodeError(f"duplicate top-level section: {section_name(section_id)}")
+            sections[section_id] = section
+        for section_id in range(NUM_SECTIONS):
+            if sections[section_id] is None and not self._optional(section_id):
+                raise BytecodeError(
+                    f"missing data for top-level section: {section_name(section_id)}")
+        strings = read_string_table(sections[STRING])  # type: ignore[arg-type]
+        if sections[PROPERTIES] is not None:
+            self._read_properties_section(sections[PROPERTIES])
+        self.dialects = self._read_dialect_section(sections[DIALECT], strings)  # type: ignore
+        resources = self._read_resources(sections[RESOURCE], sections[RESOURCE_OFFSET],
+                                         strings)
+        self.table = AttrTypeTable(self, strings, sections[ATTR_TYPE],  # type: ignore[arg-type]
+                                   sections[ATTR_TYPE_OFFSET], resources)  # type: ignore
+        ops = self._read_ir(sections[IR])  # type: ignore[arg-type]
+        return self._finish(ops, resources)
+
+    def _optional(self, section_id: int) -> bool:
+        if section_id in (RESOURCE, RESOURCE_OFFSET, DIALECT_VERSIONS):
+            return True
+        if section_id == PROPERTIES:
+            return self.version < NATIVE_PROPERTIES_ENCODING
+        return False
+
+    # ---- dialects and op names ---------------------------------------------------------------
+
+    def _read_dialect_section(self, section: Reader, strings: list[str]) -> list[DialectState]:
+        count = section.varint()
+        if count > section.remaining():
+            raise BytecodeError("invalid dialect count")
+        dialects: list[DialectState] = []
+        for _ in range(count):
+            if self.version < DIALECT_VERSIONING:
+                dialects.append(DialectState(_string(strings, section.varint())))
+                continue
+            name_id, versioned = section.varint_flag()
+            dialect = DialectState(_string(strings, name_id))
+            if versioned:
+                section_id, body = section.section()
+                if section_id != DIALECT_VERSIONS:
+                    raise BytecodeError("expected dialect version section")
+                dialect.version_bytes = bytes(body.data[body.pos:body.end])
+            dialects.append(dialect)
+        if self.version >= ELIDE_UNKNOWN_BLOCK_ARG_LOCATION:
+            section.varint()  # the op-name count, a reservation hint
+        while not section.empty():
+            dialect = _entry(dialects, section.varint(), "dialect")
+            for _ in range(section.varint()):
+                if self.version < NATIVE_PROPERTIES_ENCODING:
+                    name = _string(strings, section.varint())
+                    registered: bool | None = None
+                else:
+                    name_id, registered = section.varint_flag()
+                    name = _string(strings, name_id)
+                self.op_names.append((dialect, name, registered))
+        return dialects
+
+    def load_dialect(self, dialect: DialectState) -> None:
+        """Upstream loads a dialect on first use and rejects one it does not know."""
+        if dialect.loaded:
+            return
+        dialect.loaded = True
+        dialect.hooks = hooks_for(dialect.name)
+        dialect.known = dialect.hooks is not None or registry.is_known_dialect(dialect.name)
+        if not dialect.known and not self.allow_unregistered:
+            raise BytecodeError(
+                f"dialect '{dialect.name}' is unknown. If this is intended, please call "
+                "allowUnregisteredDialects() on the MLIRContext, or use "
+                "-allow-unregistered-dialect with the MLIR tool used.")
+        if dialect.version_bytes is not None and dialect.hooks is None:
+            raise BytecodeError(f"dialect '{dialect.name}' does not implement the bytecode "
+                                "interface, but found a version entry")
+
+    def _op_name(self, reader: Reader) -> tuple[str, bool | None]:
+        dialect, name, registered = _entry(self.op_names, reader.varint(), "operation name")
+        self.load_dialect(dialect)
+        if not name:
+            if dialect.known:
+                raise BytecodeError(f"has an empty opname for dialect '{dialect.name}'\n")
+            return dialect.name, registered
+        return f"{dialect.name}.{name}", registered
+
+    # ---- resources and properties ------------------------------------------------------------
+
+    def _read_resources(self, data: Reader | None, offsets: Reader | None,
+                        strings: list[str]) -> dict[str, Any]:
+        if (data is None) != (offsets is None):
+            if offsets is not None:
+                raise BytecodeError(
+                    "unexpected resource offset section when resource section is not present")
+            raise BytecodeError(
+                "expected resource offset section when resource section is present")
+        resources: dict[str, Any] = {"__keys__": []}
+        if data is None or offsets is None:
+            return resources
+        for _ in range(offsets.varint()):  # external groups: nobody here handles them
+            _string(strings, offsets.varint())
+            self._resource_group(offsets, data, strings, None)
+        while not offsets.empty():
+            dialect = _entry(self.dialects, offsets.varint(), "dialect")
+            self.load_dialect(dialect)
+            if not dialect.known:
+                raise BytecodeError(f"dialect '{dialect.name}' is unknown")
+            if dialect.name != "builtin":
+                raise BytecodeError(f"unexpected resources for dialect '{dialect.name}'")
+            self._resource_group(offsets, data, strings, resources)
+        return resources
+
+    def _resource_group(self, offsets: Reader, data: Reader, strings: list[str],
+                        into: dict[str, Any] | None) -> None:
+        for _ in range(offsets.varint()):
+            key = _string(strings, offsets.varint())
+            size = offsets.varint()
+            kind = offsets.byte()
+            body = data.bytes(size)
+            if into is None:
+                continue
+            into["__keys__"].append(key)
+            if not size:
+                continue  # a declaration without data
+            entry = Reader(body, data.base + data.pos - size)
+            if kind != 0:
+                raise BytecodeError(f"expected a blob resource entry, but found a "
+                                    f"{('blob', 'bool', 'string')[kind] if kind < 3 else kind} "
+                                    "entry instead")
+            blob, alignment = entry.blob_and_alignment()
+            if not entry.empty():
+                raise BytecodeError(f"unexpected trailing bytes in resource entry '{key}'")
+            into[key] = "0x" + (alignment.to_bytes(4, "little") + bytes(blob)).hex().upper()
+
+    def _read_properties_section(self, section: Reader) -> None:
+        if section.empty():
+            return
+        count = section.varint()
+        body = Reader(section.data[section.pos:section.end], section.base + section.pos)
+        offsets = []
+        for _ in range(count):
+            offsets.append(body.pos)
+            body.bytes(body.varint())
+        if not body.empty():
+            raise BytecodeError("Broken properties section: didn't exhaust the offsets table")
+        self.props_data = body
+        self.props_offsets = offsets
+
+    def _properties(self, reader: Reader, name: str, op_props: dict[str, Attribute],
+                    attrs: dict[str, Attribute]) -> Attribute | None:
+        """Read a registered op's properties; returns an unregistered-style attribute when
+        we do not know the op (upstream then reads one attribute)."""
+        index = reader.varint()
+        if index >= len(self.props_offsets) or self.props_data is None:
+            raise BytecodeError(f"Properties idx out-of-bound for {name}")
+        whole = self.props_data
+        at = Reader(whole.data, whole.base)
+        at.pos = self.props_offsets[index]
+        body = at.bytes(at.varint())
+        props = Reader(body, whole.base + at.pos - len(body))
+        spec = op_spec(name)
+        if spec is None:
+            return self.table.attribute(props.varint())
+        for prop, optional in spec:
+            if optional:
+                value, present = props.varint_flag()
+                if present:
+                    op_props[prop] = self.table.attribute(value)
+            else:
+                op_props[prop] = self.table.attribute(props.varint())
+        return None
+
+    # ---- the IR ------------------------------------------------------------------------------
+
+    def _read_ir(self, section: Reader) -> list[Operation]:
+        ops_count, has_args = section.varint_flag()
+        if has_args:
+            raise BytecodeError("value index range was outside of the expected range for "
+                                "the parent region, got [0, 1), but the maximum index was -1")
+        scope = _Scope()
+        scope.push(0)
+        block = Block()
+        for _ in range(ops_count):
+            block.append(self._op(section, scope, []))
+        if self.forward_refs:
+            raise BytecodeError("not all forward unresolved forward operand references")
+        return block.operations
+
+    def _op(self, reader: Reader, scope: _Scope, blocks: list[Block]) -> Operation:
+        name, registered = self._op_name(reader)
+        mask = reader.byte()
+        location = self._location(self.table.attribute(reader.varint()))
+        attrs: dict[str, Attribute] = {}
+        props: dict[str, Attribute] = {}
+        odd_props: Attribute | None = None
+        if mask & HAS_ATTRS:
+            found = self.table.attribute(reader.varint())
+            if not isinstance(found, DictAttr):
+                raise BytecodeError(f"expected attribute of type: DictionaryAttr, but got: "
+                                    f"{found}")
+            attrs = dict(found.entries)
+        if mask & HAS_PROPERTIES:
+            if registered is None:
+                raise BytecodeError("Unexpected missing `wasRegistered` opname flag at "
+                                    f"bytecode version {self.version} with properties.")
+            if registered:
+                odd_props = self._properties(reader, name, props, attrs)
+            else:
+                odd_props = self.table.attribute(reader.varint())
+        result_types: list[Type] = []
+        if mask & HAS_RESULTS:
+            result_types = [self.table.type(reader.varint()) for _ in range(reader.varint())]
+        operands: list[Any] = []
+        if mask & HAS_OPERANDS:
+            values = scope.values
+            for _ in range(reader.varint()):
+                index = reader.varint()
+                if index >= len(values):
+                    raise BytecodeError(f"invalid value index: {index}")
+                value = values[index]
+                if value is None:
+                    value = values[index] = _ForwardRef()
+                    self.forward_refs += 1
+                operands.append(value)
+        successors: list[Block] = []
+        if mask & HAS_SUCCESSORS:
+            for _ in range(reader.varint()):
+                successors.append(_entry(blocks, reader.varint(), "successor"))
+        orders: dict[int, tuple[list[int], bool]] = {}
+        if self.version >= USE_LIST_ORDERING and mask & HAS_USE_LIST_ORDERS:
+            orders = _read_use_list_orders(reader, len(result_types))
+        regions: list[Region] = []
+        isolated = False
+        if mask & HAS_INLINE_REGIONS:
+            count, isolated = reader.varint_flag()
+            if count > reader.remaining() + 1:
+                raise BytecodeError("invalid region count")
+            regions = [Region() for _ in range(count)]
+        opdef = registry.lookup(name)
+        if opdef is not None or op_spec(name):
+            names = {p for p, _ in (op_spec(name) or ())} | set(
+                opdef.properties if opdef is not None else ())
+            for key in [k for k in attrs if k in names]:
+                props.setdefault(key, attrs.pop(key))
+        if isinstance(odd_props, DictAttr):
+            props.update(odd_props.entries)
+            odd_props = None
+        op = Operation(name, [], result_types, props, attrs, regions, successors, location,
+                       opdef)
+        for i, value in enumerate(operands):
+            if isinstance(value, _ForwardRef):
+                value.uses.append((op, i))
+                operands[i] = None
+        op.operands = operands
+        if odd_props is not None:
+            self.odd_props.append(op)
+        self._define(reader, scope, op.results)
+        for index, (order, pairs) in orders.items():
+            if index < len(op.results):
+                self.use_orders.append((op.results[index], order, pairs))
+        if regions:
+            if isolated and self.version >= LAZY_LOADING:
+                section_id, body = reader.section()
+                if section_id != IR:
+                    raise BytecodeError("expected IR section for region")
+                inner, inner_scope = body, _Scope()
+            elif isolated:
+                inner, inner_scope = reader, _Scope()
+            else:
+                inner, inner_scope = reader, scope
+            for region in regions:
+                self._region(inner, inner_scope, region)
+        return op
+
+    def _region(self, reader: Reader, scope: _Scope, region: Region) -> None:
+        count = reader.varint()
+        if count == 0:
+            return
+        values = reader.varint()
+        if count > reader.remaining() or values > len(self.data):
+            raise BytecodeError("invalid block count")
+        blocks = [Block() for _ in range(count)]
+        for block in blocks:
+            region.add_block(block)
+        scope.push(values)
+        for block in blocks:
+            ops = self._block_header(reader, scope, block)
+            for _ in range(ops):
+                block.append(self._op(reader, scope, blocks))
+        scope.pop(values)
+
+    def _block_header(self, reader: Reader, scope: _Scope, block: Block) -> int:
+        ops, has_args = reader.varint_flag()
+        if has_args:
+            count = reader.varint()
+            if count > reader.remaining():
+                raise BytecodeError("invalid block argument count")
+            for _ in range(count):
+                if self.version >= ELIDE_UNKNOWN_BLOCK_ARG_LOCATION:
+                    type_index, has_loc = reader.varint_flag()
+                    arg_type = self.table.type(type_index)
+                    loc = self.table.attribute(reader.varint()) if has_loc else None
+                else:
+                    arg_type = self.table.type(reader.varint())
+                    loc = self.table.attribute(reader.varint())
+                if loc is not None and not isinstance(loc, LocationAttr):
+                    raise BytecodeError(f"expected attribute of type: LocationAttr, but got: "
+                                        f"{loc}")
+                block.add_argument(arg_type)
+                if loc is not None and not isinstance(loc, UnknownLoc):
+                    block.arg_locations[-1] = loc
+            self._define(reader, scope, block.arguments)
+        if self.version >= USE_LIST_ORDERING and has_args and reader.byte():
+            orders = _read_use_list_orders(reader, len(block.arguments))
+            if not orders:
+                raise BytecodeError("parsed use-list orders were invalid and could not be "
+                                    "applied")
+            for index, (order, pairs) in orders.items():
+                if index < len(block.arguments):
+                    self.use_orders.append((block.arguments[index], order, pairs))
+        return ops
+
+    def _define(self, reader: Reader, scope: _Scope, values: list[Value]) -> None:
+        if not values:
+            return
+        if not scope.next_ids:
+            raise BytecodeError("value index range was outside of the expected range for "
+                                "the parent region")
+        start = scope.next_ids[-1]
+        end = start + len(values)
+        if end > len(scope.values):
+            raise BytecodeError(
+                "value index range was outside of the expected range for the parent region, "
+                f"got [{start}, {end}), but the maximum index was {len(scope.values) - 1}")
+        for i, value in enumerate(values):
+            old = scope.values[start + i]
+            scope.values[start + i] = value
+            if isinstance(old, _ForwardRef):
+                for op, slot in old.uses:
+                    op.operands[slot] = value
+                self.forward_refs -= 1
+        scope.next_ids[-1] = end
+
+    def _location(self, attr: Attribute) -> Location:
+        if not isinstance(attr, LocationAttr):
+            raise BytecodeError(f"expected attribute of type: LocationAttr, but got: {attr}")
+        pos = _file_line_col(attr)
+        if pos is None:
+            return Location(self.filename, 0, 0, attr)
+        return Location(pos.filename, pos.line, pos.col, attr)
+
+    # ---- after the IR ------------------------------------------------------------------------
+
+    def _finish(self, ops: list[Operation], resources: dict[str, Any]) -> Module:
+        if len(ops) == 1 and ops[0].name == "builtin.module":
+            top = ops[0]
+        else:
+            body = Block()
+            for op in ops:
+                body.append(op)
+            top = Operation("builtin.module", regions=[Region([body])],
+                            location=Location(self.filename, 0, 0),
+                            opdef=registry.lookup("builtin.module"))
+        self._apply_use_orders(top)
+        self._check_registered(top)
+        if self.odd_props:
+            op = self.odd_props[0]
+            raise _OpError(f"properties of unregistered operation '{op.name}' are not a "
+                           "dictionary, which this reader cannot represent", op.location)
+        keys = resources.pop("__keys__", [])
+        for key in keys:
+            if key not in resources:
+                resources[key] = None  # declared without data
+        module = Module(top, {k: v for k, v in resources.items() if v is not None},
+                        self.filename, "")
+        _link_resources(top, module.resources)
+        return module
+
+    def _apply_use_orders(self, top: Operation) -> None:
+        if not self.use_orders:
+            return
+        counts: dict[int, int] = {}
+        for op in top.walk():
+            for operand in op.operands:
+                counts[id(operand)] = counts.get(id(operand), 0) + 1
+        for value, indices, pairs in self.use_orders:
+            order = decode_order(indices, pairs, counts.get(id(value), 0))
+            if order is None:
+                raise BytecodeError(
+                    "parsed use-list orders were invalid and could not be applied")
+            value.use_order = order
+
+    def _check_registered(self, top: Operation) -> None:
+        """Upstream's verifier: an op of a known dialect must be registered."""
+        for op in top.walk():
+            dialect = op.name.split(".", 1)[0]
+            if op.opdef is not None or op_spec(op.name) is not None:
+                continue
+            if registry.is_known_dialect(dialect) or hooks_for(dialect) is not None:
+                raise _OpError(
+                    f"unregistered operation '{op.name}' found in dialect ('{dialect}') that "
+                    "does not allow unknown operations", op.location)
+
+
+def _read_use_list_orders(reader: Reader, range_size: int) -> dict[int, tuple[list[int], bool]]:
+    count = reader.varint() if range_size > 1 else 1
+    orders: dict[int, tuple[list[int], bool]] = {}
+    for _ in range(count):
+        index = reader.varint() if range_size > 1 else 0
+        size, pairs = reader.varint_flag()
+        if size > reader.remaining():
+            raise BytecodeError(f"attempting to parse {size} bytes when only "
+                                f"{reader.remaining()} remain")
+        indices = [reader.varint() for _ in range(size)]
+        orders.setdefault(index, (indices, pairs))
+    return orders
+
+
+def _file_line_col(loc: LocationAttr) -> FileLineColLoc | None:
+    """The first file:line:col inside a location (what a diagnostic would point at)."""
+    seen = 0
+    while seen < 64:
+        seen += 1
+        loc = loc.resolved()
+        if isinstance(loc, FileLineColLoc):
+            return loc
+        if isinstance(loc, NameLoc) and loc.child is not None:
+            loc = loc.child
+        elif isinstance(loc, CallSiteLoc):
+            loc = loc.callee
+        elif isinstance(loc, FusedLoc) and loc.locations:
+            for inner in loc.locations:
+                found = _file_line_col(inner)
+                if found is not None:
+                    return found
+            return None
+        else:
+            return None
+    return None
+
+
+def _link_resources(top: Operation, resources: dict[str, Any]) -> None:
+    """Point `dense_resource` attributes at the module's blobs (as the text parser does)."""
+    from ...ir.attributes import DenseResourceAttr
+
+    def visit(attr: Attribute) -> None:
+        if isinstance(attr, DenseResourceAttr):
+            object.__setattr__(attr, "blobs", resources)
+
+    for op in top.walk():
+        for attr in (*op.properties.values(), *op.attributes.values()):
+            visit(attr)
+
+
+def _entry(items: list, index: int, what: str):  # type: ignore[no-untyped-def]
+    if index >= len(items):
+        raise BytecodeError(f"invalid {what} index: {index}")
+    return items[index]
+
+
+def _string(strings: list[str], index: int) -> str:
+    return _entry(strings, index, "string")
+
+
+def read_bytecode(data: bytes, filename: str = "<stdin>",
+                  allow_unregistered: bool = False) -> Module:
+    """Parse MLIR bytecode into a Module; raises a Diagnostic for any bad input."""
+    if not is_bytecode(data):
+        raise _diagnostic("input buffer is not an MLIR bytecode file", filename)
+    state = _Reader(data, filename, allow_unregistered)
+    try:
+        return state.read()
+    except BytecodeError as e:
+        raise _diagnostic(str(e), filename, note=state.note()) from None
+    except _OpError as e:
+        loc = e.location
+        raise _diagnostic(e.message, loc.filename, loc.line, loc.col,
+                          note=state.note()) from None
+    except Diagnostic as e:
+        raise _diagnostic(e.message, filename, note=state.note()) from None
+    except RecursionError:
+        raise _diagnostic("bytecode nesting is too deep to read", filename,
+                          note=state.note()) from None
+
+
+def bytecode_header(data: bytes) -> tuple[int, str] | None:
+    """(version, producer) of a bytecode file, or None if the header is malformed."""
+    if not is_bytecode(data):
+        return None
+    reader = Reader(data)
+    try:
+        reader.skip(4)
+        version = reader.varint()
+        producer = reader.cstring().decode("utf-8", "surrogateescape")
+    except BytecodeError:
+        return None
+    return version, producer

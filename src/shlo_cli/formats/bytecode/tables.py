@@ -1,0 +1,195 @@
+"""The reader's attribute and type table: entries located by the offset section and decoded
+on first use, by the owning dialect's hooks (custom encoding) or our text parser (the
+assembly-format fallback), as upstream's `AttrTypeReader` does."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ...ir.attributes import Attribute
+from ...ir.diagnostics import Diagnostic, SourceFile
+from ...ir.lexer import EOF
+from ...ir.parser import Parser
+from ...ir.types import Type
+from .encoding import BytecodeError, Reader, unzigzag
+from .hooks import DialectHooks
+
+if TYPE_CHECKING:
+    from .reader import _Reader
+
+
+class DialectState:
+    """A dialect named by the file; loaded (checked and given its hooks) on first use."""
+
+    __slots__ = ("name", "version_bytes", "loaded", "known", "hooks")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.version_bytes: bytes | None = None
+        self.loaded = False
+        self.known = False
+        self.hooks: DialectHooks | None = None
+
+
+_PENDING = object()
+
+
+class AttrTypeTable:
+    def __init__(self, state: _Reader, strings: list[str], data: Reader, offsets: Reader,
+                 resources: dict[str, Any]) -> None:
+        self.state = state
+        self.strings = strings
+        self.data = data
+        self.resources = resources
+        self.resource_keys: list[str] = resources["__keys__"]
+        num_attrs = offsets.varint()
+        num_types = offsets.varint()
+        if num_attrs + num_types > offsets.remaining():
+            raise BytecodeError("Attribute or Type entry offset points past the end of section")
+        # Entries: (dialect, custom, start, size); values: decoded objects.
+        self.attr_entries: list[tuple[DialectState, bool, int, int]] = []
+        self.type_entries: list[tuple[DialectState, bool, int, int]] = []
+        self.attr_values: list[Any] = [None] * num_attrs
+        self.type_values: list[Any] = [None] * num_types
+        current = 0
+        for count, entries in ((num_attrs, self.attr_entries), (num_types, self.type_entries)):
+            while len(entries) < count:
+                index = offsets.varint()
+                if index >= len(state.dialects):
+                    raise BytecodeError(f"invalid dialect index: {index}")
+                dialect = state.dialects[index]
+                for _ in range(offsets.varint()):
+                    if len(entries) >= count:
+                        raise BytecodeError("unexpected trailing data in the Attribute/Type "
+                                            "offset section")
+                    size, custom = offsets.varint_flag()
+                    if current + size > data.end:
+                        raise BytecodeError(
+                            "Attribute or Type entry offset points past the end of section")
+                    entries.append((dialect, custom, current, size))
+                    current += size
+        if not offsets.empty():
+            raise BytecodeError(
+                "unexpected trailing data in the Attribute/Type offset section")
+
+    def attribute(self, index: int) -> Attribute:
+        return self._resolve(index, self.attr_entries, self.attr_values, "Attribute")
+
+    def type(self, index: int) -> Type:
+        return self._resolve(index, self.type_entries, self.type_values, "Type")
+
+    def _resolve(self, index: int, entries: list, values: list, kind: str) -> Any:
+        if index >= len(entries):
+            raise BytecodeError(f"invalid {kind} index: {index}")
+        value = values[index]
+        if value is not None:
+            if value is _PENDING:
+                raise BytecodeError(f"{kind} entry {index} refers to itself")
+            return value
+        dialect, custom, start, size = entries[index]
+        reader = Reader(self.data.data[start:start + size], self.data.base + start)
+        values[index] = _PENDING
+        try:
+            if custom:
+                value = self._custom(dialect, reader, kind)
+            else:
+                value = self._text(reader, kind)
+        finally:
+            values[index] = None
+        if not reader.empty():
+            raise BytecodeError(f"unexpected trailing bytes after {kind} entry")
+        values[index] = value
+        return value
+
+    def _custom(self, dialect: DialectState, reader: Reader, kind: str) -> Any:
+        self.state.load_dialect(dialect)
+        hooks = dialect.hooks
+        decode = None
+        if hooks is not None:
+            decode = hooks.read_type if kind == "Type" else hooks.read_attribute
+        if decode is None:
+            raise BytecodeError(
+                f"dialect '{dialect.name}' does not implement the bytecode interface")
+        return decode(DialectReader(self, reader))
+
+    def _text(self, reader: Reader, kind: str) -> Any:
+        text = reader.cstring().decode("utf-8", "surrogateescape")
+        parser = Parser(SourceFile(self.state.filename, text), self.state.allow_unregistered)
+        parser.resources = self.resources
+        try:
+            value = parser.parse_type() if kind == "Type" else parser.parse_attribute()
+        except Diagnostic as e:
+            raise BytecodeError(e.message) from None
+        if parser.tok.kind != EOF:
+            raise BytecodeError(f"trailing characters found after {kind} assembly format: "
+                                f"{text[parser.tok.start:]}")
+        return value
+
+
+class DialectReader:
+    """What a dialect decoder reads through (upstream's `DialectBytecodeReader`)."""
+
+    __slots__ = ("table", "r", "version")
+
+    def __init__(self, table: AttrTypeTable, reader: Reader) -> None:
+        self.table = table
+        self.r = reader
+        self.version = table.state.version
+
+    def error(self, message: str) -> Exception:
+        return BytecodeError(message)
+
+    def varint(self) -> int:
+        return self.r.varint()
+
+    def signed_varint(self) -> int:
+        return self.r.signed_varint()
+
+    def signed_varints(self) -> list[int]:
+        return [self.r.signed_varint() for _ in range(self.r.varint())]
+
+    def attribute(self) -> Attribute:
+        return self.table.attribute(self.r.varint())
+
+    def optional_attribute(self) -> Attribute | None:
+        index, present = self.r.varint_flag()
+        return self.table.attribute(index) if present else None
+
+    def attributes(self) -> list[Attribute]:
+        return [self.table.attribute(self.r.varint()) for _ in range(self.r.varint())]
+
+    def type(self) -> Type:
+        return self.table.type(self.r.varint())
+
+    def types(self) -> list[Type]:
+        return [self.table.type(self.r.varint()) for _ in range(self.r.varint())]
+
+    def string(self) -> str:
+        index = self.r.varint()
+        if index >= len(self.table.strings):
+            raise BytecodeError(f"invalid string index: {index}")
+        return self.table.strings[index]
+
+    def blob(self) -> bytes:
+        return bytes(self.r.bytes(self.r.varint()))
+
+    def bool(self) -> bool:
+        return self.r.byte() != 0
+
+    def apint(self, width: int) -> int:
+        """An APInt of known width, as its unsigned `width`-bit value."""
+        mask = (1 << width) - 1
+        if width <= 8:
+            return self.r.byte() & mask
+        if width <= 64:
+            return unzigzag(self.r.varint()) & mask
+        value = 0
+        for i in range(self.r.varint()):
+            value |= (unzigzag(self.r.varint()) & ((1 << 64) - 1)) << (64 * i)
+        return value & mask
+
+    def resource(self) -> str:
+        index = self.r.varint()
+        if index >= len(self.table.resource_keys):
+            raise BytecodeError(f"invalid resource handle index: {index}")
+        return self.table.resource_keys[index]
