@@ -28,7 +28,15 @@ from ...ir.core import Module, Value
 from ...ir.types import DYNAMIC, I32, I64, FloatType, TensorType
 from ..chlo_legalize import Real, Rewriter
 from . import register_expander
-from .build import broadcast_to, cannot_expand, convert, expand_module, reduce_sum, tensor
+from .build import (
+    broadcast_to,
+    cannot_expand,
+    cast_to,
+    convert,
+    expand_module,
+    reduce_sum,
+    tensor,
+)
 
 
 class _Norm:
@@ -76,14 +84,9 @@ class _Norm:
         return convert(self.rw, total, self.t.element)
 
     def sum(self, value: Value) -> Value:
-        return self.cast(reduce_sum(self.rw, value, self.others), self.feature)
-
-    def cast(self, value: Value, t: TensorType) -> Value:
-        """`value` with exactly the type `t` (a reduction over a dynamic operand may know
-        less, or more, of the feature size than the declared per-feature type)."""
-        if value.type == t:
-            return value
-        return self.rw.create("stablehlo.convert", [value], t)
+        # A reduction over a dynamic operand may know less (or more) of the feature size
+        # than the declared per-feature type.
+        return cast_to(self.rw, reduce_sum(self.rw, value, self.others), self.feature)
 
 
 def _inference(rw: Rewriter) -> list[Value]:
@@ -114,7 +117,7 @@ def _training(rw: Rewriter) -> list[Value]:
     scaled = a("multiply", normalized, n.per_element(scale))
     out = a("add", scaled, n.per_element(offset))
     mean_type, variance_type = rw.op.result_types[1:]
-    return [out, n.cast(mean, mean_type), n.cast(variance, variance_type)]  # type: ignore
+    return [out, cast_to(rw, mean, mean_type), cast_to(rw, variance, variance_type)]  # type: ignore
 
 
 def _grad(rw: Rewriter) -> list[Value]:
@@ -139,8 +142,8 @@ def _grad(rw: Rewriter) -> list[Value]:
     i1 = a("multiply", grad_output, count_big)
     i6 = a("subtract", a("subtract", i1, i2), i5)
     scale_type, offset_type = rw.op.result_types[1:]
-    return [a("multiply", factor, i6), n.cast(grad_scale, scale_type),  # type: ignore
-            n.cast(grad_offset, offset_type)]  # type: ignore
+    return [a("multiply", factor, i6), cast_to(rw, grad_scale, scale_type),  # type: ignore
+            cast_to(rw, grad_offset, offset_type)]  # type: ignore
 
 
 @register_expander("batch_norm_inference_expander",

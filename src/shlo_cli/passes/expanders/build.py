@@ -110,6 +110,14 @@ def convert(rw: Rewriter, x: Value, element: Type) -> Value:
     return rw.create("stablehlo.convert", [x], t.with_element(element))
 
 
+def cast_to(rw: Rewriter, x: Value, target: Type) -> Value:
+    """`x` with exactly the type `target` (a shape-compatible type that knows more, or less,
+    of the sizes), via an element-preserving convert when the types differ."""
+    if x.type == target:
+        return x
+    return rw.create("stablehlo.convert", [x], target)
+
+
 def bitcast(rw: Rewriter, x: Value, target: TensorType) -> Value:
     if tensor(x) == target:
         return x
