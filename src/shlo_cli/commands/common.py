@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import stat
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -63,16 +65,40 @@ def report(diag: Diagnostic | ShloError | str) -> None:
 
 
 def write_output(text: str, path: str | None) -> None:
-    """Write to stdout, or atomically to `path` (temp file in the same folder, then rename)."""
+    """Write to stdout, or to `path`: a regular (or new) file atomically (a temp file in the
+    same folder, then a rename, keeping the file's permissions); a symlink's target the same
+    way (the link stays); a device or FIFO directly, since those cannot be replaced."""
     if path is None or path == "-":
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    folder = os.path.dirname(os.path.abspath(path))
+    target = os.path.realpath(path)
     try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".shlo-", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
+        try:
+            mode: int | None = os.stat(target).st_mode
+        except FileNotFoundError:
+            mode = None
+        if mode is not None and not stat.S_ISREG(mode):
+            with open(target, "w", encoding="utf-8") as f:
+                f.write(text)
+            return
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".shlo-",
+                                   suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.chmod(tmp, stat.S_IMODE(mode) if mode is not None else 0o666 & ~_umask())
+            os.replace(tmp, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
     except OSError as e:
         raise ShloError(f"cannot write output file '{path}': {e.strerror}") from None
+
+
+def _umask() -> int:
+    """The process umask (new files get 0666 & ~umask, as open() would create them)."""
+    current = os.umask(0)
+    os.umask(current)
+    return current

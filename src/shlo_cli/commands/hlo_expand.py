@@ -35,10 +35,14 @@ _OTHER_BOOLS = {"expand_all": pipeline.EXPAND_ALL_HELP,
 
 
 def _expander_flags() -> dict[str, str]:
-    """Every expander flag this build accepts, with its one-line help."""
+    """Every expander flag this build accepts, with its one-line help: XLA's individual
+    flags, its compound ones, then ours."""
     registered = pipeline.available()
-    flags = {name: registered[name].help for name in pipeline.order() if name in registered}
+    flags = {name: registered[name].help for name in pipeline.XLA_EXPANDERS
+             if name in registered}
     flags.update({name: help for name, (_, help) in pipeline.COMPOUND.items()})
+    flags.update({name: registered[name].help for name in pipeline.order()
+                  if name in registered and name not in flags})
     return flags
 
 
@@ -96,6 +100,13 @@ class _XlaFlagsCommand(click.Command):
             report(str(e))
             ctx.exit(1)
         return super().parse_args(ctx, args)
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """One line per flag (click would wrap the long flag names)."""
+        rows = [row for param in self.get_params(ctx) if isinstance(param, click.Option)
+                if (row := param.get_help_record(ctx)) is not None]
+        with formatter.section("Options"):
+            formatter.write_dl(rows, col_max=42)
 
 
 def _options(fn: Any) -> Any:

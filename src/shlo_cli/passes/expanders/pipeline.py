@@ -45,7 +45,7 @@ COMPOUND: dict[str, tuple[tuple[str, ...], str]] = {
         ("rng_bit_generator_philox_expander", "rng_bit_generator_three_fry_expander"),
         "Expands rng_bit_generator op on all prng algorithms"),
 }
-EXPAND_ALL_HELP = "Expands every op below (all expanders and legalizations)"
+EXPAND_ALL_HELP = "Runs every expander and legalization above"
 
 UNIMPLEMENTED: dict[str, str] = {
     "spmd_expander": "SPMD partitioning (sharding propagation and the SPMD partitioner) is "
