@@ -142,7 +142,7 @@ def hlo_expand_command(input: str, output_file: str | None, expand_all: bool,
         try:
             outputs.append(_expand_chunk(chunk, source_name, names, verify_hlo))
         except Diagnostic as d:
-            report(_located(d, SourceFile(source_name, chunk.text, chunk.line_offset)))
+            report(d.with_source(SourceFile(source_name, chunk.text, chunk.line_offset)))
             outputs.append("")
             failed = True
     try:
@@ -166,15 +166,6 @@ def _expand_chunk(chunk: Chunk, name: str, names: list[str], verify_each: bool) 
     if not verify_each:
         verify_module(module, chunk.line_offset)
     return print_module(module) + "\n"
-
-
-def _located(diag: Diagnostic, source: SourceFile) -> Diagnostic:
-    """An expander's diagnostic (which knows only its line and column) with its source."""
-    if diag.source is None:
-        diag.source = source
-    for note in diag.notes:
-        _located(note, source)
-    return diag
 
 
 def main() -> None:

@@ -67,7 +67,7 @@ def opt(ctx: click.Context, input: str, output: str | None, split_input_file: bo
         except Diagnostic as d:
             outputs.append("")
             if checker is None:
-                report(d)
+                report(d.with_source(SourceFile(name, chunk.text, chunk.line_offset)))
                 failed = True
             else:
                 checker.process(d)
