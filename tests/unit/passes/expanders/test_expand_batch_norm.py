@@ -1,5 +1,6 @@
 """The batch norm expanders (XLA's BatchNormExpander) against the interpreter's direct
 evaluation of the unexpanded ops, on random shapes, feature indices and float types."""
+# ruff: noqa: E501  (MLIR test programs keep their long lines)
 
 from __future__ import annotations
 

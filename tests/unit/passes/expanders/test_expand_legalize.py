@@ -1,5 +1,6 @@
 """The legalizations of ops HLO does not have (`--legalize_*`) against the interpreter's
 direct evaluation of the original ops, on random shapes, equations and index layouts."""
+# ruff: noqa: E501  (MLIR test programs keep their long lines)
 
 from __future__ import annotations
 

@@ -3,6 +3,7 @@ XLA's distribution formulas applied to XLA's Philox bits, computed here independ
 numpy on the interpreter's bit generator; UNIFORM stays in [a, b) and NORMAL has the
 requested moments. (The interpreter's direct `rng` is numpy's generator, so values cannot
 be compared with it: rng's numbers are implementation-defined.)"""
+# ruff: noqa: E501  (MLIR test programs keep their long lines)
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """The rng_bit_generator expanders (XLA's Philox4x32 / Threefry2x32 as StableHLO integer
 ops) are bit-exact with the interpreter's rng_bit_generator, on random shapes, output
 element types, state layouts and algorithms."""
+# ruff: noqa: E501  (MLIR test programs keep their long lines)
 
 from __future__ import annotations
 

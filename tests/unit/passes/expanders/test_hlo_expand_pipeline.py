@@ -4,6 +4,7 @@ for every testdata/interpret program with an op hlo-expand expands (batch_norm_*
 rng_bit_generator): afterwards none of those ops is left and the program's own checks
 still pass. Conformance files are read in place ($SHLO_CONFORMANCE, else
 ../shared/conformance beside the repository); without them the test is skipped."""
+# ruff: noqa: E501  (MLIR test programs keep their long lines)
 
 from __future__ import annotations
 
