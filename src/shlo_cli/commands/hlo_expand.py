@@ -129,8 +129,8 @@ def _options(fn: Any) -> Any:
 def hlo_expand_command(input: str, output_file: str | None, expand_all: bool,
                        verify_hlo: bool, split_input_file: bool, **flags: bool) -> None:
     """Expand ops of a StableHLO program into simpler StableHLO ops, like XLA's hlo-expand
-    (which reads HLO; this reads StableHLO text from INPUT or `-` for stdin) and print the
-    result as StableHLO text."""
+    (which reads HLO; this reads StableHLO text from INPUT or `-` for stdin; CHLO ops are
+    legalized first, as HLO has none) and print the result as StableHLO text."""
     names = pipeline.expand_selection([name for name, on in flags.items() if on], expand_all)
     try:
         source_name, text = read_input(input)
@@ -162,6 +162,7 @@ def _expand_chunk(chunk: Chunk, name: str, names: list[str], verify_each: bool) 
     def verify(_: str, expanded: Module) -> None:
         verify_module(expanded, chunk.line_offset)
 
+    pipeline.import_chlo(module)
     pipeline.run(module, names, verify if verify_each else None)
     if not verify_each:
         verify_module(module, chunk.line_offset)

@@ -63,3 +63,11 @@ func.func @rng_normal_int(%a: tensor<i32>, %b: tensor<i32>) -> tensor<4xi32> {
   %0 = stablehlo.rng %a, %b, %shape, distribution = NORMAL : (tensor<i32>, tensor<i32>, tensor<1xi64>) -> tensor<4xi32>
   func.return %0 : tensor<4xi32>
 }
+
+// -----
+
+// CHECK: diagnostics.mlir:[[# @LINE + 2]]:8: error: 'chlo.broadcast_add' op has no StableHLO legalization here, and hlo-expand's output holds no CHLO
+func.func @chlo_left_over(%x: tensor<?x3xf32>, %y: tensor<?xf32>) -> tensor<?x3xf32> {
+  %0 = chlo.broadcast_add %x, %y {broadcast_dimensions = array<i64: 0>} : (tensor<?x3xf32>, tensor<?xf32>) -> tensor<?x3xf32>
+  func.return %0 : tensor<?x3xf32>
+}

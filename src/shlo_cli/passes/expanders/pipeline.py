@@ -9,6 +9,9 @@
   `--rng_bit_generator_expander` (philox and three_fry) and `--expand_all` (every expander,
   legalizations included, so the output holds only ops HLO has).
 - XLA flags shlo does not implement are refused, never ignored (`UNIMPLEMENTED`).
+
+HLO has no CHLO: `import_chlo` first legalizes CHLO ops as XLA's StableHLO import does
+(`--chlo-legalize-to-stablehlo`), and reports any it cannot.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from ...ir.core import Module
+from ...ir.verifier import op_error
+from ..chlo_legalize import legalize as legalize_chlo
 from . import EXPANDERS, Expander, load_all
 
 LEGALIZATIONS = ("legalize_unary_einsum", "legalize_einsum", "legalize_broadcast",
@@ -78,6 +83,18 @@ def expand_selection(flags: Iterable[str], expand_all: bool = False) -> list[str
     if expand_all:
         chosen.update(available())
     return [name for name in order() if name in chosen]
+
+
+def import_chlo(module: Module) -> None:
+    """Legalize CHLO ops to StableHLO; a CHLO op left over (a pattern that does not apply,
+    e.g. a dynamic broadcast along non-trailing dimensions) is a located error."""
+    if not any(op.name.startswith("chlo.") for op in module.op.walk()):
+        return
+    legalize_chlo(module)
+    for op in module.op.walk():
+        if op.name.startswith("chlo."):
+            raise op_error(op, "has no StableHLO legalization here, and hlo-expand's output "
+                               "holds no CHLO")
 
 
 def run(module: Module, names: Iterable[str],
