@@ -34,7 +34,7 @@ _OTHER_BOOLS = {"expand_all": pipeline.EXPAND_ALL_HELP,
                 "split-input-file": "Expand each `// -----` chunk on its own"}
 
 
-def _expander_flags() -> dict[str, str]:
+def expander_flags() -> dict[str, str]:
     """Every expander flag this build accepts, with its one-line help: XLA's individual
     flags, its compound ones, then ours."""
     registered = pipeline.available()
@@ -46,11 +46,11 @@ def _expander_flags() -> dict[str, str]:
     return flags
 
 
-class _Refused(Exception):
+class FlagRefused(Exception):
     """A flag hlo-expand will not run with."""
 
 
-def _normalize(args: list[str], bools: set[str]) -> list[str]:
+def normalize_flags(args: list[str], bools: set[str]) -> list[str]:
     """XLA/tsl spellings to click's: `-flag` and `--flag=true` to `--flag`, `--flag=false`
     dropped, `-o=F`/`-output_file F` to `--output_file=F`; refuses unimplemented and unknown
     flags."""
@@ -71,7 +71,7 @@ def _normalize(args: list[str], bools: set[str]) -> list[str]:
         elif name in _VALUE_FLAGS:
             if not eq:
                 if i >= len(args):
-                    raise _Refused(f"flag '{arg}' expects a file name")
+                    raise FlagRefused(f"flag '{arg}' expects a file name")
                 value = args[i]
                 i += 1
             out.append(f"--{_VALUE_FLAGS[name]}={value}")
@@ -79,24 +79,24 @@ def _normalize(args: list[str], bools: set[str]) -> list[str]:
             if not eq or value.lower() in ("true", "1"):
                 out.append(f"--{name}")
             elif value.lower() not in ("false", "0"):
-                raise _Refused(f"flag '{arg}': expected true or false, got '{value}'")
+                raise FlagRefused(f"flag '{arg}': expected true or false, got '{value}'")
         elif name in pipeline.UNIMPLEMENTED:
-            raise _Refused(f"flag '--{name}' of XLA's hlo-expand is not supported: "
+            raise FlagRefused(f"flag '--{name}' of XLA's hlo-expand is not supported: "
                            f"{pipeline.UNIMPLEMENTED[name]}")
         elif name in pipeline.XLA_EXPANDERS:
-            raise _Refused(f"flag '--{name}' is not available: this build has no "
+            raise FlagRefused(f"flag '--{name}' is not available: this build has no "
                            f"{name.removesuffix('_expander')} expander")
         else:
-            raise _Refused(f"unknown flag '{arg}' (see hlo-expand --help)")
+            raise FlagRefused(f"unknown flag '{arg}' (see hlo-expand --help)")
     return out
 
 
 class _XlaFlagsCommand(click.Command):
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        bools = {*_expander_flags(), *_OTHER_BOOLS}
+        bools = {*expander_flags(), *_OTHER_BOOLS}
         try:
-            args = _normalize(args, bools)
-        except _Refused as e:
+            args = normalize_flags(args, bools)
+        except FlagRefused as e:
             report(str(e))
             ctx.exit(1)
         return super().parse_args(ctx, args)
@@ -113,7 +113,7 @@ def _options(fn: Any) -> Any:
     fn = click.argument("input", default="-", required=False)(fn)
     fn = click.option("-o", "--output_file", "output_file", default=None, metavar="FILE",
                       help="Output file (written atomically; `-` is stdout).")(fn)
-    for name, help in reversed([*_expander_flags().items(), *_OTHER_BOOLS.items()]):
+    for name, help in reversed([*expander_flags().items(), *_OTHER_BOOLS.items()]):
         fn = click.option(f"--{name}", name.replace("-", "_"), is_flag=True, help=help)(fn)
     return fn
 

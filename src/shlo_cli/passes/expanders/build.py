@@ -95,14 +95,6 @@ def broadcast_to(rw: Rewriter, value: Value, target: TensorType, dims: Sequence[
     return rw.dynamic_broadcast(value, rw.shape_of(like), target, tuple(dims))
 
 
-def splat(rw: Rewriter, value: float, element: Type, like: Value) -> Value:
-    """A constant of `like`'s shape (static or not) and element type `element`."""
-    target = tensor(like).with_element(element)
-    if target.is_static:
-        return rw.constant(value, target)
-    return broadcast_to(rw, rw.scalar(value, element), target, (), like)
-
-
 def convert(rw: Rewriter, x: Value, element: Type) -> Value:
     t = tensor(x)
     if t.element == element:
@@ -141,15 +133,6 @@ def slice_(rw: Rewriter, x: Value, starts: Sequence[int], limits: Sequence[int])
         "start_indices": DenseArrayAttr(I64, tuple(starts)),
         "limit_indices": DenseArrayAttr(I64, tuple(limits)),
         "strides": DenseArrayAttr(I64, (1,) * t.rank)})
-
-
-def slice_dim(rw: Rewriter, x: Value, dim: int, start: int, limit: int) -> Value:
-    """x sliced to [start, limit) along `dim` only."""
-    t = tensor(x)
-    starts = [0] * t.rank
-    limits = list(t.shape)
-    starts[dim], limits[dim] = start, limit
-    return slice_(rw, x, starts, limits)
 
 
 def concatenate(rw: Rewriter, xs: Sequence[Value], dim: int) -> Value:

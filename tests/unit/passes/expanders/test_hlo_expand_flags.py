@@ -26,17 +26,17 @@ def test_compound_flags_and_xla_order() -> None:
 
 def test_tsl_spellings() -> None:
     bools = {"expand_all", "rng_expander", "split-input-file"}
-    assert hlo_expand._normalize(
+    assert hlo_expand.normalize_flags(
         ["-expand_all", "--rng_expander=false", "-o=out.mlir", "-", "-split-input-file=1"],
         bools) == ["--expand_all", "--output_file=out.mlir", "-", "--split-input-file"]
-    assert hlo_expand._normalize(["-output_file", "x", "in.mlir"], bools) == [
+    assert hlo_expand.normalize_flags(["-output_file", "x", "in.mlir"], bools) == [
         "--output_file=x", "in.mlir"]
     for bad, reason in ((["--spmd_expander"], "not supported"),
                         (["--output_format=pb"], "not supported"),
                         (["--expand_all=yes"], "expected true or false"),
                         (["--nope"], "unknown flag")):
-        with pytest.raises(hlo_expand._Refused, match=reason):
-            hlo_expand._normalize(bad, bools)
+        with pytest.raises(hlo_expand.FlagRefused, match=reason):
+            hlo_expand.normalize_flags(bad, bools)
 
 
 def test_registered_expanders_are_picked_up(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -48,11 +48,11 @@ def test_registered_expanders_are_picked_up(monkeypatch: pytest.MonkeyPatch) -> 
                         Expander("cholesky_expander", lambda m: ran.append("cholesky"),
                                  "Expands cholesky"))
     monkeypatch.delitem(EXPANDERS, "triangular_solve_expander", raising=False)
-    assert "cholesky_expander" in hlo_expand._expander_flags()
+    assert "cholesky_expander" in hlo_expand.expander_flags()
     selection = pipeline.expand_selection(["rng_expander", "cholesky_expander",
                                            "batch_norm_grad_expander"])
     assert selection == ["batch_norm_grad_expander", "cholesky_expander", "rng_expander"]
     assert "cholesky_expander" in pipeline.expand_selection([], expand_all=True)
-    bools = set(hlo_expand._expander_flags())
-    with pytest.raises(hlo_expand._Refused, match="no triangular_solve expander"):
-        hlo_expand._normalize(["--triangular_solve_expander"], bools)
+    bools = set(hlo_expand.expander_flags())
+    with pytest.raises(hlo_expand.FlagRefused, match="no triangular_solve expander"):
+        hlo_expand.normalize_flags(["--triangular_solve_expander"], bools)
