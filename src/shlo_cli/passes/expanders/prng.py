@@ -35,14 +35,28 @@ def _count(shape: tuple[int, ...]) -> int:
     return n
 
 
+class _Shared(Real):
+    """A `Real` that makes each constant once (the rounds reuse a handful of them)."""
+
+    def __init__(self, rw: Rewriter, t: TensorType) -> None:
+        super().__init__(rw, t)
+        self._made: dict[float, Value] = {}
+
+    def const(self, value: float) -> Value:
+        if value not in self._made:
+            self._made[value] = super().const(value)
+        return self._made[value]
+
+
 class _Words:
     """Builders for 32- and 64-bit unsigned words of one shape."""
 
     def __init__(self, rw: Rewriter, shape: tuple[int, ...]) -> None:
         self.rw = rw
         self.shape = shape
-        self.u32 = Real(rw, TensorType(shape, UI32))
-        self.u64 = Real(rw, TensorType(shape, UI64))
+        self.u32 = _Shared(rw, TensorType(shape, UI32))
+        self.u64 = _Shared(rw, TensorType(shape, UI64))
+        self.scalar = _Shared(rw, TensorType((), UI32))
 
     def spread(self, scalar: Value) -> Value:
         """A scalar broadcast to the shape."""
@@ -51,8 +65,7 @@ class _Words:
 
     def split(self, u64: Value) -> tuple[Value, Value]:
         """(low, high) 32-bit halves."""
-        high = self.rw.create("stablehlo.shift_right_logical",
-                              [u64, self.rw.constant(32, tensor(u64))], tensor(u64))
+        high = self.u64("shift_right_logical", u64, self.u64.const(32))
         return convert(self.rw, u64, UI32), convert(self.rw, high, UI32)
 
     def join(self, low: Value, high: Value) -> Value:
@@ -81,8 +94,7 @@ def add_scalar(rw: Rewriter, u64: Value, amount: int) -> Value:
 
 def _philox4x32(w: _Words, x: list[Value], k0: Value, k1: Value) -> list[Value]:
     """Ten rounds on four ui32 tensors of w's shape; k0, k1 are ui32 scalars."""
-    e, rw = w.u32, w.rw
-    scalar = Real(rw, TensorType((), UI32))
+    e, rw, scalar = w.u32, w.rw, w.scalar
     for _ in range(10):
         lo0, hi0 = w.split(w.u64("multiply", convert(rw, x[0], UI64), w.u64.const(_PHILOX_M[0])))
         lo1, hi1 = w.split(w.u64("multiply", convert(rw, x[2], UI64), w.u64.const(_PHILOX_M[1])))
@@ -135,8 +147,7 @@ def philox_bits(rw: Rewriter, key: Value, low: Value, high: Value, shape: tuple[
 
 def _threefry2x32(w: _Words, x0: Value, x1: Value, k0: Value, k1: Value) -> tuple[Value, Value]:
     """Twenty rounds on two ui32 tensors of w's shape; k0, k1 are ui32 scalars."""
-    e, rw = w.u32, w.rw
-    scalar = Real(rw, TensorType((), UI32))
+    e, scalar = w.u32, w.scalar
     ks = [k0, k1, scalar("xor", scalar("xor", scalar.const(_THREEFRY_PARITY), k0), k1)]
     x0 = e("add", x0, w.spread(ks[0]))
     x1 = e("add", x1, w.spread(ks[1]))
