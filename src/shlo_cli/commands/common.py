@@ -3,9 +3,11 @@ diagnostics, atomic output."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import re
+import stat
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -93,34 +95,57 @@ def report(diag: Diagnostic | ShloError | str) -> None:
 
 
 def write_output(text: str | bytes, path: str | None) -> None:
-    """Write text (or bytes, e.g. bytecode) to stdout, or atomically to `path` (temp file in
-    the same folder, then rename)."""
+    """Write text (or bytes, e.g. bytecode) to stdout, or to `path`: a regular (or new) file
+    atomically (a temp file in the same folder, then a rename, keeping the file's
+    permissions); a symlink's target the same way (the link stays); a device or FIFO
+    directly, since those cannot be replaced. Write errors (a full disk, a closed pipe) are
+    a ShloError, never a traceback."""
+    data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogateescape")
     if path is None or path == "-":
-        if isinstance(text, bytes):
+        try:
             sys.stdout.flush()
-            sys.stdout.buffer.write(text)
+            sys.stdout.buffer.write(data)
             sys.stdout.buffer.flush()
-        else:
-            sys.stdout.write(text)
-            sys.stdout.flush()
+        except OSError as e:
+            _silence_stdout()
+            raise ShloError(f"cannot write to standard output: {e.strerror}") from None
         return
-    folder = os.path.dirname(os.path.abspath(path))
-    tmp = None
+    target = os.path.realpath(path)
     try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".shlo-", suffix=".tmp")
-        if isinstance(text, bytes):
+        try:
+            mode: int | None = os.stat(target).st_mode
+        except FileNotFoundError:
+            mode = None
+        if mode is not None and not stat.S_ISREG(mode):
+            with open(target, "wb") as f:
+                f.write(data)
+            return
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".shlo-",
+                                   suffix=".tmp")
+        try:
             with os.fdopen(fd, "wb") as f:
-                f.write(text)
-        else:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-        os.replace(tmp, path)
-        tmp = None
+                f.write(data)
+            os.chmod(tmp, stat.S_IMODE(mode) if mode is not None else 0o666 & ~_umask())
+            os.replace(tmp, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
     except OSError as e:
         raise ShloError(f"cannot write output file '{path}': {e.strerror}") from None
-    finally:
-        if tmp is not None:  # no partial output file is left behind
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+
+
+def _silence_stdout() -> None:
+    """After a failed write to stdout, point it at /dev/null so the interpreter's own flush
+    at exit does not fail a second time (with a traceback)."""
+    with contextlib.suppress(OSError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+def _umask() -> int:
+    """The process umask (new files get 0666 & ~umask, as open() would create them)."""
+    current = os.umask(0)
+    os.umask(current)
+    return current

@@ -100,7 +100,7 @@ def opt(ctx: click.Context, input: str, output: str | None, split_input_file: bo
             _give_source(d, SourceFile(name, chunk.text, chunk.line_offset))
             outputs.append(b"" if emit_bytecode else "")
             if checker is None:
-                report(d)
+                report(d.with_source(SourceFile(name, chunk.text, chunk.line_offset)))
                 failed = True
             else:
                 checker.process(d)

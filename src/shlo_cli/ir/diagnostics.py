@@ -50,6 +50,15 @@ class Diagnostic(Exception):
         self.line = line
         self.col = col
 
+    def with_source(self, source: SourceFile) -> Diagnostic:
+        """This diagnostic and its notes, tied to `source` where they have none yet (a
+        pass's diagnostic at an op knows only the op's line and column)."""
+        if self.source is None:
+            self.source = source
+        for note in self.notes:
+            note.with_source(source)
+        return self
+
     def render(self, show_source: bool = True) -> str:
         if self.source is None or self.line is None:
             head = f"{self.severity}: {self.message}"

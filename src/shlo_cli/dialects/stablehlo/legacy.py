@@ -111,7 +111,7 @@ def torch_index_select(operand: np.ndarray, index: np.ndarray, *, dim: int, batc
             e >= 0 and e != r for e, r in zip(expected, result.shape, strict=True)):
         raise EvaluationError(f"result shape {list(result.shape)} does not match the result "
                               f"type {result_type}")
-    return np.ascontiguousarray(result)
+    return np.array(result, dtype=operand.dtype)  # (ascontiguousarray makes 0-d 1-d)
 
 
 # ---- cross-replica-sum ---------------------------------------------------------------------
