@@ -16,7 +16,8 @@ def cli() -> None:
 cli.add_command(parse_command)
 
 for _module, _name in (("interpret", "interpret_command"), ("verify", "verify_command"),
-                       ("hlo_expand", "hlo_expand_command")):
+                       ("hlo_expand", "hlo_expand_command"), ("portable", "serialize_command"),
+                       ("portable", "deserialize_command")):
     try:
         _mod = __import__(f"{__package__}.{_module}", fromlist=[_name])
     except ImportError:

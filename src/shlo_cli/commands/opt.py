@@ -13,6 +13,7 @@ from ..ir.expected_diagnostics import DiagnosticVerifier
 from ..ir.printer import print_module
 from ..ir.verifier import verify_module
 from ..passes import PASSES, PassOptionError, PassRequest, run_passes
+from ..passes.pipeline import parse_pipeline
 from .common import SPLIT_MARKER, parse_chunk, read_source, report, split_chunks, write_output
 
 
@@ -35,6 +36,9 @@ def opt_options(fn):  # type: ignore[no-untyped-def]
     fn = click.option("-emit-bytecode-version", "--emit-bytecode-version", "bytecode_version",
                       type=int, default=None, metavar="N",
                       help=f"Bytecode version to write ({MIN_VERSION}..{CURRENT_VERSION}).")(fn)
+    fn = click.option("-pass-pipeline", "--pass-pipeline", "pass_pipeline", default=None,
+                      metavar="'builtin.module(p1, p2{opt=v}, ...)'",
+                      help="A textual pass pipeline, run after the passes given as flags.")(fn)
     fn = click.option("-debug-only", "--debug-only", "debug_only", default=None, metavar="NAME",
                       help="Accepted and ignored (upstream debug tracing).")(fn)
     for name, pass_ in reversed(PASSES.items()):
@@ -49,17 +53,24 @@ def opt_options(fn):  # type: ignore[no-untyped-def]
 def opt(ctx: click.Context, input: str, output: str | None, split_input_file: bool,
         allow_unregistered_dialect: bool, mlir_print_op_generic: bool, mlir_print_debuginfo: bool,
         mlir_print_local_scope: bool, verify_diagnostics: bool, emit_bytecode: bool,
-        bytecode_version: int | None, debug_only: str | None, **passes: bool) -> None:
+        bytecode_version: int | None, pass_pipeline: str | None, debug_only: str | None,
+        **passes: bool) -> None:
     """Parse an MLIR file (text or bytecode), run the requested passes and print the
     result (or write bytecode)."""
     selected: list[PassRequest] = [
         (name, _PASS_OPTIONS.get(name, "")) if PASSES[name].options else name
         for name in _pass_order(ctx) if passes.get(name.replace("-", "_"))]
     try:
+        if pass_pipeline is not None:
+            selected += parse_pipeline(pass_pipeline)
         for name, text in _PASS_OPTIONS.items():
             PASSES[name].parse_options(text)  # bad option text fails before any input is read
     except PassOptionError as e:
-        report(ShloError(str(e)))
+        # The pipeline parser's message carries its own `error:` and caret, as upstream's.
+        if "PassPipeline Parser" in str(e):
+            sys.stderr.write(f"{e}\n")
+        else:
+            report(ShloError(str(e)))
         sys.exit(1)
     try:
         name, text = read_source(input)

@@ -1,8 +1,7 @@
 """`stablehlo-translate`: the drop-in front end upstream's lit tests call.
 
-Only the `--interpret` translation is implemented (shared with `shlo interpret`). The
-portable-artifact translations (`--serialize`, `--deserialize`) are recognised and rejected
-with a clear diagnostic, so tests that need them fail cleanly instead of misbehaving.
+Three translations: `--interpret` (shared with `shlo interpret`), and the portable-artifact
+pair `--serialize` / `--deserialize` (shared with `shlo serialize` / `shlo deserialize`).
 """
 
 from __future__ import annotations
@@ -14,8 +13,7 @@ import click
 
 from .common import report
 from .interpret import interpret_options, run_interpret
-
-UNSUPPORTED_TRANSLATIONS = ("serialize", "deserialize")
+from .portable import run_deserialize, run_serialize
 
 
 def _flag(name: str, help: str) -> Any:
@@ -25,16 +23,17 @@ def _flag(name: str, help: str) -> Any:
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @interpret_options
 @_flag("interpret", "Interpret the program's entry function and print its results.")
-@_flag("serialize", "Serialize to a portable artifact (not supported).")
-@_flag("deserialize", "Deserialize a portable artifact (not supported).")
-@click.option("-target", "--target", default=None, help="Serialization target version.")
-@_flag("strip-debuginfo", "Strip debug info before serializing.")
-@_flag("print-stablehlo-version", "Print the version of a deserialized artifact.")
-@_flag("allow-other-dialects", "Allow other dialects when serializing.")
+@_flag("serialize", "Serialize a StableHLO program into a portable artifact.")
+@_flag("deserialize", "Deserialize a portable artifact into a StableHLO program.")
+@click.option("-target", "--target", default=None,
+              help="Target version for serialization: current, minimum or X.Y.Z.")
+@_flag("strip-debuginfo", "Strip debug info from all operations (serialize).")
+@_flag("print-stablehlo-version", "Print the StableHLO version of the artifact (deserialize).")
+@_flag("allow-other-dialects", "Allow ops of other dialects when serializing.")
 def translate(input: str, interpret: bool, serialize: bool, deserialize: bool,
               target: str | None, strip_debuginfo: bool, print_stablehlo_version: bool,
               allow_other_dialects: bool, **options: Any) -> None:
-    """StableHLO translation driver (`--interpret`)."""
+    """StableHLO translation driver (`--interpret`, `--serialize`, `--deserialize`)."""
     chosen = [name for name, on in (("interpret", interpret), ("serialize", serialize),
                                     ("deserialize", deserialize)) if on]
     if len(chosen) > 1:
@@ -42,12 +41,17 @@ def translate(input: str, interpret: bool, serialize: bool, deserialize: bool,
                + ", ".join("--" + c for c in chosen))
         sys.exit(1)
     if not chosen:
-        report("no translation selected; use --interpret")
+        report("no translation selected; use --interpret, --serialize or --deserialize")
         sys.exit(1)
-    if chosen[0] in UNSUPPORTED_TRANSLATIONS:
-        report(f"--{chosen[0]} is not supported by shlo: portable artifacts (VHLO bytecode) "
-               "cannot be read or written; only --interpret is available")
-        sys.exit(1)
+    if chosen[0] == "serialize":
+        sys.exit(run_serialize(input, output=options["output"], target=target,
+                               strip_debuginfo=strip_debuginfo,
+                               allow_other_dialects=allow_other_dialects,
+                               split_input_file=options["split_input_file"],
+                               allow_unregistered_dialect=options["allow_unregistered_dialect"]))
+    if chosen[0] == "deserialize":
+        sys.exit(run_deserialize(input, output=options["output"],
+                                 print_stablehlo_version=print_stablehlo_version))
     sys.exit(run_interpret(input, **options))
 
 
