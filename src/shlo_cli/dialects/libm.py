@@ -1,0 +1,166 @@
+"""Real double-precision transcendental functions with the C library's results, whatever
+numpy's SIMD dispatch picks.
+
+Upstream's interpreter evaluates exp, log, tanh, pow, atan2... with the C library (glibc on
+Linux). numpy's float64 loops for most of these pick a SIMD implementation at import time
+from the CPU (AVX-512 SVML variants differ from glibc by an ULP on up to ~40% of inputs, and
+its tanh differs on every CPU), so results would depend on the machine and on whether
+`NPY_DISABLE_CPU_FEATURES` was set before numpy's first import. Here every real element goes
+through Python's `math` module, which calls the C library's function directly for finite
+in-domain arguments; the remaining ones (infinities, NaNs, poles, overflow, arguments
+outside the domain) go through ctypes to the same C function, so even their NaN signs and
+infinities are the C library's. Complex arguments keep numpy's scalar complex loops, which
+have no SIMD variants.
+
+Each function takes what the numpy ufunc of the same name takes (arrays, numpy or Python
+scalars) and returns float64 (the input's float type for narrower floats, computed in double
+and rounded once).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+Kernel = Callable[..., Any]
+_CHUNK = 1 << 16  # elements per batch: an unexpected exception redoes one batch slowly
+
+
+def _load_c_library() -> ctypes.CDLL | None:
+    name = ctypes.util.find_library("m") or ctypes.util.find_library("c")
+    try:
+        return ctypes.CDLL(name) if name else None
+    except OSError:
+        return None
+
+
+_C = _load_c_library()
+
+
+def _c_function(name: str, arity: int) -> Kernel | None:
+    """The C library's `double name(double[, double])`, or None where there is none."""
+    fn = getattr(_C, name, None) if _C is not None else None
+    if fn is None:
+        return None
+    fn.restype = ctypes.c_double
+    fn.argtypes = [ctypes.c_double] * arity
+    return fn
+
+
+def _slow(math_fn: Kernel, c_fn: Kernel | None, np_fn: np.ufunc) -> Kernel:
+    """One element of any value: the C function itself, or where ctypes finds no C library,
+    `math` when it returns and numpy's ufunc when it raises."""
+    if c_fn is not None:
+        return c_fn
+
+    def one(*args: float) -> float:
+        try:
+            return math_fn(*args)
+        except (OverflowError, ValueError):
+            with np.errstate(all="ignore"):
+                return float(np_fn(*args))
+
+    return one
+
+
+def _map(fn: Kernel, columns: list[np.ndarray]) -> np.ndarray:
+    lists = [c.tolist() for c in columns]
+    return np.fromiter(map(fn, *lists), np.float64, len(lists[0]))
+
+
+def _evaluate(math_fn: Kernel, slow: Kernel, columns: list[np.ndarray],
+              fast: np.ndarray) -> np.ndarray:
+    """`math_fn` over the elements marked `fast` (in batches, a batch that raises anyway is
+    redone element by element), `slow` over the others."""
+    out = np.empty(columns[0].shape, np.float64)
+    where = np.flatnonzero(fast)
+    for start in range(0, where.size, _CHUNK):
+        index = where[start:start + _CHUNK]
+        batch = [c[index] for c in columns]
+        try:
+            out[index] = _map(math_fn, batch)
+        except (OverflowError, ValueError):
+            out[index] = _map(slow, batch)
+    rest = np.flatnonzero(~fast)
+    if rest.size:
+        out[rest] = _map(slow, [c[rest] for c in columns])
+    return out
+
+
+def _unary(name: str, math_fn: Kernel, np_fn: np.ufunc,
+           domain: Callable[[np.ndarray], np.ndarray]) -> Kernel:
+    slow = _slow(math_fn, _c_function(name, 1), np_fn)
+
+    def apply(x: Any) -> Any:
+        a = np.asarray(x)
+        if a.dtype.kind == "c":
+            return np_fn(x)
+        wide = a.astype(np.float64).ravel()
+        with np.errstate(invalid="ignore"):
+            fast = np.isfinite(wide) & domain(wide)
+        return _shaped(_evaluate(math_fn, slow, [wide], fast), a)
+
+    apply.__name__ = np_fn.__name__
+    apply.__doc__ = f"C library `{name}` elementwise (complex: numpy's `{np_fn.__name__}`)."
+    return apply
+
+
+def _binary(name: str, math_fn: Kernel, np_fn: np.ufunc,
+            domain: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Kernel:
+    slow = _slow(math_fn, _c_function(name, 2), np_fn)
+
+    def apply(x: Any, y: Any) -> Any:
+        a, b = np.asarray(x), np.asarray(y)
+        if a.dtype.kind == "c" or b.dtype.kind == "c":
+            return np_fn(x, y)
+        a, b = np.broadcast_arrays(a, b)
+        wide = [v.astype(np.float64).ravel() for v in (a, b)]
+        with np.errstate(invalid="ignore"):
+            fast = np.isfinite(wide[0]) & np.isfinite(wide[1]) & domain(*wide)
+        like = np.empty(a.shape, np.result_type(a.dtype, b.dtype, np.float16))
+        return _shaped(_evaluate(math_fn, slow, wide, fast), like)
+
+    apply.__name__ = np_fn.__name__
+    apply.__doc__ = f"C library `{name}` elementwise (complex: numpy's `{np_fn.__name__}`)."
+    return apply
+
+
+def _shaped(flat: np.ndarray, like: np.ndarray) -> Any:
+    """`flat` in `like`'s shape; narrower floats rounded once to their type; 0-d -> scalar."""
+    dtype = like.dtype if like.dtype.kind == "f" else np.dtype(np.float64)
+    out = flat.reshape(like.shape).astype(dtype, copy=False)
+    return out[()] if out.ndim == 0 else out
+
+
+def _everywhere(x: np.ndarray) -> np.ndarray:
+    return np.ones(x.shape, bool)
+
+
+# Largest |x| whose exp, expm1, sinh, cosh cannot overflow (exp(709.78...) is the last finite).
+_EXP_LIMIT = 709.0
+
+exp = _unary("exp", math.exp, np.exp, lambda x: x < _EXP_LIMIT)
+expm1 = _unary("expm1", math.expm1, np.expm1, lambda x: x < _EXP_LIMIT)
+log = _unary("log", math.log, np.log, lambda x: x > 0)
+log1p = _unary("log1p", math.log1p, np.log1p, lambda x: x > -1)
+sin = _unary("sin", math.sin, np.sin, _everywhere)
+cos = _unary("cos", math.cos, np.cos, _everywhere)
+tan = _unary("tan", math.tan, np.tan, _everywhere)
+tanh = _unary("tanh", math.tanh, np.tanh, _everywhere)
+sinh = _unary("sinh", math.sinh, np.sinh, lambda x: np.abs(x) < _EXP_LIMIT)
+cosh = _unary("cosh", math.cosh, np.cosh, lambda x: np.abs(x) < _EXP_LIMIT)
+cbrt = _unary("cbrt", math.cbrt, np.cbrt, _everywhere)
+arcsin = _unary("asin", math.asin, np.arcsin, lambda x: np.abs(x) <= 1)
+arccos = _unary("acos", math.acos, np.arccos, lambda x: np.abs(x) <= 1)
+arctan = _unary("atan", math.atan, np.arctan, _everywhere)
+arcsinh = _unary("asinh", math.asinh, np.arcsinh, _everywhere)
+arccosh = _unary("acosh", math.acosh, np.arccosh, lambda x: x >= 1)
+arctanh = _unary("atanh", math.atanh, np.arctanh, lambda x: np.abs(x) < 1)
+# math.atan2 answers zeros itself (as C99 does); math.pow raises on an infinite result.
+arctan2 = _binary("atan2", math.atan2, np.arctan2, lambda y, x: y != 0)
+power = _binary("pow", math.pow, np.power, lambda x, y: np.ones(x.shape, bool))
