@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -31,7 +32,16 @@ Kernel = Callable[..., Any]
 _CHUNK = 1 << 16  # elements per batch: an unexpected exception redoes one batch slowly
 
 
-def _load_c_library() -> ctypes.CDLL | None:
+@functools.cache
+def _c_library() -> ctypes.CDLL | None:
+    """The C library functions this process already uses (the ones `math` calls), loaded on
+    first need: searching the library path costs a subprocess, so that is the last resort."""
+    try:
+        process = ctypes.CDLL(None)
+        if hasattr(process, "exp"):
+            return process
+    except (OSError, TypeError):
+        pass
     name = ctypes.util.find_library("m") or ctypes.util.find_library("c")
     try:
         return ctypes.CDLL(name) if name else None
@@ -39,12 +49,10 @@ def _load_c_library() -> ctypes.CDLL | None:
         return None
 
 
-_C = _load_c_library()
-
-
+@functools.cache
 def _c_function(name: str, arity: int) -> Kernel | None:
     """The C library's `double name(double[, double])`, or None where there is none."""
-    fn = getattr(_C, name, None) if _C is not None else None
+    fn = getattr(_c_library(), name, None)
     if fn is None:
         return None
     fn.restype = ctypes.c_double
@@ -52,13 +60,14 @@ def _c_function(name: str, arity: int) -> Kernel | None:
     return fn
 
 
-def _slow(math_fn: Kernel, c_fn: Kernel | None, np_fn: np.ufunc) -> Kernel:
+def _slow(name: str, arity: int, math_fn: Kernel, np_fn: np.ufunc) -> Kernel:
     """One element of any value: the C function itself, or where ctypes finds no C library,
     `math` when it returns and numpy's ufunc when it raises."""
-    if c_fn is not None:
-        return c_fn
 
     def one(*args: float) -> float:
+        c_fn = _c_function(name, arity)
+        if c_fn is not None:
+            return c_fn(*args)
         try:
             return math_fn(*args)
         except (OverflowError, ValueError):
@@ -94,7 +103,7 @@ def _evaluate(math_fn: Kernel, slow: Kernel, columns: list[np.ndarray],
 
 def _unary(name: str, math_fn: Kernel, np_fn: np.ufunc,
            domain: Callable[[np.ndarray], np.ndarray]) -> Kernel:
-    slow = _slow(math_fn, _c_function(name, 1), np_fn)
+    slow = _slow(name, 1, math_fn, np_fn)
 
     def apply(x: Any) -> Any:
         a = np.asarray(x)
@@ -112,7 +121,7 @@ def _unary(name: str, math_fn: Kernel, np_fn: np.ufunc,
 
 def _binary(name: str, math_fn: Kernel, np_fn: np.ufunc,
             domain: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Kernel:
-    slow = _slow(math_fn, _c_function(name, 2), np_fn)
+    slow = _slow(name, 2, math_fn, np_fn)
 
     def apply(x: Any, y: Any) -> Any:
         a, b = np.asarray(x), np.asarray(y)
@@ -155,8 +164,8 @@ tanh = _unary("tanh", math.tanh, np.tanh, _everywhere)
 sinh = _unary("sinh", math.sinh, np.sinh, lambda x: np.abs(x) < _EXP_LIMIT)
 cosh = _unary("cosh", math.cosh, np.cosh, lambda x: np.abs(x) < _EXP_LIMIT)
 # math.cbrt is new in Python 3.11; before, the C function itself (or numpy's) serves.
-cbrt = _unary("cbrt", getattr(math, "cbrt", None) or _c_function("cbrt", 1)
-              or (lambda v: float(np.cbrt(v))), np.cbrt, _everywhere)
+cbrt = _unary("cbrt", getattr(math, "cbrt", None)
+              or _slow("cbrt", 1, lambda v: float(np.cbrt(v)), np.cbrt), np.cbrt, _everywhere)
 arcsin = _unary("asin", math.asin, np.arcsin, lambda x: np.abs(x) <= 1)
 arccos = _unary("acos", math.acos, np.arccos, lambda x: np.abs(x) <= 1)
 arctan = _unary("atan", math.atan, np.arctan, _everywhere)
