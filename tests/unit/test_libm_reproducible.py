@@ -129,3 +129,50 @@ def test_shapes_scalars_and_narrow_floats() -> None:
     assert single.tolist() == [np.float32(math.log(2.0)), np.float32(math.log(3.0))]
     z = np.array([1 + 1j])
     assert libm.exp(z).tolist() == np.exp(z).tolist()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, "bfloat16"])
+@pytest.mark.parametrize(("name", "low", "high"), [
+    ("exp", -110, 90), ("log", -1, 1e6), ("tanh", -20, 20), ("sin", -1e4, 1e4),
+    ("expm1", -20, 90), ("arctanh", -1.1, 1.1), ("power", -50, 50), ("arctan2", -10, 10)])
+def test_narrow_results_equal_the_c_library_rounded_once(dtype: object, name: str, low: float,
+                                                         high: float) -> None:
+    """`rounded` takes numpy's double result only where the C library's must round to the
+    same narrow value; it must agree with rounding the C library's result itself."""
+    import ml_dtypes
+
+    from shlo_cli.dialects.stablehlo.elementwise_numerics import round_float
+
+    narrow = np.dtype(ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype)
+    rng = np.random.default_rng(11)
+    with np.errstate(over="ignore"):
+        xs = [rng.uniform(low, high, 20000).astype(narrow) for _ in range(2 if name in (
+            "power", "arctan2") else 1)]
+    xs[0][:5] = np.array([0.0, -0.0, np.inf, np.nan, 1e-7]).astype(narrow)
+    fn = getattr(libm, name)
+    fast = libm.rounded(fn, lambda r: round_float(r, narrow), *xs)
+    exact = round_float(fn(*[x.astype(np.float64) for x in xs]), narrow)
+    assert fast.dtype == narrow
+    assert fast.tobytes() == exact.tobytes()
+
+
+def test_narrow_results_do_not_trust_numpy_near_a_rounding_boundary() -> None:
+    """Arguments whose exp lies next to a midpoint between two float32 values: a double
+    result off by a relative 2^-41 (as a CPU-specific numpy loop may be) would round the
+    other way on about half of them; `rounded` must still give the C library's rounding."""
+    from shlo_cli.dialects.stablehlo.elementwise_numerics import round_float
+
+    below = np.random.default_rng(5).uniform(1, 50, 4000).astype(np.float32)
+    above = np.nextafter(below, np.float32(np.inf))
+    x = libm.log((below.astype(np.float64) + above.astype(np.float64)) / 2)
+
+    def off_exp(v: np.ndarray) -> np.ndarray:
+        return libm.exp(v)
+
+    off_exp.ufunc = lambda v: np.exp(v) * (1 + 2.0 ** -41)  # type: ignore[attr-defined]
+    single = np.dtype(np.float32)
+    naive = round_float(off_exp.ufunc(x), single)  # type: ignore[attr-defined]
+    exact = round_float(libm.exp(x), single)
+    assert (naive != exact).sum() > 100  # the inputs do sit on boundaries
+    assert libm.rounded(off_exp, lambda r: round_float(r, single), x).tobytes() == \
+        exact.tobytes()

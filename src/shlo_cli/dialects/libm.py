@@ -116,6 +116,7 @@ def _unary(name: str, math_fn: Kernel, np_fn: np.ufunc,
 
     apply.__name__ = np_fn.__name__
     apply.__doc__ = f"C library `{name}` elementwise (complex: numpy's `{np_fn.__name__}`)."
+    apply.ufunc = np_fn  # type: ignore[attr-defined]  (for `rounded`)
     return apply
 
 
@@ -136,7 +137,36 @@ def _binary(name: str, math_fn: Kernel, np_fn: np.ufunc,
 
     apply.__name__ = np_fn.__name__
     apply.__doc__ = f"C library `{name}` elementwise (complex: numpy's `{np_fn.__name__}`)."
+    apply.ufunc = np_fn  # type: ignore[attr-defined]  (for `rounded`)
     return apply
+
+
+# numpy's float64 loops (SVML, its own SIMD code or the C library, whichever the CPU and
+# NPY_DISABLE_CPU_FEATURES select) are all within a few ULP of the exact result; trusting
+# them only to a relative 2^-40 (about 4000 ULP) leaves a wide safety margin.
+_TRUSTED = 2.0 ** -40
+_TINY = 2.0 ** -900  # below this numpy's relative error is not bounded (subnormal results)
+
+
+def rounded(fn: Kernel, round_to: Callable[[np.ndarray], np.ndarray],
+            *xs: np.ndarray) -> np.ndarray:
+    """`fn` (one of this module's functions) in double, rounded once by `round_to` to a type
+    narrower than double: exactly `round_to(fn(*xs))`, at numpy's speed. numpy's result r
+    decides the element when every value within r * (1 +- 2^-40) rounds to the same narrow
+    value (the C library's result is among them, and rounding is monotonic); the elements
+    near a rounding boundary, non-finite, zero or tiny are recomputed by `fn`."""
+    wide = np.broadcast_arrays(*[np.asarray(x, np.float64) for x in xs])
+    with np.errstate(all="ignore"):
+        guess = fn.ufunc(*wide)  # type: ignore[attr-defined]
+        out = round_to(guess)
+        margin = np.abs(guess) * _TRUSTED
+        low, high = round_to(guess - margin), round_to(guess + margin)
+    bits = f"u{out.dtype.itemsize}"
+    doubtful = ~(np.isfinite(guess) & (np.abs(guess) > _TINY)
+                 & (low.view(bits) == high.view(bits)))
+    if doubtful.any():
+        out[doubtful] = round_to(fn(*[w[doubtful] for w in wide]))
+    return out
 
 
 def _shaped(flat: np.ndarray, like: np.ndarray) -> Any:
