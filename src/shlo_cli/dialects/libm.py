@@ -14,7 +14,9 @@ have no SIMD variants.
 
 Each function takes what the numpy ufunc of the same name takes (arrays, numpy or Python
 scalars) and returns float64 (the input's float type for narrower floats, computed in double
-and rounded once).
+and rounded once). `rounded` gives the same bits for results rounded to a narrower float at
+close to numpy's speed: numpy's double result is used only where the C library's result
+must round to the same narrow value.
 """
 
 from __future__ import annotations
