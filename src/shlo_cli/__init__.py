@@ -14,11 +14,6 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-# Upstream's interpreter evaluates exp, log, pow, atan2, cbrt, expm1, log1p, tan, tanh... with
-# glibc. numpy's AVX-512 (SVML) f64 versions differ from glibc by an ulp on ~5% of inputs, so keep
-# numpy on its libm paths. Takes effect when set before numpy's first import; a user's setting wins.
-os.environ.setdefault("NPY_DISABLE_CPU_FEATURES", "X86_V4 AVX512_ICL AVX512_SPR")
-
 if TYPE_CHECKING:
     import numpy as np
 

@@ -10,6 +10,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
+import fft_accuracy  # noqa: E402
 import kernels  # noqa: E402
 import testdata_suite  # noqa: E402
 
@@ -79,3 +80,23 @@ def test_while_program_matches_python_loop() -> None:
     expected_i, expected_x = kernels._python_while()
     assert int(i) == int(expected_i) == kernels.ITERATIONS
     assert float(x) == float(expected_x)
+
+
+def test_fft_accuracy_ulp_counts_representable_values() -> None:
+    one = np.array([1.0], np.float32)
+    assert fft_accuracy.ulp(one, one) == 0
+    assert fft_accuracy.ulp(np.nextafter(one, np.float32(2)), one) == 1
+    tiny = np.array([np.finfo(np.float64).smallest_subnormal])
+    assert fft_accuracy.ulp(tiny, -tiny) == 2  # through zero
+    z = np.array([1 + 1j], np.complex64)
+    assert fft_accuracy.ulp(z, z + np.complex64(1j * 2 ** -23)) == 1
+    assert fft_accuracy.ulp(np.array([np.nan]), np.array([1.0])) == 2 ** 63
+
+
+def test_fft_accuracy_reads_the_testdata_fft_ops(tmp_path: Path) -> None:
+    (tmp_path / "testdata").mkdir()
+    (tmp_path / "testdata" / "fft_x.mlir").write_text(
+        "%2 = stablehlo.fft %0, type =  IRFFT, length = [15, 16, 32] : "
+        "(tensor<14x15x16x17xcomplex<f32>>) -> tensor<14x15x16x32xf32>\n")
+    cases = fft_accuracy._cases(str(tmp_path), np.random.default_rng(0))
+    assert cases[0] == ("IRFFT", [15, 16, 32], (14, 15, 16, 17), np.complex64)

@@ -165,3 +165,57 @@ def test_check_ops_round_trip() -> None:
     assert ("check.expect_close %arg0, %arg1, max_ulp_difference = 3, min_ulp_difference = 1 "
             ": tensor<2xf32>, tensor<2xf32>") in printed
     assert print_module(parse_source(printed)) == printed
+
+
+def _interpret_error(text: str) -> str:
+    """The diagnostic interpreting `text` gives (verifier or evaluation), as printed."""
+    from shlo_cli.interpreter.run import evaluate
+    from shlo_cli.ir.diagnostics import Diagnostic
+    from shlo_cli.ir.verifier import verify_module
+
+    module = parse_source(text, "t.mlir")
+    try:
+        verify_module(module)
+        evaluate(module)
+    except Diagnostic as d:
+        return d.render()
+    raise AssertionError("expected a diagnostic")
+
+
+_CONSTANTS = """func.func @main() {
+  %a = stablehlo.constant dense<1.0> : tensor<2xf32>
+  %b = stablehlo.constant dense<1.0> : tensor<2xf64>
+  %c = stablehlo.constant dense<1.0> : tensor<2xf32>
+  OP
+  func.return
+}"""
+
+
+@pytest.mark.parametrize(("op", "message"), [
+    ("check.expect_close %a, %b, max_ulp_difference = 3 : tensor<2xf32>, tensor<2xf64>",
+     "t.mlir:5:3: error: 'check.expect_close' op failed to verify that all of {actual, expected} "
+     "have same type"),
+    ('"check.expect_eq"(%a, %b) : (tensor<2xf32>, tensor<2xf64>) -> ()',
+     "t.mlir:5:3: error: 'check.expect_eq' op requires all operands to have the same type"),
+    ('"check.expect_almost_eq"(%b, %a) : (tensor<2xf64>, tensor<2xf32>) -> ()',
+     "t.mlir:5:3: error: 'check.expect_almost_eq' op requires all operands to have the same type"),
+    ('"check.expect_eq_const"(%a) {value = dense<1.0> : tensor<2xf64>} : (tensor<2xf32>) -> ()',
+     "t.mlir:5:3: error: 'check.expect_eq_const' op failed to verify that all of {lhs, value} have "
+     "same type"),
+])
+def test_check_ops_reject_mismatched_types(op: str, message: str) -> None:
+    assert message in _interpret_error(_CONSTANTS.replace("OP", op))
+
+
+@pytest.mark.parametrize("target", ["check.expect_eq", "check.expect_almost_eq",
+                                    "check.expect_close"])
+def test_custom_call_checks_fail_on_mismatched_element_types(target: str) -> None:
+    op = (f"stablehlo.custom_call @{target}(%a, %b) {{has_side_effect = true}} : "
+          "(tensor<2xf32>, tensor<2xf64>) -> ()")
+    error = _interpret_error(_CONSTANTS.replace("OP", op))
+    assert (f"t.mlir:5:3: error: {target} failed: Element types don't match: f32 (actual) vs f64 "
+            "(expected)") in error
+    same = op.replace("%b", "%c").replace("tensor<2xf64>", "tensor<2xf32>")
+    from shlo_cli.interpreter.run import evaluate
+
+    evaluate(parse_source(_CONSTANTS.replace("OP", same), "t.mlir"))  # equal values pass

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from shlo_cli.interpreter.engine import Interpreter
 from shlo_cli.ir.parser import parse_source
@@ -58,3 +59,63 @@ def test_fft_verifier_messages() -> None:
         verify_module(parse_source(text))
     assert ("RFFT requires innermost dimensions to be compatible with fft_length. Got: 3, 9 "
             "but wanted 9, 9.") in info.value.render()
+
+
+def _exact(x: np.ndarray, kind: str, lengths: list[int], dtype: type) -> np.ndarray:
+    """The transform in long double (64-bit significand on x86), rounded to `dtype`."""
+    axes = tuple(range(x.ndim - len(lengths), x.ndim))
+    fn = {"FFT": np.fft.fftn, "IFFT": np.fft.ifftn, "RFFT": np.fft.rfftn,
+          "IRFFT": np.fft.irfftn}[kind]
+    wide = np.longdouble if kind == "RFFT" else np.clongdouble
+    return fn(x.astype(wide), s=lengths, axes=axes).astype(dtype)
+
+
+def _ulp(a: np.ndarray, b: np.ndarray) -> int:
+    """Largest ULP distance between float32 parts of `a` and `b` (same signs here)."""
+    parts = (a.real, b.real, a.imag, b.imag) if np.iscomplexobj(a) else (a, b, a, b)
+    ia, ib, ja, jb = (np.ascontiguousarray(p, np.float32).view(np.int32).astype(np.int64)
+                      for p in parts)
+    flip = lambda v: np.where(v < 0, -(v & 0x7FFFFFFF), v)  # noqa: E731  (monotone order)
+    return int(max(np.abs(flip(ia) - flip(ib)).max(), np.abs(flip(ja) - flip(jb)).max()))
+
+
+@pytest.mark.skipif(np.finfo(np.longdouble).nmant <= 52, reason="needs a wide long double")
+@pytest.mark.parametrize("kind", ["FFT", "IFFT", "RFFT", "IRFFT"])
+@pytest.mark.parametrize("lengths", [[n] for n in (1, 3, 12, 17, 64, 97, 1009, 1024)]
+                         + [[15, 16, 32], [5, 6]])
+def test_float32_within_one_ulp_of_exact(kind: str, lengths: list[int]) -> None:
+    rng = np.random.default_rng(len(lengths) * 1000 + lengths[-1])
+    shape = [2, *lengths]
+    if kind == "IRFFT":
+        shape[-1] = lengths[-1] // 2 + 1
+    x = rng.standard_normal(shape).astype(np.float32)
+    if kind != "RFFT":
+        x = (x + 1j * rng.standard_normal(shape)).astype(np.complex64)
+    out_dtype = np.float32 if kind == "IRFFT" else np.complex64
+    in_t = f"tensor<{'x'.join(map(str, shape))}x{'f32' if kind == 'RFFT' else 'complex<f32>'}>"
+    expected = _exact(x, kind, lengths, out_dtype)
+    out_t = f"tensor<{'x'.join(map(str, expected.shape))}x{'f32' if kind == 'IRFFT' else 'complex<f32>'}>"
+    text = f"""func.func @main(%x: {in_t}) -> {out_t} {{
+  %0 = stablehlo.fft %x, type = {kind}, length = {lengths} : ({in_t}) -> {out_t}
+  return %0 : {out_t}
+}}"""
+    (out,) = _run(text, x)
+    assert out.dtype == out_dtype and out.shape == expected.shape
+    assert _ulp(out, expected) <= 1
+
+
+def test_known_values_are_exact() -> None:
+    text = """func.func @main(%x: tensor<4xf32>, %d: tensor<8xcomplex<f32>>, %h: tensor<3xcomplex<f32>>) -> (tensor<3xcomplex<f32>>, tensor<8xcomplex<f32>>, tensor<4xf32>) {
+  %0 = stablehlo.fft %x, type = RFFT, length = [4] : (tensor<4xf32>) -> tensor<3xcomplex<f32>>
+  %1 = stablehlo.fft %d, type = FFT, length = [8] : (tensor<8xcomplex<f32>>) -> tensor<8xcomplex<f32>>
+  %2 = stablehlo.fft %h, type = IRFFT, length = [4] : (tensor<3xcomplex<f32>>) -> tensor<4xf32>
+  return %0, %1, %2 : tensor<3xcomplex<f32>>, tensor<8xcomplex<f32>>, tensor<4xf32>
+}"""
+    impulse = np.zeros(8, np.complex64)
+    impulse[0] = 1
+    r, f, back = _run(text, np.array([1, 2, 3, 4], np.float32), impulse,
+                      np.array([4, 0, 0], np.complex64))
+    assert r.dtype == np.complex64 and f.dtype == np.complex64 and back.dtype == np.float32
+    assert r.tolist() == [10, -2 + 2j, -2]
+    assert f.tolist() == [1] * 8
+    assert back.tolist() == [1, 1, 1, 1]

@@ -216,3 +216,23 @@ def test_tensor_cast_round_trips_and_checks_compatibility(tmp_path: Path) -> Non
                   "  %0 = tensor.cast %a : tensor<4xi32> to tensor<?xf32>\n"
                   "  func.return %0 : tensor<?xf32>\n}\n")
     assert diag is not None and "are cast incompatible" in diag.message
+
+
+def test_a_verifier_that_raises_is_reported_at_the_op(monkeypatch: pytest.MonkeyPatch) -> None:
+    from shlo_cli.dialects import registry
+    from shlo_cli.ir import verifier
+
+    def broken(op: object) -> None:
+        raise KeyError("fft_length")
+
+    monkeypatch.delenv(verifier.DEBUG_ENV, raising=False)
+    monkeypatch.setattr(registry.lookup("stablehlo.add"), "verify", broken)
+    d = verify(VALID)
+    assert d is not None
+    text = d.render()
+    assert text.startswith("t.mlir:3:8: error: 'stablehlo.add' op could not be verified: "
+                           "its verifier raised KeyError ('fft_length')"), text
+    assert "bug in shlo" in text
+    monkeypatch.setenv(verifier.DEBUG_ENV, "1")
+    with pytest.raises(KeyError):
+        verify_module(parse_source(VALID, "t.mlir"))

@@ -5,6 +5,9 @@
 - `@check.expect_close(a, b)`: ULP distance in [0, 3].
 - `@check.eq(a, b) -> tensor<i1>`: exact for integer/bool elements, within 1e-4 otherwise;
   returns `true` (a failure stops the run).
+
+The two operands must have the same element type (a failure naming both otherwise) and the
+same shape.
 """
 
 from __future__ import annotations
@@ -27,7 +30,13 @@ def _operands(name: str, operands: tuple[Any, ...], op: Any) -> tuple[np.ndarray
     if len(operands) != 2:
         raise EvaluationError(f"Unsupported custom call: @{name} expects 2 operands, "
                               f"got {len(operands)}")
-    etype = element_type(op.operands[1].type) if op is not None else None
+    if op is None:
+        return operands[0], operands[1], None
+    actual_type, etype = (element_type(v.type) for v in op.operands[:2])
+    if str(actual_type) != str(etype) and np.shape(operands[0]) == np.shape(operands[1]):
+        # upstream compares elements of different types as if they were one type
+        raise EvaluationError(f"{name} failed: Element types don't match: {actual_type} "
+                              f"(actual) vs {etype} (expected)")
     return operands[0], operands[1], etype
 
 

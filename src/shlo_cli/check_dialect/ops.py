@@ -24,6 +24,7 @@ from ..ir.core import Location, Operation
 from ..ir.floats import format_float
 from ..ir.lexer import FLOAT, INT
 from ..ir.types import F64, IntegerType, Type, element_type
+from ..ir.verifier import op_error
 from .comparisons import (
     DEFAULT_TOLERANCE,
     expect_almost_eq_failure,
@@ -42,6 +43,31 @@ def _fail(op: Operation, message: str | None) -> None:
 
 def _etype(op: Operation) -> Type:
     return element_type(op.operands[0].type)
+
+
+# ---- verifiers (upstream's ODS traits) --------------------------------------------------
+
+
+def _same_type_operands(op: Operation) -> None:
+    """SameTypeOperands (expect_eq, expect_almost_eq)."""
+    if len({str(v.type) for v in op.operands}) > 1:
+        raise op_error(op, "requires all operands to have the same type")
+
+
+def _types_match(first: str, second: str) -> Any:
+    """AllTypesMatch<[first, second]> over operands and the `value` property."""
+
+    def type_of(op: Operation, name: str) -> str:
+        if name == "value":
+            return str(op.properties["value"].type)
+        return str(op.operands[0 if name in ("lhs", "actual") else 1].type)
+
+    def verify(op: Operation) -> None:
+        if type_of(op, first) != type_of(op, second):
+            raise op_error(op, f"failed to verify that all of {{{first}, {second}}} have "
+                               "same type")
+
+    return verify
 
 
 # ---- shared parsing pieces ----------------------------------------------------------------
@@ -125,14 +151,15 @@ def _print_pair(pr: Any, op: Operation) -> None:
     pr.write(f" : {op.operands[0].type}")
 
 
-@define_op("check.expect_eq", syntax=Custom(_parse_pair, _print_pair))
+@define_op("check.expect_eq", syntax=Custom(_parse_pair, _print_pair),
+           verify=_same_type_operands)
 def expect_eq(lhs: np.ndarray, rhs: np.ndarray, *, op: Operation) -> None:
     """Every element of `lhs` equals the corresponding element of `rhs` exactly."""
     _fail(op, expect_eq_failure(lhs, rhs, _etype(op)))
 
 
 @define_op("check.expect_almost_eq", syntax=Custom(_parse_pair, _print_pair),
-           properties=("tolerance",))
+           properties=("tolerance",), verify=_same_type_operands)
 def expect_almost_eq(lhs: np.ndarray, rhs: np.ndarray, *, tolerance: float | None,
                      op: Operation) -> None:
     """Float/complex elements equal within `tolerance` (default 1e-4)."""
@@ -166,14 +193,14 @@ def _print_const(pr: Any, op: Operation) -> None:
 
 
 @define_op("check.expect_eq_const", syntax=Custom(_parse_const, _print_const),
-           properties=("value",))
+           properties=("value",), verify=_types_match("lhs", "value"))
 def expect_eq_const(lhs: np.ndarray, *, value: np.ndarray, op: Operation) -> None:
     """Every element of `lhs` equals the constant `value` exactly."""
     _fail(op, expect_eq_failure(lhs, value, _etype(op)))
 
 
 @define_op("check.expect_almost_eq_const", syntax=Custom(_parse_const, _print_const),
-           properties=("value", "tolerance"))
+           properties=("value", "tolerance"), verify=_types_match("lhs", "value"))
 def expect_almost_eq_const(lhs: np.ndarray, *, value: np.ndarray, tolerance: float | None,
                            op: Operation) -> None:
     """Float/complex elements equal the constant `value` within `tolerance`."""
@@ -215,7 +242,8 @@ def _print_close(pr: Any, op: Operation) -> None:
 
 
 @define_op("check.expect_close", syntax=Custom(_parse_close, _print_close),
-           properties=("max_ulp_difference", "min_ulp_difference"))
+           properties=("max_ulp_difference", "min_ulp_difference"),
+           verify=_types_match("actual", "expected"))
 def expect_close(actual: np.ndarray, expected: np.ndarray, *, max_ulp_difference: int | None,
                  min_ulp_difference: int | None, op: Operation) -> None:
     """ULP distance of every element within [min_ulp_difference, max_ulp_difference]."""

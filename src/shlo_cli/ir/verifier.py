@@ -24,7 +24,7 @@ from .core import Block, Module, Operation, Region, Value
 from .diagnostics import Diagnostic, SourceFile
 from .types import FunctionType
 
-DEBUG_ENV = "SHLO_DEBUG_VERIFIER"  # set to see verifier bugs instead of skipping them
+DEBUG_ENV = "SHLO_DEBUG_VERIFIER"  # set to get a verifier bug's Python traceback
 
 # ODS operand/result type constraints shared by many ops (e.g. quantized element types),
 # checked before each registered op's own verifier; dialect modules register them.
@@ -61,6 +61,13 @@ def op_error(op: Operation, message: str, notes: list[Diagnostic] | None = None)
                       col=op.location.col or None, notes=notes)
 
 
+def verifier_bug(op: Operation, error: Exception) -> Diagnostic:
+    """An op verifier that raised instead of diagnosing: a bug in shlo, reported at the op
+    with what was raised (a silently accepted program would hide it)."""
+    return op_error(op, f"could not be verified: its verifier raised {type(error).__name__}"
+                        f" ({error}); this is a bug in shlo, please report it")
+
+
 INFERENCE_FAILED = "failed to infer returned types"
 
 
@@ -85,6 +92,18 @@ def note_at(op: Operation, message: str) -> Diagnostic:
                       col=op.location.col or None)
 
 
+def _guarded(op: Operation, check: Callable[..., None], *args: object) -> None:
+    """Run one of `op`'s checks; a Python exception from it becomes `verifier_bug`."""
+    try:
+        check(*args)
+    except Diagnostic:
+        raise
+    except Exception as e:  # noqa: BLE001 - reported as a located diagnostic instead
+        if os.environ.get(DEBUG_ENV):
+            raise
+        raise verifier_bug(op, e) from None
+
+
 class _Verifier:
     def __init__(self, module: Module) -> None:
         self.module = module
@@ -93,7 +112,7 @@ class _Verifier:
     def run(self) -> None:
         self.verify_isolated(self.module.op)
         for op in self.symbol_users:
-            SYMBOL_USE_VERIFIERS.get(op.name, verify_call)(op, self.module)
+            _guarded(op, SYMBOL_USE_VERIFIERS.get(op.name, verify_call), op, self.module)
 
     def verify_isolated(self, root: Operation) -> None:
         """Verify `root` and its nested ops, pre-order; isolated nested ops come after the
@@ -102,7 +121,7 @@ class _Verifier:
         stack: list[Operation] = [root]
         while stack:
             op = stack.pop()
-            self.verify_op(op)
+            _guarded(op, self.verify_op, op)
             children: list[Operation] = []
             for region in op.regions:
                 for block in region.blocks:
@@ -149,17 +168,10 @@ class _Verifier:
             structural(op)
         if op.name == "func.call" or op.name in SYMBOL_USE_VERIFIERS:
             self.symbol_users.append(op)
-        if opdef.verify is not None or TYPE_CONSTRAINTS:
-            try:
-                for constraint in TYPE_CONSTRAINTS:
-                    constraint(op)
-                if opdef.verify is not None:
-                    opdef.verify(op)
-            except Diagnostic:
-                raise
-            except Exception:  # noqa: BLE001 - a verifier bug must not reject a program
-                if os.environ.get(DEBUG_ENV):
-                    raise
+        for constraint in TYPE_CONSTRAINTS:
+            constraint(op)
+        if opdef.verify is not None:
+            opdef.verify(op)
 
 
 # ---- structural checks ---------------------------------------------------------------------

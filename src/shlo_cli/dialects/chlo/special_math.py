@@ -13,6 +13,8 @@ import math
 
 import numpy as np
 
+from .. import libm
+
 LANCZOS_GAMMA = 7.0
 LANCZOS_BASE = 0.99999999999980993227684700473478
 LANCZOS_COEFFICIENTS = (
@@ -28,7 +30,7 @@ LOG_PI = math.log(math.pi)
 def _lanczos_log_t(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """t = z + g + 1/2 and log(t), computed as log(g + 1/2) + log1p(z / (g + 1/2))."""
     half_g = LANCZOS_GAMMA + 0.5
-    return z + half_g, math.log(half_g) + np.log1p(z / half_g)
+    return z + half_g, math.log(half_g) + libm.log1p(z / half_g)
 
 
 def lgamma(x: np.ndarray) -> np.ndarray:
@@ -40,11 +42,11 @@ def lgamma(x: np.ndarray) -> np.ndarray:
         for i, c in enumerate(LANCZOS_COEFFICIENTS):
             series = series + c / (z + (i + 1))
         t, log_t = _lanczos_log_t(z)
-        log_y = LOG_SQRT_TWO_PI + (z + 0.5 - t / log_t) * log_t + np.log(series)
+        log_y = LOG_SQRT_TWO_PI + (z + 0.5 - t / log_t) * log_t + libm.log(series)
         abs_x = np.abs(x)
         frac = abs_x - np.floor(abs_x)
         reduced = np.where(frac > 0.5, 1.0 - frac, frac)
-        denom = np.log(np.sin(np.pi * reduced))
+        denom = libm.log(libm.sin(np.pi * reduced))
         reflection = np.where(np.isfinite(denom), LOG_PI - denom - log_y, -denom)
         result = np.where(reflect, reflection, log_y)
         return np.where(np.isinf(x), np.inf, result)
@@ -64,7 +66,7 @@ def digamma(x: np.ndarray) -> np.ndarray:
         t, log_t = _lanczos_log_t(z)
         y = log_t + num / denom - LANCZOS_GAMMA / t
         reduced = x + np.abs(np.floor(x + 0.5))
-        reflection = y - np.pi * np.cos(np.pi * reduced) / np.sin(np.pi * reduced)
+        reflection = y - np.pi * libm.cos(np.pi * reduced) / libm.sin(np.pi * reduced)
         result = np.where(reflect, reflection, y)
         result = np.where((x < 0) & (x == np.floor(x)), np.nan, result)
         result = np.where(x == 0, -np.inf, result)
@@ -85,7 +87,7 @@ def _erf_series(x: np.ndarray) -> np.ndarray:
     for n in range(1, _ERF_TERMS):
         term = term * (2.0 * x2) / (2 * n + 1)
         total = total + term
-    return 2.0 / math.sqrt(math.pi) * np.exp(-x2) * total
+    return 2.0 / math.sqrt(math.pi) * libm.exp(-x2) * total
 
 
 def _erfc_fraction(x: np.ndarray) -> np.ndarray:
@@ -93,7 +95,7 @@ def _erfc_fraction(x: np.ndarray) -> np.ndarray:
     f = x.copy()
     for k in range(_ERFC_CF_TERMS, 0, -1):
         f = x + (k / 2.0) / f
-    return np.exp(-x * x) / math.sqrt(math.pi) / f
+    return libm.exp(-x * x) / math.sqrt(math.pi) / f
 
 
 def erf(x: np.ndarray) -> np.ndarray:
@@ -124,14 +126,14 @@ def erf_inv(y: np.ndarray) -> np.ndarray:
         a = np.abs(y)
         inside = a < 1.0
         w = np.where(inside, a, 0.0)
-        log_term = np.log1p(-w * w)
+        log_term = libm.log1p(-w * w)
         k = 0.147
         c = 2.0 / (math.pi * k) + 0.5 * log_term
         x = np.sqrt(np.sqrt(c * c - log_term / k) - c)
         tail = w > 0.5
         complement = 1.0 - w
         for _ in range(6):
-            slope = 2.0 / math.sqrt(math.pi) * np.exp(-x * x)
+            slope = 2.0 / math.sqrt(math.pi) * libm.exp(-x * x)
             residual = np.where(tail, complement - erfc(x), erf(x) - w)
             x = x - residual / slope
             x = np.where(np.isfinite(x), x, 0.0)
@@ -155,7 +157,7 @@ def bessel_i1e(x: np.ndarray) -> np.ndarray:
         for k in range(1, _I1E_SERIES_TERMS):
             term = term * q / (k * (k + 1))
             total = total + term
-        series = total * np.exp(-s)
+        series = total * libm.exp(-s)
         big = np.where(a > _I1E_SERIES_LIMIT, a, _I1E_SERIES_LIMIT + 1)
         mu = 4.0
         term = np.ones(x.shape)
@@ -180,10 +182,10 @@ def zeta(s: np.ndarray, q: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         total = np.zeros(np.broadcast_shapes(s.shape, q.shape))
         for k in range(_ZETA_N):
-            total = total + np.power(q + k, -s)
+            total = total + libm.power(q + k, -s)
         w = q + _ZETA_N
-        total = total + np.power(w, 1.0 - s) / (s - 1.0) + 0.5 * np.power(w, -s)
-        factor = s * np.power(w, -s - 1.0)
+        total = total + libm.power(w, 1.0 - s) / (s - 1.0) + 0.5 * libm.power(w, -s)
+        factor = s * libm.power(w, -s - 1.0)
         coeff = np.ones_like(total)
         correction = np.zeros_like(total)
         for j, a in enumerate(_ZETA_A):
@@ -209,7 +211,7 @@ def polygamma(n: np.ndarray, x: np.ndarray) -> np.ndarray:
         valid = (n >= 0) & (n == np.floor(n))
         nn = np.where(valid, n, 0.0)
         sign = np.where(np.fmod(nn, 2.0) == 0, -1.0, 1.0)
-        factorial = np.exp(lgamma(nn + 1.0))
+        factorial = libm.exp(lgamma(nn + 1.0))
         higher = sign * factorial * zeta(nn + 1.0, x)
         result = np.where(nn == 0, digamma(x), higher)
         return np.where(valid, result, np.nan)

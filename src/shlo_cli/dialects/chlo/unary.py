@@ -10,6 +10,7 @@ import numpy as np
 
 from ...ir.core import Operation
 from ...ir.types import BOOL
+from .. import libm
 from ..registry import define_op
 from ..stablehlo.elementwise_numerics import is_complex, is_float, make_complex, upcast_to_double
 from ..stablehlo.elementwise_verify import check_inferred, with_element
@@ -23,15 +24,15 @@ def _register(name: str, kernel: Kernel, doc: str) -> None:
     define_op(f"chlo.{name}", syntax=UNARY)(kernel)
 
 
-_register("acos", in_double("acos", np.arccos, np.arccos), "Inverse cosine.")
-_register("acosh", in_double("acosh", np.arccosh, np.arccosh), "Inverse hyperbolic cosine.")
-_register("asin", in_double("asin", np.arcsin, np.arcsin), "Inverse sine.")
-_register("asinh", in_double("asinh", np.arcsinh, np.arcsinh), "Inverse hyperbolic sine.")
-_register("atan", in_double("atan", np.arctan, np.arctan), "Inverse tangent.")
-_register("atanh", in_double("atanh", np.arctanh, np.arctanh), "Inverse hyperbolic tangent.")
-_register("cosh", in_double("cosh", np.cosh, np.cosh), "Hyperbolic cosine.")
-_register("sinh", in_double("sinh", np.sinh, np.sinh), "Hyperbolic sine.")
-_register("tan", in_double("tan", np.tan, np.tan), "Tangent.")
+_register("acos", in_double("acos", libm.arccos, libm.arccos), "Inverse cosine.")
+_register("acosh", in_double("acosh", libm.arccosh, libm.arccosh), "Inverse hyperbolic cosine.")
+_register("asin", in_double("asin", libm.arcsin, libm.arcsin), "Inverse sine.")
+_register("asinh", in_double("asinh", libm.arcsinh, libm.arcsinh), "Inverse hyperbolic sine.")
+_register("atan", in_double("atan", libm.arctan, libm.arctan), "Inverse tangent.")
+_register("atanh", in_double("atanh", libm.arctanh, libm.arctanh), "Inverse hyperbolic tangent.")
+_register("cosh", in_double("cosh", libm.cosh, libm.cosh), "Hyperbolic cosine.")
+_register("sinh", in_double("sinh", libm.sinh, libm.sinh), "Hyperbolic sine.")
+_register("tan", in_double("tan", libm.tan, libm.tan), "Tangent.")
 _register("lgamma", real_in_double("lgamma", special_math.lgamma), "log|Gamma(x)|.")
 _register("digamma", real_in_double("digamma", special_math.digamma), "Digamma function.")
 _register("erf", real_in_double("erf", special_math.erf), "Error function.")
@@ -44,8 +45,8 @@ _register("bessel_i1e", real_in_double("bessel_i1e", special_math.bessel_i1e),
 def _asin_acos_kernel(z: np.ndarray) -> np.ndarray:
     """w with asin(z) = atan2(Re z, Re w) + i sign(Im z) Im w: Re w = Re sqrt(1 - z^2),
     Im w = |Im asin(z)|."""
-    a = np.arcsin(z)
-    return make_complex(np.cos(a.real) * np.cosh(a.imag), np.abs(a.imag),
+    a = libm.arcsin(z)
+    return make_complex(libm.cos(a.real) * libm.cosh(a.imag), np.abs(a.imag),
                         np.dtype(np.complex128))
 
 

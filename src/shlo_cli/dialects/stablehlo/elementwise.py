@@ -16,6 +16,7 @@ from ...ir.parser import (
     _format_field,
     _parse_struct_fields,
 )
+from .. import libm
 from ..asm import Format
 from ..registry import define_op
 from .elementwise_numerics import (
@@ -252,10 +253,10 @@ def power(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
         return integer_power(lhs, rhs)
     if is_complex(dtype):
         def cpow(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-            return np.where(x == 0, 0, np.exp(y * np.log(np.where(x == 0, 1, x))))
+            return np.where(x == 0, 0, libm.exp(y * libm.log(np.where(x == 0, 1, x))))
         return upcast_to_double(cpow, dtype, lhs, rhs)
     if is_float(dtype):
-        return upcast_to_double(np.power, dtype, lhs, rhs)
+        return upcast_to_double(libm.power, dtype, lhs, rhs)
     raise unsupported("power", dtype)
 
 

@@ -19,6 +19,8 @@ from collections.abc import Callable
 import ml_dtypes
 import numpy as np
 
+from .. import libm
+
 # Overflow to inf, NaN from inf - inf and integer wrap-around are the defined results of these
 # ops, not problems: numpy must not warn about them on stderr (in any thread).
 warnings.filterwarnings(
@@ -201,6 +203,9 @@ def upcast_to_double(fn: Callable[..., np.ndarray], dtype: np.dtype,
     """Upstream's mapWithUpcastToDouble: evaluate in double (complex<double>) and round once
     to the element type."""
     wide = np.dtype(np.complex128) if is_complex(dtype) else np.dtype(np.float64)
+    if hasattr(fn, "ufunc") and is_float(dtype) and dtype != wide:
+        # a C library function (dialects/libm) rounded to a narrower float: numpy's speed
+        return libm.rounded(fn, lambda r: round_float(r, dtype), *xs)
     with np.errstate(all="ignore"):
         if isinstance(fn, np.ufunc) and all(x.dtype in _NATIVE_WIDENABLE for x in xs):
             # The ufunc widens in its own buffers: no full-size double temporaries (on 1M

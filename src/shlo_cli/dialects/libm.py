@@ -1,0 +1,209 @@
+"""Real double-precision transcendental functions with the C library's results, whatever
+numpy's SIMD dispatch picks.
+
+Upstream's interpreter evaluates exp, log, tanh, pow, atan2... with the C library (glibc on
+Linux). numpy's float64 loops for most of these pick a SIMD implementation at import time
+from the CPU (AVX-512 SVML variants differ from glibc by an ULP on up to ~40% of inputs, and
+its tanh differs on every CPU), so results would depend on the machine and on whether
+`NPY_DISABLE_CPU_FEATURES` was set before numpy's first import. Here every real element goes
+through Python's `math` module, which calls the C library's function directly for finite
+in-domain arguments; the remaining ones (infinities, NaNs, poles, overflow, arguments
+outside the domain) go through ctypes to the same C function, so even their NaN signs and
+infinities are the C library's. Complex arguments keep numpy's scalar complex loops, which
+have no SIMD variants.
+
+Each function takes what the numpy ufunc of the same name takes (arrays, numpy or Python
+scalars) and returns float64 (the input's float type for narrower floats, computed in double
+and rounded once). `rounded` gives the same bits for results rounded to a narrower float at
+close to numpy's speed: numpy's double result is used only where the C library's result
+must round to the same narrow value.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import functools
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+Kernel = Callable[..., Any]
+_CHUNK = 1 << 16  # elements per batch: an unexpected exception redoes one batch slowly
+
+
+@functools.cache
+def _c_library() -> ctypes.CDLL | None:
+    """The C library functions this process already uses (the ones `math` calls), loaded on
+    first need: searching the library path costs a subprocess, so that is the last resort."""
+    try:
+        process = ctypes.CDLL(None)
+        if hasattr(process, "exp"):
+            return process
+    except (OSError, TypeError):
+        pass
+    name = ctypes.util.find_library("m") or ctypes.util.find_library("c")
+    try:
+        return ctypes.CDLL(name) if name else None
+    except OSError:
+        return None
+
+
+@functools.cache
+def _c_function(name: str, arity: int) -> Kernel | None:
+    """The C library's `double name(double[, double])`, or None where there is none."""
+    fn = getattr(_c_library(), name, None)
+    if fn is None:
+        return None
+    fn.restype = ctypes.c_double
+    fn.argtypes = [ctypes.c_double] * arity
+    return fn
+
+
+def _slow(name: str, arity: int, math_fn: Kernel, np_fn: np.ufunc) -> Kernel:
+    """One element of any value: the C function itself, or where ctypes finds no C library,
+    `math` when it returns and numpy's ufunc when it raises."""
+
+    def one(*args: float) -> float:
+        c_fn = _c_function(name, arity)
+        if c_fn is not None:
+            return c_fn(*args)
+        try:
+            return math_fn(*args)
+        except (OverflowError, ValueError):
+            with np.errstate(all="ignore"):
+                return float(np_fn(*args))
+
+    return one
+
+
+def _map(fn: Kernel, columns: list[np.ndarray]) -> np.ndarray:
+    lists = [c.tolist() for c in columns]
+    return np.fromiter(map(fn, *lists), np.float64, len(lists[0]))
+
+
+def _evaluate(math_fn: Kernel, slow: Kernel, columns: list[np.ndarray],
+              fast: np.ndarray) -> np.ndarray:
+    """`math_fn` over the elements marked `fast` (in batches, a batch that raises anyway is
+    redone element by element), `slow` over the others."""
+    out = np.empty(columns[0].shape, np.float64)
+    where = np.flatnonzero(fast)
+    for start in range(0, where.size, _CHUNK):
+        index = where[start:start + _CHUNK]
+        batch = [c[index] for c in columns]
+        try:
+            out[index] = _map(math_fn, batch)
+        except (OverflowError, ValueError):
+            out[index] = _map(slow, batch)
+    rest = np.flatnonzero(~fast)
+    if rest.size:
+        out[rest] = _map(slow, [c[rest] for c in columns])
+    return out
+
+
+def _unary(name: str, math_fn: Kernel, np_fn: np.ufunc,
+           domain: Callable[[np.ndarray], np.ndarray]) -> Kernel:
+    slow = _slow(name, 1, math_fn, np_fn)
+
+    def apply(x: Any) -> Any:
+        a = np.asarray(x)
+        if a.dtype.kind == "c":
+            return np_fn(x)
+        wide = a.astype(np.float64).ravel()
+        with np.errstate(invalid="ignore"):
+            fast = np.isfinite(wide) & domain(wide)
+        return _shaped(_evaluate(math_fn, slow, [wide], fast), a)
+
+    apply.__name__ = np_fn.__name__
+    apply.__doc__ = f"C library `{name}` elementwise (complex: numpy's `{np_fn.__name__}`)."
+    apply.ufunc = np_fn  # type: ignore[attr-defined]  (for `rounded`)
+    return apply
+
+
+def _binary(name: str, math_fn: Kernel, np_fn: np.ufunc,
+            domain: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Kernel:
+    slow = _slow(name, 2, math_fn, np_fn)
+
+    def apply(x: Any, y: Any) -> Any:
+        a, b = np.asarray(x), np.asarray(y)
+        if a.dtype.kind == "c" or b.dtype.kind == "c":
+            return np_fn(x, y)
+        a, b = np.broadcast_arrays(a, b)
+        wide = [v.astype(np.float64).ravel() for v in (a, b)]
+        with np.errstate(invalid="ignore"):
+            fast = np.isfinite(wide[0]) & np.isfinite(wide[1]) & domain(*wide)
+        like = np.empty(a.shape, np.result_type(a.dtype, b.dtype, np.float16))
+        return _shaped(_evaluate(math_fn, slow, wide, fast), like)
+
+    apply.__name__ = np_fn.__name__
+    apply.__doc__ = f"C library `{name}` elementwise (complex: numpy's `{np_fn.__name__}`)."
+    apply.ufunc = np_fn  # type: ignore[attr-defined]  (for `rounded`)
+    return apply
+
+
+# numpy's float64 loops (SVML, its own SIMD code or the C library, whichever the CPU and
+# NPY_DISABLE_CPU_FEATURES select) are all within a few ULP of the exact result; trusting
+# them only to a relative 2^-40 (about 4000 ULP) leaves a wide safety margin.
+_TRUSTED = 2.0 ** -40
+_TINY = 2.0 ** -900  # below this numpy's relative error is not bounded (subnormal results)
+
+
+def rounded(fn: Kernel, round_to: Callable[[np.ndarray], np.ndarray],
+            *xs: np.ndarray) -> np.ndarray:
+    """`fn` (one of this module's functions) in double, rounded once by `round_to` to a type
+    narrower than double: exactly `round_to(fn(*xs))`, at numpy's speed. numpy's result r
+    decides the element when every value within r * (1 +- 2^-40) rounds to the same narrow
+    value (the C library's result is among them, and rounding is monotonic); the elements
+    near a rounding boundary, non-finite, zero or tiny are recomputed by `fn`."""
+    wide = np.broadcast_arrays(*[np.asarray(x, np.float64) for x in xs])
+    with np.errstate(all="ignore"):
+        guess = fn.ufunc(*wide)  # type: ignore[attr-defined]
+        out = round_to(guess)
+        margin = np.abs(guess) * _TRUSTED
+        low, high = round_to(guess - margin), round_to(guess + margin)
+    bits = f"u{out.dtype.itemsize}"
+    doubtful = ~(np.isfinite(guess) & (np.abs(guess) > _TINY)
+                 & (low.view(bits) == high.view(bits)))
+    if doubtful.any():
+        out[doubtful] = round_to(fn(*[w[doubtful] for w in wide]))
+    return out
+
+
+def _shaped(flat: np.ndarray, like: np.ndarray) -> Any:
+    """`flat` in `like`'s shape; narrower floats rounded once to their type; 0-d -> scalar."""
+    dtype = like.dtype if like.dtype.kind == "f" else np.dtype(np.float64)
+    out = flat.reshape(like.shape).astype(dtype, copy=False)
+    return out[()] if out.ndim == 0 else out
+
+
+def _everywhere(x: np.ndarray) -> np.ndarray:
+    return np.ones(x.shape, bool)
+
+
+# Largest |x| whose exp, expm1, sinh, cosh cannot overflow (exp(709.78...) is the last finite).
+_EXP_LIMIT = 709.0
+
+exp = _unary("exp", math.exp, np.exp, lambda x: x < _EXP_LIMIT)
+expm1 = _unary("expm1", math.expm1, np.expm1, lambda x: x < _EXP_LIMIT)
+log = _unary("log", math.log, np.log, lambda x: x > 0)
+log1p = _unary("log1p", math.log1p, np.log1p, lambda x: x > -1)
+sin = _unary("sin", math.sin, np.sin, _everywhere)
+cos = _unary("cos", math.cos, np.cos, _everywhere)
+tan = _unary("tan", math.tan, np.tan, _everywhere)
+tanh = _unary("tanh", math.tanh, np.tanh, _everywhere)
+sinh = _unary("sinh", math.sinh, np.sinh, lambda x: np.abs(x) < _EXP_LIMIT)
+cosh = _unary("cosh", math.cosh, np.cosh, lambda x: np.abs(x) < _EXP_LIMIT)
+# math.cbrt is new in Python 3.11; before, the C function itself (or numpy's) serves.
+cbrt = _unary("cbrt", getattr(math, "cbrt", None)
+              or _slow("cbrt", 1, lambda v: float(np.cbrt(v)), np.cbrt), np.cbrt, _everywhere)
+arcsin = _unary("asin", math.asin, np.arcsin, lambda x: np.abs(x) <= 1)
+arccos = _unary("acos", math.acos, np.arccos, lambda x: np.abs(x) <= 1)
+arctan = _unary("atan", math.atan, np.arctan, _everywhere)
+arcsinh = _unary("asinh", math.asinh, np.arcsinh, _everywhere)
+arccosh = _unary("acosh", math.acosh, np.arccosh, lambda x: x >= 1)
+arctanh = _unary("atanh", math.atanh, np.arctanh, lambda x: np.abs(x) < 1)
+# math.atan2 answers zeros itself (as C99 does); math.pow raises on an infinite result.
+arctan2 = _binary("atan2", math.atan2, np.arctan2, lambda y, x: y != 0)
+power = _binary("pow", math.pow, np.power, lambda x, y: np.ones(x.shape, bool))
