@@ -149,3 +149,25 @@ def test_use_list_orders_decode() -> None:
     assert decode_order([0, 0], False, 2) is None  # not a permutation
     assert decode_order([1, 0], False, 3) is None  # wrong number of uses
     assert decode_order([0, 1, 2], True, 3) is None  # odd pair list
+
+
+def test_model_use_orders_puts_recreated_uses_first() -> None:
+    """A value used by ops A, B, C (pre-order): the reference order is C, B, A. Recreating A
+    last puts its use in front: C's and B's uses move back one place each."""
+    from shlo_cli.formats.bytecode.uselists import model_use_orders
+    from shlo_cli.ir.parser import parse_source
+
+    module = parse_source("""func.func @f(%x: tensor<f32>) -> tensor<f32> {
+  %a = stablehlo.negate %x : tensor<f32>
+  %b = stablehlo.abs %x : tensor<f32>
+  %c = stablehlo.add %x, %b : tensor<f32>
+  return %a : tensor<f32>
+}""", "t.mlir")
+    func = next(iter(module.functions()))
+    x = func.regions[0].blocks[0].arguments[0]
+    ops = func.regions[0].blocks[0].operations
+    model_use_orders(module.op, [])
+    assert x.use_order is None  # built in order: nothing to record
+    model_use_orders(module.op, [ops[0]])
+    # in memory: negate (recreated), add, abs; reference: add, abs, negate
+    assert x.use_order == (1, 2, 0)

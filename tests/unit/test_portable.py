@@ -45,8 +45,14 @@ def test_producer_names_the_target_version() -> None:
     assert artifact_version(PROGRAM.encode()) is None
 
 
-@pytest.mark.parametrize("name", ["1_0_0", "0_9_0", "1_20_0"])
+VERSIONED = sorted(p.name.split(".")[1] for p in
+                   (CONFORMANCE / "vhlo").glob("stablehlo_legalize_to_vhlo.*_*_*.mlir"))
+
+
+@pytest.mark.parametrize("name", VERSIONED or ["none"])
 def test_writes_upstreams_bytes(name: str) -> None:
+    """Text -> VHLO of the file's version -> bytecode gives upstream's artifact byte for byte
+    (1.2.0-1.16.0 need the use-list order that upstream's downgrade of custom_call leaves)."""
     source = CONFORMANCE / "vhlo" / f"stablehlo_legalize_to_vhlo.{name}.mlir"
     if not source.exists():
         pytest.skip("no upstream conformance files")

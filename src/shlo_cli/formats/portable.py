@@ -20,6 +20,7 @@ from ..passes.strip_debuginfo import strip_debuginfo as strip_locations
 from ..passes.vhlo_legalize_to_stablehlo import legalize_to_stablehlo
 from ..passes.vhlo_to_version import vhlo_to_version
 from .bytecode import is_bytecode, read_bytecode, write_bytecode
+from .bytecode.uselists import model_use_orders
 
 PRODUCER_PREFIX = "StableHLO_v"
 _PRODUCER_VERSION = re.compile(rb"StableHLO_v([0-9]+)\.([0-9]+)\.([0-9]+)\x00")
@@ -37,7 +38,7 @@ def serialize(module: Module, target: str = "current", *, strip_debuginfo: bool 
     if strip_debuginfo:
         strip_locations(module)
     legalize_to_vhlo(module, allow_other_dialects)
-    vhlo_to_version(module, version)
+    model_use_orders(module.op, vhlo_to_version(module, version))
     return write_bytecode(module, bytecode_version(version), f"{PRODUCER_PREFIX}{version}")
 
 

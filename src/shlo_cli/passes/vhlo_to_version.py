@@ -262,10 +262,14 @@ def _retarget(op: Operation, spec: VhloOpSpec, target: Version) -> bool:
     return False
 
 
-def vhlo_to_version(module: Module, target: Version) -> None:
+def vhlo_to_version(module: Module, target: Version) -> list[Operation]:
     """Convert every VHLO op of `module` to `target`'s op set, in place; raises Diagnostic
-    (the op, with the module-level `failed to convert VHLO to vX` as a second error)."""
+    (the op, with the module-level `failed to convert VHLO to vX` as a second error).
+
+    Returns the converted ops in the order upstream's conversion recreates them (pre-order),
+    which decides the use-list orders its bytecode writer records."""
     opset = target.opset()
+    converted = []
     for op in list(module.op.walk())[1:]:
         if op_is_legal(op, opset):
             continue
@@ -273,6 +277,8 @@ def vhlo_to_version(module: Module, target: Version) -> None:
         name = op.name
         if spec is None or not _retarget(op, spec, opset) or not op_is_legal(op, opset):
             raise _failure(module, op, name, opset)
+        converted.append(op)
+    return converted
 
 
 def _failure(module: Module, op: Operation, name: str, target: Version) -> Diagnostic:

@@ -9,7 +9,7 @@ for the shuffled uses when fewer than half moved. We keep that list on the value
 
 from __future__ import annotations
 
-from ...ir.core import Value
+from ...ir.core import Operation, Value
 
 
 def stored_order(value: Value, uses: int) -> list[int] | None:
@@ -71,3 +71,29 @@ def _place(buckets: list[int | None], key: int) -> None:
         at = (at + probe) & mask
         probe += 1
     buckets[at] = key
+
+
+def model_use_orders(top: Operation, recreated: list[Operation]) -> None:
+    """Set `Value.use_order` as MLIR's use lists would stand after the IR was built in
+    pre-order (each new use goes to the front of its value's list, so the list is the
+    reference order) and then the ops in `recreated` were replaced, in that order, by new
+    ops: their uses are then the newest, at the front. This is what a pass that rewrites
+    some ops (upstream's vhlo-to-version) leaves for the writer to record."""
+    newest = {id(op): rank for rank, op in enumerate(recreated)}
+    uses: dict[int, list[tuple[tuple[int, int, int], tuple[int, int]]]] = {}
+    values: dict[int, Value] = {}
+    for number, op in enumerate(top.walk()):
+        rank = newest.get(id(op))
+        for index, operand in enumerate(op.operands):
+            reference = (number, index)  # MLIR's use id order: owner number, operand number
+            created = (1, rank, index) if rank is not None else (0, number, index)
+            uses.setdefault(id(operand), []).append((created, reference))
+            values[id(operand)] = operand
+    for key, value_uses in uses.items():
+        if len(value_uses) < 2:
+            continue
+        in_memory = sorted(value_uses, key=lambda use: use[0], reverse=True)
+        position = {use[1]: at for at, use in enumerate(in_memory)}
+        by_reference = sorted(value_uses, key=lambda use: use[1], reverse=True)
+        order = [position[use[1]] for use in by_reference]
+        values[key].use_order = None if order == sorted(order) else tuple(order)
