@@ -23,7 +23,7 @@ from typing import Any
 import click
 
 from ..interpreter.engine import EvaluationError
-from ..interpreter.io import InputError
+from ..interpreter.io import DataFileError, InputError
 from ..interpreter.run import ArgsError, InterpretOptions, evaluate, format_results
 from ..ir.core import Module
 from ..ir.diagnostics import Diagnostic, ShloError, SourceFile
@@ -199,6 +199,8 @@ def _run_one(module: Module, signature: Any, line_offset: int, options: Interpre
             raise module_diagnostic(module, str(e), line_offset) from None
         try:
             arguments = data.arguments(func, signature)
+        except DataFileError:
+            raise
         except InputError as e:
             raise _at(module, func, str(e), line_offset) from None
     observer = data.observer(sys.stderr)

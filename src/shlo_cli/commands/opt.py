@@ -12,6 +12,7 @@ from ..ir.printer import print_module
 from ..ir.verifier import verify_module
 from ..passes import PASSES, run_passes
 from .common import SPLIT_MARKER, parse_chunk, read_input, report, split_chunks, write_output
+from .terminal import version_option
 
 
 def _flag(name: str, help: str) -> click.Option:
@@ -38,6 +39,7 @@ def opt_options(fn):  # type: ignore[no-untyped-def]
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@version_option("stablehlo-opt")
 @opt_options
 @click.pass_context
 def opt(ctx: click.Context, input: str, output: str | None, split_input_file: bool,

@@ -26,7 +26,8 @@ def package_version() -> str:
 
 
 def version_text(prog: str) -> str:
-    return f"{prog} (shlo {package_version()}), StableHLO {STABLEHLO_VERSION}"
+    tool = "shlo" if prog == "shlo" else f"{prog}: shlo"
+    return f"{tool} {package_version()} (implements StableHLO {STABLEHLO_VERSION})"
 
 
 def version_option(prog: str) -> Callable[[Any], Any]:

@@ -14,6 +14,7 @@ import click
 
 from .common import report
 from .interpret import interpret_options, run_interpret
+from .terminal import version_option
 
 UNSUPPORTED_TRANSLATIONS = ("serialize", "deserialize")
 
@@ -23,6 +24,7 @@ def _flag(name: str, help: str) -> Any:
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@version_option("stablehlo-translate")
 @interpret_options
 @_flag("interpret", "Interpret the program's entry function and print its results.")
 @_flag("serialize", "Serialize to a portable artifact (not supported).")

@@ -146,7 +146,7 @@ def _outcome(name: str, bad: np.ndarray, actual: np.ndarray, expected: np.ndarra
         index = np.unravel_index(flat, expected.shape) if expected.shape else ()
         where = "[" + ", ".join(str(int(i)) for i in index) + "]"
         a, e = actual.reshape(-1)[flat], expected.reshape(-1)[flat]
-        text = f"first difference at {where}: got {a}, expected {e}"
+        text = f"first difference at {where}: got {a!s}, expected {e!s}"
         if abs_err is not None:
             text += (f" (abs {abs_err.reshape(-1)[flat]:.3g}, rel {rel_err.reshape(-1)[flat]:.3g},"  # type: ignore[union-attr]
                      f" {ulps.reshape(-1)[flat]:.3g} ulp)")  # type: ignore[union-attr]

@@ -40,6 +40,10 @@ class InputError(Exception):
     """An input cannot be used for the entry function (message names the argument)."""
 
 
+class DataFileError(InputError):
+    """A data file cannot be read or written (not about one argument)."""
+
+
 @dataclass
 class ArgSpec:
     """One entry-function argument: its position, display name, type and, for a dimension
@@ -89,6 +93,10 @@ def signature_of(func: Operation) -> Signature:
     args = []
     for index, type in enumerate(ftype.inputs):
         name = _loc_name(locations[index] if index < len(locations) else None)
+        if name is None and entry is not None:  # `%x` in text: the SSA name, if not %argN
+            hint = (entry.arguments[index].name_hint or "").lstrip("%")
+            if re.fullmatch(r"[A-Za-z_][\w.]*", hint) and not re.fullmatch(r"arg\d+", hint):
+                name = hint
         dim_var = _attr_text(attr_dicts[index] if index < len(attr_dicts) else None,
                              "jax.global_constant")
         if dim_var is None and entry is not None and _is_int_scalar(type) \
@@ -190,7 +198,7 @@ def read_array_file(path: str) -> dict[str, np.ndarray]:
         with open(path, "rb") as f:
             magic = f.read(6)
     except OSError as e:
-        raise InputError(f"cannot open '{path}': {e.strerror}") from None
+        raise DataFileError(f"cannot open '{path}': {e.strerror}") from None
     try:
         if magic.startswith(b"PK"):
             with np.load(path, allow_pickle=False) as data:
@@ -198,16 +206,16 @@ def read_array_file(path: str) -> dict[str, np.ndarray]:
         elif magic == b"\x93NUMPY":
             arrays = {"": np.load(path, allow_pickle=False)}
         else:
-            raise InputError(f"'{path}' is not a .npy or .npz file")
+            raise DataFileError(f"'{path}' is not a .npy or .npz file")
     except InputError:
         raise
     except ValueError as e:
         if "pickle" in str(e):
-            raise InputError(f"'{path}' holds Python objects (an object array); only numeric "
+            raise DataFileError(f"'{path}' holds Python objects (an object array); only numeric "
                              "arrays can be read (pickles are not loaded)") from None
-        raise InputError(f"cannot read '{path}': {e}") from None
+        raise DataFileError(f"cannot read '{path}': {e}") from None
     except (OSError, zipfile.BadZipFile, EOFError) as e:
-        raise InputError(f"cannot read '{path}': {e}") from None
+        raise DataFileError(f"cannot read '{path}': {e}") from None
     names = arrays.pop(DTYPES_KEY, None)
     if names is not None:
         for line in np.atleast_1d(names).tolist():
@@ -307,9 +315,11 @@ def _literal_value(token: str, dtype: np.dtype) -> Any:
         return low == "true"
     if dtype.kind == "c":
         return complex(token.replace("i", "j"))
-    if dtype.kind in "iub":
-        return int(token, 0)
-    return float(token)
+    try:
+        return int(token, 0) if dtype.kind in "iub" else float(token)
+    except ValueError:
+        kind = "an integer" if dtype.kind in "iub" else "a number"
+        raise ValueError(f"'{token}' is not {kind}") from None
 
 
 def _checked_int_array(values: Sequence[Any], dtype: np.dtype, what: str) -> np.ndarray:
@@ -442,7 +452,7 @@ def save_arrays(path: str, arrays: Mapping[str, np.ndarray]) -> None:
     name are stored as raw bits with a `__dtypes__` entry (see module docstring)."""
     is_npy = path.endswith(".npy")
     if is_npy and len(arrays) != 1:
-        raise InputError(f"cannot save {len(arrays)} arrays to the .npy file '{path}'; "
+        raise DataFileError(f"cannot save {len(arrays)} arrays to the .npy file '{path}'; "
                          "use a .npz file")
     stored: dict[str, np.ndarray] = {}
     names = []
@@ -454,7 +464,7 @@ def save_arrays(path: str, arrays: Mapping[str, np.ndarray]) -> None:
                 else array
         stored[key] = array
     if is_npy and names:
-        raise InputError(f"dtype {names[0].partition('=')[2]} cannot be stored in a .npy file "
+        raise DataFileError(f"dtype {names[0].partition('=')[2]} cannot be stored in a .npy file "
                          "with its type; use a .npz file")
     if names:
         stored[DTYPES_KEY] = np.array(names)
@@ -473,7 +483,7 @@ def save_arrays(path: str, arrays: Mapping[str, np.ndarray]) -> None:
                 os.remove(tmp)
             raise
     except OSError as e:
-        raise InputError(f"cannot write '{path}': {e.strerror}") from None
+        raise DataFileError(f"cannot write '{path}': {e.strerror}") from None
 
 
 def results_dict(values: Sequence[Any]) -> dict[str, np.ndarray]:
