@@ -50,6 +50,11 @@ class Diagnostic(Exception):
         self.line = line
         self.col = col
 
+    def __str__(self) -> str:
+        """What the command line prints: `file:line:col: error: message`, the source line
+        and a caret (just `error: message` without a position)."""
+        return self.render()
+
     def render(self, show_source: bool = True) -> str:
         if self.source is None or self.line is None:
             head = f"{self.severity}: {self.message}"
