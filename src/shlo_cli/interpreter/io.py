@@ -340,8 +340,9 @@ def _int_bounds(dtype: np.dtype) -> tuple[int, int]:
 # ---- checking a value against its argument -----------------------------------------------
 
 def coerce_input(value: Any, spec: ArgSpec) -> np.ndarray:
-    """`value` as the array `spec` expects: same rank and static sizes; the dtype converted
-    only when no value changes (ints in range, no float -> int); else an InputError."""
+    """`value` as the array `spec` expects: same rank and static sizes. The dtype is converted
+    when that keeps the values: ints in range (to ints or exactly to floats), floats to
+    floats (rounded, as any float cast), bools; never floats to ints or complex to real."""
     expected = dtype_of(spec)
     array = np.asarray(value)
     if array.dtype == object:
@@ -365,7 +366,12 @@ def coerce_input(value: Any, spec: ArgSpec) -> np.ndarray:
             bad = amin if amin < low else amax
             raise InputError(f"{spec.label}: value {bad} does not fit in {expected.name} "
                              f"(expected {spec.type}, got dtype {array.dtype})")
-    return array.astype(expected)
+    converted = array.astype(expected)
+    if array.dtype.kind in "iu" and expected.kind in "fcV" and array.size \
+            and not np.array_equal(converted.astype(array.dtype), array):
+        raise InputError(f"{spec.label}: integer values of dtype {array.dtype} are not exact "
+                         f"in {spec.type}")
+    return converted
 
 
 def _convertible(array: np.ndarray, expected: np.dtype) -> bool:
