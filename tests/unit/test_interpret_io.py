@@ -14,8 +14,16 @@ from shlo_cli.commands.interpret import run_interpret
 from shlo_cli.commands.main import cli
 from shlo_cli.interpreter.compare import Tolerance, compare_arrays, ulp_distance
 from shlo_cli.interpreter.io import (
-    ArgSpec, InputError, Signature, coerce_input, parse_dims, parse_literal, random_inputs,
-    read_array_file, save_arrays, signature_of,
+    ArgSpec,
+    InputError,
+    Signature,
+    coerce_input,
+    parse_dims,
+    parse_literal,
+    random_inputs,
+    read_array_file,
+    save_arrays,
+    signature_of,
 )
 from shlo_cli.ir.parser import parse_source
 from shlo_cli.ir.types import FloatType, IntegerType, TensorType
@@ -81,8 +89,8 @@ def test_every_dtype_round_trips_through_npz_and_the_interpreter(
 
 
 def _element(name: str) -> object:
-    from shlo_cli.ir.parser import Parser
     from shlo_cli.ir.diagnostics import SourceFile
+    from shlo_cli.ir.parser import Parser
 
     return Parser(SourceFile("t", name)).parse_type()
 
