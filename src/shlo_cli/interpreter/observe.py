@@ -107,8 +107,7 @@ def summarize(value: Any) -> str:
             parts.append(f"min={numeric.min()} max={numeric.max()} "
                          f"mean={numeric.astype(np.float64).mean():.6g}")
     if array.size <= SMALL:
-        parts.append("values=" + np.array2string(array.reshape(-1), separator=" ",
-                                                 max_line_width=10**6))
+        parts.append("values=[" + " ".join(str(v) for v in array.reshape(-1)) + "]")
     return " ".join(parts)
 
 
