@@ -120,3 +120,20 @@ def test_dump_to_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert code == 0, capsys.readouterr().err
     files = sorted(p.name for p in folder.iterdir())
     assert len(files) == 16 and files[-1] == "000014.stablehlo.log.npy"
+
+
+def test_failed_run_writes_no_intermediates(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    text = """func.func @main(%x: tensor<2xi32>) -> tensor<2xi32> {
+  %0 = stablehlo.add %x, %x : tensor<2xi32>
+  check.expect_eq_const %0, dense<[0, 0]> : tensor<2xi32>
+  return %0 : tensor<2xi32>
+}
+"""
+    dump = tmp_path / "inter.npz"
+    code = run_interpret(write(tmp_path, text), input_values=("2xi32=1 2",), profile=True,
+                         dump_intermediates=str(dump))
+    err = capsys.readouterr().err
+    assert code == 1 and "check.expect_eq_const" in err
+    assert re.search(r"^stablehlo\.add\s+1\s", err, re.MULTILINE)  # the profile still prints
+    assert not dump.exists()

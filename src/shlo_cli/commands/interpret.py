@@ -204,13 +204,15 @@ def _run_one(module: Module, signature: Any, line_offset: int, options: Interpre
         except InputError as e:
             raise _at(module, func, str(e), line_offset) from None
     observer = data.observer(sys.stderr)
+    succeeded = False
     try:
         results = evaluate(module, arguments, options=options, stdout=sys.stdout,
                            line_offset=line_offset, observer=observer)
+        succeeded = True
     finally:
         if observer is not None:
             sys.stdout.flush()
-            data.finish_observers(sys.stderr)
+            data.finish_observers(sys.stderr, succeeded)
     if data.save_results or data.expected_output:
         ok = data.handle_results([value for value, _ in results], sys.stdout)
         return "" if ok else None

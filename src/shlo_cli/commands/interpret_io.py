@@ -142,21 +142,24 @@ class DataOptions:
 
     def observer(self, stderr: TextIO) -> Observer | None:
         self.observers = []
+        if self.profile:  # innermost: times the kernels, not the other observers
+            self.observers.append(Profiler())
         if self.dump_intermediates:
             self.observers.append(IntermediateDumper())
         if self.trace:
             self.observers.append(Tracer(stderr))
-        if self.profile:
-            self.observers.append(Profiler())  # outermost: times the others too, last
         if not self.observers:
             return None
         return self.observers[0] if len(self.observers) == 1 else Observers(self.observers)
 
-    def finish_observers(self, stderr: TextIO) -> None:
+    def finish_observers(self, stderr: TextIO, succeeded: bool) -> None:
+        """Print the profile (also of a failed run); write intermediates only when the run
+        succeeded (no partial output files)."""
         for observer in self.observers:
             if isinstance(observer, Profiler):
                 stderr.write(format_profile(observer, stderr))
-            elif isinstance(observer, IntermediateDumper) and self.dump_intermediates:
+            elif isinstance(observer, IntermediateDumper) and self.dump_intermediates \
+                    and succeeded:
                 dump_arrays(self.dump_intermediates, observer.arrays)
 
     # ---- results -----------------------------------------------------------------------
