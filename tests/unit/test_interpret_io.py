@@ -36,7 +36,9 @@ ELEMENT_TYPES = {
     "f64": np.float64, "f8E4M3FN": ml_dtypes.float8_e4m3fn, "f8E5M2": ml_dtypes.float8_e5m2,
     "f8E4M3FNUZ": ml_dtypes.float8_e4m3fnuz, "f8E5M2FNUZ": ml_dtypes.float8_e5m2fnuz,
     "f8E4M3B11FNUZ": ml_dtypes.float8_e4m3b11fnuz, "f8E3M4": ml_dtypes.float8_e3m4,
-    "f8E4M3": ml_dtypes.float8_e4m3, "complex<f32>": np.complex64,
+    "f8E4M3": ml_dtypes.float8_e4m3, "f8E8M0FNU": ml_dtypes.float8_e8m0fnu,
+    "f6E2M3FN": ml_dtypes.float6_e2m3fn, "f6E3M2FN": ml_dtypes.float6_e3m2fn,
+    "f4E2M1FN": ml_dtypes.float4_e2m1fn, "complex<f32>": np.complex64,
     "complex<f64>": np.complex128,
 }
 
@@ -83,6 +85,8 @@ def test_every_dtype_round_trips_through_npz_and_the_interpreter(
     result = read_array_file(str(out))["result0"]
     assert result.dtype == dtype
     assert result.tobytes() == values.tobytes()
+    if dtype.kind in "fV":  # random floats are finite numbers, also for unsigned f8E8M0FNU
+        assert np.isfinite(values.astype(np.float64)).all()
     code, stdout, err = run(capsys, write(tmp_path, IDENTITY.format(t=element)),
                             inputs=str(inputs), expected_output="@" + str(out))
     assert code == 0 and "result0: ok" in stdout, err

@@ -6,7 +6,6 @@ inputs come from (`--inputs`, `--input`, `--random-inputs`), where results go
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
@@ -254,6 +253,3 @@ def entry_of(module: Module) -> Operation:
 
     return entry_function(module)
 
-
-def stderr() -> TextIO:
-    return sys.stderr

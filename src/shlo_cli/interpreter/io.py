@@ -427,6 +427,8 @@ def random_array(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dty
     if dtype.kind == "c":
         real = rng.uniform(-1, 1, shape) + 1j * rng.uniform(-1, 1, shape)
         return real.astype(dtype)
+    if not is_native(dtype) and float(ml_dtypes.finfo(dtype).min) >= 0:  # unsigned: f8E8M0FNU
+        return rng.uniform(0.25, 4, shape).astype(dtype)
     return rng.uniform(-1, 1, shape).astype(dtype)
 
 
@@ -483,6 +485,7 @@ def save_arrays(path: str, arrays: Mapping[str, np.ndarray]) -> None:
                     np.save(f, next(iter(stored.values())), allow_pickle=False)
                 else:
                     np.savez(f, **stored)
+            os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give a normal file
             os.replace(tmp, path)
         except BaseException:
             if os.path.exists(tmp):
@@ -490,6 +493,12 @@ def save_arrays(path: str, arrays: Mapping[str, np.ndarray]) -> None:
             raise
     except OSError as e:
         raise DataFileError(f"cannot write '{path}': {e.strerror}") from None
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def results_dict(values: Sequence[Any]) -> dict[str, np.ndarray]:
