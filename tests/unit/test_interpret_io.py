@@ -318,3 +318,25 @@ def test_compare_command(tmp_path: Path) -> None:
     assert "\x1b[" not in result.output  # never escape codes into a pipe
     result = runner.invoke(cli, ["compare", str(tmp_path / "a.npz"), str(tmp_path / "no.npz")])
     assert result.exit_code == 1 and "cannot open" in result.output
+
+
+ARTIFACTS = Path(__file__).resolve().parents[3] / "shared" / "artifacts"
+
+
+@pytest.mark.skipif(not ARTIFACTS.is_dir(), reason="no /work/shared/artifacts")
+@pytest.mark.parametrize("model", ["mlp", "cnn", "rnn", "mlp_poly_batch"])
+def test_jax_exported_models_match_xla(model: str, tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """jax.export's text modules on their recorded inputs give XLA CPU's results."""
+    prog = str(ARTIFACTS / f"{model}.mlir")
+    out = tmp_path / "out.npz"
+    code, stdout, err = run(capsys, prog, inputs=str(ARTIFACTS / f"{model}.inputs.npz"),
+                            save_results=str(out),
+                            expected_output="@" + str(ARTIFACTS / f"{model}.expected.npz"))
+    assert code == 0, stdout + err
+    expected = read_array_file(str(ARTIFACTS / f"{model}.expected.npz"))
+    results = read_array_file(str(out))
+    assert sorted(results) == sorted(expected)
+    for key, value in expected.items():
+        assert results[key].dtype == value.dtype and results[key].shape == value.shape
+        assert np.allclose(results[key], value, rtol=1e-4, atol=1e-5)
