@@ -100,10 +100,7 @@ def run_interpret(input: str, *, output: str | None = None, split_input_file: bo
     try:
         data.check(args)
         programs = _programs(input, split_input_file, allow_unregistered_dialect)
-    except (ShloError, InputError) as e:
-        _report(e)
-        return 1
-    except Diagnostic as e:
+    except (ShloError, InputError, Diagnostic) as e:
         _report(e)
         return 1
     if data.writes_files and len(programs) > 1:
