@@ -5,6 +5,11 @@ reports its diagnostic on stderr and the remaining chunks still run; the exit co
 chunk failed. Results go to stdout, separated by a blank line between chunks as upstream does,
 or to `-o FILE`, written atomically at the end and only when every chunk succeeded.
 `interpreter.print` output always goes to stdout.
+
+Arguments come from `--args` (upstream), `--inputs FILE.npz`, `--input` (repeated) or
+`--random-inputs`; `--save-results`/`--expected-output` replace printing the results;
+`--trace`/`--profile`/`--dump-intermediates` observe the run (commands/interpret_io.py).
+A binary program file (`.jax`, MLIR bytecode) goes through its loader (loaders.py).
 """
 
 from __future__ import annotations
@@ -17,10 +22,16 @@ from typing import Any
 
 import click
 
+from ..interpreter.engine import EvaluationError
+from ..interpreter.io import DataFileError, InputError
 from ..interpreter.run import ArgsError, InterpretOptions, evaluate, format_results
+from ..ir.core import Module
 from ..ir.diagnostics import Diagnostic, ShloError, SourceFile
 from ..ir.expected_diagnostics import DiagnosticVerifier
-from .common import parse_chunk, read_source, report, split_chunks, write_output
+from ..loaders import file_kind, is_binary, load_program
+from .common import Chunk, parse_chunk, read_source, split_chunks, write_output
+from .interpret_io import DataOptions, data_options
+from .terminal import color_diagnostic, spinner
 
 CHUNK_SEPARATOR = "\n"
 TIME_LIMIT_ENV = "SHLO_TIME_LIMIT"  # seconds of CPU time per process (set by conformance)
@@ -72,36 +83,48 @@ def interpret_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                            "others (send/recv, collectives) before failing; default 30.")(fn)
     fn = _flag("verify-diagnostics", "Check `expected-error` annotations instead of "
                "reporting diagnostics.")(fn)
-    return fn
+    return data_options(fn)
 
 
 def run_interpret(input: str, *, output: str | None = None, split_input_file: bool = False,
                   args: str | None = None, interpreter_print_dense: bool = False,
                   probe_output_dir: str | None = None,
                   allow_unregistered_dialect: bool = False,
-                  timeout: float | None = None, verify_diagnostics: bool = False) -> int:
+                  timeout: float | None = None, verify_diagnostics: bool = False,
+                  **data_options: Any) -> int:
     """Interpret every chunk of `input`; returns the process exit code."""
     _apply_time_limit()
+    data = DataOptions.pop_from(data_options)
+    if data_options:
+        raise TypeError(f"unknown options: {sorted(data_options)}")
     try:
-        name, text = read_source(input)
-    except ShloError as e:
-        report(e)
+        data.check(args)
+        programs = _programs(input, split_input_file, allow_unregistered_dialect)
+    except (ShloError, InputError, Diagnostic) as e:
+        _report(e)
+        return 1
+    if data.writes_files and len(programs) > 1:
+        _report(ShloError("--save-results, --expected-output and --dump-intermediates need "
+                          "a single program; drop -split-input-file or split the file"))
         return 1
     options = InterpretOptions(args, interpreter_print_dense, probe_output_dir,
                                timeout=timeout)
     to_stdout = output is None or output == "-"
     collected: list[str] = []
     failed = False
-    for index, chunk in enumerate(split_chunks(text, split_input_file)):
+    for index, (name, chunk, load) in enumerate(programs):
         if index:
             _emit(CHUNK_SEPARATOR, to_stdout, collected)
         checker = (DiagnosticVerifier(SourceFile(name, chunk.text, chunk.line_offset))
                    if verify_diagnostics else None)
         try:
-            module = parse_chunk(chunk, name, allow_unregistered_dialect)
-            results = evaluate(module, options=options, stdout=sys.stdout,
-                               line_offset=chunk.line_offset)
-            _emit(format_results(results, interpreter_print_dense), to_stdout, collected)
+            module, signature = load()
+            with spinner(f"interpreting {name}", enabled=not data.trace):
+                text = _run_one(module, signature, chunk.line_offset, options, data)
+            if text is None:
+                failed = True
+            else:
+                _emit(text, to_stdout, collected)
         except ArgsError as e:
             failed = True
             for diagnostic in e.diagnostics:
@@ -112,7 +135,7 @@ def run_interpret(input: str, *, output: str | None = None, split_input_file: bo
                 _report(e)
             else:
                 checker.process(e)
-        except ShloError as e:
+        except (ShloError, InputError) as e:
             failed = True
             _report(e)
         except RecursionError:
@@ -137,6 +160,72 @@ def run_interpret(input: str, *, output: str | None = None, split_input_file: bo
     return 1 if failed else 0
 
 
+Program = tuple[str, Chunk, Callable[[], tuple[Module, Any]]]
+
+
+def _programs(input: str, split: bool, allow_unregistered: bool) -> list[Program]:
+    """(display name, chunk, loader) per program to run: the `// -----` chunks of a text
+    file, the module of MLIR bytecode (file or stdin), or the one module of another binary
+    file (`.jax`) through its loader."""
+    if is_binary(input) and file_kind(input) != ".mlirbc":
+        def load_binary() -> tuple[Module, Any]:
+            loaded = load_program(input, allow_unregistered)
+            return loaded.module, loaded.signature
+
+        return [(input, Chunk("", 0), load_binary)]
+    name, text = read_source(input)
+    programs: list[Program] = []
+    for chunk in split_chunks(text, split):
+        def load_text(chunk: Chunk = chunk) -> tuple[Module, Any]:
+            return parse_chunk(chunk, name, allow_unregistered), None
+
+        programs.append((name, chunk, load_text))
+    return programs
+
+
+def _run_one(module: Module, signature: Any, line_offset: int, options: InterpretOptions,
+             data: DataOptions) -> str | None:
+    """Run one module; the text to print, or None when --expected-output did not match."""
+    arguments = None
+    if data.gives_inputs and module.functions():
+        from ..interpreter.run import module_diagnostic
+        from .interpret_io import entry_of
+
+        try:
+            func = entry_of(module)
+        except EvaluationError as e:
+            raise module_diagnostic(module, str(e), line_offset) from None
+        try:
+            arguments = data.arguments(func, signature)
+        except DataFileError:
+            raise
+        except InputError as e:
+            raise _at(module, func, str(e), line_offset) from None
+    observer = data.observer(sys.stderr)
+    succeeded = False
+    try:
+        results = evaluate(module, arguments, options=options, stdout=sys.stdout,
+                           line_offset=line_offset, observer=observer)
+        succeeded = True
+    finally:
+        if observer is not None:
+            sys.stdout.flush()
+            data.finish_observers(sys.stderr, succeeded)
+    if data.save_results or data.expected_output:
+        ok = data.handle_results([value for value, _ in results], sys.stdout)
+        return "" if ok else None
+    return format_results(results, options.print_dense)
+
+
+def _at(module: Module, func: Any, message: str, line_offset: int) -> Diagnostic:
+    """An input problem reported at the entry function's position."""
+    loc = func.location
+    if loc.line and module.source:
+        return Diagnostic(message, SourceFile(module.filename, module.source, line_offset),
+                          line=loc.line, col=loc.col)
+    return Diagnostic(message)
+
+
 def _emit(text: str, to_stdout: bool, collected: list[str]) -> None:
     if to_stdout:
         sys.stdout.write(text)
@@ -145,9 +234,14 @@ def _emit(text: str, to_stdout: bool, collected: list[str]) -> None:
         collected.append(text)
 
 
-def _report(error: Diagnostic | ShloError) -> None:
+def _report(error: Diagnostic | ShloError | InputError) -> None:
+    """Like common.report, with coloured labels when stderr is a terminal."""
     sys.stdout.flush()
-    report(error)
+    text = error.render() if isinstance(error, Diagnostic) else str(error)
+    if not isinstance(error, Diagnostic) and not text.startswith("error:"):
+        text = "error: " + text
+    sys.stderr.write(color_diagnostic(text, sys.stderr) + "\n")
+    sys.stderr.flush()
 
 
 @click.command("interpret")

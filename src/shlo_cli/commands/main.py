@@ -5,10 +5,11 @@ from __future__ import annotations
 import click
 
 from .parse import parse_command
+from .terminal import version_option
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="shlo-cli")
+@version_option("shlo")
 def cli() -> None:
     """A pure-Python StableHLO toolchain: parse, verify, interpret and expand programs."""
 
@@ -17,7 +18,7 @@ cli.add_command(parse_command)
 
 for _module, _name in (("interpret", "interpret_command"), ("verify", "verify_command"),
                        ("hlo_expand", "hlo_expand_command"), ("portable", "serialize_command"),
-                       ("portable", "deserialize_command")):
+                       ("portable", "deserialize_command"), ("compare", "compare_command")):
     try:
         _mod = __import__(f"{__package__}.{_module}", fromlist=[_name])
     except ImportError:

@@ -15,6 +15,7 @@ from ..ir.verifier import verify_module
 from ..passes import PASSES, PassOptionError, PassRequest, run_passes
 from ..passes.pipeline import parse_pipeline
 from .common import SPLIT_MARKER, parse_chunk, read_source, report, split_chunks, write_output
+from .terminal import version_option
 
 
 def _flag(name: str, help: str) -> click.Option:
@@ -48,6 +49,7 @@ def opt_options(fn):  # type: ignore[no-untyped-def]
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@version_option("stablehlo-opt")
 @opt_options
 @click.pass_context
 def opt(ctx: click.Context, input: str, output: str | None, split_input_file: bool,

@@ -14,6 +14,7 @@ import click
 from .common import report
 from .interpret import interpret_options, run_interpret
 from .portable import run_deserialize, run_serialize
+from .terminal import version_option
 
 
 def _flag(name: str, help: str) -> Any:
@@ -21,6 +22,7 @@ def _flag(name: str, help: str) -> Any:
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@version_option("stablehlo-translate")
 @interpret_options
 @_flag("interpret", "Interpret the program's entry function and print its results.")
 @_flag("serialize", "Serialize a StableHLO program into a portable artifact.")

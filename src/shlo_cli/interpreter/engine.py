@@ -94,8 +94,12 @@ class Interpreter:
     """Runs functions of one module. One instance per process (thread) of a program."""
 
     def __init__(self, module: Module, stdout: Any = None, process: Any = None,
-                 options: dict[str, Any] | None = None, line_offset: int = 0) -> None:
+                 options: dict[str, Any] | None = None, line_offset: int = 0,
+                 observer: Any = None) -> None:
         self.module = module
+        # `observer.wrap(op, kernel)` (interpreter/observe.py: --trace, --profile, ...) is
+        # applied while planning, only when given: a plain run binds the bare kernels.
+        self.observer = observer
         self.ctx = Context(self, stdout, process, options)
         self.frame: dict[Value, Any] = {}
         # Set by interpreter.run_parallel: once another process failed, this one stops at its
@@ -196,7 +200,10 @@ class Interpreter:
             if op.name in RETURN_OPS:
                 terminator = op.operands
                 break
-            steps.append(_Step(self._bind(op), op))
+            kernel = self._bind(op)
+            if self.observer is not None:
+                kernel = self.observer.wrap(op, kernel)
+            steps.append(_Step(kernel, op))
         return _BlockPlan(block.arguments, steps, terminator)
 
     def _bind(self, op: Operation) -> Callable[..., Any]:

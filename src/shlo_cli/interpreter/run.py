@@ -19,7 +19,7 @@ import numpy as np
 from ..ir.attributes import ArrayAttr, DenseElementsAttr
 from ..ir.core import Module, Operation
 from ..ir.diagnostics import Diagnostic, SourceFile
-from ..ir.types import FunctionType, TensorType, Type, UnsupportedTypeError, numpy_dtype
+from ..ir.types import FunctionType, TensorType, Type
 from ..ir.verifier import verify_module
 from .engine import EvaluationError, Interpreter, entry_function
 from .printing import format_value
@@ -83,29 +83,26 @@ def parse_args_option(text: str) -> list[Argument]:
 
 
 def arrays_as_arguments(func: Operation, arrays: Sequence[Any]) -> list[Argument]:
-    """Python API inputs: numpy arrays (or nested lists/scalars) matching the entry's inputs."""
-    ftype: FunctionType = func.attr("function_type").value
-    if len(arrays) != len(ftype.inputs):
+    """Numpy inputs (arrays, nested lists, scalars) checked against the entry function's
+    arguments: same rank and static sizes, dtype converted only when no value changes.
+    Problems raise EvaluationError naming the argument, expected type and what was given."""
+    from .io import InputError, coerce_input, signature_of
+
+    signature = signature_of(func)
+    if len(arrays) != len(signature.args):
         raise EvaluationError(
             "incorrect number of arguments specified, provided "
-            f"{len(arrays)} inputs but function expected {len(ftype.inputs)}")
+            f"{len(arrays)} inputs but function expected {len(signature.args)}")
     arguments = []
-    for index, (array, expected) in enumerate(zip(arrays, ftype.inputs, strict=True)):
-        if not isinstance(expected, TensorType):
-            arguments.append(Argument(array, expected))
+    for array, spec in zip(arrays, signature.args, strict=True):
+        if not isinstance(spec.type, TensorType):
+            arguments.append(Argument(array, spec.type))
             continue
         try:
-            dtype = numpy_dtype(expected.element)
-        except UnsupportedTypeError as e:
+            value = coerce_input(array, spec)
+        except InputError as e:
             raise EvaluationError(str(e)) from None
-        value = np.asarray(array)
-        if value.dtype != dtype:
-            if value.dtype == object or not np.can_cast(value.dtype, dtype, "same_kind"):
-                raise EvaluationError(
-                    f"invalid input argument at index {index}: array of dtype {value.dtype} "
-                    f"cannot be used as {expected}")
-            value = value.astype(dtype)
-        arguments.append(Argument(value, expected.with_shape(value.shape)))
+        arguments.append(Argument(value, spec.type.with_shape(value.shape)))
     return arguments
 
 
@@ -148,11 +145,12 @@ def _explicit_module(source: SourceFile, line: int, col: int) -> bool:
 
 def evaluate(module: Module, arguments: Sequence[Argument] | None = None,
              options: InterpretOptions | None = None, stdout: Any = None,
-             line_offset: int = 0) -> list[tuple[Any, Type]]:
+             line_offset: int = 0, observer: Any = None) -> list[tuple[Any, Type]]:
     """Run the module's entry function; returns (value, declared type) per result.
 
     A module without functions has nothing to run and returns no results (like upstream).
-    `line_offset` is the number of lines before the module's chunk in its file.
+    `line_offset` is the number of lines before the module's chunk in its file. `observer`
+    (interpreter/observe.py) wraps every kernel while planning: --trace, --profile, ...
     """
     verify_module(module, line_offset)  # upstream verifies the parsed module first
     options = options or InterpretOptions()
@@ -167,7 +165,7 @@ def evaluate(module: Module, arguments: Sequence[Argument] | None = None,
     interpreter = Interpreter(module, stdout=stdout or sys.stdout,
                               options={"probe_output_dir": options.probe_output_dir or "",
                                        "timeout": options.timeout},
-                              line_offset=line_offset)
+                              line_offset=line_offset, observer=observer)
     try:
         validate_entry_signature(func, arguments)
     except EvaluationError as e:

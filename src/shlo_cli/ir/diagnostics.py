@@ -59,6 +59,11 @@ class Diagnostic(Exception):
             note.with_source(source)
         return self
 
+    def __str__(self) -> str:
+        """What the command line prints: `file:line:col: error: message`, the source line
+        and a caret (just `error: message` without a position)."""
+        return self.render()
+
     def render(self, show_source: bool = True) -> str:
         if self.source is None or self.line is None:
             head = f"{self.severity}: {self.message}"

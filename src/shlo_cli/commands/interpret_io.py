@@ -1,0 +1,255 @@
+"""The data-file side of `shlo interpret` / `stablehlo-translate --interpret`: where the
+inputs come from (`--inputs`, `--input`, `--random-inputs`), where results go
+(`--save-results`, `--expected-output`), and the observers (`--trace`, `--profile`,
+`--dump-intermediates`)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+import click
+import numpy as np
+
+from ..interpreter.compare import Comparison, Tolerance, compare_sets
+from ..interpreter.io import (
+    InputError,
+    Signature,
+    coerce_input,
+    from_bits,
+    input_from_option,
+    inputs_from_npz,
+    parse_dims,
+    random_inputs,
+    read_array_file,
+    results_dict,
+    save_arrays,
+    signature_of,
+)
+from ..interpreter.observe import IntermediateDumper, Observer, Observers, Profiler, Tracer
+from ..interpreter.run import Argument
+from ..ir.core import Module, Operation
+from .terminal import paint, use_color
+
+
+def data_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Options for numpy inputs/outputs and observers (added to `interpret_options`)."""
+    opts = [
+        click.option("--inputs", "inputs", default=None, metavar="FILE.npz",
+                     help="Arguments from a .npz file: keys arg0, arg1, ... or the "
+                          "arguments' names."),
+        click.option("--input", "input_values", multiple=True, metavar="@FILE.npy|LITERAL",
+                     help="One argument, in order: @FILE.npy or an IREE-style literal such "
+                          "as '2x3xf32=1 2 3 4 5 6'. Repeat for each argument."),
+        click.option("--random-inputs", is_flag=True,
+                     help="Random arguments from the entry function's signature."),
+        click.option("--seed", type=int, default=0, show_default=True,
+                     help="Seed for --random-inputs."),
+        click.option("--dim", "dims", multiple=True, metavar="NAME=SIZE|SIZE",
+                     help="Size of dynamic dimensions / dimension variables for "
+                          "--random-inputs (SIZE alone: every other `?`; default 4)."),
+        click.option("--save-results", default=None, metavar="FILE.npz|FILE.npy",
+                     help="Save results (result0, result1, ...) instead of printing them."),
+        click.option("--expected-output", default=None, metavar="@FILE.npz",
+                     help="Compare results with a .npz/.npy file; exit 1 on mismatch."),
+        click.option("--rtol", type=float, default=None, help="Relative tolerance "
+                     "(default per dtype: f64 1e-9, f32 1e-4, f16/bf16 1e-2, f8 0.125)."),
+        click.option("--atol", type=float, default=None, help="Absolute tolerance "
+                     "(default per dtype: f64 1e-12, f32 1e-5, f16/bf16 1e-3, f8 0.01)."),
+        click.option("--ulp", type=float, default=None,
+                     help="Compare floats by ULP distance instead of rtol/atol."),
+        click.option("--trace", is_flag=True,
+                     help="Print every executed op (location, shape, dtype, summary) "
+                          "to stderr."),
+        click.option("--profile", is_flag=True,
+                     help="Print time and call counts per op kind and per source location "
+                          "to stderr."),
+        click.option("--dump-intermediates", default=None, metavar="DIR|FILE.npz",
+                     help="Save every op result (keyed by execution order and op name)."),
+    ]
+    for option in reversed(opts):
+        fn = option(fn)
+    return fn
+
+
+@dataclass
+class DataOptions:
+    inputs: str | None = None
+    input_values: Sequence[str] = ()
+    random_inputs: bool = False
+    seed: int = 0
+    dims: Sequence[str] = ()
+    save_results: str | None = None
+    expected_output: str | None = None
+    rtol: float | None = None
+    atol: float | None = None
+    ulp: float | None = None
+    trace: bool = False
+    profile: bool = False
+    dump_intermediates: str | None = None
+    observers: list[Observer] = field(default_factory=list)
+
+    @classmethod
+    def pop_from(cls, options: dict[str, Any]) -> DataOptions:
+        names = [f for f in cls.__dataclass_fields__ if f != "observers"]
+        return cls(**{n: options.pop(n) for n in names if n in options})
+
+    @property
+    def gives_inputs(self) -> bool:
+        return bool(self.inputs or self.input_values or self.random_inputs)
+
+    @property
+    def writes_files(self) -> bool:
+        return bool(self.save_results or self.expected_output or self.dump_intermediates)
+
+    def check(self, args: str | None) -> None:
+        """Flags that cannot go together."""
+        sources = [name for name, on in (("--args", bool(args)), ("--inputs", self.inputs),
+                                         ("--input", self.input_values),
+                                         ("--random-inputs", self.random_inputs)) if on]
+        if len(sources) > 1:
+            raise InputError(f"{' and '.join(sources)} cannot be combined: give the "
+                             "arguments one way")
+        if self.save_results and not self.save_results.endswith((".npz", ".npy")):
+            raise InputError(f"--save-results '{self.save_results}': expected a .npz or "
+                             ".npy file name")
+        parse_dims(self.dims)
+
+    # ---- inputs -----------------------------------------------------------------------
+
+    def arguments(self, func: Operation, signature: Signature | None = None) -> list[Argument]:
+        """The entry function's arguments from --inputs / --input / --random-inputs."""
+        signature = signature or signature_of(func)
+        if self.inputs:
+            values = inputs_from_npz(self.inputs.removeprefix("@"), signature)
+        elif self.input_values:
+            values = [input_from_option(text) for text in self.input_values]
+            if len(values) != len(signature.args):
+                raise InputError(f"{len(values)} --input values given but the entry "
+                                 f"function takes {len(signature.args)} arguments")
+        else:
+            values = random_inputs(signature, self.seed, parse_dims(self.dims))
+        arguments = []
+        for value, spec in zip(values, signature.args, strict=True):
+            array = coerce_input(value, spec)
+            arguments.append(Argument(array, spec.type.with_shape(array.shape)))  # type: ignore[attr-defined]
+        return arguments
+
+    # ---- observers ---------------------------------------------------------------------
+
+    def observer(self, stderr: TextIO) -> Observer | None:
+        self.observers = []
+        if self.profile:  # innermost: times the kernels, not the other observers
+            self.observers.append(Profiler())
+        if self.dump_intermediates:
+            self.observers.append(IntermediateDumper())
+        if self.trace:
+            self.observers.append(Tracer(stderr))
+        if not self.observers:
+            return None
+        return self.observers[0] if len(self.observers) == 1 else Observers(self.observers)
+
+    def finish_observers(self, stderr: TextIO, succeeded: bool) -> None:
+        """Print the profile (also of a failed run); write intermediates only when the run
+        succeeded (no partial output files)."""
+        for observer in self.observers:
+            if isinstance(observer, Profiler):
+                stderr.write(format_profile(observer, stderr))
+            elif isinstance(observer, IntermediateDumper) and self.dump_intermediates \
+                    and succeeded:
+                dump_arrays(self.dump_intermediates, observer.arrays)
+
+    # ---- results -----------------------------------------------------------------------
+
+    def handle_results(self, values: list[Any], stdout: TextIO) -> bool:
+        """Save and/or compare; returns False when the comparison failed."""
+        arrays = results_dict(values)
+        if self.save_results:
+            save_arrays(self.save_results, arrays)
+        if not self.expected_output:
+            return True
+        path = self.expected_output.removeprefix("@")
+        expected = read_array_file(path)
+        if "" in expected:
+            expected = {"result0": expected.pop("")}
+        for key, value in arrays.items():  # raw bits of bf16, f8, ... saved by other tools
+            if key in expected:
+                expected[key] = from_bits(expected[key], value.dtype)
+        comparisons = compare_sets(arrays, expected,
+                                   Tolerance(self.rtol, self.atol, self.ulp))
+        stdout.write(format_comparisons(comparisons, stdout))
+        return all(c.ok for c in comparisons)
+
+
+def dump_arrays(target: str, arrays: dict[str, np.ndarray]) -> None:
+    """`.npz` file, or one `.npy` (`.npz` for non-numpy dtypes) per op in a directory."""
+    if target.endswith(".npz"):
+        save_arrays(target, arrays)
+        return
+    try:
+        os.makedirs(target, exist_ok=True)
+    except OSError as e:
+        raise InputError(f"cannot create directory '{target}': {e.strerror}") from None
+    from ..interpreter.io import is_native
+
+    for key, array in arrays.items():
+        suffix = ".npy" if is_native(array.dtype) else ".npz"
+        save_arrays(os.path.join(target, key + suffix), {key: array})
+
+
+def format_comparisons(comparisons: list[Comparison], stream: TextIO) -> str:
+    lines = []
+    for c in comparisons:
+        text = c.summary()
+        status = "ok" if c.ok else "MISMATCH"
+        text = text.replace(status, paint(status, "ok" if c.ok else "bad", stream), 1)
+        lines.append(text)
+    return "\n".join(lines) + "\n"
+
+
+def format_profile(profiler: Profiler, stream: TextIO, limit: int = 30) -> str:
+    """Two tables (per op kind, per source location), slowest first; rich on a TTY."""
+    total = profiler.total() or 1e-12
+    tables = [("op", profiler.rows(profiler.by_kind)),
+              ("location", profiler.rows(profiler.by_location, limit))]
+    if use_color(stream):
+        return _rich_profile(tables, total, stream)
+    out = []
+    for title, rows in tables:
+        width = max([len(title)] + [len(k) for k, _ in rows])
+        out.append(f"{title:<{width}}  {'calls':>8}  {'seconds':>10}  {'%':>6}")
+        for key, stat in rows:
+            out.append(f"{key:<{width}}  {stat.calls:>8}  {stat.seconds:>10.6f}  "
+                       f"{100 * stat.seconds / total:>6.2f}")
+        out.append("")
+    out.append(f"total {total:.6f} s in {sum(s.calls for s in profiler.by_kind.values())} "
+               "op executions")
+    return "\n".join(out) + "\n"
+
+
+def _rich_profile(tables: list[tuple[str, list[Any]]], total: float, stream: TextIO) -> str:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(file=stream, force_terminal=True)
+    with console.capture() as capture:
+        for title, rows in tables:
+            table = Table(title=f"time per {title}")
+            table.add_column(title)
+            for name in ("calls", "seconds", "%"):
+                table.add_column(name, justify="right")
+            for key, stat in rows:
+                table.add_row(key, str(stat.calls), f"{stat.seconds:.6f}",
+                              f"{100 * stat.seconds / total:.2f}")
+            console.print(table)
+        console.print(f"total {total:.6f} s")
+    return capture.get()
+
+
+def entry_of(module: Module) -> Operation:
+    from ..interpreter.engine import entry_function
+
+    return entry_function(module)
+

@@ -1,0 +1,108 @@
+"""Reading a program file: one loader per file type, chosen by suffix or magic bytes.
+
+A loader maps a path to a `LoadedProgram`: the module plus, when the file records it, the
+entry function's signature (argument names, names of dynamic dimensions such as jax's `b`).
+Text (`.mlir` and anything else that is not recognised as binary) is built in; binary
+formats plug in with
+
+    @register_loader(".jax")
+    def load_jax(path: str) -> LoadedProgram: ...
+
+from the module that implements them (listed in LAZY_LOADERS so it is imported on demand).
+A binary file without a loader is refused with a diagnostic, never parsed as text.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .ir.core import Module
+from .ir.diagnostics import ShloError
+
+MLIR_BYTECODE_MAGIC = b"ML\xefR"
+
+
+@dataclass
+class LoadedProgram:
+    """A loaded module and what its file recorded about the entry function (or None)."""
+
+    module: Module
+    signature: Any = None  # interpreter.io.Signature when the file records one
+
+
+Loader = Callable[[str], LoadedProgram]
+_LOADERS: dict[str, Loader] = {}
+
+# suffix -> "module:function" imported on first use (the .jax / bytecode readers register
+# themselves here when they land).
+LAZY_LOADERS: dict[str, str] = {}
+
+# What each binary suffix is, for the "not supported" diagnostic.
+BINARY_KINDS = {
+    ".jax": "jax.export artifact (flatbuffer)",
+    ".mlirbc": "MLIR bytecode",
+    ".bc": "MLIR bytecode",
+}
+
+
+def register_loader(*suffixes: str) -> Callable[[Loader], Loader]:
+    """Register `fn` as the loader of files ending in any of `suffixes` (e.g. ".jax")."""
+
+    def wrap(fn: Loader) -> Loader:
+        for suffix in suffixes:
+            _LOADERS[suffix.lower()] = fn
+        return fn
+
+    return wrap
+
+
+def file_kind(path: str) -> str:
+    """The loader key of `path`: its suffix when a binary loader or kind knows it, ".mlirbc"
+    for MLIR bytecode by its magic bytes, else ".mlir" (text)."""
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix in _LOADERS or suffix in LAZY_LOADERS or suffix in BINARY_KINDS:
+        return suffix
+    try:
+        with open(path, "rb") as f:
+            if f.read(4) == MLIR_BYTECODE_MAGIC:
+                return ".mlirbc"
+    except OSError:
+        pass
+    return ".mlir"
+
+
+def is_binary(path: str) -> bool:
+    return path != "-" and file_kind(path) != ".mlir"
+
+
+def _loader(kind: str) -> Loader | None:
+    if kind not in _LOADERS and kind in LAZY_LOADERS:
+        module_name, _, name = LAZY_LOADERS[kind].partition(":")
+        try:
+            _LOADERS[kind] = getattr(importlib.import_module(module_name), name)
+        except (ImportError, AttributeError):
+            return None
+    return _LOADERS.get(kind)
+
+
+def load_program(path: str, allow_unregistered: bool = False) -> LoadedProgram:
+    """Load `path` with the loader its type selects. Errors raise ShloError/Diagnostic."""
+    kind = file_kind(path)
+    if kind == ".mlir":
+        from .ir.parser import parse_source
+
+        try:
+            with open(path, encoding="utf-8", errors="surrogateescape") as f:
+                text = f.read()
+        except OSError as e:
+            raise ShloError(f"cannot open input file '{path}': {e.strerror}") from None
+        return LoadedProgram(parse_source(text, path, allow_unregistered))
+    loader = _loader(kind)
+    if loader is None:
+        what = BINARY_KINDS.get(kind, "binary file")
+        raise ShloError(f"cannot load '{path}': reading a {what} is not supported yet")
+    return loader(path)
