@@ -2,18 +2,19 @@
 
 For each suite this writes `build/conformance/<suite>/lit.site.cfg.py`, which points
 `config.test_source_root` at the shared folder, loads the repo's `lit.cfg.py` and installs
-`ConformanceFormat`. That format
-- restricts a suite to chosen files (the `verify` suite: VERIFY_FILES),
-- for `testdata` runs only the first RUN line containing `--interpret` (the others need
-  portable-artifact serialization); files without one are UNSUPPORTED,
-- for `disabled` (testdata files whose interpret line upstream turned into
-  `// RUN-DISABLED(reason)`) runs that disabled command anyway,
-- for `dynamic` (testdata/dynamic: no expected values, no interpret line) runs each program
-  in the lit worker's process on inputs made from its signature (conformance_dynamic.py),
-- marks the tests listed in `tests/conformance_xfail.txt` as expected failures (lit's XFAIL),
-  so a known failure stays green and a test that starts passing reports XPASS and fails.
-  Entries are `<suite>/<path in the suite>`; for interpret, math, testdata and verify that is
-  also the path under the conformance root.
+`ConformanceFormat`. The upstream suites (interpret, math, testdata, verify, vhlo) run
+unchanged: lit reads each file's own RUN lines and runs every one of them (FileCheck, `diff`,
+pipes, the `--serialize`/`--deserialize` round trips). Two extra suites go beyond upstream and
+are reported apart, with what they measure in their label:
+- `disabled` (testdata files whose interpret line upstream turned into
+  `// RUN-DISABLED(reason)`) runs that disabled command anyway;
+- `dynamic` (testdata/dynamic: no expected values, no interpret line) runs each program in
+  the lit worker's process on inputs made from its signature (conformance_dynamic.py); it
+  counts programs that ran without error, not checked values.
+Tests listed in `tests/conformance_xfail.txt` are expected failures (lit's XFAIL), so a
+known failure stays green and a test that starts passing reports XPASS and fails. Entries are
+`<suite>/<path in the suite>`; for the upstream suites that is also the path under the
+conformance root.
 
 
 Usage: python -m shlo_cli.conformance [ROOT] [--suite NAME]... [-j N] [--update-xfail]
@@ -56,35 +57,24 @@ DEFAULT_TIME_LIMIT = 120
 @dataclass(frozen=True)
 class Suite:
     name: str
-    only: tuple[str, ...] = ()  # file names to run; empty = every test file
-    mode: str = "all"  # "all" RUN lines, "interpret" (first --interpret line), "disabled",
-    #                    "dynamic" (in-process run on inputs from the signature)
+    mode: str = "all"  # "all" RUN lines (upstream's own), "disabled", "dynamic" (in-process
+    #                    run on inputs from the signature)
     folder: str = ""  # source folder under the conformance root; empty = the suite's name
+    label: str = "passed"  # what a PASS of this suite measures
 
     @property
     def source(self) -> str:
         return self.folder or self.name
 
 
-# The verify-folder files whose RUN lines our stablehlo-opt can run (infer_stablehlo.mlir
-# needs upstream's --hlo-test-infer test pass, which shlo does not have).
-VERIFY_FILES = (
-    "print_stablehlo.mlir", "print_while.mlir", "print_reduce.mlir", "print_types_invalid.mlir",
-    "ops_chlo.mlir", "ops_stablehlo.mlir", "ops_stablehlo_bounded_dynamism.mlir",
-    "ops_stablehlo_quantized.mlir", "ops_stablehlo_roundtrip.mlir",
-    "verify_async_ops.mlir", "verify_bounds.mlir", "verify_convolution.mlir",
-    "verify_dynamic_conv.mlir", "verify_reduce.mlir", "verify_reduce_window.mlir",
-    "verify_replica_groups_mesh_axes.mlir", "verify_scatter.mlir",
-    "verify_select_and_scatter.mlir", "verify_while.mlir",
-)
-
 SUITES = (
     Suite("interpret"),
     Suite("math"),
-    Suite("testdata", mode="interpret"),
-    Suite("verify", only=VERIFY_FILES),
-    Suite("dynamic", mode="dynamic", folder="testdata/dynamic"),
-    Suite("disabled", mode="disabled", folder="testdata"),
+    Suite("testdata"),
+    Suite("verify"),
+    Suite("vhlo"),
+    Suite("dynamic", mode="dynamic", folder="testdata/dynamic", label="ran without error"),
+    Suite("disabled", mode="disabled", folder="testdata", label="passed (RUN-DISABLED upstream)"),
 )
 # `// RUN-DISABLED(reason): command` (the colon is optional upstream).
 DISABLED_RUN = re.compile(r"//\s*RUN-DISABLED(?:\(([^)]*)\))?:?\s*(.*\S)")
@@ -118,7 +108,7 @@ def xfail_reasons(path: Path = XFAIL_FILE) -> dict[str, str]:
 
 
 def write_xfails(paths: Iterable[str], path: Path = XFAIL_FILE) -> None:
-    header = ("# Conformance tests known to fail: `<suite>/<path in the suite>` (for interpret,\n"
+    header = ("# Conformance tests known to fail: `<suite>/<path in the suite>` (for interpret, vhlo,\n"
               "# math, testdata and verify also the path under the conformance root), each\n"
               "# optionally followed by `# why`. Applied as lit XFAIL by `make conformance`;\n"
               "# regenerate with (keeps the reasons of entries that stay)\n"
@@ -145,8 +135,6 @@ class ConformanceFormat(ShTest):  # type: ignore[misc,valid-type]
         for test in super().getTestsInDirectory(testSuite, path_in_suite, litConfig,
                                                 localConfig):
             relative = "/".join(test.path_in_suite)
-            if self.suite.only and relative not in self.suite.only:
-                continue
             if self.suite.mode == "disabled" and not _disabled_commands(test):
                 continue
             if relative in self.expected_failures:
@@ -154,26 +142,11 @@ class ConformanceFormat(ShTest):  # type: ignore[misc,valid-type]
             yield test
 
     def execute(self, test: Any, litConfig: Any) -> Any:
-        if self.suite.mode == "interpret":
-            return _execute_first_interpret_line(test, litConfig)
         if self.suite.mode == "disabled":
             return _execute_disabled_line(test, litConfig)
         if self.suite.mode == "dynamic":
             return _execute_dynamic(test, litConfig)
         return super().execute(test, litConfig)
-
-
-def _execute_first_interpret_line(test: Any, litConfig: Any) -> Any:
-    """Run only the first RUN line that contains `--interpret` (UNSUPPORTED if none)."""
-    parsed = lit.TestRunner.parseIntegratedTestScript(test)
-    if isinstance(parsed, lit.Test.Result):
-        return parsed
-    script = [d for d in parsed if "--interpret" in getattr(d, "command", "")][:1]
-    if not script:
-        return lit.Test.Result(lit.Test.UNSUPPORTED, "no RUN line with --interpret")
-    if litConfig.noExecute:
-        return lit.Test.Result(lit.Test.PASS)
-    return _run_script(test, litConfig, script)
 
 
 def _run_script(test: Any, litConfig: Any, script: list[Any]) -> Any:
@@ -261,7 +234,7 @@ def write_site_config(suite: Suite, root: Path) -> Path:
 
 
 def summarize(results: Sequence[dict[str, Any]], suites: Sequence[Suite]) -> str:
-    """Per-suite counts: passed (PASS + XFAIL as expected), failures, unsupported."""
+    """Per-suite counts: PASS under the suite's label, then every lit result code."""
     by_suite: dict[str, Counter[str]] = {s.name: Counter() for s in suites}
     for result in results:
         suite_name = result["name"].split(" :: ", 1)[0]
@@ -270,7 +243,8 @@ def summarize(results: Sequence[dict[str, Any]], suites: Sequence[Suite]) -> str
     for name, counts in by_suite.items():
         total = sum(counts.values())
         detail = ", ".join(f"{code} {n}" for code, n in sorted(counts.items()))
-        lines.append(f"{name:10s} passed {counts['PASS']:5d} / {total:5d}   ({detail})")
+        label = next((s.label for s in suites if s.name == name), "passed")
+        lines.append(f"{name:10s} {label} {counts['PASS']:5d} / {total:5d}   ({detail})")
     return "\n".join(lines)
 
 

@@ -37,9 +37,11 @@ class LoadedProgram:
 Loader = Callable[[str], LoadedProgram]
 _LOADERS: dict[str, Loader] = {}
 
-# suffix -> "module:function" imported on first use (the .jax / bytecode readers register
-# themselves here when they land).
-LAZY_LOADERS: dict[str, str] = {}
+# suffix -> "module:function" imported on first use.
+LAZY_LOADERS: dict[str, str] = {
+    ".mlirbc": f"{__package__}.loaders:load_bytecode",
+    ".bc": f"{__package__}.loaders:load_bytecode",
+}
 
 # What each binary suffix is, for the "not supported" diagnostic.
 BINARY_KINDS = {
@@ -106,3 +108,16 @@ def load_program(path: str, allow_unregistered: bool = False) -> LoadedProgram:
         what = BINARY_KINDS.get(kind, "binary file")
         raise ShloError(f"cannot load '{path}': reading a {what} is not supported yet")
     return loader(path)
+
+
+def load_bytecode(path: str) -> LoadedProgram:
+    """An MLIR bytecode file (any dialect we know, e.g. a VHLO portable artifact read as
+    VHLO, as mlir-opt would)."""
+    from .formats.bytecode import read_bytecode
+
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise ShloError(f"cannot open input file '{path}': {e.strerror}") from None
+    return LoadedProgram(read_bytecode(data, path))

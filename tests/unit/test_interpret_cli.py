@@ -156,11 +156,21 @@ def test_shlo_interpret_shares_the_implementation(tmp_path: Path) -> None:
     assert result.output == "tensor<2xi32> {\n  [3, 6]\n}\n"
 
 
-@pytest.mark.parametrize("flags", [["--serialize", "--target=current"], ["--deserialize"]])
-def test_serialization_is_reported_unsupported(tmp_path: Path, flags: list[str]) -> None:
-    result = CliRunner().invoke(translate, [*flags, write(tmp_path, ADD)])
+def test_serialize_then_deserialize_through_the_translate_command(tmp_path: Path) -> None:
+    artifact = tmp_path / "add.mlir.bc"
+    result = CliRunner().invoke(translate, ["--serialize", "--target=current",
+                                            write(tmp_path, ADD), "-o", str(artifact)])
+    assert result.exit_code == 0, result.output
+    assert artifact.read_bytes().startswith(b"ML\xefR")
+    result = CliRunner().invoke(translate, ["--deserialize", str(artifact)])
+    assert result.exit_code == 0, result.output
+    assert "stablehlo.add" in result.output
+
+
+def test_serialize_without_target_is_a_diagnostic(tmp_path: Path) -> None:
+    result = CliRunner().invoke(translate, ["--serialize", write(tmp_path, ADD)])
     assert result.exit_code == 1
-    assert "not supported" in result.output
+    assert "No target version specified" in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
 
 
