@@ -108,8 +108,8 @@ def xfail_reasons(path: Path = XFAIL_FILE) -> dict[str, str]:
 
 
 def write_xfails(paths: Iterable[str], path: Path = XFAIL_FILE) -> None:
-    header = ("# Conformance tests known to fail: `<suite>/<path in the suite>` (for interpret, vhlo,\n"
-              "# math, testdata and verify also the path under the conformance root), each\n"
+    header = ("# Conformance tests known to fail: `<suite>/<path in the suite>` (for interpret,\n"
+              "# vhlo, math, testdata and verify also the path under the conformance root), each\n"
               "# optionally followed by `# why`. Applied as lit XFAIL by `make conformance`;\n"
               "# regenerate with (keeps the reasons of entries that stay)\n"
               "#   python -m shlo_cli.conformance --update-xfail\n")

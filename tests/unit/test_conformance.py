@@ -12,7 +12,9 @@ import pytest
 from shlo_cli import conformance
 
 PASSING = """// RUN: stablehlo-translate --interpret %s
-// RUN: false
+// RUN: stablehlo-opt %s > %t.1
+// RUN: stablehlo-opt %t.1 > %t.2
+// RUN: diff %t.1 %t.2
 func.func @main() {
   func.return
 }
@@ -22,7 +24,8 @@ func.func @main(%x: tensor<2xi32>) {
   func.return
 }
 """
-NO_INTERPRET = """// RUN: stablehlo-opt %s
+LATER_LINE_FAILS = """// RUN: stablehlo-translate --interpret %s
+// RUN: false
 func.func @main() {
   func.return
 }
@@ -70,7 +73,7 @@ def tiny_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (root / "testdata").mkdir(parents=True)
     (root / "testdata" / "passing.mlir").write_text(PASSING)
     (root / "testdata" / "failing.mlir").write_text(FAILING)
-    (root / "testdata" / "no_interpret.mlir").write_text(NO_INTERPRET)
+    (root / "testdata" / "later_line_fails.mlir").write_text(LATER_LINE_FAILS)
     monkeypatch.setattr(conformance, "BUILD", tmp_path / "build")
     return root
 
@@ -84,7 +87,7 @@ def _run_lit(exec_root: Path, xfail_file: Path) -> dict[str, str]:
     return {t["name"]: t["code"] for t in json.loads(out.read_text())["tests"]}
 
 
-def test_lit_format_runs_first_interpret_line_and_applies_xfail(tiny_root: Path,
+def test_lit_format_runs_every_run_line_and_applies_xfail(tiny_root: Path,
                                                                 tmp_path: Path) -> None:
     suite = next(s for s in conformance.SUITES if s.name == "testdata")
     xfail_file = tmp_path / "xfail.txt"
@@ -92,9 +95,9 @@ def test_lit_format_runs_first_interpret_line_and_applies_xfail(tiny_root: Path,
     exec_root = conformance.write_site_config(suite, tiny_root)
     codes = _run_lit(exec_root, xfail_file)
     assert codes == {
-        "testdata :: passing.mlir": "PASS",  # the later `false` RUN line is not run
+        "testdata :: passing.mlir": "PASS",
         "testdata :: failing.mlir": "XFAIL",
-        "testdata :: no_interpret.mlir": "UNSUPPORTED",
+        "testdata :: later_line_fails.mlir": "FAIL",  # every RUN line runs, not only the first
     }
     conformance.write_xfails(["testdata/passing.mlir"], xfail_file)
     codes = _run_lit(exec_root, xfail_file)
