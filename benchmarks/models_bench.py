@@ -105,7 +105,7 @@ def run(root: str, profile: bool = False) -> None:
             jitted = jax.jit(fns[name])
             theirs = jax.block_until_ready(jitted(*args))
             compile_first = time.perf_counter() - start
-            execute = _best(lambda j=jitted: jax.block_until_ready(j(*args)))
+            execute = _best(lambda j=jitted, a=args: jax.block_until_ready(j(*a)))
             xla = (compile_first, execute)
             check = _close(ours, theirs)
         _row(name, parse, cold, warm, xla, check)
@@ -129,7 +129,7 @@ def run(root: str, profile: bool = False) -> None:
             jitted = jax.jit(exported.call)
             theirs = jax.block_until_ready(jitted(*args))
             compile_first = time.perf_counter() - start
-            execute = _best(lambda j=jitted: jax.block_until_ready(j(*args)))
+            execute = _best(lambda j=jitted, a=args: jax.block_until_ready(j(*a)))
             xla = (compile_first, execute)
             check = _close(ours, theirs)
         _row("artifact " + name, parse, cold, warm, xla, check)
