@@ -1,0 +1,153 @@
+"""Kernels specialized once per op when the plan is built (an engine binding hook).
+
+The general evaluators decide per call what to do from the operands' dtypes and decode their
+attributes (slice bounds, result shapes) each time; in a scalar `while` loop that costs more
+than numpy's own call. When every operand and result type is a static tensor of a native
+numpy element type, the dtype is known at binding time, so the hook returns the final numpy
+call directly (`np.add`) or a closure over pre-decoded attributes. Each specialization does
+exactly what the general evaluator does for that dtype (see the cited branches); anything
+else (quantized, dynamic shapes, ml_dtypes' narrow types, bool arithmetic) is left to it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ...interpreter.engine import BIND_HOOKS, EvaluationError
+from ...ir.core import Operation
+from ...ir.types import QuantizedType, TensorType, element_type, numpy_dtype
+from .elementwise_numerics import NATIVE_ARITH, NATIVE_FLOATS, NATIVE_INTS
+from .elementwise_select import NATIVE_COMPARE
+
+Kernel = Callable[..., Any]
+
+# elementwise.add / subtract / multiply: `dtype in NATIVE_ARITH` (multiply: ints and floats)
+# branch straight to the ufunc.
+_ARITH: dict[str, tuple[np.ufunc, frozenset[np.dtype]]] = {
+    "stablehlo.add": (np.add, NATIVE_ARITH),
+    "stablehlo.subtract": (np.subtract, NATIVE_ARITH),
+    "stablehlo.multiply": (np.multiply, NATIVE_INTS | NATIVE_FLOATS),
+}
+_COMPARE = {"EQ": np.equal, "NE": np.not_equal, "GE": np.greater_equal, "GT": np.greater,
+            "LE": np.less_equal, "LT": np.less}
+
+
+def _native_types(op: Operation) -> list[np.dtype] | None:
+    """Element dtypes of all operands and results, when all are static non-quantized
+    tensors; else None."""
+    dtypes = []
+    for t in (*op.operand_types, *op.result_types):
+        if not isinstance(t, TensorType) or not t.is_static:
+            return None
+        element = element_type(t)
+        if isinstance(element, QuantizedType):
+            return None
+        try:
+            dtypes.append(np.dtype(numpy_dtype(element)))
+        except Exception:  # noqa: BLE001 - a type numpy cannot hold: the evaluator decides
+            return None
+    return dtypes
+
+
+def _fresh(x: np.ndarray) -> np.ndarray:
+    """What data_movement.result_array returns for an array of the right dtype and shape:
+    itself when contiguous and writeable, else a contiguous copy."""
+    if x.flags.c_contiguous and x.flags.writeable:
+        return x
+    return np.array(x, order="C")
+
+
+def _reshape(shape: tuple[int, ...], size: int) -> Kernel:
+    def kernel(x: np.ndarray) -> np.ndarray:
+        if x.size != size:
+            raise EvaluationError(f"cannot reshape {list(np.shape(x))} into {list(shape)}")
+        return _fresh(np.reshape(x, shape))
+    return kernel
+
+
+def _slice(window: tuple[slice, ...]) -> Kernel:
+    def kernel(x: np.ndarray) -> np.ndarray:
+        return _fresh(x[window])
+    return kernel
+
+
+def _dynamic_slice(sizes: tuple[int, ...], shape: tuple[int, ...]) -> Kernel:
+    highest = [max(n - k, 0) for n, k in zip(shape, sizes, strict=True)]
+    if len(sizes) == 1:
+        size, top = sizes[0], highest[0]
+
+        def one(x: np.ndarray, i: np.ndarray) -> np.ndarray:
+            start = min(max(int(i), 0), top)
+            return _fresh(x[start:start + size])
+        return one
+
+    def kernel(x: np.ndarray, *starts: np.ndarray) -> np.ndarray:
+        window = tuple(slice(s, s + k) for s, k in zip(
+            [min(max(int(i), 0), t) for i, t in zip(starts, highest, strict=True)], sizes,
+            strict=True))
+        return _fresh(x[window])
+    return kernel
+
+
+def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | None:
+    """A specialized kernel for `op`, or None (the general evaluator)."""
+    name = op.name
+    if name not in _HANDLED:
+        return None
+    dtypes = _native_types(op)
+    if dtypes is None:
+        return None
+    operand = dtypes[0]
+    if name in _ARITH:
+        ufunc, allowed = _ARITH[name]
+        return ufunc if operand in allowed and all(d == operand for d in dtypes) else None
+    if name == "stablehlo.negate":  # elementwise.negate: floats negate exactly in any width
+        return np.negative if operand in NATIVE_FLOATS and dtypes[1] == operand else None
+    if name == "stablehlo.compare":
+        kind = kwargs.get("compare_type")
+        direction = kwargs.get("comparison_direction")
+        if operand in NATIVE_COMPARE and kind != "TOTALORDER" and direction in _COMPARE:
+            return _COMPARE[direction]
+        return None
+    if len(set(dtypes[:1] + dtypes[-1:])) != 1:  # data movement keeps the element type
+        return None
+    result = op.result_types[0]
+    assert isinstance(result, TensorType)
+    if name == "stablehlo.reshape":
+        return _reshape(tuple(result.shape), result.num_elements)
+    source = op.operand_types[0]
+    assert isinstance(source, TensorType)
+    if name == "stablehlo.slice":
+        try:
+            starts, limits, strides = (tuple(int(v) for v in kwargs[k]) for k in (
+                "start_indices", "limit_indices", "strides"))
+        except (TypeError, KeyError, ValueError):
+            return None
+        window = tuple(slice(s, e, k) for s, e, k in zip(starts, limits, strides, strict=True))
+        if tuple(len(range(*w.indices(n))) for w, n in zip(
+                window, source.shape, strict=True)) != tuple(result.shape):
+            return None
+        return _slice(window)
+    if name == "stablehlo.dynamic_slice":
+        if any(len(t.shape) for t in op.operand_types[1:] if isinstance(t, TensorType)):
+            return None
+        try:
+            sizes = tuple(int(v) for v in kwargs["slice_sizes"])
+        except (TypeError, KeyError, ValueError):
+            return None
+        if (len(sizes) != len(source.shape) or len(op.operands) != 1 + len(sizes)
+                or sizes != tuple(result.shape) or any(
+                    k > n for k, n in zip(sizes, source.shape, strict=True))):
+            return None
+        return _dynamic_slice(sizes, tuple(source.shape))
+    return None
+
+
+_HANDLED = frozenset((*_ARITH, "stablehlo.negate", "stablehlo.compare", "stablehlo.reshape",
+                      "stablehlo.slice", "stablehlo.dynamic_slice"))
+
+if not any(getattr(h, "__qualname__", "") == "bind_specialized" for h in BIND_HOOKS):
+    BIND_HOOKS.append(bind_specialized)
