@@ -65,13 +65,19 @@ for elem in ("f32", "i8", "i1"):
     CASES.append(("%0 = stablehlo.reshape %a : ({T}) -> tensor<3x2x{E}>", elem, (6,), 1, "3x2"))
     CASES.append(("%0 = stablehlo.slice %a [1:5:2, 0:3] : ({T}) -> tensor<2x3x{E}>", elem, (6, 3), 1, "2x3"))
 CASES.append(("%0 = stablehlo.reshape %a : ({T}) -> tensor<0x4xf32>", "f32", (2, 0), 1, "0x4"))
+for src, dst in (("f32", "f64"), ("i32", "f32"), ("f64", "i8"), ("f32", "f16"), ("i1", "f64"),
+                 ("ui16", "i8"), ("f64", "f32"), ("i32", "i32")):
+    CASES.append((f"%0 = stablehlo.convert %a : ({{T}}) -> tensor<9x{dst}>", src, (9,), 1,
+                  ("convert", dst)))
 
 
 @pytest.mark.parametrize("case", range(len(CASES)))
 def test_specialized_kernels_match_general_evaluators(case):
     body, elem, shape, arity, result = CASES[case]
     t = _t(shape, elem)
-    if result == "i1":
+    if isinstance(result, tuple):
+        r = _t(shape, result[1])
+    elif result == "i1":
         r = _t(shape, "i1")
     elif result is not None:
         r = f"tensor<{result}x{elem}>"

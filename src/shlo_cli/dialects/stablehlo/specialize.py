@@ -11,6 +11,7 @@ else (quantized, dynamic shapes, ml_dtypes' narrow types, bool arithmetic) is le
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -19,6 +20,7 @@ import numpy as np
 from ...interpreter.engine import BIND_HOOKS, EvaluationError
 from ...ir.core import Operation
 from ...ir.types import QuantizedType, TensorType, element_type, numpy_dtype
+from .conversions import _EXACT_TO_FLOAT, _WIDE_FLOATS, convert_array
 from .elementwise_numerics import NATIVE_ARITH, NATIVE_FLOATS, NATIVE_INTS
 from .elementwise_select import NATIVE_COMPARE
 
@@ -64,7 +66,7 @@ def _reshape(shape: tuple[int, ...], size: int) -> Kernel:
     def kernel(x: np.ndarray) -> np.ndarray:
         if x.size != size:
             raise EvaluationError(f"cannot reshape {list(np.shape(x))} into {list(shape)}")
-        return _fresh(np.reshape(x, shape))
+        return _fresh(x.reshape(shape))
     return kernel
 
 
@@ -92,6 +94,14 @@ def _dynamic_slice(sizes: tuple[int, ...], shape: tuple[int, ...]) -> Kernel:
     return kernel
 
 
+def _identity(x: np.ndarray) -> np.ndarray:
+    return x
+
+
+def _astype(x: np.ndarray, target: np.dtype) -> np.ndarray:
+    return x.astype(target)
+
+
 def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | None:
     """A specialized kernel for `op`, or None (the general evaluator)."""
     name = op.name
@@ -112,6 +122,13 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
         if operand in NATIVE_COMPARE and kind != "TOTALORDER" and direction in _COMPARE:
             return _COMPARE[direction]
         return None
+    if name == "stablehlo.convert":  # conversions.convert_array's first two branches
+        target = dtypes[1]
+        if operand == target:
+            return _identity
+        if operand in _EXACT_TO_FLOAT and target in _WIDE_FLOATS:
+            return functools.partial(_astype, target=target)
+        return functools.partial(convert_array, target=target)
     if len(set(dtypes[:1] + dtypes[-1:])) != 1:  # data movement keeps the element type
         return None
     result = op.result_types[0]
@@ -146,7 +163,8 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
     return None
 
 
-_HANDLED = frozenset((*_ARITH, "stablehlo.negate", "stablehlo.compare", "stablehlo.reshape",
+_HANDLED = frozenset((*_ARITH, "stablehlo.negate", "stablehlo.compare", "stablehlo.convert",
+                      "stablehlo.reshape",
                       "stablehlo.slice", "stablehlo.dynamic_slice"))
 
 if not any(getattr(h, "__qualname__", "") == "bind_specialized" for h in BIND_HOOKS):
