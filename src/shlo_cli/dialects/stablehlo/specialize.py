@@ -94,6 +94,29 @@ def _dynamic_slice(sizes: tuple[int, ...], shape: tuple[int, ...]) -> Kernel:
     return kernel
 
 
+def _float_maximum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """elementwise._extremum for floats without widening: numpy's maximum is the spec's except
+    for which zero it returns when both operands are zeros; where the result is a zero, the
+    spec's is -0 exactly when both operands have the sign bit (both <= 0 there)."""
+    out = np.maximum(a, b)
+    zero = out == 0
+    if zero.any():
+        out = np.where(zero, np.where(np.signbit(a) & np.signbit(b), -0.0, 0.0).astype(
+            out.dtype), out)
+    return out
+
+
+def _float_minimum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """As _float_maximum: where the minimum is a zero, it is +0 exactly when neither operand
+    has the sign bit (both >= 0 there)."""
+    out = np.minimum(a, b)
+    zero = out == 0
+    if zero.any():
+        out = np.where(zero, np.where(np.signbit(a) | np.signbit(b), -0.0, 0.0).astype(
+            out.dtype), out)
+    return out
+
+
 def _identity(x: np.ndarray) -> np.ndarray:
     return x
 
@@ -114,6 +137,12 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
     if name in _ARITH:
         ufunc, allowed = _ARITH[name]
         return ufunc if operand in allowed and all(d == operand for d in dtypes) else None
+    if name in ("stablehlo.maximum", "stablehlo.minimum"):
+        if operand in NATIVE_FLOATS and all(d == operand for d in dtypes):
+            return _float_maximum if name == "stablehlo.maximum" else _float_minimum
+        if operand in NATIVE_INTS and all(d == operand for d in dtypes):
+            return np.maximum if name == "stablehlo.maximum" else np.minimum
+        return None
     if name == "stablehlo.negate":  # elementwise.negate: floats negate exactly in any width
         return np.negative if operand in NATIVE_FLOATS and dtypes[1] == operand else None
     if name == "stablehlo.compare":
@@ -163,8 +192,8 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
     return None
 
 
-_HANDLED = frozenset((*_ARITH, "stablehlo.negate", "stablehlo.compare", "stablehlo.convert",
-                      "stablehlo.reshape",
+_HANDLED = frozenset((*_ARITH, "stablehlo.maximum", "stablehlo.minimum", "stablehlo.negate",
+                      "stablehlo.compare", "stablehlo.convert", "stablehlo.reshape",
                       "stablehlo.slice", "stablehlo.dynamic_slice"))
 
 if not any(getattr(h, "__qualname__", "") == "bind_specialized" for h in BIND_HOOKS):
