@@ -94,27 +94,39 @@ def _dynamic_slice(sizes: tuple[int, ...], shape: tuple[int, ...]) -> Kernel:
     return kernel
 
 
-def _float_maximum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """elementwise._extremum for floats without widening: numpy's maximum is the spec's except
-    for which zero it returns when both operands are zeros; where the result is a zero, the
-    spec's is -0 exactly when both operands have the sign bit (both <= 0 there)."""
-    out = np.maximum(a, b)
+_BITS = {np.dtype(np.float16): np.uint16, np.dtype(np.float32): np.uint32,
+         np.dtype(np.float64): np.uint64}
+
+
+def _fix_zeros(out: np.ndarray, a: np.ndarray, b: np.ndarray, both: bool) -> np.ndarray:
+    """numpy's maximum/minimum are the spec's except for which zero they return when both
+    operands are zeros. Where the result is a zero, the spec's sign bit is: for maximum, set
+    exactly when both operands have it (both are <= 0 there); for minimum, when either has
+    it. Done on the bit patterns (no float64 temporaries)."""
     zero = out == 0
-    if zero.any():
-        out = np.where(zero, np.where(np.signbit(a) & np.signbit(b), -0.0, 0.0).astype(
-            out.dtype), out)
-    return out
+    if not zero.any():
+        return out
+    bits = _BITS[np.dtype(out.dtype)]
+    sign = bits(1) << bits(8 * np.dtype(bits).itemsize - 1)
+    ua, ub = np.asarray(a).view(bits), np.asarray(b).view(bits)
+    signs = ((ua & ub) if both else (ua | ub)) & sign
+    current = np.asarray(out).view(bits)
+    # where(zero, signs, current) without a branch per element (a random mask makes
+    # np.where 4x slower): current + (signs - current) * zero, in wrapping unsigned ints.
+    with np.errstate(over="ignore"):
+        fixed = signs - current
+        fixed *= zero
+        fixed += current
+    return fixed.view(out.dtype)
+
+
+def _float_maximum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """elementwise._extremum's float branch without widening (see _fix_zeros)."""
+    return _fix_zeros(np.maximum(a, b), a, b, True)
 
 
 def _float_minimum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """As _float_maximum: where the minimum is a zero, it is +0 exactly when neither operand
-    has the sign bit (both >= 0 there)."""
-    out = np.minimum(a, b)
-    zero = out == 0
-    if zero.any():
-        out = np.where(zero, np.where(np.signbit(a) | np.signbit(b), -0.0, 0.0).astype(
-            out.dtype), out)
-    return out
+    return _fix_zeros(np.minimum(a, b), a, b, False)
 
 
 def _identity(x: np.ndarray) -> np.ndarray:
