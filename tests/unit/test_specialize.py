@@ -135,3 +135,20 @@ func.func @main(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
     module = parse_source(text)
     add = module.functions()[0].regions[0].entry.operations[0]
     assert specialize.bind_specialized(add, add.opdef, {}) is None
+
+
+def test_scalar_tanh_matches_the_array_kernel_bit_for_bit():
+    from shlo_cli.dialects.registry import lookup
+
+    general = lookup("stablehlo.tanh").evaluate
+    rng = np.random.default_rng(1)
+    values = np.concatenate([rng.standard_normal(3000) * s for s in (1e-9, 0.1, 1, 3, 30)]
+                            + [np.array([0.0, -0.0, np.inf, -np.inf, 2.0 ** -56, 22.0, -1.0,
+                                         np.nan, -np.nan, 5e-324])])
+    for dtype in (np.float64, np.float32, np.float16):
+        kernel = specialize._tanh_scalar(general, np.dtype(dtype))
+        for v in values.astype(dtype):
+            x = np.array(v, dtype)
+            fast, plain = kernel(x), np.asarray(general(x))
+            assert fast.dtype == plain.dtype and fast.shape == plain.shape == ()
+            assert fast.tobytes() == plain.tobytes(), (dtype, v)

@@ -12,6 +12,7 @@ else (quantized, dynamic shapes, ml_dtypes' narrow types, bool arithmetic) is le
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -129,6 +130,32 @@ def _float_minimum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return _fix_zeros(np.minimum(a, b), a, b, False)
 
 
+def _tanh_scalar(general: Kernel, dtype: np.dtype) -> Kernel:
+    """elementwise_math._tanh on one element, in Python floats: the same double operations
+    (numpy's expm1, then IEEE double arithmetic) without a dozen whole-array numpy calls
+    for one value; rounded once to `dtype` as upcast_to_double does. NaN goes to the
+    general kernel (it keeps NaN payloads its own way)."""
+    expm1 = np.expm1
+
+    def kernel(x: np.ndarray) -> np.ndarray:
+        v = float(x)
+        if v != v:
+            return general(x)
+        ax = abs(v)
+        if ax >= 22.0:
+            z = 1.0
+        elif ax < 2.0 ** -55:
+            z = ax * (1.0 + ax)
+        elif ax >= 1.0:
+            t = float(expm1(2.0 * ax))
+            z = 1.0 - 2.0 / (t + 2.0)
+        else:
+            t = float(expm1(-2.0 * ax))
+            z = -t / (t + 2.0)
+        return np.array(-z if math.copysign(1.0, v) < 0 else z, dtype)
+    return kernel
+
+
 def _identity(x: np.ndarray) -> np.ndarray:
     return x
 
@@ -154,6 +181,12 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
             return _float_maximum if name == "stablehlo.maximum" else _float_minimum
         if operand in NATIVE_INTS and all(d == operand for d in dtypes):
             return np.maximum if name == "stablehlo.maximum" else np.minimum
+        return None
+    if name == "stablehlo.tanh":
+        source = op.operand_types[0]
+        if (operand in NATIVE_FLOATS and dtypes[1] == operand and isinstance(source, TensorType)
+                and not source.shape and opdef.evaluate is not None):
+            return _tanh_scalar(opdef.evaluate, operand)
         return None
     if name == "stablehlo.negate":  # elementwise.negate: floats negate exactly in any width
         return np.negative if operand in NATIVE_FLOATS and dtypes[1] == operand else None
@@ -205,8 +238,8 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
 
 
 _HANDLED = frozenset((*_ARITH, "stablehlo.maximum", "stablehlo.minimum", "stablehlo.negate",
-                      "stablehlo.compare", "stablehlo.convert", "stablehlo.reshape",
-                      "stablehlo.slice", "stablehlo.dynamic_slice"))
+                      "stablehlo.tanh", "stablehlo.compare", "stablehlo.convert",
+                      "stablehlo.reshape", "stablehlo.slice", "stablehlo.dynamic_slice"))
 
 if not any(getattr(h, "__qualname__", "") == "bind_specialized" for h in BIND_HOOKS):
     BIND_HOOKS.append(bind_specialized)
