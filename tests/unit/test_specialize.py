@@ -152,3 +152,35 @@ def test_scalar_tanh_matches_the_array_kernel_bit_for_bit():
             fast, plain = kernel(x), np.asarray(general(x))
             assert fast.dtype == plain.dtype and fast.shape == plain.shape == ()
             assert fast.tobytes() == plain.tobytes(), (dtype, v)
+
+
+DOTS = [  # (lhs shape, rhs shape, lhs batch, rhs batch, lhs contract, rhs contract)
+    ((64, 128), (128, 10), [], [], [1], [0]),
+    ((128, 64), (10, 128), [], [], [0], [1]),
+    ((3, 5, 4, 6), (6, 3, 4, 7), [0], [1], [3, 2], [0, 2]),
+    ((2, 0, 16), (2, 16, 3), [0], [0], [2], [1]),
+    ((4, 20), (20,), [], [], [1], [0]),
+]
+
+
+@pytest.mark.parametrize("elem", ["f32", "f64"])
+@pytest.mark.parametrize("case", range(len(DOTS)))
+def test_specialized_dot_general_matches_the_general_path(elem, case):
+    ls, rs, lb, rb, lc, rc = DOTS[case]
+    lf = [d for d in range(len(ls)) if d not in lb + lc]
+    rf = [d for d in range(len(rs)) if d not in rb + rc]
+    out = tuple([ls[d] for d in lb] + [ls[d] for d in lf] + [rs[d] for d in rf])
+    batching = f"batching_dims = {lb} x {rb}, " if lb else ""
+    text = f"""
+func.func @main(%a: {_t(ls, elem)}, %b: {_t(rs, elem)}) -> {_t(out, elem)} {{
+  %0 = stablehlo.dot_general %a, %b, {batching}contracting_dims = {lc} x {rc} : ({_t(ls, elem)}, {_t(rs, elem)}) -> {_t(out, elem)}
+  func.return %0 : {_t(out, elem)}
+}}
+"""
+    rng = np.random.default_rng(case)
+    args = [_data(rng, ls, elem), _data(rng, rs, elem)]
+    fast, fast_kernels = _run(text, args, True)
+    plain, plain_kernels = _run(text, args, False)
+    assert fast.shape == plain.shape == out and fast.dtype == plain.dtype
+    assert fast.tobytes() == plain.tobytes()
+    assert fast_kernels != plain_kernels

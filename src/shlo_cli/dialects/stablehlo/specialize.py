@@ -24,6 +24,9 @@ from ...ir.types import QuantizedType, TensorType, element_type, numpy_dtype
 from .conversions import _EXACT_TO_FLOAT, _WIDE_FLOATS, convert_array
 from .elementwise_numerics import NATIVE_ARITH, NATIVE_FLOATS, NATIVE_INTS
 from .elementwise_select import NATIVE_COMPARE
+from .gemm import SEQUENTIAL_DEPTH
+
+_BLAS_TYPES = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
 
 Kernel = Callable[..., Any]
 
@@ -156,6 +159,54 @@ def _tanh_scalar(general: Kernel, dtype: np.dtype) -> Kernel:
     return kernel
 
 
+def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kernel | None:
+    """dot_conv.dot_general_arrays + gemm.float_matmul with the permutations and shapes
+    worked out once. The operands reach BLAS in the same layout, so the results are the
+    general path's bit for bit."""
+    lhs_t, rhs_t, res_t = op.operand_types[0], op.operand_types[1], op.result_types[0]
+    assert isinstance(lhs_t, TensorType) and isinstance(rhs_t, TensorType)
+    assert isinstance(res_t, TensorType)
+    dims = kwargs.get("dot_dimension_numbers")
+    if dims is None or not hasattr(dims, "get"):
+        return None
+
+    def ints_of(name: str) -> list[int]:
+        value = dims.get(name)
+        return [int(v) for v in value] if value else []
+
+    lb, rb = ints_of("lhs_batching_dimensions"), ints_of("rhs_batching_dimensions")
+    lc, rc = ints_of("lhs_contracting_dimensions"), ints_of("rhs_contracting_dimensions")
+    ls, rs = tuple(lhs_t.shape), tuple(rhs_t.shape)
+    if any(d >= len(ls) for d in lb + lc) or any(d >= len(rs) for d in rb + rc):
+        return None
+    if [ls[d] for d in lc] != [rs[d] for d in rc] or [ls[d] for d in lb] != [rs[d] for d in rb]:
+        return None
+    lf = [d for d in range(len(ls)) if d not in lb and d not in lc]
+    rf = [d for d in range(len(rs)) if d not in rb and d not in rc]
+    b = math.prod(ls[d] for d in lb)
+    m = math.prod(ls[d] for d in lf)
+    n = math.prod(rs[d] for d in rf)
+    k = math.prod(ls[d] for d in lc)
+    out_shape = tuple(res_t.shape)
+    if out_shape != tuple([ls[d] for d in lb] + [ls[d] for d in lf] + [rs[d] for d in rf]):
+        return None
+    if k <= SEQUENTIAL_DEPTH:
+        return None
+    lperm, rperm = tuple(lb + lf + lc), tuple(rb + rc + rf)
+    zero = dtype.type(0)
+
+    def kernel(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        # astype copies in the view's memory order ('K'), as the general path does: the
+        # layout BLAS sees (and so its summation order) is the same.
+        left = lhs.transpose(lperm).reshape(b, m, k).astype(dtype)
+        right = rhs.transpose(rperm).reshape(b, k, n).astype(dtype)
+        with np.errstate(all="ignore"):
+            out = np.matmul(left[0], right[0])[None] if b == 1 else np.matmul(left, right)
+            out += zero
+        return out.reshape(out_shape)
+    return kernel
+
+
 def _identity(x: np.ndarray) -> np.ndarray:
     return x
 
@@ -181,6 +232,10 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
             return _float_maximum if name == "stablehlo.maximum" else _float_minimum
         if operand in NATIVE_INTS and all(d == operand for d in dtypes):
             return np.maximum if name == "stablehlo.maximum" else np.minimum
+        return None
+    if name == "stablehlo.dot_general":
+        if operand in _BLAS_TYPES and all(d == operand for d in dtypes) and len(dtypes) == 3:
+            return _dot_general(op, kwargs, operand)
         return None
     if name == "stablehlo.tanh":
         source = op.operand_types[0]
@@ -238,8 +293,9 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
 
 
 _HANDLED = frozenset((*_ARITH, "stablehlo.maximum", "stablehlo.minimum", "stablehlo.negate",
-                      "stablehlo.tanh", "stablehlo.compare", "stablehlo.convert",
-                      "stablehlo.reshape", "stablehlo.slice", "stablehlo.dynamic_slice"))
+                      "stablehlo.tanh", "stablehlo.compare", "stablehlo.dot_general",
+                      "stablehlo.convert", "stablehlo.reshape", "stablehlo.slice",
+                      "stablehlo.dynamic_slice"))
 
 if not any(getattr(h, "__qualname__", "") == "bind_specialized" for h in BIND_HOOKS):
     BIND_HOOKS.append(bind_specialized)
