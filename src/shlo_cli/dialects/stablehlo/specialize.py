@@ -41,20 +41,38 @@ _COMPARE = {"EQ": np.equal, "NE": np.not_equal, "GE": np.greater_equal, "GT": np
             "LE": np.less_equal, "LT": np.less}
 
 
+def _native_dtype(t: Any) -> np.dtype | None:
+    """The numpy dtype of a static, non-quantized tensor type; else None."""
+    if not isinstance(t, TensorType) or not t.is_static:
+        return None
+    element = element_type(t)
+    if isinstance(element, QuantizedType):
+        return None
+    try:
+        return np.dtype(numpy_dtype(element))
+    except Exception:  # noqa: BLE001 - a type numpy cannot hold: the evaluator decides
+        return None
+
+
+_DTYPES: dict[Any, np.dtype | None] = {}  # type -> _native_dtype(type), types repeat a lot
+
+
 def _native_types(op: Operation) -> list[np.dtype] | None:
     """Element dtypes of all operands and results, when all are static non-quantized
     tensors; else None."""
     dtypes = []
     for t in (*op.operand_types, *op.result_types):
-        if not isinstance(t, TensorType) or not t.is_static:
-            return None
-        element = element_type(t)
-        if isinstance(element, QuantizedType):
-            return None
         try:
-            dtypes.append(np.dtype(numpy_dtype(element)))
-        except Exception:  # noqa: BLE001 - a type numpy cannot hold: the evaluator decides
+            dtype = _DTYPES[t]
+        except KeyError:
+            dtype = _native_dtype(t)
+            if len(_DTYPES) < 4096:
+                _DTYPES[t] = dtype
+        except TypeError:  # unhashable
+            dtype = _native_dtype(t)
+        if dtype is None:
             return None
+        dtypes.append(dtype)
     return dtypes
 
 
