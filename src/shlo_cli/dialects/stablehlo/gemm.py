@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .elementwise_numerics import is_float
+
 SEQUENTIAL_DEPTH = 8
 """Sums of at most this many products keep the reference interpreter's order (one vectorized
 multiply-add per term, as cheap as a GEMM call at that depth): upstream's expected values for
@@ -31,7 +33,7 @@ def blas_dtype(dtype: np.dtype) -> np.dtype | None:
     bool) or follow per-product rounding (complex)."""
     if dtype in _BLAS:
         return dtype
-    if dtype.kind in "iubc" or dtype.itemsize >= 4:
+    if not is_float(dtype) or dtype.itemsize >= 4:  # ints (int4 too), bool, complex
         return None
     return np.dtype(np.float32)  # f16, bf16, f8, f6, f4: XLA accumulates in f32
 
