@@ -127,3 +127,26 @@ func.func @main(%x: {_shape(xs, elem)}, %k: {_shape(ks, elem)}) -> {_shape(out_s
 """
     [got] = _run(text, x, k)
     _check(got, exact, elem)
+
+
+def test_im2col_chunks_give_the_unchunked_result(monkeypatch):
+    from shlo_cli.dialects.stablehlo import gemm
+
+    ks = CONVS[1][1]  # 3x3 kernel, 2 input features per group, 6 output features
+    rng = np.random.default_rng(7)
+    x = _data(rng, (3, 11, 9, 4), "f32")
+    k = _data(rng, ks, "f32", specials=False)
+    exact = _conv_reference(x, k, 1, 1, 1, 1, 2, 1)
+    text = f"""
+func.func @main(%x: {_shape(x.shape, "f32")}, %k: {_shape(ks, "f32")}) -> {_shape(exact.shape, "f32")} {{
+  %0 = stablehlo.convolution(%x, %k) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {{pad = [[1, 1], [1, 1]]}} {{batch_group_count = 1 : i64, feature_group_count = 2 : i64}} : ({_shape(x.shape, "f32")}, {_shape(ks, "f32")}) -> {_shape(exact.shape, "f32")}
+  return %0 : {_shape(exact.shape, "f32")}
+}}
+"""
+    [whole] = _run(text, x, k)
+    for budget in (1, 200, 2000):  # one output row, a few rows, a few images at a time
+        monkeypatch.setattr(gemm, "IM2COL_BUDGET", budget)
+        [chunked] = _run(text, x, k)
+        # same rows and columns; only how many rows one GEMM call gets differs
+        np.testing.assert_allclose(chunked, whole, rtol=1e-6, atol=1e-6)
+    _check(whole, exact, "f32")

@@ -92,18 +92,31 @@ def conv_im2col(windows: np.ndarray, k: np.ndarray, s: int, groups: int, batch_g
 def _chunked_gemm(windows: np.ndarray, kmat: np.ndarray, acc: np.dtype,
                   depth: int) -> np.ndarray:
     """(n, O.., K.., c) windows x (depth, F) -> (n, prod(O), F), copying at most about
-    IM2COL_BUDGET bytes of window rows at a time."""
+    IM2COL_BUDGET bytes of window rows at a time: several images per GEMM when they fit,
+    else slabs of one image along its first output dimension."""
     n = windows.shape[0]
-    opos = int(np.prod(windows.shape[1:1 + (windows.ndim - 2) // 2], dtype=np.int64))
+    spatial = (windows.ndim - 2) // 2
+    counts = windows.shape[1:1 + spatial]
+    opos = int(np.prod(counts, dtype=np.int64))
     out = np.empty((n, opos, kmat.shape[1]), acc)
     if n == 0 or opos == 0:
         return out
     row_bytes = max(1, depth * acc.itemsize)
     per_batch = opos * row_bytes
-    step = max(1, IM2COL_BUDGET // per_batch)
     with np.errstate(all="ignore"):
-        for start in range(0, n, step):
-            block = windows[start:start + step]
-            rows = block.astype(acc, copy=False).reshape(block.shape[0] * opos, depth)
-            out[start:start + block.shape[0]] = (rows @ kmat).reshape(block.shape[0], opos, -1)
+        if per_batch <= IM2COL_BUDGET or spatial == 0:
+            step = max(1, IM2COL_BUDGET // per_batch)
+            for start in range(0, n, step):
+                block = windows[start:start + step]
+                rows = block.astype(acc, copy=False).reshape(block.shape[0] * opos, depth)
+                out[start:start + block.shape[0]] = (rows @ kmat).reshape(
+                    block.shape[0], opos, -1)
+            return out
+        slab = opos // counts[0]  # output positions per index of the first output dim
+        step = max(1, IM2COL_BUDGET // (slab * row_bytes))
+        for image in range(n):
+            for first in range(0, counts[0], step):
+                block = windows[image, first:first + step]
+                rows = block.astype(acc, copy=False).reshape(-1, depth)
+                out[image, first * slab:first * slab + rows.shape[0]] = rows @ kmat
     return out
