@@ -225,6 +225,20 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
     return kernel
 
 
+def _logistic(dtype: np.dtype) -> Kernel:
+    """elementwise_math.logistic for a native float type, its general kernels inlined:
+    negate, exp in double rounded once to `dtype` (upcast_to_double), then 1 + e and
+    1 / (1 + e) in `dtype` (add's and float_op's native branches)."""
+    one = dtype.type(1)
+    wide = np.dtype(np.float64)
+
+    def kernel(x: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            e = np.exp(np.negative(x), dtype=wide).astype(dtype)
+            return np.divide(one, np.add(one, e))
+    return kernel
+
+
 def _identity(x: np.ndarray) -> np.ndarray:
     return x
 
@@ -254,6 +268,10 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
     if name == "stablehlo.dot_general":
         if operand in _BLAS_TYPES and all(d == operand for d in dtypes) and len(dtypes) == 3:
             return _dot_general(op, kwargs, operand)
+        return None
+    if name == "stablehlo.logistic":
+        if operand in NATIVE_FLOATS and dtypes[1] == operand:
+            return _logistic(operand)
         return None
     if name == "stablehlo.tanh":
         source = op.operand_types[0]
@@ -311,7 +329,8 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
 
 
 _HANDLED = frozenset((*_ARITH, "stablehlo.maximum", "stablehlo.minimum", "stablehlo.negate",
-                      "stablehlo.tanh", "stablehlo.compare", "stablehlo.dot_general",
+                      "stablehlo.tanh", "stablehlo.logistic", "stablehlo.compare",
+                      "stablehlo.dot_general",
                       "stablehlo.convert", "stablehlo.reshape", "stablehlo.slice",
                       "stablehlo.dynamic_slice"))
 
