@@ -7,6 +7,9 @@ import sys
 import time
 from collections.abc import Callable
 
+# As the package does (see shlo_cli/__init__.py), before anything imports numpy.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
 if SRC not in sys.path:
     sys.path.insert(0, SRC)

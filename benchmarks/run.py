@@ -5,6 +5,10 @@ Usage: python benchmarks/run.py [CONFORMANCE_DIR] [--profile] [--only=SECTION,..
 Sections (small modules next to this file):
 - parse_print: parser and printer throughput over conformance `testdata`,
 - kernels: elementwise kernels on 1M-element tensors and a 10,000-iteration scalar `while`,
+- overhead: interpreter overhead per executed op against numpy's own calls (400-op straight
+  line, 1,000-step scalar `while`),
+- models: JAX-exported models (benchmarks/models, ../shared/artifacts) against jax.jit's
+  execute time when jax is installed (`pip install jax`), else our times only,
 - suite: the whole interpretable `testdata` suite, in-process, with its slowest programs,
 - fft_accuracy: max ULP of `stablehlo.fft` results from the exact transform, per dtype.
 CONFORMANCE_DIR defaults to ../shared/conformance (next to the repo); sections that need it
@@ -22,12 +26,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402,F401  (puts src/ on the import path)
 import fft_accuracy  # noqa: E402
 import kernels  # noqa: E402
+import models_bench  # noqa: E402
+import overhead  # noqa: E402
 import parse_print  # noqa: E402
 import testdata_suite  # noqa: E402
 
 DEFAULT_ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared",
                             "conformance")
-SECTIONS = ("parse_print", "kernels", "suite", "fft_accuracy")
+SECTIONS = ("parse_print", "kernels", "overhead", "models", "suite", "fft_accuracy")
 
 
 def main(argv: list[str]) -> int:
@@ -45,6 +51,10 @@ def main(argv: list[str]) -> int:
         parse_print.run(root, profile)
     if "kernels" in only:
         kernels.run(profile)
+    if "overhead" in only:
+        overhead.run(profile)
+    if "models" in only:
+        models_bench.run(root, profile)
     if "suite" in only:
         testdata_suite.run(root, profile)
     if "fft_accuracy" in only:

@@ -14,7 +14,13 @@ Heavy modules load on first use, so importing the package stays cheap for the CL
 
 from __future__ import annotations
 
+import os
 from typing import Any
+
+# BLAS on one thread: interpreted programs multiply many small matrices, where OpenBLAS's
+# thread hand-off costs more than the product, and on a busy machine its spinning threads
+# slow a 64x128x384 product from 50 us to 50 ms. Takes effect before numpy loads; yours wins.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 __all__ = ["Diagnostic", "Function", "Program", "interpret", "load", "parse",
            "register_custom_call"]

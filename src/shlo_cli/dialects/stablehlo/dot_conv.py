@@ -2,11 +2,11 @@
 
 Operands are converted to the result element type first, so products and sums happen at the
 result's width (i8 x i8 -> i32 does not wrap at 8 bits). Integer results use matmul/einsum
-(exact modular arithmetic); float and complex results accumulate one contracting index at a
-time, vectorized over all outputs, so every product and sum rounds in the reference
-interpreter's order; types narrower than f32 accumulate in f32 and round once (XLA's choice,
-which the JAX-generated expected values need).
-Convolution is `dot_general` over a strided window view of the padded, dilated lhs (im2col).
+(exact modular arithmetic); real float results go to BLAS (see gemm.py: f32 stays f32, types
+narrower than f32 accumulate in f32 and round once, XLA's choice) unless at most
+SEQUENTIAL_DEPTH terms are summed; those and complex results accumulate one contracting index
+at a time, vectorized over all outputs, rounding every product and sum in order.
+Convolution is a GEMM over a strided window view of the padded, dilated lhs (im2col).
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from ..asm import Format
 from ..registry import OpDef, define_op
 from ..syntax import Custom
 from .dimension_numbers import parse_dimension_struct
+from .gemm import SEQUENTIAL_DEPTH, blas_dtype, conv_im2col, float_matmul
 from .quantization_verify import check_convolution_quantization, check_dot_general_quantization
 from .reductions import contiguous as _contiguous
 from .reductions import pad_dilate, parse_dim_list
@@ -56,10 +57,12 @@ def _batched_matmul(lhs: np.ndarray, rhs: np.ndarray, dtype: np.dtype) -> np.nda
         return np.matmul(lhs.astype(np.int64), rhs.astype(np.int64)) != 0
     lhs = lhs.astype(dtype)
     rhs = rhs.astype(dtype)
+    if blas_dtype(dtype) is not None and lhs.shape[2] > SEQUENTIAL_DEPTH:
+        return float_matmul(lhs, rhs, dtype)
     with np.errstate(all="ignore"):
         if dtype.kind in "iu":
             return np.matmul(lhs, rhs)
-        # Floats: the reference's order, one contracting index at a time. Types narrower
+        # Complex: the reference's order, one contracting index at a time. Types narrower
         # than f32 accumulate in f32 and round once at the end, as XLA does.
         acc_dtype = np.dtype(np.float32) if _is_narrow_float(dtype) else dtype
         lhs, rhs = lhs.astype(acc_dtype), rhs.astype(acc_dtype)
@@ -650,7 +653,10 @@ def convolution(lhs: np.ndarray, rhs: np.ndarray, *, window_strides: Any = None,
     groups = int(feature_group_count or 1)
     batch_groups = int(batch_group_count or 1)
     _check_groups(windows.shape[0], windows.shape[-1], k.shape[-1], groups, batch_groups)
-    if work.kind in "iu":
+    depth = int(np.prod(k.shape[:s], dtype=np.int64)) * k.shape[s]
+    if blas_dtype(dtype) is not None and depth > SEQUENTIAL_DEPTH:
+        result = conv_im2col(windows, k, s, groups, batch_groups, dtype)
+    elif work.kind in "iu":
         result = _grouped_einsum(windows, k, s, groups, batch_groups)
     else:
         result = _grouped_sequential(windows, k, s, groups, batch_groups)

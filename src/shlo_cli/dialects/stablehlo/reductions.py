@@ -36,6 +36,7 @@ from ...ir.types import (
 from ...ir.verifier import inferred_type_mismatch, op_error
 from ..registry import OpDef, define_op, lookup
 from ..syntax import Custom
+from .window_algorithms import fast_reduce_window
 
 
 def _contiguous(x: Any) -> np.ndarray:
@@ -509,11 +510,17 @@ def reduce_window(*args: np.ndarray, window_dimensions: tuple[int, ...],
         counts = [0 if w == 0 else max(0, (n - ((w - 1) * d + 1)) // s + 1)
                   for n, w, d, s in zip(padded[0].shape, window, dil, strides, strict=False)]
     size = int(np.prod(window, dtype=np.int64))
-    flat = [window_view(x, counts, strides, window, dil).reshape(tuple(counts) + (size,))
-            for x in padded]
+    views = [window_view(x, counts, strides, window, dil) for x in padded]  # checks the fit
     fast = None
     if op is not None and op.regions:
         fast = cached_analysis(op, "reduce", lambda: binary_body_ops(op.regions[0], count))
+    if fast is not None:  # no materialized windows (see window_algorithms)
+        lead = [max(lo, 0) for lo in low]
+        done = [fast_reduce_window(name, x, i, lead, counts, strides, window, dil)
+                for name, x, i in zip(fast, padded, init_values, strict=True)]
+        if all(d is not None for d in done):
+            return _results(done)
+    flat = [v.reshape(tuple(counts) + (size,)) for v in views]
     out = reduce_last(body, fast, flat, init_values)
     return _results(out)
 

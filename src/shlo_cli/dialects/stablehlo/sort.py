@@ -22,6 +22,7 @@ from ...ir.types import IntegerType, TensorType
 from ..registry import define_op
 from .reductions import cached_analysis
 from .reductions import contiguous as _contiguous
+from .sort_keys import comparator_key, key_comparator
 
 _RETURNS = frozenset({"stablehlo.return", "func.return"})
 
@@ -190,7 +191,7 @@ def _error(op: Operation, message: str) -> Diagnostic:
 @define_op("stablehlo.sort", properties=("dimension", "is_stable"), regions=("comparator",),
            verify=verify_sort)
 def sort(*inputs: np.ndarray, dimension: int | None = None, is_stable: bool | None = None,
-         comparator: Callable[..., Any], op: Operation | None = None) -> Any:
+         comparator: Callable[..., Any], op: Operation | None = None, ctx: Any = None) -> Any:
     """results = inputs with each slice along `dimension` reordered by `comparator`."""
     rank = inputs[0].ndim
     axis = -1 if dimension is None else int(dimension)
@@ -212,6 +213,15 @@ def sort(*inputs: np.ndarray, dimension: int | None = None, is_stable: bool | No
         key = _sort_key(flat[index], kind)
         if key is not None:
             perm = _stable_argsort(key, descending)
+    if perm is None and op is not None and op.regions and ctx is not None:
+        keyed = cached_analysis(op, "sort_key",
+                                lambda: key_comparator(op.regions[0], len(inputs)))
+        if keyed is not None:
+            run = ctx.interpreter.region_callable(keyed.region)
+            key = comparator_key(keyed, run, flat)
+            key = _sort_key(key, keyed.kind) if key is not None else None
+            if key is not None:
+                perm = _stable_argsort(key, keyed.descending)
     if perm is None:
         try:
             perm = merge_sort_permutation(comparator, flat)

@@ -1,0 +1,154 @@
+"""Whole models (issue 13): our interpreter against XLA CPU's execute time, same run.
+
+Models: benchmarks/models/*.mlir (JAX-exported, see models/defs.py) with seeded random inputs,
+and the real jax.export artifacts in ../shared/artifacts (cnn, rnn, mlp) with their inputs.
+For each: parse time, the first (cold: verify + plan + run) interpret of the fresh parse, and
+the best warm run (plans kept, as XLA's execute keeps its compiled executable). With jax
+installed (`pip install -e '.[bench]'`), XLA's jit compile + first run and its best execute
+time are measured in the same run and the ratios printed; without it only our times are
+printed, labelled as such.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "models"))
+
+import defs  # noqa: E402
+
+import shlo_cli  # noqa: E402
+from shlo_cli.interpreter.engine import Interpreter  # noqa: E402
+from shlo_cli.ir.diagnostics import Diagnostic  # noqa: E402
+from shlo_cli.ir.parser import parse_source  # noqa: E402
+
+ARTIFACTS = ("cnn", "rnn", "mlp")
+
+
+def _best(fn: Callable[[], Any], budget: float = 1.0, at_most: int = 20) -> float:
+    """Best wall time of `fn` over repeated calls within about `budget` seconds."""
+    best, spent, runs = float("inf"), 0.0, 0
+    while runs < 2 or (spent < budget and runs < at_most):
+        start = time.perf_counter()
+        fn()
+        took = time.perf_counter() - start
+        best, spent, runs = min(best, took), spent + took, runs + 1
+    return best
+
+
+def _jax() -> Any:
+    try:
+        import jax
+    except ImportError:
+        return None
+    return jax
+
+
+def _time_ours(text: str, args: list[np.ndarray], name: str) -> tuple[float, float, float, Any]:
+    start = time.perf_counter()
+    module = parse_source(text, name)
+    parsed = time.perf_counter()
+    first = shlo_cli.interpret(module, *args)
+    cold = time.perf_counter() - parsed
+    # Warm, like XLA's execute of a compiled executable: one Interpreter keeps its plans
+    # (shlo_cli.interpret verifies and plans the module again on every call).
+    interpreter = Interpreter(module)
+    func = interpreter.lookup_function("main")
+    interpreter.call(func, list(args))
+    warm = _best(lambda: interpreter.call(func, list(args)))
+    return parsed - start, cold, warm, first
+
+
+def _close(ours: list[Any], theirs: Any) -> str:
+    theirs = theirs if isinstance(theirs, (list, tuple)) else [theirs]
+    flat = []
+    for t in theirs:
+        flat.extend(t if isinstance(t, (list, tuple)) else [t])
+    worst = 0.0
+    for a, b in zip(ours, flat, strict=False):
+        a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+        if a.shape != b.shape:
+            return "shape mismatch"
+        if a.size:
+            worst = max(worst, float(np.max(np.abs(a - b) / (1 + np.abs(b)))))
+    return f"max rel diff {worst:.1e}"
+
+
+def _row(name: str, parse: float, cold: float, warm: float, xla: tuple[float, float] | None,
+         check: str) -> None:
+    ms = 1e3
+    line = f"  {name:<14}{parse * ms:>8.1f}{cold * ms:>10.1f}{warm * ms:>10.2f}"
+    if xla is None:
+        print(line + f"{'(no jax: our times only)':>34}")
+        return
+    compile_first, execute = xla
+    print(line + f"{compile_first * ms:>11.1f}{execute * ms:>10.3f}{warm / execute:>8.1f}x"
+          f"{(parse + cold) / compile_first:>8.2f}x  {check}")
+
+
+def run(root: str, profile: bool = False) -> None:
+    jax = _jax()
+    print("models: ms; ours = parse, first interpret (cold: verify + plan + run), best warm run; "
+          + ("XLA = jit compile + first run, best execute; ratios warm/execute and "
+             "(parse+cold)/(compile+first)" if jax else "jax not installed: our times only"))
+    print(f"  {'model':<14}{'parse':>8}{'cold':>10}{'warm':>10}"
+          + (f"{'xla c+1':>11}{'xla exec':>10}{'ratio':>9}{'1-shot':>8}" if jax else ""))
+    fns = defs.functions() if jax else {}
+    # Load the op registry and kernels' modules once, so "cold" is the program's, not imports'.
+    shlo_cli.interpret("func.func @main(%x: tensor<f32>) -> tensor<f32> {\n"
+                       "  func.return %x : tensor<f32>\n}\n", np.float32(0))
+    for name in defs.SPECS:
+        with open(os.path.join(HERE, "models", f"{name}.mlir"), encoding="utf-8") as f:
+            text = f.read()
+        args = defs.inputs(name)
+        try:
+            parse, cold, warm, ours = _time_ours(text, args, name)
+        except Diagnostic as e:  # e.g. a kernel that runs out of memory: say so, go on
+            print(f"  {name:<14}failed: {str(e).splitlines()[0][:100]}")
+            continue
+        xla = None
+        check = ""
+        if jax:
+            start = time.perf_counter()
+            jitted = jax.jit(fns[name])
+            theirs = jax.block_until_ready(jitted(*args))
+            compile_first = time.perf_counter() - start
+            execute = _best(lambda j=jitted, a=args: jax.block_until_ready(j(*a)))
+            xla = (compile_first, execute)
+            check = _close(ours, theirs)
+        _row(name, parse, cold, warm, xla, check)
+    artifacts = os.path.join(root, "..", "artifacts")
+    for name in ARTIFACTS:
+        path = os.path.join(artifacts, f"{name}.mlir")
+        if not os.path.exists(path):
+            continue
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        with np.load(os.path.join(artifacts, f"{name}.inputs.npz")) as z:
+            args = [z[f"arg{i}"] for i in range(len(z.files))]
+        try:
+            parse, cold, warm, ours = _time_ours(text, args, name)
+        except Diagnostic as e:
+            print(f"  artifact {name:<5}failed: {str(e).splitlines()[0][:100]}")
+            continue
+        xla = None
+        check = ""
+        if jax:
+            from jax import export
+            start = time.perf_counter()
+            with open(os.path.join(artifacts, f"{name}.jax"), "rb") as f:
+                exported = export.deserialize(bytearray(f.read()))
+            jitted = jax.jit(exported.call)
+            theirs = jax.block_until_ready(jitted(*args))
+            compile_first = time.perf_counter() - start
+            execute = _best(lambda j=jitted, a=args: jax.block_until_ready(j(*a)))
+            xla = (compile_first, execute)
+            check = _close(ours, theirs)
+        _row("artifact " + name, parse, cold, warm, xla, check)

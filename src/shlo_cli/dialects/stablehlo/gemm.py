@@ -1,0 +1,122 @@
+"""BLAS-backed float kernels for `dot_general` and `convolution`.
+
+The spec leaves the order of a dot product's additions to the implementation; XLA CPU calls
+Eigen's blocked GEMM (with FMA). We call numpy's matmul (BLAS) in the result type: f32 stays
+f32, f64 stays f64; types narrower than f32 (f16, bf16, f8...) are rounded to the result type,
+accumulated in f32 and rounded once, as XLA does. One adjustment keeps results independent of
+the BLAS build: a sum is started from +0 as in the spec's definition, so an all -0.0 sum is
++0.0 (`out += 0.0` changes nothing else).
+
+Convolution is im2col: the strided window view of the padded, dilated input reshaped to
+(rows, window x channels) and multiplied by the kernel matrix, per feature or batch group; the
+rows are processed in chunks so the copied window matrix stays under `IM2COL_BUDGET` bytes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .elementwise_numerics import is_float
+
+SEQUENTIAL_DEPTH = 8
+"""Sums of at most this many products keep the reference interpreter's order (one vectorized
+multiply-add per term, as cheap as a GEMM call at that depth): upstream's expected values for
+tiny dots and convolutions allow only a few ULPs, and BLAS (FMA, blocking) may differ more."""
+
+IM2COL_BUDGET = 64 << 20  # bytes of window matrix materialized at once
+
+_BLAS = frozenset(np.dtype(t) for t in (np.float32, np.float64))
+
+
+def blas_dtype(dtype: np.dtype) -> np.dtype | None:
+    """The type BLAS accumulates `dtype` in, or None when the sum must stay exact (integers,
+    bool) or follow per-product rounding (complex)."""
+    if dtype in _BLAS:
+        return dtype
+    if not is_float(dtype) or dtype.itemsize >= 4:  # ints (int4 too), bool, complex
+        return None
+    return np.dtype(np.float32)  # f16, bf16, f8, f6, f4: XLA accumulates in f32
+
+
+def float_matmul(lhs: np.ndarray, rhs: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """(B, M, K) x (B, K, N) -> (B, M, N) in `dtype` via BLAS."""
+    acc = blas_dtype(dtype)
+    assert acc is not None
+    lhs = lhs.astype(dtype, copy=False).astype(acc, copy=False)
+    rhs = rhs.astype(dtype, copy=False).astype(acc, copy=False)
+    with np.errstate(all="ignore"):
+        if lhs.shape[0] == 1:  # one GEMM, no batch loop
+            out = np.matmul(lhs[0], rhs[0])[None]
+        else:
+            out = np.matmul(lhs, rhs)
+        out += acc.type(0)
+    return out.astype(dtype, copy=False)
+
+
+def conv_im2col(windows: np.ndarray, k: np.ndarray, s: int, groups: int, batch_groups: int,
+                dtype: np.dtype) -> np.ndarray:
+    """(N, O.., K.., C) windows x (K.., I, F) kernel -> (N', O.., F) in `dtype`."""
+    acc = blas_dtype(dtype)
+    assert acc is not None
+    batch, channels = windows.shape[0], windows.shape[-1]
+    counts = windows.shape[1:1 + s]
+    kernel = k.shape[:s]
+    features = k.shape[-1]
+    kprod = int(np.prod(kernel, dtype=np.int64))
+    opos = int(np.prod(counts, dtype=np.int64))
+    kk = k.astype(dtype, copy=False).astype(acc, copy=False)
+    if batch_groups > 1:
+        per, fb = batch // batch_groups, features // batch_groups
+        # kernel matrix per batch group: (bg, Kprod*C, Fb)
+        kmat = np.ascontiguousarray(
+            np.moveaxis(kk.reshape(kprod * channels, batch_groups, fb), 1, 0))
+        out = np.empty((per, opos, batch_groups, fb), acc)
+        for g in range(batch_groups):
+            part = windows[g * per:(g + 1) * per]
+            out[:, :, g, :] = _chunked_gemm(part, kmat[g], acc, kprod * channels)
+        out += acc.type(0)
+        return out.reshape(per, *counts, features).astype(dtype, copy=False)
+    width = channels // groups
+    fg = features // groups
+    out = np.empty((batch, opos, groups, fg), acc)
+    # kernel (K.., width, F) -> per group (Kprod*width, Fg)
+    kgroups = kk.reshape(kprod, width, groups, fg)
+    for g in range(groups):
+        part = windows[..., g * width:(g + 1) * width] if groups > 1 else windows
+        kmat = np.ascontiguousarray(kgroups[:, :, g, :].reshape(kprod * width, fg))
+        out[:, :, g, :] = _chunked_gemm(part, kmat, acc, kprod * width)
+    out += acc.type(0)
+    return out.reshape(batch, *counts, features).astype(dtype, copy=False)
+
+
+def _chunked_gemm(windows: np.ndarray, kmat: np.ndarray, acc: np.dtype,
+                  depth: int) -> np.ndarray:
+    """(n, O.., K.., c) windows x (depth, F) -> (n, prod(O), F), copying at most about
+    IM2COL_BUDGET bytes of window rows at a time: several images per GEMM when they fit,
+    else slabs of one image along its first output dimension."""
+    n = windows.shape[0]
+    spatial = (windows.ndim - 2) // 2
+    counts = windows.shape[1:1 + spatial]
+    opos = int(np.prod(counts, dtype=np.int64))
+    out = np.empty((n, opos, kmat.shape[1]), acc)
+    if n == 0 or opos == 0:
+        return out
+    row_bytes = max(1, depth * acc.itemsize)
+    per_batch = opos * row_bytes
+    with np.errstate(all="ignore"):
+        if per_batch <= IM2COL_BUDGET or spatial == 0:
+            step = max(1, IM2COL_BUDGET // per_batch)
+            for start in range(0, n, step):
+                block = windows[start:start + step]
+                rows = block.astype(acc, copy=False).reshape(block.shape[0] * opos, depth)
+                out[start:start + block.shape[0]] = (rows @ kmat).reshape(
+                    block.shape[0], opos, -1)
+            return out
+        slab = opos // counts[0]  # output positions per index of the first output dim
+        step = max(1, IM2COL_BUDGET // (slab * row_bytes))
+        for image in range(n):
+            for first in range(0, counts[0], step):
+                block = windows[image, first:first + step]
+                rows = block.astype(acc, copy=False).reshape(-1, depth)
+                out[image, first * slab:first * slab + rows.shape[0]] = rows @ kmat
+    return out

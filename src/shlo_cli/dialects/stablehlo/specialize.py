@@ -1,0 +1,370 @@
+"""Kernels specialized once per op when the plan is built (an engine binding hook).
+
+The general evaluators decide per call what to do from the operands' dtypes and decode their
+attributes (slice bounds, result shapes) each time; in a scalar `while` loop that costs more
+than numpy's own call. When every operand and result type is a static tensor of a native
+numpy element type, the dtype is known at binding time, so the hook returns the final numpy
+call directly (`np.add`) or a closure over pre-decoded attributes. Each specialization does
+exactly what the general evaluator does for that dtype (see the cited branches); anything
+else (quantized, dynamic shapes, ml_dtypes' narrow types, bool arithmetic) is left to it.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ...interpreter.engine import BIND_HOOKS, EvaluationError
+from ...ir.core import Operation
+from ...ir.types import QuantizedType, TensorType, element_type, numpy_dtype
+from .conversions import _EXACT_TO_FLOAT, _WIDE_FLOATS, convert_array
+from .elementwise_numerics import NATIVE_ARITH, NATIVE_FLOATS, NATIVE_INTS
+from .elementwise_select import NATIVE_COMPARE
+from .gemm import SEQUENTIAL_DEPTH
+
+_BLAS_TYPES = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
+
+Kernel = Callable[..., Any]
+
+# elementwise.add / subtract / multiply: `dtype in NATIVE_ARITH` (multiply: ints and floats)
+# branch straight to the ufunc.
+_ARITH: dict[str, tuple[np.ufunc, frozenset[np.dtype]]] = {
+    "stablehlo.add": (np.add, NATIVE_ARITH),
+    "stablehlo.subtract": (np.subtract, NATIVE_ARITH),
+    "stablehlo.multiply": (np.multiply, NATIVE_INTS | NATIVE_FLOATS),
+}
+_COMPARE = {"EQ": np.equal, "NE": np.not_equal, "GE": np.greater_equal, "GT": np.greater,
+            "LE": np.less_equal, "LT": np.less}
+
+
+def _native_dtype(t: Any) -> np.dtype | None:
+    """The numpy dtype of a static, non-quantized tensor type; else None."""
+    if not isinstance(t, TensorType) or not t.is_static:
+        return None
+    element = element_type(t)
+    if isinstance(element, QuantizedType):
+        return None
+    try:
+        return np.dtype(numpy_dtype(element))
+    except Exception:  # noqa: BLE001 - a type numpy cannot hold: the evaluator decides
+        return None
+
+
+_DTYPES: dict[Any, np.dtype | None] = {}  # type -> _native_dtype(type), types repeat a lot
+
+
+def _native_types(op: Operation) -> list[np.dtype] | None:
+    """Element dtypes of all operands and results, when all are static non-quantized
+    tensors; else None."""
+    dtypes = []
+    for t in (*op.operand_types, *op.result_types):
+        try:
+            dtype = _DTYPES[t]
+        except KeyError:
+            dtype = _native_dtype(t)
+            if len(_DTYPES) < 4096:
+                _DTYPES[t] = dtype
+        except TypeError:  # unhashable
+            dtype = _native_dtype(t)
+        if dtype is None:
+            return None
+        dtypes.append(dtype)
+    return dtypes
+
+
+def _fresh(x: np.ndarray) -> np.ndarray:
+    """What data_movement.result_array returns for an array of the right dtype and shape:
+    itself when contiguous and writeable, else a contiguous copy."""
+    if x.flags.c_contiguous and x.flags.writeable:
+        return x
+    return np.array(x, order="C")
+
+
+def _reshape(shape: tuple[int, ...], size: int) -> Kernel:
+    def kernel(x: np.ndarray) -> np.ndarray:
+        if x.size != size:
+            raise EvaluationError(f"cannot reshape {list(np.shape(x))} into {list(shape)}")
+        return _fresh(x.reshape(shape))
+    return kernel
+
+
+def _slice(window: tuple[slice, ...]) -> Kernel:
+    def kernel(x: np.ndarray) -> np.ndarray:
+        return _fresh(x[window])
+    return kernel
+
+
+def _dynamic_slice(sizes: tuple[int, ...], shape: tuple[int, ...]) -> Kernel:
+    highest = [max(n - k, 0) for n, k in zip(shape, sizes, strict=True)]
+    if len(sizes) == 1:
+        size, top = sizes[0], highest[0]
+
+        def one(x: np.ndarray, i: np.ndarray) -> np.ndarray:
+            start = min(max(int(i), 0), top)
+            return _fresh(x[start:start + size])
+        return one
+
+    def kernel(x: np.ndarray, *starts: np.ndarray) -> np.ndarray:
+        window = tuple(slice(s, s + k) for s, k in zip(
+            [min(max(int(i), 0), t) for i, t in zip(starts, highest, strict=True)], sizes,
+            strict=True))
+        return _fresh(x[window])
+    return kernel
+
+
+_BITS = {np.dtype(np.float16): np.uint16, np.dtype(np.float32): np.uint32,
+         np.dtype(np.float64): np.uint64}
+
+
+def _fix_zeros(out: np.ndarray, a: np.ndarray, b: np.ndarray, both: bool) -> np.ndarray:
+    """numpy's maximum/minimum are the spec's except for which zero they return when both
+    operands are zeros. Where the result is a zero, the spec's sign bit is: for maximum, set
+    exactly when both operands have it (both are <= 0 there); for minimum, when either has
+    it. Done on the bit patterns (no float64 temporaries)."""
+    zero = out == 0
+    if not zero.any():
+        return out
+    bits = _BITS[np.dtype(out.dtype)]
+    sign = bits(1) << bits(8 * np.dtype(bits).itemsize - 1)
+    ua, ub = np.asarray(a).view(bits), np.asarray(b).view(bits)
+    signs = ((ua & ub) if both else (ua | ub)) & sign
+    current = np.asarray(out).view(bits)
+    # where(zero, signs, current) without a branch per element (a random mask makes
+    # np.where 4x slower): current + (signs - current) * zero, in wrapping unsigned ints.
+    with np.errstate(over="ignore"):
+        fixed = signs - current
+        fixed *= zero
+        fixed += current
+    return fixed.view(out.dtype)
+
+
+def _float_maximum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """elementwise._extremum's float branch without widening (see _fix_zeros)."""
+    return _fix_zeros(np.maximum(a, b), a, b, True)
+
+
+def _float_minimum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return _fix_zeros(np.minimum(a, b), a, b, False)
+
+
+def _tanh_scalar(general: Kernel, dtype: np.dtype) -> Kernel:
+    """elementwise_math._tanh on one element, in Python floats: the same double operations
+    (numpy's expm1, then IEEE double arithmetic) without a dozen whole-array numpy calls
+    for one value; rounded once to `dtype` as upcast_to_double does. NaN goes to the
+    general kernel (it keeps NaN payloads its own way)."""
+    expm1 = np.expm1
+
+    def kernel(x: np.ndarray) -> np.ndarray:
+        v = float(x)
+        if v != v:
+            return general(x)
+        ax = abs(v)
+        if ax >= 22.0:
+            z = 1.0
+        elif ax < 2.0 ** -55:
+            z = ax * (1.0 + ax)
+        elif ax >= 1.0:
+            t = float(expm1(2.0 * ax))
+            z = 1.0 - 2.0 / (t + 2.0)
+        else:
+            t = float(expm1(-2.0 * ax))
+            z = -t / (t + 2.0)
+        return np.array(-z if math.copysign(1.0, v) < 0 else z, dtype)
+    return kernel
+
+
+def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kernel | None:
+    """dot_conv.dot_general_arrays + gemm.float_matmul with the permutations and shapes
+    worked out once. The operands reach BLAS in the same layout, so the results are the
+    general path's bit for bit."""
+    lhs_t, rhs_t, res_t = op.operand_types[0], op.operand_types[1], op.result_types[0]
+    assert isinstance(lhs_t, TensorType) and isinstance(rhs_t, TensorType)
+    assert isinstance(res_t, TensorType)
+    dims = kwargs.get("dot_dimension_numbers")
+    if dims is None or not hasattr(dims, "get"):
+        return None
+
+    def ints_of(name: str) -> list[int]:
+        value = dims.get(name)
+        return [int(v) for v in value] if value else []
+
+    lb, rb = ints_of("lhs_batching_dimensions"), ints_of("rhs_batching_dimensions")
+    lc, rc = ints_of("lhs_contracting_dimensions"), ints_of("rhs_contracting_dimensions")
+    ls, rs = tuple(lhs_t.shape), tuple(rhs_t.shape)
+    if any(d >= len(ls) for d in lb + lc) or any(d >= len(rs) for d in rb + rc):
+        return None
+    if [ls[d] for d in lc] != [rs[d] for d in rc] or [ls[d] for d in lb] != [rs[d] for d in rb]:
+        return None
+    lf = [d for d in range(len(ls)) if d not in lb and d not in lc]
+    rf = [d for d in range(len(rs)) if d not in rb and d not in rc]
+    b = math.prod(ls[d] for d in lb)
+    m = math.prod(ls[d] for d in lf)
+    n = math.prod(rs[d] for d in rf)
+    k = math.prod(ls[d] for d in lc)
+    out_shape = tuple(res_t.shape)
+    if out_shape != tuple([ls[d] for d in lb] + [ls[d] for d in lf] + [rs[d] for d in rf]):
+        return None
+    if k <= SEQUENTIAL_DEPTH:
+        return None
+    lperm, rperm = tuple(lb + lf + lc), tuple(rb + rc + rf)
+    zero = dtype.type(0)
+
+    def kernel(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        # astype copies in the view's memory order ('K'), as the general path does: the
+        # layout BLAS sees (and so its summation order) is the same.
+        left = lhs.transpose(lperm).reshape(b, m, k).astype(dtype)
+        right = rhs.transpose(rperm).reshape(b, k, n).astype(dtype)
+        with np.errstate(all="ignore"):
+            out = np.matmul(left[0], right[0])[None] if b == 1 else np.matmul(left, right)
+            out += zero
+        return out.reshape(out_shape)
+    return kernel
+
+
+def _logistic(dtype: np.dtype) -> Kernel:
+    """elementwise_math.logistic for a native float type, its general kernels inlined:
+    negate, exp in double rounded once to `dtype` (upcast_to_double), then 1 + e and
+    1 / (1 + e) in `dtype` (add's and float_op's native branches)."""
+    one = dtype.type(1)
+    wide = np.dtype(np.float64)
+
+    def kernel(x: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            e = np.exp(np.negative(x), dtype=wide).astype(dtype)
+            return np.divide(one, np.add(one, e))
+    return kernel
+
+
+def _tanh_array(general: Kernel, dtype: np.dtype) -> Kernel:
+    """elementwise_math._tanh on arrays with fewer passes, the same double operations:
+    `where(big, 2ax, -2ax)` as `where(big, 2, -2) * ax` (exact), `t + 2` once, the clamps
+    for |x| >= 22 and |x| < 2^-55 only when such elements exist, and the final sign by
+    copysign (z >= 0 everywhere, so it equals `where(signbit(x), -z, z)`). Arrays with NaN
+    (whose sign that would change) and empty ones go to the general kernel."""
+    wide = np.dtype(np.float64)
+    tiny = 2.0 ** -55
+
+    def kernel(x: np.ndarray) -> np.ndarray:
+        if x.size == 0:
+            return general(x)
+        with np.errstate(all="ignore"):
+            w = x.astype(wide, copy=False)
+            ax = np.abs(w)
+            top = ax.max()
+            if top != top:  # a NaN
+                return general(x)
+            big = ax >= 1.0
+            t = np.expm1(np.where(big, 2.0, -2.0) * ax)
+            d = t + 2.0
+            z = np.where(big, 1.0 - 2.0 / d, -t / d)
+            if top >= 22.0:
+                z = np.where(ax >= 22.0, 1.0, z)
+            if ax.min() < tiny:
+                z = np.where(ax < tiny, ax * (1.0 + ax), z)
+            return np.copysign(z, w).astype(dtype)
+    return kernel
+
+
+def _identity(x: np.ndarray) -> np.ndarray:
+    return x
+
+
+def _astype(x: np.ndarray, target: np.dtype) -> np.ndarray:
+    return x.astype(target)
+
+
+def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | None:
+    """A specialized kernel for `op`, or None (the general evaluator)."""
+    name = op.name
+    if name not in _HANDLED:
+        return None
+    dtypes = _native_types(op)
+    if dtypes is None:
+        return None
+    operand = dtypes[0]
+    if name in _ARITH:
+        ufunc, allowed = _ARITH[name]
+        return ufunc if operand in allowed and all(d == operand for d in dtypes) else None
+    if name in ("stablehlo.maximum", "stablehlo.minimum"):
+        if operand in NATIVE_FLOATS and all(d == operand for d in dtypes):
+            return _float_maximum if name == "stablehlo.maximum" else _float_minimum
+        if operand in NATIVE_INTS and all(d == operand for d in dtypes):
+            return np.maximum if name == "stablehlo.maximum" else np.minimum
+        return None
+    if name == "stablehlo.dot_general":
+        if operand in _BLAS_TYPES and all(d == operand for d in dtypes) and len(dtypes) == 3:
+            return _dot_general(op, kwargs, operand)
+        return None
+    if name == "stablehlo.logistic":
+        if operand in NATIVE_FLOATS and dtypes[1] == operand:
+            return _logistic(operand)
+        return None
+    if name == "stablehlo.tanh":
+        source = op.operand_types[0]
+        if (operand in NATIVE_FLOATS and dtypes[1] == operand and isinstance(source, TensorType)
+                and opdef.evaluate is not None):
+            if not source.shape:
+                return _tanh_scalar(opdef.evaluate, operand)
+            return _tanh_array(opdef.evaluate, operand)
+        return None
+    if name == "stablehlo.negate":  # elementwise.negate: floats negate exactly in any width
+        return np.negative if operand in NATIVE_FLOATS and dtypes[1] == operand else None
+    if name == "stablehlo.compare":
+        kind = kwargs.get("compare_type")
+        direction = kwargs.get("comparison_direction")
+        if operand in NATIVE_COMPARE and kind != "TOTALORDER" and direction in _COMPARE:
+            return _COMPARE[direction]
+        return None
+    if name == "stablehlo.convert":  # conversions.convert_array's first two branches
+        target = dtypes[1]
+        if operand == target:
+            return _identity
+        if operand in _EXACT_TO_FLOAT and target in _WIDE_FLOATS:
+            return functools.partial(_astype, target=target)
+        return functools.partial(convert_array, target=target)
+    if len(set(dtypes[:1] + dtypes[-1:])) != 1:  # data movement keeps the element type
+        return None
+    result = op.result_types[0]
+    assert isinstance(result, TensorType)
+    if name == "stablehlo.reshape":
+        return _reshape(tuple(result.shape), result.num_elements)
+    source = op.operand_types[0]
+    assert isinstance(source, TensorType)
+    if name == "stablehlo.slice":
+        try:
+            starts, limits, strides = (tuple(int(v) for v in kwargs[k]) for k in (
+                "start_indices", "limit_indices", "strides"))
+        except (TypeError, KeyError, ValueError):
+            return None
+        window = tuple(slice(s, e, k) for s, e, k in zip(starts, limits, strides, strict=True))
+        if tuple(len(range(*w.indices(n))) for w, n in zip(
+                window, source.shape, strict=True)) != tuple(result.shape):
+            return None
+        return _slice(window)
+    if name == "stablehlo.dynamic_slice":
+        if any(len(t.shape) for t in op.operand_types[1:] if isinstance(t, TensorType)):
+            return None
+        try:
+            sizes = tuple(int(v) for v in kwargs["slice_sizes"])
+        except (TypeError, KeyError, ValueError):
+            return None
+        if (len(sizes) != len(source.shape) or len(op.operands) != 1 + len(sizes)
+                or sizes != tuple(result.shape) or any(
+                    k > n for k, n in zip(sizes, source.shape, strict=True))):
+            return None
+        return _dynamic_slice(sizes, tuple(source.shape))
+    return None
+
+
+_HANDLED = frozenset((*_ARITH, "stablehlo.maximum", "stablehlo.minimum", "stablehlo.negate",
+                      "stablehlo.tanh", "stablehlo.logistic", "stablehlo.compare",
+                      "stablehlo.dot_general",
+                      "stablehlo.convert", "stablehlo.reshape", "stablehlo.slice",
+                      "stablehlo.dynamic_slice"))
+
+if not any(getattr(h, "__qualname__", "") == "bind_specialized" for h in BIND_HOOKS):
+    BIND_HOOKS.append(bind_specialized)

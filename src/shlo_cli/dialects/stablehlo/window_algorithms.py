@@ -1,0 +1,207 @@
+"""`reduce_window` without materialized windows, for bodies that are one known binary op.
+
+The plain evaluation takes a strided view of shape `counts + window` and reshapes it, which
+copies `output size x window size` elements (a jax cumsum over 256k elements asked for
+256 GiB). Here nothing grows with window size x input; which algorithm runs, and why each
+result equals the plain evaluation's bit for bit:
+
+- small windows (and any window of a float `add`/`multiply` that is not cumulative): fold the
+  window offsets in row-major order, `acc = acc op padded[offset::stride]`, one numpy call per
+  offset on output-sized arrays. That is exactly the plain path's sequential order.
+- float `add`/`multiply` with one long window whose every start lies in the leading padding
+  (jax's cumsum/cumprod lowering: window = full length, low padding = length - 1): when
+  `init op init == init` bit for bit, the padding in front of each window leaves `init`
+  unchanged, so window i folds to entry `end_i` of one `ufunc.accumulate` over
+  `[init, padded[lead:]...]`: the same operations in the same order.
+- integer ops (wrapping: associative and commutative), bool ops and float `maximum`/`minimum`
+  (spec semantics: NaN wins, -0 < +0; associative and commutative, so exact in any order):
+  per axis, sliding-window doubling (O(n log w)), axes one after another, then `init op`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+SMALL_WINDOW = 32  # up to this many window elements, the offset fold is cheapest
+
+Binary = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+_NATIVE_INT = frozenset(np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64, np.uint8,
+                                              np.uint16, np.uint32, np.uint64))
+_NATIVE_FLOAT = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64))
+_NATIVE_COMPLEX = frozenset(np.dtype(t) for t in (np.complex64, np.complex128))
+
+
+def float_maximum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Spec maximum on floats: NaN propagates, +0 > -0 (numpy picks an operand for +-0)."""
+    out = np.maximum(a, b)
+    zeros = (a == 0) & (b == 0)
+    if np.any(zeros):
+        out = np.where(zeros, np.where(np.signbit(a), b, a), out)
+    return out
+
+
+def float_minimum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Spec minimum on floats: NaN propagates, -0 < +0."""
+    out = np.minimum(a, b)
+    zeros = (a == 0) & (b == 0)
+    if np.any(zeros):
+        out = np.where(zeros, np.where(np.signbit(a), a, b), out)
+    return out
+
+
+_INT_OPS: dict[str, Binary] = {
+    "stablehlo.add": np.add, "stablehlo.multiply": np.multiply,
+    "stablehlo.maximum": np.maximum, "stablehlo.minimum": np.minimum,
+    "stablehlo.and": np.bitwise_and, "stablehlo.or": np.bitwise_or,
+    "stablehlo.xor": np.bitwise_xor,
+}
+_BOOL_OPS: dict[str, Binary] = {
+    "stablehlo.add": np.logical_or, "stablehlo.or": np.logical_or,
+    "stablehlo.maximum": np.logical_or, "stablehlo.multiply": np.logical_and,
+    "stablehlo.and": np.logical_and, "stablehlo.minimum": np.logical_and,
+    "stablehlo.xor": np.logical_xor,
+}
+_FLOAT_EXACT: dict[str, Binary] = {"stablehlo.maximum": float_maximum,
+                                   "stablehlo.minimum": float_minimum}
+_FLOAT_ORDERED: dict[str, np.ufunc] = {"stablehlo.add": np.add,
+                                       "stablehlo.multiply": np.multiply}
+
+
+def _classify(name: str, dtype: np.dtype) -> tuple[Binary, bool] | None:
+    """(binary op, exact in any order) for `name` on `dtype`, or None (no fast path)."""
+    if dtype == np.bool_:
+        fn = _BOOL_OPS.get(name)
+        return (fn, True) if fn is not None else None
+    if dtype in _NATIVE_INT:
+        fn = _INT_OPS.get(name)
+        return (fn, True) if fn is not None else None
+    if dtype in _NATIVE_FLOAT:
+        if name in _FLOAT_EXACT:
+            return _FLOAT_EXACT[name], True
+        fn = _FLOAT_ORDERED.get(name)
+        return (fn, False) if fn is not None else None
+    if dtype in _NATIVE_COMPLEX and name in _FLOAT_ORDERED:
+        return _FLOAT_ORDERED[name], False
+    return None
+
+
+def _offset_slice(offset: int, count: int, stride: int, dilation: int) -> slice:
+    start = offset * dilation
+    return slice(start, start + (count - 1) * stride + 1 if count else start, stride)
+
+
+def _offset_fold(fn: Binary, padded: np.ndarray, init: np.ndarray, counts: Sequence[int],
+                 strides: Sequence[int], window: Sequence[int],
+                 dilations: Sequence[int]) -> np.ndarray:
+    """init op w[0] op w[1] ... over window offsets in row-major order (sequential)."""
+    acc = np.broadcast_to(init, tuple(counts))
+    for offset in np.ndindex(*window):
+        index = tuple(_offset_slice(o, c, s, d)
+                      for o, c, s, d in zip(offset, counts, strides, dilations, strict=True))
+        acc = fn(acc, padded[index])
+    return np.array(acc, dtype=padded.dtype)
+
+
+def _slide(fn: Binary, x: np.ndarray, axis: int, width: int, dilation: int) -> np.ndarray:
+    """y[i] = x[i] op x[i + d] op ... op x[i + (width - 1) d] along `axis`, by doubling
+    (valid for associative, commutative ops): O(n log width)."""
+    n = x.shape[axis]
+    out_n = n - (width - 1) * dilation
+
+    def take(a: np.ndarray, start: int, length: int) -> np.ndarray:
+        index = [slice(None)] * a.ndim
+        index[axis] = slice(start, start + length)
+        return a[tuple(index)]
+
+    result = None
+    done = 0  # window elements already in `result`
+    power = x  # power[i] = op over the 2^k elements starting at i
+    span = 1
+    remaining = width
+    while remaining:
+        if remaining & 1:
+            piece = take(power, done * dilation, out_n)
+            result = piece if result is None else fn(result, piece)
+            done += span
+        remaining >>= 1
+        if remaining:
+            length = power.shape[axis] - span * dilation
+            power = fn(take(power, 0, length), take(power, span * dilation, length))
+            span *= 2
+    assert result is not None
+    return result
+
+
+def _separable(fn: Binary, padded: np.ndarray, init: np.ndarray, counts: Sequence[int],
+               strides: Sequence[int], window: Sequence[int],
+               dilations: Sequence[int]) -> np.ndarray:
+    """Box reduction axis by axis (any order is exact for these ops), then `init op`."""
+    x = padded
+    for axis, (c, s, w, d) in enumerate(zip(counts, strides, window, dilations, strict=True)):
+        if c == 0:
+            shape = list(x.shape)
+            shape[axis] = 0
+            x = np.empty(shape, x.dtype)
+            continue
+        if w > 1:
+            x = _slide(fn, x, axis, w, d)
+        index = [slice(None)] * x.ndim
+        index[axis] = slice(0, (c - 1) * s + 1, s)
+        x = x[tuple(index)]
+    return np.array(fn(np.broadcast_to(init, x.shape), x), dtype=padded.dtype)
+
+
+def _cumulative(ufunc: np.ufunc, padded: np.ndarray, init: np.ndarray, lead: Sequence[int],
+                counts: Sequence[int], strides: Sequence[int], window: Sequence[int],
+                dilations: Sequence[int]) -> np.ndarray | None:
+    """The accumulate form, when exact (see the module docstring); else None."""
+    long_axes = [a for a, w in enumerate(window) if w > 1]
+    if len(long_axes) != 1:
+        return None
+    axis = long_axes[0]
+    c, s, w, d, pad = counts[axis], strides[axis], window[axis], dilations[axis], lead[axis]
+    if d != 1 or c == 0 or (c - 1) * s > pad:
+        return None
+    with np.errstate(all="ignore"):
+        twice = ufunc(init, init)
+    if np.asarray(twice).tobytes() != np.asarray(init).tobytes():
+        return None
+    # Window-1 axes: just pick the strided positions.
+    index: list[slice] = []
+    for a, (cc, ss, dd) in enumerate(zip(counts, strides, dilations, strict=True)):
+        index.append(slice(pad, None) if a == axis else _offset_slice(0, cc, ss, dd))
+    tail = np.moveaxis(padded[tuple(index)], axis, -1)
+    head = np.broadcast_to(init, tail.shape[:-1] + (1,))
+    with np.errstate(all="ignore"):
+        acc = ufunc.accumulate(np.concatenate([head, tail], axis=-1), axis=-1,
+                               dtype=padded.dtype)
+    ends = np.arange(c) * s + w - 1  # last padded position of each window
+    picks = np.clip(ends - pad + 1, 0, acc.shape[-1] - 1)
+    return np.ascontiguousarray(np.moveaxis(acc[..., picks], -1, axis))
+
+
+def fast_reduce_window(name: str, padded: np.ndarray, init: np.ndarray, lead: Sequence[int],
+                       counts: Sequence[int], strides: Sequence[int], window: Sequence[int],
+                       dilations: Sequence[int]) -> np.ndarray | None:
+    """reduce_window of one input whose body is `name(acc, x)`, on the padded, base-dilated
+    operand; `lead[a]` leading elements of axis a are padding (= init). None when no fast
+    path applies (the caller evaluates plainly)."""
+    kind = _classify(name, padded.dtype)
+    if kind is None:
+        return None
+    fn, exact_any_order = kind
+    init = np.asarray(init, dtype=padded.dtype)
+    size = int(np.prod(window, dtype=np.int64))
+    with np.errstate(all="ignore"):
+        if size <= SMALL_WINDOW or 0 in counts:
+            return _offset_fold(fn, padded, init, counts, strides, window, dilations)
+        if exact_any_order:
+            return _separable(fn, padded, init, counts, strides, window, dilations)
+        assert isinstance(fn, np.ufunc)
+        done = _cumulative(fn, padded, init, lead, counts, strides, window, dilations)
+        if done is not None:
+            return done
+        return _offset_fold(fn, padded, init, counts, strides, window, dilations)
