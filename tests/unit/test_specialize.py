@@ -56,9 +56,6 @@ for elem in ("f32", "f64", "f16", "i32", "i8", "ui16"):
         CASES.append((f"%0 = stablehlo.{op} %a, %b : {{T}}", elem, (5, 3), 2, None))
 for elem in ("f32", "f64", "f16"):
     CASES.append(("%0 = stablehlo.negate %a : {T}", elem, (7,), 1, None))
-for elem in ("f32", "f64", "f16"):
-    CASES.append(("%0 = stablehlo.logistic %a : {T}", elem, (300,), 1, "wide"))
-    CASES.append(("%0 = stablehlo.logistic %a : {T}", elem, (), 1, None))
 for elem in ("f32", "f64", "f16", "i8", "ui16"):
     for op in ("maximum", "minimum"):
         CASES.append((f"%0 = stablehlo.{op} %a, %b : {{T}}", elem, (40,), 2, "zeros"))
@@ -143,23 +140,6 @@ func.func @main(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
     assert specialize.bind_specialized(add, add.opdef, {}) is None
 
 
-def test_scalar_tanh_matches_the_array_kernel_bit_for_bit():
-    from shlo_cli.dialects.registry import lookup
-
-    general = lookup("stablehlo.tanh").evaluate
-    rng = np.random.default_rng(1)
-    values = np.concatenate([rng.standard_normal(3000) * s for s in (1e-9, 0.1, 1, 3, 30)]
-                            + [np.array([0.0, -0.0, np.inf, -np.inf, 2.0 ** -56, 22.0, -1.0,
-                                         np.nan, -np.nan, 5e-324])])
-    for dtype in (np.float64, np.float32, np.float16):
-        kernel = specialize._tanh_scalar(general, np.dtype(dtype))
-        for v in values.astype(dtype):
-            x = np.array(v, dtype)
-            fast, plain = kernel(x), np.asarray(general(x))
-            assert fast.dtype == plain.dtype and fast.shape == plain.shape == ()
-            assert fast.tobytes() == plain.tobytes(), (dtype, v)
-
-
 DOTS = [  # (lhs shape, rhs shape, lhs batch, rhs batch, lhs contract, rhs contract)
     ((64, 128), (128, 10), [], [], [1], [0]),
     ((128, 64), (10, 128), [], [], [0], [1]),
@@ -190,23 +170,3 @@ func.func @main(%a: {_t(ls, elem)}, %b: {_t(rs, elem)}) -> {_t(out, elem)} {{
     assert fast.shape == plain.shape == out and fast.dtype == plain.dtype
     assert fast.tobytes() == plain.tobytes()
     assert fast_kernels != plain_kernels
-
-
-@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
-def test_array_tanh_matches_the_general_kernel_bit_for_bit(dtype):
-    from shlo_cli.dialects.registry import lookup
-
-    general = lookup("stablehlo.tanh").evaluate
-    kernel = specialize._tanh_array(general, np.dtype(dtype))
-    rng = np.random.default_rng(2)
-    values = np.concatenate([rng.standard_normal(100_000) * s
-                             for s in (1e-18, 1e-9, 1e-3, 0.1, 0.5, 1, 3, 10, 30)])
-    specials = np.array([0.0, -0.0, np.inf, -np.inf, 2.0 ** -56, -(2.0 ** -55), 22.0, -22.0,
-                         1.0, -1.0, 5e-324, np.finfo(np.float64).max])
-    for x in (values, specials, values[:7], np.concatenate([values[:50], [np.nan, -np.nan]]),
-              values[:0], values[:12].reshape(3, 4)):
-        with np.errstate(over="ignore"):  # f64's max becomes inf in narrower types
-            x = x.astype(dtype)
-        fast, plain = kernel(x), np.asarray(general(x))
-        assert fast.dtype == plain.dtype and fast.shape == plain.shape
-        assert fast.tobytes() == plain.tobytes()

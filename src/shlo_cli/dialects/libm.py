@@ -160,12 +160,12 @@ def rounded(fn: Kernel, round_to: Callable[[np.ndarray], np.ndarray],
     wide = np.broadcast_arrays(*[np.asarray(x, np.float64) for x in xs])
     with np.errstate(all="ignore"):
         guess = fn.ufunc(*wide)  # type: ignore[attr-defined]
-        out = round_to(guess)
+        out = np.array(round_to(guess))  # an array even for 0-d input (written below)
         margin = np.abs(guess) * _TRUSTED
         low, high = round_to(guess - margin), round_to(guess + margin)
     bits = f"u{out.dtype.itemsize}"
     doubtful = ~(np.isfinite(guess) & (np.abs(guess) > _TINY)
-                 & (low.view(bits) == high.view(bits)))
+                 & (np.asarray(low).view(bits) == np.asarray(high).view(bits)))
     if doubtful.any():
         out[doubtful] = round_to(fn(*[w[doubtful] for w in wide]))
     return out

@@ -151,32 +151,6 @@ def _float_minimum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return _fix_zeros(np.minimum(a, b), a, b, False)
 
 
-def _tanh_scalar(general: Kernel, dtype: np.dtype) -> Kernel:
-    """elementwise_math._tanh on one element, in Python floats: the same double operations
-    (numpy's expm1, then IEEE double arithmetic) without a dozen whole-array numpy calls
-    for one value; rounded once to `dtype` as upcast_to_double does. NaN goes to the
-    general kernel (it keeps NaN payloads its own way)."""
-    expm1 = np.expm1
-
-    def kernel(x: np.ndarray) -> np.ndarray:
-        v = float(x)
-        if v != v:
-            return general(x)
-        ax = abs(v)
-        if ax >= 22.0:
-            z = 1.0
-        elif ax < 2.0 ** -55:
-            z = ax * (1.0 + ax)
-        elif ax >= 1.0:
-            t = float(expm1(2.0 * ax))
-            z = 1.0 - 2.0 / (t + 2.0)
-        else:
-            t = float(expm1(-2.0 * ax))
-            z = -t / (t + 2.0)
-        return np.array(-z if math.copysign(1.0, v) < 0 else z, dtype)
-    return kernel
-
-
 def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kernel | None:
     """dot_conv.dot_general_arrays + gemm.float_matmul with the permutations and shapes
     worked out once. The operands reach BLAS in the same layout, so the results are the
@@ -225,50 +199,6 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
     return kernel
 
 
-def _logistic(dtype: np.dtype) -> Kernel:
-    """elementwise_math.logistic for a native float type, its general kernels inlined:
-    negate, exp in double rounded once to `dtype` (upcast_to_double), then 1 + e and
-    1 / (1 + e) in `dtype` (add's and float_op's native branches)."""
-    one = dtype.type(1)
-    wide = np.dtype(np.float64)
-
-    def kernel(x: np.ndarray) -> np.ndarray:
-        with np.errstate(all="ignore"):
-            e = np.exp(np.negative(x), dtype=wide).astype(dtype)
-            return np.divide(one, np.add(one, e))
-    return kernel
-
-
-def _tanh_array(general: Kernel, dtype: np.dtype) -> Kernel:
-    """elementwise_math._tanh on arrays with fewer passes, the same double operations:
-    `where(big, 2ax, -2ax)` as `where(big, 2, -2) * ax` (exact), `t + 2` once, the clamps
-    for |x| >= 22 and |x| < 2^-55 only when such elements exist, and the final sign by
-    copysign (z >= 0 everywhere, so it equals `where(signbit(x), -z, z)`). Arrays with NaN
-    (whose sign that would change) and empty ones go to the general kernel."""
-    wide = np.dtype(np.float64)
-    tiny = 2.0 ** -55
-
-    def kernel(x: np.ndarray) -> np.ndarray:
-        if x.size == 0:
-            return general(x)
-        with np.errstate(all="ignore"):
-            w = x.astype(wide, copy=False)
-            ax = np.abs(w)
-            top = ax.max()
-            if top != top:  # a NaN
-                return general(x)
-            big = ax >= 1.0
-            t = np.expm1(np.where(big, 2.0, -2.0) * ax)
-            d = t + 2.0
-            z = np.where(big, 1.0 - 2.0 / d, -t / d)
-            if top >= 22.0:
-                z = np.where(ax >= 22.0, 1.0, z)
-            if ax.min() < tiny:
-                z = np.where(ax < tiny, ax * (1.0 + ax), z)
-            return np.copysign(z, w).astype(dtype)
-    return kernel
-
-
 def _identity(x: np.ndarray) -> np.ndarray:
     return x
 
@@ -298,18 +228,6 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
     if name == "stablehlo.dot_general":
         if operand in _BLAS_TYPES and all(d == operand for d in dtypes) and len(dtypes) == 3:
             return _dot_general(op, kwargs, operand)
-        return None
-    if name == "stablehlo.logistic":
-        if operand in NATIVE_FLOATS and dtypes[1] == operand:
-            return _logistic(operand)
-        return None
-    if name == "stablehlo.tanh":
-        source = op.operand_types[0]
-        if (operand in NATIVE_FLOATS and dtypes[1] == operand and isinstance(source, TensorType)
-                and opdef.evaluate is not None):
-            if not source.shape:
-                return _tanh_scalar(opdef.evaluate, operand)
-            return _tanh_array(opdef.evaluate, operand)
         return None
     if name == "stablehlo.negate":  # elementwise.negate: floats negate exactly in any width
         return np.negative if operand in NATIVE_FLOATS and dtypes[1] == operand else None
@@ -361,7 +279,7 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
 
 
 _HANDLED = frozenset((*_ARITH, "stablehlo.maximum", "stablehlo.minimum", "stablehlo.negate",
-                      "stablehlo.tanh", "stablehlo.logistic", "stablehlo.compare",
+                      "stablehlo.compare",
                       "stablehlo.dot_general",
                       "stablehlo.convert", "stablehlo.reshape", "stablehlo.slice",
                       "stablehlo.dynamic_slice"))
