@@ -5,7 +5,8 @@ Usage: python benchmarks/run.py [CONFORMANCE_DIR] [--profile] [--only=SECTION,..
 Sections (small modules next to this file):
 - parse_print: parser and printer throughput over conformance `testdata`,
 - kernels: elementwise kernels on 1M-element tensors and a 10,000-iteration scalar `while`,
-- suite: the whole interpretable `testdata` suite, in-process, with its slowest programs.
+- suite: the whole interpretable `testdata` suite, in-process, with its slowest programs,
+- bytecode: bytecode read/write against text parse/print on the same modules.
 CONFORMANCE_DIR defaults to ../shared/conformance (next to the repo); sections that need it
 are skipped when it is absent. `--profile` adds cProfile listings of the hot paths.
 """
@@ -18,6 +19,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import bytecode  # noqa: E402
 import common  # noqa: E402,F401  (puts src/ on the import path)
 import kernels  # noqa: E402
 import parse_print  # noqa: E402
@@ -25,7 +27,7 @@ import testdata_suite  # noqa: E402
 
 DEFAULT_ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared",
                             "conformance")
-SECTIONS = ("parse_print", "kernels", "suite")
+SECTIONS = ("parse_print", "kernels", "suite", "bytecode")
 
 
 def main(argv: list[str]) -> int:
@@ -45,6 +47,8 @@ def main(argv: list[str]) -> int:
         kernels.run(profile)
     if "suite" in only:
         testdata_suite.run(root, profile)
+    if "bytecode" in only:
+        bytecode.run(root, profile)
     print(f"bench wall time: {time.perf_counter() - start:.1f} s")
     return 0
 
