@@ -223,3 +223,55 @@ def test_bytecode_version_matches_upstream_files() -> None:
         assert path.read_bytes()[4] >> 1 == bytecode_version(version), path.name
         checked += 1
     assert checked >= 30
+
+
+FUNC_V1 = ("""vhlo.func_v1 @main(%arg0: !vhlo.token_v1) -> () {
+  "vhlo.return_v1"() : () -> ()
+} {arg_attrs = #vhlo.array_v1<[]>, res_attrs = #vhlo.array_v1<[]>, """
+           """sym_visibility = #vhlo.string_v1<"">}
+""")
+
+
+def test_func_v1_custom_form_round_trips() -> None:
+    from shlo_cli.ir.printer import print_module
+    from shlo_cli.ir.verifier import verify_module
+
+    module = parse_source(FUNC_V1)
+    verify_module(module)
+    text = print_module(module)
+    assert "vhlo.func_v1 @main(%arg0: !vhlo.token_v1) -> () {" in text
+    assert str(module.body.operations[0].properties["function_type"]) == (
+        "#vhlo.type_v1<!vhlo.func_v1<(!vhlo.token_v1) -> ()>>")
+    assert print_module(parse_source(text)) == text
+    generic = print_module(module, generic=True)
+    assert generic.splitlines()[1].startswith('  "vhlo.func_v1"() <{arg_attrs = ')
+
+
+@pytest.mark.parametrize(("op", "message"), [
+    ('%0 = "vhlo.constant_v99"() : () -> !vhlo.token_v1',
+     "unregistered operation 'vhlo.constant_v99' found in dialect ('vhlo') that does not "
+     "allow unknown operations"),
+    ('%0 = "vhlo.compare_v1"(%arg0, %arg0) : (!vhlo.token_v1, !vhlo.token_v1) -> '
+     "!vhlo.token_v1", "'vhlo.compare_v1' op requires attribute 'comparison_direction'"),
+])
+def test_vhlo_op_diagnostics(op: str, message: str) -> None:
+    from shlo_cli.ir.verifier import verify_module
+
+    text = FUNC_V1.replace('  "vhlo.return_v1"', f"  {op}\n  \"vhlo.return_v1\"")
+    with pytest.raises(Diagnostic, match=re.escape(message)):
+        verify_module(parse_source(text))
+
+
+def test_op_specs_follow_upstream() -> None:
+    from shlo_cli.dialects.vhlo.ops import OP_SPECS, latest_spec
+
+    assert len(OP_SPECS) == 145
+    gather = OP_SPECS["vhlo.all_gather_v1"]
+    assert (gather.min_version, gather.max_version) == (Version(0, 9, 0), Version(1, 4, 0))
+    assert gather.attributes == ("all_gather_dim", "replica_groups", "channel_id",
+                                 "use_global_device_ids")
+    assert latest_spec("all_gather").name == "vhlo.all_gather_v2"
+    assert OP_SPECS["vhlo.reduce_v1"].operands == ("*inputs", "*init_values")
+    assert OP_SPECS["vhlo.case_v1"].regions == ("*branches",)
+    assert OP_SPECS["vhlo.return_v1"].terminator
+    assert OP_SPECS["vhlo.tan_v1"].min_version == Version(1, 4, 0)

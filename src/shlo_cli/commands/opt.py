@@ -12,7 +12,7 @@ from ..ir.diagnostics import Diagnostic, ShloError, SourceFile
 from ..ir.expected_diagnostics import DiagnosticVerifier
 from ..ir.printer import print_module
 from ..ir.verifier import verify_module
-from ..passes import PASSES, run_passes
+from ..passes import PASSES, PassOptionError, PassRequest, run_passes
 from .common import SPLIT_MARKER, parse_chunk, read_source, report, split_chunks, write_output
 
 
@@ -52,7 +52,15 @@ def opt(ctx: click.Context, input: str, output: str | None, split_input_file: bo
         bytecode_version: int | None, debug_only: str | None, **passes: bool) -> None:
     """Parse an MLIR file (text or bytecode), run the requested passes and print the
     result (or write bytecode)."""
-    selected = [name for name in _pass_order(ctx) if passes.get(name.replace("-", "_"))]
+    selected: list[PassRequest] = [
+        (name, _PASS_OPTIONS.get(name, "")) if PASSES[name].options else name
+        for name in _pass_order(ctx) if passes.get(name.replace("-", "_"))]
+    try:
+        for name, text in _PASS_OPTIONS.items():
+            PASSES[name].parse_options(text)  # bad option text fails before any input is read
+    except PassOptionError as e:
+        report(ShloError(str(e)))
+        sys.exit(1)
     try:
         name, text = read_source(input)
     except ShloError as e:
@@ -89,6 +97,7 @@ def opt(ctx: click.Context, input: str, output: str | None, split_input_file: bo
             report(e)
             failed = True
         except Diagnostic as d:
+            _give_source(d, SourceFile(name, chunk.text, chunk.line_offset))
             outputs.append(b"" if emit_bytecode else "")
             if checker is None:
                 report(d)
@@ -113,6 +122,14 @@ def opt(ctx: click.Context, input: str, output: str | None, split_input_file: bo
     sys.exit(1 if failed else 0)
 
 
+def _give_source(diag: Diagnostic, source: SourceFile) -> None:
+    """Pass diagnostics carry only line:col; show them with the chunk's source line."""
+    if diag.source is None and diag.line:
+        diag.source = source
+    for note in diag.notes:
+        _give_source(note, source)
+
+
 def _pass_order(ctx: click.Context) -> list[str]:
     """Passes in command-line order (upstream runs them in the order given)."""
     order = []
@@ -126,5 +143,23 @@ def _pass_order(ctx: click.Context) -> list[str]:
     return order
 
 
+# Option text of passes given as `--name=options` (`--vhlo-to-version='target=1.0.0'`),
+# taken out of the command line before click sees it (click flags take no value).
+_PASS_OPTIONS: dict[str, str] = {}
+
+
+def _take_pass_options(args: list[str]) -> list[str]:
+    _PASS_OPTIONS.clear()
+    kept = []
+    for arg in args:
+        flag, eq, text = arg.lstrip("-").partition("=")
+        if arg.startswith("-") and eq and flag in PASSES:
+            _PASS_OPTIONS[flag] = text
+            kept.append(f"--{flag}")
+        else:
+            kept.append(arg)
+    return kept
+
+
 def main() -> None:
-    opt(prog_name="stablehlo-opt")
+    opt(args=_take_pass_options(sys.argv[1:]), prog_name="stablehlo-opt")

@@ -1,4 +1,5 @@
-"""The `arith` dialect ops StableHLO programs use: `arith.constant`."""
+"""The `arith` dialect ops StableHLO programs use: `arith.constant` and the plain binary
+arithmetic ops (`arith.addf %a, %b : tensor<f32>`) that mixed-dialect programs carry."""
 
 from __future__ import annotations
 
@@ -59,3 +60,42 @@ def constant(*, value: Any, result_type: Type) -> np.ndarray:
         return value
     return np.asarray(value, dtype=numpy_dtype(result_type))
 
+
+
+# ---- binary ops: `$lhs `,` $rhs attr-dict `:` type($result)` --------------------------------
+
+
+def _parse_binary(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
+    tok = p.tok
+    operands = [p.parse_operand()]
+    p.expect(",")
+    operands.append(p.parse_operand())
+    attributes = p.parse_optional_attr_dict()
+    p.expect(":")
+    result_type = p.parse_type()
+    p.check_operand_types(operands, [result_type, result_type], tok)
+    return p.build_operation(opdef.name, opdef, operands, [result_type], {}, attributes, [],
+                             None, location)
+
+
+def _print_binary(pr: Any, op: Operation) -> None:
+    pr.write(" " + pr.operands(op.operands) + pr.attr_dict(op.attributes)
+             + f" : {op.result_types[0]}")
+
+
+_BINARY = Custom(_parse_binary, _print_binary)
+
+
+def _binary(name: str, fn: Any) -> None:
+    def evaluate(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            return np.asarray(fn(lhs, rhs), dtype=lhs.dtype)
+
+    evaluate.__doc__ = f"`arith.{name}`: elementwise {fn.__name__}."
+    define_op(f"arith.{name}", syntax=_BINARY)(evaluate)
+
+
+for _name, _fn in (("addf", np.add), ("subf", np.subtract), ("mulf", np.multiply),
+                   ("divf", np.divide), ("addi", np.add), ("subi", np.subtract),
+                   ("muli", np.multiply)):
+    _binary(_name, _fn)

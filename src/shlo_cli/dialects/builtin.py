@@ -38,3 +38,33 @@ def _print_module(pr: Any, op: Operation) -> None:
 
 declare_op("builtin.module", syntax=Custom(_parse_module, _print_module),
            properties=("sym_name", "sym_visibility"), regions=("body",), isolated=True)
+
+
+# ---- builtin.unrealized_conversion_cast ----------------------------------------------------
+# Format: `($inputs^ `:` type($inputs))? `to` type($outputs) attr-dict`. Dialect conversions
+# (e.g. --stablehlo-legalize-to-vhlo=allow-other-dialects) leave these between values of a
+# converted type and ops that still expect the old one.
+
+
+def _parse_cast(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
+    tok = p.tok
+    operands = p.parse_operand_list()
+    if operands:
+        p.expect(":")
+        p.resolve_operands(operands, p.parse_type_list(), tok)
+    p.expect_keyword("to")
+    result_types = p.parse_type_list()
+    attributes = p.parse_optional_attr_dict()
+    return p.build_operation(opdef.name, opdef, operands, result_types, {}, attributes, [],
+                             None, location)
+
+
+def _print_cast(pr: Any, op: Operation) -> None:
+    if op.operands:
+        pr.write(" " + pr.operands(op.operands) + " : "
+                 + ", ".join(str(t) for t in op.operand_types))
+    pr.write(" to " + ", ".join(str(t) for t in op.result_types))
+    pr.write(pr.attr_dict(op.attributes))
+
+
+declare_op("builtin.unrealized_conversion_cast", syntax=Custom(_parse_cast, _print_cast))

@@ -61,7 +61,7 @@ class OpDef:
 
 _REGISTRY: dict[str, OpDef] = {}
 _DIALECTS: set[str] = {"builtin", "func", "stablehlo", "chlo", "check", "interpreter", "arith",
-                       "tensor", "quant", "sparse_tensor", "vhlo", "shape", "mhlo", "llvm"}
+                       "tensor", "quant", "sparse_tensor", "vhlo", "scf", "shape", "mhlo", "llvm"}
 
 
 def register(opdef: OpDef) -> OpDef:

@@ -56,3 +56,41 @@ def verify_cast(op: Operation) -> None:
 def cast(source: np.ndarray) -> np.ndarray:
     """Only the static type changes; the value is the operand's."""
     return source
+
+
+# ---- tensor.insert: `$scalar `into` $dest `[` $indices `]` attr-dict `:` type($dest)` ---------
+
+
+def _parse_insert(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
+    tok = p.tok
+    scalar = p.parse_operand()
+    p.expect_keyword("into")
+    dest = p.parse_operand()
+    p.expect("[")
+    indices = p.parse_operand_list("]")
+    p.expect("]")
+    attributes = p.parse_optional_attr_dict()
+    p.expect(":")
+    dest_type = p.parse_type()
+    if not isinstance(dest_type, TensorType):
+        raise p.error("expected a ranked tensor type", tok)
+    from ..ir.types import IndexType
+
+    p.check_operand_types([scalar, dest, *indices],
+                          [dest_type.element, dest_type, *[IndexType()] * len(indices)], tok)
+    return p.build_operation(opdef.name, opdef, [scalar, dest, *indices], [dest_type], {},
+                             attributes, [], None, location)
+
+
+def _print_insert(pr: Any, op: Operation) -> None:
+    scalar, dest, *indices = op.operands
+    pr.write(f" {pr.name(scalar)} into {pr.name(dest)}[{pr.operands(indices)}]"
+             + pr.attr_dict(op.attributes) + f" : {dest.type}")
+
+
+@define_op("tensor.insert", syntax=Custom(_parse_insert, _print_insert))
+def insert(scalar: np.ndarray, dest: np.ndarray, *indices: np.ndarray) -> np.ndarray:
+    """`dest` with the element at `indices` replaced by `scalar`."""
+    out = np.array(dest, copy=True)
+    out[tuple(int(i) for i in indices)] = scalar
+    return out

@@ -106,8 +106,11 @@ def escape_string(text: str) -> str:
 @dataclass(frozen=True, slots=True)
 class StringAttr(Attribute):
     text: str
+    type: Type | None = None  # `"foo" : tensor<3xf32>`: a string with a type (rare)
 
     def __str__(self) -> str:
+        if self.type is not None:
+            return f"{escape_string(self.text)} : {self.type}"
         return escape_string(self.text)
 
     @property

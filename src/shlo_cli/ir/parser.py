@@ -1087,11 +1087,10 @@ class Parser:
             return self._parse_number_attr(type_hint)
         if kind == STRING:
             self.advance()
-            value = StringAttr(unescape_string(tok.text))
             if self.at(":") and self.peek_next().kind in (BARE, BANG):
                 self.advance()
-                self.parse_type()
-            return value
+                return StringAttr(unescape_string(tok.text), self.parse_type())
+            return StringAttr(unescape_string(tok.text))
         if kind == PUNCT:
             if tok.text == "[":
                 self.advance()
@@ -1495,6 +1494,16 @@ def parse_type_text(text: str) -> Type:
     result = parser.parse_type()
     if parser.tok.kind != EOF:
         raise parser.error("unexpected text after type")
+    return result
+
+
+def parse_attribute_text(text: str) -> Attribute:
+    """An attribute from its text, as the parser would build it in a file (passes use this
+    to rebuild dialect attributes in their canonical form); raises Diagnostic if bad."""
+    parser = Parser(SourceFile("<attribute>", text))
+    result = parser.parse_attribute()
+    if parser.tok.kind != EOF:
+        raise parser.error("unexpected text after attribute")
     return result
 
 

@@ -1,40 +1,113 @@
 """Module-to-module passes selected by `stablehlo-opt` flags. Each pass module registers
-itself in PASSES with the flag name upstream uses."""
+itself in PASSES with the flag name upstream uses.
+
+A pass may declare options (`--vhlo-to-version='target=1.0.0'`): `register_pass(...,
+options=(PassOption(...), ...))`; its function then receives them as keyword arguments,
+each parsed from text by the option's ``parse`` (or set by its bare name for a ``flag``).
+Option text is MLIR's: space-separated `name=value` items, values optionally quoted.
+"""
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from ..ir.core import Module
+
+
+class PassOptionError(ValueError):
+    """Option text a pass does not accept; the message is MLIR's wording."""
+
+
+@dataclass(frozen=True)
+class PassOption:
+    """One named pass option: ``parse`` turns its text into the value the pass gets (raising
+    ValueError with the message to show); a ``flag`` may be given without `=value`."""
+
+    name: str
+    help: str
+    default: Any = None
+    parse: Callable[[str], Any] = str
+    flag: bool = False
+
+    @property
+    def keyword(self) -> str:
+        return self.name.replace("-", "_")
 
 
 @dataclass(frozen=True)
 class Pass:
     name: str
-    run: Callable[[Module], None]
+    run: Callable[..., None]
     help: str
+    options: tuple[PassOption, ...] = field(default=())
+
+    def parse_options(self, text: str) -> dict[str, Any]:
+        """Keyword arguments for ``run`` from option text (`target=1.0.0 flag`); every
+        option not named gets its default."""
+        values = {opt.keyword: opt.default for opt in self.options}
+        by_name = {opt.name: opt for opt in self.options}
+        try:
+            items = shlex.split(text)
+        except ValueError as e:
+            raise PassOptionError(f"<Pass-Options-Parser>: {e}") from None
+        for item in items:
+            name, eq, raw = item.partition("=")
+            opt = by_name.get(name)
+            if opt is None:
+                raise PassOptionError(f"<Pass-Options-Parser>: no such option {name}")
+            if not eq:
+                if not opt.flag:
+                    raise PassOptionError(
+                        f"<Pass-Options-Parser>: option '{name}' requires a value")
+                raw = "true"
+            try:
+                values[opt.keyword] = _parse_flag(raw) if opt.flag else opt.parse(raw)
+            except ValueError as e:
+                raise PassOptionError(f"<Pass-Options-Parser>: {e}") from None
+        return values
+
+
+def _parse_flag(text: str) -> bool:
+    if text in ("true", "1", ""):
+        return True
+    if text in ("false", "0"):
+        return False
+    raise ValueError(f"'{text}' is invalid value for boolean argument! Try 0 or 1")
 
 
 PASSES: dict[str, Pass] = {}
 
 
-PassFn = Callable[[Module], None]
+PassFn = Callable[..., None]
 
 
-def register_pass(name: str, help: str) -> Callable[[PassFn], PassFn]:
+def register_pass(name: str, help: str,
+                  options: tuple[PassOption, ...] = ()) -> Callable[[PassFn], PassFn]:
     def wrap(fn: PassFn) -> PassFn:
-        PASSES[name] = Pass(name, fn, help)
+        PASSES[name] = Pass(name, fn, help, options)
         return fn
 
     return wrap
 
 
-def run_passes(module: Module, names: list[str],
+PassRequest = str | tuple[str, str]
+"""A pass to run: its name, or (name, option text)."""
+
+
+def run_passes(module: Module, requests: list[PassRequest],
                verify: Callable[[Module], None] | None = None) -> None:
-    """Run `names` in order; like mlir-opt, verify the module after each pass."""
-    for name in names:
-        PASSES[name].run(module)
+    """Run passes in order; like mlir-opt, verify the module after each pass. Options are
+    checked before any pass runs (PassOptionError)."""
+    planned = []
+    for request in requests:
+        name, text = (request, "") if isinstance(request, str) else request
+        pass_ = PASSES[name]
+        planned.append((pass_, pass_.parse_options(text) if pass_.options else {}))
+    for pass_, options in planned:
+        pass_.run(module, **options)
         if verify is not None:
             verify(module)
 

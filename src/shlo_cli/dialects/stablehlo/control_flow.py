@@ -193,13 +193,22 @@ def case(index: np.ndarray, *, branches: list[Callable[..., list[Any]]]) -> Any:
 
 
 def _parse_composite(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
+    """`"name" %a, %b ({...}, {...}) {attrs} : (types) -> types`: the region list is
+    optional (`composite_regions`, since StableHLO 1.14)."""
     name = StringAttr(p.parse_string())
     tok = p.tok
     operands = p.parse_operand_list()
+    regions: list[Region] = []
+    if p.at("(") and p.peek_next().text == "{":
+        p.advance()
+        regions.append(p.parse_region())
+        while p.accept(","):
+            regions.append(p.parse_region())
+        p.expect(")")
     attributes = p.parse_optional_attr_dict()
     result_types = _parse_functional_type(p, operands, tok)
     return p.build_operation(opdef.name, opdef, operands, result_types, {"name": name},
-                             attributes, [], None, location)
+                             attributes, regions, None, location)
 
 
 def _composite_elided(op: Operation) -> set[str]:
@@ -217,12 +226,20 @@ def _print_composite(pr: Any, op: Operation) -> None:
     pr.write(f" {op.attr('name')}")
     if op.operands:
         pr.write(" " + pr.operands(op.operands))
+    if op.regions:
+        pr.write(" (")
+        for i, region in enumerate(op.regions):
+            if i:
+                pr.write(", ")
+            pr.print_region(region)
+        pr.write(")")
     pr.write(pr.attr_dict(_attrs_without(op, _composite_elided(op))))
     pr.write(" : " + _functional_type(op))
 
 
 @define_op("stablehlo.composite", syntax=Custom(_parse_composite, _print_composite),
-           properties=("name", "composite_attributes", "decomposition", "version"))
+           properties=("name", "composite_attributes", "decomposition", "version"),
+           regions=("composite_regions*",))
 def composite(*inputs: np.ndarray, decomposition: str, ctx: Any) -> Any:
     """Runs the `decomposition` function on `inputs` (the op's reference semantics)."""
     interpreter = ctx.interpreter
