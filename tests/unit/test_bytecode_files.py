@@ -99,3 +99,28 @@ def test_vhlo_property_table_matches_the_op_registry() -> None:
         spec = op_spec(name)
         assert spec is not None and all(not optional for _, optional in spec)
         assert [n for n, _ in spec] == sorted(opdef.properties), name
+
+
+@pytest.mark.parametrize("version", ["0_9_0", "0_14_0", "1_1_0", "1_20_0"])
+def test_legalize_pipeline_writes_upstream_bytes(version: str) -> None:
+    """The text source through stablehlo-legalize-to-vhlo and vhlo-to-version, locations
+    stripped (upstream's --strip-debuginfo), written with the artifact's version and
+    producer: the artifact, byte for byte (bytecode versions 0, 4 and 6)."""
+    from shlo_cli.ir.core import UNKNOWN_LOCATION
+    from shlo_cli.ir.parser import parse_source
+    from shlo_cli.passes import run_passes
+
+    source = VHLO / f"stablehlo_legalize_to_vhlo.{version}.mlir"
+    module = parse_source(source.read_text(), str(source))
+    target = version.replace("_", ".")
+    run_passes(module, ["stablehlo-legalize-to-vhlo", ("vhlo-to-version", f"target={target}")],
+               lambda m: None)
+    for op in module.op.walk():
+        op.location = UNKNOWN_LOCATION
+        for region in op.regions:
+            for block in region.blocks:
+                block.arg_locations = [None] * len(block.arguments)
+    data = (VHLO / f"{source.name}.bc").read_bytes()
+    header = bytecode_header(data)
+    assert header is not None
+    assert write_bytecode(module, *header) == data
