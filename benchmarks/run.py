@@ -11,6 +11,7 @@ Sections (small modules next to this file):
   execute time when jax is installed (`pip install jax`), else our times only,
 - suite: the whole interpretable `testdata` suite, in-process, with its slowest programs,
 - fft_accuracy: max ULP of `stablehlo.fft` results from the exact transform, per dtype.
+- bytecode: bytecode read/write against text parse/print on the same modules.
 CONFORMANCE_DIR defaults to ../shared/conformance (next to the repo); sections that need it
 are skipped when it is absent. `--profile` adds cProfile listings of the hot paths.
 """
@@ -23,6 +24,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import bytecode  # noqa: E402
 import common  # noqa: E402,F401  (puts src/ on the import path)
 import fft_accuracy  # noqa: E402
 import kernels  # noqa: E402
@@ -33,7 +35,8 @@ import testdata_suite  # noqa: E402
 
 DEFAULT_ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared",
                             "conformance")
-SECTIONS = ("parse_print", "kernels", "overhead", "models", "suite", "fft_accuracy")
+SECTIONS = ("parse_print", "kernels", "overhead", "models", "suite", "fft_accuracy",
+            "bytecode")
 
 
 def main(argv: list[str]) -> int:
@@ -59,6 +62,8 @@ def main(argv: list[str]) -> int:
         testdata_suite.run(root, profile)
     if "fft_accuracy" in only:
         fft_accuracy.run(root, profile)
+    if "bytecode" in only:
+        bytecode.run(root, profile)
     print(f"bench wall time: {time.perf_counter() - start:.1f} s")
     return 0
 

@@ -122,3 +122,56 @@ def test_opt_reports_bad_bytecode_on_stdin(small: bytes) -> None:
     assert result.exit_code == 1
     assert result.stderr.startswith("<stdin>:0:0: error: ")
     assert result.stdout == ""
+
+
+def _with_dialect_version(data: bytes, dialect: str) -> bytes:
+    """`data` with a version entry (3 varints) added to `dialect` in the dialect section."""
+    from shlo_cli.formats.bytecode.encoding import DIALECT, DIALECT_VERSIONS, Emitter, Reader
+    from shlo_cli.formats.bytecode.encoding import read_string_table as strings_of
+
+    reader = Reader(data)
+    reader.skip(4)
+    reader.varint()
+    reader.cstring()
+    header = data[:reader.pos]
+    sections = []
+    while not reader.empty():
+        section_id, body = reader.section()
+        sections.append((section_id, bytes(body.data[body.pos:body.end])))
+    strings = strings_of(Reader(dict(sections)[0]))
+    out = Emitter()
+    out.raw(header)
+    for section_id, body in sections:
+        if section_id == DIALECT:
+            old = Reader(body)
+            new = Emitter()
+            count = old.varint()
+            new.varint(count)
+            for _ in range(count):
+                name_id, _versioned = old.varint_flag()
+                if strings[name_id] == dialect:
+                    new.varint_flag(name_id, True)
+                    version = Emitter()
+                    for part in (1, 2, 3):
+                        version.varint(part)
+                    new.section(DIALECT_VERSIONS, version)
+                else:
+                    new.varint_flag(name_id, False)
+            new.raw(bytes(old.data[old.pos:old.end]))
+            body_emitter = new
+        else:
+            body_emitter = Emitter()
+            body_emitter.raw(body)
+        out.section(section_id, body_emitter)
+    return bytes(out.buf)
+
+
+def test_dialect_version_entries(small: bytes) -> None:
+    versioned = _with_dialect_version(small, "stablehlo")
+    assert versioned != small
+    assert read(versioned) is None  # a dialect we know: the version is kept unread
+    module = parse_source('"foo.bar"() : () -> ()', allow_unregistered=True)
+    unknown = _with_dialect_version(write_bytecode(module), "foo")
+    with pytest.raises(Diagnostic, match="dialect 'foo' does not implement the bytecode "
+                                         "interface, but found a version entry"):
+        read_bytecode(unknown, "f", allow_unregistered=True)

@@ -3,6 +3,7 @@ through ``value`` so op evaluators can decode attributes once when a plan is bui
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,8 +83,13 @@ class FloatAttr(Attribute):
         return self.number
 
 
+_PLAIN_STRING = re.compile(r'[ !#-\[\]-~]*')  # printable ASCII but `"` and `\\`
+
+
 def escape_string(text: str) -> str:
     """Quote `text` as MLIR prints string attributes."""
+    if _PLAIN_STRING.fullmatch(text):
+        return f'"{text}"'
     out = ['"']
     for byte in text.encode("utf-8"):
         ch = chr(byte)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ...ir.attributes import ArrayAttr, Attribute, DictAttr
+from ...ir.attributes import ArrayAttr, Attribute, DictAttr, StringAttr
 from ...ir.core import UNKNOWN_LOCATION, Block, Operation, Region, Value
 from ...ir.locations import FileLineColLoc, LocationAttr, UnknownLoc
 from ...ir.types import Type
@@ -141,10 +141,16 @@ class IRNumbering:
         found = self._keys.get(id(attr))
         if found is not None:
             return found[1]
-        if isinstance(attr, DictAttr):
-            key: Any = ("{}", tuple(sorted((k, self.attr_key(v)) for k, v in attr.entries)))
-        elif isinstance(attr, ArrayAttr):
-            key = ("[]", tuple(self.attr_key(e) for e in attr.elements))
+        cls = type(attr)
+        if cls is StringAttr:  # the common leaves get cheap structural keys
+            key: Any = ('"', attr.text)  # type: ignore[attr-defined]
+        elif cls is FileLineColLoc:
+            key = ("loc", attr.filename, attr.line, attr.col)  # type: ignore[attr-defined]
+        elif cls is DictAttr:
+            key = ("{}", tuple(sorted((k, self.attr_key(v))
+                                      for k, v in attr.entries)))  # type: ignore[attr-defined]
+        elif cls is ArrayAttr:
+            key = ("[]", tuple(self.attr_key(e) for e in attr.elements))  # type: ignore
         else:
             key = str(attr)
         self._keys[id(attr)] = (attr, key)  # holding `attr` keeps its id from being reused

@@ -4,7 +4,8 @@ ODS writes an op's inherent attributes sorted by name, each as a required attrib
 (its index) or an optional one (`index << 1 | present`, 0 when absent); optional means
 `OptionalAttr`, default-valued or `UnitAttr`. An op with no inherent attribute has no
 properties at all. The answer comes from the op's dialect hooks, then the tables here, then
-our op registry (whose `required` tuple marks the attributes ODS requires).
+upstream's ODS declarations (`ods.py`), then our op registry (whose `required` tuple marks
+the attributes ODS requires; the rest are taken as optional).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from functools import lru_cache
 
 from ...dialects import registry
 from .hooks import OpSpec, hooks_for
+from .ods import ODS_PROPERTIES
 
 _TABLES: dict[str, OpSpec] = {
     "func.func": (("arg_attrs", True), ("function_type", False), ("no_inline", True),
@@ -38,6 +40,9 @@ def op_spec(name: str) -> OpSpec | None:
     spec = _TABLES.get(name)
     if spec is not None:
         return spec
+    ods = ODS_PROPERTIES.get(name)
+    if ods is not None:
+        return tuple((p.rstrip("?"), p.endswith("?")) for p in ods.split())
     opdef = registry.lookup(name)
     if opdef is None:
         return None

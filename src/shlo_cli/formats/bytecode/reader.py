@@ -132,6 +132,7 @@ class _Reader:
         self.use_orders: list[tuple[Value, list[int], bool]] = []
         self.odd_props: list[Operation] = []
         self.started = False
+        self.inherent: dict[str, tuple[Any, frozenset[str]]] = {}
 
     def note(self) -> str | None:
         """Upstream attaches this note to every diagnostic once the header is read."""
@@ -223,7 +224,10 @@ class _Reader:
                 f"dialect '{dialect.name}' is unknown. If this is intended, please call "
                 "allowUnregisteredDialects() on the MLIRContext, or use "
                 "-allow-unregistered-dialect with the MLIR tool used.")
-        if dialect.version_bytes is not None and dialect.hooks is None:
+        if dialect.version_bytes is not None and not dialect.known:
+            # Upstream reads versions through the dialect's interface; the dialects we know
+            # but encode as text (stablehlo, chlo, ...) keep theirs unread, as no IR
+            # upgrade depends on it here.
             raise BytecodeError(f"dialect '{dialect.name}' does not implement the bytecode "
                                 "interface, but found a version entry")
 
@@ -388,10 +392,8 @@ class _Reader:
             if count > reader.remaining() + 1:
                 raise BytecodeError("invalid region count")
             regions = [Region() for _ in range(count)]
-        opdef = registry.lookup(name)
-        if opdef is not None or op_spec(name):
-            names = {p for p, _ in (op_spec(name) or ())} | set(
-                opdef.properties if opdef is not None else ())
+        opdef, names = self._inherent(name)
+        if names and attrs:
             for key in [k for k in attrs if k in names]:
                 props.setdefault(key, attrs.pop(key))
         if isinstance(odd_props, DictAttr):
@@ -440,6 +442,17 @@ class _Reader:
             for _ in range(ops):
                 block.append(self._op(reader, scope, blocks))
         scope.pop(values)
+
+    def _inherent(self, name: str) -> tuple[Any, frozenset[str]]:
+        """The op's definition and its inherent attribute names (moved to properties)."""
+        found = self.inherent.get(name)
+        if found is None:
+            opdef = registry.lookup(name)
+            names = {p for p, _ in (op_spec(name) or ())}
+            if opdef is not None:
+                names |= set(opdef.properties)
+            found = self.inherent[name] = (opdef, frozenset(names))
+        return found
 
     def _block_header(self, reader: Reader, scope: _Scope, block: Block) -> int:
         ops, has_args = reader.varint_flag()

@@ -248,12 +248,20 @@ class _Writer:
             mask |= HAS_OPERANDS
             out.varint(len(op.operands))
             for operand in op.operands:
-                out.varint(state.values[id(operand)])
+                number = state.values.get(id(operand))
+                if number is None:
+                    raise ShloError(f"cannot write bytecode: an operand of '{op.name}' is not "
+                                    "defined in an enclosing region")
+                out.varint(number)
         if op.successors:
             mask |= HAS_SUCCESSORS
             out.varint(len(op.successors))
             for block in op.successors:
-                out.varint(state.blocks[id(block)])
+                number = state.blocks.get(id(block))
+                if number is None:
+                    raise ShloError(f"cannot write bytecode: a successor of '{op.name}' is not "
+                                    "a block of its region")
+                out.varint(number)
         if self.version >= USE_LIST_ORDERING and self._use_lists(out, op.results):
             mask |= HAS_USE_LIST_ORDERS
         if op.regions:
@@ -419,4 +427,10 @@ def write_bytecode(module: Module, version: int = CURRENT_VERSION,
     if not MIN_VERSION <= version <= CURRENT_VERSION:
         raise ShloError(f"unsupported version requested {version}, must be in range "
                         f"[{MIN_VERSION}, {CURRENT_VERSION}]")
-    return _Writer(module, version).write(producer)
+    try:
+        return _Writer(module, version).write(producer)
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as e:
+        # IR our encoders cannot represent (e.g. an attribute holding a value of the wrong
+        # kind): a clear error rather than a traceback.
+        raise ShloError(f"cannot write bytecode: unsupported IR ({type(e).__name__}: {e})"
+                        ) from None

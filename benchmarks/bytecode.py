@@ -1,0 +1,81 @@
+"""Bytecode reader and writer throughput, against the text parser and printer on the same
+modules (in-process, CPU time, best of interleaved rounds).
+
+Two corpora: the conformance `testdata` programs (written as bytecode first), and the
+upstream VHLO portable artifacts (`vhlo/*.mlir.bc`, read as shipped). Ratios below 1 mean
+bytecode is faster than text.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+
+from common import interleaved
+from parse_print import load_chunks, parseable
+
+from shlo_cli.formats import read_bytecode, write_bytecode
+from shlo_cli.formats.bytecode.reader import bytecode_header
+from shlo_cli.ir.diagnostics import Diagnostic
+from shlo_cli.ir.parser import parse_source
+from shlo_cli.ir.printer import print_module
+
+
+def _compare(label: str, modules: list, blobs: list[bytes], texts: list[str],
+             headers: list[tuple[int, str]], ops: int) -> None:
+    def parse_all() -> None:
+        for text in texts:
+            parse_source(text, "bench")
+
+    def print_all() -> None:
+        for m in modules:
+            print_module(m)
+
+    def read_all() -> None:
+        for data in blobs:
+            read_bytecode(data, "bench")
+
+    def write_all() -> None:
+        for m, (version, producer) in zip(modules, headers, strict=True):
+            write_bytecode(m, version, producer)
+
+    parse_t, print_t, read_t, write_t = interleaved([parse_all, print_all, read_all,
+                                                     write_all], 3)
+    size_text = sum(len(t.encode()) for t in texts)
+    size_bc = sum(len(b) for b in blobs)
+    print(f"{label}: {len(modules)} modules, {ops} ops; text {size_text / 1e6:.2f} MB, "
+          f"bytecode {size_bc / 1e6:.2f} MB ({size_bc / size_text:.2f}x)")
+    print(f"  read bytecode {read_t:.3f} s ({ops / read_t:,.0f} ops/s) vs parse text "
+          f"{parse_t:.3f} s: {read_t / parse_t:.2f}x the parse time")
+    print(f"  write bytecode {write_t:.3f} s ({ops / write_t:,.0f} ops/s) vs print text "
+          f"{print_t:.3f} s: {write_t / print_t:.2f}x the print time")
+
+
+def run(root: str, profile: bool = False) -> None:
+    del profile
+    folder = os.path.join(root, "testdata")
+    if os.path.isdir(folder):
+        chunks, modules, _ = parseable(load_chunks(folder))
+        texts = [text for _, text, _ in chunks]
+        blobs = [write_bytecode(m) for m in modules]
+        ops = sum(sum(1 for _ in m.op.walk()) - 1 for m in modules)
+        _compare("testdata", modules, blobs, texts, [(6, "bench")] * len(modules), ops)
+    else:
+        print(f"bytecode testdata: skipped (no {folder})")
+    files = sorted(glob.glob(os.path.join(root, "vhlo", "*.mlir.bc")))
+    blobs, modules, headers = [], [], []
+    for path in files:
+        with open(path, "rb") as f:
+            data = f.read()
+        try:
+            modules.append(read_bytecode(data, path))
+        except Diagnostic:
+            continue
+        blobs.append(data)
+        headers.append(bytecode_header(data) or (6, ""))
+    if not modules:
+        print("bytecode vhlo: skipped (no readable artifacts)")
+        return
+    texts = [print_module(m, generic=True) for m in modules]
+    ops = sum(sum(1 for _ in m.op.walk()) - 1 for m in modules)
+    _compare("vhlo artifacts", modules, blobs, texts, headers, ops)
