@@ -51,19 +51,26 @@ SIDEWAYS: set[tuple[str, str]] = {
 # Known cycles between packages (each a frozenset of package names). All sit inside the op layer:
 # an op's evaluator dispatches custom-call targets, and targets reuse op kernels.
 KNOWN_CYCLES: set[frozenset[str]] = {
-    frozenset({"dialects", "check_dialect", "custom_calls", "ir", "interpreter", "formats",
-               "passes"}),  # to shrink
+    frozenset({"dialects", "check_dialect", "custom_calls"}),
 }
 
-# Upward imports still allowed, by (importing module prefix, imported module prefix), with why.
+# Upward imports still allowed, by (importing module prefix, imported module prefix), with why
+# and what would remove them. The list only shrinks (a test fails when an entry is unused).
 EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("shlo_cli.ir.core", "shlo_cli.dialects.registry"): "to move",
-    ("shlo_cli.ir.parser", "shlo_cli.dialects"): "to move",
-    ("shlo_cli.ir.verifier", "shlo_cli.dialects"): "to move",
-    ("shlo_cli.dialects", "shlo_cli.interpreter"): "to move",
-    ("shlo_cli.check_dialect", "shlo_cli.interpreter"): "to move",
-    ("shlo_cli.custom_calls", "shlo_cli.interpreter"): "to move",
-    ("shlo_cli.dialects.vhlo.bytecode", "shlo_cli.formats.bytecode"): "to move",
+    ("shlo_cli.dialects.interpreter_ops", "shlo_cli.interpreter"):
+        "the `interpreter` dialect's ops act on the running interpreter (its Context); "
+        "fix: a Context protocol in ir/",
+    ("shlo_cli.dialects.interpreter_parallel", "shlo_cli.interpreter"):
+        "interpreter.run_parallel starts Interpreter processes; fix: a region-runner/process "
+        "factory passed in the Context",
+    ("shlo_cli.dialects.stablehlo.collectives", "shlo_cli.interpreter"):
+        "collectives exchange values through the process grid (interpreter/processes.py); "
+        "fix: move the process-group protocol to ir/",
+    ("shlo_cli.dialects.stablehlo.legacy", "shlo_cli.interpreter.engine"):
+        "cross_replica_sum's `ctx: Context` annotation; goes with the Context protocol",
+    ("shlo_cli.dialects.vhlo.bytecode", "shlo_cli.formats.bytecode"):
+        "vhlo's attribute/type codec implements the bytecode hook protocol; fix: move "
+        "formats/bytecode/hooks.py (and the builtin float helpers) below the dialects",
 }
 
 
@@ -140,12 +147,17 @@ def violations(graph: Mapping[str, set[str]],
     return bad
 
 
-def package_cycles(graph: Mapping[str, set[str]]) -> set[frozenset[str]]:
-    """Strongly connected groups (size > 1) of the package-level import graph."""
+def package_cycles(graph: Mapping[str, set[str]],
+                   exceptions: Mapping[tuple[str, str], str] = EXCEPTIONS,
+                   ) -> set[frozenset[str]]:
+    """Strongly connected groups (size > 1) of the package-level import graph, leaving out the
+    excepted upward imports (each of those closes a cycle by definition; they are listed)."""
     edges: dict[str, set[str]] = {}
     for importer, targets in graph.items():
         src = package_of(importer, LAYERS)
         for target in targets:
+            if _excepted(importer, target, exceptions):
+                continue
             dst = package_of(target, LAYERS)
             if src and dst and dst != src and not (dst == "<root>" and target != ROOT):
                 edges.setdefault(src, set()).add(dst)

@@ -13,7 +13,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from ..dialects import registry
+from . import registry
 from .attributes import (
     ArrayAttr,
     Attribute,
