@@ -33,7 +33,6 @@ LAYERS: dict[str, int] = {
     "interpreter": 2, "passes": 2, "formats": 2,
     "loaders": 3, "api": 3,
     "commands": 4,
-    "conformance": 4, "conformance_dynamic": 4,  # the harness, to leave the package
     "<root>": 5,
 }
 
@@ -45,7 +44,6 @@ SIDEWAYS: set[tuple[str, str]] = {
     ("check_dialect", "dialects"),  # check ops are declared with the dialect registry/syntax
     ("check_dialect", "custom_calls"),
     ("custom_calls", "dialects"),   # jax targets reuse dialect kernels (top_k, sort, rng)
-    ("conformance", "conformance_dynamic"),
 }
 
 # Known cycles between packages (each a frozenset of package names). All sit inside the op layer:
