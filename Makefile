@@ -33,7 +33,7 @@ lint: $(STAMP)
 
 # CONFORMANCE_ARGS: e.g. `--update-xfail`, `--suite interpret`, `--filter add`.
 conformance: bytecode
-	$(BIN)/python -m shlo_cli.conformance $(CONFORMANCE) $(CONFORMANCE_ARGS)
+	$(BIN)/python tests/conformance/conformance.py $(CONFORMANCE) $(CONFORMANCE_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py $(CONFORMANCE)

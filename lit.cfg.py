@@ -1,7 +1,7 @@
 """lit configuration for tests/lit: runs our stablehlo-translate / stablehlo-opt / FileCheck.
 
 `make conformance` reuses it for ../shared/conformance through generated site configs that set
-`config.test_source_root` (see shlo_cli/conformance.py).
+`config.test_source_root` (see tests/conformance/conformance.py).
 """
 
 import os

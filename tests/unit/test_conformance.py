@@ -7,9 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import conformance
 import pytest
-
-from shlo_cli import conformance
 
 PASSING = """// RUN: stablehlo-translate --interpret %s
 // RUN: stablehlo-opt %s > %t.1

@@ -9,10 +9,11 @@ import sys
 import time
 from pathlib import Path
 
+import conformance
+import conformance_dynamic
 import numpy as np
 import pytest
 
-from shlo_cli import conformance, conformance_dynamic
 from shlo_cli.ir.types import DYNAMIC, FloatType, IntegerType, TensorType
 
 # %arg0 is a dimension variable: it must be given the size the `?` dimensions got.

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from shlo_cli.dialects import registry
+from shlo_cli.ir import registry
 from shlo_cli.ir.diagnostics import Diagnostic
 from shlo_cli.ir.parser import parse_source
 

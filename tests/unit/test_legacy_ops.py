@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from shlo_cli.commands.interpret import run_interpret
-from shlo_cli.dialects import registry
 from shlo_cli.dialects.stablehlo.legacy import (
     Future,
     async_done,
@@ -17,6 +16,7 @@ from shlo_cli.dialects.stablehlo.legacy import (
     torch_index_select,
 )
 from shlo_cli.interpreter.engine import EvaluationError
+from shlo_cli.ir import registry
 from shlo_cli.ir.diagnostics import Diagnostic
 from shlo_cli.ir.parser import parse_source
 from shlo_cli.ir.printer import print_module

@@ -199,7 +199,7 @@ def test_bounds_spellings_are_one_type() -> None:
 
 def test_result_groups(monkeypatch: pytest.MonkeyPatch) -> None:
     """Ops naming their results one by one print `%a:2, %b = ...` and read back."""
-    from shlo_cli.dialects import registry
+    from shlo_cli.ir import registry
 
     registry.lookup("func.func")  # load every op first
     opdef = registry.OpDef("testgroups.op", asm_result_name=lambda op: ["a", None, "b"])

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from shlo_cli.commands.interpret import run_interpret
-from shlo_cli.dialects import registry
 from shlo_cli.interpreter.engine import Interpreter
 from shlo_cli.interpreter.io import read_array_file
 from shlo_cli.interpreter.observe import Profiler, Tracer, summarize
+from shlo_cli.ir import registry
 from shlo_cli.ir.parser import parse_source
 
 LOOP = """func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {

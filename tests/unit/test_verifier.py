@@ -219,8 +219,7 @@ def test_tensor_cast_round_trips_and_checks_compatibility(tmp_path: Path) -> Non
 
 
 def test_a_verifier_that_raises_is_reported_at_the_op(monkeypatch: pytest.MonkeyPatch) -> None:
-    from shlo_cli.dialects import registry
-    from shlo_cli.ir import verifier
+    from shlo_cli.ir import registry, verifier
 
     def broken(op: object) -> None:
         raise KeyError("fft_length")

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..interpreter.engine import EvaluationError
-from ..interpreter.printing import format_element, format_index
+from ..ir.diagnostics import EvaluationError
 from ..ir.types import ComplexType, FloatType, Type
+from ..ir.value_text import format_element, format_index
 
 DEFAULT_TOLERANCE = 1e-4
 ULP_MAX = np.iinfo(np.uint64).max

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..interpreter.engine import EvaluationError
+from ..ir.diagnostics import EvaluationError
 from ..ir.types import IntegerType, Type, element_type
 from .comparisons import expect_almost_eq_failure, expect_close_failure, expect_eq_failure
 from .custom_call_targets import register_custom_call_target

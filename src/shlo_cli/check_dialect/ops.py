@@ -10,9 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..dialects.registry import OpDef, define_op
 from ..dialects.syntax import Custom
-from ..interpreter.engine import EvaluationError
 from ..ir.attributes import (
     Attribute,
     DenseElementsAttr,
@@ -21,8 +19,10 @@ from ..ir.attributes import (
     StringAttr,
 )
 from ..ir.core import Location, Operation
+from ..ir.diagnostics import EvaluationError
 from ..ir.floats import format_float
 from ..ir.lexer import FLOAT, INT
+from ..ir.registry import OpDef, define_op
 from ..ir.types import F64, IntegerType, Type, element_type
 from ..ir.verifier import op_error
 from .comparisons import (

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..interpreter.engine import EvaluationError
+from ..ir.diagnostics import EvaluationError
 
 INDEX_FILE = "index.csv"
 

@@ -31,8 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from ..interpreter.engine import EvaluationError
 from ..ir.attributes import ArrayAttr, StringAttr, SymbolRefAttr
+from ..ir.diagnostics import EvaluationError
 from ..ir.types import TensorType, numpy_dtype
 from .registry import Config, Operand, TargetCall, TargetError, register_target
 

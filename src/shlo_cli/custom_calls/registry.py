@@ -38,7 +38,6 @@ from typing import Any
 
 import numpy as np
 
-from ..interpreter.engine import EvaluationError
 from ..ir.attributes import (
     ArrayAttr,
     Attribute,
@@ -49,7 +48,7 @@ from ..ir.attributes import (
     IntegerAttr,
     StringAttr,
 )
-from ..ir.diagnostics import Diagnostic
+from ..ir.diagnostics import Diagnostic, EvaluationError
 from ..ir.types import TensorType, TokenType, TupleType, Type
 
 
@@ -331,7 +330,7 @@ def _ensure_loaded() -> None:
     _loaded = True
     import importlib
 
-    from ..dialects import registry
+    from ..ir import registry
 
     registry.all_ops()
     for module in _BUILTIN_MODULES:

@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 
 from ..interpreter.engine import Context
-from ..interpreter.printing import format_value
 from ..ir.core import Module, Operation, Value
 from ..ir.printer import _Names
+from ..ir.value_text import format_value
 from .asm import Format
 from .registry import define_op
 

@@ -21,11 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from ..interpreter.engine import Context, EvaluationError, Interpreter, _Abort
+from ..interpreter.engine import Context, Interpreter, _Abort
 from ..interpreter.processes import DEFAULT_TIMEOUT, Process, ProcessGrid, ProcessId
 from ..ir.attributes import ArrayAttr, StringAttr, SymbolRefAttr
 from ..ir.core import Operation
-from ..ir.diagnostics import Diagnostic, ShloError
+from ..ir.diagnostics import Diagnostic, EvaluationError, ShloError
 from ..ir.types import ComplexType, FloatType, FunctionType, IntegerType, TensorType, Type
 from .registry import define_op
 from .syntax import Custom

@@ -1,4 +1,5 @@
-"""File formats other than MLIR text: MLIR bytecode (`bytecode/`)."""
+"""Binary program forms: MLIR bytecode (`bytecode/`) and StableHLO portable artifacts
+(`portable`: VHLO of a target version in bytecode)."""
 
 from .bytecode import is_bytecode, read_bytecode, write_bytecode
 

@@ -8,46 +8,19 @@ invocation share one environment dict (values are distinct objects, so they cann
 
 from __future__ import annotations
 
-import functools
 import operator
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..dialects import registry
+from ..ir import registry
 from ..ir.core import Block, Module, Operation, Region, Value
-from ..ir.diagnostics import Diagnostic, SourceFile
+from ..ir.diagnostics import Diagnostic, EvaluationError, SourceFile
+
+# Re-exported: binding hooks and EvaluationError live below the dialects that use them.
+from ..ir.registry import BIND_HOOKS, BindHook, _bind_with, bind_after  # noqa: F401
 
 RETURN_OPS = frozenset({"func.return", "stablehlo.return", "chlo.return", "builtin.return"})
-
-# Binding hooks: `hook(op, opdef, kwargs)` may return a kernel replacing the plain evaluator
-# binding (e.g. dequantize -> evaluate -> quantize for quantized element types), else None.
-# Hooks run in list order; one wrapping the evaluator gets its inner kernel from
-# `bind_after(hook, ...)`, so the later hooks (e.g. `?` result shapes) still apply.
-BindHook = Callable[[Operation, Any, dict[str, Any]], Callable[..., Any] | None]
-BIND_HOOKS: list[BindHook] = []
-
-
-def bind_after(hook: BindHook, op: Operation, opdef: Any,
-               kwargs: dict[str, Any]) -> Callable[..., Any]:
-    """The kernel the hooks after `hook` (else the plain evaluator) bind for `kwargs`."""
-    later = BIND_HOOKS[BIND_HOOKS.index(hook) + 1:] if hook in BIND_HOOKS else []
-    return _bind_with(later, op, opdef, kwargs)
-
-
-def _bind_with(hooks: list[BindHook], op: Operation, opdef: Any,
-               kwargs: dict[str, Any]) -> Callable[..., Any]:
-    for hook in hooks:
-        kernel = hook(op, opdef, kwargs)
-        if kernel is not None:
-            return kernel
-    fn = opdef.evaluate
-    return functools.partial(fn, **kwargs) if kwargs else fn
-
-
-class EvaluationError(Exception):
-    """Raised by kernels for a run-time error; reported at the op's location."""
-
 
 class _Step:
     """One bound op. `operands` is read with a C-level itemgetter (`fetch(frame)`); `arity`

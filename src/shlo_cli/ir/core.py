@@ -9,7 +9,7 @@ from .attributes import Attribute
 from .types import Type
 
 if TYPE_CHECKING:
-    from ..dialects.registry import OpDef
+    from .registry import OpDef
 
 
 class Location:

@@ -88,3 +88,10 @@ def report(diag: Diagnostic, stream=None) -> None:
 
 class ShloError(Exception):
     """An error with no source position (bad flags, unreadable file)."""
+
+
+class EvaluationError(Exception):
+    """Raised by kernels for a run-time error; the interpreter reports it at the op's location.
+
+    Defined here, below the dialects, so op evaluators can raise it without importing the
+    interpreter (`shlo_cli.interpreter.engine` re-exports it)."""

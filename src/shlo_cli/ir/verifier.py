@@ -17,11 +17,11 @@ import inspect
 import os
 from collections.abc import Callable, Iterator
 
-from ..dialects import registry
-from ..dialects.registry import OpDef
+from . import registry
 from .attributes import SymbolRefAttr
 from .core import Block, Module, Operation, Region, Value
 from .diagnostics import Diagnostic, SourceFile
+from .registry import OpDef
 from .types import FunctionType
 
 DEBUG_ENV = "SHLO_DEBUG_VERIFIER"  # set to get a verifier bug's Python traceback

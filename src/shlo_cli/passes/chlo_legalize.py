@@ -34,7 +34,6 @@ from collections.abc import Callable
 import ml_dtypes
 import numpy as np
 
-from ..dialects import registry
 from ..dialects.chlo.special_math import (
     LANCZOS_BASE,
     LANCZOS_COEFFICIENTS,
@@ -42,6 +41,7 @@ from ..dialects.chlo.special_math import (
     LOG_PI,
     LOG_SQRT_TWO_PI,
 )
+from ..ir import registry
 from ..ir.attributes import (
     BoolAttr,
     DenseArrayAttr,

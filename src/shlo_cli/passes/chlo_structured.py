@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..dialects import registry
+from ..ir import registry
 from ..ir.attributes import DenseArrayAttr, DenseElementsAttr, DialectAttr, IntegerAttr
 from ..ir.clone import clone_op
 from ..ir.core import Block, Operation, Region, Value

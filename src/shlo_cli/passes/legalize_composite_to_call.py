@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ..dialects import registry
+from ..ir import registry
 from ..ir.attributes import SymbolRefAttr
 from ..ir.clone import replace_uses
 from ..ir.core import Block, Module, Operation, Value

@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..dialects import registry
 from ..dialects.stablehlo.dot_conv import decode_conv_dims
 from ..dialects.vhlo import attributes as va
 from ..dialects.vhlo.ops import OP_SPECS, VhloOpSpec, latest_spec
@@ -27,6 +26,7 @@ from ..dialects.vhlo.stablehlo_attrs import (
     to_vhlo_attr,
     type_to_vhlo,
 )
+from ..ir import registry
 from ..ir.attributes import (
     ArrayAttr,
     Attribute,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..dialects import registry
+from ..ir import registry
 from ..ir.core import Block, Module, Operation, Value
 from ..ir.types import Type
 

@@ -17,7 +17,6 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..dialects import registry
 from ..dialects.vhlo import attributes as va
 from ..dialects.vhlo.ops import OP_SPECS
 from ..dialects.vhlo.stablehlo_attrs import (
@@ -29,6 +28,7 @@ from ..dialects.vhlo.stablehlo_attrs import (
 )
 from ..dialects.vhlo.types import NoneV1Type
 from ..dialects.vhlo.version import CURRENT
+from ..ir import registry
 from ..ir.attributes import ArrayAttr, Attribute, DenseArrayAttr, SymbolRefAttr, UnitAttr
 from ..ir.core import Module, Operation
 from ..ir.diagnostics import Diagnostic

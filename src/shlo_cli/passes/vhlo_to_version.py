@@ -16,12 +16,12 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..dialects import registry
 from ..dialects.vhlo import attributes as va
 from ..dialects.vhlo import types as vt
 from ..dialects.vhlo.ops import OP_SPECS, VhloOpSpec, specs_of
 from ..dialects.vhlo.stablehlo_attrs import i64_tensor
 from ..dialects.vhlo.version import Version, VersionError, resolve_target
+from ..ir import registry
 from ..ir.attributes import Attribute
 from ..ir.core import Module, Operation
 from ..ir.diagnostics import Diagnostic

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ...interpreter.engine import EvaluationError
+from ...ir.diagnostics import EvaluationError
 from ..registry import define_op, lookup
 from .binary import next_after_values, polygamma, zeta
 from .syntax import BROADCAST_BINARY, BROADCAST_SELECT

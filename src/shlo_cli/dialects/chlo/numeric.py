@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...interpreter.engine import EvaluationError
+from ...ir.diagnostics import EvaluationError
 from ..stablehlo.elementwise_numerics import is_complex, is_float, mlir_type_name, upcast_to_double
 
 Kernel = Callable[..., np.ndarray]

@@ -8,9 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from ...interpreter.engine import EvaluationError
 from ...ir.attributes import DenseArrayAttr, IntegerAttr
 from ...ir.core import Location, Operation, Region
+from ...ir.diagnostics import EvaluationError
 from ...ir.types import I32, I64, FunctionType, numpy_dtype
 from ..registry import OpDef, define_op
 from ..stablehlo.elementwise_numerics import is_float, round_float

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ...interpreter.engine import EvaluationError
+from ...ir.diagnostics import EvaluationError
 from ..registry import define_op
 from .linalg_verify import batch_norm_verifier
 

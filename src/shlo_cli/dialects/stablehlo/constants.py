@@ -6,9 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from ...interpreter.engine import EvaluationError
 from ...ir.attributes import Attribute, DenseElementsAttr, DenseResourceAttr
 from ...ir.core import Location, Operation
+from ...ir.diagnostics import EvaluationError
 from ...ir.printer import Printer
 from ...ir.types import IntegerType, QuantizedType, TensorType, element_type
 from ...ir.verifier import inferred_type_mismatch, op_error

@@ -8,9 +8,9 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from ...interpreter.engine import EvaluationError
 from ...ir.attributes import IntegerAttr
 from ...ir.core import Location, Operation
+from ...ir.diagnostics import EvaluationError
 from ...ir.types import (
     FunctionType,
     IntegerType,

@@ -13,10 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from ...interpreter.engine import EvaluationError
 from ...ir.attributes import Attribute, DenseArrayAttr, IntegerAttr
 from ...ir.core import Location, Operation, Value
-from ...ir.diagnostics import Diagnostic
+from ...ir.diagnostics import Diagnostic, EvaluationError
 from ...ir.lexer import PERCENT
 from ...ir.types import (
     DYNAMIC,

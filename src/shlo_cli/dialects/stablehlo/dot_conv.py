@@ -19,10 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from ...interpreter.engine import EvaluationError
 from ...ir.attributes import ArrayAttr, Attribute, DenseArrayAttr, DenseElementsAttr, DialectAttr
 from ...ir.core import Location, Operation
-from ...ir.diagnostics import Diagnostic
+from ...ir.diagnostics import Diagnostic, EvaluationError
 from ...ir.lexer import lex_at
 from ...ir.parser import STRUCT_FIELD_ORDER, _format_field, _parse_struct_fields
 from ...ir.types import (

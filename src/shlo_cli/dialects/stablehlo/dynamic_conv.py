@@ -15,9 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from ...interpreter.engine import BIND_HOOKS, EvaluationError
 from ...ir.attributes import IntegerAttr
 from ...ir.core import Operation
+from ...ir.diagnostics import EvaluationError
+from ...ir.registry import BIND_HOOKS
 from ...ir.types import DYNAMIC, QuantizedType, TensorType, Type
 from ..asm import Format
 from ..registry import define_op

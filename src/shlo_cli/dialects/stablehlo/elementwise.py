@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from ...interpreter.engine import EvaluationError
 from ...ir.attributes import DialectAttr
 from ...ir.core import Operation
+from ...ir.diagnostics import EvaluationError
 from ...ir.parser import (
     DIALECT_ATTR_PARSERS,
     _canonical_fields,

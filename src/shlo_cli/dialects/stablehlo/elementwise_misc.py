@@ -7,10 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from ...interpreter.engine import EvaluationError
 from ...ir.attributes import IntegerAttr
 from ...ir.core import Location, Operation, Region
-from ...ir.diagnostics import Diagnostic
+from ...ir.diagnostics import Diagnostic, EvaluationError
 from ...ir.types import FunctionType, IntegerType
 from ..asm import Format
 from ..registry import OpDef, define_op

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ...interpreter.engine import EvaluationError
+from ...ir.diagnostics import EvaluationError
 from ...ir.types import Type, element_type, numpy_dtype
 from ..asm import Format
 from ..registry import define_op

@@ -19,10 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from ...interpreter.engine import EvaluationError
 from ...ir.attributes import DialectAttr
 from ...ir.core import Operation, Value
-from ...ir.diagnostics import Diagnostic
+from ...ir.diagnostics import Diagnostic, EvaluationError
 from ...ir.parser import (
     DIALECT_ATTR_PARSERS,
     STRUCT_FIELD_ORDER,

@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from ...interpreter.engine import Context, EvaluationError
+from ...interpreter.engine import Context
 from ...ir.attributes import IntegerAttr, StringAttr
 from ...ir.core import Operation
-from ...ir.diagnostics import Diagnostic, SourceFile
+from ...ir.diagnostics import Diagnostic, EvaluationError, SourceFile
 from ...ir.types import OpaqueType, Type, element_type, numpy_dtype
 from ...ir.verifier import inference_error, inferred_type_mismatch
 from ..asm import Format

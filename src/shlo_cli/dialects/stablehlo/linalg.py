@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from ...interpreter.engine import EvaluationError
 from ...ir.core import Operation
+from ...ir.diagnostics import EvaluationError
 from ..asm import Format
 from ..registry import define_op
 from .linalg_verify import verify_cholesky, verify_triangular_solve

@@ -27,8 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from ...interpreter.engine import BIND_HOOKS, EvaluationError, bind_after
 from ...ir.core import Operation
+from ...ir.diagnostics import EvaluationError
+from ...ir.registry import BIND_HOOKS, bind_after
 from ...ir.types import (
     DYNAMIC,
     I64,

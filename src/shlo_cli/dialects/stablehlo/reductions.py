@@ -15,10 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from ...interpreter.engine import EvaluationError
 from ...ir.attributes import DenseArrayAttr
 from ...ir.core import Block, Location, Operation, Region, Value
-from ...ir.diagnostics import Diagnostic
+from ...ir.diagnostics import Diagnostic, EvaluationError
 from ...ir.lexer import PERCENT
 from ...ir.types import (
     DYNAMIC,

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ...interpreter.engine import EvaluationError
 from ...ir.core import Operation
+from ...ir.diagnostics import EvaluationError
 from ...ir.types import DYNAMIC, TensorType, Type, element_type, numpy_dtype
 from ..asm import Format
 from ..registry import define_op

@@ -15,9 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from ...interpreter.engine import EvaluationError
 from ...ir.core import Operation, Region
-from ...ir.diagnostics import Diagnostic
+from ...ir.diagnostics import Diagnostic, EvaluationError
 from ...ir.types import IntegerType, TensorType
 from ..registry import define_op
 from .reductions import cached_analysis

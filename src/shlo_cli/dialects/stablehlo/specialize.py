@@ -18,8 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from ...interpreter.engine import BIND_HOOKS, EvaluationError
 from ...ir.core import Operation
+from ...ir.diagnostics import EvaluationError
+from ...ir.registry import BIND_HOOKS
 from ...ir.types import QuantizedType, TensorType, element_type, numpy_dtype
 from .conversions import _EXACT_TO_FLOAT, _WIDE_FLOATS, convert_array
 from .elementwise_numerics import NATIVE_ARITH, NATIVE_FLOATS, NATIVE_INTS

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ...dialects import registry
+from ...ir import registry
 from .hooks import OpSpec, hooks_for
 from .ods import ODS_PROPERTIES
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...dialects import registry
+from ...ir import registry
 from ...ir.attributes import Attribute, DictAttr
 from ...ir.core import Block, Location, Module, Operation, Region, Value
 from ...ir.diagnostics import Diagnostic, SourceFile

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ...dialects import registry
+from ...ir import registry
 from ...ir.attributes import DenseArrayAttr, DialectAttr, IntegerAttr
 from ...ir.clone import replace_uses
 from ...ir.core import Block, Module, Operation, Region, Value

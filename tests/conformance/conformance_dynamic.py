@@ -28,7 +28,7 @@ class ProgramTimeout(BaseException):
 
 def input_value(type_: Any, size: int = DYNAMIC_SIZE) -> np.ndarray:
     """An input for one entry-function parameter of tensor type `type_`."""
-    from .ir.types import DYNAMIC, IntegerType, numpy_dtype
+    from shlo_cli.ir.types import DYNAMIC, IntegerType, numpy_dtype
 
     shape = tuple(size if d == DYNAMIC else d for d in type_.shape)
     dtype = numpy_dtype(type_.element)
@@ -46,8 +46,8 @@ def input_value(type_: Any, size: int = DYNAMIC_SIZE) -> np.ndarray:
 
 def dynamic_inputs(func: Any, size: int = DYNAMIC_SIZE) -> list[Any]:
     """The entry function's arguments, with the types its signature specialises to."""
-    from .interpreter.run import Argument
-    from .ir.types import TensorType
+    from shlo_cli.interpreter.run import Argument
+    from shlo_cli.ir.types import TensorType
 
     arguments = []
     for index, expected in enumerate(func.attr("function_type").value.inputs):
@@ -60,7 +60,7 @@ def dynamic_inputs(func: Any, size: int = DYNAMIC_SIZE) -> list[Any]:
 
 def result_problems(results: list[tuple[Any, Any]]) -> list[str]:
     """Results whose shape or element type disagrees with the declared result type."""
-    from .ir.types import DYNAMIC, TensorType, UnsupportedTypeError, numpy_dtype
+    from shlo_cli.ir.types import DYNAMIC, TensorType, UnsupportedTypeError, numpy_dtype
 
     problems = []
     for index, (value, declared) in enumerate(results):
@@ -103,10 +103,10 @@ def time_limit(seconds: float) -> Iterator[None]:
 
 def run_program(path: str, size: int = DYNAMIC_SIZE, seconds: float = 0) -> str | None:
     """Run one program on inputs made from its signature; None if it passed, else why not."""
-    from .interpreter.engine import EvaluationError, entry_function
-    from .interpreter.run import evaluate
-    from .ir.diagnostics import Diagnostic, ShloError
-    from .ir.parser import parse_source
+    from shlo_cli.interpreter.engine import EvaluationError, entry_function
+    from shlo_cli.interpreter.run import evaluate
+    from shlo_cli.ir.diagnostics import Diagnostic, ShloError
+    from shlo_cli.ir.parser import parse_source
 
     try:
         with open(path, encoding="utf-8") as f:

@@ -1,0 +1,504 @@
+"""Attribute parsing for the MLIR text parser: attribute dictionaries, builtin attributes
+(numbers, strings, arrays, dense elements, symbol refs), `#dialect<...>` attributes and the
+structs upstream prints in a fixed field order. `AttributeParsing` is a mixin of `parser.Parser`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .attributes import (
+    ArrayAttr,
+    Attribute,
+    BoolAttr,
+    DenseArrayAttr,
+    DenseElementsAttr,
+    DenseResourceAttr,
+    DialectAttr,
+    DictAttr,
+    FloatAttr,
+    IntegerAttr,
+    OpaqueAttr,
+    StringAttr,
+    SymbolRefAttr,
+    TypeAttr,
+    UnitAttr,
+)
+from .dense import DenseLiteralError, parse_dense_literal
+from .diagnostics import Diagnostic, SourceFile
+from .lexer import (
+    AT,
+    BANG,
+    BARE,
+    EOF,
+    FLOAT,
+    HASH,
+    INT,
+    PUNCT,
+    STRING,
+    Token,
+    lex_at,
+    unescape_string,
+)
+from .parse_types import (
+    _CACHE_LIMIT,
+    _dialect_hook,
+    _normalize_space,
+    scalar_type,
+)
+from .types import (
+    FloatType,
+    IndexType,
+    IntegerType,
+    TensorType,
+    Type,
+    VectorType,
+    numpy_dtype,
+)
+
+_SIMPLE_DICT = re.compile(
+    r'\{(?:[A-Za-z_][A-Za-z0-9_$.]* = (?:"[^"\\\n]*"|-?[0-9]+ : i[0-9]+|true|false)'
+    r'(?:, (?=[A-Za-z_]))?)*\}')
+
+_DICT_CACHE: dict[str, dict[str, Attribute]] = {}
+
+DIALECT_ATTR_HOOKS: dict[str, Callable[[Parser, Token], Attribute]] = {}
+
+# Dialect attributes with their own grammar: (dialect, name) -> fn(parser, body, body offset),
+# registered by the op modules that own them (e.g. `#stablehlo.conv<...>`).
+DIALECT_ATTR_PARSERS: dict[tuple[str, str], Any] = {}
+
+# Structs upstream prints in a fixed field order, leaving out empty lists and zero integers.
+STRUCT_FIELD_ORDER: dict[str, tuple[str, ...]] = {
+    "gather": ("offset_dims", "collapsed_slice_dims", "operand_batching_dims",
+               "start_indices_batching_dims", "start_index_map", "index_vector_dim"),
+    "scatter": ("update_window_dims", "inserted_window_dims", "input_batching_dims",
+                "scatter_indices_batching_dims", "scatter_dims_to_operand_dims",
+                "index_vector_dim"),
+    "dot": ("lhs_batching_dimensions", "rhs_batching_dimensions", "lhs_contracting_dimensions",
+            "rhs_contracting_dimensions"),
+    "result_accuracy": ("atol", "rtol", "ulps", "mode"),
+}
+
+if TYPE_CHECKING:
+    from .parser import Parser
+
+
+class AttributeParsing:
+    """Mixin: `parse_attribute`, attribute dictionaries (needs `Parser`'s token helpers and
+    `parse_type`)."""
+
+    def parse_optional_attr_dict(self) -> dict[str, Attribute]:
+        if self.at("{"):
+            return self.parse_attr_dict_body()
+        return {}
+
+    def parse_attr_dict_body(self) -> dict[str, Attribute]:
+        """`{name = attr, unit_name, "quoted" = attr}`."""
+        if self.tok.text == "{":
+            m = _SIMPLE_DICT.match(self.src, self.tok.start)
+            if m is not None:
+                key = m.group(0)
+                cached = _DICT_CACHE.get(key)
+                if cached is not None:
+                    self.tok = lex_at(self.src, m.end())
+                    return dict(cached)
+                parsed = self._parse_attr_dict_body()
+                if len(_DICT_CACHE) < _CACHE_LIMIT:
+                    _DICT_CACHE[key] = dict(parsed)
+                return parsed
+        return self._parse_attr_dict_body()
+
+    def _parse_attr_dict_body(self) -> dict[str, Attribute]:
+        self.expect("{")
+        out: dict[str, Attribute] = {}
+        if self.accept("}"):
+            return out
+        while True:
+            tok = self.tok
+            if tok.kind == BARE:
+                key = tok.text
+            elif tok.kind == STRING:
+                key = unescape_string(tok.text)
+            else:
+                raise self.error("expected attribute name")
+            self.advance()
+            if key in out:
+                raise self.error(f"duplicate key '{key}' in dictionary attribute", tok)
+            out[key] = self.parse_attribute() if self.accept("=") else UnitAttr()
+            if not self.accept(","):
+                break
+        self.expect("}", "in attribute dictionary")
+        return out
+
+    def parse_attribute(self, type_hint: Type | None = None) -> Attribute:
+        ops = self.custom_ops
+        if ops and ops[-1] is not None:  # attribute errors carry no `custom op` prefix
+            ops.append(None)
+            try:
+                return self._parse_attribute(type_hint)
+            finally:
+                ops.pop()
+        return self._parse_attribute(type_hint)
+
+    def _parse_attribute(self, type_hint: Type | None = None) -> Attribute:
+        tok = self.tok
+        kind = tok.kind
+        if kind == BARE:
+            text = tok.text
+            if text == "dense":
+                return self._parse_dense()
+            if text == "true" or text == "false":
+                self.advance()
+                return BoolAttr(text == "true")
+            if text == "array":
+                return self._parse_dense_array()
+            if text == "unit":
+                self.advance()
+                return UnitAttr()
+            if text == "dense_resource":
+                self.advance()
+                self.expect("<")
+                handle = self.parse_keyword()
+                self.expect(">")
+                self.expect(":")
+                return DenseResourceAttr(handle, self.parse_type(), self.resources)
+            if text in ("affine_map", "affine_set", "distinct", "strided"):
+                self.advance()
+                if self.at("["):
+                    end = self._balanced_end(self.tok.start, "[", "]")
+                    self.tok = lex_at(self.src, end)
+                end = self._balanced_end(self.tok.start, "<", ">")
+                body = self.src[tok.start:end]
+                self.tok = lex_at(self.src, end)
+                return OpaqueAttr(_normalize_space(body))
+            if text == "loc":
+                return self.parse_location()
+            return TypeAttr(self.parse_type())
+        if kind in (INT, FLOAT) or (kind == PUNCT and tok.text == "-"):
+            return self._parse_number_attr(type_hint)
+        if kind == STRING:
+            self.advance()
+            if self.at(":") and self.peek_next().kind in (BARE, BANG):
+                self.advance()
+                return StringAttr(unescape_string(tok.text), self.parse_type())
+            return StringAttr(unescape_string(tok.text))
+        if kind == PUNCT:
+            if tok.text == "[":
+                self.advance()
+                items: list[Attribute] = []
+                if not self.at("]"):
+                    items.append(self.parse_attribute())
+                    while self.accept(","):
+                        items.append(self.parse_attribute())
+                self.expect("]", "in attribute list")
+                return ArrayAttr(tuple(items))
+            if tok.text == "{":
+                return DictAttr(tuple(self.parse_attr_dict_body().items()))
+            if tok.text == "(":
+                return TypeAttr(self.parse_type())
+        if kind == AT:
+            root = self.parse_symbol_name()
+            nested = []
+            while self.at("::"):
+                self.advance()
+                nested.append(self.parse_symbol_name())
+            return SymbolRefAttr(root, tuple(nested))
+        if kind == HASH:
+            return self._parse_hash_attr()
+        if kind == BANG:
+            return TypeAttr(self.parse_type())
+        raise self.error("expected attribute value")
+
+    def _parse_number_attr(self, type_hint: Type | None) -> Attribute:
+        negative = self.accept("-")
+        tok = self.tok
+        if tok.kind not in (INT, FLOAT):
+            raise self.error("expected integer or float literal")
+        self.advance()
+        type = type_hint
+        if self.at(":"):
+            self.advance()
+            type = self.parse_type()
+        if tok.kind == FLOAT and type is not None and not isinstance(type, FloatType):
+            raise self.error("floating point value not valid for specified type", tok)
+        if tok.kind == FLOAT or isinstance(type, FloatType):
+            if tok.text.startswith("0x"):
+                bits = int(tok.text, 16)
+                width = type.width if isinstance(type, FloatType) else 64
+                if negative or bits >> width:
+                    raise self.error("hexadecimal float constant out of range for type", tok)
+                value = _float_from_bits(bits, type)
+            else:
+                value = float(tok.text)
+            if negative:
+                value = -value
+            return FloatAttr(value, type or FloatType("f64"))
+        number = int(tok.text, 16) if tok.text.startswith("0x") else int(tok.text)
+        if negative:
+            number = -number
+        type = type or IntegerType(64)
+        if isinstance(type, (IntegerType, IndexType)):
+            number = self._check_int_range(number, type, tok)
+        return IntegerAttr(number, type)
+
+    def _check_int_range(self, number: int, type: Type, tok: Token) -> int:
+        """MLIR's range check for integer literals; signless values wrap to signed."""
+        width = type.width if isinstance(type, IntegerType) else 64
+        unsigned = isinstance(type, IntegerType) and type.is_unsigned
+        if unsigned and number < 0:
+            raise self.error("negative integer literal not valid for unsigned integer type", tok)
+        signed_only = isinstance(type, IntegerType) and type.signedness == "s"
+        low = -(1 << (width - 1)) if width else 0
+        high = (1 << (width - 1 if signed_only else width)) - 1
+        if width == 1:
+            low = -1 if not unsigned else 0
+        if number < low or number > high:
+            raise self.error("integer constant out of range for attribute", tok)
+        if not unsigned and width and number >= (1 << (width - 1)):
+            number -= 1 << width
+        if width == 1:
+            number &= 1
+        return number
+
+    def _parse_dense_array(self) -> Attribute:
+        """`array<i64: 1, 2>`, `array<i1: true>`, `array<f32: 1.0, 0x7FC00000>`, `array<i8>`."""
+        self.advance()
+        self.expect("<")
+        type_tok = self.tok
+        element = self.parse_type()
+        if not isinstance(element, (IntegerType, FloatType)):
+            raise self.error("expected integer or float type", type_tok)
+        items: list[Any] = []
+        if self.accept(":"):
+            while True:
+                tok = self.tok
+                if tok.kind == BARE and tok.text in ("true", "false"):
+                    self.advance()
+                    items.append(tok.text == "true")
+                    if element.width != 1:
+                        raise self.error("expected integer value", tok)
+                    if not self.accept(","):
+                        break
+                    continue
+                negative = self.accept("-")
+                tok = self.tok
+                if tok.kind not in (INT, FLOAT):
+                    raise self.error("expected float value" if isinstance(element, FloatType)
+                                     else "expected integer value")
+                self.advance()
+                if isinstance(element, FloatType):
+                    if tok.text.startswith("0x"):
+                        bits = int(tok.text, 16)
+                        if negative or bits >> element.width:
+                            raise self.error("hexadecimal float constant out of range for type",
+                                             tok)
+                        value = _float_from_bits(bits, element)
+                    else:
+                        value = float(tok.text)
+                    items.append(-value if negative else value)
+                elif tok.kind == FLOAT:
+                    raise self.error("floating point value not valid for specified type", tok)
+                else:
+                    number = int(tok.text, 16) if tok.text.startswith("0x") else int(tok.text)
+                    number = self._check_int_range(-number if negative else number, element, tok)
+                    items.append(bool(number) if element.width == 1 else number)
+                if not self.accept(","):
+                    break
+        self.expect(">", "to close an array attribute")
+        return DenseArrayAttr(element, tuple(items))
+
+    def _parse_dense(self) -> Attribute:
+        dense_tok = self.advance()
+        if not self.at("<"):
+            raise self.error("expected '<' after 'dense'")
+        body_start = self.tok.end
+        first = _skip_ws(self.src, body_start)
+        if self.src.startswith(">", first):
+            body = ""
+            self.tok = lex_at(self.src, first + 1)
+        else:
+            end = self._dense_body_end(body_start)
+            body = self.src[body_start:end]
+            self.tok = lex_at(self.src, end + 1)
+        if not self.at(":"):
+            raise self.error("expected ':'")
+        self.advance()
+        type_tok = self.tok
+        type = self.parse_type()
+        if not isinstance(type, (TensorType, VectorType)):
+            raise self.error("elements literal must be a shaped type", type_tok)
+        if isinstance(type, TensorType) and not type.is_static:
+            raise self.error("elements literal type must have static shape", type_tok)
+        try:
+            data, splat = parse_dense_literal(body, type)
+        except DenseLiteralError as e:
+            where = body_start + e.offset if e.offset >= 0 else dense_tok.start
+            raise self.error(str(e), offset=where) from None
+        return DenseElementsAttr(type, data, splat)
+
+    def _dense_body_end(self, start: int) -> int:
+        """Offset of the `>` closing a dense literal that starts at `start`."""
+        src = self.src
+        if src.startswith('"', _skip_ws(src, start)):
+            i = _skip_ws(src, start) + 1
+            close = src.find('"', i)
+            if close < 0:
+                raise self.error("expected '\"' in string literal", offset=start)
+            end = _skip_ws(src, close + 1)
+            if end >= len(src) or src[end] != ">":
+                raise self.error("expected '>'", offset=end)
+            return end
+        end = src.find(">", start)
+        if end < 0:
+            raise self.error("expected '>'", offset=start)
+        return end
+
+    def _parse_hash_attr(self) -> Attribute:
+        tok = self.advance()
+        text = tok.text
+        if text in self.attr_aliases:
+            return self.attr_aliases[text]
+        hook = _dialect_hook(DIALECT_ATTR_HOOKS, text[1:].split(".", 1)[0])
+        if hook is not None:
+            return hook(self, tok)
+        if not self.at("<"):
+            if "." in text:
+                return DialectAttr(text[1:].split(".", 1)[0], text[1:].split(".", 1)[1], "")
+            raise self.error(f"undefined symbol alias id '{text[1:]}'", tok)
+        end = self._balanced_end(self.tok.start, "<", ">")
+        body_start = self.tok.end
+        body = self.src[body_start:end - 1]
+        self.tok = lex_at(self.src, end)
+        dialect, _, name = text[1:].partition(".")
+        if dialect == "stablehlo" and name in ("bounds", "type_extensions"):
+            return self._bounds_attr(name, body, body_start)
+        hook = DIALECT_ATTR_PARSERS.get((dialect, name))
+        if hook is not None:
+            return hook(self, body, body_start)
+        fields = None
+        if name and dialect in ("stablehlo", "chlo", "mhlo"):
+            fields = _parse_struct_fields(self, body, body_start)
+        if fields is not None:
+            shown = _canonical_fields(name, fields)
+            body = ", ".join(f"{k} = {_format_field(v)}" for k, v in shown)
+        else:
+            body = _normalize_space(body)
+        return DialectAttr(dialect, name, body, tuple(fields) if fields is not None else None)
+
+    def _bounds_attr(self, name: str, body: str, body_start: int) -> DialectAttr:
+        """`#stablehlo.bounds<3, ?>`, also spelled `#stablehlo.type_extensions<bounds = [3, ?]>`
+        (one attribute: it always prints as `bounds`). ``get("bounds")`` gives the list with
+        None for `?`."""
+        inner = body
+        if name == "type_extensions":
+            m = re.fullmatch(r"\s*bounds\s*=\s*\[(.*)\]\s*", body, re.S)
+            if m is None:
+                raise self.error("expected 'bounds = [...]'", offset=body_start)
+            inner = m.group(1)
+        items = [x.strip() for x in inner.split(",")] if inner.strip() else []
+        for item in items:
+            if item != "?" and not re.fullmatch(r"-?[0-9]+", item):
+                raise self.error("expected integer value or '?' in bounds", offset=body_start)
+        bounds = [None if x == "?" else int(x) for x in items]
+        return DialectAttr("stablehlo", "bounds", ", ".join(items), (("bounds", bounds),))
+
+
+def register_dialect_attributes(dialect: str, fn: Callable[[Parser, Token], Attribute]) -> None:
+    """Let `fn` parse every `#dialect<...>` / `#dialect.*` attribute."""
+    DIALECT_ATTR_HOOKS[dialect] = fn
+
+
+def _canonical_fields(name: str, fields: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    order = STRUCT_FIELD_ORDER.get(name)
+    if order is None or any(k not in order for k, _ in fields):
+        return fields
+    found = dict(fields)
+    return [(k, found[k]) for k in order
+            if k in found and not (isinstance(found[k], (list, int, float)) and not found[k]
+                                   and not isinstance(found[k], bool))]
+
+
+def _skip_ws(src: str, pos: int) -> int:
+    while pos < len(src) and src[pos] in " \t\r\n":
+        pos += 1
+    return pos
+
+
+def _float_from_bits(bits: int, type: Type | None) -> float:
+
+    if not isinstance(type, FloatType):
+        type = FloatType("f64")
+    dtype = numpy_dtype(type)
+    raw = np.array([bits], dtype=np.uint64).astype(f"u{max(dtype.itemsize, 1)}")
+    return float(raw.view(dtype)[0])
+
+
+def _parse_struct_fields(parser: Parser, body: str, offset: int) -> list[tuple[str, Any]] | None:
+    """`key = value, ...` bodies of `#stablehlo.name<...>` structs, or None for other shapes."""
+    if "=" not in body:
+        return None
+    sub = type(parser)(SourceFile(parser.source.name, body), parser.allow_unregistered)
+    sub.attr_aliases = parser.attr_aliases
+    fields: list[tuple[str, Any]] = []
+    try:
+        while sub.tok.kind != EOF:
+            key = sub.parse_keyword()
+            sub.expect("=")
+            fields.append((key, _parse_struct_value(sub)))
+            if not sub.accept(","):
+                break
+        if sub.tok.kind != EOF:
+            return None
+    except Diagnostic:
+        return None
+    return fields
+
+
+def _parse_struct_value(p: Parser) -> Any:
+    tok = p.tok
+    if p.at("["):
+        p.advance()
+        items: list[Any] = []
+        if not p.at("]"):
+            items.append(_parse_struct_value(p))
+            while p.accept(","):
+                items.append(_parse_struct_value(p))
+        p.expect("]")
+        return items
+    if tok.kind == INT or (tok.kind == PUNCT and tok.text == "-"):
+        negative = p.accept("-")
+        t = p.tok
+        if t.kind not in (INT, FLOAT):
+            raise p.error("expected integer value")
+        p.advance()
+        if t.kind == FLOAT:
+            value: Any = float(t.text)
+        else:
+            value = int(t.text, 16) if t.text.startswith("0x") else int(t.text)
+        return -value if negative else value
+    if tok.kind == FLOAT:
+        return float(p.advance().text)
+    if tok.kind == BARE:
+        if tok.text in ("true", "false"):
+            p.advance()
+            return tok.text == "true"
+        if scalar_type(tok.text) is not None or tok.text in ("tensor", "complex"):
+            return p.parse_type()
+        return p.advance().text
+    return p.parse_attribute()
+
+
+def _format_field(value: Any) -> str:
+    from .floats import format_float
+
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "[" + ", ".join(_format_field(v) for v in value) + "]"
+    if isinstance(value, float):
+        return format_float(value, FloatType("f64"))
+    return str(value)

@@ -1,0 +1,418 @@
+"""Type parsing for the MLIR text parser: builtin types (tensor, complex, tuple, function,
+quantized) with fast paths for common spellings, and the hook dialects use for `!dialect.*`
+types. `TypeParsing` is a mixin of `parser.Parser`; it uses the parser's token helpers."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import ml_dtypes
+import numpy as np
+
+from . import registry
+from .attributes import (
+    Attribute,
+    DialectAttr,
+)
+from .lexer import (
+    BANG,
+    BARE,
+    PUNCT,
+    Token,
+    lex_at,
+)
+from .types import (
+    DYNAMIC,
+    ComplexType,
+    FloatType,
+    FunctionType,
+    IndexType,
+    IntegerType,
+    NoneType,
+    OpaqueType,
+    QuantizedType,
+    TensorType,
+    TokenType,
+    TupleType,
+    Type,
+    UnrankedTensorType,
+    UnsupportedTypeError,
+    VectorType,
+    numpy_dtype,
+)
+
+if TYPE_CHECKING:
+    from .parser import Parser
+
+
+_FLOAT_NAMES = {
+    "f16", "bf16", "f32", "f64", "tf32", "f80", "f128", "f4E2M1FN", "f6E2M3FN", "f6E3M2FN",
+    "f8E3M4", "f8E4M3", "f8E4M3FN", "f8E4M3FNUZ", "f8E4M3B11FNUZ", "f8E5M2", "f8E5M2FNUZ",
+    "f8E8M0FNU",
+}
+
+_INT_TYPE = re.compile(r"([su]?)i([0-9]+)")
+
+_SIMPLE_TENSOR = re.compile(
+    r"tensor<((?:(?:[0-9]+|\?)x)*)([A-Za-z][A-Za-z0-9]*|complex<[a-z0-9]+>)>")
+
+_DIMS = re.compile(r"\s*((?:(?:[0-9]+|\?)\s*x\s*)*)")
+
+_QUANT_HEAD = re.compile(
+    r"\s*(ui|si|u|i)([0-9]+)(?:<\s*(-?[0-9]+)\s*:\s*(-?[0-9]+)\s*>)?\s*:\s*([A-Za-z0-9]+)\s*(?::\s*(-?[0-9]+))?\s*,\s*")
+
+_QUANT_PARAM = re.compile(
+    r"\s*([-+]?[0-9.]+(?:[eE][-+]?[0-9]+)?|0x[0-9A-Fa-f]+)\s*(?::\s*(-?[0-9]+))?\s*")
+
+_TYPE_CACHE: dict[str, Type] = {}
+
+# Fast paths: whole function types of plain tensors and dictionaries of plain entries are
+# parsed once per distinct text (types and attributes are immutable, so sharing is safe).
+_T = r"tensor<(?:(?:[0-9]+|\?)x)*(?:[A-Za-z][A-Za-z0-9]*|complex<[a-z0-9]+>)>"
+
+_SIMPLE_FUNC = re.compile(rf"\((?:{_T}(?:, {_T})*)?\) -> (?:{_T}|\((?:{_T}(?:, {_T})*)?\))")
+
+_FUNC_CACHE: dict[str, Type] = {}
+
+_CACHE_LIMIT = 1 << 16  # entries per cache; beyond it texts are parsed every time
+
+MAX_INT_WIDTH = 16777215  # IntegerType::kMaxWidth
+
+# Dialects whose types / attributes parse themselves with the parser's public methods:
+# dialect -> fn(parser, token) called with the `!dialect.name` / `#dialect.name` token just
+# consumed (the parser stands on what follows, e.g. `<`). Registered by dialect modules
+# through register_dialect_types / register_dialect_attributes.
+DIALECT_TYPE_HOOKS: dict[str, Callable[[Parser, Token], Type]] = {}
+
+
+class TypeParsing:
+    """Mixin: `parse_type` and friends (needs `Parser`'s token and error helpers)."""
+
+    def parse_type(self) -> Type:
+        ops = self.custom_ops
+        if ops and ops[-1] is not None:  # type errors carry no `custom op` prefix
+            ops.append(None)
+            try:
+                return self._parse_type()
+            finally:
+                ops.pop()
+        return self._parse_type()
+
+    def _parse_type(self) -> Type:
+        tok = self.tok
+        if tok.kind == BARE:
+            text = tok.text
+            if text == "tensor":
+                m = _SIMPLE_TENSOR.match(self.src, tok.start)
+                if m is not None:
+                    key = m.group(0)
+                    cached = _TYPE_CACHE.get(key)
+                    if cached is None:
+                        cached = self._parse_tensor_type()
+                        if len(_TYPE_CACHE) < _CACHE_LIMIT:
+                            _TYPE_CACHE[key] = cached
+                    else:
+                        self.tok = lex_at(self.src, m.end())
+                    return cached
+                return self._parse_tensor_type()
+            scalar = scalar_type(text)
+            if scalar is not None:
+                self.advance()
+                return scalar
+            if _INT_TYPE.fullmatch(text):
+                raise self.error("invalid integer width")
+            if text == "complex":
+                self.advance()
+                self.expect("<", "in complex type")
+                inner_tok = self.tok
+                inner = self.parse_type()
+                if not isinstance(inner, (FloatType, IntegerType)):
+                    raise self.error("invalid element type for complex", inner_tok)
+                self.expect(">", "in complex type")
+                return ComplexType(inner)
+            if text == "tuple":
+                self.advance()
+                self.expect("<")
+                types = [] if self.at(">") else self.parse_type_list()
+                self.expect(">")
+                return TupleType(tuple(types))
+            if text == "vector":
+                self.advance()
+                self.expect("<")
+                shape = self._parse_dims()
+                element = self.parse_type()
+                self.expect(">")
+                return VectorType(tuple(shape), element)
+            if text == "memref" and self.src.startswith("<", self.tok.end):
+                # Not a StableHLO type, but builtin: kept as text so verifiers can reject it.
+                end = self._balanced_end(self.tok.end, "<", ">")
+                self.tok = lex_at(self.src, end)
+                return OpaqueType(_normalize_space(self.src[tok.start:end]))
+            raise self.error("expected non-function type")
+        if tok.kind == BANG:
+            return self._parse_dialect_type()
+        if tok.kind == PUNCT and tok.text == "(":
+            m = _SIMPLE_FUNC.match(self.src, tok.start)
+            if m is not None:
+                key = m.group(0)
+                cached = _FUNC_CACHE.get(key)
+                if cached is not None:
+                    after = lex_at(self.src, m.end())
+                    if after.text != "->":  # not a function type returning a function
+                        self.tok = after
+                        return cached
+                else:
+                    cached = self._parse_function_type()
+                    if self.tok.start == lex_at(self.src, m.end()).start:
+                        if len(_FUNC_CACHE) < _CACHE_LIMIT:
+                            _FUNC_CACHE[key] = cached
+                    return cached
+            return self._parse_function_type()
+        raise self.error("expected non-function type")
+
+    def parse_type_list(self) -> list[Type]:
+        types = [self.parse_type()]
+        while self.accept(","):
+            types.append(self.parse_type())
+        return types
+
+    def parse_function_result_types(self) -> list[Type]:
+        """Results after `->`: a single type or a parenthesized list."""
+        if self.at("("):
+            nxt = self.peek_next()
+            self.advance()
+            if nxt.text == ")":
+                self.advance()
+                return []
+            types = self.parse_type_list()
+            self.expect(")")
+            if len(types) == 1 and self.at("->"):
+                # `(a) -> b` is a function type used as a result.
+                self.advance()
+                return [FunctionType(tuple(types), tuple(self.parse_function_result_types()))]
+            return types
+        return [self.parse_type()]
+
+    def _parse_function_type(self) -> FunctionType:
+        self.expect("(")
+        inputs = [] if self.at(")") else self.parse_type_list()
+        self.expect(")")
+        if not self.accept("->"):
+            raise self.wrong_token_error("expected '->' in function type")
+        return FunctionType(tuple(inputs), tuple(self.parse_function_result_types()))
+
+    def parse_dimension_list(self) -> list[int]:
+        """`2x?x3x` before an element type (DYNAMIC for `?`); leaves the token after it."""
+        return self._parse_dims()
+
+    def _parse_dims(self) -> list[int]:
+        """Character-level `2x?x3x` before an element type; leaves the token after it."""
+        m = _DIMS.match(self.src, self.tok.start)
+        dims = []
+        text = m.group(1)
+        if text:
+            for part in text.split("x")[:-1]:
+                part = part.strip()
+                dims.append(DYNAMIC if part == "?" else int(part))
+        self.tok = lex_at(self.src, m.end())
+        return dims
+
+    def _parse_tensor_type(self) -> Type:
+        tensor_tok = self.advance()  # tensor
+        if not self.at("<"):
+            raise self.error("expected '<' in tensor type")
+        self.tok = lex_at(self.src, self.tok.end)
+        if self.at("*"):
+            self.advance()
+            if not (self.tok.kind == BARE and self.tok.text.startswith("x")):
+                raise self.error("expected 'x' in unranked tensor type")
+            # `*xf32` lexes as `*` then `xf32`: re-scan after the `x`.
+            self.tok = lex_at(self.src, self.tok.start + 1)
+            element = self.parse_type()
+            self.expect(">")
+            return UnrankedTensorType(element)
+        shape = self._parse_dims()
+        elem_tok = self.tok
+        element = self.parse_type()
+        if isinstance(element, (FunctionType, TensorType, TupleType, UnrankedTensorType)):
+            raise self.error("invalid tensor element type", elem_tok)
+        encoding = None
+        if self.accept(","):
+            encoding = self.parse_attribute()
+            _check_bounds(self, shape, encoding, tensor_tok)
+        self.expect(">", "in tensor type")
+        return TensorType(tuple(shape), element, encoding)
+
+    def _parse_dialect_type(self) -> Type:
+        tok = self.advance()
+        text = tok.text
+        if text in self.type_aliases:
+            return self.type_aliases[text]
+        hook = _dialect_hook(DIALECT_TYPE_HOOKS, text[1:].split(".", 1)[0])
+        if hook is not None:
+            return hook(self, tok)
+        if text == "!stablehlo.token":
+            return TokenType()
+        if text == "!quant.uniform":
+            return self._parse_quant_uniform(tok)
+        if text.startswith("!stablehlo.") and text[11:] not in ("token", "future"):
+            raise self.error(f"unknown stablehlo type: {text[11:]}", tok)
+        if self.at("<"):
+            end = self._balanced_end(self.tok.start, "<", ">")
+            body = self.src[self.tok.start:end]
+            self.tok = lex_at(self.src, end)
+            return OpaqueType(text + _normalize_space(body))
+        if "." not in text:
+            raise self.error(f"undefined symbol alias id '{text[1:]}'", tok)
+        return OpaqueType(text)
+
+    def _parse_quant_uniform(self, tok: Token) -> Type:
+        if not self.at("<"):
+            raise self.error("expected '<'")
+        end = self._balanced_end(self.tok.start, "<", ">")
+        body = self.src[self.tok.start + 1:end - 1]
+        m = _QUANT_HEAD.match(body)
+        if m is None:
+            raise self.error("invalid quantized type", self.tok)
+        signed, width, qmin, qmax, expressed_name, axis = m.groups()
+        storage = IntegerType(int(width), {"u": "u", "ui": "u", "si": "s"}.get(signed, ""))
+        expressed = scalar_type(expressed_name)
+        if expressed is None:
+            raise self.error(f"invalid expressed type '{expressed_name}'", self.tok)
+        if axis is not None and int(axis) < 0:
+            raise self.error(f"illegal quantized dimension: {int(axis)}", tok)
+        rest = body[m.end():].strip()
+        scales: list[float] = []
+        zero_points: list[int] = []
+        if axis is not None:
+            if not (rest.startswith("{") and rest.endswith("}")):
+                raise self.error("expected '{' for per-axis quantization parameters", self.tok)
+            items = [s for s in rest[1:-1].split(",") if s.strip()]
+        else:
+            items = [rest]
+        item_start = self.tok.start + 1 + m.end() + body[m.end():].find(rest) + (
+            1 if axis is not None else 0)
+        for item in items:
+            pm = _QUANT_PARAM.fullmatch(item)
+            if pm is None:
+                raise self.error("invalid quantization parameters", self.tok)
+            scales.append(_parse_float_text(pm.group(1)))
+            zero_points.append(int(pm.group(2) or 0))
+            # The quant parser checks each scale as it reads it, at the token after it.
+            _check_scale_range(self, expressed, scales[-1], item_start + pm.end(1)
+                               + len(item[pm.end(1):]) - len(item[pm.end(1):].lstrip()))
+            item_start += len(item) + 1
+        self.tok = lex_at(self.src, end)
+        width = storage.width
+        full = ((0, (1 << width) - 1) if storage.is_unsigned
+                else (-(1 << (width - 1)), (1 << (width - 1)) - 1))
+        # The quant dialect's own invariants, checked as the type is built.
+        if qmin is not None and int(qmin) < full[0]:
+            raise self.error(f"illegal storage type minimum: {int(qmin)}", tok)
+        if qmax is not None and int(qmax) > full[1]:
+            raise self.error(f"illegal storage type maximum: {int(qmax)}", tok)
+        for scale in scales:
+            if not (0.0 < scale < float("inf")):
+                raise self.error(f"illegal scale: {scale:e}", tok)
+        if qmin is not None and (int(qmin), int(qmax)) == full:
+            qmin = qmax = None  # the default range is not kept (nor printed)
+        return QuantizedType(storage, expressed, tuple(scales), tuple(zero_points),
+                             int(axis) if axis is not None else None,
+                             int(qmin) if qmin is not None else None,
+                             int(qmax) if qmax is not None else None,
+                             builtin_storage=signed in ("ui", "si"))
+
+    def _balanced_end(self, start: int, open_ch: str, close_ch: str) -> int:
+        """Offset just past the bracket matching the one at `start` (skips strings, `->`)."""
+        src = self.src
+        depth = 0
+        i = start
+        n = len(src)
+        while i < n:
+            c = src[i]
+            if c == '"':
+                i += 1
+                while i < n and src[i] != '"':
+                    i += 2 if src[i] == "\\" else 1
+            elif c == "-" and i + 1 < n and src[i + 1] == ">":
+                i += 1
+            elif c == open_ch:
+                depth += 1
+            elif c == close_ch:
+                depth -= 1
+                if depth == 0:
+                    return i + 1
+            i += 1
+        raise self.error(f"unbalanced '{open_ch}' character in pretty dialect name",
+                         offset=start)
+
+
+def scalar_type(name: str) -> Type | None:
+    """The builtin scalar type spelled `name` (i32, ui8, bf16, index, ...), or None."""
+    if name in _FLOAT_NAMES:
+        return FloatType(name)
+    m = _INT_TYPE.fullmatch(name)
+    if m:
+        width = int(m.group(2))
+        if width > MAX_INT_WIDTH:
+            return None
+        return IntegerType(width, m.group(1))
+    if name == "index":
+        return IndexType()
+    if name == "none":
+        return NoneType()
+    return None
+
+
+def _check_bounds(parser: Parser, shape: list[int], encoding: Attribute | None,
+                  tok: Token) -> None:
+    """StableHLO's encoding verifier, which MLIR runs while building the tensor type."""
+    if not (isinstance(encoding, DialectAttr) and encoding.dialect == "stablehlo"
+            and encoding.name == "bounds"):
+        return
+    bounds = encoding.get("bounds") or []
+    if len(bounds) != len(shape):
+        raise parser.error(f"Bounds length is {len(bounds)}, expected to be equal to "
+                           f"rank({len(shape)}) of the tensor", tok)
+    for index, (size, bound) in enumerate(zip(shape, bounds, strict=True)):
+        if size != DYNAMIC and bound is not None:
+            raise parser.error(f"Static dimension {index} cannot have a bound, use "
+                               "ShapedType::kDynamic to indicate a missing bound", tok)
+
+
+def register_dialect_types(dialect: str, fn: Callable[[Parser, Token], Type]) -> None:
+    """Let `fn` parse every `!dialect.*` type."""
+    DIALECT_TYPE_HOOKS[dialect] = fn
+
+
+def _dialect_hook(table: dict[str, Any], dialect: str) -> Any:
+    if not table.get(dialect) and registry.is_known_dialect(dialect):
+        registry.ensure_loaded()  # dialect modules register their hooks when loaded
+    return table.get(dialect)
+
+
+def _normalize_space(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip() if ("\n" in text or "  " in text) else text
+
+
+def _check_scale_range(parser: Parser, expressed: Type, scale: float, offset: int) -> None:
+    """The quant dialect's `scale out of expressed type range`: a scale must lie between the
+    expressed float type's smallest subnormal and its largest finite value."""
+    if not isinstance(expressed, FloatType):
+        return
+    try:
+        info = ml_dtypes.finfo(numpy_dtype(expressed))
+    except (UnsupportedTypeError, ValueError):
+        return
+    low, high = float(info.smallest_subnormal), float(info.max)
+    if not low <= scale <= high:
+        raise parser.error(f"scale {scale:e} out of expressed type range [{low:e}, {high:e}]",
+                           offset=offset)
+
+
+def _parse_float_text(text: str) -> float:
+    if text.startswith("0x"):
+        return float(np.array([int(text, 16)], dtype=np.uint64).view(np.float64)[0])
+    return float(text)
