@@ -214,3 +214,16 @@ def test_symbols_bind_and_must_agree() -> None:
     with pytest.raises(ValueError, match=re.escape("argument #1 'y': dimension 0 is 5 but "
                                                    "the export says '2*b' = 6")):
         bind_symbols(avals, [(3, 784), (5,)], labels)
+
+
+@needs_artifacts
+def test_python_api_runs_a_jax_file() -> None:
+    import shlo_cli
+
+    inputs = np.load(ARTIFACTS / "rnn.inputs.npz")
+    results = shlo_cli.interpret(str(ARTIFACTS / "rnn.jax"),
+                                 *[inputs[f"arg{i}"] for i in range(len(inputs.files))])
+    expected = np.load(ARTIFACTS / "rnn.expected.npz")
+    assert len(results) == 2
+    for got, key in zip(results, ("result0", "result1"), strict=True):
+        np.testing.assert_allclose(got, expected[key], rtol=1e-4, atol=1e-5)
