@@ -227,3 +227,24 @@ def test_python_api_runs_a_jax_file() -> None:
     assert len(results) == 2
     for got, key in zip(results, ("result0", "result1"), strict=True):
         np.testing.assert_allclose(got, expected[key], rtol=1e-4, atol=1e-5)
+
+
+@needs_artifacts
+def test_random_corruption_of_every_artifact(tmp_path: Path) -> None:
+    """Seeded byte changes plus truncation anywhere in every artifact: loads or a diagnostic
+    (this found a dynamic-shaped tensor constant, a huge convolution dimension and
+    non-function `function_type`/`arg_attrs` in corrupt modules)."""
+    rng = random.Random(2)
+    refused = 0
+    tries = 0
+    for name in NAMES:
+        data = (ARTIFACTS / f"{name}.jax").read_bytes()
+        for _ in range(30):
+            corrupt = bytearray(data)
+            for _ in range(rng.choice((1, 1, 3))):
+                corrupt[rng.randrange(len(corrupt))] = rng.randrange(256)
+            if rng.random() < 0.3:
+                corrupt = corrupt[:rng.randrange(len(corrupt))]
+            tries += 1
+            refused += not _load_or_error(bytes(corrupt), tmp_path)
+    assert refused > tries // 3

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..interpreter.io import ArgSpec, InputError, Signature, signature_of
 from ..ir.core import Module, Operation
-from ..ir.diagnostics import Diagnostic, ShloError
+from ..ir.diagnostics import Diagnostic, ShloError, SourceFile
 from ..ir.types import ComplexType, FloatType, IntegerType, TensorType, Type
 from ..loaders import LoadedProgram
 from .flatbuf import Buffer, FlatError, Table
@@ -289,16 +289,22 @@ def bind_symbols(avals: list[Aval], shapes: list[tuple[int, ...]],
 
 def load_exported(data: bytes, filename: str) -> tuple[Exported, Module]:
     """The record and its StableHLO module. Raises ShloError or Diagnostic."""
+    from ..ir.verifier import verify_module
     from .portable import deserialize
 
     exported = read_exported(data, filename)
     try:
         module = deserialize(exported.mlir_module_serialized, filename, keep_undecodable=True)
+        drop_undecoded_attrs = drop_undecoded(module)
+        verify_module(module)  # a corrupt module stops here, not deep in a later step
     except Diagnostic as e:
+        if e.source is None:  # e.g. a pass's error at an op without a location
+            e.source = SourceFile(filename, "")
+            e.line, e.col = (0, 0) if e.line is None else (e.line, e.col)
         e.notes.append(Diagnostic(f"while reading the module of jax.export artifact "
                                   f"'{filename}'", severity="note"))
         raise
-    dropped = drop_undecoded(module)
+    dropped = drop_undecoded_attrs
     if dropped:
         exported.notes.append("dropped attributes we cannot decode (sharding annotations, "
                               "unused on one device): " + ", ".join(
