@@ -24,3 +24,10 @@ _bin = os.path.dirname(sys.executable)
 config.environment["PATH"] = os.pathsep.join([_bin, config.environment.get("PATH", os.environ.get("PATH", ""))])  # noqa: F821
 _filecheck = shutil.which("filecheck", path=_bin) or shutil.which("filecheck") or "filecheck"
 config.substitutions.append(("FileCheck", _filecheck))  # noqa: F821
+
+# jax.export artifacts (outside the repository): tests that read them say
+# `REQUIRES: jax-artifacts` and name them as %artifacts/NAME.jax.
+_artifacts = os.environ.get("SHLO_JAX_ARTIFACTS", "/work/shared/artifacts")
+if os.path.isdir(_artifacts):
+    config.available_features.add("jax-artifacts")  # noqa: F821
+    config.substitutions.append(("%artifacts", _artifacts))  # noqa: F821

@@ -92,6 +92,15 @@ class Program:
         """Run `@name` (None: the entry function) on `inputs`; one array per result."""
         entry = self._entry()
         if name is None or (entry is not None and name == entry.attr("sym_name").value):
+            recorded = self.recorded_signature
+            if recorded is not None and platforms is None:
+                platforms = recorded.platforms  # a .jax artifact's platforms
+            if recorded is not None and recorded.check is not None \
+                    and len(inputs) == len(recorded.args):
+                try:  # shape symbols (jax's `b`) must agree across the inputs
+                    recorded.check([np.asarray(v) for v in inputs])
+                except InputError as e:
+                    raise _diagnostic(self.module, str(e), entry) from None
             return _run_entry(self.module, inputs, probe_output_dir, platforms)
         func = self.function(name).op
         return _run_function(self.module, func, inputs)

@@ -41,6 +41,7 @@ _LOADERS: dict[str, Loader] = {}
 LAZY_LOADERS: dict[str, str] = {
     ".mlirbc": f"{__package__}.loaders:load_bytecode",
     ".bc": f"{__package__}.loaders:load_bytecode",
+    ".jax": f"{__package__}.formats.jax_export:load_jax",
 }
 
 # What each binary suffix is, for the "not supported" diagnostic.

@@ -131,10 +131,14 @@ class DataOptions:
                                  f"function takes {len(signature.args)} arguments")
         else:
             values = random_inputs(signature, self.seed, parse_dims(self.dims))
-        arguments = []
-        for value, spec in zip(values, signature.args, strict=True):
-            array = coerce_input(value, spec)
-            arguments.append(Argument(array, spec.type.with_shape(array.shape)))  # type: ignore[attr-defined]
+        arrays = [coerce_input(value, spec)
+                  for value, spec in zip(values, signature.args, strict=True)]
+        if signature.check is not None:
+            signature.check(arrays)
+        arguments = [Argument(array, spec.type.with_shape(array.shape))  # type: ignore[attr-defined]
+                     for array, spec in zip(arrays, signature.args, strict=True)]
+        if signature.platforms is not None:
+            arguments = _jax_implicit(func, arrays, signature.platforms) + arguments
         return arguments
 
     # ---- observers ---------------------------------------------------------------------
@@ -253,3 +257,17 @@ def entry_of(module: Module) -> Operation:
 
     return entry_function(module)
 
+
+
+def _jax_implicit(func: Operation, arrays: list[Any], platforms: list[str]) -> list[Argument]:
+    """jax's platform index and effect tokens that precede the arrays (jax_convention)."""
+    from ..interpreter.engine import EvaluationError
+    from ..interpreter.jax_convention import complete_inputs
+
+    try:
+        completed = complete_inputs(func, arrays, platforms=platforms)
+    except EvaluationError as e:
+        raise InputError(str(e)) from None
+    types = func.attr("function_type").value.inputs
+    return [Argument(value, type) for value, type in
+            zip(completed[:len(completed) - len(arrays)], types, strict=False)]

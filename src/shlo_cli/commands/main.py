@@ -18,7 +18,8 @@ cli.add_command(parse_command)
 
 for _module, _name in (("interpret", "interpret_command"), ("verify", "verify_command"),
                        ("hlo_expand", "hlo_expand_command"), ("portable", "serialize_command"),
-                       ("portable", "deserialize_command"), ("compare", "compare_command")):
+                       ("portable", "deserialize_command"), ("compare", "compare_command"),
+                       ("inspect", "inspect_command")):
     try:
         _mod = __import__(f"{__package__}.{_module}", fromlist=[_name])
     except ImportError:

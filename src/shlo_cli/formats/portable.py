@@ -42,13 +42,14 @@ def serialize(module: Module, target: str = "current", *, strip_debuginfo: bool 
     return write_bytecode(module, bytecode_version(version), f"{PRODUCER_PREFIX}{version}")
 
 
-def deserialize(data: bytes | str, filename: str = "<stdin>") -> Module:
+def deserialize(data: bytes | str, filename: str = "<stdin>", *,
+                keep_undecodable: bool = False) -> Module:
     """The StableHLO module of a portable artifact (bytecode, or VHLO/StableHLO text as
     upstream's parser also accepts). Raises Diagnostic; a failure to read the artifact adds
     upstream's `failed to deserialize portable artifact using StableHLO_vX` error."""
     try:
         if isinstance(data, bytes) and is_bytecode(data):
-            module = read_bytecode(data, filename)
+            module = read_bytecode(data, filename, keep_undecodable=keep_undecodable)
         else:
             text = data.decode("utf-8", "surrogateescape") if isinstance(data, bytes) else data
             module = parse_source(text, filename)

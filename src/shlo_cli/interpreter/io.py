@@ -14,7 +14,7 @@ import os
 import re
 import tempfile
 import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,10 +67,17 @@ class ArgSpec:
 
 @dataclass
 class Signature:
-    """The entry function's arguments and result types."""
+    """The entry function's arguments and result types.
+
+    A `.jax` loader also sets `platforms` (the args are then only jax's arrays: the platform
+    index and effect tokens are filled in, see `jax_convention`) and `check`, run on the
+    coerced arrays for what one argument alone cannot tell (shape symbols such as `b`
+    agreeing across arguments); it raises InputError."""
 
     args: list[ArgSpec]
     results: list[Type] = field(default_factory=list)
+    platforms: list[str] | None = None
+    check: Callable[[list[np.ndarray]], None] | None = None
 
 
 # ---- signature ---------------------------------------------------------------------------

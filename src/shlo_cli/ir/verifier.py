@@ -18,7 +18,7 @@ import os
 from collections.abc import Callable, Iterator
 
 from . import registry
-from .attributes import SymbolRefAttr
+from .attributes import ArrayAttr, DictAttr, SymbolRefAttr
 from .core import Block, Module, Operation, Region, Value
 from .diagnostics import Diagnostic, SourceFile
 from .registry import OpDef
@@ -298,6 +298,22 @@ def verify_func(op: Operation) -> None:
     """FunctionOpInterface: the entry block's arguments match the function type."""
     ftype_attr = op.attr("function_type")
     ftype = getattr(ftype_attr, "value", None)
+    if ftype_attr is not None and not isinstance(ftype, FunctionType):
+        raise op_error(op, "attribute 'function_type' failed to satisfy constraint: type "
+                           "attribute of function type")
+    for key, kind, count in (("arg_attrs", "argument", len(getattr(ftype, "inputs", ()))),
+                             ("res_attrs", "result", len(getattr(ftype, "results", ())))):
+        attrs = op.attr(key)
+        if attrs is None:
+            continue
+        if not isinstance(attrs, ArrayAttr) \
+                or not all(isinstance(a, DictAttr) for a in attrs.elements):
+            raise op_error(op, f"attribute '{key}' failed to satisfy constraint: Array of "
+                               "dictionary attributes")
+        if isinstance(ftype, FunctionType) and len(attrs.elements) != count:
+            raise op_error(op, f"expects {kind} attribute array to have the same number of "
+                               f"elements as the number of function {kind}s, got "
+                               f"{len(attrs.elements)}, but expected {count}")
     if not op.regions or not op.regions[0].blocks:
         visibility = op.attr("sym_visibility")
         if getattr(visibility, "value", None) in (None, "public"):

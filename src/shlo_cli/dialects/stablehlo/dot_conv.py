@@ -470,8 +470,13 @@ class ConvDims:
                                                        self.output_feature: "f"}))
 
 
+_MAX_RANK = 1 << 16
+
+
 def _layout(spatial: Sequence[int], named: dict[int, str]) -> str:
     size = max([s + 1 for s in spatial] + [d + 1 for d in named] + [0])
+    if size > _MAX_RANK:  # corrupt input (a bytecode file), not a layout to print
+        raise ValueError(f"convolution dimension {size - 1} is out of range")
     slots = ["?"] * size
     for d, name in named.items():
         slots[d] = name

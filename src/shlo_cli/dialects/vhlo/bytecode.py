@@ -457,6 +457,9 @@ def _read_tensor(r: AttrTypeReader) -> Attribute:
     builtin = to_builtin_type(ttype)
     if not isinstance(builtin, TensorType):
         raise r.error(f"expected a ranked tensor type for a tensor attribute, got {ttype}")
+    if any(d < 0 for d in builtin.shape):
+        raise r.error(f"expected a statically shaped tensor type for a tensor attribute, "
+                      f"got {ttype}")
     decoded = decode_raw_dense(_tensor_data(blob, ttype), builtin)
     if decoded is None:
         raise r.error(f"invalid tensor data for type {ttype}")

@@ -410,6 +410,8 @@ def _read_dense_elements(r: AttrTypeReader) -> Attribute:
     raw = r.blob()
     if not isinstance(type, (TensorType, VectorType)):
         raise r.error(f"expected a shaped type for dense elements, but got: {type}")
+    if any(d < 0 for d in type.shape):
+        raise r.error(f"dense elements need a statically shaped type, but got: {type}")
     decoded = decode_raw_dense(bytes(raw), type)
     if decoded is None:
         raise r.error(f"invalid dense elements data for type {type}")

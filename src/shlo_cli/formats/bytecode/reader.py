@@ -119,10 +119,12 @@ class _Scope:
 
 
 class _Reader:
-    def __init__(self, data: bytes, filename: str, allow_unregistered: bool) -> None:
+    def __init__(self, data: bytes, filename: str, allow_unregistered: bool,
+                 keep_undecodable: bool = False) -> None:
         self.data = data
         self.filename = filename
         self.allow_unregistered = allow_unregistered
+        self.keep_undecodable = keep_undecodable
         self.version = 0
         self.producer = ""
         self.props_data: Reader | None = None
@@ -627,12 +629,15 @@ def _string(strings: list[str], index: int) -> str:
     return _entry(strings, index, "string")
 
 
-def read_bytecode(data: bytes, filename: str = "<stdin>",
-                  allow_unregistered: bool = False) -> Module:
-    """Parse MLIR bytecode into a Module; raises a Diagnostic for any bad input."""
+def read_bytecode(data: bytes, filename: str = "<stdin>", allow_unregistered: bool = False,
+                  keep_undecodable: bool = False) -> Module:
+    """Parse MLIR bytecode into a Module; raises a Diagnostic for any bad input.
+
+    `keep_undecodable`: an attribute of a dialect we cannot decode (Shardy's sharding rules
+    in jax exports) becomes an `UndecodedAttr` placeholder instead of an error."""
     if not is_bytecode(data):
         raise _diagnostic("input buffer is not an MLIR bytecode file", filename)
-    state = _Reader(data, filename, allow_unregistered)
+    state = _Reader(data, filename, allow_unregistered, keep_undecodable)
     try:
         return state.read()
     except BytecodeError as e:

@@ -4,15 +4,17 @@ assembly-format fallback), as upstream's `AttrTypeReader` does."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ...ir.attributes import Attribute
+from ...dialects import registry
+from ...ir.attributes import Attribute, OpaqueAttr
 from ...ir.diagnostics import Diagnostic, SourceFile
 from ...ir.lexer import EOF
 from ...ir.parser import Parser
 from ...ir.types import Type
 from .encoding import BytecodeError, Reader, unzigzag
-from .hooks import DialectHooks
+from .hooks import DialectHooks, hooks_for
 
 if TYPE_CHECKING:
     from .reader import _Reader
@@ -32,6 +34,14 @@ class DialectState:
 
 
 _PENDING = object()
+
+
+@dataclass(frozen=True)
+class UndecodedAttr(OpaqueAttr):
+    """An attribute of a dialect we cannot decode (e.g. Shardy's `sdy`), kept only when the
+    caller asked for it (`read_bytecode(keep_undecodable=True)`) so it can drop it."""
+
+    dialect: str = ""
 
 
 class AttrTypeTable:
@@ -102,6 +112,10 @@ class AttrTypeTable:
         return value
 
     def _custom(self, dialect: DialectState, reader: Reader, kind: str) -> Any:
+        if kind == "Attribute" and self.state.keep_undecodable \
+                and hooks_for(dialect.name) is None:
+            reader.skip(reader.remaining())
+            return UndecodedAttr(f"#{dialect.name}<undecoded>", dialect.name)
         self.state.load_dialect(dialect)
         hooks = dialect.hooks
         decode = None
@@ -119,6 +133,10 @@ class AttrTypeTable:
         try:
             value = parser.parse_type() if kind == "Type" else parser.parse_attribute()
         except Diagnostic as e:
+            dialect = text[1:].split(".", 1)[0].split("<", 1)[0]
+            if kind == "Attribute" and self.state.keep_undecodable and text.startswith("#") \
+                    and not registry.is_known_dialect(dialect):
+                return UndecodedAttr(text, dialect)
             raise BytecodeError(e.message) from None
         if parser.tok.kind != EOF:
             raise BytecodeError(f"trailing characters found after {kind} assembly format: "
