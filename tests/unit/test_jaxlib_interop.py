@@ -25,12 +25,14 @@ from pathlib import Path
 
 import pytest
 
-jsh = pytest.importorskip("jaxlib.mlir.dialects.stablehlo",
-                          reason="jaxlib not installed (pip install -e '.[interop]')")
-jir = pytest.importorskip("jaxlib.mlir.ir", reason="jaxlib MLIR bindings not importable")
-jpm = pytest.importorskip("jaxlib.mlir.passmanager", reason="jaxlib MLIR bindings not importable")
-jax_mlir = pytest.importorskip("jax._src.interpreters.mlir",
-                               reason="jax not installed (pip install -e '.[interop]')")
+try:
+    import jax._src.interpreters.mlir as jax_mlir
+    import jaxlib.mlir.dialects.stablehlo as jsh
+    import jaxlib.mlir.ir as jir
+    import jaxlib.mlir.passmanager as jpm
+except ImportError as e:  # any failure to import, not only a missing package
+    pytest.skip(f"jax/jaxlib not importable ({e}); pip install -e '.[interop]'",
+                allow_module_level=True)
 
 from shlo_cli.formats import portable  # noqa: E402
 from shlo_cli.ir.diagnostics import Diagnostic, ShloError  # noqa: E402
