@@ -43,6 +43,8 @@ ROOT = Path(os.environ.get("SHLO_CONFORMANCE",
                            Path(__file__).resolve().parents[3] / "shared" / "conformance"))
 TESTDATA = ROOT / "testdata"
 SAMPLE_SIZE = 40
+# `SHLO_INTEROP_ALL=1 python tests/unit/test_jaxlib_interop.py` covers every program instead.
+EVERY_PROGRAM = os.environ.get("SHLO_INTEROP_ALL") == "1"
 # A program whose RUN line serializes it as is (the chlo ones need a pre-serialization pipeline).
 _PLAIN_SERIALIZE = "stablehlo-translate --serialize --target=current %s |"
 # `abs_int8_20_20.mlir` -> `abs`; `dynamic_slice_...` and `dynamic_update_slice_...` share
@@ -54,10 +56,12 @@ def sample_programs(size: int = SAMPLE_SIZE) -> list[Path]:
     """One program per op kind (the first by name), then every k-th kind: stable across runs."""
     if not TESTDATA.is_dir():
         return []
+    plain = [path for path in sorted(TESTDATA.glob("*.mlir"))
+             if _PLAIN_SERIALIZE in path.read_text(errors="replace")[:2000]]
+    if EVERY_PROGRAM:
+        return plain
     first: dict[str, Path] = {}
-    for path in sorted(TESTDATA.glob("*.mlir")):
-        if _PLAIN_SERIALIZE not in path.read_text(errors="replace")[:2000]:
-            continue
+    for path in plain:
         first.setdefault(_OP_KIND.match(path.name).group(0), path)
     kinds = sorted(first)
     step = max(1, len(kinds) // size)
