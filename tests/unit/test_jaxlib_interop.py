@@ -7,8 +7,12 @@ what the real toolchain writes. Over a deterministic sample of conformance `test
 (a) jaxlib serializes, shlo deserializes: the printed module equals shlo's print of the source.
 (b) shlo serializes, jaxlib deserializes: jaxlib's text, re-parsed and printed by shlo, equals
     shlo's print of the source.
-(c) with debug info stripped on both sides, shlo's bytes equal jaxlib's: counted, not asserted,
-    because jaxlib's MLIR is newer than the releases the vhlo golden files came from.
+(c) with debug info stripped on both sides, shlo's bytes equal jaxlib's: counted, not asserted.
+    shlo writes as a StableHLO 1.20 producer: it legalizes to 1.20's VHLO and downgrades, and
+    the ops a downgrade recreates change MLIR's use lists, hence the use-list orders written
+    (e.g. `custom_call_v2` -> `v1` at any target below 1.18). jaxlib is a 1.17 producer, so
+    the bytes are also compared with shlo modelling a producer whose current version is
+    jaxlib's (legalize, convert to jaxlib's version as if built there, then downgrade).
 
 A program jaxlib cannot serialize for a target (an op or type newer than it) is counted as
 skipped; shlo must refuse it too. Run `python tests/unit/test_jaxlib_interop.py` for the table.
@@ -34,10 +38,16 @@ except ImportError as e:  # any failure to import, not only a missing package
     pytest.skip(f"jax/jaxlib not importable ({e}); pip install -e '.[interop]'",
                 allow_module_level=True)
 
+from shlo_cli.dialects.vhlo.version import bytecode_version, resolve_target  # noqa: E402
 from shlo_cli.formats import portable  # noqa: E402
+from shlo_cli.formats.bytecode import write_bytecode  # noqa: E402
+from shlo_cli.formats.bytecode.uselists import model_use_orders  # noqa: E402
 from shlo_cli.ir.diagnostics import Diagnostic, ShloError  # noqa: E402
 from shlo_cli.ir.parser import parse_source  # noqa: E402
 from shlo_cli.ir.printer import print_module  # noqa: E402
+from shlo_cli.passes.stablehlo_legalize_to_vhlo import legalize_to_vhlo  # noqa: E402
+from shlo_cli.passes.strip_debuginfo import strip_debuginfo  # noqa: E402
+from shlo_cli.passes.vhlo_to_version import vhlo_to_version  # noqa: E402
 
 ROOT = Path(os.environ.get("SHLO_CONFORMANCE",
                            Path(__file__).resolve().parents[3] / "shared" / "conformance"))
@@ -84,6 +94,7 @@ class Counts:
     jax_to_shlo: int = 0
     shlo_to_jax: int = 0
     byte_identical: int = 0
+    byte_identical_as_jaxlib_version: int = 0
     failures: list[str] = field(default_factory=list)
 
 
@@ -104,6 +115,19 @@ def _jaxlib_text(artifact: bytes) -> str:
     ctx = _context()
     with ctx:
         return str(jsh.deserialize_portable_artifact(ctx, artifact))
+
+
+def _as_producer_of(current: str, text: str, name: str, target: str) -> bytes:
+    """shlo's stripped artifact as a producer whose current version is `current` would write
+    it: IR converted to `current` counts as freshly built, only the later downgrade recreates
+    ops. Mirrors `portable.serialize` step by step."""
+    module = parse_source(text, name)
+    strip_debuginfo(module)
+    legalize_to_vhlo(module, False)
+    vhlo_to_version(module, resolve_target(current))
+    version = resolve_target(target)
+    model_use_orders(module.op, vhlo_to_version(module, version))
+    return write_bytecode(module, bytecode_version(version), f"{portable.PRODUCER_PREFIX}{version}")
 
 
 def _check(path: Path, target: str, counts: Counts) -> None:
@@ -149,8 +173,10 @@ def _check(path: Path, target: str, counts: Counts) -> None:
             counts.failures.append(f"(b) {name}: jaxlib's print of shlo's artifact differs")
     # (c) the same bytes, debug info stripped on both sides (locations carry file names).
     stripped = portable.serialize(parse_source(text, str(path)), target, strip_debuginfo=True)
-    if stripped == _jaxlib_bytes(text, target, strip=True):
-        counts.byte_identical += 1
+    reference = _jaxlib_bytes(text, target, strip=True)
+    counts.byte_identical += stripped == reference
+    emulated = _as_producer_of(str(jsh.get_current_version()), text, str(path), target)
+    counts.byte_identical_as_jaxlib_version += emulated == reference
 
 
 def run_target(target: str, programs: list[Path] | None = None) -> Counts:
@@ -176,6 +202,9 @@ def test_round_trips_with_jaxlib(target: str) -> None:
     expressible = counts.programs - len(counts.skipped)
     assert counts.jax_to_shlo == counts.shlo_to_jax == expressible
     assert expressible > 0
+    if target == str(jsh.get_current_version()):
+        # No downgrade on either side: shlo's writer must match jaxlib's MLIR byte for byte.
+        assert counts.byte_identical_as_jaxlib_version == expressible
 
 
 def test_versions_agree_with_shlo() -> None:
@@ -189,7 +218,8 @@ if __name__ == "__main__":
     for tgt in jaxlib_targets():
         c = run_target(tgt)
         print(f"{tgt:>8}: programs {c.programs}, skipped {len(c.skipped)}, jaxlib->shlo "
-              f"{c.jax_to_shlo}, shlo->jaxlib {c.shlo_to_jax}, byte-identical {c.byte_identical}, "
+              f"{c.jax_to_shlo}, shlo->jaxlib {c.shlo_to_jax}, byte-identical {c.byte_identical} "
+              f"(as a {jsh.get_current_version()} producer {c.byte_identical_as_jaxlib_version}), "
               f"failures {len(c.failures)}")
         for line in c.failures:
             print("   ", line)
