@@ -171,3 +171,29 @@ def test_model_use_orders_puts_recreated_uses_first() -> None:
     model_use_orders(module.op, [ops[0]])
     # in memory: negate (recreated), add, abs; reference: add, abs, negate
     assert x.use_order == (1, 2, 0)
+
+
+def test_model_use_orders_reverses_the_uses_of_recreated_results() -> None:
+    """Replacing a recreated op's results moves their uses one by one to the front of the
+    new value, reversing the list (what jaxlib's MLIR writes when a downgrade recreates an op
+    whose result has two users that are not recreated)."""
+    from shlo_cli.formats.bytecode.uselists import model_use_orders
+    from shlo_cli.ir.parser import parse_source
+
+    module = parse_source("""func.func @f(%x: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  %c = stablehlo.cosine %x : tensor<f32>
+  %a = stablehlo.add %c, %x : tensor<f32>
+  %m = stablehlo.multiply %c, %x : tensor<f32>
+  return %a, %m : tensor<f32>, tensor<f32>
+}""", "t.mlir")
+    func = next(iter(module.functions()))
+    ops = func.regions[0].blocks[0].operations
+    cosine = ops[0].results[0]
+    model_use_orders(module.op, [])
+    assert cosine.use_order is None
+    model_use_orders(module.op, [ops[0]])
+    # reference: multiply, add; in memory after the replacement: add, multiply
+    assert cosine.use_order == (1, 0)
+    # recreating a user afterwards puts its use in front again
+    model_use_orders(module.op, [ops[0], ops[2]])
+    assert cosine.use_order is None

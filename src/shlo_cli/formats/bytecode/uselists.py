@@ -77,23 +77,31 @@ def model_use_orders(top: Operation, recreated: list[Operation]) -> None:
     """Set `Value.use_order` as MLIR's use lists would stand after the IR was built in
     pre-order (each new use goes to the front of its value's list, so the list is the
     reference order) and then the ops in `recreated` were replaced, in that order, by new
-    ops: their uses are then the newest, at the front. This is what a pass that rewrites
-    some ops (upstream's vhlo-to-version) leaves for the writer to record."""
-    newest = {id(op): rank for rank, op in enumerate(recreated)}
-    uses: dict[int, list[tuple[tuple[int, int, int], tuple[int, int]]]] = {}
+    ops (what upstream's vhlo-to-version leaves for the writer to record): the new op's
+    uses go to the front of its operands' lists, and replacing the old op's results moves
+    their uses one by one to the front of the new results' lists, reversing them."""
+    number = {id(op): n for n, op in enumerate(top.walk())}
+    lists: dict[int, list[tuple[int, int]]] = {}
     values: dict[int, Value] = {}
-    for number, op in enumerate(top.walk()):
-        rank = newest.get(id(op))
+    for op in top.walk():
         for index, operand in enumerate(op.operands):
-            reference = (number, index)  # MLIR's use id order: owner number, operand number
-            created = (1, rank, index) if rank is not None else (0, number, index)
-            uses.setdefault(id(operand), []).append((created, reference))
+            # A use is named by MLIR's use id order: owner number, operand number.
+            lists.setdefault(id(operand), []).insert(0, (number[id(op)], index))
             values[id(operand)] = operand
-    for key, value_uses in uses.items():
-        if len(value_uses) < 2:
+    for op in recreated:
+        n = number.get(id(op))
+        if n is None:
             continue
-        in_memory = sorted(value_uses, key=lambda use: use[0], reverse=True)
-        position = {use[1]: at for at, use in enumerate(in_memory)}
-        by_reference = sorted(value_uses, key=lambda use: use[1], reverse=True)
-        order = [position[use[1]] for use in by_reference]
+        for index, operand in enumerate(op.operands):
+            in_memory = lists[id(operand)]
+            in_memory.remove((n, index))
+            in_memory.insert(0, (n, index))
+        for result in op.results:
+            if id(result) in lists:
+                lists[id(result)].reverse()
+    for key, in_memory in lists.items():
+        if len(in_memory) < 2:
+            continue
+        position = {use: at for at, use in enumerate(in_memory)}
+        order = [position[use] for use in sorted(in_memory, reverse=True)]
         values[key].use_order = None if order == sorted(order) else tuple(order)
