@@ -18,10 +18,13 @@ import importlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .ir.core import Module
 from .ir.diagnostics import ShloError
+
+if TYPE_CHECKING:
+    from .formats.jax_export import Exported
 
 MLIR_BYTECODE_MAGIC = b"ML\xefR"
 
@@ -41,7 +44,7 @@ _LOADERS: dict[str, Loader] = {}
 LAZY_LOADERS: dict[str, str] = {
     ".mlirbc": f"{__package__}.loaders:load_bytecode",
     ".bc": f"{__package__}.loaders:load_bytecode",
-    ".jax": f"{__package__}.formats.jax_export:load_jax",
+    ".jax": f"{__package__}.loaders:load_jax",
 }
 
 # What each binary suffix is, for the "not supported" diagnostic.
@@ -122,3 +125,59 @@ def load_bytecode(path: str) -> LoadedProgram:
     except OSError as e:
         raise ShloError(f"cannot open input file '{path}': {e.strerror}") from None
     return LoadedProgram(read_bytecode(data, path))
+
+
+# ---- jax.export artifacts ----------------------------------------------------------------
+
+def load_jax(path: str) -> LoadedProgram:
+    """A `.jax` file as a runnable program: the module plus a Signature of jax's arrays
+    (names from the module, symbolic dims from the avals), its platforms and a check that
+    binds the shape symbols from the given inputs."""
+    from .formats.jax_export import load_exported, read_file
+
+    exported, module = load_exported(read_file(path), path)
+    if exported.nr_devices > 1:
+        raise ShloError(f"{path}: the export runs on {exported.nr_devices} devices; only "
+                        "single-device exports (nr_devices = 1) can be run")
+    return LoadedProgram(module, jax_signature(exported, module, path))
+
+
+def jax_signature(exported: Exported, module: Module, path: str) -> Any:
+    """The entry function's array arguments, checked against the recorded avals."""
+    from .formats.jax_export import bind_symbols
+    from .interpreter.io import ArgSpec, InputError, Signature, signature_of
+    from .interpreter.jax_convention import implicit_inputs
+
+    funcs = [f for f in module.functions()
+             if getattr(f.attr("sym_name"), "value", None) == "main"] or module.functions()
+    if not funcs:
+        return None
+    func = funcs[0]
+    base = signature_of(func)
+    has_index, tokens = implicit_inputs(func)
+    arg_specs = base.args[int(has_index) + tokens:]
+    kept = exported.module_kept_var_idx or list(range(len(exported.in_avals)))
+    if len(kept) != len(arg_specs) or any(i >= len(exported.in_avals) for i in kept):
+        raise ShloError(f"{path}: the module takes {len(arg_specs)} arrays but the export "
+                        f"records {len(kept)} kept inputs of {len(exported.in_avals)}")
+    avals = [exported.in_avals[i] for i in kept]
+    args = []
+    for position, (spec, aval) in enumerate(zip(arg_specs, avals, strict=True)):
+        recorded = aval.tensor_type()
+        if recorded is not None and str(recorded) != str(spec.type):
+            raise ShloError(f"{path}: {spec.label} of the module is {spec.type} but the "
+                            f"export records {aval}")
+        names = tuple(None if d.isdigit() else d for d in aval.dims)
+        args.append(ArgSpec(position, spec.name, spec.type, spec.dim_var, names))
+    labels = [a.label for a in args]
+
+    def check(arrays: list[Any]) -> None:
+        try:
+            bind_symbols(avals, [a.shape for a in arrays], labels)
+        except ValueError as e:
+            raise InputError(str(e)) from None
+
+    results = base.results[len(base.results) - len(exported.out_avals):] \
+        if len(base.results) >= len(exported.out_avals) else base.results
+    return Signature(args, list(results), platforms=list(exported.platforms) or None,
+                     check=check if exported.symbols else None)
