@@ -29,7 +29,8 @@ __all__ = ["interpret"]
 
 def interpret(module_or_text: Module | str | os.PathLike[str], *inputs: Any,
               probe_output_dir: str | None = None,
-              platforms: Sequence[str] | None = None) -> list[np.ndarray]:
+              platforms: Sequence[str] | None = None, memory_limit: int | None = None,
+              max_iterations: int | None = None) -> list[np.ndarray]:
     """Run the entry function (`main`, or the only function) of a StableHLO program.
 
     `module_or_text` is a parsed Module, program text, or a path to a `.mlir` file. `inputs`
@@ -41,6 +42,9 @@ def interpret(module_or_text: Module | str | os.PathLike[str], *inputs: Any,
     jax.export modules may be given only their arrays: the platform index (the position of
     "cpu" in `platforms`, else 0) and effect tokens are filled in, and the token results
     are dropped (see `interpreter.jax_convention`).
+
+    `memory_limit` (bytes) refuses ops whose results or temporaries would exceed it (default:
+    `interpreter.memory.default_limit()`); `max_iterations` caps every `while` loop.
     """
     from .interpreter.engine import EvaluationError
     from .interpreter.run import InterpretOptions, arrays_as_arguments, evaluate
@@ -68,7 +72,8 @@ def interpret(module_or_text: Module | str | os.PathLike[str], *inputs: Any,
             arguments = arrays_as_arguments(entry, completed)
         except EvaluationError as e:
             raise Diagnostic(str(e)) from None
-    options = InterpretOptions(probe_output_dir=probe_output_dir)
+    options = InterpretOptions(probe_output_dir=probe_output_dir, memory_limit=memory_limit,
+                               max_iterations=max_iterations)
     results = evaluate(module, arguments, options)
     import numpy as np
 

@@ -160,6 +160,12 @@ class Interpreter:
             raise
         except EvaluationError as e:
             raise self.diagnostic(step.op, str(e)) from None  # type: ignore[union-attr]
+        except MemoryError as e:  # an allocation the budget could not foresee
+            raise self.diagnostic(step.op, f"'{step.op.name}' ran out of memory"  # type: ignore[union-attr]
+                                  f"{': ' + str(e) if str(e) else ''}") from None
+        except RecursionError:
+            raise self.diagnostic(step.op, "regions or calls nest too deeply to "  # type: ignore[union-attr]
+                                  "evaluate") from None
         except Exception as e:  # a kernel bug must not become a traceback
             raise self.diagnostic(  # type: ignore[union-attr]
                 step.op, f"internal error while evaluating: {type(e).__name__}: {e}") from None
