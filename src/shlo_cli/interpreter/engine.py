@@ -120,6 +120,10 @@ class Interpreter:
 
     def call(self, func: Operation, args: Sequence[Any]) -> list[Any]:
         """Run `func` with `args` in a fresh frame."""
+        if not func.regions or not func.regions[0].blocks:
+            name = func.attr("sym_name")
+            raise self.diagnostic(func, f"cannot call function '@{name.value if name else '?'}'"
+                                        ": it has no body (an external declaration)")
         saved = self.frame
         self.frame = {}
         try:

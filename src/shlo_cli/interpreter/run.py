@@ -21,7 +21,7 @@ from ..ir.core import Module, Operation
 from ..ir.diagnostics import Diagnostic, SourceFile
 from ..ir.types import FunctionType, TensorType, Type, UnsupportedTypeError, numpy_dtype
 from ..ir.verifier import verify_module
-from . import limits, memory
+from . import dynamic_guard, limits, memory  # noqa: F401 - binding hooks
 from .engine import EvaluationError, Interpreter, entry_function
 from .printing import format_value
 

@@ -93,7 +93,8 @@ _declare("zeta", zeta)
 
 
 @define_op("chlo.broadcast_compare", syntax=BROADCAST_BINARY,
-           properties=("broadcast_dimensions", "comparison_direction", "compare_type"))
+           properties=("broadcast_dimensions", "comparison_direction", "compare_type"),
+           required=("comparison_direction",))
 def broadcast_compare(lhs: np.ndarray, rhs: np.ndarray, *,
                       broadcast_dimensions: tuple | None, comparison_direction: str,
                       compare_type: str | None, result_type: Any) -> np.ndarray:
