@@ -74,11 +74,16 @@ class Program:
     call: Any  # jax reference: fn(*inputs) -> array, or None
 
 
-def np_dtype(element: str) -> Any:
-    from shlo_cli.ir.parser import parse_type
-    from shlo_cli.ir.types import numpy_dtype
+_DTYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "i1": "bool", "i8": "int8",
+           "i32": "int32", "i64": "int64", "ui8": "uint8", "ui32": "uint32", "ui64": "uint64",
+           "complex<f32>": "complex64", "complex<f64>": "complex128"}
 
-    return numpy_dtype(parse_type(element))
+
+def np_dtype(element: str) -> Any:
+    if element == "bf16":
+        import ml_dtypes
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(_DTYPES[element])
 
 
 def ttype(shape: tuple[int, ...], element: str) -> str:
@@ -117,6 +122,20 @@ def draw_array(draw: Any, st: Any, shape: tuple[int, ...], element: str) -> np.n
         return np.array(values, dtype=object).astype(dtype).reshape(shape)
     with np.errstate(all="ignore"):
         return np.array(values, dtype=np.float64).astype(dtype).reshape(shape)
+
+
+def identity(body: str, element: str) -> np.ndarray:
+    """The init value the spec's reductions are well-defined with (any schedule)."""
+    dtype = np_dtype(element)
+    if body == "add":
+        return np.zeros((), dtype)
+    low = body == "maximum"
+    if dtype.kind == "b":
+        return np.array(not low)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return np.array(info.min if low else info.max, dtype)
+    return np.array(-np.inf if low else np.inf, dtype)
 
 
 def program_strategy() -> Any:
@@ -189,9 +208,9 @@ def structured(draw: Any, st: Any, op: str, shape: tuple[int, ...], element: str
         out_shape = tuple(s for i, s in enumerate(shape) if i not in dims)
         r = ttype(out_shape, element)
         s = ttype((), element)
-        init = draw_array(draw, st, (), element)
+        init = identity(body, element)
         text = function([(shape, element), ((), element)], r, [
-            f'%r = "stablehlo.reduce"(%a0, %a1) ({{', f'^bb0(%x: {s}, %y: {s}):',
+            '%r = "stablehlo.reduce"(%a0, %a1) ({', f'^bb0(%x: {s}, %y: {s}):',
             f'  %z = "stablehlo.{body}"(%x, %y) : ({s}, {s}) -> {s}',
             f'  "stablehlo.return"(%z) : ({s}) -> ()',
             f'}}) {{dimensions = array<i64{": " if dims else ""}{", ".join(map(str, dims))}>}}'
@@ -202,9 +221,9 @@ def structured(draw: Any, st: Any, op: str, shape: tuple[int, ...], element: str
         out_shape = tuple(max(d - w + 1, 0) for d, w in zip(shape, win, strict=True))
         s = ttype((), element)
         r = ttype(out_shape, element)
-        init = draw_array(draw, st, (), element)
+        init = identity("maximum", element)
         text = function([(shape, element), ((), element)], r, [
-            f'%r = "stablehlo.reduce_window"(%a0, %a1) ({{', f'^bb0(%x: {s}, %y: {s}):',
+            '%r = "stablehlo.reduce_window"(%a0, %a1) ({', f'^bb0(%x: {s}, %y: {s}):',
             f'  %z = "stablehlo.maximum"(%x, %y) : ({s}, {s}) -> {s}',
             f'  "stablehlo.return"(%z) : ({s}) -> ()',
             f'}}) {{window_dimensions = array<i64{": " if rank else ""}'
@@ -298,7 +317,7 @@ def structured(draw: Any, st: Any, op: str, shape: tuple[int, ...], element: str
         kind = "FLOAT" if element in FLOATS else ("UNSIGNED" if element.startswith("u")
                                                   or element == "i1" else "SIGNED")
         text = function([(shape, element)], t, [
-            f'%r = "stablehlo.sort"(%a0) ({{', f'^bb0(%x: {s}, %y: {s}):',
+            '%r = "stablehlo.sort"(%a0) ({', f'^bb0(%x: {s}, %y: {s}):',
             f'  %z = "stablehlo.compare"(%x, %y) {{comparison_direction = '
             f'#stablehlo<comparison_direction LT>, compare_type = #stablehlo<comparison_type '
             f'{kind}>}} : ({s}, {s}) -> tensor<i1>',

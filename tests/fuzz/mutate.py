@@ -122,8 +122,9 @@ def zero_inputs(func: Any) -> list[np.ndarray]:
 
 def check_case(text: str, pass_name: str, tally: Tally, seconds: float) -> str:
     """All stages on one program; returns the worst outcome (and adds it to `tally`)."""
-    from shlo_cli.interpreter.engine import entry_function
+    from shlo_cli.interpreter.engine import EvaluationError, entry_function
     from shlo_cli.interpreter.run import InterpretOptions, arrays_as_arguments, evaluate
+    from shlo_cli.ir.diagnostics import Diagnostic
     from shlo_cli.ir.parser import parse_source
     from shlo_cli.ir.printer import print_module
     from shlo_cli.ir.verifier import verify_module
@@ -150,7 +151,10 @@ def check_case(text: str, pass_name: str, tally: Tally, seconds: float) -> str:
             except Exception:  # noqa: BLE001 - evaluate reports it as a diagnostic
                 func = None
             if func is not None:
-                arguments = arrays_as_arguments(func, zero_inputs(func))
+                try:
+                    arguments = arrays_as_arguments(func, zero_inputs(func))
+                except EvaluationError as e:  # what the API reports as a Diagnostic
+                    raise Diagnostic(str(e)) from None
             devnull = open(os.devnull, "w")  # noqa: SIM115 - interpreter.print output
             try:
                 return evaluate(module, arguments, options, stdout=devnull)
