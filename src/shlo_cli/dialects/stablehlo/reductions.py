@@ -140,7 +140,25 @@ def fast_reduce_last(name: str, x: np.ndarray, init: np.ndarray) -> np.ndarray |
             folded = ufunc.reduce(x, axis=-1, dtype=x.dtype)
         else:
             folded = ufunc.reduce(x, axis=-1)
-        return np.asarray(ufunc(init, folded), dtype=x.dtype)
+        out = np.asarray(ufunc(init, folded), dtype=x.dtype)
+        if x.dtype.kind == "f" and ufunc in (np.maximum, np.minimum):
+            out = _signed_zero_extremum(out, x, init, ufunc is np.maximum)
+        return out
+
+
+def _signed_zero_extremum(out: np.ndarray, x: np.ndarray, init: np.ndarray,
+                          largest: bool) -> np.ndarray:
+    """IEEE maximum(+0, -0) = +0 and minimum(+0, -0) = -0 whatever the order: numpy's
+    maximum/minimum return their first argument for equal zeros."""
+    zero = out == 0
+    if not np.any(zero):
+        return out
+    # The sign the extremum of the zeros among {init, x...} must carry.
+    wanted = ~np.signbit(x) if largest else np.signbit(x)
+    hit = np.any((x == 0) & wanted, axis=-1) | ((init == 0) & (
+        ~np.signbit(init) if largest else np.signbit(init)))
+    signed = np.where(hit, x.dtype.type(0.0) if largest else -x.dtype.type(0.0), out)
+    return np.asarray(np.where(zero, signed, out), dtype=x.dtype)
 
 
 def _call(body: Callable[..., Any], args: Sequence[np.ndarray], shape: tuple[int, ...],
