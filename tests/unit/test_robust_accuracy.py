@@ -54,3 +54,30 @@ def test_complex_power_of_zero() -> None:
     [out] = shlo_cli.interpret(prog, zero, exps)
     assert out[0] == 1 and out[1] == 0 and out[5] == 1  # C99 cpow: 0^0 = 1, 0^2 = 0
     assert np.all(np.isnan(out[2:5].real))  # 0^(negative or complex) is NaN, as XLA gives
+
+
+def test_rng_bit_generator_scalar_output_keeps_its_shape() -> None:
+    prog = """func.func @main() -> (tensor<2xui64>, tensor<ui64>) {
+  %s = stablehlo.constant dense<[1, 2]> : tensor<2xui64>
+  %0:2 = stablehlo.rng_bit_generator %s, algorithm = THREE_FRY
+         : (tensor<2xui64>) -> (tensor<2xui64>, tensor<ui64>)
+  return %0#0, %0#1 : tensor<2xui64>, tensor<ui64>
+}"""
+    state, out = shlo_cli.interpret(prog)
+    assert state.shape == (2,) and out.shape == () and out.dtype == np.uint64
+
+
+def test_f32_triangular_solve_is_correctly_rounded() -> None:
+    rng = np.random.default_rng(0)
+    prog = """func.func @main(%a: tensor<32x32xf32>, %b: tensor<32x8xf32>) -> tensor<32x8xf32> {
+  %0 = "stablehlo.triangular_solve"(%a, %b) {left_side = true, lower = true,
+       transpose_a = #stablehlo<transpose NO_TRANSPOSE>, unit_diagonal = false}
+       : (tensor<32x32xf32>, tensor<32x8xf32>) -> tensor<32x8xf32>
+  return %0 : tensor<32x8xf32>
+}"""
+    a = (np.tril(rng.standard_normal((32, 32))) + 8 * np.eye(32)).astype(np.float32)
+    b = rng.standard_normal((32, 8)).astype(np.float32)
+    exact = np.linalg.solve(a.astype(np.float64), b.astype(np.float64))
+    [out] = shlo_cli.interpret(prog, a, b)
+    ulps = np.abs(out.astype(np.float64) - exact) / np.spacing(np.abs(exact).astype(np.float32))
+    assert out.dtype == np.float32 and ulps.max() <= 1.0  # was 176 ulp with f32 sums
