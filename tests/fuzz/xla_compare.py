@@ -46,6 +46,16 @@ class XlaReference:
             return None
         if _has_subnormal(program.inputs) or _has_subnormal([ours, theirs]):
             return "deviation", "subnormal (XLA CPU flushes subnormals to zero)"
+        if program.element.startswith("complex"):
+            parts = [np.asarray(x) for x in program.inputs if np.asarray(x).dtype.kind == "c"]
+            if any(not np.all(np.isfinite(p)) for p in parts):
+                return "deviation", ("complex infinities/NaNs: we follow C99 Annex G (ccos, "
+                                     "csin, cexp, cpow = cexp(y clog x), division recovery); "
+                                     "XLA's lowerings give NaN there")
+            if np.allclose(np.abs(ours), np.abs(theirs), equal_nan=True) and any(
+                    np.any(np.signbit(p.imag) & (p.imag == 0)) for p in parts):
+                return "deviation", ("a -0 imaginary part picks the branch (C99 csqrt(conj z) "
+                                     "= conj csqrt z); XLA ignores the zero's sign")
         if program.op.startswith("convert_to_") and np.asarray(
                 program.inputs[0]).dtype.kind in "fc" and program.op[11:].lstrip("u")[:1] == "i":
             return "deviation", "float -> integer conversion out of range (implementation-defined)"

@@ -81,3 +81,16 @@ def test_f32_triangular_solve_is_correctly_rounded() -> None:
     [out] = shlo_cli.interpret(prog, a, b)
     ulps = np.abs(out.astype(np.float64) - exact) / np.spacing(np.abs(exact).astype(np.float32))
     assert out.dtype == np.float32 and ulps.max() <= 1.0  # was 176 ulp with f32 sums
+
+
+def test_complex_division_recovers_infinities_and_zeros() -> None:
+    t = "tensor<4xcomplex<f64>>"
+    prog = (f"func.func @main(%a: {t}, %b: {t}) -> {t} {{\n"
+            f"  %r = stablehlo.divide %a, %b : {t}\n  return %r : {t}\n}}")
+    a = np.array([0, 1 + 1j, 1, 2 + 3j])
+    b = np.array([complex(np.nan, np.inf), 0, complex(np.inf, np.nan), 1 + 1j])
+    [out] = shlo_cli.interpret(prog, a, b)
+    # C99 Annex G: finite / infinite = 0, nonzero / 0 = infinite.
+    assert out[0] == 0 and out[2] == 0
+    assert np.isinf(out[1].real) and np.isinf(out[1].imag)
+    assert out[3] == (2 + 3j) / (1 + 1j)
