@@ -202,7 +202,7 @@ def main() -> int:
                                                                      str(DEFAULT_CONFORMANCE)))
     parser.add_argument("--cases", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--seconds", type=float, default=5.0, help="time limit per stage")
+    parser.add_argument("--seconds", type=float, default=10.0, help="time limit per stage")
     parser.add_argument("-v", "--verbose", action="store_true")
     parser.add_argument("--dump", type=int, action="append",
                         help="print case N's program instead of running (repeatable)")
