@@ -158,3 +158,21 @@ def test_ctrl_c_exits_130_without_output_file(tmp_path: Path) -> None:
     assert "Traceback" not in err and "interrupted" in err
     assert not out.exists()
     assert not [p for p in os.listdir(tmp_path) if p not in ("loop.mlir",)]
+
+
+def test_kernel_temporaries_are_budgeted(tmp_path: Path) -> None:
+    """A dilation the result type does not show: the padded temporary is refused."""
+    prog = """func.func @main() -> tensor<1x1x1xf32> {
+  %a = stablehlo.constant dense<1.0> : tensor<1x2x1xf32>
+  %k = stablehlo.constant dense<1.0> : tensor<1x1x1xf32>
+  %0 = stablehlo.convolution(%a, %k) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f],
+       window = {stride = [4000000000], lhs_dilate = [2000000000]}
+       {batch_group_count = 1 : i64, feature_group_count = 1 : i64}
+       : (tensor<1x2x1xf32>, tensor<1x1x1xf32>) -> tensor<1x1x1xf32>
+  return %0 : tensor<1x1x1xf32>
+}"""
+    proc, elapsed = _run_limited(prog, tmp_path)
+    assert proc.returncode == 1
+    assert "prog.mlir:4:8: error: 'stablehlo.convolution': the dilated operand needs" in \
+        proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -163,7 +163,10 @@ class Interpreter:
         except (Diagnostic, _Abort):
             raise
         except EvaluationError as e:
-            raise self.diagnostic(step.op, str(e)) from None  # type: ignore[union-attr]
+            message = str(e)
+            if getattr(e, "name_op", False):  # e.g. a kernel's temporary over the budget
+                message = f"'{step.op.name}': {message}"  # type: ignore[union-attr]
+            raise self.diagnostic(step.op, message) from None  # type: ignore[union-attr]
         except MemoryError as e:  # an allocation the budget could not foresee
             raise self.diagnostic(step.op, f"'{step.op.name}' ran out of memory"  # type: ignore[union-attr]
                                   f"{': ' + str(e) if str(e) else ''}") from None

@@ -154,11 +154,17 @@ def refusal(what: str, shape_text: str, nbytes: int, limit: int) -> str:
             f"memory limit of {format_bytes(limit)} ({limit} bytes; see --memory-limit)")
 
 
+class OverBudget(EvaluationError):
+    """A kernel's temporary would exceed the budget; the engine prefixes the op's name."""
+
+    name_op = True
+
+
 def check_bytes(nbytes: int, what: str, shape_text: str) -> None:
-    """Raise EvaluationError when `nbytes` (an intermediate of a kernel) exceeds the budget."""
+    """Raise OverBudget when `nbytes` (an intermediate of a kernel) exceeds the budget."""
     limit = current_limit()
     if nbytes > limit:
-        raise EvaluationError(refusal(what, shape_text, nbytes, limit))
+        raise OverBudget(refusal(what, shape_text, nbytes, limit))
 
 
 def check_elements(shape: tuple[int, ...], itemsize: int, what: str) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ...interpreter.engine import EvaluationError
+from ...interpreter.memory import check_elements
 from ...ir.attributes import ArrayAttr, Attribute, DenseArrayAttr, DenseElementsAttr, DialectAttr
 from ...ir.core import Location, Operation
 from ...ir.diagnostics import Diagnostic
@@ -653,7 +654,8 @@ def convolution(lhs: np.ndarray, rhs: np.ndarray, *, window_strides: Any = None,
     groups = int(feature_group_count or 1)
     batch_groups = int(batch_group_count or 1)
     _check_groups(windows.shape[0], windows.shape[-1], k.shape[-1], groups, batch_groups)
-    if work.kind in "iu":
+    if work.kind in "iu":  # einsum copies the strided windows into one array
+        check_elements(windows.shape, windows.itemsize, "the convolution's windows")
         result = _grouped_einsum(windows, k, s, groups, batch_groups)
     else:
         result = _grouped_sequential(windows, k, s, groups, batch_groups)

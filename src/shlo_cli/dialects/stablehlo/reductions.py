@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ...interpreter.engine import EvaluationError
+from ...interpreter.memory import check_elements
 from ...ir.attributes import DenseArrayAttr
 from ...ir.core import Block, Location, Operation, Region, Value
 from ...ir.diagnostics import Diagnostic
@@ -465,12 +466,14 @@ def pad_dilate(x: np.ndarray, low: Sequence[int], high: Sequence[int], interior:
     if any(interior):
         shape = tuple(0 if n == 0 else (n - 1) * (i + 1) + 1
                       for n, i in zip(x.shape, interior, strict=True))
+        check_elements(shape, x.dtype.itemsize, "the dilated operand")
         out = np.full(shape, value, dtype=x.dtype)
         out[tuple(slice(None, None, i + 1) for i in interior)] = x
         x = out
     if any(lo > 0 or hi > 0 for lo, hi in zip(low, high, strict=False)):
         widths = [(max(lo, 0), max(hi, 0)) for lo, hi in zip(low, high, strict=False)]
         grown = tuple(n + a + b for n, (a, b) in zip(x.shape, widths, strict=True))
+        check_elements(grown, x.dtype.itemsize, "the padded operand")
         out = np.full(grown, value, dtype=x.dtype)
         out[tuple(slice(a, a + n) for n, (a, _) in zip(x.shape, widths, strict=False))] = x
         x = out
