@@ -150,6 +150,8 @@ def program_strategy() -> Any:
         if op in UNARY:
             element = draw(st.sampled_from(UNARY[op]))
             rel = "i1" if op == "is_finite" else element
+            if op == "abs" and element in COMPLEX:  # |z| is real
+                rel = element[8:-1]
             t, r = ttype(shape, element), ttype(shape, rel)
             x = draw_array(draw, st, shape, element)
             text = function([(shape, element)], r,
@@ -324,9 +326,12 @@ def structured(draw: Any, st: Any, op: str, shape: tuple[int, ...], element: str
             '  "stablehlo.return"(%z) : (tensor<i1>) -> ()',
             f'}}) {{dimension = {dim} : i64, is_stable = true}} : ({t}) -> {t}'])
         return Program(op, text, [x], element, None)
-    # iota (also the fallback for ops that need rank >= 1 or a numeric type)
+    # iota (also the fallback for ops that need rank >= 1 or a numeric type); not i1
+    if element == "i1":
+        element = "i8"
     if not rank:
-        shape, t = (3,), ttype((3,), element)
+        shape = (3,)
+    t = ttype(shape, element)
     text = function([], t, [f'%r = "stablehlo.iota"() {{iota_dimension = 0 : i64}} : () -> {t}'])
     return Program("iota", text, [], element, None)
 
@@ -365,6 +370,8 @@ def run(programs: int, seed: int, seconds: float = 10.0, compare: bool = True,
                 outcome, detail = "internal", problem
         tally.add(outcome, detail, f"{program.op}/{program.element}: {detail[:100]}"
                   if outcome != "pass" and outcome != "diagnostic" else "")
+        if verbose and outcome == "diagnostic":
+            print(f"diagnostic: {detail.splitlines()[0]}\n{program.text}", file=sys.stderr)
         if verbose and outcome in ("internal", "hang", "oom"):
             print(f"{outcome}: {detail}\n{program.text}\n{program.inputs}", file=sys.stderr)
         if outcome == "pass" and xla is not None:
