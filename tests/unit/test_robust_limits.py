@@ -144,6 +144,22 @@ def test_max_iterations(tmp_path: Path) -> None:
     assert "loop.mlir:4:8: error: while loop exceeded 10 iterations" in proc.stderr
 
 
+def _wait_for_cpu(pid: int, seconds: float) -> None:
+    """Until the child has used `seconds` of CPU (past its imports, so its SIGINT handler is
+    installed): wall-clock sleeps are unreliable on a loaded machine."""
+    tick = os.sysconf("SC_CLK_TCK")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            return
+        if (int(fields[11]) + int(fields[12])) / tick >= seconds:
+            return
+        time.sleep(0.05)
+
+
 def test_ctrl_c_exits_130_without_output_file(tmp_path: Path) -> None:
     path = tmp_path / "loop.mlir"
     path.write_text(LOOP)
@@ -151,7 +167,7 @@ def test_ctrl_c_exits_130_without_output_file(tmp_path: Path) -> None:
     proc = subprocess.Popen(
         [SHLO, "interpret", str(path), "-o", str(out)], stderr=subprocess.PIPE, text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    time.sleep(2.0)
+    _wait_for_cpu(proc.pid, 1.5)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 130
@@ -176,3 +192,21 @@ def test_kernel_temporaries_are_budgeted(tmp_path: Path) -> None:
     assert "prog.mlir:4:8: error: 'stablehlo.convolution': the dilated operand needs" in \
         proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_ctrl_c_in_stablehlo_opt(tmp_path: Path) -> None:
+    values = ", ".join(f"{i % 97}.5" for i in range(1500000))
+    path = tmp_path / "big.mlir"
+    path.write_text(f"func.func @main() -> tensor<1500000xf32> {{\n  %c = stablehlo.constant "
+                    f"dense<[{values}]> : tensor<1500000xf32>\n"
+                    f"  return %c : tensor<1500000xf32>\n}}\n")
+    out = tmp_path / "out.mlir"
+    opt = str(Path(sys.executable).with_name("stablehlo-opt"))
+    proc = subprocess.Popen([opt, str(path), "-o", str(out)], stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    _wait_for_cpu(proc.pid, 1.0)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "interrupted" in err
+    assert sorted(os.listdir(tmp_path)) == ["big.mlir"]

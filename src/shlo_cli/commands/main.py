@@ -11,6 +11,9 @@ from .parse import parse_command
 @click.version_option(package_name="shlo-cli")
 def cli() -> None:
     """A pure-Python StableHLO toolchain: parse, verify, interpret and expand programs."""
+    from . import interrupt
+
+    interrupt.install()  # Ctrl-C: one line, exit 130, no traceback
 
 
 cli.add_command(parse_command)

@@ -100,4 +100,7 @@ def _pass_order(ctx: click.Context) -> list[str]:
 
 
 def main() -> None:
+    from . import interrupt
+
+    interrupt.install()  # Ctrl-C: one line, exit 130, no partial -o file
     opt(prog_name="stablehlo-opt")
