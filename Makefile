@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 CONFORMANCE ?= $(abspath ../shared/conformance)
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint conformance bench clean bytecode interop
+.PHONY: install run test lint conformance bench clean bytecode interop fuzz
 
 # Python reads cached bytecode even where PYTHONDONTWRITEBYTECODE is set, so compiling the
 # sources once (incremental: only changed files) saves every tool launch recompiling them.
@@ -40,6 +40,13 @@ lint: $(STAMP)
 # CONFORMANCE_ARGS: e.g. `--update-xfail`, `--suite interpret`, `--filter add`.
 conformance: bytecode
 	$(BIN)/python tests/conformance/conformance.py $(CONFORMANCE) $(CONFORMANCE_ARGS)
+
+# Mutation fuzzing of the conformance files and generated programs (compared with XLA CPU when
+# jax is installed: `pip install -e '.[xla]'`). FUZZ_SEED picks the run.
+FUZZ_SEED ?= 1
+fuzz: bytecode
+	$(BIN)/python tests/fuzz/mutate.py --cases 10000 --seed $(FUZZ_SEED) $(CONFORMANCE)
+	$(BIN)/python tests/fuzz/generate.py --programs 2000 --seed $(FUZZ_SEED)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py $(CONFORMANCE)

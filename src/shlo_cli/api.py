@@ -88,7 +88,8 @@ class Program:
 
     def run(self, name: str | None, inputs: Sequence[Any],
             probe_output_dir: str | None = None,
-            platforms: Sequence[str] | None = None) -> list[np.ndarray]:
+            platforms: Sequence[str] | None = None, memory_limit: int | None = None,
+            max_iterations: int | None = None) -> list[np.ndarray]:
         """Run `@name` (None: the entry function) on `inputs`; one array per result."""
         entry = self._entry()
         if name is None or (entry is not None and name == entry.attr("sym_name").value):
@@ -101,7 +102,9 @@ class Program:
                     recorded.check([np.asarray(v) for v in inputs])
                 except InputError as e:
                     raise _diagnostic(self.module, str(e), entry) from None
-            return _run_entry(self.module, inputs, probe_output_dir, platforms)
+            options = InterpretOptions(probe_output_dir=probe_output_dir,
+                                       memory_limit=memory_limit, max_iterations=max_iterations)
+            return _run_entry(self.module, inputs, options, platforms)
         func = self.function(name).op
         return _run_function(self.module, func, inputs)
 
@@ -153,7 +156,8 @@ def as_program(source: Program | Module | str | os.PathLike[str]) -> Program:
 
 def interpret(source: Program | Module | str | os.PathLike[str], *inputs: Any,
               probe_output_dir: str | None = None,
-              platforms: Sequence[str] | None = None) -> list[np.ndarray]:
+              platforms: Sequence[str] | None = None, memory_limit: int | None = None,
+              max_iterations: int | None = None) -> list[np.ndarray]:
     """Run the entry function (`main`, or the only function) of a program.
 
     `source` follows `as_program`'s rule (a str naming an existing file is loaded, any other
@@ -164,12 +168,16 @@ def interpret(source: Program | Module | str | os.PathLike[str], *inputs: Any,
     jax.export modules may be given only their arrays: the platform index (the position of
     "cpu" in `platforms`, else 0) and effect tokens are filled in, and the token results
     are dropped (see `interpreter.jax_convention`).
+
+    `memory_limit` (bytes) refuses ops whose results or temporaries would exceed it (default:
+    `interpreter.memory.default_limit()`); `max_iterations` caps every `while` loop.
     """
     return as_program(source).run(None, inputs, probe_output_dir=probe_output_dir,
-                                  platforms=platforms)
+                                  platforms=platforms, memory_limit=memory_limit,
+                                  max_iterations=max_iterations)
 
 
-def _run_entry(module: Module, inputs: Sequence[Any], probe_output_dir: str | None,
+def _run_entry(module: Module, inputs: Sequence[Any], options: InterpretOptions,
                platforms: Sequence[str] | None = None) -> list[np.ndarray]:
     from .interpreter.jax_convention import array_results, complete_inputs
 
@@ -186,7 +194,7 @@ def _run_entry(module: Module, inputs: Sequence[Any], probe_output_dir: str | No
             arguments = arrays_as_arguments(entry, completed)
         except EvaluationError as e:
             raise _diagnostic(module, str(e), entry) from None
-    results = evaluate(module, arguments, InterpretOptions(probe_output_dir=probe_output_dir))
+    results = evaluate(module, arguments, options)
     values = [np.asarray(value) for value, _ in results]
     return array_results(entry, values) if drop_tokens else values
 

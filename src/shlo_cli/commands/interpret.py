@@ -24,11 +24,13 @@ import click
 
 from ..interpreter.engine import EvaluationError
 from ..interpreter.io import DataFileError, InputError
+from ..interpreter.memory import parse_size
 from ..interpreter.run import ArgsError, InterpretOptions, evaluate, format_results
 from ..ir.core import Module
 from ..ir.diagnostics import Diagnostic, ShloError, SourceFile
 from ..ir.expected_diagnostics import DiagnosticVerifier
 from ..loaders import file_kind, is_binary, load_program
+from . import interrupt
 from .common import Chunk, parse_chunk, read_source, split_chunks, write_output
 from .interpret_io import DataOptions, data_options
 from .terminal import color_diagnostic, spinner
@@ -81,9 +83,26 @@ def interpret_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                       metavar="SECONDS",
                       help="How long a process of interpreter.run_parallel may wait for the "
                            "others (send/recv, collectives) before failing; default 30.")(fn)
+    fn = click.option("-memory-limit", "--memory-limit", "memory_limit", default=None,
+                      metavar="BYTES", callback=_parse_memory_limit,
+                      help="Refuse ops whose results or temporaries would exceed this many "
+                           "bytes (e.g. 4G, 512M); default: 3/4 of physical memory, within "
+                           "the process's address-space and cgroup limits.")(fn)
+    fn = click.option("-max-iterations", "--max-iterations", "max_iterations",
+                      type=click.IntRange(min=0), default=None, metavar="N",
+                      help="Fail a `while` loop that runs more than N iterations.")(fn)
     fn = _flag("verify-diagnostics", "Check `expected-error` annotations instead of "
                "reporting diagnostics.")(fn)
     return data_options(fn)
+
+
+def _parse_memory_limit(ctx: Any, param: Any, value: str | None) -> int | None:
+    if value is None:
+        return None
+    try:
+        return parse_size(value)
+    except ValueError as e:
+        raise click.BadParameter(str(e)) from None
 
 
 def run_interpret(input: str, *, output: str | None = None, split_input_file: bool = False,
@@ -91,8 +110,10 @@ def run_interpret(input: str, *, output: str | None = None, split_input_file: bo
                   probe_output_dir: str | None = None,
                   allow_unregistered_dialect: bool = False,
                   timeout: float | None = None, verify_diagnostics: bool = False,
+                  memory_limit: int | None = None, max_iterations: int | None = None,
                   **data_options: Any) -> int:
     """Interpret every chunk of `input`; returns the process exit code."""
+    interrupt.install()
     _apply_time_limit()
     data = DataOptions.pop_from(data_options)
     if data_options:
@@ -108,7 +129,8 @@ def run_interpret(input: str, *, output: str | None = None, split_input_file: bo
                           "a single program; drop -split-input-file or split the file"))
         return 1
     options = InterpretOptions(args, interpreter_print_dense, probe_output_dir,
-                               timeout=timeout)
+                               timeout=timeout, memory_limit=memory_limit,
+                               max_iterations=max_iterations)
     to_stdout = output is None or output == "-"
     collected: list[str] = []
     failed = False

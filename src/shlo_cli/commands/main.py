@@ -12,6 +12,9 @@ from .terminal import version_option
 @version_option("shlo")
 def cli() -> None:
     """A pure-Python StableHLO toolchain: parse, verify, interpret and expand programs."""
+    from . import interrupt
+
+    interrupt.install()  # Ctrl-C: one line, exit 130, no traceback
 
 
 cli.add_command(parse_command)

@@ -175,4 +175,7 @@ def _take_pass_options(args: list[str]) -> list[str]:
 
 
 def main() -> None:
+    from . import interrupt
+
+    interrupt.install()  # Ctrl-C: one line, exit 130, no partial -o file
     opt(args=_take_pass_options(sys.argv[1:]), prog_name="stablehlo-opt")

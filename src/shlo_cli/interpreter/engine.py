@@ -97,6 +97,10 @@ class Interpreter:
 
     def call(self, func: Operation, args: Sequence[Any]) -> list[Any]:
         """Run `func` with `args` in a fresh frame."""
+        if not func.regions or not func.regions[0].blocks:
+            name = func.attr("sym_name")
+            raise self.diagnostic(func, f"cannot call function '@{name.value if name else '?'}'"
+                                        ": it has no body (an external declaration)")
         saved = self.frame
         self.frame = {}
         try:
@@ -136,7 +140,16 @@ class Interpreter:
         except (Diagnostic, _Abort):
             raise
         except EvaluationError as e:
-            raise self.diagnostic(step.op, str(e)) from None  # type: ignore[union-attr]
+            message = str(e)
+            if getattr(e, "name_op", False):  # e.g. a kernel's temporary over the budget
+                message = f"'{step.op.name}': {message}"  # type: ignore[union-attr]
+            raise self.diagnostic(step.op, message) from None  # type: ignore[union-attr]
+        except MemoryError as e:  # an allocation the budget could not foresee
+            raise self.diagnostic(step.op, f"'{step.op.name}' ran out of memory"  # type: ignore[union-attr]
+                                  f"{': ' + str(e) if str(e) else ''}") from None
+        except RecursionError:
+            raise self.diagnostic(step.op, "regions or calls nest too deeply to "  # type: ignore[union-attr]
+                                  "evaluate") from None
         except Exception as e:  # a kernel bug must not become a traceback
             raise self.diagnostic(  # type: ignore[union-attr]
                 step.op, f"internal error while evaluating: {type(e).__name__}: {e}") from None

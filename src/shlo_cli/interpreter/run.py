@@ -21,6 +21,7 @@ from ..ir.core import Module, Operation
 from ..ir.diagnostics import Diagnostic, SourceFile
 from ..ir.types import FunctionType, TensorType, Type
 from ..ir.verifier import verify_module
+from . import dynamic_guard, limits, memory  # noqa: F401 - binding hooks
 from .engine import EvaluationError, Interpreter, entry_function
 from .printing import format_value
 
@@ -35,6 +36,8 @@ class InterpretOptions:
     print_dense: bool = False
     probe_output_dir: str | None = None
     timeout: float | None = None  # seconds a process of run_parallel may wait for others
+    memory_limit: int | None = None  # bytes; None = memory.default_limit()
+    max_iterations: int | None = None  # cap on the iterations of one `while` loop
 
 
 @dataclass
@@ -173,7 +176,9 @@ def evaluate(module: Module, arguments: Sequence[Argument] | None = None,
     if options.probe_output_dir:
         _reset_probe_index(options.probe_output_dir)
     # Overflow, NaN and inexact casts are defined results in StableHLO, not warnings.
-    with np.errstate(all="ignore"), warnings.catch_warnings():
+    with np.errstate(all="ignore"), warnings.catch_warnings(), \
+            memory.memory_limit(options.memory_limit), \
+            limits.iteration_cap(options.max_iterations), limits.deep_recursion():
         warnings.simplefilter("ignore", RuntimeWarning)
         results = interpreter.call(func, [a.value for a in arguments])
     ftype: FunctionType = func.attr("function_type").value

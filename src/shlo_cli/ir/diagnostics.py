@@ -34,6 +34,9 @@ class SourceFile:
         return lines[index] if 0 <= index < len(lines) else ""
 
 
+MAX_QUOTED = 400  # characters of a long source line quoted under a diagnostic
+
+
 class Diagnostic(Exception):
     """An error (or note) tied to a source position; rendered like MLIR does."""
 
@@ -73,8 +76,13 @@ class Diagnostic(Exception):
         if show_source:
             text = self.source.line_text(self.line)
             if text or self.col:
+                caret = max((self.col or 1) - 1, 0)
+                if len(text) > MAX_QUOTED:  # a megabyte-long line: quote a window around col
+                    start = max(caret - MAX_QUOTED // 2, 0)
+                    text = ("..." if start else "") + text[start:start + MAX_QUOTED] + "..."
+                    caret = caret - start + (3 if start else 0)
                 out.append(text)
-                out.append(" " * max((self.col or 1) - 1, 0) + "^")
+                out.append(" " * caret + "^")
         for note in self.notes:
             out.append(note.render(show_source))
         return "\n".join(out)

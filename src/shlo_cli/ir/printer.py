@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from .attributes import Attribute, DialectAttr, OpaqueAttr, format_attr_entries
 from .core import Block, Module, Operation, Region, Value
+from .diagnostics import Diagnostic
 from .locations import FileLineColLoc, LocAliases, LocationAttr
 from .types import FunctionType, TensorType, Type
 
@@ -364,4 +365,8 @@ def _collect_aliased(t: Type, found: list[str]) -> None:
 
 def print_module(module: Module, generic: bool = False, debuginfo: bool = False,
                  local_scope: bool = False) -> str:
-    return Printer(generic, debuginfo, local_scope).print_module(module)
+    """The module's text; nesting beyond Python's recursion limit is a diagnostic."""
+    try:
+        return Printer(generic, debuginfo, local_scope).print_module(module)
+    except RecursionError:
+        raise Diagnostic("nesting is too deep to print") from None

@@ -42,6 +42,8 @@ def verify_module(module: Module, line_offset: int = 0) -> None:
         _Verifier(module).run()
     except Diagnostic as d:
         raise _located(d, source) from None
+    except RecursionError:
+        raise Diagnostic("nesting is too deep to verify") from None
 
 
 def _located(diag: Diagnostic, source: SourceFile) -> Diagnostic:

@@ -74,7 +74,7 @@ def _declare(name: str, kernel: Callable[[np.ndarray, np.ndarray], np.ndarray] |
                  result_type: Any) -> np.ndarray:
         fn = kernel or _stablehlo(name)
         a, b = broadcast_pair(lhs, rhs, broadcast_dimensions, result_type.shape)
-        return np.asarray(fn(np.ascontiguousarray(a), np.ascontiguousarray(b)))
+        return np.asarray(fn(np.require(a, requirements="C"), np.require(b, requirements="C")))
 
     evaluate.__doc__ = f"Broadcasting {name}."
     same = name not in ("complex", "next_after", "polygamma", "zeta")
@@ -93,13 +93,15 @@ _declare("zeta", zeta)
 
 
 @define_op("chlo.broadcast_compare", syntax=BROADCAST_BINARY,
-           properties=("broadcast_dimensions", "comparison_direction", "compare_type"))
+           properties=("broadcast_dimensions", "comparison_direction", "compare_type"),
+           required=("comparison_direction",))
 def broadcast_compare(lhs: np.ndarray, rhs: np.ndarray, *,
                       broadcast_dimensions: tuple | None, comparison_direction: str,
                       compare_type: str | None, result_type: Any) -> np.ndarray:
     """Broadcasting stablehlo.compare."""
     a, b = broadcast_pair(lhs, rhs, broadcast_dimensions, result_type.shape)
-    return np.asarray(_stablehlo("compare")(np.ascontiguousarray(a), np.ascontiguousarray(b),
+    a, b = np.require(a, requirements="C"), np.require(b, requirements="C")
+    return np.asarray(_stablehlo("compare")(a, b,
                                             comparison_direction=comparison_direction,
                                             compare_type=compare_type))
 

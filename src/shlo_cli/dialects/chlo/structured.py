@@ -142,7 +142,7 @@ def _masked(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 
 @define_op("chlo.ragged_dot", properties=("ragged_dot_dimension_numbers", "precision_config"),
-           verify=verify_ragged_dot)
+           verify=verify_ragged_dot, required=("ragged_dot_dimension_numbers",))
 def ragged_dot(lhs: np.ndarray, rhs: np.ndarray, group_sizes: np.ndarray, *,
                ragged_dot_dimension_numbers: Any, result_type: Any) -> np.ndarray:
     """dot_general where the ragged lhs dimension is split into groups of `group_sizes` rows:
@@ -153,8 +153,13 @@ def ragged_dot(lhs: np.ndarray, rhs: np.ndarray, group_sizes: np.ndarray, *,
     dn = ragged_dot_dimension_numbers
     lb, rb = _dims(dn, "lhs_batching_dimensions"), _dims(dn, "rhs_batching_dimensions")
     lc, rc = _dims(dn, "lhs_contracting_dimensions"), _dims(dn, "rhs_contracting_dimensions")
-    (ragged,) = _dims(dn, "lhs_ragged_dimensions")
+    raggeds = _dims(dn, "lhs_ragged_dimensions")
     group_dims = _dims(dn, "rhs_group_dimensions")
+    if len(raggeds) != 1 or len(lb) != len(rb) or len(lc) != len(rc) or any(
+            not 0 <= d < lhs.ndim for d in lb + lc + raggeds) or any(
+            not 0 <= d < rhs.ndim for d in rb + rc + group_dims):
+        raise EvaluationError("ragged_dot_dimension_numbers do not fit the operands")
+    (ragged,) = raggeds
     letters = iter("abcdefghijklmnopqrstuvwxyz")
     lhs_sub = [next(letters) for _ in range(lhs.ndim)]
     rhs_sub = [""] * rhs.ndim

@@ -13,6 +13,8 @@ from typing import Any
 import numpy as np
 
 from ...check_dialect.custom_call_targets import evaluate_custom_call
+from ...interpreter import limits
+from ...interpreter.engine import EvaluationError
 from ...ir.attributes import Attribute, StringAttr, SymbolRefAttr
 from ...ir.core import Location, Operation, Region, Value
 from ...ir.lexer import PERCENT
@@ -164,7 +166,16 @@ def while_(*operand: np.ndarray, cond: Callable[..., list[Any]],
            body: Callable[..., list[Any]]) -> Any:
     """Runs `body` while `cond` holds; the results are the last loop-carried values."""
     results = operand
+    cap = limits.max_iterations()
+    if cap is None:
+        while cond(*results)[0]:
+            results = body(*results)
+        return _results(results)
+    count = 0
     while cond(*results)[0]:
+        if count >= cap:
+            raise EvaluationError(f"while loop exceeded {cap} iterations (--max-iterations)")
+        count += 1
         results = body(*results)
     return _results(results)
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ...interpreter.memory import check_elements
 from ...ir.attributes import ArrayAttr, Attribute, DenseArrayAttr, DenseElementsAttr, DialectAttr
 from ...ir.core import Location, Operation
 from ...ir.diagnostics import Diagnostic, EvaluationError
@@ -475,8 +476,9 @@ _MAX_RANK = 1 << 16
 
 def _layout(spatial: Sequence[int], named: dict[int, str]) -> str:
     size = max([s + 1 for s in spatial] + [d + 1 for d in named] + [0])
-    if size > _MAX_RANK:  # corrupt input (a bytecode file), not a layout to print
-        raise ValueError(f"convolution dimension {size - 1} is out of range")
+    if size > 1024:  # absurd dimension numbers (the verifier rejects them): list, don't lay out
+        return "[" + ", ".join([f"{d}:{n}" for d, n in named.items()]
+                               + [f"{d}:{i}" for i, d in enumerate(spatial)]) + "]"
     slots = ["?"] * size
     for d, name in named.items():
         slots[d] = name
@@ -660,7 +662,8 @@ def convolution(lhs: np.ndarray, rhs: np.ndarray, *, window_strides: Any = None,
     depth = int(np.prod(k.shape[:s], dtype=np.int64)) * k.shape[s]
     if blas_dtype(dtype) is not None and depth > SEQUENTIAL_DEPTH:
         result = conv_im2col(windows, k, s, groups, batch_groups, dtype)
-    elif work.kind in "iu":
+    elif work.kind in "iu":  # einsum copies the strided windows into one array
+        check_elements(windows.shape, windows.itemsize, "the convolution's windows")
         result = _grouped_einsum(windows, k, s, groups, batch_groups)
     else:
         result = _grouped_sequential(windows, k, s, groups, batch_groups)

@@ -253,7 +253,11 @@ def power(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
         return integer_power(lhs, rhs)
     if is_complex(dtype):
         def cpow(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-            return np.where(x == 0, 0, libm.exp(y * libm.log(np.where(x == 0, 1, x))))
+            # A zero base (C99 cpow, XLA): 0^0 = 1, 0^(positive real) = 0, otherwise NaN.
+            general = libm.exp(y * libm.log(np.where(x == 0, 1, x)))
+            at_zero = np.where(y == 0, 1 + 0j, np.where((y.real > 0) & (y.imag == 0), 0j,
+                                                         complex(np.nan, np.nan)))
+            return np.where(x == 0, at_zero, general)
         return upcast_to_double(cpow, dtype, lhs, rhs)
     if is_float(dtype):
         return upcast_to_double(libm.power, dtype, lhs, rhs)
@@ -444,7 +448,15 @@ def negate(operand: np.ndarray) -> np.ndarray:
         return -operand
     if is_bool(dtype):
         raise unsupported("negate", dtype)
+    if dtype.itemsize in _SIGN_BIT:  # only the sign bit changes: NaN payloads (sNaN) are kept
+        bits = operand.view(_SIGN_BIT[dtype.itemsize][0])
+        return (bits ^ _SIGN_BIT[dtype.itemsize][1]).view(dtype)
     return np.negative(widen(operand)).astype(dtype)
+
+
+# Storage ints of 16/32/64-bit floats (f16, bf16, f32, f64) and their sign-bit masks.
+_SIGN_BIT = {2: (np.uint16, np.uint16(0x8000)), 4: (np.uint32, np.uint32(0x80000000)),
+             8: (np.uint64, np.uint64(0x8000000000000000))}
 
 
 @define_op("stablehlo.abs", syntax=UNARY,
@@ -460,6 +472,9 @@ def abs_(operand: np.ndarray, *, result_type: Any = None) -> np.ndarray:
         return np.abs(operand.astype(np.complex128)).astype(parts)
     if is_bool(dtype):
         raise unsupported("abs", dtype)
+    if dtype.itemsize in _SIGN_BIT:  # only the sign bit is cleared: NaN payloads are kept
+        bits = np.asarray(operand).view(_SIGN_BIT[dtype.itemsize][0])
+        return (bits & ~_SIGN_BIT[dtype.itemsize][1]).view(dtype)
     return np.abs(widen(operand)).astype(dtype)
 
 

@@ -243,7 +243,7 @@ def divide_complex(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """complex128 division as compiler-rt's `__divdc3` does it (logb scaling)."""
     ar, ai, c, d = a.real, a.imag, b.real, b.imag
     with np.errstate(all="ignore"):
-        big = np.maximum(np.abs(c), np.abs(d))
+        big = np.fmax(np.abs(c), np.abs(d))  # fmax, as C: a NaN part does not hide an inf
         _, exp = np.frexp(big)
         scale = np.where(np.isfinite(big) & (big != 0), exp - 1, 0).astype(np.int64)
         c = np.ldexp(c, -scale)
@@ -254,5 +254,29 @@ def divide_complex(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         out = make_complex(real, imag, np.dtype(np.complex128))
         bad = np.isnan(real) & np.isnan(imag)
         if bad.any():
-            out[bad] = (a / b)[bad]
+            out[bad] = _divide_special(ar, ai, c, d, denom, big)[bad]
     return out
+
+
+def _divide_special(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray,
+                    denom: np.ndarray, big: np.ndarray) -> np.ndarray:
+    """C99 Annex G's recovery of infinities and zeros where the formula gave NaN + NaN i:
+    nonzero / 0 is infinite, infinite / finite is infinite, finite / infinite is zero."""
+    a, b, c, d = (np.broadcast_to(v, denom.shape) for v in (a, b, c, d))
+    real = np.full(denom.shape, np.nan)
+    imag = np.full(denom.shape, np.nan)
+    by_zero = (denom == 0) & (~np.isnan(a) | ~np.isnan(b))
+    inf_c = np.copysign(np.inf, c)
+    real = np.where(by_zero, inf_c * a, real)
+    imag = np.where(by_zero, inf_c * b, imag)
+    inf_num = ~by_zero & (np.isinf(a) | np.isinf(b)) & np.isfinite(c) & np.isfinite(d)
+    a1 = np.copysign(np.where(np.isinf(a), 1.0, 0.0), a)
+    b1 = np.copysign(np.where(np.isinf(b), 1.0, 0.0), b)
+    real = np.where(inf_num, np.inf * (a1 * c + b1 * d), real)
+    imag = np.where(inf_num, np.inf * (b1 * c - a1 * d), imag)
+    inf_den = ~by_zero & ~inf_num & np.isinf(big) & np.isfinite(a) & np.isfinite(b)
+    c1 = np.copysign(np.where(np.isinf(c), 1.0, 0.0), c)
+    d1 = np.copysign(np.where(np.isinf(d), 1.0, 0.0), d)
+    real = np.where(inf_den, 0.0 * (a * c1 + b * d1), real)
+    imag = np.where(inf_den, 0.0 * (b * c1 - a * d1), imag)
+    return make_complex(real, imag, np.dtype(np.complex128))

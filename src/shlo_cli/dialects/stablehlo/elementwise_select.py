@@ -105,7 +105,7 @@ _ORDERED = {
 
 
 @define_op("stablehlo.compare", syntax=Custom(_parse_compare, _print_compare),
-           properties=("comparison_direction", "compare_type"),
+           properties=("comparison_direction", "compare_type"), required=("comparison_direction",),
            verify=elementwise(COMPARABLE, frozenset((PRED,)), False, verify_compare))
 def compare(lhs: np.ndarray, rhs: np.ndarray, *, comparison_direction: str,
             compare_type: str | None) -> np.ndarray:

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ...interpreter.memory import check_elements
 from ...ir.attributes import DialectAttr
 from ...ir.core import Operation, Value
 from ...ir.diagnostics import Diagnostic, EvaluationError
@@ -75,9 +76,13 @@ def _operand_indices(operand_shape: Sequence[int], vectors: np.ndarray, index_ma
                      operand_batching_dims: list[int], indices_batching_dims: list[int],
                      index_vector_dim: int, window_dims: list[int], window_shape: list[int],
                      clamp_to: Sequence[int] | None) -> list[np.ndarray]:
-    """For each operand dimension, its index for every element of the `batch + window` grid:
+    """For each operand dimension, its index for every element of the `batch + window` grid
+    (one int64 array per operand dimension: checked against the memory budget):
     start index (clamped to `operand_shape - clamp_to` when given) + batching index + window
     offset."""
+    cells = int(np.prod(vectors.shape[:-1], dtype=np.int64)) * int(np.prod(window_shape,
+                                                                           dtype=np.int64))
+    check_elements((cells, max(len(operand_shape), 1)), 8, "the index arrays")
     batch_shape = vectors.shape[:-1]
     nb = len(batch_shape)
     rank = nb + len(window_shape)

@@ -111,7 +111,7 @@ def torch_index_select(operand: np.ndarray, index: np.ndarray, *, dim: int, batc
             e >= 0 and e != r for e, r in zip(expected, result.shape, strict=True)):
         raise EvaluationError(f"result shape {list(result.shape)} does not match the result "
                               f"type {result_type}")
-    return np.array(result, dtype=operand.dtype)  # (ascontiguousarray makes 0-d 1-d)
+    return np.require(result, requirements="C")  # keeps 0-d results 0-d
 
 
 # ---- cross-replica-sum ---------------------------------------------------------------------
@@ -143,7 +143,7 @@ def cross_replica_sum(operand: np.ndarray, *, replica_groups: Any, ctx: Context,
         for pid in sorted(values)[1:]:
             total = np.asarray(np.add(total, np.asarray(values[pid][0], dtype=dtype)),
                                dtype=dtype)
-    return np.ascontiguousarray(total)
+    return np.require(total, requirements="C")  # keeps 0-d results 0-d
 
 
 # ---- trace ---------------------------------------------------------------------------------

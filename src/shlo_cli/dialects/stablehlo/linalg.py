@@ -94,6 +94,11 @@ def cholesky(a: np.ndarray, *, lower: Any = None) -> np.ndarray:
 
 def solve_triangular(m: np.ndarray, b: np.ndarray, lower: bool, unit: bool) -> np.ndarray:
     """x with m @ x = b for triangular `m` (only its `lower`/upper triangle is read)."""
+    out_dtype = b.dtype
+    # Substitution in double (complex128), rounded once: float32 sums of products lose ~n ulp.
+    wide = np.complex128 if b.dtype.kind == "c" else np.float64
+    if b.dtype.itemsize < np.dtype(wide).itemsize:
+        m, b = m.astype(wide), b.astype(wide)
     n = m.shape[-1]
     x = np.zeros(np.broadcast_shapes(m.shape[:-2], b.shape[:-2]) + b.shape[-2:], b.dtype)
     order = range(n) if lower else range(n - 1, -1, -1)
@@ -104,7 +109,7 @@ def solve_triangular(m: np.ndarray, b: np.ndarray, lower: bool, unit: bool) -> n
             acc = b[..., i, :] - np.sum(coeffs[..., :, None] * x[..., known, :], axis=-2,
                                         dtype=b.dtype)
             x[..., i, :] = acc if unit else acc / m[..., i, i][..., None]
-    return x
+    return x.astype(out_dtype)
 
 
 @define_op("stablehlo.triangular_solve",

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ...interpreter.memory import check_elements
 from ...ir.attributes import DenseArrayAttr
 from ...ir.core import Block, Location, Operation, Region, Value
 from ...ir.diagnostics import Diagnostic, EvaluationError
@@ -140,7 +141,25 @@ def fast_reduce_last(name: str, x: np.ndarray, init: np.ndarray) -> np.ndarray |
             folded = ufunc.reduce(x, axis=-1, dtype=x.dtype)
         else:
             folded = ufunc.reduce(x, axis=-1)
-        return np.asarray(ufunc(init, folded), dtype=x.dtype)
+        out = np.asarray(ufunc(init, folded), dtype=x.dtype)
+        if x.dtype.kind == "f" and ufunc in (np.maximum, np.minimum):
+            out = _signed_zero_extremum(out, x, init, ufunc is np.maximum)
+        return out
+
+
+def _signed_zero_extremum(out: np.ndarray, x: np.ndarray, init: np.ndarray,
+                          largest: bool) -> np.ndarray:
+    """IEEE maximum(+0, -0) = +0 and minimum(+0, -0) = -0 whatever the order: numpy's
+    maximum/minimum return their first argument for equal zeros."""
+    zero = out == 0
+    if not np.any(zero):
+        return out
+    # The sign the extremum of the zeros among {init, x...} must carry.
+    wanted = ~np.signbit(x) if largest else np.signbit(x)
+    hit = np.any((x == 0) & wanted, axis=-1) | ((init == 0) & (
+        ~np.signbit(init) if largest else np.signbit(init)))
+    signed = np.where(hit, x.dtype.type(0.0) if largest else -x.dtype.type(0.0), out)
+    return np.asarray(np.where(zero, signed, out), dtype=x.dtype)
 
 
 def _call(body: Callable[..., Any], args: Sequence[np.ndarray], shape: tuple[int, ...],
@@ -447,12 +466,14 @@ def pad_dilate(x: np.ndarray, low: Sequence[int], high: Sequence[int], interior:
     if any(interior):
         shape = tuple(0 if n == 0 else (n - 1) * (i + 1) + 1
                       for n, i in zip(x.shape, interior, strict=True))
+        check_elements(shape, x.dtype.itemsize, "the dilated operand")
         out = np.full(shape, value, dtype=x.dtype)
         out[tuple(slice(None, None, i + 1) for i in interior)] = x
         x = out
     if any(lo > 0 or hi > 0 for lo, hi in zip(low, high, strict=False)):
         widths = [(max(lo, 0), max(hi, 0)) for lo, hi in zip(low, high, strict=False)]
         grown = tuple(n + a + b for n, (a, b) in zip(x.shape, widths, strict=True))
+        check_elements(grown, x.dtype.itemsize, "the padded operand")
         out = np.full(grown, value, dtype=x.dtype)
         out[tuple(slice(a, a + n) for n, (a, _) in zip(x.shape, widths, strict=False))] = x
         x = out
@@ -493,6 +514,8 @@ def reduce_window(*args: np.ndarray, window_dimensions: tuple[int, ...],
                   result_types: Sequence[Type] = ()) -> Any:
     """spec reduce_window: pad with the init values, slide windows, reduce each window."""
     count = len(args) // 2
+    if any(np.ndim(v) for v in args[count:]):  # upstream's verifier lets these through
+        raise EvaluationError("reduce_window with non-scalar init values cannot be evaluated")
     inputs, init_values = _promoted(args, count, result_types)
     rank = inputs[0].ndim
     window = list(window_dimensions)

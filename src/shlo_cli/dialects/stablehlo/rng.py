@@ -186,7 +186,7 @@ def rng_bit_generator(initial_state: np.ndarray, *, rng_algorithm: Any,
     new_state = new_state.reshape(initial_state.shape).copy()
     unsigned = np.dtype(f"uint{bits}")
     output = values.astype(unsigned).view(dtype).reshape(shape)
-    return new_state, output.copy()  # (ascontiguousarray would make a 0-d result 1-d)
+    return new_state, np.require(output, requirements="C")  # 0-d stays 0-d
 
 
 # ---- rng ---------------------------------------------------------------------------------

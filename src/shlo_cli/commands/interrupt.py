@@ -1,0 +1,39 @@
+"""Ctrl-C ends a command cleanly: one line on stderr, exit status 130, no traceback.
+
+The SIGINT handler raises `Interrupted`, a SystemExit: it unwinds through `finally` blocks (so
+temporary output files are removed and nothing partial is left), is not caught by kernels'
+`except Exception`, and click lets it through, so Python exits with its code silently.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from typing import Any
+
+EXIT_CODE = 130  # 128 + SIGINT, what shells report for an interrupted command
+
+
+class Interrupted(SystemExit):
+    """Raised in the main thread when the user presses Ctrl-C."""
+
+
+def _handler(signum: int, frame: Any) -> None:
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    try:
+        sys.stderr.write("error: interrupted\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    raise Interrupted(EXIT_CODE)
+
+
+def install() -> None:
+    """Route SIGINT to `Interrupted` (main thread only; elsewhere signals cannot be set)."""
+    if threading.current_thread() is threading.main_thread() and \
+            signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _handler)

@@ -1,0 +1,45 @@
+"""A short fixed-seed slice of both fuzzers (`make fuzz` runs the long ones)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+FUZZ = Path(__file__).resolve().parents[1] / "fuzz"
+sys.path.insert(0, str(FUZZ))
+CONFORMANCE = Path(os.environ.get("CONFORMANCE",
+                                  Path(__file__).resolve().parents[3] / "shared" / "conformance"))
+
+
+@pytest.mark.skipif(not CONFORMANCE.is_dir(), reason="conformance files not available")
+def test_mutation_slice() -> None:
+    import mutate
+
+    tally = mutate.run(150, seed=7, folder=CONFORMANCE, seconds=10)
+    assert tally.counts["cases"] == 150
+    assert tally.failures() == 0, tally.summary("mutation") + "\n" + "\n".join(
+        e for v in tally.examples.values() for e in v[:3])
+
+
+def test_mutation_operators_change_text() -> None:
+    import random
+
+    import mutate
+
+    rng = random.Random(3)
+    text = ("func.func @f(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {\n"
+            "  return %a : tensor<2x3xf32>\n}")
+    assert any(mutate.mutate(text, rng) != text for _ in range(20))
+
+
+def test_generated_slice() -> None:
+    pytest.importorskip("hypothesis")
+    import generate
+
+    tally, disagreements, _ = generate.run(60, seed=11, compare=False)
+    assert tally.counts["cases"] == 60
+    assert tally.counts["pass"] > 50  # generated programs are well-typed
+    assert tally.failures() == 0, tally.summary("generated")
