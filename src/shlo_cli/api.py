@@ -170,7 +170,7 @@ def interpret(source: Program | Module | str | os.PathLike[str], *inputs: Any,
     are dropped (see `interpreter.jax_convention`).
 
     `memory_limit` (bytes) refuses ops whose results or temporaries would exceed it (default:
-    `interpreter.memory.default_limit()`); `max_iterations` caps every `while` loop.
+    `ir.memory.default_limit()`); `max_iterations` caps every `while` loop.
     """
     return as_program(source).run(None, inputs, probe_output_dir=probe_output_dir,
                                   platforms=platforms, memory_limit=memory_limit,

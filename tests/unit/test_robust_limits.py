@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 import shlo_cli
-from shlo_cli.interpreter.memory import default_limit, parse_size
 from shlo_cli.ir.diagnostics import Diagnostic
+from shlo_cli.ir.memory import default_limit, parse_size
 
 SHLO = str(Path(sys.executable).with_name("shlo"))
 

@@ -24,11 +24,11 @@ import click
 
 from ..interpreter.engine import EvaluationError
 from ..interpreter.io import DataFileError, InputError
-from ..interpreter.memory import parse_size
 from ..interpreter.run import ArgsError, InterpretOptions, evaluate, format_results
 from ..ir.core import Module
 from ..ir.diagnostics import Diagnostic, ShloError, SourceFile
 from ..ir.expected_diagnostics import DiagnosticVerifier
+from ..ir.memory import parse_size
 from ..loaders import file_kind, is_binary, load_program
 from . import interrupt
 from .common import Chunk, parse_chunk, read_source, split_chunks, write_output

@@ -16,12 +16,13 @@ from typing import Any
 
 import numpy as np
 
+from ..ir import limits, memory
 from ..ir.attributes import ArrayAttr, DenseElementsAttr
 from ..ir.core import Module, Operation
 from ..ir.diagnostics import Diagnostic, SourceFile
 from ..ir.types import FunctionType, TensorType, Type
 from ..ir.verifier import verify_module
-from . import dynamic_guard, limits, memory  # noqa: F401 - binding hooks
+from . import dynamic_guard  # noqa: F401 - binding hooks
 from .engine import EvaluationError, Interpreter, entry_function
 from .printing import format_value
 

@@ -13,10 +13,10 @@ from typing import Any
 import numpy as np
 
 from ...check_dialect.custom_call_targets import evaluate_custom_call
-from ...interpreter import limits
-from ...interpreter.engine import EvaluationError
+from ...ir import limits
 from ...ir.attributes import Attribute, StringAttr, SymbolRefAttr
 from ...ir.core import Location, Operation, Region, Value
+from ...ir.diagnostics import EvaluationError
 from ...ir.lexer import PERCENT
 from ...ir.types import BOOL, FunctionType, TensorType, Type, UnrankedTensorType
 from ..registry import OpDef, declare_op, define_op

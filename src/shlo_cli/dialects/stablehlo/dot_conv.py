@@ -19,11 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from ...interpreter.memory import check_elements
 from ...ir.attributes import ArrayAttr, Attribute, DenseArrayAttr, DenseElementsAttr, DialectAttr
 from ...ir.core import Location, Operation
 from ...ir.diagnostics import Diagnostic, EvaluationError
 from ...ir.lexer import lex_at
+from ...ir.memory import check_elements
 from ...ir.parser import STRUCT_FIELD_ORDER, _format_field, _parse_struct_fields
 from ...ir.types import (
     BOOL,

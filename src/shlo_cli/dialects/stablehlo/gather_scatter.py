@@ -19,10 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from ...interpreter.memory import check_elements
 from ...ir.attributes import DialectAttr
 from ...ir.core import Operation, Value
 from ...ir.diagnostics import Diagnostic, EvaluationError
+from ...ir.memory import check_elements
 from ...ir.parser import (
     DIALECT_ATTR_PARSERS,
     STRUCT_FIELD_ORDER,

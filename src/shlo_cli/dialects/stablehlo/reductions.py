@@ -15,11 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from ...interpreter.memory import check_elements
 from ...ir.attributes import DenseArrayAttr
 from ...ir.core import Block, Location, Operation, Region, Value
 from ...ir.diagnostics import Diagnostic, EvaluationError
 from ...ir.lexer import PERCENT
+from ...ir.memory import check_elements
 from ...ir.types import (
     DYNAMIC,
     I64,

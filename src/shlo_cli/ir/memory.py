@@ -19,8 +19,9 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ..ir.types import TensorType, Type, UnsupportedTypeError, numpy_dtype
-from .engine import BIND_HOOKS, EvaluationError
+from .diagnostics import EvaluationError
+from .registry import BIND_HOOKS
+from .types import TensorType, Type, UnsupportedTypeError, numpy_dtype
 
 PHYSICAL_FRACTION = 0.75
 HEADROOM = 256 << 20  # bytes kept free for Python, numpy temporaries of small ops, printing
