@@ -37,9 +37,11 @@ interop: bytecode
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
 
+# STABLEHLO=<openxla/stablehlo checkout>: run its stablehlo/tests and stablehlo/testdata instead.
 # CONFORMANCE_ARGS: e.g. `--update-xfail`, `--suite interpret`, `--filter add`.
 conformance: bytecode
-	$(BIN)/python tests/conformance/conformance.py $(CONFORMANCE) $(CONFORMANCE_ARGS)
+	$(BIN)/python tests/conformance/conformance.py $(CONFORMANCE) \
+		$(if $(STABLEHLO),--stablehlo $(STABLEHLO)) $(CONFORMANCE_ARGS)
 
 # Mutation fuzzing of the conformance files and generated programs (compared with XLA CPU when
 # jax is installed: `pip install -e '.[xla]'`). FUZZ_SEED picks the run.

@@ -24,6 +24,7 @@ Usage: python tests/conformance/conformance.py [ROOT] [--suite NAME]... [-j N] [
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import json
 import os
 import re
@@ -62,20 +63,28 @@ class Suite:
     #                    run on inputs from the signature)
     folder: str = ""  # source folder under the conformance root; empty = the suite's name
     label: str = "passed"  # what a PASS of this suite measures
+    upstream: str = ""  # the same folder in an openxla/stablehlo checkout (`--stablehlo`)
+    upstream_files: tuple[str, ...] = ()  # there, the top-level files it takes (globs)
 
     @property
     def source(self) -> str:
         return self.folder or self.name
 
+    def source_in(self, upstream_layout: bool) -> str:
+        return self.upstream if upstream_layout else self.source
+
 
 SUITES = (
-    Suite("interpret"),
-    Suite("math"),
-    Suite("testdata"),
-    Suite("verify"),
-    Suite("vhlo"),
-    Suite("dynamic", mode="dynamic", folder="testdata/dynamic", label="ran without error"),
-    Suite("disabled", mode="disabled", folder="testdata", label="passed (RUN-DISABLED upstream)"),
+    Suite("interpret", upstream="stablehlo/tests/interpret"),
+    Suite("math", upstream="stablehlo/tests/math"),
+    Suite("testdata", upstream="stablehlo/testdata"),
+    Suite("verify", upstream="stablehlo/tests",
+          upstream_files=("ops_*.mlir", "verify_*.mlir", "print_*.mlir", "infer_stablehlo.mlir")),
+    Suite("vhlo", upstream="stablehlo/tests/vhlo"),
+    Suite("dynamic", mode="dynamic", folder="testdata/dynamic", label="ran without error",
+          upstream="stablehlo/testdata/dynamic"),
+    Suite("disabled", mode="disabled", folder="testdata", label="passed (RUN-DISABLED upstream)",
+          upstream="stablehlo/testdata"),
 )
 # `// RUN-DISABLED(reason): command` (the colon is optional upstream).
 DISABLED_RUN = re.compile(r"//\s*RUN-DISABLED(?:\(([^)]*)\))?:?\s*(.*\S)")
@@ -125,9 +134,10 @@ def write_xfails(paths: Iterable[str], path: Path = XFAIL_FILE) -> None:
 class ConformanceFormat(ShTest):  # type: ignore[misc,valid-type]
     """lit's ShTest, restricted to one suite's files, with its xfail list applied."""
 
-    def __init__(self, suite: Suite, xfails: Iterable[str]) -> None:
+    def __init__(self, suite: Suite, xfails: Iterable[str], upstream_layout: bool = False) -> None:
         super().__init__(execute_external=False)
         self.suite = suite
+        self.only = suite.upstream_files if upstream_layout else ()
         prefix = suite.name + "/"
         self.expected_failures = {x[len(prefix):] for x in xfails if x.startswith(prefix)}
 
@@ -136,6 +146,9 @@ class ConformanceFormat(ShTest):  # type: ignore[misc,valid-type]
         for test in super().getTestsInDirectory(testSuite, path_in_suite, litConfig,
                                                 localConfig):
             relative = "/".join(test.path_in_suite)
+            if self.only and ("/" in relative or
+                              not any(fnmatch.fnmatch(relative, glob) for glob in self.only)):
+                continue  # a checkout's stablehlo/tests holds other suites' folders too
             if self.suite.mode == "disabled" and not _disabled_commands(test):
                 continue
             if relative in self.expected_failures:
@@ -199,11 +212,11 @@ def _execute_dynamic(test: Any, litConfig: Any) -> Any:
                            problem or "", time.monotonic() - start)
 
 
-def configure(config: Any, suite_name: str) -> None:
+def configure(config: Any, suite_name: str, upstream_layout: bool = False) -> None:
     """Called from a generated lit.site.cfg.py after it loaded the repo's lit.cfg.py."""
     suite = next(s for s in SUITES if s.name == suite_name)
     xfail_file = Path(os.environ.get(XFAIL_ENV) or XFAIL_FILE)
-    config.test_format = ConformanceFormat(suite, read_xfails(xfail_file))
+    config.test_format = ConformanceFormat(suite, read_xfails(xfail_file), upstream_layout)
     config.environment.setdefault(
         TIME_LIMIT_ENV, os.environ.get(TIME_LIMIT_ENV, str(DEFAULT_TIME_LIMIT)))
     if os.environ.get(DYNAMIC_SIZE_ENV):
@@ -220,17 +233,19 @@ config.name = {name!r}
 config.test_source_root = {source!r}
 config.test_exec_root = {exec_root!r}
 lit_config.load_config(config, {lit_cfg!r})
-conformance.configure(config, {name!r})
+conformance.configure(config, {name!r}, {upstream_layout!r})
 '''
 
 
-def write_site_config(suite: Suite, root: Path) -> Path:
+def write_site_config(suite: Suite, root: Path, upstream_layout: bool = False) -> Path:
     exec_root = BUILD / suite.name
     exec_root.mkdir(parents=True, exist_ok=True)
     site = exec_root / "lit.site.cfg.py"
-    site.write_text(SITE_CONFIG.format(name=suite.name, source=str(root / suite.source),
+    site.write_text(SITE_CONFIG.format(name=suite.name,
+                                       source=str(root / suite.source_in(upstream_layout)),
                                        exec_root=str(exec_root), harness=str(HARNESS),
-                                       lit_cfg=str(REPO / "lit.cfg.py")), encoding="utf-8")
+                                       lit_cfg=str(REPO / "lit.cfg.py"),
+                                       upstream_layout=upstream_layout), encoding="utf-8")
     return exec_root
 
 
@@ -270,8 +285,9 @@ def updated_xfails(old: Iterable[str], results: Sequence[dict[str, Any]]) -> lis
 
 
 def run(root: Path, suites: Sequence[Suite], jobs: int, update_xfail: bool,
-        extra_lit_args: Sequence[str], dynamic_size: int | None = None) -> int:
-    exec_roots = [str(write_site_config(s, root)) for s in suites]
+        extra_lit_args: Sequence[str], dynamic_size: int | None = None,
+        upstream_layout: bool = False) -> int:
+    exec_roots = [str(write_site_config(s, root, upstream_layout)) for s in suites]
     # A per-run file: several developers' runs may share this build folder.
     output = BUILD / f"results.{os.getpid()}.json"
     lit_bin = Path(sys.executable).with_name("lit")
@@ -316,6 +332,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--update-xfail", action="store_true",
                         help="rewrite tests/conformance_xfail.txt from this run's results")
     parser.add_argument("--filter", default=None, help="lit --filter regex over test names")
+    parser.add_argument("--stablehlo", default=None, metavar="CHECKOUT",
+                        help="run the suites of an openxla/stablehlo checkout in upstream's "
+                             "own layout (stablehlo/tests, stablehlo/testdata) instead of ROOT")
     parser.add_argument("--dynamic-size", type=int, default=None, metavar="N",
                         help="size of every `?` dimension (and i64 dimension variable) in the "
                              "dynamic suite; default 3")
@@ -323,14 +342,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if lit is None:
         print("conformance: lit is not installed (pip install -e '.[test]')", file=sys.stderr)
         return 2
-    root = Path(options.root).resolve()
+    upstream_layout = options.stablehlo is not None
+    root = Path(options.stablehlo if upstream_layout else options.root).resolve()
     suites = [s for s in SUITES if not options.suite or s.name in options.suite]
-    missing = [s.source for s in suites if not (root / s.source).is_dir()]
+    missing = [s.source_in(upstream_layout) for s in suites
+               if not (root / s.source_in(upstream_layout)).is_dir()]
     if missing:
         print(f"conformance: {root} has no {', '.join(missing)} folder", file=sys.stderr)
         return 2
     extra = ["--filter", options.filter] if options.filter else []
-    return run(root, suites, options.jobs, options.update_xfail, extra, options.dynamic_size)
+    return run(root, suites, options.jobs, options.update_xfail, extra, options.dynamic_size,
+               upstream_layout)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,11 @@ func.func @main() {
   func.return
 }
 """
+NO_RUN_FAILS = """// RUN: stablehlo-opt %s
+func.func @main() {
+  func.return
+}
+"""
 
 
 def test_xfail_file_round_trip(tmp_path: Path) -> None:
@@ -102,3 +107,18 @@ def test_lit_format_runs_every_run_line_and_applies_xfail(tiny_root: Path,
     codes = _run_lit(exec_root, xfail_file)
     assert codes["testdata :: passing.mlir"] == "XPASS"
     assert codes["testdata :: failing.mlir"] == "FAIL"
+
+
+def test_upstream_layout_takes_the_suites_own_files(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--stablehlo CHECKOUT`: verify reads stablehlo/tests' top-level ops_*/verify_*/print_*
+    files only, not the other suites' folders beside them."""
+    tests = tmp_path / "checkout" / "stablehlo" / "tests"
+    (tests / "interpret").mkdir(parents=True)
+    (tests / "ops_a.mlir").write_text(NO_RUN_FAILS)
+    (tests / "canonicalize.mlir").write_text(NO_RUN_FAILS)
+    (tests / "interpret" / "ops_b.mlir").write_text(NO_RUN_FAILS)
+    monkeypatch.setattr(conformance, "BUILD", tmp_path / "build")
+    suite = next(s for s in conformance.SUITES if s.name == "verify")
+    exec_root = conformance.write_site_config(suite, tmp_path / "checkout", upstream_layout=True)
+    assert list(_run_lit(exec_root, tmp_path / "none.txt")) == ["verify :: ops_a.mlir"]
