@@ -252,15 +252,57 @@ def write_site_config(suite: Suite, root: Path, upstream_layout: bool = False) -
 # ---- running and reporting -----------------------------------------------------------------
 
 
-def summarize(results: Sequence[dict[str, Any]], suites: Sequence[Suite]) -> str:
-    """Per-suite counts: PASS under the suite's label, then every lit result code."""
+DEVIATIONS_FILE = REPO / "tests" / "conformance_deviations.txt"
+
+
+def read_deviations(path: Path = DEVIATIONS_FILE) -> tuple[dict[str, str], dict[str, str]]:
+    """({D<n>: description}, {test path: D<n>}) from the deviations list."""
+    described: dict[str, str] = {}
+    tests: dict[str, str] = {}
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        lines = []
+    for line in lines:
+        if not line.strip() or line.startswith("#"):
+            continue
+        if re.match(r"D\d+:", line):
+            key, _, text = line.partition(":")
+            described[key] = text.strip()
+            continue
+        fields = line.split("#", 1)[0].split()
+        if len(fields) == 2:
+            tests[fields[0]] = fields[1]
+    return described, tests
+
+
+def snapshot_line(root: Path) -> str:
+    """Which upstream snapshot ran: the commit and date its README records, if any."""
+    try:
+        text = (root / "README.md").read_text(encoding="utf-8")
+    except OSError:
+        return f"upstream files: {root} (no README naming a snapshot)"
+    commit = re.search(r"commit ([0-9a-f]{40})", text)
+    date = re.search(r"snapshot of (\d{4}-\d{2}-\d{2})", text)
+    return (f"upstream files: {root}, openxla/stablehlo "
+            f"{'commit ' + commit.group(1) if commit else '(commit not recorded)'}"
+            f"{', snapshot of ' + date.group(1) if date else ''}")
+
+
+def summarize(results: Sequence[dict[str, Any]], suites: Sequence[Suite],
+              deviations: dict[str, str] | None = None) -> str:
+    """Per-suite counts: PASS under the suite's label (those resting on a documented
+    deviation counted apart), then every lit result code."""
     by_suite: dict[str, Counter[str]] = {s.name: Counter() for s in suites}
     for result in results:
         suite_name = result["name"].split(" :: ", 1)[0]
         by_suite.setdefault(suite_name, Counter())[result["code"]] += 1
+        key = (deviations or {}).get(_path(result))
+        if key and result["code"] == "PASS":
+            by_suite[suite_name][f"with deviation {key}"] += 1
     lines = []
     for name, counts in by_suite.items():
-        total = sum(counts.values())
+        total = sum(n for code, n in counts.items() if not code.startswith("with "))
         detail = ", ".join(f"{code} {n}" for code, n in sorted(counts.items()))
         label = next((s.label for s in suites if s.name == name), "passed")
         lines.append(f"{name:10s} {label} {counts['PASS']:5d} / {total:5d}   ({detail})")
@@ -311,8 +353,15 @@ def run(root: Path, suites: Sequence[Suite], jobs: int, update_xfail: bool,
         print(f"conformance: lit produced no results (exit {completed.returncode})",
               file=sys.stderr)
         return completed.returncode or 1
+    described, deviations = read_deviations()
     print()
-    print(summarize(results, suites))
+    print(snapshot_line(root))
+    print(summarize(results, suites, deviations))
+    used = sorted({key for path, key in deviations.items()
+                   if any(_path(r) == path and r["code"] == "PASS" for r in results)})
+    for key in used:
+        ours, _, theirs = described.get(key, "").partition("|")
+        print(f"  {key}: {ours.strip()} (upstream: {theirs.strip()})")
     print(f"wall time {wall:.1f}s with lit -j{jobs}")
     if update_xfail:
         write_xfails(updated_xfails(read_xfails(), results))

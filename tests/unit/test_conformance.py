@@ -122,3 +122,15 @@ def test_upstream_layout_takes_the_suites_own_files(tmp_path: Path,
     suite = next(s for s in conformance.SUITES if s.name == "verify")
     exec_root = conformance.write_site_config(suite, tmp_path / "checkout", upstream_layout=True)
     assert list(_run_lit(exec_root, tmp_path / "none.txt")) == ["verify :: ops_a.mlir"]
+
+
+def test_passes_resting_on_a_deviation_are_counted_apart(tmp_path: Path) -> None:
+    listing = tmp_path / "deviations.txt"
+    listing.write_text("# header\nD1: ours | theirs\ndisabled/a.mlir  D1  # why\n")
+    described, tests = conformance.read_deviations(listing)
+    assert described == {"D1": "ours | theirs"} and tests == {"disabled/a.mlir": "D1"}
+    results = [{"name": "disabled :: a.mlir", "code": "PASS"},
+               {"name": "disabled :: b.mlir", "code": "PASS"}]
+    suites = [s for s in conformance.SUITES if s.name == "disabled"]
+    line = conformance.summarize(results, suites, tests)
+    assert "2 /     2" in line and "with deviation D1 1" in line
