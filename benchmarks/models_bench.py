@@ -95,6 +95,11 @@ def _row(name: str, parse: float, cold: float, warm: float, xla: tuple[float, fl
 
 def run(root: str, profile: bool = False) -> None:
     jax = _jax()
+    if jax:  # the baseline's version, measured in this run, same repetition policy (best of)
+        import jaxlib
+
+        print(f"  baseline: jax {jax.__version__}, jaxlib {jaxlib.__version__}, XLA CPU, in this "
+              f"process; both sides timed alike (best of 2-20 runs within about 1 s each)")
     print("models: ms; ours = parse, first interpret (cold: verify + plan + run), best warm run; "
           + ("XLA = jit compile + first run, best execute; ratios warm/execute and "
              "(parse+cold)/(compile+first)" if jax else "jax not installed: our times only"))
