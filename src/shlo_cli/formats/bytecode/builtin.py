@@ -7,6 +7,8 @@ memrefs, ...) is written as text, exactly as upstream falls back for it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ...ir.attributes import (
@@ -416,7 +418,7 @@ def _read_dense_elements(r: AttrTypeReader) -> Attribute:
     if decoded is None:
         raise r.error(f"invalid dense elements data for type {type}")
     data, splat = decoded
-    return DenseElementsAttr(type, data, splat)  # type: ignore[arg-type]
+    return DenseElementsAttr(type, data, splat)
 
 
 def _unsupported(name: str):  # type: ignore[no-untyped-def]
@@ -425,7 +427,7 @@ def _unsupported(name: str):  # type: ignore[no-untyped-def]
     return read
 
 
-_ATTR_READERS = {
+_ATTR_READERS: dict[int, Callable[[AttrTypeReader], Attribute]] = {
     ARRAY: lambda r: ArrayAttr(tuple(r.attributes())),
     DICTIONARY: _read_dictionary,
     STRING: lambda r: StringAttr(r.string()),
