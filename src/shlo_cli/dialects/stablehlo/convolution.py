@@ -253,7 +253,7 @@ def convolution(lhs: np.ndarray, rhs: np.ndarray, *, window_strides: Any = None,
          *[dl * b for dl, b in zip(rhs_dil, step[1:-1], strict=False)], step[-1]), writeable=False)
     flips = [1 + s + i for i, flip in enumerate(window_reversal or []) if flip]
     if flips:
-        windows = np.flip(windows, flips)
+        windows = np.flip(windows, tuple(flips))
     groups = int(feature_group_count or 1)
     batch_groups = int(batch_group_count or 1)
     _check_groups(windows.shape[0], windows.shape[-1], k.shape[-1], groups, batch_groups)

@@ -153,10 +153,10 @@ def _parse_precision_word(p: Any) -> str:
         bad.notes.append(p.op_error(_PRECISION_FAILED, tok))
         raise
     if word not in _PRECISIONS:
-        bad = p.op_error("expected ::mlir::stablehlo::Precision to be one of: "
+        err = p.op_error("expected ::mlir::stablehlo::Precision to be one of: "
                          + ", ".join(_PRECISIONS), tok)
-        bad.notes.append(p.op_error(_PRECISION_FAILED, tok))
-        raise bad
+        err.notes.append(p.op_error(_PRECISION_FAILED, tok))
+        raise err
     return word
 
 
