@@ -17,13 +17,14 @@ import tempfile
 import threading
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from ..interpreter.engine import Context, Interpreter, _Abort
-from ..interpreter.processes import DEFAULT_TIMEOUT, Process, ProcessGrid, ProcessId
+from ..interpreter.processes import DEFAULT_TIMEOUT, ProcessGrid
 from ..ir.attributes import ArrayAttr, StringAttr, SymbolRefAttr
+from ..ir.context import Process, ProcessId
 from ..ir.core import Operation
 from ..ir.diagnostics import Diagnostic, EvaluationError, ShloError
 from ..ir.types import ComplexType, FloatType, FunctionType, IntegerType, TensorType, Type
@@ -132,7 +133,7 @@ def _timeout(ctx: Context) -> float:
 def run_parallel(*inputs: Any, op: Operation, ctx: Context) -> Any:
     """Runs programs[i][j] as process (i, j) of a grid, each in its own thread, and returns
     the results of all processes in row-major (replica, partition) order."""
-    parent: Interpreter = ctx.interpreter
+    parent = cast(Interpreter, ctx.interpreter)  # run_parallel runs under the interpreter
     functions = {f.attr("sym_name").value: f for f in parent.module.functions()}
     message = run_parallel_error(op, functions)
     if message is not None:

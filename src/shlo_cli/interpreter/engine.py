@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..ir import registry
+from ..ir.context import Context
 from ..ir.core import Block, Module, Operation, Region, Value
 from ..ir.diagnostics import Diagnostic, EvaluationError, SourceFile
 
@@ -47,20 +48,6 @@ class _BlockPlan:
         self.arguments = arguments
         self.steps = steps
         self.terminator = terminator
-
-
-class Context:
-    """What kernels may need beyond their operands: the output stream, process identity,
-    and a lock so concurrent processes print whole tensors."""
-
-    print_lock = threading.Lock()
-
-    def __init__(self, interpreter: Interpreter, stdout: Any = None,
-                 process: Any = None, options: dict[str, Any] | None = None) -> None:
-        self.interpreter = interpreter
-        self.stdout = stdout
-        self.process = process
-        self.options = options or {}
 
 
 class Interpreter:
