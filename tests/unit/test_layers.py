@@ -55,9 +55,6 @@ KNOWN_CYCLES: set[frozenset[str]] = {
 # Upward imports still allowed, by (importing module prefix, imported module prefix), with why
 # and what would remove them. The list only shrinks (a test fails when an entry is unused).
 EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("shlo_cli.dialects.interpreter_parallel", "shlo_cli.interpreter"):
-        "interpreter.run_parallel starts Interpreter processes; fix: a region-runner/process "
-        "factory passed in the Context",
 }
 
 

@@ -82,6 +82,14 @@ class Interpreter:
             raise EvaluationError(f"function '@{name}' not found")
         return func
 
+    def run_grid(self, programs: Sequence[Sequence[Operation]], inputs: Sequence[Any],
+                 infeed: Sequence[str] = ()) -> list[list[Any]]:
+        """`interpreter.run_parallel`: programs[r][p] as process (r, p), one thread each;
+        each process's results, row-major."""
+        from .parallel import run_grid_of  # parallel.py builds Interpreters: imported late
+
+        return run_grid_of(self, programs, inputs, infeed)
+
     def call(self, func: Operation, args: Sequence[Any]) -> list[Any]:
         """Run `func` with `args` in a fresh frame."""
         if not func.regions or not func.regions[0].blocks:

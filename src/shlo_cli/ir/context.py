@@ -17,12 +17,15 @@ from .core import Module, Operation
 
 
 class Runner(Protocol):
-    """The running interpreter as kernels see it: its module and calls into its functions."""
+    """The running interpreter as kernels see it: its module, calls into its functions, and
+    running a grid of processes (`interpreter.run_parallel`)."""
 
     module: Module
 
     def lookup_function(self, name: str) -> Operation: ...
     def call(self, func: Operation, args: Sequence[Any]) -> list[Any]: ...
+    def run_grid(self, programs: Sequence[Sequence[Operation]], inputs: Sequence[Any],
+                 infeed: Sequence[str] = ()) -> list[list[Any]]: ...
 
 
 class Context:
