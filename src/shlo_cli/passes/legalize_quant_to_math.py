@@ -32,7 +32,7 @@ from ..ir.types import F32, FunctionType, QuantizedType, TensorType, Type
 from . import register_pass
 from .chlo_legalize import Rewriter
 from .expanders.build import create
-from .legalize_quantized_op_to_qdq import _FLOAT_FORM_OPS
+from .legalize_quantized_op_to_qdq import FLOAT_FORM_OPS
 from .quant_math_build import (
     add_per_axis,
     add_per_tensor,
@@ -51,7 +51,7 @@ _TYPE_ONLY = frozenset(f"stablehlo.{name}" for name in (
     "dynamic_reshape", "dynamic_slice", "gather", "maximum", "minimum", "pad",
     "reduce_window", "reshape", "return", "select", "slice", "transpose",
     "get_dimension_size", "dynamic_broadcast_in_dim"))
-_QDQ = frozenset(f"stablehlo.{name}" for name in _FLOAT_FORM_OPS)
+_QDQ = frozenset(f"stablehlo.{name}" for name in FLOAT_FORM_OPS)
 
 
 class _RuleError(Exception):
@@ -141,7 +141,12 @@ class Conversion:
         if values is None and op.name in _TYPE_ONLY:
             values = _type_only(self, rw, before)
         if values is None and op.name in _QDQ:
-            values = _through_float(rw, before)
+            try:
+                values = _through_float(rw, before)
+            except _RuleError as e:
+                errors.append(_at(op, e.message))
+                values = None
+                rw.ops.clear()
         if values is None:
             failure = _at(op, f"failed to legalize operation '{op.name}' that was explicitly "
                               "marked illegal")
@@ -167,9 +172,9 @@ def _uniform_quantize(rw: Rewriter, before: list[Type]) -> list[Value] | None:
     op = rw.op
     source = before[0]
     target = quant_of(op.result_types[0])
-    assert isinstance(source, TensorType)
     result = op.result_types[0]
-    assert isinstance(result, TensorType)
+    if not isinstance(source, TensorType) or not isinstance(result, TensorType):
+        return None
     if source.element == F32 and target is not None:
         return [quantize(rw, op.operands[0], source.with_element(F32), target)]
     if isinstance(source.element, QuantizedType) and target is not None:
@@ -186,6 +191,8 @@ def _uniform_dequantize(rw: Rewriter, before: list[Type]) -> list[Value] | None:
     q = quant_of(before[0])
     if q is None:
         return None
+    if q.expressed != F32:  # upstream's lowering yields f32 whatever the expressed type
+        raise _RuleError("Unsupported output element type.")
     return [dequantize(rw, rw.op.operands[0], q)]
 
 
@@ -199,7 +206,8 @@ def _add(rw: Rewriter, before: list[Type]) -> list[Value] | None:
             return None
         return [add_per_axis(rw, op.operands[0], op.operands[1], lq)]
     result = op.result_types[0]
-    assert isinstance(result, TensorType)
+    if not isinstance(result, TensorType):
+        return None
     return [add_per_tensor(rw, op.operands[0], op.operands[1], lq, rq, out, result)]
 
 
@@ -237,6 +245,9 @@ def _type_only(conv: Conversion, rw: Rewriter, before: list[Type]) -> list[Value
 def _through_float(rw: Rewriter, before: list[Type]) -> list[Value]:
     """dequantize -> the op on expressed types -> quantize (each lowered right away)."""
     op = rw.op
+    # Upstream's dequantize always yields f32 and its quantize only takes f32.
+    if any(q.expressed != F32 for q in map(quant_of, (*before, *op.result_types)) if q):
+        raise _RuleError("Unsupported input element type.")
     operands = []
     for value, t in zip(op.operands, before, strict=True):
         q = quant_of(t)
@@ -250,9 +261,6 @@ def _through_float(rw: Rewriter, before: list[Type]) -> list[Value]:
         if q is None:
             results.append(new)
             continue
-        if new.type.element != F32:  # type: ignore[union-attr]
-            raise Diagnostic("Unsupported input element type.", line=op.location.line or None,
-                             col=op.location.col or None)
         results.append(quantize(rw, new, new.type, q))  # type: ignore[arg-type]
     return results
 

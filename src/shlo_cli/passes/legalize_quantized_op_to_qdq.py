@@ -19,7 +19,7 @@ from .chlo_legalize import Rewriter, legalize_block
 from .expanders.build import create
 from .quant_rewrite import any_quantized, erase_dead_ops, expressed, quant_of
 
-_FLOAT_FORM_OPS = (
+FLOAT_FORM_OPS = (
     "abs", "add", "atan2", "batch_norm_grad", "batch_norm_inference", "batch_norm_training",
     "cbrt", "ceil", "cholesky", "clamp", "compare", "convolution", "cosine", "divide",
     "dot_general", "dot", "exponential_minus_one", "exponential", "floor", "log_plus_one",
@@ -53,7 +53,7 @@ def _through_float(rw: Rewriter) -> list[Value] | None:
             for old, new in zip(op.results, float_op.results, strict=True)]
 
 
-PATTERNS = {f"stablehlo.{name}": [_through_float] for name in _FLOAT_FORM_OPS}
+PATTERNS = {f"stablehlo.{name}": [_through_float] for name in FLOAT_FORM_OPS}
 
 
 @register_pass("stablehlo-legalize-quantized-op-to-qdq",

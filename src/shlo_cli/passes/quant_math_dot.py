@@ -53,6 +53,8 @@ class DotDims:
 
 def _is_hybrid(before: list[Type], result: Type) -> bool | None:
     """False: integer path; True: weight-only hybrid; None: neither applies."""
+    if not all(isinstance(t, TensorType) for t in (*before, result)):
+        return None
     lq, rq, oq = quant_of(before[0]), quant_of(before[1]), quant_of(result)
     lhs_tensor = lq is not None and lq.quantized_dimension is None
     if lhs_tensor and rq is not None and oq is not None and (
