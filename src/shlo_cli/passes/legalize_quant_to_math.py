@@ -43,7 +43,7 @@ from .quant_math_build import (
     storage_type,
 )
 from .quant_math_dot import lower_convolution, lower_dot, lower_dot_general
-from .quant_rewrite import expressed, quant_of
+from .quant_types import expressed, quant_of
 
 # Ops whose storage-integer form computes the same thing (upstream's ConvertGenericOp).
 _TYPE_ONLY = frozenset(f"stablehlo.{name}" for name in (

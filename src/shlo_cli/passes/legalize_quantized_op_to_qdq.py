@@ -11,13 +11,11 @@ are rewritten too; the region-carrying op itself is not."""
 
 from __future__ import annotations
 
-from ..ir.clone import replace_uses
-from ..ir.core import Module, Value
-from ..ir.types import Type
+from ..ir.core import Module, Operation
+from ..ir.diagnostics import Diagnostic
 from . import register_pass
-from .chlo_legalize import Rewriter, legalize_block
-from .expanders.build import create
-from .quant_rewrite import any_quantized, erase_dead_ops, expressed, quant_of
+from .quant_types import any_quantized, expressed, quant_of
+from .rewrite import GreedyConfig, PatternRewriter, apply_patterns_greedily, pattern
 
 FLOAT_FORM_OPS = (
     "abs", "add", "atan2", "batch_norm_grad", "batch_norm_inference", "batch_norm_training",
@@ -29,38 +27,31 @@ FLOAT_FORM_OPS = (
 )
 
 
-def _dequantize(rw: Rewriter, value: Value) -> Value:
-    if quant_of(value.type) is None:
-        return value
-    return rw.create("stablehlo.uniform_dequantize", [value], expressed(value.type))
-
-
-def _quantize(rw: Rewriter, value: Value, target: Type) -> Value:
-    if quant_of(target) is None:
-        return value
-    return rw.create("stablehlo.uniform_quantize", [value], target)
-
-
-def _through_float(rw: Rewriter) -> list[Value] | None:
-    op = rw.op
+@pattern(*(f"stablehlo.{name}" for name in FLOAT_FORM_OPS))
+def through_float(op: Operation, rewriter: PatternRewriter) -> bool:
+    """dequantize each quantized operand, the op on expressed types, quantize each quantized
+    result back to its type."""
     if not any_quantized(op.operand_types) and not any_quantized(op.result_types):
-        return None
-    operands = [_dequantize(rw, v) for v in op.operands]
-    float_op = create(rw, op.name, operands, [expressed(t) for t in op.result_types],
-                      op.properties)
-    float_op.attributes = dict(op.attributes)
-    return [_quantize(rw, new, old.type)
-            for old, new in zip(op.results, float_op.results, strict=True)]
-
-
-PATTERNS = {f"stablehlo.{name}": [_through_float] for name in FLOAT_FORM_OPS}
+        return False
+    rewriter.set_insertion_point(op)
+    operands = [v if quant_of(v.type) is None else rewriter.create(
+        "stablehlo.uniform_dequantize", [v], [expressed(v.type)], location=op.location
+    ).results[0] for v in op.operands]
+    float_op = rewriter.create(op.name, operands, [expressed(t) for t in op.result_types],
+                               op.properties, op.attributes, location=op.location)
+    results = [new if quant_of(old.type) is None else rewriter.create(
+        "stablehlo.uniform_quantize", [new], [old.type], location=op.location).results[0]
+        for old, new in zip(op.results, float_op.results, strict=True)]
+    rewriter.replace_op(op, results)
+    return True
 
 
 @register_pass("stablehlo-legalize-quantized-op-to-qdq",
                "Decompose quantized ops into dequantize -> float op -> quantize.")
 def legalize_quantized_op_to_qdq(module: Module) -> None:
-    replacements: dict[Value, Value] = {}
-    for block in module.op.regions[0].blocks:
-        legalize_block(block, replacements, PATTERNS)
-    replace_uses(module.op, replacements)
-    erase_dead_ops(module)
+    config = GreedyConfig()
+    for func in module.functions():
+        if not apply_patterns_greedily(func, [through_float], config):
+            raise Diagnostic("Failed to converge StablehloLegalizeQuantizedOpToQDQ in "
+                             f"{config.max_iterations} iterations",
+                             line=func.location.line or None, col=func.location.col or None)

@@ -35,7 +35,7 @@ from ..ir.types import DYNAMIC, F32, I32, I64, IntegerType, QuantizedType, Tenso
 from .chlo_legalize import Rewriter
 from .expanders.build import binary_region, create
 from .quant_math_build import chlo, constant, convert, quant_params, storage_of, tensor
-from .quant_rewrite import quant_of
+from .quant_types import quant_of
 
 
 @dataclass(frozen=True)
