@@ -179,8 +179,8 @@ def _zero_point_offset(rw: Rewriter, lhs: Value, rhs: Value, output: Value, lhs_
                                          TensorType((), I32))
             else:
                 static_size *= rhs_t.shape[axis]
-        product = np.int32(np.int64(lhs_zp) * rhs_zp * static_size & 0xFFFFFFFF)
-        total = constant(rw, int(product), I32)
+        product = lhs_zp * rhs_zp * static_size  # wraps like upstream's int32 product
+        total = constant(rw, (product + 2**31) % 2**32 - 2**31, I32)
         if has_dynamic:
             total = rw.create("stablehlo.multiply", [total, dynamic_size], TensorType((), I32))
         offset = chlo(rw, "subtract", offset, total)

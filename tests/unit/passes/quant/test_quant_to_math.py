@@ -137,3 +137,29 @@ def test_unsupported_op_is_reported() -> None:
 }}"""
     with pytest.raises(Diagnostic, match="failed to legalize operation 'stablehlo.reverse'"):
         rewrite(text, PASS)
+
+
+def test_convolution_nchw_padded_to_i8() -> None:
+    lq = "!quant.uniform<i8:f32, 1.000000e-01:4>"
+    rq = "!quant.uniform<i8:f32, 5.000000e-02>"
+    oq = "!quant.uniform<i8:f32, 2.000000e-01:-3>"
+    text = f"""func.func @main(%a: tensor<1x3x4x4x{lq}>, %w: tensor<2x3x2x2x{rq}>) -> tensor<1x2x5x4x{oq}> {{
+  %0 = stablehlo.convolution(%a, %w) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {{stride = [1, 1], pad = [[1, 1], [1, 0]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]}} {{batch_group_count = 1 : i64, feature_group_count = 1 : i64}} : (tensor<1x3x4x4x{lq}>, tensor<2x3x2x2x{rq}>) -> tensor<1x2x5x4x{oq}>
+  return %0 : tensor<1x2x5x4x{oq}>
+}}"""
+    after = assert_same_values(text, PASS, [_storage(1, 3, 4, 4, lo=-30, hi=30),
+                                            _storage(2, 3, 2, 2, lo=-30, hi=30)], atol=2)
+    assert "stablehlo.pad" in after and "!quant" not in after
+
+
+def test_dot_general_dynamic_shapes_both_zero_points() -> None:
+    lq = "!quant.uniform<i8:f32, 1.000000e-01:4>"
+    rq = "!quant.uniform<i8:f32, 5.000000e-02:-2>"
+    oq = "!quant.uniform<i32:f32, 1.000000e-03:5>"
+    text = f"""func.func @main(%a: tensor<?x3x?x{lq}>, %b: tensor<?x?x5x{rq}>) -> tensor<?x3x5x{oq}> {{
+  %0 = "stablehlo.dot_general"(%a, %b) {{dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>}} : (tensor<?x3x?x{lq}>, tensor<?x?x5x{rq}>) -> tensor<?x3x5x{oq}>
+  return %0 : tensor<?x3x5x{oq}>
+}}"""
+    after = assert_same_values(text, PASS, [_storage(2, 3, 4, lo=-30, hi=30),
+                                            _storage(2, 4, 5, lo=-30, hi=30)], atol=2)
+    assert "stablehlo.dynamic_broadcast_in_dim" in after and "!quant" not in after
