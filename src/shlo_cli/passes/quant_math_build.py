@@ -32,9 +32,13 @@ BroadcastDims = tuple[int, ...] | None
 
 
 def storage_of(q: QuantizedType) -> IntegerType:
-    """The integer type holding `q`'s values. The quant dialect's storage type is signless
-    (`i8` for both `i8` and `u8`) unless it was spelled as a builtin (`ui8`, `si8`)."""
-    return q.storage if q.builtin_storage else IntegerType(q.storage.width)
+    """The integer type holding `q`'s values: signless `iN` for signed storage (as upstream);
+    `uiN` for unsigned storage. Deviation: upstream's storage type is signless `i8` for `u8`
+    too, so its lowering converts 0..255 to i8 and changes values above 127; `ui8` keeps
+    the program's values (and matches the uint8 arrays the interpreter holds)."""
+    if q.builtin_storage or q.storage.is_unsigned:
+        return q.storage
+    return IntegerType(q.storage.width)
 
 
 def storage_type(t: Type) -> Type:

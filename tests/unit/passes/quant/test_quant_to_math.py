@@ -163,3 +163,17 @@ def test_dot_general_dynamic_shapes_both_zero_points() -> None:
     after = assert_same_values(text, PASS, [_storage(2, 3, 4, lo=-30, hi=30),
                                             _storage(2, 4, 5, lo=-30, hi=30)], atol=2)
     assert "stablehlo.dynamic_broadcast_in_dim" in after and "!quant" not in after
+
+
+def test_unsigned_storage_keeps_values_above_127() -> None:
+    qu = "!quant.uniform<u8:f32, 1.000000e+00:10>"
+    text = f"""func.func @main(%x: tensor<6xf32>, %y: tensor<6x{qu}>) -> (tensor<6xf32>, tensor<6x{qu}>) {{
+  %0 = stablehlo.uniform_quantize %x : (tensor<6xf32>) -> tensor<6x{qu}>
+  %1 = stablehlo.uniform_dequantize %0 : (tensor<6x{qu}>) -> tensor<6xf32>
+  %2 = stablehlo.add %0, %y : tensor<6x{qu}>
+  return %1, %2 : tensor<6xf32>, tensor<6x{qu}>
+}}"""
+    x = np.array([0.0, 50.0, 130.0, 200.0, 240.0, 300.0], np.float32)
+    y = RNG.integers(0, 120, 6).astype(np.uint8)
+    after = assert_same_values(text, PASS, [x, y])
+    assert "tensor<6xui8>" in after
