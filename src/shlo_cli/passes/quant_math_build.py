@@ -183,7 +183,9 @@ def _merged_scale_and_zp(rw: Rewriter, x: Value, source: QuantizedType,
               for i in range(channels)]
     zps = [at(target, target.zero_points, i) - at(source, source.zero_points, i) * scales[i]
            for i in range(channels)]
-    dims = (axis_type.quantized_dimension,)
+    axis = axis_type.quantized_dimension
+    assert axis is not None  # one of the two types is per-axis here
+    dims = (axis,)
     y = chlo(rw, "multiply", x, constant(rw, scales, F32, vector=True), dims=dims)
     if any(np.float32(z) != 0 for z in zps):
         y = chlo(rw, "add", y, constant(rw, zps, F32, vector=True), dims=dims)
