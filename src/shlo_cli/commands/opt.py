@@ -48,7 +48,44 @@ def opt_options(fn):  # type: ignore[no-untyped-def]
     return fn
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+class _OptCommand(click.Command):
+    """Reports unknown options as LLVM's command-line parser does (mlir-opt's words, exit 1)
+    instead of click's usage text; an option is known by its name with one or two dashes."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        unknown = _unknown_argument(self.get_params(ctx), args)
+        if unknown is not None:
+            sys.stderr.write(f"stablehlo-opt: Unknown command line argument '{unknown}'.  "
+                             f"Try: 'stablehlo-opt --help'\n")
+            ctx.exit(1)
+        return super().parse_args(ctx, args)
+
+
+def _unknown_argument(params: list[click.Parameter], args: list[str]) -> str | None:
+    """The first argument naming none of the options in `params` (values of options that take one
+    are skipped), or None."""
+    names: dict[str, bool] = {}  # option name without dashes -> takes a value
+    for param in params:
+        if isinstance(param, click.Option):
+            for spelling in (*param.opts, *param.secondary_opts):
+                names[spelling.lstrip("-")] = not param.is_flag
+    skip_value = False
+    for arg in args:
+        if skip_value:
+            skip_value = False
+            continue
+        if arg == "--":
+            return None
+        if not arg.startswith("-") or arg == "-":
+            continue
+        name, eq, _ = arg.lstrip("-").partition("=")
+        if name not in names:
+            return arg
+        skip_value = names[name] and not eq
+    return None
+
+
+@click.command(cls=_OptCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @version_option("stablehlo-opt")
 @opt_options
 @click.pass_context
