@@ -46,6 +46,10 @@ class OpDef:
     asm_result_name: Callable[[Operation], str | None] | None = None
     required: tuple[str, ...] = ()  # attributes ODS requires (`requires attribute 'x'`)
     evaluate_params: tuple[str, ...] = field(default=(), init=False)
+    # Rewrites, declared beside the op with `@folder(name)` / `@canonicalization(name)` and
+    # applied by the pattern driver in passes/rewrite.py (see `Folder` and `Canonicalization`).
+    fold: Folder | None = field(default=None, init=False)
+    canonicalizations: list[Canonicalization] = field(default_factory=list, init=False)
 
     def __post_init__(self) -> None:
         self.set_evaluator(self.evaluate)
@@ -60,6 +64,19 @@ class OpDef:
             p.name for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY
         )
 
+
+# `fold(op, constants)` gets the op and, per operand, the attribute of a constant operand (else
+# None). It returns None when it cannot fold; else the replacement of each result (a list, or
+# one item for a single result): an existing Value, or an Attribute to materialize as a
+# constant. Returning the op's own result means "modified in place" (MLIR's convention).
+Folder = Callable[["Operation", list[Any]], Any]
+# `pattern(op, rewriter) -> bool`: rewrite `op` through the driver's rewriter (passes/rewrite)
+# and say whether anything changed. The function's name is the pattern's name for
+# `--canonicalize='disable-patterns=...'`.
+Canonicalization = Callable[["Operation", Any], bool]
+# `materialize(attr, type, location)`: a dialect's constant op holding `attr`, or None.
+ConstantMaterializer = Callable[[Any, Any, Any], "Operation | None"]
+CONSTANT_MATERIALIZERS: dict[str, ConstantMaterializer] = {}
 
 _REGISTRY: dict[str, OpDef] = {}
 _DIALECTS: set[str] = {"builtin", "func", "stablehlo", "chlo", "check", "interpreter", "arith",
@@ -99,6 +116,38 @@ def declare_op(name: str, *, syntax: Syntax | None = None, properties: tuple[str
     """Declare an op with no evaluator (structural ops the engine handles itself)."""
     return register(OpDef(name, syntax, frozenset(properties), regions, verify, None, isolated,
                           terminator, asm_result_name))
+
+
+def folder(name: str) -> Callable[[Folder], Folder]:
+    """Decorator: the folder of op `name`, declared right after the op itself."""
+
+    def wrap(fn: Folder) -> Folder:
+        _REGISTRY[name].fold = fn
+        return fn
+
+    return wrap
+
+
+def canonicalization(*names: str) -> Callable[[Canonicalization], Canonicalization]:
+    """Decorator: a canonicalization pattern of ops `names`, declared beside them."""
+
+    def wrap(fn: Canonicalization) -> Canonicalization:
+        for name in names:
+            _REGISTRY[name].canonicalizations.append(fn)
+        return fn
+
+    return wrap
+
+
+def constant_materializer(dialect: str) -> Callable[[ConstantMaterializer],
+                                                    ConstantMaterializer]:
+    """Decorator: how `dialect` turns a folded attribute into a constant op."""
+
+    def wrap(fn: ConstantMaterializer) -> ConstantMaterializer:
+        CONSTANT_MATERIALIZERS[dialect] = fn
+        return fn
+
+    return wrap
 
 
 def lookup(name: str) -> OpDef | None:
