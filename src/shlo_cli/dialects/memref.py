@@ -2,7 +2,8 @@
 `memref.cast`, `bufferization.to_tensor` and `bufferization.to_buffer`. Memref types are kept
 as text (the interpreter does not run these ops); they parse, verify their operand/result
 kinds and print in upstream's syntax, so passes such as `--stablehlo-convert-to-signless` can
-retype them."""
+retype them. Folders: an identity `memref.cast` is its source, and `to_buffer(to_tensor(m))`
+of the same type is `m` (as MLIR folds them)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 from ..ir.core import Location, Operation
 from ..ir.diagnostics import Diagnostic
 from ..ir.types import OpaqueType, TensorType, Type, UnrankedTensorType
-from .registry import OpDef, declare_op
+from .registry import OpDef, declare_op, folder
 from .syntax import Custom
 
 
@@ -69,7 +70,8 @@ def _verifier(source_ok: Any, result_ok: Any, what: str) -> Any:
 
 
 declare_op("memref.cast", syntax=Custom(_parser(()), _printer(())),
-           verify=_verifier(is_memref, is_memref, "operand and result must be memrefs"))
+           verify=_verifier(is_memref, is_memref, "operand and result must be memrefs"),
+           asm_result_name=lambda op: "cast")
 declare_op("bufferization.to_tensor",
            syntax=Custom(_parser(("restrict", "writable")), _printer(("restrict", "writable"))),
            properties=("restrict", "writable"),
@@ -80,3 +82,19 @@ declare_op("bufferization.to_buffer",
            properties=("read_only",),
            verify=_verifier(_is_tensor, is_memref,
                             "converts a tensor operand to a memref result"))
+
+
+@folder("memref.cast")
+def _fold_memref_cast(op: Operation, constants: list[Any]) -> Any:
+    source = op.operands[0]
+    return source if source.type == op.results[0].type else None
+
+
+@folder("bufferization.to_buffer")
+def _fold_to_buffer(op: Operation, constants: list[Any]) -> Any:
+    producer = op.operands[0].owner
+    if isinstance(producer, Operation) and producer.name == "bufferization.to_tensor":
+        buffer = producer.operands[0]
+        if buffer.type == op.results[0].type:
+            return buffer
+    return None

@@ -42,3 +42,37 @@ def test_program_is_retyped_and_computes_the_same_bits() -> None:
     got = interpret(out, a.view(np.int8), np.int32(7))
     np.testing.assert_array_equal(got[0].view(np.uint8), want[0])
     np.testing.assert_array_equal(got[1], want[1])
+
+
+def test_canonicalize_removes_the_identity_casts_left_behind() -> None:
+    text = """func.func @main(%m: memref<4xui16>) -> memref<4xui16> {
+  %0 = builtin.unrealized_conversion_cast %m : memref<4xui16> to memref<4xi16>
+  %1 = memref.cast %0 : memref<4xi16> to memref<?xi16>
+  %2 = builtin.unrealized_conversion_cast %1 : memref<?xi16> to memref<?xui16>
+  %3 = bufferization.to_tensor %2 : memref<?xui16> to tensor<?xui16>
+  %4 = bufferization.to_buffer %3 : tensor<?xui16> to memref<?xui16>
+  %5 = memref.cast %4 : memref<?xui16> to memref<4xui16>
+  return %5 : memref<4xui16>
+}
+"""
+    module = parse_source(text)
+    run_passes(module, ["stablehlo-convert-to-signless", "canonicalize"])
+    body = print_module(module).splitlines()[2:5]
+    assert body == ["    %cast = memref.cast %arg0 : memref<4xi16> to memref<?xi16>",
+                    "    %cast_0 = memref.cast %cast : memref<?xi16> to memref<4xi16>",
+                    "    return %cast_0 : memref<4xi16>"]
+
+
+def test_cast_pairs_fold_only_when_they_undo_each_other() -> None:
+    text = """func.func @main(%a: tensor<2xi8>) -> (tensor<2xi8>, tensor<2xui8>) {
+  %0 = builtin.unrealized_conversion_cast %a : tensor<2xi8> to tensor<2xsi8>
+  %1 = builtin.unrealized_conversion_cast %0 : tensor<2xsi8> to tensor<2xi8>
+  %2 = builtin.unrealized_conversion_cast %0 : tensor<2xsi8> to tensor<2xui8>
+  return %1, %2 : tensor<2xi8>, tensor<2xui8>
+}
+"""
+    module = parse_source(text)
+    run_passes(module, ["canonicalize"])
+    out = print_module(module)
+    assert "return %arg0, %1" in out
+    assert out.count("unrealized_conversion_cast") == 2
