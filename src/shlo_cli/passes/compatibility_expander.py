@@ -6,35 +6,35 @@ ops an older target version has, as upstream's opt-in compatibility expander doe
   first when a batching dim's size does not fit their type; a trailing index vector dim gets
   a reshape); indices with a dynamic shape are kept;
 - before 1.4.0, `tan` (default accuracy) becomes `sine / cosine`, and complex `tan(a + bi)`
-  `(tan a + i tanh b) / (1 - i tan a tanh b)` with the real tan expanded too;
+  `(tan a + i tanh b) / (1 - i tan a tanh b)` (its real `tan` then expanded in turn);
 - before 1.16.0, `replica_groups = #stablehlo.replica_group_mesh_axes<...>` becomes the dense
   replica-group table (mesh_axes.py);
 - before 1.9.0, `file:line:col to :col` locations would lose their range; our parser already
-  keeps only the start (see locations below), so nothing is left to do.
+  keeps only the start, so nothing is left to do.
 
-New splat constants go to the front of their function, deduplicated, as MLIR's greedy driver
-hoists them."""
+The patterns run under the greedy driver (passes/rewrite.py) top-down, as upstream's pass does,
+so folding, constant uniquing and hoisting and dead-op erasure happen as they do there."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..dialects.vhlo.version import Version, VersionError, resolve_target
-from ..ir import registry
 from ..ir.attributes import (
     Attribute,
     BoolAttr,
     DenseElementsAttr,
     DialectAttr,
     FloatAttr,
+    IntegerAttr,
 )
-from ..ir.core import Block, Module, Operation, Value
+from ..ir.core import Module, Operation, Value
 from ..ir.diagnostics import Diagnostic
 from ..ir.types import I32, I64, ComplexType, IntegerType, TensorType, numpy_dtype
 from . import PassOption, register_pass
-from .chlo_legalize import Rewriter
-from .expanders.build import concatenate, create, expand_module, iota, struct_attr, tensor
-from .mesh_axes import expand_mesh_axes
+from .expanders.build import struct_attr, tensor
+from .mesh_axes import expand_op_mesh_axes
+from .rewrite import GreedyConfig, PatternRewriter, RewritePattern, apply_patterns_greedily, pattern
 
 BATCHING_DIMS = Version(1, 1, 0)  # gather/scatter batching dims
 TAN = Version(1, 4, 0)
@@ -56,18 +56,15 @@ def compatibility_expander(module: Module, target: str = "") -> None:
 
 
 def expand_for(module: Module, version: Version) -> None:
-    """Apply every expansion `version` needs."""
-    rewrites = {}
+    """Apply every expansion `version` needs (upstream's pattern set for that target)."""
+    patterns: list[RewritePattern] = []
     if version < BATCHING_DIMS:
-        rewrites["stablehlo.gather"] = _gather
-        rewrites["stablehlo.scatter"] = _scatter
+        patterns += [_gather, _scatter]
     if version < TAN:
-        rewrites["stablehlo.tan"] = _tan
-    if rewrites:
-        expand_module(module, rewrites)
-        _hoist_constants(module)
+        patterns += [_tan]
     if version < MESH_AXES:
-        expand_mesh_axes(module)
+        patterns += [_mesh_axes]
+    apply_patterns_greedily(module.op, patterns, GreedyConfig(top_down=True))
 
 
 # ---- tan -----------------------------------------------------------------------------------
@@ -85,58 +82,45 @@ def _default_accuracy(op: Operation) -> bool:
     return False
 
 
-def _unary(rw: Rewriter, name: str, x: Value, result: TensorType | None = None) -> Value:
-    return rw.create(name, [x], result or tensor(x))
+def _make(rw: PatternRewriter, name: str, operands: list[Value], result: TensorType,
+          properties: dict[str, Attribute] | None = None) -> Value:
+    return rw.create(name, operands, [result], properties).results[0]
 
 
-def _binary(rw: Rewriter, name: str, a: Value, b: Value) -> Value:
-    return rw.create(name, [a, b], tensor(a))
-
-
-def _real_tan(rw: Rewriter, x: Value) -> Value:
-    return _binary(rw, "stablehlo.divide", _unary(rw, "stablehlo.sine", x),
-                   _unary(rw, "stablehlo.cosine", x))
-
-
-_HOISTED = "compat_expander_hoist"  # marks constants this pass created
-
-
-def _one_like(rw: Rewriter, like: Value) -> Value:
+def _one_like(rw: PatternRewriter, like: Value) -> Value:
     """1.0 of `like`'s type: a splat constant, or chlo.constant_like for a dynamic shape
     (upstream's getConstantLike; --chlo-legalize-to-stablehlo lowers it)."""
     t = tensor(like)
     if not t.is_static:
-        return rw.create("chlo.constant_like", [like], t,
-                         {"value": FloatAttr(1.0, t.element)})
+        return _make(rw, "chlo.constant_like", [like], t, {"value": FloatAttr(1.0, t.element)})
     data = np.array(1.0).astype(numpy_dtype(t.element)).reshape(())
-    value = rw.create("stablehlo.constant", [], t, {"value": DenseElementsAttr(t, data, True)})
-    rw.ops[-1].attributes[_HOISTED] = BoolAttr(True)
-    return value
+    return _make(rw, "stablehlo.constant", [], t, {"value": DenseElementsAttr(t, data, True)})
 
 
-def _tan(rw: Rewriter) -> list[Value] | None:
-    op = rw.op
+@pattern("stablehlo.tan")
+def _tan(op: Operation, rw: PatternRewriter) -> bool:
     if not _default_accuracy(op):
-        return None
+        return False
     x = op.operands[0]
     t = tensor(x)
     if not isinstance(t.element, ComplexType):
-        return [_real_tan(rw, x)]
+        sine = _make(rw, "stablehlo.sine", [x], t)
+        cosine = _make(rw, "stablehlo.cosine", [x], t)
+        rw.replace_op(op, [_make(rw, "stablehlo.divide", [sine, cosine], t)])
+        return True
     part = t.with_element(t.element.element)
-    tan_a = _real_tan(rw, _unary(rw, "stablehlo.real", x, part))
-    tanh_b = _unary(rw, "stablehlo.tanh", _unary(rw, "stablehlo.imag", x, part))
-    numerator = rw.create("stablehlo.complex", [tan_a, tanh_b], t)
+    tan_a = _make(rw, "stablehlo.tan", [_make(rw, "stablehlo.real", [x], part)], part)
+    tanh_b = _make(rw, "stablehlo.tanh", [_make(rw, "stablehlo.imag", [x], part)], part)
+    numerator = _make(rw, "stablehlo.complex", [tan_a, tanh_b], t)
     one = _one_like(rw, tan_a)
-    minus = _unary(rw, "stablehlo.negate", _binary(rw, "stablehlo.multiply", tan_a, tanh_b))
-    denominator = rw.create("stablehlo.complex", [one, minus], t)
-    return [rw.create("stablehlo.divide", [numerator, denominator], t)]
+    product = _make(rw, "stablehlo.multiply", [tan_a, tanh_b], part)
+    minus = _make(rw, "stablehlo.negate", [product], part)
+    denominator = _make(rw, "stablehlo.complex", [one, minus], t)
+    rw.replace_op(op, [_make(rw, "stablehlo.divide", [numerator, denominator], t)])
+    return True
 
 
 # ---- gather / scatter batching dims ------------------------------------------------------
-
-
-def _merge_sorted(a: list[int], b: list[int]) -> list[int]:
-    return sorted([*a, *b])
 
 
 def _fits(size: int, element: IntegerType) -> bool:
@@ -145,7 +129,7 @@ def _fits(size: int, element: IntegerType) -> bool:
     return -(2 ** (element.width - 1)) <= size < 2 ** (element.width - 1)
 
 
-def _concat_indices(rw: Rewriter, indices: Value, index_vector_dim: int,
+def _concat_indices(rw: PatternRewriter, indices: Value, index_vector_dim: int,
                     batching_dims: list[int]) -> Value:
     """`indices` with an iota along each batching dim concatenated in front of its index
     vectors (converted to i32/i64 first when a batching dim size does not fit)."""
@@ -156,7 +140,7 @@ def _concat_indices(rw: Rewriter, indices: Value, index_vector_dim: int,
             element = I32 if _fits(t.shape[dim], I32) else I64
     if element != t.element:
         t = t.with_element(element)
-        indices = rw.create("stablehlo.convert", [indices], t)
+        indices = _make(rw, "stablehlo.convert", [indices], t)
     shape = list(t.shape)
     trailing = index_vector_dim == t.rank
     if trailing:
@@ -165,9 +149,13 @@ def _concat_indices(rw: Rewriter, indices: Value, index_vector_dim: int,
         shape[index_vector_dim] = 1
     iota_type = TensorType(tuple(shape), element)
     if trailing:
-        indices = rw.create("stablehlo.reshape", [indices], iota_type)
-    pieces = [iota(rw, iota_type, dim) for dim in batching_dims]
-    return concatenate(rw, [*pieces, indices], index_vector_dim)
+        indices = _make(rw, "stablehlo.reshape", [indices], iota_type)
+    pieces = [_make(rw, "stablehlo.iota", [], iota_type, {"iota_dimension": IntegerAttr(d, I64)})
+              for d in batching_dims]
+    pieces.append(indices)
+    shape[index_vector_dim] = sum(tensor(v).shape[index_vector_dim] for v in pieces)
+    return _make(rw, "stablehlo.concatenate", pieces, TensorType(tuple(shape), element),
+                 {"dimension": IntegerAttr(index_vector_dim, I64)})
 
 
 def _dims(attr: Attribute, name: str) -> list[int]:
@@ -185,95 +173,61 @@ def _bool(op: Operation, name: str) -> bool:
     return bool(attr.value) if attr is not None else False
 
 
-def _gather(rw: Rewriter) -> list[Value] | None:
-    op = rw.op
+@pattern("stablehlo.gather")
+def _gather(op: Operation, rw: PatternRewriter) -> bool:
     dims = op.attr("dimension_numbers")
     operand_batching = _dims(dims, "operand_batching_dims")
     indices_batching = _dims(dims, "start_indices_batching_dims")
     if not operand_batching or not tensor(op.operands[1]).is_static:
-        return None
+        return False
     index_vector_dim = dims.get("index_vector_dim", 0)  # type: ignore[union-attr]
     index_map = [*operand_batching, *_dims(dims, "start_index_map")]
     indices = _concat_indices(rw, op.operands[1], index_vector_dim, indices_batching)
     numbers = struct_attr("gather", {
         "offset_dims": _dims(dims, "offset_dims"),
-        "collapsed_slice_dims": _merge_sorted(operand_batching,
-                                              _dims(dims, "collapsed_slice_dims")),
+        "collapsed_slice_dims": sorted(operand_batching + _dims(dims, "collapsed_slice_dims")),
         "start_index_map": index_map, "index_vector_dim": index_vector_dim})
     sorted_ = _sorted_after(_bool(op, "indices_are_sorted"), indices_batching, index_map)
-    properties = {"dimension_numbers": numbers, "slice_sizes": op.attr("slice_sizes"),
-                  "indices_are_sorted": BoolAttr(sorted_)}
-    return [rw.create("stablehlo.gather", [op.operands[0], indices], op.result_types[0],
-                      properties)]
+    rw.replace_op_with(op, "stablehlo.gather", [op.operands[0], indices], {
+        "dimension_numbers": numbers, "slice_sizes": op.attr("slice_sizes"),
+        "indices_are_sorted": BoolAttr(sorted_)})
+    return True
 
 
-def _scatter(rw: Rewriter) -> list[Value] | None:
-    op = rw.op
+@pattern("stablehlo.scatter")
+def _scatter(op: Operation, rw: PatternRewriter) -> bool:
     dims = op.attr("scatter_dimension_numbers")
     count = (len(op.operands) - 1) // 2
     inputs, indices, updates = op.operands[:count], op.operands[count], op.operands[count + 1:]
     input_batching = _dims(dims, "input_batching_dims")
     indices_batching = _dims(dims, "scatter_indices_batching_dims")
     if not input_batching or not tensor(indices).is_static:
-        return None
+        return False
     index_vector_dim = dims.get("index_vector_dim", 0)  # type: ignore[union-attr]
     index_map = [*input_batching, *_dims(dims, "scatter_dims_to_operand_dims")]
     new_indices = _concat_indices(rw, indices, index_vector_dim, indices_batching)
     numbers = struct_attr("scatter", {
         "update_window_dims": _dims(dims, "update_window_dims"),
-        "inserted_window_dims": _merge_sorted(input_batching,
-                                              _dims(dims, "inserted_window_dims")),
+        "inserted_window_dims": sorted(input_batching + _dims(dims, "inserted_window_dims")),
         "scatter_dims_to_operand_dims": index_map, "index_vector_dim": index_vector_dim})
     sorted_ = _sorted_after(_bool(op, "indices_are_sorted"), indices_batching, index_map)
-    properties = {"indices_are_sorted": BoolAttr(sorted_),
-                  "scatter_dimension_numbers": numbers,
-                  "unique_indices": BoolAttr(_bool(op, "unique_indices"))}
-    new = create(rw, "stablehlo.scatter", [*inputs, new_indices, *updates], op.result_types,
-                 properties, list(op.regions))
-    op.regions = []
-    return list(new.results)
+    new = rw.create("stablehlo.scatter", [*inputs, new_indices, *updates], op.result_types, {
+        "indices_are_sorted": BoolAttr(sorted_), "scatter_dimension_numbers": numbers,
+        "unique_indices": BoolAttr(_bool(op, "unique_indices"))}, location=op.location)
+    # The update computation moves over (upstream's takeBody), uses and all.
+    new.regions, op.regions = op.regions, []
+    for region in new.regions:
+        region.parent = new
+    rw.replace_op(op, new.results)
+    return True
 
 
-# ---- constants -----------------------------------------------------------------------------
+# ---- replica groups ------------------------------------------------------------------------
 
 
-def _hoist_constants(module: Module) -> None:
-    """Move the constants created here to the front of their isolated region's entry block
-    (after the ones already moved), one per value and type."""
-    for func in module.op.walk():
-        if registry.lookup(func.name) is None or not registry.lookup(func.name).isolated:
-            continue
-        for region in func.regions:
-            if region.blocks:
-                _hoist_into(region.entry, region)
-
-
-def _hoist_into(entry: Block, region: object) -> None:
-    found: list[tuple[Block, Operation]] = []
-    stack = [entry, *region.blocks[1:]]  # type: ignore[attr-defined]
-    while stack:
-        block = stack.pop()
-        for op in block.operations:
-            if op.attributes.pop(_HOISTED, None) is not None:
-                found.append((block, op))
-            elif not (registry.lookup(op.name) and registry.lookup(op.name).isolated):
-                stack.extend(b for r in op.regions for b in r.blocks)
-    if not found:
-        return
-    kept: dict[tuple[str, str], Operation] = {}
-    replacements: dict[Value, Value] = {}
-    for block, op in found:
-        block.operations = [o for o in block.operations if o is not op]
-        key = (str(op.attr("value")), str(op.result_types[0]))
-        if key in kept:
-            replacements[op.results[0]] = kept[key].results[0]
-        else:
-            kept[key] = op
-    entry.operations[:0] = list(reversed(kept.values()))  # each one moved to the very front
-    for op in kept.values():
-        op.parent = entry
-    if replacements:
-        from ..ir.clone import replace_uses
-
-        assert entry.parent is not None and entry.parent.parent is not None
-        replace_uses(entry.parent.parent, replacements)
+@pattern()
+def _mesh_axes(op: Operation, rw: PatternRewriter) -> bool:
+    if not expand_op_mesh_axes(op):
+        return False
+    rw.modified(op)
+    return True

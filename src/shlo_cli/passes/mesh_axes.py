@@ -24,7 +24,7 @@ from ..ir.attributes import (
     StringAttr,
     SymbolRefAttr,
 )
-from ..ir.core import Module, Operation
+from ..ir.core import Operation
 from ..ir.diagnostics import Diagnostic
 from ..ir.types import I64, TensorType
 
@@ -33,16 +33,18 @@ def _error(op: Operation, message: str) -> Diagnostic:
     return Diagnostic(message, line=op.location.line or None, col=op.location.col or None)
 
 
-def expand_mesh_axes(module: Module) -> None:
-    """Replace every `replica_groups` given as mesh axes by its dense table."""
-    for op in module.op.walk():
-        attr = op.attr("replica_groups")
-        if isinstance(attr, DialectAttr) and attr.name == "replica_group_mesh_axes":
-            op.set_attr("replica_groups", _dense_groups(module, op, attr))
+def expand_op_mesh_axes(op: Operation) -> bool:
+    """Replace `op`'s `replica_groups` given as mesh axes by its dense table; False when it
+    has none (a located Diagnostic when the mesh cannot be resolved)."""
+    attr = op.attr("replica_groups")
+    if not (isinstance(attr, DialectAttr) and attr.name == "replica_group_mesh_axes"):
+        return False
+    op.set_attr("replica_groups", _dense_groups(op, attr))
+    return True
 
 
-def _dense_groups(module: Module, op: Operation, attr: DialectAttr) -> DenseElementsAttr:
-    axes, device_ids = _resolve_mesh(module, op, attr.get("mesh"))
+def _dense_groups(op: Operation, attr: DialectAttr) -> DenseElementsAttr:
+    axes, device_ids = _resolve_mesh(op, attr.get("mesh"))
     comm = []
     for ref in attr.get("axes") or []:
         if not (isinstance(ref, DialectAttr) and ref.name == "axis_ref"):
@@ -71,12 +73,24 @@ def flatten_groups(axes: list[tuple[str, int]], comm: list[str],
     return np.transpose(grid, order).reshape(total // group_size, group_size)
 
 
-def _resolve_mesh(module: Module, op: Operation,
-                  mesh: Any) -> tuple[list[tuple[str, int]], list[int] | None]:
+def _lookup_nearest(op: Operation, symbol: str) -> Operation | None:
+    """The op named `symbol` in the nearest enclosing symbol table (a module) of `op`."""
+    current = op.parent_op
+    while current is not None:
+        if current.name == "builtin.module":
+            for candidate in current.regions[0].blocks[0].operations:
+                name = candidate.attr("sym_name")
+                if isinstance(name, StringAttr) and name.value == symbol:
+                    return candidate
+        current = current.parent_op
+    return None
+
+
+def _resolve_mesh(op: Operation, mesh: Any) -> tuple[list[tuple[str, int]], list[int] | None]:
     if isinstance(mesh, DialectAttr) and mesh.name == "mesh":
         return _from_mesh_attr(mesh)
     symbol = mesh.value if isinstance(mesh, SymbolRefAttr) else None
-    holder = module.lookup(symbol) if symbol is not None else None
+    holder = _lookup_nearest(op, symbol) if symbol is not None else None
     if holder is None:
         raise _error(op, "Failed to find mesh symbol")
     for name in ("mesh", "stablehlo.mesh"):

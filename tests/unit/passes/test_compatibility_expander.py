@@ -109,3 +109,19 @@ def test_tan_with_non_default_accuracy_is_kept() -> None:
 def test_bad_target_is_a_diagnostic(target: str, words: str) -> None:
     with pytest.raises(Diagnostic, match=words):
         _expand("func.func @main() { return }", target)
+
+
+def test_runs_under_the_greedy_driver_even_with_nothing_to_expand() -> None:
+    """Upstream's pass always drives its patterns greedily: equal constants are uniqued and
+    hoisted, dead pure ops erased, whatever the target."""
+    text = ("func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {\n"
+            "  %0 = stablehlo.abs %x : tensor<2xf32>\n"
+            "  %1 = stablehlo.constant dense<2.0> : tensor<2xf32>\n"
+            "  %2 = stablehlo.multiply %x, %1 : tensor<2xf32>\n"
+            "  %3 = stablehlo.constant dense<2.0> : tensor<2xf32>\n"
+            "  %4 = stablehlo.add %2, %3 : tensor<2xf32>\n"
+            "  return %4 : tensor<2xf32>\n}\n")
+    lines = _expand(text, "1.20.0").splitlines()
+    assert lines[2].strip() == "%cst = stablehlo.constant dense<2.000000e+00> : tensor<2xf32>"
+    assert lines[3].strip() == "%0 = stablehlo.multiply %arg0, %cst : tensor<2xf32>"
+    assert lines[4].strip() == "%1 = stablehlo.add %0, %cst : tensor<2xf32>"
