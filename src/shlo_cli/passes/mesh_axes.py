@@ -52,6 +52,14 @@ def _dense_groups(op: Operation, attr: DialectAttr) -> DenseElementsAttr:
         if ref.get("sub_axis_info") is not None:
             raise _error(op, "Subaxes are not supported in flattenReplicaGroupMeshAxes")
         comm.append(_text(ref.get("name")))
+    names = [name for name, _ in axes]
+    for name in comm:
+        if name not in names:
+            raise _error(op, f"replica_groups: axis '{name}' is not an axis of the mesh")
+    total = int(np.prod([size for _, size in axes], dtype=np.int64))
+    if device_ids and len(device_ids) != total:
+        raise _error(op, f"replica_groups: the mesh has {total} devices but "
+                         f"{len(device_ids)} device_ids")
     groups = flatten_groups(axes, comm, device_ids)
     return DenseElementsAttr(TensorType(groups.shape, I64), groups)
 

@@ -60,3 +60,15 @@ def test_symbol_without_a_mesh_is_an_error() -> None:
     module = parse_source(text, allow_unregistered=True)
     with pytest.raises(Diagnostic, match="Failed to find mesh attribute on symbol"):
         run_passes(module, [("stablehlo-compatibility-expander", "target=1.0.0")])
+
+
+@pytest.mark.parametrize("change, words", [
+    (('name = "x">]>', 'name = "z">]>'), "axis 'z' is not an axis of the mesh"),
+    (("size = 2 : i64}]}", 'size = 2 : i64}], device_ids = dense<[0, 1, 2]> : tensor<3xi64>}'),
+     "the mesh has 4 devices but 3 device_ids"),
+])
+def test_inconsistent_meshes_are_located_errors(change: tuple[str, str], words: str) -> None:
+    text = PROGRAM.replace("MESH", "@m").replace(*change)
+    module = parse_source(text, allow_unregistered=True)
+    with pytest.raises(Diagnostic, match=words):
+        run_passes(module, [("stablehlo-compatibility-expander", "target=1.0.0")])
