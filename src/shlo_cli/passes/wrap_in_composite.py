@@ -3,9 +3,10 @@ in a `stablehlo.composite` of the same name whose decomposition is a new private
 `@<op name>.impl` (a clash gets MLIR's symbol-table suffix `_0`, `_1`, ...) holding a copy of
 the op. The composite's `composite_attributes` are the op's attributes.
 
-Ops are visited as MLIR's greedy driver visits them (a post-order walk taken from the back),
-so the `.impl` functions are appended in that order; ops nested in a wrapped op go with it,
-and ops created by the pass are not wrapped."""
+The rewrite runs under the greedy driver (passes/rewrite.py) as upstream's does: ops are
+visited bottom-up (a post-order walk taken from the back), so the `.impl` functions are
+appended in that order; ops nested in a wrapped op go with it, and only ops that existed
+before the pass are wrapped (MLIR's ExistingOps strictness)."""
 
 from __future__ import annotations
 
@@ -13,10 +14,11 @@ import sys
 
 from ..ir import registry
 from ..ir.attributes import DictAttr, IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr
-from ..ir.clone import clone_op, replace_uses
-from ..ir.core import Block, Module, Operation, Region, Value
+from ..ir.clone import clone_op
+from ..ir.core import Block, Module, Operation, Region
 from ..ir.types import I32, FunctionType
 from . import PassOption, parse_list, register_pass
+from .rewrite import GreedyConfig, PatternRewriter, apply_patterns_greedily, pattern
 
 
 def _parse_int32(text: str) -> int:
@@ -45,45 +47,46 @@ def wrap_in_composite(module: Module, op_names: tuple[str, ...] = (),
             wanted.add(name)
     if not wanted:
         return
-    candidates = [op for op in _post_order(module.op) if op.name in wanted]
-    replacements: dict[Value, Value] = {}
-    erased: set[int] = set()
-    for op in reversed(candidates):
-        if id(op) in erased:
-            continue
-        erased.update(id(inner) for inner in op.walk())
-        wrap_operation(module, op, version, replacements)
-    replace_uses(module.op, replacements)
+    existing = {id(op): op for op in module.op.walk() if op.name in wanted}
+
+    @pattern(*sorted(wanted))
+    def wrap(op: Operation, rewriter: PatternRewriter) -> bool:
+        # MLIR's ExistingOps strictness: only ops present before the pass are wrapped (not
+        # the copies inside the new `.impl` functions).
+        if existing.get(id(op)) is not op:
+            return False
+        for inner in op.walk():
+            existing.pop(id(inner), None)
+        impl = _impl_function(module, op)
+        rewriter.set_insertion_point_to_end(module.body)
+        rewriter.insert(impl)
+        composite = _composite(op, impl, version)
+        rewriter.set_insertion_point(op)
+        rewriter.insert(composite)
+        rewriter.replace_op(op, composite.results)
+        return True
+
+    apply_patterns_greedily(module.op, [wrap], GreedyConfig())
 
 
-def wrap_operation(module: Module, op: Operation, version: int,
-                   replacements: dict[Value, Value], attributes: DictAttr | None = None
-                   ) -> Operation:
-    """Replace `op` (in its block) by a composite calling a new `.impl` function; its results
-    map to the composite's in `replacements`. `attributes` default to the op's own."""
-    impl = _impl_function(module, op)
+def _composite(op: Operation, impl: Operation, version: int,
+               attributes: DictAttr | None = None) -> Operation:
+    """A (not inserted) composite standing for `op` that calls `impl`; `attributes` default
+    to the op's own."""
     if attributes is None:
         merged = {**op.attributes, **op.properties}
         attributes = DictAttr(tuple(sorted(merged.items())))
-    composite = Operation(
+    return Operation(
         "stablehlo.composite", list(op.operands), op.result_types,
         {"name": StringAttr(op.name), "composite_attributes": attributes,
          "decomposition": SymbolRefAttr(impl.properties["sym_name"].value),
          "version": IntegerAttr(version, I32)},
         location=op.location, opdef=registry.lookup("stablehlo.composite"))
-    block = op.parent
-    assert block is not None
-    index = next(i for i, o in enumerate(block.operations) if o is op)
-    block.operations[index] = composite
-    composite.parent = block
-    for old, new in zip(op.results, composite.results, strict=True):
-        replacements[old] = new
-    return composite
 
 
 def _impl_function(module: Module, op: Operation) -> Operation:
-    """`func.func private @<name>.impl(operand types) -> result types` holding a copy of `op`,
-    appended to the module."""
+    """`func.func private @<name>.impl(operand types) -> result types` holding a copy of `op`
+    (not inserted; named apart from the module's symbols)."""
     name = _unique_symbol(module, f"{op.name}.impl")
     body = Block(op.operand_types)
     body.arg_locations = [op.location.attr] * len(body.arguments)
@@ -96,7 +99,6 @@ def _impl_function(module: Module, op: Operation) -> Operation:
         "sym_name": StringAttr(name), "function_type": TypeAttr(ftype),
         "sym_visibility": StringAttr("private")}, regions=[Region([body])],
         location=op.location, opdef=registry.lookup("func.func"))
-    module.body.append(func)
     return func
 
 
@@ -110,21 +112,3 @@ def _unique_symbol(module: Module, name: str) -> str:
     while f"{name}_{counter}" in taken:
         counter += 1
     return f"{name}_{counter}"
-
-
-def _post_order(root: Operation) -> list[Operation]:
-    """Ops nested in `root`, each after the ops nested in it (MLIR's post-order walk)."""
-    order: list[Operation] = []
-
-    def visit(op: Operation) -> None:
-        for region in op.regions:
-            for block in region.blocks:
-                for inner in block.operations:
-                    visit(inner)
-        order.append(op)
-
-    for region in root.regions:
-        for block in region.blocks:
-            for op in block.operations:
-                visit(op)
-    return order

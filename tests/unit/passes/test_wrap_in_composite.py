@@ -42,3 +42,20 @@ def test_version_zero_and_unknown_names(capsys) -> None:  # type: ignore[no-unty
     assert 'stablehlo.composite "stablehlo.multiply" %1, %arg0 {decomposition = ' \
            "@stablehlo.multiply.impl}" in out
     assert "'foo.bar' is not a registered operation" in capsys.readouterr().err
+
+
+def test_nested_ops_go_with_their_wrapped_parent_and_copies_are_not_rewrapped() -> None:
+    text = """func.func @main(%x: tensor<4x3xf32>) -> tensor<4xf32> {
+  %cst = stablehlo.constant dense<0.0> : tensor<f32>
+  %dead = stablehlo.add %cst, %cst : tensor<f32>
+  %r = stablehlo.reduce(%x init: %cst) applies stablehlo.add across dimensions = [1]
+    : (tensor<4x3xf32>, tensor<f32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+"""
+    out = _wrap(text, "op-names=stablehlo.add,stablehlo.reduce")
+    assert out.count("stablehlo.composite") == 1
+    assert 'stablehlo.composite "stablehlo.reduce"' in out
+    assert "applies stablehlo.add across dimensions = [1]" in out
+    assert "stablehlo.add.impl" not in out  # the unused add was erased, as the driver does
+    assert out.count("func.func") == 2
