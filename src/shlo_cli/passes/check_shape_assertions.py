@@ -60,7 +60,8 @@ def _check(op: Operation) -> None:
         if ints is None:
             raise _error(op, f"expects static error_message_input (operand #{i})")
         inputs.append(ints[0])
-    raise _error(op, format_message(op.attr("error_message").value, inputs))
+    message = op.attr("error_message")
+    raise _error(op, format_message(message.value if message is not None else "", inputs))
 
 
 def _verify(op: Operation) -> None:

@@ -158,8 +158,8 @@ def _concat_indices(rw: PatternRewriter, indices: Value, index_vector_dim: int,
                  {"dimension": IntegerAttr(index_vector_dim, I64)})
 
 
-def _dims(attr: Attribute, name: str) -> list[int]:
-    return list(attr.get(name) or [])  # type: ignore[attr-defined]
+def _dims(attr: Attribute | None, name: str) -> list[int]:
+    return list(attr.get(name) or []) if attr is not None else []  # type: ignore[attr-defined]
 
 
 def _sorted_after(sorted_before: bool, batching_dims: list[int], index_map: list[int]) -> bool:
@@ -189,7 +189,7 @@ def _gather(op: Operation, rw: PatternRewriter) -> bool:
         "start_index_map": index_map, "index_vector_dim": index_vector_dim})
     sorted_ = _sorted_after(_bool(op, "indices_are_sorted"), indices_batching, index_map)
     rw.replace_op_with(op, "stablehlo.gather", [op.operands[0], indices], {
-        "dimension_numbers": numbers, "slice_sizes": op.attr("slice_sizes"),
+        "dimension_numbers": numbers, "slice_sizes": op.properties["slice_sizes"],
         "indices_are_sorted": BoolAttr(sorted_)})
     return True
 
