@@ -5,7 +5,6 @@
 """
 
 import os
-import shutil
 import sys
 
 import lit.formats
@@ -22,8 +21,12 @@ if getattr(config, "test_source_root", None) in (None, _root):  # noqa: F821
 
 _bin = os.path.dirname(sys.executable)
 config.environment["PATH"] = os.pathsep.join([_bin, config.environment.get("PATH", os.environ.get("PATH", ""))])  # noqa: F821
-_filecheck = shutil.which("filecheck", path=_bin) or shutil.which("filecheck") or "filecheck"
+sys.path.insert(0, os.path.join(_root, "tests"))
+from filecheck_tool import find_filecheck  # noqa: E402
+
+_filecheck, _filecheck_kind = find_filecheck(_bin)
 config.substitutions.append(("FileCheck", _filecheck))  # noqa: F821
+config.available_features.add(_filecheck_kind)  # noqa: F821
 
 # jax.export artifacts (outside the repository): tests that read them say
 # `REQUIRES: jax-artifacts` and name them as %artifacts/NAME.jax.

@@ -47,6 +47,9 @@ except ImportError:  # pragma: no cover
 
 HARNESS = Path(__file__).resolve().parent
 REPO = HARNESS.parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+from filecheck_tool import find_filecheck  # noqa: E402
+
 XFAIL_FILE = REPO / "tests" / "conformance_xfail.txt"
 BUILD = REPO / "build" / "conformance"
 DEFAULT_ROOT = REPO.parent / "shared" / "conformance"
@@ -98,13 +101,31 @@ FAILING_CODES = {"FAIL", "XFAIL", "UNRESOLVED", "TIMEOUT"}
 # ---- the xfail list ------------------------------------------------------------------------
 
 
-def read_xfails(path: Path = XFAIL_FILE) -> list[str]:
-    """Paths relative to the conformance root, one per line (`#` starts a comment)."""
+def _entries(path: Path) -> list[tuple[str, str]]:
+    """(path, condition) per entry line: `path [lit feature expression]  # why`; the
+    condition is `*` (always) when no brackets are given."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError:
         return []
-    return [line.split("#", 1)[0].strip() for line in lines if line.split("#", 1)[0].strip()]
+    out = []
+    for line in lines:
+        entry = line.split("#", 1)[0].strip()
+        if entry:
+            test, _, condition = entry.partition("[")
+            out.append((test.strip(), condition.rstrip("]").strip() or "*"))
+    return out
+
+
+def read_xfails(path: Path = XFAIL_FILE) -> list[str]:
+    """Paths relative to the conformance root, one per line (`#` starts a comment)."""
+    return [test for test, _ in _entries(path)]
+
+
+def xfail_conditions(path: Path = XFAIL_FILE) -> dict[str, str]:
+    """Per path, when it is expected to fail: a lit feature expression (e.g.
+    `python-filecheck`: only when the Python FileCheck clone runs), `*` for always."""
+    return dict(_entries(path))
 
 
 def xfail_reasons(path: Path = XFAIL_FILE) -> dict[str, str]:
@@ -117,18 +138,24 @@ def xfail_reasons(path: Path = XFAIL_FILE) -> dict[str, str]:
     for line in lines:
         entry, _, comment = line.partition("#")
         if entry.strip() and comment.strip():
-            reasons[entry.strip()] = comment.strip()
+            reasons[entry.split("[", 1)[0].strip()] = comment.strip()
     return reasons
 
 
 def write_xfails(paths: Iterable[str], path: Path = XFAIL_FILE) -> None:
     header = ("# Conformance tests known to fail: `<suite>/<path in the suite>` (for interpret,\n"
               "# vhlo, math, testdata and verify also the path under the conformance root), each\n"
-              "# optionally followed by `# why`. Applied as lit XFAIL by `make conformance`;\n"
+              "# optionally followed by `[lit feature expression]` (expected to fail only then,\n"
+              "# e.g. `[python-filecheck]`) and `# why`. Applied as lit XFAIL by\n"
+              "# `make conformance`;\n"
               "# regenerate with (keeps the reasons of entries that stay)\n"
               "#   python tests/conformance/conformance.py --update-xfail\n")
     reasons = xfail_reasons(path)
-    lines = [f"{p}  # {reasons[p]}" if p in reasons else p for p in sorted(set(paths))]
+    conditions = xfail_conditions(path)
+    lines = []
+    for p in sorted(set(paths)):
+        entry = p if conditions.get(p, "*") == "*" else f"{p} [{conditions[p]}]"
+        lines.append(f"{entry}  # {reasons[p]}" if p in reasons else entry)
     path.write_text(header + "".join(line + "\n" for line in lines), encoding="utf-8")
 
 
@@ -138,12 +165,14 @@ def write_xfails(paths: Iterable[str], path: Path = XFAIL_FILE) -> None:
 class ConformanceFormat(ShTest):  # type: ignore[misc,valid-type]
     """lit's ShTest, restricted to one suite's files, with its xfail list applied."""
 
-    def __init__(self, suite: Suite, xfails: Iterable[str], upstream_layout: bool = False) -> None:
+    def __init__(self, suite: Suite, xfails: dict[str, str],
+                 upstream_layout: bool = False) -> None:
         super().__init__(execute_external=False)
         self.suite = suite
         self.only = suite.upstream_files if upstream_layout else ()
         prefix = suite.name + "/"
-        self.expected_failures = {x[len(prefix):] for x in xfails if x.startswith(prefix)}
+        self.expected_failures = {x[len(prefix):]: condition for x, condition in xfails.items()
+                                  if x.startswith(prefix)}
 
     def getTestsInDirectory(self, testSuite: Any, path_in_suite: Any, litConfig: Any,
                             localConfig: Any) -> Any:
@@ -156,7 +185,7 @@ class ConformanceFormat(ShTest):  # type: ignore[misc,valid-type]
             if self.suite.mode == "disabled" and not _disabled_commands(test):
                 continue
             if relative in self.expected_failures:
-                test.xfails = [*test.xfails, "*"]
+                test.xfails = [*test.xfails, self.expected_failures[relative]]
             yield test
 
     def execute(self, test: Any, litConfig: Any) -> Any:
@@ -220,7 +249,7 @@ def configure(config: Any, suite_name: str, upstream_layout: bool = False) -> No
     """Called from a generated lit.site.cfg.py after it loaded the repo's lit.cfg.py."""
     suite = next(s for s in SUITES if s.name == suite_name)
     xfail_file = Path(os.environ.get(XFAIL_ENV) or XFAIL_FILE)
-    config.test_format = ConformanceFormat(suite, read_xfails(xfail_file), upstream_layout)
+    config.test_format = ConformanceFormat(suite, xfail_conditions(xfail_file), upstream_layout)
     config.environment.setdefault(
         TIME_LIMIT_ENV, os.environ.get(TIME_LIMIT_ENV, str(DEFAULT_TIME_LIMIT)))
     if os.environ.get(DYNAMIC_SIZE_ENV):
@@ -360,6 +389,8 @@ def run(root: Path, suites: Sequence[Suite], jobs: int, update_xfail: bool,
     described, deviations = read_deviations()
     print()
     print(snapshot_line(root))
+    filecheck, kind = find_filecheck(str(Path(sys.executable).parent))
+    print(f"FileCheck: {filecheck} (lit feature {kind})")
     print(summarize(results, suites, deviations))
     used = sorted({key for path, key in deviations.items()
                    if any(_path(r) == path and r["code"] == "PASS" for r in results)})
