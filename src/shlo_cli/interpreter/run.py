@@ -134,11 +134,17 @@ def _accepts(expected: Type, given: Type) -> bool:
 
 
 def module_diagnostic(module: Module, message: str, line_offset: int = 0) -> Diagnostic:
-    """An error about the module as a whole (upstream reports the implicit module at 0:0)."""
+    """An error about the module as a whole, located at the `module` keyword when the text
+    has one, else at the first function (upstream says 0:0 for an implicit module, which
+    points nowhere); 0:0 only when nothing in the module has a location."""
     source = SourceFile(module.filename, module.source, line_offset)
-    loc = module.op.location
-    if loc.line and module.source and _explicit_module(source, loc.line, loc.col):
-        return Diagnostic(message, source, line=loc.line, col=loc.col)
+    if module.source:
+        loc = module.op.location
+        if loc.line and _explicit_module(source, loc.line, loc.col):
+            return Diagnostic(message, source, line=loc.line, col=loc.col)
+        for op in module.body.operations:
+            if op.location.line:
+                return Diagnostic(message, source, line=op.location.line, col=op.location.col)
     return Diagnostic(message, source, line=0, col=0)
 
 
