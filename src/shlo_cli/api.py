@@ -89,7 +89,8 @@ class Program:
     def run(self, name: str | None, inputs: Sequence[Any],
             probe_output_dir: str | None = None,
             platforms: Sequence[str] | None = None, memory_limit: int | None = None,
-            max_iterations: int | None = None) -> list[np.ndarray]:
+            max_iterations: int | None = None,
+            timeout: float | None = None) -> list[np.ndarray]:
         """Run `@name` (None: the entry function) on `inputs`; one array per result."""
         entry = self._entry()
         if name is None or (entry is not None and name == entry.symbol_name):
@@ -103,7 +104,8 @@ class Program:
                 except InputError as e:
                     raise _diagnostic(self.module, str(e), entry) from None
             options = InterpretOptions(probe_output_dir=probe_output_dir,
-                                       memory_limit=memory_limit, max_iterations=max_iterations)
+                                       memory_limit=memory_limit, max_iterations=max_iterations,
+                                       timeout=timeout)
             return _run_entry(self.module, inputs, options, platforms)
         func = self.function(name).op
         return _run_function(self.module, func, inputs)
@@ -157,7 +159,8 @@ def as_program(source: Program | Module | str | os.PathLike[str]) -> Program:
 def interpret(source: Program | Module | str | os.PathLike[str], *inputs: Any,
               probe_output_dir: str | None = None,
               platforms: Sequence[str] | None = None, memory_limit: int | None = None,
-              max_iterations: int | None = None) -> list[np.ndarray]:
+              max_iterations: int | None = None,
+              timeout: float | None = None) -> list[np.ndarray]:
     """Run the entry function (`main`, or the only function) of a program.
 
     `source` follows `as_program`'s rule (a str naming an existing file is loaded, any other
@@ -170,11 +173,12 @@ def interpret(source: Program | Module | str | os.PathLike[str], *inputs: Any,
     are dropped (see `interpreter.jax_convention`).
 
     `memory_limit` (bytes) refuses ops whose results or temporaries would exceed it (default:
-    `ir.memory.default_limit()`); `max_iterations` caps every `while` loop.
+    `ir.memory.default_limit()`); `max_iterations` caps every `while` loop; `timeout`
+    (seconds) ends the run with a Diagnostic at the op running when the time ran out.
     """
     return as_program(source).run(None, inputs, probe_output_dir=probe_output_dir,
                                   platforms=platforms, memory_limit=memory_limit,
-                                  max_iterations=max_iterations)
+                                  max_iterations=max_iterations, timeout=timeout)
 
 
 def _run_entry(module: Module, inputs: Sequence[Any], options: InterpretOptions,

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from expand_helpers import expand, relative_error, run_both, type_text
 
+import shlo_cli
 from shlo_cli.ir.diagnostics import Diagnostic
 from shlo_cli.ir.parser import parse_source
 from shlo_cli.passes.expanders import load_all
@@ -169,3 +170,77 @@ def test_dynamic_shapes_are_refused_at_the_op() -> None:
 def test_registered_under_xla_flag() -> None:
     expander = load_all()["triangular_solve_expander"]
     assert expander.run is expand_triangular_solve
+
+
+def dynamic_batch_program(batch: tuple[int, ...], dynamic: tuple[bool, ...], n: int, k: int,
+                          element: str, flags: tuple[bool, bool, str, bool]) -> str:
+    """The program for these shapes with the marked batch dimensions written as `?`."""
+    left = flags[0]
+    a_shape, b_shape = (*batch, n, n), (*batch, n, k) if left else (*batch, k, n)
+    text = program(a_shape, b_shape, element, *flags)
+    for shape in (a_shape, b_shape):
+        written = tuple("?" if i < len(batch) and dynamic[i] else str(d)
+                        for i, d in enumerate(shape))
+        text = text.replace(type_text(shape, element),
+                            "tensor<" + "".join(f"{d}x" for d in written) + element + ">")
+    return text
+
+
+@pytest.mark.parametrize("batch,dynamic", [((3,), (True,)), ((2, 3), (True, False)),
+                                           ((2, 2), (True, True)), ((1,), (True,))])
+def test_dynamic_batch_dimensions_loop_over_the_matrices(
+        batch: tuple[int, ...], dynamic: tuple[bool, ...]) -> None:
+    rng = np.random.default_rng(11)
+    for flags in FLAGS:
+        for element in ("f32", "complex<f64>"):
+            dtype, tolerance = DTYPES[element]
+            a, b = operands(rng, batch, 4, 2, flags[0], dtype)
+            text = dynamic_batch_program(batch, dynamic, 4, 2, element, flags)
+            expected, actual, printed = run_both(text, expand_triangular_solve, a, b)
+            assert "triangular_solve" not in printed
+            assert "stablehlo.get_dimension_size" in printed
+            assert ("stablehlo.dynamic_reshape" in printed) == (len(batch) > 1)
+            assert actual.shape == expected.shape == b.shape
+            assert relative_error(actual, expected) < tolerance, (batch, flags, element)
+
+
+def test_dynamic_batch_of_no_matrices() -> None:
+    text = dynamic_batch_program((0,), (True,), 3, 1, "f32", (True, True, "NO_TRANSPOSE",
+                                                            False))
+    a, b = np.zeros((0, 3, 3), np.float32), np.zeros((0, 3, 1), np.float32)
+    expected, actual, _ = run_both(text, expand_triangular_solve, a, b)
+    assert actual.shape == expected.shape == (0, 3, 1)
+
+
+def test_dynamic_matrix_dimensions_are_refused() -> None:
+    text = dynamic_batch_program((2,), (True,), 4, 1, "f32", (True, True, "NO_TRANSPOSE",
+                                                            False))
+    text = text.replace("tensor<?x4x4xf32>", "tensor<?x?x4xf32>")
+    module = parse_source(text, "dyn.mlir")
+    with pytest.raises(Diagnostic) as caught:
+        expand_triangular_solve(module)
+    assert caught.value.message == (
+        "'stablehlo.triangular_solve' op cannot be expanded by triangular_solve_expander: "
+        "the matrix dimensions of 'tensor<?x?x4xf32>' are dynamic (only batch dimensions "
+        "may be)")
+
+
+UPSTREAM_DYNAMIC = ("/work/shared/conformance/testdata/dynamic/vmap_triangular_solve_complex_"
+                    "transformations_a_complex64_4_4_b_complex64_4_1_dynamic.mlir")
+
+
+def test_upstream_dynamic_batch_program_expands_and_agrees() -> None:
+    import os
+
+    if not os.path.exists(UPSTREAM_DYNAMIC):
+        pytest.skip("upstream conformance files not available")
+    with open(UPSTREAM_DYNAMIC) as f:
+        text = f.read()
+    rng = np.random.default_rng(5)
+    a, b = operands(rng, (3,), 4, 1, True, np.complex64)
+    size = np.array(3, np.int64)  # the dimension variable argument
+    printed = expand(text, expand_triangular_solve)
+    assert "triangular_solve" not in printed
+    [expected] = shlo_cli.interpret(text, size, a, b)
+    [actual] = shlo_cli.interpret(printed, size, a, b)
+    assert relative_error(actual, expected) < 1e-4

@@ -73,7 +73,23 @@ def test_entry_is_the_only_function_or_main(tmp_path: Path,
     two = only + only.replace("@whatever", "@other")
     code, out, err = run(capsys, write(tmp_path, two), args=ARGS)
     assert code == 1
-    assert "error: module must have entry func with name main" in err
+    # located at the first function of the implicit module, with its line and a caret
+    assert "t.mlir:2:1: error: module must have entry func with name main\n" \
+           "func.func @whatever" in err
+    assert "\n^" in err
+
+
+def test_no_entry_is_located_at_an_explicit_module(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    body = ADD.replace("@main", "@a") + ADD.replace("@main", "@b")
+    code, _, err = run(capsys, write(tmp_path, "// header\n  module @m {\n" + body + "}\n"),
+                       args=ARGS)
+    assert code == 1
+    assert "t.mlir:2:3: error: module must have entry func with name main" in err
+
+
+def test_empty_module_runs_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, write(tmp_path, "module {\n}\n"), args=None) == (0, "", "")
 
 
 SPLIT = """

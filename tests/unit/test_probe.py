@@ -190,3 +190,24 @@ def test_probe_round_trips_through_the_printer(tmp_path: Path) -> None:
     path.write_text(first.output)
     second = CliRunner().invoke(opt_command, [str(path)])
     assert second.output == first.output
+
+
+def test_missing_probe_directory_is_created(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    out_dir = tmp_path / "new" / "probes"  # neither folder exists yet (mkdir -p)
+    code, _, err = run(tmp_path, capsys, probe_program("[1, 2]", "tensor<2xi32>"),
+                       probe_output_dir=str(out_dir))
+    assert (code, err) == (0, "")
+    assert sorted(p.name for p in out_dir.iterdir()) == ["index.csv", "probe1.npy"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new", "t.mlir"]
+
+
+def test_probe_directory_that_cannot_be_made_is_a_diagnostic(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    code, _, err = run(tmp_path, capsys, probe_program("[1]", "tensor<1xi32>"),
+                       probe_output_dir=str(blocker / "probes"))
+    assert code == 1
+    assert "t.mlir:4:" in err and "cannot create probe directory" in err
+    assert "Traceback" not in err

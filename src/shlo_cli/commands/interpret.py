@@ -81,8 +81,9 @@ def interpret_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     fn = click.option("-timeout", "--timeout", "timeout",
                       type=click.FloatRange(min=0, min_open=True), default=None,
                       metavar="SECONDS",
-                      help="How long a process of interpreter.run_parallel may wait for the "
-                           "others (send/recv, collectives) before failing; default 30.")(fn)
+                      help="End the run with an error after this many seconds (also how "
+                           "long a process of interpreter.run_parallel may wait for the "
+                           "others; default 30 for that).")(fn)
     fn = click.option("-memory-limit", "--memory-limit", "memory_limit", default=None,
                       metavar="BYTES", callback=_parse_memory_limit,
                       help="Refuse ops whose results or temporaries would exceed this many "

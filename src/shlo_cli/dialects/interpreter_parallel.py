@@ -249,6 +249,11 @@ def serialize_probe(value: np.ndarray, type: TensorType, probe_id: str, ctx: Con
     contents = numpy_file_bytes(value, type)
     number = _next_probe_number(ctx)
     with _probe_lock:
+        try:  # like `mkdir -p`: a folder that does not exist yet is made on first use
+            os.makedirs(directory, exist_ok=True)
+        except OSError as e:
+            raise EvaluationError(f"cannot create probe directory '{directory}': "
+                                  f"{e.strerror or e}") from None
         try:
             path = _write_atomically(directory, f"probe{number}.npy", contents)
         except OSError:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import operator
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -20,6 +21,7 @@ from ..ir.diagnostics import Diagnostic, EvaluationError, SourceFile
 
 # Re-exported: binding hooks and EvaluationError live below the dialects that use them.
 from ..ir.registry import BIND_HOOKS, BindHook, _bind_with, bind_after  # noqa: F401
+from .deadline import TimedOut
 
 RETURN_OPS = frozenset({"func.return", "stablehlo.return", "chlo.return", "builtin.return"})
 
@@ -65,6 +67,10 @@ class Interpreter:
         # Set by interpreter.run_parallel: once another process failed, this one stops at its
         # next region entry (e.g. the next loop iteration) instead of computing on.
         self.stop: threading.Event | None = None
+        # Set when --timeout could not arm a timer (not the main thread): the monotonic
+        # clock time at which the run ends, checked at every region entry.
+        self.deadline: float | None = None
+        self.time_limit: float = 0.0
         self._plans: dict[int, _BlockPlan] = {}
         self._symbols = {
             op.attr("sym_name").value: op
@@ -114,6 +120,8 @@ class Interpreter:
     def _run_plan(self, plan: _BlockPlan, args: Sequence[Any]) -> list[Any]:
         if self.stop is not None and self.stop.is_set():
             raise _Abort("stopped: another process failed")
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise TimedOut(self.time_limit)
         frame = self.frame
         for arg, value in zip(plan.arguments, args, strict=False):
             frame[arg] = value
@@ -134,6 +142,10 @@ class Interpreter:
                         frame[r] = v
         except (Diagnostic, _Abort):
             raise
+        except TimedOut as e:  # located at the innermost op running when time ran out
+            if step is None:
+                raise
+            raise self.diagnostic(step.op, e.message(step.op.name)) from None
         except EvaluationError as e:
             message = str(e)
             if getattr(e, "name_op", False):  # e.g. a kernel's temporary over the budget

@@ -15,6 +15,7 @@ from typing import Any
 from ..ir.context import Context, Process, ProcessId
 from ..ir.core import Operation
 from ..ir.diagnostics import Diagnostic, ShloError
+from .deadline import TimedOut
 from .engine import Interpreter, _Abort
 from .processes import DEFAULT_TIMEOUT, ProcessGrid
 
@@ -61,16 +62,30 @@ def run_grid(grid: ProcessGrid, parent: Interpreter, programs: Sequence[Sequence
     for thread in threads:
         thread.start()
     grace_end = None
-    for thread in threads:
-        while thread.is_alive():
-            thread.join(0.05)
-            if grid.failure is None:
-                continue
-            # A failed run ends now: processes still computing (not waiting, so not
-            # released by the abort) get a moment to stop, then are left behind (daemons).
-            grace_end = grace_end or time.monotonic() + FAILURE_GRACE
-            if time.monotonic() > grace_end:
-                break
+    try:
+        for thread in threads:
+            while thread.is_alive():
+                thread.join(0.05)
+                if grid.failure is None:
+                    continue
+                # A failed run ends now: processes still computing (not waiting, so not
+                # released by the abort) get a moment to stop, then are left behind (daemons).
+                grace_end = grace_end or time.monotonic() + FAILURE_GRACE
+                if time.monotonic() > grace_end:
+                    break
+    except TimedOut:
+        # The run's --timeout also bounds each process's waits, so a waiting process is
+        # about to report what it waited for: its diagnostic says more than this one.
+        grace_end = time.monotonic() + FAILURE_GRACE
+        while grid.failure is None and time.monotonic() < grace_end:
+            time.sleep(0.01)
+        grid.stop.set()
+        if grid.failure is not None:
+            raise grid.failure[1] from None
+        raise
+    except BaseException:  # e.g. Ctrl-C in this thread: the processes stop too
+        grid.stop.set()
+        raise
     if grid.failure is not None:
         raise grid.failure[1]
     return results
@@ -82,6 +97,8 @@ def _run_process(parent: Interpreter, grid: ProcessGrid, process: Process, func:
                               options=ctx.options)
     interpreter.source = parent.source  # diagnostics quote the same file and lines
     interpreter.stop = grid.stop
+    interpreter.deadline = parent.deadline
+    interpreter.time_limit = parent.time_limit
     try:
         results[index] = interpreter.call(func, args)
     except _Abort:  # released (ProcessAborted) or stopped after another process failed

@@ -23,6 +23,7 @@ from ..ir.diagnostics import Diagnostic, SourceFile
 from ..ir.types import FunctionType, TensorType, Type
 from ..ir.verifier import verify_module
 from . import dynamic_guard  # noqa: F401 - binding hooks
+from .deadline import TimedOut, time_limit
 from .engine import EvaluationError, Interpreter, entry_function
 from .printing import format_value
 
@@ -36,7 +37,9 @@ class InterpretOptions:
     args: str | None = None
     print_dense: bool = False
     probe_output_dir: str | None = None
-    timeout: float | None = None  # seconds a process of run_parallel may wait for others
+    # Seconds the whole run may take (also how long a process of run_parallel may wait
+    # for the others); None: no limit on the run, 30 s for such waits.
+    timeout: float | None = None
     memory_limit: int | None = None  # bytes; None = memory.default_limit()
     max_iterations: int | None = None  # cap on the iterations of one `while` loop
 
@@ -134,11 +137,17 @@ def _accepts(expected: Type, given: Type) -> bool:
 
 
 def module_diagnostic(module: Module, message: str, line_offset: int = 0) -> Diagnostic:
-    """An error about the module as a whole (upstream reports the implicit module at 0:0)."""
+    """An error about the module as a whole, located at the `module` keyword when the text
+    has one, else at the first function (upstream says 0:0 for an implicit module, which
+    points nowhere); 0:0 only when nothing in the module has a location."""
     source = SourceFile(module.filename, module.source, line_offset)
-    loc = module.op.location
-    if loc.line and module.source and _explicit_module(source, loc.line, loc.col):
-        return Diagnostic(message, source, line=loc.line, col=loc.col)
+    if module.source:
+        loc = module.op.location
+        if loc.line and _explicit_module(source, loc.line, loc.col):
+            return Diagnostic(message, source, line=loc.line, col=loc.col)
+        for op in module.body.operations:
+            if op.location.line:
+                return Diagnostic(message, source, line=op.location.line, col=op.location.col)
     return Diagnostic(message, source, line=0, col=0)
 
 
@@ -177,11 +186,17 @@ def evaluate(module: Module, arguments: Sequence[Argument] | None = None,
     if options.probe_output_dir:
         _reset_probe_index(options.probe_output_dir)
     # Overflow, NaN and inexact casts are defined results in StableHLO, not warnings.
-    with np.errstate(all="ignore"), warnings.catch_warnings(), \
-            memory.memory_limit(options.memory_limit), \
-            limits.iteration_cap(options.max_iterations), limits.deep_recursion():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        results = interpreter.call(func, [a.value for a in arguments])
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings(), \
+                memory.memory_limit(options.memory_limit), \
+                limits.iteration_cap(options.max_iterations), limits.deep_recursion(), \
+                time_limit(options.timeout) as deadline:
+            warnings.simplefilter("ignore", RuntimeWarning)
+            interpreter.deadline = deadline
+            interpreter.time_limit = options.timeout or 0.0
+            results = interpreter.call(func, [a.value for a in arguments])
+    except TimedOut as e:  # ran out outside any op (entering the function, cleaning up)
+        raise interpreter.diagnostic(func, e.message()) from None
     ftype: FunctionType = func.attr("function_type").value
     return list(zip(results, ftype.results, strict=False))
 

@@ -14,15 +14,25 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ...ir.attributes import ArrayAttr, Attribute, DictAttr, StringAttr
+from ...ir.attributes import (
+    ArrayAttr,
+    Attribute,
+    DenseElementsAttr,
+    DictAttr,
+    StringAttr,
+    all_equal,
+)
 from ...ir.core import UNKNOWN_LOCATION, Block, Operation, Region, Value
 from ...ir.locations import FileLineColLoc, LocationAttr, UnknownLoc
-from ...ir.types import Type
-from .encoding import NATIVE_PROPERTIES_ENCODING
+from ...ir.types import TensorType, Type
+from .builtin import FILE_LINE_COL_LOC
+from .encoding import NATIVE_PROPERTIES_ENCODING, Emitter, encode_varint
 from .hooks import DialectHooks, OpSpec, attribute_dialect, hooks_for, type_dialect
 from .properties import op_spec
 
 UNKNOWN_LOC = UnknownLoc()
+_BUILTIN_ATTR_CLASSES = frozenset({StringAttr, FileLineColLoc, DictAttr, ArrayAttr})
+FILE_LINE_COL_CODE = encode_varint(FILE_LINE_COL_LOC)
 
 
 class DialectEntry:
@@ -38,7 +48,7 @@ class DialectEntry:
 class Entry:
     """A numbered attribute, type or op name."""
 
-    __slots__ = ("value", "dialect", "refs", "number", "custom")
+    __slots__ = ("value", "dialect", "refs", "number", "custom", "recipe")
 
     def __init__(self, value: Any, dialect: DialectEntry) -> None:
         self.value = value
@@ -46,6 +56,9 @@ class Entry:
         self.refs = 1
         self.number = -1
         self.custom = False
+        # The dialect encoding, recorded while numbering (see RecordingWriter): written
+        # by replaying it once the numbers are final, so no encoder runs twice.
+        self.recipe: list[Any] = []
 
 
 def op_location(op: Operation) -> LocationAttr:
@@ -80,15 +93,23 @@ def value_region(value: Value) -> Region | None:
 
 class OpEncoding:
     """What the writer emits for one op besides operands: its attribute dictionary and its
-    properties (as a spec to encode, or the single attribute of an unregistered op)."""
+    properties (as a spec to encode, or the single attribute of an unregistered op), with
+    the entries numbering found for them, so writing looks nothing up by value again."""
 
-    __slots__ = ("attrs", "spec", "props", "unregistered_props")
+    __slots__ = ("attrs", "spec", "props", "unregistered_props", "name_entry", "loc_entry",
+                 "attrs_entry", "result_entries", "prop_entries", "props_entry")
 
     def __init__(self) -> None:
         self.attrs: DictAttr | None = None
         self.spec: OpSpec | None = None
         self.props: dict[str, Attribute] = {}
         self.unregistered_props: DictAttr | None = None
+        self.name_entry: Entry | None = None
+        self.loc_entry: Entry | None = None
+        self.attrs_entry: Entry | None = None
+        self.result_entries: list[Entry] = []
+        self.prop_entries: list[Entry | None] = []  # per spec item; None when absent
+        self.props_entry: Entry | None = None  # the unregistered op's property dictionary
 
 
 class IRNumbering:
@@ -111,7 +132,10 @@ class IRNumbering:
         self.use_counts: dict[int, int] = {}
         self.op_encodings: dict[int, OpEncoding] = {}
         self._keys: dict[int, tuple[object, Any]] = {}
-        self._writer = NumberingWriter(self)
+        # per block: (type entry, location entry, location known) of each argument
+        self.block_args: dict[int, list[tuple[Entry, Entry, bool]]] = {}
+        self._builtin: DialectEntry | None = None
+        self._specs: dict[str, Any] = {}  # op name -> op_spec(name)
 
         self._number_globally(root)
         self._number_op(root)
@@ -151,10 +175,24 @@ class IRNumbering:
                                       for k, v in attr.entries)))  # type: ignore[attr-defined]
         elif cls is ArrayAttr:
             key = ("[]", tuple(self.attr_key(e) for e in attr.elements))  # type: ignore
+        elif cls is DenseElementsAttr:
+            key = self._dense_key(attr)  # type: ignore[arg-type]
         else:
             key = str(attr)
         self._keys[id(attr)] = (attr, key)  # holding `attr` keeps its id from being reused
         return key
+
+    def _dense_key(self, attr: DenseElementsAttr) -> Any:
+        """Equal exactly when the printed forms are: the type and the element bytes, one
+        element when all are equal (MLIR prints, and uniques, those as a splat)."""
+        data = attr.data
+        type = attr.type
+        if isinstance(type, TensorType) and 0 in type.shape:  # no elements: one spelling
+            return ("dense", self.type_key(type), None)
+        if attr.splat or all_equal(data):
+            raw = data.reshape(-1)[:1].tobytes()
+            return ("dense", self.type_key(attr.type), True, data.dtype.str, raw)
+        return ("dense", self.type_key(attr.type), False, data.dtype.str, data.tobytes())
 
     def type_key(self, type: Type) -> Any:
         found = self._keys.get(id(type))
@@ -180,41 +218,92 @@ class IRNumbering:
             entry = self.dialects[name] = DialectEntry(name, len(self.dialects))
         return entry
 
-    def number_op_name(self, name: str) -> None:
+    def number_op_name(self, name: str) -> Entry:
         entry = self.op_names.get(name)
         if entry is not None:
             entry.refs += 1
-            return
+            return entry
         entry = Entry(name, self.dialect(name.split(".", 1)[0]))
         self.op_names[name] = entry
         self.op_name_order.append(entry)
+        return entry
 
-    def number_attr(self, attr: Attribute) -> None:
-        attr = _canonical(attr)
-        key = self.attr_key(attr)
+    def number_attr(self, attr: Attribute) -> Entry:
+        cls = attr.__class__
+        if cls is StringAttr:  # the most common leaves: cheap keys, nothing to cache
+            key: Any = ('"', attr.text)  # type: ignore[attr-defined]
+        elif cls is FileLineColLoc:
+            key = ("loc", attr.filename, attr.line, attr.col)  # type: ignore[attr-defined]
+            entry = self.attrs.get(key)
+            if entry is not None:
+                entry.refs += 1
+                return entry
+            return self._new_file_line_col(key, attr)  # type: ignore[arg-type]
+        else:
+            if isinstance(attr, LocationAttr):
+                attr = attr.resolved()
+            key = self.attr_key(attr)
         entry = self.attrs.get(key)
         if entry is not None:
             entry.refs += 1
-            return
-        entry = Entry(attr, self.dialect(attribute_dialect(attr)))
+            return entry
+        entry = Entry(attr, self.dialect(
+            "builtin" if cls in _BUILTIN_ATTR_CLASSES else attribute_dialect(attr)))
         self.attrs[key] = entry
         self.attr_order.append(entry)
         hooks = entry.dialect.hooks
         if hooks is not None and hooks.write_attribute is not None:
-            entry.custom = hooks.write_attribute(attr, self._writer)
+            recorder = RecordingWriter(self)
+            entry.custom = bool(hooks.write_attribute(attr, recorder))
+            if entry.custom:
+                entry.recipe = recorder.finish()
+        return entry
 
-    def number_type(self, type: Type) -> None:
+    def number_location(self, op: Operation) -> Entry:
+        """`number_attr(op_location(op))`, without building the location of a plain
+        parsed position that is already numbered."""
+        loc = op.location
+        if loc.attr is None and loc is not UNKNOWN_LOCATION and loc.filename != "<unknown>":
+            key = ("loc", loc.filename, loc.line, loc.col)
+            entry = self.attrs.get(key)
+            if entry is not None:
+                entry.refs += 1
+                return entry
+            return self._new_file_line_col(key, FileLineColLoc(loc.filename, loc.line, loc.col))
+        return self.number_attr(op_location(op))
+
+    def _new_file_line_col(self, key: Any, attr: FileLineColLoc) -> Entry:
+        """Number a location met for the first time: every op has its own, so this is the
+        writer's most common new entry; its builtin encoding (code, filename string
+        attribute, line, column: see builtin.write_attribute) is recorded directly."""
+        builtin = self._builtin
+        if builtin is None:
+            builtin = self._builtin = self.dialect("builtin")
+        entry = Entry(attr, builtin)
+        self.attrs[key] = entry
+        self.attr_order.append(entry)
+        filename = self.number_attr(StringAttr(attr.filename))
+        entry.custom = True
+        entry.recipe = [FILE_LINE_COL_CODE, (REF_ATTR, filename),
+                        encode_varint(attr.line) + encode_varint(attr.col)]
+        return entry
+
+    def number_type(self, type: Type) -> Entry:
         key = self.type_key(type)
         entry = self.types.get(key)
         if entry is not None:
             entry.refs += 1
-            return
+            return entry
         entry = Entry(type, self.dialect(type_dialect(type)))
         self.types[key] = entry
         self.type_order.append(entry)
         hooks = entry.dialect.hooks
         if hooks is not None and hooks.write_type is not None:
-            entry.custom = hooks.write_type(type, self._writer)
+            recorder = RecordingWriter(self)
+            entry.custom = bool(hooks.write_type(type, recorder))
+            if entry.custom:
+                entry.recipe = recorder.finish()
+        return entry
 
     def number_resource(self, key: str) -> None:
         self.dialect("builtin").resources.setdefault(key, -1)
@@ -272,43 +361,59 @@ class IRNumbering:
         if not region.blocks:
             return next_id
         first = next_id
+        values = self.values
         for index, block in enumerate(region.blocks):
             self.blocks[id(block)] = index
-            for arg, loc in zip(block.arguments, _arg_locations(block), strict=True):
-                self.values[id(arg)] = next_id
-                next_id += 1
-                self.number_attr(arg_location(loc))
-                self.number_type(arg.type)
+            if block.arguments:
+                args = []
+                for arg, loc in zip(block.arguments, _arg_locations(block), strict=True):
+                    values[id(arg)] = next_id
+                    next_id += 1
+                    location = arg_location(loc)
+                    loc_entry = self.number_attr(location)
+                    args.append((self.number_type(arg.type), loc_entry,
+                                 type(location) is not UnknownLoc))
+                self.block_args[id(block)] = args
             for op in block.operations:
                 next_id = self._number_op(op, next_id)
         self.region_counts[id(region)] = (len(region.blocks), next_id - first)
         return next_id
 
     def _number_op(self, op: Operation, next_id: int = 0) -> int:
-        self.number_op_name(op.name)
+        name_entry = self.number_op_name(op.name)
+        values = self.values
+        result_entries = []
         for result in op.results:
-            self.values[id(result)] = next_id
+            values[id(result)] = next_id
             next_id += 1
-            self.number_type(result.type)
+            result_entries.append(self.number_type(result.type))
         enc = self._op_encoding(op)
+        enc.name_entry = name_entry
+        enc.result_entries = result_entries
         if enc.attrs is not None:
-            self.number_attr(enc.attrs)
+            enc.attrs_entry = self.number_attr(enc.attrs)
         if self.version >= NATIVE_PROPERTIES_ENCODING:
             if enc.spec:
-                for name, _ in enc.spec:
-                    value = enc.props.get(name)
-                    if value is not None:
-                        self.number_attr(value)
+                props = enc.props
+                enc.prop_entries = [
+                    None if props.get(name) is None else self.number_attr(props[name])
+                    for name, _ in enc.spec]
             elif enc.unregistered_props is not None:
-                self.number_attr(enc.unregistered_props)
-        self.number_attr(op_location(op))
+                enc.props_entry = self.number_attr(enc.unregistered_props)
+        enc.loc_entry = self.number_location(op)
         return next_id
 
     def _op_encoding(self, op: Operation) -> OpEncoding:
         """Split the op's attributes into the dictionary and properties the writer emits."""
         enc = OpEncoding()
-        spec = op_spec(op.name)
+        name = op.name
+        spec = self._specs.get(name, False)
+        if spec is False:
+            spec = self._specs[name] = op_spec(name)
         enc.spec = spec
+        if not op.attributes and not op.properties:
+            self.op_encodings[id(op)] = enc
+            return enc
         if self.version < NATIVE_PROPERTIES_ENCODING or spec == ():
             attrs = merged_attributes(op)
         elif spec is None:
@@ -389,53 +494,96 @@ def group_by_dialect_per_byte(entries: list[Entry]) -> None:
             break
 
 
-class NumberingWriter:
-    """The dry run of a dialect encoder: numbers what it references, writes nothing."""
+# Recipe items besides raw bytes: (kind, payload).
+REF_ATTR, REF_OPTIONAL_ATTR, REF_TYPE, REF_RESOURCE, REF_STRING = range(5)
 
-    __slots__ = ("state", "version")
+
+class RecordingWriter:
+    """What a dialect encoder writes through while numbering: it numbers what the encoding
+    references and records the encoding as raw bytes and references (attribute and type
+    entries, resources, strings) that the writer resolves once all numbers are final."""
+
+    __slots__ = ("state", "version", "out", "recipe")
 
     def __init__(self, state: IRNumbering) -> None:
         self.state = state
         self.version = state.version
+        self.out = Emitter()
+        self.recipe: list[Any] = []
+
+    def _ref(self, kind: int, payload: Any) -> None:
+        buf = self.out.buf
+        if buf:
+            self.recipe.append(bytes(buf))
+            buf.clear()
+        self.recipe.append((kind, payload))
+
+    def finish(self) -> list[Any]:
+        buf = self.out.buf
+        if buf:
+            self.recipe.append(bytes(buf))
+        return self.recipe
 
     def attribute(self, attr: Attribute) -> None:
-        self.state.number_attr(attr)
+        self._ref(REF_ATTR, self.state.number_attr(attr))
 
     def optional_attribute(self, attr: Attribute | None) -> None:
-        if attr is not None:
-            self.state.number_attr(attr)
+        if attr is None:
+            self.out.varint(0)
+        else:
+            self._ref(REF_OPTIONAL_ATTR, self.state.number_attr(attr))
 
     def attributes(self, attrs: Iterable[Attribute]) -> None:
+        attrs = list(attrs)
+        self.out.varint(len(attrs))
         for attr in attrs:
-            self.state.number_attr(attr)
+            self._ref(REF_ATTR, self.state.number_attr(attr))
 
     def type(self, type: Type) -> None:
-        self.state.number_type(type)
+        self._ref(REF_TYPE, self.state.number_type(type))
 
     def types(self, types: Iterable[Type]) -> None:
+        types = list(types)
+        self.out.varint(len(types))
         for type in types:
-            self.state.number_type(type)
+            self._ref(REF_TYPE, self.state.number_type(type))
 
     def resource(self, key: str) -> None:
         self.state.number_resource(key)
+        self._ref(REF_RESOURCE, key)
 
     def varint(self, value: int) -> None:
-        pass
+        self.out.varint(value)
 
     def signed_varint(self, value: int) -> None:
-        pass
+        self.out.signed_varint(value)
 
     def signed_varints(self, values: Iterable[int]) -> None:
-        pass
+        values = list(values)
+        self.out.varint(len(values))
+        for value in values:
+            self.out.signed_varint(value)
 
     def string(self, text: str) -> None:
-        pass
+        self._ref(REF_STRING, text)
 
     def blob(self, data: bytes) -> None:
-        pass
+        self.out.varint(len(data))
+        self.out.raw(data)
 
     def bool(self, value: bool) -> None:
-        pass
+        self.out.byte(1 if value else 0)
 
     def apint(self, value: int, width: int) -> None:
-        pass
+        """An APInt of known width: a byte up to 8 bits, a signed varint up to 64, else
+        the count of active 64-bit words and each word as a signed varint."""
+        value &= (1 << width) - 1
+        if width <= 8:
+            self.out.byte(value)
+        elif width <= 64:
+            self.out.signed_varint(value)
+        else:
+            words = max(1, (value.bit_length() + 63) // 64)
+            self.out.varint(words)
+            for i in range(words):
+                self.out.signed_varint((value >> (64 * i)) & ((1 << 64) - 1))

@@ -10,13 +10,10 @@ op-name registered flag (5).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
-from ...ir.attributes import Attribute
 from ...ir.core import Block, Module, Operation, Region, Value
 from ...ir.diagnostics import ShloError
-from ...ir.types import Type
 from .encoding import (
     ATTR_TYPE,
     ATTR_TYPE_OFFSET,
@@ -43,9 +40,16 @@ from .encoding import (
     USE_LIST_ORDERING,
     Emitter,
     StringTable,
+    encode_varint,
     group_runs,
 )
-from .numbering import IRNumbering, arg_location, op_location
+from .numbering import (
+    REF_ATTR,
+    REF_OPTIONAL_ATTR,
+    REF_STRING,
+    REF_TYPE,
+    IRNumbering,
+)
 from .properties import is_registered
 from .uselists import densemap_order, stored_order
 
@@ -53,81 +57,6 @@ DEFAULT_PRODUCER = "MLIR24.0.0git"
 """What `mlir-opt -emit-bytecode` writes (MLIR followed by the LLVM version)."""
 
 BLOB_KIND = 0  # AsmResourceEntryKind::Blob
-
-
-class EmitWriter:
-    """What dialect encoders write through (upstream's `DialectWriter`)."""
-
-    __slots__ = ("state", "out", "strings", "version")
-
-    def __init__(self, state: IRNumbering, out: Emitter, strings: StringTable) -> None:
-        self.state = state
-        self.out = out
-        self.strings = strings
-        self.version = state.version
-
-    def attribute(self, attr: Attribute) -> None:
-        self.out.varint(self.state.attr_number(attr))
-
-    def optional_attribute(self, attr: Attribute | None) -> None:
-        if attr is None:
-            self.out.varint(0)
-        else:
-            self.out.varint_flag(self.state.attr_number(attr), True)
-
-    def attributes(self, attrs: Iterable[Attribute]) -> None:
-        attrs = list(attrs)
-        self.out.varint(len(attrs))
-        for attr in attrs:
-            self.out.varint(self.state.attr_number(attr))
-
-    def type(self, type: Type) -> None:
-        self.out.varint(self.state.type_number(type))
-
-    def types(self, types: Iterable[Type]) -> None:
-        types = list(types)
-        self.out.varint(len(types))
-        for type in types:
-            self.out.varint(self.state.type_number(type))
-
-    def resource(self, key: str) -> None:
-        self.out.varint(self.state.resource_number(key))
-
-    def varint(self, value: int) -> None:
-        self.out.varint(value)
-
-    def signed_varint(self, value: int) -> None:
-        self.out.signed_varint(value)
-
-    def signed_varints(self, values: Iterable[int]) -> None:
-        values = list(values)
-        self.out.varint(len(values))
-        for value in values:
-            self.out.signed_varint(value)
-
-    def string(self, text: str) -> None:
-        self.out.varint(self.strings.insert(text))
-
-    def blob(self, data: bytes) -> None:
-        self.out.varint(len(data))
-        self.out.raw(data)
-
-    def bool(self, value: bool) -> None:
-        self.out.byte(1 if value else 0)
-
-    def apint(self, value: int, width: int) -> None:
-        """An APInt of known width: a byte up to 8 bits, a signed varint up to 64, else
-        the count of active 64-bit words and each word as a signed varint."""
-        value &= (1 << width) - 1
-        if width <= 8:
-            self.out.byte(value)
-        elif width <= 64:
-            self.out.signed_varint(value)
-        else:
-            words = max(1, (value.bit_length() + 63) // 64)
-            self.out.varint(words)
-            for i in range(words):
-                self.out.signed_varint((value >> (64 * i)) & ((1 << 64) - 1))
 
 
 class _Writer:
@@ -139,6 +68,8 @@ class _Writer:
         self.state = IRNumbering(module.op, version, self.blobs)
         self.props: list[bytes] = []
         self.props_index: dict[bytes, int] = {}
+        self.native_properties = version >= NATIVE_PROPERTIES_ENCODING
+        self.use_list_orders = version >= USE_LIST_ORDERING
 
     def write(self, producer: str) -> bytes:
         out = Emitter()
@@ -198,26 +129,33 @@ class _Writer:
         state = self.state
         offsets.varint(len(state.attr_order))
         offsets.varint(len(state.type_order))
-        writer = EmitWriter(state, data, self.strings)
+        buf = data.buf
+        strings = self.strings
         previous = 0
-        for is_type, order in ((False, state.attr_order), (True, state.type_order)):
+        for order in (state.attr_order, state.type_order):
             for dialect_number, group in group_runs(order, lambda e: e.dialect.number):
                 offsets.varint(dialect_number)
                 offsets.varint(len(group))
                 for entry in group:
-                    custom = False
-                    hooks = entry.dialect.hooks
-                    if entry.custom and hooks is not None:
-                        encode = hooks.write_type if is_type else hooks.write_attribute
-                        mark = len(data.buf)
-                        custom = bool(encode is not None and encode(entry.value, writer))
-                        if not custom:
-                            del data.buf[mark:]
-                    if not custom:
-                        data.raw(str(entry.value).encode("utf-8", "surrogateescape"))
-                        data.byte(0)
-                    offsets.varint_flag(len(data.buf) - previous, custom)
-                    previous = len(data.buf)
+                    if entry.custom:  # replay the encoding recorded while numbering
+                        for item in entry.recipe:
+                            if item.__class__ is bytes:
+                                buf += item
+                                continue
+                            kind, payload = item
+                            if kind == REF_ATTR or kind == REF_TYPE:
+                                data.varint(payload.number)
+                            elif kind == REF_OPTIONAL_ATTR:
+                                data.varint((payload.number << 1) | 1)
+                            elif kind == REF_STRING:
+                                data.varint(strings.insert(payload))
+                            else:
+                                data.varint(state.resource_number(payload))
+                    else:
+                        buf += str(entry.value).encode("utf-8", "surrogateescape")
+                        buf.append(0)
+                    offsets.varint_flag(len(buf) - previous, entry.custom)
+                    previous = len(buf)
         out.section(ATTR_TYPE_OFFSET, offsets)
         out.section(ATTR_TYPE, data)
 
@@ -225,58 +163,75 @@ class _Writer:
 
     def _op(self, out: Emitter, op: Operation) -> None:
         state = self.state
-        out.varint(state.op_names[op.name].number)
-        mask_at = len(out.buf)
-        out.byte(0)
-        mask = 0
-        out.varint(state.attr_number(op_location(op)))
         enc = state.op_encodings[id(op)]
-        if enc.attrs is not None:
-            mask |= HAS_ATTRS
-            out.varint(state.attr_number(enc.attrs))
-        if self.version >= NATIVE_PROPERTIES_ENCODING:
+        # The numbers after the mask byte, encoded together at the end (the mask is known
+        # only once every part is seen).
+        numbers = [enc.loc_entry.number]
+        mask = 0
+        if enc.attrs_entry is not None:
+            mask = HAS_ATTRS
+            numbers.append(enc.attrs_entry.number)
+        if self.native_properties:
             index = self._properties(enc)
             if index is not None:
                 mask |= HAS_PROPERTIES
-                out.varint(index)
-        if op.results:
+                numbers.append(index)
+        results = enc.result_entries
+        if results:
             mask |= HAS_RESULTS
-            out.varint(len(op.results))
-            for result in op.results:
-                out.varint(state.type_number(result.type))
-        if op.operands:
+            numbers.append(len(results))
+            numbers += [entry.number for entry in results]
+        operands = op.operands
+        if operands:
             mask |= HAS_OPERANDS
-            out.varint(len(op.operands))
-            for operand in op.operands:
-                number = state.values.get(id(operand))
-                if number is None:
-                    raise ShloError(f"cannot write bytecode: an operand of '{op.name}' is not "
-                                    "defined in an enclosing region")
-                out.varint(number)
+            numbers.append(len(operands))
+            values = state.values
+            try:
+                numbers += [values[id(operand)] for operand in operands]
+            except KeyError:
+                raise ShloError(f"cannot write bytecode: an operand of '{op.name}' is not "
+                                "defined in an enclosing region") from None
         if op.successors:
             mask |= HAS_SUCCESSORS
-            out.varint(len(op.successors))
+            numbers.append(len(op.successors))
             for block in op.successors:
                 number = state.blocks.get(id(block))
                 if number is None:
                     raise ShloError(f"cannot write bytecode: a successor of '{op.name}' is not "
                                     "a block of its region")
-                out.varint(number)
-        if self.version >= USE_LIST_ORDERING and self._use_lists(out, op.results):
-            mask |= HAS_USE_LIST_ORDERS
-        if op.regions:
+                numbers.append(number)
+        orders = None
+        if self.use_list_orders and any(r.use_order is not None for r in op.results):
+            orders = Emitter()
+            if self._use_lists(orders, op.results):
+                mask |= HAS_USE_LIST_ORDERS
+        regions = op.regions
+        if regions:
             mask |= HAS_INLINE_REGIONS
-        out.buf[mask_at] = mask
-        if op.regions:
+        buf = out.buf
+        number = enc.name_entry.number
+        if number < 0x80:
+            buf.append((number << 1) | 1)
+        else:
+            buf += encode_varint(number)
+        buf.append(mask)
+        for number in numbers:
+            if number < 0x80:
+                buf.append((number << 1) | 1)
+            else:
+                buf += encode_varint(number)
+        if orders is not None:
+            buf += orders.buf
+        if regions:
             isolated = state.isolated.get(id(op), False)
-            out.varint_flag(len(op.regions), isolated)
+            out.varint_flag(len(regions), isolated)
             if isolated and self.version >= LAZY_LOADING:
                 section = Emitter()
-                for region in op.regions:
+                for region in regions:
                     self._region(section, region)
                 out.section(IR, section)
             else:
-                for region in op.regions:
+                for region in regions:
                     self._region(out, region)
 
     def _region(self, out: Emitter, region: Region) -> None:
@@ -295,18 +250,15 @@ class _Writer:
         out.varint_flag(len(block.operations), bool(args))
         if args:
             out.varint(len(args))
-            locs = list(block.arg_locations) + [None] * len(args)
-            for arg, raw_loc in zip(args, locs, strict=False):
-                loc = arg_location(raw_loc)
-                type_number = state.type_number(arg.type)
-                if self.version >= ELIDE_UNKNOWN_BLOCK_ARG_LOCATION:
-                    known = type(loc).__name__ != "UnknownLoc"
-                    out.varint_flag(type_number, known)
+            elide = self.version >= ELIDE_UNKNOWN_BLOCK_ARG_LOCATION
+            for type_entry, loc_entry, known in state.block_args[id(block)]:
+                if elide:
+                    out.varint_flag(type_entry.number, known)
                     if known:
-                        out.varint(state.attr_number(loc))
+                        out.varint(loc_entry.number)
                 else:
-                    out.varint(type_number)
-                    out.varint(state.attr_number(loc))
+                    out.varint(type_entry.number)
+                    out.varint(loc_entry.number)
             if self.version >= USE_LIST_ORDERING:
                 mask_at = len(out.buf)
                 out.byte(0)
@@ -347,28 +299,27 @@ class _Writer:
 
     def _properties(self, enc: Any) -> int | None:
         if enc.spec is None:
-            if enc.unregistered_props is None:
+            if enc.props_entry is None:
                 return None
-            body = Emitter()
-            body.varint(self.state.attr_number(enc.unregistered_props))
+            numbers = [enc.props_entry.number]
         elif not enc.spec:
             return None
         else:
-            body = Emitter()
-            writer = EmitWriter(self.state, body, self.strings)
-            for name, optional in enc.spec:
-                value = enc.props.get(name)
-                if optional:
-                    writer.optional_attribute(value)
-                elif value is None:
+            numbers = []
+            for (name, optional), entry in zip(enc.spec, enc.prop_entries, strict=True):
+                if entry is not None:
+                    numbers.append((entry.number << 1) | 1 if optional else entry.number)
+                elif optional:
+                    numbers.append(0)
+                else:
                     raise ShloError(f"cannot write bytecode: required attribute '{name}' "
                                     "is missing")
-                else:
-                    writer.attribute(value)
-        entry = Emitter()
-        entry.varint(len(body.buf))
-        entry.raw(body.buf)
-        key = bytes(entry.buf)
+        if max(numbers) < 0x80:
+            body = bytes([(n << 1) | 1 for n in numbers])
+        else:
+            body = b"".join(encode_varint(n) for n in numbers)
+        key = (bytes(((len(body) << 1) | 1,)) if len(body) < 0x80
+               else encode_varint(len(body))) + body
         index = self.props_index.get(key)
         if index is None:
             index = self.props_index[key] = len(self.props)

@@ -282,16 +282,18 @@ def reduce_sum(rw: Rewriter, x: Value, dim: int) -> Value:
 LoopBody = Callable[[Rewriter, Value, list[Value]], list[Value]]
 
 
-def counted_loop(rw: Rewriter, start: int, stop: int, carried: list[Value],
+def counted_loop(rw: Rewriter, start: int, stop: int | Value, carried: list[Value],
                  body: LoopBody) -> list[Value]:
     """for i in range(start, stop): carried = body(i, carried), as a stablehlo.while over
-    (i: tensor<i32>, *carried) (XLA's ForEachIndex); returns the final carried values."""
+    (i: tensor<i32>, *carried) (XLA's ForEachIndex); returns the final carried values.
+    `stop` may be a tensor<i32> value defined outside the loop (a run-time count)."""
     counter = TensorType((), I32)
     init = [index(rw, start), *carried]
     types = [v.type for v in init]
     cond_block = Block(list(types))
     cb = _BlockBuilder(rw.op, cond_block)
-    running = cb.compare("LT", cond_block.arguments[0], index(cb, stop), TensorType((), BOOL))
+    limit = stop if isinstance(stop, Value) else index(cb, stop)
+    running = cb.compare("LT", cond_block.arguments[0], limit, TensorType((), BOOL))
     cond_block.append(_return(rw.op, [running]))
     body_block = Block(list(types))
     bb = _BlockBuilder(rw.op, body_block)

@@ -17,7 +17,9 @@ operands instead of `a`; ADJOINT also conjugates the blocks used.
 
 from __future__ import annotations
 
-from ...ir.core import Module, Value
+from ...ir.attributes import IntegerAttr
+from ...ir.core import Module, Operation, Value
+from ...ir.types import DYNAMIC, I32, I64, ComplexType, FloatType, TensorType
 from ...ir.verifier import op_error
 from ..chlo_legalize import Rewriter
 from . import register_expander
@@ -260,17 +262,108 @@ def _flag(rw: Rewriter, name: str) -> bool:
 
 def _expand(rw: Rewriter) -> list[Value]:
     op = rw.op
-    require_static(op, FLAG)
+    dynamic_batch = _only_batch_dynamic(op)
+    if not dynamic_batch:
+        require_static(op, FLAG)
     mode = op.attr("transpose_a")
     word = str(getattr(mode, "body", "transpose NO_TRANSPOSE")).split()[-1]
     if word not in ("NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"):
         raise op_error(op, f"cannot be expanded by {FLAG}: transpose_a {word}")
+    options = {"left_side": _flag(rw, "left_side"), "lower": _flag(rw, "lower"),
+               "transpose_a": word != "NO_TRANSPOSE", "conjugate_a": word == "ADJOINT",
+               "unit_diagonal": _flag(rw, "unit_diagonal")}
     a, b = op.operands
-    x = build_triangular_solve(rw, a, b, left_side=_flag(rw, "left_side"),
-                               lower=_flag(rw, "lower"), transpose_a=word != "NO_TRANSPOSE",
-                               conjugate_a=word == "ADJOINT",
-                               unit_diagonal=_flag(rw, "unit_diagonal"))
-    return [x]
+    if dynamic_batch:
+        return [_solve_each_matrix(rw, a, b, ttype(op.results[0]), options)]
+    return [build_triangular_solve(rw, a, b, **options)]
+
+
+# ---- dynamic batch dimensions ----------------------------------------------------------------
+
+
+def _only_batch_dynamic(op: Operation) -> bool:
+    """Whether some batch dimension is dynamic while every matrix dimension (the last two
+    of `a`, `b` and the result) is static; a dynamic matrix dimension is an error here."""
+    types = [v.type for v in (*op.operands, *op.results)]
+    if not all(isinstance(t, TensorType) and t.rank >= 2 for t in types):
+        return False  # unranked: require_static reports it
+    if all(t.is_static for t in types):
+        return False
+    for t in types:
+        if any(d == DYNAMIC for d in t.shape[-2:]):
+            raise op_error(op, f"cannot be expanded by {FLAG}: the matrix dimensions of "
+                               f"'{t}' are dynamic (only batch dimensions may be)")
+        if not isinstance(t.element, (FloatType, ComplexType)):
+            raise op_error(op, f"cannot be expanded by {FLAG}: element type '{t.element}' "
+                               f"is not floating-point or complex")
+    return True
+
+
+def _solve_each_matrix(rw: Rewriter, a: Value, b: Value, result: TensorType,
+                       options: dict[str, bool]) -> Value:
+    """A run-time number of matrices: flatten the batch dimensions into one (a
+    dynamic_reshape when there are several), then a while loop solves one matrix per
+    iteration, sliced out with dynamic_slice and written back with dynamic_update_slice."""
+    at, bt = ttype(a), ttype(b)
+    batch_rank = at.rank - 2
+    n = at.shape[-1]
+    m, k = bt.shape[-2:]
+    count = _batch_count(rw, a, batch_rank)
+    flat_a = _flatten_batch(rw, a, count, batch_rank)
+    flat_b = _flatten_batch(rw, b, count, batch_rank)
+    one_a = reshaped(at, (1, n, n))
+    one_b = reshaped(bt, (1, m, k))
+
+    def step(bb: Rewriter, i: Value, values: list[Value]) -> list[Value]:
+        [x] = values
+        zero = index(bb, 0)
+        a_i = bb.create("stablehlo.dynamic_slice", [flat_a, i, zero, zero], one_a,
+                        {"slice_sizes": i64_array((1, n, n))})
+        b_i = bb.create("stablehlo.dynamic_slice", [flat_b, i, zero, zero], one_b,
+                        {"slice_sizes": i64_array((1, m, k))})
+        x_i = build_triangular_solve(bb, a_i, b_i, **options)
+        return [bb.create("stablehlo.dynamic_update_slice", [x, x_i, i, zero, zero],
+                          ttype(x))]
+
+    [x] = counted_loop(rw, 0, count, [flat_b], step)
+    if batch_rank == 1:
+        return x
+    shape = _shape_of(rw, b, result.rank)
+    return rw.create("stablehlo.dynamic_reshape", [x, shape], result)
+
+
+def _dimension(rw: Rewriter, x: Value, dim: int) -> Value:
+    """The size of `x`'s dimension as a tensor<i32> (a constant when static)."""
+    size = ttype(x).shape[dim]
+    if size != DYNAMIC:
+        return index(rw, size)
+    return rw.create("stablehlo.get_dimension_size", [x], TensorType((), I32),
+                     {"dimension": IntegerAttr(dim, I64)})
+
+
+def _batch_count(rw: Rewriter, x: Value, batch_rank: int) -> Value:
+    count = _dimension(rw, x, 0)
+    for dim in range(1, batch_rank):
+        count = binary(rw, "multiply", count, _dimension(rw, x, dim))
+    return count
+
+
+def _shape_of(rw: Rewriter, x: Value, rank: int, sizes: list[Value] | None = None) -> Value:
+    """A tensor<rank x i32> of `x`'s dimension sizes (or of `sizes`)."""
+    pieces = [reshape(rw, s, (1,)) for s in (sizes or [_dimension(rw, x, d)
+                                                       for d in range(rank)])]
+    return concatenate(rw, pieces, 0)
+
+
+def _flatten_batch(rw: Rewriter, x: Value, count: Value, batch_rank: int) -> Value:
+    """[b0, b1, ..., r, c] -> [b0 * b1 * ..., r, c] (nothing to do for one batch dim)."""
+    t = ttype(x)
+    if batch_rank == 1:
+        return x
+    rows, cols = t.shape[-2:]
+    shape = _shape_of(rw, x, 3, [count, index(rw, rows), index(rw, cols)])
+    return rw.create("stablehlo.dynamic_reshape", [x, shape],
+                     reshaped(t, (DYNAMIC, rows, cols)))
 
 
 @register_expander(FLAG, "Expand stablehlo.triangular_solve into StableHLO ops, as XLA's "
