@@ -18,6 +18,7 @@ from .match import (
     is_int_one,
     is_int_zero,
     is_static,
+    merge_attrs,
 )
 
 _COMMUTATIVE = tuple(f"stablehlo.{n}" for n in
@@ -35,7 +36,10 @@ def constant_to_rhs(op: Operation, rewriter: PatternRewriter) -> bool:
     return True
 
 
-def _replace(op: Operation, rewriter: PatternRewriter, index: int) -> bool:
+def _replace(op: Operation, rewriter: PatternRewriter, index: int, merge: bool = True) -> bool:
+    """Replace `op` by its operand `index` (moving its discardable attributes there)."""
+    if merge:
+        merge_attrs(op, op.operands[index])
     rewriter.replace_op(op, [op.operands[index]])
     return True
 
@@ -47,7 +51,7 @@ def add_zero(op: Operation, rewriter: PatternRewriter) -> bool:
 
 @pattern("stablehlo.and", benefit=2)
 def and_zero(op: Operation, rewriter: PatternRewriter) -> bool:
-    return is_int_zero(op.operands[1]) and _replace(op, rewriter, 1)
+    return is_int_zero(op.operands[1]) and _replace(op, rewriter, 1, False)
 
 
 @pattern("stablehlo.and", benefit=2)
@@ -104,7 +108,7 @@ def xor_self(op: Operation, rewriter: PatternRewriter) -> bool:
 
 @pattern("stablehlo.xor")
 def xor_zero(op: Operation, rewriter: PatternRewriter) -> bool:
-    return is_int_zero(op.operands[1], True) and _replace(op, rewriter, 0)
+    return is_int_zero(op.operands[1], True) and _replace(op, rewriter, 0, False)
 
 
 def _direction(op: Operation) -> str:
@@ -122,14 +126,14 @@ def _is_pred(value: object) -> bool:
 def compare_ne_false(op: Operation, rewriter: PatternRewriter) -> bool:
     rhs = op.operands[1]
     return (_direction(op) == "NE" and _is_pred(rhs) and is_int_zero(rhs)
-            and _replace(op, rewriter, 0))
+            and _replace(op, rewriter, 0, False))
 
 
 @pattern("stablehlo.compare", benefit=2)
 def compare_eq_true(op: Operation, rewriter: PatternRewriter) -> bool:
     rhs = op.operands[1]
     return (_direction(op) == "EQ" and _is_pred(rhs) and is_int_one(rhs)
-            and _replace(op, rewriter, 0))
+            and _replace(op, rewriter, 0, False))
 
 
 @pattern("stablehlo.convert")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...ir.attributes import DenseElementsAttr
+from ...ir.attributes import DenseElementsAttr, DictAttr
 from ...ir.core import Operation, Value
 from ...ir.types import FloatType, IntegerType, TensorType
 from ..fold.common import constant_attr, splat_attr, splat_scalar
@@ -84,3 +84,31 @@ def ints(op: Operation, name: str) -> list[int] | None:
 
 def is_iota(dims: list[int]) -> bool:
     return dims == list(range(len(dims)))
+
+
+def merge_attrs(source: Operation, dest: object) -> None:
+    """Upstream's mergeDiscardableAttributes: `source`'s discardable attributes win over
+    `dest`'s (an op, or the op defining a value), except inside `mhlo.frontend_attributes`
+    where `dest` keeps its `xla_metadata_payload`."""
+    if isinstance(dest, Value):
+        dest = dest.owner
+    if not isinstance(dest, Operation) or not source.attributes:
+        return
+    if not dest.attributes:
+        dest.attributes = dict(source.attributes)
+        return
+    merged = dict(dest.attributes)
+    for name, attr in source.attributes.items():
+        old = merged.get(name)
+        if name == "mhlo.frontend_attributes" and old is not None and isinstance(
+                getattr(old, "value", None), dict) and isinstance(getattr(attr, "value", None),
+                                                                  dict):
+            entries = dict(old.value)
+            for key, item in attr.value.items():
+                if key == "xla_metadata_payload" and key in entries:
+                    continue
+                entries[key] = item
+            merged[name] = DictAttr(tuple(sorted(entries.items())))
+        else:
+            merged[name] = attr
+    dest.attributes = dict(sorted(merged.items()))

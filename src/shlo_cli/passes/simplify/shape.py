@@ -11,10 +11,14 @@ from ...ir.core import Operation
 from ...ir.types import I64, TensorType
 from ..fold.common import constant_attr, make_attr, splat_attr, splat_scalar
 from ..rewrite import PatternRewriter, RewritePattern, pattern
-from .match import defining, ints, is_iota, is_static, num_elements
+from .match import defining, ints, is_iota, is_static, merge_attrs, num_elements
 
 
-def _replace(op: Operation, rewriter: PatternRewriter, value: object) -> bool:
+def _replace(op: Operation, rewriter: PatternRewriter, value: object,
+             merge: bool = False) -> bool:
+    """Replace `op` by `value` (with `merge`, moving its discardable attributes there)."""
+    if merge:
+        merge_attrs(op, value)
     rewriter.replace_op(op, [value])  # type: ignore[list-item]
     return True
 
@@ -46,7 +50,7 @@ def reverse_splat(op: Operation, rewriter: PatternRewriter) -> bool:
 def broadcast_noop(op: Operation, rewriter: PatternRewriter) -> bool:
     dims = ints(op, "broadcast_dimensions") or []
     return (is_iota(dims) and op.operands[0].type == op.result_types[0]
-            and _replace(op, rewriter, op.operands[0]))
+            and _replace(op, rewriter, op.operands[0], True))
 
 
 def _reducible_to_reshape(inner: Operation) -> bool:
@@ -114,13 +118,14 @@ def reshape_of_reshape(op: Operation, rewriter: PatternRewriter) -> bool:
 
 @pattern("stablehlo.reshape")
 def reshape_noop(op: Operation, rewriter: PatternRewriter) -> bool:
-    return op.operands[0].type == op.result_types[0] and _replace(op, rewriter, op.operands[0])
+    return op.operands[0].type == op.result_types[0] and _replace(op, rewriter, op.operands[0],
+                                                                  True)
 
 
 @pattern("stablehlo.transpose")
 def transpose_noop(op: Operation, rewriter: PatternRewriter) -> bool:
     return (is_iota(ints(op, "permutation") or [])
-            and _replace(op, rewriter, op.operands[0]))
+            and _replace(op, rewriter, op.operands[0], True))
 
 
 @pattern("stablehlo.transpose", benefit=2)
@@ -161,7 +166,7 @@ def pad_noop(op: Operation, rewriter: PatternRewriter) -> bool:
 def slice_noop(op: Operation, rewriter: PatternRewriter) -> bool:
     operand = op.operands[0]
     return is_static(operand) and operand.type == op.result_types[0] and _replace(
-        op, rewriter, operand)
+        op, rewriter, operand, True)
 
 
 @pattern("stablehlo.iota")
@@ -180,14 +185,14 @@ def dynamic_update_slice_noop(op: Operation, rewriter: PatternRewriter) -> bool:
     operand, update = op.operands[0], op.operands[1]
     attr = constant_attr(update)
     if attr is not None and 0 in tuple(attr.type.shape):
-        return _replace(op, rewriter, operand)
+        return _replace(op, rewriter, operand, True)
     if not (is_static(operand) and is_static(update) and operand.type == update.type):
         return False
     for index in op.operands[2:]:
         start = splat_attr(index)
         if start is None or np.any(splat_scalar(start)):
             return False
-    return _replace(op, rewriter, update)
+    return _replace(op, rewriter, update, True)
 
 
 @pattern("stablehlo.get_tuple_element", benefit=2)
