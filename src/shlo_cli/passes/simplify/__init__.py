@@ -13,8 +13,8 @@ from . import algebra, compare, shape
 
 def simplification_patterns(fold_op_element_limit: int = 65536) -> list[RewritePattern]:
     """Every simplification pattern (declarative ones first, as upstream registers them)."""
-    del fold_op_element_limit  # only elementwise select folding uses it, not yet ported
-    return [*algebra.PATTERNS, *shape.PATTERNS, *compare.PATTERNS]
+    return [*algebra.PATTERNS, *shape.PATTERNS, shape.select_known(fold_op_element_limit),
+            *compare.PATTERNS]
 
 
 @register_pass("stablehlo-aggressive-simplification", "Canonicalizes StableHLO operations",

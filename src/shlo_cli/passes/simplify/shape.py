@@ -239,21 +239,37 @@ def concatenate_flatten(op: Operation, rewriter: PatternRewriter) -> bool:
     return True
 
 
-@pattern("stablehlo.select")
-def select_known(op: Operation, rewriter: PatternRewriter) -> bool:
-    pred, on_true, on_false = op.operands
-    if on_true is on_false:
-        return _replace(op, rewriter, on_true)
-    cond = splat_attr(pred)
-    if cond is not None:
-        return _replace(op, rewriter, on_true if splat_scalar(cond)[0] else on_false)
-    return False
+def select_known(limit: int) -> RewritePattern:
+    @pattern("stablehlo.select")
+    def select_op_canon(op: Operation, rewriter: PatternRewriter) -> bool:
+        """select with equal outcomes or a constant predicate (elementwise when both
+        outcomes are constants too, up to `limit` elements)."""
+        pred, on_true, on_false = op.operands
+        if on_true is on_false:
+            return _replace(op, rewriter, on_true)
+        cond = constant_attr(pred)
+        if cond is None:
+            return False
+        if splat_attr(pred) is not None:
+            return _replace(op, rewriter, on_true if splat_scalar(cond)[0] else on_false)
+        if cond.data.size > limit:
+            return False
+        true_attr, false_attr = constant_attr(on_true), constant_attr(on_false)
+        if true_attr is None or false_attr is None:
+            return False
+        chosen = np.where(cond.value, true_attr.value, false_attr.value)
+        rewriter.set_insertion_point(op)
+        value = rewriter.constant(make_attr(op.result_types[0], chosen), op.result_types[0],
+                                  location=op.location)
+        return _replace(op, rewriter, value)
+
+    return select_op_canon
 
 
 PATTERNS: list[RewritePattern] = [
     reverse_noop, reverse_splat, broadcast_noop, broadcast_of_broadcast, broadcast_is_reshape,
     broadcast_is_transpose, reshape_of_reshape, reshape_noop, transpose_noop,
-    transpose_of_transpose, pad_noop, slice_noop, iota_of_unit_dim,
+    transpose_of_transpose, transpose_is_reshape, pad_noop, slice_noop, iota_of_unit_dim,
     dynamic_update_slice_noop, get_tuple_element_of_tuple, concatenate_noop,
-    concatenate_drop_empty, concatenate_flatten, select_known,
+    concatenate_drop_empty, concatenate_flatten,
 ]
