@@ -8,6 +8,8 @@ from ...ir.core import Module, Operation
 from .. import PassOption, register_pass
 from ..rewrite import GreedyConfig, RewritePattern, apply_patterns_greedily
 from .common import FoldOptions
+
+__all__ = ["FOLD_OPTIONS", "FoldOptions", "folder_patterns", "functions"]
 from .control import REDUCE_PATTERNS, inline_case_with_constant_index, while_patterns
 from .elementwise import binary_patterns, convert_pattern, fold_unary, select_pattern
 from .shape import shape_patterns
