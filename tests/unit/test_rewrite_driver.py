@@ -125,3 +125,18 @@ def test_cse_merges_pure_ops_and_equal_regions_but_not_effects() -> None:
     module = parse_and_run(text, ["cse"])
     assert names(module) == ["stablehlo.constant", "stablehlo.reduce", "stablehlo.custom_call",
                              "stablehlo.custom_call", "func.return"]
+
+
+def test_a_failing_pass_is_a_located_diagnostic(monkeypatch: pytest.MonkeyPatch) -> None:
+    import dataclasses
+
+    from shlo_cli.ir.diagnostics import Diagnostic
+    from shlo_cli.passes import PASSES
+
+    def broken(module):  # type: ignore[no-untyped-def]
+        raise KeyError("oops")
+
+    monkeypatch.setitem(PASSES, "cse", dataclasses.replace(PASSES["cse"], run=broken))
+    module = parse_source(CONSTANTS, "t.mlir")
+    with pytest.raises(Diagnostic, match="pass 'cse' cannot handle this program"):
+        run_passes(module, ["cse"])
