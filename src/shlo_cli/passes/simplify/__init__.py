@@ -14,7 +14,8 @@ from . import algebra, compare, dynamic, loops, shape, structural
 def simplification_patterns(fold_op_element_limit: int = 65536) -> list[RewritePattern]:
     """Every simplification pattern (declarative ones first, as upstream registers them)."""
     return [*algebra.PATTERNS, *shape.PATTERNS, *dynamic.PATTERNS,
-            shape.select_known(fold_op_element_limit), *compare.PATTERNS, *structural.PATTERNS, *loops.PATTERNS,
+            shape.select_known(fold_op_element_limit), *compare.PATTERNS,
+            *structural.PATTERNS, *loops.PATTERNS,
             *structural.GENERIC]
 
 
