@@ -107,3 +107,22 @@ func.func @main(%arg0: tensor<f32>) -> tensor<f32> {
 }"""
     out = run(text, ["stablehlo-aggressive-simplification"])
     assert 'stablehlo.negate %arg0 {mhlo.sharding = "{replicated}"}' in out
+
+
+def test_reduce_drops_results_nobody_reads() -> None:
+    text = """
+func.func @main(%arg0: tensor<2x3xi32>) -> tensor<3xi32> {
+  %z = stablehlo.constant dense<0> : tensor<i32>
+  %0:2 = stablehlo.reduce(%arg0 init: %z), (%arg0 init: %z) across dimensions = [0] :
+      (tensor<2x3xi32>, tensor<2x3xi32>, tensor<i32>, tensor<i32>) -> (tensor<3xi32>, tensor<3xi32>)
+    reducer(%a: tensor<i32>, %c: tensor<i32>) (%b: tensor<i32>, %d: tensor<i32>) {
+      %s = stablehlo.add %a, %c : tensor<i32>
+      %m = stablehlo.maximum %b, %d : tensor<i32>
+      stablehlo.return %s, %m : tensor<i32>, tensor<i32>
+    }
+  return %0#1 : tensor<3xi32>
+}"""
+    out = run(text, ["stablehlo-aggressive-simplification"])
+    assert "stablehlo.add" not in out and "stablehlo.maximum" in out
+    expected = shlo_cli.interpret(text, *ARGS)[0]
+    assert np.array_equal(shlo_cli.interpret(out, *ARGS)[0], expected)

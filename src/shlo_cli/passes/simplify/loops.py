@@ -2,6 +2,10 @@
 tuple rebuilt from all elements of another tuple is that tuple, and a slice of a concatenate
 only keeps the inputs it reads."""
 
+# Types of values are read as TensorType after the op's verifier ran; mypy cannot see
+# that narrowing (TODO: typed accessors instead of this pragma).
+# mypy: disable-error-code="attr-defined,arg-type,union-attr,dict-item"
+
 from __future__ import annotations
 
 from ...ir.attributes import DenseArrayAttr
