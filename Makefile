@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 CONFORMANCE ?= $(abspath ../shared/conformance)
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint conformance bench clean bytecode interop fuzz
+.PHONY: install run test lint conformance bench clean bytecode interop fuzz opt-sweep
 
 # Python reads cached bytecode even where PYTHONDONTWRITEBYTECODE is set, so compiling the
 # sources once (incremental: only changed files) saves every tool launch recompiling them.
@@ -52,6 +52,11 @@ FUZZ_SEED ?= 1
 fuzz: bytecode
 	$(BIN)/python tests/fuzz/mutate.py --cases 10000 --seed $(FUZZ_SEED) $(CONFORMANCE)
 	$(BIN)/python tests/fuzz/generate.py --programs 2000 --seed $(FUZZ_SEED)
+
+# Issue 12: --chlo-legalize-to-stablehlo --canonicalize --cse --stablehlo-aggressive-simplification
+# before interpreting must keep every testdata program passing (OPT_SWEEP_ARGS: --folder, --filter).
+opt-sweep: bytecode
+	$(BIN)/python benchmarks/opt_sweep.py $(CONFORMANCE) $(OPT_SWEEP_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py $(CONFORMANCE)

@@ -140,3 +140,24 @@ def test_a_failing_pass_is_a_located_diagnostic(monkeypatch: pytest.MonkeyPatch)
     module = parse_source(CONSTANTS, "t.mlir")
     with pytest.raises(Diagnostic, match="pass 'cse' cannot handle this program"):
         run_passes(module, ["cse"])
+
+
+def test_inline_block_before_moves_ops_and_queues_them() -> None:
+    """PatternRewriter.inline_block_before (MLIR's inlineBlockBefore, used to inline a `case`
+    branch): the branch's ops move before the anchor and are revisited by the driver, so an
+    op that became foldable there folds in the same run."""
+    text = """
+func.func @main(%arg0: tensor<i32>) -> tensor<i32> {
+  %0 = stablehlo.constant dense<0> : tensor<i32>
+  %1 = "stablehlo.case"(%0) ({
+    %2 = stablehlo.constant dense<2> : tensor<i32>
+    %3 = stablehlo.add %2, %2 : tensor<i32>
+    stablehlo.return %3 : tensor<i32>
+  }, {
+    stablehlo.return %arg0 : tensor<i32>
+  }) : (tensor<i32>) -> tensor<i32>
+  return %1 : tensor<i32>
+}"""
+    out = print_module(parse_and_run(text, ["stablehlo-aggressive-folder"]))
+    assert "stablehlo.case" not in out and "stablehlo.add" not in out
+    assert "dense<4> : tensor<i32>" in out

@@ -211,6 +211,20 @@ class PatternRewriter:
             block.operations.remove(op)
         op.parent = None
 
+    def inline_block_before(self, block: Block, anchor: Operation) -> None:
+        """Move every op of `block` (block arguments must be unused) right before `anchor`;
+        each moved op counts as inserted there (MLIR's inlineBlockBefore)."""
+        target = anchor.parent
+        assert target is not None
+        moved = list(block.operations)
+        block.operations.clear()
+        at = target.operations.index(anchor)
+        target.operations[at:at] = moved
+        for op in moved:
+            op.parent = target
+        for op in moved:
+            self._notify_inserted(op)
+
     def move_before(self, op: Operation, anchor: Operation) -> None:
         block = op.parent
         assert block is not None and anchor.parent is not None
