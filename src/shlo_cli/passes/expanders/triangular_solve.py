@@ -284,8 +284,9 @@ def _expand(rw: Rewriter) -> list[Value]:
 def _only_batch_dynamic(op: Operation) -> bool:
     """Whether some batch dimension is dynamic while every matrix dimension (the last two
     of `a`, `b` and the result) is static; a dynamic matrix dimension is an error here."""
-    types = [v.type for v in (*op.operands, *op.results)]
-    if not all(isinstance(t, TensorType) and t.rank >= 2 for t in types):
+    types = [v.type for v in (*op.operands, *op.results)
+             if isinstance(v.type, TensorType) and v.type.rank >= 2]
+    if len(types) != len(op.operands) + len(op.results):
         return False  # unranked: require_static reports it
     if all(t.is_static for t in types):
         return False
