@@ -168,7 +168,7 @@ PATTERNS: tuple[RewritePattern, ...] = (
     dynamic_iota, dynamic_pad, dynamic_reshape, real_dynamic_slice_to_dynamic_slice,
     real_dynamic_slice_to_slice)
 
-CONFIG = GreedyConfig(top_down=True, max_iterations=2)
+CONFIG = GreedyConfig(top_down=True, max_iterations=2, region_dce=True)
 
 
 @register_pass("stablehlo-canonicalize-dynamism",
