@@ -25,6 +25,10 @@ if TYPE_CHECKING:
     from ..ir.core import Operation
 
 
+# An op's SSA name hint: one base name for all results, or one per result group (`%a:2, %b`).
+AsmResultName = Callable[["Operation"], "str | list[str] | None"]
+
+
 class Syntax(Protocol):
     """Parses and prints an op's custom assembly (the part after `%r = name`)."""
 
@@ -43,7 +47,7 @@ class OpDef:
     evaluate: Callable[..., Any] | None = None
     isolated: bool = False
     terminator: bool = False
-    asm_result_name: Callable[[Operation], str | None] | None = None
+    asm_result_name: AsmResultName | None = None
     required: tuple[str, ...] = ()  # attributes ODS requires (`requires attribute 'x'`)
     evaluate_params: tuple[str, ...] = field(default=(), init=False)
     # Rewrites, declared beside the op with `@folder(name)` / `@canonicalization(name)` and
@@ -97,7 +101,7 @@ def register(opdef: OpDef) -> OpDef:
 def define_op(name: str, *, syntax: Syntax | None = None, properties: tuple[str, ...] = (),
               regions: tuple[str, ...] = (), verify: Callable[[Operation], None] | None = None,
               isolated: bool = False, terminator: bool = False,
-              asm_result_name: Callable[[Operation], str | None] | None = None,
+              asm_result_name: AsmResultName | None = None,
               required: tuple[str, ...] = (),
               ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator: declare op `name` with the decorated function as its evaluator."""
@@ -113,7 +117,7 @@ def define_op(name: str, *, syntax: Syntax | None = None, properties: tuple[str,
 def declare_op(name: str, *, syntax: Syntax | None = None, properties: tuple[str, ...] = (),
                regions: tuple[str, ...] = (), verify: Callable[[Operation], None] | None = None,
                isolated: bool = False, terminator: bool = False,
-               asm_result_name: Callable[[Operation], str | None] | None = None) -> OpDef:
+               asm_result_name: AsmResultName | None = None) -> OpDef:
     """Declare an op with no evaluator (structural ops the engine handles itself)."""
     return register(OpDef(name, syntax, frozenset(properties), regions, verify, None, isolated,
                           terminator, asm_result_name))
