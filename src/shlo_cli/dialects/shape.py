@@ -53,7 +53,7 @@ def _print_mapping(pr: Any, op: Operation) -> None:
 _MAPPING = Custom(_parse_mapping, _print_mapping)
 
 
-def _extents(values: np.ndarray, result_type: Any) -> np.ndarray:
+def _extents(values: Any, result_type: Any) -> np.ndarray:
     return np.asarray(values, dtype=np.int64).reshape(getattr(result_type, "shape", ()))
 
 

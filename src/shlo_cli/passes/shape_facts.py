@@ -4,6 +4,8 @@ the shape operands a custom call names in `indices_of_shape_operands`
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..ir.attributes import DenseElementsAttr
 from ..ir.core import Operation, Value
 from ..ir.diagnostics import Diagnostic
@@ -62,16 +64,17 @@ def shape_refinements(op: Operation) -> list[list[int]] | None:
     indices = op.attributes.get("indices_of_shape_operands")
     if not isinstance(indices, DenseElementsAttr):
         return None
+    itype: Any = indices.type
     results = flatten_types(op.result_types)
     suffix = ", with tuples flattened" if len(results) != len(op.results) else ""
-    count = indices.data.size if not indices.splat else indices.type.num_elements
+    count = indices.data.size if not indices.splat else itype.num_elements
     if count != len(results):
         raise op_error(op, f"indices_of_shape_operands: number of elements ({count}) must be "
                        f"equal to the number of operation results ({len(results)}){suffix}",
                        prefix=False)
-    if indices.type.rank != 1:
+    if itype.rank != 1:
         raise op_error(op, "indices_of_shape_operands: must have rank = 1", prefix=False)
-    if indices.type.element != IntegerType(64):
+    if itype.element != IntegerType(64):
         raise op_error(op, "indices_of_shape_operands: must have i64 element type",
                        prefix=False)
     refinements = []

@@ -31,6 +31,13 @@ _ALL_CONSTANT = (
 _SPLAT_OPERAND = ("stablehlo.broadcast_in_dim", "stablehlo.dynamic_slice")
 
 
+def _dimension(op: Operation) -> int:
+    attr = op.attr("dimension")
+    if attr is None:
+        raise ValueError("no dimension")
+    return int(attr.value)
+
+
 def _is_int(t: Type) -> bool:
     return isinstance(t, TensorType) and isinstance(t.element, IntegerType)
 
@@ -81,10 +88,11 @@ def fold_constant_operands(op: Operation, rw: PatternRewriter) -> bool:
     if len(op.results) != 1:
         return False
     rtype = op.results[0].type
-    if not _is_int(rtype) or not rtype.is_static:
+    if not isinstance(rtype, TensorType) or not _is_int(rtype) or not rtype.is_static:
         return False
-    attrs = [constant_attr(v) for v in op.operands]
-    if any(a is None for a in attrs):
+    maybe = [constant_attr(v) for v in op.operands]
+    attrs = [a for a in maybe if a is not None]
+    if len(attrs) != len(maybe):
         return False
     if op.name == "stablehlo.convert" and isinstance(attrs[0].type.element, FloatType):
         return False
@@ -117,7 +125,7 @@ def fold_splat_operand(op: Operation, rw: PatternRewriter) -> bool:
 @pattern("stablehlo.get_dimension_size")
 def fold_get_dimension_size(op: Operation, rw: PatternRewriter) -> bool:
     operand = op.operands[0].type
-    dim = op.attr("dimension").value
+    dim = _dimension(op)
     if not isinstance(operand, TensorType) or operand.shape[dim] < 0:
         return False
     return _replace_with_constant(op, rw, np.array(operand.shape[dim], dtype=np.int32))
@@ -130,8 +138,9 @@ def fold_set_dimension_size(op: Operation, rw: PatternRewriter) -> bool:
     if operand.type != op.results[0].type:
         return False
     attr = constant_attr(size)
-    dim = op.attr("dimension").value
-    if attr is None or int(attr.value.reshape(-1)[0]) != operand.type.shape[dim]:
+    dim = _dimension(op)
+    shape = operand.type.shape if isinstance(operand.type, TensorType) else None
+    if attr is None or shape is None or int(attr.value.reshape(-1)[0]) != shape[dim]:
         return False
     rw.replace_op(op, [operand])
     return True

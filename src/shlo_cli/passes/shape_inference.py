@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..ir.attributes import DenseElementsAttr
 from ..ir.core import Operation
@@ -69,10 +70,16 @@ def merge_dims(shapes: Sequence[Dims | None]) -> Dims | None:
     return out
 
 
-def _attr_ints(op: Operation, name: str) -> list[int] | None:
+def _attr(op: Operation, name: str) -> Any:
+    """Attribute `name` of `op`; KeyError (nothing inferred) when it is missing."""
     attr = op.attr(name)
     if attr is None:
-        return None
+        raise KeyError(name)
+    return attr
+
+
+def _attr_ints(op: Operation, name: str) -> list[int]:
+    attr = _attr(op, name)
     if isinstance(attr, DenseElementsAttr):
         return [int(x) for x in attr.value.reshape(-1)]
     return [int(x) for x in attr.value]
@@ -113,9 +120,10 @@ def _scalar(op: Operation) -> list[Dims | None]:
 
 @infers("stablehlo.concatenate")
 def _concatenate(op: Operation) -> list[Dims | None]:
-    dim = op.attr("dimension").value
-    shapes = [dims_of(v.type) for v in op.operands]
-    if any(s is None for s in shapes):
+    dim = _attr(op, "dimension").value
+    maybe = [dims_of(v.type) for v in op.operands]
+    shapes = [s for s in maybe if s is not None]
+    if len(shapes) != len(maybe):
         return [None]
     rest = merge_dims([s[:dim] + s[dim + 1:] for s in shapes])
     if rest is None:
@@ -157,10 +165,10 @@ def _pad(op: Operation) -> list[Dims | None]:
 @infers("stablehlo.dynamic_pad")
 def _dynamic_pad(op: Operation) -> list[Dims | None] | None:
     operand = dims_of(op.operands[0].type)
-    pads = [match_ints(v) for v in op.operands[2:5]]
-    if operand is None or any(p is None for p in pads):
+    low, high, interior = (match_ints(v) for v in op.operands[2:5])
+    if operand is None or low is None or high is None or interior is None:
         return None
-    return [pad_dims(operand, *pads)]
+    return [pad_dims(operand, low, high, interior)]
 
 
 @infers("stablehlo.transpose")
@@ -189,8 +197,9 @@ def _conditional(op: Operation) -> list[Dims | None]:
         branches.append([dims_of(v.type) for v in terminator.operands])
     out: list[Dims | None] = []
     for i in range(len(op.results)):
-        shapes = [b[i] if i < len(b) else None for b in branches]
-        if any(s is None for s in shapes) or len({len(s) for s in shapes}) != 1:
+        maybe = [b[i] if i < len(b) else None for b in branches]
+        shapes = [s for s in maybe if s is not None]
+        if len(shapes) != len(maybe) or len({len(s) for s in shapes}) != 1:
             out.append(None)
             continue
         out.append([s[0] if all(x[k] == s[0] for x in shapes) else DYNAMIC
@@ -220,7 +229,7 @@ def _chlo_broadcast(op: Operation) -> list[Dims | None]:
     if lhs is None or rhs is None:
         return [None]
     rank = max(len(lhs), len(rhs))
-    dims = _attr_ints(op, "broadcast_dimensions")
+    dims = _attr_ints(op, "broadcast_dimensions") if op.attr("broadcast_dimensions") else None
     expanded = []
     for s in (lhs, rhs):
         placed = dims if dims is not None and len(s) < rank and len(dims) == len(s) \
@@ -253,7 +262,7 @@ def dot_general_dims(lhs: Dims, rhs: Dims, lhs_batch: Sequence[int],
 @infers("stablehlo.dot_general")
 def _dot_general(op: Operation) -> list[Dims | None]:
     lhs, rhs = (dims_of(v.type) for v in op.operands)
-    attr = op.attr("dot_dimension_numbers")
+    attr = _attr(op, "dot_dimension_numbers")
     if lhs is None or rhs is None:
         return [None]
     get = attr.get
@@ -266,7 +275,7 @@ def _dot_general(op: Operation) -> list[Dims | None]:
 @infers("chlo.ragged_dot")
 def _ragged_dot(op: Operation) -> list[Dims | None]:
     lhs, rhs = (dims_of(v.type) for v in op.operands[:2])
-    attr = op.attr("ragged_dot_dimension_numbers")
+    attr = _attr(op, "ragged_dot_dimension_numbers")
     if lhs is None or rhs is None:
         return [None]
     get = attr.get
@@ -290,7 +299,7 @@ def _conv_layout(text: str) -> tuple[list[str], list[str], list[str]] | None:
 def conv_dims(op: Operation, padding: Sequence[int] | None) -> Dims | None:
     """Convolution's result shape (the spec's shape rules), from the operands' shapes."""
     lhs, rhs = (dims_of(v.type) for v in op.operands[:2])
-    layout = _conv_layout(str(op.attr("dimension_numbers")))
+    layout = _conv_layout(str(_attr(op, "dimension_numbers")))
     if lhs is None or rhs is None or layout is None:
         return None
     lhs_l, rhs_l, out_l = layout
@@ -300,9 +309,9 @@ def conv_dims(op: Operation, padding: Sequence[int] | None) -> Dims | None:
         return items.index(key)
 
     n = spatial
-    strides = _attr_ints(op, "window_strides") or [1] * n
-    lhs_dil = _attr_ints(op, "lhs_dilation") or [1] * n
-    rhs_dil = _attr_ints(op, "rhs_dilation") or [1] * n
+    strides = _attr_ints(op, "window_strides") if op.attr("window_strides") else [1] * n
+    lhs_dil = _attr_ints(op, "lhs_dilation") if op.attr("lhs_dilation") else [1] * n
+    rhs_dil = _attr_ints(op, "rhs_dilation") if op.attr("rhs_dilation") else [1] * n
     pads = list(padding) if padding is not None else [0] * (2 * n)
     out = [0] * len(lhs)
     batch_groups = op.attr("batch_group_count")
@@ -326,7 +335,7 @@ def conv_dims(op: Operation, padding: Sequence[int] | None) -> Dims | None:
 
 @infers("stablehlo.convolution")
 def _convolution(op: Operation) -> list[Dims | None]:
-    return [conv_dims(op, _attr_ints(op, "padding"))]
+    return [conv_dims(op, _attr_ints(op, "padding") if op.attr("padding") else None)]
 
 
 @infers("stablehlo.dynamic_conv")
@@ -355,7 +364,7 @@ def _gather(op: Operation) -> list[Dims | None]:
     operand, indices = (dims_of(v.type) for v in op.operands)
     if operand is None or indices is None:
         return [None]
-    return [gather_dims(len(operand), indices, op.attr("dimension_numbers"),
+    return [gather_dims(len(operand), indices, _attr(op, "dimension_numbers"),
                         _attr_ints(op, "slice_sizes"))]
 
 
@@ -365,7 +374,7 @@ def _dynamic_gather(op: Operation) -> list[Dims | None] | None:
     sizes = match_ints(op.operands[2])
     if operand is None or indices is None or sizes is None:
         return None
-    return [gather_dims(len(operand), indices, op.attr("dimension_numbers"), sizes)]
+    return [gather_dims(len(operand), indices, _attr(op, "dimension_numbers"), sizes)]
 
 
 @infers("stablehlo.dynamic_slice")
@@ -376,7 +385,7 @@ def _dynamic_slice(op: Operation) -> list[Dims | None]:
 @infers("stablehlo.get_tuple_element")
 def _get_tuple_element(op: Operation) -> list[Dims | None]:
     t = op.operands[0].type
-    index = op.attr("index").value
+    index = _attr(op, "index").value
     return [dims_of(t.types[index]) if isinstance(t, TupleType) else None]
 
 
@@ -399,15 +408,15 @@ def _real_dynamic_slice(op: Operation) -> list[Dims | None] | None:
     """Static start/limit/strides (slice style), or limit = start + constant with unit
     strides (dynamic_slice style)."""
     operand, start, limit, strides = op.operands
-    parts = [match_ints(v) for v in (start, limit, strides)]
-    if all(p is not None for p in parts):
-        return [slice_dims(*parts)]
+    starts, limits, steps = (match_ints(v) for v in (start, limit, strides))
+    if starts is not None and limits is not None and steps is not None:
+        return [slice_dims(starts, limits, steps)]
     owner = limit.owner
     if not isinstance(owner, Operation) or owner.name != "stablehlo.add":
         return None
     lhs, rhs = owner.operands
     sizes = match_ints(rhs) if lhs is start else match_ints(lhs) if rhs is start else None
-    if sizes is None or parts[2] is None or any(s != 1 for s in parts[2]):
+    if sizes is None or steps is None or any(s != 1 for s in steps):
         return None
     return [sizes]
 
@@ -417,9 +426,10 @@ def _shard_count(op: Operation) -> int | None:
     if op.attr("channel_handle") is not None and op.attr("use_global_device_ids") is None:
         return None
     groups = op.attr("replica_groups")
-    if not isinstance(groups, DenseElementsAttr) or groups.type.rank != 2:
+    if not isinstance(groups, DenseElementsAttr) or not isinstance(groups.type, TensorType) \
+            or groups.type.rank != 2:
         return None
-    return groups.type.shape[1]
+    return int(groups.type.shape[1])
 
 
 @infers("stablehlo.all_gather")
@@ -427,7 +437,7 @@ def _all_gather(op: Operation) -> list[Dims | None] | None:
     count = _shard_count(op)
     if count is None:
         return None
-    dim = op.attr("all_gather_dim").value
+    dim = _attr(op, "all_gather_dim").value
     out: list[Dims | None] = []
     for v in op.operands:
         shape = dims_of(v.type)
@@ -442,7 +452,7 @@ def _reduce_scatter(op: Operation) -> list[Dims | None] | None:
     count = _shard_count(op)
     if not count:
         return None
-    dim = op.attr("scatter_dimension").value
+    dim = _attr(op, "scatter_dimension").value
     shape = dims_of(op.operands[0].type)
     if shape is not None and shape[dim] != DYNAMIC:
         shape[dim] //= count

@@ -11,6 +11,7 @@ StableHLO ops with index operands must be rewritten; the first one no rule handl
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -42,7 +43,8 @@ class Builder:
     """Creates ops before the op being converted, remembering them to undo on failure."""
 
     def __init__(self, rw: PatternRewriter, op: Operation) -> None:
-        self.rw, self.op, self.made = rw, op, []
+        self.rw, self.op = rw, op
+        self.made: list[Operation] = []
 
     def create(self, name: str, operands: list[Value], result: Type,
                properties: dict | None = None) -> Value:
@@ -95,9 +97,16 @@ class Builder:
         return self.create("stablehlo.reshape", [value], TensorType(shape, I32))
 
     def concatenate(self, values: list[Value]) -> Value:
-        size = sum(v.type.shape[0] for v in values)
+        size = sum(_shape(v)[0] for v in values)
         return self.create("stablehlo.concatenate", values, TensorType((size,), I32),
                            {"dimension": IntegerAttr(0, I64)})
+
+
+def _shape(value: Value) -> tuple[int, ...]:
+    t = value.type
+    if not isinstance(t, TensorType):
+        raise Unsupported
+    return t.shape
 
 
 def _array(values: list[int]) -> DenseArrayAttr:
@@ -121,7 +130,7 @@ Rule = Callable[[Operation, Builder], Value]
 def _num_elements(op: Operation, b: Builder) -> Value:
     shape = b.to_i32(op.operands[0])
     result = b.constant(1, ())
-    for i in range(shape.type.num_elements):
+    for i in range(int(np.prod(_shape(shape)))):
         size = b.reshape(b.slice(shape, [i], [i + 1]), ())
         result = b.create("stablehlo.multiply", [result, size], I32_SCALAR)
     return b.to_index(result)
@@ -183,7 +192,7 @@ def _broadcast(op: Operation, b: Builder) -> Value:
     if len(op.operands) != 2:
         raise Unsupported
     lhs, rhs = (b.to_i32(v) for v in op.operands)
-    n, m = lhs.type.shape[0], rhs.type.shape[0]
+    n, m = _shape(lhs)[0], _shape(rhs)[0]
     if n < m:
         lhs = b.concatenate([b.constant(1, (m - n,)), lhs])
     elif n > m:
@@ -202,7 +211,7 @@ def _dim(op: Operation, b: Builder) -> Value:
 
 def _extract(op: Operation, b: Builder) -> Value:
     source, *indices = op.operands
-    t = source.type
+    t: Any = source.type
     start = []
     for axis, value in enumerate(indices):
         index = _constant_index(value)
@@ -217,7 +226,7 @@ def _extract(op: Operation, b: Builder) -> Value:
 
 
 def _from_elements(op: Operation, b: Builder) -> Value:
-    result = op.results[0].type
+    result: Any = op.results[0].type
     if result.rank == 0:
         return b.create(_CAST, [op.operands[0]], result)
     if result.rank != 1 or not _is_index(result):

@@ -28,8 +28,9 @@ def most_specific(a: Type, b: Type) -> Type | None:
         if not (isinstance(a, TupleType) and isinstance(b, TupleType)) \
                 or len(a.types) != len(b.types):
             return None
-        parts = [most_specific(x, y) for x, y in zip(a.types, b.types, strict=True)]
-        return None if any(p is None for p in parts) else TupleType(tuple(parts))
+        maybe = [most_specific(x, y) for x, y in zip(a.types, b.types, strict=True)]
+        parts = [p for p in maybe if p is not None]
+        return TupleType(tuple(parts)) if len(parts) == len(maybe) else None
     if not isinstance(a, TensorType):
         return b if isinstance(b, TensorType) else a
     if not isinstance(b, TensorType):
@@ -69,7 +70,7 @@ def refine_values(rw: PatternRewriter, op: Operation, values: Sequence[Value],
         if value.type != new and not all(_accepts_refinement(u) for u in rw.users(value)):
             return False
     for value, new in zip(values, refined, strict=True):
-        if value.type == new:
+        if new is None or value.type == new:
             continue
         old = value.type
         value.type = new
@@ -93,7 +94,7 @@ def refine_result_types(rw: PatternRewriter, op: Operation, types: Sequence[Type
 
 
 def _unflatten(prototype: Sequence[Type], flat: list[Type]) -> list[Type]:
-    out = []
+    out: list[Type] = []
     for t in prototype:
         if isinstance(t, TupleType):
             out.append(TupleType(tuple(_unflatten(t.types, flat))))

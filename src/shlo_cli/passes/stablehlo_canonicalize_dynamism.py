@@ -8,6 +8,8 @@ patterns run per function with the greedy driver, top-down, at most two iteratio
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..ir.attributes import ArrayAttr, DenseArrayAttr, DenseElementsAttr
@@ -94,10 +96,9 @@ def dynamic_iota(op: Operation, rw: PatternRewriter) -> bool:
 
 @pattern("stablehlo.dynamic_pad")
 def dynamic_pad(op: Operation, rw: PatternRewriter) -> bool:
-    pads = [match_ints(v) for v in op.operands[2:5]]
-    if any(p is None for p in pads):
+    low, high, interior = (match_ints(v) for v in op.operands[2:5])
+    if low is None or high is None or interior is None:
         return False
-    low, high, interior = pads
     rw.replace_op_with(op, "stablehlo.pad", op.operands[:2], {
         "edge_padding_low": i64_array(low), "edge_padding_high": i64_array(high),
         "interior_padding": i64_array(interior)})
@@ -135,9 +136,10 @@ def real_dynamic_slice_to_dynamic_slice(op: Operation, rw: PatternRewriter) -> b
     sizes = _is_add_of(limit, start)
     if sizes is None:
         return False
-    element = start.type.element
+    start_type: Any = start.type
+    element = start_type.element
     starts = []
-    for i in range(sizes.type.num_elements):
+    for i in range(sizes.value.size):
         piece = rw.create("stablehlo.slice", [start], [TensorType((1,), element)], {
             "start_indices": i64_array([i]), "limit_indices": i64_array([i + 1]),
             "strides": i64_array([1])}, location=op.location)
@@ -153,10 +155,9 @@ def real_dynamic_slice_to_dynamic_slice(op: Operation, rw: PatternRewriter) -> b
 
 @pattern("stablehlo.real_dynamic_slice")
 def real_dynamic_slice_to_slice(op: Operation, rw: PatternRewriter) -> bool:
-    parts = [match_ints(v) for v in op.operands[1:4]]
-    if any(p is None for p in parts):
+    start, limit, strides = (match_ints(v) for v in op.operands[1:4])
+    if start is None or limit is None or strides is None:
         return False
-    start, limit, strides = parts
     rw.replace_op_with(op, "stablehlo.slice", [op.operands[0]], {
         "start_indices": i64_array(start), "limit_indices": i64_array(limit),
         "strides": i64_array(strides)}, dict(op.attributes))

@@ -40,6 +40,12 @@ from .stablehlo_refine_arguments import refine_arguments, target_function
 CONFIG = GreedyConfig(top_down=True, max_iterations=2, region_dce=True)
 
 
+def symbol_name(op: Operation, attr: str = "sym_name") -> str:
+    """The symbol an op names in `attr` (its own name by default); "" when absent."""
+    found = op.attr(attr)
+    return str(found.value) if found is not None else ""
+
+
 @dataclass(frozen=True)
 class RefinementKey:
     """A function with the context it is refined for."""
@@ -51,7 +57,7 @@ class RefinementKey:
 
     @property
     def name(self) -> str:
-        return self.func.attr("sym_name").value
+        return symbol_name(self.func)
 
     def non_constant_types(self) -> list[Type]:
         return [TokenType()] * self.leading_tokens + list(self.argument_types)
@@ -75,7 +81,7 @@ class RefineState:
         return False
 
     def is_effect_free(self, func: Operation) -> bool:
-        name = func.attr("sym_name").value
+        name = symbol_name(func)
         if name in self.effect_free:
             return self.effect_free[name]
         self.effect_free[name] = False  # a recursive call is not known to be free
@@ -87,7 +93,7 @@ class RefineState:
 
     def _op_is_free(self, op: Operation) -> bool:
         if op.name == "func.call":
-            callee = self.module.lookup(op.attr("callee").value)
+            callee = self.module.lookup(symbol_name(op, "callee"))
             return callee is not None and callee.name == "func.func" \
                 and self.is_effect_free(callee)
         if op.name in ("func.return", "stablehlo.return"):
@@ -114,15 +120,15 @@ def key_for_call(state: RefineState, call: Operation) -> RefinementKey | None:
             break
         constants.append(ints[0])
     rest = tuple(v.type for v in operands[tokens + len(constants):])
-    callee = state.module.lookup(call.attr("callee").value)
+    callee = state.module.lookup(symbol_name(call, "callee"))
     if callee is None or callee.name != "func.func":
         state.error(op_error(call, "cannot resolve function call"))
         return None
     return RefinementKey(callee, tokens, tuple(constants), rest)
 
 
-def _validate(state: RefineState, key: RefinementKey) -> str | None:
-    """"new", "done" (already refined in this context), or None after an error."""
+def _validate(state: RefineState, key: RefinementKey) -> str | bool:
+    """"new", "done" (already refined in this context), or False after an error."""
     previous = state.contexts.get(key.name)
     if previous is None:
         return "new"
@@ -130,16 +136,16 @@ def _validate(state: RefineState, key: RefinementKey) -> str | None:
             key.non_constant_types() != previous.non_constant_types():
         return state.error(op_error(
             key.func, f"refined with incompatible refinement keys:\n  curr={key}\n  "
-            f"prev={previous}")) or None
+            f"prev={previous}"))
     if key.name in state.stack:
         return state.error(op_error(
-            key.func, f"Function {key.name} is being refined recursively\n")) or None
+            key.func, f"Function {key.name} is being refined recursively\n"))
     return "done"
 
 
 def refine_function(state: RefineState, key: RefinementKey) -> bool:
     status = _validate(state, key)
-    if status is None:
+    if status is False:
         return False
     if status == "done":
         return True
@@ -215,9 +221,10 @@ def _refine_call(state: RefineState, op: Operation, rw: PatternRewriter) -> bool
     callee = key.func
     constants = _constant_results(callee)
     rw.set_insertion_point(op)
-    if all(c is not None for c in constants) and state.is_effect_free(callee):
+    known = [c for c in constants if c is not None]
+    if len(known) == len(constants) and state.is_effect_free(callee):
         made = [rw.create("stablehlo.constant", [], [c.type], {"value": c},
-                          location=op.location).results[0] for c in constants]
+                          location=op.location).results[0] for c in known]
         rw.replace_op(op, made)
         return True
     callee_results = list(callee.properties["function_type"].value.results)
