@@ -172,3 +172,49 @@ def _print_call(pr: Any, op: Operation) -> None:
 
 declare_op("func.call", syntax=Custom(_parse_call, _print_call),
            properties=("callee", "arg_attrs", "res_attrs", "no_inline"))
+
+
+# ---- func.constant `@f : type` and func.call_indirect `%f(%args) : type` ---------------------
+
+
+def _parse_constant(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
+    symbol = SymbolRefAttr(p.parse_symbol_name())
+    attributes = p.parse_optional_attr_dict()
+    p.expect(":")
+    return p.build_operation(opdef.name, opdef, [], [p.parse_type()], {"value": symbol},
+                             attributes, [], None, location)
+
+
+def _print_constant(pr: Any, op: Operation) -> None:
+    pr.write(f" {op.properties['value']}" + pr.attr_dict(op.attributes)
+             + f" : {op.results[0].type}")
+
+
+declare_op("func.constant", syntax=Custom(_parse_constant, _print_constant),
+           properties=("value",))
+
+
+def _parse_call_indirect(p: Any, opdef: OpDef, location: Location,
+                         num_results: int) -> Operation:
+    tok = p.tok
+    callee = p.parse_operand()
+    p.expect("(")
+    operands = p.parse_operand_list(")")
+    p.expect(")")
+    attributes = p.parse_optional_attr_dict()
+    p.expect(":")
+    ftype = p.parse_type()
+    if not isinstance(ftype, FunctionType):
+        raise p.error("expected function type", tok)
+    p.check_operand_types([callee, *operands], [ftype, *ftype.inputs], tok)
+    return p.build_operation(opdef.name, opdef, [callee, *operands], list(ftype.results), {},
+                             attributes, [], None, location)
+
+
+def _print_call_indirect(pr: Any, op: Operation) -> None:
+    callee, *operands = op.operands
+    pr.write(f" {pr.name(callee)}({pr.operands(operands)})" + pr.attr_dict(op.attributes)
+             + f" : {callee.type}")
+
+
+declare_op("func.call_indirect", syntax=Custom(_parse_call_indirect, _print_call_indirect))

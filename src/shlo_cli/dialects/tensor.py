@@ -1,5 +1,6 @@
 """The `tensor` dialect ops StableHLO programs use: `tensor.cast` (upstream's stablehlo-opt
-registers the tensor dialect, so its round-trip tests contain it)."""
+registers the tensor dialect, so its round-trip tests contain it), and the `dim`, `extract`
+and `from_elements` ops of shape computations (`--shape-legalize-to-stablehlo`)."""
 
 from __future__ import annotations
 
@@ -94,3 +95,102 @@ def insert(scalar: np.ndarray, dest: np.ndarray, *indices: np.ndarray) -> np.nda
     out = np.array(dest, copy=True)
     out[tuple(int(i) for i in indices)] = scalar
     return out
+
+
+# ---- tensor.dim: `attr-dict $source `,` $index `:` type($source)` ---------------------------
+
+
+def _parse_dim(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
+    from ..ir.types import IndexType
+
+    attributes = p.parse_optional_attr_dict()
+    tok = p.tok
+    source = p.parse_operand()
+    p.expect(",")
+    index = p.parse_operand()
+    p.expect(":")
+    p.check_operand_types([source, index], [p.parse_type(), IndexType()], tok)
+    return p.build_operation(opdef.name, opdef, [source, index], [IndexType()], {},
+                             attributes, [], None, location)
+
+
+def _print_dim(pr: Any, op: Operation) -> None:
+    pr.write(pr.attr_dict(op.attributes) + " " + pr.operands(op.operands)
+             + f" : {op.operands[0].type}")
+
+
+@define_op("tensor.dim", syntax=Custom(_parse_dim, _print_dim), asm_result_name=lambda op: "dim")
+def dim(source: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """The size of dimension `index` of `source`."""
+    return np.asarray(source.shape[int(index)], dtype=np.int64)
+
+
+# ---- tensor.extract: `$tensor `[` $indices `]` attr-dict `:` type($tensor)` -----------------
+
+
+def _parse_extract(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
+    from ..ir.types import IndexType
+
+    tok = p.tok
+    source = p.parse_operand()
+    p.expect("[")
+    indices = p.parse_operand_list("]")
+    p.expect("]")
+    attributes = p.parse_optional_attr_dict()
+    p.expect(":")
+    source_type = p.parse_type()
+    if not isinstance(source_type, TensorType):
+        raise p.error("expected a ranked tensor type", tok)
+    p.check_operand_types([source, *indices], [source_type, *[IndexType()] * len(indices)],
+                          tok)
+    return p.build_operation(opdef.name, opdef, [source, *indices], [source_type.element], {},
+                             attributes, [], None, location)
+
+
+def _print_extract(pr: Any, op: Operation) -> None:
+    source, *indices = op.operands
+    pr.write(f" {pr.name(source)}[{pr.operands(indices)}]" + pr.attr_dict(op.attributes)
+             + f" : {source.type}")
+
+
+@define_op("tensor.extract", syntax=Custom(_parse_extract, _print_extract),
+           asm_result_name=lambda op: "extracted")
+def extract(source: np.ndarray, *indices: np.ndarray) -> np.ndarray:
+    """The element of `source` at `indices`."""
+    return np.asarray(source[tuple(int(i) for i in indices)])
+
+
+# ---- tensor.from_elements: `$elements attr-dict `:` type($result)` --------------------------
+
+
+def _parse_from_elements(p: Any, opdef: OpDef, location: Location,
+                         num_results: int) -> Operation:
+    tok = p.tok
+    elements = p.parse_operand_list(":")
+    attributes = p.parse_optional_attr_dict()
+    p.expect(":")
+    result = p.parse_type()
+    if not isinstance(result, TensorType) or not result.is_static:
+        raise p.error("expected a statically shaped tensor type", tok)
+    p.check_operand_types(elements, [result.element] * len(elements), tok)
+    if len(elements) != result.num_elements:
+        raise p.error(f"'{opdef.name}' op number of operands and types do not match: got "
+                      f"{len(elements)} operands and {result.num_elements} types", tok)
+    return p.build_operation(opdef.name, opdef, elements, [result], {}, attributes, [], None,
+                             location)
+
+
+def _print_from_elements(pr: Any, op: Operation) -> None:
+    pr.write(" " + pr.operands(op.operands) + pr.attr_dict(op.attributes)
+             + f" : {op.results[0].type}")
+
+
+@define_op("tensor.from_elements", syntax=Custom(_parse_from_elements, _print_from_elements),
+           asm_result_name=lambda op: "from_elements")
+def from_elements(*elements: np.ndarray, result_type: Any) -> np.ndarray:
+    """A tensor of the result type holding `elements` in row-major order."""
+    from ..ir.types import numpy_dtype
+
+    flat = np.array([np.asarray(e).reshape(()) for e in elements],
+                    dtype=numpy_dtype(result_type.element))
+    return flat.reshape(result_type.shape)

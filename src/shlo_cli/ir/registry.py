@@ -84,7 +84,8 @@ CONSTANT_MATERIALIZERS: dict[str, ConstantMaterializer] = {}
 
 _REGISTRY: dict[str, OpDef] = {}
 _DIALECTS: set[str] = {"builtin", "func", "stablehlo", "chlo", "check", "interpreter", "arith",
-                       "tensor", "quant", "sparse_tensor", "vhlo", "scf", "shape", "mhlo", "llvm"}
+                       "tensor", "quant", "sparse_tensor", "vhlo", "scf", "shape", "mhlo", "llvm",
+                       "cf"}
 
 
 def register(opdef: OpDef) -> OpDef:

@@ -104,6 +104,16 @@ def register_pass(name: str, help: str,
     return wrap
 
 
+class DeferredErrors(Exception):
+    """Raised by a pass that reported errors yet ran to its end (MLIR's emitError without
+    signalPassFailure): the module is still verified, and every error is reported, the
+    verifier's last, as one diagnostic with the others attached."""
+
+    def __init__(self, errors: list[Diagnostic]) -> None:
+        super().__init__(errors[0].message if errors else "")
+        self.errors = errors
+
+
 PassRequest = str | tuple[str, str]
 """A pass to run: its name, or (name, option text)."""
 
@@ -120,6 +130,16 @@ def run_passes(module: Module, requests: list[PassRequest],
     for pass_, options in planned:
         try:
             pass_.run(module, **options)
+        except DeferredErrors as e:
+            errors = list(e.errors)
+            if verify is not None:
+                try:
+                    verify(module)
+                except Diagnostic as d:
+                    errors.append(d)
+            first = errors[0]
+            first.notes.extend(errors[1:])
+            raise first from None
         except (Diagnostic, ShloError, KeyboardInterrupt, MemoryError):
             raise
         except Exception as e:  # noqa: BLE001 - a pass bug must not become a traceback

@@ -64,6 +64,9 @@ class GreedyConfig:
     cse_constants: bool = True
     max_iterations: int = 10  # -1: no limit
     max_num_rewrites: int = -1
+    # MLIR's region simplification (its dead-code part): after each iteration's worklist,
+    # erase ops whose results are unused and that have no effects; a change counts.
+    region_dce: bool = False
 
 
 class PatternRewriter:
@@ -365,7 +368,29 @@ class GreedyDriver(PatternRewriter):
             if self.config.top_down:
                 self.worklist.reverse()
             changed = self._process_worklist()
+            if self.config.region_dce:
+                changed = self._erase_dead_ops() or changed
         return True
+
+    def _erase_dead_ops(self) -> bool:
+        """Erase dead ops under the root, users before producers, until none is left."""
+        erased = False
+
+        def sweep(block: Block) -> bool:
+            found = False
+            for op in reversed(list(block.operations)):
+                if is_trivially_dead(op, any(self.has_uses(r) for r in op.results)):
+                    self.erase_op(op)
+                    found = True
+                    continue
+                for region in op.regions:
+                    for inner in region.blocks:
+                        found = sweep(inner) or found
+            return found
+
+        while any([sweep(b) for region in self.root.regions for b in region.blocks]):
+            erased = True
+        return erased
 
     def _process_worklist(self) -> bool:
         changed = False

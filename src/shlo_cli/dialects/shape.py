@@ -1,0 +1,116 @@
+"""The `shape` dialect ops that shape computations in StableHLO programs use (what
+`--shape-legalize-to-stablehlo` rewrites): `shape_of`, `num_elements`, `broadcast`,
+`cstr_broadcastable` and `const_shape`, with MLIR's assembly formats. Extents are `index`
+tensors (or the dialect's opaque `!shape.shape` / `!shape.size` / `!shape.witness` types)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..ir.attributes import DenseElementsAttr
+from ..ir.core import Location, Operation
+from ..ir.types import IndexType, OpaqueType, TensorType
+from .registry import OpDef, define_op
+from .syntax import Custom
+
+WITNESS = OpaqueType("!shape.witness")
+
+
+def _parse_types(p: Any) -> list[Any]:
+    types = [p.parse_type()]
+    while p.accept(","):
+        types.append(p.parse_type())
+    return types
+
+
+def _parse_mapping(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
+    """`$operands attr-dict : type($operands) -> type($result)` (no `->` for a witness)."""
+    tok = p.tok
+    operands = [p.parse_operand()]
+    while p.accept(","):
+        operands.append(p.parse_operand())
+    attributes = p.parse_optional_attr_dict()
+    p.expect(":")
+    p.check_operand_types(operands, _parse_types(p), tok)
+    if opdef.name == "shape.cstr_broadcastable":
+        result = WITNESS
+    else:
+        p.expect("->")
+        result = p.parse_type()
+    return p.build_operation(opdef.name, opdef, operands, [result], {}, attributes, [], None,
+                             location)
+
+
+def _print_mapping(pr: Any, op: Operation) -> None:
+    types = ", ".join(str(t) for t in op.operand_types)
+    pr.write(" " + pr.operands(op.operands) + pr.attr_dict(op.attributes) + f" : {types}")
+    if op.name != "shape.cstr_broadcastable":
+        pr.write(f" -> {op.results[0].type}")
+
+
+_MAPPING = Custom(_parse_mapping, _print_mapping)
+
+
+def _extents(values: Any, result_type: Any) -> np.ndarray:
+    return np.asarray(values, dtype=np.int64).reshape(getattr(result_type, "shape", ()))
+
+
+@define_op("shape.shape_of", syntax=_MAPPING)
+def shape_of(arg: np.ndarray, *, result_type: Any) -> np.ndarray:
+    """The extents of `arg`."""
+    return _extents(arg.shape, result_type)
+
+
+@define_op("shape.num_elements", syntax=_MAPPING)
+def num_elements(shape: np.ndarray, *, result_type: Any) -> np.ndarray:
+    """The product of the extents."""
+    return _extents(int(np.prod(np.asarray(shape, dtype=np.int64))), result_type)
+
+
+@define_op("shape.broadcast", syntax=_MAPPING)
+def broadcast(*shapes: np.ndarray, result_type: Any) -> np.ndarray:
+    """The numpy-style broadcast of the operand shapes."""
+    out = np.broadcast_shapes(*(tuple(int(d) for d in s) for s in shapes))
+    return _extents(out, result_type)
+
+
+@define_op("shape.cstr_broadcastable", syntax=_MAPPING)
+def cstr_broadcastable(*shapes: np.ndarray) -> np.ndarray:
+    """A witness: whether the shapes broadcast together."""
+    try:
+        np.broadcast_shapes(*(tuple(int(d) for d in s) for s in shapes))
+    except ValueError:
+        return np.asarray(False)
+    return np.asarray(True)
+
+
+def _parse_const_shape(p: Any, opdef: OpDef, location: Location,
+                       num_results: int) -> Operation:
+    attributes = p.parse_optional_attr_dict()
+    p.expect("[")
+    extents: list[int] = []
+    while not p.at("]"):
+        extents.append(p.parse_integer())
+        if not p.accept(","):
+            break
+    p.expect("]")
+    p.expect(":")
+    result = p.parse_type()
+    value = DenseElementsAttr(TensorType((len(extents),), IndexType()),
+                              np.array(extents, dtype=np.int64))
+    return p.build_operation(opdef.name, opdef, [], [result], {"shape": value}, attributes,
+                             [], None, location)
+
+
+def _print_const_shape(pr: Any, op: Operation) -> None:
+    extents = ", ".join(str(int(d)) for d in op.properties["shape"].value.reshape(-1))
+    pr.write(pr.attr_dict(op.attributes) + f" [{extents}] : {op.results[0].type}")
+
+
+@define_op("shape.const_shape", syntax=Custom(_parse_const_shape, _print_const_shape),
+           properties=("shape",))
+def const_shape(*, shape: np.ndarray, result_type: Any) -> np.ndarray:
+    return _extents(shape, result_type)
+
