@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..ir.core import Module
+from ..ir.diagnostics import Diagnostic
 
 
 class PassOptionError(ValueError):
@@ -110,6 +111,23 @@ def run_passes(module: Module, requests: list[PassRequest],
         pass_.run(module, **options)
         if verify is not None:
             verify(module)
+
+
+_EMITTED: list[Diagnostic] = []
+
+
+def emit(diag: Diagnostic) -> None:
+    """Report a diagnostic without failing the pass, as an MLIR pattern that emits an error
+    (or warning) and then just does not apply: the tool prints it, or `-verify-diagnostics`
+    matches it, and the pass goes on."""
+    _EMITTED.append(diag)
+
+
+def take_emitted() -> list[Diagnostic]:
+    """The diagnostics emitted since the last call, oldest first."""
+    taken = list(_EMITTED)
+    _EMITTED.clear()
+    return taken
 
 
 def _load() -> None:
