@@ -7,6 +7,8 @@ as MLIR's greedy driver does."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..ir.core import Module, Operation
 from . import register_pass
 from .speculatability import EFFECT_FREE, Speculatability, speculatability
@@ -55,13 +57,17 @@ def erase(op: Operation, uses: dict[int, int]) -> None:
     op.parent = None
 
 
-def erase_dead(root: Operation, uses: dict[int, int]) -> None:
-    """Erase effect-free ops with unused results until none is left."""
+def erase_dead(root: Operation, uses: dict[int, int],
+               erasable: Callable[[Operation], bool] | None = None) -> None:
+    """Erase effect-free ops (by default: those in EFFECT_FREE) with unused results until
+    none is left."""
+    erasable = erasable or (lambda op: op.name in EFFECT_FREE)
     changed = True
     while changed:
         changed = False
         for op in list(root.walk()):
-            if (op.name in EFFECT_FREE and op.parent is not None and not op.regions
+            if (op.results and erasable(op) and op.parent is not None and not op.regions
+                    and not (op.opdef is not None and op.opdef.terminator)
                     and all(uses.get(id(r), 0) == 0 for r in op.results)):
                 erase(op, uses)
                 changed = True
