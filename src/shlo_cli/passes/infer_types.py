@@ -33,6 +33,7 @@ from ..ir.types import (
     Type,
     UnrankedTensorType,
 )
+from .infer_stablehlo_types import RULES as STABLEHLO_RULES
 
 
 class InferenceFailed(Exception):
@@ -319,5 +320,13 @@ def infer_types(op: Operation) -> list[Type] | None:
     if op.name.startswith("chlo."):
         return _infer_chlo(op)
     if op.name.startswith("stablehlo."):
+        rule = STABLEHLO_RULES.get(op.name)
+        if rule is not None:
+            try:
+                found = rule(op)
+            except (AttributeError, IndexError, TypeError, ValueError):
+                found = None  # operands the rule does not cover: ask the verifier
+            if found is not None:
+                return found
         return _infer_by_verifier(op)
     return None
