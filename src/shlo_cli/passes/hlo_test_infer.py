@@ -44,7 +44,7 @@ SHAPE_OF_FIRST_OPERAND = frozenset(
             "convert", "cosine", "count_leading_zeros", "divide", "exponential",
             "exponential_minus_one", "floor", "imag", "is_finite", "log", "log_plus_one",
             "logistic", "maximum", "minimum", "multiply", "negate", "not", "or", "popcnt",
-            "power", "real", "reduce_precision", "remainder", "round_nearest_afz",
+            "power", "real", "reduce_precision", "remainder", "reverse", "round_nearest_afz",
             "round_nearest_even", "rsqrt", "shift_left", "shift_right_arithmetic",
             "shift_right_logical", "sign", "sine", "sqrt", "subtract", "tan", "tanh", "xor")})
 
@@ -126,6 +126,8 @@ def _reify(op: Operation, source: Operation) -> list[Value] | None:
         result = _broadcast_shapes(op, built, source.operands[:2])
     elif name == "chlo.broadcast_select":
         result = _broadcast_shapes(op, built, source.operands)
+    elif name == "stablehlo.dynamic_iota":
+        return [source.operands[0]]  # its operand is the result shape
     elif name in SHAPE_OF_FIRST_OPERAND and source.operands:
         result = _shape_of(op, built, source.operands[0])
     else:

@@ -205,6 +205,96 @@ def _pad(op: Operation) -> list[Type] | None:
     return [TensorType(tuple(shape), t.element, bounds_attr(bounds))]
 
 
+def least_specific(types: Sequence[Type]) -> Type | None:
+    """upstream inferLeastSpecificType (results of branches): per dimension, equal static
+    sizes stay; else `?`, bounded by the largest size or bound when both sides have one."""
+    ranked = [t for t in types if isinstance(t, TensorType)]
+    if len(ranked) != len(types) or not ranked:
+        return types[0] if types and all(t == types[0] for t in types) else None
+    shape, bounds = list(ranked[0].shape), bounds_of(ranked[0])
+    for t in ranked[1:]:
+        if len(t.shape) != len(shape):
+            return None
+        for i, (size, bound) in enumerate(zip(t.shape, bounds_of(t), strict=True)):
+            left, left_bound = shape[i], bounds[i]
+            if left != DYNAMIC and size != DYNAMIC:
+                if left != size:
+                    return None
+                continue
+            if left != DYNAMIC or size != DYNAMIC:
+                other = bound if left != DYNAMIC else left_bound
+                static = left if left != DYNAMIC else size
+                shape[i], bounds[i] = DYNAMIC, None if other is None else max(static, other)
+            else:
+                shape[i] = DYNAMIC
+                bounds[i] = (max(left_bound, bound) if left_bound is not None
+                             and bound is not None else None)
+    return TensorType(tuple(shape), ranked[0].element, bounds_attr(bounds))
+
+
+def _branches(op: Operation) -> list[Type] | None:
+    """if / case: per result, the least specific of what the branches return."""
+    returned = []
+    for region in op.regions:
+        terminator = region.blocks[0].terminator if region.blocks else None
+        if terminator is None:
+            return None
+        returned.append([v.type for v in terminator.operands])
+    if not returned or any(len(r) != len(returned[0]) for r in returned):
+        return None
+    results = [least_specific([r[i] for r in returned]) for i in range(len(returned[0]))]
+    return None if any(t is None for t in results) else results  # type: ignore[return-value]
+
+
+def _accumulator_elements(op: Operation) -> list[Type]:
+    block = op.regions[0].blocks[0]
+    return [a.type.element for a in block.arguments if isinstance(a.type, TensorType)]
+
+
+def _all_reduce(op: Operation) -> list[Type] | None:
+    elements = _accumulator_elements(op)
+    if not elements:
+        return None
+    return [_with_element(v.type, elements[0]) for v in op.operands]
+
+
+def _reduce(op: Operation) -> list[Type] | None:
+    dims = set(_ints(op, "dimensions"))
+    count = len(op.operands) // 2
+    elements = _accumulator_elements(op)
+    results: list[Type] = []
+    for i, v in enumerate(op.operands[:count]):
+        t = _tensor(v.type)
+        if t is None or i >= len(elements):
+            return None
+        keep = [j for j in range(len(t.shape)) if j not in dims]
+        bounds = bounds_of(t)
+        results.append(TensorType(tuple(t.shape[j] for j in keep), elements[i],
+                                  bounds_attr([bounds[j] for j in keep])))
+    return results
+
+
+def _fft(op: Operation) -> list[Type] | None:
+    t = _tensor(op.operands[0].type)
+    kind = op.attr("fft_type")
+    lengths = _ints(op, "fft_length")
+    if t is None or kind is None or not lengths:
+        return None
+    kind_text = str(kind.value)
+    if kind_text in ("FFT", "IFFT"):
+        return [t]
+    shape, bounds = list(t.shape), bounds_of(t)
+    first = len(shape) - len(lengths)
+    for i, length in enumerate(lengths):
+        shape[first + i], bounds[first + i] = length, None
+    if kind_text == "RFFT":
+        shape[-1] = lengths[-1] // 2 + 1
+        element: Type = ComplexType(t.element)
+    else:
+        element = _real(t.element)
+    return [TensorType(tuple(shape), element, bounds_attr(bounds))]
+
+
 RULES: dict[str, Rule] = {}
 for _name in ("cbrt", "ceil", "count_leading_zeros", "cosine", "exponential",
               "exponential_minus_one", "floor", "log", "log_plus_one", "logistic", "not",
@@ -228,4 +318,6 @@ RULES.update({f"stablehlo.{name}": rule for name, rule in {
     "dynamic_update_slice": _first_operand, "uniform_dequantize": _uniform_dequantize,
     "transpose": _transpose, "set_dimension_size": _set_dimension_size,
     "all_to_all": _all_to_all, "concatenate": _concatenate, "pad": _pad,
+    "if": _branches, "case": _branches, "all_reduce": _all_reduce, "reduce": _reduce,
+    "select_and_scatter": _first_operand, "fft": _fft,
 }.items()})
