@@ -97,3 +97,32 @@ def test_shape_ops_verify_their_types() -> None:
             "func.func @f(%a: tensor<?xf32>) -> tensor<2xindex> {\n"
             "  %0 = shape.shape_of %a : tensor<?xf32> -> tensor<2xindex>\n"
             "  return %0 : tensor<2xindex>\n}", "t.mlir"))
+
+
+@pytest.mark.parametrize(("body", "expected"), [
+    ("%0 = stablehlo.transpose %b, dims = [1, 0] : (tensor<?x2xf32, #stablehlo.bounds<4, ?>>)"
+     " -> tensor<2x?xf32>", "tensor<2x?xf32, #stablehlo.bounds<?, 4>>"),
+    ('%0 = "stablehlo.set_dimension_size"(%s, %i) {dimension = 0 : i64} '
+     ": (tensor<3x5xf32>, tensor<i32>) -> tensor<?x5xf32>",
+     "tensor<?x5xf32, #stablehlo.bounds<3, ?>>"),
+    ('%0 = "stablehlo.if"(%p) ({\n  stablehlo.return %s : tensor<3x5xf32>\n}, {\n'
+     "  stablehlo.return %d : tensor<?x5xf32>\n}) : (tensor<i1>) -> tensor<?x5xf32>",
+     "tensor<?x5xf32>"),
+    ("%0 = stablehlo.concatenate %b, %b, dim = 0 : (tensor<?x2xf32, #stablehlo.bounds<4, ?>>, "
+     "tensor<?x2xf32, #stablehlo.bounds<4, ?>>) -> tensor<?x2xf32>",
+     "tensor<?x2xf32, #stablehlo.bounds<8, ?>>"),
+])
+def test_stablehlo_inference_keeps_bounds(body: str, expected: str) -> None:
+    args = ("%b: tensor<?x2xf32, #stablehlo.bounds<4, ?>>, %s: tensor<3x5xf32>, "
+            "%i: tensor<i32>, %p: tensor<i1>, %d: tensor<?x5xf32>")
+    types = infer_types(first_op(body, args))
+    assert types is not None and [str(t) for t in types] == [expected]
+
+
+def test_size_above_a_bound_fails_inference() -> None:
+    with pytest.raises(Diagnostic, match="Mismatched dimension size 3 and bound 2 in dimension 0"):
+        verify_module(parse_source(
+            "func.func @f(%a: tensor<3xf32>, %b: tensor<?xf32, #stablehlo.bounds<2>>) "
+            "-> tensor<?xf32> {\n  %0 = stablehlo.add %a, %b : (tensor<3xf32>, "
+            "tensor<?xf32, #stablehlo.bounds<2>>) -> tensor<?xf32>\n"
+            "  return %0 : tensor<?xf32>\n}", "t.mlir"))

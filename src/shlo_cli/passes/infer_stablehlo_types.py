@@ -295,6 +295,78 @@ def _fft(op: Operation) -> list[Type] | None:
     return [TensorType(tuple(shape), element, bounds_attr(bounds))]
 
 
+def _gather(op: Operation) -> list[Type] | None:
+    """Offset dims take the kept slice sizes; the others the start indices' batch dims
+    (index_vector_dim left out), with their bounds."""
+    operand, indices = _tensor(op.operands[0].type), _tensor(op.operands[1].type)
+    dims = op.attr("dimension_numbers")
+    sizes = _ints(op, "slice_sizes")
+    if operand is None or indices is None or dims is None or len(sizes) != len(operand.shape):
+        return None
+
+    def field(name: str) -> list[int]:
+        value = dims.get(name)
+        return [int(v) for v in value] if isinstance(value, list) else []
+
+    offset_dims = field("offset_dims")
+    dropped = set(field("collapsed_slice_dims")) | set(field("operand_batching_dims"))
+    index_dim = dims.get("index_vector_dim")
+    kept = [s for i, s in enumerate(sizes) if i not in dropped]
+    index_bounds = bounds_of(indices)
+    batch = [(indices.shape[i], index_bounds[i]) for i in range(len(indices.shape))
+             if i != index_dim]
+    rank = len(offset_dims) + len(batch)
+    if len(kept) != len(offset_dims):
+        return None
+    shape: list[int] = []
+    bounds: list[int | None] = []
+    kept_iter, batch_iter = iter(kept), iter(batch)
+    for i in range(rank):
+        if i in offset_dims:
+            shape.append(next(kept_iter))
+            bounds.append(None)
+        else:
+            size, bound = next(batch_iter)
+            shape.append(size)
+            bounds.append(bound)
+    return [TensorType(tuple(shape), operand.element, bounds_attr(bounds))]
+
+
+def _window_output(size: int, window: int, stride: int, base: int, dilation: int,
+                   low: int, high: int) -> int:
+    padded = (size - 1) * base + 1 + low + high if size else 0
+    extent = (window - 1) * dilation + 1
+    return 0 if padded < extent else (padded - extent) // stride + 1
+
+
+def _reduce_window(op: Operation) -> list[Type] | None:
+    count = len(op.operands) // 2
+    window = _ints(op, "window_dimensions")
+    elements = _accumulator_elements(op)
+    rank = len(window)
+    strides = _ints(op, "window_strides") or [1] * rank
+    base = _ints(op, "base_dilations") or [1] * rank
+    dilation = _ints(op, "window_dilations") or [1] * rank
+    padding_attr = op.attr("padding")
+    pads = ([int(x) for x in padding_attr.value.reshape(-1)] if padding_attr is not None
+            else [0] * (2 * rank))
+    results: list[Type] = []
+    for k, v in enumerate(op.operands[:count]):
+        t = _tensor(v.type)
+        if t is None or len(t.shape) != rank or k >= len(elements):
+            return None
+        shape, bounds = list(t.shape), bounds_of(t)
+        for i, size in enumerate(t.shape):
+            params = (window[i], strides[i], base[i], dilation[i], pads[2 * i],
+                      pads[2 * i + 1])
+            if size != DYNAMIC:
+                shape[i] = _window_output(size, *params)
+            elif bounds[i] is not None:
+                bounds[i] = _window_output(bounds[i], *params)
+        results.append(TensorType(tuple(shape), elements[k], bounds_attr(bounds)))
+    return results
+
+
 RULES: dict[str, Rule] = {}
 for _name in ("cbrt", "ceil", "count_leading_zeros", "cosine", "exponential",
               "exponential_minus_one", "floor", "log", "log_plus_one", "logistic", "not",
@@ -319,5 +391,6 @@ RULES.update({f"stablehlo.{name}": rule for name, rule in {
     "transpose": _transpose, "set_dimension_size": _set_dimension_size,
     "all_to_all": _all_to_all, "concatenate": _concatenate, "pad": _pad,
     "if": _branches, "case": _branches, "all_reduce": _all_reduce, "reduce": _reduce,
-    "select_and_scatter": _first_operand, "fft": _fft,
+    "select_and_scatter": _first_operand, "fft": _fft, "gather": _gather,
+    "reduce_window": _reduce_window,
 }.items()})
