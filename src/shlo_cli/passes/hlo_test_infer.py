@@ -27,6 +27,8 @@ from .infer_types import (
     infer_components,
     infer_types,
 )
+from .reify_shapes import RULES as REIFY_RULES
+from .reify_shapes import reify
 from .speculatability import EFFECT_FREE
 
 GET_TYPES = "hlo_test_infer.get_return_types"
@@ -77,7 +79,7 @@ def hlo_test_infer(module: Module) -> None:
 
 
 def _erasable(op: Operation) -> bool:
-    return op.name in EFFECT_FREE or op.dialect in ("chlo", "shape")
+    return op.name in EFFECT_FREE or op.dialect in ("chlo", "shape", "arith", "tensor")
 
 
 def _annotate(op: Operation, source: Operation) -> None:
@@ -128,6 +130,8 @@ def _reify(op: Operation, source: Operation) -> list[Value] | None:
         result = _broadcast_shapes(op, built, source.operands)
     elif name == "stablehlo.dynamic_iota":
         return [source.operands[0]]  # its operand is the result shape
+    elif name in REIFY_RULES:
+        return reify(op, source)
     elif name in SHAPE_OF_FIRST_OPERAND and source.operands:
         result = _shape_of(op, built, source.operands[0])
     else:
