@@ -58,3 +58,31 @@ func.func @mismatch(%a: tensor<2xf32>, %b: tensor<2xf64>) -> tensor<2xcomplex<f3
   %0 = chlo.broadcast_complex %a, %b : (tensor<2xf32>, tensor<2xf64>) -> tensor<2xcomplex<f32>>
   return %0 : tensor<2xcomplex<f32>>
 }
+
+// -----
+
+// StableHLO reification: static sizes are constants (hoisted, shared), dynamic ones tensor.dim.
+// CHECK-LABEL: func @reify_concatenate
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[C3:.*]] = arith.constant 3 : index
+// CHECK: %[[D0:.*]] = tensor.dim %arg0, %[[C0]] : tensor<?x3xf32>
+// CHECK: %[[D1:.*]] = tensor.dim %arg1, %[[C0]] : tensor<?x3xf32>
+// CHECK: %[[SUM:.*]] = arith.addi %[[D0]], %[[D1]] : index
+// CHECK: %[[SHAPE:.*]] = tensor.from_elements %[[SUM]], %[[C3]] : tensor<2xindex>
+// CHECK: return %[[SHAPE]] : tensor<2xindex>
+func.func @reify_concatenate(%a: tensor<?x3xf32>, %b: tensor<?x3xf32>) -> tensor<2xindex> {
+  %0 = stablehlo.concatenate %a, %b, dim = 0 : (tensor<?x3xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>
+  %1 = "hlo_test_infer.reify_return_type_shapes"(%0) : (tensor<?x3xf32>) -> tensor<2xindex>
+  return %1 : tensor<2xindex>
+}
+
+// -----
+
+// An op without reification is left alone.
+// CHECK-LABEL: func @no_reify
+// CHECK: "hlo_test_infer.reify_return_type_shapes"(%0)
+func.func @no_reify(%a: tensor<2xf32>) -> tensor<1xindex> {
+  %0 = stablehlo.custom_call @foo(%a) : (tensor<2xf32>) -> tensor<2xf32>
+  %1 = "hlo_test_infer.reify_return_type_shapes"(%0) : (tensor<2xf32>) -> tensor<1xindex>
+  return %1 : tensor<1xindex>
+}
