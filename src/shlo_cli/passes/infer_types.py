@@ -35,6 +35,10 @@ from ..ir.types import (
 )
 from .infer_stablehlo_types import RULES as STABLEHLO_RULES
 
+# What a rule raises on an op its verifier would reject (the rule then gives no answer).
+RULE_ERRORS = (AttributeError, IndexError, TypeError, ValueError, StopIteration,
+               ZeroDivisionError)
+
 
 class InferenceFailed(Exception):
     """Inference rejected the operands; `diag` is upstream's message at the op."""
@@ -309,7 +313,10 @@ def infer_components(op: Operation) -> list[Type] | None:
     """InferShapedTypeOpInterface's components: as `infer_types`, except for ops whose
     components carry only dims and bounds (their element type shows as `index`)."""
     if op.name in ("stablehlo.dot", "stablehlo.dot_general"):
-        component = _dot_components(op)
+        try:
+            component = _dot_components(op)
+        except RULE_ERRORS:
+            component = None  # an op its verifier would reject
         return [component] if component is not None else None
     return infer_types(op)
 
@@ -324,7 +331,7 @@ def infer_types(op: Operation) -> list[Type] | None:
         if rule is not None:
             try:
                 found = rule(op)
-            except (AttributeError, IndexError, TypeError, ValueError):
+            except RULE_ERRORS:
                 found = None  # operands the rule does not cover: ask the verifier
             if found is not None:
                 return found

@@ -261,7 +261,8 @@ def reify(anchor: Operation, source: Operation) -> list[Value] | None:
     builder = IndexBuilder(anchor)
     try:
         shapes = rule(builder, source)
-    except (AttributeError, IndexError, TypeError, ValueError, StopIteration):
+    except (AttributeError, IndexError, TypeError, ValueError, StopIteration,
+            ZeroDivisionError):
         shapes = None  # operands the rule does not cover
     if shapes is None:
         return None

@@ -329,4 +329,7 @@ def speculatability(op: Operation) -> Speculatability | None:
     rule = RULES.get(op.name[len("stablehlo."):])
     if rule is None:
         return None
-    return rule(op)
+    try:
+        return rule(op)
+    except (AttributeError, IndexError, TypeError, ValueError):
+        return None  # an op its verifier would reject: nothing to say about it
