@@ -25,6 +25,7 @@ run: bytecode
 
 test: bytecode
 	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy
 	$(BIN)/pytest -q tests/unit
 	$(BIN)/lit -q tests/lit
 
@@ -34,8 +35,10 @@ interop: bytecode
 	$(BIN)/pytest -q tests/unit/test_jaxlib_interop.py
 	$(BIN)/python tests/unit/test_jaxlib_interop.py
 
+# mypy reads its settings from pyproject.toml: ir/, formats/ and api.py strict, the rest default.
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy
 
 # STABLEHLO=<openxla/stablehlo checkout>: run its stablehlo/tests and stablehlo/testdata instead.
 # CONFORMANCE_ARGS: e.g. `--update-xfail`, `--suite interpret`, `--filter add`.

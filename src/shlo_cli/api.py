@@ -34,7 +34,7 @@ class Function:
     def __init__(self, program: Program, func: Operation) -> None:
         self.program = program
         self.op = func
-        self.name: str = func.attr("sym_name").value
+        self.name: str = func.symbol_name
 
     @property
     def signature(self) -> Signature:
@@ -58,11 +58,11 @@ class Program:
 
     @property
     def functions(self) -> list[str]:
-        return [f.attr("sym_name").value for f in self.module.functions()]
+        return [f.symbol_name for f in self.module.functions()]
 
     def function(self, name: str) -> Function:
         for f in self.module.functions():
-            if f.attr("sym_name").value == name:
+            if f.symbol_name == name:
                 return Function(self, f)
         raise AttributeError(f"program has no function '@{name}' (functions: "
                              + ", ".join("@" + n for n in self.functions) + ")")
@@ -92,7 +92,7 @@ class Program:
             max_iterations: int | None = None) -> list[np.ndarray]:
         """Run `@name` (None: the entry function) on `inputs`; one array per result."""
         entry = self._entry()
-        if name is None or (entry is not None and name == entry.attr("sym_name").value):
+        if name is None or (entry is not None and name == entry.symbol_name):
             recorded = self.recorded_signature
             if recorded is not None and platforms is None:
                 platforms = recorded.platforms  # a .jax artifact's platforms
@@ -206,7 +206,7 @@ def _run_function(module: Module, func: Operation, inputs: Sequence[Any]) -> lis
     verify_module(module)
     signature = signature_of(func)
     if len(inputs) != len(signature.args):
-        raise _diagnostic(module, f"@{func.attr('sym_name').value} takes "
+        raise _diagnostic(module, f"@{func.symbol_name} takes "
                                   f"{len(signature.args)} arguments, got {len(inputs)}", func)
     try:
         values = [coerce_input(v, spec) for v, spec in zip(inputs, signature.args, strict=True)]

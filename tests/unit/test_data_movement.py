@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from shlo_cli.dialects.stablehlo import data_movement as dm
+from shlo_cli.dialects.stablehlo import broadcast, reshaping, slicing
 from shlo_cli.interpreter.engine import EvaluationError
 from shlo_cli.ir.diagnostics import Diagnostic
 from shlo_cli.ir.parser import parse_source, scalar_type
@@ -81,10 +81,10 @@ def test_slice_with_explicit_unit_stride_and_extra_attrs() -> None:
 
 def test_broadcast_in_dim_permuted_and_expanded() -> None:
     x = np.arange(6, dtype=np.int32).reshape(2, 3)
-    out = dm.broadcast_in_dim(x, broadcast_dimensions=(2, 0), result_type=_t((3, 4, 2)))
+    out = broadcast.broadcast_in_dim(x, broadcast_dimensions=(2, 0), result_type=_t((3, 4, 2)))
     for i, j, k in np.ndindex(3, 4, 2):
         assert out[i, j, k] == x[k, i]
-    ones = dm.broadcast_in_dim(np.array([[7]], np.int32), broadcast_dimensions=(0, 1),
+    ones = broadcast.broadcast_in_dim(np.array([[7]], np.int32), broadcast_dimensions=(0, 1),
                                result_type=_t((2, 3)))
     np.testing.assert_array_equal(ones, np.full((2, 3), 7))
     assert ones.flags.c_contiguous and ones.flags.writeable
@@ -94,7 +94,7 @@ def test_pad_negative_and_interior() -> None:
     x = np.arange(1, 7, dtype=np.int32).reshape(2, 3)
     low, high, interior = (0, 1), (2, -1), (1, 2)
     shape = tuple(lo + hi + n + (n - 1) * i for lo, hi, n, i in zip(low, high, x.shape, interior, strict=False))
-    out = dm.pad(x, np.array(0, np.int32), edge_padding_low=low, edge_padding_high=high,
+    out = slicing.pad(x, np.array(0, np.int32), edge_padding_low=low, edge_padding_high=high,
                  interior_padding=interior, result_type=_t(shape))
     want = np.zeros(shape, np.int32)
     for (i, j), v in np.ndenumerate(x):
@@ -102,14 +102,14 @@ def test_pad_negative_and_interior() -> None:
         if 0 <= r < shape[0] and 0 <= c < shape[1]:
             want[r, c] = v
     np.testing.assert_array_equal(out, want)
-    cut = dm.pad(np.arange(5, dtype=np.int32), np.array(-1, np.int32), edge_padding_low=(-2,),
+    cut = slicing.pad(np.arange(5, dtype=np.int32), np.array(-1, np.int32), edge_padding_low=(-2,),
                  edge_padding_high=(-1,), interior_padding=(0,), result_type=_t((2,)))
     np.testing.assert_array_equal(cut, [2, 3])
 
 
 def test_dynamic_slice_clamps_start() -> None:
     x = np.arange(12, dtype=np.int32).reshape(3, 4)
-    out = dm.dynamic_slice(x, np.array(5, np.int64), np.array(-3, np.int64), slice_sizes=(2, 2),
+    out = slicing.dynamic_slice(x, np.array(5, np.int64), np.array(-3, np.int64), slice_sizes=(2, 2),
                            result_type=_t((2, 2)))
     np.testing.assert_array_equal(out, x[1:3, 0:2])
 
@@ -117,7 +117,7 @@ def test_dynamic_slice_clamps_start() -> None:
 def test_dynamic_update_slice_clamps_and_copies() -> None:
     x = np.zeros((3, 4), np.int32)
     upd = np.ones((2, 2), np.int32)
-    out = dm.dynamic_update_slice(x, upd, np.array(9, np.int32), np.array(3, np.int32),
+    out = slicing.dynamic_update_slice(x, upd, np.array(9, np.int32), np.array(3, np.int32),
                                   result_type=_t((3, 4)))
     want = np.zeros((3, 4), np.int32)
     want[1:3, 2:4] = 1
@@ -128,26 +128,26 @@ def test_dynamic_update_slice_clamps_and_copies() -> None:
 def test_slice_reverse_transpose_reshape_concatenate() -> None:
     x = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
     np.testing.assert_array_equal(
-        dm.slice_(x, start_indices=(0, 1, 0), limit_indices=(2, 3, 4), strides=(1, 1, 3),
+        slicing.slice_(x, start_indices=(0, 1, 0), limit_indices=(2, 3, 4), strides=(1, 1, 3),
                   result_type=_t((2, 2, 2))), x[:, 1:3, ::3])
-    np.testing.assert_array_equal(dm.reverse(x, dimensions=(0, 2), result_type=_t(x.shape)),
+    np.testing.assert_array_equal(reshaping.reverse(x, dimensions=(0, 2), result_type=_t(x.shape)),
                                   x[::-1, :, ::-1])
     np.testing.assert_array_equal(
-        dm.transpose(x, permutation=(2, 0, 1), result_type=_t((4, 2, 3))), x.transpose(2, 0, 1))
-    np.testing.assert_array_equal(dm.reshape(x, result_type=_t((6, 4))), x.reshape(6, 4))
+        reshaping.transpose(x, permutation=(2, 0, 1), result_type=_t((4, 2, 3))), x.transpose(2, 0, 1))
+    np.testing.assert_array_equal(reshaping.reshape(x, result_type=_t((6, 4))), x.reshape(6, 4))
     np.testing.assert_array_equal(
-        dm.concatenate(x, x[:, :1], dimension=1, result_type=_t((2, 4, 4))),
+        slicing.concatenate(x, x[:, :1], dimension=1, result_type=_t((2, 4, 4))),
         np.concatenate([x, x[:, :1]], axis=1))
 
 
 def test_get_dimension_size_uses_result_type() -> None:
-    out = dm.get_dimension_size(np.zeros((4, 7)), dimension=1, result_type=_t(()))
+    out = reshaping.get_dimension_size(np.zeros((4, 7)), dimension=1, result_type=_t(()))
     assert out.dtype == np.int32 and out == 7
 
 
 def test_shape_mismatch_is_an_evaluation_error() -> None:
     with pytest.raises(EvaluationError):
-        dm.reshape(np.zeros(6), result_type=_t((4,)))
+        reshaping.reshape(np.zeros(6), result_type=_t((4,)))
 
 
 # ---- dynamic and legacy relatives -----------------------------------------------------------
@@ -184,23 +184,23 @@ def test_relatives_evaluate_like_their_static_ops() -> None:
     x = np.arange(12, dtype=np.int32).reshape(3, 4)
     dyn_t = TensorType((-1, -1), scalar_type("i32"))
     np.testing.assert_array_equal(
-        dm.dynamic_broadcast_in_dim(x[:, :1], np.array([3, 2, 5]), broadcast_dimensions=(0, 2),
+        broadcast.dynamic_broadcast_in_dim(x[:, :1], np.array([3, 2, 5]), broadcast_dimensions=(0, 2),
                                     result_type=TensorType((3, 2, -1), scalar_type("i32"))),
         np.broadcast_to(x[:, :1].reshape(3, 1, 1), (3, 2, 5)))
     np.testing.assert_array_equal(
-        dm.real_dynamic_slice(x, np.array([1, 0]), np.array([3, 4]), np.array([1, 3]),
+        slicing.real_dynamic_slice(x, np.array([1, 0]), np.array([3, 4]), np.array([1, 3]),
                               result_type=dyn_t), x[1:3, 0:4:3])
     np.testing.assert_array_equal(
-        dm.dynamic_pad(x, np.array(0, np.int32), np.array([1, -1]), np.array([0, 2]),
+        slicing.dynamic_pad(x, np.array(0, np.int32), np.array([1, -1]), np.array([0, 2]),
                        np.array([1, 0]), result_type=dyn_t),
-        dm.pad(x, np.array(0, np.int32), edge_padding_low=(1, -1), edge_padding_high=(0, 2),
+        slicing.pad(x, np.array(0, np.int32), edge_padding_low=(1, -1), edge_padding_high=(0, 2),
                interior_padding=(1, 0), result_type=_t((6, 5))))
     np.testing.assert_array_equal(
-        dm.dynamic_reshape(x, np.array([2, 6]), result_type=dyn_t), x.reshape(2, 6))
+        reshaping.dynamic_reshape(x, np.array([2, 6]), result_type=dyn_t), x.reshape(2, 6))
     np.testing.assert_array_equal(
-        dm.broadcast(x[0], broadcast_sizes=(2,), result_type=_t((2, 4))), [x[0], x[0]])
+        broadcast.broadcast(x[0], broadcast_sizes=(2,), result_type=_t((2, 4))), [x[0], x[0]])
     with pytest.raises(EvaluationError):
-        dm.real_dynamic_slice(x, np.array([2, 0]), np.array([1, 4]), np.array([1, 1]),
+        slicing.real_dynamic_slice(x, np.array([2, 0]), np.array([1, 4]), np.array([1, 1]),
                               result_type=dyn_t)
 
 

@@ -10,7 +10,7 @@ import functools
 import numpy as np
 import pytest
 
-from shlo_cli.dialects.stablehlo.reductions import pad_dilate
+from shlo_cli.dialects.stablehlo.reduce_window import pad_dilate
 from shlo_cli.dialects.stablehlo.window_algorithms import (
     fast_reduce_window,
     float_maximum,

@@ -55,20 +55,6 @@ KNOWN_CYCLES: set[frozenset[str]] = {
 # Upward imports still allowed, by (importing module prefix, imported module prefix), with why
 # and what would remove them. The list only shrinks (a test fails when an entry is unused).
 EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("shlo_cli.dialects.interpreter_ops", "shlo_cli.interpreter"):
-        "the `interpreter` dialect's ops act on the running interpreter (its Context); "
-        "fix: a Context protocol in ir/",
-    ("shlo_cli.dialects.interpreter_parallel", "shlo_cli.interpreter"):
-        "interpreter.run_parallel starts Interpreter processes; fix: a region-runner/process "
-        "factory passed in the Context",
-    ("shlo_cli.dialects.stablehlo.collectives", "shlo_cli.interpreter"):
-        "collectives exchange values through the process grid (interpreter/processes.py); "
-        "fix: move the process-group protocol to ir/",
-    ("shlo_cli.dialects.stablehlo.legacy", "shlo_cli.interpreter.engine"):
-        "cross_replica_sum's `ctx: Context` annotation; goes with the Context protocol",
-    ("shlo_cli.dialects.vhlo.bytecode", "shlo_cli.formats.bytecode"):
-        "vhlo's attribute/type codec implements the bytecode hook protocol; fix: move "
-        "formats/bytecode/hooks.py (and the builtin float helpers) below the dialects",
 }
 
 

@@ -26,7 +26,8 @@ CHECK_EQ_TOLERANCE = 1e-4
 CUSTOM_CALL_MAX_ULP = 3
 
 
-def _operands(name: str, operands: tuple[Any, ...], op: Any) -> tuple[np.ndarray, np.ndarray, Type]:
+def _operands(name: str, operands: tuple[Any, ...], op: Any,
+              ) -> tuple[np.ndarray, np.ndarray, Type | None]:
     if len(operands) != 2:
         raise EvaluationError(f"Unsupported custom call: @{name} expects 2 operands, "
                               f"got {len(operands)}")

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..interpreter.engine import Context
+from ..ir.context import Context
 from ..ir.core import Module, Operation, Value
 from ..ir.printer import _Names
 from ..ir.value_text import format_value

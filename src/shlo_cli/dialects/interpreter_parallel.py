@@ -1,9 +1,9 @@
 """`interpreter.run_parallel` (a grid of processes, one thread each) and `interpreter.probe`.
 
 run_parallel: `programs` is a replicas x partitions grid of function names; inputs and results
-are flattened in row-major (replica, partition) order. Every process gets its own Interpreter
-over the shared parsed module, so frames never mix. The first failing process ends the run:
-its diagnostic is reported and every other process is released from its waits at once.
+are flattened in row-major (replica, partition) order. The running interpreter runs the grid
+(`ctx.interpreter.run_grid`, interpreter/parallel.py): one Interpreter per process, and the
+first failing process ends the run.
 
 probe: writes the tensor to `<dir>/probe<N>.npy` (N counts probes of the whole run, from 1)
 in upstream's NumPy layout and appends `probe_id,type,path` to `<dir>/index.csv`. Both files
@@ -15,25 +15,19 @@ from __future__ import annotations
 import os
 import tempfile
 import threading
-import time
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from ..interpreter.engine import Context, Interpreter, _Abort
-from ..interpreter.processes import DEFAULT_TIMEOUT, Process, ProcessGrid, ProcessId
 from ..ir.attributes import ArrayAttr, StringAttr, SymbolRefAttr
+from ..ir.context import Context
 from ..ir.core import Operation
-from ..ir.diagnostics import Diagnostic, EvaluationError, ShloError
+from ..ir.diagnostics import Diagnostic, EvaluationError
 from ..ir.types import ComplexType, FloatType, FunctionType, IntegerType, TensorType, Type
 from .registry import define_op
 from .syntax import Custom
 
 # ---- interpreter.run_parallel ---------------------------------------------------------------
-
-FAILURE_GRACE = 1.0  # seconds a failed run waits for processes that are still computing
-
 
 def _symbol_rows(op: Operation, name: str) -> list[list[str]] | None:
     attr = op.attr(name)
@@ -118,91 +112,22 @@ def verify_run_parallel(op: Operation) -> None:
         raise Diagnostic(message, line=op.location.line or None, col=op.location.col or None)
 
 
-def _timeout(ctx: Context) -> float:
-    value = ctx.options.get("timeout")
-    try:
-        timeout = float(value) if value not in (None, "") else DEFAULT_TIMEOUT
-    except (TypeError, ValueError):
-        return DEFAULT_TIMEOUT
-    return timeout if timeout > 0 else DEFAULT_TIMEOUT
-
-
 @define_op("interpreter.run_parallel", properties=("infeed", "programs"),
            verify=verify_run_parallel)
 def run_parallel(*inputs: Any, op: Operation, ctx: Context) -> Any:
     """Runs programs[i][j] as process (i, j) of a grid, each in its own thread, and returns
     the results of all processes in row-major (replica, partition) order."""
-    parent: Interpreter = ctx.interpreter
-    functions = {f.attr("sym_name").value: f for f in parent.module.functions()}
+    functions = {f.attr("sym_name").value: f for f in ctx.interpreter.module.functions()}
     message = run_parallel_error(op, functions)
     if message is not None:
         raise EvaluationError(message)
     programs = _symbol_rows(op, "programs") or []
     infeed = op.attr("infeed")
     infeed_names = [e.root for e in infeed.elements] if isinstance(infeed, ArrayAttr) else []
-    grid = ProcessGrid(len(programs), len(programs[0]), infeed_names, _timeout(ctx))
-    results = run_grid(grid, parent, [[functions[n] for n in row] for row in programs], inputs,
-                       ctx)
+    results = ctx.interpreter.run_grid([[functions[n] for n in row] for row in programs],
+                                       inputs, infeed_names)
     flat = [value for process_results in results for value in process_results]
     return flat[0] if len(op.results) == 1 else flat
-
-
-def run_grid(grid: ProcessGrid, parent: Interpreter, programs: Sequence[Sequence[Operation]],
-             inputs: Sequence[Any], ctx: Context) -> list[list[Any]]:
-    """One thread per process; returns each process's results in row-major order, or raises
-    the first failure (the other processes are released by `grid.abort`)."""
-    results: list[list[Any]] = []
-    threads: list[threading.Thread] = []
-    position = 0
-    for r, row in enumerate(programs):
-        for p, func in enumerate(row):
-            count = len(func.attr("function_type").value.inputs)
-            args = list(inputs[position:position + count])
-            position += count
-            index = len(results)
-            results.append([])
-            process = Process(ProcessId(r, p), grid)
-            thread = threading.Thread(
-                target=_run_process, args=(parent, process, func, args, results, index, ctx),
-                name=f"shlo-process-{r}-{p}", daemon=True)
-            threads.append(thread)
-    for thread in threads:
-        thread.start()
-    grace_end = None
-    for thread in threads:
-        while thread.is_alive():
-            thread.join(0.05)
-            if grid.failure is None:
-                continue
-            # A failed run ends now: processes still computing (not waiting, so not
-            # released by the abort) get a moment to stop, then are left behind (daemons).
-            grace_end = grace_end or time.monotonic() + FAILURE_GRACE
-            if time.monotonic() > grace_end:
-                break
-    if grid.failure is not None:
-        raise grid.failure[1]
-    return results
-
-
-def _run_process(parent: Interpreter, process: Process, func: Operation, args: list[Any],
-                 results: list[list[Any]], index: int, ctx: Context) -> None:
-    interpreter = Interpreter(parent.module, stdout=ctx.stdout, process=process,
-                              options=ctx.options)
-    interpreter.source = parent.source  # diagnostics quote the same file and lines
-    interpreter.stop = process.grid.stop
-    try:
-        results[index] = interpreter.call(func, args)
-    except _Abort:  # released (ProcessAborted) or stopped after another process failed
-        pass
-    except (Diagnostic, ShloError) as e:
-        process.grid.abort(process.id, e)
-    except RecursionError:
-        process.grid.abort(process.id, ShloError("program nests too deeply to interpret"))
-    except BaseException as e:  # noqa: BLE001 - reported by the parent, never a traceback
-        process.grid.abort(process.id, ShloError(
-            f"internal error in process {process.id}: {type(e).__name__}: {e}"))
-    finally:
-        process.grid.finish(process.id)
 
 
 # ---- interpreter.probe ----------------------------------------------------------------------

@@ -118,7 +118,7 @@ def _unary(name: str, math_fn: Kernel, np_fn: np.ufunc,
 
     apply.__name__ = np_fn.__name__
     apply.__doc__ = f"C library `{name}` elementwise (complex: numpy's `{np_fn.__name__}`)."
-    apply.ufunc = np_fn  # type: ignore[attr-defined]  (for `rounded`)
+    apply.ufunc = np_fn  # type: ignore[attr-defined]  # for `rounded`
     return apply
 
 
@@ -139,7 +139,7 @@ def _binary(name: str, math_fn: Kernel, np_fn: np.ufunc,
 
     apply.__name__ = np_fn.__name__
     apply.__doc__ = f"C library `{name}` elementwise (complex: numpy's `{np_fn.__name__}`)."
-    apply.ufunc = np_fn  # type: ignore[attr-defined]  (for `rounded`)
+    apply.ufunc = np_fn  # type: ignore[attr-defined]  # for `rounded`
     return apply
 
 

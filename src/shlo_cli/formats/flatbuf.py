@@ -28,7 +28,8 @@ class Buffer:
         size = struct.calcsize("<" + fmt)
         if pos < 0 or pos + size > len(self.data):
             raise FlatError(f"offset {pos} is outside the {len(self.data)}-byte buffer")
-        return struct.unpack_from("<" + fmt, self.data, pos)[0]
+        value: int = struct.unpack_from("<" + fmt, self.data, pos)[0]
+        return value
 
     def target(self, pos: int) -> int:
         """Where the uoffset stored at `pos` points."""

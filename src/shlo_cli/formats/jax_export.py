@@ -194,7 +194,7 @@ def _element_type(name: str | None) -> Type | None:
 def evaluate_dim(text: str, env: dict[str, int]) -> int | None:
     """The value of a dimension expression ("16", "b", "2*b + 1", "floordiv(b, 2)") with
     `env`'s symbols, or None when a symbol is unbound or the text is not understood."""
-    tokens = re.findall(r"\d+|[A-Za-z_]\w*|[-+*(),]", text)
+    tokens: list[str] = re.findall(r"\d+|[A-Za-z_]\w*|[-+*(),]", text)
     if "".join(tokens) != re.sub(r"\s+", "", text):
         return None
     pos = 0

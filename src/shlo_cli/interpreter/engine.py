@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..ir import registry
+from ..ir.context import Context
 from ..ir.core import Block, Module, Operation, Region, Value
 from ..ir.diagnostics import Diagnostic, EvaluationError, SourceFile
 
@@ -49,20 +50,6 @@ class _BlockPlan:
         self.terminator = terminator
 
 
-class Context:
-    """What kernels may need beyond their operands: the output stream, process identity,
-    and a lock so concurrent processes print whole tensors."""
-
-    print_lock = threading.Lock()
-
-    def __init__(self, interpreter: Interpreter, stdout: Any = None,
-                 process: Any = None, options: dict[str, Any] | None = None) -> None:
-        self.interpreter = interpreter
-        self.stdout = stdout
-        self.process = process
-        self.options = options or {}
-
-
 class Interpreter:
     """Runs functions of one module. One instance per process (thread) of a program."""
 
@@ -94,6 +81,14 @@ class Interpreter:
         if func is None or func.name != "func.func":
             raise EvaluationError(f"function '@{name}' not found")
         return func
+
+    def run_grid(self, programs: Sequence[Sequence[Operation]], inputs: Sequence[Any],
+                 infeed: Sequence[str] = ()) -> list[list[Any]]:
+        """`interpreter.run_parallel`: programs[r][p] as process (r, p), one thread each;
+        each process's results, row-major."""
+        from .parallel import run_grid_of  # parallel.py builds Interpreters: imported late
+
+        return run_grid_of(self, programs, inputs, infeed)
 
     def call(self, func: Operation, args: Sequence[Any]) -> list[Any]:
         """Run `func` with `args` in a fresh frame."""

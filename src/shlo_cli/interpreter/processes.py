@@ -14,24 +14,14 @@ import time
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
+from ..ir.context import ProcessGroup, ProcessId
 from .engine import EvaluationError, _Abort
 
 DEFAULT_TIMEOUT = 30.0
 
 
-class ProcessId(NamedTuple):
-    """(replica_id, partition_id); ordered row-major like the spec's process grid."""
-
-    replica_id: int
-    partition_id: int
-
-    def __str__(self) -> str:
-        return f"({self.replica_id}, {self.partition_id})"
-
-
-ProcessGroup = tuple[ProcessId, ...]
 
 
 class ProcessAborted(_Abort):
@@ -252,23 +242,3 @@ class ProcessGrid:
     def outfeed(self, values: Sequence[Any]) -> None:
         with self._cond:
             self.outfeed_queue.append(list(values))
-
-
-@dataclass
-class Process:
-    """What a kernel sees of its process: its id and the grid it belongs to."""
-
-    id: ProcessId
-    grid: ProcessGrid
-
-    @property
-    def replica_id(self) -> int:
-        return self.id.replica_id
-
-    @property
-    def partition_id(self) -> int:
-        return self.id.partition_id
-
-    def rendezvous(self, op_name: str, channel_id: int, group: ProcessGroup,
-                   operands: Sequence[Any]) -> dict[ProcessId, list[Any]]:
-        return self.grid.rendezvous(op_name, channel_id, group, self.id, operands)

@@ -18,6 +18,7 @@ from .types import (
     QuantizedType,
     TensorType,
     Type,
+    VectorType,
     element_type,
     numpy_dtype,
 )
@@ -302,7 +303,8 @@ class DenseElementsAttr(Attribute):
 
     HEX_THRESHOLD = 100
 
-    def __init__(self, type: TensorType, data: np.ndarray, splat: bool = False) -> None:
+    def __init__(self, type: TensorType | VectorType, data: np.ndarray,
+                 splat: bool = False) -> None:
         self.type = type
         self.data = data
         self.splat = splat

@@ -134,6 +134,12 @@ class Operation:
             found = self.attributes.get(name)
         return found
 
+    @property
+    def symbol_name(self) -> str:
+        """The `sym_name` of a symbol op (func.func, ...); "" for an op without one."""
+        found = self.attr("sym_name")
+        return "" if found is None else str(found.value)
+
     def set_attr(self, name: str, value: Attribute) -> None:
         if self.opdef is not None and name in self.opdef.properties:
             self.properties[name] = value

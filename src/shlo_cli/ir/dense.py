@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import re
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -19,7 +20,9 @@ from .types import (
     IndexType,
     IntegerType,
     QuantizedType,
+    TensorType,
     Type,
+    VectorType,
     element_type,
     numpy_dtype,
 )
@@ -42,7 +45,7 @@ def storage_type(t: Type) -> Type:
     return etype.storage if isinstance(etype, QuantizedType) else etype
 
 
-def parse_dense_literal(body: str, type: Type) -> tuple[np.ndarray, bool]:
+def parse_dense_literal(body: str, type: TensorType | VectorType) -> tuple[np.ndarray, bool]:
     """The elements of `dense<body> : type` and whether the literal is a splat."""
     etype = storage_type(type)
     try:
@@ -107,9 +110,9 @@ def _skeleton(shape: tuple[int, ...]) -> str:
     return "[" + ",".join([inner] * shape[0]) + "]"
 
 
-def _flatten(body: str) -> tuple[int, list, list[int] | None]:
+def _flatten(body: str) -> tuple[int, list[Any], list[int] | None]:
     """Flatten nested `[..]` into a list of element texts (complex as pairs) and its shape."""
-    items: list = []
+    items: list[Any] = []
     depth = 0
     counts: list[int] = []
     dims: list[int | None] = []
@@ -180,7 +183,7 @@ def _flatten(body: str) -> tuple[int, list, list[int] | None]:
     return n, items, [d or 0 for d in dims]
 
 
-def _convert(items: list, etype: Type, dtype: np.dtype) -> np.ndarray:
+def _convert(items: list[Any], etype: Type, dtype: np.dtype) -> np.ndarray:
     if isinstance(etype, ComplexType):
         inner = numpy_dtype(etype.element)
         flat = [_float_item(x, etype.element, inner) for pair in items for x in pair]
@@ -261,14 +264,14 @@ def round_to_dtype(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
     return out
 
 
-def _floats_with_bits(items: list, etype: FloatType, dtype: np.dtype) -> np.ndarray:
+def _floats_with_bits(items: list[Any], etype: FloatType, dtype: np.dtype) -> np.ndarray:
     out = np.zeros(len(items), dtype=dtype)
     for i, x in enumerate(items):
         out[i] = _float_item(x, etype, dtype)
     return out
 
 
-def _float_item(text: str, etype: Type, dtype: np.dtype):
+def _float_item(text: str, etype: Type, dtype: np.dtype) -> Any:
     if text.startswith("0x"):
         bits = int(text, 16)
         if bits >> (etype.width if isinstance(etype, FloatType) else dtype.itemsize * 8):
@@ -283,7 +286,8 @@ def _float_item(text: str, etype: Type, dtype: np.dtype):
         raise DenseLiteralError(f"expected floating point literal, got '{text}'", 0) from None
 
 
-def _parse_hex(text: str, etype: Type, dtype: np.dtype, shape: tuple[int, ...], count: int):
+def _parse_hex(text: str, etype: Type, dtype: np.dtype, shape: tuple[int, ...],
+               count: int) -> tuple[np.ndarray, bool]:
     if not (text.startswith('"0x') and text.endswith('"')):
         raise DenseLiteralError("expected string containing hex digits starting with `0x`", 0)
     try:
@@ -294,7 +298,8 @@ def _parse_hex(text: str, etype: Type, dtype: np.dtype, shape: tuple[int, ...], 
     return _from_raw(raw, etype, dtype, shape, count)
 
 
-def decode_raw_dense(raw: bytes, type: Type) -> tuple[np.ndarray, bool] | None:
+def decode_raw_dense(raw: bytes, type: TensorType | VectorType,
+                     ) -> tuple[np.ndarray, bool] | None:
     """The elements of a dense attribute from MLIR's raw storage bytes (bytecode blobs and
     hex literals): one element for a splat, else every element; None if the size fits
     neither."""
@@ -315,7 +320,8 @@ def decode_raw_dense(raw: bytes, type: Type) -> tuple[np.ndarray, bool] | None:
         return None
 
 
-def _from_raw(raw: bytes, etype: Type, dtype: np.dtype, shape: tuple[int, ...], count: int):
+def _from_raw(raw: bytes, etype: Type, dtype: np.dtype, shape: tuple[int, ...],
+              count: int) -> tuple[np.ndarray, bool]:
     itemsize = dtype.itemsize
     if isinstance(etype, IntegerType) and etype.width == 1:
         return _parse_hex_bools(raw, shape, count)

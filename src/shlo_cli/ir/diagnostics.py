@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import sys
 from dataclasses import dataclass, field
+from typing import TextIO
 
 
 @dataclass
@@ -88,7 +89,7 @@ class Diagnostic(Exception):
         return "\n".join(out)
 
 
-def report(diag: Diagnostic, stream=None) -> None:
+def report(diag: Diagnostic, stream: TextIO | None = None) -> None:
     stream = stream or sys.stderr
     stream.write(diag.render() + "\n")
     stream.flush()

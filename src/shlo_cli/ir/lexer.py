@@ -58,6 +58,7 @@ class Token:
 def lex_at(src: str, pos: int) -> Token:
     """The token starting at or after `pos` (whitespace and `//` comments skipped)."""
     m = _match(src, pos)
+    assert m is not None  # every part of the pattern is optional: it always matches
     group = m.lastindex
     end = m.end()
     if group is None:

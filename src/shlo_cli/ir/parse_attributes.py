@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -43,6 +43,7 @@ from .lexer import (
     lex_at,
     unescape_string,
 )
+from .parse_host import ParserHost
 from .parse_types import (
     _CACHE_LIMIT,
     _dialect_hook,
@@ -69,7 +70,7 @@ DIALECT_ATTR_HOOKS: dict[str, Callable[[Parser, Token], Attribute]] = {}
 
 # Dialect attributes with their own grammar: (dialect, name) -> fn(parser, body, body offset),
 # registered by the op modules that own them (e.g. `#stablehlo.conv<...>`).
-DIALECT_ATTR_PARSERS: dict[tuple[str, str], Any] = {}
+DIALECT_ATTR_PARSERS: dict[tuple[str, str], Callable[[Parser, str, int], Attribute]] = {}
 
 # Structs upstream prints in a fixed field order, leaving out empty lists and zero integers.
 STRUCT_FIELD_ORDER: dict[str, tuple[str, ...]] = {
@@ -87,7 +88,7 @@ if TYPE_CHECKING:
     from .parser import Parser
 
 
-class AttributeParsing:
+class AttributeParsing(ParserHost):
     """Mixin: `parse_attribute`, attribute dictionaries (needs `Parser`'s token helpers and
     `parse_type`)."""
 
@@ -364,7 +365,7 @@ class AttributeParsing:
             return self.attr_aliases[text]
         hook = _dialect_hook(DIALECT_ATTR_HOOKS, text[1:].split(".", 1)[0])
         if hook is not None:
-            return hook(self, tok)
+            return hook(cast("Parser", self), tok)  # the mixin only lives in Parser
         if not self.at("<"):
             if "." in text:
                 return DialectAttr(text[1:].split(".", 1)[0], text[1:].split(".", 1)[1], "")
@@ -376,12 +377,12 @@ class AttributeParsing:
         dialect, _, name = text[1:].partition(".")
         if dialect == "stablehlo" and name in ("bounds", "type_extensions"):
             return self._bounds_attr(name, body, body_start)
-        hook = DIALECT_ATTR_PARSERS.get((dialect, name))
-        if hook is not None:
-            return hook(self, body, body_start)
+        parse_body = DIALECT_ATTR_PARSERS.get((dialect, name))
+        if parse_body is not None:
+            return parse_body(cast("Parser", self), body, body_start)
         fields = None
         if name and dialect in ("stablehlo", "chlo", "mhlo"):
-            fields = _parse_struct_fields(self, body, body_start)
+            fields = _parse_struct_fields(cast("Parser", self), body, body_start)
         if fields is not None:
             shown = _canonical_fields(name, fields)
             body = ", ".join(f"{k} = {_format_field(v)}" for k, v in shown)

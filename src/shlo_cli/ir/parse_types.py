@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeVar, cast
 
 import ml_dtypes
 import numpy as np
@@ -23,6 +23,7 @@ from .lexer import (
     Token,
     lex_at,
 )
+from .parse_host import ParserHost
 from .types import (
     DYNAMIC,
     ComplexType,
@@ -86,8 +87,10 @@ MAX_INT_WIDTH = 16777215  # IntegerType::kMaxWidth
 # through register_dialect_types / register_dialect_attributes.
 DIALECT_TYPE_HOOKS: dict[str, Callable[[Parser, Token], Type]] = {}
 
+_Hook = TypeVar("_Hook")
 
-class TypeParsing:
+
+class TypeParsing(ParserHost):
     """Mixin: `parse_type` and friends (needs `Parser`'s token and error helpers)."""
 
     def parse_type(self) -> Type:
@@ -210,6 +213,7 @@ class TypeParsing:
     def _parse_dims(self) -> list[int]:
         """Character-level `2x?x3x` before an element type; leaves the token after it."""
         m = _DIMS.match(self.src, self.tok.start)
+        assert m is not None  # the pattern matches the empty string
         dims = []
         text = m.group(1)
         if text:
@@ -252,7 +256,7 @@ class TypeParsing:
             return self.type_aliases[text]
         hook = _dialect_hook(DIALECT_TYPE_HOOKS, text[1:].split(".", 1)[0])
         if hook is not None:
-            return hook(self, tok)
+            return hook(cast("Parser", self), tok)  # the mixin only lives in Parser
         if text == "!stablehlo.token":
             return TokenType()
         if text == "!quant.uniform":
@@ -380,7 +384,7 @@ def scalar_type(name: str) -> Type | None:
     return None
 
 
-def _check_bounds(parser: Parser, shape: list[int], encoding: Attribute | None,
+def _check_bounds(parser: ParserHost, shape: list[int], encoding: Attribute | None,
                   tok: Token) -> None:
     """StableHLO's encoding verifier, which MLIR runs while building the tensor type."""
     if not (isinstance(encoding, DialectAttr) and encoding.dialect == "stablehlo"
@@ -401,7 +405,7 @@ def register_dialect_types(dialect: str, fn: Callable[[Parser, Token], Type]) ->
     DIALECT_TYPE_HOOKS[dialect] = fn
 
 
-def _dialect_hook(table: dict[str, Any], dialect: str) -> Any:
+def _dialect_hook(table: dict[str, _Hook], dialect: str) -> _Hook | None:
     if not table.get(dialect) and registry.is_known_dialect(dialect):
         registry.ensure_loaded()  # dialect modules register their hooks when loaded
     return table.get(dialect)
@@ -411,13 +415,13 @@ def _normalize_space(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip() if ("\n" in text or "  " in text) else text
 
 
-def _check_scale_range(parser: Parser, expressed: Type, scale: float, offset: int) -> None:
+def _check_scale_range(parser: ParserHost, expressed: Type, scale: float, offset: int) -> None:
     """The quant dialect's `scale out of expressed type range`: a scale must lie between the
     expressed float type's smallest subnormal and its largest finite value."""
     if not isinstance(expressed, FloatType):
         return
     try:
-        info = ml_dtypes.finfo(numpy_dtype(expressed))
+        info = ml_dtypes.finfo(numpy_dtype(expressed))  # type: ignore[no-untyped-call]
     except (UnsupportedTypeError, ValueError):
         return
     low, high = float(info.smallest_subnormal), float(info.max)

@@ -82,6 +82,7 @@ class Parser(TypeParsing, AttributeParsing):
         self.scopes: list[tuple[dict[str, Value], bool]] = []
         self.block_scopes: list[dict[str, Block]] = []
         self.forward_refs: dict[int, tuple[str, Token]] = {}
+        self.forward_users: dict[int, list[Operation]] = {}  # ops using each forward ref
         self.block_uses: dict[int, Token] = {}
         self.default_dialects: list[str] = []
         self._peeked: Token | None = None
@@ -293,11 +294,12 @@ class Parser(TypeParsing, AttributeParsing):
     def _resolve_forward(self, placeholder: Value, value: Value, name: str,
                          tok: Token | None) -> None:
         del self.forward_refs[id(placeholder)]
+        users = self.forward_users.pop(id(placeholder), [])
         if placeholder.type is not None and placeholder.type != value.type:
             raise self.error(
                 f"definition of SSA value '{name}#0' has type {value.type}", tok)
-        # Rewire uses of the placeholder (uses are recorded on the placeholder's owner list).
-        for op in placeholder.owner or []:
+        # Rewire the recorded uses of the placeholder.
+        for op in users:
             op.operands = [value if v is placeholder else v for v in op.operands]
 
     def lookup_value(self, name: str, tok: Token) -> Value:
@@ -321,7 +323,7 @@ class Parser(TypeParsing, AttributeParsing):
             if isolated:
                 break
         # A forward reference: resolved when the name is defined later in this scope.
-        placeholder = Value(None, [], 0, name)  # type: ignore[arg-type]
+        placeholder = Value(None, None, 0, name)  # type: ignore[arg-type]  # typed when defined
         self.scopes[-1][0][name] = placeholder
         self.forward_refs[id(placeholder)] = (name, tok)
         return placeholder
@@ -336,7 +338,7 @@ class Parser(TypeParsing, AttributeParsing):
         if self.forward_refs:
             for v in op.operands:
                 if id(v) in self.forward_refs:
-                    v.owner.append(op)  # type: ignore[union-attr]
+                    self.forward_users.setdefault(id(v), []).append(op)
 
     def parse_operand(self) -> Value:
         tok = self.tok

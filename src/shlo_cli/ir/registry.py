@@ -25,6 +25,10 @@ if TYPE_CHECKING:
     from ..ir.core import Operation
 
 
+# An op's SSA name hint: one base name for all results, or one per result group (`%a:2, %b`).
+AsmResultName = Callable[["Operation"], "str | list[str] | None"]
+
+
 class Syntax(Protocol):
     """Parses and prints an op's custom assembly (the part after `%r = name`)."""
 
@@ -43,9 +47,13 @@ class OpDef:
     evaluate: Callable[..., Any] | None = None
     isolated: bool = False
     terminator: bool = False
-    asm_result_name: Callable[[Operation], str | None] | None = None
+    asm_result_name: AsmResultName | None = None
     required: tuple[str, ...] = ()  # attributes ODS requires (`requires attribute 'x'`)
     evaluate_params: tuple[str, ...] = field(default=(), init=False)
+    # Rewrites, declared beside the op with `@folder(name)` / `@canonicalization(name)` and
+    # applied by the pattern driver in passes/rewrite.py (see `Folder` and `Canonicalization`).
+    fold: Folder | None = field(default=None, init=False)
+    canonicalizations: list[Canonicalization] = field(default_factory=list, init=False)
 
     def __post_init__(self) -> None:
         self.set_evaluator(self.evaluate)
@@ -60,6 +68,19 @@ class OpDef:
             p.name for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY
         )
 
+
+# `fold(op, constants)` gets the op and, per operand, the attribute of a constant operand (else
+# None). It returns None when it cannot fold; else the replacement of each result (a list, or
+# one item for a single result): an existing Value, or an Attribute to materialize as a
+# constant. Returning the op's own result means "modified in place" (MLIR's convention).
+Folder = Callable[["Operation", list[Any]], Any]
+# `pattern(op, rewriter) -> bool`: rewrite `op` through the driver's rewriter (passes/rewrite)
+# and say whether anything changed. The function's name is the pattern's name for
+# `--canonicalize='disable-patterns=...'`.
+Canonicalization = Callable[["Operation", Any], bool]
+# `materialize(attr, type, location)`: a dialect's constant op holding `attr`, or None.
+ConstantMaterializer = Callable[[Any, Any, Any], "Operation | None"]
+CONSTANT_MATERIALIZERS: dict[str, ConstantMaterializer] = {}
 
 _REGISTRY: dict[str, OpDef] = {}
 _DIALECTS: set[str] = {"builtin", "func", "stablehlo", "chlo", "check", "interpreter", "arith",
@@ -79,7 +100,7 @@ def register(opdef: OpDef) -> OpDef:
 def define_op(name: str, *, syntax: Syntax | None = None, properties: tuple[str, ...] = (),
               regions: tuple[str, ...] = (), verify: Callable[[Operation], None] | None = None,
               isolated: bool = False, terminator: bool = False,
-              asm_result_name: Callable[[Operation], str | None] | None = None,
+              asm_result_name: AsmResultName | None = None,
               required: tuple[str, ...] = (),
               ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator: declare op `name` with the decorated function as its evaluator."""
@@ -95,10 +116,42 @@ def define_op(name: str, *, syntax: Syntax | None = None, properties: tuple[str,
 def declare_op(name: str, *, syntax: Syntax | None = None, properties: tuple[str, ...] = (),
                regions: tuple[str, ...] = (), verify: Callable[[Operation], None] | None = None,
                isolated: bool = False, terminator: bool = False,
-               asm_result_name: Callable[[Operation], str | None] | None = None) -> OpDef:
+               asm_result_name: AsmResultName | None = None) -> OpDef:
     """Declare an op with no evaluator (structural ops the engine handles itself)."""
     return register(OpDef(name, syntax, frozenset(properties), regions, verify, None, isolated,
                           terminator, asm_result_name))
+
+
+def folder(name: str) -> Callable[[Folder], Folder]:
+    """Decorator: the folder of op `name`, declared right after the op itself."""
+
+    def wrap(fn: Folder) -> Folder:
+        _REGISTRY[name].fold = fn
+        return fn
+
+    return wrap
+
+
+def canonicalization(*names: str) -> Callable[[Canonicalization], Canonicalization]:
+    """Decorator: a canonicalization pattern of ops `names`, declared beside them."""
+
+    def wrap(fn: Canonicalization) -> Canonicalization:
+        for name in names:
+            _REGISTRY[name].canonicalizations.append(fn)
+        return fn
+
+    return wrap
+
+
+def constant_materializer(dialect: str) -> Callable[[ConstantMaterializer],
+                                                    ConstantMaterializer]:
+    """Decorator: how `dialect` turns a folded attribute into a constant op."""
+
+    def wrap(fn: ConstantMaterializer) -> ConstantMaterializer:
+        CONSTANT_MATERIALIZERS[dialect] = fn
+        return fn
+
+    return wrap
 
 
 def lookup(name: str) -> OpDef | None:

@@ -235,11 +235,11 @@ _FLOAT_DTYPES: dict[str, np.dtype] = {
     "f8E8M0FNU": np.dtype(ml_dtypes.float8_e8m0fnu),
 }
 
-_SIGNED_INT_DTYPES = {
+_SIGNED_INT_DTYPES: dict[int, np.dtype] = {
     2: np.dtype(ml_dtypes.int2), 4: np.dtype(ml_dtypes.int4), 8: np.dtype(np.int8),
     16: np.dtype(np.int16), 32: np.dtype(np.int32), 64: np.dtype(np.int64),
 }
-_UNSIGNED_INT_DTYPES = {
+_UNSIGNED_INT_DTYPES: dict[int, np.dtype] = {
     1: np.dtype(np.bool_), 2: np.dtype(ml_dtypes.uint2), 4: np.dtype(ml_dtypes.uint4),
     8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32),
     64: np.dtype(np.uint64),

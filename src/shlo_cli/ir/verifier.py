@@ -197,12 +197,13 @@ def operand_arity(opdef: OpDef) -> tuple[int, int | None]:
     if cached is not None:
         return cached
     required, maximum = 0, 0
-    variadic = opdef.evaluate is None
-    if not variadic:
+    evaluate = opdef.evaluate
+    variadic = evaluate is None
+    if evaluate is not None:
+        params: list[inspect.Parameter] = []
         try:
-            params = inspect.signature(opdef.evaluate).parameters.values()
+            params = list(inspect.signature(evaluate).parameters.values())
         except (TypeError, ValueError):
-            params = []
             variadic = True
         for p in params:
             if p.kind is inspect.Parameter.VAR_POSITIONAL:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..ir.core import Module
-from ..ir.diagnostics import Diagnostic
+from ..ir.diagnostics import Diagnostic, ShloError
 
 
 class PassOptionError(ValueError):
@@ -108,7 +108,15 @@ def run_passes(module: Module, requests: list[PassRequest],
         pass_ = PASSES[name]
         planned.append((pass_, pass_.parse_options(text) if pass_.options else {}))
     for pass_, options in planned:
-        pass_.run(module, **options)
+        try:
+            pass_.run(module, **options)
+        except (Diagnostic, ShloError, KeyboardInterrupt, MemoryError):
+            raise
+        except Exception as e:  # noqa: BLE001 - a pass bug must not become a traceback
+            loc = module.op.location
+            raise Diagnostic(f"pass '{pass_.name}' cannot handle this program "
+                             f"({type(e).__name__}: {e}); please report it",
+                             line=loc.line or 1, col=loc.col or 1) from e
         if verify is not None:
             verify(module)
 

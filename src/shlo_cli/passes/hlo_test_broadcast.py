@@ -13,6 +13,7 @@ itself does not fail, as upstream's pattern just does not apply.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 from ..ir import registry
 from ..ir.attributes import BoolAttr, DenseArrayAttr, DialectAttr, IntegerAttr, StringAttr
@@ -192,7 +193,7 @@ def _broadcast(op: Operation, value: Value, shape: list[Dim],
         if have.source is None and want.source is not None:
             size = _create(op, built, "stablehlo.get_dimension_size", [want.source],
                            TensorType((), I32), {"dimension": IntegerAttr(want.source_dim, I64)})
-            result_type = _with_dynamic(result.type, i, want.size)
+            result_type = _with_dynamic(cast(TensorType, result.type), i, want.size)
             result = _create(op, built, "stablehlo.set_dimension_size", [result, size],
                              result_type, {"dimension": IntegerAttr(i, I64)})
     return result

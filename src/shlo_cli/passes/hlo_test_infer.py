@@ -174,6 +174,6 @@ def _broadcast_shapes(op: Operation, built: list[Operation], values: list[Value]
     shapes = [_shape_of(op, built, v) for v in values]
     if len(shapes) == 1:
         return shapes[0]
-    ranks = [s.type.shape[0] for s in shapes]  # type: ignore[union-attr]
+    ranks = [s.type.shape[0] if isinstance(s.type, TensorType) else DYNAMIC for s in shapes]
     rank = DYNAMIC if DYNAMIC in ranks else max(ranks)
     return _create(op, built, "shape.broadcast", shapes, TensorType((rank,), IndexType()))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..dialects.stablehlo.elementwise_verify import bounds_attr, bounds_of, most_specific
+from ..ir.attributes import DialectAttr
 from ..ir.core import Operation
 from ..ir.types import (
     BOOL,
@@ -20,7 +21,7 @@ from ..ir.types import (
     TokenType,
     Type,
 )
-from .speculatability import is_constant
+from .speculatability import as_struct, is_constant
 
 Rule = Callable[[Operation], "list[Type] | None"]
 
@@ -124,7 +125,9 @@ def _set_dimension_size(op: Operation) -> list[Type] | None:
     shape, bounds = list(t.shape), bounds_of(t)
     size = op.operands[1]
     if is_constant(size):
-        value = size.owner.attr("value")  # type: ignore[union-attr]
+        value = size.owner.attr("value") if isinstance(size.owner, Operation) else None
+        if value is None:
+            return None
         shape[dim], bounds[dim] = int(value.value.reshape(-1)[0]), None
     else:
         if shape[dim] != DYNAMIC:
@@ -146,12 +149,12 @@ def _all_to_all(op: Operation) -> list[Type] | None:
         shape, bounds = list(t.shape), bounds_of(t)
         if shape[split] != DYNAMIC:
             shape[split] //= count
-        elif bounds[split] is not None:
-            bounds[split] = bounds[split] // count
+        elif (split_bound := bounds[split]) is not None:
+            bounds[split] = split_bound // count
         if shape[concat] != DYNAMIC:
             shape[concat] *= count
-        elif bounds[concat] is not None:
-            bounds[concat] = bounds[concat] * count
+        elif (concat_bound := bounds[concat]) is not None:
+            bounds[concat] = concat_bound * count
         results.append(TensorType(tuple(shape), t.element, bounds_attr(bounds)))
     return results
 
@@ -180,7 +183,7 @@ def _concatenate(op: Operation) -> list[Type] | None:
     return [TensorType(tuple(shape), ranked[0].element, bounds_attr(bounds))]
 
 
-def _drop_bound(t: TensorType, dim: int) -> object:
+def _drop_bound(t: TensorType, dim: int) -> DialectAttr | None:
     bounds = bounds_of(t)
     bounds[dim] = None
     return bounds_attr(bounds)
@@ -200,8 +203,8 @@ def _pad(op: Operation) -> list[Type] | None:
     for i, size in enumerate(t.shape):
         if size != DYNAMIC:
             shape[i] = padded(size, i)
-        elif bounds[i] is not None:
-            bounds[i] = padded(bounds[i], i)
+        elif (bound := bounds[i]) is not None:
+            bounds[i] = padded(bound, i)
     return [TensorType(tuple(shape), t.element, bounds_attr(bounds))]
 
 
@@ -299,7 +302,7 @@ def _gather(op: Operation) -> list[Type] | None:
     """Offset dims take the kept slice sizes; the others the start indices' batch dims
     (index_vector_dim left out), with their bounds."""
     operand, indices = _tensor(op.operands[0].type), _tensor(op.operands[1].type)
-    dims = op.attr("dimension_numbers")
+    dims = as_struct(op.attr("dimension_numbers"))
     sizes = _ints(op, "slice_sizes")
     if operand is None or indices is None or dims is None or len(sizes) != len(operand.shape):
         return None
@@ -361,8 +364,8 @@ def _reduce_window(op: Operation) -> list[Type] | None:
                       pads[2 * i + 1])
             if size != DYNAMIC:
                 shape[i] = _window_output(size, *params)
-            elif bounds[i] is not None:
-                bounds[i] = _window_output(bounds[i], *params)
+            elif (bound := bounds[i]) is not None:
+                bounds[i] = _window_output(bound, *params)
         results.append(TensorType(tuple(shape), elements[k], bounds_attr(bounds)))
     return results
 
@@ -377,10 +380,7 @@ for _name in ("cbrt", "ceil", "count_leading_zeros", "cosine", "exponential",
               "cross-replica-sum"):
     RULES["stablehlo." + _name] = _compatible
 RULES.update({f"stablehlo.{name}": rule for name, rule in {
-    "abs": _abs, "real": lambda op: [_with_element(op.operands[0].type,
-                                                   _real(op.operands[0].type.element))],
-    "imag": lambda op: [_with_element(op.operands[0].type,
-                                      _real(op.operands[0].type.element))],
+    "abs": _abs, "real": _abs, "imag": _abs,
     "is_finite": _is_finite, "compare": _compare, "complex": _complex, "select": _select,
     "clamp": lambda op: [op.operands[1].type],
     "create_token": _token, "after_all": _token, "outfeed": _token, "send": _token,

@@ -34,6 +34,7 @@ from ..ir.types import (
     UnrankedTensorType,
 )
 from .infer_stablehlo_types import RULES as STABLEHLO_RULES
+from .speculatability import as_struct
 
 # What a rule raises on an op its verifier would reject (the rule then gives no answer).
 RULE_ERRORS = (AttributeError, IndexError, TypeError, ValueError, StopIteration,
@@ -124,7 +125,7 @@ def _bounded_broadcast(types: Sequence[TensorType], element: Type) -> Type:
     dims: list[tuple[int, bool]] = []  # (size or bound, bounded)
     first = True
     for t in types:
-        mine = [(b, True) if s == DYNAMIC else (s, False)
+        mine = [(b if b is not None else DYNAMIC, True) if s == DYNAMIC else (s, False)
                 for s, b in zip(t.shape, _bounds(t), strict=True)]
         if first:
             dims, first = mine, False
@@ -160,11 +161,12 @@ def numpy_broadcast_type(values: Sequence[Value], element: Type) -> Type:
     ranked = [t for t in types if isinstance(t, TensorType)]
     if all(_static_or_bounded(t) for t in ranked):
         return _bounded_broadcast(ranked, element)
-    shape: list[int] | None = list(ranked[0].shape)
+    shape: list[int] = list(ranked[0].shape)
     for t in ranked:
-        shape = broadcast_extents(shape, t.shape) if shape is not None else None
-        if shape is None:
+        merged = broadcast_extents(shape, t.shape)
+        if merged is None:
             return UnrankedTensorType(element)
+        shape = merged
     return TensorType(tuple(shape), element)
 
 
@@ -218,10 +220,10 @@ def _infer_chlo(op: Operation) -> list[Type] | None:
         return [value.type] if value is not None and hasattr(value, "type") else None
     if name == "chlo.constant_like":
         value = op.attr("value")
-        element = getattr(value, "type", None)
-        if element is None:
+        value_type = getattr(value, "type", None)
+        if value_type is None:
             return None
-        return [_same_shape(op.operands[0].type, element)]
+        return [_same_shape(op.operands[0].type, value_type)]
     return None
 
 
@@ -285,7 +287,7 @@ def _dot_components(op: Operation) -> Type | None:
     if op.name == "stablehlo.dot":
         lb, rb, lc, rc = [], [], [len(lhs.shape) - 1], [0]
     else:
-        dims = op.attr("dot_dimension_numbers")
+        dims = as_struct(op.attr("dot_dimension_numbers"))
         if dims is None:
             return None
 

@@ -13,6 +13,7 @@ from ..ir import registry
 from ..ir.attributes import IntegerAttr
 from ..ir.core import Block, Operation, Value
 from ..ir.types import BOOL, DYNAMIC, I64, IndexType, TensorType, Type
+from .speculatability import as_struct
 
 INDEX = IndexType()
 
@@ -139,7 +140,7 @@ def _reduce(b: IndexBuilder, op: Operation) -> list[Value] | None:
 
 def _gather(b: IndexBuilder, op: Operation) -> list[Value] | None:
     operand, indices = op.operands[0], op.operands[1]
-    dims = op.attr("dimension_numbers")
+    dims = as_struct(op.attr("dimension_numbers"))
     sizes = _ints(op, "slice_sizes")
     if dims is None or _rank(operand) is None or _rank(indices) is None:
         return None
@@ -200,7 +201,7 @@ def _real_dynamic_slice(b: IndexBuilder, op: Operation) -> list[Value] | None:
 
 def _dot_general(b: IndexBuilder, op: Operation) -> list[Value] | None:
     lhs, rhs = op.operands[0], op.operands[1]
-    dims = op.attr("dot_dimension_numbers")
+    dims = as_struct(op.attr("dot_dimension_numbers"))
     if dims is None or _rank(lhs) is None or _rank(rhs) is None:
         return None
     lb = [int(d) for d in dims.get("lhs_batching_dimensions") or []]

@@ -11,7 +11,8 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Sequence
 
-from ..dialects.stablehlo.dot_conv import decode_conv_dims
+from ..dialects.stablehlo.convolution import decode_conv_dims
+from ..ir.attributes import DialectAttr
 from ..ir.core import Operation, Value
 from ..ir.types import DYNAMIC, TensorType, Type
 
@@ -25,6 +26,11 @@ class Speculatability(enum.Enum):
 NOT, YES, RECURSIVE = Speculatability.NOT, Speculatability.SPECULATABLE, Speculatability.RECURSIVE
 
 CONSTANT_OPS = frozenset({"stablehlo.constant", "arith.constant", "chlo.constant"})
+
+
+def as_struct(attr: object) -> DialectAttr | None:
+    """A `#stablehlo.dot<...>`-style attribute with fields, else None."""
+    return attr if isinstance(attr, DialectAttr) else None
 
 
 def _shape(t: Type) -> tuple[int, ...] | None:
@@ -136,7 +142,7 @@ def _all_to_all(op: Operation) -> Speculatability:
 def _dot_general(op: Operation) -> Speculatability:
     # Batching and contracting dimensions must be static (they could disagree at runtime);
     # the other dimensions follow "static in output needs static in input".
-    dims = op.attr("dot_dimension_numbers")
+    dims = as_struct(op.attr("dot_dimension_numbers"))
     lhs, rhs = op.operands[0].type, op.operands[1].type
     result = op.results[0].type
 

@@ -15,9 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from ...interpreter.engine import Context
-from ...interpreter.processes import Process, ProcessGroup
 from ...ir.attributes import DialectAttr
+from ...ir.context import Context, Process, ProcessGroup
 from ...ir.core import Operation, Region
 from ...ir.diagnostics import EvaluationError
 from ...ir.types import TensorType, element_type, numpy_dtype

@@ -13,7 +13,7 @@ from ...ir.printer import Printer
 from ...ir.types import IntegerType, QuantizedType, TensorType, element_type
 from ...ir.verifier import inferred_type_mismatch, op_error
 from ..asm import Format
-from ..registry import OpDef, define_op
+from ..registry import OpDef, constant_materializer, define_op, lookup
 from ..syntax import Custom
 from .conversions import convert_array, result_dtype
 from .data_movement import constant_ints, verify_output_shape
@@ -99,6 +99,16 @@ def constant(*, value: Any) -> np.ndarray:
     if value.flags.writeable:
         value.flags.writeable = False
     return value
+
+
+@constant_materializer("stablehlo")
+def materialize_constant(value: Attribute, type: Any, location: Location) -> Operation | None:
+    """A folded tensor value as a `stablehlo.constant` (upstream's materializeConstant takes
+    elements attributes only)."""
+    if not isinstance(value, DenseElementsAttr) or not isinstance(type, TensorType):
+        return None
+    return Operation("stablehlo.constant", [], [type], {"value": value}, location=location,
+                     opdef=lookup("stablehlo.constant"))
 
 
 @define_op("stablehlo.iota",

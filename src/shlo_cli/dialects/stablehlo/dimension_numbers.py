@@ -2,7 +2,8 @@
 
 `#stablehlo.dot<...>`, `#stablehlo.gather<...>` and `#stablehlo.scatter<...>` share it
 (hlo::parseStruct): entries in any order, each at most once, an optional trailing comma, and
-every failure followed by the note `failed parsing <name> dimension numbers`.
+every failure followed by the note `failed parsing <name> dimension numbers`. Plain `[1, 2]`
+dimension lists (parse_dim_list) are read here too.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from typing import Any
 
 from ...ir.diagnostics import Diagnostic
 from ...ir.lexer import BARE, lex_at
-from .reductions import parse_dim_list
 
 
 def parse_dimension_struct(p: Any, name: str, keywords: Sequence[str], body: str, offset: int,
@@ -53,3 +53,16 @@ def _parse_entries(p: Any, keywords: Sequence[str], end: int,
         if not progressed:
             raise p.error("expected one of: " + ", ".join(f"`{k}`" for k in keywords))
     return fields
+
+
+def parse_dim_list(p: Any) -> list[int]:
+    """`[1, 2]` (possibly empty)."""
+    p.expect("[")
+    values: list[int] = []
+    if not p.at("]"):
+        values.append(p.parse_integer())
+        while p.accept(","):
+            values.append(p.parse_integer())
+    p.expect("]")
+    return values
+

@@ -2,7 +2,7 @@
 shape is an operand), and run-time specialisation of `?` result dimensions.
 
 Both ops take their sizes from run-time values, so a result type with `?` dimensions is
-resolved here; the convolution itself is dot_conv's kernel. A binding hook does the same for
+resolved here; the convolution itself is convolution.py's kernel. A binding hook does the same for
 `convolution` and `reduce_window` results declared with `?` dimensions (programs exported
 with shape polymorphism), whose kernels otherwise read the result shape from the type.
 """
@@ -23,7 +23,7 @@ from ...ir.types import DYNAMIC, QuantizedType, TensorType, Type
 from ..asm import Format
 from ..registry import define_op
 from .constants import iota, verify_dynamic_iota_op
-from .dot_conv import convolution, decode_conv_dims
+from .convolution import convolution, decode_conv_dims
 from .elementwise_verify import error
 from .quantization_verify import check_convolution_quantization
 

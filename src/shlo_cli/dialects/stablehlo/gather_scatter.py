@@ -42,7 +42,7 @@ from ...ir.verifier import inference_error, inferred_type_mismatch
 from ..registry import define_op
 from .data_movement import compatible_dim, constant_ints, op_error, result_array
 from .dimension_numbers import parse_dimension_struct
-from .reductions import is_promotable, verify_reducer_arity
+from .reducer import is_promotable, verify_reducer_arity
 
 Fail = Callable[[str], Diagnostic]  # makes the diagnostic for a failed check
 

@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from ...interpreter.engine import Context
 from ...ir.attributes import IntegerAttr, StringAttr
+from ...ir.context import Context
 from ...ir.core import Operation
 from ...ir.diagnostics import Diagnostic, EvaluationError, SourceFile
 from ...ir.types import OpaqueType, Type, element_type, numpy_dtype

@@ -324,7 +324,7 @@ def _out_scales(rhs_q: QuantizedType, result_q: QuantizedType | None, rank: int,
 def _output_feature_axis(op: Operation, rank: int) -> int:
     """The result axis carrying rhs's quantized dimension (the output feature)."""
     if op.name in ("stablehlo.convolution", "stablehlo.dynamic_conv"):
-        from .dot_conv import decode_conv_dims
+        from .convolution import decode_conv_dims
 
         return decode_conv_dims(op.attr("dimension_numbers")).output_feature
     return rank - 1

@@ -19,8 +19,8 @@ from ...ir.core import Operation, Region
 from ...ir.diagnostics import Diagnostic, EvaluationError
 from ...ir.types import IntegerType, TensorType
 from ..registry import define_op
-from .reductions import cached_analysis
-from .reductions import contiguous as _contiguous
+from .reducer import cached_analysis
+from .reducer import contiguous as _contiguous
 from .sort_keys import comparator_key, key_comparator
 
 _RETURNS = frozenset({"stablehlo.return", "func.return"})

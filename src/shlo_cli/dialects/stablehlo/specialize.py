@@ -153,7 +153,7 @@ def _float_minimum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kernel | None:
-    """dot_conv.dot_general_arrays + gemm.float_matmul with the permutations and shapes
+    """dot_general.dot_general_arrays + gemm.float_matmul with the permutations and shapes
     worked out once. The operands reach BLAS in the same layout, so the results are the
     general path's bit for bit."""
     lhs_t, rhs_t, res_t = op.operand_types[0], op.operand_types[1], op.result_types[0]

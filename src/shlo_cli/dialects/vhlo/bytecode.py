@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import math
 import struct
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ...ir.attributes import Attribute, DenseElementsAttr
+from ...ir.codec import AttrTypeReader, AttrTypeWriter, bits_to_float, float_to_bits
 from ...ir.dense import decode_raw_dense, encode_raw_dense
 from ...ir.types import DYNAMIC, FLOAT_WIDTHS, FloatType, IndexType, IntegerType, TensorType, Type
 from .attributes import (
@@ -94,9 +95,6 @@ from .types import (
     is_vhlo,
 )
 
-if TYPE_CHECKING:
-    from ...formats.bytecode.hooks import AttrTypeReader, AttrTypeWriter
-
 # ---- frozen code tables ----------------------------------------------------------------
 
 # Attribute codes; 0 (ArgResultAliasV1Attr) is retired.
@@ -168,8 +166,6 @@ def _float_width(vhlo_type: Type) -> int | None:
 
 def _float_bits(value: float, vhlo_type: Type) -> int | None:
     """The value's bits in the VHLO float type's semantics."""
-    from ...formats.bytecode.builtin import float_to_bits
-
     if isinstance(vhlo_type, FloatTF32V1Type):  # tf32 is f32 with 13 fewer mantissa bits
         return struct.unpack("<I", struct.pack("<f", value))[0] >> 13
     builtin = vhlo_type.builtin if isinstance(vhlo_type, SimpleVhloType) else None
@@ -179,8 +175,6 @@ def _float_bits(value: float, vhlo_type: Type) -> int | None:
 
 
 def _bits_float(bits: int, vhlo_type: Type) -> float:
-    from ...formats.bytecode.builtin import bits_to_float
-
     if isinstance(vhlo_type, FloatTF32V1Type):
         return struct.unpack("<f", struct.pack("<I", bits << 13))[0]
     return bits_to_float(bits, vhlo_type.builtin)  # type: ignore[attr-defined]

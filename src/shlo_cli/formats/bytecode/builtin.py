@@ -7,6 +7,8 @@ memrefs, ...) is written as text, exactly as upstream falls back for it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ...ir.attributes import (
@@ -24,6 +26,7 @@ from ...ir.attributes import (
     TypeAttr,
     UnitAttr,
 )
+from ...ir.codec import AttrTypeReader, AttrTypeWriter, bits_to_float, float_to_bits
 from ...ir.dense import decode_raw_dense, encode_raw_dense
 from ...ir.locations import CallSiteLoc, FileLineColLoc, FusedLoc, NameLoc, UnknownLoc
 from ...ir.types import (
@@ -43,7 +46,6 @@ from ...ir.types import (
     VectorType,
     numpy_dtype,
 )
-from .hooks import AttrTypeReader, AttrTypeWriter
 
 # Attribute codes (upstream `BuiltinDialectAttributes`, in order).
 (ARRAY, DICTIONARY, STRING, STRING_WITH_TYPE, FLAT_SYMBOL_REF, SYMBOL_REF, TYPE, UNIT,
@@ -84,22 +86,6 @@ def int_width(type: Type) -> int | None:
     if isinstance(type, IndexType):
         return 64
     return None
-
-
-def float_to_bits(value: float, type: FloatType) -> int | None:
-    """The bit pattern of `value` in `type`, or None if numpy cannot represent the type."""
-    try:
-        dtype = numpy_dtype(type)
-    except UnsupportedTypeError:
-        return None
-    raw = np.array([value], dtype=np.float64).astype(dtype).tobytes()
-    return int.from_bytes(raw, "little") & ((1 << FLOAT_WIDTHS[type.name]) - 1)
-
-
-def bits_to_float(bits: int, type: FloatType) -> float:
-    dtype = numpy_dtype(type)
-    raw = bits.to_bytes(dtype.itemsize, "little")
-    return float(np.frombuffer(raw, dtype=dtype)[0])
 
 
 def signed_value(value: int, width: int) -> int:
@@ -416,7 +402,7 @@ def _read_dense_elements(r: AttrTypeReader) -> Attribute:
     if decoded is None:
         raise r.error(f"invalid dense elements data for type {type}")
     data, splat = decoded
-    return DenseElementsAttr(type, data, splat)  # type: ignore[arg-type]
+    return DenseElementsAttr(type, data, splat)
 
 
 def _unsupported(name: str):  # type: ignore[no-untyped-def]
@@ -425,7 +411,7 @@ def _unsupported(name: str):  # type: ignore[no-untyped-def]
     return read
 
 
-_ATTR_READERS = {
+_ATTR_READERS: dict[int, Callable[[AttrTypeReader], Attribute]] = {
     ARRAY: lambda r: ArrayAttr(tuple(r.attributes())),
     DICTIONARY: _read_dictionary,
     STRING: lambda r: StringAttr(r.string()),

@@ -9,7 +9,9 @@ first byte is the number of extra bytes (a zero first byte means 8 raw bytes fol
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable
+from typing import TypeVar
 
 MAGIC = b"ML\xefR"
 ALIGNMENT_BYTE = 0xCB
@@ -203,7 +205,7 @@ class Reader:
         value = self.varint()
         return value >> 1, bool(value & 1)
 
-    def cstring(self) -> bytes:
+    def cstring(self) -> builtins.bytes:  # `bytes` here would name the method above
         rest = bytes(self.data[self.pos:self.end])
         nul = rest.find(0)
         if nul < 0:
@@ -285,9 +287,13 @@ def read_string_table(section: Reader) -> list[str]:
     return strings
 
 
-def group_runs(items: list, dialect_of: Callable[[object], int]) -> list[tuple[int, list]]:
+_Item = TypeVar("_Item")
+
+
+def group_runs(items: list[_Item], dialect_of: Callable[[_Item], int],
+               ) -> list[tuple[int, list[_Item]]]:
     """Consecutive runs of items with the same dialect number: `(dialect, items)`."""
-    runs: list[tuple[int, list]] = []
+    runs: list[tuple[int, list[_Item]]] = []
     for item in items:
         d = dialect_of(item)
         if runs and runs[-1][0] == d:

@@ -378,7 +378,10 @@ def group_by_dialect_per_byte(entries: list[Entry]) -> None:
     for width in range(1, 9):
         group = (1 << (7 * width)) - group
         chunk = entries[start:start + group]
-        chunk.sort(key=lambda e, f=first_dialect: (e.dialect.number != f, e.dialect.number))
+        def order(e: Entry, first: int = first_dialect) -> tuple[bool, int]:
+            return e.dialect.number != first, e.dialect.number
+
+        chunk.sort(key=order)
         entries[start:start + len(chunk)] = chunk
         first_dialect = chunk[-1].dialect.number
         start += len(chunk)

@@ -8,7 +8,7 @@ Attributes and types are decoded on first use, as upstream does lazily.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from ...ir import registry
 from ...ir.attributes import Attribute, DictAttr
@@ -77,8 +77,8 @@ class BytecodeDiagnostic(Diagnostic):
 def _diagnostic(message: str, filename: str, line: int = 0, col: int = 0,
                 note: str | None = None) -> BytecodeDiagnostic:
     source = SourceFile(filename, "")
-    notes = [BytecodeDiagnostic(note, source, line=line, col=col, severity="note")] \
-        if note else []
+    notes: list[Diagnostic] = [BytecodeDiagnostic(note, source, line=line, col=col,
+                                                  severity="note")] if note else []
     return BytecodeDiagnostic(message, source, line=line, col=col, notes=notes)
 
 
@@ -164,8 +164,9 @@ class _Reader:
                 raise BytecodeError(
                     f"missing data for top-level section: {section_name(section_id)}")
         strings = read_string_table(sections[STRING])  # type: ignore[arg-type]
-        if sections[PROPERTIES] is not None:
-            self._read_properties_section(sections[PROPERTIES])
+        properties = sections[PROPERTIES]
+        if properties is not None:
+            self._read_properties_section(properties)
         self.dialects = self._read_dialect_section(sections[DIALECT], strings)  # type: ignore
         resources = self._read_resources(sections[RESOURCE], sections[RESOURCE_OFFSET],
                                          strings)
@@ -619,7 +620,10 @@ def _link_resources(top: Operation, resources: dict[str, Any]) -> None:
             visit(attr)
 
 
-def _entry(items: list, index: int, what: str):  # type: ignore[no-untyped-def]
+_Item = TypeVar("_Item")
+
+
+def _entry(items: list[_Item], index: int, what: str) -> _Item:
     if index >= len(items):
         raise BytecodeError(f"invalid {what} index: {index}")
     return items[index]

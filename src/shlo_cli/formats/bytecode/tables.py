@@ -5,7 +5,7 @@ assembly-format fallback), as upstream's `AttrTypeReader` does."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ...dialects import registry
 from ...ir.attributes import Attribute, OpaqueAttr
@@ -83,12 +83,14 @@ class AttrTypeTable:
                 "unexpected trailing data in the Attribute/Type offset section")
 
     def attribute(self, index: int) -> Attribute:
-        return self._resolve(index, self.attr_entries, self.attr_values, "Attribute")
+        return cast(Attribute, self._resolve(index, self.attr_entries, self.attr_values,
+                                             "Attribute"))
 
     def type(self, index: int) -> Type:
-        return self._resolve(index, self.type_entries, self.type_values, "Type")
+        return cast(Type, self._resolve(index, self.type_entries, self.type_values, "Type"))
 
-    def _resolve(self, index: int, entries: list, values: list, kind: str) -> Any:
+    def _resolve(self, index: int, entries: list[tuple[DialectState, bool, int, int]],
+                 values: list[Any], kind: str) -> Any:
         if index >= len(entries):
             raise BytecodeError(f"invalid {kind} index: {index}")
         value = values[index]

@@ -1,0 +1,625 @@
+"""`convolution`: the `#stablehlo.conv` dimension numbers, the kernel, syntax and verifier.
+
+The kernel is a GEMM over a strided window view of the padded, dilated lhs (im2col); operands
+are converted to the result element type first and accumulate as dot_general's do.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ...ir.attributes import Attribute, DenseArrayAttr, DenseElementsAttr, DialectAttr
+from ...ir.core import Location, Operation
+from ...ir.diagnostics import EvaluationError
+from ...ir.memory import check_elements
+from ...ir.types import (
+    BOOL,
+    DYNAMIC,
+    I64,
+    QuantizedType,
+    TensorType,
+    Type,
+)
+from ...ir.verifier import op_error
+from ..registry import OpDef, define_op
+from ..syntax import Custom
+from .dimension_numbers import parse_dim_list
+from .dot_general import (
+    check_inferred_shape,
+    check_precision_config_attr,
+    error_at_op,
+    finish_op,
+    functional_suffix,
+    rest_attrs,
+    result_dtype,
+    verify_precision_count,
+)
+from .gemm import SEQUENTIAL_DEPTH, blas_dtype, conv_im2col
+from .quantization_verify import check_convolution_quantization
+from .reduce_window import pad_dilate
+from .reducer import contiguous as _contiguous
+
+# ---- convolution dimension numbers --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ConvDims:
+    """`#stablehlo.conv` decoded: which axis of each operand/result plays which role."""
+
+    input_batch: int
+    input_feature: int
+    input_spatial: tuple[int, ...]
+    kernel_input_feature: int
+    kernel_output_feature: int
+    kernel_spatial: tuple[int, ...]
+    output_batch: int
+    output_feature: int
+    output_spatial: tuple[int, ...]
+
+    def text(self) -> str:
+        """`[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]` (upstream printConvolutionDimensions)."""
+        return (_layout(self.input_spatial, {self.input_batch: "b", self.input_feature: "f"})
+                + "x" + _layout(self.kernel_spatial, {self.kernel_input_feature: "i",
+                                                      self.kernel_output_feature: "o"})
+                + "->" + _layout(self.output_spatial, {self.output_batch: "b",
+                                                       self.output_feature: "f"}))
+
+
+_MAX_RANK = 1 << 16
+
+
+def _layout(spatial: Sequence[int], named: dict[int, str]) -> str:
+    size = max([s + 1 for s in spatial] + [d + 1 for d in named] + [0])
+    if size > 1024:  # absurd dimension numbers (the verifier rejects them): list, don't lay out
+        return "[" + ", ".join([f"{d}:{n}" for d, n in named.items()]
+                               + [f"{d}:{i}" for i, d in enumerate(spatial)]) + "]"
+    slots = ["?"] * size
+    for d, name in named.items():
+        slots[d] = name
+    for i, d in enumerate(spatial):
+        slots[d] = str(i)
+    return "[" + ", ".join(slots) + "]"
+
+
+_CONV_TEXT = re.compile(r"\s*\[([^\]]*)\]\s*x\s*\[([^\]]*)\]\s*->\s*\[([^\]]*)\]\s*")
+
+
+def _roles(items: Sequence[str], names: tuple[str, ...]) -> tuple[int, int, tuple[int, ...]]:
+    """Axis of each of the two named roles and the spatial axes in spatial order, with
+    upstream's parse errors."""
+    allowed = list(names)
+    found: dict[str, int] = {}
+    spatial: dict[int, int] = {}
+    for axis, item in enumerate(items):
+        item = item.strip()
+        if re.fullmatch(r"-?[0-9]+", item):
+            number = int(item)
+            if number < 0:
+                raise ValueError(f"Unexpected dimension {number}")
+            if number in spatial:
+                raise ValueError(f"Duplicate entries for spatial dimension {number}")
+            spatial[number] = axis
+            continue
+        if len(item) != 1 or not allowed:
+            raise ValueError(f"Unexpected keyword {item}")
+        if item not in allowed:
+            raise ValueError(f"Unexpected dimension {item}, expecting {', '.join(allowed)}")
+        allowed.remove(item)
+        found[item] = axis
+    if allowed:
+        raise ValueError(f"Expected dimensions {', '.join(allowed)} not specified")
+    for i in range(len(spatial)):
+        if i not in spatial:
+            raise ValueError(f"Expected spatial dimensions {i} not specified")
+    return found[names[0]], found[names[1]], tuple(spatial[i] for i in range(len(spatial)))
+
+
+def conv_dims_from_lists(lhs: Sequence[str], rhs: Sequence[str], out: Sequence[str]) -> ConvDims:
+    ib, if_, isp = _roles(lhs, ("b", "f"))
+    ki, ko, ksp = _roles(rhs, ("i", "o"))
+    ob, of, osp = _roles(out, ("b", "f"))
+    return ConvDims(ib, if_, isp, ki, ko, ksp, ob, of, osp)
+
+
+def decode_conv_dims(attr: Any) -> ConvDims:
+    """From either spelling: `[b, 0, f]x[...]->[...]` or `input_batch_dimension = 0, ...`."""
+    if isinstance(attr, DialectAttr) and attr.fields:
+        def one(name: str) -> int:
+            return int(attr.get(name, 0))
+
+        def many(name: str) -> tuple[int, ...]:
+            return tuple(int(v) for v in attr.get(name, []) or [])
+
+        return ConvDims(one("input_batch_dimension"), one("input_feature_dimension"),
+                        many("input_spatial_dimensions"), one("kernel_input_feature_dimension"),
+                        one("kernel_output_feature_dimension"), many("kernel_spatial_dimensions"),
+                        one("output_batch_dimension"), one("output_feature_dimension"),
+                        many("output_spatial_dimensions"))
+    body = attr.body if isinstance(attr, DialectAttr) else str(attr)
+    if body.startswith("raw"):
+        return _decode_raw(body[3:])
+    m = _CONV_TEXT.fullmatch(body)
+    if m is None:
+        raise EvaluationError(f"malformed convolution dimension numbers: {body}")
+    try:
+        return conv_dims_from_lists(*(g.split(",") if g.strip() else [] for g in m.groups()))
+    except ValueError as e:
+        raise EvaluationError(str(e)) from None
+
+
+def _decode_raw(text: str) -> ConvDims:
+    """`input_batch_dimension = 0, input_spatial_dimensions = [1, 2], ...` (missing = 0/[])."""
+    found = dict(re.findall(r"([a-z_]+)\s*=\s*(\[[^\]]*\]|-?[0-9]+)", text))
+
+    def one(name: str) -> int:
+        return int(found.get(name, "0"))
+
+    def many(name: str) -> tuple[int, ...]:
+        inner = found.get(name, "[]").strip("[]")
+        return tuple(int(v) for v in inner.split(",") if v.strip())
+
+    return ConvDims(one("input_batch_dimension"), one("input_feature_dimension"),
+                    many("input_spatial_dimensions"), one("kernel_input_feature_dimension"),
+                    one("kernel_output_feature_dimension"), many("kernel_spatial_dimensions"),
+                    one("output_batch_dimension"), one("output_feature_dimension"),
+                    many("output_spatial_dimensions"))
+
+
+_RAW_FIELDS = (("input_batch_dimension", "input_batch"),
+               ("input_feature_dimension", "input_feature"),
+               ("input_spatial_dimensions", "input_spatial"),
+               ("kernel_input_feature_dimension", "kernel_input_feature"),
+               ("kernel_output_feature_dimension", "kernel_output_feature"),
+               ("kernel_spatial_dimensions", "kernel_spatial"),
+               ("output_batch_dimension", "output_batch"),
+               ("output_feature_dimension", "output_feature"),
+               ("output_spatial_dimensions", "output_spatial"))
+
+
+def _parse_conv_attr(p: Any, body: str, offset: int) -> DialectAttr:
+    """`#stablehlo.conv<[b, 0, f]x[0, i, o]->[b, 0, f]>` or `#stablehlo.conv<raw ...>`,
+    checked like upstream and kept in the compressed form upstream prints."""
+    text = body.strip()
+    try:
+        if text.startswith("raw"):
+            dims = _decode_raw(text[3:])
+            # Keep the raw numbers for the verifier (the compressed text can't show bad ones).
+            fields = tuple((f, getattr(dims, a)) for f, a in _RAW_FIELDS)
+            return DialectAttr("stablehlo", "conv", dims.text(), fields)
+        else:
+            m = _CONV_TEXT.fullmatch(text)
+            if m is None:
+                raise ValueError("expected '['" if not text.startswith("[")
+                                 else "failed parsing convolution dimension numbers")
+            dims = conv_dims_from_lists(*([i.strip() for i in g.split(",")] if g.strip() else []
+                                          for g in m.groups()))
+    except ValueError as e:
+        raise p.error(str(e), offset=offset) from None
+    return DialectAttr("stablehlo", "conv", dims.text())
+
+
+try:
+    from ...ir.parser import DIALECT_ATTR_PARSERS
+
+    DIALECT_ATTR_PARSERS[("stablehlo", "conv")] = _parse_conv_attr
+except ImportError:  # pragma: no cover - older parser
+    pass
+
+
+# ---- convolution ---------------------------------------------------------------------------
+
+
+def convolution(lhs: np.ndarray, rhs: np.ndarray, *, window_strides: Any = None,
+                padding: Any = None, lhs_dilation: Any = None, rhs_dilation: Any = None,
+                window_reversal: Any = None, dimension_numbers: Any,
+                feature_group_count: int | None = None, batch_group_count: int | None = None,
+                precision_config: Any = None, result_type: Type) -> np.ndarray:
+    """spec convolution: windows of the padded, lhs-dilated input dotted with the kernel
+    (rhs-dilated windows, optional reversal), per feature group or batch group."""
+    d = decode_conv_dims(dimension_numbers)
+    s = len(d.input_spatial)
+    dtype = result_dtype(result_type)
+    work = np.dtype(np.int64) if dtype == np.bool_ else dtype
+    x = np.transpose(lhs, (d.input_batch, *d.input_spatial, d.input_feature)).astype(work)
+    k = np.transpose(rhs, (*d.kernel_spatial, d.kernel_input_feature,
+                           d.kernel_output_feature)).astype(work)
+    strides = list(window_strides or [1] * s)
+    lhs_dil = list(lhs_dilation or [1] * s)
+    rhs_dil = list(rhs_dilation or [1] * s)
+    pads = np.asarray(padding if padding is not None else np.zeros((s, 2)), dtype=np.int64)
+    pads = pads.reshape(s, 2)
+    x = pad_dilate(x, [0, *pads[:, 0].tolist(), 0], [0, *pads[:, 1].tolist(), 0],
+                   [0, *[v - 1 for v in lhs_dil], 0], np.zeros((), work)[()])
+    sizes = list(k.shape[:s])
+    if isinstance(result_type, TensorType) and result_type.is_static:
+        counts = [result_type.shape[a] for a in d.output_spatial]
+    else:  # dynamic result: the spec's shape inference
+        counts = [0 if n < (kk - 1) * dl + 1 else (n - (kk - 1) * dl - 1) // st + 1
+                  for n, kk, dl, st in zip(x.shape[1:-1], sizes, rhs_dil, strides, strict=True)]
+    for n, c, st, kk, dl in zip(x.shape[1:-1], counts, strides, sizes, rhs_dil, strict=False):
+        if c > 0 and kk > 0 and (c - 1) * st + (kk - 1) * dl >= n:
+            raise EvaluationError("convolution window does not fit in the padded input")
+    x = _contiguous(x)
+    step = x.strides
+    windows = np.lib.stride_tricks.as_strided(
+        x, (x.shape[0], *counts, *sizes, x.shape[-1]),
+        (step[0], *[st * b for st, b in zip(strides, step[1:-1], strict=False)],
+         *[dl * b for dl, b in zip(rhs_dil, step[1:-1], strict=False)], step[-1]), writeable=False)
+    flips = [1 + s + i for i, flip in enumerate(window_reversal or []) if flip]
+    if flips:
+        windows = np.flip(windows, tuple(flips))
+    groups = int(feature_group_count or 1)
+    batch_groups = int(batch_group_count or 1)
+    _check_groups(windows.shape[0], windows.shape[-1], k.shape[-1], groups, batch_groups)
+    depth = int(np.prod(k.shape[:s], dtype=np.int64)) * k.shape[s]
+    if blas_dtype(dtype) is not None and depth > SEQUENTIAL_DEPTH:
+        result = conv_im2col(windows, k, s, groups, batch_groups, dtype)
+    elif work.kind in "iu":  # einsum copies the strided windows into one array
+        check_elements(windows.shape, windows.itemsize, "the convolution's windows")
+        result = _grouped_einsum(windows, k, s, groups, batch_groups)
+    else:
+        result = _grouped_sequential(windows, k, s, groups, batch_groups)
+    inverse = [0] * (s + 2)
+    inverse[d.output_batch] = 0
+    for i, a in enumerate(d.output_spatial):
+        inverse[a] = i + 1
+    inverse[d.output_feature] = s + 1
+    result = np.transpose(result, inverse)
+    if dtype == np.bool_:
+        return _contiguous(result != 0)
+    return _contiguous(result.astype(dtype))
+
+
+def _check_groups(batch: int, channels: int, features: int, groups: int,
+                  batch_groups: int) -> None:
+    if groups < 1 or batch_groups < 1:
+        raise EvaluationError("group counts must be positive")
+    if batch % batch_groups or features % batch_groups:
+        raise EvaluationError("batch_group_count does not divide the batch and features")
+    if channels % groups or features % groups:
+        raise EvaluationError("feature_group_count does not divide the features")
+
+
+def _grouped_einsum(windows: np.ndarray, k: np.ndarray, s: int, groups: int,
+                    batch_groups: int) -> np.ndarray:
+    """(N, O.., K.., C) x (K.., I, F) -> (N', O.., F) in one einsum (exact for integers)."""
+    letters = iter(string.ascii_letters)
+    out_l = "".join(next(letters) for _ in range(s))
+    win_l = "".join(next(letters) for _ in range(s))
+    n, c, g, f = next(letters), next(letters), next(letters), next(letters)
+    batch, channels = windows.shape[0], windows.shape[-1]
+    features = k.shape[-1]
+    if batch_groups > 1:
+        w = windows.reshape(batch_groups, batch // batch_groups, *windows.shape[1:])
+        kk = k.reshape(*k.shape[:-1], batch_groups, features // batch_groups)
+        spec = f"{g}{n}{out_l}{win_l}{c},{win_l}{c}{g}{f}->{n}{out_l}{g}{f}"
+    else:
+        w = windows.reshape(*windows.shape[:-1], groups, channels // groups)
+        kk = k.reshape(*k.shape[:-1], groups, features // groups)
+        spec = f"{n}{out_l}{win_l}{g}{c},{win_l}{c}{g}{f}->{n}{out_l}{g}{f}"
+    with np.errstate(all="ignore"):
+        res = np.einsum(spec, w, kk, optimize=True)
+    return res.reshape(*res.shape[:-2], features)
+
+
+def _grouped_sequential(windows: np.ndarray, k: np.ndarray, s: int, groups: int,
+                        batch_groups: int) -> np.ndarray:
+    """Same contraction, accumulated like the reference: kernel positions row-major, then
+    input features, one vectorized multiply-add each (float rounding matches)."""
+    batch, channels = windows.shape[0], windows.shape[-1]
+    features = k.shape[-1]
+    counts = windows.shape[1:1 + s]
+    spatial = (slice(None),) * s
+    if batch_groups > 1:
+        per = batch // batch_groups
+        w = windows.reshape(batch_groups, per, *windows.shape[1:])
+        acc = np.zeros((per, *counts, batch_groups, features // batch_groups), dtype=k.dtype)
+        with np.errstate(all="ignore"):
+            for pos in np.ndindex(*k.shape[:s]):
+                for c in range(channels):
+                    x = np.moveaxis(w[(slice(None), slice(None)) + spatial + pos + (c,)], 0, -1)
+                    acc = acc + x[..., None] * k[pos + (c,)].reshape(batch_groups, -1)
+    else:
+        width = channels // groups
+        acc = np.zeros((batch, *counts, groups, features // groups), dtype=k.dtype)
+        with np.errstate(all="ignore"):
+            for pos in np.ndindex(*k.shape[:s]):
+                for c in range(width):
+                    x = windows[(slice(None),) + spatial + pos + (slice(c, channels, width),)]
+                    acc = acc + x[..., None] * k[pos + (c,)].reshape(groups, -1)
+    return acc.reshape(*acc.shape[:-2], features)
+
+
+# ---- convolution syntax ------------------------------------------------------------------------
+# `(%lhs, %rhs) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f],
+#  window = {stride = [..], pad = [[..]], lhs_dilate = [..], rhs_dilate = [..], reverse = [..]}
+#  {attrs} : (..) -> ..`
+
+_WINDOW_KEYS = (("window_strides", "stride"), ("padding", "pad"), ("lhs_dilation", "lhs_dilate"),
+                ("rhs_dilation", "rhs_dilate"), ("window_reversal", "reverse"))
+
+
+def _parse_layout(p: Any) -> list[str]:
+    p.expect("[")
+    items: list[str] = []
+    if not p.at("]"):
+        while True:
+            sign = "-" if p.accept("-") else ""
+            items.append(sign + p.advance().text)
+            if not p.accept(","):
+                break
+    p.expect("]")
+    return items
+
+
+def _parse_conv_dims(p: Any) -> DialectAttr:
+    tok = p.tok
+    lhs = _parse_layout(p)
+    p.expect_keyword("x")
+    rhs = _parse_layout(p)
+    p.expect("->")
+    out = _parse_layout(p)
+    try:
+        dims = conv_dims_from_lists(lhs, rhs, out)
+    except ValueError as e:
+        raise p.error(str(e), tok) from None
+    return DialectAttr("stablehlo", "conv", dims.text())
+
+
+def _parse_bool(p: Any) -> bool:
+    word = p.tok.text
+    if word in ("true", "false"):
+        p.advance()
+        return word == "true"
+    return bool(p.parse_integer())
+
+
+def _parse_window(p: Any) -> dict[str, Attribute]:
+    p.expect("{")
+    out: dict[str, Attribute] = {}
+    names = dict((short, long) for long, short in _WINDOW_KEYS)
+    if p.accept("}"):
+        return out
+    while True:
+        tok = p.tok
+        key = p.parse_keyword()
+        if key not in names or names[key] in out:
+            raise p.error(f"Unexpected keyword {key}", tok)
+        p.expect("=")
+        if key == "pad":
+            p.expect("[")
+            rows: list[list[int]] = []
+            if not p.at("]"):
+                while True:
+                    row_tok = p.tok
+                    rows.append(parse_dim_list(p))
+                    if len(rows[-1]) != 2:
+                        raise p.error(f"Expected array with 2 elements, got {len(rows[-1])} "
+                                      f"elements instead", row_tok)
+                    if not p.accept(","):
+                        break
+            p.expect("]")
+            arr = np.asarray(rows, dtype=np.int64).reshape(len(rows), 2)
+            out["padding"] = DenseElementsAttr(TensorType((len(rows), 2), I64), arr)
+        elif key == "reverse":
+            p.expect("[")
+            flags: list[bool] = []
+            if not p.at("]"):
+                while True:
+                    flags.append(_parse_bool(p))
+                    if not p.accept(","):
+                        break
+            p.expect("]")
+            out["window_reversal"] = DenseArrayAttr(BOOL, tuple(flags))
+        else:
+            out[names[key]] = DenseArrayAttr(I64, tuple(parse_dim_list(p)))
+        if not p.accept(","):
+            break
+    p.expect("}")
+    return out
+
+
+def _parse_convolution(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
+    tok = p.tok
+    p.expect("(")
+    operands = p.parse_operand_list(")")
+    p.expect(")")
+    p.expect_keyword("dim_numbers")
+    p.expect("=")
+    props: dict[str, Attribute] = {"dimension_numbers": _parse_conv_dims(p)}
+    p.expect(",")
+    p.expect_keyword("window")
+    p.expect("=")
+    props.update(_parse_window(p))
+    return finish_op(p, opdef, operands, props, location, tok)
+
+
+def _window_text(op: Operation) -> str:
+    parts = []
+    for name, short in _WINDOW_KEYS:
+        attr = op.attr(name)
+        if attr is None:
+            continue
+        if name == "padding":
+            rows = (np.asarray(attr.value).reshape(-1, 2)
+                    if isinstance(attr, DenseElementsAttr) else [])
+            body = ", ".join(f"[{int(a)}, {int(b)}]" for a, b in rows)
+        elif name == "window_reversal":
+            body = ", ".join("true" if v else "false" for v in attr.value)
+        else:
+            body = ", ".join(str(int(v)) for v in attr.value)
+        parts.append(f"{short} = [{body}]")
+    return "{" + ", ".join(parts) + "}"
+
+
+def _print_convolution(pr: Any, op: Operation) -> None:
+    pr.write(f"({pr.operands(op.operands)})")
+    dims = op.attr("dimension_numbers")
+    try:
+        text = decode_conv_dims(dims).text()
+    except EvaluationError:
+        text = str(dims)
+    pr.write(f" dim_numbers = {text}, window = {_window_text(op)}")
+    elided = {"dimension_numbers", *(name for name, _ in _WINDOW_KEYS)}
+    pr.write(pr.attr_dict(rest_attrs(op, elided)))
+    pr.write(functional_suffix(op))
+
+
+def _q(t: Any) -> str:
+    return f"'{t}'"
+
+
+def _attr_list(op: Operation, name: str) -> list[int] | None:
+    attr = op.attr(name)
+    return None if attr is None else [int(v) for v in np.asarray(attr.value).reshape(-1)]
+
+
+def _verify_conv_dims(op: Operation, d: ConvDims, rank: int) -> None:
+    sizes = (len(d.input_spatial), len(d.kernel_spatial), len(d.output_spatial))
+    if len(set(sizes)) != 1:
+        raise error_at_op(op, f"expects the same size for input, kernel and output "
+                              f"spatial-dimensions, but got {sizes[0]}, {sizes[1]}, and {sizes[2]} "
+                              f"resp.")
+    groups = (("input", [d.input_batch, d.input_feature, *d.input_spatial]),
+              ("kernel", [d.kernel_input_feature, d.kernel_output_feature, *d.kernel_spatial]),
+              ("output", [d.output_batch, d.output_feature, *d.output_spatial]))
+    if not all(0 <= v < rank for _, nums in groups for v in nums):
+        raise error_at_op(op, f"expects input, kernel, and output dimension-numbers to be in-range "
+                              f"[0, {rank}).")
+    for name, nums in groups:
+        if len(set(nums)) != len(nums):
+            raise error_at_op(op, f"expects {name} dimension-numbers to be unique, got "
+                                  f"{{{', '.join(map(str, nums))}}}.")
+
+
+def _verify_conv_window(op: Operation, window: Sequence[int]) -> None:
+    """Upstream verifyWindowAttributesAndInferWindowDimensions, convolution spelling."""
+    n = len(window)
+    padding = op.attr("padding")
+    if padding is not None:
+        arr = np.asarray(padding.value)
+        if arr.ndim != 2 or arr.shape[1] != 2:
+            raise error_at_op(op, f"expects the shape of padding-attribute to be {{N, 2}}, but got "
+                                  f"{{{', '.join(str(v) for v in arr.shape)}}}.")
+    checks = (("window_strides", "window-strides", "stride"),
+              ("padding", "padding-entries", None),
+              ("lhs_dilation", "base-dilation factors", "base dilation factor"),
+              ("rhs_dilation", "window-dilation factors", "window dilation factor"),
+              ("window_reversal", "window-reversal", None))
+    values: dict[str, list[int]] = {}
+    for name, plural, _ in checks:
+        got = _attr_list(op, name)
+        count = None if got is None else (len(got) // 2 if name == "padding" else len(got))
+        if count and count != n:  # an empty list means the default, as upstream
+            raise error_at_op(op, f"expects {plural} to have same dimension-size as size of window "
+                                  f"dimensions ({n}), but got: {count}.")
+        values[name] = got if got else [1] * n
+    for i, size in enumerate(window):
+        for name, _, single in checks:
+            if single is not None and values[name][i] <= 0:
+                raise error_at_op(op, f"expects window to have positive {single} for {i}-th window "
+                                      f"dimension, but got {values[name][i]}.")
+        if size <= 0 and size != DYNAMIC:
+            raise error_at_op(op, f"expects window to have positive value for {i}-th window "
+                                  f"dimension, but got {size}.")
+
+
+def verify_convolution(op: Operation) -> None:
+    """Upstream inferConvolutionOp / verifyConvolutionAttributes checks (first failure)."""
+    check_precision_config_attr(op)
+    if len(op.operands) != 2:
+        return
+    lhs, rhs = op.operand_types
+    if not (isinstance(lhs, TensorType) and isinstance(rhs, TensorType)):
+        return
+    if len(lhs.shape) != len(rhs.shape):
+        raise error_at_op(op, f"expects convolution arguments to have same number of dimensions. "
+                              f"Got: {_q(lhs)} and {_q(rhs)}.")
+    if len(lhs.shape) < 2:
+        raise error_at_op(op, f"expects convolution arguments to have >= 2 dimensions. Got: "
+                              f"{_q(lhs)} and {_q(rhs)}.")
+    try:
+        d = decode_conv_dims(op.attr("dimension_numbers"))
+    except EvaluationError:
+        return
+    rank = len(lhs.shape)
+    if rank != len(d.input_spatial) + 2:
+        raise error_at_op(op, f"expects convolution arguments to have {len(d.input_spatial) + 2} "
+                              f"dimensions. Got: {rank}")
+    _verify_conv_dims(op, d, rank)
+    groups = int(getattr(op.attr("feature_group_count"), "value", 1))
+    batch_groups = int(getattr(op.attr("batch_group_count"), "value", 1))
+    for name, value in (("feature_group_count", groups), ("batch_group_count", batch_groups)):
+        if value <= 0:
+            raise op_error(op, f"attribute '{name}' failed to satisfy constraint: 64-bit "
+                               f"signless integer attribute whose value is positive")
+    if groups > 1 and batch_groups > 1:
+        raise error_at_op(op, f"expects batch_group_count and feature_group_count not to be both "
+                              f"greater than 1. Got {batch_groups} and {groups} resp.")
+    features, batch = lhs.shape[d.input_feature], lhs.shape[d.input_batch]
+    kernel_in, kernel_out = rhs.shape[d.kernel_input_feature], rhs.shape[d.kernel_output_feature]
+    if kernel_out != DYNAMIC:
+        if kernel_out % batch_groups:
+            raise error_at_op(op, f"expects output feature dimension size ({kernel_out}) to be a "
+                                  f"multiple of batch_group_count. Got batch_group_count = "
+                                  f"{batch_groups}.")
+        if kernel_out % groups:
+            raise error_at_op(op, f"expects kernel output feature dimension ({kernel_out}) to be "
+                                  f"divisible by feature_group_count. For feature_group_count = "
+                                  f"{groups}.")
+    if features != DYNAMIC:
+        if features % groups:
+            raise error_at_op(op, f"expects input feature dimension ({features}) to be a "
+                                  f"multiple of feature_group_count. Got feature_group_count = "
+                                  f"{groups}.")
+        if kernel_in != DYNAMIC and features // groups != kernel_in:
+            raise error_at_op(op, f"expects input feature dimension ({features}) / "
+                                  f"feature_group_count = kernel input feature dimension "
+                                  f"({kernel_in}). Got feature_group_count = {groups}.")
+    if batch != DYNAMIC and batch % batch_groups:
+        raise error_at_op(op, f"expects input batch dimension ({batch}) to be divisible by "
+                              f"batch_group_count. Got batch_group_count = {batch_groups}.")
+    verify_precision_count(op)
+    _verify_conv_window(op, [rhs.shape[a] for a in d.kernel_spatial])
+    if (not isinstance(lhs.element, QuantizedType) and not isinstance(rhs.element, QuantizedType)
+            and lhs.element != rhs.element):
+        raise error_at_op(op, f"expects lhs and rhs to have compatible element type. Got: "
+                              f"{_q(lhs.element)} and {_q(rhs.element)}")
+    check_inferred_shape(op, _conv_result_shape(op, d, lhs, rhs, batch_groups))
+    check_convolution_quantization(op, d.kernel_output_feature, d.output_feature)
+
+
+def _conv_result_shape(op: Operation, d: ConvDims, lhs: TensorType, rhs: TensorType,
+                       batch_groups: int) -> list[int]:
+    """The result shape convolution's shape inference gives (`?` where unknown)."""
+    n = len(d.input_spatial)
+    strides = _attr_list(op, "window_strides") or [1] * n
+    pads = _attr_list(op, "padding") or [0] * (2 * n)
+    lhs_dil = _attr_list(op, "lhs_dilation") or [1] * n
+    rhs_dil = _attr_list(op, "rhs_dilation") or [1] * n
+    shape = [DYNAMIC] * (n + 2)
+    batch = lhs.shape[d.input_batch]
+    shape[d.output_batch] = DYNAMIC if batch == DYNAMIC else batch // batch_groups
+    shape[d.output_feature] = rhs.shape[d.kernel_output_feature]
+    for i in range(n):
+        size, window = lhs.shape[d.input_spatial[i]], rhs.shape[d.kernel_spatial[i]]
+        if size == DYNAMIC or window == DYNAMIC:
+            continue
+        dilated = 0 if size == 0 else (size - 1) * lhs_dil[i] + 1
+        padded = dilated + pads[2 * i] + pads[2 * i + 1]
+        extent = (window - 1) * rhs_dil[i] + 1
+        shape[d.output_spatial[i]] = 0 if padded < extent else (padded - extent) // strides[i] + 1
+    return shape
+
+
+define_op("stablehlo.convolution", syntax=Custom(_parse_convolution, _print_convolution),
+          verify=verify_convolution,
+          properties=("window_strides", "padding", "lhs_dilation", "rhs_dilation",
+                      "window_reversal", "dimension_numbers", "feature_group_count",
+                      "batch_group_count", "precision_config"))(convolution)

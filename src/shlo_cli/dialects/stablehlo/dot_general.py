@@ -1,0 +1,482 @@
+"""`dot_general`, `dot` (and the deprecated `einsum`/`unary_einsum`), with the `precision_config`
+and `{attrs} : (lhs, rhs) -> result` syntax pieces convolution reuses.
+
+Operands are converted to the result element type first, so products and sums happen at the
+result's width (i8 x i8 -> i32 does not wrap at 8 bits). Integer results use matmul/einsum
+(exact modular arithmetic); real float results go to BLAS (see gemm.py: f32 stays f32, types
+narrower than f32 accumulate in f32 and round once, XLA's choice) unless at most
+SEQUENTIAL_DEPTH terms are summed; those and complex results accumulate one contracting index
+at a time, vectorized over all outputs, rounding every product and sum in order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ...ir.attributes import ArrayAttr, Attribute, DialectAttr
+from ...ir.core import Location, Operation
+from ...ir.diagnostics import Diagnostic, EvaluationError
+from ...ir.lexer import lex_at
+from ...ir.parser import STRUCT_FIELD_ORDER, _format_field, _parse_struct_fields
+from ...ir.types import (
+    DYNAMIC,
+    FunctionType,
+    TensorType,
+    Type,
+    element_type,
+    numpy_dtype,
+)
+from ...ir.verifier import op_error
+from ..asm import Format
+from ..registry import OpDef, define_op
+from ..syntax import Custom
+from .dimension_numbers import parse_dim_list, parse_dimension_struct
+from .gemm import SEQUENTIAL_DEPTH, blas_dtype, float_matmul
+from .quantization_verify import check_dot_general_quantization
+from .reducer import contiguous as _contiguous
+
+_DOT_FIELDS = STRUCT_FIELD_ORDER["dot"]  # upstream's print order of #stablehlo.dot fields
+
+# ---- arithmetic ------------------------------------------------------------------------------
+
+
+def _batched_matmul(lhs: np.ndarray, rhs: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """(B, M, K) x (B, K, N) -> (B, M, N), summing in `dtype` (see module docstring)."""
+    if dtype == np.bool_:
+        return np.matmul(lhs.astype(np.int64), rhs.astype(np.int64)) != 0
+    lhs = lhs.astype(dtype)
+    rhs = rhs.astype(dtype)
+    if blas_dtype(dtype) is not None and lhs.shape[2] > SEQUENTIAL_DEPTH:
+        return float_matmul(lhs, rhs, dtype)
+    with np.errstate(all="ignore"):
+        if dtype.kind in "iu":
+            return np.matmul(lhs, rhs)
+        # Complex: the reference's order, one contracting index at a time. Types narrower
+        # than f32 accumulate in f32 and round once at the end, as XLA does.
+        acc_dtype = np.dtype(np.float32) if _is_narrow_float(dtype) else dtype
+        lhs, rhs = lhs.astype(acc_dtype), rhs.astype(acc_dtype)
+        acc = np.zeros((lhs.shape[0], lhs.shape[1], rhs.shape[2]), dtype=acc_dtype)
+        for k in range(lhs.shape[2]):
+            acc = acc + lhs[:, :, k, None] * rhs[:, None, k, :]
+        return acc.astype(dtype)
+
+
+def _is_narrow_float(dtype: np.dtype) -> bool:
+    """f16, bf16 and the f8/f6/f4 types: real floats with fewer bits than f32."""
+    return dtype.kind not in "iubc" and dtype.itemsize < 4
+
+
+def _dims(attr: Any, name: str) -> list[int]:
+    value = attr.get(name) if attr is not None else None
+    return [int(v) for v in value] if value else []
+
+
+def dot_general_arrays(lhs: np.ndarray, rhs: np.ndarray, lhs_batch: Sequence[int],
+                       rhs_batch: Sequence[int], lhs_contract: Sequence[int],
+                       rhs_contract: Sequence[int], dtype: np.dtype) -> np.ndarray:
+    """spec dot_general: result dims are batch, lhs free, rhs free."""
+    lhs_free = [d for d in range(lhs.ndim) if d not in lhs_batch and d not in lhs_contract]
+    rhs_free = [d for d in range(rhs.ndim) if d not in rhs_batch and d not in rhs_contract]
+    batch_shape = [lhs.shape[d] for d in lhs_batch]
+    m_shape = [lhs.shape[d] for d in lhs_free]
+    n_shape = [rhs.shape[d] for d in rhs_free]
+    k_size = int(np.prod([lhs.shape[d] for d in lhs_contract], dtype=np.int64))
+    if [lhs.shape[d] for d in lhs_contract] != [rhs.shape[d] for d in rhs_contract]:
+        raise EvaluationError("contracting dimension sizes do not match")
+    b = int(np.prod(batch_shape, dtype=np.int64))
+    m = int(np.prod(m_shape, dtype=np.int64))
+    n = int(np.prod(n_shape, dtype=np.int64))
+    left = np.transpose(lhs, list(lhs_batch) + lhs_free + list(lhs_contract)).reshape(b, m, k_size)
+    right = np.transpose(rhs, list(rhs_batch) + list(rhs_contract) + rhs_free).reshape(b, k_size, n)
+    out = _batched_matmul(left, right, dtype)
+    return _contiguous(out.reshape(batch_shape + m_shape + n_shape))
+
+
+def result_dtype(result_type: Type) -> np.dtype:
+    return numpy_dtype(element_type(result_type))
+
+
+def dot_general(lhs: np.ndarray, rhs: np.ndarray, *, dot_dimension_numbers: Any,
+                precision_config: Any = None, algorithm: Any = None,
+                result_type: Type) -> np.ndarray:
+    """Sum of products over the contracting dims, per batch index (spec: dot_general)."""
+    dims = dot_dimension_numbers
+    return dot_general_arrays(lhs, rhs, _dims(dims, "lhs_batching_dimensions"),
+                              _dims(dims, "rhs_batching_dimensions"),
+                              _dims(dims, "lhs_contracting_dimensions"),
+                              _dims(dims, "rhs_contracting_dimensions"),
+                              result_dtype(result_type))
+
+
+def dot(lhs: np.ndarray, rhs: np.ndarray, *, precision_config: Any = None,
+        result_type: Type) -> np.ndarray:
+    """Legacy dot: contracts lhs's last dimension with rhs's first."""
+    return dot_general_arrays(lhs, rhs, [], [], [lhs.ndim - 1], [0], result_dtype(result_type))
+
+
+# ---- dot syntax ------------------------------------------------------------------------------
+
+
+def functional_suffix(op: Operation) -> str:
+    return " : " + str(FunctionType(tuple(op.operand_types), tuple(op.result_types)))
+
+
+def rest_attrs(op: Operation, elided: set[str]) -> dict[str, Attribute]:
+    merged = {k: v for k, v in op.properties.items() if k not in elided}
+    merged.update((k, v) for k, v in op.attributes.items() if k not in elided)
+    return merged
+
+
+def _print_precision(op: Operation) -> str:
+    attr = op.attr("precision_config")
+    if attr is None:
+        return ""
+    words = [e.value if isinstance(e, DialectAttr) else str(e)
+             for e in getattr(attr, "elements", ())]
+    return ", precision = [" + ", ".join(words) + "]"
+
+
+_PRECISIONS = ("DEFAULT", "HIGH", "HIGHEST")
+_PRECISION_FAILED = ("failed to parse StableHLO_PrecisionAttr parameter 'value' which is to be a "
+                     "`::mlir::stablehlo::Precision`")
+
+
+def _parse_precision_word(p: Any) -> str:
+    """One precision enum word; a bad one gives MLIR's two errors (the word, then the attr)."""
+    tok = p.tok
+    try:
+        word = p.parse_keyword()
+    except Diagnostic as bad:
+        bad.notes.append(p.op_error(_PRECISION_FAILED, tok))
+        raise
+    if word not in _PRECISIONS:
+        err = p.op_error("expected ::mlir::stablehlo::Precision to be one of: "
+                         + ", ".join(_PRECISIONS), tok)
+        err.notes.append(p.op_error(_PRECISION_FAILED, tok))
+        raise err
+    return word
+
+
+def _parse_precision(p: Any) -> ArrayAttr:
+    p.expect("=")
+    p.expect("[")
+    items: list[Attribute] = []
+    if not p.at("]"):
+        while True:
+            items.append(DialectAttr("stablehlo", "", f"precision {_parse_precision_word(p)}"))
+            if not p.accept(","):
+                break
+    p.expect("]")
+    return ArrayAttr(tuple(items))
+
+
+def _parse_algorithm(p: Any) -> DialectAttr:
+    p.expect("=")
+    if not p.at("<"):
+        raise p.error("expected '<'")
+    end = p._balanced_end(p.tok.start, "<", ">")
+    start = p.tok.end
+    attr = _parse_dot_algorithm_attr(p, p.src[start:end - 1], start)
+    p.tok = lex_at(p.src, end)
+    return attr
+
+
+# (lhs, rhs, accumulation precision type, num_primitive_operations) of the dot algorithms
+# upstream knows hardware support for (hlo::isKnownDotAlgorithm), besides f8 x f8 -> f32.
+_KNOWN_DOT_ALGORITHMS = {
+    ("f16", "f16", "f16", 1), ("f16", "f16", "f32", 1), ("bf16", "bf16", "bf16", 1),
+    ("bf16", "bf16", "f32", 1), ("bf16", "bf16", "f32", 3), ("bf16", "bf16", "f32", 6),
+    ("tf32", "tf32", "f32", 1), ("tf32", "tf32", "f32", 3), ("f32", "f32", "f32", 1),
+    ("f64", "f64", "f64", 1),
+}
+_ANY_F8 = {"f8E3M4", "f8E4M3", "f8E4M3FN", "f8E5M2", "f8E4M3FNUZ", "f8E4M3B11FNUZ",
+           "f8E5M2FNUZ"}
+
+
+def dot_algorithm_error(algorithm: dict[str, Any]) -> str | None:
+    """DotAlgorithmAttr's verifier: positive counts, then a combination some hardware is
+    known to support (single components; f8 x f8 may accumulate imprecisely)."""
+    counts = [int(algorithm.get(k, 1)) for k in ("lhs_component_count", "rhs_component_count",
+                                                "num_primitive_operations")]
+    for count, label in zip(counts, ("lhs component count", "rhs component count",
+                                     "num primitive operations"), strict=True):
+        if count <= 0:
+            return f"{label} must be positive"
+    lhs, rhs, accum = (str(algorithm.get(k, "")) for k in
+                       ("lhs_precision_type", "rhs_precision_type", "accumulation_type"))
+    imprecise = bool(algorithm.get("allow_imprecise_accumulation", False))
+    lhs_n, rhs_n, ops = counts
+    known = lhs_n == 1 and rhs_n == 1 and (
+        (lhs in _ANY_F8 and rhs in _ANY_F8 and accum == "f32" and ops == 1)
+        or (not imprecise and (lhs, rhs, accum, ops) in _KNOWN_DOT_ALGORITHMS))
+    if known:
+        return None
+    return ("dot algorithm not known to be supported on any hardware: "
+            f"{{lhs:'{lhs}', rhs:'{rhs}', accum:'{accum}', lhs_components:{lhs_n}, "
+            f"rhs_components:{rhs_n}, primitive_ops:{ops}, imprecise:{int(imprecise)}}}")
+
+
+def _parse_dot_algorithm_attr(p: Any, body: str, offset: int) -> DialectAttr:
+    """`#stablehlo.dot_algorithm<...>` (also the body of dot_general's `algorithm = <...>`),
+    verified as it is built, so errors point at the attribute."""
+    fields = _parse_struct_fields(p, body, offset)
+    if fields is None:
+        raise p.error("failed to parse the dot algorithm", offset=offset)
+    problem = dot_algorithm_error(dict(fields))
+    if problem is not None:
+        raise p.error(problem, offset=offset - 1)
+    text = ", ".join(f"{k} = {_format_field(v)}" for k, v in fields)
+    return DialectAttr("stablehlo", "dot_algorithm", text, tuple(fields))
+
+
+def _parse_dot_dims_attr(p: Any, body: str, offset: int) -> DialectAttr:
+    """`#stablehlo.dot<...>` with upstream's struct grammar (see dimension_numbers)."""
+    found = dict(parse_dimension_struct(p, "dot", _DOT_FIELDS, body, offset))
+    return dot_dimension_attr(*(found.get(k, []) for k in _DOT_FIELDS))
+
+
+def _pair(p: Any) -> tuple[list[int], list[int]]:
+    p.expect("=")
+    left = parse_dim_list(p)
+    p.expect_keyword("x")
+    return left, parse_dim_list(p)
+
+
+def dot_dimension_attr(lhs_batch: Sequence[int], rhs_batch: Sequence[int],
+                       lhs_contract: Sequence[int], rhs_contract: Sequence[int]) -> DialectAttr:
+    """`#stablehlo.dot<...>` as upstream prints it (empty fields left out)."""
+    fields = [(k, list(v)) for k, v in zip(_DOT_FIELDS, (lhs_batch, rhs_batch, lhs_contract,
+                                                          rhs_contract), strict=False) if v]
+    body = ", ".join(f"{k} = {_format_field(v)}" for k, v in fields)
+    return DialectAttr("stablehlo", "dot", body, tuple(fields))
+
+
+def _parse_dot_general(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
+    tok = p.tok
+    lhs = p.parse_operand()
+    p.expect(",")
+    rhs = p.parse_operand()
+    p.expect(",")
+    lhs_batch: list[int] = []
+    rhs_batch: list[int] = []
+    if p.at("batching_dims"):
+        p.advance()
+        lhs_batch, rhs_batch = _pair(p)
+        p.expect(",")
+    p.expect_keyword("contracting_dims")
+    lhs_contract, rhs_contract = _pair(p)
+    props: dict[str, Attribute] = {
+        "dot_dimension_numbers": dot_dimension_attr(lhs_batch, rhs_batch, lhs_contract,
+                                                    rhs_contract)}
+    while p.accept(","):
+        if p.at("precision"):
+            p.advance()
+            props["precision_config"] = _parse_precision(p)
+        else:
+            p.expect_keyword("algorithm")
+            props["algorithm"] = _parse_algorithm(p)
+    return finish_op(p, opdef, [lhs, rhs], props, location, tok)
+
+
+def finish_op(p: Any, opdef: OpDef, operands: list[Any], props: dict[str, Attribute],
+              location: Location, tok: Any) -> Operation:
+    dict_tok = p.tok
+    attributes = p.parse_optional_attr_dict()
+    for name in ("feature_group_count", "batch_group_count"):
+        value = attributes.get(name)
+        if name in opdef.properties and value is not None and getattr(value, "value", 1) <= 0:
+            # ODS checks inherent attributes as the attribute dictionary is read.
+            raise p.error(f"'{opdef.name}' op attribute '{name}' failed to satisfy constraint: "
+                          f"64-bit signless integer attribute whose value is positive", dict_tok)
+    p.expect(":")
+    type_tok = p.tok
+    ftype = p.parse_type()
+    if not isinstance(ftype, FunctionType):
+        raise p.error("expected function type", type_tok)
+    p.check_operand_types(operands, list(ftype.inputs), tok)
+    return p.build_operation(opdef.name, opdef, operands, list(ftype.results), props,
+                             attributes, [], None, location)
+
+
+def _print_dot_general(pr: Any, op: Operation) -> None:
+    dims = op.attr("dot_dimension_numbers")
+    pr.write(f" {pr.operands(op.operands)}, ")
+    lb, rb = _dims(dims, "lhs_batching_dimensions"), _dims(dims, "rhs_batching_dimensions")
+    if lb or rb:
+        pr.write(f"batching_dims = {_dim_text(lb)} x {_dim_text(rb)}, ")
+    lc, rc = _dims(dims, "lhs_contracting_dimensions"), _dims(dims, "rhs_contracting_dimensions")
+    pr.write(f"contracting_dims = {_dim_text(lc)} x {_dim_text(rc)}")
+    pr.write(_print_precision(op))
+    algorithm = op.attr("algorithm")
+    if isinstance(algorithm, DialectAttr):
+        pr.write(f", algorithm = <{algorithm.body}>")
+    pr.write(pr.attr_dict(rest_attrs(op, {"dot_dimension_numbers", "precision_config",
+                                            "algorithm"})))
+    pr.write(functional_suffix(op))
+
+
+def _dim_text(values: Sequence[int]) -> str:
+    return "[" + ", ".join(str(v) for v in values) + "]"
+
+
+def _parse_dot(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
+    tok = p.tok
+    lhs = p.parse_operand()
+    p.expect(",")
+    rhs = p.parse_operand()
+    props: dict[str, Attribute] = {}
+    if p.accept(","):
+        p.expect_keyword("precision")
+        props["precision_config"] = _parse_precision(p)
+    return finish_op(p, opdef, [lhs, rhs], props, location, tok)
+
+
+def _print_dot(pr: Any, op: Operation) -> None:
+    pr.write(f" {pr.operands(op.operands)}")
+    pr.write(_print_precision(op))
+    pr.write(pr.attr_dict(rest_attrs(op, {"precision_config"})))
+    pr.write(functional_suffix(op))
+
+
+def error_at_op(op: Operation, message: str) -> Diagnostic:
+    """An error at the op (upstream emitOptionalError: no `'name' op` prefix)."""
+    return Diagnostic(message, line=op.location.line or None, col=op.location.col or None)
+
+
+def check_precision_config_attr(op: Operation) -> None:
+    """The ODS constraint on `precision_config`: an array of `#stablehlo<precision ...>`."""
+    attr = op.attr("precision_config")
+    if attr is None:
+        return
+    elements = attr.elements if isinstance(attr, ArrayAttr) else None
+    if elements is None or not all(
+            isinstance(e, DialectAttr) and e.body.split()[:1] == ["precision"]
+            for e in elements):
+        raise op_error(op, "attribute 'precision_config' failed to satisfy constraint: "
+                           "Precision Config attribute")
+
+
+def verify_precision_count(op: Operation) -> None:
+    attr = op.attr("precision_config")
+    if isinstance(attr, ArrayAttr) and len(attr.elements) > 2:
+        raise error_at_op(op, "expects precision config to be empty or have <= 2 elements.")
+
+
+def verify_dot_general(op: Operation) -> None:
+    """Upstream inferDotGeneralOp / verifyDotGeneralOp checks, first failure reported."""
+    check_precision_config_attr(op)
+    dims = op.attr("dot_dimension_numbers")
+    lb, rb = _dims(dims, "lhs_batching_dimensions"), _dims(dims, "rhs_batching_dimensions")
+    lc, rc = _dims(dims, "lhs_contracting_dimensions"), _dims(dims, "rhs_contracting_dimensions")
+    if len(lb) != len(rb):
+        raise error_at_op(op, "lhs and rhs should have the same number of batching dimensions")
+    if len(lc) != len(rc):
+        raise error_at_op(op, "lhs and rhs should have the same number of contracting dimensions")
+    for side, batch, contract in (("lhs", lb, lc), ("rhs", rb, rc)):
+        seen: set[int] = set()
+        for d in batch + contract:
+            if d in seen:
+                raise error_at_op(op, f"has duplicated dimension from {side}_batching_dimensions "
+                                      f"and {side}_contracting_dimensions: {d}")
+            seen.add(d)
+    lhs, rhs = op.operand_types[:2] if len(op.operands) == 2 else (None, None)
+    shapes = {"lhs": getattr(lhs, "shape", None), "rhs": getattr(rhs, "shape", None)}
+    for name, values in (("lhs_batching_dimensions", lb), ("lhs_contracting_dimensions", lc),
+                         ("rhs_batching_dimensions", rb), ("rhs_contracting_dimensions", rc)):
+        shape = shapes[name[:3]]
+        if shape is None:
+            continue
+        for d in values:
+            if d < 0 or d >= len(shape):
+                raise error_at_op(op, f"{name} value: {d} is out of range: [0, {len(shape)})")
+    if shapes["lhs"] is not None and shapes["rhs"] is not None:
+        for kind, ls, rs in (("batching", lb, rb), ("contracting", lc, rc)):
+            for a, b in zip(ls, rs, strict=True):
+                x, y = shapes["lhs"][a], shapes["rhs"][b]
+                if x != y and DYNAMIC not in (x, y):
+                    raise error_at_op(op, f"{kind} dimension sizes must match for lhs/rhs")
+    verify_precision_count(op)
+    algorithm = op.attr("algorithm")
+    if isinstance(algorithm, DialectAttr) and algorithm.fields:
+        precision = op.attr("precision_config")
+        words = [e.value for e in getattr(precision, "elements", ())]
+        if any(w != "DEFAULT" for w in words):
+            raise error_at_op(op, "must specify DEFAULT precision config when algorithm is set.")
+    check_dot_general_quantization(op, rc)
+
+
+def check_inferred_shape(op: Operation, shape: Sequence[int]) -> None:
+    """The result's shape must be compatible with the inferred one (upstream wording)."""
+    result = op.result_types[0] if op.results else None
+    if not isinstance(result, TensorType):
+        return
+    if len(result.shape) != len(shape) or any(
+            a != b and DYNAMIC not in (a, b) for a, b in zip(result.shape, shape, strict=True)):
+        text = ", ".join("?" if d == DYNAMIC else str(d) for d in shape)
+        raise error_at_op(op, f"inferred shape '[{text}]' is incompatible with return type of "
+                              f"operation '{result}'")
+
+
+def verify_dot(op: Operation) -> None:
+    check_precision_config_attr(op)
+    types = op.operand_types
+    if len(types) == 2 and all(isinstance(t, TensorType) for t in types):
+        if any(len(t.shape) not in (1, 2) for t in types):
+            raise error_at_op(op, "expected both lhs/rhs ranks to be either 1 or 2")
+        lhs, rhs = types
+        check_inferred_shape(op, list(lhs.shape[:-1]) + list(rhs.shape[1:]))
+    verify_precision_count(op)
+
+
+define_op("stablehlo.dot_general", syntax=Custom(_parse_dot_general, _print_dot_general),
+          properties=("dot_dimension_numbers", "precision_config", "algorithm"),
+          verify=verify_dot_general)(dot_general)
+define_op("stablehlo.dot", syntax=Custom(_parse_dot, _print_dot),
+          properties=("precision_config",), verify=verify_dot)(dot)
+
+
+
+# ---- einsum / unary_einsum (deprecated ops, kept for parsing/printing old programs) ----------
+
+
+def _einsum(config: str, operands: Sequence[np.ndarray], result_type: Type) -> np.ndarray:
+    dtype = result_dtype(result_type)
+    try:
+        with np.errstate(all="ignore"):
+            out = np.einsum(config, *[np.asarray(x).astype(dtype) for x in operands])
+    except ValueError as e:
+        raise EvaluationError(f"invalid einsum_config {config!r}: {e}") from None
+    return _contiguous(np.asarray(out, dtype=dtype))
+
+
+def einsum(lhs: np.ndarray, rhs: np.ndarray, *, einsum_config: str,
+           result_type: Type) -> np.ndarray:
+    """`lhs`, `rhs` contracted as the einsum equation `einsum_config` says."""
+    return _einsum(einsum_config, [lhs, rhs], result_type)
+
+
+def unary_einsum(operand: np.ndarray, *, einsum_config: str, result_type: Type) -> np.ndarray:
+    """`operand` summed/transposed as the einsum equation `einsum_config` says."""
+    return _einsum(einsum_config, [operand], result_type)
+
+
+define_op("stablehlo.einsum",
+          syntax=Format("$lhs `,` $rhs `,` `config` `=` $einsum_config", operands=("lhs", "rhs"),
+                        types="functional", attrs={"einsum_config": "attr"}),
+          properties=("einsum_config",))(einsum)
+define_op("stablehlo.unary_einsum",
+          syntax=Format("$operand `,` `config` `=` $einsum_config", operands=("operand",),
+                        types="functional", attrs={"einsum_config": "attr"}),
+          properties=("einsum_config",))(unary_einsum)
+
+
+try:
+    from ...ir.parser import DIALECT_ATTR_PARSERS
+
+    DIALECT_ATTR_PARSERS[("stablehlo", "dot")] = _parse_dot_dims_attr
+    DIALECT_ATTR_PARSERS[("stablehlo", "dot_algorithm")] = _parse_dot_algorithm_attr
+except ImportError:  # pragma: no cover - older parser
+    pass
