@@ -29,7 +29,6 @@ from .infer_types import (
 )
 from .reify_shapes import RULES as REIFY_RULES
 from .reify_shapes import reify
-from .speculatability import EFFECT_FREE
 
 GET_TYPES = "hlo_test_infer.get_return_types"
 GET_COMPONENTS = "hlo_test_infer.get_return_type_components"
@@ -75,11 +74,7 @@ def hlo_test_infer(module: Module) -> None:
     if replacements:
         for user in module.op.walk():
             user.operands = [replacements.get(v, v) for v in user.operands]
-    erase_dead(module.op, use_counts(module.op), _erasable)
-
-
-def _erasable(op: Operation) -> bool:
-    return op.name in EFFECT_FREE or op.dialect in ("chlo", "shape", "arith", "tensor")
+    erase_dead(module.op, use_counts(module.op))
 
 
 def _annotate(op: Operation, source: Operation) -> None:

@@ -7,11 +7,10 @@ as MLIR's greedy driver does."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ..ir.core import Module, Operation
 from . import register_pass
-from .speculatability import EFFECT_FREE, Speculatability, speculatability
+from .effects import is_trivially_dead
+from .speculatability import Speculatability, speculatability
 
 EXPECTATIONS = {
     "hlo_test_speculatability.is_speculatable": Speculatability.SPECULATABLE,
@@ -57,17 +56,14 @@ def erase(op: Operation, uses: dict[int, int]) -> None:
     op.parent = None
 
 
-def erase_dead(root: Operation, uses: dict[int, int],
-               erasable: Callable[[Operation], bool] | None = None) -> None:
-    """Erase effect-free ops (by default: those in EFFECT_FREE) with unused results until
-    none is left."""
-    erasable = erasable or (lambda op: op.name in EFFECT_FREE)
+def erase_dead(root: Operation, uses: dict[int, int]) -> None:
+    """Erase trivially dead ops (no used result, no effects: `effects.is_trivially_dead`)
+    until none is left, as MLIR's greedy driver does."""
     changed = True
     while changed:
         changed = False
         for op in list(root.walk()):
-            if (op.results and erasable(op) and op.parent is not None and not op.regions
-                    and not (op.opdef is not None and op.opdef.terminator)
-                    and all(uses.get(id(r), 0) == 0 for r in op.results)):
+            if (op.results and op.parent is not None and is_trivially_dead(
+                    op, any(uses.get(id(r), 0) for r in op.results))):
                 erase(op, uses)
                 changed = True

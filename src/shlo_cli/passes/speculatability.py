@@ -15,6 +15,7 @@ from ..dialects.stablehlo.convolution import decode_conv_dims
 from ..ir.attributes import DialectAttr
 from ..ir.core import Operation, Value
 from ..ir.types import DYNAMIC, TensorType, Type
+from .effects import is_constant_like
 
 
 class Speculatability(enum.Enum):
@@ -25,7 +26,6 @@ class Speculatability(enum.Enum):
 
 NOT, YES, RECURSIVE = Speculatability.NOT, Speculatability.SPECULATABLE, Speculatability.RECURSIVE
 
-CONSTANT_OPS = frozenset({"stablehlo.constant", "arith.constant", "chlo.constant"})
 
 
 def as_struct(attr: object) -> DialectAttr | None:
@@ -50,7 +50,7 @@ def _static(t: Type) -> bool:
 def is_constant(value: Value) -> bool:
     """MLIR's m_Constant: the value is the result of a constant-like op."""
     owner = value.owner
-    return isinstance(owner, Operation) and owner.name in CONSTANT_OPS
+    return isinstance(owner, Operation) and is_constant_like(owner)
 
 
 def _int(op: Operation, name: str, default: int = 0) -> int:
@@ -315,18 +315,6 @@ RULES.update({
     "concatenate": _concatenate, "set_dimension_size": _set_dimension_size,
     "reshape": _reshape, "transpose": _transpose, "triangular_solve": _triangular_solve,
 })
-
-# Ops with no memory effects (MLIR's Pure / NoMemoryEffect): erasable once unused.
-EFFECT_FREE = frozenset(
-    "stablehlo." + name for name in _UNARY_ELEMENTWISE + _BINARY_ELEMENTWISE + _PURE + (
-        "slice", "reverse", "pad", "rng_bit_generator", "reduce_precision", "compare",
-        "batch_norm_grad", "batch_norm_inference", "batch_norm_training", "broadcast_in_dim",
-        "clamp", "select", "dynamic_reshape", "dynamic_gather", "dynamic_conv",
-        "real_dynamic_slice", "dynamic_pad", "dot_general", "fft", "gather", "dynamic_iota",
-        "convolution", "bitcast_convert", "dynamic_broadcast_in_dim", "concatenate",
-        "set_dimension_size", "reshape", "transpose", "triangular_solve", "cholesky")
-) | CONSTANT_OPS
-
 
 def speculatability(op: Operation) -> Speculatability | None:
     """The op's speculatability, or None when it is not a StableHLO op that declares one."""
