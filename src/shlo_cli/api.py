@@ -18,11 +18,11 @@ from typing import Any
 
 import numpy as np
 
-from .interpreter.engine import EvaluationError, Interpreter, entry_function
+from .interpreter.engine import Interpreter, entry_function
 from .interpreter.io import InputError, Signature, coerce_input, signature_of
 from .interpreter.run import InterpretOptions, arrays_as_arguments, evaluate
 from .ir.core import Module, Operation
-from .ir.diagnostics import Diagnostic, ShloError
+from .ir.diagnostics import Diagnostic, EvaluationError, ShloError
 from .loaders import load_program
 
 PROGRAM_SUFFIXES = (".mlir", ".mlirbc", ".jax")

@@ -52,9 +52,9 @@ def run_serialize(input: str, *, output: str | None = None, target: str | None =
 
 
 def run_deserialize(input: str, *, output: str | None = None,
-                    print_stablehlo_version: bool = False) -> int:
+                    print_stablehlo_version: bool = False, debuginfo: bool = False) -> int:
     """Print the StableHLO program of a portable artifact (bytecode, or text as upstream's
-    parser also accepts)."""
+    parser also accepts), with its locations when `debuginfo`."""
     try:
         name, data = read_input_data(input)
     except ShloError as e:
@@ -78,7 +78,7 @@ def run_deserialize(input: str, *, output: str | None = None,
         sys.stdout.write(header)
         report(e)
         return 1
-    return _write(header + print_module(module) + "\n", output)
+    return _write(header + print_module(module, debuginfo=debuginfo) + "\n", output)
 
 
 def _write(data: str | bytes, output: str | None) -> int:

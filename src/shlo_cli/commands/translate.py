@@ -32,9 +32,10 @@ def _flag(name: str, help: str) -> Any:
 @_flag("strip-debuginfo", "Strip debug info from all operations (serialize).")
 @_flag("print-stablehlo-version", "Print the StableHLO version of the artifact (deserialize).")
 @_flag("allow-other-dialects", "Allow ops of other dialects when serializing.")
+@_flag("mlir-print-debuginfo", "Print locations (deserialize).")
 def translate(input: str, interpret: bool, serialize: bool, deserialize: bool,
               target: str | None, strip_debuginfo: bool, print_stablehlo_version: bool,
-              allow_other_dialects: bool, **options: Any) -> None:
+              allow_other_dialects: bool, mlir_print_debuginfo: bool, **options: Any) -> None:
     """StableHLO translation driver (`--interpret`, `--serialize`, `--deserialize`)."""
     chosen = [name for name, on in (("interpret", interpret), ("serialize", serialize),
                                     ("deserialize", deserialize)) if on]
@@ -53,7 +54,8 @@ def translate(input: str, interpret: bool, serialize: bool, deserialize: bool,
                                allow_unregistered_dialect=options["allow_unregistered_dialect"]))
     if chosen[0] == "deserialize":
         sys.exit(run_deserialize(input, output=options["output"],
-                                 print_stablehlo_version=print_stablehlo_version))
+                                 print_stablehlo_version=print_stablehlo_version,
+                                 debuginfo=mlir_print_debuginfo))
     sys.exit(run_interpret(input, **options))
 
 

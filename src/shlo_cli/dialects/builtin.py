@@ -7,7 +7,7 @@ from typing import Any
 from ..ir.attributes import StringAttr
 from ..ir.core import Location, Operation
 from ..ir.lexer import AT
-from .registry import OpDef, declare_op
+from .registry import OpDef, declare_op, folder
 from .syntax import Custom
 
 
@@ -68,3 +68,19 @@ def _print_cast(pr: Any, op: Operation) -> None:
 
 
 declare_op("builtin.unrealized_conversion_cast", syntax=Custom(_parse_cast, _print_cast))
+
+
+@folder("builtin.unrealized_conversion_cast")
+def _fold_cast(op: Operation, constants: list[Any]) -> list[Any] | None:
+    """MLIR's fold: a cast to its own types is its inputs; a cast undoing the whole cast that
+    produced all of its inputs (in order) is that cast's inputs."""
+    if op.operand_types == op.result_types:
+        return list(op.operands)
+    if not op.operands:
+        return None
+    producer = op.operands[0].owner
+    if (not isinstance(producer, Operation) or producer.name != op.name
+            or op.operands != producer.results
+            or producer.operand_types != op.result_types):
+        return None
+    return list(producer.operands)

@@ -54,6 +54,7 @@ from .types import (
     FloatType,
     IndexType,
     IntegerType,
+    OpaqueType,
     TensorType,
     Type,
     VectorType,
@@ -334,6 +335,10 @@ class AttributeParsing(ParserHost):
             raise self.error("elements literal must be a shaped type", type_tok)
         if isinstance(type, TensorType) and not type.is_static:
             raise self.error("elements literal type must have static shape", type_tok)
+        if isinstance(type.element, OpaqueType) and body.lstrip().startswith('"'):
+            # A string literal of another dialect's element type (`dense<"hello"> :
+            # tensor<!tf_type.string>`, MLIR's DenseStringElementsAttr): kept as written.
+            return OpaqueAttr(f"dense<{body.strip()}> : {type}")
         try:
             data, splat = parse_dense_literal(body, type)
         except DenseLiteralError as e:

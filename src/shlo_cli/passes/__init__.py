@@ -35,7 +35,12 @@ class PassOption:
 
     @property
     def keyword(self) -> str:
-        return self.name.replace("-", "_")
+        """The Python keyword the pass function takes (a trailing `_` after a keyword such
+        as `except`)."""
+        import keyword
+
+        name = self.name.replace("-", "_")
+        return f"{name}_" if keyword.iskeyword(name) else name
 
 
 @dataclass(frozen=True)
@@ -69,6 +74,11 @@ class Pass:
             except ValueError as e:
                 raise PassOptionError(f"<Pass-Options-Parser>: {e}") from None
         return values
+
+
+def parse_list(text: str) -> tuple[str, ...]:
+    """A ListOption's value: comma-separated items (MLIR's `a,b,c`), blanks trimmed."""
+    return tuple(item.strip() for item in text.split(",") if item.strip())
 
 
 def _parse_flag(text: str) -> bool:

@@ -22,7 +22,11 @@ _RECURSIVE = frozenset(
     "case if map reduce reduce_window scatter select_and_scatter sort while".split())
 # Other dialects' ops free of effects (chlo ops are all pure).
 _PURE_DIALECTS = frozenset({"chlo", "arith", "shape", "tensor"})
-_PURE_OPS = frozenset({"func.return", "builtin.unrealized_conversion_cast"})
+_PURE_OPS = frozenset({"func.return", "builtin.unrealized_conversion_cast", "memref.cast",
+                       "bufferization.to_buffer"})
+# Ops whose only effect is reading memory: removable when unused (MLIR drops read effects in
+# isOpTriviallyDead), but not free of effects for CSE.
+_READ_ONLY_OPS = frozenset({"bufferization.to_tensor"})
 _CONSTANT_LIKE = frozenset({"stablehlo.constant", "arith.constant", "chlo.constant"})
 
 
@@ -45,7 +49,7 @@ def is_trivially_dead(op: Operation, has_uses: bool) -> bool:
     """MLIR's isOpTriviallyDead: no result is used, it is not a terminator, no effects."""
     if has_uses or op.name.endswith("return") or (op.opdef and op.opdef.terminator):
         return False
-    return has_no_effect(op)
+    return has_no_effect(op) or (op.opdef is not None and op.name in _READ_ONLY_OPS)
 
 
 def is_constant_like(op: Operation) -> bool:

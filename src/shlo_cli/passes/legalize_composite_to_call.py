@@ -1,5 +1,6 @@
 """`-stablehlo-legalize-composite-to-call`: replace every `stablehlo.composite` by a
-`func.call` of its decomposition function (same operands and result types)."""
+`func.call` of its decomposition function (same operands and result types), except those
+whose name is listed in the `except` option."""
 
 from __future__ import annotations
 
@@ -7,24 +8,30 @@ from ..ir import registry
 from ..ir.attributes import SymbolRefAttr
 from ..ir.clone import replace_uses
 from ..ir.core import Block, Module, Operation, Value
-from . import register_pass
+from . import PassOption, parse_list, register_pass
 
 
 @register_pass("stablehlo-legalize-composite-to-call",
-               "Replace stablehlo.composite ops by calls to their decomposition.")
-def legalize_composite_to_call(module: Module) -> None:
+               "Replace stablehlo.composite ops by calls to their decomposition.",
+               options=(PassOption("except", "Names of composites that should not be "
+                                   "replaced with calls.", (), parse_list),))
+def legalize_composite_to_call(module: Module, except_: tuple[str, ...] = ()) -> None:
     replacements: dict[Value, Value] = {}
+    kept = set(except_)
     for op in list(module.op.walk()):
         for region in op.regions:
             for block in region.blocks:
-                _rewrite_block(block, replacements)
+                _rewrite_block(block, replacements, kept)
     replace_uses(module.op, replacements)
 
 
-def _rewrite_block(block: Block, replacements: dict[Value, Value]) -> None:
-    if not any(op.name == "stablehlo.composite" for op in block.operations):
+def _rewrite_block(block: Block, replacements: dict[Value, Value], kept: set[str]) -> None:
+    def wanted(op: Operation) -> bool:
+        return op.name == "stablehlo.composite" and op.attr("name").value not in kept
+
+    if not any(wanted(op) for op in block.operations):
         return
-    rewritten = [_as_call(op, replacements) if op.name == "stablehlo.composite" else op
+    rewritten = [_as_call(op, replacements) if wanted(op) else op
                  for op in block.operations]
     block.operations = []
     for op in rewritten:

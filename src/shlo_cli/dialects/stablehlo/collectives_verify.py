@@ -97,6 +97,8 @@ def verify_mesh_axes(op: Operation, module: Module) -> None:
     if not (isinstance(attr, DialectAttr) and attr.name == "replica_group_mesh_axes"):
         return
     mesh = attr.get("mesh")
+    if isinstance(mesh, DialectAttr) and mesh.name == "mesh":
+        return  # an inline #stablehlo.mesh<...>: no symbol to resolve
     symbol = getattr(mesh, "root", None)
     if symbol is None:
         match = re.search(r"mesh\s*=\s*@([\w$.]+)", attr.body)

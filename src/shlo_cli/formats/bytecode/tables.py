@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-from ...dialects import registry
+from ...ir import registry
 from ...ir.attributes import Attribute, OpaqueAttr
 from ...ir.diagnostics import Diagnostic, SourceFile
 from ...ir.lexer import EOF
