@@ -320,3 +320,16 @@ def test_future_types_and_values() -> None:
                                                          TensorType((3,), I32)]) == (one, two)
     with pytest.raises(EvaluationError):
         async_done(one, result_types=[TensorType((2,), F32)])
+
+
+@pytest.mark.parametrize(("inner", "bad"), [
+    ("f32", "f32"), ("tensor<f32>, i32", "i32"), ("tensor<*xf32>", "tensor<*xf32>")])
+def test_future_type_holds_only_ranked_tensors(inner: str, bad: str) -> None:
+    with pytest.raises(Diagnostic) as info:
+        parse_source(f"func.func private @f() -> !stablehlo.future<{inner}>", "t.mlir")
+    assert info.value.message == f"future element type must be a ranked tensor, but got '{bad}'"
+
+
+def test_future_type_prints_its_types_canonically() -> None:
+    text = reprint("func.func private @f() -> !stablehlo.future<tensor<2x3xf32>,tensor<4xi32>>")
+    assert "-> !stablehlo.future<tensor<2x3xf32>, tensor<4xi32>>" in text

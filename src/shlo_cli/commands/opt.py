@@ -12,7 +12,7 @@ from ..ir.diagnostics import Diagnostic, ShloError, SourceFile
 from ..ir.expected_diagnostics import DiagnosticVerifier
 from ..ir.printer import print_module
 from ..ir.verifier import verify_module
-from ..passes import PASSES, PassOptionError, PassRequest, run_passes
+from ..passes import PASSES, PassOptionError, PassRequest, run_passes, take_emitted
 from ..passes.pipeline import parse_pipeline
 from .common import SPLIT_MARKER, parse_chunk, read_source, report, split_chunks, write_output
 from .terminal import version_option
@@ -182,8 +182,11 @@ def opt(ctx: click.Context, input: str, output: str | None, split_input_file: bo
         try:
             module = parse_chunk(chunk, name, allow_unregistered_dialect)
             verify_module(module, chunk.line_offset)
-            run_passes(module, selected,
-                       lambda m, offset=chunk.line_offset: verify_module(m, offset))
+            try:
+                run_passes(module, selected,
+                           lambda m, offset=chunk.line_offset: verify_module(m, offset))
+            finally:
+                _report_emitted(checker, SourceFile(name, chunk.text, chunk.line_offset))
             if emit_bytecode:
                 outputs.append(write_bytecode(module, version, producer))
             else:
@@ -219,6 +222,16 @@ def opt(ctx: click.Context, input: str, output: str | None, split_input_file: bo
         report(e)
         sys.exit(1)
     sys.exit(1 if failed else 0)
+
+
+def _report_emitted(checker: DiagnosticVerifier | None, source: SourceFile) -> None:
+    """Diagnostics passes emitted without failing: printed, or checked by the verifier."""
+    for diag in take_emitted():
+        _give_source(diag, source)
+        if checker is None:
+            report(diag)
+        else:
+            checker.process(diag)
 
 
 def _give_source(diag: Diagnostic, source: SourceFile) -> None:

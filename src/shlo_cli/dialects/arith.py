@@ -97,7 +97,7 @@ def _binary(name: str, fn: Any) -> None:
 
 for _name, _fn in (("addf", np.add), ("subf", np.subtract), ("mulf", np.multiply),
                    ("divf", np.divide), ("addi", np.add), ("subi", np.subtract),
-                   ("muli", np.multiply)):
+                   ("muli", np.multiply), ("divsi", lambda a, b: np.trunc(a / b))):
     _binary(_name, _fn)
 
 

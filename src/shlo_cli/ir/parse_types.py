@@ -261,6 +261,8 @@ class TypeParsing(ParserHost):
             return TokenType()
         if text == "!quant.uniform":
             return self._parse_quant_uniform(tok)
+        if text == "!stablehlo.future" and self.at("<"):
+            return self._parse_future_type(tok)
         if text.startswith("!stablehlo.") and text[11:] not in ("token", "future"):
             raise self.error(f"unknown stablehlo type: {text[11:]}", tok)
         if self.at("<"):
@@ -271,6 +273,18 @@ class TypeParsing(ParserHost):
         if "." not in text:
             raise self.error(f"undefined symbol alias id '{text[1:]}'", tok)
         return OpaqueType(text)
+
+    def _parse_future_type(self, tok: Token) -> Type:
+        """`!stablehlo.future<T, ...>`: kept as text, but its types must be ranked tensors
+        (StableHLO's FutureType verifier, run while the type is built)."""
+        self.expect("<")
+        types = [] if self.at(">") else self.parse_type_list()
+        self.expect(">")
+        for t in types:
+            if not isinstance(t, TensorType):
+                raise self.error(
+                    f"future element type must be a ranked tensor, but got '{t}'", tok)
+        return OpaqueType(f"{tok.text}<{', '.join(str(t) for t in types)}>")
 
     def _parse_quant_uniform(self, tok: Token) -> Type:
         if not self.at("<"):

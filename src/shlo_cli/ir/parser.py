@@ -316,6 +316,10 @@ class Parser(TypeParsing, AttributeParsing):
                     raise self.error("reference to invalid result number", tok)
                 if names.get(base + "#0") is not None:
                     raise self.error("reference to invalid result number", tok)
+            else:
+                first = names.get(name + "#0")  # `%0` names result #0 of a `%0:2` group
+                if first is not None and id(first) not in self.forward_refs:
+                    return first
             if isolated:
                 break
         # A forward reference: resolved when the name is defined later in this scope.

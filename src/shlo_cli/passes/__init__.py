@@ -151,6 +151,23 @@ def run_passes(module: Module, requests: list[PassRequest],
             verify(module)
 
 
+_EMITTED: list[Diagnostic] = []
+
+
+def emit(diag: Diagnostic) -> None:
+    """Report a diagnostic without failing the pass, as an MLIR pattern that emits an error
+    (or warning) and then just does not apply: the tool prints it, or `-verify-diagnostics`
+    matches it, and the pass goes on."""
+    _EMITTED.append(diag)
+
+
+def take_emitted() -> list[Diagnostic]:
+    """The diagnostics emitted since the last call, oldest first."""
+    taken = list(_EMITTED)
+    _EMITTED.clear()
+    return taken
+
+
 def _load() -> None:
     import importlib
     import pkgutil

@@ -13,7 +13,11 @@ from ...ir.diagnostics import EvaluationError
 from ..registry import define_op, lookup
 from .binary import next_after_values, polygamma, zeta
 from .syntax import BROADCAST_BINARY, BROADCAST_SELECT
-from .verify import verify_broadcast_same_elements
+from .verify import (
+    verify_broadcast_complex,
+    verify_broadcast_same_elements,
+    verify_broadcast_select,
+)
 
 BROADCAST_DIMENSIONS = ("broadcast_dimensions",)
 
@@ -80,7 +84,8 @@ def _declare(name: str, kernel: Callable[[np.ndarray, np.ndarray], np.ndarray] |
     same = name not in ("complex", "next_after", "polygamma", "zeta")
     define_op(f"chlo.broadcast_{name}", syntax=BROADCAST_BINARY,
               properties=BROADCAST_DIMENSIONS,
-              verify=verify_broadcast_same_elements if same else None)(evaluate)
+              verify=verify_broadcast_same_elements if same else
+              verify_broadcast_complex if name == "complex" else None)(evaluate)
 
 
 for _name in ("add", "and", "atan2", "complex", "divide", "maximum", "minimum", "multiply",
@@ -106,7 +111,7 @@ def broadcast_compare(lhs: np.ndarray, rhs: np.ndarray, *,
                                             compare_type=compare_type))
 
 
-@define_op("chlo.broadcast_select", syntax=BROADCAST_SELECT)
+@define_op("chlo.broadcast_select", syntax=BROADCAST_SELECT, verify=verify_broadcast_select)
 def broadcast_select(pred: np.ndarray, on_true: np.ndarray, on_false: np.ndarray, *,
                      result_type: Any) -> np.ndarray:
     """numpy-style broadcasting select."""

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from ...ir.core import Operation
-from ...ir.types import IntegerType, QuantizedType, TensorType, Type
+from ...ir.types import IntegerType, QuantizedType, TensorType, Type, UnrankedTensorType
 from ...ir.verifier import inference_error
 from ..stablehlo.elementwise_verify import error
 
 
 def _element(t: Type) -> Type | None:
-    return t.element if isinstance(t, TensorType) else None
+    return t.element if isinstance(t, (TensorType, UnrankedTensorType)) else None
 
 
 def _compatible_elements(a: Type | None, b: Type | None) -> bool:
@@ -24,6 +24,20 @@ def verify_broadcast_same_elements(op: Operation) -> None:
     elements = [_element(t) for t in (*op.operand_types, *op.result_types)]
     if any(not _compatible_elements(elements[0], e) for e in elements[1:]):
         raise error(op, "requires compatible element types for all operands and results")
+
+
+def verify_broadcast_complex(op: Operation) -> None:
+    """Its inference needs operands of one element type (the result is complex of it)."""
+    lhs, rhs = (_element(t) for t in op.operand_types[:2])
+    if not _compatible_elements(lhs, rhs):
+        raise inference_error(op, "mismatched operand types")
+
+
+def verify_broadcast_select(op: Operation) -> None:
+    """Its inference needs both branches of one element type."""
+    on_true, on_false = (_element(t) for t in op.operand_types[1:3])
+    if on_true != on_false:
+        raise inference_error(op, "mismatched operand types")
 
 
 def verify_constant_like(op: Operation) -> None:

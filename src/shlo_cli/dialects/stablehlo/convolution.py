@@ -516,10 +516,10 @@ def _verify_conv_window(op: Operation, window: Sequence[int]) -> None:
     for name, plural, _ in checks:
         got = _attr_list(op, name)
         count = None if got is None else (len(got) // 2 if name == "padding" else len(got))
-        if count is not None and count != n:
+        if count and count != n:  # an empty list means the default, as upstream
             raise error_at_op(op, f"expects {plural} to have same dimension-size as size of window "
                                   f"dimensions ({n}), but got: {count}.")
-        values[name] = got if got is not None else [1] * n
+        values[name] = got if got else [1] * n
     for i, size in enumerate(window):
         for name, _, single in checks:
             if single is not None and values[name][i] <= 0:

@@ -447,6 +447,21 @@ def verify_compatible_operands_and_result(op: Operation) -> None:
     inferred = most_specific(op.operand_types)
     if inferred is not None:
         check_inferred(op, [inferred])
+        return
+    _check_sizes_within_bounds(op, op.operand_types)
+
+
+def _check_sizes_within_bounds(op: Operation, types: Sequence[Type]) -> None:
+    """inferMostSpecificDimAndBound's error: a static size above another operand's bound."""
+    tensors = [t for t in types if isinstance(t, TensorType)]
+    for a in tensors:
+        for b in tensors:
+            if a.rank != b.rank:
+                continue
+            for i, (size, bound) in enumerate(zip(a.shape, bounds_of(b), strict=True)):
+                if size != DYNAMIC and bound is not None and size > bound:
+                    raise inference_error(op, f"Mismatched dimension size {size} and bound "
+                                              f"{bound} in dimension {i}")
 
 
 def verify_add(op: Operation) -> None:

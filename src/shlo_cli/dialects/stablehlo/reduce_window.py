@@ -217,10 +217,10 @@ def windowed_shape(op: Operation, operand: TensorType, kind: str) -> list[int]:
     values: dict[str, list[int]] = {}
     for name, plural, _ in checks:
         got = _attr_ints(op, name)
-        if got is not None and len(got) != rank:
+        if got and len(got) != rank:  # an empty list means the default, as upstream
             raise error_at_op(op, f"expects {plural} to have same dimension-size as size of window "
                                   f"dimensions ({rank}), but got: {len(got)}.")
-        values[name] = got if got is not None else [1] * rank
+        values[name] = got if got else [1] * rank
     if padding_attr is not None and len(padding) != rank:
         raise error_at_op(op, f"expects padding-entries to have same dimension-size as size of "
                               f"window dimensions ({rank}), but got: {len(padding)}.")

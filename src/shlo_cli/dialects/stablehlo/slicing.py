@@ -40,6 +40,7 @@ from .data_movement import (
     result_array,
     shape_operand,
 )
+from .elementwise_verify import bounds_of
 
 # ---- concatenate -----------------------------------------------------------------------------
 
@@ -299,6 +300,11 @@ def verify_slice(op: Operation) -> None:
         if n != DYNAMIC and lim > n:
             raise inference_error(op, f"limit index {lim} is larger than dimension size {n} in "
                                       f"dimension {d}")
+        bound = (bounds_of(operand)[d] if n == DYNAMIC and isinstance(operand, TensorType)
+                 else None)
+        if bound is not None and lim > bound:
+            raise inference_error(op, f"limit index {lim} is larger than dimension bound "
+                                      f"{bound} in dimension {d}")
         if s > lim:
             raise inference_error(op, f"start index {s} is larger than limit index {lim} in "
                                       f"dimension {d}")
@@ -372,6 +378,9 @@ def verify_pad(op: Operation) -> None:
         if i < 0:
             raise inference_error(op, f"Interior padding cannot be negative: {i}")
         if n == DYNAMIC:
+            bound = bounds_of(operand)[d] if isinstance(operand, TensorType) else None
+            if bound is not None and bound + lo + hi + max(bound - 1, 0) * i < 0:
+                raise inference_error(op, f"Padding result in negative bound for dimension {d}")
             out.append(DYNAMIC)
             continue
         size = n + lo + hi + max(n - 1, 0) * i
