@@ -28,19 +28,11 @@ with dynamic outputs and no inputs.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 import ml_dtypes
 import numpy as np
 
-from ..dialects.chlo.special_math import (
-    LANCZOS_BASE,
-    LANCZOS_COEFFICIENTS,
-    LANCZOS_GAMMA,
-    LOG_PI,
-    LOG_SQRT_TWO_PI,
-)
 from ..ir import registry
 from ..ir.attributes import (
     BoolAttr,
@@ -321,31 +313,6 @@ def _element(t: Type) -> Type | None:
     return t.element if isinstance(t, TensorType) else None
 
 
-@pattern("chlo.square")
-def _square(rw: Rewriter) -> list[Value] | None:
-    """x * x; complex: (a - b)(a + b) + 2abi, with an exact 0 real part when |a| = |b| is
-    finite (the product form would give 0 * inf = NaN at the overflow boundary)."""
-    (z,) = rw.op.operands
-    t = z.type
-    element = _element(t)
-    if not isinstance(element, ComplexType):
-        return [rw.create("stablehlo.multiply", [z, z], rw.op.result_types[0])]
-    part = TensorType(t.shape, element.element)  # type: ignore[union-attr]
-    pred = TensorType(part.shape, BOOL)
-    a = rw.create("stablehlo.real", [z], part)
-    b = rw.create("stablehlo.imag", [z], part)
-    product = rw.create("stablehlo.multiply", [rw.create("stablehlo.subtract", [a, b], part),
-                                               rw.create("stablehlo.add", [a, b], part)], part)
-    same_size = rw.compare("EQ", rw.create("stablehlo.abs", [a], part),
-                           rw.create("stablehlo.abs", [b], part), pred)
-    exact_zero = rw.create("stablehlo.and",
-                           [same_size, rw.create("stablehlo.is_finite", [a], pred)], pred)
-    real = rw.create("stablehlo.select", [exact_zero, rw.constant(0.0, part), product], part)
-    ab = rw.create("stablehlo.multiply", [a, b], part)
-    imag = rw.create("stablehlo.add", [ab, ab], part)
-    return [rw.create("stablehlo.complex", [real, imag], t)]
-
-
 @pattern("chlo.conj")
 def _conj(rw: Rewriter) -> list[Value] | None:
     (x,) = rw.op.operands
@@ -378,45 +345,6 @@ def _with_upcast(rw: Rewriter, body: Callable[[Rewriter, Value, TensorType], Val
         result = body(rw, x, wide)
         return [rw.create("stablehlo.convert", [result], t)]
     return [body(rw, x, t)]  # type: ignore[arg-type]
-
-
-def _exp_plus_minus(rw: Rewriter, x: Value, t: TensorType) -> tuple[Value, Value]:
-    """e^(x + log 1/2) and e^(-x + log 1/2): halves of e^x and e^-x that overflow late."""
-    log_half = rw.create("stablehlo.log", [rw.constant(0.5, t)], t)
-    up = rw.create("stablehlo.exponential", [rw.create("stablehlo.add", [x, log_half], t)], t)
-    down = rw.create("stablehlo.exponential",
-                     [rw.create("stablehlo.subtract", [log_half, x], t)], t)
-    return up, down
-
-
-def _cosh_body(rw: Rewriter, x: Value, t: TensorType) -> Value:
-    up, down = _exp_plus_minus(rw, x, t)
-    return rw.create("stablehlo.add", [up, down], t)
-
-
-def _sinh_body(rw: Rewriter, x: Value, t: TensorType) -> Value:
-    """Large |x|: e^x/2 - e^-x/2. Small |x| (no cancellation):
-    (expm1(x) + expm1(x) / (expm1(x) + 1)) / 2."""
-    up, down = _exp_plus_minus(rw, x, t)
-    large = rw.create("stablehlo.subtract", [up, down], t)
-    one, half = rw.constant(1.0, t), rw.constant(0.5, t)
-    expm1 = rw.create("stablehlo.exponential_minus_one", [x], t)
-    ratio = rw.create("stablehlo.divide", [expm1, rw.create("stablehlo.add", [expm1, one], t)], t)
-    small = rw.create("stablehlo.multiply", [half, rw.create("stablehlo.add", [expm1, ratio], t)],
-                      t)
-    magnitude = rw.create("stablehlo.abs", [x], t)
-    below_one = rw.compare("LT", magnitude, one, TensorType(t.shape, BOOL))
-    return rw.create("stablehlo.select", [below_one, small, large], t)
-
-
-@pattern("chlo.cosh")
-def _cosh(rw: Rewriter) -> list[Value] | None:
-    return _with_upcast(rw, _cosh_body)
-
-
-@pattern("chlo.sinh")
-def _sinh(rw: Rewriter) -> list[Value] | None:
-    return _with_upcast(rw, _sinh_body)
 
 
 @pattern("chlo.top_k")
@@ -525,140 +453,6 @@ def _real_pattern(fn: Callable[[Value, Real], Value]) -> Pattern:
     return rewrite
 
 
-@pattern("chlo.asin")
-@_real_pattern
-def _asin(x: Value, e: Real) -> Value:
-    """Real asin(x) = 2 atan2(x, 1 + sqrt((1 - x)(1 + x)))."""
-    one = e.const(1.0)
-    root = e("sqrt", e("multiply", e("subtract", one, x), e("add", one, x)))
-    return e("multiply", e.const(2.0), e("atan2", x, e("add", one, root)))
-
-
-@pattern("chlo.acos")
-@_real_pattern
-def _acos(x: Value, e: Real) -> Value:
-    """Real acos(x) = 2 atan2(sqrt((1 - x)(1 + x)), 1 + x), and pi at x = -1 (where the
-    formula gives 2 atan2(0, 0) = 0)."""
-    one = e.const(1.0)
-    one_plus_x = e("add", one, x)
-    root = e("sqrt", e("multiply", e("subtract", one, x), one_plus_x))
-    value = e("multiply", e.const(2.0), e("atan2", root, one_plus_x))
-    return e.select(e.compare("NE", x, e.const(-1.0)), value, e.const(math.pi))
-
-
-@pattern("chlo.atan")
-@_real_pattern
-def _atan(x: Value, e: Real) -> Value:
-    """Real atan(x) = atan2(x, 1)."""
-    return e("atan2", x, e.const(1.0))
-
-
-@pattern("chlo.atanh")
-@_real_pattern
-def _atanh(x: Value, e: Real) -> Value:
-    """Real atanh(x) = (log1p(x) - log1p(-x)) / 2 for |x| <= 1, NaN beyond."""
-    value = e("multiply", e("subtract", e("log_plus_one", x),
-                            e("log_plus_one", e("negate", x))), e.const(0.5))
-    outside = e.compare("GT", e("abs", x), e.const(1.0))
-    return e.select(outside, e.const(float("nan")), value)
-
-
-@pattern("chlo.acosh")
-@_real_pattern
-def _acosh(x: Value, e: Real) -> Value:
-    """Real acosh(x) = log1p(sqrt(x - 1) (sqrt(x + 1) + sqrt(x - 1))) (no cancellation near
-    1, NaN below 1 from the square root); log(2) + log(x) from max / 2 on."""
-    one, two = e.const(1.0), e.const(2.0)
-    root_below = e("sqrt", e("subtract", x, one))
-    regular = e("log_plus_one", e("multiply", root_below,
-                                  e("add", e("sqrt", e("add", x, one)), root_below)))
-    large = e("add", e("log", two), e("log", x))
-    return e.select(e.compare("GE", x, e("divide", e.max_finite(), two)), large, regular)
-
-
-@pattern("chlo.asinh")
-@_real_pattern
-def _asinh(x: Value, e: Real) -> Value:
-    """Real asinh(x) = sign(x) log1p(|x| + x^2 / (1 + sqrt(1 + x^2))), and
-    sign(x) (log(2) + log|x|) where x^2 would overflow."""
-    one = e.const(1.0)
-    a = e("abs", x)
-    a2 = e("multiply", a, a)
-    regular = e("log_plus_one", e("add", a, e("divide", a2, e("add", one, e("sqrt", e(
-        "add", one, a2))))))
-    large = e("add", e("log", e.const(2.0)), e("log", a))
-    value = e.select(e.compare("GE", a, e("sqrt", e.max_finite())), large, regular)
-    return e("multiply", e("sign", x), value)
-
-
-def _lanczos_log_t(e: Real, z: Value) -> tuple[Value, Value]:
-    """t = z + g + 1/2 and log(t) = log(g + 1/2) + log1p(z / (g + 1/2))."""
-    g_half = LANCZOS_GAMMA + 0.5
-    t = e("add", e.const(g_half), z)
-    log_t = e("add", e.const(math.log(g_half)), e("log_plus_one", e("divide", z, e.const(g_half))))
-    return t, log_t
-
-
-def _reflect_argument(x: Value, e: Real) -> tuple[Value, Value]:
-    """x < 1/2 uses the reflection formula on z = -x; otherwise z = x - 1."""
-    reflect = e.compare("LT", x, e.const(0.5))
-    z = e.select(reflect, e("negate", x), e("subtract", x, e.const(1.0)))
-    return reflect, z
-
-
-@pattern("chlo.lgamma")
-@_real_pattern
-def _lgamma(x: Value, e: Real) -> Value:
-    """Lanczos approximation (g = 7, 9 terms) as XLA: log y = log sqrt(2 pi) +
-    (z + 1/2 - t / log t) log t + log(series); for x < 1/2 the reflection
-    log pi - log|sin(pi x)| - log y; +inf at poles and at +-inf."""
-    reflect, z = _reflect_argument(x, e)
-    series = e.const(LANCZOS_BASE)
-    for i, c in enumerate(LANCZOS_COEFFICIENTS):
-        series = e("add", series, e("divide", e.const(c), e("add", z, e.const(i + 1.0))))
-    t, log_t = _lanczos_log_t(e, z)
-    log_y = e("add", e("add", e.const(LOG_SQRT_TWO_PI),
-                       e("multiply", e("subtract", e("add", z, e.const(0.5)),
-                                       e("divide", t, log_t)), log_t)),
-              e("log", series))
-    abs_x = e("abs", x)
-    frac = e("subtract", abs_x, e("floor", abs_x))
-    reduced = e.select(e.compare("GT", frac, e.const(0.5)), e("subtract", e.const(1.0), frac),
-                       frac)
-    denom = e("log", e("sine", e("multiply", e.const(math.pi), reduced)))
-    finite = e.rw.create("stablehlo.is_finite", [denom], e.pred)
-    reflection = e.select(finite, e("subtract", e("subtract", e.const(LOG_PI), denom), log_y),
-                          e("negate", denom))
-    result = e.select(reflect, reflection, log_y)
-    infinite = e.compare("EQ", abs_x, e.const(math.inf))
-    return e.select(infinite, e.const(math.inf), result)
-
-
-@pattern("chlo.digamma")
-@_real_pattern
-def _digamma(x: Value, e: Real) -> Value:
-    """Derivative of the Lanczos lgamma: log t + num / denom - g / t; for x < 1/2 the
-    reflection y - pi cos(pi x) / sin(pi x); NaN at negative integers, -inf at 0."""
-    reflect, z = _reflect_argument(x, e)
-    num, denom = e.const(0.0), e.const(LANCZOS_BASE)
-    for i, c in enumerate(LANCZOS_COEFFICIENTS):
-        shifted = e("add", z, e.const(i + 1.0))
-        num = e("subtract", num, e("divide", e.const(c), e("multiply", shifted, shifted)))
-        denom = e("add", denom, e("divide", e.const(c), shifted))
-    t, log_t = _lanczos_log_t(e, z)
-    y = e("subtract", e("add", log_t, e("divide", num, denom)),
-          e("divide", e.const(LANCZOS_GAMMA), t))
-    reduced = e("add", x, e("abs", e("floor", e("add", x, e.const(0.5)))))
-    angle = e("multiply", e.const(math.pi), reduced)
-    reflection = e("subtract", y, e("divide", e("multiply", e.const(math.pi), e("cosine", angle)),
-                                    e("sine", angle)))
-    result = e.select(reflect, reflection, y)
-    negative_integer = e.rw.create("stablehlo.and", [e.compare("LT", x, e.const(0.0)),
-                                                     e.compare("EQ", x, e("floor", x))], e.pred)
-    result = e.select(negative_integer, e.const(math.nan), result)
-    return e.select(e.compare("EQ", x, e.const(0.0)), e.const(-math.inf), result)
-
-
 @pattern("chlo.is_inf", "chlo.is_pos_inf", "chlo.is_neg_inf")
 def _is_inf(rw: Rewriter) -> list[Value] | None:
     (x,) = rw.op.operands
@@ -711,7 +505,13 @@ def legalize_block(block: Block, replacements: dict[Value, Value],
 def legalize(module: Module) -> None:
     """Rewrite until no pattern applies (a rewrite may create CHLO ops, e.g. polygamma's
     lgamma, zeta and digamma)."""
-    from . import chlo_complex, chlo_special, chlo_structured  # noqa: F401  (more patterns)
+    from . import (  # noqa: F401  (more patterns)
+        chlo_complex,
+        chlo_elementary,
+        chlo_gamma,
+        chlo_special,
+        chlo_structured,
+    )
 
     for _ in range(_MAX_ROUNDS):
         replacements: dict[Value, Value] = {}

@@ -65,7 +65,7 @@ def polynomial(e: Real, x: Value, coefficients: Sequence[float]) -> Value:
 
 
 def _erf_small(x: Value, e: Real) -> Value:
-    """erf for |x| <= 1."""
+    """erf for |x| <= 1: x T(x^2) / U(x^2) (f64), x T(x^2) (f32)."""
     x2 = e("multiply", x, x)
     if _is_f64(e):
         return e("divide", e("multiply", x, polynomial(e, x2, _ERF_F64_T)),
@@ -74,28 +74,45 @@ def _erf_small(x: Value, e: Real) -> Value:
 
 
 def _erfc_large(x: Value, e: Real) -> Value:
-    """erfc for |x| >= 1 (0 once e^(-x^2) underflows; 2 - erfc(-x) for negative x)."""
-    z = e("negate", e("multiply", x, x))
-    exp_z = e("exponential", z)
-    a = e("abs", x)
+    """erfc for |x| >= 1 (0 once e^(-x^2) underflows; 2 - erfc(-x) for negative x), ops in
+    upstream's order."""
+    z = e("negate", x2 := e("multiply", x, x))
     if _is_f64(e):
+        exp_z = e("exponential", z)
+        a = e("abs", x)
         near = e("divide", e("multiply", exp_z, polynomial(e, a, _ERFC_F64_P)),
                  polynomial(e, a, _ERFC_F64_Q))
         far = e("divide", e("multiply", exp_z, polynomial(e, a, _ERFC_F64_R)),
                 polynomial(e, a, _ERFC_F64_S))
         approx = e.select(e.compare("LT", a, e.const(8.0)), near, far)
         maxlog = _MAXLOG_F64
+        two = None
     else:
+        a = e("abs", x)
         one = e.const(1.0)
-        inv_x2 = e("divide", one, e("multiply", x, x))
-        scale = e("multiply", exp_z, e("divide", one, a))
-        poly = e.select(e.compare("LT", a, e.const(2.0)), polynomial(e, inv_x2, _ERFC_F32_P),
+        inv_x2 = e("divide", one, x2)
+        scale = e("multiply", e("exponential", z), e("divide", one, a))
+        two = e.const(2.0)
+        poly = e.select(e.compare("LT", a, two), polynomial(e, inv_x2, _ERFC_F32_P),
                         polynomial(e, inv_x2, _ERFC_F32_R))
         approx = e("multiply", scale, poly)
         maxlog = _MAXLOG_F32
-    zero = e.const(0.0)
-    clamped = e.select(e.compare("LT", z, e.const(-maxlog)), zero, approx)
-    return e.select(e.compare("LT", x, zero), e("subtract", e.const(2.0), clamped), clamped)
+    clamped = e.select(e.compare("LT", z, e.const(-maxlog)), zero := e.const(0.0), approx)
+    below = e.compare("LT", x, zero)
+    return e.select(below, e("subtract", two or e.const(2.0), clamped), clamped)
+
+
+def _one_minus_other(x: Value, e: Real, first: Callable[[Value, Real], Value],
+                     other: Callable[[Value, Real], Value], first_is_small: bool) -> Value:
+    """first(x), 1, 1 - other(x), then select by |x| < 1 (upstream's f64 erf and erfc
+    layout)."""
+    primary = first(x, e)
+    one = e.const(1.0)
+    secondary = e("subtract", one, other(x, e))
+    small = e.compare("LT", e("abs", x), one)
+    if first_is_small:
+        return e.select(small, primary, secondary)
+    return e.select(small, secondary, primary)
 
 
 @pattern("chlo.erf")
@@ -104,13 +121,11 @@ def _erf(x: Value, e: Real) -> Value:
     """f32: Eigen's rational approximation on [-4, 4], clamped to [-1, 1]; f64: Cephes
     (x T(x^2) / U(x^2) below 1, 1 - erfc beyond)."""
     if _is_f64(e):
-        one = e.const(1.0)
-        small = e.compare("LT", e("abs", x), one)
-        return e.select(small, _erf_small(x, e), e("subtract", one, _erfc_large(x, e)))
+        return _one_minus_other(x, e, _erf_small, _erfc_large, True)
     clamped = e.rw.create("stablehlo.clamp", [e.const(-4.0), x, e.const(4.0)], e.t)
     x2 = e("multiply", clamped, clamped)
-    ratio = e("divide", e("multiply", clamped, polynomial(e, x2, _ERF_F32_ALPHA)),
-              polynomial(e, x2, _ERF_F32_BETA))
+    alpha, beta = polynomial(e, x2, _ERF_F32_ALPHA), polynomial(e, x2, _ERF_F32_BETA)
+    ratio = e("divide", e("multiply", clamped, alpha), beta)
     return e.rw.create("stablehlo.clamp", [e.const(-1.0), ratio, e.const(1.0)], e.t)
 
 
@@ -118,9 +133,7 @@ def _erf(x: Value, e: Real) -> Value:
 @_real_pattern
 def _erfc(x: Value, e: Real) -> Value:
     """1 - erf(x) for |x| < 1, the Cephes erfc approximations beyond."""
-    one = e.const(1.0)
-    small = e.compare("LT", e("abs", x), one)
-    return e.select(small, e("subtract", one, _erf_small(x, e)), _erfc_large(x, e))
+    return _one_minus_other(x, e, _erfc_large, _erf_small, False)
 
 
 _ERF_INV_F32_LOW = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,

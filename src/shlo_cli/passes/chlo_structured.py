@@ -18,7 +18,7 @@ from ..ir.attributes import DenseArrayAttr, DenseElementsAttr, DialectAttr, Inte
 from ..ir.clone import clone_op
 from ..ir.core import Block, Operation, Region, Value
 from ..ir.types import BOOL, I32, I64, ComplexType, IntegerType, TensorType, numpy_dtype
-from .chlo_legalize import Real, Rewriter, _cosh_body, _exp_plus_minus, pattern
+from .chlo_legalize import Real, Rewriter, pattern
 
 
 def _scalar_constant(rw: Rewriter, value: Any, element: Any) -> Value:
@@ -318,22 +318,6 @@ def _complex_operand(rw: Rewriter) -> tuple[Value, Real] | None:
     if not (isinstance(t, TensorType) and isinstance(t.element, ComplexType)):
         return None
     return x, Real(rw, t)
-
-
-@pattern("chlo.cosh")
-def _complex_cosh(rw: Rewriter) -> list[Value] | None:
-    found = _complex_operand(rw)
-    return None if found is None else [_cosh_body(rw, found[0], found[1].t)]
-
-
-@pattern("chlo.sinh")
-def _complex_sinh(rw: Rewriter) -> list[Value] | None:
-    """Complex sinh uses the large-|x| formula e^(x + log 1/2) - e^(-x + log 1/2) only."""
-    found = _complex_operand(rw)
-    if found is None:
-        return None
-    up, down = _exp_plus_minus(rw, found[0], found[1].t)
-    return [rw.create("stablehlo.subtract", [up, down], found[1].t)]
 
 
 # ---- mulhi ---------------------------------------------------------------------------------
