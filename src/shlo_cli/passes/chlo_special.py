@@ -288,14 +288,17 @@ def _next_after(rw: Rewriter) -> list[Value] | None:
     sign_mask = ei.const(_signed(1 << (width - 1), width))
     magnitude_mask = ei.const(_signed(~(1 << (width - 1)), width))
     x_abs, y_abs = ei("and", x_bits, magnitude_mask), ei("and", y_bits, magnitude_mask)
-    zero, one = ei.const(0), ei.const(1)
+    equal = e.compare("EQ", x, y)
+    zero = ei.const(0)
+    x_zero, y_zero = ei.compare("EQ", x_abs, zero), ei.compare("EQ", y_abs, zero)
     x_sign, y_sign = ei("and", x_bits, sign_mask), ei("and", y_bits, sign_mask)
-    smaller = rw.create("stablehlo.or", [ei.compare("GT", x_abs, y_abs),
-                                         ei.compare("NE", x_sign, y_sign)], ei.pred)
+    one = ei.const(1)
+    smallest = ei("or", y_sign, one)
+    disagree = ei.compare("NE", x_sign, y_sign)
+    smaller = rw.create("stablehlo.or", [ei.compare("GT", x_abs, y_abs), disagree], ei.pred)
     stepped = ei("add", x_bits, ei.select(smaller, ei.const(-1), one))
-    from_zero = ei.select(ei.compare("EQ", y_abs, zero), y_bits, ei("or", y_sign, one))
-    result = ei.select(ei.compare("EQ", x_abs, zero), from_zero, stepped)
-    result = ei.select(e.compare("EQ", x, y), y_bits, result)
+    result = ei.select(x_zero, ei.select(y_zero, y_bits, smallest), stepped)
+    result = ei.select(equal, y_bits, result)
     result = ei.select(nan_input, nan_bits, result)
     return [rw.create("stablehlo.bitcast_convert", [result], rw.op.result_types[0])]
 

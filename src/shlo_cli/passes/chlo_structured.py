@@ -18,6 +18,7 @@ from ..ir.attributes import DenseArrayAttr, DenseElementsAttr, DialectAttr, Inte
 from ..ir.clone import clone_op
 from ..ir.core import Block, Operation, Region, Value
 from ..ir.types import BOOL, I32, I64, ComplexType, IntegerType, TensorType, numpy_dtype
+from .chlo_builder import Ex
 from .chlo_legalize import Real, Rewriter, pattern
 
 
@@ -342,26 +343,24 @@ def _mulhi(rw: Rewriter) -> list[Value] | None:
         shift = "shift_right_arithmetic" if signed else "shift_right_logical"
         high = rw.create(f"stablehlo.{shift}", [product, rw.constant(width, wide)], wide)
         return [rw.create("stablehlo.convert", [high], t)]
-    u = TensorType(t.shape, IntegerType(64, "u"))
-    e = Real(rw, u)
-    a = rw.create("stablehlo.bitcast_convert", [lhs], u) if signed else lhs
-    b = rw.create("stablehlo.bitcast_convert", [rhs], u) if signed else rhs
-    mask, thirty_two = e.const(0xFFFFFFFF), e.const(32)
-    a_lo, a_hi = e("and", a, mask), e("shift_right_logical", a, thirty_two)
-    b_lo, b_hi = e("and", b, mask), e("shift_right_logical", b, thirty_two)
-    lo_lo, hi_lo = e("multiply", a_lo, b_lo), e("multiply", a_hi, b_lo)
-    lo_hi, hi_hi = e("multiply", a_lo, b_hi), e("multiply", a_hi, b_hi)
-    cross = e("add", e("add", e("shift_right_logical", lo_lo, thirty_two), e("and", hi_lo, mask)),
-              lo_hi)
-    high = e("add", e("add", hi_hi, e("shift_right_logical", hi_lo, thirty_two)),
-             e("shift_right_logical", cross, thirty_two))
-    if not signed:
-        return [high]
-    zero_s = Real(rw, t).const(0)
-    zero_u = e.const(0)
-    pred = TensorType(t.shape, BOOL)
-    a_negative = rw.compare("LT", lhs, zero_s, pred)
-    b_negative = rw.compare("LT", rhs, zero_s, pred)
-    high = e("subtract", high, e.select(a_negative, b, zero_u))
-    high = e("subtract", high, e.select(b_negative, a, zero_u))
-    return [rw.create("stablehlo.bitcast_convert", [high], t)]
+    e = Ex(rw)
+    if signed:
+        # Two's complement: hi_s = hi_u - (a < 0 ? b : 0) - (b < 0 ? a : 0), in ui64.
+        u = TensorType(t.shape, IntegerType(64, "u"))
+        high = e.chlo("mulhi", e("convert", lhs, result=u), e("convert", rhs, result=u))
+        fix_a = e.select(e.cmp("LT", lhs, e.const(0, lhs)), e("convert", rhs, result=u),
+                         e.const(0, e("convert", rhs, result=u)))
+        high = e("subtract", high, fix_a)
+        fix_b = e.select(e.cmp("LT", rhs, e.const(0, rhs)), e("convert", lhs, result=u),
+                         e.const(0, e("convert", lhs, result=u)))
+        return [e("convert", e("subtract", high, fix_b), result=t)]
+    # From 32-bit halves: a_hi b_hi + (mid1 >> 32) + (mid2 >> 32) with
+    # mid1 = a_lo b_hi + (a_lo b_lo >> 32), mid2 = a_hi b_lo + (mid1 & 0xFFFFFFFF).
+    p3 = e("multiply", a_hi := e("shift_right_logical", lhs, e.const(32, lhs)),
+           b_hi := e("shift_right_logical", rhs, e.const(32, rhs)))
+    mid1 = e("add", e("multiply", a_lo := e("and", lhs, e.const(0xFFFFFFFF, lhs)), b_hi),
+             e("shift_right_logical", e("multiply", a_lo, b_lo := e(
+                 "and", rhs, e.const(0xFFFFFFFF, rhs))), e.const(32, lhs)))
+    top = e("add", p3, e("shift_right_logical", mid1, e.const(32, lhs)))
+    mid2 = e("add", e("multiply", a_hi, b_lo), e("and", mid1, e.const(0xFFFFFFFF, lhs)))
+    return [e("add", top, e("shift_right_logical", mid2, e.const(32, lhs)))]
