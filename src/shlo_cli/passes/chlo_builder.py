@@ -40,6 +40,10 @@ class Ex:
         element = like.type.element  # type: ignore[union-attr]
         return self.const(float(ml_dtypes.finfo(numpy_dtype(element)).smallest_normal), like)
 
+    def smallest_subnormal(self, like: Value) -> Value:
+        element = like.type.element  # type: ignore[union-attr]
+        return self.const(float(ml_dtypes.finfo(numpy_dtype(element)).smallest_subnormal), like)
+
     def cmp(self, direction: str, lhs: Value, rhs: Value) -> Value:
         return self.rw.compare(direction, lhs, rhs,
                                TensorType(lhs.type.shape, BOOL))  # type: ignore[union-attr]

@@ -7,8 +7,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-import ml_dtypes
-
 from ..dialects.stablehlo.elementwise_numerics import num_bits
 from ..ir.core import Value
 from ..ir.types import FloatType, IntegerType, TensorType, numpy_dtype
@@ -301,95 +299,3 @@ def _next_after(rw: Rewriter) -> list[Value] | None:
     result = ei.select(equal, y_bits, result)
     result = ei.select(nan_input, nan_bits, result)
     return [rw.create("stablehlo.bitcast_convert", [result], rw.op.result_types[0])]
-
-
-_ZETA_COEFFICIENTS = (-7.1661652561756670113e18, 1.8152105401943546773e17,
-                      -4.5979787224074726105e15, 1.1646782814350067249e14,
-                      -2.950130727918164224e12, 7.47242496e10, -1.8924375803183791606e9,
-                      47900160.0, -1209600.0, 30240.0, -720.0, 12.0)
-_ZETA_ITERATIONS = 9
-
-
-def _smallest_subnormal(e: Real) -> float:
-    return float(ml_dtypes.finfo(numpy_dtype(e.t.element)).smallest_subnormal)
-
-
-def _zeta_body(e: Real, x: Value, q: Value) -> Value:
-    """Hurwitz zeta by Euler-Maclaurin: sum_{k<10} (q + k)^-x plus the integral and
-    Bernoulli tail terms at q + 10 (Horner form); NaN for x < 1 and for non-integer x
-    when q <= 0, poles at integer q <= 0 (+inf for even x), +inf at x = 1."""
-    zero, one = e.const(0.0), e.const(1.0)
-    neg_x = e("negate", x)
-    acc = q
-    power_sum = e("power", q, neg_x)
-    for _ in range(_ZETA_ITERATIONS):
-        acc = e("add", acc, one)
-        power_sum = e("add", power_sum, e("power", acc, neg_x))
-    acc = e("add", acc, one)
-    q_neg_power = e("power", acc, neg_x)
-    correction = e("divide", e("multiply", q_neg_power, acc), e("subtract", x, one))
-    inv_acc_sq = e("divide", one, e("multiply", acc, acc))
-    horner_sum = zero
-    terms = len(_ZETA_COEFFICIENTS)
-    for i in range(terms - 1):
-        factor = e("multiply", e("add", x, e.const(2 * terms - 2 - 2 * i)),
-                   e("add", x, e.const(2 * terms - 3 - 2 * i)))
-        horner_sum = e("multiply", factor, e("multiply", inv_acc_sq, e(
-            "add", horner_sum, e.const(1.0 / _ZETA_COEFFICIENTS[i]))))
-    tail = e("multiply", q_neg_power, e("add", e.const(0.5), e("multiply", e("divide", x, acc), e(
-        "add", e.const(1.0 / _ZETA_COEFFICIENTS[-1]), horner_sum))))
-    accurate = e("add", e("add", power_sum, correction), tail)
-    negligible = e.compare("LT", e("abs", q_neg_power),
-                           e("multiply", e("abs", power_sum), e.const(_smallest_subnormal(e))))
-    output = e.select(negligible, power_sum, accurate)
-    nan, inf = e.const(math.nan), e.const(math.inf)
-    output = e.select(e.compare("LT", x, one), nan, output)
-    q_le_zero = e.compare("LE", q, zero)
-    x_is_int = e.compare("EQ", x, e("floor", x))
-    x_not_int = e.compare("NE", x, e("floor", x))
-    output = e.select(e.rw.create("stablehlo.and", [q_le_zero, x_not_int], e.pred), nan, output)
-    at_pole = e.rw.create("stablehlo.and", [q_le_zero, e.compare("EQ", q, e("floor", q))], e.pred)
-    x_even = e.compare("EQ", e("remainder", x, e.const(2.0)), zero)
-    even_int = e.rw.create("stablehlo.and", [x_is_int, x_even], e.pred)
-    output = e.select(at_pole, e.select(even_int, inf, nan), output)
-    return e.select(e.compare("EQ", x, one), inf, output)
-
-
-def _polygamma_body(e: Real, n: Value, x: Value) -> Value:
-    """(-1)^(n+1) n! zeta(n + 1, x) for natural n > 0, digamma(x) for n = 0, NaN otherwise
-    (the lgamma/zeta/digamma ops it creates are legalized in turn)."""
-    one, two, zero = e.const(1.0), e.const(2.0), e.const(0.0)
-    sign = e("subtract", e("multiply", two, e("remainder", n, two)), one)
-    n_plus_one = e("add", n, one)
-    factorial = e("exponential", e.rw.create("chlo.lgamma", [n_plus_one], e.t))
-    zeta = e.rw.create("chlo.zeta", [n_plus_one, x], e.t)
-    result = e("multiply", e("multiply", sign, factorial), zeta)
-    result = e.select(e.compare("EQ", n, zero), e.rw.create("chlo.digamma", [x], e.t), result)
-    non_natural = e.rw.create("stablehlo.or", [e.compare("NE", n, e("floor", n)),
-                                               e.compare("LT", n, zero)], e.pred)
-    return e.select(non_natural, e.const(math.nan), result)
-
-
-def _binary_with_upcast(rw: Rewriter, body: Callable[[Real, Value, Value], Value]
-                        ) -> list[Value] | None:
-    a, b = rw.op.operands
-    t = a.type
-    if not (isinstance(t, TensorType) and isinstance(t.element, FloatType)
-            and b.type == t):
-        return None
-    if t.element.name in ("f16", "bf16"):
-        wide = TensorType(t.shape, FloatType("f32"))
-        a2 = rw.create("stablehlo.convert", [a], wide)
-        b2 = rw.create("stablehlo.convert", [b], wide)
-        return [rw.create("stablehlo.convert", [body(Real(rw, wide), a2, b2)], t)]
-    return [body(Real(rw, t), a, b)]
-
-
-@pattern("chlo.zeta")
-def _zeta(rw: Rewriter) -> list[Value] | None:
-    return _binary_with_upcast(rw, _zeta_body)
-
-
-@pattern("chlo.polygamma")
-def _polygamma(rw: Rewriter) -> list[Value] | None:
-    return _binary_with_upcast(rw, _polygamma_body)
