@@ -15,7 +15,7 @@ import ml_dtypes
 from ..ir import registry
 from ..ir.core import Operation, Value
 from ..ir.types import BOOL, ComplexType, TensorType, Type, numpy_dtype
-from .chlo_legalize import PATTERNS, NoShapeSource, Rewriter
+from .chlo_legalize import PATTERNS, ChloRewriter, NoShapeSource, Rewriter
 
 
 class Ex:
@@ -30,6 +30,8 @@ class Ex:
 
     def const(self, value: float, like: Value) -> Value:
         """A splat constant of `like`'s type (upstream's getConstantLike)."""
+        if isinstance(self.rw, ChloRewriter):
+            return self.rw.constant_like(value, like)
         return self.rw.constant(value, like.type)  # type: ignore[arg-type]
 
     def max_finite(self, like: Value) -> Value:
@@ -46,7 +48,7 @@ class Ex:
 
     def cmp(self, direction: str, lhs: Value, rhs: Value) -> Value:
         return self.rw.compare(direction, lhs, rhs,
-                               TensorType(lhs.type.shape, BOOL))  # type: ignore[union-attr]
+                               lhs.type.with_element(BOOL))  # type: ignore[union-attr]
 
     def select(self, cond: Value, a: Value, b: Value) -> Value:
         return self("select", cond, a, b, result=a.type)
@@ -69,7 +71,7 @@ class Ex:
                        dict(properties or {}), {}, location=self.rw.op.location,
                        opdef=registry.lookup(f"chlo.{name}"))
         for rewrite in PATTERNS.get(op.name, []):
-            sub = Rewriter(op)
+            sub = type(self.rw)(op)
             try:
                 values = rewrite(sub)
             except NoShapeSource:

@@ -54,10 +54,10 @@ def lgamma(e: Ex, x: Value) -> Value:
     frac = e.select(e.cmp("LT", half, frac), e("subtract", one, frac), frac)
     denom = e("log", e("sine", e("multiply", e.const(math.pi, x), frac)))
     reflection = e("subtract", e("subtract", e.const(LOG_PI, x), denom), value)
-    finite = e("is_finite", denom, result=TensorType(x.type.shape, BOOL))  # type: ignore
+    finite = e("is_finite", denom, result=x.type.with_element(BOOL))  # type: ignore
     reflection = e.select(finite, reflection, e("negate", denom))
     value = e.select(reflect, reflection, value)
-    infinite = e.chlo("is_inf", x, result=TensorType(x.type.shape, BOOL))  # type: ignore
+    infinite = e.chlo("is_inf", x, result=x.type.with_element(BOOL))  # type: ignore
     return e.select(infinite, e.const(math.inf, x), value)
 
 
@@ -97,7 +97,7 @@ def zeta(e: Ex, x: Value, q: Value) -> Value:
     """Hurwitz zeta by Euler-Maclaurin: sum_{k<10} (q + k)^-x plus the integral and
     Bernoulli tail terms at q + 10 (Horner form); NaN for x < 1 and for non-integer x
     when q <= 0, poles at integer q <= 0 (+inf for even x), +inf at x = 1."""
-    pred = TensorType(x.type.shape, BOOL)  # type: ignore[union-attr]
+    pred = x.type.with_element(BOOL)  # type: ignore[union-attr]
     zero, one = e.const(0.0, q), e.const(1.0, q)
     acc = q
     neg_x = e("negate", x)

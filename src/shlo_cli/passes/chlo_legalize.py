@@ -33,6 +33,7 @@ from collections.abc import Callable
 import ml_dtypes
 import numpy as np
 
+from ..dialects.stablehlo.elementwise_verify import bounds_attr, bounds_of
 from ..ir import registry
 from ..ir.attributes import (
     BoolAttr,
@@ -51,6 +52,7 @@ from ..ir.types import (
     I64,
     ComplexType,
     FloatType,
+    IndexType,
     TensorType,
     Type,
     numpy_dtype,
@@ -150,6 +152,44 @@ class Rewriter:
         attr = DialectAttr("stablehlo", "", f"comparison_direction {direction}")
         return self.create("stablehlo.compare", [lhs, rhs], result,
                            {"comparison_direction": attr})
+
+
+class ChloRewriter(Rewriter):
+    """Rewriter of the CHLO decompositions: a dynamically shaped constant is a
+    `constant_like` of a value, lowered as upstream lowers chlo.constant_like."""
+
+    def constant(self, value: float, tensor_type: TensorType) -> Value:
+        if tensor_type.is_static:
+            return super().constant(value, tensor_type)
+        return self.constant_like(value, self.like(tensor_type), tensor_type.element)
+
+    def constant_like(self, value: float, like: Value, element: Type | None = None) -> Value:
+        """A splat of `like`'s shape: a constant when static; for bounded dimensions a
+        broadcast to the bounds whose sizes are then set from `like`; else a scalar
+        dynamic_broadcast_in_dim to `shape.shape_of(like)`."""
+        t = like.type
+        assert isinstance(t, TensorType)
+        element = element or t.element
+        target = TensorType(t.shape, element, t.encoding)
+        if t.is_static:
+            return super().constant(value, TensorType(t.shape, element))
+        scalar = self.scalar(value, element)
+        bounds = bounds_of(t)
+        dynamic = [d for d, size in enumerate(t.shape) if size == DYNAMIC]
+        if all(bounds[d] is not None for d in dynamic):
+            shape = [bounds[d] if size == DYNAMIC else size for d, size in enumerate(t.shape)]
+            current = self.broadcast(scalar, TensorType(tuple(shape), element), ())
+            for d in dynamic:
+                size = self.create("stablehlo.get_dimension_size", [like], TensorType((), I32),
+                                   {"dimension": IntegerAttr(d, I64)})
+                shape[d] = DYNAMIC
+                partial = [bounds[i] if shape[i] == DYNAMIC else None for i in range(t.rank)]
+                result = TensorType(tuple(shape), element, bounds_attr(partial))
+                current = self.create("stablehlo.set_dimension_size", [current, size], result,
+                                      {"dimension": IntegerAttr(d, I64)})
+            return current
+        shape_value = self.create("shape.shape_of", [like], TensorType((t.rank,), IndexType()))
+        return self.dynamic_broadcast(scalar, shape_value, target, ())
 
 
 Pattern = Callable[[Rewriter], "list[Value] | None"]
@@ -415,6 +455,9 @@ def _constant_like(rw: Rewriter) -> list[Value] | None:
         return None
     if result.is_static:
         return [rw.constant(value.value, result)]  # type: ignore[arg-type]
+    if isinstance(rw, ChloRewriter):
+        return [rw.constant_like(value.value, rw.op.operands[0],  # type: ignore[arg-type]
+                                 result.element)]
     scalar = rw.scalar(value.value, result.element)  # type: ignore[arg-type]
     return [rw.dynamic_broadcast(scalar, rw.shape_of(rw.op.operands[0]), result, ())]
 
@@ -424,7 +467,7 @@ class Real:
 
     def __init__(self, rw: Rewriter, t: TensorType) -> None:
         self.rw, self.t = rw, t
-        self.pred = TensorType(t.shape, BOOL)
+        self.pred = t.with_element(BOOL)
 
     def __call__(self, name: str, *args: Value) -> Value:
         return self.rw.create(f"stablehlo.{name}", list(args), self.t)
@@ -459,7 +502,7 @@ def _is_inf(rw: Rewriter) -> list[Value] | None:
     t = x.type
     if not isinstance(_element(t), FloatType):
         return None
-    result = TensorType(t.shape, BOOL)  # type: ignore[union-attr]
+    result = t.with_element(BOOL)  # type: ignore[union-attr]
     if rw.op.name == "chlo.is_inf":
         magnitude = rw.create("stablehlo.abs", [x], t)
         return [rw.compare("EQ", magnitude, rw.constant(np.inf, t), result)]
@@ -468,7 +511,8 @@ def _is_inf(rw: Rewriter) -> list[Value] | None:
 
 
 def legalize_block(block: Block, replacements: dict[Value, Value],
-                   patterns: dict[str, list[Pattern]] | None = None) -> None:
+                   patterns: dict[str, list[Pattern]] | None = None,
+                   rewriter: type[Rewriter] = Rewriter) -> None:
     """Apply the first matching rewrite of `patterns` (default: CHLO's) to every op, nested
     regions first; `replacements` learns the old results' new values."""
     patterns = PATTERNS if patterns is None else patterns
@@ -476,7 +520,7 @@ def legalize_block(block: Block, replacements: dict[Value, Value],
     for op in block.operations:
         for region in op.regions:
             for nested in region.blocks:
-                legalize_block(nested, replacements, patterns)
+                legalize_block(nested, replacements, patterns, rewriter)
         rewrites = patterns.get(op.name)
         if not rewrites:
             new_ops.append(op)
@@ -484,7 +528,7 @@ def legalize_block(block: Block, replacements: dict[Value, Value],
         op.operands = [replacements.get(v, v) for v in op.operands]
         values = None
         for rewrite in rewrites:
-            rw = Rewriter(op)
+            rw = rewriter(op)
             try:
                 values = rewrite(rw)
             except NoShapeSource:
@@ -517,7 +561,7 @@ def legalize(module: Module) -> None:
         replacements: dict[Value, Value] = {}
         for region in module.op.regions:
             for block in region.blocks:
-                legalize_block(block, replacements)
+                legalize_block(block, replacements, rewriter=ChloRewriter)
         replace_uses(module.op, replacements)
         if not replacements:
             return

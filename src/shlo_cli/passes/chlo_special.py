@@ -182,9 +182,10 @@ def _erf_inv(x: Value, e: Real) -> Value:
                 c = e.select(lt16, c, e.const(_ERF_INV_F64_BIG[i]))
             return c
 
-        shifted = e.select(lt625, e("subtract", w, e.const(3.125)),
-                           e("subtract", e("sqrt", w),
-                             e.select(lt16, e.const(3.25), e.const(5.0))))
+        root = e("sqrt", w)
+        minus = e("subtract", w, e.const(3.125))
+        shifted = e.select(lt625, minus, e("subtract", root, e.select(
+            lt16, e.const(3.25), e.const(5.0))))
         p = coefficient(0)
         for i in range(1, 17):
             p = e("add", coefficient(i), e("multiply", p, shifted))
@@ -232,9 +233,9 @@ _I1E_F32_B = _I1E_F64_B[18:]
 
 
 def chebyshev(e: Real, x: Value, coefficients: Sequence[float]) -> Value:
-    """Clenshaw's recurrence for sum c_i T_i(x / 2) as Cephes' chbevl: (b0 - b2) / 2."""
-    zero = e.const(0.0)
-    b0, b1, b2 = zero, zero, zero
+    """Clenshaw's recurrence for sum c_i T_i(x / 2) as Cephes' chbevl: (b0 - b2) / 2
+    (three zero constants, as upstream)."""
+    b0, b1, b2 = e.const(0.0), e.const(0.0), e.const(0.0)
     for c in coefficients:
         b2, b1 = b1, b0
         b0 = e("add", e("subtract", e("multiply", x, b1), b2), e.const(c))
@@ -248,12 +249,12 @@ def _bessel_i1e(x: Value, e: Real) -> Value:
     a_coefficients, b_coefficients = ((_I1E_F64_A, _I1E_F64_B) if _is_f64(e)
                                       else (_I1E_F32_A, _I1E_F32_B))
     z = e("abs", x)
-    two = e.const(2.0)
-    near = e("multiply", z, chebyshev(e, e("subtract", e("multiply", e.const(0.5), z), two),
+    half, two, thirty_two, eight = e.const(0.5), e.const(2.0), e.const(32.0), e.const(8.0)
+    near = e("multiply", z, chebyshev(e, e("subtract", e("multiply", half, z), two),
                                       a_coefficients))
-    far = e("divide", chebyshev(e, e("subtract", e("divide", e.const(32.0), z), two),
-                                b_coefficients), e("sqrt", z))
-    value = e.select(e.compare("LE", z, e.const(8.0)), near, far)
+    far = chebyshev(e, e("subtract", e("divide", thirty_two, z), two), b_coefficients)
+    far = e("divide", far, e("sqrt", z))
+    value = e.select(e.compare("LE", z, eight), near, far)
     return e("multiply", e("sign", x), value)
 
 
