@@ -550,6 +550,7 @@ def legalize(module: Module) -> None:
     """Rewrite until no pattern applies (a rewrite may create CHLO ops, e.g. polygamma's
     lgamma, zeta and digamma)."""
     from . import (  # noqa: F401  (more patterns)
+        chlo_asin_kernel,
         chlo_complex,
         chlo_elementary,
         chlo_gamma,
