@@ -141,3 +141,55 @@ def _asinh(rw: Rewriter) -> list[Value] | None:
     w_imag = e.part("imag", w := e.chlo("_asin_acos_kernel", iz))
     real = e.select(negative, e("negate", w_imag), w_imag)
     return [e.complex(real, e("atan2", sy, e.part("real", w)))]
+
+
+def atanh_complex(e: Ex, z: Value) -> Value:
+    """Complex atanh (functional_algorithms): Re = sign(x) log1p(4 |x| / ((1 - |x|)^2 + y^2))
+    / 4 inside the safe region, with 1 / |x|-style asymptotes outside; Im = atan2(2y,
+    (1 - |x|)(1 + |x|) - y^2) / 2, or sign(y) pi / 2 outside."""
+    sign_x = e.select(e.cmp("GE", x := e.part("real", z), zero := e.const(0, x)),
+                      one := e.const(1, x), neg_one := e.const(-1, x))
+    four = e.const(4, x)
+    ax = e("abs", x)
+    largest = e.max_finite(x)
+    inv_negeps = e.select(e.cmp("GT", largest, e.const(1e308, x)),
+                          e.const(9007199254740994.0, x),
+                          e.select(e.cmp("GT", largest, e.const(1e38, x)),
+                                   e.const(16777218.0, x), e.const(2050.0, x)))
+    safe_max = e("multiply", inv_negeps, inv_negeps)
+    in_safe = e("and", e.cmp("LT", ax, safe_max),
+                e.cmp("LT", ay := e("abs", y := e.part("imag", z)), safe_max))
+    inside = e("divide", ax, e("add", e("multiply", naxm1 := e("subtract", one, ax), naxm1),
+                                y2 := e("multiply", y, y)))
+    small_y = e.cmp("LT", e("multiply", ay, inv_negeps), ax)
+    reciprocal = e("divide", one, ax)
+    infinite = e("or", e("or", e.cmp("EQ", x, pos_inf := e.const(math.inf, x)),
+                         e.cmp("EQ", x, neg_inf := e.const(-math.inf, x))),
+                 e("or", e.cmp("EQ", y, pos_inf), e.cmp("EQ", y, neg_inf)))
+    general = e("divide", e("divide", one, e("add", e("divide", ax, y), e("divide", y, ax))), y)
+    outside = e.select(small_y, reciprocal, e.select(infinite, zero, general))
+    log_term = e("log_plus_one", e("multiply", four, e.select(in_safe, inside, outside)))
+    real = e("multiply", e("multiply", sign_x, log_term), e.const(0.25, x))
+    angle = e("atan2", e("add", y, y), e("subtract", e("multiply", naxm1, e("add", one, ax)), y2))
+    sign_y = e.select(e.cmp("GE", y, e.const(0, y)), one, neg_one)
+    imag = e("multiply", e.select(in_safe, angle, e("multiply", sign_y, e.const(math.pi, x))),
+             e.const(0.5, x))
+    return e.complex(real, imag)
+
+
+@pattern("chlo.atanh")
+def _atanh(rw: Rewriter) -> list[Value] | None:
+    if (got := _complex_operand(rw)) is None:
+        return None
+    return [atanh_complex(*got)]
+
+
+@pattern("chlo.atan")
+def _atan(rw: Rewriter) -> list[Value] | None:
+    """atan z = -i atanh(i z)."""
+    if (got := _complex_operand(rw)) is None:
+        return None
+    e, z = got
+    iz = e.complex(e("negate", e.part("imag", z)), e.part("real", z))
+    w = e.chlo("atanh", iz)
+    return [e.complex(e.part("imag", w), e("negate", e.part("real", w)))]

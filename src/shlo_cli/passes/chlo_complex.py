@@ -21,7 +21,7 @@ import ml_dtypes
 
 from ..ir.core import Value
 from ..ir.types import ComplexType, FloatType, TensorType, numpy_dtype
-from .chlo_legalize import Real, Rewriter, pattern
+from .chlo_legalize import Real, Rewriter
 
 
 @dataclass
@@ -162,23 +162,3 @@ def _atanh(e: Real, x: Value, y: Value) -> tuple[Value, Value]:
                        e("subtract", e("multiply", naxm1, e("add", one, ax)), y2)),
                      e("multiply", sign_y, e.const(math.pi)))
     return real, e("multiply", angle, e.const(0.5))
-
-
-@pattern("chlo.atanh")
-def _atanh_complex(rw: Rewriter) -> list[Value] | None:
-    found = _complex_operand(rw)
-    if found is None:
-        return None
-    x, y, e, t = found
-    return [_complex(e, *_atanh(e, x, y), t)]
-
-
-@pattern("chlo.atan")
-def _atan_complex(rw: Rewriter) -> list[Value] | None:
-    """atan z = -i atanh(i z), i z = -Im z + i Re z."""
-    found = _complex_operand(rw)
-    if found is None:
-        return None
-    x, y, e, t = found
-    real, imag = _atanh(e, e("negate", y), x)
-    return [_complex(e, imag, e("negate", real), t)]
