@@ -84,3 +84,19 @@ def test_bounded_constants_broadcast_to_the_bound_and_set_the_size() -> None:
     assert "stablehlo.set_dimension_size" in printed
     assert "-> tensor<8x4xf32>" in printed
     assert "tensor<?x4xi1, #stablehlo.bounds<8, ?>>" in printed
+
+
+def test_complex_math_expander_keeps_ops_with_a_requested_accuracy() -> None:
+    t = "tensor<complex<f32>>"
+    accuracy = ("#stablehlo.result_accuracy<atol = 1.000000e-05, rtol = 0.000000e+00, "
+                "ulps = 1, mode = #stablehlo.result_accuracy_mode<TOLERANCE>>")
+    text = (f'func.func @main(%a: {t}) -> {t} {{\n  %r = "stablehlo.log_plus_one"(%a) '
+            f"{{result_accuracy = {accuracy}}} : ({t}) -> {t}\n  return %r : {t}\n}}\n")
+    module = parse_source(text, "<test>")
+    run_passes(module, ["stablehlo-complex-math-expander"])
+    printed = print_module(module)
+    assert "stablehlo.log_plus_one %arg0 {result_accuracy" in printed
+    assert "stablehlo.real" not in printed
+    plain = parse_source(text.replace(f" {{result_accuracy = {accuracy}}}", ""), "<test>")
+    run_passes(plain, ["stablehlo-complex-math-expander"])
+    assert "stablehlo.log_plus_one %arg0" not in print_module(plain)
