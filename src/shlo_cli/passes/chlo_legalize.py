@@ -129,6 +129,13 @@ class Rewriter:
         return self.create("stablehlo.concatenate", pieces, TensorType((len(pieces),), I64),
                            {"dimension": IntegerAttr(0, I64)})
 
+    def shape_tensor_of(self, pieces: list[Value]) -> Value:
+        """tensor<N x i64> from N tensor<1xi64> pieces."""
+        if len(pieces) == 1:
+            return pieces[0]
+        return self.create("stablehlo.concatenate", list(pieces),
+                           TensorType((len(pieces),), I64), {"dimension": IntegerAttr(0, I64)})
+
     def shape_of(self, value: Value) -> Value:
         """The run-time shape of `value` as tensor<rank x i64> (upstream's shape.shape_of)."""
         key = id(value)
@@ -398,11 +405,21 @@ def _top_k(rw: Rewriter) -> list[Value] | None:
         return None
     last = t.rank - 1
     iota_type = TensorType(t.shape, indices_type.element)  # type: ignore[union-attr]
+    k = int(rw.op.attr("k").value)
+    last_size = t.shape[last]
     if t.is_static:
         iota = rw.create("stablehlo.iota", [], iota_type,
                          {"iota_dimension": IntegerAttr(last, I64)})
     else:
-        iota = rw.create("stablehlo.dynamic_iota", [rw.shape_of(x)], iota_type,
+        # Run-time extents (one 1-d piece per dimension), then the same with k last, all
+        # ahead of the iota as upstream.
+        pieces = [rw.create("stablehlo.reshape", [rw.dimension_size(x, d)],
+                            TensorType((1,), I64)) for d in range(t.rank)]
+        extents = rw.shape_tensor_of(pieces)
+        pieces[-1] = rw.create("stablehlo.reshape", [rw.scalar(
+            k if last_size == DYNAMIC else min(k, last_size), I64)], TensorType((1,), I64))
+        limits_value = rw.shape_tensor_of(pieces)
+        iota = rw.create("stablehlo.dynamic_iota", [extents], iota_type,
                          {"iota_dimension": IntegerAttr(last, I64)})
     scalar, index = TensorType((), t.element), TensorType((), indices_type.element)  # type: ignore
     block = Block([scalar, scalar, index, index])
@@ -421,20 +438,13 @@ def _top_k(rw: Rewriter) -> list[Value] | None:
                      opdef=registry.lookup("stablehlo.sort"))
     rw.ops.append(sort)
     rank = t.rank
-    if t.is_static and _static(values_type):
+    if t.is_static:
         limits = tuple(values_type.shape)  # type: ignore[union-attr]
         slice_props = {"start_indices": DenseArrayAttr(I64, (0,) * rank),
                        "limit_indices": DenseArrayAttr(I64, limits),
                        "strides": DenseArrayAttr(I64, (1,) * rank)}
         return [rw.create("stablehlo.slice", [sort.results[0]], values_type, slice_props),
                 rw.create("stablehlo.slice", [sort.results[1]], indices_type, slice_props)]
-    # Dynamic: real_dynamic_slice up to the run-time shape with k (at most the last size)
-    # in the last dimension, as upstream.
-    k = int(rw.op.attr("k").value)
-    last_size = t.shape[last]
-    sizes = [rw.dimension_size(x, d) for d in range(last)]
-    sizes.append(rw.scalar(k if last_size == DYNAMIC else min(k, last_size), I64))
-    limits_value = rw.shape_tensor(sizes)
     vector = TensorType((rank,), I64)
     starts = rw.create("stablehlo.constant", [], vector, {"value": DenseElementsAttr(
         vector, np.zeros(rank, np.int64), False)})
