@@ -100,8 +100,7 @@ def _scan(rw: Rewriter) -> list[Value] | None:
         one = _scalar_constant(bb, 1, I64)
         last = bb.create("stablehlo.subtract", [size, one], scalar_i64)
         position = bb.create("stablehlo.subtract", [last, index], scalar_i64)
-    zero_index = _scalar_constant(bb, 0, I64)
-    sliced = [_slice_at(bb, value, dim, position, zero_index) for value in inputs]
+    sliced = [_slice_at(bb, value, dim, position) for value in inputs]
     scan_body = op.regions[0].entry
     mapping: dict[Value, Value] = dict(zip(scan_body.arguments, [*sliced, *carries],
                                            strict=True))
@@ -122,7 +121,7 @@ def _scan(rw: Rewriter) -> list[Value] | None:
                      for d in range(len(shape))]
             piece = bb.create("stablehlo.dynamic_reshape", [element, bb.shape_tensor(sizes)],
                               piece_type)
-        starts = [zero_index] * len(shape)
+        starts = [_scalar_constant(bb, 0, I64)] * len(shape)
         starts[dim] = position
         updated.append(bb.create("stablehlo.dynamic_update_slice", [current, piece, *starts],
                                  t))
@@ -137,8 +136,7 @@ def _scan(rw: Rewriter) -> list[Value] | None:
     return [*values[1 + n_inits:], *values[1:1 + n_inits]]
 
 
-def _slice_at(bb: Rewriter, value: Value, dim: int, position: Value,
-              zero_index: Value) -> Value:
+def _slice_at(bb: Rewriter, value: Value, dim: int, position: Value) -> Value:
     """value[..., position, ...] along `dim`, that dimension dropped: dynamic_slice and
     reshape for static shapes; real_dynamic_slice and dynamic_reshape (sizes read at run
     time) for dynamic ones, as upstream."""
@@ -148,6 +146,7 @@ def _slice_at(bb: Rewriter, value: Value, dim: int, position: Value,
     shape[dim] = 1
     piece_type = TensorType(tuple(shape), t.element)
     reduced = TensorType(tuple(s for d, s in enumerate(shape) if d != dim), t.element)
+    zero_index = _scalar_constant(bb, 0, I64)  # one per slice, as upstream
     if t.is_static:
         starts = [zero_index] * len(shape)
         starts[dim] = position
