@@ -237,6 +237,7 @@ def _ragged_dot(rw: Rewriter) -> list[Value] | None:
     iota_shape[ragged] = lt.shape[ragged]  # type: ignore[union-attr]
     iota_type = TensorType(tuple(iota_shape), i64_element)
     full_index = TensorType(lt.shape, i64_element)  # type: ignore[union-attr]
+    start = _scalar_constant(rw, 0, i64_element)
     if lt.is_static:  # type: ignore[union-attr]
         iota = rw.create("stablehlo.iota", [], iota_type,
                          {"iota_dimension": IntegerAttr(ragged, I64)})
@@ -245,10 +246,7 @@ def _ragged_dot(rw: Rewriter) -> list[Value] | None:
                  for d in range(lt.rank)]  # type: ignore[union-attr]
         iota = rw.create("stablehlo.dynamic_iota", [rw.shape_tensor(sizes)], iota_type,
                          {"iota_dimension": IntegerAttr(ragged, I64)})
-    rows = _broadcast_like(rw, iota, lhs, full_index,
-                           tuple(range(lt.rank)))  # type: ignore[union-attr]
     zero = rw.constant(0.0, lt)  # type: ignore[arg-type]
-    start = _scalar_constant(rw, 0, i64_element)
     pred = TensorType(lt.shape, BOOL)  # type: ignore[union-attr]
     scalar_index = TensorType((), i64_element)
     pieces: list[Value] = []
@@ -259,10 +257,12 @@ def _ragged_dot(rw: Rewriter) -> list[Value] | None:
             "strides": DenseArrayAttr(I64, (1,))})
         size = rw.create("stablehlo.reshape", [one_size], scalar_index)
         limit = rw.create("stablehlo.add", [start, size], scalar_index)
-        in_group = rw.create("stablehlo.and", [
-            rw.compare("GE", rows, _broadcast_like(rw, start, lhs, full_index, ()), pred),
-            rw.compare("LT", rows, _broadcast_like(rw, limit, lhs, full_index, ()), pred)],
-                            pred)
+        low = _broadcast_like(rw, start, lhs, full_index, ())
+        high = _broadcast_like(rw, limit, lhs, full_index, ())
+        rows = _broadcast_like(rw, iota, lhs, full_index,
+                               tuple(range(lt.rank)))  # type: ignore[union-attr]
+        in_group = rw.create("stablehlo.and", [rw.compare("GE", rows, low, pred),
+                                               rw.compare("LT", rows, high, pred)], pred)
         masked = rw.create("stablehlo.select", [in_group, lhs, zero], lt)
         if group_dims:  # mode 1: ragged non-contracting dimension, one rhs per group
             (g_dim,) = group_dims
@@ -286,8 +286,9 @@ def _ragged_dot(rw: Rewriter) -> list[Value] | None:
             rc_g = tuple(d - 1 if d > g_dim else d for d in rc)
             group_props = {"dot_dimension_numbers": _dot_attr(lb, rb_g, lc, rc_g),
                 **_stablehlo_precision(op)}
-            pieces.append(rw.create("stablehlo.dot_general", [masked, rhs_g], result,
-                                    group_props))
+            dot = rw.create("stablehlo.dot_general", [masked, rhs_g], result, group_props)
+            # A running sum, as upstream.
+            pieces = [rw.create("stablehlo.add", [pieces[0], dot], result) if pieces else dot]
         else:  # mode 2: ragged contracting dimension, one result per group
             inner = TensorType(result.shape[1:], result.element)  # type: ignore[union-attr]
             dot = rw.create("stablehlo.dot_general", [masked, rhs], inner, props)
@@ -301,10 +302,7 @@ def _ragged_dot(rw: Rewriter) -> list[Value] | None:
                                         [dot, rw.shape_tensor(sizes)], piece_type))
         start = limit
     if group_dims:
-        total = pieces[0]
-        for piece in pieces[1:]:
-            total = rw.create("stablehlo.add", [total, piece], result)
-        return [total]
+        return [pieces[0]]
     return [rw.create("stablehlo.concatenate", pieces, result,
                       {"dimension": IntegerAttr(0, I64)})]
 
