@@ -281,7 +281,7 @@ def _ragged_dot(rw: Rewriter) -> list[Value] | None:
                 rhs_g = rw.create("stablehlo.reshape", [part], TensorType(reduced, rt.element))
             else:
                 position = _scalar_constant(rw, g, I64)
-                rhs_g = _slice_at(rw, rhs, g_dim, position, _scalar_constant(rw, 0, I64))
+                rhs_g = _slice_at(rw, rhs, g_dim, position)
             rb_g = tuple(d - 1 if d > g_dim else d for d in rb)
             rc_g = tuple(d - 1 if d > g_dim else d for d in rc)
             group_props = {"dot_dimension_numbers": _dot_attr(lb, rb_g, lc, rc_g),
