@@ -218,7 +218,7 @@ def _ragged_dot(rw: Rewriter) -> list[Value] | None:
     lt, rt, gt = lhs.type, rhs.type, group_sizes.type
     if not all(isinstance(t, TensorType) for t in (lt, rt, gt, result)):
         return None
-    if gt.rank != 1 or not gt.is_static:  # type: ignore[union-attr]
+    if gt.rank < 1 or not gt.is_static:  # type: ignore[union-attr]
         return None  # the group count must be known (upstream needs it too)
     dn = op.attr("ragged_dot_dimension_numbers")
     lb, rb = _dims(dn, "lhs_batching_dimensions"), _dims(dn, "rhs_batching_dimensions")
@@ -231,13 +231,20 @@ def _ragged_dot(rw: Rewriter) -> list[Value] | None:
     props = {"dot_dimension_numbers": _dot_attr(lb, rb, lc, rc), **_stablehlo_precision(op)}
     if ragged in lb:  # mode 3: an ordinary batched dot
         return [rw.create("stablehlo.dot_general", [lhs, rhs], result, props)]
-    groups = gt.shape[0]  # type: ignore[union-attr]
+    groups = gt.shape[-1]  # type: ignore[union-attr]
+    # group_sizes may carry leading batch dimensions (one set of groups per batch element,
+    # matching the lhs batching dimensions).
+    batch_shape = tuple(gt.shape[:-1])  # type: ignore[union-attr]
+    if len(batch_shape) > len(lb):
+        return None
+    group_dims_in_lhs = tuple(lb[:len(batch_shape)])
     i64_element = gt.element  # type: ignore[union-attr]
     iota_shape = [1] * lt.rank  # type: ignore[union-attr]
     iota_shape[ragged] = lt.shape[ragged]  # type: ignore[union-attr]
     iota_type = TensorType(tuple(iota_shape), i64_element)
     full_index = TensorType(lt.shape, i64_element)  # type: ignore[union-attr]
-    start = _scalar_constant(rw, 0, i64_element)
+    start = (rw.constant(0, TensorType(batch_shape, i64_element)) if batch_shape
+             else _scalar_constant(rw, 0, i64_element))
     if lt.is_static:  # type: ignore[union-attr]
         iota = rw.create("stablehlo.iota", [], iota_type,
                          {"iota_dimension": IntegerAttr(ragged, I64)})
@@ -248,17 +255,19 @@ def _ragged_dot(rw: Rewriter) -> list[Value] | None:
                          {"iota_dimension": IntegerAttr(ragged, I64)})
     zero = rw.constant(0.0, lt)  # type: ignore[arg-type]
     pred = TensorType(lt.shape, BOOL)  # type: ignore[union-attr]
-    scalar_index = TensorType((), i64_element)
+    scalar_index = TensorType(batch_shape, i64_element)
+    dots: list[Value] = []
     pieces: list[Value] = []
     for g in range(groups):
-        one_size = rw.create("stablehlo.slice", [group_sizes], TensorType((1,), i64_element), {
-            "start_indices": DenseArrayAttr(I64, (g,)),
-            "limit_indices": DenseArrayAttr(I64, (g + 1,)),
-            "strides": DenseArrayAttr(I64, (1,))})
+        one_size = rw.create("stablehlo.slice", [group_sizes], TensorType(
+            (*batch_shape, 1), i64_element), {
+            "start_indices": DenseArrayAttr(I64, (0,) * len(batch_shape) + (g,)),
+            "limit_indices": DenseArrayAttr(I64, (*batch_shape, g + 1)),
+            "strides": DenseArrayAttr(I64, (1,) * (len(batch_shape) + 1))})
         size = rw.create("stablehlo.reshape", [one_size], scalar_index)
         limit = rw.create("stablehlo.add", [start, size], scalar_index)
-        low = _broadcast_like(rw, start, lhs, full_index, ())
-        high = _broadcast_like(rw, limit, lhs, full_index, ())
+        low = _broadcast_like(rw, start, lhs, full_index, group_dims_in_lhs)
+        high = _broadcast_like(rw, limit, lhs, full_index, group_dims_in_lhs)
         rows = _broadcast_like(rw, iota, lhs, full_index,
                                tuple(range(lt.rank)))  # type: ignore[union-attr]
         in_group = rw.create("stablehlo.and", [rw.compare("GE", rows, low, pred),
@@ -291,16 +300,18 @@ def _ragged_dot(rw: Rewriter) -> list[Value] | None:
             pieces = [rw.create("stablehlo.add", [pieces[0], dot], result) if pieces else dot]
         else:  # mode 2: ragged contracting dimension, one result per group
             inner = TensorType(result.shape[1:], result.element)  # type: ignore[union-attr]
-            dot = rw.create("stablehlo.dot_general", [masked, rhs], inner, props)
-            piece_type = TensorType((1, *inner.shape), inner.element)
-            if piece_type.is_static:
-                pieces.append(rw.create("stablehlo.reshape", [dot], piece_type))
-            else:
-                sizes = [_scalar_constant(rw, 1, I64),
-                         *(rw.dimension_size(dot, d) for d in range(inner.rank))]
-                pieces.append(rw.create("stablehlo.dynamic_reshape",
-                                        [dot, rw.shape_tensor(sizes)], piece_type))
+            dots.append(rw.create("stablehlo.dot_general", [masked, rhs], inner, props))
         start = limit
+    for dot in dots:  # mode 2: each group's result gets a leading unit dimension
+        inner = dot.type  # type: ignore[assignment]
+        piece_type = TensorType((1, *inner.shape), inner.element)
+        if piece_type.is_static:
+            pieces.append(rw.create("stablehlo.reshape", [dot], piece_type))
+        else:
+            sizes = [_scalar_constant(rw, 1, I64),
+                     *(rw.dimension_size(dot, d) for d in range(inner.rank))]
+            pieces.append(rw.create("stablehlo.dynamic_reshape",
+                                    [dot, rw.shape_tensor(sizes)], piece_type))
     if group_dims:
         return [pieces[0]]
     return [rw.create("stablehlo.concatenate", pieces, result,
