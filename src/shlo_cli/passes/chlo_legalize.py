@@ -87,14 +87,16 @@ class Rewriter:
     def scalar(self, value: float, element: Type) -> Value:
         """A 0-d constant."""
         t = TensorType((), element)
-        data = np.array(value).astype(numpy_dtype(element)).reshape(())
+        with np.errstate(over="ignore"):  # e.g. 1e308 in f32 is +inf, as upstream's APFloat
+            data = np.array(value).astype(numpy_dtype(element)).reshape(())
         return self.create("stablehlo.constant", [], t,
                            {"value": DenseElementsAttr(t, data, True)})
 
     def constant(self, value: float, tensor_type: TensorType) -> Value:
         """A splat constant of the whole type (upstream's getConstantLike)."""
         if tensor_type.is_static:
-            data = np.array(value).astype(numpy_dtype(tensor_type.element)).reshape(())
+            with np.errstate(over="ignore"):  # out-of-range splats round to +-inf
+                data = np.array(value).astype(numpy_dtype(tensor_type.element)).reshape(())
             return self.create("stablehlo.constant", [], tensor_type,
                                {"value": DenseElementsAttr(tensor_type, data, True)})
         return self.dynamic_broadcast(self.scalar(value, tensor_type.element),

@@ -300,18 +300,26 @@ def _ragged_dot(rw: Rewriter) -> list[Value] | None:
             pieces = [rw.create("stablehlo.add", [pieces[0], dot], result) if pieces else dot]
         else:  # mode 2: ragged contracting dimension, one result per group
             inner = TensorType(result.shape[1:], result.element)  # type: ignore[union-attr]
-            dots.append(rw.create("stablehlo.dot_general", [masked, rhs], inner, props))
+            dot = rw.create("stablehlo.dot_general", [masked, rhs], inner, props)
+            if inner.is_static:
+                dots.append(dot)
+            else:  # reshaped at once, to [1, run-time extents of the dot] (as upstream)
+                unit = TensorType((1,), I64)
+                extents = [rw.create("stablehlo.constant", [], unit, {
+                    "value": DenseElementsAttr(unit, np.ones(1, np.int64), False)})]
+                for d in range(inner.rank):
+                    size = rw.create("stablehlo.get_dimension_size", [dot], TensorType((), I32),
+                                     {"dimension": IntegerAttr(d, I64)})
+                    size = rw.create("stablehlo.convert", [size], TensorType((), I64))
+                    extents.append(rw.create("stablehlo.reshape", [size], unit))
+                pieces.append(rw.create(
+                    "stablehlo.dynamic_reshape", [dot, rw.shape_tensor_of(extents)],
+                    TensorType((1, *inner.shape), inner.element)))
         start = limit
-    for dot in dots:  # mode 2: each group's result gets a leading unit dimension
+    for dot in dots:  # mode 2, static: each group's result gets a leading unit dimension
         inner = dot.type  # type: ignore[assignment]
-        piece_type = TensorType((1, *inner.shape), inner.element)
-        if piece_type.is_static:
-            pieces.append(rw.create("stablehlo.reshape", [dot], piece_type))
-        else:
-            sizes = [_scalar_constant(rw, 1, I64),
-                     *(rw.dimension_size(dot, d) for d in range(inner.rank))]
-            pieces.append(rw.create("stablehlo.dynamic_reshape",
-                                    [dot, rw.shape_tensor(sizes)], piece_type))
+        pieces.append(rw.create("stablehlo.reshape", [dot],
+                                TensorType((1, *inner.shape), inner.element)))
     if group_dims:
         return [pieces[0]]
     return [rw.create("stablehlo.concatenate", pieces, result,
