@@ -197,8 +197,12 @@ class ChloRewriter(Rewriter):
                 current = self.create("stablehlo.set_dimension_size", [current, size], result,
                                       {"dimension": IntegerAttr(d, I64)})
             return current
-        shape_value = self.create("shape.shape_of", [like], TensorType((t.rank,), IndexType()))
-        return self.dynamic_broadcast(scalar, shape_value, target, ())
+        return self.dynamic_broadcast(scalar, self.index_shape_of(like), target, ())
+
+    def index_shape_of(self, value: Value) -> Value:
+        """`shape.shape_of(value)`: its run-time extents as tensor<rank x index>."""
+        rank = value.type.rank  # type: ignore[union-attr]
+        return self.create("shape.shape_of", [value], TensorType((rank,), IndexType()))
 
 
 Pattern = Callable[[Rewriter], "list[Value] | None"]

@@ -19,7 +19,7 @@ from ..ir.clone import clone_op
 from ..ir.core import Block, Operation, Region, Value
 from ..ir.types import BOOL, I32, I64, ComplexType, IntegerType, TensorType, numpy_dtype
 from .chlo_builder import Ex
-from .chlo_legalize import Real, Rewriter, pattern
+from .chlo_legalize import ChloRewriter, Real, Rewriter, pattern
 
 
 def _scalar_constant(rw: Rewriter, value: Any, element: Any) -> Value:
@@ -177,6 +177,8 @@ def _broadcast_like(rw: Rewriter, value: Value, like: Value, target: TensorType,
     `like` when `target` is dynamic."""
     if target.is_static:
         return rw.broadcast(value, target, dims)
+    if isinstance(rw, ChloRewriter):  # upstream's shape.shape_of
+        return rw.dynamic_broadcast(value, rw.index_shape_of(like), target, dims)
     return rw.dynamic_broadcast(value, rw.shape_of(like), target, dims)
 
 
@@ -248,11 +250,15 @@ def _ragged_dot(rw: Rewriter) -> list[Value] | None:
     if lt.is_static:  # type: ignore[union-attr]
         iota = rw.create("stablehlo.iota", [], iota_type,
                          {"iota_dimension": IntegerAttr(ragged, I64)})
-    else:
-        sizes = [rw.dimension_size(lhs, d) if d == ragged else _scalar_constant(rw, 1, I64)
-                 for d in range(lt.rank)]  # type: ignore[union-attr]
-        iota = rw.create("stablehlo.dynamic_iota", [rw.shape_tensor(sizes)], iota_type,
-                         {"iota_dimension": IntegerAttr(ragged, I64)})
+    else:  # [1, ..., run-time size of the ragged dimension, ..., 1] as upstream
+        unit = TensorType((1,), I64)
+        one = rw.create("stablehlo.constant", [], unit, {
+            "value": DenseElementsAttr(unit, np.ones(1, np.int64), False)})
+        extent = rw.create("stablehlo.reshape", [rw.dimension_size(lhs, ragged)], unit)
+        pieces_of_shape = [extent if d == ragged else one
+                           for d in range(lt.rank)]  # type: ignore[union-attr]
+        iota = rw.create("stablehlo.dynamic_iota", [rw.shape_tensor_of(pieces_of_shape)],
+                         iota_type, {"iota_dimension": IntegerAttr(ragged, I64)})
     zero = rw.constant(0.0, lt)  # type: ignore[arg-type]
     pred = TensorType(lt.shape, BOOL)  # type: ignore[union-attr]
     scalar_index = TensorType(batch_shape, i64_element)
