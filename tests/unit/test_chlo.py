@@ -87,7 +87,7 @@ def test_lgamma_digamma_against_math() -> None:
     psi = unary("digamma", [1.0, 0.5, -0.5, 0.0], "f64", np.float64)
     euler = 0.5772156649015329
     assert np.allclose(psi[:3], [-euler, -euler - 2 * math.log(2), 0.03648997397857652])
-    assert psi[3] == -math.inf
+    assert math.isnan(psi[3])  # 0 is a pole: NaN, as upstream's decomposition
     assert math.isnan(unary("digamma", [-2.0], "f64", np.float64)[0])
 
 

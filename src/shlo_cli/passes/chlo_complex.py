@@ -21,7 +21,7 @@ import ml_dtypes
 
 from ..ir.core import Value
 from ..ir.types import ComplexType, FloatType, TensorType, numpy_dtype
-from .chlo_legalize import Real, Rewriter, pattern
+from .chlo_legalize import Real, Rewriter
 
 
 @dataclass
@@ -125,52 +125,6 @@ def _acos(e: Real, signed_x: Value, signed_y: Value) -> tuple[Value, Value]:
             e.select(negative, parts.imag, e("negate", parts.imag)))
 
 
-@pattern("chlo.asin")
-def _asin_complex(rw: Rewriter) -> list[Value] | None:
-    found = _complex_operand(rw)
-    if found is None:
-        return None
-    x, y, e, t = found
-    return [_complex(e, *_asin(e, x, y), t)]
-
-
-@pattern("chlo.acos")
-def _acos_complex(rw: Rewriter) -> list[Value] | None:
-    found = _complex_operand(rw)
-    if found is None:
-        return None
-    x, y, e, t = found
-    return [_complex(e, *_acos(e, x, y), t)]
-
-
-@pattern("chlo.acosh")
-def _acosh_complex(rw: Rewriter) -> list[Value] | None:
-    """acosh z = i acos z for Im z >= 0, -i acos z otherwise."""
-    found = _complex_operand(rw)
-    if found is None:
-        return None
-    x, y, e, t = found
-    real, imag = _acos(e, x, y)
-    negative = e.compare("LT", y, e.const(0.0))
-    w_real, w_imag = e("negate", imag), real  # i * acos z
-    return [_complex(e, e.select(negative, e("negate", w_real), w_real),
-                     e.select(negative, e("negate", w_imag), w_imag), t)]
-
-
-@pattern("chlo.asinh")
-def _asinh_complex(rw: Rewriter) -> list[Value] | None:
-    """asinh z = -i asin(i z), i z = -Im z + i Re z."""
-    found = _complex_operand(rw)
-    if found is None:
-        return None
-    x, y, e, t = found
-    real, imag = _asin(e, e("negate", y), x)
-    return [_complex(e, imag, e("negate", real), t)]
-
-
-# ---- complex atanh / atan ------------------------------------------------------------------
-
-
 def _inv_negeps(e: Real) -> float:
     """2 / eps + 2 of the part type (upstream's `inv_negeps`): 2^53 + 2, 2^24 + 2, 2050."""
     largest = float(ml_dtypes.finfo(numpy_dtype(e.t.element)).max)
@@ -208,23 +162,3 @@ def _atanh(e: Real, x: Value, y: Value) -> tuple[Value, Value]:
                        e("subtract", e("multiply", naxm1, e("add", one, ax)), y2)),
                      e("multiply", sign_y, e.const(math.pi)))
     return real, e("multiply", angle, e.const(0.5))
-
-
-@pattern("chlo.atanh")
-def _atanh_complex(rw: Rewriter) -> list[Value] | None:
-    found = _complex_operand(rw)
-    if found is None:
-        return None
-    x, y, e, t = found
-    return [_complex(e, *_atanh(e, x, y), t)]
-
-
-@pattern("chlo.atan")
-def _atan_complex(rw: Rewriter) -> list[Value] | None:
-    """atan z = -i atanh(i z), i z = -Im z + i Re z."""
-    found = _complex_operand(rw)
-    if found is None:
-        return None
-    x, y, e, t = found
-    real, imag = _atanh(e, e("negate", y), x)
-    return [_complex(e, imag, e("negate", real), t)]

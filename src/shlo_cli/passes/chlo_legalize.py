@@ -28,19 +28,12 @@ with dynamic outputs and no inputs.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 import ml_dtypes
 import numpy as np
 
-from ..dialects.chlo.special_math import (
-    LANCZOS_BASE,
-    LANCZOS_COEFFICIENTS,
-    LANCZOS_GAMMA,
-    LOG_PI,
-    LOG_SQRT_TWO_PI,
-)
+from ..dialects.stablehlo.elementwise_verify import bounds_attr, bounds_of
 from ..ir import registry
 from ..ir.attributes import (
     BoolAttr,
@@ -59,6 +52,7 @@ from ..ir.types import (
     I64,
     ComplexType,
     FloatType,
+    IndexType,
     TensorType,
     Type,
     numpy_dtype,
@@ -93,14 +87,16 @@ class Rewriter:
     def scalar(self, value: float, element: Type) -> Value:
         """A 0-d constant."""
         t = TensorType((), element)
-        data = np.array(value).astype(numpy_dtype(element)).reshape(())
+        with np.errstate(over="ignore"):  # e.g. 1e308 in f32 is +inf, as upstream's APFloat
+            data = np.array(value).astype(numpy_dtype(element)).reshape(())
         return self.create("stablehlo.constant", [], t,
                            {"value": DenseElementsAttr(t, data, True)})
 
     def constant(self, value: float, tensor_type: TensorType) -> Value:
         """A splat constant of the whole type (upstream's getConstantLike)."""
         if tensor_type.is_static:
-            data = np.array(value).astype(numpy_dtype(tensor_type.element)).reshape(())
+            with np.errstate(over="ignore"):  # out-of-range splats round to +-inf
+                data = np.array(value).astype(numpy_dtype(tensor_type.element)).reshape(())
             return self.create("stablehlo.constant", [], tensor_type,
                                {"value": DenseElementsAttr(tensor_type, data, True)})
         return self.dynamic_broadcast(self.scalar(value, tensor_type.element),
@@ -135,6 +131,13 @@ class Rewriter:
         return self.create("stablehlo.concatenate", pieces, TensorType((len(pieces),), I64),
                            {"dimension": IntegerAttr(0, I64)})
 
+    def shape_tensor_of(self, pieces: list[Value]) -> Value:
+        """tensor<N x i64> from N tensor<1xi64> pieces."""
+        if len(pieces) == 1:
+            return pieces[0]
+        return self.create("stablehlo.concatenate", list(pieces),
+                           TensorType((len(pieces),), I64), {"dimension": IntegerAttr(0, I64)})
+
     def shape_of(self, value: Value) -> Value:
         """The run-time shape of `value` as tensor<rank x i64> (upstream's shape.shape_of)."""
         key = id(value)
@@ -158,6 +161,48 @@ class Rewriter:
         attr = DialectAttr("stablehlo", "", f"comparison_direction {direction}")
         return self.create("stablehlo.compare", [lhs, rhs], result,
                            {"comparison_direction": attr})
+
+
+class ChloRewriter(Rewriter):
+    """Rewriter of the CHLO decompositions: a dynamically shaped constant is a
+    `constant_like` of a value, lowered as upstream lowers chlo.constant_like."""
+
+    def constant(self, value: float, tensor_type: TensorType) -> Value:
+        if tensor_type.is_static:
+            return super().constant(value, tensor_type)
+        return self.constant_like(value, self.like(tensor_type), tensor_type.element)
+
+    def constant_like(self, value: float, like: Value, element: Type | None = None) -> Value:
+        """A splat of `like`'s shape: a constant when static; for bounded dimensions a
+        broadcast to the bounds whose sizes are then set from `like`; else a scalar
+        dynamic_broadcast_in_dim to `shape.shape_of(like)`."""
+        t = like.type
+        assert isinstance(t, TensorType)
+        element = element or t.element
+        target = TensorType(t.shape, element, t.encoding)
+        if t.is_static:
+            return super().constant(value, TensorType(t.shape, element))
+        scalar = self.scalar(value, element)
+        bounds = bounds_of(t)
+        dynamic = [d for d, size in enumerate(t.shape) if size == DYNAMIC]
+        if all(bounds[d] is not None for d in dynamic):
+            shape = [bounds[d] if size == DYNAMIC else size for d, size in enumerate(t.shape)]
+            current = self.broadcast(scalar, TensorType(tuple(shape), element), ())
+            for d in dynamic:
+                size = self.create("stablehlo.get_dimension_size", [like], TensorType((), I32),
+                                   {"dimension": IntegerAttr(d, I64)})
+                shape[d] = DYNAMIC
+                partial = [bounds[i] if shape[i] == DYNAMIC else None for i in range(t.rank)]
+                result = TensorType(tuple(shape), element, bounds_attr(partial))
+                current = self.create("stablehlo.set_dimension_size", [current, size], result,
+                                      {"dimension": IntegerAttr(d, I64)})
+            return current
+        return self.dynamic_broadcast(scalar, self.index_shape_of(like), target, ())
+
+    def index_shape_of(self, value: Value) -> Value:
+        """`shape.shape_of(value)`: its run-time extents as tensor<rank x index>."""
+        rank = value.type.rank  # type: ignore[union-attr]
+        return self.create("shape.shape_of", [value], TensorType((rank,), IndexType()))
 
 
 Pattern = Callable[[Rewriter], "list[Value] | None"]
@@ -321,31 +366,6 @@ def _element(t: Type) -> Type | None:
     return t.element if isinstance(t, TensorType) else None
 
 
-@pattern("chlo.square")
-def _square(rw: Rewriter) -> list[Value] | None:
-    """x * x; complex: (a - b)(a + b) + 2abi, with an exact 0 real part when |a| = |b| is
-    finite (the product form would give 0 * inf = NaN at the overflow boundary)."""
-    (z,) = rw.op.operands
-    t = z.type
-    element = _element(t)
-    if not isinstance(element, ComplexType):
-        return [rw.create("stablehlo.multiply", [z, z], rw.op.result_types[0])]
-    part = TensorType(t.shape, element.element)  # type: ignore[union-attr]
-    pred = TensorType(part.shape, BOOL)
-    a = rw.create("stablehlo.real", [z], part)
-    b = rw.create("stablehlo.imag", [z], part)
-    product = rw.create("stablehlo.multiply", [rw.create("stablehlo.subtract", [a, b], part),
-                                               rw.create("stablehlo.add", [a, b], part)], part)
-    same_size = rw.compare("EQ", rw.create("stablehlo.abs", [a], part),
-                           rw.create("stablehlo.abs", [b], part), pred)
-    exact_zero = rw.create("stablehlo.and",
-                           [same_size, rw.create("stablehlo.is_finite", [a], pred)], pred)
-    real = rw.create("stablehlo.select", [exact_zero, rw.constant(0.0, part), product], part)
-    ab = rw.create("stablehlo.multiply", [a, b], part)
-    imag = rw.create("stablehlo.add", [ab, ab], part)
-    return [rw.create("stablehlo.complex", [real, imag], t)]
-
-
 @pattern("chlo.conj")
 def _conj(rw: Rewriter) -> list[Value] | None:
     (x,) = rw.op.operands
@@ -380,45 +400,6 @@ def _with_upcast(rw: Rewriter, body: Callable[[Rewriter, Value, TensorType], Val
     return [body(rw, x, t)]  # type: ignore[arg-type]
 
 
-def _exp_plus_minus(rw: Rewriter, x: Value, t: TensorType) -> tuple[Value, Value]:
-    """e^(x + log 1/2) and e^(-x + log 1/2): halves of e^x and e^-x that overflow late."""
-    log_half = rw.create("stablehlo.log", [rw.constant(0.5, t)], t)
-    up = rw.create("stablehlo.exponential", [rw.create("stablehlo.add", [x, log_half], t)], t)
-    down = rw.create("stablehlo.exponential",
-                     [rw.create("stablehlo.subtract", [log_half, x], t)], t)
-    return up, down
-
-
-def _cosh_body(rw: Rewriter, x: Value, t: TensorType) -> Value:
-    up, down = _exp_plus_minus(rw, x, t)
-    return rw.create("stablehlo.add", [up, down], t)
-
-
-def _sinh_body(rw: Rewriter, x: Value, t: TensorType) -> Value:
-    """Large |x|: e^x/2 - e^-x/2. Small |x| (no cancellation):
-    (expm1(x) + expm1(x) / (expm1(x) + 1)) / 2."""
-    up, down = _exp_plus_minus(rw, x, t)
-    large = rw.create("stablehlo.subtract", [up, down], t)
-    one, half = rw.constant(1.0, t), rw.constant(0.5, t)
-    expm1 = rw.create("stablehlo.exponential_minus_one", [x], t)
-    ratio = rw.create("stablehlo.divide", [expm1, rw.create("stablehlo.add", [expm1, one], t)], t)
-    small = rw.create("stablehlo.multiply", [half, rw.create("stablehlo.add", [expm1, ratio], t)],
-                      t)
-    magnitude = rw.create("stablehlo.abs", [x], t)
-    below_one = rw.compare("LT", magnitude, one, TensorType(t.shape, BOOL))
-    return rw.create("stablehlo.select", [below_one, small, large], t)
-
-
-@pattern("chlo.cosh")
-def _cosh(rw: Rewriter) -> list[Value] | None:
-    return _with_upcast(rw, _cosh_body)
-
-
-@pattern("chlo.sinh")
-def _sinh(rw: Rewriter) -> list[Value] | None:
-    return _with_upcast(rw, _sinh_body)
-
-
 @pattern("chlo.top_k")
 def _top_k(rw: Rewriter) -> list[Value] | None:
     """Stable sort of (operand, iota) along the last dimension with a GT comparator (in
@@ -430,11 +411,21 @@ def _top_k(rw: Rewriter) -> list[Value] | None:
         return None
     last = t.rank - 1
     iota_type = TensorType(t.shape, indices_type.element)  # type: ignore[union-attr]
+    k = int(rw.op.attr("k").value)
+    last_size = t.shape[last]
     if t.is_static:
         iota = rw.create("stablehlo.iota", [], iota_type,
                          {"iota_dimension": IntegerAttr(last, I64)})
     else:
-        iota = rw.create("stablehlo.dynamic_iota", [rw.shape_of(x)], iota_type,
+        # Run-time extents (one 1-d piece per dimension), then the same with k last, all
+        # ahead of the iota as upstream.
+        pieces = [rw.create("stablehlo.reshape", [rw.dimension_size(x, d)],
+                            TensorType((1,), I64)) for d in range(t.rank)]
+        extents = rw.shape_tensor_of(pieces)
+        pieces[-1] = rw.create("stablehlo.reshape", [rw.scalar(
+            k if last_size == DYNAMIC else min(k, last_size), I64)], TensorType((1,), I64))
+        limits_value = rw.shape_tensor_of(pieces)
+        iota = rw.create("stablehlo.dynamic_iota", [extents], iota_type,
                          {"iota_dimension": IntegerAttr(last, I64)})
     scalar, index = TensorType((), t.element), TensorType((), indices_type.element)  # type: ignore
     block = Block([scalar, scalar, index, index])
@@ -453,20 +444,13 @@ def _top_k(rw: Rewriter) -> list[Value] | None:
                      opdef=registry.lookup("stablehlo.sort"))
     rw.ops.append(sort)
     rank = t.rank
-    if t.is_static and _static(values_type):
+    if t.is_static:
         limits = tuple(values_type.shape)  # type: ignore[union-attr]
         slice_props = {"start_indices": DenseArrayAttr(I64, (0,) * rank),
                        "limit_indices": DenseArrayAttr(I64, limits),
                        "strides": DenseArrayAttr(I64, (1,) * rank)}
         return [rw.create("stablehlo.slice", [sort.results[0]], values_type, slice_props),
                 rw.create("stablehlo.slice", [sort.results[1]], indices_type, slice_props)]
-    # Dynamic: real_dynamic_slice up to the run-time shape with k (at most the last size)
-    # in the last dimension, as upstream.
-    k = int(rw.op.attr("k").value)
-    last_size = t.shape[last]
-    sizes = [rw.dimension_size(x, d) for d in range(last)]
-    sizes.append(rw.scalar(k if last_size == DYNAMIC else min(k, last_size), I64))
-    limits_value = rw.shape_tensor(sizes)
     vector = TensorType((rank,), I64)
     starts = rw.create("stablehlo.constant", [], vector, {"value": DenseElementsAttr(
         vector, np.zeros(rank, np.int64), False)})
@@ -487,6 +471,9 @@ def _constant_like(rw: Rewriter) -> list[Value] | None:
         return None
     if result.is_static:
         return [rw.constant(value.value, result)]  # type: ignore[arg-type]
+    if isinstance(rw, ChloRewriter):
+        return [rw.constant_like(value.value, rw.op.operands[0],  # type: ignore[arg-type]
+                                 result.element)]
     scalar = rw.scalar(value.value, result.element)  # type: ignore[arg-type]
     return [rw.dynamic_broadcast(scalar, rw.shape_of(rw.op.operands[0]), result, ())]
 
@@ -496,7 +483,7 @@ class Real:
 
     def __init__(self, rw: Rewriter, t: TensorType) -> None:
         self.rw, self.t = rw, t
-        self.pred = TensorType(t.shape, BOOL)
+        self.pred = t.with_element(BOOL)
 
     def __call__(self, name: str, *args: Value) -> Value:
         return self.rw.create(f"stablehlo.{name}", list(args), self.t)
@@ -525,147 +512,13 @@ def _real_pattern(fn: Callable[[Value, Real], Value]) -> Pattern:
     return rewrite
 
 
-@pattern("chlo.asin")
-@_real_pattern
-def _asin(x: Value, e: Real) -> Value:
-    """Real asin(x) = 2 atan2(x, 1 + sqrt((1 - x)(1 + x)))."""
-    one = e.const(1.0)
-    root = e("sqrt", e("multiply", e("subtract", one, x), e("add", one, x)))
-    return e("multiply", e.const(2.0), e("atan2", x, e("add", one, root)))
-
-
-@pattern("chlo.acos")
-@_real_pattern
-def _acos(x: Value, e: Real) -> Value:
-    """Real acos(x) = 2 atan2(sqrt((1 - x)(1 + x)), 1 + x), and pi at x = -1 (where the
-    formula gives 2 atan2(0, 0) = 0)."""
-    one = e.const(1.0)
-    one_plus_x = e("add", one, x)
-    root = e("sqrt", e("multiply", e("subtract", one, x), one_plus_x))
-    value = e("multiply", e.const(2.0), e("atan2", root, one_plus_x))
-    return e.select(e.compare("NE", x, e.const(-1.0)), value, e.const(math.pi))
-
-
-@pattern("chlo.atan")
-@_real_pattern
-def _atan(x: Value, e: Real) -> Value:
-    """Real atan(x) = atan2(x, 1)."""
-    return e("atan2", x, e.const(1.0))
-
-
-@pattern("chlo.atanh")
-@_real_pattern
-def _atanh(x: Value, e: Real) -> Value:
-    """Real atanh(x) = (log1p(x) - log1p(-x)) / 2 for |x| <= 1, NaN beyond."""
-    value = e("multiply", e("subtract", e("log_plus_one", x),
-                            e("log_plus_one", e("negate", x))), e.const(0.5))
-    outside = e.compare("GT", e("abs", x), e.const(1.0))
-    return e.select(outside, e.const(float("nan")), value)
-
-
-@pattern("chlo.acosh")
-@_real_pattern
-def _acosh(x: Value, e: Real) -> Value:
-    """Real acosh(x) = log1p(sqrt(x - 1) (sqrt(x + 1) + sqrt(x - 1))) (no cancellation near
-    1, NaN below 1 from the square root); log(2) + log(x) from max / 2 on."""
-    one, two = e.const(1.0), e.const(2.0)
-    root_below = e("sqrt", e("subtract", x, one))
-    regular = e("log_plus_one", e("multiply", root_below,
-                                  e("add", e("sqrt", e("add", x, one)), root_below)))
-    large = e("add", e("log", two), e("log", x))
-    return e.select(e.compare("GE", x, e("divide", e.max_finite(), two)), large, regular)
-
-
-@pattern("chlo.asinh")
-@_real_pattern
-def _asinh(x: Value, e: Real) -> Value:
-    """Real asinh(x) = sign(x) log1p(|x| + x^2 / (1 + sqrt(1 + x^2))), and
-    sign(x) (log(2) + log|x|) where x^2 would overflow."""
-    one = e.const(1.0)
-    a = e("abs", x)
-    a2 = e("multiply", a, a)
-    regular = e("log_plus_one", e("add", a, e("divide", a2, e("add", one, e("sqrt", e(
-        "add", one, a2))))))
-    large = e("add", e("log", e.const(2.0)), e("log", a))
-    value = e.select(e.compare("GE", a, e("sqrt", e.max_finite())), large, regular)
-    return e("multiply", e("sign", x), value)
-
-
-def _lanczos_log_t(e: Real, z: Value) -> tuple[Value, Value]:
-    """t = z + g + 1/2 and log(t) = log(g + 1/2) + log1p(z / (g + 1/2))."""
-    g_half = LANCZOS_GAMMA + 0.5
-    t = e("add", e.const(g_half), z)
-    log_t = e("add", e.const(math.log(g_half)), e("log_plus_one", e("divide", z, e.const(g_half))))
-    return t, log_t
-
-
-def _reflect_argument(x: Value, e: Real) -> tuple[Value, Value]:
-    """x < 1/2 uses the reflection formula on z = -x; otherwise z = x - 1."""
-    reflect = e.compare("LT", x, e.const(0.5))
-    z = e.select(reflect, e("negate", x), e("subtract", x, e.const(1.0)))
-    return reflect, z
-
-
-@pattern("chlo.lgamma")
-@_real_pattern
-def _lgamma(x: Value, e: Real) -> Value:
-    """Lanczos approximation (g = 7, 9 terms) as XLA: log y = log sqrt(2 pi) +
-    (z + 1/2 - t / log t) log t + log(series); for x < 1/2 the reflection
-    log pi - log|sin(pi x)| - log y; +inf at poles and at +-inf."""
-    reflect, z = _reflect_argument(x, e)
-    series = e.const(LANCZOS_BASE)
-    for i, c in enumerate(LANCZOS_COEFFICIENTS):
-        series = e("add", series, e("divide", e.const(c), e("add", z, e.const(i + 1.0))))
-    t, log_t = _lanczos_log_t(e, z)
-    log_y = e("add", e("add", e.const(LOG_SQRT_TWO_PI),
-                       e("multiply", e("subtract", e("add", z, e.const(0.5)),
-                                       e("divide", t, log_t)), log_t)),
-              e("log", series))
-    abs_x = e("abs", x)
-    frac = e("subtract", abs_x, e("floor", abs_x))
-    reduced = e.select(e.compare("GT", frac, e.const(0.5)), e("subtract", e.const(1.0), frac),
-                       frac)
-    denom = e("log", e("sine", e("multiply", e.const(math.pi), reduced)))
-    finite = e.rw.create("stablehlo.is_finite", [denom], e.pred)
-    reflection = e.select(finite, e("subtract", e("subtract", e.const(LOG_PI), denom), log_y),
-                          e("negate", denom))
-    result = e.select(reflect, reflection, log_y)
-    infinite = e.compare("EQ", abs_x, e.const(math.inf))
-    return e.select(infinite, e.const(math.inf), result)
-
-
-@pattern("chlo.digamma")
-@_real_pattern
-def _digamma(x: Value, e: Real) -> Value:
-    """Derivative of the Lanczos lgamma: log t + num / denom - g / t; for x < 1/2 the
-    reflection y - pi cos(pi x) / sin(pi x); NaN at negative integers, -inf at 0."""
-    reflect, z = _reflect_argument(x, e)
-    num, denom = e.const(0.0), e.const(LANCZOS_BASE)
-    for i, c in enumerate(LANCZOS_COEFFICIENTS):
-        shifted = e("add", z, e.const(i + 1.0))
-        num = e("subtract", num, e("divide", e.const(c), e("multiply", shifted, shifted)))
-        denom = e("add", denom, e("divide", e.const(c), shifted))
-    t, log_t = _lanczos_log_t(e, z)
-    y = e("subtract", e("add", log_t, e("divide", num, denom)),
-          e("divide", e.const(LANCZOS_GAMMA), t))
-    reduced = e("add", x, e("abs", e("floor", e("add", x, e.const(0.5)))))
-    angle = e("multiply", e.const(math.pi), reduced)
-    reflection = e("subtract", y, e("divide", e("multiply", e.const(math.pi), e("cosine", angle)),
-                                    e("sine", angle)))
-    result = e.select(reflect, reflection, y)
-    negative_integer = e.rw.create("stablehlo.and", [e.compare("LT", x, e.const(0.0)),
-                                                     e.compare("EQ", x, e("floor", x))], e.pred)
-    result = e.select(negative_integer, e.const(math.nan), result)
-    return e.select(e.compare("EQ", x, e.const(0.0)), e.const(-math.inf), result)
-
-
 @pattern("chlo.is_inf", "chlo.is_pos_inf", "chlo.is_neg_inf")
 def _is_inf(rw: Rewriter) -> list[Value] | None:
     (x,) = rw.op.operands
     t = x.type
     if not isinstance(_element(t), FloatType):
         return None
-    result = TensorType(t.shape, BOOL)  # type: ignore[union-attr]
+    result = t.with_element(BOOL)  # type: ignore[union-attr]
     if rw.op.name == "chlo.is_inf":
         magnitude = rw.create("stablehlo.abs", [x], t)
         return [rw.compare("EQ", magnitude, rw.constant(np.inf, t), result)]
@@ -674,7 +527,8 @@ def _is_inf(rw: Rewriter) -> list[Value] | None:
 
 
 def legalize_block(block: Block, replacements: dict[Value, Value],
-                   patterns: dict[str, list[Pattern]] | None = None) -> None:
+                   patterns: dict[str, list[Pattern]] | None = None,
+                   rewriter: type[Rewriter] = Rewriter) -> None:
     """Apply the first matching rewrite of `patterns` (default: CHLO's) to every op, nested
     regions first; `replacements` learns the old results' new values."""
     patterns = PATTERNS if patterns is None else patterns
@@ -682,7 +536,7 @@ def legalize_block(block: Block, replacements: dict[Value, Value],
     for op in block.operations:
         for region in op.regions:
             for nested in region.blocks:
-                legalize_block(nested, replacements, patterns)
+                legalize_block(nested, replacements, patterns, rewriter)
         rewrites = patterns.get(op.name)
         if not rewrites:
             new_ops.append(op)
@@ -690,7 +544,7 @@ def legalize_block(block: Block, replacements: dict[Value, Value],
         op.operands = [replacements.get(v, v) for v in op.operands]
         values = None
         for rewrite in rewrites:
-            rw = Rewriter(op)
+            rw = rewriter(op)
             try:
                 values = rewrite(rw)
             except NoShapeSource:
@@ -711,13 +565,20 @@ def legalize_block(block: Block, replacements: dict[Value, Value],
 def legalize(module: Module) -> None:
     """Rewrite until no pattern applies (a rewrite may create CHLO ops, e.g. polygamma's
     lgamma, zeta and digamma)."""
-    from . import chlo_complex, chlo_special, chlo_structured  # noqa: F401  (more patterns)
+    from . import (  # noqa: F401  (more patterns)
+        chlo_asin_kernel,
+        chlo_complex,
+        chlo_elementary,
+        chlo_gamma,
+        chlo_special,
+        chlo_structured,
+    )
 
     for _ in range(_MAX_ROUNDS):
         replacements: dict[Value, Value] = {}
         for region in module.op.regions:
             for block in region.blocks:
-                legalize_block(block, replacements)
+                legalize_block(block, replacements, rewriter=ChloRewriter)
         replace_uses(module.op, replacements)
         if not replacements:
             return

@@ -7,8 +7,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-import ml_dtypes
-
 from ..dialects.stablehlo.elementwise_numerics import num_bits
 from ..ir.core import Value
 from ..ir.types import FloatType, IntegerType, TensorType, numpy_dtype
@@ -65,7 +63,7 @@ def polynomial(e: Real, x: Value, coefficients: Sequence[float]) -> Value:
 
 
 def _erf_small(x: Value, e: Real) -> Value:
-    """erf for |x| <= 1."""
+    """erf for |x| <= 1: x T(x^2) / U(x^2) (f64), x T(x^2) (f32)."""
     x2 = e("multiply", x, x)
     if _is_f64(e):
         return e("divide", e("multiply", x, polynomial(e, x2, _ERF_F64_T)),
@@ -74,28 +72,45 @@ def _erf_small(x: Value, e: Real) -> Value:
 
 
 def _erfc_large(x: Value, e: Real) -> Value:
-    """erfc for |x| >= 1 (0 once e^(-x^2) underflows; 2 - erfc(-x) for negative x)."""
-    z = e("negate", e("multiply", x, x))
-    exp_z = e("exponential", z)
-    a = e("abs", x)
+    """erfc for |x| >= 1 (0 once e^(-x^2) underflows; 2 - erfc(-x) for negative x), ops in
+    upstream's order."""
+    z = e("negate", x2 := e("multiply", x, x))
     if _is_f64(e):
+        exp_z = e("exponential", z)
+        a = e("abs", x)
         near = e("divide", e("multiply", exp_z, polynomial(e, a, _ERFC_F64_P)),
                  polynomial(e, a, _ERFC_F64_Q))
         far = e("divide", e("multiply", exp_z, polynomial(e, a, _ERFC_F64_R)),
                 polynomial(e, a, _ERFC_F64_S))
         approx = e.select(e.compare("LT", a, e.const(8.0)), near, far)
         maxlog = _MAXLOG_F64
+        two = None
     else:
+        a = e("abs", x)
         one = e.const(1.0)
-        inv_x2 = e("divide", one, e("multiply", x, x))
-        scale = e("multiply", exp_z, e("divide", one, a))
-        poly = e.select(e.compare("LT", a, e.const(2.0)), polynomial(e, inv_x2, _ERFC_F32_P),
+        inv_x2 = e("divide", one, x2)
+        scale = e("multiply", e("exponential", z), e("divide", one, a))
+        two = e.const(2.0)
+        poly = e.select(e.compare("LT", a, two), polynomial(e, inv_x2, _ERFC_F32_P),
                         polynomial(e, inv_x2, _ERFC_F32_R))
         approx = e("multiply", scale, poly)
         maxlog = _MAXLOG_F32
-    zero = e.const(0.0)
-    clamped = e.select(e.compare("LT", z, e.const(-maxlog)), zero, approx)
-    return e.select(e.compare("LT", x, zero), e("subtract", e.const(2.0), clamped), clamped)
+    clamped = e.select(e.compare("LT", z, e.const(-maxlog)), zero := e.const(0.0), approx)
+    below = e.compare("LT", x, zero)
+    return e.select(below, e("subtract", two or e.const(2.0), clamped), clamped)
+
+
+def _one_minus_other(x: Value, e: Real, first: Callable[[Value, Real], Value],
+                     other: Callable[[Value, Real], Value], first_is_small: bool) -> Value:
+    """first(x), 1, 1 - other(x), then select by |x| < 1 (upstream's f64 erf and erfc
+    layout)."""
+    primary = first(x, e)
+    one = e.const(1.0)
+    secondary = e("subtract", one, other(x, e))
+    small = e.compare("LT", e("abs", x), one)
+    if first_is_small:
+        return e.select(small, primary, secondary)
+    return e.select(small, secondary, primary)
 
 
 @pattern("chlo.erf")
@@ -104,13 +119,11 @@ def _erf(x: Value, e: Real) -> Value:
     """f32: Eigen's rational approximation on [-4, 4], clamped to [-1, 1]; f64: Cephes
     (x T(x^2) / U(x^2) below 1, 1 - erfc beyond)."""
     if _is_f64(e):
-        one = e.const(1.0)
-        small = e.compare("LT", e("abs", x), one)
-        return e.select(small, _erf_small(x, e), e("subtract", one, _erfc_large(x, e)))
+        return _one_minus_other(x, e, _erf_small, _erfc_large, True)
     clamped = e.rw.create("stablehlo.clamp", [e.const(-4.0), x, e.const(4.0)], e.t)
     x2 = e("multiply", clamped, clamped)
-    ratio = e("divide", e("multiply", clamped, polynomial(e, x2, _ERF_F32_ALPHA)),
-              polynomial(e, x2, _ERF_F32_BETA))
+    alpha, beta = polynomial(e, x2, _ERF_F32_ALPHA), polynomial(e, x2, _ERF_F32_BETA)
+    ratio = e("divide", e("multiply", clamped, alpha), beta)
     return e.rw.create("stablehlo.clamp", [e.const(-1.0), ratio, e.const(1.0)], e.t)
 
 
@@ -118,9 +131,7 @@ def _erf(x: Value, e: Real) -> Value:
 @_real_pattern
 def _erfc(x: Value, e: Real) -> Value:
     """1 - erf(x) for |x| < 1, the Cephes erfc approximations beyond."""
-    one = e.const(1.0)
-    small = e.compare("LT", e("abs", x), one)
-    return e.select(small, e("subtract", one, _erf_small(x, e)), _erfc_large(x, e))
+    return _one_minus_other(x, e, _erfc_large, _erf_small, False)
 
 
 _ERF_INV_F32_LOW = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
@@ -171,9 +182,10 @@ def _erf_inv(x: Value, e: Real) -> Value:
                 c = e.select(lt16, c, e.const(_ERF_INV_F64_BIG[i]))
             return c
 
-        shifted = e.select(lt625, e("subtract", w, e.const(3.125)),
-                           e("subtract", e("sqrt", w),
-                             e.select(lt16, e.const(3.25), e.const(5.0))))
+        root = e("sqrt", w)
+        minus = e("subtract", w, e.const(3.125))
+        shifted = e.select(lt625, minus, e("subtract", root, e.select(
+            lt16, e.const(3.25), e.const(5.0))))
         p = coefficient(0)
         for i in range(1, 17):
             p = e("add", coefficient(i), e("multiply", p, shifted))
@@ -221,9 +233,9 @@ _I1E_F32_B = _I1E_F64_B[18:]
 
 
 def chebyshev(e: Real, x: Value, coefficients: Sequence[float]) -> Value:
-    """Clenshaw's recurrence for sum c_i T_i(x / 2) as Cephes' chbevl: (b0 - b2) / 2."""
-    zero = e.const(0.0)
-    b0, b1, b2 = zero, zero, zero
+    """Clenshaw's recurrence for sum c_i T_i(x / 2) as Cephes' chbevl: (b0 - b2) / 2
+    (three zero constants, as upstream)."""
+    b0, b1, b2 = e.const(0.0), e.const(0.0), e.const(0.0)
     for c in coefficients:
         b2, b1 = b1, b0
         b0 = e("add", e("subtract", e("multiply", x, b1), b2), e.const(c))
@@ -237,12 +249,12 @@ def _bessel_i1e(x: Value, e: Real) -> Value:
     a_coefficients, b_coefficients = ((_I1E_F64_A, _I1E_F64_B) if _is_f64(e)
                                       else (_I1E_F32_A, _I1E_F32_B))
     z = e("abs", x)
-    two = e.const(2.0)
-    near = e("multiply", z, chebyshev(e, e("subtract", e("multiply", e.const(0.5), z), two),
+    half, two, thirty_two, eight = e.const(0.5), e.const(2.0), e.const(32.0), e.const(8.0)
+    near = e("multiply", z, chebyshev(e, e("subtract", e("multiply", half, z), two),
                                       a_coefficients))
-    far = e("divide", chebyshev(e, e("subtract", e("divide", e.const(32.0), z), two),
-                                b_coefficients), e("sqrt", z))
-    value = e.select(e.compare("LE", z, e.const(8.0)), near, far)
+    far = chebyshev(e, e("subtract", e("divide", thirty_two, z), two), b_coefficients)
+    far = e("divide", far, e("sqrt", z))
+    value = e.select(e.compare("LE", z, eight), near, far)
     return e("multiply", e("sign", x), value)
 
 
@@ -275,105 +287,16 @@ def _next_after(rw: Rewriter) -> list[Value] | None:
     sign_mask = ei.const(_signed(1 << (width - 1), width))
     magnitude_mask = ei.const(_signed(~(1 << (width - 1)), width))
     x_abs, y_abs = ei("and", x_bits, magnitude_mask), ei("and", y_bits, magnitude_mask)
-    zero, one = ei.const(0), ei.const(1)
+    equal = e.compare("EQ", x, y)
+    zero = ei.const(0)
+    x_zero, y_zero = ei.compare("EQ", x_abs, zero), ei.compare("EQ", y_abs, zero)
     x_sign, y_sign = ei("and", x_bits, sign_mask), ei("and", y_bits, sign_mask)
-    smaller = rw.create("stablehlo.or", [ei.compare("GT", x_abs, y_abs),
-                                         ei.compare("NE", x_sign, y_sign)], ei.pred)
+    one = ei.const(1)
+    smallest = ei("or", y_sign, one)
+    disagree = ei.compare("NE", x_sign, y_sign)
+    smaller = rw.create("stablehlo.or", [ei.compare("GT", x_abs, y_abs), disagree], ei.pred)
     stepped = ei("add", x_bits, ei.select(smaller, ei.const(-1), one))
-    from_zero = ei.select(ei.compare("EQ", y_abs, zero), y_bits, ei("or", y_sign, one))
-    result = ei.select(ei.compare("EQ", x_abs, zero), from_zero, stepped)
-    result = ei.select(e.compare("EQ", x, y), y_bits, result)
+    result = ei.select(x_zero, ei.select(y_zero, y_bits, smallest), stepped)
+    result = ei.select(equal, y_bits, result)
     result = ei.select(nan_input, nan_bits, result)
     return [rw.create("stablehlo.bitcast_convert", [result], rw.op.result_types[0])]
-
-
-_ZETA_COEFFICIENTS = (-7.1661652561756670113e18, 1.8152105401943546773e17,
-                      -4.5979787224074726105e15, 1.1646782814350067249e14,
-                      -2.950130727918164224e12, 7.47242496e10, -1.8924375803183791606e9,
-                      47900160.0, -1209600.0, 30240.0, -720.0, 12.0)
-_ZETA_ITERATIONS = 9
-
-
-def _smallest_subnormal(e: Real) -> float:
-    return float(ml_dtypes.finfo(numpy_dtype(e.t.element)).smallest_subnormal)
-
-
-def _zeta_body(e: Real, x: Value, q: Value) -> Value:
-    """Hurwitz zeta by Euler-Maclaurin: sum_{k<10} (q + k)^-x plus the integral and
-    Bernoulli tail terms at q + 10 (Horner form); NaN for x < 1 and for non-integer x
-    when q <= 0, poles at integer q <= 0 (+inf for even x), +inf at x = 1."""
-    zero, one = e.const(0.0), e.const(1.0)
-    neg_x = e("negate", x)
-    acc = q
-    power_sum = e("power", q, neg_x)
-    for _ in range(_ZETA_ITERATIONS):
-        acc = e("add", acc, one)
-        power_sum = e("add", power_sum, e("power", acc, neg_x))
-    acc = e("add", acc, one)
-    q_neg_power = e("power", acc, neg_x)
-    correction = e("divide", e("multiply", q_neg_power, acc), e("subtract", x, one))
-    inv_acc_sq = e("divide", one, e("multiply", acc, acc))
-    horner_sum = zero
-    terms = len(_ZETA_COEFFICIENTS)
-    for i in range(terms - 1):
-        factor = e("multiply", e("add", x, e.const(2 * terms - 2 - 2 * i)),
-                   e("add", x, e.const(2 * terms - 3 - 2 * i)))
-        horner_sum = e("multiply", factor, e("multiply", inv_acc_sq, e(
-            "add", horner_sum, e.const(1.0 / _ZETA_COEFFICIENTS[i]))))
-    tail = e("multiply", q_neg_power, e("add", e.const(0.5), e("multiply", e("divide", x, acc), e(
-        "add", e.const(1.0 / _ZETA_COEFFICIENTS[-1]), horner_sum))))
-    accurate = e("add", e("add", power_sum, correction), tail)
-    negligible = e.compare("LT", e("abs", q_neg_power),
-                           e("multiply", e("abs", power_sum), e.const(_smallest_subnormal(e))))
-    output = e.select(negligible, power_sum, accurate)
-    nan, inf = e.const(math.nan), e.const(math.inf)
-    output = e.select(e.compare("LT", x, one), nan, output)
-    q_le_zero = e.compare("LE", q, zero)
-    x_is_int = e.compare("EQ", x, e("floor", x))
-    x_not_int = e.compare("NE", x, e("floor", x))
-    output = e.select(e.rw.create("stablehlo.and", [q_le_zero, x_not_int], e.pred), nan, output)
-    at_pole = e.rw.create("stablehlo.and", [q_le_zero, e.compare("EQ", q, e("floor", q))], e.pred)
-    x_even = e.compare("EQ", e("remainder", x, e.const(2.0)), zero)
-    even_int = e.rw.create("stablehlo.and", [x_is_int, x_even], e.pred)
-    output = e.select(at_pole, e.select(even_int, inf, nan), output)
-    return e.select(e.compare("EQ", x, one), inf, output)
-
-
-def _polygamma_body(e: Real, n: Value, x: Value) -> Value:
-    """(-1)^(n+1) n! zeta(n + 1, x) for natural n > 0, digamma(x) for n = 0, NaN otherwise
-    (the lgamma/zeta/digamma ops it creates are legalized in turn)."""
-    one, two, zero = e.const(1.0), e.const(2.0), e.const(0.0)
-    sign = e("subtract", e("multiply", two, e("remainder", n, two)), one)
-    n_plus_one = e("add", n, one)
-    factorial = e("exponential", e.rw.create("chlo.lgamma", [n_plus_one], e.t))
-    zeta = e.rw.create("chlo.zeta", [n_plus_one, x], e.t)
-    result = e("multiply", e("multiply", sign, factorial), zeta)
-    result = e.select(e.compare("EQ", n, zero), e.rw.create("chlo.digamma", [x], e.t), result)
-    non_natural = e.rw.create("stablehlo.or", [e.compare("NE", n, e("floor", n)),
-                                               e.compare("LT", n, zero)], e.pred)
-    return e.select(non_natural, e.const(math.nan), result)
-
-
-def _binary_with_upcast(rw: Rewriter, body: Callable[[Real, Value, Value], Value]
-                        ) -> list[Value] | None:
-    a, b = rw.op.operands
-    t = a.type
-    if not (isinstance(t, TensorType) and isinstance(t.element, FloatType)
-            and b.type == t):
-        return None
-    if t.element.name in ("f16", "bf16"):
-        wide = TensorType(t.shape, FloatType("f32"))
-        a2 = rw.create("stablehlo.convert", [a], wide)
-        b2 = rw.create("stablehlo.convert", [b], wide)
-        return [rw.create("stablehlo.convert", [body(Real(rw, wide), a2, b2)], t)]
-    return [body(Real(rw, t), a, b)]
-
-
-@pattern("chlo.zeta")
-def _zeta(rw: Rewriter) -> list[Value] | None:
-    return _binary_with_upcast(rw, _zeta_body)
-
-
-@pattern("chlo.polygamma")
-def _polygamma(rw: Rewriter) -> list[Value] | None:
-    return _binary_with_upcast(rw, _polygamma_body)

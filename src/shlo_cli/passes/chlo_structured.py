@@ -18,7 +18,8 @@ from ..ir.attributes import DenseArrayAttr, DenseElementsAttr, DialectAttr, Inte
 from ..ir.clone import clone_op
 from ..ir.core import Block, Operation, Region, Value
 from ..ir.types import BOOL, I32, I64, ComplexType, IntegerType, TensorType, numpy_dtype
-from .chlo_legalize import Real, Rewriter, _cosh_body, _exp_plus_minus, pattern
+from .chlo_builder import Ex
+from .chlo_legalize import ChloRewriter, Real, Rewriter, pattern
 
 
 def _scalar_constant(rw: Rewriter, value: Any, element: Any) -> Value:
@@ -99,8 +100,7 @@ def _scan(rw: Rewriter) -> list[Value] | None:
         one = _scalar_constant(bb, 1, I64)
         last = bb.create("stablehlo.subtract", [size, one], scalar_i64)
         position = bb.create("stablehlo.subtract", [last, index], scalar_i64)
-    zero_index = _scalar_constant(bb, 0, I64)
-    sliced = [_slice_at(bb, value, dim, position, zero_index) for value in inputs]
+    sliced = [_slice_at(bb, value, dim, position) for value in inputs]
     scan_body = op.regions[0].entry
     mapping: dict[Value, Value] = dict(zip(scan_body.arguments, [*sliced, *carries],
                                            strict=True))
@@ -121,7 +121,7 @@ def _scan(rw: Rewriter) -> list[Value] | None:
                      for d in range(len(shape))]
             piece = bb.create("stablehlo.dynamic_reshape", [element, bb.shape_tensor(sizes)],
                               piece_type)
-        starts = [zero_index] * len(shape)
+        starts = [_scalar_constant(bb, 0, I64)] * len(shape)
         starts[dim] = position
         updated.append(bb.create("stablehlo.dynamic_update_slice", [current, piece, *starts],
                                  t))
@@ -136,8 +136,7 @@ def _scan(rw: Rewriter) -> list[Value] | None:
     return [*values[1 + n_inits:], *values[1:1 + n_inits]]
 
 
-def _slice_at(bb: Rewriter, value: Value, dim: int, position: Value,
-              zero_index: Value) -> Value:
+def _slice_at(bb: Rewriter, value: Value, dim: int, position: Value) -> Value:
     """value[..., position, ...] along `dim`, that dimension dropped: dynamic_slice and
     reshape for static shapes; real_dynamic_slice and dynamic_reshape (sizes read at run
     time) for dynamic ones, as upstream."""
@@ -147,6 +146,7 @@ def _slice_at(bb: Rewriter, value: Value, dim: int, position: Value,
     shape[dim] = 1
     piece_type = TensorType(tuple(shape), t.element)
     reduced = TensorType(tuple(s for d, s in enumerate(shape) if d != dim), t.element)
+    zero_index = _scalar_constant(bb, 0, I64)  # one per slice, as upstream
     if t.is_static:
         starts = [zero_index] * len(shape)
         starts[dim] = position
@@ -177,6 +177,8 @@ def _broadcast_like(rw: Rewriter, value: Value, like: Value, target: TensorType,
     `like` when `target` is dynamic."""
     if target.is_static:
         return rw.broadcast(value, target, dims)
+    if isinstance(rw, ChloRewriter):  # upstream's shape.shape_of
+        return rw.dynamic_broadcast(value, rw.index_shape_of(like), target, dims)
     return rw.dynamic_broadcast(value, rw.shape_of(like), target, dims)
 
 
@@ -218,7 +220,7 @@ def _ragged_dot(rw: Rewriter) -> list[Value] | None:
     lt, rt, gt = lhs.type, rhs.type, group_sizes.type
     if not all(isinstance(t, TensorType) for t in (lt, rt, gt, result)):
         return None
-    if gt.rank != 1 or not gt.is_static:  # type: ignore[union-attr]
+    if gt.rank < 1 or not gt.is_static:  # type: ignore[union-attr]
         return None  # the group count must be known (upstream needs it too)
     dn = op.attr("ragged_dot_dimension_numbers")
     lb, rb = _dims(dn, "lhs_batching_dimensions"), _dims(dn, "rhs_batching_dimensions")
@@ -231,38 +233,51 @@ def _ragged_dot(rw: Rewriter) -> list[Value] | None:
     props = {"dot_dimension_numbers": _dot_attr(lb, rb, lc, rc), **_stablehlo_precision(op)}
     if ragged in lb:  # mode 3: an ordinary batched dot
         return [rw.create("stablehlo.dot_general", [lhs, rhs], result, props)]
-    groups = gt.shape[0]  # type: ignore[union-attr]
+    groups = gt.shape[-1]  # type: ignore[union-attr]
+    # group_sizes may carry leading batch dimensions (one set of groups per batch element,
+    # matching the lhs batching dimensions).
+    batch_shape = tuple(gt.shape[:-1])  # type: ignore[union-attr]
+    if len(batch_shape) > len(lb):
+        return None
+    group_dims_in_lhs = tuple(lb[:len(batch_shape)])
     i64_element = gt.element  # type: ignore[union-attr]
     iota_shape = [1] * lt.rank  # type: ignore[union-attr]
     iota_shape[ragged] = lt.shape[ragged]  # type: ignore[union-attr]
     iota_type = TensorType(tuple(iota_shape), i64_element)
     full_index = TensorType(lt.shape, i64_element)  # type: ignore[union-attr]
+    start = (rw.constant(0, TensorType(batch_shape, i64_element)) if batch_shape
+             else _scalar_constant(rw, 0, i64_element))
     if lt.is_static:  # type: ignore[union-attr]
         iota = rw.create("stablehlo.iota", [], iota_type,
                          {"iota_dimension": IntegerAttr(ragged, I64)})
-    else:
-        sizes = [rw.dimension_size(lhs, d) if d == ragged else _scalar_constant(rw, 1, I64)
-                 for d in range(lt.rank)]  # type: ignore[union-attr]
-        iota = rw.create("stablehlo.dynamic_iota", [rw.shape_tensor(sizes)], iota_type,
-                         {"iota_dimension": IntegerAttr(ragged, I64)})
-    rows = _broadcast_like(rw, iota, lhs, full_index,
-                           tuple(range(lt.rank)))  # type: ignore[union-attr]
+    else:  # [1, ..., run-time size of the ragged dimension, ..., 1] as upstream
+        unit = TensorType((1,), I64)
+        one = rw.create("stablehlo.constant", [], unit, {
+            "value": DenseElementsAttr(unit, np.ones(1, np.int64), False)})
+        extent = rw.create("stablehlo.reshape", [rw.dimension_size(lhs, ragged)], unit)
+        pieces_of_shape = [extent if d == ragged else one
+                           for d in range(lt.rank)]  # type: ignore[union-attr]
+        iota = rw.create("stablehlo.dynamic_iota", [rw.shape_tensor_of(pieces_of_shape)],
+                         iota_type, {"iota_dimension": IntegerAttr(ragged, I64)})
     zero = rw.constant(0.0, lt)  # type: ignore[arg-type]
-    start = _scalar_constant(rw, 0, i64_element)
     pred = TensorType(lt.shape, BOOL)  # type: ignore[union-attr]
-    scalar_index = TensorType((), i64_element)
+    scalar_index = TensorType(batch_shape, i64_element)
+    dots: list[Value] = []
     pieces: list[Value] = []
     for g in range(groups):
-        one_size = rw.create("stablehlo.slice", [group_sizes], TensorType((1,), i64_element), {
-            "start_indices": DenseArrayAttr(I64, (g,)),
-            "limit_indices": DenseArrayAttr(I64, (g + 1,)),
-            "strides": DenseArrayAttr(I64, (1,))})
+        one_size = rw.create("stablehlo.slice", [group_sizes], TensorType(
+            (*batch_shape, 1), i64_element), {
+            "start_indices": DenseArrayAttr(I64, (0,) * len(batch_shape) + (g,)),
+            "limit_indices": DenseArrayAttr(I64, (*batch_shape, g + 1)),
+            "strides": DenseArrayAttr(I64, (1,) * (len(batch_shape) + 1))})
         size = rw.create("stablehlo.reshape", [one_size], scalar_index)
         limit = rw.create("stablehlo.add", [start, size], scalar_index)
-        in_group = rw.create("stablehlo.and", [
-            rw.compare("GE", rows, _broadcast_like(rw, start, lhs, full_index, ()), pred),
-            rw.compare("LT", rows, _broadcast_like(rw, limit, lhs, full_index, ()), pred)],
-                            pred)
+        low = _broadcast_like(rw, start, lhs, full_index, group_dims_in_lhs)
+        high = _broadcast_like(rw, limit, lhs, full_index, group_dims_in_lhs)
+        rows = _broadcast_like(rw, iota, lhs, full_index,
+                               tuple(range(lt.rank)))  # type: ignore[union-attr]
+        in_group = rw.create("stablehlo.and", [rw.compare("GE", rows, low, pred),
+                                               rw.compare("LT", rows, high, pred)], pred)
         masked = rw.create("stablehlo.select", [in_group, lhs, zero], lt)
         if group_dims:  # mode 1: ragged non-contracting dimension, one rhs per group
             (g_dim,) = group_dims
@@ -281,30 +296,38 @@ def _ragged_dot(rw: Rewriter) -> list[Value] | None:
                 rhs_g = rw.create("stablehlo.reshape", [part], TensorType(reduced, rt.element))
             else:
                 position = _scalar_constant(rw, g, I64)
-                rhs_g = _slice_at(rw, rhs, g_dim, position, _scalar_constant(rw, 0, I64))
+                rhs_g = _slice_at(rw, rhs, g_dim, position)
             rb_g = tuple(d - 1 if d > g_dim else d for d in rb)
             rc_g = tuple(d - 1 if d > g_dim else d for d in rc)
             group_props = {"dot_dimension_numbers": _dot_attr(lb, rb_g, lc, rc_g),
                 **_stablehlo_precision(op)}
-            pieces.append(rw.create("stablehlo.dot_general", [masked, rhs_g], result,
-                                    group_props))
+            dot = rw.create("stablehlo.dot_general", [masked, rhs_g], result, group_props)
+            # A running sum, as upstream.
+            pieces = [rw.create("stablehlo.add", [pieces[0], dot], result) if pieces else dot]
         else:  # mode 2: ragged contracting dimension, one result per group
             inner = TensorType(result.shape[1:], result.element)  # type: ignore[union-attr]
             dot = rw.create("stablehlo.dot_general", [masked, rhs], inner, props)
-            piece_type = TensorType((1, *inner.shape), inner.element)
-            if piece_type.is_static:
-                pieces.append(rw.create("stablehlo.reshape", [dot], piece_type))
-            else:
-                sizes = [_scalar_constant(rw, 1, I64),
-                         *(rw.dimension_size(dot, d) for d in range(inner.rank))]
-                pieces.append(rw.create("stablehlo.dynamic_reshape",
-                                        [dot, rw.shape_tensor(sizes)], piece_type))
+            if inner.is_static:
+                dots.append(dot)
+            else:  # reshaped at once, to [1, run-time extents of the dot] (as upstream)
+                unit = TensorType((1,), I64)
+                extents = [rw.create("stablehlo.constant", [], unit, {
+                    "value": DenseElementsAttr(unit, np.ones(1, np.int64), False)})]
+                for d in range(inner.rank):
+                    size = rw.create("stablehlo.get_dimension_size", [dot], TensorType((), I32),
+                                     {"dimension": IntegerAttr(d, I64)})
+                    size = rw.create("stablehlo.convert", [size], TensorType((), I64))
+                    extents.append(rw.create("stablehlo.reshape", [size], unit))
+                pieces.append(rw.create(
+                    "stablehlo.dynamic_reshape", [dot, rw.shape_tensor_of(extents)],
+                    TensorType((1, *inner.shape), inner.element)))
         start = limit
+    for dot in dots:  # mode 2, static: each group's result gets a leading unit dimension
+        inner = dot.type  # type: ignore[assignment]
+        pieces.append(rw.create("stablehlo.reshape", [dot],
+                                TensorType((1, *inner.shape), inner.element)))
     if group_dims:
-        total = pieces[0]
-        for piece in pieces[1:]:
-            total = rw.create("stablehlo.add", [total, piece], result)
-        return [total]
+        return [pieces[0]]
     return [rw.create("stablehlo.concatenate", pieces, result,
                       {"dimension": IntegerAttr(0, I64)})]
 
@@ -318,22 +341,6 @@ def _complex_operand(rw: Rewriter) -> tuple[Value, Real] | None:
     if not (isinstance(t, TensorType) and isinstance(t.element, ComplexType)):
         return None
     return x, Real(rw, t)
-
-
-@pattern("chlo.cosh")
-def _complex_cosh(rw: Rewriter) -> list[Value] | None:
-    found = _complex_operand(rw)
-    return None if found is None else [_cosh_body(rw, found[0], found[1].t)]
-
-
-@pattern("chlo.sinh")
-def _complex_sinh(rw: Rewriter) -> list[Value] | None:
-    """Complex sinh uses the large-|x| formula e^(x + log 1/2) - e^(-x + log 1/2) only."""
-    found = _complex_operand(rw)
-    if found is None:
-        return None
-    up, down = _exp_plus_minus(rw, found[0], found[1].t)
-    return [rw.create("stablehlo.subtract", [up, down], found[1].t)]
 
 
 # ---- mulhi ---------------------------------------------------------------------------------
@@ -358,26 +365,24 @@ def _mulhi(rw: Rewriter) -> list[Value] | None:
         shift = "shift_right_arithmetic" if signed else "shift_right_logical"
         high = rw.create(f"stablehlo.{shift}", [product, rw.constant(width, wide)], wide)
         return [rw.create("stablehlo.convert", [high], t)]
-    u = TensorType(t.shape, IntegerType(64, "u"))
-    e = Real(rw, u)
-    a = rw.create("stablehlo.bitcast_convert", [lhs], u) if signed else lhs
-    b = rw.create("stablehlo.bitcast_convert", [rhs], u) if signed else rhs
-    mask, thirty_two = e.const(0xFFFFFFFF), e.const(32)
-    a_lo, a_hi = e("and", a, mask), e("shift_right_logical", a, thirty_two)
-    b_lo, b_hi = e("and", b, mask), e("shift_right_logical", b, thirty_two)
-    lo_lo, hi_lo = e("multiply", a_lo, b_lo), e("multiply", a_hi, b_lo)
-    lo_hi, hi_hi = e("multiply", a_lo, b_hi), e("multiply", a_hi, b_hi)
-    cross = e("add", e("add", e("shift_right_logical", lo_lo, thirty_two), e("and", hi_lo, mask)),
-              lo_hi)
-    high = e("add", e("add", hi_hi, e("shift_right_logical", hi_lo, thirty_two)),
-             e("shift_right_logical", cross, thirty_two))
-    if not signed:
-        return [high]
-    zero_s = Real(rw, t).const(0)
-    zero_u = e.const(0)
-    pred = TensorType(t.shape, BOOL)
-    a_negative = rw.compare("LT", lhs, zero_s, pred)
-    b_negative = rw.compare("LT", rhs, zero_s, pred)
-    high = e("subtract", high, e.select(a_negative, b, zero_u))
-    high = e("subtract", high, e.select(b_negative, a, zero_u))
-    return [rw.create("stablehlo.bitcast_convert", [high], t)]
+    e = Ex(rw)
+    if signed:
+        # Two's complement: hi_s = hi_u - (a < 0 ? b : 0) - (b < 0 ? a : 0), in ui64.
+        u = TensorType(t.shape, IntegerType(64, "u"))
+        high = e.chlo("mulhi", e("convert", lhs, result=u), e("convert", rhs, result=u))
+        fix_a = e.select(e.cmp("LT", lhs, e.const(0, lhs)), e("convert", rhs, result=u),
+                         e.const(0, e("convert", rhs, result=u)))
+        high = e("subtract", high, fix_a)
+        fix_b = e.select(e.cmp("LT", rhs, e.const(0, rhs)), e("convert", lhs, result=u),
+                         e.const(0, e("convert", lhs, result=u)))
+        return [e("convert", e("subtract", high, fix_b), result=t)]
+    # From 32-bit halves: a_hi b_hi + (mid1 >> 32) + (mid2 >> 32) with
+    # mid1 = a_lo b_hi + (a_lo b_lo >> 32), mid2 = a_hi b_lo + (mid1 & 0xFFFFFFFF).
+    p3 = e("multiply", a_hi := e("shift_right_logical", lhs, e.const(32, lhs)),
+           b_hi := e("shift_right_logical", rhs, e.const(32, rhs)))
+    mid1 = e("add", e("multiply", a_lo := e("and", lhs, e.const(0xFFFFFFFF, lhs)), b_hi),
+             e("shift_right_logical", e("multiply", a_lo, b_lo := e(
+                 "and", rhs, e.const(0xFFFFFFFF, rhs))), e.const(32, lhs)))
+    top = e("add", p3, e("shift_right_logical", mid1, e.const(32, lhs)))
+    mid2 = e("add", e("multiply", a_hi, b_lo), e("and", mid1, e.const(0xFFFFFFFF, lhs)))
+    return [e("add", top, e("shift_right_logical", mid2, e.const(32, lhs)))]

@@ -224,12 +224,30 @@ PATTERNS: dict[str, Callable[[Rewriter], list[Value] | None]] = {
 }
 
 
+def _default_accuracy(pattern: Callable[[Rewriter], list[Value] | None]
+                      ) -> Callable[[Rewriter], list[Value] | None]:
+    """Upstream's patterns match only ops whose result_accuracy is the default (absent or
+    mode DEFAULT with zero tolerances); a requested accuracy keeps the op as is."""
+
+    def rewrite(rw: Rewriter) -> list[Value] | None:
+        accuracy = rw.op.attr("result_accuracy")
+        if accuracy is not None:
+            fields = dict(getattr(accuracy, "fields", None) or ())
+            mode = fields.get("mode")
+            if getattr(mode, "body", "DEFAULT") != "DEFAULT" or any(
+                    fields.get(k, 0) for k in ("atol", "rtol", "ulps")):
+                return None
+        return pattern(rw)
+
+    return rewrite
+
+
 @register_pass("stablehlo-complex-math-expander",
                "Expand complex log_plus_one, exponential, sqrt and log into real-valued "
                "StableHLO ops.")
 def complex_math_expander(module: Module) -> None:
     replacements: dict[Value, Value] = {}
-    patterns = {name: [pattern] for name, pattern in PATTERNS.items()}
+    patterns = {name: [_default_accuracy(pattern)] for name, pattern in PATTERNS.items()}
     for region in module.op.regions:
         for block in region.blocks:
             legalize_block(block, replacements, patterns)

@@ -61,7 +61,8 @@ def lgamma_lanczos(x: np.ndarray) -> np.ndarray:
 
 
 def digamma(x: np.ndarray) -> np.ndarray:
-    """d/dx log Gamma(x); -inf at 0 and NaN at negative integers (as upstream)."""
+    """d/dx log Gamma(x); NaN at the poles, the integers <= 0 (as upstream's CHLO
+    decomposition, which defines the op)."""
     with np.errstate(all="ignore"):
         reflect = x < 0.5
         z = np.where(reflect, -x, x - 1.0)
@@ -76,8 +77,7 @@ def digamma(x: np.ndarray) -> np.ndarray:
         reduced = x + np.abs(np.floor(x + 0.5))
         reflection = y - np.pi * libm.cos(np.pi * reduced) / libm.sin(np.pi * reduced)
         result = np.where(reflect, reflection, y)
-        result = np.where((x < 0) & (x == np.floor(x)), np.nan, result)
-        result = np.where(x == 0, -np.inf, result)
+        result = np.where((x <= 0) & (x == np.floor(x)), np.nan, result)
         return np.where(x == np.inf, np.inf, result)
 
 
