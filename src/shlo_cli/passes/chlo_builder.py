@@ -39,16 +39,16 @@ class Ex:
                           like)
 
     def smallest_normal(self, like: Value) -> Value:
-        element = like.type.element  # type: ignore[union-attr]
+        element = like.type.element  # type: ignore[union-attr,attr-defined]
         return self.const(float(ml_dtypes.finfo(numpy_dtype(element)).smallest_normal), like)
 
     def smallest_subnormal(self, like: Value) -> Value:
-        element = like.type.element  # type: ignore[union-attr]
+        element = like.type.element  # type: ignore[union-attr,attr-defined]
         return self.const(float(ml_dtypes.finfo(numpy_dtype(element)).smallest_subnormal), like)
 
     def cmp(self, direction: str, lhs: Value, rhs: Value) -> Value:
         return self.rw.compare(direction, lhs, rhs,
-                               lhs.type.with_element(BOOL))  # type: ignore[union-attr]
+                               lhs.type.with_element(BOOL))  # type: ignore[union-attr,attr-defined]
 
     def select(self, cond: Value, a: Value, b: Value) -> Value:
         return self("select", cond, a, b, result=a.type)

@@ -97,7 +97,7 @@ def zeta(e: Ex, x: Value, q: Value) -> Value:
     """Hurwitz zeta by Euler-Maclaurin: sum_{k<10} (q + k)^-x plus the integral and
     Bernoulli tail terms at q + 10 (Horner form); NaN for x < 1 and for non-integer x
     when q <= 0, poles at integer q <= 0 (+inf for even x), +inf at x = 1."""
-    pred = x.type.with_element(BOOL)  # type: ignore[union-attr]
+    pred = x.type.with_element(BOOL)  # type: ignore[union-attr,attr-defined]
     zero, one = e.const(0.0, q), e.const(1.0, q)
     acc = q
     neg_x = e("negate", x)
