@@ -12,6 +12,8 @@ Sections (small modules next to this file):
 - suite: the whole interpretable `testdata` suite, in-process, with its slowest programs,
 - fft_accuracy: max ULP of `stablehlo.fft` results from the exact transform, per dtype.
 - bytecode: bytecode read/write against text parse/print on the same modules.
+- startup: whole `stablehlo-opt` / `stablehlo-translate` launches on a tiny program against
+  `python -c pass` and `python -c "import numpy"` in the same run, plus an importtime summary.
 CONFORMANCE_DIR defaults to ../shared/conformance (next to the repo); sections that need it
 are skipped when it is absent. `--profile` adds cProfile listings of the hot paths.
 """
@@ -31,12 +33,13 @@ import kernels  # noqa: E402
 import models_bench  # noqa: E402
 import overhead  # noqa: E402
 import parse_print  # noqa: E402
+import startup  # noqa: E402
 import testdata_suite  # noqa: E402
 
 DEFAULT_ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared",
                             "conformance")
 SECTIONS = ("parse_print", "kernels", "overhead", "models", "suite", "fft_accuracy",
-            "bytecode")
+            "bytecode", "startup")
 
 
 def main(argv: list[str]) -> int:
@@ -64,6 +67,8 @@ def main(argv: list[str]) -> int:
         fft_accuracy.run(root, profile)
     if "bytecode" in only:
         bytecode.run(root, profile)
+    if "startup" in only:
+        startup.run(profile)
     print(f"bench wall time: {time.perf_counter() - start:.1f} s")
     return 0
 

@@ -9,11 +9,10 @@ import os
 import re
 import stat
 import sys
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..formats import is_bytecode, read_bytecode
+from ..formats.bytecode import is_bytecode
 from ..ir.core import Module
 from ..ir.diagnostics import Diagnostic, ShloError
 from ..ir.parser import parse_source
@@ -82,6 +81,8 @@ def split_chunks(text: str | bytes, split: bool) -> Iterator[Chunk]:
 
 def parse_chunk(chunk: Chunk, name: str, allow_unregistered: bool = False) -> Module:
     if chunk.data is not None:
+        from ..formats.bytecode import read_bytecode
+
         return read_bytecode(chunk.data, name, allow_unregistered)
     return parse_source(chunk.text, name, allow_unregistered, chunk.line_offset)
 
@@ -120,6 +121,8 @@ def write_output(text: str | bytes, path: str | None) -> None:
             with open(target, "wb") as f:
                 f.write(data)
             return
+        import tempfile  # only when writing a file: a launch printing to stdout skips it
+
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".shlo-",
                                    suffix=".tmp")
         try:

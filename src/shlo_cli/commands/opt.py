@@ -1,13 +1,18 @@
-"""`stablehlo-opt`: parse, run passes, print; accepts upstream's flag spellings."""
+"""`stablehlo-opt`: parse, run passes, print; accepts upstream's flag spellings.
+
+The command line is read by hand when it uses only the plain spellings upstream's tests use
+(`_simple_args`); anything else (`--help`, `--version`, `--flag=true`, an unknown option, a
+missing value) goes to the click command in `opt_cli`, which knows every spelling and reports
+errors as LLVM does. A launch on the fast path imports neither click nor any pass module
+besides those it runs.
+"""
 
 from __future__ import annotations
 
 import sys
+from typing import Any
 
-import click
-
-from ..formats.bytecode import CURRENT_VERSION, DEFAULT_PRODUCER, MIN_VERSION, write_bytecode
-from ..formats.bytecode.reader import bytecode_header
+from ..formats.bytecode import CURRENT_VERSION, MIN_VERSION
 from ..ir.diagnostics import Diagnostic, ShloError, SourceFile
 from ..ir.expected_diagnostics import DiagnosticVerifier
 from ..ir.printer import print_module
@@ -15,139 +20,22 @@ from ..ir.verifier import verify_module
 from ..passes import PASSES, PassOptionError, PassRequest, run_passes, take_emitted
 from ..passes.pipeline import parse_pipeline
 from .common import SPLIT_MARKER, parse_chunk, read_source, report, split_chunks, write_output
-from .terminal import version_option
+
+# The command's boolean options (besides the pass flags), by name without dashes.
+FLAGS = ("split-input-file", "allow-unregistered-dialect", "mlir-print-op-generic",
+         "mlir-print-debuginfo", "mlir-print-local-scope", "verify-diagnostics", "emit-bytecode")
 
 
-def _flag(name: str, help: str) -> click.Option:
-    return click.option(f"-{name}", f"--{name}", is_flag=True, help=help)
-
-
-def opt_options(fn):  # type: ignore[no-untyped-def]
-    fn = click.argument("input", default="-", required=False)(fn)
-    fn = click.option("-o", "output", default=None, help="Output file (written atomically).")(fn)
-    fn = _flag("split-input-file", "Process each `// -----` chunk separately.")(fn)
-    fn = _flag("allow-unregistered-dialect", "Accept ops of unknown dialects.")(fn)
-    fn = _flag("mlir-print-op-generic", "Print every op in generic form.")(fn)
-    fn = _flag("mlir-print-debuginfo", "Print locations.")(fn)
-    fn = _flag("mlir-print-local-scope", "Print locations inline rather than as aliases.")(fn)
-    fn = _flag("verify-diagnostics", "Check `expected-error` annotations.")(fn)
-    fn = _flag("emit-bytecode", "Write MLIR bytecode instead of text (binary; byte-identical "
-               "to MLIR's writer). A module read from bytecode keeps its version and "
-               "producer unless -emit-bytecode-version says otherwise.")(fn)
-    fn = click.option("-emit-bytecode-version", "--emit-bytecode-version", "bytecode_version",
-                      type=int, default=None, metavar="N",
-                      help=f"Bytecode version to write ({MIN_VERSION}..{CURRENT_VERSION}).")(fn)
-    fn = click.option("-pass-pipeline", "--pass-pipeline", "pass_pipeline", default=None,
-                      metavar="'builtin.module(p1, p2{opt=v}, ...)'",
-                      help="A textual pass pipeline, run after the passes given as flags.")(fn)
-    fn = click.option("-debug-only", "--debug-only", "debug_only", default=None, metavar="NAME",
-                      help="Accepted and ignored (upstream debug tracing).")(fn)
-    for name, pass_ in reversed(PASSES.items()):
-        fn = click.option(f"-{name}", f"--{name}", name.replace("-", "_"), is_flag=True,
-                          help=pass_.help)(fn)
-    return fn
-
-
-class _OptCommand(click.Command):
-    """Reports unknown options as LLVM's command-line parser does (mlir-opt's words, exit 1)
-    instead of click's usage text; an option is known by its name with one or two dashes."""
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        params = self.get_params(ctx)
-        unknown = _unknown_argument(params, args)
-        if unknown is not None:
-            _fail(ctx, f"Unknown command line argument '{unknown}'.  "
-                       "Try: 'stablehlo-opt --help'")
-        try:
-            args = _boolean_values(params, args)
-            return super().parse_args(ctx, args)
-        except _BadBoolean as e:
-            _fail(ctx, f"for the {_llvm_spelling(e.name)} option: '{e.value}' is invalid "
-                       "value for boolean argument! Try 0 or 1")
-        except click.BadParameter as e:
-            name = e.param.opts[0] if e.param is not None and e.param.opts else "?"
-            value = e.message.split("'")[1] if e.message.count("'") >= 2 else ""
-            _fail(ctx, f"for the {_llvm_spelling(name)} option: '{value}' value invalid for "
-                       "integer argument!")
-        except click.UsageError as e:
-            name = getattr(e, "option_name", None) or "?"
-            _fail(ctx, f"for the {_llvm_spelling(name)} option: requires a value!")
-        return []  # not reached: _fail exits
-
-
-class _BadBoolean(ValueError):
-    def __init__(self, name: str, value: str) -> None:
-        super().__init__(value)
-        self.name, self.value = name, value
-
-
-def _fail(ctx: click.Context, message: str) -> None:
-    """LLVM's command-line error: `<tool>: <message>` on stderr, exit 1."""
-    sys.stderr.write(f"stablehlo-opt: {message}\n")
-    ctx.exit(1)
-
-
-def _llvm_spelling(name: str) -> str:
-    """How LLVM names an option in errors: `-o`, `--long-name`."""
-    bare = name.lstrip("-")
-    return f"-{bare}" if len(bare) == 1 else f"--{bare}"
-
-
-def _boolean_values(params: list[click.Parameter], args: list[str]) -> list[str]:
-    """LLVM's boolean options also take `=true/false/1/0`: rewrite them to click's flags."""
-    flags = {spelling.lstrip("-") for p in params if isinstance(p, click.Option) and p.is_flag
-             for spelling in p.opts}
-    out = []
-    for arg in args:
-        name, eq, value = arg.lstrip("-").partition("=")
-        if arg.startswith("-") and eq and name in flags:
-            if value in ("true", "1", "TRUE", "True"):
-                out.append(f"--{name}")
-            elif value not in ("false", "0", "FALSE", "False"):
-                raise _BadBoolean(name, value)
-            continue
-        out.append(arg)
-    return out
-
-
-def _unknown_argument(params: list[click.Parameter], args: list[str]) -> str | None:
-    """The first argument naming none of the options in `params` (values of options that take one
-    are skipped), or None."""
-    names: dict[str, bool] = {}  # option name without dashes -> takes a value
-    for param in params:
-        if isinstance(param, click.Option):
-            for spelling in (*param.opts, *param.secondary_opts):
-                names[spelling.lstrip("-")] = not param.is_flag
-    skip_value = False
-    for arg in args:
-        if skip_value:
-            skip_value = False
-            continue
-        if arg == "--":
-            return None
-        if not arg.startswith("-") or arg == "-":
-            continue
-        name, eq, _ = arg.lstrip("-").partition("=")
-        if name not in names:
-            return arg
-        skip_value = names[name] and not eq
-    return None
-
-
-@click.command(cls=_OptCommand, context_settings={"help_option_names": ["-h", "--help"]})
-@version_option("stablehlo-opt")
-@opt_options
-@click.pass_context
-def opt(ctx: click.Context, input: str, output: str | None, split_input_file: bool,
-        allow_unregistered_dialect: bool, mlir_print_op_generic: bool, mlir_print_debuginfo: bool,
-        mlir_print_local_scope: bool, verify_diagnostics: bool, emit_bytecode: bool,
-        bytecode_version: int | None, pass_pipeline: str | None, debug_only: str | None,
-        **passes: bool) -> None:
+def run_opt(input: str, output: str | None, split_input_file: bool,
+            allow_unregistered_dialect: bool, mlir_print_op_generic: bool,
+            mlir_print_debuginfo: bool, mlir_print_local_scope: bool, verify_diagnostics: bool,
+            emit_bytecode: bool, bytecode_version: int | None, pass_pipeline: str | None,
+            flagged: set[str]) -> None:
     """Parse an MLIR file (text or bytecode), run the requested passes and print the
     result (or write bytecode)."""
     selected: list[PassRequest] = [
         (name, _PASS_OPTIONS.get(name, "")) if PASSES[name].options else name
-        for name in _pass_order(ctx) if passes.get(name.replace("-", "_"))]
+        for name in _pass_order() if name in flagged]
     try:
         if pass_pipeline is not None:
             selected += parse_pipeline(pass_pipeline)
@@ -169,8 +57,14 @@ def opt(ctx: click.Context, input: str, output: str | None, split_input_file: bo
         report(f"unsupported version requested {bytecode_version}, must be in range "
                f"[{MIN_VERSION}, {CURRENT_VERSION}]")
         sys.exit(1)
-    version, producer = CURRENT_VERSION, DEFAULT_PRODUCER
+    version, producer = CURRENT_VERSION, ""
+    if emit_bytecode:
+        from ..formats.bytecode import DEFAULT_PRODUCER
+
+        producer = DEFAULT_PRODUCER
     if isinstance(text, bytes):  # keep the file's header, so reading then writing is exact
+        from ..formats.bytecode.reader import bytecode_header
+
         version, producer = bytecode_header(text) or (version, producer)
     if bytecode_version is not None:
         version = bytecode_version
@@ -188,6 +82,8 @@ def opt(ctx: click.Context, input: str, output: str | None, split_input_file: bo
             finally:
                 _report_emitted(checker, SourceFile(name, chunk.text, chunk.line_offset))
             if emit_bytecode:
+                from ..formats.bytecode import write_bytecode
+
                 outputs.append(write_bytecode(module, version, producer))
             else:
                 # mlir-opt writes an extra newline after the printed top-level op.
@@ -242,7 +138,7 @@ def _give_source(diag: Diagnostic, source: SourceFile) -> None:
         _give_source(note, source)
 
 
-def _pass_order(ctx: click.Context) -> list[str]:
+def _pass_order() -> list[str]:
     """Passes in command-line order (upstream runs them in the order given)."""
     order = []
     for arg in sys.argv[1:]:
@@ -273,8 +169,63 @@ def _take_pass_options(args: list[str]) -> list[str]:
     return kept
 
 
+def _simple_args(args: list[str]) -> dict[str, Any] | None:
+    """`run_opt`'s arguments when `args` use only plain spellings: `-flag` / `--flag` of a
+    boolean option or pass (no `=value`), `-o FILE`, `--pass-pipeline=TEXT` (or with the
+    text next), at most one input. None for anything else: click then parses it."""
+    values: dict[str, Any] = {name.replace("-", "_"): False for name in FLAGS}
+    values.update(input="-", output=None, bytecode_version=None, pass_pipeline=None,
+                  flagged=set())
+    inputs = 0
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        i += 1
+        if arg == "-" or not arg.startswith("-"):
+            inputs += 1
+            values["input"] = arg
+            continue
+        if arg.startswith("---") or arg == "--":
+            return None
+        name, eq, text = arg.lstrip("-").partition("=")
+        if name in FLAGS and not eq:
+            values[name.replace("-", "_")] = True
+        elif arg == "-o" or name == "pass-pipeline":
+            if not eq:
+                if i >= len(args):
+                    return None
+                text = args[i]
+                i += 1
+            values["output" if arg == "-o" else "pass_pipeline"] = text
+        elif name in PASSES and not eq:
+            values["flagged"].add(name)
+        else:
+            return None
+    return values if inputs <= 1 else None
+
+
+def __getattr__(name: str) -> Any:
+    """`opt`, the click command (for `shlo`'s CLI and tests), built on first use."""
+    if name == "opt":
+        from .opt_cli import opt
+
+        return opt
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def main() -> None:
     from . import interrupt
 
     interrupt.install()  # Ctrl-C: one line, exit 130, no partial -o file
-    opt(args=_take_pass_options(sys.argv[1:]), prog_name="stablehlo-opt")
+    args = _take_pass_options(sys.argv[1:])
+    values = _simple_args(args)
+    if values is None:
+        from .opt_cli import opt
+
+        opt(args=args, prog_name="stablehlo-opt")
+        return
+    try:
+        run_opt(**values)
+    except BrokenPipeError:  # as click does: a closed pipe (`| head`) is no traceback
+        sys.stderr.close()
+        sys.exit(1)

@@ -13,7 +13,6 @@ import click
 
 from .common import report
 from .interpret import interpret_options, run_interpret
-from .portable import run_deserialize, run_serialize
 from .terminal import version_option
 
 
@@ -46,13 +45,18 @@ def translate(input: str, interpret: bool, serialize: bool, deserialize: bool,
     if not chosen:
         report("no translation selected; use --interpret, --serialize or --deserialize")
         sys.exit(1)
+    # The portable-artifact code (VHLO, its passes, bytecode) loads only for these two.
     if chosen[0] == "serialize":
+        from .portable import run_serialize
+
         sys.exit(run_serialize(input, output=options["output"], target=target,
                                strip_debuginfo=strip_debuginfo,
                                allow_other_dialects=allow_other_dialects,
                                split_input_file=options["split_input_file"],
                                allow_unregistered_dialect=options["allow_unregistered_dialect"]))
     if chosen[0] == "deserialize":
+        from .portable import run_deserialize
+
         sys.exit(run_deserialize(input, output=options["output"],
                                  print_stablehlo_version=print_stablehlo_version,
                                  debuginfo=mlir_print_debuginfo))

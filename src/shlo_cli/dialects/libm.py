@@ -22,7 +22,6 @@ must round to the same narrow value.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import functools
 import math
 from collections.abc import Callable
@@ -44,7 +43,9 @@ def _c_library() -> ctypes.CDLL | None:
             return process
     except (OSError, TypeError):
         pass
-    name = ctypes.util.find_library("m") or ctypes.util.find_library("c")
+    from ctypes import util  # imports subprocess & co: only on this last resort
+
+    name = util.find_library("m") or util.find_library("c")
     try:
         return ctypes.CDLL(name) if name else None
     except OSError:

@@ -49,24 +49,27 @@ class OpDef:
     terminator: bool = False
     asm_result_name: AsmResultName | None = None
     required: tuple[str, ...] = ()  # attributes ODS requires (`requires attribute 'x'`)
-    evaluate_params: tuple[str, ...] = field(default=(), init=False)
+    _params: tuple[str, ...] | None = field(default=None, init=False, repr=False,
+                                            compare=False)
     # Rewrites, declared beside the op with `@folder(name)` / `@canonicalization(name)` and
     # applied by the pattern driver in passes/rewrite.py (see `Folder` and `Canonicalization`).
     fold: Folder | None = field(default=None, init=False)
     canonicalizations: list[Canonicalization] = field(default_factory=list, init=False)
 
-    def __post_init__(self) -> None:
-        self.set_evaluator(self.evaluate)
-
     def set_evaluator(self, fn: Callable[..., Any] | None) -> None:
         self.evaluate = fn
-        if fn is None:
-            self.evaluate_params = ()
-            return
-        params = inspect.signature(fn).parameters.values()
-        self.evaluate_params = tuple(
-            p.name for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY
-        )
+        self._params = None
+
+    @property
+    def evaluate_params(self) -> tuple[str, ...]:
+        """The evaluator's keyword-only parameter names, read from its signature on first
+        use (not at declaration: a launch that evaluates nothing skips ~200 signatures)."""
+        if self._params is None:
+            fn = self.evaluate
+            self._params = () if fn is None else tuple(
+                p.name for p in inspect.signature(fn).parameters.values()
+                if p.kind is inspect.Parameter.KEYWORD_ONLY)
+        return self._params
 
 
 # `fold(op, constants)` gets the op and, per operand, the attribute of a constant operand (else
@@ -157,7 +160,11 @@ def constant_materializer(dialect: str) -> Callable[[ConstantMaterializer],
 
 def lookup(name: str) -> OpDef | None:
     _ensure_loaded()
-    return _REGISTRY.get(name)
+    opdef = _REGISTRY.get(name)
+    if opdef is None and LAZY_DIALECTS:
+        load_dialect(name.partition(".")[0])
+        opdef = _REGISTRY.get(name)
+    return opdef
 
 
 def is_known_dialect(dialect: str) -> bool:
@@ -166,7 +173,22 @@ def is_known_dialect(dialect: str) -> bool:
 
 def all_ops() -> dict[str, OpDef]:
     _ensure_loaded()
+    for dialect in list(LAZY_DIALECTS):
+        load_dialect(dialect)
     return dict(_REGISTRY)
+
+
+# Dialect packages imported only when a name of theirs is first looked up (an op, a
+# `!dialect.*` type, a `#dialect*` attribute), not with the others: VHLO (~90 ms of imports)
+# appears only in portable artifacts. dialect -> module; a plugin package's `load_all()` fills it.
+LAZY_DIALECTS: dict[str, str] = {}
+
+
+def load_dialect(dialect: str) -> None:
+    """Import `dialect`'s package if it is one of the lazily loaded ones not yet imported."""
+    module = LAZY_DIALECTS.pop(dialect, None)
+    if module is not None:
+        importlib.import_module(module)
 
 
 _loaded = False

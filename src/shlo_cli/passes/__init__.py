@@ -1,6 +1,13 @@
 """Module-to-module passes selected by `stablehlo-opt` flags. Each pass module registers
 itself in PASSES with the flag name upstream uses.
 
+PASSES loads lazily: a tool launch that runs no pass must not pay for importing every pass
+(with the VHLO dialect and numpy). Which module declares which pass is read from the pass
+modules' source (the literal name in `@register_pass("name", ...)`, one regex over ~40 small
+files, about a millisecond), so the declaration stays in one place, beside the pass, and no
+cache can go stale; a module is imported when one of its passes is first looked up. Anything
+asking for every pass (`items()`, `values()`, a name the scan did not find) imports them all.
+
 A pass may declare options (`--vhlo-to-version='target=1.0.0'`): `register_pass(...,
 options=(PassOption(...), ...))`; its function then receives them as keyword arguments,
 each parsed from text by the option's ``parse`` (or set by its bare name for a ``flag``).
@@ -9,8 +16,9 @@ Option text is MLIR's: space-separated `name=value` items, values optionally quo
 
 from __future__ import annotations
 
+import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,7 +97,95 @@ def _parse_flag(text: str) -> bool:
     raise ValueError(f"'{text}' is invalid value for boolean argument! Try 0 or 1")
 
 
-PASSES: dict[str, Pass] = {}
+_DECLARATION = re.compile(r"""@register_pass\(\s*["']([^"']+)["']""")
+
+
+class PassRegistry(MutableMapping[str, "Pass"]):
+    """Pass name -> Pass, importing a pass's module on first lookup of one of its names.
+    Names and order (module file order, then declaration order) come from a source scan."""
+
+    def __init__(self) -> None:
+        self._passes: dict[str, Pass] = {}
+        self._index: dict[str, str] | None = None  # pass name -> module, once scanned
+        self._all_loaded = False
+
+    def index(self) -> dict[str, str]:
+        """Pass name -> the module declaring it, from the pass modules' source."""
+        if self._index is None:
+            import os
+
+            index: dict[str, str] = {}
+            root = os.path.dirname(__file__)
+            for entry in sorted(os.listdir(root)):
+                stem, ext = os.path.splitext(entry)
+                if ext != ".py" or stem == "__init__":
+                    continue
+                with open(os.path.join(root, entry), encoding="utf-8") as f:
+                    text = f.read()
+                if "register_pass" not in text:
+                    continue
+                for name in _DECLARATION.findall(text):
+                    index.setdefault(name, f"{__name__}.{stem}")
+            self._index = index
+        return self._index
+
+    def load(self, name: str) -> Pass | None:
+        """The pass `name`, importing its module if needed (every pass module when the scan
+        did not see the name); None when no module registers it."""
+        if name not in self._passes:
+            module = self.index().get(name)
+            if module is not None:
+                import importlib
+
+                importlib.import_module(module)
+            if name not in self._passes:
+                self.load_all()
+        return self._passes.get(name)
+
+    def load_all(self) -> None:
+        """Import every pass module (what `--help` and listings need)."""
+        if self._all_loaded:
+            return
+        self._all_loaded = True
+        import importlib
+        import pkgutil
+
+        for info in pkgutil.iter_modules(__path__, __name__ + "."):
+            importlib.import_module(info.name)
+
+    def names(self) -> list[str]:
+        """Every pass name without importing a pass module (scan order, then others)."""
+        return [*self.index(), *(n for n in self._passes if n not in self.index())]
+
+    def loaded(self, name: str) -> Pass | None:
+        """The pass if its module is already imported (no import)."""
+        return self._passes.get(name)
+
+    def __getitem__(self, name: str) -> Pass:
+        pass_ = self.load(name)
+        if pass_ is None:
+            raise KeyError(name)
+        return pass_
+
+    def __contains__(self, name: object) -> bool:
+        if not isinstance(name, str):
+            return False
+        return name in self._passes or name in self.index()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+    def __len__(self) -> int:
+        return len(self.names())
+
+    def __setitem__(self, name: str, pass_: Pass) -> None:
+        self._passes[name] = pass_
+
+    def __delitem__(self, name: str) -> None:
+        del self._passes[name]
+
+
+PASSES = PassRegistry()
 
 
 PassFn = Callable[..., None]
@@ -166,14 +262,3 @@ def take_emitted() -> list[Diagnostic]:
     taken = list(_EMITTED)
     _EMITTED.clear()
     return taken
-
-
-def _load() -> None:
-    import importlib
-    import pkgutil
-
-    for info in pkgutil.iter_modules(__path__, __name__ + "."):
-        importlib.import_module(info.name)
-
-
-_load()

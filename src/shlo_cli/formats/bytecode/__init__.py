@@ -11,9 +11,27 @@ number), ``writer``, ``reader`` with ``tables`` (attribute/type entries), ``buil
 properties), ``uselists``.
 """
 
-from .encoding import CURRENT_VERSION, MIN_VERSION
-from .reader import is_bytecode, read_bytecode
-from .writer import DEFAULT_PRODUCER, write_bytecode
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .encoding import CURRENT_VERSION, MIN_VERSION, is_bytecode
+
+if TYPE_CHECKING:
+    from .reader import read_bytecode
+    from .writer import DEFAULT_PRODUCER, write_bytecode
 
 __all__ = ["CURRENT_VERSION", "DEFAULT_PRODUCER", "MIN_VERSION", "is_bytecode",
            "read_bytecode", "write_bytecode"]
+
+# The reader and writer (with the dialect tables they pull in) load on first use, so a launch
+# that only reads text, or only checks the magic number, does not import them.
+_LAZY = {"read_bytecode": "reader", "DEFAULT_PRODUCER": "writer", "write_bytecode": "writer"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

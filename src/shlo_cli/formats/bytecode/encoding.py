@@ -14,6 +14,13 @@ from collections.abc import Callable
 from typing import TypeVar
 
 MAGIC = b"ML\xefR"
+
+
+def is_bytecode(data: bytes) -> bool:
+    """Whether `data` starts with MLIR bytecode's magic number `ML\\xefR`."""
+    return data[:4] == MAGIC
+
+
 ALIGNMENT_BYTE = 0xCB
 
 # Bytecode versions and the feature each one introduced (upstream's `BytecodeVersion`).

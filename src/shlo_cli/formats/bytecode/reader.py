@@ -40,7 +40,6 @@ from .encoding import (
     HAS_USE_LIST_ORDERS,
     IR,
     LAZY_LOADING,
-    MAGIC,
     NATIVE_PROPERTIES_ENCODING,
     NUM_SECTIONS,
     PROPERTIES,
@@ -50,6 +49,7 @@ from .encoding import (
     USE_LIST_ORDERING,
     BytecodeError,
     Reader,
+    is_bytecode,
     read_string_table,
     section_name,
 )
@@ -57,11 +57,6 @@ from .hooks import hooks_for
 from .properties import op_spec
 from .tables import AttrTypeTable, DialectState
 from .uselists import decode_order
-
-
-def is_bytecode(data: bytes) -> bool:
-    """Whether `data` starts with MLIR bytecode's magic number `ML\\xefR`."""
-    return data[:4] == MAGIC
 
 
 class BytecodeDiagnostic(Diagnostic):
