@@ -116,16 +116,22 @@ class PassRegistry(MutableMapping[str, "Pass"]):
 
             index: dict[str, str] = {}
             root = os.path.dirname(__file__)
-            for entry in sorted(os.listdir(root)):
-                stem, ext = os.path.splitext(entry)
-                if ext != ".py" or stem == "__init__":
-                    continue
-                with open(os.path.join(root, entry), encoding="utf-8") as f:
-                    text = f.read()
-                if "register_pass" not in text:
-                    continue
-                for name in _DECLARATION.findall(text):
-                    index.setdefault(name, f"{__name__}.{stem}")
+            for folder, dirs, files in os.walk(root):
+                dirs[:] = sorted(d for d in dirs if os.path.exists(
+                    os.path.join(folder, d, "__init__.py")))  # subpackages (fold/, ...)
+                package = os.path.relpath(folder, root).replace(os.sep, ".")
+                prefix = __name__ if package == "." else f"{__name__}.{package}"
+                for entry in sorted(files):
+                    stem, ext = os.path.splitext(entry)
+                    if ext != ".py" or (stem == "__init__" and package == "."):
+                        continue
+                    with open(os.path.join(folder, entry), encoding="utf-8") as f:
+                        text = f.read()
+                    if "register_pass" not in text:
+                        continue
+                    module = prefix if stem == "__init__" else f"{prefix}.{stem}"
+                    for name in _DECLARATION.findall(text):
+                        index.setdefault(name, module)
             self._index = index
         return self._index
 
