@@ -33,13 +33,14 @@ import kernels  # noqa: E402
 import models_bench  # noqa: E402
 import overhead  # noqa: E402
 import parse_print  # noqa: E402
+import pass_pipeline  # noqa: E402
 import startup  # noqa: E402
 import testdata_suite  # noqa: E402
 
 DEFAULT_ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared",
                             "conformance")
 SECTIONS = ("parse_print", "kernels", "overhead", "models", "suite", "fft_accuracy",
-            "bytecode", "startup")
+            "bytecode", "startup", "pass_pipeline")
 
 
 def main(argv: list[str]) -> int:
@@ -69,6 +70,8 @@ def main(argv: list[str]) -> int:
         bytecode.run(root, profile)
     if "startup" in only:
         startup.run(profile)
+    if "pass_pipeline" in only:
+        pass_pipeline.run(root, profile)
     print(f"bench wall time: {time.perf_counter() - start:.1f} s")
     return 0
 
