@@ -23,14 +23,15 @@ from .common import SPLIT_MARKER, parse_chunk, read_source, report, split_chunks
 
 # The command's boolean options (besides the pass flags), by name without dashes.
 FLAGS = ("split-input-file", "allow-unregistered-dialect", "mlir-print-op-generic",
-         "mlir-print-debuginfo", "mlir-print-local-scope", "verify-diagnostics", "emit-bytecode")
+         "mlir-print-debuginfo", "mlir-print-local-scope", "verify-diagnostics", "emit-bytecode",
+         "mlir-pass-statistics")
 
 
 def run_opt(input: str, output: str | None, split_input_file: bool,
             allow_unregistered_dialect: bool, mlir_print_op_generic: bool,
             mlir_print_debuginfo: bool, mlir_print_local_scope: bool, verify_diagnostics: bool,
             emit_bytecode: bool, bytecode_version: int | None, pass_pipeline: str | None,
-            flagged: set[str]) -> None:
+            flagged: set[str], mlir_pass_statistics: bool = False) -> None:
     """Parse an MLIR file (text or bytecode), run the requested passes and print the
     result (or write bytecode)."""
     selected: list[PassRequest] = [
@@ -117,6 +118,10 @@ def run_opt(input: str, output: str | None, split_input_file: bool,
     except ShloError as e:
         report(e)
         sys.exit(1)
+    if mlir_pass_statistics:
+        from ..passes import statistics_report
+
+        sys.stderr.write(statistics_report())
     sys.exit(1 if failed else 0)
 
 

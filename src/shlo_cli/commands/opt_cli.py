@@ -27,6 +27,8 @@ def opt_options(fn):  # type: ignore[no-untyped-def]
     fn = _flag("mlir-print-debuginfo", "Print locations.")(fn)
     fn = _flag("mlir-print-local-scope", "Print locations inline rather than as aliases.")(fn)
     fn = _flag("verify-diagnostics", "Check `expected-error` annotations.")(fn)
+    fn = _flag("mlir-pass-statistics", "Print each pass's counters to stderr after the run "
+               "(MLIR's pass statistics report).")(fn)
     fn = _flag("emit-bytecode", "Write MLIR bytecode instead of text (binary; byte-identical "
                "to MLIR's writer). A module read from bytecode keeps its version and "
                "producer unless -emit-bytecode-version says otherwise.")(fn)
@@ -52,7 +54,10 @@ class _PassFlag(click.Option):
     def help(self) -> str | None:
         name = self.opts[-1].lstrip("-") if getattr(self, "opts", None) else ""
         pass_ = PASSES.load(name) if name else None
-        return pass_.help if pass_ is not None else None
+        if pass_ is None:
+            return None
+        options = "; ".join(f"{o.name}: {o.help}" for o in pass_.options)
+        return f"{pass_.help} (options: {options})" if options else pass_.help
 
     @help.setter
     def help(self, value: str | None) -> None:
@@ -150,12 +155,12 @@ def _unknown_argument(params: list[click.Parameter], args: list[str]) -> str | N
 @opt_options
 def opt(input: str, output: str | None, split_input_file: bool,
         allow_unregistered_dialect: bool, mlir_print_op_generic: bool, mlir_print_debuginfo: bool,
-        mlir_print_local_scope: bool, verify_diagnostics: bool, emit_bytecode: bool,
-        bytecode_version: int | None, pass_pipeline: str | None, debug_only: str | None,
-        **passes: bool) -> None:
+        mlir_print_local_scope: bool, verify_diagnostics: bool, mlir_pass_statistics: bool,
+        emit_bytecode: bool, bytecode_version: int | None, pass_pipeline: str | None,
+        debug_only: str | None, **passes: bool) -> None:
     """Parse an MLIR file (text or bytecode), run the requested passes and print the
     result (or write bytecode)."""
     flagged = {name for name in PASSES if passes.get(name.replace("-", "_"))}
     run_opt(input, output, split_input_file, allow_unregistered_dialect, mlir_print_op_generic,
             mlir_print_debuginfo, mlir_print_local_scope, verify_diagnostics, emit_bytecode,
-            bytecode_version, pass_pipeline, flagged)
+            bytecode_version, pass_pipeline, flagged, mlir_pass_statistics)

@@ -230,6 +230,7 @@ def run_passes(module: Module, requests: list[PassRequest],
         pass_ = PASSES[name]
         planned.append((pass_, pass_.parse_options(text) if pass_.options else {}))
     for pass_, options in planned:
+        STATISTICS.setdefault(pass_.name, {})
         try:
             pass_.run(module, **options)
         except DeferredErrors as e:
@@ -251,6 +252,29 @@ def run_passes(module: Module, requests: list[PassRequest],
                              line=loc.line or 1, col=loc.col or 1) from e
         if verify is not None:
             verify(module)
+
+
+# `--mlir-pass-statistics`: per pass that ran, its counters (name -> [value, description]),
+# in the order the passes first ran.
+STATISTICS: dict[str, dict[str, list[Any]]] = {}
+
+
+def statistic(pass_name: str, name: str, description: str, amount: int = 1) -> None:
+    """Add `amount` to a pass's counter (MLIR's Pass::Statistic)."""
+    counter = STATISTICS.setdefault(pass_name, {}).setdefault(name, [0, description])
+    counter[0] += amount
+
+
+def statistics_report() -> str:
+    """The counters in mlir-opt's `--mlir-pass-statistics` layout (passes by flag name)."""
+    rule = "===" + "-" * 73 + "==="
+    lines = [rule, " " * 25 + "... Pass statistics report ...", rule,
+             "'builtin.module' Pipeline"]
+    for pass_name, counters in STATISTICS.items():
+        lines.append(f"  {pass_name}")
+        for name, (value, description) in counters.items():
+            lines.append(f"    (S) {value} {name} - {description}")
+    return "\n".join(lines) + "\n"
 
 
 _EMITTED: list[Diagnostic] = []

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir.core import Block, Module, Operation, Value
-from . import register_pass
+from . import register_pass, statistic
 from .effects import has_no_effect, is_trivially_dead
 
 
@@ -36,6 +36,7 @@ def _simplify_block(block: Block, scopes: list[dict[Any, Operation]],
             op.operands = [replacements.get(v, v) for v in op.operands]
         if is_trivially_dead(op, any(id(r) in used for r in op.results)):
             op.parent = None
+            statistic("cse", "num-dce'd", "Number of operations DCE'd")
             continue
         for region in op.regions:
             isolated = op.opdef is not None and op.opdef.isolated
@@ -48,6 +49,7 @@ def _simplify_block(block: Block, scopes: list[dict[Any, Operation]],
                 for old, new in zip(op.results, earlier.results, strict=True):
                     replacements[old] = new
                 op.parent = None
+                statistic("cse", "num-cse'd", "Number of operations CSE'd")
                 continue
             scopes[-1][key] = op
         kept.append(op)
