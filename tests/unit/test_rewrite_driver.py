@@ -161,3 +161,28 @@ func.func @main(%arg0: tensor<i32>) -> tensor<i32> {
     out = print_module(parse_and_run(text, ["stablehlo-aggressive-folder"]))
     assert "stablehlo.case" not in out and "stablehlo.add" not in out
     assert "dense<4> : tensor<i32>" in out
+
+
+def test_canonicalize_inlines_a_case_on_a_constant_index() -> None:
+    import shlo_cli
+
+    text = """
+    func.func @main(%arg0: tensor<2xf32>) -> tensor<2xf32> {
+      %i = stablehlo.constant dense<1> : tensor<i32>
+      %0 = "stablehlo.case"(%i) ({
+        stablehlo.return %arg0 : tensor<2xf32>
+      }, {
+        %m = stablehlo.multiply %arg0, %arg0 : tensor<2xf32>
+        stablehlo.return %m : tensor<2xf32>
+      }) : (tensor<i32>) -> tensor<2xf32>
+      return %0 : tensor<2xf32>
+    }"""
+    module = parse_and_run(text, ["canonicalize"])
+    assert names(module) == ["stablehlo.multiply", "func.return"]
+    x = np.array([3.0, -2.0], np.float32)
+    [before] = shlo_cli.interpret(text, x)
+    [after] = shlo_cli.interpret(print_module(module), x)
+    np.testing.assert_array_equal(before, after)
+    # An out-of-range index is left to the op's own semantics (the last branch runs).
+    kept = parse_and_run(text.replace("dense<1>", "dense<7>"), ["canonicalize"])
+    assert "stablehlo.case" in names(kept)

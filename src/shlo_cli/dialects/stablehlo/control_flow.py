@@ -14,12 +14,13 @@ import numpy as np
 
 from ...check_dialect.custom_call_targets import evaluate_custom_call
 from ...ir import limits
-from ...ir.attributes import Attribute, StringAttr, SymbolRefAttr
+from ...ir.attributes import Attribute, DenseElementsAttr, StringAttr, SymbolRefAttr
+from ...ir.clone import clone_op
 from ...ir.core import Location, Operation, Region, Value
 from ...ir.diagnostics import EvaluationError
 from ...ir.lexer import PERCENT
 from ...ir.types import BOOL, FunctionType, TensorType, Type, UnrankedTensorType
-from ..registry import OpDef, declare_op, define_op
+from ..registry import OpDef, canonicalization, declare_op, define_op
 from ..syntax import Custom
 from .control_flow_verify import verify_conditional, verify_custom_call
 from .elementwise_verify import compatible, error, quoted
@@ -197,6 +198,27 @@ def case(index: np.ndarray, *, branches: list[Callable[..., list[Any]]]) -> Any:
     if index < 0 or index >= len(branches):
         index = len(branches) - 1
     return _results(branches[index]())
+
+
+@canonicalization("stablehlo.case")
+def fold_constant_case(op: Operation, rewriter: Any) -> bool:
+    """A case on a constant in-range index becomes the ops of that branch (upstream's only
+    canonicalization pattern of case; an out-of-range index is left alone)."""
+    owner = op.operands[0].owner
+    value = owner.attr("value") if isinstance(owner, Operation) and \
+        owner.name == "stablehlo.constant" else None
+    if not isinstance(value, DenseElementsAttr):
+        return False
+    index = int(np.asarray(value.value).reshape(-1)[0])
+    if not 0 <= index < len(op.regions):
+        return False
+    block = op.regions[index].blocks[-1]
+    mapping: dict[Value, Value] = {}
+    for inner in block.operations[:-1]:
+        rewriter.insert(clone_op(inner, mapping))
+    terminator = block.operations[-1]
+    rewriter.replace_op(op, [mapping.get(v, v) for v in terminator.operands])
+    return True
 
 
 # ---- stablehlo.composite ------------------------------------------------------------------
