@@ -11,7 +11,8 @@ import numpy as np
 
 from ..ir.attributes import DenseElementsAttr
 from ..ir.core import Location, Operation
-from ..ir.types import IndexType, OpaqueType, TensorType
+from ..ir.types import DYNAMIC, IndexType, OpaqueType, TensorType, UnrankedTensorType
+from ..ir.verifier import op_error
 from .registry import OpDef, define_op
 from .syntax import Custom
 
@@ -57,7 +58,20 @@ def _extents(values: Any, result_type: Any) -> np.ndarray:
     return np.asarray(values, dtype=np.int64).reshape(getattr(result_type, "shape", ()))
 
 
-@define_op("shape.shape_of", syntax=_MAPPING)
+def verify_shape_of(op: Operation) -> None:
+    """The result is the operand's extent tensor: `tensor<Rxindex>` (or `?`) for a ranked
+    operand (upstream's inferred-type check), or the opaque `!shape.shape`."""
+    arg, result = op.operands[0].type, op.results[0].type
+    if not isinstance(arg, TensorType | UnrankedTensorType):
+        raise op_error(op, f"operand #0 must be shaped of any type values, but got '{arg}'")
+    if isinstance(arg, TensorType) and isinstance(result, TensorType) and (
+            len(result.shape) != 1 or result.shape[0] not in (len(arg.shape), DYNAMIC)
+            or not isinstance(result.element, IndexType)):
+        raise op_error(op, f"inferred type(s) 'tensor<{len(arg.shape)}xindex>' are "
+                           f"incompatible with return type(s) of operation '{result}'")
+
+
+@define_op("shape.shape_of", syntax=_MAPPING, verify=verify_shape_of)
 def shape_of(arg: np.ndarray, *, result_type: Any) -> np.ndarray:
     """The extents of `arg`."""
     return _extents(arg.shape, result_type)
