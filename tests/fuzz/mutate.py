@@ -44,9 +44,11 @@ ATTR_NAMES = ["dimensions", "dims", "broadcast_dimensions", "comparison_directio
               "window_dimensions", "padding", "edge_padding_low", "iota_dimension", "start_indices",
               "limit_indices", "strides", "permutation", "dimension", "is_stable", "precision"]
 
-# The passes `stablehlo-opt` offers; each case runs one.
-PASS_NAMES = ["chlo-legalize-to-stablehlo", "inline", "stablehlo-complex-math-expander",
-              "stablehlo-legalize-composite-to-call", "chlo-pre-serialization-pipeline"]
+def pass_names() -> list[str]:
+    """Every pass `stablehlo-opt` offers (each case runs one, with its default options)."""
+    from shlo_cli.passes import PASSES
+
+    return sorted(PASSES.names())
 
 
 def load_corpus(folder: Path) -> list[tuple[str, str]]:
@@ -179,12 +181,13 @@ def run(cases: int, seed: int, folder: Path, seconds: float = 5.0,
     corpus = load_corpus(folder)
     rng = random.Random(seed)
     tally = Tally()
+    passes = pass_names()
     for index in range(cases):
         name, chunk = rng.choice(corpus)
         text = chunk
         for _ in range(rng.randint(1, 3)):
             text = mutate(text, rng)
-        pass_name = rng.choice(PASS_NAMES)
+        pass_name = rng.choice(passes)
         if dump is not None:
             if index in dump:
                 print(f"// case {index} from {name}, pass --{pass_name}\n{text}")

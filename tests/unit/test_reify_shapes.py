@@ -27,9 +27,9 @@ def _type_of(body: str) -> str:
 def test_transpose_permutes_dims() -> None:
     out = reified("  %0 = stablehlo.transpose %a, dims = [1, 0] : (tensor<?x?xf32>) "
                   "-> tensor<?x?xf32>", "%a: tensor<?x?xf32>", "tensor<2xindex>")
-    assert "%0 = tensor.dim %arg0, %c0 : tensor<?x?xf32>" in out
-    assert "%1 = tensor.dim %arg0, %c1 : tensor<?x?xf32>" in out
-    assert "tensor.from_elements %1, %0 : tensor<2xindex>" in out
+    assert "%dim = tensor.dim %arg0, %c0 : tensor<?x?xf32>" in out
+    assert "%dim_0 = tensor.dim %arg0, %c1 : tensor<?x?xf32>" in out
+    assert "tensor.from_elements %dim_0, %dim : tensor<2xindex>" in out
     assert "stablehlo.transpose" not in out  # unused afterwards
 
 
@@ -37,7 +37,7 @@ def test_static_sizes_fold_to_constants() -> None:
     out = reified("  %0 = stablehlo.broadcast %a, sizes = [4] : (tensor<?xi32>) "
                   "-> tensor<4x?xi32>", "%a: tensor<?xi32>", "tensor<2xindex>")
     assert "%c4 = arith.constant 4 : index" in out
-    assert "tensor.from_elements %c4, %0 : tensor<2xindex>" in out
+    assert "tensor.from_elements %c4, %dim : tensor<2xindex>" in out
 
 
 def test_pad_arithmetic_folds_zero_padding() -> None:
@@ -47,7 +47,7 @@ def test_pad_arithmetic_folds_zero_padding() -> None:
                   "%a: tensor<?x3xf32>", "tensor<2xindex>")
     assert "arith.addi" not in out and "arith.muli" not in out
     assert "%c6 = arith.constant 6 : index" in out
-    assert "tensor.from_elements %0, %c6 : tensor<2xindex>" in out
+    assert "tensor.from_elements %dim, %c6 : tensor<2xindex>" in out
 
 
 def test_index_ops_round_trip() -> None:
@@ -61,9 +61,17 @@ def test_index_ops_round_trip() -> None:
             "  %5 = tensor.from_elements %4, %0 : tensor<2xindex>\n"
             "  return %5 : tensor<2xindex>\n}")
     out = print_module(parse_source(text, "t.mlir"))
-    renamed = text.replace("%a", "%arg0").replace("%s", "%arg1")
-    for line in renamed.splitlines()[2:8]:
-        assert line.split(" = ", 1)[1] in out
+    # Printed with MLIR's result names (tensor.dim -> %dim, tensor.extract -> %extracted,
+    # tensor.from_elements -> %from_elements); the arith ops are numbered.
+    assert out.splitlines()[2:10] == [
+        "    %c0 = arith.constant 0 : index",
+        "    %dim = tensor.dim %arg0, %c0 : tensor<?xf32>",
+        "    %extracted = tensor.extract %arg1[%c0] : tensor<1xindex>",
+        "    %0 = arith.cmpi sge, %dim, %extracted : index",
+        "    %1 = arith.select %0, %dim, %extracted : index",
+        "    %2 = arith.divsi %1, %extracted : index",
+        "    %from_elements = tensor.from_elements %2, %dim : tensor<2xindex>",
+        "    return %from_elements : tensor<2xindex>"]
 
 
 def test_unknown_cmpi_predicate_is_a_diagnostic() -> None:

@@ -295,6 +295,8 @@ class TypeParsing(ParserHost):
         if m is None:
             raise self.error("invalid quantized type", self.tok)
         signed, width, qmin, qmax, expressed_name, axis = m.groups()
+        if not 0 < int(width) <= 32:  # the quant dialect's storage limit
+            raise self.error(f"illegal storage type size: {int(width)}", self.tok)
         storage = IntegerType(int(width), {"u": "u", "ui": "u", "si": "s"}.get(signed, ""))
         expressed = scalar_type(expressed_name)
         if expressed is None:

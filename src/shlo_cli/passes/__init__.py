@@ -247,7 +247,7 @@ def run_passes(module: Module, requests: list[PassRequest],
             raise
         except Exception as e:  # noqa: BLE001 - a pass bug must not become a traceback
             loc = module.op.location
-            raise Diagnostic(f"pass '{pass_.name}' cannot handle this program "
+            raise Diagnostic(f"internal error in pass '{pass_.name}' "
                              f"({type(e).__name__}: {e}); please report it",
                              line=loc.line or 1, col=loc.col or 1) from e
         if verify is not None:

@@ -11,8 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ...ir.attributes import DenseArrayAttr
+from ...ir.core import Operation
 from ...ir.diagnostics import Diagnostic
 from ...ir.lexer import BARE, lex_at
+from ...ir.types import BOOL, I64
+from ...ir.verifier import TYPE_CONSTRAINTS, op_error
 
 
 def parse_dimension_struct(p: Any, name: str, keywords: Sequence[str], body: str, offset: int,
@@ -66,3 +70,26 @@ def parse_dim_list(p: Any) -> list[int]:
     p.expect("]")
     return values
 
+
+
+# ---- dense array properties: ODS's DenseI64ArrayAttr / DenseBoolArrayAttr -------------------
+
+_BOOL_ARRAYS = frozenset({"window_reversal"})
+
+
+def check_dense_array_properties(op: Operation) -> None:
+    """A StableHLO op's `array<...>` properties hold i64 (i1 for window_reversal), as the
+    ODS attribute constraints require; another element type would reach the kernels."""
+    if not op.name.startswith("stablehlo."):
+        return
+    for name, value in op.properties.items():
+        if not isinstance(value, DenseArrayAttr):
+            continue
+        want, what = (BOOL, "i1") if name in _BOOL_ARRAYS else (I64, "i64")
+        if value.element != want:
+            raise op_error(op, f"attribute '{name}' failed to satisfy constraint: {what} dense "
+                               "array attribute")
+
+
+if check_dense_array_properties.__qualname__ not in (c.__qualname__ for c in TYPE_CONSTRAINTS):
+    TYPE_CONSTRAINTS.append(check_dense_array_properties)

@@ -161,6 +161,7 @@ def _round_to_odd_f32(x: np.ndarray) -> np.ndarray:
     """f64 -> f32 rounding toward zero, with the last bit set when inexact (round-to-odd).
 
     Rounding that result to a type with at most 22 significand bits is then correct."""
+    x = np.asarray(x)  # a numpy scalar (0-d results) has no item assignment
     with np.errstate(over="ignore", invalid="ignore"):
         y = x.astype(np.float32)
         back = y.astype(np.float64)
