@@ -244,7 +244,8 @@ class IRNumbering:
         else:
             if isinstance(attr, LocationAttr):
                 attr = attr.resolved()
-            key = self.attr_key(attr)
+            found = self._keys.get(id(attr))
+            key = found[1] if found is not None else self.attr_key(attr)
         entry = self.attrs.get(key)
         if entry is not None:
             entry.refs += 1
@@ -394,10 +395,19 @@ class IRNumbering:
         name_entry = self.number_op_name(op.name)
         values = self.values
         result_entries = []
+        keys = self._keys
+        types = self.types
         for result in op.results:
             values[id(result)] = next_id
             next_id += 1
-            result_entries.append(self.number_type(result.type))
+            rtype = result.type
+            found = keys.get(id(rtype))  # a type already seen: count one more reference
+            entry = types.get(found[1]) if found is not None else None
+            if entry is None:
+                entry = self.number_type(rtype)
+            else:
+                entry.refs += 1
+            result_entries.append(entry)
         enc = self._op_encoding(op)
         enc.name_entry = name_entry
         enc.result_entries = result_entries
@@ -435,6 +445,10 @@ class IRNumbering:
             names = self._spec_names.get(name)
             if names is None:
                 names = self._spec_names[name] = frozenset(item for item, _ in spec)
+            if not op.attributes and names.issuperset(op.properties):
+                enc.props = op.properties  # the common case: only inherent attributes
+                self.op_encodings[id(op)] = enc
+                return enc
             attrs = dict(op.attributes)
             for name, value in op.properties.items():
                 if name in names:
