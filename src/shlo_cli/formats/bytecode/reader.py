@@ -129,6 +129,9 @@ class _Reader:
         self.producer = ""
         self.props_data: Reader | None = None
         self.props_offsets: list[int] = []
+        # (properties index, op name) -> the registered op's decoded properties: ops share
+        # entries of the properties section, and attributes are immutable.
+        self.props_decoded: dict[tuple[int, str], dict[str, Attribute]] = {}
         self.op_names: list[tuple[DialectState, str, bool | None]] = []
         self.forward_refs = 0
         self.use_orders: list[tuple[Value, list[int], bool]] = []
@@ -309,6 +312,10 @@ class _Reader:
         """Read a registered op's properties; returns an unregistered-style attribute when
         we do not know the op (upstream then reads one attribute)."""
         index = reader.varint()
+        decoded = self.props_decoded.get((index, name))
+        if decoded is not None:
+            op_props.update(decoded)
+            return None
         if index >= len(self.props_offsets) or self.props_data is None:
             raise BytecodeError(f"Properties idx out-of-bound for {name}")
         whole = self.props_data
@@ -326,6 +333,7 @@ class _Reader:
                     op_props[prop] = self.table.attribute(value)
             else:
                 op_props[prop] = self.table.attribute(props.varint())
+        self.props_decoded[index, name] = dict(op_props)
         return None
 
     # ---- the IR ------------------------------------------------------------------------------
