@@ -129,6 +129,7 @@ class _Reader:
         self.producer = ""
         self.props_data: Reader | None = None
         self.props_offsets: list[int] = []
+        self.op_names_read: dict[int, tuple[str, bool | None]] = {}  # index -> _op_name's
         # (properties index, op name) -> the registered op's decoded properties: ops share
         # entries of the properties section, and attributes are immutable.
         self.props_decoded: dict[tuple[int, str], dict[str, Attribute]] = {}
@@ -237,13 +238,20 @@ class _Reader:
                                 "interface, but found a version entry")
 
     def _op_name(self, reader: Reader) -> tuple[str, bool | None]:
-        dialect, name, registered = _entry(self.op_names, reader.varint(), "operation name")
+        index = reader.varint()
+        found = self.op_names_read.get(index)
+        if found is not None:  # its dialect is loaded already
+            return found
+        dialect, name, registered = _entry(self.op_names, index, "operation name")
         self.load_dialect(dialect)
         if not name:
             if dialect.known:
                 raise BytecodeError(f"has an empty opname for dialect '{dialect.name}'\n")
-            return dialect.name, registered
-        return f"{dialect.name}.{name}", registered
+            found = dialect.name, registered
+        else:
+            found = f"{dialect.name}.{name}", registered
+        self.op_names_read[index] = found
+        return found
 
     # ---- resources and properties ------------------------------------------------------------
 
