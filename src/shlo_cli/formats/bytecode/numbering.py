@@ -135,7 +135,9 @@ class IRNumbering:
         # per block: (type entry, location entry, location known) of each argument
         self.block_args: dict[int, list[tuple[Entry, Entry, bool]]] = {}
         self._builtin: DialectEntry | None = None
+        self._filenames: dict[str, Entry] = {}  # filename -> its string attribute's entry
         self._specs: dict[str, Any] = {}  # op name -> op_spec(name)
+        self._spec_names: dict[str, frozenset[str]] = {}  # op name -> its spec's names
 
         self._number_globally(root)
         self._number_op(root)
@@ -242,7 +244,8 @@ class IRNumbering:
         else:
             if isinstance(attr, LocationAttr):
                 attr = attr.resolved()
-            key = self.attr_key(attr)
+            found = self._keys.get(id(attr))
+            key = found[1] if found is not None else self.attr_key(attr)
         entry = self.attrs.get(key)
         if entry is not None:
             entry.refs += 1
@@ -282,10 +285,19 @@ class IRNumbering:
         entry = Entry(attr, builtin)
         self.attrs[key] = entry
         self.attr_order.append(entry)
-        filename = self.number_attr(StringAttr(attr.filename))
+        filename = self._filenames.get(attr.filename)
+        if filename is None:
+            filename = self._filenames[attr.filename] = self.number_attr(
+                StringAttr(attr.filename))
+        else:
+            filename.refs += 1
+        line, col = attr.line, attr.col
         entry.custom = True
-        entry.recipe = [FILE_LINE_COL_CODE, (REF_ATTR, filename),
-                        encode_varint(attr.line) + encode_varint(attr.col)]
+        if 0 <= line < 0x80 and 0 <= col < 0x80:
+            numbers = bytes(((line << 1) | 1, (col << 1) | 1))
+        else:
+            numbers = encode_varint(line) + encode_varint(col)
+        entry.recipe = [FILE_LINE_COL_CODE, (REF_ATTR, filename), numbers]
         return entry
 
     def number_type(self, type: Type) -> Entry:
@@ -383,10 +395,19 @@ class IRNumbering:
         name_entry = self.number_op_name(op.name)
         values = self.values
         result_entries = []
+        keys = self._keys
+        types = self.types
         for result in op.results:
             values[id(result)] = next_id
             next_id += 1
-            result_entries.append(self.number_type(result.type))
+            rtype = result.type
+            found = keys.get(id(rtype))  # a type already seen: count one more reference
+            entry = types.get(found[1]) if found is not None else None
+            if entry is None:
+                entry = self.number_type(rtype)
+            else:
+                entry.refs += 1
+            result_entries.append(entry)
         enc = self._op_encoding(op)
         enc.name_entry = name_entry
         enc.result_entries = result_entries
@@ -421,7 +442,13 @@ class IRNumbering:
             if op.properties:
                 enc.unregistered_props = DictAttr(tuple(sorted(op.properties.items())))
         else:
-            names = {name for name, _ in spec}
+            names = self._spec_names.get(name)
+            if names is None:
+                names = self._spec_names[name] = frozenset(item for item, _ in spec)
+            if not op.attributes and names.issuperset(op.properties):
+                enc.props = op.properties  # the common case: only inherent attributes
+                self.op_encodings[id(op)] = enc
+                return enc
             attrs = dict(op.attributes)
             for name, value in op.properties.items():
                 if name in names:

@@ -124,6 +124,10 @@ class _Reader:
         self.producer = ""
         self.props_data: Reader | None = None
         self.props_offsets: list[int] = []
+        self.op_names_read: dict[int, tuple[str, bool | None]] = {}  # index -> _op_name's
+        # (properties index, op name) -> the registered op's decoded properties: ops share
+        # entries of the properties section, and attributes are immutable.
+        self.props_decoded: dict[tuple[int, str], dict[str, Attribute]] = {}
         self.op_names: list[tuple[DialectState, str, bool | None]] = []
         self.forward_refs = 0
         self.use_orders: list[tuple[Value, list[int], bool]] = []
@@ -230,13 +234,20 @@ class _Reader:
                                 "interface, but found a version entry")
 
     def _op_name(self, reader: Reader) -> tuple[str, bool | None]:
-        dialect, name, registered = _entry(self.op_names, reader.varint(), "operation name")
+        index = reader.varint()
+        found = self.op_names_read.get(index)
+        if found is not None:  # its dialect is loaded already
+            return found
+        dialect, name, registered = _entry(self.op_names, index, "operation name")
         self.load_dialect(dialect)
         if not name:
             if dialect.known:
                 raise BytecodeError(f"has an empty opname for dialect '{dialect.name}'\n")
-            return dialect.name, registered
-        return f"{dialect.name}.{name}", registered
+            found = dialect.name, registered
+        else:
+            found = f"{dialect.name}.{name}", registered
+        self.op_names_read[index] = found
+        return found
 
     # ---- resources and properties ------------------------------------------------------------
 
@@ -305,6 +316,10 @@ class _Reader:
         """Read a registered op's properties; returns an unregistered-style attribute when
         we do not know the op (upstream then reads one attribute)."""
         index = reader.varint()
+        decoded = self.props_decoded.get((index, name))
+        if decoded is not None:
+            op_props.update(decoded)
+            return None
         if index >= len(self.props_offsets) or self.props_data is None:
             raise BytecodeError(f"Properties idx out-of-bound for {name}")
         whole = self.props_data
@@ -322,6 +337,7 @@ class _Reader:
                     op_props[prop] = self.table.attribute(value)
             else:
                 op_props[prop] = self.table.attribute(props.varint())
+        self.props_decoded[index, name] = dict(op_props)
         return None
 
     # ---- the IR ------------------------------------------------------------------------------

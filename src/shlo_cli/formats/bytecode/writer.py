@@ -130,6 +130,7 @@ class _Writer:
         offsets.varint(len(state.attr_order))
         offsets.varint(len(state.type_order))
         buf = data.buf
+        offsets_buf = offsets.buf
         strings = self.strings
         previous = 0
         for order in (state.attr_order, state.type_order):
@@ -144,7 +145,11 @@ class _Writer:
                                 continue
                             kind, payload = item
                             if kind == REF_ATTR or kind == REF_TYPE:
-                                data.varint(payload.number)
+                                number = payload.number
+                                if number < 0x80:
+                                    buf.append((number << 1) | 1)
+                                else:
+                                    buf += encode_varint(number)
                             elif kind == REF_OPTIONAL_ATTR:
                                 data.varint((payload.number << 1) | 1)
                             elif kind == REF_STRING:
@@ -154,8 +159,13 @@ class _Writer:
                     else:
                         buf += str(entry.value).encode("utf-8", "surrogateescape")
                         buf.append(0)
-                    offsets.varint_flag(len(buf) - previous, entry.custom)
-                    previous = len(buf)
+                    size = len(buf)
+                    flagged = ((size - previous) << 1) | (1 if entry.custom else 0)
+                    if flagged < 0x80:
+                        offsets_buf.append((flagged << 1) | 1)
+                    else:
+                        offsets_buf += encode_varint(flagged)
+                    previous = size
         out.section(ATTR_TYPE_OFFSET, offsets)
         out.section(ATTR_TYPE, data)
 
