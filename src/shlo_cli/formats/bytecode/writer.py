@@ -174,6 +174,7 @@ class _Writer:
     def _op(self, out: Emitter, op: Operation) -> None:
         state = self.state
         enc = state.op_encodings[id(op)]
+        assert enc.loc_entry is not None and enc.name_entry is not None  # set by numbering
         # The numbers after the mask byte, encoded together at the end (the mask is known
         # only once every part is seen).
         numbers = [enc.loc_entry.number]
