@@ -5,6 +5,7 @@ interpreting the rewritten program agrees with interpreting the original within 
 from __future__ import annotations
 
 import math
+from decimal import Decimal, getcontext
 from fractions import Fraction
 
 import numpy as np
@@ -116,6 +117,37 @@ def test_complex_math_expander_rewrites_and_agrees(op: str, part: type) -> None:
     worst = int(ulps.argmax())
     assert ulps.max() <= 4, (z[worst], direct[worst], expanded[worst])
     assert finite.sum() > z.size // 2
+
+
+@pytest.mark.parametrize("part", [np.float32, np.float64])
+def test_complex_log_plus_one_expansion_agrees_on_random_inputs(part: type) -> None:
+    """The expanded log1p(z) (upstream's op order) computes what the op computes, on random
+    z of many magnitudes and near the cases' edges (|z| ~ sqrt(max), z ~ -1, x ~ -y^2/2)."""
+    rng = np.random.default_rng(12)
+    ctype = np.complex64 if part == np.float32 else np.complex128
+    scale = 10.0 ** rng.uniform(-6, 6, (2, 200))
+    z = (rng.uniform(-1, 1, 200) * scale[0] + 1j * rng.uniform(-1, 1, 200) * scale[1])
+    big = math.sqrt(float(np.finfo(part).max)) * 0.02
+    y = rng.uniform(-0.5, 0.5, 40)
+    z = np.concatenate([z, -1 + rng.uniform(-0.1, 0.1, 40) + 1j * rng.uniform(-0.1, 0.1, 40),
+                        -y * y / 2 + 1j * y, big * (1 + 1j) * rng.uniform(0.1, 10, 40)])
+    z = z.astype(ctype)
+    t = f"tensor<{z.size}x{COMPLEX[part]}>"
+    printed, direct, expanded = run_unary("stablehlo.log_plus_one", t,
+                                          ["stablehlo-complex-math-expander"], z, signature=t)
+    assert _no_complex_op(printed, "stablehlo.log_plus_one"), printed
+    assert np.all(np.isfinite(expanded.real) & np.isfinite(expanded.imag))
+    # The real part against 1/2 log((x + 1)^2 + y^2) with the argument exact (the
+    # interpreter's own complex log1p is less accurate near -1); the imaginary part is atan2.
+    getcontext().prec = 80
+    exact = []
+    for v in z:
+        square = (Fraction(float(v.real)) + 1) ** 2 + Fraction(float(v.imag)) ** 2
+        exact.append(float((Decimal(square.numerator) / Decimal(square.denominator)).ln() / 2))
+    real_ulps = ulp_difference(expanded.real, np.array(exact, part))
+    worst = int(real_ulps.argmax())
+    assert real_ulps.max() <= 4, (z[worst], exact[worst], expanded[worst])
+    assert ulp_difference(expanded.imag, direct.imag).max() <= 4
 
 
 @pytest.mark.parametrize("part", [np.float32, np.float64])

@@ -18,12 +18,14 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..ir.clone import replace_uses
-from ..ir.core import Module, Value
+from ..ir.core import Module, Operation, Value
+from ..ir.diagnostics import Diagnostic
 from ..ir.types import BOOL, ComplexType, FloatType, TensorType, numpy_dtype
 from . import register_pass
 from .chlo_complex import hypot
-from .chlo_legalize import Real, Rewriter, legalize_block
+from .chlo_legalize import Real, Rewriter
+from .rewrite import GreedyConfig, PatternRewriter, apply_patterns_greedily
+from .rewrite import pattern as rewrite_pattern
 
 
 def _parts(rw: Rewriter) -> tuple[Value, Value, TensorType] | None:
@@ -40,50 +42,72 @@ def _max_finite(t: TensorType) -> float:
     return float(np.finfo(numpy_dtype(t.element)).max)
 
 
-def _two_sum(e: Real, a: Value, b: Value) -> tuple[Value, Value]:
-    """a + b as the rounded sum and its exact rounding error (Knuth's 2Sum)."""
-    total = e("add", a, b)
-    b_virtual = e("subtract", total, a)
-    error = e("add", e("subtract", a, e("subtract", total, b_virtual)),
-              e("subtract", b, b_virtual))
-    return total, error
-
-
 def _log_plus_one(rw: Rewriter) -> list[Value] | None:
     """log1p(x + iy) = 1/2 log((x + 1)^2 + y^2) + i atan2(y, x + 1), the real part by cases:
     large parts (max(|x|, |y|) > sqrt(max) / 100): log(mx) + 1/2 log1p((mn / mx)^2);
     near -1 (|x + 1| + |y| < 0.2): 1/2 log((x + 1)^2 + y^2); otherwise
     1/2 log1p(2x + x^2 + y^2) with the squares as Dekker products summed by 2Sum, which keeps
-    x ~ -y^2 / 2 free of cancellation."""
-    parts = _parts(rw)
-    if parts is None:
+    x ~ -y^2 / 2 free of cancellation.
+
+    Written as one nested expression: Python evaluates arguments left to right before the
+    call, so ops are created operands-first in the order upstream's generated pattern
+    builds them (which its CHECK lines record)."""
+    z = rw.op.operands[0]
+    t = z.type
+    if not (isinstance(t, TensorType) and isinstance(t.element, ComplexType)
+            and isinstance(t.element.element, FloatType)):
         return None
-    x, y, t = parts
-    e = Real(rw, t)
-    one, half = e.const(1.0), e.const(0.5)
-    ax, ay = e("abs", x), e("abs", y)
-    mx, mn = e("maximum", ax, ay), e("minimum", ax, ay)
-    r = e("divide", mn, mx)
-    large = e("add", e("log", mx), e("multiply", half, e("log_plus_one", e.select(
-        e.compare("EQ", mn, mx), one, e("multiply", r, r)))))
-    x_plus_one = e("add", x, one)
-    yy, yy_low = _square_dekker(e, y)
-    xx, xx_low = _square_dekker(e, x)
-    near_minus_one = e("multiply", half, e("log", e("add", e("multiply", x_plus_one, x_plus_one),
-                                                     yy)))
-    total, errors = e("add", x, x), []
-    for term in (yy, xx, yy_low, xx_low):
-        total, error = _two_sum(e, total, term)
-        errors.append(error)
-    correction = errors[0]
-    for error in errors[1:]:
-        correction = e("add", correction, error)
-    regular = e("multiply", half, e("log_plus_one", e("add", total, correction)))
-    close_to_minus_one = e.compare("LT", e("add", e("abs", x_plus_one), ay), e.const(0.2))
-    too_big = e.compare("GT", mx, e.const(math.sqrt(_max_finite(t)) * 0.01))
-    real = e.select(too_big, large, e.select(close_to_minus_one, near_minus_one, regular))
-    imag = e("atan2", y, x_plus_one)
+    e = Real(rw, TensorType(t.shape, t.element.element))
+    x = rw.create("stablehlo.real", [z], e.t)
+    ax = e("abs", x)
+    y = rw.create("stablehlo.imag", [z], e.t)
+    ay = e("abs", y)
+    mx = e("maximum", ax, ay)
+    too_big = e.compare("GT", mx, e("multiply", e("sqrt", largest := e.max_finite()),
+                                    e.const(0.01)))
+    large = e("add", e("log", mx), e("multiply", half := e.const(0.5), e("log_plus_one", e.select(
+        e.compare("EQ", mn := e("minimum", ax, ay), mx), one := e.const(1.0),
+        e("multiply", r := e("divide", mn, mx), r)))))
+    near = e.compare("LT", e("add", e("abs", xp1 := e("add", x, one)), ay), e.const(0.2))
+    near_minus_one = e("multiply", half, e("log", e("add", e("multiply", xp1, xp1),
+                                                    yyh := e("multiply", y, y))))
+    h2 = e("add", x2h := e("add", x, x), yyh)
+    h1 = e("add", h2, xxh := e("multiply", x, x))
+    built: list[Value] = []
+
+    def splitter() -> Value:
+        if not built:
+            built.append(e.select(
+                e.compare("GT", largest, e.const(1e308)), e.const(134217729.0),
+                e.select(e.compare("GT", largest, e.const(1e38)), e.const(4097.0),
+                         e.const(65.0))))
+        return built[0]
+
+    h0 = e("add", h1, yyl := _dekker_low(e, y, yyh, splitter))
+    xxl = _dekker_low(e, x, xxh, splitter)
+    high = e("add", h0, xxl)
+    low = e("add", e("add", e("add", _two_sum_low(e, x2h, yyh, h2), _two_sum_low(e, h2, xxh, h1)),
+                     _two_sum_low(e, h1, yyl, h0)), _two_sum_low(e, h0, xxl, high))
+    regular = e("multiply", half, e("log_plus_one", e("add", high, low)))
+    real = e.select(too_big, large, e.select(near, near_minus_one, regular))
+    imag = e("atan2", y, xp1)
     return [rw.create("stablehlo.complex", [real, imag], rw.op.result_types[0])]
+
+
+def _two_sum_low(e: Real, a: Value, b: Value, total: Value) -> Value:
+    """The rounding error of total = fl(a + b) (Knuth's 2Sum)."""
+    return e("add", e("subtract", a, e("subtract", total, b_virtual := e("subtract", total, a))),
+             e("subtract", b, b_virtual))
+
+
+def _dekker_low(e: Real, v: Value, high: Value, splitter: Callable[[], Value]) -> Value:
+    """The rounding error of high = fl(v * v): v split into halves vh + vl with Veltkamp's
+    splitter (2^ceil(p/2) + 1, built on first use) so their products are exact (Dekker)."""
+    negated = e("negate", high)
+    vh = e("add", scaled := e("multiply", splitter(), v), e("subtract", v, scaled))
+    partial = e("add", negated, e("multiply", vh, vh))
+    cross = e("multiply", vh, vl := e("subtract", v, vh))
+    return e("add", e("add", e("add", partial, cross), cross), e("multiply", vl, vl))
 
 
 def _exponential(rw: Rewriter) -> list[Value] | None:
@@ -242,13 +266,28 @@ def _default_accuracy(pattern: Callable[[Rewriter], list[Value] | None]
     return rewrite
 
 
+@rewrite_pattern(*PATTERNS)
+def _expand(op: Operation, rewriter: PatternRewriter) -> bool:
+    """One expansion as a pattern of the greedy driver, which then uniques the constants and
+    hoists them to the top of the function as upstream's driver does."""
+    rw = Rewriter(op)
+    values = _default_accuracy(PATTERNS[op.name])(rw)
+    if values is None:
+        return False
+    rewriter.set_insertion_point(op)
+    for new in rw.ops:
+        rewriter.insert(new)
+    rewriter.replace_op(op, values)
+    return True
+
+
 @register_pass("stablehlo-complex-math-expander",
                "Expand complex log_plus_one, exponential, sqrt and log into real-valued "
                "StableHLO ops.")
 def complex_math_expander(module: Module) -> None:
-    replacements: dict[Value, Value] = {}
-    patterns = {name: [_default_accuracy(pattern)] for name, pattern in PATTERNS.items()}
-    for region in module.op.regions:
-        for block in region.blocks:
-            legalize_block(block, replacements, patterns)
-    replace_uses(module.op, replacements)
+    config = GreedyConfig(top_down=True)
+    for func in module.functions():
+        if not apply_patterns_greedily(func, [_expand], config):
+            raise Diagnostic("Failed to converge StableHLOComplexMathExpanderPass in "
+                             f"{config.max_iterations} iterations",
+                             line=func.location.line or None, col=func.location.col or None)
