@@ -56,6 +56,13 @@ CASES = {
         "(tensor<2x3xi32>, tensor<i64>, tensor<i64>) -> tensor<1x3xi32>\n"
         "%r = stablehlo.broadcast_in_dim %d, dims = [0, 1] : (tensor<1x3xi32>) -> "
         "tensor<2x3xi32>", "stablehlo.dynamic_slice"),
+    "sort_unused_operand_negative_dim": (
+        "%s:2 = \"stablehlo.sort\"(%arg0, %arg0) <{dimension = -1 : i64, is_stable = true}> ({\n"
+        "^bb0(%a: tensor<i32>, %b: tensor<i32>, %c: tensor<i32>, %d: tensor<i32>):\n"
+        "  %p = stablehlo.compare GT, %a, %b : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+        "  stablehlo.return %p : tensor<i1>\n"
+        "}) : (tensor<2x3xi32>, tensor<2x3xi32>) -> (tensor<2x3xi32>, tensor<2x3xi32>)\n"
+        "%r = stablehlo.add %s#0, %arg0 : tensor<2x3xi32>", "dimension = -1"),
     "iota_2d": ("%i = stablehlo.iota dim = 1 : tensor<2x3xi32>\n"
                 "%r = stablehlo.add %i, %arg0 : tensor<2x3xi32>", None),
 }

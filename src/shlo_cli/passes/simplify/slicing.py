@@ -1,5 +1,5 @@
-"""Simplifications of indexing ops whose indices are known: a dynamic_slice with constant
-starts is a static slice, and a custom_call still in the original API that carries its
+"""Simplifications of indexing and sorting ops: a dynamic_slice with constant starts is a
+static slice, sort drops operands nobody reads and counts its dimension from the front, and a custom_call still in the original API that carries its
 config as `mhlo.backend_config` dictionary moves to the typed-FFI form."""
 
 # Types of values are read as TensorType after the op's verifier ran; mypy cannot see
@@ -15,6 +15,7 @@ from ...ir.core import Operation, Value
 from ...ir.types import I32, I64
 from ..fold.common import constant_attr
 from ..rewrite import PatternRewriter, RewritePattern, pattern
+from .loops import _drop_arguments
 from .match import ints, is_static
 
 _API_ORIGINAL = 1
@@ -75,3 +76,47 @@ def custom_call_backend_config_to_ffi(op: Operation, rewriter: PatternRewriter) 
 
 
 PATTERNS: list[RewritePattern] = [custom_call_backend_config_to_ffi, dynamic_slice_to_slice]
+
+
+@pattern("stablehlo.sort")
+def sort_drop_unused_operands(op: Operation, rewriter: PatternRewriter) -> bool:
+    """sort: an operand whose result nobody reads and the comparator ignores is dropped."""
+    block = op.regions[0].blocks[0]
+    args = block.arguments
+    drop = {i for i, result in enumerate(op.results)
+            if not rewriter.has_uses(result) and not rewriter.has_uses(args[2 * i])
+            and not rewriter.has_uses(args[2 * i + 1])}
+    if not drop or len(drop) == len(op.results):
+        return False
+    _drop_arguments(block, {j for i in drop for j in (2 * i, 2 * i + 1)})
+    kept = [i for i in range(len(op.results)) if i not in drop]
+    regions = op.regions
+    op.regions = []
+    new = Operation("stablehlo.sort", [], [op.result_types[i] for i in kept],
+                    dict(op.properties), dict(op.attributes), location=op.location,
+                    opdef=op.opdef)
+    rewriter.set_insertion_point(op)
+    rewriter.insert(new)
+    rewriter.set_operands(new, [op.operands[i] for i in kept])
+    new.regions = regions
+    for region in regions:
+        region.parent = new
+    for i, value in zip(kept, new.results, strict=True):
+        rewriter.replace_all_uses_with(op.results[i], value)
+    rewriter.erase_op(op)
+    return True
+
+
+@pattern("stablehlo.sort")
+def sort_set_dimension(op: Operation, rewriter: PatternRewriter) -> bool:
+    """sort with a negative dimension: the same dimension counted from the front."""
+    dim = op.properties.get("dimension")
+    rank = getattr(op.result_types[0], "rank", None)
+    if not isinstance(dim, IntegerAttr) or dim.number >= 0 or rank is None:
+        return False
+    op.properties["dimension"] = IntegerAttr(dim.number + rank, dim.type)
+    rewriter.modified(op)
+    return True
+
+
+PATTERNS += [sort_drop_unused_operands, sort_set_dimension]
