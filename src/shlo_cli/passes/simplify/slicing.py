@@ -1,6 +1,7 @@
 """Simplifications of indexing and sorting ops: a dynamic_slice with constant starts is a
-static slice, sort drops operands nobody reads and counts its dimension from the front, and a custom_call still in the original API that carries its
-config as `mhlo.backend_config` dictionary moves to the typed-FFI form."""
+static slice, sort drops operands nobody reads and counts its dimension from the front, and a
+custom_call still in the original API that carries its config as an `mhlo.backend_config`
+dictionary moves to the typed-FFI form."""
 
 # Types of values are read as TensorType after the op's verifier ran; mypy cannot see
 # that narrowing (TODO: typed accessors instead of this pragma).
