@@ -63,6 +63,14 @@ CASES = {
         "  stablehlo.return %p : tensor<i1>\n"
         "}) : (tensor<2x3xi32>, tensor<2x3xi32>) -> (tensor<2x3xi32>, tensor<2x3xi32>)\n"
         "%r = stablehlo.add %s#0, %arg0 : tensor<2x3xi32>", "dimension = -1"),
+    "gather_constant_index_clamped": (
+        "%i = stablehlo.constant dense<[5, -2]> : tensor<2xi32>\n"
+        "%g = \"stablehlo.gather\"(%arg0, %i) {dimension_numbers = #stablehlo.gather<"
+        "offset_dims = [0], collapsed_slice_dims = [0], start_index_map = [0, 1], "
+        "index_vector_dim = 0>, slice_sizes = array<i64: 1, 3>} : "
+        "(tensor<2x3xi32>, tensor<2xi32>) -> tensor<3xi32>\n"
+        "%r = stablehlo.broadcast_in_dim %g, dims = [1] : (tensor<3xi32>) -> "
+        "tensor<2x3xi32>", "stablehlo.gather"),
     "iota_2d": ("%i = stablehlo.iota dim = 1 : tensor<2x3xi32>\n"
                 "%r = stablehlo.add %i, %arg0 : tensor<2x3xi32>", None),
 }

@@ -13,7 +13,7 @@ import numpy as np
 
 from ...ir.attributes import DenseArrayAttr, IntegerAttr, StringAttr
 from ...ir.core import Operation, Value
-from ...ir.types import I32, I64
+from ...ir.types import I32, I64, TensorType
 from ..fold.common import constant_attr
 from ..rewrite import PatternRewriter, RewritePattern, pattern
 from .loops import _drop_arguments
@@ -121,3 +121,45 @@ def sort_set_dimension(op: Operation, rewriter: PatternRewriter) -> bool:
 
 
 PATTERNS += [sort_drop_unused_operands, sort_set_dimension]
+
+
+def _dims(numbers: object, name: str) -> list[int]:
+    return [int(v) for v in (numbers.get(name) or [])] if numbers is not None else []
+
+
+@pattern("stablehlo.gather")
+def gather_to_slice(op: Operation, rewriter: PatternRewriter) -> bool:
+    """gather of one constant index vector: a slice (clamped like gather's starts), then a
+    reshape dropping the collapsed dimensions."""
+    numbers = op.attr("dimension_numbers")
+    index = constant_attr(op.operands[1])
+    operand = op.operands[0]
+    sizes = ints(op, "slice_sizes")
+    if (numbers is None or index is None or index.value.dtype.kind not in "iu"
+            or index.value.ndim > 1 or int(numbers.get("index_vector_dim", 0)) != 0
+            or _dims(numbers, "operand_batching_dims") or not is_static(operand)
+            or sizes is None):
+        return False
+    index_map = _dims(numbers, "start_index_map")
+    values = [int(v) for v in np.asarray(index.value).reshape(-1)]
+    if len(values) != len(index_map):
+        return False
+    shape = operand.type.shape
+    start = [0] * len(sizes)
+    for dim, value in zip(index_map, values, strict=True):
+        start[dim] = min(max(value, 0), shape[dim] - sizes[dim])
+    limit = [s + n for s, n in zip(start, sizes, strict=True)]
+    element = op.result_types[0].element
+    rewriter.set_insertion_point(op)
+    result = rewriter.create("stablehlo.slice", [operand], [TensorType(tuple(sizes), element)],
+                             {"start_indices": _i64s(start), "limit_indices": _i64s(limit),
+                              "strides": _i64s([1] * len(sizes))},
+                             location=op.location).results[0]
+    if _dims(numbers, "collapsed_slice_dims"):
+        result = rewriter.create("stablehlo.reshape", [result], [op.result_types[0]],
+                                 location=op.location).results[0]
+    rewriter.replace_op(op, [result])
+    return True
+
+
+PATTERNS += [gather_to_slice]
