@@ -71,6 +71,15 @@ CASES = {
         "(tensor<2x3xi32>, tensor<2xi32>) -> tensor<3xi32>\n"
         "%r = stablehlo.broadcast_in_dim %g, dims = [1] : (tensor<3xi32>) -> "
         "tensor<2x3xi32>", "stablehlo.gather"),
+    "real_dynamic_slice_start_plus_sizes": (
+        "%t = stablehlo.slice %arg0 [1:2, 0:2] : (tensor<2x3xi32>) -> tensor<1x2xi32>\n"
+        "%s = stablehlo.reshape %t : (tensor<1x2xi32>) -> tensor<2xi32>\n"
+        "%n = stablehlo.constant dense<1> : tensor<2xi32>\n"
+        "%l = stablehlo.add %s, %n : tensor<2xi32>\n"
+        "%d = stablehlo.real_dynamic_slice %arg0, %s, %l, %n : (tensor<2x3xi32>, "
+        "tensor<2xi32>, tensor<2xi32>, tensor<2xi32>) -> tensor<1x1xi32>\n"
+        "%r = stablehlo.broadcast_in_dim %d, dims = [0, 1] : (tensor<1x1xi32>) -> "
+        "tensor<2x3xi32>", "stablehlo.real_dynamic_slice"),
     "iota_2d": ("%i = stablehlo.iota dim = 1 : tensor<2x3xi32>\n"
                 "%r = stablehlo.add %i, %arg0 : tensor<2x3xi32>", None),
 }

@@ -17,7 +17,7 @@ from ...ir.types import I32, I64, TensorType
 from ..fold.common import constant_attr
 from ..rewrite import PatternRewriter, RewritePattern, pattern
 from .loops import _drop_arguments
-from .match import ints, is_static
+from .match import defining, ints, is_static
 
 _API_ORIGINAL = 1
 _API_TYPED_FFI = 4
@@ -163,3 +163,41 @@ def gather_to_slice(op: Operation, rewriter: PatternRewriter) -> bool:
 
 
 PATTERNS += [gather_to_slice]
+
+
+def _constant_ints(value: Value) -> list[int] | None:
+    attr = constant_attr(value)
+    if attr is None or attr.value.dtype.kind not in "iu":
+        return None
+    return [int(v) for v in np.asarray(attr.value).reshape(-1)]
+
+
+@pattern("stablehlo.real_dynamic_slice")
+def real_dynamic_slice_to_dynamic_slice(op: Operation, rewriter: PatternRewriter) -> bool:
+    """real_dynamic_slice(X, s, s + constant sizes, ones) -> dynamic_slice(X, s[0], ...)."""
+    operand, start, limit, strides = op.operands
+    if _constant_ints(strides) is None or any(v != 1 for v in _constant_ints(strides) or []):
+        return False
+    add = defining(limit, "stablehlo.add")
+    if add is None:
+        return False
+    lhs, rhs = add.operands
+    sizes = _constant_ints(rhs) if lhs is start else _constant_ints(lhs) if rhs is start \
+        else None
+    if sizes is None:
+        return False
+    rewriter.set_insertion_point(op)
+    element = start.type.element
+    starts = []
+    for i in range(len(sizes)):
+        piece = rewriter.create("stablehlo.slice", [start], [TensorType((1,), element)],
+                                {"start_indices": _i64s([i]), "limit_indices": _i64s([i + 1]),
+                                 "strides": _i64s([1])}, location=op.location).results[0]
+        starts.append(rewriter.create("stablehlo.reshape", [piece], [TensorType((), element)],
+                                      location=op.location).results[0])
+    rewriter.replace_op_with(op, "stablehlo.dynamic_slice", [operand, *starts],
+                             {"slice_sizes": _i64s(sizes)}, dict(op.attributes))
+    return True
+
+
+PATTERNS += [real_dynamic_slice_to_dynamic_slice]
