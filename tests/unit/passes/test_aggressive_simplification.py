@@ -80,6 +80,10 @@ CASES = {
         "tensor<2xi32>, tensor<2xi32>, tensor<2xi32>) -> tensor<1x1xi32>\n"
         "%r = stablehlo.broadcast_in_dim %d, dims = [0, 1] : (tensor<1x1xi32>) -> "
         "tensor<2x3xi32>", "stablehlo.real_dynamic_slice"),
+    "dynamic_iota_static_result": (
+        "%s = stablehlo.constant dense<[2, 3]> : tensor<2xi64>\n"
+        "%i = stablehlo.dynamic_iota %s, dim = 1 : (tensor<2xi64>) -> tensor<2x3xi32>\n"
+        "%r = stablehlo.add %i, %arg0 : tensor<2x3xi32>", "stablehlo.dynamic_iota"),
     "iota_2d": ("%i = stablehlo.iota dim = 1 : tensor<2x3xi32>\n"
                 "%r = stablehlo.add %i, %arg0 : tensor<2x3xi32>", None),
 }

@@ -201,3 +201,31 @@ def real_dynamic_slice_to_dynamic_slice(op: Operation, rewriter: PatternRewriter
 
 
 PATTERNS += [real_dynamic_slice_to_dynamic_slice]
+
+
+@pattern("stablehlo.dynamic_iota")
+def dynamic_iota_to_iota(op: Operation, rewriter: PatternRewriter) -> bool:
+    """dynamic_iota with a static result is an iota; one whose iota dimension is static is a
+    1-D iota broadcast along the other (dynamic) dimensions."""
+    result = op.result_types[0]
+    dim_attr = op.properties.get("iota_dimension")
+    if not isinstance(result, TensorType) or not isinstance(dim_attr, IntegerAttr):
+        return False
+    dim = dim_attr.number
+    if result.is_static:
+        rewriter.replace_op_with(op, "stablehlo.iota", [], {"iota_dimension": dim_attr},
+                                 dict(op.attributes))
+        return True
+    size = result.shape[dim]
+    if result.rank < 2 or size < 0:
+        return False
+    rewriter.set_insertion_point(op)
+    iota = rewriter.create("stablehlo.iota", [], [TensorType((size,), result.element)],
+                           {"iota_dimension": IntegerAttr(0, I64)},
+                           location=op.location).results[0]
+    rewriter.replace_op_with(op, "stablehlo.dynamic_broadcast_in_dim", [iota, op.operands[0]],
+                             {"broadcast_dimensions": _i64s([dim])}, dict(op.attributes))
+    return True
+
+
+PATTERNS += [dynamic_iota_to_iota]
