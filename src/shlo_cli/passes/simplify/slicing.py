@@ -13,7 +13,7 @@ import numpy as np
 
 from ...ir.attributes import DenseArrayAttr, IntegerAttr, StringAttr
 from ...ir.core import Operation, Value
-from ...ir.types import I32, I64, TensorType
+from ...ir.types import I32, I64, IntegerType, TensorType
 from ..fold.common import constant_attr
 from ..rewrite import PatternRewriter, RewritePattern, pattern
 from .loops import _drop_arguments
@@ -217,12 +217,28 @@ def dynamic_iota_to_iota(op: Operation, rewriter: PatternRewriter) -> bool:
                                  dict(op.attributes))
         return True
     size = result.shape[dim]
-    if result.rank < 2 or size < 0:
-        return False
+    shape = op.operands[0]
+    if result.rank < 2 or (size < 0 and not isinstance(shape.type.element, IntegerType)):
+        return False  # index-typed shapes would need arith.index_cast (not modelled yet)
     rewriter.set_insertion_point(op)
-    iota = rewriter.create("stablehlo.iota", [], [TensorType((size,), result.element)],
-                           {"iota_dimension": IntegerAttr(0, I64)},
-                           location=op.location).results[0]
+    if size >= 0:
+        iota = rewriter.create("stablehlo.iota", [], [TensorType((size,), result.element)],
+                               {"iota_dimension": IntegerAttr(0, I64)},
+                               location=op.location).results[0]
+    else:
+        wide = shape
+        if shape.type.element != I64:
+            wide = rewriter.create("stablehlo.convert", [shape],
+                                   [TensorType(shape.type.shape, I64)],
+                                   location=op.location).results[0]
+        length = rewriter.create("stablehlo.slice", [wide], [TensorType((1,), I64)],
+                                 {"start_indices": _i64s([dim]),
+                                  "limit_indices": _i64s([dim + 1]), "strides": _i64s([1])},
+                                 location=op.location).results[0]
+        iota = rewriter.create("stablehlo.dynamic_iota", [length],
+                               [TensorType((size,), result.element)],
+                               {"iota_dimension": IntegerAttr(0, I64)},
+                               location=op.location).results[0]
     rewriter.replace_op_with(op, "stablehlo.dynamic_broadcast_in_dim", [iota, op.operands[0]],
                              {"broadcast_dimensions": _i64s([dim])}, dict(op.attributes))
     return True
