@@ -49,6 +49,41 @@ CASES = {
         "%s = stablehlo.reshape %r : (tensor<2x2x3xi32>) -> tensor<12xi32>\n"
         "%u = stablehlo.slice %s [0:6] : (tensor<12xi32>) -> tensor<6xi32>\n"
         "%r2 = stablehlo.reshape %u : (tensor<6xi32>) -> tensor<2x3xi32>", None),
+    "dynamic_slice_clamped_start": (
+        "%s0 = stablehlo.constant dense<5> : tensor<i64>\n"
+        "%s1 = stablehlo.constant dense<-1> : tensor<i64>\n"
+        "%d = stablehlo.dynamic_slice %arg0, %s0, %s1, sizes = [1, 3] : "
+        "(tensor<2x3xi32>, tensor<i64>, tensor<i64>) -> tensor<1x3xi32>\n"
+        "%r = stablehlo.broadcast_in_dim %d, dims = [0, 1] : (tensor<1x3xi32>) -> "
+        "tensor<2x3xi32>", "stablehlo.dynamic_slice"),
+    "sort_unused_operand_negative_dim": (
+        "%s:2 = \"stablehlo.sort\"(%arg0, %arg0) <{dimension = -1 : i64, is_stable = true}> ({\n"
+        "^bb0(%a: tensor<i32>, %b: tensor<i32>, %c: tensor<i32>, %d: tensor<i32>):\n"
+        "  %p = stablehlo.compare GT, %a, %b : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+        "  stablehlo.return %p : tensor<i1>\n"
+        "}) : (tensor<2x3xi32>, tensor<2x3xi32>) -> (tensor<2x3xi32>, tensor<2x3xi32>)\n"
+        "%r = stablehlo.add %s#0, %arg0 : tensor<2x3xi32>", "dimension = -1"),
+    "gather_constant_index_clamped": (
+        "%i = stablehlo.constant dense<[5, -2]> : tensor<2xi32>\n"
+        "%g = \"stablehlo.gather\"(%arg0, %i) {dimension_numbers = #stablehlo.gather<"
+        "offset_dims = [0], collapsed_slice_dims = [0], start_index_map = [0, 1], "
+        "index_vector_dim = 0>, slice_sizes = array<i64: 1, 3>} : "
+        "(tensor<2x3xi32>, tensor<2xi32>) -> tensor<3xi32>\n"
+        "%r = stablehlo.broadcast_in_dim %g, dims = [1] : (tensor<3xi32>) -> "
+        "tensor<2x3xi32>", "stablehlo.gather"),
+    "real_dynamic_slice_start_plus_sizes": (
+        "%t = stablehlo.slice %arg0 [1:2, 0:2] : (tensor<2x3xi32>) -> tensor<1x2xi32>\n"
+        "%s = stablehlo.reshape %t : (tensor<1x2xi32>) -> tensor<2xi32>\n"
+        "%n = stablehlo.constant dense<1> : tensor<2xi32>\n"
+        "%l = stablehlo.add %s, %n : tensor<2xi32>\n"
+        "%d = stablehlo.real_dynamic_slice %arg0, %s, %l, %n : (tensor<2x3xi32>, "
+        "tensor<2xi32>, tensor<2xi32>, tensor<2xi32>) -> tensor<1x1xi32>\n"
+        "%r = stablehlo.broadcast_in_dim %d, dims = [0, 1] : (tensor<1x1xi32>) -> "
+        "tensor<2x3xi32>", "stablehlo.real_dynamic_slice"),
+    "dynamic_iota_static_result": (
+        "%s = stablehlo.constant dense<[2, 3]> : tensor<2xi64>\n"
+        "%i = stablehlo.dynamic_iota %s, dim = 1 : (tensor<2xi64>) -> tensor<2x3xi32>\n"
+        "%r = stablehlo.add %i, %arg0 : tensor<2x3xi32>", "stablehlo.dynamic_iota"),
     "iota_2d": ("%i = stablehlo.iota dim = 1 : tensor<2x3xi32>\n"
                 "%r = stablehlo.add %i, %arg0 : tensor<2x3xi32>", None),
 }
@@ -126,3 +161,15 @@ func.func @main(%arg0: tensor<2x3xi32>) -> tensor<3xi32> {
     assert "stablehlo.add" not in out and "stablehlo.maximum" in out
     expected = shlo_cli.interpret(text, *ARGS)[0]
     assert np.array_equal(shlo_cli.interpret(out, *ARGS)[0], expected)
+
+
+def test_custom_call_backend_config_dictionary_moves_to_typed_ffi() -> None:
+    text = ("func.func @main(%arg0: tensor<1xf32>) -> tensor<1xf32> {\n"
+            "  %0 = stablehlo.custom_call @foo(%arg0) {api_version = 1 : i32, "
+            "mhlo.backend_config = {bar = 1 : i32}} : (tensor<1xf32>) -> tensor<1xf32>\n"
+            "  %1 = stablehlo.custom_call @foo(%0) {api_version = 2 : i32, "
+            "mhlo.backend_config = {bar = 1 : i32}} : (tensor<1xf32>) -> tensor<1xf32>\n"
+            "  return %1 : tensor<1xf32>\n}")
+    out = run(text, ["stablehlo-aggressive-simplification"])
+    assert "{api_version = 4 : i32, backend_config = {bar = 1 : i32}}" in out, out
+    assert "api_version = 2 : i32, mhlo.backend_config" in out, out

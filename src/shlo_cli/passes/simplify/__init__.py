@@ -8,14 +8,14 @@ from ...ir.core import Module
 from .. import PassOption, register_pass
 from ..fold import _int, functions
 from ..rewrite import GreedyConfig, RewritePattern, apply_patterns_greedily
-from . import algebra, compare, dynamic, loops, reduce, shape, structural
+from . import algebra, compare, dynamic, loops, reduce, shape, slicing, structural
 
 
 def simplification_patterns(fold_op_element_limit: int = 65536) -> list[RewritePattern]:
     """Every simplification pattern (declarative ones first, as upstream registers them)."""
     return [*algebra.PATTERNS, *shape.PATTERNS, *dynamic.PATTERNS,
             shape.select_known(fold_op_element_limit), *compare.PATTERNS,
-            *structural.PATTERNS, *reduce.PATTERNS, *loops.PATTERNS,
+            *structural.PATTERNS, *slicing.PATTERNS, *reduce.PATTERNS, *loops.PATTERNS,
             *structural.GENERIC]
 
 
