@@ -325,7 +325,7 @@ def _broadcast_binary(rw: Rewriter) -> list[Value] | None:
         return None
     lhs, rhs = op.operands
     if not _numpy_aligned(op):
-        raise _refuse_broadcast_dimensions(op)
+        return None  # chlo-legalize-to-stablehlo reports it (_refuse_broadcast_dimensions)
     if all(_static(t) for t in (*op.operand_types, result)):
         dims = op.attr("broadcast_dimensions")
         lhs_t, rhs_t = op.operand_types
@@ -606,9 +606,21 @@ _MAX_ROUNDS = 4
                "Legalize CHLO ops to StableHLO.")
 def chlo_legalize_to_stablehlo(module: Module) -> None:
     legalize(module)
+    _fail_on_refused_broadcasts(module)
+
+
+def _fail_on_refused_broadcasts(module: Module) -> None:
+    """Broadcasting ops left over for their broadcast_dimensions fail the conversion (other
+    callers of `legalize`, e.g. hlo-expand, report left-over CHLO their own way)."""
+    names = {f"chlo.broadcast_{name}" for name in _BROADCAST_OPS}
+    for op in module.op.walk():
+        if op.name in names and all(isinstance(t, TensorType) for t in op.operand_types) \
+                and not _numpy_aligned(op):
+            raise _refuse_broadcast_dimensions(op)
 
 
 @register_pass("chlo-pre-serialization-pipeline",
                "Legalize CHLO to StableHLO ahead of serialization.")
 def chlo_pre_serialization_pipeline(module: Module) -> None:
     legalize(module)
+    _fail_on_refused_broadcasts(module)
