@@ -282,3 +282,16 @@ def test_prefix_padded_broadcast_dimensions_lower() -> None:
     run_passes(module, ["chlo-legalize-to-stablehlo"])
     assert take_emitted() == []
     assert "chlo." not in print_module(module)
+
+
+def test_bounded_dynamic_same_shape_needs_no_broadcast() -> None:
+    t = "tensor<?xf64, #stablehlo.bounds<10>>"
+    module = parse_source(f"""func.func @main(%a: {t}, %b: {t}) -> {t} {{
+  %0 = chlo.broadcast_add %a, %b : ({t}, {t}) -> {t}
+  return %0 : {t}
+}}
+""")
+    run_passes(module, ["chlo-legalize-to-stablehlo"])
+    printed = print_module(module)
+    assert "stablehlo.add %arg0, %arg1" in printed
+    assert "broadcast" not in printed

@@ -304,6 +304,20 @@ def _numpy_aligned(op: Operation) -> bool:
     return tuple(dims.value) == tuple(range(high - low, high))
 
 
+def _bounded_same_shape(lhs: Type, rhs: Type, result: Type) -> bool:
+    """Operands of one bounded-dynamic shape (every `?` has a bound) equal to the result's
+    sizes need no broadcast."""
+    if not all(isinstance(t, TensorType) for t in (lhs, rhs, result)):
+        return False
+    if lhs.shape != rhs.shape or lhs.shape != result.shape \
+            or _static(lhs):  # type: ignore[union-attr]
+        return False
+    bounds = bounds_of(lhs)  # type: ignore[arg-type]
+    return bounds == bounds_of(rhs) and all(  # type: ignore[arg-type]
+        b is not None for size, b in zip(lhs.shape, bounds, strict=True)  # type: ignore
+        if size == DYNAMIC)
+
+
 def _refuse_broadcast_dimensions(op: Operation) -> Diagnostic:
     """Upstream's dynamic broadcast lowering warns about non prefix-padded
     broadcast_dimensions and does not apply; nothing else lowers the op, so the conversion
@@ -326,7 +340,9 @@ def _broadcast_binary(rw: Rewriter) -> list[Value] | None:
     lhs, rhs = op.operands
     if not _numpy_aligned(op):
         return None  # chlo-legalize-to-stablehlo reports it (_refuse_broadcast_dimensions)
-    if all(_static(t) for t in (*op.operand_types, result)):
+    if _bounded_same_shape(op.operand_types[0], op.operand_types[1], result):
+        a, b = lhs, rhs  # upstream's static-or-bounded path: nothing to broadcast
+    elif all(_static(t) for t in (*op.operand_types, result)):
         dims = op.attr("broadcast_dimensions")
         lhs_t, rhs_t = op.operand_types
         shape = result.shape  # type: ignore[union-attr]
