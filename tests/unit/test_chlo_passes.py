@@ -4,11 +4,13 @@ results."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from shlo_cli.interpreter.engine import Interpreter
+from shlo_cli.ir.diagnostics import Diagnostic
 from shlo_cli.ir.parser import parse_source
 from shlo_cli.ir.printer import print_module
-from shlo_cli.passes import run_passes
+from shlo_cli.passes import run_passes, take_emitted
 
 PROGRAM = """func.func @main(%a: tensor<2xf32>, %b: tensor<3x2xf32>, %z: tensor<2xcomplex<f32>>)
     -> (tensor<3x2xf32>, tensor<3x2xi1>, tensor<2xf32>, tensor<2xf32>, tensor<2xcomplex<f32>>,
@@ -252,3 +254,44 @@ def test_mulhi_lowering_matches_direct_evaluation() -> None:
         printed, direct, lowered = _run_both(text, a, b)
         assert "chlo." not in printed
         np.testing.assert_array_equal(lowered[0], direct[0])
+
+
+def _broadcast_add(dims: str) -> str:
+    return f"""func.func @main(%a: tensor<1x4xf32>, %b: tensor<4xf32>) -> tensor<1x4xf32> {{
+  %0 = chlo.broadcast_add %a, %b {{broadcast_dimensions = array<i64: {dims}>}}
+      : (tensor<1x4xf32>, tensor<4xf32>) -> tensor<1x4xf32>
+  return %0 : tensor<1x4xf32>
+}}
+"""
+
+
+def test_non_prefix_padded_broadcast_dimensions_warn_then_fail() -> None:
+    take_emitted()
+    module = parse_source(_broadcast_add("0"))
+    with pytest.raises(Diagnostic, match="failed to legalize operation 'chlo.broadcast_add'"):
+        run_passes(module, ["chlo-legalize-to-stablehlo"])
+    warnings = take_emitted()
+    assert [w.severity for w in warnings] == ["warning"]
+    assert "unsupported non prefix-padded dynamic rank broadcast_dimensions" in \
+        warnings[0].message
+
+
+def test_prefix_padded_broadcast_dimensions_lower() -> None:
+    take_emitted()
+    module = parse_source(_broadcast_add("1"))
+    run_passes(module, ["chlo-legalize-to-stablehlo"])
+    assert take_emitted() == []
+    assert "chlo." not in print_module(module)
+
+
+def test_bounded_dynamic_same_shape_needs_no_broadcast() -> None:
+    t = "tensor<?xf64, #stablehlo.bounds<10>>"
+    module = parse_source(f"""func.func @main(%a: {t}, %b: {t}) -> {t} {{
+  %0 = chlo.broadcast_add %a, %b : ({t}, {t}) -> {t}
+  return %0 : {t}
+}}
+""")
+    run_passes(module, ["chlo-legalize-to-stablehlo"])
+    printed = print_module(module)
+    assert "stablehlo.add %arg0, %arg1" in printed
+    assert "broadcast" not in printed

@@ -45,6 +45,7 @@ from ..ir.attributes import (
 )
 from ..ir.clone import replace_uses
 from ..ir.core import Block, Module, Operation, Region, Value
+from ..ir.diagnostics import Diagnostic
 from ..ir.types import (
     BOOL,
     DYNAMIC,
@@ -57,7 +58,7 @@ from ..ir.types import (
     Type,
     numpy_dtype,
 )
-from . import register_pass
+from . import emit, register_pass
 
 
 class NoShapeSource(Exception):
@@ -290,16 +291,44 @@ def _dynamic_broadcast_all(rw: Rewriter, operands: list[Value], result: TensorTy
 
 
 def _numpy_aligned(op: Operation) -> bool:
-    """Explicit broadcast_dimensions, if any, map the lower-rank operand to the trailing
-    dimensions (the only form upstream lowers for dynamic shapes)."""
+    """Explicit broadcast_dimensions, if any, are numpy-style prefix padding: operands of
+    equal rank, or the lower-rank operand mapped to the trailing dimensions (the only form
+    upstream lowers)."""
     dims = op.attr("broadcast_dimensions")
     if dims is None:
         return True
     lhs_t, rhs_t = op.operand_types
     if lhs_t.rank == rhs_t.rank:  # type: ignore[union-attr]
-        return tuple(dims.value) == tuple(range(lhs_t.rank))  # type: ignore[union-attr]
+        return True
     low, high = sorted((lhs_t.rank, rhs_t.rank))  # type: ignore[union-attr]
     return tuple(dims.value) == tuple(range(high - low, high))
+
+
+def _bounded_same_shape(lhs: Type, rhs: Type, result: Type) -> bool:
+    """Operands of one bounded-dynamic shape (every `?` has a bound) equal to the result's
+    sizes need no broadcast."""
+    if not all(isinstance(t, TensorType) for t in (lhs, rhs, result)):
+        return False
+    if lhs.shape != rhs.shape or lhs.shape != result.shape \
+            or _static(lhs):  # type: ignore[union-attr]
+        return False
+    bounds = bounds_of(lhs)  # type: ignore[arg-type]
+    return bounds == bounds_of(rhs) and all(  # type: ignore[arg-type]
+        b is not None for size, b in zip(lhs.shape, bounds, strict=True)  # type: ignore
+        if size == DYNAMIC)
+
+
+def _refuse_broadcast_dimensions(op: Operation) -> Diagnostic:
+    """Upstream's dynamic broadcast lowering warns about non prefix-padded
+    broadcast_dimensions and does not apply; nothing else lowers the op, so the conversion
+    fails on it."""
+    loc = op.location
+    line, col = loc.line or None, loc.col or None
+    emit(Diagnostic("unsupported non prefix-padded dynamic rank broadcast_dimensions = "
+                    f"{op.attr('broadcast_dimensions')}", severity="warning",
+                    line=line, col=col))
+    return Diagnostic(f"failed to legalize operation '{op.name}' that was explicitly marked "
+                      "illegal", line=line or 1, col=col or 1)
 
 
 @pattern(*(f"chlo.broadcast_{name}" for name in _BROADCAST_OPS))
@@ -309,16 +338,18 @@ def _broadcast_binary(rw: Rewriter) -> list[Value] | None:
     if not all(isinstance(t, TensorType) for t in (*op.operand_types, result)):
         return None
     lhs, rhs = op.operands
-    if all(_static(t) for t in (*op.operand_types, result)):
+    if not _numpy_aligned(op):
+        return None  # chlo-legalize-to-stablehlo reports it (_refuse_broadcast_dimensions)
+    if _bounded_same_shape(op.operand_types[0], op.operand_types[1], result):
+        a, b = lhs, rhs  # upstream's static-or-bounded path: nothing to broadcast
+    elif all(_static(t) for t in (*op.operand_types, result)):
         dims = op.attr("broadcast_dimensions")
         lhs_t, rhs_t = op.operand_types
         shape = result.shape  # type: ignore[union-attr]
         a = _broadcast_to(rw, lhs, shape, dims, lhs_t.rank < rhs_t.rank)  # type: ignore
         b = _broadcast_to(rw, rhs, shape, dims, rhs_t.rank < lhs_t.rank)  # type: ignore
-    elif _numpy_aligned(op):
-        a, b = _dynamic_broadcast_all(rw, [lhs, rhs], result)  # type: ignore[arg-type]
     else:
-        return None
+        a, b = _dynamic_broadcast_all(rw, [lhs, rhs], result)  # type: ignore[arg-type]
     name = op.name.removeprefix("chlo.broadcast_")
     if name in ("next_after", "polygamma", "zeta"):
         return [rw.create(f"chlo.{name}", [a, b], result)]
@@ -591,9 +622,21 @@ _MAX_ROUNDS = 4
                "Legalize CHLO ops to StableHLO.")
 def chlo_legalize_to_stablehlo(module: Module) -> None:
     legalize(module)
+    _fail_on_refused_broadcasts(module)
+
+
+def _fail_on_refused_broadcasts(module: Module) -> None:
+    """Broadcasting ops left over for their broadcast_dimensions fail the conversion (other
+    callers of `legalize`, e.g. hlo-expand, report left-over CHLO their own way)."""
+    names = {f"chlo.broadcast_{name}" for name in _BROADCAST_OPS}
+    for op in module.op.walk():
+        if op.name in names and all(isinstance(t, TensorType) for t in op.operand_types) \
+                and not _numpy_aligned(op):
+            raise _refuse_broadcast_dimensions(op)
 
 
 @register_pass("chlo-pre-serialization-pipeline",
                "Legalize CHLO to StableHLO ahead of serialization.")
 def chlo_pre_serialization_pipeline(module: Module) -> None:
     legalize(module)
+    _fail_on_refused_broadcasts(module)
