@@ -1,24 +1,20 @@
 """`--chlo-legalize-to-stablehlo` and `--chlo-pre-serialization-pipeline`.
 
-Rewrites CHLO ops into StableHLO following upstream's CHLO decomposition patterns where the
-rewrite is short: broadcasting binary ops become `broadcast_in_dim` of the operands plus the
-StableHLO op, `constant` becomes `stablehlo.constant`, `tan` becomes `stablehlo.tan`,
-`square` a `multiply` (complex: the real/imag product formulas), `conj` a
+Rewrites CHLO ops into StableHLO in upstream's op order (its CHECK lines record it):
+broadcasting binary ops become `broadcast_in_dim` of the operands plus the StableHLO op,
+`constant` becomes `stablehlo.constant`, `tan` becomes `stablehlo.tan`, `conj` a
 `complex(real, -imag)`, the `is_*inf` predicates compare against infinity, `top_k` a stable
-sort with iota indices and two slices, `constant_like` a splat constant; for real operands
-asin, acos, atan, atanh, acosh, asinh, cosh and sinh become upstream's formulas (f16/bf16
-computed in f32, as XLA evaluates them); lgamma and digamma become XLA's Lanczos
-approximation.
-
-More patterns live in `chlo_special` (erf, erfc, erf_inv, bessel_i1e, next_after, zeta,
-polygamma), `chlo_complex` (complex asin, acos, acosh, asinh: Hull et al.; complex atanh
-and atan = -i atanh(iz): upstream's safe-region formulas) and `chlo_structured` (scan as a
-while loop, ragged_dot as masked dot_generals, complex cosh/sinh, mulhi by widening or 32-bit
-halves).
+sort with iota indices and two slices, `constant_like` a splat constant. The math functions
+live in their own modules: `chlo_elementary` (real asin, acos, atan, atanh, acosh, asinh,
+sinh, cosh, square), `chlo_gamma` (lgamma, digamma, zeta, polygamma), `chlo_special` (erf,
+erfc, erf_inv, bessel_i1e, next_after), `chlo_asin_kernel` (complex asin, acos, acosh, asinh:
+Hull et al.; complex atanh and atan = -i atanh(iz)) and `chlo_structured` (scan as a while
+loop, ragged_dot as masked dot_generals, mulhi by widening or 32-bit halves).
 
 Dynamically shaped tensors (as upstream): elementwise rewrites are shape-agnostic, their
-constants splats broadcast to the operand's run-time shape (get_dimension_size + concatenate
-+ dynamic_broadcast_in_dim); broadcasting ops broadcast both operands to the numpy-broadcast
+constants upstream's constant_like (a scalar `dynamic_broadcast_in_dim` to `shape.shape_of`
+of an operand; for bounded dimensions a broadcast to the bound plus `set_dimension_size`);
+broadcasting ops broadcast both operands to the numpy-broadcast
 run-time shape; constant_like broadcasts its scalar; top_k uses dynamic_iota and
 real_dynamic_slice; scan and ragged_dot slice with real_dynamic_slice and reshape with
 dynamic_reshape. Kept as CHLO ops (upstream refuses them too): broadcasting ops on dynamic
@@ -598,7 +594,6 @@ def legalize(module: Module) -> None:
     lgamma, zeta and digamma)."""
     from . import (  # noqa: F401  (more patterns)
         chlo_asin_kernel,
-        chlo_complex,
         chlo_elementary,
         chlo_gamma,
         chlo_special,
