@@ -11,7 +11,7 @@ from ..ir.attributes import Attribute, BoolAttr, IntegerAttr
 from ..ir.core import Location, Operation
 from ..ir.types import IntegerType, Type, numpy_dtype
 from .registry import OpDef, define_op
-from .syntax import Custom
+from .syntax import Custom, cast_syntax
 
 # ---- arith.constant: `attr-dict $value` -------------------------------------------------
 
@@ -104,24 +104,7 @@ for _name, _fn in (("addf", np.add), ("subf", np.subtract), ("mulf", np.multiply
 # ---- arith.index_cast: `$in attr-dict `:` type($in) `to` type($out)` ------------------------
 
 
-def _parse_index_cast(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
-    tok = p.tok
-    source = p.parse_operand()
-    attributes = p.parse_optional_attr_dict()
-    p.expect(":")
-    p.check_operand_types([source], [p.parse_type()], tok)
-    p.expect_keyword("to")
-    result = p.parse_type()
-    return p.build_operation(opdef.name, opdef, [source], [result], {}, attributes, [], None,
-                             location)
-
-
-def _print_index_cast(pr: Any, op: Operation) -> None:
-    pr.write(" " + pr.operands(op.operands) + pr.attr_dict(op.attributes)
-             + f" : {op.operands[0].type} to {op.results[0].type}")
-
-
-@define_op("arith.index_cast", syntax=Custom(_parse_index_cast, _print_index_cast))
+@define_op("arith.index_cast", syntax=cast_syntax())
 def index_cast(source: np.ndarray, *, result_type: Type) -> np.ndarray:
     """Integer <-> index conversion (sign-extending or truncating)."""
     element = getattr(result_type, "element", result_type)

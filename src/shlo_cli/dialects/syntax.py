@@ -28,3 +28,37 @@ class Custom:
         if self.block_arg_names_fn is None:
             return None
         return self.block_arg_names_fn(op, region)
+
+
+def cast_syntax(*flags: str) -> Custom:
+    """MLIR's cast format `$source (flag)* attr-dict : type($source) to type($result)`
+    (tensor.cast, arith.index_cast, memref.cast, bufferization.*); each flag is a unit
+    property printed by its name."""
+
+    def parse(p: Any, opdef: Any, location: Any, num_results: int) -> Operation:
+        from ..ir.attributes import UnitAttr
+
+        tok = p.tok
+        source = p.parse_operand()
+        properties: dict[str, Any] = {}
+        for flag in flags:
+            if p.at(flag):
+                p.advance()
+                properties[flag] = UnitAttr()
+        attributes = p.parse_optional_attr_dict()
+        p.expect(":")
+        p.check_operand_types([source], [p.parse_type()], tok)
+        p.expect_keyword("to")
+        result = p.parse_type()
+        return p.build_operation(opdef.name, opdef, [source], [result], properties,
+                                 attributes, [], None, location)
+
+    def print_(pr: Any, op: Operation) -> None:
+        pr.write(" " + pr.operands(op.operands))
+        for flag in flags:
+            if flag in op.properties:
+                pr.write(f" {flag}")
+        pr.write(pr.attr_dict(op.attributes))
+        pr.write(f" : {op.operands[0].type} to {op.results[0].type}")
+
+    return Custom(parse, print_)

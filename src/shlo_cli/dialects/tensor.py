@@ -12,26 +12,9 @@ from ..ir.core import Location, Operation
 from ..ir.diagnostics import Diagnostic
 from ..ir.types import DYNAMIC, TensorType, Type, UnrankedTensorType
 from .registry import OpDef, define_op
-from .syntax import Custom
+from .syntax import Custom, cast_syntax
 
 # ---- tensor.cast: `$source attr-dict : type($source) to type($dest)` -----------------------
-
-
-def _parse_cast(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
-    tok = p.tok
-    source = p.parse_operand()
-    attributes = p.parse_optional_attr_dict()
-    p.expect(":")
-    p.check_operand_types([source], [p.parse_type()], tok)
-    p.expect_keyword("to")
-    result = p.parse_type()
-    return p.build_operation(opdef.name, opdef, [source], [result], {}, attributes, [], None,
-                             location)
-
-
-def _print_cast(pr: Any, op: Operation) -> None:
-    pr.write(" " + pr.operands(op.operands) + pr.attr_dict(op.attributes))
-    pr.write(f" : {op.operands[0].type} to {op.results[0].type}")
 
 
 def _cast_compatible(a: Type, b: Type) -> bool:
@@ -53,7 +36,7 @@ def verify_cast(op: Operation) -> None:
                          col=op.location.col or None)
 
 
-@define_op("tensor.cast", syntax=Custom(_parse_cast, _print_cast), verify=verify_cast)
+@define_op("tensor.cast", syntax=cast_syntax(), verify=verify_cast)
 def cast(source: np.ndarray) -> np.ndarray:
     """Only the static type changes; the value is the operand's."""
     return source
