@@ -327,9 +327,11 @@ def summarize(results: Sequence[dict[str, Any]], suites: Sequence[Suite],
     """Per-suite counts: PASS under the suite's label (those resting on a documented
     deviation counted apart), then every lit result code."""
     by_suite: dict[str, Counter[str]] = {s.name: Counter() for s in suites}
+    seconds: Counter[str] = Counter()
     for result in results:
         suite_name = result["name"].split(" :: ", 1)[0]
         by_suite.setdefault(suite_name, Counter())[result["code"]] += 1
+        seconds[suite_name] += float(result.get("elapsed") or 0.0)
         key = (deviations or {}).get(_path(result))
         if key and result["code"] == "PASS":
             by_suite[suite_name][f"with deviation {key}"] += 1
@@ -338,7 +340,8 @@ def summarize(results: Sequence[dict[str, Any]], suites: Sequence[Suite],
         total = sum(n for code, n in counts.items() if not code.startswith("with "))
         detail = ", ".join(f"{code} {n}" for code, n in sorted(counts.items()))
         label = next((s.label for s in suites if s.name == name), "passed")
-        lines.append(f"{name:10s} {label} {counts['PASS']:5d} / {total:5d}   ({detail})")
+        lines.append(f"{name:10s} {label} {counts['PASS']:5d} / {total:5d}   ({detail}; "
+                     f"{seconds[name]:.0f} s of test time)")
     return "\n".join(lines)
 
 
@@ -397,7 +400,8 @@ def run(root: Path, suites: Sequence[Suite], jobs: int, update_xfail: bool,
     for key in used:
         ours, _, theirs = described.get(key, "").partition("|")
         print(f"  {key}: {ours.strip()} (upstream: {theirs.strip()})")
-    print(f"wall time {wall:.1f}s with lit -j{jobs}")
+    print(f"wall time {wall:.1f}s with lit -j{jobs} (each suite's 'test time' is the sum of "
+          "its tests' own durations, which lit's workers run side by side)")
     if update_xfail:
         write_xfails(updated_xfails(read_xfails(), results))
         print(f"rewrote {XFAIL_FILE.relative_to(REPO)}")
@@ -412,7 +416,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="folder holding interpret/, math/, testdata/, verify/")
     parser.add_argument("--suite", action="append", choices=[s.name for s in SUITES],
                         help="run only this suite (repeatable)")
-    parser.add_argument("-j", "--jobs", type=int, default=2)
+    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2,
+                        help="lit workers (default: one per CPU)")
+    parser.add_argument("--num-shards", type=int, default=None, metavar="N",
+                        help="split the tests into N shards (lit's --num-shards), e.g. one "
+                             "per CI machine")
+    parser.add_argument("--run-shard", type=int, default=None, metavar="K",
+                        help="run shard K of N (1-based; lit's --run-shard)")
     parser.add_argument("--update-xfail", action="store_true",
                         help="rewrite tests/conformance_xfail.txt from this run's results")
     parser.add_argument("--filter", default=None, help="lit --filter regex over test names")
@@ -435,6 +445,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"conformance: {root} has no {', '.join(missing)} folder", file=sys.stderr)
         return 2
     extra = ["--filter", options.filter] if options.filter else []
+    if (options.num_shards is None) != (options.run_shard is None):
+        print("conformance: --num-shards and --run-shard go together", file=sys.stderr)
+        return 2
+    if options.num_shards is not None:
+        extra += ["--num-shards", str(options.num_shards), "--run-shard", str(options.run_shard)]
     return run(root, suites, options.jobs, options.update_xfail, extra, options.dynamic_size,
                upstream_layout)
 
