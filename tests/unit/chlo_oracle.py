@@ -138,7 +138,8 @@ def complex_inputs(dtype: type, low: float, high: float, n: int, seed: int = SEE
 
 
 def tensor(shape: Sequence[int], element: str) -> str:
-    return "tensor<" + "".join(f"{d}x" for d in shape) + element + ">"
+    """The tensor type; a negative size is a dynamic (`?`) dimension."""
+    return "tensor<" + "".join(f"{d if d >= 0 else '?'}x" for d in shape) + element + ">"
 
 
 def program(op: str, operand_types: Sequence[str], result_types: Sequence[str],

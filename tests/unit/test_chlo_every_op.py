@@ -188,8 +188,8 @@ def _zeta_budget(element: str, s: np.ndarray, q: np.ndarray, polygamma: bool) ->
     underflows nor overflows in the element type (the decomposition sums those powers; the
     direct evaluator sums in extended precision, so its zeta(2, 1e33) = 1e-33 is 0
     there). q = +inf: upstream's correction term is inf * 0 = NaN, where zeta is 0."""
-    dtype = DTYPES[element]
-    info = ml_dtypes.finfo(dtype)
+    narrow = element in ("f16", "bf16")  # computed in f32, rounded once
+    info = ml_dtypes.finfo(np.float32 if narrow else DTYPES[element])
     s64, q64 = np.broadcast_arrays(s.astype(np.float64), q.astype(np.float64))
     order = s64 + 1 if polygamma else s64
     with np.errstate(all="ignore"):
@@ -201,6 +201,8 @@ def _zeta_budget(element: str, s: np.ndarray, q: np.ndarray, polygamma: bool) ->
         | np.isnan(s64)
     # polygamma: n! = exp(lgamma(n + 1)) and the product in the element type; n = 0 is
     # digamma, a few eps absolute.
+    if narrow:
+        return 1, np.where(s64 == 0, 64 * _eps(element), _tiny(element)), compared
     if polygamma:
         return 16, np.where(s64 == 0, 32 * _eps(element), _tiny(element)), compared
     return 4, _tiny(element), compared
@@ -220,6 +222,15 @@ def _unary_cases(op: str) -> list[Case]:
         result = "i1" if op in PREDICATES else element
         text = program(f"chlo.{op}", [tensor([x.size], element)], [tensor([x.size], result)])
         cases.append(Case(element, text, [x], *_budget(op, element, [x])))
+        if element in ("f32", "complex<f32>"):  # dynamically shaped: constants are built
+            size = x.size - x.size % 4         # from the operand's run-time shape
+            text = program(f"chlo.{op}", [tensor([-1, 4], element)],
+                           [tensor([-1, 4], result)])
+            operand = x[:size].reshape(-1, 4)
+            budget = _budget(op, element, [operand.ravel()])
+            shaped = [b.reshape(operand.shape) if isinstance(b, np.ndarray) else b
+                      for b in budget]
+            cases.append(Case(f"{element}-dynamic", text, [operand], *shaped))
     return cases
 
 
@@ -241,8 +252,8 @@ BROADCAST_ELEMENTS = {
     "shift_right_logical": ("i8", "i32", "ui64"),
     "complex": ("f32", "f64"),
     "next_after": ("f16", "bf16", "f32", "f64"),
-    "polygamma": ("f32", "f64"),
-    "zeta": ("f32", "f64"),
+    "polygamma": ("f16", "bf16", "f32", "f64"),
+    "zeta": ("f16", "bf16", "f32", "f64"),
 }
 # (lhs shape, rhs shape, broadcast_dimensions or None, result shape)
 SHAPES = (
@@ -251,11 +262,18 @@ SHAPES = (
     ((3, 4), (2, 3, 4), (1, 2), (2, 3, 4)),
     ((2, 1, 4), (3, 1), None, (2, 3, 4)),
     ((1,), (4, 6), None, (4, 6)),
+    ((-1, 4), (4,), None, (-1, 4)),  # dynamic: run-time shape (3, 4)
 )
+RUN_TIME_SIZE = 3
+
+
+def _static(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The run-time shape of a (possibly dynamic) shape."""
+    return tuple(RUN_TIME_SIZE if d < 0 else d for d in shape)
 
 
 def _binary_operands(name: str, element: str, shapes: tuple, salt: int) -> list[np.ndarray]:
-    lhs_shape, rhs_shape = shapes[0], shapes[1]
+    lhs_shape, rhs_shape = _static(shapes[0]), _static(shapes[1])
     n_l, n_r = int(np.prod(lhs_shape)), int(np.prod(rhs_shape))
     if name == "polygamma":  # orders 0..4 and a few invalid ones against x
         order = _rng(salt).choice([0, 1, 2, 3, 4, -1, 0.5], n_l).astype(DTYPES[element])
@@ -300,18 +318,24 @@ def _broadcast_cases(name: str) -> list[Case]:
             text = program(f"chlo.broadcast_{name}", [tensor(lhs_s, element),
                                                       tensor(rhs_s, element)],
                            [tensor(out_s, result)], props)
-            budget = _binary_budget(name, element, inputs, dims, out_s)
+            budget = _binary_budget(name, element, inputs, dims, _static(out_s))
             cases.append(Case(f"{element}-{index}", text, inputs, *budget))
     return cases
 
 
 def _plain_binary_cases(name: str) -> list[Case]:
+    """Random operand pairs, and for next_after every pair of edge values."""
     cases = []
     for element in BROADCAST_ELEMENTS[name]:
         inputs = _binary_operands(name, element, ((N,), (N,)), 7)
-        t = tensor([N], element)
+        if name == "next_after":
+            edges = float_edges(DTYPES[element])
+            lhs, rhs = np.meshgrid(edges, edges)
+            inputs = [np.concatenate([x, pair.ravel()])
+                      for x, pair in zip(inputs, (lhs, rhs), strict=True)]
+        t = tensor([inputs[0].size], element)
         text = program(f"chlo.{name}", [t, t], [t])
-        budget = _binary_budget(name, element, inputs, None, (N,))
+        budget = _binary_budget(name, element, inputs, None, inputs[0].shape)
         cases.append(Case(element, text, inputs, *budget))
     return cases
 
@@ -337,7 +361,7 @@ def _compare_cases() -> list[Case]:
             ("EQ", "NE", "LT", "LE", "GT", "GE")
         for compare_type in compare_types:
             for direction in directions:
-                for index, (lhs_s, rhs_s, dims, out_s) in enumerate(SHAPES[:3]):
+                for index, (lhs_s, rhs_s, dims, out_s) in enumerate(SHAPES[:3] + SHAPES[-1:]):
                     inputs = _binary_operands("compare", element, (lhs_s, rhs_s), index)
                     if element in FLOATS:  # equal values, and both zeros, against each other
                         inputs[1].ravel()[::3] = np.resize(inputs[0].ravel(),
@@ -433,6 +457,12 @@ def _top_k_cases() -> list[Case]:
                     f"({tensor(out, element)}, {tensor(out, 'i32')})\n"
                     f"  return %v, %i : {tensor(out, element)}, {tensor(out, 'i32')}\n}}")
             cases.append(Case(f"{element}-{index}", text, [x]))
+    x = _top_k_inputs("f32", (3, 9), 5)
+    text = ("func.func @main(%a0: tensor<?x9xf32>) -> (tensor<?x4xf32>, tensor<?x4xi32>) {\n"
+            "  %v, %i = chlo.top_k(%a0, k = 4) : tensor<?x9xf32> -> "
+            "(tensor<?x4xf32>, tensor<?x4xi32>)\n"
+            "  return %v, %i : tensor<?x4xf32>, tensor<?x4xi32>\n}")
+    cases.append(Case("f32-dynamic", text, [x]))
     return cases
 
 
