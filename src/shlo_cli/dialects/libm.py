@@ -208,3 +208,17 @@ arctanh = _unary("atanh", math.atanh, np.arctanh, lambda x: np.abs(x) < 1)
 # math.atan2 answers zeros itself (as C99 does); math.pow raises on an infinite result.
 arctan2 = _binary("atan2", math.atan2, np.arctan2, lambda y, x: y != 0)
 power = _binary("pow", math.pow, np.power, lambda x, y: np.ones(x.shape, bool))
+
+
+def _lgamma_fallback(v: float) -> float:
+    """CPython's own lgamma (a Lanczos sum, off by ~1e-16 absolute near its zeros at 1 and
+    2), only where ctypes finds no C library; +inf at the poles."""
+    try:
+        return math.lgamma(v)
+    except (ValueError, OverflowError):
+        return math.inf
+
+
+# math.lgamma is not the C library's: every element goes to the C function (`slow`).
+lgamma = _unary("lgamma", _lgamma_fallback, np.frompyfunc(_lgamma_fallback, 1, 1),
+                lambda x: np.zeros(x.shape, bool))

@@ -1,10 +1,12 @@
 """Special functions on float64 numpy arrays, vectorized (no per-element Python loops).
 
-The CHLO evaluators compute in double and round once to the element type, so these only
-need double accuracy. Algorithms: XLA's Lanczos approximation (g = 7, 9 terms) for lgamma and
-digamma, an all-positive-terms series and a continued fraction for erf/erfc, Newton steps on
-erf for erf_inv, power series / asymptotic expansion for bessel_i1e, Euler-Maclaurin for the
-Hurwitz zeta function.
+The CHLO evaluators compute in double and round once to the element type, so these need
+double accuracy (within 0.5 ulp where the algorithm allows; tests/unit/test_chlo_every_op.py
+compares them with upstream's decompositions). Algorithms: the C library's lgamma, erf and
+erfc; digamma by shifting to z + 12 and its asymptotic series (reflection below 1/2, a Taylor
+series about the positive root) in extended precision; Newton steps on erf for erf_inv;
+power series / asymptotic expansion for bessel_i1e and Euler-Maclaurin for the Hurwitz zeta
+function, both in extended precision. XLA's Lanczos lgamma is kept for comparison.
 """
 
 from __future__ import annotations
@@ -35,10 +37,10 @@ def _lanczos_log_t(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def lgamma(x: np.ndarray) -> np.ndarray:
-    """log|Gamma(x)| by libm: exact zeros at 1 and 2, +inf at the poles (non-positive
-    integers) and at +-inf; a Lanczos sum is off by ~1e-15 absolute, which is unbounded
-    relative error next to the zeros."""
-    return _lgamma(x)
+    """log|Gamma(x)| by the C library (math.lgamma is CPython's own Lanczos sum): exact
+    zeros at 1 and 2, +inf at the poles (non-positive integers) and at +-inf; a Lanczos sum
+    is off by ~1e-16 absolute, which is unbounded relative error next to the zeros."""
+    return np.asarray(libm.lgamma(np.asarray(x, np.float64)), np.float64)
 
 
 def lgamma_lanczos(x: np.ndarray) -> np.ndarray:
@@ -60,23 +62,51 @@ def lgamma_lanczos(x: np.ndarray) -> np.ndarray:
         return np.where(np.isinf(x), np.inf, result)
 
 
+_WIDE = np.longdouble
+_PI_WIDE = _WIDE("3.14159265358979323846264338327950288")
+# The positive root of digamma as a sum of two doubles, and the Taylor coefficients
+# psi^(k)(root) / k! there (mpmath, 300 bits).
+_ROOT_HIGH, _ROOT_LOW = 1.4616321449683622, 9.549995429965697e-17
+_ROOT_TAYLOR = tuple(_WIDE(c) for c in (
+    "0.9676722454476211704274448", "-0.4427631689835921060928653",
+    "0.2584997609556510106244014", "-0.1639427054424065275042513",
+    "0.1078240506912623657571829", "-0.07219956125645471092612178",
+    "0.04880428816414310722509253"))
+_ROOT_RADIUS = 0.004  # |x - root| where 7 Taylor terms are exact to extended precision
+# B_2k / 2k, the coefficients of psi's asymptotic series in y^-2k.
+_PSI_ASYMPTOTIC = (1 / 12, -1 / 120, 1 / 252, -1 / 240, 1 / 132, -691 / 32760, 1 / 12)
+_PSI_SHIFT = 12
+
+
 def digamma(x: np.ndarray) -> np.ndarray:
-    """d/dx log Gamma(x); NaN at the poles, the integers <= 0 (as upstream's CHLO
-    decomposition, which defines the op)."""
+    """d/dx log Gamma(x) in extended precision, rounded once: psi(z) = psi(z + 12) -
+    sum 1/(z + k) with the asymptotic series at z + 12 >= 12.5; reflection psi(x) =
+    psi(1 - x) - pi / tan(pi x) for x < 1/2 (tan of the exactly reduced pi (x - round x));
+    a Taylor series about the positive root, where the shifted sum cancels. NaN at the
+    poles, the integers <= 0, as upstream's decomposition (which defines the op)."""
+    x = np.asarray(x, np.float64)
     with np.errstate(all="ignore"):
-        reflect = x < 0.5
-        z = np.where(reflect, -x, x - 1.0)
-        num = np.zeros(x.shape)
-        denom = np.full(x.shape, LANCZOS_BASE)
-        for i, c in enumerate(LANCZOS_COEFFICIENTS):
-            d = z + (i + 1)
-            num = num - c / (d * d)
-            denom = denom + c / d
-        t, log_t = _lanczos_log_t(z)
-        y = log_t + num / denom - LANCZOS_GAMMA / t
-        reduced = x + np.abs(np.floor(x + 0.5))
-        reflection = y - np.pi * libm.cos(np.pi * reduced) / libm.sin(np.pi * reduced)
-        result = np.where(reflect, reflection, y)
+        wide = x.astype(_WIDE)
+        reflect = wide < 0.5
+        z = np.where(reflect, 1 - wide, wide)
+        shifted_sum = np.zeros(x.shape, _WIDE)
+        y = z.copy()
+        for _ in range(_PSI_SHIFT):
+            shifted_sum = shifted_sum + 1 / y
+            y = y + 1
+        inverse_square = 1 / (y * y)
+        series = np.zeros(x.shape, _WIDE)
+        for c in reversed(_PSI_ASYMPTOTIC):
+            series = (series + _WIDE(c)) * inverse_square
+        psi = np.log(y) - 1 / (2 * y) - series - shifted_sum
+        offset = (wide - _ROOT_HIGH) - _ROOT_LOW
+        taylor = np.zeros(x.shape, _WIDE)
+        for c in reversed(_ROOT_TAYLOR):
+            taylor = (taylor + c) * offset
+        psi = np.where(np.abs(offset) < _ROOT_RADIUS, taylor, psi)
+        reduced = wide - np.round(wide)
+        psi = np.where(reflect, psi - _PI_WIDE / np.tan(_PI_WIDE * reduced), psi)
+        result = psi.astype(np.float64)
         result = np.where((x <= 0) & (x == np.floor(x)), np.nan, result)
         return np.where(x == np.inf, np.inf, result)
 
@@ -126,7 +156,6 @@ def _libm(fn: Any, at_error: float) -> Any:
 
 _erf = _libm(math.erf, math.nan)
 _erfc = _libm(math.erfc, math.nan)
-_lgamma = _libm(math.lgamma, math.inf)
 
 
 def erf(x: np.ndarray) -> np.ndarray:
@@ -164,29 +193,35 @@ def erf_inv(y: np.ndarray) -> np.ndarray:
 _I1E_SERIES_LIMIT = 30.0
 _I1E_SERIES_TERMS = 140
 _I1E_ASYMPTOTIC_TERMS = 30
+_PI_EXTENDED = np.longdouble("3.14159265358979323846264338327950288")
 
 
 def bessel_i1e(x: np.ndarray) -> np.ndarray:
-    """e^(-|x|) I1(x): power series for |x| <= 30, Hankel's asymptotic expansion beyond."""
+    """e^(-|x|) I1(x): power series for |x| <= 30, Hankel's asymptotic expansion beyond,
+    both summed in extended precision (the series' terms carry a rounding per step and
+    peak near k = |x|/2, which costs double up to ~9 ulp), rounded once to double. The
+    asymptotic form divides by sqrt(2 pi) sqrt(|x|), which stays finite up to the largest
+    double."""
+    wide = np.longdouble
     with np.errstate(all="ignore"):
-        a = np.abs(x)
-        s = np.where(a <= _I1E_SERIES_LIMIT, a, 0.0)
-        q = 0.25 * s * s
-        term = 0.5 * s
+        a = np.abs(np.asarray(x, np.float64)).astype(wide)
+        s = np.where(a <= _I1E_SERIES_LIMIT, a, wide(0))
+        q = wide(0.25) * s * s
+        term = wide(0.5) * s
         total = term.copy()
         for k in range(1, _I1E_SERIES_TERMS):
-            term = term * q / (k * (k + 1))
+            term = term * q / wide(k * (k + 1))
             total = total + term
-        series = total * libm.exp(-s)
-        big = np.where(a > _I1E_SERIES_LIMIT, a, _I1E_SERIES_LIMIT + 1)
-        mu = 4.0
-        term = np.ones(x.shape)
-        acc = np.ones(x.shape)
+        series = total * np.exp(-s)
+        big = np.where(a > _I1E_SERIES_LIMIT, a, wide(_I1E_SERIES_LIMIT + 1))
+        mu = wide(4)
+        term = np.ones(a.shape, wide)
+        acc = np.ones(a.shape, wide)
         for k in range(1, _I1E_ASYMPTOTIC_TERMS):
-            term = -term * (mu - (2 * k - 1) ** 2) / (k * 8.0 * big)
+            term = -term * (mu - wide((2 * k - 1) ** 2)) / (wide(8 * k) * big)
             acc = acc + term
-        asymptotic = acc / np.sqrt(2.0 * math.pi * big)
-        result = np.where(a <= _I1E_SERIES_LIMIT, series, asymptotic)
+        asymptotic = acc / (np.sqrt(2 * _PI_EXTENDED) * np.sqrt(big))
+        result = np.where(a <= _I1E_SERIES_LIMIT, series, asymptotic).astype(np.float64)
         result = np.where(np.isinf(a), 0.0, result)
         return np.where(np.isnan(x), np.nan, np.copysign(result, x))
 
@@ -194,44 +229,70 @@ def bessel_i1e(x: np.ndarray) -> np.ndarray:
 _ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
            7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
            -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18)
-_ZETA_N = 9
+_ZETA_N = 10
+_EXTENDED = np.longdouble
+_FACTORIALS = np.array([float(math.factorial(k)) for k in range(171)])
+
+
+def _zeta_positive(s: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """sum_k (q + k)^-s for q > 0, s > 1, in extended precision: the first terms summed,
+    the rest by Euler-Maclaurin at w = q + 10 (its Bernoulli terms as ratios of the
+    previous one, so a huge s makes them zero rather than inf * 0)."""
+    total = np.zeros(s.shape, _EXTENDED)
+    for k in range(_ZETA_N):
+        total = total + np.power(q + k, -s)
+    w = q + _ZETA_N
+    w_power = np.power(w, -s)
+    total = total + np.power(w, 1 - s) / (s - 1) + w_power / 2
+    term = s * w_power / w
+    for j, a in enumerate(_ZETA_A):
+        total = total + term / _EXTENDED(a)
+        term = term * ((s + (2 * j + 1)) / w) * ((s + (2 * j + 2)) / w)
+    return total
+
+
+def zeta_extended(s: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Hurwitz zeta(s, q) = sum_k (q + k)^-s in extended precision, with the cases of
+    upstream's decomposition (which defines the op outside s > 1, q > 0): NaN for s < 1 and
+    for non-integer s when q <= 0; at the poles q = 0, -1, ... +inf for even s, NaN for odd;
+    +inf at s = 1. A negative non-integer q with integer s splits the sum into its negative
+    terms, (-1)^s (zeta(s, r) - zeta(s, r + K)) with r = -(q + K - 1) in (0, 1), and
+    zeta(s, q + K), K = ceil(-q), all at positive arguments, where Euler-Maclaurin holds
+    (at q + 10 < 0 it does not: upstream's decomposition is off there)."""
+    s, q = np.broadcast_arrays(np.asarray(s, _EXTENDED), np.asarray(q, _EXTENDED))
+    with np.errstate(all="ignore"):
+        negative = q < 0
+        k = np.where(negative, np.ceil(-q), 0)
+        r = np.where(negative, -(q + k - 1), 1)
+        sign = np.where(np.fmod(s, 2) == 0, 1, -1).astype(_EXTENDED)
+        shifted = np.where(negative, q + k, q)
+        result = _zeta_positive(s, shifted)
+        below = sign * (_zeta_positive(s, r) - _zeta_positive(s, r + k))
+        result = np.where(negative, result + below, result)
+        result = np.where(s < 1, np.nan, result)
+        is_int = s == np.floor(s)
+        result = np.where((q <= 0) & ~is_int, np.nan, result)
+        even = is_int & (np.fmod(s, 2) == 0)
+        at_pole = (q <= 0) & (q == np.floor(q))
+        result = np.where(at_pole, np.where(even, np.inf, np.nan), result)
+        return np.where(s == 1, np.inf, result)
 
 
 def zeta(s: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """Hurwitz zeta(s, q) = sum_k (q + k)^-s for s > 1 (Euler-Maclaurin, as Cephes/XLA)."""
-    with np.errstate(all="ignore"):
-        total = np.zeros(np.broadcast_shapes(s.shape, q.shape))
-        for k in range(_ZETA_N):
-            total = total + libm.power(q + k, -s)
-        w = q + _ZETA_N
-        total = total + libm.power(w, 1.0 - s) / (s - 1.0) + 0.5 * libm.power(w, -s)
-        factor = s * libm.power(w, -s - 1.0)
-        coeff = np.ones_like(total)
-        correction = np.zeros_like(total)
-        for j, a in enumerate(_ZETA_A):
-            correction = correction + coeff * factor / a
-            coeff = coeff * (s + 2 * j + 1) * (s + 2 * j + 2)
-            factor = factor / (w * w)
-            del a
-        total = total + correction
-        q_pole = (q <= 0) & (q == np.floor(q))
-        result = np.where(s == 1.0, np.inf, total)
-        result = np.where(s < 1.0, np.nan, result)
-        result = np.where(q_pole & (s > 1) & (s == np.floor(s)) & (s % 2 == 0), np.inf, result)
-        result = np.where(q_pole & ~((s > 1) & (s == np.floor(s)) & (s % 2 == 0)), np.nan,
-                          result)
-        return np.where(np.isnan(s) | np.isnan(q), np.nan, result)
+    """Hurwitz zeta(s, q), rounded once to double."""
+    return zeta_extended(s, q).astype(np.float64)
 
 
 def polygamma(n: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """psi^(n)(x): digamma for n = 0, else (-1)^(n+1) n! zeta(n + 1, x); NaN unless n is a
-    non-negative integer."""
+    """psi^(n)(x): digamma for n = 0, else (-1)^(n+1) n! zeta(n + 1, x) (in extended
+    precision, n! exact to rounding); NaN unless n is a non-negative integer."""
     with np.errstate(all="ignore"):
         n, x = np.broadcast_arrays(n, x)
         valid = (n >= 0) & (n == np.floor(n))
         nn = np.where(valid, n, 0.0)
         sign = np.where(np.fmod(nn, 2.0) == 0, -1.0, 1.0)
-        factorial = libm.exp(lgamma(nn + 1.0))
-        higher = sign * factorial * zeta(nn + 1.0, x)
+        factorial = np.where(nn <= 170, _FACTORIALS[np.minimum(nn, 170).astype(np.int64)],
+                             np.inf).astype(_EXTENDED)
+        higher = (sign * factorial * zeta_extended(nn + 1.0, x)).astype(np.float64)
         result = np.where(nn == 0, digamma(x), higher)
         return np.where(valid, result, np.nan)

@@ -76,10 +76,15 @@ _register("bessel_i1e", real_in_double("bessel_i1e", special_math.bessel_i1e),
 
 def _asin_acos_kernel(z: np.ndarray) -> np.ndarray:
     """w with asin(z) = atan2(Re z, Re w) + i sign(Im z) Im w: Re w = Re sqrt(1 - z^2),
-    Im w = |Im asin(z)|."""
-    a = libm.arcsin(z)
-    return make_complex(libm.cos(a.real) * libm.cosh(a.imag), np.abs(a.imag),
-                        np.dtype(np.complex128))
+    Im w = |Im asin(z)|. Re w is Kahan's Re(sqrt(1 - z) sqrt(1 + z)), a sum of two
+    non-negative products (Im sqrt(1 - z) and Im sqrt(1 + z) have opposite signs): no
+    cancellation and no overflow of z^2 (cos(Re asin z) cosh(Im asin z) loses all digits
+    near Re asin z = pi/2, e.g. 2e22 instead of 0 at z = 3.4e38)."""
+    with np.errstate(all="ignore"):
+        a, b = np.sqrt(1 - z), np.sqrt(1 + z)
+        real = a.real * b.real - a.imag * b.imag
+        imag = np.abs(libm.arcsin(z).imag)
+    return make_complex(real, imag, np.dtype(np.complex128))
 
 
 @define_op("chlo._asin_acos_kernel", syntax=UNARY)

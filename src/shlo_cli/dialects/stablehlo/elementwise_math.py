@@ -35,15 +35,61 @@ def _complex_cbrt(z: np.ndarray) -> np.ndarray:
     return modulus * (libm.cos(theta) + 1j * libm.sin(theta))
 
 
+_SPLITTER = 134217729.0  # 2^27 + 1: Dekker's split of a double into two 26-bit halves
+
+
+def _two_product(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """p + e == a * b exactly (Dekker), for |a|, |b| well inside the double range."""
+    p = a * b
+    ca, cb = _SPLITTER * a, _SPLITTER * b
+    a_high, b_high = ca - (ca - a), cb - (cb - b)
+    a_low, b_low = a - a_high, b - b_high
+    return p, ((a_high * b_high - p) + a_high * b_low + a_low * b_high) + a_low * b_low
+
+
+def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """s + e == a + b exactly (Knuth)."""
+    s = a + b
+    v = s - a
+    return s, (a - (s - v)) + (b - v)
+
+
 def _complex_log1p(z: np.ndarray) -> np.ndarray:
-    """log(1 + z) without forming 1 + z: Re = log1p(2x + x^2 + y^2) / 2 in extended
-    precision (exact near z = 0, where |1 + z| rounds to 1), Im = atan2(y, 1 + x), which
-    keeps the sign of a zero y on the branch cut."""
-    x, y = z.real.astype(np.longdouble), z.imag.astype(np.longdouble)
+    """log(1 + z) without rounding 1 + z where it matters. Re = log|1 + z|: where |1 + z|
+    is below 1/2 or above 2, log(hypot(1 + x, y)) (1 + x is exact when x is near -1, and
+    relatively exact enough when |1 + z| is large); in between, log1p(u) / 2 with
+    u = 2x + x^2 + y^2 summed in double-double from exact products (u cancels to nearly 0
+    on the circle |1 + z| = 1, and near z = 0 where |1 + z| rounds to 1).
+    Im = atan2(y, 1 + x), which keeps the sign of a zero y on the branch cut, corrected for
+    the rounding of 1 + x."""
+    x = np.asarray(z.real, np.float64)
+    y = np.asarray(z.imag, np.float64)
     with np.errstate(all="ignore"):
-        real = 0.5 * libm.log1p(2 * x + x * x + y * y)
-        real = np.where(np.isinf(x) | np.isinf(y), np.inf, real)  # inf - inf inside log1p
-        imag = libm.arctan2(y, 1 + x)
+        x_plus_one = 1 + x
+        modulus = np.hypot(x_plus_one, y)
+        far = ~((modulus >= 0.5) & (modulus <= 2.0))
+        xx, xx_error = _two_product(x, x)
+        yy, yy_error = _two_product(y, y)
+        u, u_error = _two_sum(2 * x, xx)
+        u, error = _two_sum(u, yy)
+        u_error = u_error + error + xx_error + yy_error
+        u, u_error = _two_sum(u, u_error)
+        near = 0.5 * (libm.log1p(u) + u_error / (1 + u))
+        # hypot overflows (or goes subnormal) before log|1 + z| does: scale by the larger part.
+        larger = np.maximum(np.abs(x_plus_one), np.abs(y))
+        ratio = np.minimum(np.abs(x_plus_one), np.abs(y)) / larger
+        scaled = libm.log(larger) + 0.5 * libm.log1p(ratio * ratio)
+        extreme = (modulus > 1e300) | (modulus < 1e-300)
+        far_value = libm.log(np.where(far & ~extreme, modulus, 1.0))
+        real = np.where(far, np.where(extreme, scaled, far_value), near)
+        real = np.where(np.isinf(x) | np.isinf(y), np.inf, real)
+        # 1 + x rounds off its low part: atan2's derivative in the second argument
+        # puts it back (-y / |1 + z|^2 per unit).
+        _, x_plus_one_error = _two_sum(np.ones_like(x), x)
+        shift = np.where(np.isfinite(x_plus_one_error) & (x_plus_one_error != 0) & (y != 0)
+                         & np.isfinite(y) & np.isfinite(modulus),
+                         y * x_plus_one_error / (modulus * modulus), 0.0)
+        imag = libm.arctan2(y, x_plus_one) - shift
     return _from_parts(real, imag, z.dtype)
 
 
