@@ -33,7 +33,7 @@ def value_prefix(module: Module, value: Value, names: _Names | None = None) -> s
     return f"{names.names.get(id(value), '%<unknown>')} = "
 
 
-@define_op("interpreter.print",
+@define_op("interpreter.print", operands=("operand",), results=0,
            syntax=Format("$operand", operands=("operand",), types="operands", num_results=0))
 def print_(operand: Any, *, op: Operation, ctx: Context) -> None:
     """Write `<name> = <tensor>` and a newline to the interpreter's output stream."""
