@@ -151,3 +151,27 @@ def test_declared_attributes_are_inherent(scratch: str) -> None:
     op = parse_source(text, "t.mlir").functions()[0].regions[0].entry.operations[0]
     assert set(op.properties) == {"needed"}
     assert set(op.attributes) == {"other"}
+
+
+def test_dialects_use_public_ir_names_only() -> None:
+    """Op packages reach the parser and printer through public methods and names only
+    (no `p._private(...)`, no `from ..ir.x import _private`)."""
+    import ast
+    from pathlib import Path
+
+    import shlo_cli
+
+    root = Path(shlo_cli.__file__).parent
+    found = []
+    for package in ("dialects", "check_dialect", "custom_calls"):
+        for path in sorted((root / package).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.ImportFrom) and node.module and (
+                        node.module == "ir" or node.module.startswith("ir.")):
+                    found += [f"{path.name}: {a.name}" for a in node.names
+                              if a.name.startswith("_")]
+                if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                        and node.value.id in ("p", "pr", "parser", "printer")
+                        and node.attr.startswith("_")):
+                    found.append(f"{path.name}:{node.lineno}: {node.value.id}.{node.attr}")
+    assert found == []

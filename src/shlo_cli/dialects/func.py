@@ -107,7 +107,7 @@ def _print_func(pr: Any, op: Operation) -> None:
         else:
             pr.write(" -> (" + ", ".join(results) + ")")
     elided = ("sym_name", "function_type", "sym_visibility", "arg_attrs", "res_attrs")
-    pr.write(pr.attr_dict(op.attributes, elided, keyword=True))
+    pr.write(pr.attr_dict({**op.properties, **op.attributes}, elided, keyword=True))
     if body.blocks:
         pr.write(" ")
         pr.print_region(body, print_entry_args=False, default_dialect="func")

@@ -15,9 +15,10 @@ from .types import ENCODING_ALIASES, FunctionType, TensorType, Type
 _ALIASED_DIALECTS = {"sparse_tensor": "sparse"}
 
 
-class _Names:
+class ValueNames:
     """MLIR's value/block naming: regions are numbered breadth-first; nested regions start
-    from their parent's counters; name hints are uniqued with a shared `_N` counter."""
+    from their parent's counters; name hints are uniqued with a shared `_N` counter.
+    Public: `interpreter.print` names values as the printer would (`names`, `result_bases`)."""
 
     def __init__(self, top: Operation, generic: bool) -> None:
         self.names: dict[int, str] = {}
@@ -129,7 +130,7 @@ class Printer:
         self.local_scope = local_scope
         self.out: list[str] = []
         self.indent = 0
-        self.names: _Names | None = None
+        self.names: ValueNames | None = None
         self.default_dialects: list[str] = ["builtin"]
         self.loc_aliases: LocAliases | None = None
         self.source_name = ""
@@ -271,7 +272,7 @@ class Printer:
 
     def print_module(self, module: Module) -> str:
         self.out = []
-        self.names = _Names(module.op, self.generic)
+        self.names = ValueNames(module.op, self.generic)
         self.loc_aliases = None
         if self.debuginfo and not self.local_scope:
             self.loc_aliases = _collect_loc_aliases(module.op)

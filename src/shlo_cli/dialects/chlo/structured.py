@@ -79,7 +79,7 @@ def _parse_top_k(p: Any, opdef: OpDef, location: Location, num_results: int) -> 
 
 def _print_top_k(pr: Any, op: Operation) -> None:
     pr.write(f"({pr.name(op.operands[0])}, k = {op.properties['k'].value})")
-    pr.write(pr.attr_dict(op.attributes))
+    pr.write(pr.attr_dict({**op.properties, **op.attributes}, ("k",)))
     values, indices = op.result_types
     pr.write(f" : {op.operand_types[0]} -> ({values}, {indices})")
 
