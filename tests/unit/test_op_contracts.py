@@ -82,6 +82,23 @@ def test_positional_operands_must_match(scratch: str) -> None:
     define_op("contract.any", operands=("lhs", "rhs"), results=1)(anything)
 
 
+def test_callable_objects_are_checked_too(scratch: str) -> None:
+    """Evaluators that are not plain functions are read through `inspect.signature`."""
+
+    class Kernel:
+        def __call__(self, x: Any, *, dimensons: Any) -> Any:
+            return x
+
+    with pytest.raises(OpContractError, match="'dimensons'"):
+        define_op("contract.obj", operands=("x",), results=1,
+                  attributes=("dimensions",))(Kernel())
+    with pytest.raises(OpContractError, match="takes 1 positional operands"):
+        define_op("contract.obj", operands=(), results=1,
+                  attributes=("dimensons",))(Kernel())
+    define_op("contract.obj", operands=("x",), results=1, attributes=("dimensons",))(Kernel())
+    assert registry._REGISTRY["contract.obj"].evaluate_params == ("dimensons",)
+
+
 def test_bad_declarations_fail(scratch: str) -> None:
     with pytest.raises(OpContractError, match="results must be a count or"):
         declare_op("contract.bad", operands=(), results="many")

@@ -95,11 +95,6 @@ class OpDef:
         """The evaluator's keyword-only parameter names (what the engine binds)."""
         return self._params
 
-    @property
-    def operand_arity(self) -> tuple[int, int | None]:
-        """(required, maximum or None when variadic) operands, from the declaration."""
-        return operand_arity(self.operands or ())
-
 
 def operand_arity(operands: tuple[str, ...]) -> tuple[int, int | None]:
     """(required, maximum or None) for declared operand names (`*group`, `name?`)."""
@@ -112,10 +107,10 @@ def operand_arity(operands: tuple[str, ...]) -> tuple[int, int | None]:
 def _signature(fn: Callable[..., Any]) -> tuple[int, int | None, tuple[str, ...]]:
     """(required, maximum or None) positional parameters and the keyword-only names, read
     from the code object (cheap enough for every op at import), else from `inspect`."""
-    code = getattr(fn, "__code__", None)
-    if code is not None and not hasattr(fn, "__wrapped__"):
+    if inspect.isfunction(fn) and not hasattr(fn, "__wrapped__"):
+        code = fn.__code__
         count = code.co_argcount
-        defaults = len(getattr(fn, "__defaults__", None) or ())
+        defaults = len(fn.__defaults__ or ())
         variadic = bool(code.co_flags & inspect.CO_VARARGS)
         keywords = code.co_varnames[count:count + code.co_kwonlyargcount]
         return count - defaults, None if variadic else count, tuple(keywords)

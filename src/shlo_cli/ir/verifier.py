@@ -191,7 +191,7 @@ def operand_arity(opdef: OpDef) -> tuple[int, int | None]:
     a declaration takes any number)."""
     if opdef.operands is None:
         return 0, None
-    return opdef.operand_arity
+    return registry.operand_arity(opdef.operands)
 
 
 def verify_operand_count(op: Operation) -> None:
