@@ -216,8 +216,8 @@ def _parse_call_indirect(p: Any, opdef: OpDef, location: Location,
 
 def _print_call_indirect(pr: Any, op: Operation) -> None:
     callee, *operands = op.operands
-    pr.write(f" {pr.name(callee)}({pr.operands(operands)})" + pr.attr_dict(op.attributes)
-             + f" : {callee.type}")
+    pr.write(f" {pr.name(callee)}({pr.operands(operands)})"
+             + pr.attr_dict({**op.properties, **op.attributes}) + f" : {callee.type}")
 
 
 declare_op("func.call_indirect", operands=("callee", "*callee_operands"), results="*",

@@ -46,7 +46,8 @@ def _parse_mapping(p: Any, opdef: OpDef, location: Location, num_results: int) -
 
 def _print_mapping(pr: Any, op: Operation) -> None:
     types = ", ".join(str(t) for t in op.operand_types)
-    pr.write(" " + pr.operands(op.operands) + pr.attr_dict(op.attributes) + f" : {types}")
+    attrs = pr.attr_dict({**op.properties, **op.attributes})
+    pr.write(" " + pr.operands(op.operands) + attrs + f" : {types}")
     if op.name != "shape.cstr_broadcastable":
         pr.write(f" -> {op.results[0].type}")
 
