@@ -192,3 +192,22 @@ def test_dialects_use_public_ir_names_only() -> None:
                         and node.attr.startswith("_")):
                     found.append(f"{path.name}:{node.lineno}: {node.value.id}.{node.attr}")
     assert found == []
+
+
+def test_stablehlo_contracts_agree_with_vhlo() -> None:
+    """StableHLO ops and their current VHLO versions (a frozen copy of the same ODS) declare
+    the same operands and result counts."""
+    from shlo_cli.dialects.vhlo.ops import latest_spec
+
+    checked = 0
+    for name, opdef in registry.all_ops().items():
+        if not name.startswith("stablehlo."):
+            continue
+        spec = latest_spec(name.split(".", 1)[1])
+        if spec is None:  # ops VHLO no longer carries (stablehlo.trace)
+            continue
+        variadic = any(r.startswith("*") for r in spec.results)
+        assert opdef.operands == spec.operands, name
+        assert opdef.results == ("*" if variadic else len(spec.results)), name
+        checked += 1
+    assert checked > 100
