@@ -151,15 +151,15 @@ def _print_pair(pr: Any, op: Operation) -> None:
     pr.write(f" : {op.operands[0].type}")
 
 
-@define_op("check.expect_eq", syntax=Custom(_parse_pair, _print_pair),
-           verify=_same_type_operands)
+@define_op("check.expect_eq", operands=("lhs", "rhs"), results=0,
+           syntax=Custom(_parse_pair, _print_pair), verify=_same_type_operands)
 def expect_eq(lhs: np.ndarray, rhs: np.ndarray, *, op: Operation) -> None:
     """Every element of `lhs` equals the corresponding element of `rhs` exactly."""
     _fail(op, expect_eq_failure(lhs, rhs, _etype(op)))
 
 
-@define_op("check.expect_almost_eq", syntax=Custom(_parse_pair, _print_pair),
-           properties=("tolerance",), verify=_same_type_operands)
+@define_op("check.expect_almost_eq", operands=("lhs", "rhs"), results=0, attributes=("tolerance?",),
+           syntax=Custom(_parse_pair, _print_pair), verify=_same_type_operands)
 def expect_almost_eq(lhs: np.ndarray, rhs: np.ndarray, *, tolerance: float | None,
                      op: Operation) -> None:
     """Float/complex elements equal within `tolerance` (default 1e-4)."""
@@ -192,15 +192,16 @@ def _print_const(pr: Any, op: Operation) -> None:
     pr.write(pr.attr_dict(op.attributes, ("value", "tolerance")))
 
 
-@define_op("check.expect_eq_const", syntax=Custom(_parse_const, _print_const),
-           properties=("value",), verify=_types_match("lhs", "value"))
+@define_op("check.expect_eq_const", operands=("lhs",), results=0, attributes=("value",),
+           syntax=Custom(_parse_const, _print_const), verify=_types_match("lhs", "value"))
 def expect_eq_const(lhs: np.ndarray, *, value: np.ndarray, op: Operation) -> None:
     """Every element of `lhs` equals the constant `value` exactly."""
     _fail(op, expect_eq_failure(lhs, value, _etype(op)))
 
 
-@define_op("check.expect_almost_eq_const", syntax=Custom(_parse_const, _print_const),
-           properties=("value", "tolerance"), verify=_types_match("lhs", "value"))
+@define_op("check.expect_almost_eq_const", operands=("lhs",), results=0,
+           attributes=("value", "tolerance?"), syntax=Custom(_parse_const, _print_const),
+           verify=_types_match("lhs", "value"))
 def expect_almost_eq_const(lhs: np.ndarray, *, value: np.ndarray, tolerance: float | None,
                            op: Operation) -> None:
     """Float/complex elements equal the constant `value` within `tolerance`."""
@@ -241,9 +242,9 @@ def _print_close(pr: Any, op: Operation) -> None:
     pr.write(", ".join(str(v.type) for v in op.operands))
 
 
-@define_op("check.expect_close", syntax=Custom(_parse_close, _print_close),
-           properties=("max_ulp_difference", "min_ulp_difference"),
-           verify=_types_match("actual", "expected"))
+@define_op("check.expect_close", operands=("actual", "expected"), results=0,
+           attributes=("max_ulp_difference?", "min_ulp_difference?"),
+           syntax=Custom(_parse_close, _print_close), verify=_types_match("actual", "expected"))
 def expect_close(actual: np.ndarray, expected: np.ndarray, *, max_ulp_difference: int | None,
                  min_ulp_difference: int | None, op: Operation) -> None:
     """ULP distance of every element within [min_ulp_difference, max_ulp_difference]."""
@@ -281,8 +282,9 @@ def _print_serialized(pr: Any, op: Operation) -> None:
     pr.write(pr.attr_dict(op.attributes) + f" : {op.operands[0].type}")
 
 
-@define_op("check.expect_serialized_eq", syntax=Custom(_parse_serialized, _print_serialized),
-           properties=("probe_id", "iteration"))
+@define_op("check.expect_serialized_eq", operands=("expected",), results=0,
+           attributes=("probe_id", "iteration?"),
+           syntax=Custom(_parse_serialized, _print_serialized))
 def expect_serialized_eq(expected: np.ndarray, *, probe_id: str, iteration: int | None,
                          op: Operation, ctx: Any) -> None:
     """The `iteration`-th tensor a probe `probe_id` serialized equals `expected`."""

@@ -52,8 +52,8 @@ def _result_name(op: Operation) -> str:
     return "cst"
 
 
-@define_op("arith.constant", syntax=Custom(_parse_constant, _print_constant),
-           properties=("value",), asm_result_name=_result_name)
+@define_op("arith.constant", operands=(), results=1, attributes=("value",),
+           syntax=Custom(_parse_constant, _print_constant), asm_result_name=_result_name)
 def constant(*, value: Any, result_type: Type) -> np.ndarray:
     """Produces the constant `value` as an array of the result type."""
     if isinstance(value, np.ndarray):
@@ -92,7 +92,7 @@ def _binary(name: str, fn: Any) -> None:
             return np.asarray(fn(lhs, rhs), dtype=lhs.dtype)
 
     evaluate.__doc__ = f"`arith.{name}`: elementwise {fn.__name__}."
-    define_op(f"arith.{name}", syntax=_BINARY)(evaluate)
+    define_op(f"arith.{name}", operands=("lhs", "rhs"), results=1, syntax=_BINARY)(evaluate)
 
 
 for _name, _fn in (("addf", np.add), ("subf", np.subtract), ("mulf", np.multiply),
@@ -104,7 +104,7 @@ for _name, _fn in (("addf", np.add), ("subf", np.subtract), ("mulf", np.multiply
 # ---- arith.index_cast: `$in attr-dict `:` type($in) `to` type($out)` ------------------------
 
 
-@define_op("arith.index_cast", syntax=cast_syntax())
+@define_op("arith.index_cast", operands=("in",), results=1, syntax=cast_syntax())
 def index_cast(source: np.ndarray, *, result_type: Type) -> np.ndarray:
     """Integer <-> index conversion (sign-extending or truncating)."""
     element = getattr(result_type, "element", result_type)

@@ -50,7 +50,8 @@ def _print_cmpi(pr: Any, op: Operation) -> None:
              + f" : {op.operands[0].type}")
 
 
-declare_op("arith.cmpi", syntax=Custom(_parse_cmpi, _print_cmpi), properties=("predicate",))
+declare_op("arith.cmpi", operands=("lhs", "rhs"), results=1, attributes=("predicate",),
+           syntax=Custom(_parse_cmpi, _print_cmpi))
 
 
 # ---- arith.select: `$condition `,` $true `,` $false attr-dict `:` type($result)` -------------
@@ -73,4 +74,5 @@ def _print_select(pr: Any, op: Operation) -> None:
              + f" : {op.results[0].type}")
 
 
-declare_op("arith.select", syntax=Custom(_parse_select, _print_select))
+declare_op("arith.select", operands=("condition", "true_value", "false_value"), results=1,
+           syntax=Custom(_parse_select, _print_select))

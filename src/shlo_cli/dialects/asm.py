@@ -7,7 +7,8 @@ Directives:
 - ``$name``: an operand (``operands=("lhs", "rhs")``; a trailing ``*`` marks a variadic
   group) or an inherent attribute whose inline kind is given in ``attrs``:
   ``array`` (`[1, 2]` <-> `array<i64: 1, 2>`), ``int`` (`0` <-> `0 : i64`),
-  ``enum:<name>`` (`EQ` <-> `#stablehlo<name EQ>`), ``attr`` (any attribute as is).
+  ``enum:<name>`` (`EQ` <-> `#stablehlo<name EQ>`), ``string`` (a bare string, ODS StrAttr:
+  `"tag" : T` then reads `T` as the op's type), ``attr`` (any attribute as is).
 - `` `text` ``: a literal keyword or punctuation.
 - ``[ ... ]``: an optional group, printed when its first attribute is present.
 - ``types``: how the trailing `: ...` is written: ``same`` (`: T` when every operand and the
@@ -23,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..ir.attributes import Attribute, DenseArrayAttr, DialectAttr, IntegerAttr
+from ..ir.attributes import Attribute, DenseArrayAttr, DialectAttr, IntegerAttr, StringAttr
 from ..ir.core import Operation, Value
 from ..ir.diagnostics import Diagnostic
 from ..ir.types import I64, FunctionType, TupleType, Type
@@ -132,6 +133,8 @@ class Format:
             return IntegerAttr(p.parse_integer(), I64)
         if kind.startswith("enum:"):
             return _enum(kind[5:], p.parse_keyword())
+        if kind == "string":
+            return StringAttr(p.parse_string())
         return p.parse_attribute()
 
     def _parse_types(self, p: Any, operands: list[Value], num_results: int, tok: Any) -> list[Type]:

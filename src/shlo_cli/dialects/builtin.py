@@ -36,8 +36,8 @@ def _print_module(pr: Any, op: Operation) -> None:
     pr.print_region(op.regions[0], print_entry_args=False, default_dialect="builtin")
 
 
-declare_op("builtin.module", syntax=Custom(_parse_module, _print_module),
-           properties=("sym_name", "sym_visibility"), regions=("body",), isolated=True)
+declare_op("builtin.module", operands=(), results=0, attributes=("sym_name?", "sym_visibility?"),
+           syntax=Custom(_parse_module, _print_module), regions=("body",), isolated=True)
 
 
 # ---- builtin.unrealized_conversion_cast ----------------------------------------------------
@@ -67,7 +67,8 @@ def _print_cast(pr: Any, op: Operation) -> None:
     pr.write(pr.attr_dict(op.attributes))
 
 
-declare_op("builtin.unrealized_conversion_cast", syntax=Custom(_parse_cast, _print_cast))
+declare_op("builtin.unrealized_conversion_cast", operands=("*inputs",), results="*",
+           syntax=Custom(_parse_cast, _print_cast))
 
 
 @folder("builtin.unrealized_conversion_cast")

@@ -35,4 +35,5 @@ def _print_br(pr: Any, op: Operation) -> None:
     pr.write(pr.attr_dict(op.attributes))
 
 
-declare_op("cf.br", syntax=Custom(_parse_br, _print_br), terminator=True)
+declare_op("cf.br", operands=("*destOperands",), results=0, syntax=Custom(_parse_br, _print_br),
+           terminator=True)

@@ -107,7 +107,7 @@ def _print_func(pr: Any, op: Operation) -> None:
         else:
             pr.write(" -> (" + ", ".join(results) + ")")
     elided = ("sym_name", "function_type", "sym_visibility", "arg_attrs", "res_attrs")
-    pr.write(pr.attr_dict(op.attributes, elided, keyword=True))
+    pr.write(pr.attr_dict({**op.properties, **op.attributes}, elided, keyword=True))
     if body.blocks:
         pr.write(" ")
         pr.print_region(body, print_entry_args=False, default_dialect="func")
@@ -119,9 +119,10 @@ def _dicts(attr: Any, n: int) -> list[dict]:
     return [dict(d.entries) for d in attr.elements]
 
 
-declare_op("func.func", syntax=Custom(_parse_func, _print_func),
-           properties=("sym_name", "function_type", "sym_visibility", "arg_attrs", "res_attrs"),
-           regions=("body",), isolated=True)
+declare_op("func.func", operands=(), results=0,
+           attributes=("sym_name", "function_type", "sym_visibility?", "arg_attrs?", "res_attrs?",
+                       "no_inline?"),
+           syntax=Custom(_parse_func, _print_func), regions=("body",), isolated=True)
 
 # ---- func.return -------------------------------------------------------------------------
 
@@ -143,7 +144,8 @@ def print_values_and_types(pr: Any, op: Operation) -> None:
         pr.write(" " + pr.operands(op.operands) + " : " + ", ".join(map(str, op.operand_types)))
 
 
-declare_op("func.return", syntax=Custom(_parse_return, print_values_and_types), terminator=True)
+declare_op("func.return", operands=("*operands",), results=0,
+           syntax=Custom(_parse_return, print_values_and_types), terminator=True)
 
 # ---- func.call ---------------------------------------------------------------------------
 
@@ -170,8 +172,9 @@ def _print_call(pr: Any, op: Operation) -> None:
     pr.write(" : " + str(FunctionType(tuple(op.operand_types), tuple(op.result_types))))
 
 
-declare_op("func.call", syntax=Custom(_parse_call, _print_call),
-           properties=("callee", "arg_attrs", "res_attrs", "no_inline"))
+declare_op("func.call", operands=("*operands",), results="*",
+           attributes=("callee", "arg_attrs?", "res_attrs?", "no_inline?"),
+           syntax=Custom(_parse_call, _print_call))
 
 
 # ---- func.constant `@f : type` and func.call_indirect `%f(%args) : type` ---------------------
@@ -190,8 +193,8 @@ def _print_constant(pr: Any, op: Operation) -> None:
              + f" : {op.results[0].type}")
 
 
-declare_op("func.constant", syntax=Custom(_parse_constant, _print_constant),
-           properties=("value",))
+declare_op("func.constant", operands=(), results=1, attributes=("value",),
+           syntax=Custom(_parse_constant, _print_constant))
 
 
 def _parse_call_indirect(p: Any, opdef: OpDef, location: Location,
@@ -213,8 +216,10 @@ def _parse_call_indirect(p: Any, opdef: OpDef, location: Location,
 
 def _print_call_indirect(pr: Any, op: Operation) -> None:
     callee, *operands = op.operands
-    pr.write(f" {pr.name(callee)}({pr.operands(operands)})" + pr.attr_dict(op.attributes)
-             + f" : {callee.type}")
+    pr.write(f" {pr.name(callee)}({pr.operands(operands)})"
+             + pr.attr_dict({**op.properties, **op.attributes}) + f" : {callee.type}")
 
 
-declare_op("func.call_indirect", syntax=Custom(_parse_call_indirect, _print_call_indirect))
+declare_op("func.call_indirect", operands=("callee", "*callee_operands"), results="*",
+           attributes=("arg_attrs?", "res_attrs?"),
+           syntax=Custom(_parse_call_indirect, _print_call_indirect))

@@ -15,32 +15,32 @@ import numpy as np
 
 from ..ir.context import Context
 from ..ir.core import Module, Operation, Value
-from ..ir.printer import _Names
+from ..ir.printer import ValueNames
 from ..ir.value_text import format_value
 from .asm import Format
 from .registry import define_op
 
 
-def value_prefix(module: Module, value: Value, names: _Names | None = None) -> str:
+def value_prefix(module: Module, value: Value, names: ValueNames | None = None) -> str:
     """What upstream keeps of the printed producer: the name up to and including `= `."""
     owner = value.owner
     if not isinstance(owner, Operation):
         return "<"
     if names is None:
-        names = _Names(module.op, generic=False)
+        names = ValueNames(module.op, generic=False)
     if len(owner.results) > 1:
         return f"{names.result_bases[id(owner)]}:{len(owner.results)} = "
     return f"{names.names.get(id(value), '%<unknown>')} = "
 
 
-@define_op("interpreter.print",
+@define_op("interpreter.print", operands=("operand",), results=0,
            syntax=Format("$operand", operands=("operand",), types="operands", num_results=0))
 def print_(operand: Any, *, op: Operation, ctx: Context) -> None:
     """Write `<name> = <tensor>` and a newline to the interpreter's output stream."""
     value = op.operands[0]
     names = getattr(ctx, "value_names", None)
     if names is None:  # numbered once per run, like upstream's module-level AsmState
-        names = _Names(ctx.interpreter.module.op, generic=False)
+        names = ValueNames(ctx.interpreter.module.op, generic=False)
         ctx.value_names = names
     text = value_prefix(ctx.interpreter.module, value, names) + format_value(
         operand if not isinstance(operand, np.generic) else np.asarray(operand), value.type)

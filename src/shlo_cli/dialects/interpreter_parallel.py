@@ -112,8 +112,8 @@ def verify_run_parallel(op: Operation) -> None:
         raise Diagnostic(message, line=op.location.line or None, col=op.location.col or None)
 
 
-@define_op("interpreter.run_parallel", properties=("infeed", "programs"),
-           verify=verify_run_parallel)
+@define_op("interpreter.run_parallel", operands=("*inputs",), results="*",
+           attributes=("programs", "infeed?"), verify=verify_run_parallel)
 def run_parallel(*inputs: Any, op: Operation, ctx: Context) -> Any:
     """Runs programs[i][j] as process (i, j) of a grid, each in its own thread, and returns
     the results of all processes in row-major (replica, partition) order."""
@@ -229,7 +229,7 @@ def _print_probe(pr: Any, op: Operation) -> None:
              + pr.attr_dict(op.attributes) + f" : {op.results[0].type}")
 
 
-@define_op("interpreter.probe", properties=("probe_id",),
+@define_op("interpreter.probe", operands=("operand",), results=1, attributes=("probe_id",),
            syntax=Custom(_parse_probe, _print_probe))
 def probe(operand: np.ndarray, *, probe_id: str, op: Operation, ctx: Context) -> np.ndarray:
     """Serializes operand for later inspection and returns it unchanged."""

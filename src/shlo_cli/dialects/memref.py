@@ -33,17 +33,15 @@ def _verifier(source_ok: Any, result_ok: Any, what: str) -> Any:
     return verify
 
 
-declare_op("memref.cast", syntax=cast_syntax(),
+declare_op("memref.cast", operands=("source",), results=1, syntax=cast_syntax(),
            verify=_verifier(is_memref, is_memref, "operand and result must be memrefs"),
            asm_result_name=lambda op: "cast")
-declare_op("bufferization.to_tensor",
-           syntax=cast_syntax("restrict", "writable"),
-           properties=("restrict", "writable"),
+declare_op("bufferization.to_tensor", operands=("buffer",), results=1,
+           attributes=("restrict?", "writable?"), syntax=cast_syntax("restrict", "writable"),
            verify=_verifier(is_memref, _is_tensor,
                             "converts a memref operand to a tensor result"))
-declare_op("bufferization.to_buffer",
+declare_op("bufferization.to_buffer", operands=("tensor",), results=1, attributes=("read_only?",),
            syntax=cast_syntax("read_only"),
-           properties=("read_only",),
            verify=_verifier(_is_tensor, is_memref,
                             "converts a tensor operand to a memref result"))
 

@@ -1,6 +1,7 @@
 """Compatibility re-export: the op registry lives in `shlo_cli.ir.registry` (lowest layer)."""
 
 from ..ir.registry import (  # noqa: F401
+    OpContractError,
     OpDef,
     Syntax,
     all_ops,

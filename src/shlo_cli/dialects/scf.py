@@ -82,5 +82,7 @@ def _parse_yield(p: Any, opdef: OpDef, location: Location, num_results: int) -> 
                              location)
 
 
-declare_op("scf.for", syntax=Custom(_parse_for, _print_for), regions=("region",))
-declare_op("scf.yield", syntax=Custom(_parse_yield, print_values_and_types), terminator=True)
+declare_op("scf.for", operands=("lowerBound", "upperBound", "step", "*initArgs"), results="*",
+           syntax=Custom(_parse_for, _print_for), regions=("region",))
+declare_op("scf.yield", operands=("*results",), results=0,
+           syntax=Custom(_parse_yield, print_values_and_types), terminator=True)

@@ -46,7 +46,8 @@ def _parse_mapping(p: Any, opdef: OpDef, location: Location, num_results: int) -
 
 def _print_mapping(pr: Any, op: Operation) -> None:
     types = ", ".join(str(t) for t in op.operand_types)
-    pr.write(" " + pr.operands(op.operands) + pr.attr_dict(op.attributes) + f" : {types}")
+    attrs = pr.attr_dict({**op.properties, **op.attributes})
+    pr.write(" " + pr.operands(op.operands) + attrs + f" : {types}")
     if op.name != "shape.cstr_broadcastable":
         pr.write(f" -> {op.results[0].type}")
 
@@ -71,26 +72,27 @@ def verify_shape_of(op: Operation) -> None:
                            f"incompatible with return type(s) of operation '{result}'")
 
 
-@define_op("shape.shape_of", syntax=_MAPPING, verify=verify_shape_of)
+@define_op("shape.shape_of", operands=("arg",), results=1, syntax=_MAPPING, verify=verify_shape_of)
 def shape_of(arg: np.ndarray, *, result_type: Any) -> np.ndarray:
     """The extents of `arg`."""
     return _extents(arg.shape, result_type)
 
 
-@define_op("shape.num_elements", syntax=_MAPPING)
+@define_op("shape.num_elements", operands=("shape",), results=1, syntax=_MAPPING)
 def num_elements(shape: np.ndarray, *, result_type: Any) -> np.ndarray:
     """The product of the extents."""
     return _extents(int(np.prod(np.asarray(shape, dtype=np.int64))), result_type)
 
 
-@define_op("shape.broadcast", syntax=_MAPPING)
+@define_op("shape.broadcast", operands=("*shapes",), results=1, attributes=("error?",),
+           syntax=_MAPPING)
 def broadcast(*shapes: np.ndarray, result_type: Any) -> np.ndarray:
     """The numpy-style broadcast of the operand shapes."""
     out = np.broadcast_shapes(*(tuple(int(d) for d in s) for s in shapes))
     return _extents(out, result_type)
 
 
-@define_op("shape.cstr_broadcastable", syntax=_MAPPING)
+@define_op("shape.cstr_broadcastable", operands=("*shapes",), results=1, syntax=_MAPPING)
 def cstr_broadcastable(*shapes: np.ndarray) -> np.ndarray:
     """A witness: whether the shapes broadcast together."""
     try:
@@ -123,8 +125,8 @@ def _print_const_shape(pr: Any, op: Operation) -> None:
     pr.write(pr.attr_dict(op.attributes) + f" [{extents}] : {op.results[0].type}")
 
 
-@define_op("shape.const_shape", syntax=Custom(_parse_const_shape, _print_const_shape),
-           properties=("shape",))
+@define_op("shape.const_shape", operands=(), results=1, attributes=("shape",),
+           syntax=Custom(_parse_const_shape, _print_const_shape))
 def const_shape(*, shape: np.ndarray, result_type: Any) -> np.ndarray:
     return _extents(shape, result_type)
 

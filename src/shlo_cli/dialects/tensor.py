@@ -36,7 +36,7 @@ def verify_cast(op: Operation) -> None:
                          col=op.location.col or None)
 
 
-@define_op("tensor.cast", syntax=cast_syntax(), verify=verify_cast)
+@define_op("tensor.cast", operands=("source",), results=1, syntax=cast_syntax(), verify=verify_cast)
 def cast(source: np.ndarray) -> np.ndarray:
     """Only the static type changes; the value is the operand's."""
     return source
@@ -72,7 +72,8 @@ def _print_insert(pr: Any, op: Operation) -> None:
              + pr.attr_dict(op.attributes) + f" : {dest.type}")
 
 
-@define_op("tensor.insert", syntax=Custom(_parse_insert, _print_insert))
+@define_op("tensor.insert", operands=("scalar", "dest", "*indices"), results=1,
+           syntax=Custom(_parse_insert, _print_insert))
 def insert(scalar: np.ndarray, dest: np.ndarray, *indices: np.ndarray) -> np.ndarray:
     """`dest` with the element at `indices` replaced by `scalar`."""
     out = np.array(dest, copy=True)
@@ -102,7 +103,8 @@ def _print_dim(pr: Any, op: Operation) -> None:
              + f" : {op.operands[0].type}")
 
 
-@define_op("tensor.dim", syntax=Custom(_parse_dim, _print_dim), asm_result_name=lambda op: "dim")
+@define_op("tensor.dim", operands=("source", "index"), results=1,
+           syntax=Custom(_parse_dim, _print_dim), asm_result_name=lambda op: "dim")
 def dim(source: np.ndarray, index: np.ndarray) -> np.ndarray:
     """The size of dimension `index` of `source`."""
     return np.asarray(source.shape[int(index)], dtype=np.int64)
@@ -136,8 +138,8 @@ def _print_extract(pr: Any, op: Operation) -> None:
              + f" : {source.type}")
 
 
-@define_op("tensor.extract", syntax=Custom(_parse_extract, _print_extract),
-           asm_result_name=lambda op: "extracted")
+@define_op("tensor.extract", operands=("tensor", "*indices"), results=1,
+           syntax=Custom(_parse_extract, _print_extract), asm_result_name=lambda op: "extracted")
 def extract(source: np.ndarray, *indices: np.ndarray) -> np.ndarray:
     """The element of `source` at `indices`."""
     return np.asarray(source[tuple(int(i) for i in indices)])
@@ -168,7 +170,8 @@ def _print_from_elements(pr: Any, op: Operation) -> None:
              + f" : {op.results[0].type}")
 
 
-@define_op("tensor.from_elements", syntax=Custom(_parse_from_elements, _print_from_elements),
+@define_op("tensor.from_elements", operands=("*elements",), results=1,
+           syntax=Custom(_parse_from_elements, _print_from_elements),
            asm_result_name=lambda op: "from_elements")
 def from_elements(*elements: np.ndarray, result_type: Any) -> np.ndarray:
     """A tensor of the result type holding `elements` in row-major order."""

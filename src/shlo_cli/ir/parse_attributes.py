@@ -387,10 +387,10 @@ class AttributeParsing(ParserHost):
             return parse_body(cast("Parser", self), body, body_start)
         fields = None
         if name and dialect in ("stablehlo", "chlo", "mhlo"):
-            fields = _parse_struct_fields(cast("Parser", self), body, body_start)
+            fields = parse_struct_fields(cast("Parser", self), body, body_start)
         if fields is not None:
-            shown = _canonical_fields(name, fields)
-            body = ", ".join(f"{k} = {_format_field(v)}" for k, v in shown)
+            shown = canonical_fields(name, fields)
+            body = ", ".join(f"{k} = {format_field(v)}" for k, v in shown)
         else:
             body = _normalize_space(body)
         return DialectAttr(dialect, name, body, tuple(fields) if fields is not None else None)
@@ -418,7 +418,7 @@ def register_dialect_attributes(dialect: str, fn: Callable[[Parser, Token], Attr
     DIALECT_ATTR_HOOKS[dialect] = fn
 
 
-def _canonical_fields(name: str, fields: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+def canonical_fields(name: str, fields: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
     order = STRUCT_FIELD_ORDER.get(name)
     if order is None or any(k not in order for k, _ in fields):
         return fields
@@ -443,7 +443,7 @@ def _float_from_bits(bits: int, type: Type | None) -> float:
     return float(raw.view(dtype)[0])
 
 
-def _parse_struct_fields(parser: Parser, body: str, offset: int) -> list[tuple[str, Any]] | None:
+def parse_struct_fields(parser: Parser, body: str, offset: int) -> list[tuple[str, Any]] | None:
     """`key = value, ...` bodies of `#stablehlo.name<...>` structs, or None for other shapes."""
     if "=" not in body:
         return None
@@ -498,13 +498,13 @@ def _parse_struct_value(p: Parser) -> Any:
     return p.parse_attribute()
 
 
-def _format_field(value: Any) -> str:
+def format_field(value: Any) -> str:
     from .floats import format_float
 
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, list):
-        return "[" + ", ".join(_format_field(v) for v in value) + "]"
+        return "[" + ", ".join(format_field(v) for v in value) + "]"
     if isinstance(value, float):
         return format_float(value, FloatType("f64"))
     return str(value)

@@ -368,6 +368,16 @@ class TypeParsing(ParserHost):
         raise self.error(f"unbalanced '{open_ch}' character in pretty dialect name",
                          offset=start)
 
+    def parse_balanced_body(self, open_ch: str = "<", close_ch: str = ">") -> tuple[str, int]:
+        """At `open_ch`: the text up to its matching `close_ch` and that text's offset, the
+        cursor moved past the group (for dialect syntax parsed from its body text)."""
+        if not self.at(open_ch):
+            raise self.error(f"expected '{open_ch}'")
+        end = self._balanced_end(self.tok.start, open_ch, close_ch)
+        start = self.tok.end
+        self.tok = lex_at(self.src, end)
+        return self.src[start:end - 1], start
+
 
 def scalar_type(name: str) -> Type | None:
     """The builtin scalar type spelled `name` (i32, ui8, bf16, index, ...), or None."""

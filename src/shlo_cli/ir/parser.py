@@ -47,9 +47,9 @@ from .parse_attributes import (  # noqa: F401  (re-exported: dialects and passes
     DIALECT_ATTR_PARSERS,
     STRUCT_FIELD_ORDER,
     AttributeParsing,
-    _canonical_fields,
-    _format_field,
-    _parse_struct_fields,
+    canonical_fields,
+    format_field,
+    parse_struct_fields,
     register_dialect_attributes,
 )
 from .parse_types import (  # noqa: F401

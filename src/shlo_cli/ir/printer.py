@@ -9,15 +9,16 @@ from .attributes import Attribute, DialectAttr, OpaqueAttr, format_attr_entries
 from .core import Block, Module, Operation, Region, Value
 from .diagnostics import Diagnostic
 from .locations import FileLineColLoc, LocAliases, LocationAttr
-from .types import FunctionType, TensorType, Type
+from .types import ENCODING_ALIASES, FunctionType, TensorType, Type
 
 # Dialect attributes printed through a file-level alias (`#sparse = #sparse_tensor...`).
 _ALIASED_DIALECTS = {"sparse_tensor": "sparse"}
 
 
-class _Names:
+class ValueNames:
     """MLIR's value/block naming: regions are numbered breadth-first; nested regions start
-    from their parent's counters; name hints are uniqued with a shared `_N` counter."""
+    from their parent's counters; name hints are uniqued with a shared `_N` counter.
+    Public: `interpreter.print` names values as the printer would (`names`, `result_bases`)."""
 
     def __init__(self, top: Operation, generic: bool) -> None:
         self.names: dict[int, str] = {}
@@ -129,7 +130,7 @@ class Printer:
         self.local_scope = local_scope
         self.out: list[str] = []
         self.indent = 0
-        self.names: _Names | None = None
+        self.names: ValueNames | None = None
         self.default_dialects: list[str] = ["builtin"]
         self.loc_aliases: LocAliases | None = None
         self.source_name = ""
@@ -271,11 +272,16 @@ class Printer:
 
     def print_module(self, module: Module) -> str:
         self.out = []
-        self.names = _Names(module.op, self.generic)
+        self.names = ValueNames(module.op, self.generic)
         self.loc_aliases = None
         if self.debuginfo and not self.local_scope:
             self.loc_aliases = _collect_loc_aliases(module.op)
-        self.print_op(module.op)
+        aliases = _encoding_aliases(module.op)
+        token = ENCODING_ALIASES.set({text: alias for alias, text in aliases} or None)
+        try:
+            self.print_op(module.op)
+        finally:
+            ENCODING_ALIASES.reset(token)
         self.write("\n")
         text = "".join(self.out)
         if self.loc_aliases is not None:
@@ -285,7 +291,7 @@ class Printer:
         resources = {k: v for k, v in module.resources.items() if not k.startswith("__")}
         if resources:
             text += _format_resources(resources)
-        return _apply_aliases(text, module.op)
+        return "".join(f"{alias} = {attr_text}\n" for alias, attr_text in aliases) + text
 
 
 def op_location(op: Operation) -> LocationAttr:
@@ -325,8 +331,9 @@ def _format_resources(resources: dict[str, object]) -> str:
     return "\n".join(lines)
 
 
-def _apply_aliases(text: str, top: Operation) -> str:
-    """Hoist aliased dialect attributes used in types to `#alias = ...` lines on top."""
+def _encoding_aliases(top: Operation) -> list[tuple[str, str]]:
+    """(alias, attribute text) for each aliased dialect attribute used as a tensor encoding
+    (`#sparse = #sparse_tensor.encoding<...>`), numbered per prefix in order of first use."""
     found: list[str] = []
     for op in top.walk():
         for v in op.results:
@@ -341,18 +348,14 @@ def _apply_aliases(text: str, top: Operation) -> str:
             if isinstance(t, FunctionType):
                 for x in (*t.inputs, *t.results):
                     _collect_aliased(x, found)
-    if not found:
-        return text
-    header = []
+    aliases = []
     counters: dict[str, int] = {}
     for attr_text in found:
         prefix = _ALIASED_DIALECTS[attr_text[1:].split(".", 1)[0]]
         n = counters.get(prefix, 0)
         counters[prefix] = n + 1
-        alias = f"#{prefix}" if n == 0 else f"#{prefix}{n}"
-        header.append(f"{alias} = {attr_text}")
-        text = text.replace(attr_text, alias)
-    return "\n".join(header) + "\n" + text
+        aliases.append((f"#{prefix}" if n == 0 else f"#{prefix}{n}", attr_text))
+    return aliases
 
 
 def _collect_aliased(t: Type, found: list[str]) -> None:

@@ -1,14 +1,31 @@
-"""The op registry: every op is declared once, with its name, syntax, verifier and evaluator.
+"""The op registry: every op is declared once, with its contract, syntax, verifier and evaluator.
+
+An op's contract is what upstream's ODS declares and what the verifier and the engine rely on:
+
+- ``operands``: names in order; ``"*name"`` is a variadic group, ``"name?"`` an optional
+  operand. The verifier's operand-count check (`expected 2 operands, but found 3`) reads it.
+- ``results``: how many (an int), or ``"*"`` for a variadic result list.
+- ``attributes``: the inherent attributes (held as properties), ``"name?"`` marking an
+  optional one (ODS's `OptionalAttr`, default-valued and unit attributes); the others are
+  required (`requires attribute 'name'`). Attributes the op does not declare are accepted
+  as discardable attributes, as upstream does: the declaration binds and documents.
+- ``regions``: region names; a trailing ``*`` marks a variadic region list (or, in VHLO,
+  regions of any number of blocks).
 
 An evaluator is a plain function. The engine binds it once per op when it builds a plan,
-passing operand values positionally and, by keyword, whatever its signature names:
+passing operand values positionally and, by keyword, whatever its keyword-only parameters
+name:
 
-- an inherent attribute name (e.g. ``dimensions``): the attribute's decoded ``.value``,
-  or ``None`` when absent;
+- a declared attribute (e.g. ``dimensions``): the attribute's decoded ``.value``, or
+  ``None`` when absent;
 - ``result_type`` / ``result_types``: the op's result type(s);
-- a region name listed in ``regions=`` (e.g. ``body``): a callable running that region;
+- a declared region (e.g. ``body``): a callable running that region (a list of callables for
+  a variadic region list);
 - ``op``: the Operation itself; ``ctx``: the interpreter's per-process context.
 
+`define_op` checks the evaluator against the contract when the module is imported: it must
+accept every operand count the contract allows, and each keyword-only parameter must be one
+of the names above, so a misspelled keyword fails at import instead of binding None.
 It returns one value, or a tuple/list for multi-result ops.
 """
 
@@ -37,11 +54,19 @@ class Syntax(Protocol):
     def print(self, printer: Any, op: Operation) -> None: ...
 
 
+# Keyword-only evaluator parameters the engine provides itself (besides attributes and regions).
+ENGINE_PARAMS = frozenset({"result_type", "result_types", "op", "ctx"})
+
+
+class OpContractError(TypeError):
+    """An op's declaration or its evaluator's signature is inconsistent (raised at import)."""
+
+
 @dataclass
 class OpDef:
     name: str
     syntax: Syntax | None = None
-    properties: frozenset[str] = frozenset()
+    properties: frozenset[str] = frozenset()  # the declared attributes' names
     regions: tuple[str, ...] = ()
     verify: Callable[[Operation], None] | None = None
     evaluate: Callable[..., Any] | None = None
@@ -49,27 +74,100 @@ class OpDef:
     terminator: bool = False
     asm_result_name: AsmResultName | None = None
     required: tuple[str, ...] = ()  # attributes ODS requires (`requires attribute 'x'`)
-    _params: tuple[str, ...] | None = field(default=None, init=False, repr=False,
-                                            compare=False)
+    # The contract (see the module docstring); None only for ops built by hand in tests,
+    # which the verifier then leaves unchecked.
+    operands: tuple[str, ...] | None = None
+    results: int | str | None = None
+    attributes: tuple[str, ...] = ()
+    _params: tuple[str, ...] = field(default=(), init=False, repr=False, compare=False)
     # Rewrites, declared beside the op with `@folder(name)` / `@canonicalization(name)` and
     # applied by the pattern driver in passes/rewrite.py (see `Folder` and `Canonicalization`).
     fold: Folder | None = field(default=None, init=False)
     canonicalizations: list[Canonicalization] = field(default_factory=list, init=False)
 
     def set_evaluator(self, fn: Callable[..., Any] | None) -> None:
+        """Attach `fn` as the evaluator, after checking it against the contract."""
+        self._params = () if fn is None else check_evaluator(self, fn)
         self.evaluate = fn
-        self._params = None
 
     @property
     def evaluate_params(self) -> tuple[str, ...]:
-        """The evaluator's keyword-only parameter names, read from its signature on first
-        use (not at declaration: a launch that evaluates nothing skips ~200 signatures)."""
-        if self._params is None:
-            fn = self.evaluate
-            self._params = () if fn is None else tuple(
-                p.name for p in inspect.signature(fn).parameters.values()
-                if p.kind is inspect.Parameter.KEYWORD_ONLY)
+        """The evaluator's keyword-only parameter names (what the engine binds)."""
         return self._params
+
+
+def operand_arity(operands: tuple[str, ...]) -> tuple[int, int | None]:
+    """(required, maximum or None) for declared operand names (`*group`, `name?`)."""
+    required = sum(1 for name in operands if not name.startswith("*") and
+                   not name.endswith("?"))
+    variadic = any(name.startswith("*") for name in operands)
+    return required, None if variadic else len(operands)
+
+
+def _signature(fn: Callable[..., Any]) -> tuple[int, int | None, tuple[str, ...]]:
+    """(required, maximum or None) positional parameters and the keyword-only names, read
+    from the code object (cheap enough for every op at import), else from `inspect`."""
+    if inspect.isfunction(fn) and not hasattr(fn, "__wrapped__"):
+        code = fn.__code__
+        count = code.co_argcount
+        defaults = len(fn.__defaults__ or ())
+        variadic = bool(code.co_flags & inspect.CO_VARARGS)
+        keywords = code.co_varnames[count:count + code.co_kwonlyargcount]
+        return count - defaults, None if variadic else count, tuple(keywords)
+    required, maximum, names = 0, 0, []
+    variadic = False
+    for p in inspect.signature(fn).parameters.values():
+        if p.kind is inspect.Parameter.VAR_POSITIONAL:
+            variadic = True
+        elif p.kind is inspect.Parameter.KEYWORD_ONLY:
+            names.append(p.name)
+        elif p.kind is not inspect.Parameter.VAR_KEYWORD:
+            maximum += 1
+            required += p.default is inspect.Parameter.empty
+    return required, None if variadic else maximum, tuple(names)
+
+
+def _arity_text(required: int, maximum: int | None) -> str:
+    if maximum is None:
+        return f"{required} or more"
+    return str(required) if required == maximum else f"{required} to {maximum}"
+
+
+def check_evaluator(opdef: OpDef, fn: Callable[..., Any]) -> tuple[str, ...]:
+    """Check `fn` against `opdef`'s contract; return its keyword-only parameter names.
+
+    It must take every operand count the op allows (`*args` takes any), and bind only
+    declared attributes, declared regions and the engine's parameters by keyword."""
+    required, maximum, keywords = _signature(fn)
+    where = f"op '{opdef.name}': evaluator '{getattr(fn, '__qualname__', fn)}'"
+    if opdef.operands is not None:
+        low, high = operand_arity(opdef.operands)
+        if required > low or (maximum is not None and maximum != high):
+            raise OpContractError(
+                f"{where} takes {_arity_text(required, maximum)} positional operands, but the "
+                f"op declares {_arity_text(low, high)} ({', '.join(opdef.operands) or 'none'})")
+    regions = {name.rstrip("*") for name in opdef.regions}
+    for name in keywords:
+        if name not in opdef.properties and name not in regions and name not in ENGINE_PARAMS:
+            raise OpContractError(
+                f"{where} has keyword parameter '{name}', which is not a declared attribute "
+                f"({', '.join(sorted(opdef.properties)) or 'none'}), region "
+                f"({', '.join(sorted(regions)) or 'none'}) or engine parameter "
+                f"({', '.join(sorted(ENGINE_PARAMS))})")
+    return keywords
+
+
+def _contract(name: str, operands: tuple[str, ...], results: int | str,
+              attributes: tuple[str, ...]) -> dict[str, Any]:
+    """OpDef fields of a declaration, after checking its spelling."""
+    if not (isinstance(results, int) and results >= 0) and results != "*":
+        raise OpContractError(f"op '{name}': results must be a count or '*', not {results!r}")
+    if isinstance(operands, str) or isinstance(attributes, str):
+        raise OpContractError(f"op '{name}': operands and attributes are tuples of names")
+    names = tuple(a.rstrip("?") for a in attributes)
+    return {"operands": tuple(operands), "results": results, "attributes": tuple(attributes),
+            "properties": frozenset(names),
+            "required": tuple(a for a in attributes if not a.endswith("?"))}
 
 
 # `fold(op, constants)` gets the op and, per operand, the attribute of a constant operand (else
@@ -101,29 +199,35 @@ def register(opdef: OpDef) -> OpDef:
     return opdef
 
 
-def define_op(name: str, *, syntax: Syntax | None = None, properties: tuple[str, ...] = (),
-              regions: tuple[str, ...] = (), verify: Callable[[Operation], None] | None = None,
+def define_op(name: str, *, operands: tuple[str, ...], results: int | str,
+              attributes: tuple[str, ...] = (), regions: tuple[str, ...] = (),
+              syntax: Syntax | None = None, verify: Callable[[Operation], None] | None = None,
               isolated: bool = False, terminator: bool = False,
               asm_result_name: AsmResultName | None = None,
-              required: tuple[str, ...] = (),
               ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Decorator: declare op `name` with the decorated function as its evaluator."""
+    """Decorator: declare op `name` with the decorated function as its evaluator (checked
+    against the declaration here, so a mismatch fails at import)."""
 
     def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
-        register(OpDef(name, syntax, frozenset(properties), regions, verify, fn, isolated,
-                       terminator, asm_result_name, required))
+        opdef = OpDef(name, syntax, regions=regions, verify=verify, isolated=isolated,
+                      terminator=terminator, asm_result_name=asm_result_name,
+                      **_contract(name, operands, results, attributes))
+        opdef.set_evaluator(fn)
+        register(opdef)
         return fn
 
     return wrap
 
 
-def declare_op(name: str, *, syntax: Syntax | None = None, properties: tuple[str, ...] = (),
-               regions: tuple[str, ...] = (), verify: Callable[[Operation], None] | None = None,
+def declare_op(name: str, *, operands: tuple[str, ...], results: int | str,
+               attributes: tuple[str, ...] = (), regions: tuple[str, ...] = (),
+               syntax: Syntax | None = None, verify: Callable[[Operation], None] | None = None,
                isolated: bool = False, terminator: bool = False,
                asm_result_name: AsmResultName | None = None) -> OpDef:
     """Declare an op with no evaluator (structural ops the engine handles itself)."""
-    return register(OpDef(name, syntax, frozenset(properties), regions, verify, None, isolated,
-                          terminator, asm_result_name))
+    return register(OpDef(name, syntax, regions=regions, verify=verify, isolated=isolated,
+                          terminator=terminator, asm_result_name=asm_result_name,
+                          **_contract(name, operands, results, attributes)))
 
 
 def folder(name: str) -> Callable[[Folder], Folder]:

@@ -6,6 +6,7 @@ interpreter can compare them cheaply. Every type prints itself in MLIR syntax vi
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -17,6 +18,11 @@ if TYPE_CHECKING:
 
 DYNAMIC = -1
 """The size of a `?` dimension."""
+
+# Encoding text -> its file-level alias (`#sparse`), set while the printer prints a module
+# whose tensor encodings are hoisted into `#alias = ...` lines (see ir/printer.py).
+ENCODING_ALIASES: ContextVar[dict[str, str] | None] = ContextVar("encoding_aliases",
+                                                                  default=None)
 
 
 class Type:
@@ -89,6 +95,12 @@ class TensorType(Type):
             enc = f", {self.encoding}" if self.encoding is not None else ""
             text = f"tensor<{dims}{self.element}{enc}>"
             object.__setattr__(self, "_text", text)
+        if self.encoding is not None:
+            aliases = ENCODING_ALIASES.get()
+            encoding = str(self.encoding)
+            alias = aliases.get(encoding) if aliases else None
+            if alias is not None:  # `text` ends with `{encoding}>`
+                return text[:-len(encoding) - 1] + f"{alias}>"
         return text
 
     @property

@@ -13,7 +13,6 @@ attaches the chunk's SourceFile in this one place so every diagnostic renders as
 
 from __future__ import annotations
 
-import inspect
 import os
 from collections.abc import Callable, Iterator
 
@@ -187,35 +186,12 @@ def verify_unregistered(op: Operation) -> None:
                          line=op.location.line or None, col=op.location.col or None)
 
 
-_ARITY: dict[str, tuple[int, int | None]] = {}
-
-
 def operand_arity(opdef: OpDef) -> tuple[int, int | None]:
-    """(required, maximum or None) operands, read from the evaluator's positional
-    parameters (operands are passed positionally; `*operand` makes the list variadic)."""
-    cached = _ARITY.get(opdef.name)
-    if cached is not None:
-        return cached
-    required, maximum = 0, 0
-    evaluate = opdef.evaluate
-    variadic = evaluate is None
-    if evaluate is not None:
-        params: list[inspect.Parameter] = []
-        try:
-            params = list(inspect.signature(evaluate).parameters.values())
-        except (TypeError, ValueError):
-            variadic = True
-        for p in params:
-            if p.kind is inspect.Parameter.VAR_POSITIONAL:
-                variadic = True
-            elif p.kind in (inspect.Parameter.POSITIONAL_ONLY,
-                            inspect.Parameter.POSITIONAL_OR_KEYWORD):
-                maximum += 1
-                if p.default is inspect.Parameter.empty:
-                    required += 1
-    arity = (required, None if variadic else maximum)
-    _ARITY[opdef.name] = arity
-    return arity
+    """(required, maximum or None) operands, from the op's declared operands (an op without
+    a declaration takes any number)."""
+    if opdef.operands is None:
+        return 0, None
+    return registry.operand_arity(opdef.operands)
 
 
 def verify_operand_count(op: Operation) -> None:
@@ -233,18 +209,10 @@ def verify_operand_count(op: Operation) -> None:
         raise op_error(op, f"expected {required} operands, but found {found}")
 
 
-_RESULT_COUNTS = {"np.ndarray": 1, "Token": 1, "Future": 1, "None": 0,
-                  "tuple[np.ndarray, np.ndarray]": 2}
-_VARIADIC_RESULTS = frozenset({"func.call"})  # the engine evaluates calls itself
-
-
 def result_arity(opdef: OpDef) -> int | None:
-    """The fixed number of results, read from the evaluator's return annotation (one array,
-    a pair, or None); None when the op's result list is variadic or not declared."""
-    if opdef.evaluate is None or opdef.name in _VARIADIC_RESULTS:
-        return None
-    annotation = opdef.evaluate.__annotations__.get("return")
-    return _RESULT_COUNTS.get(annotation if isinstance(annotation, str) else str(annotation))
+    """The fixed number of results the op declares; None when its result list is variadic
+    (or not declared)."""
+    return opdef.results if isinstance(opdef.results, int) else None
 
 
 def verify_result_count(op: Operation) -> None:

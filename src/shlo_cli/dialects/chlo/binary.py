@@ -15,13 +15,13 @@ _polygamma = real_in_double("polygamma", special_math.polygamma)
 _zeta = real_in_double("zeta", special_math.zeta)
 
 
-@define_op("chlo.polygamma", syntax=BINARY)
+@define_op("chlo.polygamma", operands=("n", "x"), results=1, syntax=BINARY)
 def polygamma(n: np.ndarray, x: np.ndarray) -> np.ndarray:
     """The n-th derivative of digamma at x."""
     return _polygamma(n, x)
 
 
-@define_op("chlo.zeta", syntax=BINARY)
+@define_op("chlo.zeta", operands=("x", "q"), results=1, syntax=BINARY)
 def zeta(x: np.ndarray, q: np.ndarray) -> np.ndarray:
     """Hurwitz zeta function zeta(x, q)."""
     return _zeta(x, q)
@@ -48,7 +48,7 @@ def next_after_values(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(xf) | np.isnan(yf), np.array(np.nan, dtype), out).astype(dtype)
 
 
-@define_op("chlo.next_after", syntax=BINARY)
+@define_op("chlo.next_after", operands=("x", "y"), results=1, syntax=BINARY)
 def next_after(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """The next representable value after x in the direction of y (y when equal)."""
     return next_after_values(x, y)
@@ -68,7 +68,7 @@ def _mulhi_unsigned64(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return hi_hi + (hi_lo >> shift) + (cross >> shift)
 
 
-@define_op("chlo.mulhi", syntax=BINARY, verify=verify_mulhi)
+@define_op("chlo.mulhi", operands=("lhs", "rhs"), results=1, syntax=BINARY, verify=verify_mulhi)
 def mulhi(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """The high half of the double-width integer product lhs * rhs."""
     dtype = lhs.dtype

@@ -19,8 +19,6 @@ from .verify import (
     verify_broadcast_select,
 )
 
-BROADCAST_DIMENSIONS = ("broadcast_dimensions",)
-
 
 def _expanded(x: np.ndarray, rank: int, dims: Sequence[int] | None) -> list[int]:
     """The shape of `x` laid out along result dimensions `dims` (default: trailing), 1
@@ -82,8 +80,8 @@ def _declare(name: str, kernel: Callable[[np.ndarray, np.ndarray], np.ndarray] |
 
     evaluate.__doc__ = f"Broadcasting {name}."
     same = name not in ("complex", "next_after", "polygamma", "zeta")
-    define_op(f"chlo.broadcast_{name}", syntax=BROADCAST_BINARY,
-              properties=BROADCAST_DIMENSIONS,
+    define_op(f"chlo.broadcast_{name}", operands=("lhs", "rhs"), results=1,
+              attributes=("broadcast_dimensions?",), syntax=BROADCAST_BINARY,
               verify=verify_broadcast_same_elements if same else
               verify_broadcast_complex if name == "complex" else None)(evaluate)
 
@@ -97,9 +95,9 @@ _declare("polygamma", polygamma)
 _declare("zeta", zeta)
 
 
-@define_op("chlo.broadcast_compare", syntax=BROADCAST_BINARY,
-           properties=("broadcast_dimensions", "comparison_direction", "compare_type"),
-           required=("comparison_direction",))
+@define_op("chlo.broadcast_compare", operands=("lhs", "rhs"), results=1,
+           attributes=("comparison_direction", "compare_type?", "broadcast_dimensions?"),
+           syntax=BROADCAST_BINARY)
 def broadcast_compare(lhs: np.ndarray, rhs: np.ndarray, *,
                       broadcast_dimensions: tuple | None, comparison_direction: str,
                       compare_type: str | None, result_type: Any) -> np.ndarray:
@@ -111,7 +109,8 @@ def broadcast_compare(lhs: np.ndarray, rhs: np.ndarray, *,
                                             compare_type=compare_type))
 
 
-@define_op("chlo.broadcast_select", syntax=BROADCAST_SELECT, verify=verify_broadcast_select)
+@define_op("chlo.broadcast_select", operands=("pred", "on_true", "on_false"), results=1,
+           syntax=BROADCAST_SELECT, verify=verify_broadcast_select)
 def broadcast_select(pred: np.ndarray, on_true: np.ndarray, on_false: np.ndarray, *,
                      result_type: Any) -> np.ndarray:
     """numpy-style broadcasting select."""

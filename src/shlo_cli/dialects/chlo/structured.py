@@ -33,14 +33,15 @@ def _print_constant(pr: Any, op: Operation) -> None:
     pr.write(pr.attr_dict(op.attributes) + " " + str(op.properties["value"]))
 
 
-@define_op("chlo.constant", syntax=Custom(_parse_constant, _print_constant),
-           properties=("value",))
+@define_op("chlo.constant", operands=(), results=1, attributes=("value",),
+           syntax=Custom(_parse_constant, _print_constant))
 def constant(*, value: np.ndarray) -> np.ndarray:
     """The elements of `value`."""
     return np.array(value)
 
 
-@define_op("chlo.constant_like", properties=("value",), verify=verify_constant_like)
+@define_op("chlo.constant_like", operands=("operand",), results=1, attributes=("value",),
+           verify=verify_constant_like)
 def constant_like(operand: np.ndarray, *, value: Any, result_type: Any) -> np.ndarray:
     """A tensor shaped like `operand`, every element `value`."""
     dtype = numpy_dtype(result_type.element)
@@ -78,7 +79,7 @@ def _parse_top_k(p: Any, opdef: OpDef, location: Location, num_results: int) -> 
 
 def _print_top_k(pr: Any, op: Operation) -> None:
     pr.write(f"({pr.name(op.operands[0])}, k = {op.properties['k'].value})")
-    pr.write(pr.attr_dict(op.attributes))
+    pr.write(pr.attr_dict({**op.properties, **op.attributes}, ("k",)))
     values, indices = op.result_types
     pr.write(f" : {op.operand_types[0]} -> ({values}, {indices})")
 
@@ -95,8 +96,8 @@ def descending_order(operand: np.ndarray) -> np.ndarray:
     return operand.shape[-1] - 1 - reversed_order
 
 
-@define_op("chlo.top_k", syntax=Custom(_parse_top_k, _print_top_k), properties=("k",),
-           required=("k",), verify=verify_top_k,
+@define_op("chlo.top_k", operands=("operand",), results=2, attributes=("k", "is_stable?"),
+           syntax=Custom(_parse_top_k, _print_top_k), verify=verify_top_k,
            asm_result_name=lambda op: ["values", "indices"])
 def top_k(operand: np.ndarray, *, k: int) -> tuple[np.ndarray, np.ndarray]:
     """The k largest entries of the last dimension and their indices (stable for ties)."""
@@ -141,8 +142,9 @@ def _masked(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return x * mask.astype(x.dtype)
 
 
-@define_op("chlo.ragged_dot", properties=("ragged_dot_dimension_numbers", "precision_config"),
-           verify=verify_ragged_dot, required=("ragged_dot_dimension_numbers",))
+@define_op("chlo.ragged_dot", operands=("lhs", "rhs", "group_sizes"), results=1,
+           attributes=("ragged_dot_dimension_numbers", "precision_config?"),
+           verify=verify_ragged_dot)
 def ragged_dot(lhs: np.ndarray, rhs: np.ndarray, group_sizes: np.ndarray, *,
                ragged_dot_dimension_numbers: Any, result_type: Any) -> np.ndarray:
     """dot_general where the ragged lhs dimension is split into groups of `group_sizes` rows:
@@ -254,10 +256,11 @@ def _scan_arg_names(op: Operation, region: Region) -> list[str]:
     return ["input" if i < n_inputs else "carry" for i in range(count)]
 
 
-@define_op("chlo.scan", syntax=Custom(_parse_scan, _print_scan, _scan_arg_names),
-           properties=("dimension", "scan_dim_size", "is_reverse", "is_associative",
-                       "operandSegmentSizes", "resultSegmentSizes"),
-           regions=("body",), required=("dimension",), verify=verify_scan)
+@define_op("chlo.scan", operands=("*inputs", "*inits"), results="*",
+           attributes=("dimension", "scan_dim_size?", "is_reverse?", "is_associative?",
+                       "operandSegmentSizes?", "resultSegmentSizes?"),
+           syntax=Custom(_parse_scan, _print_scan, _scan_arg_names), regions=("body",),
+           verify=verify_scan)
 def scan(*operands: np.ndarray, dimension: int, is_reverse: bool | None,
          operandSegmentSizes: Sequence[int] | None,  # noqa: N803
          body: Callable[..., list[Any]], result_types: Sequence[Any]) -> list[np.ndarray]:

@@ -21,7 +21,7 @@ from .syntax import UNARY
 
 def _register(name: str, kernel: Kernel, doc: str) -> None:
     kernel.__doc__ = doc
-    define_op(f"chlo.{name}", syntax=UNARY)(kernel)
+    define_op(f"chlo.{name}", operands=("operand",), results=1, syntax=UNARY)(kernel)
 
 
 _register("acos", in_double("acos", libm.arccos, libm.arccos), "Inverse cosine.")
@@ -87,7 +87,7 @@ def _asin_acos_kernel(z: np.ndarray) -> np.ndarray:
     return make_complex(real, imag, np.dtype(np.complex128))
 
 
-@define_op("chlo._asin_acos_kernel", syntax=UNARY)
+@define_op("chlo._asin_acos_kernel", operands=("operand",), results=1, syntax=UNARY)
 def asin_acos_kernel(operand: np.ndarray) -> np.ndarray:
     """The shared kernel of the complex asin/acos decompositions."""
     if not is_complex(operand.dtype):
@@ -102,7 +102,7 @@ def _complex_square(z: np.ndarray) -> np.ndarray:
     return make_complex(real, (x * y) * 2.0, np.dtype(np.complex128))
 
 
-@define_op("chlo.square", syntax=UNARY)
+@define_op("chlo.square", operands=("operand",), results=1, syntax=UNARY)
 def square(operand: np.ndarray) -> np.ndarray:
     """operand * operand."""
     dtype = operand.dtype
@@ -114,7 +114,7 @@ def square(operand: np.ndarray) -> np.ndarray:
         return np.multiply(operand, operand, dtype=dtype)
 
 
-@define_op("chlo.conj", syntax=UNARY)
+@define_op("chlo.conj", operands=("operand",), results=1, syntax=UNARY)
 def conj(operand: np.ndarray) -> np.ndarray:
     """Complex conjugate (identity on real element types)."""
     return np.conj(operand) if is_complex(operand.dtype) else operand
@@ -132,7 +132,8 @@ def _predicate(name: str, fn: Kernel, doc: str) -> None:
         return np.asarray(fn(operand.astype(np.float64)))
 
     kernel.__doc__ = doc
-    define_op(f"chlo.{name}", syntax=UNARY, verify=_verify_predicate)(kernel)
+    define_op(f"chlo.{name}", operands=("operand",), results=1, syntax=UNARY,
+              verify=_verify_predicate)(kernel)
 
 
 _predicate("is_inf", np.isinf, "True for +-infinity.")

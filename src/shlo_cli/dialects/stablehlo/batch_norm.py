@@ -55,7 +55,9 @@ def _normalize(operand: np.ndarray, scale: np.ndarray, offset: np.ndarray, mean:
     return _bcast(scale, index, rank) * normalized + _bcast(offset, index, rank)
 
 
-@define_op("stablehlo.batch_norm_inference", properties=_PROPS,
+@define_op("stablehlo.batch_norm_inference",
+           operands=("operand", "scale", "offset", "mean", "variance"), results=1,
+           attributes=("epsilon", "feature_index"),
            verify=batch_norm_verifier((0,), (1, 2, 3, 4), per_feature_results=False))
 def batch_norm_inference(operand: np.ndarray, scale: np.ndarray, offset: np.ndarray,
                          mean: np.ndarray, variance: np.ndarray, *, epsilon: float,
@@ -70,7 +72,8 @@ def _mean(x: np.ndarray, index: int) -> np.ndarray:
     return _reduce_other(x, index) / _per_feature_count(x, index)
 
 
-@define_op("stablehlo.batch_norm_training", properties=_PROPS,
+@define_op("stablehlo.batch_norm_training", operands=("operand", "scale", "offset"), results=3,
+           attributes=("epsilon", "feature_index"),
            verify=batch_norm_verifier((0,), (1, 2), per_feature_results=True),
            asm_result_name=lambda op: ["output", "batch_mean", "batch_var"])
 def batch_norm_training(operand: np.ndarray, scale: np.ndarray, offset: np.ndarray, *,
@@ -86,7 +89,9 @@ def batch_norm_training(operand: np.ndarray, scale: np.ndarray, offset: np.ndarr
     return output, batch_mean, batch_var
 
 
-@define_op("stablehlo.batch_norm_grad", properties=_PROPS,
+@define_op("stablehlo.batch_norm_grad",
+           operands=("operand", "scale", "mean", "variance", "grad_output"), results=3,
+           attributes=("epsilon", "feature_index"),
            verify=batch_norm_verifier((0, 4), (1, 2, 3), per_feature_results=True),
            asm_result_name=lambda op: ["grad_operand", "grad_scale", "grad_offset"])
 def batch_norm_grad(operand: np.ndarray, scale: np.ndarray, mean: np.ndarray,

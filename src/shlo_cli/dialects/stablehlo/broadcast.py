@@ -41,10 +41,10 @@ from .quantization_verify import (
 # ---- broadcast_in_dim ------------------------------------------------------------------------
 
 
-@define_op("stablehlo.broadcast_in_dim",
+@define_op("stablehlo.broadcast_in_dim", operands=("operand",), results=1,
+           attributes=("broadcast_dimensions",),
            syntax=Format("$operand `,` `dims` `=` $broadcast_dimensions", operands=("operand",),
                          types="functional", attrs={"broadcast_dimensions": "array"}),
-           properties=("broadcast_dimensions",),
            verify=lambda op: verify_broadcast_in_dim(op))
 def broadcast_in_dim(operand: np.ndarray, *, broadcast_dimensions: Any,
                      result_type: TensorType) -> np.ndarray:
@@ -73,12 +73,13 @@ def _broadcast(operand: np.ndarray, dims: Sequence[int], shape: tuple[int, ...])
             f"cannot broadcast {list(operand.shape)} to {list(shape)}") from None
 
 
-@define_op("stablehlo.dynamic_broadcast_in_dim",
+@define_op("stablehlo.dynamic_broadcast_in_dim", operands=("operand", "output_dimensions"),
+           results=1,
+           attributes=("broadcast_dimensions", "known_expanding_dimensions?",
+                       "known_nonexpanding_dimensions?"),
            syntax=Format("$operand `,` $output_dimensions `,` `dims` `=` $broadcast_dimensions",
                          operands=("operand", "output_dimensions"), types="functional",
                          attrs={"broadcast_dimensions": "array"}),
-           properties=("broadcast_dimensions", "known_expanding_dimensions",
-                       "known_nonexpanding_dimensions"),
            verify=lambda op: verify_dynamic_broadcast_in_dim(op))
 def dynamic_broadcast_in_dim(operand: np.ndarray, output_dimensions: np.ndarray, *,
                              broadcast_dimensions: Any, result_type: TensorType) -> np.ndarray:
@@ -87,10 +88,9 @@ def dynamic_broadcast_in_dim(operand: np.ndarray, output_dimensions: np.ndarray,
                                    shape_operand(output_dimensions)), result_type)
 
 
-@define_op("stablehlo.broadcast",
+@define_op("stablehlo.broadcast", operands=("operand",), results=1, attributes=("broadcast_sizes",),
            syntax=Format("$operand `,` `sizes` `=` $broadcast_sizes", operands=("operand",),
                          types="functional", attrs={"broadcast_sizes": "array"}),
-           properties=("broadcast_sizes",),
            verify=lambda op: verify_broadcast(op))
 def broadcast(operand: np.ndarray, *, broadcast_sizes: Any, result_type: TensorType) -> np.ndarray:
     """The operand repeated over new leading dimensions of `broadcast_sizes`."""

@@ -36,9 +36,6 @@ from .collectives_verify import (
 )
 from .elementwise_misc import TOKEN, _vectorizable
 
-GROUPED = ("replica_groups", "channel_handle", "use_global_device_ids")
-
-
 # ---- shared pieces ------------------------------------------------------------------------
 
 
@@ -148,13 +145,13 @@ def _reduce_across(values: Sequence[list[Any]], op: Operation, computation: Call
 # ---- replica_id / partition_id ------------------------------------------------------------
 
 
-@define_op("stablehlo.replica_id", syntax=Format("", types="result"))
+@define_op("stablehlo.replica_id", operands=(), results=1, syntax=Format("", types="result"))
 def replica_id(*, ctx: Context, op: Operation) -> np.ndarray:
     """The replica_id of the current process."""
     return np.array(_process(ctx, op).replica_id, dtype=np.uint32)
 
 
-@define_op("stablehlo.partition_id", syntax=Format("", types="result"))
+@define_op("stablehlo.partition_id", operands=(), results=1, syntax=Format("", types="result"))
 def partition_id(*, ctx: Context, op: Operation) -> np.ndarray:
     """The partition_id of the current process."""
     return np.array(_process(ctx, op).partition_id, dtype=np.uint32)
@@ -163,7 +160,9 @@ def partition_id(*, ctx: Context, op: Operation) -> np.ndarray:
 # ---- all_gather / all_reduce / reduce_scatter / collective_reduce -------------------------
 
 
-@define_op("stablehlo.all_gather", properties=("all_gather_dim", *GROUPED),
+@define_op("stablehlo.all_gather", operands=("*operands",), results="*",
+           attributes=("all_gather_dim", "replica_groups", "channel_handle?",
+                       "use_global_device_ids?"),
            verify=verify_all_gather)
 def all_gather(*operands: np.ndarray, all_gather_dim: int, replica_groups: Any,
                channel_handle: DialectAttr | None, use_global_device_ids: bool | None,
@@ -179,8 +178,9 @@ def all_gather(*operands: np.ndarray, all_gather_dim: int, replica_groups: Any,
                     for i in range(len(operands))])
 
 
-@define_op("stablehlo.all_reduce", properties=GROUPED, regions=("computation",),
-           verify=verify_all_reduce)
+@define_op("stablehlo.all_reduce", operands=("*operands",), results="*",
+           attributes=("replica_groups", "channel_handle?", "use_global_device_ids?"),
+           regions=("computation",), verify=verify_all_reduce)
 def all_reduce(*operands: np.ndarray, replica_groups: Any, channel_handle: DialectAttr | None,
                use_global_device_ids: bool | None, computation: Callable[..., list],
                ctx: Context, op: Operation, result_types: list[TensorType]) -> Any:
@@ -195,7 +195,9 @@ def all_reduce(*operands: np.ndarray, replica_groups: Any, channel_handle: Diale
     return _single(_reduce_across(ordered, op, computation, result_types))
 
 
-@define_op("stablehlo.reduce_scatter", properties=("scatter_dimension", *GROUPED),
+@define_op("stablehlo.reduce_scatter", operands=("operand",), results=1,
+           attributes=("scatter_dimension", "replica_groups", "channel_handle?",
+                       "use_global_device_ids?"),
            regions=("computation",), verify=verify_reduce_scatter)
 def reduce_scatter(operand: np.ndarray, *, scatter_dimension: int, replica_groups: Any,
                    channel_handle: DialectAttr | None, use_global_device_ids: bool | None,
@@ -215,7 +217,9 @@ def reduce_scatter(operand: np.ndarray, *, scatter_dimension: int, replica_group
     return np.ascontiguousarray(parts[group.index(process.id)])
 
 
-@define_op("stablehlo.collective_reduce", properties=(*GROUPED, "has_dynamic_root"),
+@define_op("stablehlo.collective_reduce", operands=("*operands",), results="*",
+           attributes=("replica_groups", "channel_handle?", "use_global_device_ids?",
+                       "has_dynamic_root?"),
            regions=("computation",), verify=verify_collective_reduce)
 def collective_reduce(*operands: np.ndarray, replica_groups: Any,
                       channel_handle: DialectAttr | None, use_global_device_ids: bool | None,
@@ -255,9 +259,9 @@ def _roots(root: np.ndarray, count: int, group: ProcessGroup) -> list[int]:
 # ---- all_to_all / collective_broadcast / collective_permute -------------------------------
 
 
-@define_op("stablehlo.all_to_all", properties=("split_dimension", "concat_dimension",
-                                               "split_count", "replica_groups",
-                                               "channel_handle"),
+@define_op("stablehlo.all_to_all", operands=("*operands",), results="*",
+           attributes=("split_dimension", "concat_dimension", "split_count", "replica_groups",
+                       "channel_handle?"),
            verify=verify_all_to_all)
 def all_to_all(*operands: np.ndarray, split_dimension: int, concat_dimension: int,
                split_count: int, replica_groups: Any, channel_handle: DialectAttr | None,
@@ -279,8 +283,8 @@ def all_to_all(*operands: np.ndarray, split_dimension: int, concat_dimension: in
     return _single(results)
 
 
-@define_op("stablehlo.collective_broadcast",
-           properties=("replica_groups", "channel_handle", "has_dynamic_root"),
+@define_op("stablehlo.collective_broadcast", operands=("*operands",), results="*",
+           attributes=("replica_groups", "channel_handle?", "has_dynamic_root?"),
            verify=verify_collective_broadcast)
 def collective_broadcast(*operands: np.ndarray, replica_groups: Any,
                          channel_handle: DialectAttr | None, has_dynamic_root: bool | None,
@@ -300,8 +304,8 @@ def collective_broadcast(*operands: np.ndarray, replica_groups: Any,
     return _single([np.array(values[group[root]][k]) for k, root in enumerate(roots)])
 
 
-@define_op("stablehlo.collective_permute", properties=("source_target_pairs", "channel_handle"),
-           verify=verify_collective_permute)
+@define_op("stablehlo.collective_permute", operands=("operand",), results=1,
+           attributes=("source_target_pairs", "channel_handle?"), verify=verify_collective_permute)
 def collective_permute(operand: np.ndarray, *, source_target_pairs: Any,
                        channel_handle: DialectAttr | None, ctx: Context, op: Operation,
                        result_type: TensorType) -> np.ndarray:
@@ -323,8 +327,9 @@ def collective_permute(operand: np.ndarray, *, source_target_pairs: Any,
 # ---- send / recv --------------------------------------------------------------------------
 
 
-@define_op("stablehlo.send", properties=("channel_handle", "is_host_transfer",
-                                         "source_target_pairs"), verify=verify_send)
+@define_op("stablehlo.send", operands=("*inputs", "token"), results=1,
+           attributes=("channel_handle", "is_host_transfer?", "source_target_pairs?"),
+           verify=verify_send)
 def send(*inputs: Any, channel_handle: DialectAttr | None, ctx: Context,
          op: Operation) -> Any:
     """Sends the inputs (all operands but the trailing token) on channel_id; returns a
@@ -334,8 +339,9 @@ def send(*inputs: Any, channel_handle: DialectAttr | None, ctx: Context,
     return TOKEN
 
 
-@define_op("stablehlo.recv", properties=("channel_handle", "is_host_transfer",
-                                         "source_target_pairs"), verify=verify_recv)
+@define_op("stablehlo.recv", operands=("token",), results="*",
+           attributes=("channel_handle", "is_host_transfer?", "source_target_pairs?"),
+           verify=verify_recv)
 def recv(token: Any, *, channel_handle: DialectAttr | None, ctx: Context,
          op: Operation) -> tuple[Any, ...]:
     """The values of the next send on channel_id, followed by a token."""
@@ -352,7 +358,8 @@ def recv(token: Any, *, channel_handle: DialectAttr | None, ctx: Context,
 # ---- infeed / outfeed ---------------------------------------------------------------------
 
 
-@define_op("stablehlo.infeed", properties=("infeed_config", "layout"), verify=verify_infeed)
+@define_op("stablehlo.infeed", operands=("token",), results="*",
+           attributes=("infeed_config?", "layout?"), verify=verify_infeed)
 def infeed(token: Any, *, ctx: Context, op: Operation) -> tuple[Any, ...]:
     """The results of the next function of the run's infeed queue, followed by a token."""
     process = _process(ctx, op)
@@ -367,7 +374,8 @@ def infeed(token: Any, *, ctx: Context, op: Operation) -> tuple[Any, ...]:
     return (*values, TOKEN)
 
 
-@define_op("stablehlo.outfeed", properties=("outfeed_config",))
+@define_op("stablehlo.outfeed", operands=("*inputs", "token"), results=1,
+           attributes=("outfeed_config?",))
 def outfeed(*inputs: Any, ctx: Context, op: Operation) -> Any:
     """Appends the inputs (all operands but the trailing token) to the run's outfeed queue."""
     _process(ctx, op).grid.outfeed(list(inputs[:-1]))

@@ -87,8 +87,9 @@ def verify_constant(op: Operation) -> None:
         raise inferred_type_mismatch(op, f"'{value_type}'")
 
 
-@define_op("stablehlo.constant", syntax=Custom(_parse_constant, _print_constant),
-           properties=("value",), asm_result_name=_constant_name, verify=verify_constant)
+@define_op("stablehlo.constant", operands=(), results=1, attributes=("value",),
+           syntax=Custom(_parse_constant, _print_constant), asm_result_name=_constant_name,
+           verify=verify_constant)
 def constant(*, value: Any) -> np.ndarray:
     """The tensor held by the `value` attribute. The same array is returned on every run, so
     it is read-only: a kernel writing into its operand would otherwise change the constant."""
@@ -111,10 +112,9 @@ def materialize_constant(value: Attribute, type: Any, location: Location) -> Ope
                      opdef=lookup("stablehlo.constant"))
 
 
-@define_op("stablehlo.iota",
+@define_op("stablehlo.iota", operands=(), results=1, attributes=("iota_dimension",),
            syntax=Format("`dim` `=` $iota_dimension", types="result",
-                         attrs={"iota_dimension": "int"}),
-           properties=("iota_dimension",), verify=verify_iota)
+                         attrs={"iota_dimension": "int"}), verify=verify_iota)
 def iota(*, iota_dimension: int, result_type: Any) -> np.ndarray:
     """Each element is its index along `iota_dimension`, converted to the element type."""
     shape = tuple(result_type.shape)

@@ -75,7 +75,8 @@ def _print_return(pr: Any, op: Operation) -> None:
         pr.write(" : " + ", ".join(map(str, op.operand_types)))
 
 
-declare_op("stablehlo.return", syntax=Custom(_parse_return, _print_return), terminator=True)
+declare_op("stablehlo.return", operands=("*results",), results=0,
+           syntax=Custom(_parse_return, _print_return), terminator=True)
 
 # ---- stablehlo.while ----------------------------------------------------------------------
 # `stablehlo.while(%iterArg = %init, ...) : T, ... attributes {...}` newline ` cond {...} do {...}`
@@ -161,8 +162,9 @@ def verify_while(op: Operation) -> None:
                         f"'{kind}'", False)
 
 
-@define_op("stablehlo.while", syntax=Custom(_parse_while, _print_while, _iter_arg_names),
-           regions=("cond", "body"), verify=verify_while)
+@define_op("stablehlo.while", operands=("*operand",), results="*",
+           syntax=Custom(_parse_while, _print_while, _iter_arg_names), regions=("cond", "body"),
+           verify=verify_while)
 def while_(*operand: np.ndarray, cond: Callable[..., list[Any]],
            body: Callable[..., list[Any]]) -> Any:
     """Runs `body` while `cond` holds; the results are the last loop-carried values."""
@@ -184,14 +186,16 @@ def while_(*operand: np.ndarray, cond: Callable[..., list[Any]],
 # ---- stablehlo.if / stablehlo.case (generic syntax upstream) ----------------------------
 
 
-@define_op("stablehlo.if", regions=("true_branch", "false_branch"), verify=verify_conditional)
+@define_op("stablehlo.if", operands=("pred",), results="*", regions=("true_branch", "false_branch"),
+           verify=verify_conditional)
 def if_(pred: np.ndarray, *, true_branch: Callable[..., list[Any]],
         false_branch: Callable[..., list[Any]]) -> Any:
     """Runs `true_branch` if `pred` is true, else `false_branch`."""
     return _results(true_branch() if pred else false_branch())
 
 
-@define_op("stablehlo.case", regions=("branches*",), verify=verify_conditional)
+@define_op("stablehlo.case", operands=("index",), results="*", regions=("branches*",),
+           verify=verify_conditional)
 def case(index: np.ndarray, *, branches: list[Callable[..., list[Any]]]) -> Any:
     """Runs `branches[index]`; an out-of-range index selects the last branch."""
     index = int(index)
@@ -270,9 +274,9 @@ def _print_composite(pr: Any, op: Operation) -> None:
     pr.write(" : " + _functional_type(op))
 
 
-@define_op("stablehlo.composite", syntax=Custom(_parse_composite, _print_composite),
-           properties=("name", "composite_attributes", "decomposition", "version"),
-           regions=("composite_regions*",))
+@define_op("stablehlo.composite", operands=("*inputs",), results="*",
+           attributes=("name", "composite_attributes?", "decomposition", "version?"),
+           syntax=Custom(_parse_composite, _print_composite), regions=("composite_regions*",))
 def composite(*inputs: np.ndarray, decomposition: str, ctx: Any) -> Any:
     """Runs the `decomposition` function on `inputs` (the op's reference semantics)."""
     interpreter = ctx.interpreter
@@ -283,9 +287,6 @@ def composite(*inputs: np.ndarray, decomposition: str, ctx: Any) -> Any:
 # Format: `custom<CustomCallTarget>($call_target_name) `(` $inputs `)` attr-dict `:`
 #          functional-type(operands, results)`
 
-_CUSTOM_CALL_PROPERTIES = ("call_target_name", "has_side_effect", "backend_config",
-                           "api_version", "called_computations", "operand_layouts",
-                           "result_layouts", "output_operand_aliases")
 _API_VERSION_ORIGINAL = 1
 
 
@@ -321,8 +322,11 @@ def _print_custom_call(pr: Any, op: Operation) -> None:
     pr.write(" : " + _functional_type(op))
 
 
-@define_op("stablehlo.custom_call", syntax=Custom(_parse_custom_call, _print_custom_call),
-           properties=_CUSTOM_CALL_PROPERTIES, verify=verify_custom_call)
+@define_op("stablehlo.custom_call", operands=("*inputs",), results="*",
+           attributes=("call_target_name", "has_side_effect?", "backend_config?", "api_version?",
+                       "called_computations?", "operand_layouts?", "result_layouts?",
+                       "output_operand_aliases?", "result_tilings?"),
+           syntax=Custom(_parse_custom_call, _print_custom_call), verify=verify_custom_call)
 def custom_call(*inputs: np.ndarray, call_target_name: str, op: Operation, ctx: Any) -> Any:
     """Dispatches to the evaluator registered for `call_target_name`."""
     return _results(evaluate_custom_call(call_target_name, inputs, op=op, ctx=ctx))

@@ -67,7 +67,7 @@ _EXACT_TO_FLOAT = frozenset(np.dtype(t) for t in (
 # ---- convert -------------------------------------------------------------------------------
 
 
-@define_op("stablehlo.convert", syntax=UNARY,
+@define_op("stablehlo.convert", operands=("operand",), results=1, syntax=UNARY,
            verify=elementwise(ANY - {QUANT, AXIS_QUANT}, same_types=False))
 def convert(operand: np.ndarray, *, result_type: Any) -> np.ndarray:
     """Element type conversion as upstream's `convert(Type, Element)`: integers are sign- or
@@ -168,8 +168,9 @@ def _from_element_bits(bits: np.ndarray, dtype: np.dtype) -> np.ndarray:
     return np.packbits(padded, axis=1, bitorder="little").reshape(-1).view(dtype)
 
 
-@define_op("stablehlo.bitcast_convert", syntax=Format("$operand", operands=("operand",),
-                                                      types="functional"),
+@define_op("stablehlo.bitcast_convert", operands=("operand",), results=1,
+           syntax=Format("$operand", operands=("operand",),
+                         types="functional"),
            verify=verify_bitcast_convert)
 def bitcast_convert(operand: np.ndarray, *, result_type: Any) -> np.ndarray:
     """Reinterpret the bits; element i of a wider result packs operand elements with the
@@ -250,10 +251,10 @@ def _mantissa_bits(dtype: np.dtype) -> int:
     return int(ml_dtypes.finfo(dtype).nmant)
 
 
-@define_op("stablehlo.reduce_precision",
+@define_op("stablehlo.reduce_precision", operands=("operand",), results=1,
+           attributes=("exponent_bits", "mantissa_bits"),
            syntax=Custom(_parse_reduce_precision, _print_reduce_precision),
-           properties=("exponent_bits", "mantissa_bits"),
-           required=("exponent_bits", "mantissa_bits"), verify=verify_reduce_precision)
+           verify=verify_reduce_precision)
 def reduce_precision(operand: np.ndarray, *, exponent_bits: int,
                      mantissa_bits: int) -> np.ndarray:
     """Round to a float format with `exponent_bits`/`mantissa_bits` and back, with XLA's bit

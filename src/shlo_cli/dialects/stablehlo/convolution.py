@@ -618,8 +618,9 @@ def _conv_result_shape(op: Operation, d: ConvDims, lhs: TensorType, rhs: TensorT
     return shape
 
 
-define_op("stablehlo.convolution", syntax=Custom(_parse_convolution, _print_convolution),
-          verify=verify_convolution,
-          properties=("window_strides", "padding", "lhs_dilation", "rhs_dilation",
-                      "window_reversal", "dimension_numbers", "feature_group_count",
-                      "batch_group_count", "precision_config"))(convolution)
+define_op("stablehlo.convolution", operands=("lhs", "rhs"), results=1,
+          attributes=("dimension_numbers", "window_strides?", "padding?", "lhs_dilation?",
+                      "rhs_dilation?", "window_reversal?", "feature_group_count",
+                      "batch_group_count", "precision_config?"),
+          syntax=Custom(_parse_convolution, _print_convolution),
+          verify=verify_convolution)(convolution)

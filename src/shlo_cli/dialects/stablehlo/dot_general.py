@@ -19,8 +19,7 @@ import numpy as np
 from ...ir.attributes import ArrayAttr, Attribute, DialectAttr
 from ...ir.core import Location, Operation
 from ...ir.diagnostics import Diagnostic, EvaluationError
-from ...ir.lexer import lex_at
-from ...ir.parser import STRUCT_FIELD_ORDER, _format_field, _parse_struct_fields
+from ...ir.parser import STRUCT_FIELD_ORDER, format_field, parse_struct_fields
 from ...ir.types import (
     DYNAMIC,
     FunctionType,
@@ -175,13 +174,8 @@ def _parse_precision(p: Any) -> ArrayAttr:
 
 def _parse_algorithm(p: Any) -> DialectAttr:
     p.expect("=")
-    if not p.at("<"):
-        raise p.error("expected '<'")
-    end = p._balanced_end(p.tok.start, "<", ">")
-    start = p.tok.end
-    attr = _parse_dot_algorithm_attr(p, p.src[start:end - 1], start)
-    p.tok = lex_at(p.src, end)
-    return attr
+    body, start = p.parse_balanced_body("<", ">")
+    return _parse_dot_algorithm_attr(p, body, start)
 
 
 # (lhs, rhs, accumulation precision type, num_primitive_operations) of the dot algorithms
@@ -222,13 +216,13 @@ def dot_algorithm_error(algorithm: dict[str, Any]) -> str | None:
 def _parse_dot_algorithm_attr(p: Any, body: str, offset: int) -> DialectAttr:
     """`#stablehlo.dot_algorithm<...>` (also the body of dot_general's `algorithm = <...>`),
     verified as it is built, so errors point at the attribute."""
-    fields = _parse_struct_fields(p, body, offset)
+    fields = parse_struct_fields(p, body, offset)
     if fields is None:
         raise p.error("failed to parse the dot algorithm", offset=offset)
     problem = dot_algorithm_error(dict(fields))
     if problem is not None:
         raise p.error(problem, offset=offset - 1)
-    text = ", ".join(f"{k} = {_format_field(v)}" for k, v in fields)
+    text = ", ".join(f"{k} = {format_field(v)}" for k, v in fields)
     return DialectAttr("stablehlo", "dot_algorithm", text, tuple(fields))
 
 
@@ -250,7 +244,7 @@ def dot_dimension_attr(lhs_batch: Sequence[int], rhs_batch: Sequence[int],
     """`#stablehlo.dot<...>` as upstream prints it (empty fields left out)."""
     fields = [(k, list(v)) for k, v in zip(_DOT_FIELDS, (lhs_batch, rhs_batch, lhs_contract,
                                                           rhs_contract), strict=False) if v]
-    body = ", ".join(f"{k} = {_format_field(v)}" for k, v in fields)
+    body = ", ".join(f"{k} = {format_field(v)}" for k, v in fields)
     return DialectAttr("stablehlo", "dot", body, tuple(fields))
 
 
@@ -431,11 +425,12 @@ def verify_dot(op: Operation) -> None:
     verify_precision_count(op)
 
 
-define_op("stablehlo.dot_general", syntax=Custom(_parse_dot_general, _print_dot_general),
-          properties=("dot_dimension_numbers", "precision_config", "algorithm"),
+define_op("stablehlo.dot_general", operands=("lhs", "rhs"), results=1,
+          attributes=("dot_dimension_numbers", "precision_config?", "algorithm?"),
+          syntax=Custom(_parse_dot_general, _print_dot_general),
           verify=verify_dot_general)(dot_general)
-define_op("stablehlo.dot", syntax=Custom(_parse_dot, _print_dot),
-          properties=("precision_config",), verify=verify_dot)(dot)
+define_op("stablehlo.dot", operands=("lhs", "rhs"), results=1, attributes=("precision_config?",),
+          syntax=Custom(_parse_dot, _print_dot), verify=verify_dot)(dot)
 
 
 
@@ -463,14 +458,12 @@ def unary_einsum(operand: np.ndarray, *, einsum_config: str, result_type: Type) 
     return _einsum(einsum_config, [operand], result_type)
 
 
-define_op("stablehlo.einsum",
+define_op("stablehlo.einsum", operands=("lhs", "rhs"), results=1, attributes=("einsum_config",),
           syntax=Format("$lhs `,` $rhs `,` `config` `=` $einsum_config", operands=("lhs", "rhs"),
-                        types="functional", attrs={"einsum_config": "attr"}),
-          properties=("einsum_config",))(einsum)
-define_op("stablehlo.unary_einsum",
+                        types="functional", attrs={"einsum_config": "attr"}))(einsum)
+define_op("stablehlo.unary_einsum", operands=("operand",), results=1, attributes=("einsum_config",),
           syntax=Format("$operand `,` `config` `=` $einsum_config", operands=("operand",),
-                        types="functional", attrs={"einsum_config": "attr"}),
-          properties=("einsum_config",))(unary_einsum)
+                        types="functional", attrs={"einsum_config": "attr"}))(unary_einsum)
 
 
 try:

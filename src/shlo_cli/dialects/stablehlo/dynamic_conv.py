@@ -162,7 +162,11 @@ def verify_dynamic_conv(op: Operation) -> None:
     check_convolution_quantization(op, kernel[1], output[1])
 
 
-@define_op("stablehlo.dynamic_conv", properties=_CONV_PROPS, verify=verify_dynamic_conv)
+@define_op("stablehlo.dynamic_conv", operands=("lhs", "rhs", "padding"), results=1,
+           attributes=("dimension_numbers", "window_strides?", "lhs_dilation?", "rhs_dilation?",
+                       "window_reversal?", "feature_group_count", "batch_group_count",
+                       "precision_config?"),
+           verify=verify_dynamic_conv)
 def dynamic_conv(lhs: np.ndarray, rhs: np.ndarray, padding: np.ndarray, *,
                  window_strides: Any = None, lhs_dilation: Any = None,
                  rhs_dilation: Any = None, window_reversal: Any = None,
@@ -185,11 +189,11 @@ def dynamic_conv(lhs: np.ndarray, rhs: np.ndarray, padding: np.ndarray, *,
                        result_type=static)
 
 
-@define_op("stablehlo.dynamic_iota",
+@define_op("stablehlo.dynamic_iota", operands=("output_shape",), results=1,
+           attributes=("iota_dimension",),
            syntax=Format("$output_shape `,` `dim` `=` $iota_dimension",
                          operands=("output_shape",), types="functional",
-                         attrs={"iota_dimension": "int"}),
-           properties=("iota_dimension",), verify=verify_dynamic_iota_op)
+                         attrs={"iota_dimension": "int"}), verify=verify_dynamic_iota_op)
 def dynamic_iota(output_shape: np.ndarray, *, iota_dimension: int,
                  result_type: Type) -> np.ndarray:
     """spec dynamic_iota: `iota` with the result shape read from `output_shape`."""

@@ -12,9 +12,9 @@ from ...ir.core import Operation
 from ...ir.diagnostics import EvaluationError
 from ...ir.parser import (
     DIALECT_ATTR_PARSERS,
-    _canonical_fields,
-    _format_field,
-    _parse_struct_fields,
+    canonical_fields,
+    format_field,
+    parse_struct_fields,
 )
 from .. import libm
 from ..asm import Format
@@ -95,7 +95,7 @@ def is_default_accuracy(attr: Any) -> bool:
 def parse_result_accuracy(p: Any, body: str, offset: int) -> DialectAttr:
     """`#stablehlo.result_accuracy<...>`, checked as upstream's attribute verifier does
     while the attribute is built: HIGHEST mode admits no tolerance."""
-    fields = _parse_struct_fields(p, body, offset)
+    fields = parse_struct_fields(p, body, offset)
     if fields is None:
         return DialectAttr("stablehlo", "result_accuracy", " ".join(body.split()))
     values = dict(fields)
@@ -104,8 +104,8 @@ def parse_result_accuracy(p: Any, body: str, offset: int) -> DialectAttr:
             and any(values.get(k, 0) for k in ("atol", "rtol", "ulps"))):
         raise p.error("Invalid tolerances for ResultAccuracyAttr with mode HIGHEST, must be all "
                       "zero.", offset=offset - 1)
-    text = ", ".join(f"{k} = {_format_field(v)}"
-                     for k, v in _canonical_fields("result_accuracy", fields))
+    text = ", ".join(f"{k} = {format_field(v)}"
+                     for k, v in canonical_fields("result_accuracy", fields))
     return DialectAttr("stablehlo", "result_accuracy", text, tuple(fields))
 
 
@@ -113,7 +113,7 @@ DIALECT_ATTR_PARSERS[("stablehlo", "result_accuracy")] = parse_result_accuracy
 
 UNARY = ElementwiseFormat("$operand", operands=("operand",))
 BINARY = ElementwiseFormat("$lhs `,` $rhs", operands=("lhs", "rhs"))
-ACCURACY = ("result_accuracy",)
+ACCURACY = ("result_accuracy?",)  # the attribute of the transcendental ops
 
 
 def unsupported(what: str, dtype: np.dtype) -> EvaluationError:
@@ -133,7 +133,7 @@ def int_op(fn: Any, *xs: np.ndarray) -> np.ndarray:
 # ---- arithmetic ---------------------------------------------------------------------------
 
 
-@define_op("stablehlo.add", syntax=BINARY,
+@define_op("stablehlo.add", operands=("lhs", "rhs"), results=1, syntax=BINARY,
            verify=elementwise(ANY, same_types=False, then=verify_add))
 def add(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Sum; integers wrap, i1 is logical or."""
@@ -149,7 +149,7 @@ def add(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return float_op(np.add, dtype, lhs, rhs)
 
 
-@define_op("stablehlo.subtract", syntax=BINARY,
+@define_op("stablehlo.subtract", operands=("lhs", "rhs"), results=1, syntax=BINARY,
            verify=elementwise(NUMERIC))
 def subtract(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Difference; integers wrap."""
@@ -165,7 +165,7 @@ def subtract(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return float_op(np.subtract, dtype, lhs, rhs)
 
 
-@define_op("stablehlo.multiply", syntax=BINARY,
+@define_op("stablehlo.multiply", operands=("lhs", "rhs"), results=1, syntax=BINARY,
            verify=elementwise(ANY))
 def multiply(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Product; integers wrap, i1 is logical and, complex parts are rounded per product."""
@@ -210,7 +210,7 @@ def _integer_divmod(lhs: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray, np.nd
     return q, r
 
 
-@define_op("stablehlo.divide", syntax=BINARY,
+@define_op("stablehlo.divide", operands=("lhs", "rhs"), results=1, syntax=BINARY,
            verify=elementwise(NUMERIC))
 def divide(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Quotient; integer division truncates toward zero, INT_MIN / -1 wraps to INT_MIN and
@@ -228,7 +228,7 @@ def divide(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return float_op(np.divide, dtype, lhs, rhs)
 
 
-@define_op("stablehlo.remainder", syntax=BINARY,
+@define_op("stablehlo.remainder", operands=("lhs", "rhs"), results=1, syntax=BINARY,
            verify=elementwise(NUMERIC))
 def remainder(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Remainder with the sign of the dividend (C fmod); x % 0 gives x, as XLA defines it."""
@@ -243,7 +243,7 @@ def remainder(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     raise unsupported("remainder", dtype)
 
 
-@define_op("stablehlo.power", syntax=BINARY,
+@define_op("stablehlo.power", operands=("lhs", "rhs"), results=1, syntax=BINARY,
            verify=elementwise(NUMERIC))
 def power(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """lhs ** rhs. Integers: exact wrapping power; a negative exponent gives 0 unless
@@ -293,14 +293,14 @@ def integer_power(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return from_bits(result, dtype)
 
 
-@define_op("stablehlo.maximum", syntax=BINARY,
+@define_op("stablehlo.maximum", operands=("lhs", "rhs"), results=1, syntax=BINARY,
            verify=elementwise(ANY))
 def maximum(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Larger element; NaN propagates, +0 > -0; complex is lexicographic."""
     return _extremum(lhs, rhs, largest=True)
 
 
-@define_op("stablehlo.minimum", syntax=BINARY,
+@define_op("stablehlo.minimum", operands=("lhs", "rhs"), results=1, syntax=BINARY,
            verify=elementwise(ANY))
 def minimum(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Smaller element; NaN propagates, -0 < +0; complex is lexicographic."""
@@ -342,28 +342,28 @@ def _bitwise(fn: Any, logical: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndar
     return int_op(fn, lhs, rhs)
 
 
-@define_op("stablehlo.and", syntax=BINARY,
+@define_op("stablehlo.and", operands=("lhs", "rhs"), results=1, syntax=BINARY,
            verify=elementwise(LOGICAL))
 def and_(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Bitwise (logical for i1) and."""
     return _bitwise(np.bitwise_and, np.logical_and, lhs, rhs)
 
 
-@define_op("stablehlo.or", syntax=BINARY,
+@define_op("stablehlo.or", operands=("lhs", "rhs"), results=1, syntax=BINARY,
            verify=elementwise(LOGICAL))
 def or_(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Bitwise (logical for i1) or."""
     return _bitwise(np.bitwise_or, np.logical_or, lhs, rhs)
 
 
-@define_op("stablehlo.xor", syntax=BINARY,
+@define_op("stablehlo.xor", operands=("lhs", "rhs"), results=1, syntax=BINARY,
            verify=elementwise(LOGICAL))
 def xor(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Bitwise (logical for i1) exclusive or."""
     return _bitwise(np.bitwise_xor, np.logical_xor, lhs, rhs)
 
 
-@define_op("stablehlo.not", syntax=UNARY,
+@define_op("stablehlo.not", operands=("operand",), results=1, syntax=UNARY,
            verify=elementwise(LOGICAL))
 def not_(operand: np.ndarray) -> np.ndarray:
     """Bitwise (logical for i1) complement."""
@@ -379,7 +379,7 @@ def _shift_amount(lhs: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray, np.ndar
     return np.where(too_far, np.uint64(0), amount), too_far
 
 
-@define_op("stablehlo.shift_left", syntax=BINARY,
+@define_op("stablehlo.shift_left", operands=("lhs", "rhs"), results=1, syntax=BINARY,
            verify=elementwise(INTEGERS))
 def shift_left(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """lhs << rhs; shifting by the width or more gives 0."""
@@ -388,7 +388,7 @@ def shift_left(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return from_bits(out, lhs.dtype)
 
 
-@define_op("stablehlo.shift_right_logical", syntax=BINARY,
+@define_op("stablehlo.shift_right_logical", operands=("lhs", "rhs"), results=1, syntax=BINARY,
            verify=elementwise(INTEGERS))
 def shift_right_logical(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Logical lhs >> rhs; shifting by the width or more gives 0."""
@@ -397,7 +397,7 @@ def shift_right_logical(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return from_bits(out, lhs.dtype)
 
 
-@define_op("stablehlo.shift_right_arithmetic", syntax=BINARY,
+@define_op("stablehlo.shift_right_arithmetic", operands=("lhs", "rhs"), results=1, syntax=BINARY,
            verify=elementwise(INTEGERS))
 def shift_right_arithmetic(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Arithmetic lhs >> rhs (sign-filling); shifting by the width or more leaves only copies
@@ -412,14 +412,14 @@ def shift_right_arithmetic(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return from_bits((signed >> amount).view(np.uint64), dtype)
 
 
-@define_op("stablehlo.popcnt", syntax=UNARY,
+@define_op("stablehlo.popcnt", operands=("operand",), results=1, syntax=UNARY,
            verify=elementwise(INTEGERS))
 def popcnt(operand: np.ndarray) -> np.ndarray:
     """Number of set bits."""
     return from_bits(np.bitwise_count(to_bits(operand)).astype(np.uint64), operand.dtype)
 
 
-@define_op("stablehlo.count_leading_zeros", syntax=UNARY,
+@define_op("stablehlo.count_leading_zeros", operands=("operand",), results=1, syntax=UNARY,
            verify=elementwise(INTEGERS))
 def count_leading_zeros(operand: np.ndarray) -> np.ndarray:
     """Number of leading zero bits at the element width."""
@@ -437,7 +437,7 @@ def count_leading_zeros(operand: np.ndarray) -> np.ndarray:
 # ---- unary arithmetic -----------------------------------------------------------------------
 
 
-@define_op("stablehlo.negate", syntax=UNARY,
+@define_op("stablehlo.negate", operands=("operand",), results=1, syntax=UNARY,
            verify=elementwise(NUMERIC))
 def negate(operand: np.ndarray) -> np.ndarray:
     """-x; integers wrap (-INT_MIN = INT_MIN)."""
@@ -459,7 +459,7 @@ _SIGN_BIT = {2: (np.uint16, np.uint16(0x8000)), 4: (np.uint32, np.uint32(0x80000
              8: (np.uint64, np.uint64(0x8000000000000000))}
 
 
-@define_op("stablehlo.abs", syntax=UNARY,
+@define_op("stablehlo.abs", operands=("operand",), results=1, syntax=UNARY,
            verify=elementwise(SIGNED_NUMERIC, SIGNED_REAL, same_types=False, then=verify_abs))
 def abs_(operand: np.ndarray, *, result_type: Any = None) -> np.ndarray:
     """|x|; |INT_MIN| = INT_MIN; complex gives the modulus, computed in double."""
@@ -478,7 +478,7 @@ def abs_(operand: np.ndarray, *, result_type: Any = None) -> np.ndarray:
     return np.abs(widen(operand)).astype(dtype)
 
 
-@define_op("stablehlo.sign", syntax=UNARY,
+@define_op("stablehlo.sign", operands=("operand",), results=1, syntax=UNARY,
            verify=elementwise(SIGNED_NUMERIC))
 def sign(operand: np.ndarray) -> np.ndarray:
     """-1, 0 or 1 (floats keep ±0 and NaN; complex is x / |x|)."""
@@ -515,35 +515,36 @@ def _round_half_away(x: np.ndarray) -> np.ndarray:
     return np.copysign(np.where(away, whole + np.sign(x), whole), x)
 
 
-@define_op("stablehlo.ceil", syntax=UNARY,
+@define_op("stablehlo.ceil", operands=("operand",), results=1, syntax=UNARY,
            verify=elementwise(REAL_FLOAT))
 def ceil(operand: np.ndarray) -> np.ndarray:
     """Round toward +inf."""
     return _round(operand, np.ceil)
 
 
-@define_op("stablehlo.floor", syntax=UNARY,
+@define_op("stablehlo.floor", operands=("operand",), results=1, syntax=UNARY,
            verify=elementwise(REAL_FLOAT))
 def floor(operand: np.ndarray) -> np.ndarray:
     """Round toward -inf."""
     return _round(operand, np.floor)
 
 
-@define_op("stablehlo.round_nearest_even", syntax=UNARY,
+@define_op("stablehlo.round_nearest_even", operands=("operand",), results=1, syntax=UNARY,
            verify=elementwise(REAL_FLOAT))
 def round_nearest_even(operand: np.ndarray) -> np.ndarray:
     """Round to nearest, ties to even."""
     return _round(operand, np.rint)
 
 
-@define_op("stablehlo.round_nearest_afz", syntax=UNARY,
+@define_op("stablehlo.round_nearest_afz", operands=("operand",), results=1, syntax=UNARY,
            verify=elementwise(REAL_FLOAT))
 def round_nearest_afz(operand: np.ndarray) -> np.ndarray:
     """Round to nearest, ties away from zero."""
     return _round(operand, _round_half_away)
 
 
-@define_op("stablehlo.is_finite", syntax=Format("$x", operands=("x",), types="functional"),
+@define_op("stablehlo.is_finite", operands=("x",), results=1,
+           syntax=Format("$x", operands=("x",), types="functional"),
            verify=elementwise(REAL_FLOAT, frozenset((PRED,)), False, verify_is_finite))
 def is_finite(x: np.ndarray) -> np.ndarray:
     """Neither infinite nor NaN."""
@@ -553,7 +554,7 @@ def is_finite(x: np.ndarray) -> np.ndarray:
 # ---- complex ---------------------------------------------------------------------------------
 
 
-@define_op("stablehlo.real", syntax=UNARY,
+@define_op("stablehlo.real", operands=("operand",), results=1, syntax=UNARY,
            verify=elementwise(FLOAT_OR_COMPLEX, frozenset((FLOAT,)), False, verify_real_imag))
 def real(operand: np.ndarray) -> np.ndarray:
     """Real part (a float operand is its own real part)."""
@@ -562,7 +563,7 @@ def real(operand: np.ndarray) -> np.ndarray:
     return operand
 
 
-@define_op("stablehlo.imag", syntax=UNARY,
+@define_op("stablehlo.imag", operands=("operand",), results=1, syntax=UNARY,
            verify=elementwise(FLOAT_OR_COMPLEX, frozenset((FLOAT,)), False, verify_real_imag))
 def imag(operand: np.ndarray) -> np.ndarray:
     """Imaginary part (zero for a float operand)."""

@@ -126,7 +126,8 @@ def _register(name: str, fn: Callable[[np.ndarray], np.ndarray],
               complex_fn: Callable[[np.ndarray], np.ndarray] | None = None) -> None:
     kernel = _transcendental(fn, complex_fn)
     kernel.__doc__ = f"Elementwise {name.split('.')[-1]}, in double, rounded once."
-    define_op(name, syntax=UNARY, properties=ACCURACY, verify=elementwise(FLOATING))(kernel)
+    define_op(name, operands=("operand",), results=1, attributes=ACCURACY, syntax=UNARY,
+              verify=elementwise(FLOATING))(kernel)
 
 
 _register("stablehlo.exponential", libm.exp)
@@ -142,8 +143,8 @@ _register("stablehlo.rsqrt", _rsqrt)
 _register("stablehlo.cbrt", libm.cbrt, _complex_cbrt)
 
 
-@define_op("stablehlo.logistic", syntax=UNARY, properties=ACCURACY,
-           verify=elementwise(FLOATING))
+@define_op("stablehlo.logistic", operands=("operand",), results=1, attributes=("result_accuracy?",),
+           syntax=UNARY, verify=elementwise(FLOATING))
 def logistic(operand: np.ndarray) -> np.ndarray:
     """1 / (1 + exp(-x)): exp in double, then the add and divide in the element type."""
     dtype = operand.dtype
@@ -154,7 +155,8 @@ def logistic(operand: np.ndarray) -> np.ndarray:
     return divide(one, add(one, exp))
 
 
-@define_op("stablehlo.atan2", syntax=BINARY, verify=elementwise(FLOATING))
+@define_op("stablehlo.atan2", operands=("lhs", "rhs"), results=1, syntax=BINARY,
+           verify=elementwise(FLOATING))
 def atan2(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """atan2(y=lhs, x=rhs); complex: -i * log((x + i y) / sqrt(x^2 + y^2))."""
     dtype = lhs.dtype

@@ -56,8 +56,8 @@ def _vectorizable(region: Region) -> bool:
     return True
 
 
-@define_op("stablehlo.map", properties=("dimensions",), regions=("computation",),
-           verify=verify_map)
+@define_op("stablehlo.map", operands=("*inputs",), results=1, attributes=("dimensions",),
+           regions=("computation",), verify=verify_map)
 def map_(*inputs: np.ndarray, computation: Callable[..., list], op: Operation,
          result_type: Any) -> np.ndarray:
     """computation applied to each tuple of corresponding input elements. An elementwise body
@@ -107,7 +107,8 @@ def _print_barrier(pr: Any, op: Operation) -> None:
     pr.write(" " + pr.operands(op.operands) + " : " + ", ".join(map(str, op.operand_types)))
 
 
-@define_op("stablehlo.optimization_barrier", syntax=Custom(_parse_barrier, _print_barrier))
+@define_op("stablehlo.optimization_barrier", operands=("*operand",), results="*",
+           syntax=Custom(_parse_barrier, _print_barrier))
 def optimization_barrier(*operand: Any) -> tuple[Any, ...]:
     """Its operands, unchanged (it only constrains optimizers)."""
     return operand[0] if len(operand) == 1 else operand
@@ -143,13 +144,14 @@ def _print_after_all(pr: Any, op: Operation) -> None:
         pr.write(" : " + str(FunctionType(tuple(op.operand_types), tuple(op.result_types))))
 
 
-@define_op("stablehlo.after_all", syntax=Custom(_parse_after_all, _print_after_all))
+@define_op("stablehlo.after_all", operands=("*inputs",), results=1,
+           syntax=Custom(_parse_after_all, _print_after_all))
 def after_all(*inputs: Any) -> Token:
     """A token produced after all input tokens."""
     return TOKEN
 
 
-@define_op("stablehlo.create_token", syntax=Format("", types="result"))
+@define_op("stablehlo.create_token", operands=(), results=1, syntax=Format("", types="result"))
 def create_token() -> Token:
     """A fresh token (after_all with no inputs)."""
     return TOKEN
@@ -158,8 +160,8 @@ def create_token() -> Token:
 # ---- tuples -------------------------------------------------------------------------------
 
 
-@define_op("stablehlo.tuple", syntax=Format("$val", operands=("val*",), types="tuple"),
-           verify=verify_tuple)
+@define_op("stablehlo.tuple", operands=("*val",), results=1,
+           syntax=Format("$val", operands=("val*",), types="tuple"), verify=verify_tuple)
 def tuple_(*val: Any) -> tuple[Any, ...]:
     """A tuple of the operands."""
     return tuple(val)
@@ -190,9 +192,9 @@ def _print_get_tuple_element(pr: Any, op: Operation) -> None:
     pr.write(" : " + str(FunctionType(tuple(op.operand_types), tuple(op.result_types))))
 
 
-@define_op("stablehlo.get_tuple_element",
+@define_op("stablehlo.get_tuple_element", operands=("operand",), results=1, attributes=("index",),
            syntax=Custom(_parse_get_tuple_element, _print_get_tuple_element),
-           properties=("index",), required=("index",), verify=verify_get_tuple_element)
+           verify=verify_get_tuple_element)
 def get_tuple_element(operand: tuple[Any, ...], *, index: int) -> Any:
     """The element at `index` of the tuple."""
     if not isinstance(operand, tuple) or not 0 <= index < len(operand):

@@ -104,8 +104,9 @@ _ORDERED = {
 }
 
 
-@define_op("stablehlo.compare", syntax=Custom(_parse_compare, _print_compare),
-           properties=("comparison_direction", "compare_type"), required=("comparison_direction",),
+@define_op("stablehlo.compare", operands=("lhs", "rhs"), results=1,
+           attributes=("comparison_direction", "compare_type?"),
+           syntax=Custom(_parse_compare, _print_compare),
            verify=elementwise(COMPARABLE, frozenset((PRED,)), False, verify_compare))
 def compare(lhs: np.ndarray, rhs: np.ndarray, *, comparison_direction: str,
             compare_type: str | None) -> np.ndarray:
@@ -140,10 +141,10 @@ def _compare_complex(lhs: np.ndarray, rhs: np.ndarray, direction: str) -> np.nda
 # ---- select / clamp ------------------------------------------------------------------------
 
 
-@define_op("stablehlo.select", syntax=Format("$pred `,` $on_true `,` $on_false",
-                                             operands=("pred", "on_true", "on_false"),
-                                             types="select"),
-           verify=verify_select)
+@define_op("stablehlo.select", operands=("pred", "on_true", "on_false"), results=1,
+           syntax=Format("$pred `,` $on_true `,` $on_false",
+                         operands=("pred", "on_true", "on_false"),
+                         types="select"), verify=verify_select)
 def select(pred: np.ndarray, on_true: np.ndarray, on_false: np.ndarray) -> np.ndarray:
     """on_true where pred holds, else on_false (a scalar pred picks a whole tensor)."""
     if pred.ndim == 0:
@@ -151,8 +152,9 @@ def select(pred: np.ndarray, on_true: np.ndarray, on_false: np.ndarray) -> np.nd
     return np.where(pred, on_true, on_false)
 
 
-@define_op("stablehlo.clamp", syntax=Format("$min `,` $operand `,` $max",
-                                            operands=("min", "operand", "max")),
+@define_op("stablehlo.clamp", operands=("min", "operand", "max"), results=1,
+           syntax=Format("$min `,` $operand `,` $max",
+                         operands=("min", "operand", "max")),
            verify=verify_clamp)
 def clamp(min: np.ndarray, operand: np.ndarray, max: np.ndarray) -> np.ndarray:  # noqa: A002
     """minimum(maximum(operand, min), max); scalar bounds apply to every element."""
@@ -199,7 +201,8 @@ def _print_complex(pr: Any, op: Operation) -> None:
         pr.write(_functional(op))
 
 
-@define_op("stablehlo.complex", syntax=Custom(_parse_complex, _print_complex),
+@define_op("stablehlo.complex", operands=("lhs", "rhs"), results=1,
+           syntax=Custom(_parse_complex, _print_complex),
            verify=elementwise(frozenset((F32_64,)), frozenset((COMPLEX,)), False, verify_complex))
 def complex_(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """lhs + i * rhs."""

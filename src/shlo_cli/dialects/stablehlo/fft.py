@@ -43,11 +43,11 @@ def transform(operand: np.ndarray, kind: str, lengths: list[int], dtype: Any) ->
     return np.ascontiguousarray(out.astype(dtype))
 
 
-@define_op("stablehlo.fft",
+@define_op("stablehlo.fft", operands=("operand",), results=1, attributes=("fft_type", "fft_length"),
            syntax=Format("$operand `,` `type` `=` $fft_type `,` `length` `=` $fft_length",
                          operands=("operand",), types="functional",
                          attrs={"fft_type": "enum:fft_type", "fft_length": "array"}),
-           properties=("fft_type", "fft_length"), verify=verify_fft)
+           verify=verify_fft)
 def fft(operand: np.ndarray, *, fft_type: Any, fft_length: Any,
         result_type: Type) -> np.ndarray:
     """spec fft: the forward/inverse complex transform (FFT/IFFT, inverse scaled by 1/n),

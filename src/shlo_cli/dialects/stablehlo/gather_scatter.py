@@ -26,8 +26,8 @@ from ...ir.memory import check_elements
 from ...ir.parser import (
     DIALECT_ATTR_PARSERS,
     STRUCT_FIELD_ORDER,
-    _canonical_fields,
-    _format_field,
+    canonical_fields,
+    format_field,
 )
 from ...ir.types import (
     DYNAMIC,
@@ -115,9 +115,9 @@ def _layout(dims: int, batch_dims: list[int], window_dims: list[int]) -> list[in
 # ---- gather ---------------------------------------------------------------------------------
 
 
-@define_op("stablehlo.gather",
-           properties=("dimension_numbers", "slice_sizes", "indices_are_sorted"),
-           required=("dimension_numbers", "slice_sizes"), verify=lambda op: verify_gather(op))
+@define_op("stablehlo.gather", operands=("operand", "start_indices"), results=1,
+           attributes=("dimension_numbers", "slice_sizes", "indices_are_sorted?"),
+           verify=lambda op: verify_gather(op))
 def gather(operand: np.ndarray, start_indices: np.ndarray, *, dimension_numbers: Any,
            slice_sizes: Any, indices_are_sorted: Any, result_type: TensorType) -> np.ndarray:
     """result[result_index] = operand[full_start_index + full_batching_index +
@@ -126,9 +126,9 @@ def gather(operand: np.ndarray, start_indices: np.ndarray, *, dimension_numbers:
     return _gather(operand, start_indices, dimension_numbers, sizes, result_type)
 
 
-@define_op("stablehlo.dynamic_gather",
-           properties=("dimension_numbers", "indices_are_sorted"),
-           required=("dimension_numbers",), verify=lambda op: verify_gather(op))
+@define_op("stablehlo.dynamic_gather", operands=("operand", "start_indices", "slice_sizes"),
+           results=1, attributes=("dimension_numbers", "indices_are_sorted?"),
+           verify=lambda op: verify_gather(op))
 def dynamic_gather(operand: np.ndarray, start_indices: np.ndarray, slice_sizes: np.ndarray, *,
                    dimension_numbers: Any, indices_are_sorted: Any,
                    result_type: TensorType) -> np.ndarray:
@@ -296,8 +296,8 @@ def _call_elementwise(region: Callable[..., list[Any]], args: list[np.ndarray],
 # ---- scatter --------------------------------------------------------------------------------
 
 
-@define_op("stablehlo.scatter",
-           properties=("scatter_dimension_numbers", "indices_are_sorted", "unique_indices"),
+@define_op("stablehlo.scatter", operands=("*inputs", "scatter_indices", "*updates"), results="*",
+           attributes=("scatter_dimension_numbers", "indices_are_sorted?", "unique_indices?"),
            regions=("update_computation",), verify=lambda op: verify_scatter(op))
 def scatter(*operands: np.ndarray, scatter_dimension_numbers: Any, indices_are_sorted: Any,
             unique_indices: Any, update_computation: Callable[..., list[Any]], op: Operation,
@@ -704,7 +704,7 @@ def _dimension_numbers_parser(name: str) -> Callable[[Any, str, int], DialectAtt
     def parse(p: Any, body: str, offset: int) -> DialectAttr:
         fields = parse_dimension_struct(p, name, keywords, body, offset,
                                         integer_fields=("index_vector_dim",))
-        text = ", ".join(f"{k} = {_format_field(v)}" for k, v in _canonical_fields(name, fields))
+        text = ", ".join(f"{k} = {format_field(v)}" for k, v in canonical_fields(name, fields))
         return DialectAttr("stablehlo", name, text, tuple(fields))
 
     return parse

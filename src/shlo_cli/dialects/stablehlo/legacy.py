@@ -68,8 +68,8 @@ def verify_torch_index_select(op: Operation) -> None:
     _required_int(op, "batch_dims")
 
 
-@define_op("stablehlo.torch_index_select", properties=("dim", "batch_dims"),
-           verify=verify_torch_index_select)
+@define_op("stablehlo.torch_index_select", operands=("operand", "index"), results=1,
+           attributes=("dim", "batch_dims"), verify=verify_torch_index_select)
 def torch_index_select(operand: np.ndarray, index: np.ndarray, *, dim: int, batch_dims: int,
                        result_type: Type) -> np.ndarray:
     """result[b..., o..., i..., a...] = operand[b..., o..., index[b..., i...], a...]: the first
@@ -127,8 +127,8 @@ def verify_cross_replica_sum(op: Operation) -> None:
             raise inferred_type_mismatch(op, quoted([inferred]))
 
 
-@define_op("stablehlo.cross-replica-sum", properties=("replica_groups",),
-           verify=verify_cross_replica_sum)
+@define_op("stablehlo.cross-replica-sum", operands=("operand",), results=1,
+           attributes=("replica_groups",), verify=verify_cross_replica_sum)
 def cross_replica_sum(operand: np.ndarray, *, replica_groups: Any, ctx: Context,
                       op: Operation, result_type: Type) -> np.ndarray:
     """Within each group of replicas (every replica when replica_groups is empty), the sum
@@ -149,25 +149,14 @@ def cross_replica_sum(operand: np.ndarray, *, replica_groups: Any, ctx: Context,
 # ---- trace ---------------------------------------------------------------------------------
 
 
-class _StringFormat(Format):
-    """A Format whose attribute `$name`s are bare strings (ODS StrAttr): `"tag" : T` then
-    reads `T` as the op's type, not as the string's."""
-
-    def _parse_attr(self, p: Any, name: str) -> Any:
-        if self.attrs.get(name) == "string":
-            return StringAttr(p.parse_string())
-        return super()._parse_attr(p, name)
-
-
 def verify_trace(op: Operation) -> None:
     if not isinstance(op.attr("tag"), StringAttr):
         raise error(op, "requires attribute 'tag'")
 
 
-@define_op("stablehlo.trace", syntax=_StringFormat("$operand `,` $tag", operands=("operand",),
-                                                  types="operands", attrs={"tag": "string"},
-                                                  num_results=0),
-           properties=("tag",), verify=verify_trace)
+@define_op("stablehlo.trace", operands=("operand",), results=0, attributes=("tag",),
+           syntax=Format("$operand `,` $tag", operands=("operand",), types="operands",
+                         attrs={"tag": "string"}, num_results=0), verify=verify_trace)
 def trace(operand: np.ndarray, *, tag: str) -> None:
     """Marks `operand` with `tag` for tracing tools; the program's values are unchanged."""
     return None
@@ -230,7 +219,8 @@ def verify_async_start(op: Operation) -> None:
         raise inferred_type_mismatch(op, f"'{future_of(returned)}'")
 
 
-@define_op("stablehlo.async_start", regions=("body",), verify=verify_async_start)
+@define_op("stablehlo.async_start", operands=("*operands",), results=1, regions=("body",),
+           verify=verify_async_start)
 def async_start(*operands: Any, body: Callable[..., list]) -> Future:
     """Starts the wrapped op on the operands. The interpreter runs it to completion at once
     (its processes meet here), which an asynchronous run may only reorder, not change."""
@@ -251,7 +241,7 @@ def verify_async_done(op: Operation) -> None:
         raise inferred_type_mismatch(op, quoted(carried))
 
 
-@define_op("stablehlo.async_done", verify=verify_async_done)
+@define_op("stablehlo.async_done", operands=("operand",), results=1, verify=verify_async_done)
 def async_done(future: Future, *, result_types: list[Type]) -> Any:
     """Waits for `future` and returns the results of the op async_start began."""
     if not isinstance(future, Future):

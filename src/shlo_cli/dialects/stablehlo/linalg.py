@@ -74,10 +74,9 @@ class _CholeskyFormat(Format):
             op.properties["lower"] = lower
 
 
-@define_op("stablehlo.cholesky",
+@define_op("stablehlo.cholesky", operands=("a",), results=1, attributes=("lower?",),
            syntax=_CholeskyFormat("$a [`,` `lower` `=` $lower]", operands=("a",),
-                                  attrs={"lower": "attr"}),
-           properties=("lower",), verify=verify_cholesky)
+                                  attrs={"lower": "attr"}), verify=verify_cholesky)
 def cholesky(a: np.ndarray, *, lower: Any = None) -> np.ndarray:
     """spec cholesky: the lower (a = L L^H) or upper (a = U^H U) factor of each matrix in
     the batch. Only the chosen triangle of `a` is read; the other triangle of the result
@@ -112,8 +111,8 @@ def solve_triangular(m: np.ndarray, b: np.ndarray, lower: bool, unit: bool) -> n
     return x.astype(out_dtype)
 
 
-@define_op("stablehlo.triangular_solve",
-           properties=("left_side", "lower", "unit_diagonal", "transpose_a"),
+@define_op("stablehlo.triangular_solve", operands=("a", "b"), results=1,
+           attributes=("left_side", "lower", "unit_diagonal", "transpose_a"),
            verify=verify_triangular_solve)
 def triangular_solve(a: np.ndarray, b: np.ndarray, *, left_side: Any, lower: Any,
                      unit_diagonal: Any, transpose_a: Any) -> np.ndarray:

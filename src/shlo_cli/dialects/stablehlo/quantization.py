@@ -160,7 +160,8 @@ def verify_uniform_dequantize(op: Operation) -> None:
         raise error(op, f"operand #0 must be {_QUANT_TENSOR}, but got '{operand}'")
 
 
-@define_op("stablehlo.uniform_quantize", syntax=UNARY, verify=verify_uniform_quantize)
+@define_op("stablehlo.uniform_quantize", operands=("operand",), results=1, syntax=UNARY,
+           verify=verify_uniform_quantize)
 def uniform_quantize(operand: np.ndarray, *, op: Operation) -> np.ndarray:
     """spec uniform_quantize: quantize a float tensor, or requantize a quantized one
     (dequantize with its own parameters, quantize with the result's)."""
@@ -198,7 +199,8 @@ def requantize(storage: np.ndarray, source: QuantizedType, target: QuantizedType
     return np.clip(y.astype(np.int64), lo, hi).astype(numpy_dtype(target.storage))
 
 
-@define_op("stablehlo.uniform_dequantize", syntax=UNARY, verify=verify_uniform_dequantize)
+@define_op("stablehlo.uniform_dequantize", operands=("operand",), results=1, syntax=UNARY,
+           verify=verify_uniform_dequantize)
 def uniform_dequantize(operand: np.ndarray, *, op: Operation) -> np.ndarray:
     """spec uniform_dequantize: (storage - zero_point) * scale in the expressed type."""
     source = quant_of(op.operands[0].type)

@@ -232,5 +232,6 @@ def verify_reduce(op: Operation) -> None:
     check_inferred_results(op, op.regions[0].entry, allowed)
 
 
-define_op("stablehlo.reduce", syntax=Custom(_parse_reduce, _print_reduce),
-          properties=("dimensions",), regions=("body",), verify=verify_reduce)(reduce)
+define_op("stablehlo.reduce", operands=("*inputs", "*init_values"), results="*",
+          attributes=("dimensions",), syntax=Custom(_parse_reduce, _print_reduce),
+          regions=("body",), verify=verify_reduce)(reduce)

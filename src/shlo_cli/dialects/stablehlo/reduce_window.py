@@ -288,10 +288,10 @@ def verify_select_and_scatter(op: Operation) -> None:
                               f"but got{quoted(source)}")
 
 
-define_op("stablehlo.reduce_window",
-          properties=("window_dimensions", "window_strides", "base_dilations",
-                      "window_dilations", "padding"),
+define_op("stablehlo.reduce_window", operands=("*inputs", "*init_values"), results="*",
+          attributes=("window_dimensions", "window_strides?", "base_dilations?",
+                      "window_dilations?", "padding?"),
           regions=("body",), verify=verify_reduce_window)(reduce_window)
-define_op("stablehlo.select_and_scatter",
-          properties=("window_dimensions", "window_strides", "padding"),
+define_op("stablehlo.select_and_scatter", operands=("operand", "source", "init_value"), results=1,
+          attributes=("window_dimensions?", "window_strides?", "padding?"),
           regions=("select", "scatter"), verify=verify_select_and_scatter)(select_and_scatter)

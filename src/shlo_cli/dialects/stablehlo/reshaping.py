@@ -42,10 +42,10 @@ from .quantization_verify import (
 # ---- get_dimension_size ----------------------------------------------------------------------
 
 
-@define_op("stablehlo.get_dimension_size",
+@define_op("stablehlo.get_dimension_size", operands=("operand",), results=1,
+           attributes=("dimension",),
            syntax=Format("$operand `,` `dim` `=` $dimension", operands=("operand",),
                          types="functional", attrs={"dimension": "int"}),
-           properties=("dimension",),
            verify=lambda op: verify_get_dimension_size(op))
 def get_dimension_size(operand: np.ndarray, *, dimension: int,
                        result_type: TensorType) -> np.ndarray:
@@ -56,7 +56,7 @@ def get_dimension_size(operand: np.ndarray, *, dimension: int,
 # ---- reshape / reverse / transpose -----------------------------------------------------------
 
 
-@define_op("stablehlo.reshape",
+@define_op("stablehlo.reshape", operands=("operand",), results=1,
            syntax=Format("$operand", operands=("operand",), types="functional"),
            verify=lambda op: verify_reshape(op))
 def reshape(operand: np.ndarray, *, result_type: TensorType) -> np.ndarray:
@@ -66,7 +66,7 @@ def reshape(operand: np.ndarray, *, result_type: TensorType) -> np.ndarray:
     return result_array(operand.reshape(tuple(result_type.shape)), result_type)
 
 
-@define_op("stablehlo.dynamic_reshape",
+@define_op("stablehlo.dynamic_reshape", operands=("operand", "output_shape"), results=1,
            syntax=Format("$operands", operands=("operands*",), types="functional"),
            verify=lambda op: verify_dynamic_reshape(op))
 def dynamic_reshape(operand: np.ndarray, output_shape: np.ndarray, *,
@@ -78,11 +78,11 @@ def dynamic_reshape(operand: np.ndarray, output_shape: np.ndarray, *,
     return result_array(operand.reshape(shape), result_type)
 
 
-@define_op("stablehlo.set_dimension_size",
+@define_op("stablehlo.set_dimension_size", operands=("operand", "size"), results=1,
+           attributes=("dimension",),
            syntax=Format("$operand `,` $size `,` `dim` `=` $dimension",
                          operands=("operand", "size"), types="functional",
                          attrs={"dimension": "int"}),
-           properties=("dimension",),
            verify=lambda op: verify_set_dimension_size(op))
 def set_dimension_size(operand: np.ndarray, size: np.ndarray, *, dimension: int,
                        result_type: TensorType) -> np.ndarray:
@@ -90,10 +90,9 @@ def set_dimension_size(operand: np.ndarray, size: np.ndarray, *, dimension: int,
     return result_array(operand, result_type)
 
 
-@define_op("stablehlo.reverse",
+@define_op("stablehlo.reverse", operands=("operand",), results=1, attributes=("dimensions",),
            syntax=Format("$operand `,` `dims` `=` $dimensions", operands=("operand",),
                          types="same", attrs={"dimensions": "array"}),
-           properties=("dimensions",),
            verify=lambda op: verify_reverse(op))
 def reverse(operand: np.ndarray, *, dimensions: Any, result_type: TensorType) -> np.ndarray:
     """Element order reversed along each of `dimensions`."""
@@ -101,10 +100,9 @@ def reverse(operand: np.ndarray, *, dimensions: Any, result_type: TensorType) ->
     return result_array(np.flip(operand, axis=dims) if dims else operand, result_type)
 
 
-@define_op("stablehlo.transpose",
+@define_op("stablehlo.transpose", operands=("operand",), results=1, attributes=("permutation",),
            syntax=Format("$operand `,` `dims` `=` $permutation", operands=("operand",),
                          types="functional", attrs={"permutation": "array"}),
-           properties=("permutation",),
            verify=lambda op: verify_transpose(op))
 def transpose(operand: np.ndarray, *, permutation: Any, result_type: TensorType) -> np.ndarray:
     """result[i] = operand[j] with i[d] = j[permutation[d]]."""

@@ -145,12 +145,12 @@ def _state_words(state: np.ndarray) -> list[int]:
     return [int(v) for v in raw.view(U64)]
 
 
-@define_op("stablehlo.rng_bit_generator",
+@define_op("stablehlo.rng_bit_generator", operands=("initial_state",), results=2,
+           attributes=("rng_algorithm",),
            syntax=Format("$initial_state `,` `algorithm` `=` $rng_algorithm",
                          operands=("initial_state",), types="functional",
                          attrs={"rng_algorithm": "enum:rng_algorithm"}, num_results=2),
-           properties=("rng_algorithm",), verify=verify_rng_bit_generator,
-           asm_result_name=lambda op: ["output_state", "output"])
+           verify=verify_rng_bit_generator, asm_result_name=lambda op: ["output_state", "output"])
 def rng_bit_generator(initial_state: np.ndarray, *, rng_algorithm: Any,
                       result_types: list[Type]) -> tuple[np.ndarray, np.ndarray]:
     """spec rng_bit_generator: uniformly random bits and the updated state, computed by
@@ -219,11 +219,11 @@ def verify_rng_op(op: Operation) -> None:
     check_inferred(op, [TensorType(tuple(dims), b_type.element)])
 
 
-@define_op("stablehlo.rng",
+@define_op("stablehlo.rng", operands=("a", "b", "shape"), results=1,
+           attributes=("rng_distribution",),
            syntax=Format("$a `,` $b `,` $shape `,` `distribution` `=` $rng_distribution",
                          operands=("a", "b", "shape"), types="functional",
-                         attrs={"rng_distribution": "enum:rng_distribution"}),
-           properties=("rng_distribution",), verify=verify_rng_op)
+                         attrs={"rng_distribution": "enum:rng_distribution"}), verify=verify_rng_op)
 def rng(a: np.ndarray, b: np.ndarray, shape: np.ndarray, *, rng_distribution: Any,
         result_type: Type, ctx: Any = None) -> np.ndarray:
     """spec rng: random numbers of shape `shape`, UNIFORM in [a, b) or NORMAL with mean a

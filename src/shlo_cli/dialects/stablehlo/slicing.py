@@ -63,8 +63,8 @@ def _print_concatenate(pr: Any, op: Operation) -> None:
     print_tail(pr, op, ("dimension",))
 
 
-@define_op("stablehlo.concatenate", syntax=Custom(_parse_concatenate, _print_concatenate),
-           properties=("dimension",),
+@define_op("stablehlo.concatenate", operands=("*inputs",), results=1, attributes=("dimension",),
+           syntax=Custom(_parse_concatenate, _print_concatenate),
            verify=lambda op: verify_concatenate(op))
 def concatenate(*inputs: np.ndarray, dimension: int, result_type: TensorType) -> np.ndarray:
     """Inputs laid end to end along `dimension`, in operand order."""
@@ -105,8 +105,8 @@ def clamped_start(start_indices: Sequence[np.ndarray], operand_shape: Sequence[i
             for s, n, k in zip(start_indices, operand_shape, sizes, strict=True)]
 
 
-@define_op("stablehlo.dynamic_slice", syntax=Custom(_parse_dynamic_slice, _print_dynamic_slice),
-           properties=("slice_sizes",),
+@define_op("stablehlo.dynamic_slice", operands=("operand", "*start_indices"), results=1,
+           attributes=("slice_sizes",), syntax=Custom(_parse_dynamic_slice, _print_dynamic_slice),
            verify=lambda op: verify_dynamic_slice(op))
 def dynamic_slice(operand: np.ndarray, *start_indices: np.ndarray, slice_sizes: Any,
                   result_type: TensorType) -> np.ndarray:
@@ -117,8 +117,8 @@ def dynamic_slice(operand: np.ndarray, *start_indices: np.ndarray, slice_sizes: 
     return result_array(operand[window], result_type)
 
 
-@define_op("stablehlo.dynamic_update_slice",
-           syntax=Format("$operands", operands=("operands*",), types="functional"),
+@define_op("stablehlo.dynamic_update_slice", operands=("operand", "update", "*start_indices"),
+           results=1, syntax=Format("$operands", operands=("operands*",), types="functional"),
            verify=lambda op: verify_dynamic_update_slice(op))
 def dynamic_update_slice(operand: np.ndarray, update: np.ndarray, *start_indices: np.ndarray,
                          result_type: TensorType) -> np.ndarray:
@@ -134,14 +134,13 @@ def dynamic_update_slice(operand: np.ndarray, update: np.ndarray, *start_indices
 # ---- pad -------------------------------------------------------------------------------------
 
 
-@define_op("stablehlo.pad",
+@define_op("stablehlo.pad", operands=("operand", "padding_value"), results=1,
+           attributes=("edge_padding_low", "edge_padding_high", "interior_padding"),
            syntax=Format("$operand `,` $padding_value `,` `low` `=` $edge_padding_low `,` "
                          "`high` `=` $edge_padding_high `,` `interior` `=` $interior_padding",
                          operands=("operand", "padding_value"), types="functional",
                          attrs={"edge_padding_low": "array", "edge_padding_high": "array",
-                                "interior_padding": "array"}),
-           properties=("edge_padding_low", "edge_padding_high", "interior_padding"),
-           verify=lambda op: verify_pad(op))
+                                "interior_padding": "array"}), verify=lambda op: verify_pad(op))
 def pad(operand: np.ndarray, padding_value: np.ndarray, *, edge_padding_low: Any,
         edge_padding_high: Any, interior_padding: Any, result_type: TensorType) -> np.ndarray:
     """Operand elements spread `interior_padding + 1` apart, `edge_padding_low/high` added
@@ -170,7 +169,9 @@ def _pad(operand: np.ndarray, padding_value: np.ndarray, low: Sequence[int],
 
 
 @define_op("stablehlo.dynamic_pad",
-           syntax=Format("$operands", operands=("operands*",), types="functional"),
+           operands=("operand", "padding_value", "edge_padding_low", "edge_padding_high",
+                     "interior_padding"),
+           results=1, syntax=Format("$operands", operands=("operands*",), types="functional"),
            verify=lambda op: verify_dynamic_pad(op))
 def dynamic_pad(operand: np.ndarray, padding_value: np.ndarray, edge_padding_low: np.ndarray,
                 edge_padding_high: np.ndarray, interior_padding: np.ndarray, *,
@@ -222,9 +223,9 @@ def _print_slice(pr: Any, op: Operation) -> None:
     print_tail(pr, op, ("start_indices", "limit_indices", "strides"))
 
 
-@define_op("stablehlo.slice", syntax=Custom(_parse_slice, _print_slice),
-           properties=("start_indices", "limit_indices", "strides"),
-           verify=lambda op: verify_slice(op))
+@define_op("stablehlo.slice", operands=("operand",), results=1,
+           attributes=("start_indices", "limit_indices", "strides"),
+           syntax=Custom(_parse_slice, _print_slice), verify=lambda op: verify_slice(op))
 def slice_(operand: np.ndarray, *, start_indices: Any, limit_indices: Any, strides: Any,
            result_type: TensorType) -> np.ndarray:
     """result[i] = operand[start_indices + i * strides]."""
@@ -234,6 +235,7 @@ def slice_(operand: np.ndarray, *, start_indices: Any, limit_indices: Any, strid
 
 
 @define_op("stablehlo.real_dynamic_slice",
+           operands=("operand", "start_indices", "limit_indices", "strides"), results=1,
            syntax=Format("$operands", operands=("operands*",), types="functional"))
 def real_dynamic_slice(operand: np.ndarray, start_indices: np.ndarray,
                        limit_indices: np.ndarray, strides: np.ndarray, *,

@@ -187,8 +187,8 @@ def _error(op: Operation, message: str) -> Diagnostic:
     return Diagnostic(message, line=op.location.line or None, col=op.location.col or None)
 
 
-@define_op("stablehlo.sort", properties=("dimension", "is_stable"), regions=("comparator",),
-           verify=verify_sort)
+@define_op("stablehlo.sort", operands=("*inputs",), results="*",
+           attributes=("dimension?", "is_stable?"), regions=("comparator",), verify=verify_sort)
 def sort(*inputs: np.ndarray, dimension: int | None = None, is_stable: bool | None = None,
          comparator: Callable[..., Any], op: Operation | None = None, ctx: Any = None) -> Any:
     """results = inputs with each slice along `dimension` reordered by `comparator`."""

@@ -19,7 +19,7 @@ from typing import Any
 from ...ir.attributes import Attribute
 from ...ir.core import Location, Operation
 from ...ir.lexer import PERCENT
-from ..registry import OpDef, register
+from ..registry import OpDef, declare_op
 from ..syntax import Custom
 from .attributes import StringV1Attr, TypeV1Attr
 from .types import FunctionV1Type
@@ -361,9 +361,11 @@ def _register() -> None:
         # Regions are `VHLO_AnyRegion` (any number of blocks): the trailing `*` tells the
         # verifier not to impose one block per region.
         regions = tuple(r.lstrip("*") + "*" for r in spec.regions)
-        register(OpDef(spec.name, func_syntax if spec.mnemonic == "func_v1" else None,
-                       frozenset(spec.attributes), regions, terminator=spec.terminator,
-                       required=spec.attributes))
+        # The table is the contract: every VHLO attribute is required (ODS gives them all).
+        results = "*" if any(r.startswith("*") for r in spec.results) else len(spec.results)
+        declare_op(spec.name, syntax=func_syntax if spec.mnemonic == "func_v1" else None,
+                   operands=spec.operands, results=results, attributes=spec.attributes,
+                   regions=regions, terminator=spec.terminator)
 
 
 _register()

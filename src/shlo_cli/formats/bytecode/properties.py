@@ -4,8 +4,8 @@ ODS writes an op's inherent attributes sorted by name, each as a required attrib
 (its index) or an optional one (`index << 1 | present`, 0 when absent); optional means
 `OptionalAttr`, default-valued or `UnitAttr`. An op with no inherent attribute has no
 properties at all. The answer comes from the op's dialect hooks, then the tables here, then
-upstream's ODS declarations (`ods.py`), then our op registry (whose `required` tuple marks
-the attributes ODS requires; the rest are taken as optional).
+the op's declaration in the registry (its `attributes`, `name?` marking the optional ones,
+as upstream's ODS declares them).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from functools import lru_cache
 
 from ...ir import registry
 from .hooks import OpSpec, hooks_for
-from .ods import ODS_PROPERTIES
 
 _TABLES: dict[str, OpSpec] = {
     "func.func": (("arg_attrs", True), ("function_type", False), ("no_inline", True),
@@ -40,9 +39,6 @@ def op_spec(name: str) -> OpSpec | None:
     spec = _TABLES.get(name)
     if spec is not None:
         return spec
-    ods = ODS_PROPERTIES.get(name)
-    if ods is not None:
-        return tuple((p.rstrip("?"), p.endswith("?")) for p in ods.split())
     opdef = registry.lookup(name)
     if opdef is None:
         return None
