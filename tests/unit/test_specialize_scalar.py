@@ -141,3 +141,24 @@ def test_non_scalar_ops_are_left_alone() -> None:
              "  %0 = stablehlo.tanh %a : tensor<0xf32>\n  func.return %0 : tensor<0xf32>\n}\n")
     out, kernels = _run(empty, [np.zeros(0, np.float32)], True)
     assert np.asarray(out[0]).shape == (0,) and "specialize_scalar" not in kernels[0].__module__
+
+
+@pytest.mark.parametrize("elem", FLOATS)
+def test_kernels_take_whole_arrays(elem: str) -> None:
+    """Regions of 0-d types are sometimes run on whole arrays at once (vectorized reducer
+    bodies): the 0-d kernels then give the general evaluators' results too."""
+    rng = np.random.default_rng(3)
+    dtype = ELEMS[elem]
+    a = np.array(_values(elem, 20), dtype)
+    b = rng.permutation(a)
+    for op in ("add", "subtract", "multiply", "divide"):
+        text = _program(f"%0 = stablehlo.{op} %a, %b : {{T}}", elem, 2)
+        _, kernels = _run(text, [a[0], b[0]], True)
+        slow, _ = _run(text.replace(f"tensor<{elem}>", f"tensor<{a.size}x{elem}>"), [a, b], False)
+        with np.errstate(all="ignore"):
+            assert _same(kernels[0](a, b), slow[0]), op
+    for op in ("tanh", "exponential"):
+        text = _program(f"%0 = stablehlo.{op} %a : {{T}}", elem, 1)
+        _, kernels = _run(text, [a[0]], True)
+        slow, _ = _run(text.replace(f"tensor<{elem}>", f"tensor<{a.size}x{elem}>"), [a], False)
+        assert _same(kernels[0](a), slow[0]), op

@@ -15,6 +15,7 @@ stays with the general evaluators.
 
 from __future__ import annotations
 
+import functools
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -48,13 +49,18 @@ _NUMBERS = NATIVE_INTS | NATIVE_FLOATS
 def _float_op(op: Kernel, ufunc: np.ufunc) -> Kernel:
     """Scalar float arithmetic with the ufunc's NaN: numpy's scalar path and its SIMD loop
     can return different ones of two NaN operands (the sign bit), so a NaN result is
-    recomputed by the ufunc (any other result is IEEE's, the same either way)."""
+    recomputed by the ufunc (any other result is IEEE's, the same either way). Arrays (a
+    region run on whole arrays at once, e.g. a vectorized reducer body) reach the ufunc
+    through the operator itself."""
     def kernel(a: Any, b: Any) -> Any:
         r = op(a, b)
-        return r if r == r else ufunc(a, b)
+        if r.__class__ in _FLOAT_SCALARS and r != r:
+            return ufunc(a, b)
+        return r
     return kernel
 
 
+_FLOAT_SCALARS = frozenset((np.float16, np.float32, np.float64))
 _FLOAT_KERNELS = {name: _float_op(fn, uf) for name, fn, uf in (
     ("stablehlo.add", operator.add, np.add), ("stablehlo.subtract", operator.sub, np.subtract),
     ("stablehlo.multiply", operator.mul, np.multiply),
@@ -66,15 +72,19 @@ def _is_scalar(t: Any) -> bool:
     return isinstance(t, TensorType) and t.is_static and not t.shape
 
 
-def _transcendental(scalar: Callable[[float], float], to: type) -> Kernel:
+def _transcendental(scalar: Callable[[float], float], to: type, general: Kernel) -> Kernel:
     def kernel(x: Any) -> Any:
+        if x.ndim:  # a region run on whole arrays at once (a vectorized reducer body)
+            return general(x)
         return to(scalar(float(x)))
     return kernel
 
 
-def _element(index: tuple[int, ...]) -> Kernel:
+def _element(index: tuple[int, ...], general: Kernel) -> Kernel:
     """A size-1 tensor's only element as a numpy scalar (a copy: nothing aliases it)."""
     def kernel(x: Any) -> Any:
+        if x.size != 1:  # a region run on whole arrays at once: the general kernel's error
+            return general(x)
         return x[index]
     return kernel
 
@@ -90,7 +100,10 @@ def bind_scalar(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
         if (dtypes is None or dtypes[0] != dtypes[1] or dtypes[0] not in _NUMBERS
                 or not isinstance(source, TensorType) or source.num_elements != 1):
             return None
-        return _element((0,) * len(source.shape))
+        if opdef.evaluate is None:
+            return None
+        general = functools.partial(opdef.evaluate, **kwargs) if kwargs else opdef.evaluate
+        return _element((0,) * len(source.shape), general)
     if not all(_is_scalar(t) for t in op.operand_types):
         return None
     dtypes = _native_types(op)
@@ -113,7 +126,10 @@ def bind_scalar(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
         return _FLOAT_KERNELS[name]
     if name == "stablehlo.negate":
         return operator.neg
-    return _transcendental(_LIBM[name].scalar, operand.type)  # type: ignore[attr-defined]
+    if opdef.evaluate is None:
+        return None
+    return _transcendental(_LIBM[name].scalar, operand.type,  # type: ignore[attr-defined]
+                           opdef.evaluate)
 
 
 _HANDLED = frozenset((*_FLOAT_KERNELS, *_LIBM, "stablehlo.negate", "stablehlo.compare",
