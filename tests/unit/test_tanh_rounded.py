@@ -49,3 +49,26 @@ def test_tanh_is_a_libm_function() -> None:
     from shlo_cli.dialects.stablehlo import elementwise_math
 
     assert elementwise_math._tanh is libm.tanh and libm.tanh.ufunc is np.tanh
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("name", ["tanh", "exp", "expm1", "log", "log1p", "sin", "cos", "tan",
+                                  "cbrt", "sinh", "arctanh"])
+@pytest.mark.parametrize("shape", [(0,), (), (5,), (40, 33)])
+def test_rounded_native_is_rounded(dtype: type, name: str, shape: tuple[int, ...]) -> None:
+    """libm.rounded_native (unary, f16/f32) against libm.rounded with round_float: the same
+    bits on random data with NaN, -0.0, infinities, tiny values and domain edges."""
+    from shlo_cli.dialects.stablehlo.elementwise_numerics import round_float
+
+    rng = np.random.default_rng(len(shape) * 31 + len(name))
+    x = (rng.standard_normal(shape) * rng.choice([1e-6, 0.5, 3.0, 300.0], shape)).astype(dtype)
+    flat = x.reshape(-1)
+    for i, v in enumerate([np.nan, -0.0, 0.0, np.inf, -np.inf, 1e-30, -1.0, 1.0, 89.0]):
+        if i < flat.size:
+            flat[i] = v
+    fn = getattr(libm, name)
+    want = libm.rounded(fn, lambda r: round_float(r, np.dtype(dtype)), x)
+    got = libm.rounded_native(fn, np.dtype(dtype), x)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    bits = f"u{np.dtype(dtype).itemsize}"
+    assert np.array_equal(np.asarray(got).view(bits), np.asarray(want).view(bits))
