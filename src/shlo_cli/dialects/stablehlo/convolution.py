@@ -40,7 +40,7 @@ from .dot_general import (
     result_dtype,
     verify_precision_count,
 )
-from .gemm import SEQUENTIAL_DEPTH, blas_dtype, conv_im2col
+from .gemm import SEQUENTIAL_DEPTH, blas_dtype, conv_im2col, conv_shifted
 from .quantization_verify import check_convolution_quantization
 from .reduce_window import pad_dilate
 from .reducer import contiguous as _contiguous
@@ -262,8 +262,14 @@ def convolution(lhs: np.ndarray, rhs: np.ndarray, *, window_strides: Any = None,
     # 3x3 depthwise has depth 9) would be one tiny GEMM per group; the reference order's
     # multiply-adds over all groups at once are a few whole-tensor passes instead.
     depthwise = groups > 1 and depth <= DEPTHWISE_DEPTH and dtype in _WIDE_BLAS
+    result = None
     if blas_dtype(dtype) is not None and depth > SEQUENTIAL_DEPTH and not depthwise:
-        result = conv_im2col(windows, k, s, groups, batch_groups, dtype)
+        if (groups == 1 and batch_groups == 1 and not flips and depth > k.shape[s]
+                and k.shape[s] >= SHIFTED_RATIO * k.shape[-1]
+                and all(st == 1 for st in strides)):
+            result = conv_shifted(x, k, tuple(counts), rhs_dil, dtype)
+        if result is None:
+            result = conv_im2col(windows, k, s, groups, batch_groups, dtype)
     elif work.kind in "iu":  # einsum copies the strided windows into one array
         check_elements(windows.shape, windows.itemsize, "the convolution's windows")
         result = _grouped_einsum(windows, k, s, groups, batch_groups)
@@ -280,6 +286,9 @@ def convolution(lhs: np.ndarray, rhs: np.ndarray, *, window_strides: Any = None,
     return _contiguous(result.astype(dtype))
 
 
+SHIFTED_RATIO = 3
+"""Stride-1 convolutions with at least this many input features per output feature take
+gemm.conv_shifted (its shifted adds cost more than the window copy when features are many)."""
 DEPTHWISE_DEPTH = 32
 """Grouped convolutions (f32, f64) with at most this many products per sum take the
 sequential path (see `convolution`)."""

@@ -80,7 +80,8 @@ def _native_types(op: Operation) -> list[np.dtype] | None:
 def _fresh(x: np.ndarray) -> np.ndarray:
     """What data_movement.result_array returns for an array of the right dtype and shape:
     itself when contiguous and writeable, else a contiguous copy."""
-    if x.flags.c_contiguous and x.flags.writeable:
+    flags = x.flags  # one flags object (each `.flags` access builds a new one)
+    if flags.c_contiguous and flags.writeable:
         return x
     return np.array(x, order="C")
 
@@ -200,6 +201,44 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
     return kernel
 
 
+def _broadcast_view(op: Operation, kwargs: dict[str, Any]) -> Kernel | None:
+    """broadcast.broadcast_in_dim without materializing: a read-only view with zero strides
+    (kernels never write into their operands; constants are read-only arrays already), so
+    a batch-norm parameter broadcast to a whole activation costs nothing until an
+    elementwise ufunc reads it. Only for static shapes where the broadcast is valid."""
+    source, result = op.operand_types[0], op.result_types[0]
+    assert isinstance(source, TensorType) and isinstance(result, TensorType)
+    try:
+        dims = tuple(int(v) for v in kwargs["broadcast_dimensions"])
+    except (TypeError, KeyError, ValueError):
+        return None
+    shape, src = tuple(result.shape), tuple(source.shape)
+    if len(dims) != len(src) or len(set(dims)) != len(dims) or any(
+            d < 0 or d >= len(shape) or n not in (1, shape[d]) for d, n in zip(dims, src,
+                                                                                strict=True)):
+        return None
+    order = tuple(sorted(range(len(dims)), key=lambda d: dims[d]))
+    expanded = [1] * len(shape)
+    for d in order:
+        expanded[dims[d]] = src[d]
+    expanded_shape = tuple(expanded)
+    keep = order == tuple(range(len(dims)))
+    dtype = _native_dtype(result)
+
+    def view(x: np.ndarray) -> np.ndarray:
+        arranged = np.asarray(x) if keep else np.transpose(x, order)
+        return np.broadcast_to(arranged.reshape(expanded_shape), shape)
+
+    def small(x: np.ndarray) -> np.ndarray:  # a view costs more than filling a few elements
+        out = np.empty(shape, dtype)
+        out[...] = (np.asarray(x) if keep else np.transpose(x, order)).reshape(expanded_shape)
+        return out
+    return view if result.num_elements >= _VIEW_FROM else small
+
+
+_VIEW_FROM = 1 << 12  # broadcasts to at least this many elements are views
+
+
 def _identity(x: np.ndarray) -> np.ndarray:
     return x
 
@@ -249,6 +288,8 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
         return None
     result = op.result_types[0]
     assert isinstance(result, TensorType)
+    if name == "stablehlo.broadcast_in_dim":
+        return _broadcast_view(op, kwargs)
     if name == "stablehlo.reshape":
         return _reshape(tuple(result.shape), result.num_elements)
     source = op.operand_types[0]
@@ -283,6 +324,7 @@ _HANDLED = frozenset((*_ARITH, "stablehlo.maximum", "stablehlo.minimum", "stable
                       "stablehlo.compare",
                       "stablehlo.dot_general",
                       "stablehlo.convert", "stablehlo.reshape", "stablehlo.slice",
+                      "stablehlo.broadcast_in_dim",
                       "stablehlo.dynamic_slice"))
 
 if not any(getattr(h, "__qualname__", "") == "bind_specialized" for h in BIND_HOOKS):
