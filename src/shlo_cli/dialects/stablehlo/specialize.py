@@ -22,6 +22,7 @@ from ...ir.core import Operation
 from ...ir.diagnostics import EvaluationError
 from ...ir.registry import BIND_HOOKS
 from ...ir.types import QuantizedType, TensorType, element_type, numpy_dtype
+from .. import libm
 from .conversions import _EXACT_TO_FLOAT, _WIDE_FLOATS, convert_array
 from .elementwise_numerics import NATIVE_ARITH, NATIVE_FLOATS, NATIVE_INTS
 from .elementwise_select import NATIVE_COMPARE
@@ -38,6 +39,14 @@ _ARITH: dict[str, tuple[np.ufunc, frozenset[np.dtype]]] = {
     "stablehlo.subtract": (np.subtract, NATIVE_ARITH),
     "stablehlo.multiply": (np.multiply, NATIVE_INTS | NATIVE_FLOATS),
 }
+# elementwise.divide on native floats: float_op computes np.divide in the element type.
+_DIVIDE = "stablehlo.divide"
+# elementwise_math's libm ops: upcast_to_double sends unary f16/f32 to libm.rounded_native.
+_LIBM_OPS = {"stablehlo.exponential": libm.exp, "stablehlo.exponential_minus_one": libm.expm1,
+             "stablehlo.log": libm.log, "stablehlo.log_plus_one": libm.log1p,
+             "stablehlo.sine": libm.sin, "stablehlo.cosine": libm.cos,
+             "stablehlo.tan": libm.tan, "stablehlo.tanh": libm.tanh, "stablehlo.cbrt": libm.cbrt}
+_ROUNDED = frozenset((np.dtype(np.float16), np.dtype(np.float32)))
 _COMPARE = {"EQ": np.equal, "NE": np.not_equal, "GE": np.greater_equal, "GT": np.greater,
             "LE": np.less_equal, "LT": np.less}
 
@@ -269,6 +278,12 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
         if operand in _BLAS_TYPES and all(d == operand for d in dtypes) and len(dtypes) == 3:
             return _dot_general(op, kwargs, operand)
         return None
+    if name == _DIVIDE:
+        return np.divide if operand in NATIVE_FLOATS and all(d == operand for d in dtypes) else None
+    if name in _LIBM_OPS:
+        if operand in _ROUNDED and dtypes[1] == operand:
+            return functools.partial(libm.rounded_native, _LIBM_OPS[name], operand)
+        return None
     if name == "stablehlo.negate":  # elementwise.negate: floats negate exactly in any width
         return np.negative if operand in NATIVE_FLOATS and dtypes[1] == operand else None
     if name == "stablehlo.compare":
@@ -320,7 +335,8 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
     return None
 
 
-_HANDLED = frozenset((*_ARITH, "stablehlo.maximum", "stablehlo.minimum", "stablehlo.negate",
+_HANDLED = frozenset((*_ARITH, _DIVIDE, *_LIBM_OPS,
+                      "stablehlo.maximum", "stablehlo.minimum", "stablehlo.negate",
                       "stablehlo.compare",
                       "stablehlo.dot_general",
                       "stablehlo.convert", "stablehlo.reshape", "stablehlo.slice",
