@@ -11,6 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from archs import SPECS as ARCH_SPECS
+from archs import functions as arch_functions
 
 # name -> (input shapes and dtypes, description)
 SPECS: dict[str, tuple[list[tuple[tuple[int, ...], str]], str]] = {
@@ -29,6 +31,9 @@ SPECS: dict[str, tuple[list[tuple[tuple[int, ...], str]], str]] = {
     "sort_scan": ([((262144,), "float32")],
                   "sort, argsort and cumsum of 256k floats"),
 }
+# The real-architecture suite (archs.py): batch 1, every weight an argument.
+ARCHS = tuple(ARCH_SPECS)
+SPECS.update(ARCH_SPECS)
 
 
 def inputs(name: str, seed: int = 0) -> list[np.ndarray]:
@@ -36,9 +41,14 @@ def inputs(name: str, seed: int = 0) -> list[np.ndarray]:
     rng = np.random.default_rng(seed)
     shapes, _ = SPECS[name]
     out = []
-    for shape, dtype in shapes:
+    for shape, spec in shapes:
+        dtype, _, marker = spec.partition(":")
+        if dtype.startswith("int"):  # token ids below the vocabulary size
+            out.append(rng.integers(0, int(marker), shape).astype(dtype))
+            continue
         scale = 1.0 / np.sqrt(shape[-2]) if len(shape) >= 2 and name != "cnn" else 0.3
-        out.append((rng.standard_normal(shape) * scale).astype(dtype))
+        x = rng.standard_normal(shape) * scale
+        out.append((np.abs(x) + 0.5 if marker == "pos" else x).astype(dtype))
     return out
 
 
@@ -90,4 +100,4 @@ def functions() -> dict[str, Callable[..., Any]]:
         return jnp.sort(x), jnp.argsort(x), jnp.cumsum(x)
 
     return {"cnn": cnn, "rnn_scalar": rnn_scalar, "mlp_train": mlp_train,
-            "transformer": transformer, "sort_scan": sort_scan}
+            "transformer": transformer, "sort_scan": sort_scan, **arch_functions()}

@@ -69,6 +69,14 @@ for elem in ("f32", "i8", "i1"):
     CASES.append(("%0 = stablehlo.reshape %a : ({T}) -> tensor<3x2x{E}>", elem, (6,), 1, "3x2"))
     CASES.append(("%0 = stablehlo.slice %a [1:5:2, 0:3] : ({T}) -> tensor<2x3x{E}>", elem, (6, 3), 1, "2x3"))
 CASES.append(("%0 = stablehlo.reshape %a : ({T}) -> tensor<0x4xf32>", "f32", (2, 0), 1, "0x4"))
+for elem in ("f32", "f64", "f16"):
+    CASES.append(("%0 = stablehlo.divide %a, %b : {T}", elem, (5, 3), 2, None))
+    CASES.append(("%0 = stablehlo.divide %a, %b : {T}", elem, (0, 3), 2, None))
+for elem in ("f32", "f16"):
+    for op in ("exponential", "exponential_minus_one", "log", "log_plus_one", "sine", "cosine",
+               "tan", "tanh", "cbrt"):
+        CASES.append((f"%0 = stablehlo.{op} %a : {{T}}", elem, (41,), 1, "wide"))
+    CASES.append(("%0 = stablehlo.tanh %a : {T}", elem, (0,), 1, None))
 for src, dst in (("f32", "f64"), ("i32", "f32"), ("f64", "i8"), ("f32", "f16"), ("i1", "f64"),
                  ("ui16", "i8"), ("f64", "f32"), ("i32", "i32")):
     CASES.append((f"%0 = stablehlo.convert %a : ({{T}}) -> tensor<9x{dst}>", src, (9,), 1,

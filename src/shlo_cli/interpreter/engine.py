@@ -21,6 +21,7 @@ from ..ir.diagnostics import Diagnostic, EvaluationError, SourceFile
 
 # Re-exported: binding hooks and EvaluationError live below the dialects that use them.
 from ..ir.registry import BIND_HOOKS, BindHook, _bind_with, bind_after  # noqa: F401
+from .codegen import CompiledBlock, compile_block
 from .deadline import TimedOut
 
 RETURN_OPS = frozenset({"func.return", "stablehlo.return", "chlo.return", "builtin.return"})
@@ -44,12 +45,18 @@ class _Step:
 
 
 class _BlockPlan:
-    __slots__ = ("arguments", "steps", "terminator")
+    """A block's bound steps; `compiled` runs them as one generated function (codegen.py),
+    the step loop of `_run_plan` is the fallback (e.g. a region called with the wrong
+    number of arguments)."""
 
-    def __init__(self, arguments: list[Value], steps: list[_Step], terminator: list[Value] | None):
+    __slots__ = ("arguments", "steps", "terminator", "compiled")
+
+    def __init__(self, arguments: list[Value], steps: list[_Step], terminator: list[Value] | None,
+                 compiled: CompiledBlock | None = None):
         self.arguments = arguments
         self.steps = steps
         self.terminator = terminator
+        self.compiled = compiled
 
 
 class Interpreter:
@@ -122,6 +129,14 @@ class Interpreter:
             raise _Abort("stopped: another process failed")
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise TimedOut(self.time_limit)
+        compiled = plan.compiled
+        if compiled is not None and len(args) == compiled.arity:
+            try:
+                return compiled.run(self.frame, args)
+            except (Diagnostic, _Abort):
+                raise
+            except (Exception, TimedOut) as e:
+                raise self._located(compiled.step_at(e.__traceback__), e) from None
         frame = self.frame
         for arg, value in zip(plan.arguments, args, strict=False):
             frame[arg] = value
@@ -142,27 +157,31 @@ class Interpreter:
                         frame[r] = v
         except (Diagnostic, _Abort):
             raise
-        except TimedOut as e:  # located at the innermost op running when time ran out
-            if step is None:
-                raise
-            raise self.diagnostic(step.op, e.message(step.op.name)) from None
-        except EvaluationError as e:
-            message = str(e)
-            if getattr(e, "name_op", False):  # e.g. a kernel's temporary over the budget
-                message = f"'{step.op.name}': {message}"  # type: ignore[union-attr]
-            raise self.diagnostic(step.op, message) from None  # type: ignore[union-attr]
-        except MemoryError as e:  # an allocation the budget could not foresee
-            raise self.diagnostic(step.op, f"'{step.op.name}' ran out of memory"  # type: ignore[union-attr]
-                                  f"{': ' + str(e) if str(e) else ''}") from None
-        except RecursionError:
-            raise self.diagnostic(step.op, "regions or calls nest too deeply to "  # type: ignore[union-attr]
-                                  "evaluate") from None
-        except Exception as e:  # a kernel bug must not become a traceback
-            raise self.diagnostic(  # type: ignore[union-attr]
-                step.op, f"internal error while evaluating: {type(e).__name__}: {e}") from None
+        except (Exception, TimedOut) as e:
+            raise self._located(step, e) from None
         if plan.terminator is None:
             return []
         return [frame[v] for v in plan.terminator]
+
+    def _located(self, step: _Step | None, e: BaseException) -> BaseException:
+        """What to raise for `e`, raised while running `step`: a diagnostic at its op."""
+        if step is None:
+            return e
+        op = step.op
+        if isinstance(e, TimedOut):  # located at the innermost op running when time ran out
+            return self.diagnostic(op, e.message(op.name))
+        if isinstance(e, EvaluationError):
+            message = str(e)
+            if getattr(e, "name_op", False):  # e.g. a kernel's temporary over the budget
+                message = f"'{op.name}': {message}"
+            return self.diagnostic(op, message)
+        if isinstance(e, MemoryError):  # an allocation the budget could not foresee
+            return self.diagnostic(op, f"'{op.name}' ran out of memory"
+                                   f"{': ' + str(e) if str(e) else ''}")
+        if isinstance(e, RecursionError):
+            return self.diagnostic(op, "regions or calls nest too deeply to evaluate")
+        # a kernel bug must not become a traceback
+        return self.diagnostic(op, f"internal error while evaluating: {type(e).__name__}: {e}")
 
     def region_callable(self, region: Region) -> Callable[..., list[Any]]:
         """A callable running `region` in the current frame (for region-taking kernels)."""
@@ -175,6 +194,32 @@ class Interpreter:
                 if plan is None:
                     plan = self._plans[id(region)] = self._plan_block(region.entry)
             return self._run_plan(plan, args)
+
+        return run
+
+    def _bind_call(self, callee: str, single: bool) -> Callable[..., Any]:
+        """`func.call @callee`: the function and its plan are looked up on the first call
+        (errors then, as before), then reused; a fresh frame per call."""
+        plan: _BlockPlan | None = None
+
+        def run(*args: Any) -> Any:
+            nonlocal plan
+            if plan is None:
+                func = self.lookup_function(callee)
+                if not func.regions or not func.regions[0].blocks:
+                    return self.call(func, args)[0] if single else self.call(func, args)
+                region = func.regions[0]
+                plan = self._plans.get(id(region))
+                if plan is None:
+                    plan = self._plans[id(region)] = self._plan_block(region.entry)
+            saved = self.frame
+            self.frame = {}
+            try:
+                out = self._run_plan(plan, args)
+            finally:
+                self.frame = saved
+            # a single result is stored bare, like kernels return it
+            return out[0] if single else out
 
         return run
 
@@ -197,14 +242,13 @@ class Interpreter:
             if self.observer is not None:
                 kernel = self.observer.wrap(op, kernel)
             steps.append(_Step(kernel, op))
-        return _BlockPlan(block.arguments, steps, terminator)
+        compiled = compile_block(block.arguments, steps, terminator, block,
+                                 fold=self.observer is None)
+        return _BlockPlan(block.arguments, steps, terminator, compiled)
 
     def _bind(self, op: Operation) -> Callable[..., Any]:
         if op.name == "func.call":
-            callee = op.attr("callee").value
-            if len(op.results) == 1:  # a single result is stored bare, like kernels return it
-                return lambda *args: self.call(self.lookup_function(callee), args)[0]
-            return lambda *args: self.call(self.lookup_function(callee), args)
+            return self._bind_call(op.attr("callee").value, len(op.results) == 1)
         opdef = op.opdef or registry.lookup(op.name)
         if opdef is None or opdef.evaluate is None:
             raise self.diagnostic(op, f"Unsupported op: {op.name}")

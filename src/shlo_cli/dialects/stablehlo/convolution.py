@@ -40,7 +40,7 @@ from .dot_general import (
     result_dtype,
     verify_precision_count,
 )
-from .gemm import SEQUENTIAL_DEPTH, blas_dtype, conv_im2col
+from .gemm import SEQUENTIAL_DEPTH, blas_dtype, conv_im2col, conv_shifted
 from .quantization_verify import check_convolution_quantization
 from .reduce_window import pad_dilate
 from .reducer import contiguous as _contiguous
@@ -258,8 +258,18 @@ def convolution(lhs: np.ndarray, rhs: np.ndarray, *, window_strides: Any = None,
     batch_groups = int(batch_group_count or 1)
     _check_groups(windows.shape[0], windows.shape[-1], k.shape[-1], groups, batch_groups)
     depth = int(np.prod(k.shape[:s], dtype=np.int64)) * k.shape[s]
-    if blas_dtype(dtype) is not None and depth > SEQUENTIAL_DEPTH:
-        result = conv_im2col(windows, k, s, groups, batch_groups, dtype)
+    # Depthwise-style grouped convolutions (many groups, a shallow sum per group: MobileNet's
+    # 3x3 depthwise has depth 9) would be one tiny GEMM per group; the reference order's
+    # multiply-adds over all groups at once are a few whole-tensor passes instead.
+    depthwise = groups > 1 and depth <= DEPTHWISE_DEPTH and dtype in _WIDE_BLAS
+    result = None
+    if blas_dtype(dtype) is not None and depth > SEQUENTIAL_DEPTH and not depthwise:
+        if (groups == 1 and batch_groups == 1 and not flips and depth > k.shape[s]
+                and k.shape[s] >= SHIFTED_RATIO * k.shape[-1]
+                and all(st == 1 for st in strides)):
+            result = conv_shifted(x, k, tuple(counts), rhs_dil, dtype)
+        if result is None:
+            result = conv_im2col(windows, k, s, groups, batch_groups, dtype)
     elif work.kind in "iu":  # einsum copies the strided windows into one array
         check_elements(windows.shape, windows.itemsize, "the convolution's windows")
         result = _grouped_einsum(windows, k, s, groups, batch_groups)
@@ -274,6 +284,15 @@ def convolution(lhs: np.ndarray, rhs: np.ndarray, *, window_strides: Any = None,
     if dtype == np.bool_:
         return _contiguous(result != 0)
     return _contiguous(result.astype(dtype))
+
+
+SHIFTED_RATIO = 3
+"""Stride-1 convolutions with at least this many input features per output feature take
+gemm.conv_shifted (its shifted adds cost more than the window copy when features are many)."""
+DEPTHWISE_DEPTH = 32
+"""Grouped convolutions (f32, f64) with at most this many products per sum take the
+sequential path (see `convolution`)."""
+_WIDE_BLAS = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
 
 
 def _check_groups(batch: int, channels: int, features: int, groups: int,
@@ -332,7 +351,7 @@ def _grouped_sequential(windows: np.ndarray, k: np.ndarray, s: int, groups: int,
             for pos in np.ndindex(*k.shape[:s]):
                 for c in range(width):
                     x = windows[(slice(None),) + spatial + pos + (slice(c, channels, width),)]
-                    acc = acc + x[..., None] * k[pos + (c,)].reshape(groups, -1)
+                    acc += x[..., None] * k[pos + (c,)].reshape(groups, -1)
     return acc.reshape(*acc.shape[:-2], features)
 
 

@@ -206,6 +206,8 @@ def upcast_to_double(fn: Callable[..., np.ndarray], dtype: np.dtype,
     wide = np.dtype(np.complex128) if is_complex(dtype) else np.dtype(np.float64)
     if hasattr(fn, "ufunc") and is_float(dtype) and dtype != wide:
         # a C library function (dialects/libm) rounded to a narrower float: numpy's speed
+        if len(xs) == 1 and dtype in _NATIVE_FLOATS:  # f16, f32: round_float is astype
+            return libm.rounded_native(fn, dtype, xs[0])
         return libm.rounded(fn, lambda r: round_float(r, dtype), *xs)
     with np.errstate(all="ignore"):
         if isinstance(fn, np.ufunc) and all(x.dtype in _NATIVE_WIDENABLE for x in xs):

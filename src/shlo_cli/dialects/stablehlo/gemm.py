@@ -10,6 +10,9 @@ the BLAS build: a sum is started from +0 as in the spec's definition, so an all 
 Convolution is im2col: the strided window view of the padded, dilated input reshaped to
 (rows, window x channels) and multiplied by the kernel matrix, per feature or batch group; the
 rows are processed in chunks so the copied window matrix stays under `IM2COL_BUDGET` bytes.
+Stride-1 convolutions without groups take `conv_shifted` instead: one GEMM of the input
+itself (no window copy) with all kernel positions side by side, then one shifted add per
+kernel position.
 """
 
 from __future__ import annotations
@@ -120,3 +123,33 @@ def _chunked_gemm(windows: np.ndarray, kmat: np.ndarray, acc: np.dtype,
                 rows = block.astype(acc, copy=False).reshape(-1, depth)
                 out[image, first * slab:first * slab + rows.shape[0]] = rows @ kmat
     return out
+
+
+def conv_shifted(x: np.ndarray, k: np.ndarray, counts: tuple[int, ...],
+                 rhs_dilation: list[int], dtype: np.dtype) -> np.ndarray | None:
+    """Stride-1, ungrouped convolution of the padded, dilated, contiguous input x
+    (N, P.., C) with k (K.., C, F): Y = x (N*P, C) @ k (C, K*F) gives every input position's
+    dot with every kernel position's matrix; out[o] = sum over kernel positions p of
+    Y[o + p * dilation, p], added in row-major order of p from +0. No window matrix is
+    copied and the GEMM is wide (K*F columns) even when F is small. None when Y would
+    exceed IM2COL_BUDGET (the caller falls back to im2col)."""
+    acc = blas_dtype(dtype)
+    assert acc is not None
+    s = k.ndim - 2
+    kernel, channels, features = k.shape[:s], k.shape[s], k.shape[s + 1]
+    kprod = int(np.prod(kernel, dtype=np.int64))
+    batch, padded = x.shape[0], x.shape[1:1 + s]
+    positions = int(np.prod(padded, dtype=np.int64))
+    if batch * positions * kprod * max(features, 1) * acc.itemsize > IM2COL_BUDGET:
+        return None
+    kk = k.astype(dtype, copy=False).astype(acc, copy=False).reshape(kprod, channels, features)
+    kmat = np.ascontiguousarray(kk.transpose(1, 0, 2)).reshape(channels, kprod * features)
+    rows = x.astype(acc, copy=False).reshape(batch * positions, channels)
+    out = np.zeros((batch, *counts, features), acc)
+    with np.errstate(all="ignore"):
+        y = (rows @ kmat).reshape(batch, *padded, kprod, features)
+        for index, pos in enumerate(np.ndindex(*kernel)):
+            window = tuple(slice(p * d, p * d + c)
+                           for p, d, c in zip(pos, rhs_dilation, counts, strict=True))
+            out += y[(slice(None),) + window + (index,)]
+    return out.astype(dtype, copy=False)

@@ -22,6 +22,7 @@ from ...ir.core import Operation
 from ...ir.diagnostics import EvaluationError
 from ...ir.registry import BIND_HOOKS
 from ...ir.types import QuantizedType, TensorType, element_type, numpy_dtype
+from .. import libm
 from .conversions import _EXACT_TO_FLOAT, _WIDE_FLOATS, convert_array
 from .elementwise_numerics import NATIVE_ARITH, NATIVE_FLOATS, NATIVE_INTS
 from .elementwise_select import NATIVE_COMPARE
@@ -38,6 +39,14 @@ _ARITH: dict[str, tuple[np.ufunc, frozenset[np.dtype]]] = {
     "stablehlo.subtract": (np.subtract, NATIVE_ARITH),
     "stablehlo.multiply": (np.multiply, NATIVE_INTS | NATIVE_FLOATS),
 }
+# elementwise.divide on native floats: float_op computes np.divide in the element type.
+_DIVIDE = "stablehlo.divide"
+# elementwise_math's libm ops: upcast_to_double sends unary f16/f32 to libm.rounded_native.
+_LIBM_OPS = {"stablehlo.exponential": libm.exp, "stablehlo.exponential_minus_one": libm.expm1,
+             "stablehlo.log": libm.log, "stablehlo.log_plus_one": libm.log1p,
+             "stablehlo.sine": libm.sin, "stablehlo.cosine": libm.cos,
+             "stablehlo.tan": libm.tan, "stablehlo.tanh": libm.tanh, "stablehlo.cbrt": libm.cbrt}
+_ROUNDED = frozenset((np.dtype(np.float16), np.dtype(np.float32)))
 _COMPARE = {"EQ": np.equal, "NE": np.not_equal, "GE": np.greater_equal, "GT": np.greater,
             "LE": np.less_equal, "LT": np.less}
 
@@ -80,7 +89,8 @@ def _native_types(op: Operation) -> list[np.dtype] | None:
 def _fresh(x: np.ndarray) -> np.ndarray:
     """What data_movement.result_array returns for an array of the right dtype and shape:
     itself when contiguous and writeable, else a contiguous copy."""
-    if x.flags.c_contiguous and x.flags.writeable:
+    flags = x.flags  # one flags object (each `.flags` access builds a new one)
+    if flags.c_contiguous and flags.writeable:
         return x
     return np.array(x, order="C")
 
@@ -200,6 +210,44 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
     return kernel
 
 
+def _broadcast_view(op: Operation, kwargs: dict[str, Any]) -> Kernel | None:
+    """broadcast.broadcast_in_dim without materializing: a read-only view with zero strides
+    (kernels never write into their operands; constants are read-only arrays already), so
+    a batch-norm parameter broadcast to a whole activation costs nothing until an
+    elementwise ufunc reads it. Only for static shapes where the broadcast is valid."""
+    source, result = op.operand_types[0], op.result_types[0]
+    assert isinstance(source, TensorType) and isinstance(result, TensorType)
+    try:
+        dims = tuple(int(v) for v in kwargs["broadcast_dimensions"])
+    except (TypeError, KeyError, ValueError):
+        return None
+    shape, src = tuple(result.shape), tuple(source.shape)
+    if len(dims) != len(src) or len(set(dims)) != len(dims) or any(
+            d < 0 or d >= len(shape) or n not in (1, shape[d]) for d, n in zip(dims, src,
+                                                                                strict=True)):
+        return None
+    order = tuple(sorted(range(len(dims)), key=lambda d: dims[d]))
+    expanded = [1] * len(shape)
+    for d in order:
+        expanded[dims[d]] = src[d]
+    expanded_shape = tuple(expanded)
+    keep = order == tuple(range(len(dims)))
+    dtype = _native_dtype(result)
+
+    def view(x: np.ndarray) -> np.ndarray:
+        arranged = np.asarray(x) if keep else np.transpose(x, order)
+        return np.broadcast_to(arranged.reshape(expanded_shape), shape)
+
+    def small(x: np.ndarray) -> np.ndarray:  # a view costs more than filling a few elements
+        out = np.empty(shape, dtype)
+        out[...] = (np.asarray(x) if keep else np.transpose(x, order)).reshape(expanded_shape)
+        return out
+    return view if result.num_elements >= _VIEW_FROM else small
+
+
+_VIEW_FROM = 1 << 12  # broadcasts to at least this many elements are views
+
+
 def _identity(x: np.ndarray) -> np.ndarray:
     return x
 
@@ -230,6 +278,12 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
         if operand in _BLAS_TYPES and all(d == operand for d in dtypes) and len(dtypes) == 3:
             return _dot_general(op, kwargs, operand)
         return None
+    if name == _DIVIDE:
+        return np.divide if operand in NATIVE_FLOATS and all(d == operand for d in dtypes) else None
+    if name in _LIBM_OPS:
+        if operand in _ROUNDED and dtypes[1] == operand:
+            return functools.partial(libm.rounded_native, _LIBM_OPS[name], operand)
+        return None
     if name == "stablehlo.negate":  # elementwise.negate: floats negate exactly in any width
         return np.negative if operand in NATIVE_FLOATS and dtypes[1] == operand else None
     if name == "stablehlo.compare":
@@ -249,6 +303,8 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
         return None
     result = op.result_types[0]
     assert isinstance(result, TensorType)
+    if name == "stablehlo.broadcast_in_dim":
+        return _broadcast_view(op, kwargs)
     if name == "stablehlo.reshape":
         return _reshape(tuple(result.shape), result.num_elements)
     source = op.operand_types[0]
@@ -279,10 +335,12 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
     return None
 
 
-_HANDLED = frozenset((*_ARITH, "stablehlo.maximum", "stablehlo.minimum", "stablehlo.negate",
+_HANDLED = frozenset((*_ARITH, _DIVIDE, *_LIBM_OPS,
+                      "stablehlo.maximum", "stablehlo.minimum", "stablehlo.negate",
                       "stablehlo.compare",
                       "stablehlo.dot_general",
                       "stablehlo.convert", "stablehlo.reshape", "stablehlo.slice",
+                      "stablehlo.broadcast_in_dim",
                       "stablehlo.dynamic_slice"))
 
 if not any(getattr(h, "__qualname__", "") == "bind_specialized" for h in BIND_HOOKS):

@@ -1,0 +1,188 @@
+"""Real architectures at batch 1, params as arguments (issue 13's "suite of real
+architectures"): written in plain jax.numpy + lax the way Keras applications compute them at
+inference (batch norm with moving statistics, relu6, same padding), small enough that each
+exported file stays a few KB (no dense constants: every weight is an argument).
+
+Input markers in SPECS: "float32:pos" (batch-norm variances, positive), "int32:N" (token ids
+below N); `defs.inputs` reads them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+Shape = tuple[int, ...]
+
+
+def _conv_specs(kh: int, cin: int, cout: int, bn: bool = True) -> list[tuple[Shape, str]]:
+    out: list[tuple[Shape, str]] = [((kh, kh, cin, cout), "float32")]
+    if bn:  # gamma, beta, moving mean, moving variance
+        out += [((cout,), "float32"), ((cout,), "float32"), ((cout,), "float32"),
+                ((cout,), "float32:pos")]
+    return out
+
+
+def _resnet_specs() -> list[tuple[Shape, str]]:
+    specs: list[tuple[Shape, str]] = [((1, 32, 32, 3), "float32")]
+    specs += _conv_specs(3, 3, 16)
+    for _ in range(2):  # two identity blocks at 16 channels
+        specs += _conv_specs(3, 16, 16) + _conv_specs(3, 16, 16)
+    # a downsampling block to 32 channels with a 1x1 projection shortcut
+    specs += _conv_specs(3, 16, 32) + _conv_specs(3, 32, 32) + _conv_specs(1, 16, 32)
+    specs += _conv_specs(3, 32, 32) + _conv_specs(3, 32, 32)
+    return specs + [((32, 10), "float32"), ((10,), "float32")]
+
+
+_MOBILE = [(16, 32, 1), (32, 64, 2), (64, 64, 1), (64, 128, 2), (128, 128, 1)]
+
+
+def _mobilenet_specs() -> list[tuple[Shape, str]]:
+    specs: list[tuple[Shape, str]] = [((1, 64, 64, 3), "float32")]
+    specs += _conv_specs(3, 3, 16)
+    for cin, cout, _ in _MOBILE:  # depthwise 3x3 (HWIO with I = 1) + pointwise 1x1
+        specs += _conv_specs(3, 1, cin) + _conv_specs(1, cin, cout)
+    return specs + [((128, 10), "float32"), ((10,), "float32")]
+
+
+_GROWTH, _DENSE_LAYERS = 12, 4
+
+
+def _densenet_specs() -> list[tuple[Shape, str]]:
+    specs: list[tuple[Shape, str]] = [((1, 32, 32, 3), "float32")]
+    specs += _conv_specs(3, 3, 24, bn=False)
+    channels = 24
+    for block in range(2):
+        for _ in range(_DENSE_LAYERS):  # BN-relu-conv1x1 (bottleneck 4k), BN-relu-conv3x3
+            specs += [((channels,), "float32")] * 3 + [((channels,), "float32:pos")]
+            specs += _conv_specs(1, channels, 4 * _GROWTH, bn=False)
+            specs += [((4 * _GROWTH,), "float32")] * 3 + [((4 * _GROWTH,), "float32:pos")]
+            specs += _conv_specs(3, 4 * _GROWTH, _GROWTH, bn=False)
+            channels += _GROWTH
+        if block == 0:  # transition: BN-relu-conv1x1 (halving channels) + 2x2 avg pool
+            specs += [((channels,), "float32")] * 3 + [((channels,), "float32:pos")]
+            specs += _conv_specs(1, channels, channels // 2, bn=False)
+            channels //= 2
+    return specs + [((channels,), "float32")] * 3 + [((channels,), "float32:pos")] + [
+        ((channels, 10), "float32"), ((10,), "float32")]
+
+
+_SEQ, _VOCAB, _D, _HEADS, _LAYERS = 32, 1000, 64, 4, 2
+
+SPECS: dict[str, tuple[list[tuple[Shape, str]], str]] = {
+    "resnet": (_resnet_specs(), "ResNet-style: stem + 4 basic residual blocks (BN, relu, "
+               "1x1 projection), 32x32x3, batch 1"),
+    "mobilenet": (_mobilenet_specs(), "MobileNet-style: stem + 5 depthwise-separable blocks "
+                  "(BN, relu6), 64x64x3, batch 1"),
+    "densenet": (_densenet_specs(), "DenseNet-style: 2 dense blocks of 4 bottleneck layers "
+                 "(growth 12, concat) + transition, 32x32x3, batch 1"),
+    "lstm": ([((1, _SEQ, 16), "float32"), ((16, 256), "float32"), ((64, 256), "float32"),
+              ((256,), "float32"), ((64, 10), "float32"), ((10,), "float32")],
+             "LSTM (lax.scan) over 32 steps, input 16, hidden 64, dense head, batch 1"),
+    "classifier": ([((1, _SEQ), f"int32:{_VOCAB}"), ((_VOCAB, _D), "float32"),
+                    ((_SEQ, _D), "float32")]
+                   + [((_D,), "float32"), ((_D,), "float32"), ((_D, 3 * _D), "float32"),
+                      ((_D, _D), "float32"), ((_D,), "float32"), ((_D,), "float32"),
+                      ((_D, 4 * _D), "float32"), ((4 * _D, _D), "float32")] * _LAYERS
+                   + [((_D, 2), "float32"), ((2,), "float32")],
+                   "transformer text classifier: token + position embedding, 2 post-norm "
+                   "layers (d 64, 4 heads, gelu), mean pool, batch 1, 32 tokens"),
+}
+
+
+def functions() -> dict[str, Callable[..., Any]]:
+    """The JAX functions (imports jax)."""
+    import jax
+    import jax.numpy as jnp
+
+    lax = jax.lax
+    dn = ("NHWC", "HWIO", "NHWC")
+
+    def conv(x: Any, k: Any, stride: int = 1, groups: int = 1) -> Any:
+        return lax.conv_general_dilated(x, k, (stride, stride), "SAME", dimension_numbers=dn,
+                                        feature_group_count=groups)
+
+    def bn(x: Any, gamma: Any, beta: Any, mean: Any, var: Any) -> Any:
+        return (x - mean) * lax.rsqrt(var + 1e-3) * gamma + beta
+
+    def conv_bn(x: Any, p: list[Any], stride: int = 1, groups: int = 1) -> Any:
+        k, *stats = (p.pop(0) for _ in range(5))
+        return bn(conv(x, k, stride, groups), *stats)
+
+    def resnet(x: Any, *params: Any) -> Any:
+        p = list(params)
+        y = jax.nn.relu(conv_bn(x, p))
+        for _ in range(2):
+            h = jax.nn.relu(conv_bn(y, p))
+            y = jax.nn.relu(conv_bn(h, p) + y)
+        h = jax.nn.relu(conv_bn(y, p, 2))
+        h = conv_bn(h, p)
+        y = jax.nn.relu(h + conv_bn(y, p, 2))
+        h = jax.nn.relu(conv_bn(y, p))
+        y = jax.nn.relu(conv_bn(h, p) + y)
+        w, b = p
+        return y.mean(axis=(1, 2)) @ w + b
+
+    def mobilenet(x: Any, *params: Any) -> Any:
+        p = list(params)
+        y = jax.nn.relu6(conv_bn(x, p, 2))
+        for cin, _, stride in _MOBILE:
+            y = jax.nn.relu6(conv_bn(y, p, stride, groups=cin))
+            y = jax.nn.relu6(conv_bn(y, p))
+        w, b = p
+        return jax.nn.softmax(y.mean(axis=(1, 2)) @ w + b)
+
+    def densenet(x: Any, *params: Any) -> Any:
+        p = list(params)
+        y = conv(x, p.pop(0))
+
+        def bn_relu(h: Any) -> Any:
+            return jax.nn.relu(bn(h, *(p.pop(0) for _ in range(4))))
+
+        for block in range(2):
+            for _ in range(_DENSE_LAYERS):
+                h = conv(bn_relu(y), p.pop(0))
+                h = conv(bn_relu(h), p.pop(0))
+                y = jnp.concatenate([y, h], axis=-1)
+            if block == 0:
+                y = conv(bn_relu(y), p.pop(0))
+                y = lax.reduce_window(y, 0.0, lax.add, (1, 2, 2, 1), (1, 2, 2, 1), "VALID") / 4
+        y = bn_relu(y)
+        w, b = p
+        return y.mean(axis=(1, 2)) @ w + b
+
+    def lstm(xs: Any, wx: Any, wh: Any, b: Any, wo: Any, bo: Any) -> Any:
+        def step(carry: Any, x: Any) -> Any:
+            h, c = carry
+            gates = x @ wx + h @ wh + b
+            i, f, g, o = jnp.split(gates, 4, axis=-1)
+            c = jax.nn.sigmoid(f) * c + jax.nn.sigmoid(i) * jnp.tanh(g)
+            h = jax.nn.sigmoid(o) * jnp.tanh(c)
+            return (h, c), None
+
+        zeros = jnp.zeros((xs.shape[0], 64), xs.dtype)
+        (h, _), _ = lax.scan(step, (zeros, zeros), jnp.swapaxes(xs, 0, 1))
+        return h @ wo + bo
+
+    def classifier(tokens: Any, embed: Any, pos: Any, *params: Any) -> Any:
+        p = list(params)
+
+        def norm(h: Any, g: Any, b: Any) -> Any:
+            mu = h.mean(-1, keepdims=True)
+            var = ((h - mu) ** 2).mean(-1, keepdims=True)
+            return (h - mu) * lax.rsqrt(var + 1e-6) * g + b
+
+        x = embed[tokens[0]] + pos
+        for _ in range(_LAYERS):
+            g1, b1, wqkv, wo, g2, b2, w1, w2 = (p.pop(0) for _ in range(8))
+            q, k, v = jnp.split((x @ wqkv).reshape(_SEQ, 3, _HEADS, _D // _HEADS), 3, axis=1)
+            att = jax.nn.softmax(jnp.einsum("qhd,khd->hqk", q[:, 0], k[:, 0])
+                                 / jnp.sqrt(jnp.float32(_D // _HEADS)), axis=-1)
+            x = norm(x + jnp.einsum("hqk,khd->qhd", att, v[:, 0]).reshape(_SEQ, _D) @ wo,
+                     g1, b1)
+            x = norm(x + jax.nn.gelu(x @ w1) @ w2, g2, b2)
+        w, b = p
+        return jax.nn.softmax(x.mean(0) @ w + b)[None]
+
+    return {"resnet": resnet, "mobilenet": mobilenet, "densenet": densenet, "lstm": lstm,
+            "classifier": classifier}

@@ -1,0 +1,139 @@
+"""Kernels for 0-d tensors (scalar loops: RNN steps, loop counters), chosen once per op when
+the plan is built (an engine binding hook, beside specialize.py).
+
+A numpy ufunc called on 0-d arrays or numpy scalars costs about a microsecond, mostly
+argument parsing; Python's operators on numpy scalars reach the same C arithmetic of the
+same type in a few tens of nanoseconds. So when every operand and result of an op is a 0-d
+tensor of one native numpy type, the kernel is the operator itself (numpy scalar math: the
+element type's arithmetic, rounded once; a NaN result is redone by the ufunc, whose choice
+between two NaN operands can differ), transcendental
+functions are the C library's on a Python float rounded once to the element type (what
+dialects/libm does per element), and size-1 reshapes to 0-d return the element as a numpy
+scalar. Anything else (quantized, narrow ml_dtypes floats, bool arithmetic, integer division)
+stays with the general evaluators.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ...ir.core import Operation
+from ...ir.registry import BIND_HOOKS
+from ...ir.types import TensorType
+from .. import libm
+from .elementwise_numerics import NATIVE_FLOATS, NATIVE_INTS
+from .specialize import _native_types
+
+Kernel = Callable[..., Any]
+
+# elementwise add/subtract/multiply on native ints and floats are the plain ufuncs (see
+# specialize._ARITH); numpy scalar operators run the same typed C loops.
+_ARITH = {"stablehlo.add": operator.add, "stablehlo.subtract": operator.sub,
+          "stablehlo.multiply": operator.mul}
+_COMPARE = {"EQ": operator.eq, "NE": operator.ne, "GE": operator.ge, "GT": operator.gt,
+            "LE": operator.le, "LT": operator.lt}
+# The libm functions elementwise_math registers for these ops (evaluated in double, rounded
+# once to the element type by upcast_to_double).
+_LIBM = {"stablehlo.exponential": libm.exp, "stablehlo.exponential_minus_one": libm.expm1,
+         "stablehlo.log": libm.log, "stablehlo.log_plus_one": libm.log1p,
+         "stablehlo.sine": libm.sin, "stablehlo.cosine": libm.cos, "stablehlo.tan": libm.tan,
+         "stablehlo.tanh": libm.tanh, "stablehlo.cbrt": libm.cbrt}
+_NUMBERS = NATIVE_INTS | NATIVE_FLOATS
+
+
+def _float_op(op: Kernel, ufunc: np.ufunc) -> Kernel:
+    """Scalar float arithmetic with the ufunc's NaN: numpy's scalar path and its SIMD loop
+    can return different ones of two NaN operands (the sign bit), so a NaN result is
+    recomputed by the ufunc (any other result is IEEE's, the same either way). Arrays (a
+    region run on whole arrays at once, e.g. a vectorized reducer body) reach the ufunc
+    through the operator itself."""
+    def kernel(a: Any, b: Any) -> Any:
+        r = op(a, b)
+        if r.__class__ in _FLOAT_SCALARS and r != r:
+            return ufunc(a, b)
+        return r
+    return kernel
+
+
+_FLOAT_SCALARS = frozenset((np.float16, np.float32, np.float64))
+_FLOAT_KERNELS = {name: _float_op(fn, uf) for name, fn, uf in (
+    ("stablehlo.add", operator.add, np.add), ("stablehlo.subtract", operator.sub, np.subtract),
+    ("stablehlo.multiply", operator.mul, np.multiply),
+    # divide: float_op's native branch is np.divide
+    ("stablehlo.divide", operator.truediv, np.divide))}
+
+
+def _is_scalar(t: Any) -> bool:
+    return isinstance(t, TensorType) and t.is_static and not t.shape
+
+
+def _transcendental(scalar: Callable[[float], float], to: type, general: Kernel) -> Kernel:
+    def kernel(x: Any) -> Any:
+        if x.ndim:  # a region run on whole arrays at once (a vectorized reducer body)
+            return general(x)
+        return to(scalar(float(x)))
+    return kernel
+
+
+def _element(index: tuple[int, ...], general: Kernel) -> Kernel:
+    """A size-1 tensor's only element as a numpy scalar (a copy: nothing aliases it)."""
+    def kernel(x: Any) -> Any:
+        if x.size != 1:  # a region run on whole arrays at once: the general kernel's error
+            return general(x)
+        return x[index]
+    return kernel
+
+
+def bind_scalar(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | None:
+    """A 0-d kernel for `op`, or None (the next hook or the general evaluator)."""
+    name = op.name
+    if name not in _HANDLED or not op.results or not _is_scalar(op.result_types[0]):
+        return None
+    if name == "stablehlo.reshape":  # any size-1 static operand: its element
+        source = op.operand_types[0]
+        dtypes = _native_types(op)
+        if (dtypes is None or dtypes[0] != dtypes[1] or dtypes[0] not in _NUMBERS
+                or not isinstance(source, TensorType) or source.num_elements != 1):
+            return None
+        if opdef.evaluate is None:
+            return None
+        general = functools.partial(opdef.evaluate, **kwargs) if kwargs else opdef.evaluate
+        return _element((0,) * len(source.shape), general)
+    if not all(_is_scalar(t) for t in op.operand_types):
+        return None
+    dtypes = _native_types(op)
+    if dtypes is None:
+        return None
+    operand = dtypes[0]
+    if name == "stablehlo.compare":
+        kind, direction = kwargs.get("compare_type"), kwargs.get("comparison_direction")
+        if (operand in _NUMBERS and dtypes[1] == operand and kind != "TOTALORDER"
+                and direction in _COMPARE):
+            return _COMPARE[direction]
+        return None
+    if any(d != operand for d in dtypes):
+        return None
+    if name in _ARITH and operand in NATIVE_INTS:
+        return _ARITH[name]
+    if operand not in NATIVE_FLOATS:
+        return None
+    if name in _FLOAT_KERNELS:
+        return _FLOAT_KERNELS[name]
+    if name == "stablehlo.negate":
+        return operator.neg
+    if opdef.evaluate is None:
+        return None
+    return _transcendental(_LIBM[name].scalar, operand.type,  # type: ignore[attr-defined]
+                           opdef.evaluate)
+
+
+_HANDLED = frozenset((*_FLOAT_KERNELS, *_LIBM, "stablehlo.negate", "stablehlo.compare",
+                      "stablehlo.reshape"))
+
+if not any(getattr(h, "__qualname__", "") == "bind_scalar" for h in BIND_HOOKS):
+    BIND_HOOKS.insert(0, bind_scalar)

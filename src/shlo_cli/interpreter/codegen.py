@@ -1,0 +1,193 @@
+"""A block plan as one generated Python function: each op a line `vN = kN(vA, vB)`.
+
+The generic plan loop pays, per op, for the step's attribute loads, an arity branch, an
+itemgetter call on the environment dict and a dict store; in a scalar `while` body that is
+as much as the kernel itself. Here a block's own values are local variables of a function
+compiled once per plan; only what nested regions read (implicit captures) or what comes from
+enclosing blocks goes through the shared environment dict. Constants (and small pure ops on
+constants) are evaluated while compiling and become names of the function's globals: they
+cost nothing per run. Locals holding large tensors are deleted after their last use, so
+their buffers return to the allocator early (numpy reuses them for the next temporaries).
+
+Each op is on its own line of the generated source, so a failing op is found from the
+traceback's line number (`step_at`); no per-op bookkeeping is needed on the hot path.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..ir.core import Block, Operation, Value
+from ..ir.types import TensorType
+
+# Pure ops cheap enough to evaluate while compiling when all operands are constants, with
+# results of at most this many elements (larger ones would stay alive for the whole run).
+_FOLDABLE = frozenset(("stablehlo.constant", "stablehlo.broadcast_in_dim", "stablehlo.reshape",
+                       "stablehlo.convert", "stablehlo.transpose", "stablehlo.iota",
+                       "stablehlo.slice", "stablehlo.concatenate"))
+_FOLD_LIMIT = 1 << 16
+# Locals with at least this many elements are deleted after their last use.
+_DEL_LIMIT = 1 << 12
+_COUNTER = itertools.count()
+# Kernels that are bare numpy ufuncs warn from the generated function's frame; overflow to
+# inf and the like are the ops' defined results (as in elementwise_numerics' filter).
+_MODULE = "shlo_cli.interpreter.plan"
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"shlo_cli\.interpreter\.plan$")
+
+
+class CompiledBlock:
+    """`run(frame, args)` -> the terminator's values; `step_at(tb)` -> the failing step."""
+
+    __slots__ = ("run", "arity", "filename", "lines", "source")
+
+    def __init__(self, run: Callable[[dict[Value, Any], Sequence[Any]], list[Any]],
+                 arity: int, filename: str, lines: dict[int, Any], source: str) -> None:
+        self.run = run
+        self.source = source  # the generated code, for reading when debugging
+        self.arity = arity
+        self.filename = filename
+        self.lines = lines
+
+    def step_at(self, tb: Any) -> Any:
+        """The step whose line raised, from a traceback through the generated function."""
+        step = None
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == self.filename:
+                step = self.lines.get(tb.tb_lineno, step)
+            tb = tb.tb_next
+        return step
+
+
+def _captured(block: Block) -> set[Value]:
+    """Values read by ops inside the regions of `block`'s ops (at any depth)."""
+    seen: set[Value] = set()
+    stack = [r for op in block.operations for r in op.regions]
+    while stack:
+        region = stack.pop()
+        for inner in region.blocks:
+            for op in inner.operations:
+                seen.update(op.operands)
+                stack.extend(op.regions)
+    return seen
+
+
+def _large(value: Value) -> bool:
+    t = value.type
+    return isinstance(t, TensorType) and t.is_static and math.prod(t.shape) >= _DEL_LIMIT
+
+
+def _fold(step: Any, consts: dict[Value, Any]) -> Any:
+    """The step's value when it is a foldable pure op on constants, else None."""
+    op: Operation = step.op
+    if (op.name not in _FOLDABLE or op.regions or len(op.results) != 1
+            or any(v not in consts for v in op.operands)):
+        return None
+    t = op.results[0].type
+    if not (isinstance(t, TensorType) and t.is_static and math.prod(t.shape) <= _FOLD_LIMIT):
+        return None
+    try:
+        with np.errstate(all="ignore"):
+            value = step.fn(*[consts[v] for v in op.operands])
+    except Exception:  # noqa: BLE001 - it fails at run time instead, where it is reported
+        return None
+    if isinstance(value, np.ndarray):
+        if value.base is not None or value.flags.writeable:
+            value = value.copy()  # own memory, then frozen: kernels copy read-only operands
+        value.flags.writeable = False
+        if value.ndim == 0:  # a numpy scalar: 0-d kernels take the scalar operators' path
+            return value[()]
+    elif not isinstance(value, np.generic):
+        return None
+    return value
+
+
+def compile_block(arguments: Sequence[Value], steps: Sequence[Any],
+                  terminator: Sequence[Value] | None, block: Block,
+                  fold: bool) -> CompiledBlock:
+    """Generate and compile the function for one planned block (see the module doc)."""
+    captured = _captured(block)
+    names: dict[Value, str] = {}
+    ns: dict[str, Any] = {"__name__": _MODULE}
+    consts: dict[Value, Any] = {}
+    outer: list[Value] = []
+
+    def ref(v: Value) -> str:
+        name = names.get(v)
+        if name is None:  # defined in an enclosing block: read once, at entry
+            name = names[v] = f"o{len(outer)}"
+            ns[f"O{len(outer)}"] = v
+            outer.append(v)
+        return name
+
+    # Last use of each value (terminator uses count as the end).
+    last: dict[Value, int] = {}
+    for i, step in enumerate(steps):
+        for v in step.op.operands:
+            last[v] = i
+    kept = set(terminator or ()) | captured
+
+    body: list[str] = []
+    lines: dict[int, Any] = {}
+    for i, v in enumerate(arguments):
+        names[v] = f"a{i}"
+    for i, v in enumerate(arguments):
+        if v in captured:
+            body.append(f"    frame[A{i}] = a{i}")
+            ns[f"A{i}"] = v
+    emitted: list[tuple[str, Any]] = []
+    for i, step in enumerate(steps):
+        value = _fold(step, consts) if fold else None
+        if value is not None:
+            result = step.op.results[0]
+            consts[result] = value
+            names[result] = f"C{i}"
+            ns[f"C{i}"] = value
+            if result in captured:
+                ns[f"R{i}"] = result
+                body.append(f"    frame[R{i}] = C{i}")
+            continue
+        ns[f"K{i}"] = step.fn
+        call = f"K{i}({', '.join(ref(v) for v in step.op.operands)})"
+        results = step.op.results
+        stores = []
+        if len(results) == 1:
+            names[results[0]] = f"v{i}"
+            line = f"    v{i} = {call}"
+        elif results:
+            line = f"    r = {call}"
+            for j, r in enumerate(results):
+                names[r] = f"v{i}_{j}"
+                stores.append(f"v{i}_{j} = r[{j}]")
+        else:
+            line = f"    {call}"
+        for j, r in enumerate(results):
+            if r in captured:
+                ns[f"R{i}_{j}"] = r
+                stores.append(f"frame[R{i}_{j}] = {names[r]}")
+        dead = [names[v] for v in step.op.operands
+                if last.get(v) == i and v not in kept and _large(v) and v in names
+                and names[v][0] == "v"]
+        if dead:
+            stores.append(f"del {', '.join(dict.fromkeys(dead))}")
+        emitted.append(("; ".join([line.rstrip()] + stores) if stores else line, step))
+    returned = ", ".join(ref(v) for v in terminator or ())
+    head = [f"    o{k} = frame[O{k}]" for k in range(len(outer))]
+    params = ", ".join(f"a{i}" for i in range(len(arguments)))
+    src = ["def block(frame, args):"]
+    if arguments:
+        src.append(f"    {params}{',' if len(arguments) == 1 else ''} = args")
+    src += body + head
+    for line, step in emitted:
+        src.append(line)
+        lines[len(src)] = step
+    src.append(f"    return [{returned}]")
+    filename = f"<shlo plan {next(_COUNTER)}>"
+    source = "\n".join(src) + "\n"
+    exec(compile(source, filename, "exec"), ns)  # noqa: S102 - our own code
+    return CompiledBlock(ns["block"], len(arguments), filename, lines, source)

@@ -1,0 +1,79 @@
+"""Specialized broadcast_in_dim (specialize._broadcast_view): large results are read-only
+zero-stride views, small ones filled arrays; both equal the general evaluator's result for
+permuted and size-1 dimensions, NaN/-0.0 payloads and empty tensors, and later kernels that
+consume a view (elementwise, reshape, dynamic_update_slice, dot_general, returned) work."""
+# ruff: noqa: E501  (MLIR test programs keep upstream line lengths)
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from shlo_cli.dialects.stablehlo import specialize
+from shlo_cli.interpreter import engine
+from shlo_cli.interpreter.engine import Interpreter
+from shlo_cli.ir.parser import parse_source
+
+
+def _t(shape: tuple[int, ...], elem: str = "f32") -> str:
+    return "tensor<" + "".join(f"{d}x" for d in shape) + elem + ">"
+
+
+def _run(text: str, args: list[np.ndarray], fast: bool) -> list[np.ndarray]:
+    saved = list(engine.BIND_HOOKS)
+    if not fast:
+        engine.BIND_HOOKS[:] = [h for h in saved if h is not specialize.bind_specialized]
+    try:
+        interpreter = Interpreter(parse_source(text))
+        return interpreter.call(interpreter.lookup_function("main"), args)
+    finally:
+        engine.BIND_HOOKS[:] = saved
+
+
+@pytest.mark.parametrize("src,dims,out", [
+    ((3,), [1], (2, 3)), ((3,), [2], (64, 32, 3)), ((2, 3), [2, 0], (3, 70, 2)),
+    ((1, 4), [0, 2], (5, 6, 4)), ((), [], (4, 4096)), ((3,), [0], (3, 0)),
+    ((0,), [1], (2, 0)), ((4, 1), [1, 0], (1, 4, 5000)),
+])
+@pytest.mark.parametrize("elem", ["f32", "i8"])
+def test_broadcast_matches_general(src: tuple[int, ...], dims: list[int], out: tuple[int, ...],
+                                   elem: str) -> None:
+    text = (f"func.func @main(%x: {_t(src, elem)}) -> {_t(out, elem)} {{\n"
+            f"  %0 = stablehlo.broadcast_in_dim %x, dims = {dims} : ({_t(src, elem)}) -> {_t(out, elem)}\n"
+            f"  func.return %0 : {_t(out, elem)}\n}}\n")
+    rng = np.random.default_rng(len(src) + len(out))
+    dtype = np.float32 if elem == "f32" else np.int8
+    x = (rng.standard_normal(src) * 50).astype(dtype)
+    if elem == "f32" and x.size >= 2:
+        x.reshape(-1)[:2] = [np.nan, -0.0]
+    (fast,) = _run(text, [x], True)
+    (slow,) = _run(text, [x], False)
+    fast, slow = np.asarray(fast), np.asarray(slow)
+    assert fast.shape == slow.shape == out and fast.dtype == slow.dtype
+    assert fast.tobytes() == slow.tobytes()
+    if fast.size >= specialize._VIEW_FROM:
+        assert not fast.flags.writeable  # a view: kernels never write into operands
+
+
+def test_views_feed_later_kernels() -> None:
+    text = """func.func @main(%x: tensor<64xf32>, %u: tensor<1x64xf32>, %w: tensor<64x8xf32>, %i: tensor<i32>) -> (tensor<128x64xf32>, tensor<128x8xf32>, tensor<64x128xf32>) {
+  %b = stablehlo.broadcast_in_dim %x, dims = [1] : (tensor<64xf32>) -> tensor<128x64xf32>
+  %s = stablehlo.add %b, %b : tensor<128x64xf32>
+  %z = stablehlo.constant dense<0> : tensor<i32>
+  %d = stablehlo.dynamic_update_slice %b, %u, %i, %z : (tensor<128x64xf32>, tensor<1x64xf32>, tensor<i32>, tensor<i32>) -> tensor<128x64xf32>
+  %m = stablehlo.dot_general %d, %w, contracting_dims = [1] x [0] : (tensor<128x64xf32>, tensor<64x8xf32>) -> tensor<128x8xf32>
+  %t = stablehlo.transpose %s, dims = [1, 0] : (tensor<128x64xf32>) -> tensor<64x128xf32>
+  func.return %d, %m, %t : tensor<128x64xf32>, tensor<128x8xf32>, tensor<64x128xf32>
+}
+"""
+    rng = np.random.default_rng(1)
+    args = [rng.standard_normal(64).astype(np.float32), rng.standard_normal((1, 64)).astype(np.float32),
+            rng.standard_normal((64, 8)).astype(np.float32), np.int32(5)]
+    fast = _run(text, args, True)
+    slow = _run(text, args, False)
+    for a, b in zip(fast, slow, strict=True):
+        assert np.asarray(a).tobytes() == np.asarray(b).tobytes()
+    x = args[0]
+    want = np.broadcast_to(x, (128, 64)).copy()
+    want[5] = args[1][0]
+    np.testing.assert_array_equal(fast[0], want)

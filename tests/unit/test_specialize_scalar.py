@@ -1,0 +1,164 @@
+"""0-d kernels (dialects/stablehlo/specialize_scalar.py) give the general evaluators' results
+bit for bit on random scalars with NaN, -0.0, infinities, overflow and domain edges; they are
+actually chosen; and non-scalar ops are left alone."""
+# ruff: noqa: E501  (MLIR test programs keep upstream line lengths)
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from shlo_cli.dialects import libm
+from shlo_cli.dialects.stablehlo import specialize, specialize_scalar
+from shlo_cli.interpreter import engine
+from shlo_cli.interpreter.engine import Interpreter
+from shlo_cli.ir.parser import parse_source
+
+ELEMS = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "i32": np.int32,
+         "i8": np.int8, "ui16": np.uint16, "i64": np.int64}
+FLOATS = ("f32", "f64", "f16")
+HOOKS = (specialize.bind_specialized, specialize_scalar.bind_scalar)
+
+
+def _values(elem: str, count: int = 24) -> list:
+    dtype = np.dtype(ELEMS[elem])
+    rng = np.random.default_rng(count + len(elem))
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        edges = [info.min, info.max, 0, 1, info.max - 1]
+        return [dtype.type(v) for v in edges + list(rng.integers(info.min, info.max, count, endpoint=True))]
+    edges = [np.nan, -np.nan, -0.0, 0.0, np.inf, -np.inf, 1e-30, -1e-30, 22.0, -709.5, 709.5,
+             710.0, -1.0, 1.0, 0.5, np.finfo(dtype).max, np.finfo(dtype).tiny]
+    rnd = list(rng.standard_normal(count) * rng.choice([1e-5, 1.0, 30.0, 1e4], count))
+    with np.errstate(all="ignore"):
+        return [dtype.type(v) for v in edges + rnd]
+
+
+def _run(text: str, args: list, fast: bool) -> tuple[list, list]:
+    saved = list(engine.BIND_HOOKS)
+    if not fast:
+        engine.BIND_HOOKS[:] = [h for h in saved if h not in HOOKS]
+    try:
+        interpreter = Interpreter(parse_source(text))
+        with np.errstate(all="ignore"):
+            out = interpreter.call(interpreter.lookup_function("main"), args)
+        plan = next(iter(interpreter._plans.values()))
+        kernels = [step.fn for step in plan.steps]
+    finally:
+        engine.BIND_HOOKS[:] = saved
+    return out, kernels
+
+
+def _same(a: object, b: object) -> bool:
+    a, b = np.asarray(a), np.asarray(b)
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+def _program(body: str, elem: str, arity: int, result: str | None = None) -> str:
+    t = f"tensor<{elem}>"
+    params = ", ".join(f"%{n}: {t}" for n in "ab"[:arity])
+    return (f"func.func @main({params}) -> {result or t} {{\n  {body.format(T=t)}\n"
+            f"  func.return %0 : {result or t}\n}}\n")
+
+
+@pytest.mark.parametrize("op,elem", [(op, e) for op in ("add", "subtract", "multiply")
+                                     for e in ELEMS] + [("divide", e) for e in FLOATS])
+def test_binary_arith(op: str, elem: str) -> None:
+    text = _program(f"%0 = stablehlo.{op} %a, %b : {{T}}", elem, 2)
+    values = _values(elem, 8)
+    for a, b in itertools.product(values, values):
+        for pair in ((a, b), (np.array(a), b), (np.array(a), np.array(b))):  # scalars or 0-d
+            fast, kernels = _run(text, list(pair), True)
+            slow, _ = _run(text, list(pair), False)
+            assert _same(fast[0], slow[0]), (op, elem, a, b)
+    table = specialize_scalar._FLOAT_KERNELS if elem in FLOATS else specialize_scalar._ARITH
+    assert kernels[0] is table[f"stablehlo.{op}"]
+
+
+@pytest.mark.parametrize("elem", list(ELEMS))
+@pytest.mark.parametrize("direction", ["EQ", "NE", "GE", "GT", "LE", "LT"])
+def test_compare(elem: str, direction: str) -> None:
+    kind = "FLOAT" if elem.startswith("f") else ("UNSIGNED" if elem.startswith("u") else "SIGNED")
+    text = _program(f"%0 = stablehlo.compare {direction}, %a, %b, {kind} : ({{T}}, {{T}}) -> tensor<i1>",
+                    elem, 2, "tensor<i1>")
+    values = _values(elem, 6)
+    for a, b in itertools.product(values, values):
+        fast, kernels = _run(text, [a, b], True)
+        slow, _ = _run(text, [a, b], False)
+        assert _same(fast[0], slow[0]), (direction, elem, a, b)
+    assert kernels[0] is specialize_scalar._COMPARE[direction]
+
+
+@pytest.mark.parametrize("elem", FLOATS)
+@pytest.mark.parametrize("op", sorted(name.split(".")[1] for name in specialize_scalar._LIBM)
+                         + ["negate"])
+def test_unary_float(op: str, elem: str) -> None:
+    text = _program(f"%0 = stablehlo.{op} %a : {{T}}", elem, 1)
+    for a in _values(elem, 40):
+        fast, kernels = _run(text, [a], True)
+        slow, _ = _run(text, [np.array(a)], False)
+        assert _same(fast[0], slow[0]), (op, elem, a, fast[0], slow[0])
+    assert kernels[0] not in HOOKS and "specialize_scalar" in kernels[0].__module__ or \
+        kernels[0] is specialize_scalar.operator.neg
+
+
+def test_libm_scalar_matches_arrays() -> None:
+    """libm's per-element scalar path against its array path, at domain edges."""
+    edges = [np.nan, -0.0, 0.0, np.inf, -np.inf, 709.0, 709.5, 710.0, -745.5, -1.0, -0.999,
+             1.0, 1e-300, 5e-324, -5e-324, 1e308, 2.5, -2.5, 100.0]
+    for name in ("exp", "expm1", "log", "log1p", "sin", "cos", "tan", "tanh", "sinh", "cosh",
+                 "cbrt", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh"):
+        fn = getattr(libm, name)
+        with np.errstate(all="ignore"):
+            want = fn(np.array(edges, np.float64))
+        got = np.array([fn.scalar(v) for v in edges], np.float64)
+        assert got.tobytes() == np.asarray(want).tobytes(), name
+
+
+@pytest.mark.parametrize("elem", ["f32", "i32", "f16"])
+@pytest.mark.parametrize("shape", [(1,), (1, 1), ()])
+def test_reshape_to_scalar(elem: str, shape: tuple[int, ...]) -> None:
+    src = "tensor<" + "".join(f"{d}x" for d in shape) + elem + ">"
+    text = (f"func.func @main(%a: {src}) -> tensor<{elem}> {{\n"
+            f"  %0 = stablehlo.reshape %a : ({src}) -> tensor<{elem}>\n"
+            f"  func.return %0 : tensor<{elem}>\n}}\n")
+    for v in _values(elem, 4):
+        x = np.full(shape, v, ELEMS[elem])
+        fast, kernels = _run(text, [x], True)
+        slow, _ = _run(text, [x], False)
+        assert _same(fast[0], slow[0])
+    assert kernels[0].__qualname__.startswith("_element")
+
+
+def test_non_scalar_ops_are_left_alone() -> None:
+    text = ("func.func @main(%a: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<2xf32> {\n"
+            "  %0 = stablehlo.add %a, %b : tensor<2xf32>\n  func.return %0 : tensor<2xf32>\n}\n")
+    _, kernels = _run(text, [np.ones(2, np.float32), np.ones(2, np.float32)], True)
+    assert kernels[0] is np.add
+    empty = ("func.func @main(%a: tensor<0xf32>) -> tensor<0xf32> {\n"
+             "  %0 = stablehlo.tanh %a : tensor<0xf32>\n  func.return %0 : tensor<0xf32>\n}\n")
+    out, kernels = _run(empty, [np.zeros(0, np.float32)], True)
+    assert np.asarray(out[0]).shape == (0,) and "specialize_scalar" not in kernels[0].__module__
+
+
+@pytest.mark.parametrize("elem", FLOATS)
+def test_kernels_take_whole_arrays(elem: str) -> None:
+    """Regions of 0-d types are sometimes run on whole arrays at once (vectorized reducer
+    bodies): the 0-d kernels then give the general evaluators' results too."""
+    rng = np.random.default_rng(3)
+    dtype = ELEMS[elem]
+    a = np.array(_values(elem, 20), dtype)
+    b = rng.permutation(a)
+    for op in ("add", "subtract", "multiply", "divide"):
+        text = _program(f"%0 = stablehlo.{op} %a, %b : {{T}}", elem, 2)
+        _, kernels = _run(text, [a[0], b[0]], True)
+        slow, _ = _run(text.replace(f"tensor<{elem}>", f"tensor<{a.size}x{elem}>"), [a, b], False)
+        with np.errstate(all="ignore"):
+            assert _same(kernels[0](a, b), slow[0]), op
+    for op in ("tanh", "exponential"):
+        text = _program(f"%0 = stablehlo.{op} %a : {{T}}", elem, 1)
+        _, kernels = _run(text, [a[0]], True)
+        slow, _ = _run(text.replace(f"tensor<{elem}>", f"tensor<{a.size}x{elem}>"), [a], False)
+        assert _same(kernels[0](a), slow[0]), op
