@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ...lazy_imports import lazy
 from .. import libm
 
 LANCZOS_GAMMA = 7.0
@@ -115,7 +116,7 @@ def _libm(fn: Any, at_error: float) -> Any:
         except (ValueError, OverflowError):
             return at_error
 
-    ufunc = np.frompyfunc(one, 1, 1)
+    ufunc = lazy(lambda: np.frompyfunc(one, 1, 1))  # numpy loads on first use
 
     def apply(x: np.ndarray) -> np.ndarray:
         x = np.asarray(x, dtype=np.float64)

@@ -39,6 +39,7 @@ from ...ir.types import (
     numpy_dtype,
 )
 from ...ir.verifier import inference_error, inferred_type_mismatch
+from ...lazy_imports import lazy
 from ..registry import define_op
 from .data_movement import compatible_dim, constant_ints, op_error, result_array
 from .dimension_numbers import parse_dimension_struct
@@ -170,7 +171,7 @@ def _gather(operand: np.ndarray, start_indices: np.ndarray, dims: Any, sizes: li
 # ---- scatter: how the update computation combines values ------------------------------------
 
 # Known single-op regions: (ufunc for numbers, ufunc for i1).
-_UFUNCS: dict[str, tuple[np.ufunc, np.ufunc]] = {
+_UFUNCS: dict[str, tuple[np.ufunc, np.ufunc]] = lazy(lambda: {
     "stablehlo.add": (np.add, np.logical_or),
     "stablehlo.multiply": (np.multiply, np.logical_and),
     "stablehlo.maximum": (np.maximum, np.logical_or),
@@ -178,7 +179,7 @@ _UFUNCS: dict[str, tuple[np.ufunc, np.ufunc]] = {
     "stablehlo.and": (np.bitwise_and, np.logical_and),
     "stablehlo.or": (np.bitwise_or, np.logical_or),
     "stablehlo.xor": (np.bitwise_xor, np.logical_xor),
-}
+})
 _KEEP = "keep"
 _REPLACE = "replace"
 

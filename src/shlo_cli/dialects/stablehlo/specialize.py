@@ -22,24 +22,25 @@ from ...ir.core import Operation
 from ...ir.diagnostics import EvaluationError
 from ...ir.registry import BIND_HOOKS
 from ...ir.types import QuantizedType, TensorType, element_type, numpy_dtype
+from ...lazy_imports import lazy
 from .conversions import _EXACT_TO_FLOAT, _WIDE_FLOATS, convert_array
 from .elementwise_numerics import NATIVE_ARITH, NATIVE_FLOATS, NATIVE_INTS
 from .elementwise_select import NATIVE_COMPARE
 from .gemm import SEQUENTIAL_DEPTH
 
-_BLAS_TYPES = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
+_BLAS_TYPES = lazy(lambda: frozenset((np.dtype(np.float32), np.dtype(np.float64))))
 
 Kernel = Callable[..., Any]
 
 # elementwise.add / subtract / multiply: `dtype in NATIVE_ARITH` (multiply: ints and floats)
 # branch straight to the ufunc.
-_ARITH: dict[str, tuple[np.ufunc, frozenset[np.dtype]]] = {
+_ARITH: dict[str, tuple[np.ufunc, frozenset[np.dtype]]] = lazy(lambda: {
     "stablehlo.add": (np.add, NATIVE_ARITH),
     "stablehlo.subtract": (np.subtract, NATIVE_ARITH),
     "stablehlo.multiply": (np.multiply, NATIVE_INTS | NATIVE_FLOATS),
-}
-_COMPARE = {"EQ": np.equal, "NE": np.not_equal, "GE": np.greater_equal, "GT": np.greater,
-            "LE": np.less_equal, "LT": np.less}
+})
+_COMPARE = lazy(lambda: {"EQ": np.equal, "NE": np.not_equal, "GE": np.greater_equal,
+                         "GT": np.greater, "LE": np.less_equal, "LT": np.less})
 
 
 def _native_dtype(t: Any) -> np.dtype | None:
@@ -117,8 +118,8 @@ def _dynamic_slice(sizes: tuple[int, ...], shape: tuple[int, ...]) -> Kernel:
     return kernel
 
 
-_BITS = {np.dtype(np.float16): np.uint16, np.dtype(np.float32): np.uint32,
-         np.dtype(np.float64): np.uint64}
+_BITS = lazy(lambda: {np.dtype(np.float16): np.uint16, np.dtype(np.float32): np.uint32,
+         np.dtype(np.float64): np.uint64})
 
 
 def _fix_zeros(out: np.ndarray, a: np.ndarray, b: np.ndarray, both: bool) -> np.ndarray:
@@ -279,7 +280,8 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
     return None
 
 
-_HANDLED = frozenset((*_ARITH, "stablehlo.maximum", "stablehlo.minimum", "stablehlo.negate",
+_HANDLED = frozenset(("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply",  # _ARITH
+                      "stablehlo.maximum", "stablehlo.minimum", "stablehlo.negate",
                       "stablehlo.compare",
                       "stablehlo.dot_general",
                       "stablehlo.convert", "stablehlo.reshape", "stablehlo.slice",
