@@ -446,6 +446,22 @@ def format_stored(raw: bytes, lay: storage.Layout) -> list[str]:
     return [f"({parts[i]},{parts[i + 1]})" for i in range(0, len(parts), 2)]
 
 
+def int_matrix(attr: Attribute) -> tuple[tuple[int, ...], list[int]]:
+    """(shape, row-major integers) of an `array<...>` or dense attribute: numpy-free for
+    those, so verifiers reading window sizes or padding do not load numpy."""
+    if isinstance(attr, DenseArrayAttr):
+        return (len(attr.items),), [int(x) for x in attr.items]
+    if isinstance(attr, DenseElementsAttr):
+        return tuple(attr.type.shape), [int(x) for x in attr.flat_values()]
+    arr = np.asarray(attr.value)
+    return tuple(arr.shape), [int(x) for x in arr.reshape(-1)]
+
+
+def int_values(attr: Attribute) -> list[int]:
+    """The integers of an `array<...>` or dense attribute, row-major (see `int_matrix`)."""
+    return int_matrix(attr)[1]
+
+
 def all_equal(data: np.ndarray) -> bool:
     """Whether every element has the same storage bytes (MLIR's splat test)."""
     flat = np.ascontiguousarray(data).reshape(-1)

@@ -14,7 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from ...ir.attributes import Attribute, DenseArrayAttr, DenseElementsAttr, DialectAttr
+from ...ir.attributes import (
+    Attribute,
+    DenseArrayAttr,
+    DenseElementsAttr,
+    DialectAttr,
+    int_matrix,
+    int_values,
+)
 from ...ir.core import Location, Operation
 from ...ir.diagnostics import EvaluationError
 from ...ir.memory import check_elements
@@ -477,7 +484,7 @@ def _q(t: Any) -> str:
 
 def _attr_list(op: Operation, name: str) -> list[int] | None:
     attr = op.attr(name)
-    return None if attr is None else [int(v) for v in np.asarray(attr.value).reshape(-1)]
+    return None if attr is None else int_values(attr)
 
 
 def _verify_conv_dims(op: Operation, d: ConvDims, rank: int) -> None:
@@ -503,10 +510,10 @@ def _verify_conv_window(op: Operation, window: Sequence[int]) -> None:
     n = len(window)
     padding = op.attr("padding")
     if padding is not None:
-        arr = np.asarray(padding.value)
-        if arr.ndim != 2 or arr.shape[1] != 2:
+        dims = int_matrix(padding)[0]
+        if len(dims) != 2 or dims[1] != 2:
             raise error_at_op(op, f"expects the shape of padding-attribute to be {{N, 2}}, but got "
-                                  f"{{{', '.join(str(v) for v in arr.shape)}}}.")
+                                  f"{{{', '.join(str(v) for v in dims)}}}.")
     checks = (("window_strides", "window-strides", "stride"),
               ("padding", "padding-entries", None),
               ("lhs_dilation", "base-dilation factors", "base dilation factor"),

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ...ir.attributes import DialectAttr
+from ...ir.attributes import DialectAttr, int_values
 from ...ir.core import Operation, Value
 from ...ir.diagnostics import Diagnostic, EvaluationError
 from ...ir.memory import check_elements
@@ -634,7 +634,7 @@ def verify_gather(op: Operation) -> None:
         sizes_type = _shape(op.operands[2].type)
         sizes = constant_ints(op.operands[2])
     else:
-        sizes = [int(x) for x in np.ravel(np.asarray(op.attr("slice_sizes").value))]
+        sizes = int_values(op.attr("slice_sizes"))  # type: ignore[arg-type]  # required
         sizes_type = (len(sizes),)
     dims = op.attr("dimension_numbers")
     offset_dims = _field(dims, "offset_dims")
