@@ -6,12 +6,16 @@ Whole processes on a tiny program, interleaved with the baselines measured in th
 and the difference to its baseline (the issue's targets: `stablehlo-opt` within `pass` + 30 ms,
 `--interpret` within numpy + 25 ms). Median CPU time (user + sys of the child) is printed too:
 on a loaded machine it varies less than wall time. Then a `python -X importtime` summary of
-the modules a tiny `stablehlo-opt` run imports: the largest cumulative entries.
+the modules a tiny `stablehlo-opt` run imports: the largest cumulative entries. Last, per
+command, the import check of `python -X importtime`: how many modules it imports and whether
+numpy / ml_dtypes / click / rich are among them (the commands that do not compute must import
+none of numpy, ml_dtypes and click).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -78,6 +82,37 @@ def importtime_summary(tiny: str, top: int = 12) -> list[tuple[int, str]]:
     return rows[:top]
 
 
+WATCHED = ("numpy", "ml_dtypes", "click", "rich")
+
+
+def imported_modules(argv: list[str]) -> list[str]:
+    """Every module whose code a launch of `argv` runs, from `python -X importtime` (numpy
+    made lazy by the tools counts only once its code runs: then its submodules appear)."""
+    proc = subprocess.run([sys.executable, "-X", "importtime", *argv], capture_output=True,
+                          text=True, check=False)
+    names = []
+    for line in proc.stderr.splitlines():
+        parts = line.split("|")
+        if len(parts) == 3 and parts[1].strip().isdigit():
+            names.append(parts[2].strip())
+    return names
+
+
+def import_check(table: dict[str, tuple[str, list[str]]]) -> dict[str, list[str]]:
+    """Command -> which of WATCHED its launch imports (printed with the module count)."""
+    print("  python -X importtime: modules imported, and which of "
+          + "/".join(WATCHED) + " (numpy counts once its code runs)")
+    found: dict[str, list[str]] = {}
+    for name, (base, argv) in table.items():
+        if not base:
+            continue
+        modules = imported_modules([shutil.which(argv[0]) or argv[0], *argv[1:]])
+        heavy = [w for w in WATCHED if any(m == w or m.startswith(w + ".") for m in modules)]
+        found[name] = heavy
+        print(f"    {name:36s} {len(modules):4d} modules  {', '.join(heavy) or '-'}")
+    return found
+
+
 def run(profile: bool = False, rounds: int = ROUNDS) -> dict[str, float]:
     """Print the start-up table and importtime summary; return median wall ms per command."""
     del profile  # start-up has no in-process hot path to profile
@@ -107,6 +142,7 @@ def run(profile: bool = False, rounds: int = ROUNDS) -> dict[str, float]:
         print("  python -X importtime, tiny stablehlo-opt run, largest cumulative (ms):")
         for us, module in importtime_summary(tiny):
             print(f"    {us / 1000:8.1f}  {module}")
+        import_check(table)
     return median
 
 

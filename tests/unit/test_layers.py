@@ -28,7 +28,7 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 ROOT = "shlo_cli"
 
 LAYERS: dict[str, int] = {
-    "ir": 0,
+    "ir": 0, "lazy_imports": 0,
     "dialects": 1, "check_dialect": 1, "custom_calls": 1,
     "interpreter": 2, "passes": 2, "formats": 2,
     "loaders": 3, "api": 3,

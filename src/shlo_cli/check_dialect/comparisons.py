@@ -14,7 +14,7 @@ from ..ir.types import ComplexType, FloatType, Type
 from ..ir.value_text import format_element, format_index
 
 DEFAULT_TOLERANCE = 1e-4
-ULP_MAX = np.iinfo(np.uint64).max
+ULP_MAX = (1 << 64) - 1  # np.iinfo(np.uint64).max
 _HISTOGRAM_BUCKETS = 5
 
 

@@ -36,7 +36,7 @@ def run_opt(input: str, output: str | None, split_input_file: bool,
     result (or write bytecode)."""
     selected: list[PassRequest] = [
         (name, _PASS_OPTIONS.get(name, "")) if PASSES[name].options else name
-        for name in _pass_order() if name in flagged]
+        for name in (_pass_order() if flagged else ()) if name in flagged]
     try:
         if pass_pipeline is not None:
             selected += parse_pipeline(pass_pipeline)

@@ -6,8 +6,6 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-import click
-
 from ..formats.portable import artifact_version, deserialize, serialize
 from ..ir.diagnostics import Diagnostic, ShloError, SourceFile
 from ..ir.printer import print_module
@@ -90,27 +88,37 @@ def _write(data: str | bytes, output: str | None) -> int:
     return 0
 
 
-@click.command("serialize")
-@click.argument("input", default="-", required=False)
-@click.option("-o", "output", default=None, help="Output file (written atomically).")
-@click.option("--target", default="current", show_default=True,
-              help="StableHLO version to write: current, minimum or X.Y.Z.")
-@click.option("--strip-debuginfo", is_flag=True, help="Write every location as unknown.")
-@click.option("--allow-other-dialects", is_flag=True,
-              help="Keep ops of other dialects (the artifact is then not portable).")
-@click.option("--split-input-file", is_flag=True, help="Serialize each `// -----` chunk.")
-def serialize_command(**options: Any) -> None:
-    """Write a StableHLO program (text or bytecode) as a portable artifact: VHLO of the
-    target version in MLIR bytecode, byte for byte what upstream writes."""
-    sys.exit(run_serialize(**options))
+def __getattr__(name: str) -> Any:
+    """`serialize_command` / `deserialize_command`, the `shlo` subcommands, built on first
+    use: `stablehlo-translate --serialize` runs without importing click."""
+    if name not in ("serialize_command", "deserialize_command"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import click
 
+    @click.command("serialize")
+    @click.argument("input", default="-", required=False)
+    @click.option("-o", "output", default=None, help="Output file (written atomically).")
+    @click.option("--target", default="current", show_default=True,
+                  help="StableHLO version to write: current, minimum or X.Y.Z.")
+    @click.option("--strip-debuginfo", is_flag=True, help="Write every location as unknown.")
+    @click.option("--allow-other-dialects", is_flag=True,
+                  help="Keep ops of other dialects (the artifact is then not portable).")
+    @click.option("--split-input-file", is_flag=True, help="Serialize each `// -----` chunk.")
+    def serialize_command(**options: Any) -> None:
+        """Write a StableHLO program (text or bytecode) as a portable artifact: VHLO of the
+        target version in MLIR bytecode, byte for byte what upstream writes."""
+        sys.exit(run_serialize(**options))
 
-@click.command("deserialize")
-@click.argument("input", default="-", required=False)
-@click.option("-o", "output", default=None, help="Output file (written atomically).")
-@click.option("--print-stablehlo-version", is_flag=True,
-              help="First print the artifact's StableHLO version as a comment.")
-def deserialize_command(**options: Any) -> None:
-    """Print the StableHLO program of a portable artifact."""
-    sys.exit(run_deserialize(**options))
+    @click.command("deserialize")
+    @click.argument("input", default="-", required=False)
+    @click.option("-o", "output", default=None, help="Output file (written atomically).")
+    @click.option("--print-stablehlo-version", is_flag=True,
+                  help="First print the artifact's StableHLO version as a comment.")
+    def deserialize_command(**options: Any) -> None:
+        """Print the StableHLO program of a portable artifact."""
+        sys.exit(run_deserialize(**options))
 
+    commands = {"serialize_command": serialize_command,
+                "deserialize_command": deserialize_command}
+    globals().update(commands)
+    return commands[name]

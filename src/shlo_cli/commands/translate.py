@@ -2,6 +2,11 @@
 
 Three translations: `--interpret` (shared with `shlo interpret`), and the portable-artifact
 pair `--serialize` / `--deserialize` (shared with `shlo serialize` / `shlo deserialize`).
+
+The command line is read by hand when it is a plain `--serialize` or `--deserialize` one, the
+spellings upstream's tests use (`_simple_args`): importing click costs a launch more than
+the translation of a small file. Anything else (`--interpret`, `--help`, `--version`, an
+unknown or malformed option) goes to the click command in `translate_cli`.
 """
 
 from __future__ import annotations
@@ -9,59 +14,86 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-import click
+# Boolean options the plain command lines may carry, by name without dashes: which run_*
+# keyword each sets, per translation (None: accepted and ignored, as click's command does).
+_FLAGS: dict[str, dict[str, str | None]] = {
+    "serialize": {"strip-debuginfo": "strip_debuginfo",
+                  "allow-other-dialects": "allow_other_dialects",
+                  "split-input-file": "split_input_file",
+                  "allow-unregistered-dialect": "allow_unregistered_dialect",
+                  "print-stablehlo-version": None, "mlir-print-debuginfo": None},
+    "deserialize": {"print-stablehlo-version": "print_stablehlo_version",
+                    "mlir-print-debuginfo": "debuginfo", "strip-debuginfo": None,
+                    "allow-other-dialects": None, "split-input-file": None,
+                    "allow-unregistered-dialect": None},
+}
 
-from .common import report
-from .interpret import interpret_options, run_interpret
-from .terminal import version_option
+
+def _simple_args(args: list[str]) -> tuple[str, dict[str, Any]] | None:
+    """(translation, keyword arguments of its run_* function) for a plain command line:
+    `--serialize` or `--deserialize` once, flags of that translation, `--target=V` (or
+    `--target V`), `-o FILE`, at most one input; None for anything else."""
+    modes = [a for a in args if a.lstrip("-") in _FLAGS and a.startswith("-")
+             and not a.startswith("---")]
+    if len(modes) != 1:
+        return None
+    mode = modes[0].lstrip("-")
+    values: dict[str, Any] = {"input": "-", "output": None}
+    if mode == "serialize":
+        values["target"] = None
+    inputs = 0
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        i += 1
+        if arg == "-" or not arg.startswith("-"):
+            inputs += 1
+            values["input"] = arg
+            continue
+        if arg.startswith("---") or arg == "--":
+            return None
+        name, eq, text = arg.lstrip("-").partition("=")
+        if name == mode and not eq:
+            continue
+        if name in _FLAGS[mode] and not eq:
+            keyword = _FLAGS[mode][name]
+            if keyword is not None:
+                values[keyword] = True
+        elif arg == "-o" or (name == "target" and mode == "serialize"):
+            if not eq:
+                if i >= len(args):
+                    return None
+                text = args[i]
+                i += 1
+            values["output" if arg == "-o" else "target"] = text
+        else:
+            return None
+    return (mode, values) if inputs <= 1 else None
 
 
-def _flag(name: str, help: str) -> Any:
-    return click.option(f"-{name}", f"--{name}", is_flag=True, help=help)
+def __getattr__(name: str) -> Any:
+    """`translate`, the click command (for tests), built on first use."""
+    if name == "translate":
+        from .translate_cli import translate
 
-
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@version_option("stablehlo-translate")
-@interpret_options
-@_flag("interpret", "Interpret the program's entry function and print its results.")
-@_flag("serialize", "Serialize a StableHLO program into a portable artifact.")
-@_flag("deserialize", "Deserialize a portable artifact into a StableHLO program.")
-@click.option("-target", "--target", default=None,
-              help="Target version for serialization: current, minimum or X.Y.Z.")
-@_flag("strip-debuginfo", "Strip debug info from all operations (serialize).")
-@_flag("print-stablehlo-version", "Print the StableHLO version of the artifact (deserialize).")
-@_flag("allow-other-dialects", "Allow ops of other dialects when serializing.")
-@_flag("mlir-print-debuginfo", "Print locations (deserialize).")
-def translate(input: str, interpret: bool, serialize: bool, deserialize: bool,
-              target: str | None, strip_debuginfo: bool, print_stablehlo_version: bool,
-              allow_other_dialects: bool, mlir_print_debuginfo: bool, **options: Any) -> None:
-    """StableHLO translation driver (`--interpret`, `--serialize`, `--deserialize`)."""
-    chosen = [name for name, on in (("interpret", interpret), ("serialize", serialize),
-                                    ("deserialize", deserialize)) if on]
-    if len(chosen) > 1:
-        report("only one translation may be selected, got: "
-               + ", ".join("--" + c for c in chosen))
-        sys.exit(1)
-    if not chosen:
-        report("no translation selected; use --interpret, --serialize or --deserialize")
-        sys.exit(1)
-    # The portable-artifact code (VHLO, its passes, bytecode) loads only for these two.
-    if chosen[0] == "serialize":
-        from .portable import run_serialize
-
-        sys.exit(run_serialize(input, output=options["output"], target=target,
-                               strip_debuginfo=strip_debuginfo,
-                               allow_other_dialects=allow_other_dialects,
-                               split_input_file=options["split_input_file"],
-                               allow_unregistered_dialect=options["allow_unregistered_dialect"]))
-    if chosen[0] == "deserialize":
-        from .portable import run_deserialize
-
-        sys.exit(run_deserialize(input, output=options["output"],
-                                 print_stablehlo_version=print_stablehlo_version,
-                                 debuginfo=mlir_print_debuginfo))
-    sys.exit(run_interpret(input, **options))
+        return translate
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main() -> None:
-    translate(prog_name="stablehlo-translate")
+    simple = _simple_args(sys.argv[1:])
+    if simple is None:
+        from .translate_cli import translate
+
+        translate(prog_name="stablehlo-translate")
+        return
+    from . import interrupt
+    from .portable import run_deserialize, run_serialize
+
+    interrupt.install()  # Ctrl-C: one line, exit 130, no partial -o file
+    mode, values = simple
+    try:
+        sys.exit(run_serialize(**values) if mode == "serialize" else run_deserialize(**values))
+    except BrokenPipeError:  # as click does: a closed pipe (`| head`) is no traceback
+        sys.stderr.close()
+        sys.exit(1)

@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from ..lazy_imports import lazy
+
 
 class NeedsScipy(Exception):
     """The computation has no numpy equivalent; install the `linalg` extra."""
@@ -22,8 +24,8 @@ class NeedsScipy(Exception):
         super().__init__(f"{routine} needs scipy: pip install shlo-cli[linalg]")
 
 
-_PREFIX = {np.dtype(np.float32): "s", np.dtype(np.float64): "d",
-           np.dtype(np.complex64): "c", np.dtype(np.complex128): "z"}
+_PREFIX = lazy(lambda: {np.dtype(np.float32): "s", np.dtype(np.float64): "d",
+           np.dtype(np.complex64): "c", np.dtype(np.complex128): "z"})
 
 
 def _scipy() -> Any:

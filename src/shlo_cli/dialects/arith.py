@@ -10,6 +10,7 @@ import numpy as np
 from ..ir.attributes import Attribute, BoolAttr, IntegerAttr
 from ..ir.core import Location, Operation
 from ..ir.types import IntegerType, Type, numpy_dtype
+from ..lazy_imports import numpy_function
 from .registry import OpDef, define_op
 from .syntax import Custom, cast_syntax
 
@@ -95,9 +96,11 @@ def _binary(name: str, fn: Any) -> None:
     define_op(f"arith.{name}", operands=("lhs", "rhs"), results=1, syntax=_BINARY)(evaluate)
 
 
-for _name, _fn in (("addf", np.add), ("subf", np.subtract), ("mulf", np.multiply),
-                   ("divf", np.divide), ("addi", np.add), ("subi", np.subtract),
-                   ("muli", np.multiply), ("divsi", lambda a, b: np.trunc(a / b))):
+for _name, _fn in (("addf", numpy_function("add")), ("subf", numpy_function("subtract")),
+                   ("mulf", numpy_function("multiply")), ("divf", numpy_function("divide")),
+                   ("addi", numpy_function("add")), ("subi", numpy_function("subtract")),
+                   ("muli", numpy_function("multiply")),
+                   ("divsi", lambda a, b: np.trunc(a / b))):
     _binary(_name, _fn)
 
 

@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from ..lazy_imports import lazy, lazy_function, numpy_function
+
 Kernel = Callable[..., Any]
 _CHUNK = 1 << 16  # elements per batch: an unexpected exception redoes one batch slowly
 
@@ -205,7 +207,7 @@ def rounded_native(fn: Kernel, dtype: np.dtype, x: np.ndarray) -> np.ndarray:
     return out
 
 
-_UINT = {2: np.uint16, 4: np.uint32, 8: np.uint64}
+_UINT = lazy(lambda: {2: np.uint16, 4: np.uint32, 8: np.uint64})
 
 
 def _shaped(flat: np.ndarray, like: np.ndarray) -> Any:
@@ -222,28 +224,29 @@ def _everywhere(x: np.ndarray) -> np.ndarray:
 # Largest |x| whose exp, expm1, sinh, cosh cannot overflow (exp(709.78...) is the last finite).
 _EXP_LIMIT = 709.0
 
-exp = _unary("exp", math.exp, np.exp, lambda x: x < _EXP_LIMIT)
-expm1 = _unary("expm1", math.expm1, np.expm1, lambda x: x < _EXP_LIMIT)
-log = _unary("log", math.log, np.log, lambda x: x > 0)
-log1p = _unary("log1p", math.log1p, np.log1p, lambda x: x > -1)
-sin = _unary("sin", math.sin, np.sin, _everywhere)
-cos = _unary("cos", math.cos, np.cos, _everywhere)
-tan = _unary("tan", math.tan, np.tan, _everywhere)
-tanh = _unary("tanh", math.tanh, np.tanh, _everywhere)
-sinh = _unary("sinh", math.sinh, np.sinh, lambda x: abs(x) < _EXP_LIMIT)
-cosh = _unary("cosh", math.cosh, np.cosh, lambda x: abs(x) < _EXP_LIMIT)
+exp = _unary("exp", math.exp, numpy_function("exp"), lambda x: x < _EXP_LIMIT)
+expm1 = _unary("expm1", math.expm1, numpy_function("expm1"), lambda x: x < _EXP_LIMIT)
+log = _unary("log", math.log, numpy_function("log"), lambda x: x > 0)
+log1p = _unary("log1p", math.log1p, numpy_function("log1p"), lambda x: x > -1)
+sin = _unary("sin", math.sin, numpy_function("sin"), _everywhere)
+cos = _unary("cos", math.cos, numpy_function("cos"), _everywhere)
+tan = _unary("tan", math.tan, numpy_function("tan"), _everywhere)
+tanh = _unary("tanh", math.tanh, numpy_function("tanh"), _everywhere)
+sinh = _unary("sinh", math.sinh, numpy_function("sinh"), lambda x: abs(x) < _EXP_LIMIT)
+cosh = _unary("cosh", math.cosh, numpy_function("cosh"), lambda x: abs(x) < _EXP_LIMIT)
 # math.cbrt is new in Python 3.11; before, the C function itself (or numpy's) serves.
 cbrt = _unary("cbrt", getattr(math, "cbrt", None)
-              or _slow("cbrt", 1, lambda v: float(np.cbrt(v)), np.cbrt), np.cbrt, _everywhere)
-arcsin = _unary("asin", math.asin, np.arcsin, lambda x: abs(x) <= 1)
-arccos = _unary("acos", math.acos, np.arccos, lambda x: abs(x) <= 1)
-arctan = _unary("atan", math.atan, np.arctan, _everywhere)
-arcsinh = _unary("asinh", math.asinh, np.arcsinh, _everywhere)
-arccosh = _unary("acosh", math.acosh, np.arccosh, lambda x: x >= 1)
-arctanh = _unary("atanh", math.atanh, np.arctanh, lambda x: abs(x) < 1)
+              or _slow("cbrt", 1, lambda v: float(np.cbrt(v)), numpy_function("cbrt")),
+              numpy_function("cbrt"), _everywhere)
+arcsin = _unary("asin", math.asin, numpy_function("arcsin"), lambda x: abs(x) <= 1)
+arccos = _unary("acos", math.acos, numpy_function("arccos"), lambda x: abs(x) <= 1)
+arctan = _unary("atan", math.atan, numpy_function("arctan"), _everywhere)
+arcsinh = _unary("asinh", math.asinh, numpy_function("arcsinh"), _everywhere)
+arccosh = _unary("acosh", math.acosh, numpy_function("arccosh"), lambda x: x >= 1)
+arctanh = _unary("atanh", math.atanh, numpy_function("arctanh"), lambda x: abs(x) < 1)
 # math.atan2 answers zeros itself (as C99 does); math.pow raises on an infinite result.
-arctan2 = _binary("atan2", math.atan2, np.arctan2, lambda y, x: y != 0)
-power = _binary("pow", math.pow, np.power, lambda x, y: np.ones(x.shape, bool))
+arctan2 = _binary("atan2", math.atan2, numpy_function("arctan2"), lambda y, x: y != 0)
+power = _binary("pow", math.pow, numpy_function("power"), lambda x, y: np.ones(x.shape, bool))
 
 
 def _lgamma_fallback(v: float) -> float:
@@ -256,5 +259,6 @@ def _lgamma_fallback(v: float) -> float:
 
 
 # math.lgamma is not the C library's: every element goes to the C function (`slow`).
-lgamma = _unary("lgamma", _lgamma_fallback, np.frompyfunc(_lgamma_fallback, 1, 1),
+lgamma = _unary("lgamma", _lgamma_fallback,
+                lazy_function(lambda: np.frompyfunc(_lgamma_fallback, 1, 1), "lgamma"),
                 lambda x: np.zeros(x.shape, bool))

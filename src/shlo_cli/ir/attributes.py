@@ -3,13 +3,15 @@ through ``value`` so op evaluators can decode attributes once when a plan is bui
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
-from .floats import format_float, format_float_array
+from . import storage
+from .floats import format_float, format_float_array, format_float_bits
 from .types import (
     ComplexType,
     FloatType,
@@ -296,29 +298,81 @@ class DenseResourceAttr(Attribute):
 class DenseElementsAttr(Attribute):
     """`dense<...> : tensor<...>`: the elements live in a numpy array of the exact dtype.
 
-    A splat keeps a single element (shape `()`) and broadcasts on demand.
+    A splat keeps a single element (shape `()`) and broadcasts on demand. An attribute read
+    from text or bytecode whose element type needs no numpy (`storage.layout`) keeps MLIR's
+    storage bytes instead and makes the array on first use of ``data``, so parsing and
+    printing never load numpy.
     """
 
-    __slots__ = ("type", "data", "splat")
+    __slots__ = ("type", "_data", "splat", "_raw")
 
     HEX_THRESHOLD = 100
 
     def __init__(self, type: TensorType | VectorType, data: np.ndarray,
                  splat: bool = False) -> None:
         self.type = type
-        self.data = data
+        self._data: np.ndarray | None = data
         self.splat = splat
+        self._raw: bytes | None = None
+
+    @classmethod
+    def from_storage(cls, type: TensorType | VectorType, raw: bytes,
+                     splat: bool) -> DenseElementsAttr:
+        """The attribute whose elements are MLIR's little-endian storage bytes `raw` (one
+        element when `splat`; bool as one 0/1 byte each), for an element type
+        `storage.layout` accepts."""
+        attr = cls.__new__(cls)
+        attr.type = type
+        attr._data = None
+        attr.splat = splat
+        attr._raw = raw
+        return attr
+
+    @property
+    def data(self) -> np.ndarray:
+        """The elements as stored: shape `()` for a splat, else the tensor's shape."""
+        if self._data is None:
+            assert self._raw is not None
+            self._data = _storage_array(self._raw, self.type, self.splat)
+        return self._data
+
+    @property
+    def held_storage(self) -> bytes | None:
+        """The storage bytes when the attribute holds those rather than an array."""
+        return self._raw
+
+    def storage(self) -> bytes:
+        """MLIR's storage bytes of the elements held (one element for a splat)."""
+        if self._raw is not None:
+            return self._raw
+        return raw_bytes(self.data, _storage_element(self.type))
 
     def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, DenseElementsAttr)
-            and self.type == other.type
-            and self.splat == other.splat
-            and self.data.tobytes() == other.data.tobytes()
-        )
+        if not (isinstance(other, DenseElementsAttr) and self.type == other.type
+                and self.splat == other.splat):
+            return False
+        if self._raw is not None and other._raw is not None:
+            return self._raw == other._raw
+        return self.data.tobytes() == other.data.tobytes()
 
     def __hash__(self) -> int:
-        return hash((self.type, self.data.tobytes()))
+        return hash((self.type, self._raw if self._raw is not None else self.data.tobytes()))
+
+    def flat_values(self) -> list[Any]:
+        """Every element as a Python scalar in row-major order (a splat repeated); bool, int
+        and float elements held as storage bytes need no numpy."""
+        raw = self._raw
+        lay = storage.layout(_storage_element(self.type)) if raw is not None else None
+        if raw is not None and lay is not None and lay.kind != "complex":
+            items: list[Any] = list(storage.unpack(raw, lay))
+            if lay.kind == "bool":
+                items = [bool(x) for x in items]
+            elif lay.kind == "float":
+                items = [storage.bits_float(b, lay.float_name) for b in items]
+            if self.splat:
+                items = items * math.prod(self.type.shape)
+            return items
+        return list(np.asarray(self.value).reshape(-1).tolist())
 
     @property
     def value(self) -> np.ndarray:
@@ -334,13 +388,13 @@ class DenseElementsAttr(Attribute):
 
     def format_elements(self, allow_hex: bool = True) -> str:
         """The text between `dense<` and `>`."""
-        etype = element_type(self.type)
-        if isinstance(etype, QuantizedType):
-            etype = etype.storage
-        n = self.data.size
+        etype = _storage_element(self.type)
         if isinstance(self.type, TensorType) and 0 in self.type.shape:
             # MLIR prints an empty complex tensor as a zero splat in this spelling.
             return "(0.0, 0.0)" if isinstance(etype, ComplexType) else ""
+        if self._raw is not None:
+            return self._format_storage(etype, allow_hex)
+        n = self.data.size
         if self.splat or (n and all_equal(self.data)):
             return format_elements_flat(self.data.reshape(-1)[:1], etype)[0]
         if n == 0:
@@ -348,6 +402,64 @@ class DenseElementsAttr(Attribute):
         if allow_hex and n > self.HEX_THRESHOLD:
             return '"0x' + raw_bytes(self.data, etype).hex().upper() + '"'
         return format_nested(self.data.reshape(self.type.shape), etype)
+
+    def _format_storage(self, etype: Type, allow_hex: bool) -> str:
+        raw = self._raw
+        lay = storage.layout(etype)
+        assert raw is not None and lay is not None
+        if not raw:
+            return ""
+        if self.splat or storage.all_equal(raw, lay.size):
+            return format_stored(raw[:lay.size], lay)[0]
+        if allow_hex and len(raw) // lay.size > self.HEX_THRESHOLD:
+            return '"0x' + raw.hex().upper() + '"'
+        flat = format_stored(raw, lay)
+        shape = tuple(self.type.shape)
+        return _nest(flat, shape) if shape else flat[0]
+
+
+def _storage_element(type: Type) -> Type:
+    etype = element_type(type)
+    return etype.storage if isinstance(etype, QuantizedType) else etype
+
+
+def _storage_array(raw: bytes, type: TensorType | VectorType, splat: bool) -> np.ndarray:
+    """The numpy array of storage bytes `raw` (see `DenseElementsAttr.from_storage`)."""
+    etype = _storage_element(type)
+    shape = () if splat else tuple(type.shape)
+    if isinstance(etype, IntegerType) and etype.width == 1:
+        return np.asarray(np.frombuffer(raw, np.uint8).reshape(shape) != 0)
+    return cast(np.ndarray, np.frombuffer(raw, numpy_dtype(etype)).copy().reshape(shape))
+
+
+def format_stored(raw: bytes, lay: storage.Layout) -> list[str]:
+    """Each element of storage bytes `raw` as MLIR prints it inside dense literals."""
+    items = storage.unpack(raw, lay)
+    if lay.kind == "bool":
+        return ["true" if x else "false" for x in items]
+    if lay.kind == "int":
+        return [str(x) for x in items]
+    name = lay.float_name
+    parts = [format_float_bits(bits, name) for bits in items]
+    if lay.kind == "float":
+        return parts
+    return [f"({parts[i]},{parts[i + 1]})" for i in range(0, len(parts), 2)]
+
+
+def int_matrix(attr: Attribute) -> tuple[tuple[int, ...], list[int]]:
+    """(shape, row-major integers) of an `array<...>` or dense attribute: numpy-free for
+    those, so verifiers reading window sizes or padding do not load numpy."""
+    if isinstance(attr, DenseArrayAttr):
+        return (len(attr.items),), [int(x) for x in attr.items]
+    if isinstance(attr, DenseElementsAttr):
+        return tuple(attr.type.shape), [int(x) for x in attr.flat_values()]
+    arr = np.asarray(attr.value)
+    return tuple(arr.shape), [int(x) for x in arr.reshape(-1)]
+
+
+def int_values(attr: Attribute) -> list[int]:
+    """The integers of an `array<...>` or dense attribute, row-major (see `int_matrix`)."""
+    return int_matrix(attr)[1]
 
 
 def all_equal(data: np.ndarray) -> bool:
@@ -404,5 +516,15 @@ def format_elements_flat(flat: np.ndarray, etype: Type) -> list[str]:
 
 
 def _format_scalar(x: Any, etype: Type) -> str:
+    lay = storage.layout(etype)
+    if lay is not None and lay.kind == "int" and type(x) is int:
+        bits = 8 * lay.size
+        lo, hi = (0, 1 << bits) if lay.code.isupper() else (-(1 << (bits - 1)), 1 << (bits - 1))
+        if lo <= x < hi:
+            return str(x)
+    if lay is not None and lay.kind == "bool":
+        return "true" if x else "false"
+    if lay is not None and lay.kind == "float" and isinstance(x, (int, float)):
+        return format_float_bits(storage.float_bits(float(x), lay.float_name), lay.float_name)
     dtype = np.int64 if isinstance(etype, IndexType) else numpy_dtype(etype)
     return format_elements_flat(np.asarray([x], dtype=dtype), etype)[0]

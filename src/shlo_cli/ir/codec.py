@@ -11,6 +11,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from .attributes import Attribute
+from .storage import FLOAT_CODES, bits_float, float_bits
 from .types import FLOAT_WIDTHS, FloatType, Type, UnsupportedTypeError, numpy_dtype
 
 
@@ -57,6 +58,8 @@ class AttrTypeReader(Protocol):
 
 def float_to_bits(value: float, type: FloatType) -> int | None:
     """The bit pattern of `value` in `type`, or None if numpy cannot represent the type."""
+    if type.name in FLOAT_CODES:
+        return float_bits(float(value), type.name)
     try:
         dtype = numpy_dtype(type)
     except UnsupportedTypeError:
@@ -66,6 +69,8 @@ def float_to_bits(value: float, type: FloatType) -> int | None:
 
 
 def bits_to_float(bits: int, type: FloatType) -> float:
+    if type.name in FLOAT_CODES:
+        return bits_float(bits, type.name)
     dtype = numpy_dtype(type)
     raw = bits.to_bytes(dtype.itemsize, "little")
     return float(np.frombuffer(raw, dtype=dtype)[0])

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import math
 import re
+import struct
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
+from . import storage
 from .attributes import DenseElementsAttr, all_equal, raw_bytes
 from .types import (
     ComplexType,
@@ -45,6 +47,32 @@ def storage_type(t: Type) -> Type:
     return etype.storage if isinstance(etype, QuantizedType) else etype
 
 
+def parse_dense(body: str, type: TensorType | VectorType) -> DenseElementsAttr:
+    """The attribute `dense<body> : type`; elements of a type `storage.layout` knows are
+    kept as storage bytes, without numpy."""
+    etype = storage_type(type)
+    lay = storage.layout(etype)
+    if lay is None:
+        data, splat = parse_dense_literal(body, type)
+        return DenseElementsAttr(type, data, splat)
+    shape = tuple(type.shape)
+    count = math.prod(shape)
+    stripped = body.strip()
+    if not stripped:
+        if count != 0:
+            raise DenseLiteralError(
+                f"parsed zero elements, but type ({type}) expected at least 1", 0)
+        return DenseElementsAttr.from_storage(type, b"", False)
+    if stripped.startswith('"'):
+        raw, splat = _stored_from_raw(_hex_bytes(stripped), lay, count)
+        return DenseElementsAttr.from_storage(type, raw, splat)
+    items, splat = _literal_items(body, stripped, shape, count)
+    if lay.kind == "complex" and not all(isinstance(x, tuple) for x in items):
+        data, splat = parse_dense_literal(body, type)  # numpy's error for a malformed pair
+        return DenseElementsAttr(type, data, splat)
+    return DenseElementsAttr.from_storage(type, _encode(items, etype, lay), splat)
+
+
 def parse_dense_literal(body: str, type: TensorType | VectorType) -> tuple[np.ndarray, bool]:
     """The elements of `dense<body> : type` and whether the literal is a splat."""
     etype = storage_type(type)
@@ -61,28 +89,113 @@ def parse_dense_literal(body: str, type: TensorType | VectorType) -> tuple[np.nd
                 f"parsed zero elements, but type ({type}) expected at least 1", 0)
         return np.zeros(shape, dtype), False
     if stripped.startswith('"'):
-        return _parse_hex(stripped, etype, dtype, shape, count)
+        return _from_raw(_hex_bytes(stripped), etype, dtype, shape, count)
+    items, splat = _literal_items(body, stripped, shape, count)
+    data = _convert(items, etype, dtype)
+    return (data.reshape(()), True) if splat else (data.reshape(shape), False)
+
+
+def _literal_items(body: str, stripped: str, shape: tuple[int, ...],
+                   count: int) -> tuple[list[Any], bool]:
+    """The element texts of a nested-list or single-element literal (complex elements as
+    pairs) and whether it is a splat; raises on a structure that does not fit `shape`."""
     if "(" not in stripped:
         fast = _fast_flatten(stripped, shape)
         if fast is not None:
-            items, splat = fast
-            data = _convert(items, etype, dtype)
-            return (data.reshape(()), True) if splat else (data.reshape(shape), False)
-    tokens, items, dims = _flatten(body)
+            return fast
+    _, items, dims = _flatten(body)
     if dims is None:  # a single element: splat
         if len(items) != 1:
             raise DenseLiteralError("expected a single element", 0)
-        data = _convert(items, etype, dtype)
-        return data.reshape(()), True
-    if tuple(dims) != shape:
-        if len(items) == 1 and dims == [1] and count == 1:
-            pass
+        return items, True
+    if tuple(dims) != shape and not (len(items) == 1 and dims == [1] and count == 1):
+        raise DenseLiteralError(
+            f"inferred shape of elements literal ([{', '.join(map(str, dims))}]) does not "
+            f"match type ([{', '.join(map(str, shape))}])", 0)
+    return items, False
+
+
+def _encode(items: list[Any], etype: Type, lay: storage.Layout) -> bytes:
+    """Storage bytes of element texts `items` (numpy-free twin of `_convert`)."""
+    if lay.kind == "bool":
+        return bytes(_bools(items))
+    if lay.kind == "int":
+        return struct.pack(f"<{len(items)}{lay.code}", *_int_values(items, etype))
+    if lay.kind == "float":
+        assert isinstance(etype, FloatType)
+        bits = [_float_bits(x, etype) for x in items]
+    else:
+        assert isinstance(etype, ComplexType) and isinstance(etype.element, FloatType)
+        bits = [_float_bits(x, etype.element) for pair in items for x in pair]
+    return struct.pack(f"<{len(bits)}{lay.code}", *bits)
+
+
+def _float_bits(text: str, etype: FloatType) -> int:
+    """The f16/f32/f64 bit pattern of one element text (decimal or `0x` bits)."""
+    if text.startswith("0x"):
+        bits = int(text, 16)
+        if bits >> etype.width:
+            raise DenseLiteralError("hexadecimal float constant out of range for type", 0)
+        return bits
+    try:
+        value = float(text)
+    except ValueError:
+        raise DenseLiteralError(f"expected floating point literal, got '{text}'", 0) from None
+    return storage.float_bits(value, etype.name)
+
+
+def _bools(items: list[Any]) -> list[bool]:
+    out = []
+    for x in items:
+        if x in ("true", "1"):
+            out.append(True)
+        elif x in ("false", "0"):
+            out.append(False)
         else:
-            raise DenseLiteralError(
-                f"inferred shape of elements literal ([{', '.join(map(str, dims))}]) does not "
-                f"match type ([{', '.join(map(str, shape))}])", 0)
-    data = _convert(items, etype, dtype)
-    return data.reshape(shape), False
+            raise DenseLiteralError("integer constant out of range for type", 0)
+    return out
+
+
+def _int_values(items: list[Any], etype: Type) -> list[int]:
+    """The integers of element texts `items`, range-checked for `etype`; a signed type's
+    values wrapped into its signed range."""
+    try:
+        values = [int(x, 16) if "0x" in x else int(x) for x in items]
+    except ValueError:
+        bad = next(x for x in items if not re.fullmatch(r"[-+]?(0x[0-9A-Fa-f]+|[0-9]+)", x))
+        message = ("expected integer elements, but parsed floating-point" if "." in bad
+                   else "expected integer literal")
+        raise DenseLiteralError(message, 0) from None
+    width = 64 if isinstance(etype, IndexType) else cast(IntegerType, etype).width
+    unsigned = isinstance(etype, IntegerType) and etype.is_unsigned
+    lo = 0 if unsigned else -(1 << (width - 1))
+    hi = (1 << width) - 1 if unsigned else (1 << (width - 1)) - 1
+    for v in values:
+        if v < lo or v > hi:
+            if not unsigned and 0 <= v < (1 << width):
+                continue  # MLIR accepts the unsigned spelling of a bit pattern
+            raise DenseLiteralError("integer constant out of range for type", 0)
+    if not unsigned:
+        mask = (1 << width) - 1
+        values = [((v & mask) ^ (1 << (width - 1))) - (1 << (width - 1)) for v in values]
+    return values
+
+
+def _stored_from_raw(raw: bytes, lay: storage.Layout, count: int) -> tuple[bytes, bool]:
+    """(storage bytes, splat) of hex or blob data `raw` (numpy-free twin of `_from_raw`)."""
+    if lay.kind == "bool":
+        if len(raw) == count:
+            return bytes(b != 0 for b in raw), False
+        if len(raw) == 1 and raw[0] in (0x00, 0xFF):
+            return bytes([raw[0] != 0]), True
+        if len(raw) == (count + 7) // 8:
+            return bytes((raw[i >> 3] >> (i & 7)) & 1 for i in range(count)), False
+        raise DenseLiteralError("elements hex data size is invalid for provided type", 0)
+    if len(raw) == lay.size and count != 1:
+        return raw, True
+    if len(raw) != lay.size * count:
+        raise DenseLiteralError("elements hex data size is invalid for provided type", 0)
+    return raw, False
 
 
 _ELEMENT = re.compile(
@@ -190,35 +303,10 @@ def _convert(items: list[Any], etype: Type, dtype: np.dtype) -> np.ndarray:
         arr = np.array(flat, dtype=inner)
         return arr.view(dtype) if arr.size else np.zeros(0, dtype)
     if isinstance(etype, IntegerType) and etype.width == 1:
-        out = []
-        for x in items:
-            if x in ("true", "1"):
-                out.append(True)
-            elif x in ("false", "0"):
-                out.append(False)
-            else:
-                raise DenseLiteralError("integer constant out of range for type", 0)
-        return np.array(out, dtype=np.bool_)
+        return np.array(_bools(items), dtype=np.bool_)
     if isinstance(etype, (IntegerType, IndexType)):
-        try:
-            values = [int(x, 16) if "0x" in x else int(x) for x in items]
-        except ValueError:
-            bad = next(x for x in items if not re.fullmatch(r"[-+]?(0x[0-9A-Fa-f]+|[0-9]+)", x))
-            message = ("expected integer elements, but parsed floating-point" if "." in bad
-                       else "expected integer literal")
-            raise DenseLiteralError(message, 0) from None
-        width = 64 if isinstance(etype, IndexType) else etype.width
+        values = _int_values(items, etype)
         unsigned = isinstance(etype, IntegerType) and etype.is_unsigned
-        lo = 0 if unsigned else -(1 << (width - 1))
-        hi = (1 << width) - 1 if unsigned else (1 << (width - 1)) - 1
-        for v in values:
-            if v < lo or v > hi:
-                if not unsigned and 0 <= v < (1 << width):
-                    continue  # MLIR accepts the unsigned spelling of a bit pattern
-                raise DenseLiteralError("integer constant out of range for type", 0)
-        if not unsigned:
-            mask = (1 << width) - 1
-            values = [((v & mask) ^ (1 << (width - 1))) - (1 << (width - 1)) for v in values]
         wide = np.array(values, dtype=np.uint64 if unsigned else np.int64)
         return wide.astype(dtype)
     if isinstance(etype, FloatType):
@@ -232,7 +320,7 @@ def _convert(items: list[Any], etype: Type, dtype: np.dtype) -> np.ndarray:
     raise DenseLiteralError(f"unsupported element type {etype}")
 
 
-_SINGLE_ROUNDING = (np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.float16))
+_SINGLE_ROUNDING = ("float64", "float32", "float16")
 
 
 def round_to_dtype(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
@@ -241,7 +329,7 @@ def round_to_dtype(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
     neighbour the exact value is nearer to."""
     with np.errstate(over="ignore", invalid="ignore"):
         out = values.astype(dtype)
-    if dtype in _SINGLE_ROUNDING or out.size == 0 or dtype.itemsize > 2:
+    if dtype.name in _SINGLE_ROUNDING or out.size == 0 or dtype.itemsize > 2:
         return out
     back = out.astype(np.float64)
     inexact = (back != values) & np.isfinite(back) & np.isfinite(values)
@@ -286,38 +374,47 @@ def _float_item(text: str, etype: Type, dtype: np.dtype) -> Any:
         raise DenseLiteralError(f"expected floating point literal, got '{text}'", 0) from None
 
 
-def _parse_hex(text: str, etype: Type, dtype: np.dtype, shape: tuple[int, ...],
-               count: int) -> tuple[np.ndarray, bool]:
+def _hex_bytes(text: str) -> bytes:
+    """The bytes of a `"0x..."` literal."""
     if not (text.startswith('"0x') and text.endswith('"')):
         raise DenseLiteralError("expected string containing hex digits starting with `0x`", 0)
     try:
-        raw = bytes.fromhex(text[3:-1])
+        return bytes.fromhex(text[3:-1])
     except ValueError:
         raise DenseLiteralError("expected string containing hex digits starting with `0x`",
                                 0) from None
-    return _from_raw(raw, etype, dtype, shape, count)
 
 
-def decode_raw_dense(raw: bytes, type: TensorType | VectorType,
-                     ) -> tuple[np.ndarray, bool] | None:
-    """The elements of a dense attribute from MLIR's raw storage bytes (bytecode blobs and
-    hex literals): one element for a splat, else every element; None if the size fits
-    neither."""
+def decode_raw_dense(raw: bytes, type: TensorType | VectorType) -> DenseElementsAttr | None:
+    """The dense attribute of MLIR's raw storage bytes (bytecode blobs and hex literals): one
+    element for a splat, else every element; None if the size fits neither."""
     etype = storage_type(type)
+    shape = tuple(type.shape)
+    count = math.prod(shape)
+    lay = storage.layout(etype)
+    if lay is not None:
+        if count == 0 and not raw:
+            return DenseElementsAttr.from_storage(type, b"", False)
+        if lay.kind == "bool" and len(raw) == 1 and count > 1:
+            return DenseElementsAttr.from_storage(type, bytes([raw[0] != 0]), True)
+        try:
+            stored, splat = _stored_from_raw(raw, lay, count)
+        except DenseLiteralError:
+            return None
+        return DenseElementsAttr.from_storage(type, stored, splat)
     try:
         dtype = numpy_dtype(etype)
     except ValueError:
         return None
-    shape = tuple(type.shape)
-    count = math.prod(shape)
     if count == 0 and not raw:
-        return np.zeros(shape, dtype), False
+        return DenseElementsAttr(type, np.zeros(shape, dtype), False)
     if isinstance(etype, IntegerType) and etype.width == 1 and len(raw) == 1 and count > 1:
-        return np.array(raw[0] != 0, dtype=np.bool_), True
+        return DenseElementsAttr(type, np.array(raw[0] != 0, dtype=np.bool_), True)
     try:
-        return _from_raw(raw, etype, dtype, shape, count)
+        data, splat = _from_raw(raw, etype, dtype, shape, count)
     except DenseLiteralError:
         return None
+    return DenseElementsAttr(type, data, splat)
 
 
 def _from_raw(raw: bytes, etype: Type, dtype: np.dtype, shape: tuple[int, ...],
@@ -354,6 +451,12 @@ def encode_raw_dense(attr: DenseElementsAttr) -> bytes | None:
     etype = storage_type(attr.type)
     if isinstance(etype, (IntegerType, FloatType, IndexType, ComplexType)) is False:
         return None
+    held = attr.held_storage
+    lay = storage.layout(etype)
+    if held is not None and lay is not None:
+        if not held:
+            return b""
+        return held[:lay.size] if attr.splat or storage.all_equal(held, lay.size) else held
     data = attr.data
     if data.size == 0:
         return b""

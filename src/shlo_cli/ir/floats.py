@@ -15,6 +15,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from .storage import FLOAT_CODES, bits_float, float_bits
 from .types import FloatType, Type, numpy_dtype
 
 # (exponent bits, stored mantissa bits, bias, has sign bit, has subnormals) per float type.
@@ -31,9 +32,8 @@ _LAYOUT = {
 }
 
 
-# Types numpy converts to with a single correct rounding: (value dtype, bits dtype).
-_NATIVE = {"f64": (np.float64, np.uint64), "f32": (np.float32, np.uint32),
-           "f16": (np.float16, np.uint16)}
+# Types `struct` (and numpy) convert a double to with a single correct rounding.
+_NATIVE = FLOAT_CODES
 
 
 def _precision(name: str) -> int:
@@ -151,6 +151,8 @@ def _round_trips(text: str, name: str, mag_bits: int, value: Fraction) -> bool:
 
 def _bits_of(value: float | np.generic, ftype: FloatType) -> int:
     """The raw bit pattern of `value` stored in `ftype`."""
+    if ftype.name in _NATIVE and type(value) in (float, int, bool):  # no numpy needed
+        return float_bits(float(value), ftype.name)
     dtype = numpy_dtype(ftype)
     arr = np.asarray(value)
     if arr.dtype != dtype:
@@ -169,20 +171,17 @@ def format_float_bits(bits: int, name: str) -> str:
     mag_bits = bits & ((1 << (width - 1)) - 1) if signed else bits
     if not _is_finite(name, mag_bits, negative):
         return f"0x{bits:X}"
-    native = _NATIVE.get(name)
-    if native is not None:  # value straight from the hardware float: exact
-        raw = np.array([bits], dtype=native[1]).view(native[0])[0]
-        value = Fraction(abs(float(raw)))
+    native = name in _NATIVE
+    if native:  # value straight from the hardware float: exact
+        value = Fraction(abs(bits_float(bits, name)))
     else:
         value = _magnitude(name, mag_bits) if (mag_bits or name == "f8E8M0FNU") else Fraction(0)
     precision = _precision(name)
     text = apfloat_to_string(negative, value, precision, 6, 0, False)
-    if native is not None:
+    if native:
         # Reading 6 significant digits back: Python's float() rounds correctly to f64, and
-        # numpy's f64 -> f32/f16 rounding cannot double-round a number this short.
-        with np.errstate(over="ignore"):
-            back = np.array([float(text)]).astype(native[0]).view(native[1])[0]
-        if int(back) == bits:
+        # the f64 -> f32/f16 rounding cannot double-round a number this short.
+        if float_bits(float(text), name) == bits:
             return text
     elif _round_trips(text, name, mag_bits, value):
         return text

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
+from . import storage
 from .attributes import (
     ArrayAttr,
     Attribute,
     BoolAttr,
     DenseArrayAttr,
-    DenseElementsAttr,
     DenseResourceAttr,
     DialectAttr,
     DictAttr,
@@ -27,7 +27,7 @@ from .attributes import (
     TypeAttr,
     UnitAttr,
 )
-from .dense import DenseLiteralError, parse_dense_literal
+from .dense import DenseLiteralError, parse_dense
 from .diagnostics import Diagnostic, SourceFile
 from .lexer import (
     AT,
@@ -340,11 +340,10 @@ class AttributeParsing(ParserHost):
             # tensor<!tf_type.string>`, MLIR's DenseStringElementsAttr): kept as written.
             return OpaqueAttr(f"dense<{body.strip()}> : {type}")
         try:
-            data, splat = parse_dense_literal(body, type)
+            return parse_dense(body, type)
         except DenseLiteralError as e:
             where = body_start + e.offset if e.offset >= 0 else dense_tok.start
             raise self.error(str(e), offset=where) from None
-        return DenseElementsAttr(type, data, splat)
 
     def _dense_body_end(self, start: int) -> int:
         """Offset of the `>` closing a dense literal that starts at `start`."""
@@ -438,6 +437,9 @@ def _float_from_bits(bits: int, type: Type | None) -> float:
 
     if not isinstance(type, FloatType):
         type = FloatType("f64")
+    if type.name in storage.FLOAT_CODES:
+        return storage.bits_float(bits & ((1 << 8 * storage.FLOAT_CODES[type.name][2]) - 1),
+                                  type.name)
     dtype = numpy_dtype(type)
     raw = np.array([bits], dtype=np.uint64).astype(f"u{max(dtype.itemsize, 1)}")
     return float(raw.view(dtype)[0])

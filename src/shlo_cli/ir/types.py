@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from functools import cache
 from typing import TYPE_CHECKING
 
 import ml_dtypes
@@ -235,27 +236,34 @@ FLOAT_WIDTHS = {
     "f8E4M3FNUZ": 8, "f8E4M3B11FNUZ": 8, "f8E5M2": 8, "f8E5M2FNUZ": 8, "f8E8M0FNU": 8,
 }
 
-_FLOAT_DTYPES: dict[str, np.dtype] = {
-    "f16": np.dtype(np.float16), "bf16": np.dtype(ml_dtypes.bfloat16),
-    "f32": np.dtype(np.float32), "f64": np.dtype(np.float64),
-    "f4E2M1FN": np.dtype(ml_dtypes.float4_e2m1fn), "f6E2M3FN": np.dtype(ml_dtypes.float6_e2m3fn),
-    "f6E3M2FN": np.dtype(ml_dtypes.float6_e3m2fn), "f8E3M4": np.dtype(ml_dtypes.float8_e3m4),
-    "f8E4M3": np.dtype(ml_dtypes.float8_e4m3), "f8E4M3FN": np.dtype(ml_dtypes.float8_e4m3fn),
-    "f8E4M3FNUZ": np.dtype(ml_dtypes.float8_e4m3fnuz),
-    "f8E4M3B11FNUZ": np.dtype(ml_dtypes.float8_e4m3b11fnuz),
-    "f8E5M2": np.dtype(ml_dtypes.float8_e5m2), "f8E5M2FNUZ": np.dtype(ml_dtypes.float8_e5m2fnuz),
-    "f8E8M0FNU": np.dtype(ml_dtypes.float8_e8m0fnu),
-}
+@cache
+def _dtype_tables() -> tuple[dict[str, np.dtype], dict[int, np.dtype], dict[int, np.dtype]]:
+    """(float name, signed width, unsigned width) -> dtype, built on first use: touching
+    numpy's attributes loads it, which the tools that only parse and print never do."""
+    floats = {
+        "f16": np.dtype(np.float16), "bf16": np.dtype(ml_dtypes.bfloat16),
+        "f32": np.dtype(np.float32), "f64": np.dtype(np.float64),
+        "f4E2M1FN": np.dtype(ml_dtypes.float4_e2m1fn),
+        "f6E2M3FN": np.dtype(ml_dtypes.float6_e2m3fn),
+        "f6E3M2FN": np.dtype(ml_dtypes.float6_e3m2fn), "f8E3M4": np.dtype(ml_dtypes.float8_e3m4),
+        "f8E4M3": np.dtype(ml_dtypes.float8_e4m3), "f8E4M3FN": np.dtype(ml_dtypes.float8_e4m3fn),
+        "f8E4M3FNUZ": np.dtype(ml_dtypes.float8_e4m3fnuz),
+        "f8E4M3B11FNUZ": np.dtype(ml_dtypes.float8_e4m3b11fnuz),
+        "f8E5M2": np.dtype(ml_dtypes.float8_e5m2),
+        "f8E5M2FNUZ": np.dtype(ml_dtypes.float8_e5m2fnuz),
+        "f8E8M0FNU": np.dtype(ml_dtypes.float8_e8m0fnu),
+    }
+    signed = {
+        2: np.dtype(ml_dtypes.int2), 4: np.dtype(ml_dtypes.int4), 8: np.dtype(np.int8),
+        16: np.dtype(np.int16), 32: np.dtype(np.int32), 64: np.dtype(np.int64),
+    }
+    unsigned = {
+        1: np.dtype(np.bool_), 2: np.dtype(ml_dtypes.uint2), 4: np.dtype(ml_dtypes.uint4),
+        8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32),
+        64: np.dtype(np.uint64),
+    }
+    return floats, signed, unsigned
 
-_SIGNED_INT_DTYPES: dict[int, np.dtype] = {
-    2: np.dtype(ml_dtypes.int2), 4: np.dtype(ml_dtypes.int4), 8: np.dtype(np.int8),
-    16: np.dtype(np.int16), 32: np.dtype(np.int32), 64: np.dtype(np.int64),
-}
-_UNSIGNED_INT_DTYPES: dict[int, np.dtype] = {
-    1: np.dtype(np.bool_), 2: np.dtype(ml_dtypes.uint2), 4: np.dtype(ml_dtypes.uint4),
-    8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32),
-    64: np.dtype(np.uint64),
-}
 
 BOOL = IntegerType(1)
 I32 = IntegerType(32)
@@ -273,12 +281,14 @@ def numpy_dtype(t: Type) -> np.dtype:
     if isinstance(t, IntegerType):
         if t.width == 1:
             return np.dtype(np.bool_)
-        table = _UNSIGNED_INT_DTYPES if t.is_unsigned else _SIGNED_INT_DTYPES
+        _, signed, unsigned = _dtype_tables()
+        table = unsigned if t.is_unsigned else signed
         if t.width in table:
             return table[t.width]
     elif isinstance(t, FloatType):
-        if t.name in _FLOAT_DTYPES:
-            return _FLOAT_DTYPES[t.name]
+        floats = _dtype_tables()[0]
+        if t.name in floats:
+            return floats[t.name]
     elif isinstance(t, IndexType):
         return np.dtype(np.int64)
     elif isinstance(t, ComplexType):

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import numpy as np
-
 from ..dialects.vhlo import attributes as va
 from ..dialects.vhlo.ops import OP_SPECS
 from ..dialects.vhlo.stablehlo_attrs import (
@@ -140,13 +138,13 @@ def _is_empty_string(a: Attribute | None) -> bool:
 
 
 def _is_empty_tensor(a: Attribute | None) -> bool:
-    return isinstance(a, va.TensorV1Attr) and np.asarray(a.data.value).size == 0
+    return isinstance(a, va.TensorV1Attr) and not a.data.flat_values()
 
 
 def _is_splat(value: int | bool) -> Callable[[Attribute | None], bool]:
     """A tensor whose elements all equal `value` (an empty one counts: nothing differs)."""
     def check(a: Attribute | None) -> bool:
-        return isinstance(a, va.TensorV1Attr) and bool(np.all(np.asarray(a.data.value) == value))
+        return isinstance(a, va.TensorV1Attr) and all(x == value for x in a.data.flat_values())
     return check
 
 
@@ -358,7 +356,7 @@ def _dense_array(element_width: int) -> Special:
     def convert(name: str, value: Attribute, out: Attrs) -> None:
         if not isinstance(value, va.TensorV1Attr):
             raise NoCounterpart(f"{name} must be a tensor")
-        data = np.asarray(value.data.value).reshape(-1)
+        data = value.data.flat_values()
         items = tuple(bool(x) for x in data) if element_width == 1 else tuple(
             int(x) for x in data)
         out[name] = DenseArrayAttr(IntegerType(element_width), items)

@@ -10,7 +10,7 @@ import numpy as np
 from ...ir.diagnostics import EvaluationError
 from ..stablehlo.elementwise_numerics import is_complex, is_float, mlir_type_name, upcast_to_double
 
-Kernel = Callable[..., np.ndarray]
+Kernel = Callable[..., "np.ndarray"]
 
 
 def unsupported(op: str, dtype: np.dtype) -> EvaluationError:

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ...lazy_imports import lazy
 from .. import libm
 
 LANCZOS_GAMMA = 7.0
@@ -62,16 +63,15 @@ def lgamma_lanczos(x: np.ndarray) -> np.ndarray:
         return np.where(np.isinf(x), np.inf, result)
 
 
-_WIDE = np.longdouble
-_PI_WIDE = _WIDE("3.14159265358979323846264338327950288")
+_PI_TEXT = "3.14159265358979323846264338327950288"  # read as np.longdouble where used
 # The positive root of digamma as a sum of two doubles, and the Taylor coefficients
 # psi^(k)(root) / k! there (mpmath, 300 bits).
 _ROOT_HIGH, _ROOT_LOW = 1.4616321449683622, 9.549995429965697e-17
-_ROOT_TAYLOR = tuple(_WIDE(c) for c in (
+_ROOT_TAYLOR = lazy(lambda: tuple(np.longdouble(c) for c in (
     "0.9676722454476211704274448", "-0.4427631689835921060928653",
     "0.2584997609556510106244014", "-0.1639427054424065275042513",
     "0.1078240506912623657571829", "-0.07219956125645471092612178",
-    "0.04880428816414310722509253"))
+    "0.04880428816414310722509253")))
 _ROOT_RADIUS = 0.004  # |x - root| where 7 Taylor terms are exact to extended precision
 # B_2k / 2k, the coefficients of psi's asymptotic series in y^-2k.
 _PSI_ASYMPTOTIC = (1 / 12, -1 / 120, 1 / 252, -1 / 240, 1 / 132, -691 / 32760, 1 / 12)
@@ -86,26 +86,27 @@ def digamma(x: np.ndarray) -> np.ndarray:
     poles, the integers <= 0, as upstream's decomposition (which defines the op)."""
     x = np.asarray(x, np.float64)
     with np.errstate(all="ignore"):
-        wide = x.astype(_WIDE)
+        wide = x.astype(np.longdouble)
         reflect = wide < 0.5
         z = np.where(reflect, 1 - wide, wide)
-        shifted_sum = np.zeros(x.shape, _WIDE)
+        shifted_sum = np.zeros(x.shape, np.longdouble)
         y = z.copy()
         for _ in range(_PSI_SHIFT):
             shifted_sum = shifted_sum + 1 / y
             y = y + 1
         inverse_square = 1 / (y * y)
-        series = np.zeros(x.shape, _WIDE)
+        series = np.zeros(x.shape, np.longdouble)
         for c in reversed(_PSI_ASYMPTOTIC):
-            series = (series + _WIDE(c)) * inverse_square
+            series = (series + np.longdouble(c)) * inverse_square
         psi = np.log(y) - 1 / (2 * y) - series - shifted_sum
         offset = (wide - _ROOT_HIGH) - _ROOT_LOW
-        taylor = np.zeros(x.shape, _WIDE)
+        taylor = np.zeros(x.shape, np.longdouble)
         for c in reversed(_ROOT_TAYLOR):
             taylor = (taylor + c) * offset
         psi = np.where(np.abs(offset) < _ROOT_RADIUS, taylor, psi)
         reduced = wide - np.round(wide)
-        psi = np.where(reflect, psi - _PI_WIDE / np.tan(_PI_WIDE * reduced), psi)
+        pi = np.longdouble(_PI_TEXT)
+        psi = np.where(reflect, psi - pi / np.tan(pi * reduced), psi)
         result = psi.astype(np.float64)
         result = np.where((x <= 0) & (x == np.floor(x)), np.nan, result)
         return np.where(x == np.inf, np.inf, result)
@@ -145,7 +146,7 @@ def _libm(fn: Any, at_error: float) -> Any:
         except (ValueError, OverflowError):
             return at_error
 
-    ufunc = np.frompyfunc(one, 1, 1)
+    ufunc = lazy(lambda: np.frompyfunc(one, 1, 1))  # numpy loads on first use
 
     def apply(x: np.ndarray) -> np.ndarray:
         x = np.asarray(x, dtype=np.float64)
@@ -193,7 +194,6 @@ def erf_inv(y: np.ndarray) -> np.ndarray:
 _I1E_SERIES_LIMIT = 30.0
 _I1E_SERIES_TERMS = 140
 _I1E_ASYMPTOTIC_TERMS = 30
-_PI_EXTENDED = np.longdouble("3.14159265358979323846264338327950288")
 
 
 def bessel_i1e(x: np.ndarray) -> np.ndarray:
@@ -220,7 +220,7 @@ def bessel_i1e(x: np.ndarray) -> np.ndarray:
         for k in range(1, _I1E_ASYMPTOTIC_TERMS):
             term = -term * (mu - wide((2 * k - 1) ** 2)) / (wide(8 * k) * big)
             acc = acc + term
-        asymptotic = acc / (np.sqrt(2 * _PI_EXTENDED) * np.sqrt(big))
+        asymptotic = acc / (np.sqrt(2 * np.longdouble(_PI_TEXT)) * np.sqrt(big))
         result = np.where(a <= _I1E_SERIES_LIMIT, series, asymptotic).astype(np.float64)
         result = np.where(np.isinf(a), 0.0, result)
         return np.where(np.isnan(x), np.nan, np.copysign(result, x))
@@ -230,15 +230,14 @@ _ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606
            7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
            -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18)
 _ZETA_N = 10
-_EXTENDED = np.longdouble
-_FACTORIALS = np.array([float(math.factorial(k)) for k in range(171)])
+_FACTORIALS = lazy(lambda: np.array([float(math.factorial(k)) for k in range(171)]))
 
 
 def _zeta_positive(s: np.ndarray, q: np.ndarray) -> np.ndarray:
     """sum_k (q + k)^-s for q > 0, s > 1, in extended precision: the first terms summed,
     the rest by Euler-Maclaurin at w = q + 10 (its Bernoulli terms as ratios of the
     previous one, so a huge s makes them zero rather than inf * 0)."""
-    total = np.zeros(s.shape, _EXTENDED)
+    total = np.zeros(s.shape, np.longdouble)
     for k in range(_ZETA_N):
         total = total + np.power(q + k, -s)
     w = q + _ZETA_N
@@ -246,7 +245,7 @@ def _zeta_positive(s: np.ndarray, q: np.ndarray) -> np.ndarray:
     total = total + np.power(w, 1 - s) / (s - 1) + w_power / 2
     term = s * w_power / w
     for j, a in enumerate(_ZETA_A):
-        total = total + term / _EXTENDED(a)
+        total = total + term / np.longdouble(a)
         term = term * ((s + (2 * j + 1)) / w) * ((s + (2 * j + 2)) / w)
     return total
 
@@ -259,12 +258,12 @@ def zeta_extended(s: np.ndarray, q: np.ndarray) -> np.ndarray:
     terms, (-1)^s (zeta(s, r) - zeta(s, r + K)) with r = -(q + K - 1) in (0, 1), and
     zeta(s, q + K), K = ceil(-q), all at positive arguments, where Euler-Maclaurin holds
     (at q + 10 < 0 it does not: upstream's decomposition is off there)."""
-    s, q = np.broadcast_arrays(np.asarray(s, _EXTENDED), np.asarray(q, _EXTENDED))
+    s, q = np.broadcast_arrays(np.asarray(s, np.longdouble), np.asarray(q, np.longdouble))
     with np.errstate(all="ignore"):
         negative = q < 0
         k = np.where(negative, np.ceil(-q), 0)
         r = np.where(negative, -(q + k - 1), 1)
-        sign = np.where(np.fmod(s, 2) == 0, 1, -1).astype(_EXTENDED)
+        sign = np.where(np.fmod(s, 2) == 0, 1, -1).astype(np.longdouble)
         shifted = np.where(negative, q + k, q)
         result = _zeta_positive(s, shifted)
         below = sign * (_zeta_positive(s, r) - _zeta_positive(s, r + k))
@@ -292,7 +291,7 @@ def polygamma(n: np.ndarray, x: np.ndarray) -> np.ndarray:
         nn = np.where(valid, n, 0.0)
         sign = np.where(np.fmod(nn, 2.0) == 0, -1.0, 1.0)
         factorial = np.where(nn <= 170, _FACTORIALS[np.minimum(nn, 170).astype(np.int64)],
-                             np.inf).astype(_EXTENDED)
+                             np.inf).astype(np.longdouble)
         higher = (sign * factorial * zeta_extended(nn + 1.0, x)).astype(np.float64)
         result = np.where(nn == 0, digamma(x), higher)
         return np.where(valid, result, np.nan)

@@ -10,6 +10,7 @@ import numpy as np
 
 from ...ir.core import Operation
 from ...ir.types import BOOL
+from ...lazy_imports import numpy_function
 from .. import libm
 from ..registry import define_op
 from ..stablehlo.elementwise_numerics import is_complex, is_float, make_complex, upcast_to_double
@@ -62,8 +63,8 @@ def _hyperbolic(op: str, complex_fn: Kernel) -> Kernel:
     return kernel
 
 
-_register("cosh", _hyperbolic("cosh", np.cosh), "Hyperbolic cosine.")
-_register("sinh", _hyperbolic("sinh", np.sinh), "Hyperbolic sine.")
+_register("cosh", _hyperbolic("cosh", numpy_function("cosh")), "Hyperbolic cosine.")
+_register("sinh", _hyperbolic("sinh", numpy_function("sinh")), "Hyperbolic sine.")
 _register("tan", in_double("tan", libm.tan, libm.tan), "Tangent.")
 _register("lgamma", real_in_double("lgamma", special_math.lgamma), "log|Gamma(x)|.")
 _register("digamma", real_in_double("digamma", special_math.digamma), "Digamma function.")
@@ -136,6 +137,6 @@ def _predicate(name: str, fn: Kernel, doc: str) -> None:
               verify=_verify_predicate)(kernel)
 
 
-_predicate("is_inf", np.isinf, "True for +-infinity.")
+_predicate("is_inf", numpy_function("isinf"), "True for +-infinity.")
 _predicate("is_neg_inf", lambda x: x == -np.inf, "True for -infinity.")
 _predicate("is_pos_inf", lambda x: x == np.inf, "True for +infinity.")

@@ -19,6 +19,7 @@ from ...ir.types import (
     element_type,
     numpy_dtype,
 )
+from ...lazy_imports import lazy
 from ..asm import Format
 from ..registry import OpDef, define_op
 from ..syntax import Custom
@@ -59,10 +60,10 @@ def result_dtype(result_type: Any) -> np.dtype:
 
 # Conversions numpy's astype performs exactly as upstream does (ints and bools into f32/f64,
 # which round to nearest even; floats between f32 and f64).
-_WIDE_FLOATS = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
-_EXACT_TO_FLOAT = frozenset(np.dtype(t) for t in (
+_WIDE_FLOATS = lazy(lambda: frozenset((np.dtype(np.float32), np.dtype(np.float64))))
+_EXACT_TO_FLOAT = lazy(lambda: frozenset(np.dtype(t) for t in (
     np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
-    np.float32, np.float64))
+    np.float32, np.float64)))
 
 # ---- convert -------------------------------------------------------------------------------
 
@@ -109,8 +110,8 @@ def convert_array(x: np.ndarray, target: np.dtype) -> np.ndarray:
     return round_float(widen(x), target)
 
 
-_NATIVE_INT_TARGETS = frozenset(np.dtype(t) for t in (
-    np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64))
+_NATIVE_INT_TARGETS = lazy(lambda: frozenset(np.dtype(t) for t in (
+    np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)))
 
 
 def _float_to_int(x: np.ndarray, target: np.dtype) -> np.ndarray:

@@ -14,7 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from ...ir.attributes import Attribute, DenseArrayAttr, DenseElementsAttr, DialectAttr
+from ...ir.attributes import (
+    Attribute,
+    DenseArrayAttr,
+    DenseElementsAttr,
+    DialectAttr,
+    int_matrix,
+    int_values,
+)
 from ...ir.core import Location, Operation
 from ...ir.diagnostics import EvaluationError
 from ...ir.memory import check_elements
@@ -27,6 +34,7 @@ from ...ir.types import (
     Type,
 )
 from ...ir.verifier import op_error
+from ...lazy_imports import lazy
 from ..registry import OpDef, define_op
 from ..syntax import Custom
 from .dimension_numbers import parse_dim_list
@@ -292,7 +300,7 @@ gemm.conv_shifted (its shifted adds cost more than the window copy when features
 DEPTHWISE_DEPTH = 32
 """Grouped convolutions (f32, f64) with at most this many products per sum take the
 sequential path (see `convolution`)."""
-_WIDE_BLAS = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
+_WIDE_BLAS = lazy(lambda: frozenset((np.dtype(np.float32), np.dtype(np.float64))))
 
 
 def _check_groups(batch: int, channels: int, features: int, groups: int,
@@ -496,7 +504,7 @@ def _q(t: Any) -> str:
 
 def _attr_list(op: Operation, name: str) -> list[int] | None:
     attr = op.attr(name)
-    return None if attr is None else [int(v) for v in np.asarray(attr.value).reshape(-1)]
+    return None if attr is None else int_values(attr)
 
 
 def _verify_conv_dims(op: Operation, d: ConvDims, rank: int) -> None:
@@ -522,10 +530,10 @@ def _verify_conv_window(op: Operation, window: Sequence[int]) -> None:
     n = len(window)
     padding = op.attr("padding")
     if padding is not None:
-        arr = np.asarray(padding.value)
-        if arr.ndim != 2 or arr.shape[1] != 2:
+        dims = int_matrix(padding)[0]
+        if len(dims) != 2 or dims[1] != 2:
             raise error_at_op(op, f"expects the shape of padding-attribute to be {{N, 2}}, but got "
-                                  f"{{{', '.join(str(v) for v in arr.shape)}}}.")
+                                  f"{{{', '.join(str(v) for v in dims)}}}.")
     checks = (("window_strides", "window-strides", "stride"),
               ("padding", "padding-entries", None),
               ("lhs_dilation", "base-dilation factors", "base dilation factor"),

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ...ir.attributes import Attribute, DenseArrayAttr
+from ...ir.attributes import Attribute, DenseArrayAttr, int_values
 from ...ir.core import Operation, Value
 from ...ir.diagnostics import Diagnostic, EvaluationError
 from ...ir.lexer import PERCENT
@@ -215,4 +215,4 @@ def constant_ints(value: Value) -> list[int] | None:
     if not isinstance(owner, Operation) or owner.name != "stablehlo.constant":
         return None
     attr = owner.attr("value")
-    return None if attr is None else [int(x) for x in np.ravel(np.asarray(attr.value))]
+    return None if attr is None else int_values(attr)

@@ -16,6 +16,7 @@ from ...ir.parser import (
     format_field,
     parse_struct_fields,
 )
+from ...lazy_imports import lazy
 from .. import libm
 from ..asm import Format
 from ..registry import define_op
@@ -455,8 +456,8 @@ def negate(operand: np.ndarray) -> np.ndarray:
 
 
 # Storage ints of 16/32/64-bit floats (f16, bf16, f32, f64) and their sign-bit masks.
-_SIGN_BIT = {2: (np.uint16, np.uint16(0x8000)), 4: (np.uint32, np.uint32(0x80000000)),
-             8: (np.uint64, np.uint64(0x8000000000000000))}
+_SIGN_BIT = lazy(lambda: {2: (np.uint16, np.uint16(0x8000)), 4: (np.uint32, np.uint32(0x80000000)),
+             8: (np.uint64, np.uint64(0x8000000000000000))})
 
 
 @define_op("stablehlo.abs", operands=("operand",), results=1, syntax=UNARY,

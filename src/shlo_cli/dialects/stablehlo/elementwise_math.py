@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ...lazy_imports import numpy_function
 from .. import libm
 from ..registry import define_op
 from .elementwise import ACCURACY, BINARY, UNARY, add, complex_multiply, divide, negate, unsupported
@@ -139,7 +140,7 @@ _register("stablehlo.sine", libm.sin)
 _register("stablehlo.cosine", libm.cos)
 _register("stablehlo.tan", libm.tan)
 _register("stablehlo.tanh", _tanh)
-_register("stablehlo.sqrt", np.sqrt)
+_register("stablehlo.sqrt", numpy_function("sqrt"))
 _register("stablehlo.rsqrt", _rsqrt)
 _register("stablehlo.cbrt", libm.cbrt, _complex_cbrt)
 

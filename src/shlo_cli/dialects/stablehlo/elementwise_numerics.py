@@ -19,6 +19,7 @@ from collections.abc import Callable
 import ml_dtypes
 import numpy as np
 
+from ...lazy_imports import lazy
 from .. import libm
 
 # Overflow to inf, NaN from inf - inf and integer wrap-around are the defined results of these
@@ -27,23 +28,23 @@ warnings.filterwarnings(
     "ignore", category=RuntimeWarning,
     module=r"shlo_cli\.dialects\.stablehlo\.(elementwise.*|conversions|constants)$")
 
-_NATIVE_FLOATS = {np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)}
-NATIVE_INTS = frozenset(np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64, np.uint8,
-                                              np.uint16, np.uint32, np.uint64))
-NATIVE_FLOATS = frozenset(_NATIVE_FLOATS)
+_NATIVE_FLOATS = lazy(lambda: {np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)})
+NATIVE_INTS = lazy(lambda: frozenset(np.dtype(t) for t in (
+    np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)))
+NATIVE_FLOATS = lazy(lambda: frozenset(_NATIVE_FLOATS))
 # Element types numpy's ufuncs widen to double themselves (not ml_dtypes' narrow floats).
-_NATIVE_WIDENABLE = NATIVE_FLOATS | {np.dtype(np.complex64), np.dtype(np.complex128)}
-NATIVE_COMPLEX = frozenset((np.dtype(np.complex64), np.dtype(np.complex128)))
+_NATIVE_WIDENABLE = lazy(lambda: NATIVE_FLOATS | {np.dtype(np.complex64), np.dtype(np.complex128)})
+NATIVE_COMPLEX = lazy(lambda: frozenset((np.dtype(np.complex64), np.dtype(np.complex128))))
 # Element types whose numpy add/subtract (and comparisons) already behave like the spec's.
-NATIVE_ARITH = NATIVE_INTS | NATIVE_FLOATS | NATIVE_COMPLEX
-_SUBBYTE_INTS = {
+NATIVE_ARITH = lazy(lambda: NATIVE_INTS | NATIVE_FLOATS | NATIVE_COMPLEX)
+_SUBBYTE_INTS = lazy(lambda: {
     np.dtype(ml_dtypes.int2): (2, True), np.dtype(ml_dtypes.int4): (4, True),
     np.dtype(ml_dtypes.uint2): (2, False), np.dtype(ml_dtypes.uint4): (4, False),
-}
-_FLOAT_BITS = {
+})
+_FLOAT_BITS = lazy(lambda: {
     np.dtype(ml_dtypes.float4_e2m1fn): 4, np.dtype(ml_dtypes.float6_e2m3fn): 6,
     np.dtype(ml_dtypes.float6_e3m2fn): 6,
-}
+})
 
 
 def is_bool(dtype: np.dtype) -> bool:

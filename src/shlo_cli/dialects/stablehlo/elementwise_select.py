@@ -9,6 +9,7 @@ import numpy as np
 from ...ir.attributes import DialectAttr
 from ...ir.core import Location, Operation
 from ...ir.types import ComplexType, FunctionType, TensorType, Type
+from ...lazy_imports import lazy
 from ..asm import Format
 from ..registry import OpDef, define_op
 from ..syntax import Custom
@@ -37,7 +38,7 @@ from .elementwise_verify import (
 
 COMPARABLE = ANY - {AXIS_QUANT}
 
-NATIVE_COMPARE = NATIVE_INTS | NATIVE_FLOATS | {np.dtype(np.bool_)}
+NATIVE_COMPARE = lazy(lambda: NATIVE_INTS | NATIVE_FLOATS | {np.dtype(np.bool_)})
 
 # ---- compare -------------------------------------------------------------------------------
 
@@ -98,10 +99,10 @@ def _total_order_key(x: np.ndarray) -> np.ndarray:
     return np.where(bits < 0, bits ^ np.int64(0x7FFFFFFFFFFFFFFF), bits)
 
 
-_ORDERED = {
+_ORDERED = lazy(lambda: {
     "EQ": np.equal, "NE": np.not_equal, "GE": np.greater_equal, "GT": np.greater,
     "LE": np.less_equal, "LT": np.less,
-}
+})
 
 
 @define_op("stablehlo.compare", operands=("lhs", "rhs"), results=1,

@@ -18,17 +18,18 @@ import numpy as np
 
 from ...ir.diagnostics import EvaluationError
 from ...ir.types import Type, element_type, numpy_dtype
+from ...lazy_imports import lazy
 from ..asm import Format
 from ..registry import define_op
 from .linalg_verify import verify_fft
 
 # fft_type -> (numpy transform over `axes` with output lengths `s`, input dtype it reads)
-_TRANSFORMS: dict[str, tuple[Callable[..., np.ndarray], type]] = {
+_TRANSFORMS: dict[str, tuple[Callable[..., np.ndarray], type]] = lazy(lambda: {
     "FFT": (np.fft.fftn, np.complex128),
     "IFFT": (np.fft.ifftn, np.complex128),
     "RFFT": (np.fft.rfftn, np.float64),
     "IRFFT": (np.fft.irfftn, np.complex128),
-}
+})
 
 
 def transform(operand: np.ndarray, kind: str, lengths: list[int], dtype: Any) -> np.ndarray:

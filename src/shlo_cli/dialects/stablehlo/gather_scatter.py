@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ...ir.attributes import DialectAttr
+from ...ir.attributes import DialectAttr, int_values
 from ...ir.core import Operation, Value
 from ...ir.diagnostics import Diagnostic, EvaluationError
 from ...ir.memory import check_elements
@@ -39,6 +39,7 @@ from ...ir.types import (
     numpy_dtype,
 )
 from ...ir.verifier import inference_error, inferred_type_mismatch
+from ...lazy_imports import lazy
 from ..registry import define_op
 from .data_movement import compatible_dim, constant_ints, op_error, result_array
 from .dimension_numbers import parse_dimension_struct
@@ -170,7 +171,7 @@ def _gather(operand: np.ndarray, start_indices: np.ndarray, dims: Any, sizes: li
 # ---- scatter: how the update computation combines values ------------------------------------
 
 # Known single-op regions: (ufunc for numbers, ufunc for i1).
-_UFUNCS: dict[str, tuple[np.ufunc, np.ufunc]] = {
+_UFUNCS: dict[str, tuple[np.ufunc, np.ufunc]] = lazy(lambda: {
     "stablehlo.add": (np.add, np.logical_or),
     "stablehlo.multiply": (np.multiply, np.logical_and),
     "stablehlo.maximum": (np.maximum, np.logical_or),
@@ -178,7 +179,7 @@ _UFUNCS: dict[str, tuple[np.ufunc, np.ufunc]] = {
     "stablehlo.and": (np.bitwise_and, np.logical_and),
     "stablehlo.or": (np.bitwise_or, np.logical_or),
     "stablehlo.xor": (np.bitwise_xor, np.logical_xor),
-}
+})
 _KEEP = "keep"
 _REPLACE = "replace"
 
@@ -633,7 +634,7 @@ def verify_gather(op: Operation) -> None:
         sizes_type = _shape(op.operands[2].type)
         sizes = constant_ints(op.operands[2])
     else:
-        sizes = [int(x) for x in np.ravel(np.asarray(op.attr("slice_sizes").value))]
+        sizes = int_values(op.attr("slice_sizes"))  # type: ignore[arg-type]  # required
         sizes_type = (len(sizes),)
     dims = op.attr("dimension_numbers")
     offset_dims = _field(dims, "offset_dims")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...lazy_imports import lazy
 from .elementwise_numerics import is_float
 
 SEQUENTIAL_DEPTH = 8
@@ -28,7 +29,7 @@ tiny dots and convolutions allow only a few ULPs, and BLAS (FMA, blocking) may d
 
 IM2COL_BUDGET = 64 << 20  # bytes of window matrix materialized at once
 
-_BLAS = frozenset(np.dtype(t) for t in (np.float32, np.float64))
+_BLAS = lazy(lambda: frozenset(np.dtype(t) for t in (np.float32, np.float64)))
 
 
 def blas_dtype(dtype: np.dtype) -> np.dtype | None:

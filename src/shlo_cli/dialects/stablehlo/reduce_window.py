@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ...ir.attributes import int_matrix, int_values
 from ...ir.core import Operation
 from ...ir.diagnostics import EvaluationError
 from ...ir.memory import check_elements
@@ -189,7 +190,7 @@ def select_and_scatter(operand: np.ndarray, source: np.ndarray, init_value: np.n
 
 def _attr_ints(op: Operation, name: str) -> list[int] | None:
     attr = op.attr(name)
-    return None if attr is None else [int(v) for v in np.asarray(attr.value).reshape(-1)]
+    return None if attr is None else int_values(attr)
 
 
 def windowed_shape(op: Operation, operand: TensorType, kind: str) -> list[int]:
@@ -205,12 +206,12 @@ def windowed_shape(op: Operation, operand: TensorType, kind: str) -> list[int]:
     padding_attr = op.attr("padding")
     padding: list[tuple[int, int]] = [(0, 0)] * rank
     if padding_attr is not None:
-        arr = np.asarray(padding_attr.value)
-        if arr.ndim != 2 or arr.shape[1] != 2:
-            shape = ", ".join(str(s) for s in arr.shape)
+        dims, flat = int_matrix(padding_attr)
+        if len(dims) != 2 or dims[1] != 2:
+            shape = ", ".join(str(s) for s in dims)
             raise error_at_op(op, f"expects the shape of padding-attribute to be {{N, 2}}, but got "
                                   f"{{{shape}}}.")
-        padding = [(int(a), int(b)) for a, b in arr]
+        padding = list(zip(flat[0::2], flat[1::2], strict=True))
     checks = (("window_strides", "window-strides", "stride"),
               ("base_dilations", "base-dilation factors", "base dilation factor"),
               ("window_dilations", "window-dilation factors", "window dilation factor"))

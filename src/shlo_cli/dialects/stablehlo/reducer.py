@@ -30,6 +30,7 @@ from ...ir.types import (
     numpy_dtype,
 )
 from ...ir.verifier import inferred_type_mismatch
+from ...lazy_imports import lazy
 
 
 def _contiguous(x: Any) -> np.ndarray:
@@ -91,22 +92,22 @@ def cached_analysis(op: Operation | None, key: str, compute: Callable[[], Any]) 
 
 # ---- reduction kernels ---------------------------------------------------------------------
 
-_BOOL_UFUNCS = {
+_BOOL_UFUNCS = lazy(lambda: {
     "stablehlo.add": np.logical_or, "stablehlo.or": np.logical_or,
     "stablehlo.maximum": np.logical_or, "stablehlo.multiply": np.logical_and,
     "stablehlo.and": np.logical_and, "stablehlo.minimum": np.logical_and,
     "stablehlo.xor": np.logical_xor,
-}
-_INT_UFUNCS = {
+})
+_INT_UFUNCS = lazy(lambda: {
     "stablehlo.add": np.add, "stablehlo.multiply": np.multiply,
     "stablehlo.maximum": np.maximum, "stablehlo.minimum": np.minimum,
     "stablehlo.and": np.bitwise_and, "stablehlo.or": np.bitwise_or,
     "stablehlo.xor": np.bitwise_xor,
-}
-_FLOAT_UFUNCS = {
+})
+_FLOAT_UFUNCS = lazy(lambda: {
     "stablehlo.add": np.add, "stablehlo.multiply": np.multiply,
     "stablehlo.maximum": np.maximum, "stablehlo.minimum": np.minimum,
-}
+})
 
 
 def _ufunc_for(name: str, dtype: np.dtype) -> np.ufunc | None:

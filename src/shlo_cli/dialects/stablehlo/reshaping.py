@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -128,14 +130,18 @@ def verify_transpose(op: Operation) -> None:
     check_transpose_quantization(op, perm)
 
 
+def _int64_product(dims: Sequence[int]) -> int:
+    """The product of `dims` wrapped to int64, as numpy's int64 product gives it."""
+    return (math.prod(dims) + (1 << 63)) % (1 << 64) - (1 << 63)
+
+
 def verify_reshape(op: Operation) -> None:
     require_static_or_single_bounded(op)
     operand, result = op.operands[0].type, op.results[0].type
     if not ranked(operand, result) or DYNAMIC in dims_of(operand) + dims_of(result):
         check_reshape_quantization(op)
         return
-    have, want = int(np.prod(dims_of(result), dtype=np.int64)), int(
-        np.prod(dims_of(operand), dtype=np.int64))
+    have, want = _int64_product(dims_of(result)), _int64_product(dims_of(operand))
     if have != want:
         raise op_error(op, f"number of output elements ({have}) doesn't match expected number "
                            f"of elements ({want})")

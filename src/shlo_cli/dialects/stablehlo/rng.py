@@ -24,21 +24,19 @@ from ..registry import define_op
 from .data_movement import check_inferred, constant_ints
 from .linalg_verify import verify_rng, verify_rng_bit_generator
 
-U32 = np.uint32
-U64 = np.uint64
 RNG_SEED = 0
 
 # ---- the counter-based generators --------------------------------------------------------
 
 
 def _rotl(v: np.ndarray, distance: int) -> np.ndarray:
-    return (v << U32(distance)) | (v >> U32(32 - distance))
+    return (v << np.uint32(distance)) | (v >> np.uint32(32 - distance))
 
 
 def threefry2x32(x0: np.ndarray, x1: np.ndarray, k0: Any, k1: Any) -> tuple[np.ndarray, ...]:
     """Threefry-2x32, 20 rounds (Salmon et al., SC 2011), on uint32 arrays."""
     rotations = (13, 15, 26, 6, 17, 29, 16, 24)
-    ks = (U32(k0), U32(k1), U32(0x1BD11BDA) ^ U32(k0) ^ U32(k1))
+    ks = (np.uint32(k0), np.uint32(k1), np.uint32(0x1BD11BDA) ^ np.uint32(k0) ^ np.uint32(k1))
     with np.errstate(over="ignore"):
         x0 = x0 + ks[0]
         x1 = x1 + ks[1]
@@ -47,7 +45,7 @@ def threefry2x32(x0: np.ndarray, x1: np.ndarray, k0: Any, k1: Any) -> tuple[np.n
                 x0 = x0 + x1
                 x1 = _rotl(x1, r) ^ x0
             x0 = x0 + ks[(block + 1) % 3]
-            x1 = x1 + (ks[(block + 2) % 3] + U32(block + 1))
+            x1 = x1 + (ks[(block + 2) % 3] + np.uint32(block + 1))
     return x0, x1
 
 
@@ -55,20 +53,22 @@ def philox4x32(x: list[np.ndarray], k0: Any, k1: Any) -> list[np.ndarray]:
     """Philox-4x32, 10 rounds, on four uint32 arrays."""
     key = [int(k0), int(k1)]
     for _ in range(10):
-        p0 = x[0].astype(U64) * U64(0xD2511F53)
-        p1 = x[2].astype(U64) * U64(0xCD9E8D57)
-        x = [(p1 >> U64(32)).astype(U32) ^ x[1] ^ U32(key[0]), p1.astype(U32),
-             (p0 >> U64(32)).astype(U32) ^ x[3] ^ U32(key[1]), p0.astype(U32)]
+        p0 = x[0].astype(np.uint64) * np.uint64(0xD2511F53)
+        p1 = x[2].astype(np.uint64) * np.uint64(0xCD9E8D57)
+        x = [(p1 >> np.uint64(32)).astype(np.uint32) ^ x[1] ^ np.uint32(key[0]),
+             p1.astype(np.uint32),
+             (p0 >> np.uint64(32)).astype(np.uint32) ^ x[3] ^ np.uint32(key[1]),
+             p0.astype(np.uint32)]
         key = [(key[0] + 0x9E3779B9) & 0xFFFFFFFF, (key[1] + 0xBB67AE85) & 0xFFFFFFFF]
     return x
 
 
 def _split(u64: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    return u64.astype(U32), (u64 >> U64(32)).astype(U32)
+    return u64.astype(np.uint32), (u64 >> np.uint64(32)).astype(np.uint32)
 
 
 def _join(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    return lo.astype(U64) | (hi.astype(U64) << U64(32))
+    return lo.astype(np.uint64) | (hi.astype(np.uint64) << np.uint64(32))
 
 
 def _split_dim(shape: tuple[int, ...]) -> int:
@@ -82,20 +82,20 @@ def _split_dim(shape: tuple[int, ...]) -> int:
 def threefry_bits(key: int, counter: int, shape: tuple[int, ...],
                   bits: int) -> tuple[np.ndarray, int]:
     """Random words of `bits` width (as uint64) and the new counter."""
-    k0, k1 = U32(key & 0xFFFFFFFF), U32(key >> 32)
+    k0, k1 = np.uint32(key & 0xFFFFFFFF), np.uint32(key >> 32)
     if bits == 64:
         n = int(np.prod(shape, dtype=np.int64))
-        inputs = U64(counter) + np.arange(n, dtype=U64)
+        inputs = np.uint64(counter) + np.arange(n, dtype=np.uint64)
         lo, hi = threefry2x32(*_split(inputs), k0, k1)
         return _join(lo, hi).reshape(shape), (counter + n) & 0xFFFFFFFFFFFFFFFF
     if not shape:
-        lo, _ = threefry2x32(*_split(np.array([counter], U64)), k0, k1)
-        return lo.reshape(()).astype(U64), (counter + 1) & 0xFFFFFFFFFFFFFFFF
+        lo, _ = threefry2x32(*_split(np.array([counter], np.uint64)), k0, k1)
+        return lo.reshape(()).astype(np.uint64), (counter + 1) & 0xFFFFFFFFFFFFFFFF
     axis = _split_dim(shape)
     half = list(shape)
     half[axis] = -(-shape[axis] // 2)
     n = int(np.prod(half, dtype=np.int64))
-    inputs = U64(counter) + np.arange(n, dtype=U64)
+    inputs = np.uint64(counter) + np.arange(n, dtype=np.uint64)
     out0, out1 = threefry2x32(*_split(inputs), k0, k1)
     # Pair (out0, out1) of counter k fills positions 2k and 2k+1 along the split axis.
     pair = np.stack([out0.reshape(half), out1.reshape(half)], axis=axis + 1)
@@ -113,10 +113,10 @@ def philox_bits(key: int, counter: tuple[int, int], shape: tuple[int, ...],
     words32 = 2 * n if bits == 64 else n
     blocks = -(-words32 // 4)
     low, high = counter
-    index = np.arange(blocks, dtype=U64)
-    new_low = U64(low) + index
-    carry = new_low < U64(low)
-    new_high = np.where(carry, U64((high + 1) & 0xFFFFFFFFFFFFFFFF), U64(high))
+    index = np.arange(blocks, dtype=np.uint64)
+    new_low = np.uint64(low) + index
+    carry = new_low < np.uint64(low)
+    new_high = np.where(carry, np.uint64((high + 1) & 0xFFFFFFFFFFFFFFFF), np.uint64(high))
     state = [*_split(new_low), *_split(new_high)]
     out = philox4x32(state, key & 0xFFFFFFFF, key >> 32)
     if bits == 64:
@@ -131,7 +131,8 @@ def philox_bits(key: int, counter: tuple[int, int], shape: tuple[int, ...],
 
 def _narrow(words: np.ndarray, bits: int) -> np.ndarray:
     """XLA's *RngBitNarrow: keep the low `bits` of each 32-bit word."""
-    return (words.astype(U64) & U64((1 << bits) - 1)) if bits < 32 else words.astype(U64)
+    wide = words.astype(np.uint64)
+    return (wide & np.uint64((1 << bits) - 1)) if bits < 32 else wide
 
 
 # ---- rng_bit_generator -------------------------------------------------------------------
@@ -142,7 +143,7 @@ def _state_words(state: np.ndarray) -> list[int]:
     raw = np.ascontiguousarray(state).reshape(-1)
     if raw.dtype == np.bool_ or raw.nbytes % 8:
         raise EvaluationError("rng_bit_generator expects a state made of 64-bit words")
-    return [int(v) for v in raw.view(U64)]
+    return [int(v) for v in raw.view(np.uint64)]
 
 
 @define_op("stablehlo.rng_bit_generator", operands=("initial_state",), results=2,
@@ -182,7 +183,7 @@ def rng_bit_generator(initial_state: np.ndarray, *, rng_algorithm: Any,
             raise EvaluationError("PHILOX expects a state of at least 2 words")
     else:
         raise EvaluationError(f"unsupported rng_algorithm {algorithm}")
-    new_state = np.array(new_words, dtype=U64).view(initial_state.dtype)
+    new_state = np.array(new_words, dtype=np.uint64).view(initial_state.dtype)
     new_state = new_state.reshape(initial_state.shape).copy()
     unsigned = np.dtype(f"uint{bits}")
     output = values.astype(unsigned).view(dtype).reshape(shape)

@@ -22,23 +22,24 @@ from ...ir.core import Operation
 from ...ir.diagnostics import EvaluationError
 from ...ir.registry import BIND_HOOKS
 from ...ir.types import QuantizedType, TensorType, element_type, numpy_dtype
+from ...lazy_imports import lazy
 from .. import libm
 from .conversions import _EXACT_TO_FLOAT, _WIDE_FLOATS, convert_array
 from .elementwise_numerics import NATIVE_ARITH, NATIVE_FLOATS, NATIVE_INTS
 from .elementwise_select import NATIVE_COMPARE
 from .gemm import SEQUENTIAL_DEPTH
 
-_BLAS_TYPES = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
+_BLAS_TYPES = lazy(lambda: frozenset((np.dtype(np.float32), np.dtype(np.float64))))
 
 Kernel = Callable[..., Any]
 
 # elementwise.add / subtract / multiply: `dtype in NATIVE_ARITH` (multiply: ints and floats)
 # branch straight to the ufunc.
-_ARITH: dict[str, tuple[np.ufunc, frozenset[np.dtype]]] = {
+_ARITH: dict[str, tuple[np.ufunc, frozenset[np.dtype]]] = lazy(lambda: {
     "stablehlo.add": (np.add, NATIVE_ARITH),
     "stablehlo.subtract": (np.subtract, NATIVE_ARITH),
     "stablehlo.multiply": (np.multiply, NATIVE_INTS | NATIVE_FLOATS),
-}
+})
 # elementwise.divide on native floats: float_op computes np.divide in the element type.
 _DIVIDE = "stablehlo.divide"
 # elementwise_math's libm ops: upcast_to_double sends unary f16/f32 to libm.rounded_native.
@@ -46,9 +47,9 @@ _LIBM_OPS = {"stablehlo.exponential": libm.exp, "stablehlo.exponential_minus_one
              "stablehlo.log": libm.log, "stablehlo.log_plus_one": libm.log1p,
              "stablehlo.sine": libm.sin, "stablehlo.cosine": libm.cos,
              "stablehlo.tan": libm.tan, "stablehlo.tanh": libm.tanh, "stablehlo.cbrt": libm.cbrt}
-_ROUNDED = frozenset((np.dtype(np.float16), np.dtype(np.float32)))
-_COMPARE = {"EQ": np.equal, "NE": np.not_equal, "GE": np.greater_equal, "GT": np.greater,
-            "LE": np.less_equal, "LT": np.less}
+_ROUNDED = lazy(lambda: frozenset((np.dtype(np.float16), np.dtype(np.float32))))
+_COMPARE = lazy(lambda: {"EQ": np.equal, "NE": np.not_equal, "GE": np.greater_equal,
+                         "GT": np.greater, "LE": np.less_equal, "LT": np.less})
 
 
 def _native_dtype(t: Any) -> np.dtype | None:
@@ -127,8 +128,8 @@ def _dynamic_slice(sizes: tuple[int, ...], shape: tuple[int, ...]) -> Kernel:
     return kernel
 
 
-_BITS = {np.dtype(np.float16): np.uint16, np.dtype(np.float32): np.uint32,
-         np.dtype(np.float64): np.uint64}
+_BITS = lazy(lambda: {np.dtype(np.float16): np.uint16, np.dtype(np.float32): np.uint32,
+         np.dtype(np.float64): np.uint64})
 
 
 def _fix_zeros(out: np.ndarray, a: np.ndarray, b: np.ndarray, both: bool) -> np.ndarray:
@@ -335,7 +336,8 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
     return None
 
 
-_HANDLED = frozenset((*_ARITH, _DIVIDE, *_LIBM_OPS,
+_HANDLED = frozenset(("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply",  # _ARITH
+                      _DIVIDE, *_LIBM_OPS,
                       "stablehlo.maximum", "stablehlo.minimum", "stablehlo.negate",
                       "stablehlo.compare",
                       "stablehlo.dot_general",

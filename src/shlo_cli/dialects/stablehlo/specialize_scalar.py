@@ -25,6 +25,7 @@ import numpy as np
 from ...ir.core import Operation
 from ...ir.registry import BIND_HOOKS
 from ...ir.types import TensorType
+from ...lazy_imports import lazy
 from .. import libm
 from .elementwise_numerics import NATIVE_FLOATS, NATIVE_INTS
 from .specialize import _native_types
@@ -43,7 +44,7 @@ _LIBM = {"stablehlo.exponential": libm.exp, "stablehlo.exponential_minus_one": l
          "stablehlo.log": libm.log, "stablehlo.log_plus_one": libm.log1p,
          "stablehlo.sine": libm.sin, "stablehlo.cosine": libm.cos, "stablehlo.tan": libm.tan,
          "stablehlo.tanh": libm.tanh, "stablehlo.cbrt": libm.cbrt}
-_NUMBERS = NATIVE_INTS | NATIVE_FLOATS
+_NUMBERS = lazy(lambda: NATIVE_INTS | NATIVE_FLOATS)
 
 
 def _float_op(op: Kernel, ufunc: np.ufunc) -> Kernel:
@@ -60,12 +61,12 @@ def _float_op(op: Kernel, ufunc: np.ufunc) -> Kernel:
     return kernel
 
 
-_FLOAT_SCALARS = frozenset((np.float16, np.float32, np.float64))
-_FLOAT_KERNELS = {name: _float_op(fn, uf) for name, fn, uf in (
+_FLOAT_SCALARS = lazy(lambda: frozenset((np.float16, np.float32, np.float64)))
+_FLOAT_KERNELS = lazy(lambda: {name: _float_op(fn, uf) for name, fn, uf in (
     ("stablehlo.add", operator.add, np.add), ("stablehlo.subtract", operator.sub, np.subtract),
     ("stablehlo.multiply", operator.mul, np.multiply),
     # divide: float_op's native branch is np.divide
-    ("stablehlo.divide", operator.truediv, np.divide))}
+    ("stablehlo.divide", operator.truediv, np.divide))})
 
 
 def _is_scalar(t: Any) -> bool:
@@ -132,7 +133,9 @@ def bind_scalar(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
                            opdef.evaluate)
 
 
-_HANDLED = frozenset((*_FLOAT_KERNELS, *_LIBM, "stablehlo.negate", "stablehlo.compare",
+# _FLOAT_KERNELS' names written out: reading its keys here would load numpy at import.
+_HANDLED = frozenset(("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply",
+                      "stablehlo.divide", *_LIBM, "stablehlo.negate", "stablehlo.compare",
                       "stablehlo.reshape"))
 
 if not any(getattr(h, "__qualname__", "") == "bind_scalar" for h in BIND_HOOKS):

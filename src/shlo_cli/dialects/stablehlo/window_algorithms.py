@@ -24,14 +24,16 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ...lazy_imports import lazy
+
 SMALL_WINDOW = 32  # up to this many window elements, the offset fold is cheapest
 
-Binary = Callable[[np.ndarray, np.ndarray], np.ndarray]
+Binary = Callable[["np.ndarray", "np.ndarray"], "np.ndarray"]
 
-_NATIVE_INT = frozenset(np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64, np.uint8,
-                                              np.uint16, np.uint32, np.uint64))
-_NATIVE_FLOAT = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64))
-_NATIVE_COMPLEX = frozenset(np.dtype(t) for t in (np.complex64, np.complex128))
+_NATIVE_INT = lazy(lambda: frozenset(np.dtype(t) for t in (
+    np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)))
+_NATIVE_FLOAT = lazy(lambda: frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64)))
+_NATIVE_COMPLEX = lazy(lambda: frozenset(np.dtype(t) for t in (np.complex64, np.complex128)))
 
 
 def float_maximum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -52,22 +54,22 @@ def float_minimum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
-_INT_OPS: dict[str, Binary] = {
+_INT_OPS: dict[str, Binary] = lazy(lambda: {
     "stablehlo.add": np.add, "stablehlo.multiply": np.multiply,
     "stablehlo.maximum": np.maximum, "stablehlo.minimum": np.minimum,
     "stablehlo.and": np.bitwise_and, "stablehlo.or": np.bitwise_or,
     "stablehlo.xor": np.bitwise_xor,
-}
-_BOOL_OPS: dict[str, Binary] = {
+})
+_BOOL_OPS: dict[str, Binary] = lazy(lambda: {
     "stablehlo.add": np.logical_or, "stablehlo.or": np.logical_or,
     "stablehlo.maximum": np.logical_or, "stablehlo.multiply": np.logical_and,
     "stablehlo.and": np.logical_and, "stablehlo.minimum": np.logical_and,
     "stablehlo.xor": np.logical_xor,
-}
+})
 _FLOAT_EXACT: dict[str, Binary] = {"stablehlo.maximum": float_maximum,
                                    "stablehlo.minimum": float_minimum}
-_FLOAT_ORDERED: dict[str, np.ufunc] = {"stablehlo.add": np.add,
-                                       "stablehlo.multiply": np.multiply}
+_FLOAT_ORDERED: dict[str, np.ufunc] = lazy(lambda: {"stablehlo.add": np.add,
+                                       "stablehlo.multiply": np.multiply})
 
 
 def _classify(name: str, dtype: np.dtype) -> tuple[Binary, bool] | None:

@@ -497,9 +497,13 @@ def _parse_body(p: Any, cls: type, tok: Token) -> Attribute:
 def _float_bits(bits: int, vhlo_type: Type) -> float:
     import numpy as np
 
+    from ...ir import storage
     from ...ir.types import numpy_dtype
 
     builtin = vhlo_type.builtin if isinstance(vhlo_type, SimpleVhloType) else F64
+    name = builtin.name if isinstance(builtin, FloatType) else "f64"
+    if name in storage.FLOAT_CODES:
+        return storage.bits_float(bits & ((1 << 8 * storage.FLOAT_CODES[name][2]) - 1), name)
     dtype = numpy_dtype(builtin if isinstance(builtin, FloatType) else F64)
     raw = np.array([bits], dtype=np.uint64).astype(f"u{max(dtype.itemsize, 1)}")
     return float(raw.view(dtype)[0])

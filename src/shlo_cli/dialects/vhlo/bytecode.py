@@ -15,7 +15,7 @@ import math
 import struct
 from typing import Any
 
-from ...ir.attributes import Attribute, DenseElementsAttr
+from ...ir.attributes import Attribute
 from ...ir.codec import AttrTypeReader, AttrTypeWriter, bits_to_float, float_to_bits
 from ...ir.dense import decode_raw_dense, encode_raw_dense
 from ...ir.types import DYNAMIC, FLOAT_WIDTHS, FloatType, IndexType, IntegerType, TensorType, Type
@@ -457,8 +457,7 @@ def _read_tensor(r: AttrTypeReader) -> Attribute:
     decoded = decode_raw_dense(_tensor_data(blob, ttype), builtin)
     if decoded is None:
         raise r.error(f"invalid tensor data for type {ttype}")
-    data, splat = decoded
-    return TensorV1Attr(ttype, DenseElementsAttr(builtin, data, splat))
+    return TensorV1Attr(ttype, decoded)
 
 
 def _read_result_accuracy(r: AttrTypeReader) -> Attribute:

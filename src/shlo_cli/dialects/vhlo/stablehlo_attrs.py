@@ -13,8 +13,7 @@ with the parser, so they come out exactly as a parsed file holds them.
 from __future__ import annotations
 
 import re
-
-import numpy as np
+import struct
 
 from ...ir.attributes import (
     ArrayAttr,
@@ -113,18 +112,18 @@ def i64_attr(value: int) -> Attribute:
 def i64_tensor(values: list[int] | tuple[int, ...], shape: tuple[int, ...] | None = None
                ) -> Attribute:
     """tensor_v1 of `dense<...> : tensor<Nxi64>` (the form upstream gives every dims list)."""
-    data = np.asarray(list(values), dtype=np.int64)
-    shape = shape if shape is not None else (len(data),)
+    ints = [int(x) for x in values]
+    shape = shape if shape is not None else (len(ints),)
     ttype = TensorType(shape, IntegerType(64))
+    stored = struct.pack(f"<{len(ints)}q", *ints)  # MLIR's storage: no numpy needed
     return va.TensorV1Attr(RankedTensorV1Type(shape, vt.IntegerSI64V1Type()),
-                           DenseElementsAttr(ttype, data.reshape(shape)))
+                           DenseElementsAttr.from_storage(ttype, stored, False))
 
 
 def bool_tensor(values: list[bool]) -> Attribute:
-    data = np.asarray(values, dtype=np.bool_)
-    ttype = TensorType((len(data),), IntegerType(1))
-    return va.TensorV1Attr(RankedTensorV1Type((len(data),), vt.BooleanV1Type()),
-                           DenseElementsAttr(ttype, data))
+    ttype = TensorType((len(values),), IntegerType(1))
+    return va.TensorV1Attr(RankedTensorV1Type((len(values),), vt.BooleanV1Type()),
+                           DenseElementsAttr.from_storage(ttype, bytes(map(bool, values)), False))
 
 
 def to_vhlo_attr(attr: Attribute, allow_other: bool = False) -> Attribute:
@@ -304,7 +303,7 @@ def ints_of(attr: Attribute | None) -> list[int]:
     """The integers of a tensor_v1 (dims lists), raising NoCounterpart otherwise."""
     if not isinstance(attr, va.TensorV1Attr):
         raise NoCounterpart(f"expected an integer tensor, got {attr}")
-    return [int(x) for x in np.asarray(attr.data.value).reshape(-1).tolist()]
+    return [int(x) for x in attr.data.flat_values()]
 
 
 def int_of(attr: Attribute | None) -> int:

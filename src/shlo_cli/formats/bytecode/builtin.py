@@ -7,10 +7,12 @@ memrefs, ...) is written as text, exactly as upstream falls back for it.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable
 
 import numpy as np
 
+from ...ir import storage
 from ...ir.attributes import (
     ArrayAttr,
     Attribute,
@@ -196,6 +198,14 @@ def _dense_array_bytes(attr: DenseArrayAttr) -> bytes | None:
     element = attr.element
     if isinstance(element, IntegerType) and element.width == 1:
         return bytes(1 if x else 0 for x in attr.items)
+    lay = storage.layout(element)
+    if lay is not None and lay.kind == "int":  # the bit patterns, without numpy
+        mask = (1 << 8 * lay.size) - 1
+        return struct.pack(f"<{len(attr.items)}{lay.code.upper()}",
+                           *[int(x) & mask for x in attr.items])
+    if lay is not None and lay.kind == "float":
+        return struct.pack(f"<{len(attr.items)}{lay.code}",
+                           *[storage.float_bits(float(x), lay.float_name) for x in attr.items])
     try:
         dtype = numpy_dtype(element)
     except UnsupportedTypeError:
@@ -379,6 +389,15 @@ def _read_dense_array(r: AttrTypeReader) -> Attribute:
         if len(raw) != size:
             raise r.error("invalid dense array data size")
         return DenseArrayAttr(element, tuple(bool(b) for b in raw))
+    lay = storage.layout(element)
+    if lay is not None and lay.kind in ("int", "float"):  # without numpy
+        if len(raw) != size * lay.size:
+            raise r.error("invalid dense array data size")
+        items = storage.unpack(bytes(raw), lay)
+        if lay.kind == "float":
+            return DenseArrayAttr(element, tuple(storage.bits_float(b, lay.float_name)
+                                                 for b in items))
+        return DenseArrayAttr(element, tuple(items))
     try:
         dtype = numpy_dtype(element)
     except UnsupportedTypeError:
@@ -401,8 +420,7 @@ def _read_dense_elements(r: AttrTypeReader) -> Attribute:
     decoded = decode_raw_dense(bytes(raw), type)
     if decoded is None:
         raise r.error(f"invalid dense elements data for type {type}")
-    data, splat = decoded
-    return DenseElementsAttr(type, data, splat)
+    return decoded
 
 
 def _unsupported(name: str):  # type: ignore[no-untyped-def]

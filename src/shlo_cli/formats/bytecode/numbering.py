@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from ...ir import storage
 from ...ir.attributes import (
     ArrayAttr,
     Attribute,
@@ -23,8 +24,9 @@ from ...ir.attributes import (
     all_equal,
 )
 from ...ir.core import UNKNOWN_LOCATION, Block, Operation, Region, Value
+from ...ir.dense import storage_type
 from ...ir.locations import FileLineColLoc, LocationAttr, UnknownLoc
-from ...ir.types import TensorType, Type
+from ...ir.types import TensorType, Type, numpy_dtype
 from .builtin import FILE_LINE_COL_LOC
 from .encoding import NATIVE_PROPERTIES_ENCODING, Emitter, encode_varint
 from .hooks import DialectHooks, OpSpec, attribute_dialect, hooks_for, type_dialect
@@ -187,10 +189,21 @@ class IRNumbering:
     def _dense_key(self, attr: DenseElementsAttr) -> Any:
         """Equal exactly when the printed forms are: the type and the element bytes, one
         element when all are equal (MLIR prints, and uniques, those as a splat)."""
-        data = attr.data
         type = attr.type
         if isinstance(type, TensorType) and 0 in type.shape:  # no elements: one spelling
             return ("dense", self.type_key(type), None)
+        held = attr.held_storage
+        lay = storage.layout(storage_type(type))
+        if held is not None and lay is not None:  # no numpy: MLIR's bytes are the key
+            if attr.splat or storage.all_equal(held, lay.size):
+                return ("dense", self.type_key(type), True, lay.kind, held[:lay.size])
+            return ("dense", self.type_key(type), False, lay.kind, held)
+        data = attr.data
+        if lay is not None and data.dtype == numpy_dtype(storage_type(type)):
+            flat = attr.storage()
+            if attr.splat or storage.all_equal(flat, lay.size):
+                return ("dense", self.type_key(type), True, lay.kind, flat[:lay.size])
+            return ("dense", self.type_key(type), False, lay.kind, flat)
         if attr.splat or all_equal(data):
             raw = data.reshape(-1)[:1].tobytes()
             return ("dense", self.type_key(attr.type), True, data.dtype.str, raw)

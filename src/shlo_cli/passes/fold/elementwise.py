@@ -18,6 +18,7 @@ import numpy as np
 
 from ...ir.core import Operation
 from ...ir.types import FloatType, IntegerType, TensorType
+from ...lazy_imports import lazy
 from ..rewrite import PatternRewriter, RewritePattern, pattern
 from .common import (
     FoldOptions,
@@ -52,8 +53,8 @@ def _divisor_has_zero(op: Operation) -> bool:
     return divisor is not None and bool(np.any(divisor == 0))
 
 
-_COMPARE = {"EQ": np.equal, "NE": np.not_equal, "GE": np.greater_equal, "GT": np.greater,
-            "LE": np.less_equal, "LT": np.less}
+_COMPARE = lazy(lambda: {"EQ": np.equal, "NE": np.not_equal, "GE": np.greater_equal,
+                         "GT": np.greater, "LE": np.less_equal, "LT": np.less})
 
 
 def _fold_int_compare(op: Operation, rewriter: PatternRewriter) -> bool:
