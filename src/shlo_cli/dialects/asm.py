@@ -77,6 +77,23 @@ class Format:
         self.attrs = attrs or {}
         self.num_results = num_results
         self.elided = set(self.attrs)
+        self._fast: Any = None  # the compiled fast parser (False: this format has none)
+
+    def fast_parse(self, p: Any, opdef: Any, pos: int, num_results: int) -> Any:
+        """The statement at `pos` read by the compiled regex (see `asm_fast`), or None."""
+        fast = self._fast
+        if fast is None:
+            fast = False
+            cls = type(self)
+            if all(getattr(cls, name) is getattr(Format, name)
+                   for name in ("parse", "_parse_items", "_parse_attr", "_parse_types")):
+                from .asm_fast import compile_format
+
+                fast = compile_format(self) or False
+            self._fast = fast
+        if fast is False:
+            return None
+        return fast.parse(p, opdef, pos, num_results)
 
     # ---- parsing ----------------------------------------------------------------------------
 

@@ -2,11 +2,24 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..ir.attributes import ArrayAttr, DictAttr, StringAttr, SymbolRefAttr, TypeAttr
 from ..ir.core import Location, Operation
-from ..ir.lexer import PERCENT, STRING
+from ..ir.lexer import PERCENT, STRING, lex_at
+from ..ir.parse_fast import (
+    COLON,
+    SYMBOL,
+    VALUE_LIST,
+    VALUES_AND_TYPES,
+    WS,
+    FastResult,
+    cached_function,
+    cached_tensors,
+    register_fast_parser,
+    same_types,
+)
 from ..ir.types import FunctionType, Type
 from .registry import OpDef, declare_op
 from .syntax import Custom
@@ -145,6 +158,30 @@ def print_values_and_types(pr: Any, op: Operation) -> None:
 
 declare_op("func.return", syntax=Custom(_parse_return, print_values_and_types), terminator=True)
 
+
+def fast_return(p: Any, pos: int, dict_after_types: bool) -> FastResult | None:
+    """`%a, %b : ta, tb` or nothing, for return-like ops (see `ir.parse_fast`); with
+    `dict_after_types` the op's attribute dictionary follows the types (func.return)."""
+    src = p.src
+    m = VALUES_AND_TYPES.match(src, pos)
+    assert m is not None  # every part of the pattern is optional
+    if m.group(1) is None:
+        after = lex_at(src, pos)
+        if after.kind == PERCENT or after.text == "{":
+            return None
+        return [], [], {}, {}, after
+    operands = p.fast_values(m.group(1))
+    types = cached_tensors(m.group(2))
+    if operands is None or types is None or not same_types(operands, types):
+        return None
+    after = lex_at(src, m.end())
+    if after.text == "," or (dict_after_types and after.text == "{"):
+        return None
+    return operands, [], {}, {}, after
+
+
+register_fast_parser("func.return", lambda p, opdef, pos, n: fast_return(p, pos, True))
+
 # ---- func.call ---------------------------------------------------------------------------
 
 
@@ -172,6 +209,28 @@ def _print_call(pr: Any, op: Operation) -> None:
 
 declare_op("func.call", syntax=Custom(_parse_call, _print_call),
            properties=("callee", "arg_attrs", "res_attrs", "no_inline"))
+
+_CALL = re.compile(rf"{WS}({SYMBOL}){WS}\({WS}((?:{VALUE_LIST})?){WS}\){COLON}")
+
+
+def _fast_call(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult | None:
+    """`@f(%a, %b) : (ta, tb) -> r` with types seen before (see `ir.parse_fast`)."""
+    src = p.src
+    m = _CALL.match(src, pos)
+    if m is None:
+        return None
+    operands = p.fast_values(m.group(2)) if m.group(2) else []
+    typed = cached_function(src, m.end())
+    if operands is None or typed is None:
+        return None
+    ftype, after = typed
+    if not same_types(operands, ftype.inputs):
+        return None
+    return (operands, list(ftype.results), {"callee": SymbolRefAttr(m.group(1)[1:])}, {},
+            after)
+
+
+register_fast_parser("func.call", _fast_call)
 
 
 # ---- func.constant `@f : type` and func.call_indirect `%f(%args) : type` ---------------------
