@@ -256,23 +256,18 @@ class Format:
 
     def _print_types(self, op: Operation) -> str:
         mode = self.types
-        ins = op.operand_types
-        outs = op.result_types
-        functional = " : " + str(FunctionType(tuple(ins), tuple(outs)))
         if mode == "none":
             return ""
-        if mode == "result":
-            return f" : {outs[0]}"
+        if mode == "result" or mode == "tuple":
+            return f" : {op.results[0].type}"
+        ins = op.operand_types
         if mode in ("operands", "variadic_same"):
             return " : " + ", ".join(map(str, ins)) if ins else ""
-        if mode == "tuple":
-            return f" : {outs[0]}"
-        if mode == "functional":
-            return functional
+        outs = op.result_types
         if mode == "select":
             if len(outs) == 1 and all(t == outs[0] for t in ins[1:]):
                 return f" : {ins[0]}, {outs[0]}"
-            return functional
-        if outs and all(t == outs[0] for t in (*ins, *outs)):
+        elif mode != "functional" and outs and all(t is outs[0] or t == outs[0]
+                                                    for t in (*ins, *outs)):
             return f" : {outs[0]}"
-        return functional
+        return " : " + str(FunctionType(tuple(ins), tuple(outs)))

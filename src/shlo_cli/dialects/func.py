@@ -7,15 +7,19 @@ from typing import Any
 
 from ..ir.attributes import ArrayAttr, DictAttr, StringAttr, SymbolRefAttr, TypeAttr
 from ..ir.core import Location, Operation
-from ..ir.lexer import PERCENT, STRING, lex_at
+from ..ir.lexer import PERCENT, STRING, Token, lex_at
 from ..ir.parse_fast import (
     COLON,
+    KEYWORD_END,
     SYMBOL,
+    TENSOR,
     VALUE_LIST,
     VALUES_AND_TYPES,
     WS,
     FastResult,
+    cached_dict,
     cached_function,
+    cached_tensor,
     cached_tensors,
     register_fast_parser,
     same_types,
@@ -27,7 +31,81 @@ from .syntax import Custom
 # ---- func.func -------------------------------------------------------------------------
 
 
-def _parse_func(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
+_Header = tuple[dict[str, Any], list[tuple[Any, Type, Any]], list[Type], list[dict],
+                list[Type], list[dict], dict[str, Any]]
+
+_FUNC_HEAD = re.compile(
+    rf"{WS}(?:(public|private|nested){KEYWORD_END}{WS})?({SYMBOL}){WS}\(([^()]*)\)"
+    rf"(?:{WS}->{WS}(?:\(([^()]*)\)|({TENSOR})))?{WS}(?=\{{)")
+_FUNC_ARG = re.compile(
+    rf"{WS}(%[A-Za-z0-9_$.\-]+)(?![A-Za-z0-9_$.\-#]){COLON}({TENSOR})(?:{WS}(?=(\{{)))?")
+_FUNC_RESULT = re.compile(rf"{WS}({TENSOR})(?:{WS}(?=(\{{)))?")
+_NEXT = re.compile(rf"{WS}(?:(,)|$)")
+
+
+def _fast_items(p: Any, pattern: re.Pattern[str], start: int,
+                end: int) -> list[tuple[Any, Type, dict]] | None:
+    """`%a: t {attrs}, ...` (or `t {attrs}, ...` for results) between two offsets, from
+    cached types and dictionaries: (name match, type, attributes) per item."""
+    src = p.src
+    items: list[tuple[Any, Type, dict]] = []
+    pos = start
+    if _NEXT.match(src, pos, end) is not None:
+        return items
+    while True:
+        m = pattern.match(src, pos, end)
+        if m is None:
+            return None
+        t = cached_tensor(m.group(pattern.groups - 1))  # the type; the last group is `{`
+        if t is None:
+            return None
+        attrs: dict = {}
+        pos = m.end()
+        if m.group(pattern.groups):
+            found = cached_dict(src, pos)
+            if found is None or found[1] > end:
+                return None
+            attrs, pos = found
+        items.append((m, t, attrs))
+        sep = _NEXT.match(src, pos, end)
+        if sep is None:
+            return None
+        if sep.group(1) is None:
+            return items
+        pos = sep.end()
+
+
+def _fast_header(p: Any) -> _Header | None:
+    """`public @f(%a: t {attrs}) -> (r {attrs}) {` from cached types and dictionaries; the
+    parser is left at the body's `{` (None, with nothing read, at anything else)."""
+    src = p.src
+    m = _FUNC_HEAD.match(src, p.tok.start)
+    if m is None:
+        return None
+    args = _fast_items(p, _FUNC_ARG, m.start(3), m.end(3))
+    if args is None:
+        return None
+    results: list[tuple[Any, Type, dict]] | None = []
+    if m.group(4) is not None:
+        results = _fast_items(p, _FUNC_RESULT, m.start(4), m.end(4))
+    elif m.group(5) is not None:
+        single = cached_tensor(m.group(5))
+        results = None if single is None else [(None, single, {})]
+    if results is None:
+        return None
+    properties: dict[str, Any] = {}
+    if m.group(1):
+        properties["sym_visibility"] = StringAttr(m.group(1))
+    properties["sym_name"] = StringAttr(m.group(2)[1:])
+    entry_args = [(Token(PERCENT, a.group(1), a.start(1), a.end(1)), t, None)
+                  for a, t, _ in args]
+    p.tok = lex_at(src, m.end())
+    return (properties, entry_args, [t for _, t, _ in args], [d for _, _, d in args],
+            [t for _, t, _ in results], [d for _, _, d in results], {})
+
+
+def _parse_header(p: Any) -> _Header:
+    """Everything of a func.func before its body, token by token."""
     properties: dict[str, Any] = {}
     if p.tok.kind == STRING or p.at("private") or p.at("public") or p.at("nested"):
         properties["sym_visibility"] = StringAttr(p.advance().text.strip('"'))
@@ -71,6 +149,12 @@ def _parse_func(p: Any, opdef: OpDef, location: Location, num_results: int) -> O
     attributes = {}
     if p.accept("attributes"):
         attributes = p.parse_attr_dict_body()
+    return properties, entry_args, arg_types, arg_attrs, result_types, res_attrs, attributes
+
+
+def _parse_func(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
+    header = _fast_header(p) or _parse_header(p)
+    properties, entry_args, arg_types, arg_attrs, result_types, res_attrs, attributes = header
     properties["function_type"] = TypeAttr(FunctionType(tuple(arg_types), tuple(result_types)))
     if any(arg_attrs):
         properties["arg_attrs"] = ArrayAttr(tuple(DictAttr(tuple(a.items())) for a in arg_attrs))
