@@ -31,8 +31,8 @@ from .syntax import Custom
 # ---- func.func -------------------------------------------------------------------------
 
 
-_Header = tuple[dict[str, Any], list[tuple[Any, Type, Any]], list[Type], list[dict],
-                list[Type], list[dict], dict[str, Any]]
+# properties, entry block arguments (name token, type, location), argument count, attributes
+_Header = tuple[dict[str, Any], list[tuple[Any, Type, Any]], int, dict[str, Any]]
 
 _FUNC_HEAD = re.compile(
     rf"{WS}(?:(public|private|nested){KEYWORD_END}{WS})?({SYMBOL}){WS}\(([^()]*)\)"
@@ -77,11 +77,37 @@ def _fast_items(p: Any, pattern: re.Pattern[str], start: int,
 
 def _fast_header(p: Any) -> _Header | None:
     """`public @f(%a: t {attrs}) -> (r {attrs}) {` from cached types and dictionaries; the
-    parser is left at the body's `{` (None, with nothing read, at anything else)."""
+    parser is left at the body's `{` (None, with nothing read, at anything else). A header
+    text seen before is not read again: its properties are shared (attributes are immutable)
+    and only its argument tokens are placed anew."""
     src = p.src
     m = _FUNC_HEAD.match(src, p.tok.start)
     if m is None:
         return None
+    text = m.group(0)
+    known = _HEADERS.get(text)
+    if known is None:
+        known = _read_header(p, m)
+        if known is None:
+            return None
+        if len(_HEADERS) < 4096:
+            _HEADERS[text] = known
+    properties, args = known
+    base = m.start()
+    entry_args = [(Token(PERCENT, name, base + start, base + end), t, None)
+                  for name, start, end, t in args]
+    p.tok = lex_at(src, m.end())
+    return dict(properties), entry_args, len(args), {}
+
+
+# Header text -> (properties, (argument name, start, end relative to the text, type) each).
+_HEADERS: dict[str, tuple[dict[str, Any], list[tuple[str, int, int, Type]]]] = {}
+
+
+def _read_header(p: Any, m: re.Match[str]) -> tuple[dict[str, Any],
+                                                    list[tuple[str, int, int, Type]]] | None:
+    """The properties and arguments of the header `_FUNC_HEAD` matched (None if a type or
+    dictionary in it is not cached)."""
     args = _fast_items(p, _FUNC_ARG, m.start(3), m.end(3))
     if args is None:
         return None
@@ -97,11 +123,21 @@ def _fast_header(p: Any) -> _Header | None:
     if m.group(1):
         properties["sym_visibility"] = StringAttr(m.group(1))
     properties["sym_name"] = StringAttr(m.group(2)[1:])
-    entry_args = [(Token(PERCENT, a.group(1), a.start(1), a.end(1)), t, None)
-                  for a, t, _ in args]
-    p.tok = lex_at(src, m.end())
-    return (properties, entry_args, [t for _, t, _ in args], [d for _, _, d in args],
-            [t for _, t, _ in results], [d for _, _, d in results], {})
+    _add_signature(properties, [t for _, t, _ in args], [d for _, _, d in args],
+                   [t for _, t, _ in results], [d for _, _, d in results])
+    base = m.start()
+    return properties, [(a.group(1), a.start(1) - base, a.end(1) - base, t)
+                        for a, t, _ in args]
+
+
+def _add_signature(properties: dict[str, Any], arg_types: list[Type], arg_attrs: list[dict],
+                   result_types: list[Type], res_attrs: list[dict]) -> None:
+    """`function_type`, and `arg_attrs` / `res_attrs` when any dictionary is not empty."""
+    properties["function_type"] = TypeAttr(FunctionType(tuple(arg_types), tuple(result_types)))
+    if any(arg_attrs):
+        properties["arg_attrs"] = ArrayAttr(tuple(DictAttr(tuple(a.items())) for a in arg_attrs))
+    if any(res_attrs):
+        properties["res_attrs"] = ArrayAttr(tuple(DictAttr(tuple(a.items())) for a in res_attrs))
 
 
 def _parse_header(p: Any) -> _Header:
@@ -149,20 +185,16 @@ def _parse_header(p: Any) -> _Header:
     attributes = {}
     if p.accept("attributes"):
         attributes = p.parse_attr_dict_body()
-    return properties, entry_args, arg_types, arg_attrs, result_types, res_attrs, attributes
+    _add_signature(properties, arg_types, arg_attrs, result_types, res_attrs)
+    return properties, entry_args, len(arg_types), attributes
 
 
 def _parse_func(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
     header = _fast_header(p) or _parse_header(p)
-    properties, entry_args, arg_types, arg_attrs, result_types, res_attrs, attributes = header
-    properties["function_type"] = TypeAttr(FunctionType(tuple(arg_types), tuple(result_types)))
-    if any(arg_attrs):
-        properties["arg_attrs"] = ArrayAttr(tuple(DictAttr(tuple(a.items())) for a in arg_attrs))
-    if any(res_attrs):
-        properties["res_attrs"] = ArrayAttr(tuple(DictAttr(tuple(a.items())) for a in res_attrs))
+    properties, entry_args, num_args, attributes = header
     regions = []
     if p.at("{"):
-        if entry_args and len(entry_args) != len(arg_types):
+        if entry_args and len(entry_args) != num_args:
             raise p.error("expected SSA identifier for every argument")
         regions.append(p.parse_region(entry_args=entry_args, isolated=True,
                                       default_dialect="func"))
