@@ -182,12 +182,15 @@ class FastStatements(ParserHost):
         if m is None:
             return None
         name = m.group(3)
-        opdef = _REGISTERED.get(name) or registry.lookup(name)
-        if opdef is None and "." not in name:
-            if name == "module" or not (self.default_dialects and self.default_dialects[-1]):
-                return None
-            full = f"{self.default_dialects[-1]}.{name}"
-            opdef = _REGISTERED.get(full) or registry.lookup(full)
+        opdef = _REGISTERED.get(name)
+        if opdef is None:
+            if "." in name:
+                opdef = registry.lookup(name)
+            else:  # `return` in a function: the default dialect's op
+                if name == "module" or not (self.default_dialects and self.default_dialects[-1]):
+                    return None
+                full = f"{self.default_dialects[-1]}.{name}"
+                opdef = _REGISTERED.get(full) or registry.lookup(full)
         if opdef is None or opdef.syntax is None:
             return None
         fast = FAST_PARSERS.get(opdef.name) or getattr(opdef.syntax, "fast_parse", None)

@@ -16,7 +16,7 @@ from ...ir.attributes import (
     IntegerAttr,
     StringAttr,
 )
-from ...ir.lexer import lex_at
+from ...ir.lexer import BARE, Token
 from ...ir.parse_fast import (
     INT,
     KEYWORD_END,
@@ -40,10 +40,11 @@ _DENSE = re.compile(rf"{WS}dense<")
 
 def _constant(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult | None:
     """`dense<...> : type` (the literal read by the attribute parser itself)."""
-    if _DENSE.match(p.src, pos) is None:
+    m = _DENSE.match(p.src, pos)
+    if m is None:
         return None
     saved = p.tok
-    p.tok = lex_at(p.src, pos)
+    p.tok = Token(BARE, "dense", m.end() - 6, m.end() - 1)  # what the lexer reads there
     try:
         value = p._parse_dense()
     except Exception:  # the token-level parser reads it again and reports the error
