@@ -1,9 +1,16 @@
 """Parser and printer throughput over the conformance `testdata` folder (in-process).
 
-Reports ops/s for parsing (text -> IR) and printing (IR -> text), each also as a ratio
-against a baseline measured in the same process on the same text: one pass of a plain `re`
-tokenizer over every file (the least any tokenizing parser has to do), so the ratio is
-comparable across machines. Files whose ops are not parseable yet are counted and skipped.
+Ops are counted as every operation of every parsed chunk except the top-level
+`builtin.module` (explicit or implicit): func.func, func.return, stablehlo.constant, ... each
+count once, nested ops included. Parse time is `parse_source` on each chunk (lexing, types,
+attributes, SSA resolution, IR construction; no verification); print time is `print_module`.
+
+Most of the corpus' bytes are `dense<...>` literal bodies (8 of its 10.6 MB), so the parse is
+also reported split: the time `ir.dense.parse_dense_literal` takes on the same literal bodies
+(timed on its own, in the same rounds) and the rest, the op-statement rate the goal is about.
+Each time is also a ratio against a baseline measured in the same process on the same text:
+one pass of a plain `re` tokenizer over every file (the least any tokenizing parser has to
+do), so the ratio is comparable across machines. Chunks that do not parse are skipped.
 """
 
 from __future__ import annotations
@@ -17,13 +24,14 @@ import re
 from common import interleaved
 
 from shlo_cli.commands.common import split_chunks
+from shlo_cli.ir import parse_attributes
 from shlo_cli.ir.diagnostics import Diagnostic
 from shlo_cli.ir.parser import parse_source
 from shlo_cli.ir.printer import print_module
 
 _BASELINE_TOKEN = re.compile(
     r'\s+|//[^\n]*|"[^"\\]*(?:\\.[^"\\]*)*"|[%^@#!]?[A-Za-z0-9_$.\-]+|->|.', re.S)
-GOAL_OPS_PER_SECOND = 30_000
+GOAL_OPS_PER_SECOND = 90_000  # op statements/s, dense literal decoding excluded
 
 
 def load_chunks(folder: str) -> list[tuple[str, str, int]]:
@@ -49,6 +57,24 @@ def parseable(chunks: list[tuple[str, str, int]]) -> tuple[list, list, int]:
     return good, modules, skipped
 
 
+def dense_literals(chunks: list[tuple[str, str, int]]) -> list[tuple[str, object]]:
+    """(body, type) of every `dense<...>` literal the parser decodes in `chunks`."""
+    seen: list[tuple[str, object]] = []
+    decode = parse_attributes.parse_dense_literal
+
+    def record(body: str, type: object) -> object:
+        seen.append((body, type))
+        return decode(body, type)  # type: ignore[arg-type]
+
+    parse_attributes.parse_dense_literal = record  # type: ignore[assignment]
+    try:
+        for name, text, offset in chunks:
+            parse_source(text, name, line_offset=offset)
+    finally:
+        parse_attributes.parse_dense_literal = decode
+    return seen
+
+
 def run(root: str, profile: bool = False) -> None:
     folder = os.path.join(root, "testdata")
     if not os.path.isdir(folder):
@@ -59,6 +85,13 @@ def run(root: str, profile: bool = False) -> None:
     size = sum(len(t) for _, t, _ in chunks)
     print(f"corpus: {len(chunks)} chunks, {ops} ops, {size / 1e6:.1f} MB "
           f"({skipped} chunks skipped: custom syntax not registered)")
+
+    literals = dense_literals(chunks)
+    decode = parse_attributes.parse_dense_literal
+
+    def decode_dense() -> None:
+        for body, type in literals:
+            decode(body, type)  # type: ignore[arg-type]
 
     def tokenize() -> None:
         for _, text, _ in chunks:
@@ -79,12 +112,17 @@ def run(root: str, profile: bool = False) -> None:
         cProfile.runctx("print_all()", globals(), locals(), "/tmp/shlo-print.prof")
         pstats.Stats("/tmp/shlo-print.prof").sort_stats("tottime").print_stats(25)
     # Interleaved rounds, best of each: a busy machine disturbs all three alike.
-    base, parse_time, print_time = interleaved([tokenize, parse_all, print_all], 5)
-    parse_rate = ops / parse_time
+    base, parse_time, dense_time, print_time = interleaved(
+        [tokenize, parse_all, decode_dense, print_all], 5)
+    statements = parse_time - dense_time
+    rate = ops / statements
     print(f"baseline re tokenizer: {base:.3f} s ({ops / base:,.0f} ops/s equivalent)")
-    verdict = "met" if parse_rate >= GOAL_OPS_PER_SECOND else "NOT met"
-    print(f"parse: {parse_time:.3f} s, {parse_rate:,.0f} ops/s, "
-          f"{parse_time / base:.2f}x the baseline tokenizer time "
+    print(f"parse: {parse_time:.3f} s, {ops / parse_time:,.0f} ops/s, "
+          f"{parse_time / base:.2f}x the baseline tokenizer time")
+    verdict = "met" if rate >= GOAL_OPS_PER_SECOND else "NOT met"
+    print(f"  dense literal decoding ({len(literals)} literals, "
+          f"{sum(len(b) for b, _ in literals) / 1e6:.1f} MB): {dense_time:.3f} s; "
+          f"op statements: {statements:.3f} s, {rate:,.0f} ops/s "
           f"(goal {GOAL_OPS_PER_SECOND:,} ops/s: {verdict})")
     print(f"print: {print_time:.3f} s, {ops / print_time:,.0f} ops/s, "
           f"{print_time / base:.2f}x the baseline tokenizer time")

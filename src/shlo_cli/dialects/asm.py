@@ -78,6 +78,23 @@ class Format:
         self.attrs = attrs or {}
         self.num_results = num_results
         self.elided = set(self.attrs)
+        self._fast: Any = None  # the compiled fast parser (False: this format has none)
+
+    def fast_parse(self, p: Any, opdef: Any, pos: int, num_results: int) -> Any:
+        """The statement at `pos` read by the compiled regex (see `asm_fast`), or None."""
+        fast = self._fast
+        if fast is None:
+            fast = False
+            cls = type(self)
+            if all(getattr(cls, name) is getattr(Format, name)
+                   for name in ("parse", "_parse_items", "_parse_attr", "_parse_types")):
+                from .asm_fast import compile_format
+
+                fast = compile_format(self) or False
+            self._fast = fast
+        if fast is False:
+            return None
+        return fast.parse(p, opdef, pos, num_results)
 
     # ---- parsing ----------------------------------------------------------------------------
 
@@ -242,23 +259,18 @@ class Format:
 
     def _print_types(self, op: Operation) -> str:
         mode = self.types
-        ins = op.operand_types
-        outs = op.result_types
-        functional = " : " + str(FunctionType(tuple(ins), tuple(outs)))
         if mode == "none":
             return ""
-        if mode == "result":
-            return f" : {outs[0]}"
+        if mode == "result" or mode == "tuple":
+            return f" : {op.results[0].type}"
+        ins = op.operand_types
         if mode in ("operands", "variadic_same"):
             return " : " + ", ".join(map(str, ins)) if ins else ""
-        if mode == "tuple":
-            return f" : {outs[0]}"
-        if mode == "functional":
-            return functional
+        outs = op.result_types
         if mode == "select":
             if len(outs) == 1 and all(t == outs[0] for t in ins[1:]):
                 return f" : {ins[0]}, {outs[0]}"
-            return functional
-        if outs and all(t == outs[0] for t in (*ins, *outs)):
+        elif mode != "functional" and outs and all(t is outs[0] or t == outs[0]
+                                                    for t in (*ins, *outs)):
             return f" : {outs[0]}"
-        return functional
+        return " : " + str(FunctionType(tuple(ins), tuple(outs)))

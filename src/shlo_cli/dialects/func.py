@@ -2,11 +2,28 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..ir.attributes import ArrayAttr, DictAttr, StringAttr, SymbolRefAttr, TypeAttr
 from ..ir.core import Location, Operation
-from ..ir.lexer import PERCENT, STRING
+from ..ir.lexer import PERCENT, STRING, Token, lex_at
+from ..ir.parse_fast import (
+    COLON,
+    KEYWORD_END,
+    SYMBOL,
+    TENSOR,
+    VALUE_LIST,
+    VALUES_AND_TYPES,
+    WS,
+    FastResult,
+    cached_dict,
+    cached_function,
+    cached_tensor,
+    cached_tensors,
+    register_fast_parser,
+    same_types,
+)
 from ..ir.types import FunctionType, Type
 from .registry import OpDef, declare_op
 from .syntax import Custom
@@ -14,7 +31,117 @@ from .syntax import Custom
 # ---- func.func -------------------------------------------------------------------------
 
 
-def _parse_func(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
+# properties, entry block arguments (name token, type, location), argument count, attributes
+_Header = tuple[dict[str, Any], list[tuple[Any, Type, Any]], int, dict[str, Any]]
+
+_FUNC_HEAD = re.compile(
+    rf"{WS}(?:(public|private|nested){KEYWORD_END}{WS})?({SYMBOL}){WS}\(([^()]*)\)"
+    rf"(?:{WS}->{WS}(?:\(([^()]*)\)|({TENSOR})))?{WS}(?=\{{)")
+_FUNC_ARG = re.compile(
+    rf"{WS}(%[A-Za-z0-9_$.\-]+)(?![A-Za-z0-9_$.\-#]){COLON}({TENSOR})(?:{WS}(?=(\{{)))?")
+_FUNC_RESULT = re.compile(rf"{WS}({TENSOR})(?:{WS}(?=(\{{)))?")
+_NEXT = re.compile(rf"{WS}(?:(,)|$)")
+
+
+def _fast_items(p: Any, pattern: re.Pattern[str], start: int,
+                end: int) -> list[tuple[Any, Type, dict]] | None:
+    """`%a: t {attrs}, ...` (or `t {attrs}, ...` for results) between two offsets, from
+    cached types and dictionaries: (name match, type, attributes) per item."""
+    src = p.src
+    items: list[tuple[Any, Type, dict]] = []
+    pos = start
+    if _NEXT.match(src, pos, end) is not None:
+        return items
+    while True:
+        m = pattern.match(src, pos, end)
+        if m is None:
+            return None
+        t = cached_tensor(m.group(pattern.groups - 1))  # the type; the last group is `{`
+        if t is None:
+            return None
+        attrs: dict = {}
+        pos = m.end()
+        if m.group(pattern.groups):
+            found = cached_dict(src, pos)
+            if found is None or found[1] > end:
+                return None
+            attrs, pos = found
+        items.append((m, t, attrs))
+        sep = _NEXT.match(src, pos, end)
+        if sep is None:
+            return None
+        if sep.group(1) is None:
+            return items
+        pos = sep.end()
+
+
+def _fast_header(p: Any) -> _Header | None:
+    """`public @f(%a: t {attrs}) -> (r {attrs}) {` from cached types and dictionaries; the
+    parser is left at the body's `{` (None, with nothing read, at anything else). A header
+    text seen before is not read again: its properties are shared (attributes are immutable)
+    and only its argument tokens are placed anew."""
+    src = p.src
+    m = _FUNC_HEAD.match(src, p.tok.start)
+    if m is None:
+        return None
+    text = m.group(0)
+    known = _HEADERS.get(text)
+    if known is None:
+        known = _read_header(p, m)
+        if known is None:
+            return None
+        if len(_HEADERS) < 4096:
+            _HEADERS[text] = known
+    properties, args = known
+    base = m.start()
+    entry_args = [(Token(PERCENT, name, base + start, base + end), t, None)
+                  for name, start, end, t in args]
+    p.tok = lex_at(src, m.end())
+    return dict(properties), entry_args, len(args), {}
+
+
+# Header text -> (properties, (argument name, start, end relative to the text, type) each).
+_HEADERS: dict[str, tuple[dict[str, Any], list[tuple[str, int, int, Type]]]] = {}
+
+
+def _read_header(p: Any, m: re.Match[str]) -> tuple[dict[str, Any],
+                                                    list[tuple[str, int, int, Type]]] | None:
+    """The properties and arguments of the header `_FUNC_HEAD` matched (None if a type or
+    dictionary in it is not cached)."""
+    args = _fast_items(p, _FUNC_ARG, m.start(3), m.end(3))
+    if args is None:
+        return None
+    results: list[tuple[Any, Type, dict]] | None = []
+    if m.group(4) is not None:
+        results = _fast_items(p, _FUNC_RESULT, m.start(4), m.end(4))
+    elif m.group(5) is not None:
+        single = cached_tensor(m.group(5))
+        results = None if single is None else [(None, single, {})]
+    if results is None:
+        return None
+    properties: dict[str, Any] = {}
+    if m.group(1):
+        properties["sym_visibility"] = StringAttr(m.group(1))
+    properties["sym_name"] = StringAttr(m.group(2)[1:])
+    _add_signature(properties, [t for _, t, _ in args], [d for _, _, d in args],
+                   [t for _, t, _ in results], [d for _, _, d in results])
+    base = m.start()
+    return properties, [(a.group(1), a.start(1) - base, a.end(1) - base, t)
+                        for a, t, _ in args]
+
+
+def _add_signature(properties: dict[str, Any], arg_types: list[Type], arg_attrs: list[dict],
+                   result_types: list[Type], res_attrs: list[dict]) -> None:
+    """`function_type`, and `arg_attrs` / `res_attrs` when any dictionary is not empty."""
+    properties["function_type"] = TypeAttr(FunctionType(tuple(arg_types), tuple(result_types)))
+    if any(arg_attrs):
+        properties["arg_attrs"] = ArrayAttr(tuple(DictAttr(tuple(a.items())) for a in arg_attrs))
+    if any(res_attrs):
+        properties["res_attrs"] = ArrayAttr(tuple(DictAttr(tuple(a.items())) for a in res_attrs))
+
+
+def _parse_header(p: Any) -> _Header:
+    """Everything of a func.func before its body, token by token."""
     properties: dict[str, Any] = {}
     if p.tok.kind == STRING or p.at("private") or p.at("public") or p.at("nested"):
         properties["sym_visibility"] = StringAttr(p.advance().text.strip('"'))
@@ -58,14 +185,16 @@ def _parse_func(p: Any, opdef: OpDef, location: Location, num_results: int) -> O
     attributes = {}
     if p.accept("attributes"):
         attributes = p.parse_attr_dict_body()
-    properties["function_type"] = TypeAttr(FunctionType(tuple(arg_types), tuple(result_types)))
-    if any(arg_attrs):
-        properties["arg_attrs"] = ArrayAttr(tuple(DictAttr(tuple(a.items())) for a in arg_attrs))
-    if any(res_attrs):
-        properties["res_attrs"] = ArrayAttr(tuple(DictAttr(tuple(a.items())) for a in res_attrs))
+    _add_signature(properties, arg_types, arg_attrs, result_types, res_attrs)
+    return properties, entry_args, len(arg_types), attributes
+
+
+def _parse_func(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
+    header = _fast_header(p) or _parse_header(p)
+    properties, entry_args, num_args, attributes = header
     regions = []
     if p.at("{"):
-        if entry_args and len(entry_args) != len(arg_types):
+        if entry_args and len(entry_args) != num_args:
             raise p.error("expected SSA identifier for every argument")
         regions.append(p.parse_region(entry_args=entry_args, isolated=True,
                                       default_dialect="func"))
@@ -147,6 +276,30 @@ def print_values_and_types(pr: Any, op: Operation) -> None:
 declare_op("func.return", operands=("*operands",), results=0,
            syntax=Custom(_parse_return, print_values_and_types), terminator=True)
 
+
+def fast_return(p: Any, pos: int, dict_after_types: bool) -> FastResult | None:
+    """`%a, %b : ta, tb` or nothing, for return-like ops (see `ir.parse_fast`); with
+    `dict_after_types` the op's attribute dictionary follows the types (func.return)."""
+    src = p.src
+    m = VALUES_AND_TYPES.match(src, pos)
+    assert m is not None  # every part of the pattern is optional
+    if m.group(1) is None:
+        after = lex_at(src, pos)
+        if after.kind == PERCENT or after.text == "{":
+            return None
+        return [], [], {}, {}, after
+    operands = p.fast_values(m.group(1))
+    types = cached_tensors(m.group(2))
+    if operands is None or types is None or not same_types(operands, types):
+        return None
+    after = lex_at(src, m.end())
+    if after.text == "," or (dict_after_types and after.text == "{"):
+        return None
+    return operands, [], {}, {}, after
+
+
+register_fast_parser("func.return", lambda p, opdef, pos, n: fast_return(p, pos, True))
+
 # ---- func.call ---------------------------------------------------------------------------
 
 
@@ -175,6 +328,28 @@ def _print_call(pr: Any, op: Operation) -> None:
 declare_op("func.call", operands=("*operands",), results="*",
            attributes=("callee", "arg_attrs?", "res_attrs?", "no_inline?"),
            syntax=Custom(_parse_call, _print_call))
+
+_CALL = re.compile(rf"{WS}({SYMBOL}){WS}\({WS}((?:{VALUE_LIST})?){WS}\){COLON}")
+
+
+def _fast_call(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult | None:
+    """`@f(%a, %b) : (ta, tb) -> r` with types seen before (see `ir.parse_fast`)."""
+    src = p.src
+    m = _CALL.match(src, pos)
+    if m is None:
+        return None
+    operands = p.fast_values(m.group(2)) if m.group(2) else []
+    typed = cached_function(src, m.end())
+    if operands is None or typed is None:
+        return None
+    ftype, after = typed
+    if not same_types(operands, ftype.inputs):
+        return None
+    return (operands, list(ftype.results), {"callee": SymbolRefAttr(m.group(1)[1:])}, {},
+            after)
+
+
+register_fast_parser("func.call", _fast_call)
 
 
 # ---- func.constant `@f : type` and func.call_indirect `%f(%args) : type` ---------------------

@@ -67,6 +67,8 @@ _SIMPLE_DICT = re.compile(
 
 _DICT_CACHE: dict[str, dict[str, Attribute]] = {}
 
+_HASH_ATTR_CACHE: dict[tuple[str, str], Attribute] = {}  # (`#dialect.name`, body) -> attribute
+
 DIALECT_ATTR_HOOKS: dict[str, Callable[[Parser, Token], Attribute]] = {}
 
 # Dialect attributes with their own grammar: (dialect, name) -> fn(parser, body, body offset),
@@ -378,6 +380,19 @@ class AttributeParsing(ParserHost):
         body_start = self.tok.end
         body = self.src[body_start:end - 1]
         self.tok = lex_at(self.src, end)
+        # A body naming no alias (`#a`, `!t`) always gives the same attribute: parsed once.
+        key = (text, body) if "#" not in body and "!" not in body else None
+        if key is not None:
+            cached = _HASH_ATTR_CACHE.get(key)
+            if cached is not None:
+                return cached
+        attr = self._parse_dialect_attr_body(text, body, body_start)
+        if key is not None and len(_HASH_ATTR_CACHE) < _CACHE_LIMIT:
+            _HASH_ATTR_CACHE[key] = attr
+        return attr
+
+    def _parse_dialect_attr_body(self, text: str, body: str, body_start: int) -> Attribute:
+        """`#dialect.name<body>` from its body text (at offset `body_start`)."""
         dialect, _, name = text[1:].partition(".")
         if dialect == "stablehlo" and name in ("bounds", "type_extensions"):
             return self._bounds_attr(name, body, body_start)

@@ -94,6 +94,14 @@ class TypeParsing(ParserHost):
     """Mixin: `parse_type` and friends (needs `Parser`'s token and error helpers)."""
 
     def parse_type(self) -> Type:
+        tok = self.tok
+        if tok.text == "tensor":  # the most common case first: a tensor type seen before
+            m = _SIMPLE_TENSOR.match(self.src, tok.start)
+            if m is not None:
+                cached = _TYPE_CACHE.get(m.group(0))
+                if cached is not None:
+                    self.tok = lex_at(self.src, m.end())
+                    return cached
         ops = self.custom_ops
         if ops and ops[-1] is not None:  # type errors carry no `custom op` prefix
             ops.append(None)

@@ -52,6 +52,7 @@ from .parse_attributes import (  # noqa: F401  (re-exported: dialects and passes
     parse_struct_fields,
     register_dialect_attributes,
 )
+from .parse_fast import FastStatements
 from .parse_types import (  # noqa: F401
     DIALECT_TYPE_HOOKS,
     MAX_INT_WIDTH,
@@ -65,7 +66,7 @@ from .types import (
 )
 
 
-class Parser(TypeParsing, AttributeParsing):
+class Parser(TypeParsing, AttributeParsing, FastStatements):
     """Recursive-descent parser over one source chunk (types and attributes in the mixins)."""
 
     def __init__(self, source: SourceFile, allow_unregistered: bool = False) -> None:
@@ -385,6 +386,10 @@ class Parser(TypeParsing, AttributeParsing):
 
     def parse_operation(self) -> Operation:
         start = self.tok
+        if start.kind == PERCENT or start.kind == BARE:
+            fast = self.fast_operation(start)
+            if fast is not None:
+                return fast
         result_names: list[tuple[str, int, Token]] = []
         num_results = 0
         if start.kind == PERCENT:

@@ -14,6 +14,8 @@ from .types import ENCODING_ALIASES, FunctionType, TensorType, Type
 # Dialect attributes printed through a file-level alias (`#sparse = #sparse_tensor...`).
 _ALIASED_DIALECTS = {"sparse_tensor": "sparse"}
 
+_SHORT_NAMES: dict[tuple[str, str], str] = {}  # (default dialect, op name) -> printed name
+
 
 class ValueNames:
     """MLIR's value/block naming: regions are numbered breadth-first; nested regions start
@@ -172,8 +174,9 @@ class Printer:
                 print_empty_block and not block.operations)
             if show_header:
                 self.write("\n" + " " * (self.indent - 2) + self._block_header(block))
+            newline = "\n" + " " * self.indent
             for op in block.operations:
-                self.write("\n" + " " * self.indent)
+                self.out.append(newline)
                 self.print_op(op)
         self.indent -= 2
         self.default_dialects.pop()
@@ -219,10 +222,15 @@ class Printer:
 
     def op_name(self, op: Operation) -> str:
         """The op name with the enclosing default dialect (`func.` in functions) elided."""
-        dialect = self.default_dialects[-1]
-        if dialect and op.name.startswith(dialect + ".") and "." not in op.name[len(dialect) + 1:]:
-            return op.name[len(dialect) + 1:]
-        return op.name
+        key = (self.default_dialects[-1], op.name)
+        short = _SHORT_NAMES.get(key)
+        if short is None:
+            dialect, name = key
+            short = name
+            if dialect and name.startswith(dialect + ".") and "." not in name[len(dialect) + 1:]:
+                short = name[len(dialect) + 1:]
+            _SHORT_NAMES[key] = short
+        return short
 
     # ---- ops ----------------------------------------------------------------------------
 

@@ -1,0 +1,233 @@
+"""Fast paths for the most common op statements (`%r = stablehlo.add %a, %b : tensor<4xf32>`,
+`return %0 : tensor<f32>`, `%c = stablehlo.constant dense<...> : ...`): one regular
+expression reads the whole statement instead of one token at a time.
+
+A fast parser only ever accepts text the token-level parser would read the same way into the
+same op: it returns None at anything unusual (comments inside the statement, a type or
+attribute not seen before, a value not defined yet, a type mismatch, ...), before changing any
+parser state, and the token-level parser then reads the statement, with its diagnostics.
+Types come from the token-level parser's caches (`parse_types._TYPE_CACHE`, `_FUNC_CACHE`),
+so a type text is built once by the full parser and then only looked up.
+
+Dialects register fast parsers by op name with `register_fast_parser`; a syntax object may
+also offer one as its `fast_parse` attribute (`dialects.asm.Format` compiles its own).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from . import registry
+from .attributes import Attribute
+from .core import Location, Operation, Value
+from .lexer import BARE, Token, lex_at
+from .parse_attributes import _DICT_CACHE, _SIMPLE_DICT
+from .parse_host import ParserHost
+from .parse_types import _FUNC_CACHE, _SIMPLE_FUNC, _TYPE_CACHE
+from .types import FunctionType, Type
+
+# Regex fragments, each reading exactly what the lexer reads as one token.
+WS = r"[ \t\r\n]*"
+VALUE = r"%[A-Za-z0-9_$.\-]+(?![A-Za-z0-9_$.\-])(?:#[0-9]+(?![0-9]))?"
+VALUE_LIST = rf"{VALUE}(?:{WS},{WS}{VALUE})*"
+KEYWORD_END = r"(?![A-Za-z0-9_$.])"
+TENSOR = r"tensor<(?:(?:[0-9]+|\?)x)*(?:[A-Za-z][A-Za-z0-9]*|complex<[a-z0-9]+>)>"
+COLON = rf"{WS}:(?!:){WS}"
+INT = r"-?[0-9]+(?![0-9A-Za-z_.$])"
+WORD = r"[A-Za-z_][A-Za-z0-9_$.]*(?![A-Za-z0-9_$.])"
+TENSOR_LIST = rf"{TENSOR}(?:{WS},{WS}{TENSOR})*"
+SYMBOL = r"@[A-Za-z_][A-Za-z0-9_$.\-]*(?![A-Za-z0-9_$.\-])"
+
+# `%a, %b : ta, tb` (return-like ops), the values and types as two groups; empty if absent.
+VALUES_AND_TYPES = re.compile(rf"(?:{WS}({VALUE_LIST}){COLON}({TENSOR_LIST}))?")
+_DICT_OR_COLON = re.compile(rf"{WS}(?:(?=(\{{))|:(?!:){WS})")
+_COLON = re.compile(COLON)
+
+# `%name = op.name`, `%name:2 = op.name` or `op.name` at the start of a statement.
+_HEAD = re.compile(
+    r"(?:(%[A-Za-z0-9_$.\-]+)(?::([1-9][0-9]*))?[ \t]*=[ \t]*)?([A-Za-z_][A-Za-z0-9_$.]*)")
+
+# What a fast parser returns: operands, result types, properties, attributes and the token
+# after the statement (which becomes the parser's current token).
+FastResult = tuple[list[Value], list[Type], dict[str, Attribute], dict[str, Attribute], Token]
+FastParser = Callable[[Any, Any, int, int], "FastResult | None"]
+
+FAST_PARSERS: dict[str, FastParser] = {}
+
+_REGISTERED = registry._REGISTRY  # what `registry.lookup` returns once dialects are loaded
+
+
+def register_fast_parser(name: str, fn: FastParser) -> None:
+    """Let `fn(parser, opdef, pos, num_results)` read op `name`'s statements from `pos` (just
+    after the op name) when it can; it returns None to leave a statement to the full parser."""
+    FAST_PARSERS[name] = fn
+
+
+def cached_tensor(text: str) -> Type | None:
+    """The tensor type spelled `text` if the full parser has built it before."""
+    return _TYPE_CACHE.get(text)
+
+
+def cached_function(src: str, pos: int) -> tuple[FunctionType, Token] | None:
+    """A `(tensor<...>, ...) -> ...` function type at `pos` the full parser has built before,
+    and the token after it; None when it is new or another `->` follows."""
+    m = _SIMPLE_FUNC.match(src, pos)
+    if m is None:
+        return None
+    ftype = _FUNC_CACHE.get(m.group(0))
+    if ftype is None:
+        return None
+    after = lex_at(src, m.end())
+    if after.text == "->":
+        return None
+    return ftype, after  # type: ignore[return-value]  # the cache holds function types
+
+
+def cached_tensors(text: str) -> list[Type] | None:
+    """The types of a `tensor<...>, tensor<...>` list, if all were built before."""
+    out = []
+    for part in text.split(","):
+        t = _TYPE_CACHE.get(part.strip())
+        if t is None:
+            return None
+        out.append(t)
+    return out
+
+
+def cached_dict(src: str, pos: int) -> tuple[dict[str, Attribute], int] | None:
+    """A plain attribute dictionary at `pos` the full parser has read before (a fresh copy)
+    and the offset after it."""
+    m = _SIMPLE_DICT.match(src, pos)
+    if m is None:
+        return None
+    cached = _DICT_CACHE.get(m.group(0))
+    if cached is None:
+        return None
+    return dict(cached), m.end()
+
+
+def functional_tail(src: str, pos: int) -> tuple[dict[str, Attribute], FunctionType,
+                                                 Token] | None:
+    """`{attrs} : (A, B) -> R` (the dictionary optional) from cached texts: the attributes,
+    the function type and the token after it."""
+    m = _DICT_OR_COLON.match(src, pos)
+    if m is None:
+        return None
+    attributes: dict[str, Attribute] = {}
+    end = m.end()
+    if m.group(1):  # at the dictionary
+        found = cached_dict(src, end)
+        if found is None:
+            return None
+        attributes, end = found
+        colon = _COLON.match(src, end)
+        if colon is None:
+            return None
+        end = colon.end()
+    typed = cached_function(src, end)
+    if typed is None:
+        return None
+    return attributes, typed[0], typed[1]
+
+
+def same_types(values: list[Value], types: tuple[Type, ...] | list[Type]) -> bool:
+    """Whether `values` have exactly `types` (so the full parser would accept them)."""
+    if len(values) != len(types):
+        return False
+    for v, t in zip(values, types, strict=True):
+        vt = v.type
+        if vt is not t and vt != t:
+            return False
+    return True
+
+
+class FastStatements(ParserHost):
+    """Mixin of `parser.Parser`: tries a registered fast parser before the token-level one."""
+
+    if TYPE_CHECKING:  # Parser defines them
+        scopes: list[tuple[dict[str, Value], bool]]
+        forward_refs: dict[int, Any]
+        default_dialects: list[str]
+
+    def fast_value(self, name: str) -> Value | None:
+        """The value `name` refers to, when it is plainly defined (else None: the full
+        parser's lookup handles `%x#0` aliases, forward references and errors)."""
+        for names, isolated in reversed(self.scopes):
+            v = names.get(name)
+            if v is not None:
+                return v
+            if isolated or "#" in name or (name + "#0") in names:
+                return None
+        return None
+
+    def fast_values(self, text: str) -> list[Value] | None:
+        """The values of a comma-separated `%a, %b` list (None if any is not plain)."""
+        out = []
+        lookup = self.fast_value
+        for part in text.split(","):
+            v = lookup(part.strip())
+            if v is None:
+                return None
+            out.append(v)
+        return out
+
+    def fast_operation(self, start: Token) -> Operation | None:
+        """The statement at `start` read by a fast parser, or None (nothing consumed)."""
+        if self.forward_refs:
+            return None
+        src = self.src
+        m = _HEAD.match(src, start.start)
+        if m is None:
+            return None
+        name = m.group(3)
+        opdef = _REGISTERED.get(name)
+        if opdef is None:
+            if "." in name:
+                opdef = registry.lookup(name)
+            else:  # `return` in a function: the default dialect's op
+                if name == "module" or not (self.default_dialects and self.default_dialects[-1]):
+                    return None
+                full = f"{self.default_dialects[-1]}.{name}"
+                opdef = _REGISTERED.get(full) or registry.lookup(full)
+        if opdef is None or opdef.syntax is None:
+            return None
+        fast = FAST_PARSERS.get(opdef.name) or getattr(opdef.syntax, "fast_parse", None)
+        if fast is None:
+            return None
+        result = m.group(1)
+        count = 0 if result is None else int(m.group(2) or 1)
+        names = self.scopes[-1][0]
+        if result is not None:
+            if count == 1:
+                if result in names:
+                    return None  # a redefinition (or a forward reference being resolved)
+            elif any(f"{result}#{i}" in names for i in range(count)):
+                return None
+        parsed = fast(self, opdef, m.end(), count)
+        if parsed is None:
+            return None
+        operands, result_types, properties, attributes, after = parsed
+        if result is not None and len(result_types) != count:
+            self.tok = start  # a fast parser may have moved the cursor (constants do)
+            return None
+        if attributes:  # inherent attributes written in the dictionary are properties
+            for key in [k for k in attributes if k in opdef.properties]:
+                properties.setdefault(key, attributes.pop(key))
+        line, col = self.source.position(m.start(3))
+        op = Operation(opdef.name, operands, result_types, properties, attributes, None, None,
+                       Location(self.source.name, line, col), opdef)
+        self.tok = after
+        if after.kind == BARE and after.text == "loc":
+            op.location.attr = self.parse_location()
+        if count == 1:
+            value = op.results[0]
+            names[result] = value
+            value.name_hint = result
+        elif count:
+            for i, value in enumerate(op.results):
+                hint = f"{result}#{i}"
+                names[hint] = value
+                value.name_hint = hint
+        return op
