@@ -154,7 +154,7 @@ class AttributeParsing(ParserHost):
         if kind == BARE:
             text = tok.text
             if text == "dense":
-                return self._parse_dense()
+                return self.parse_dense_attr()
             if text == "true" or text == "false":
                 self.advance()
                 return BoolAttr(text == "true")
@@ -315,7 +315,8 @@ class AttributeParsing(ParserHost):
         self.expect(">", "to close an array attribute")
         return DenseArrayAttr(element, tuple(items))
 
-    def _parse_dense(self) -> Attribute:
+    def parse_dense_attr(self) -> Attribute:
+        """`dense<...> : type` at the current token (public: dialects' fast parsers use it)."""
         dense_tok = self.advance()
         if not self.at("<"):
             raise self.error("expected '<' after 'dense'")

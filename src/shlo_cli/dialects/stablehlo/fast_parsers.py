@@ -46,7 +46,7 @@ def _constant(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult | 
     saved = p.tok
     p.tok = Token(BARE, "dense", m.end() - 6, m.end() - 1)  # what the lexer reads there
     try:
-        value = p._parse_dense()
+        value = p.parse_dense_attr()
     except Exception:  # the token-level parser reads it again and reports the error
         p.tok = saved
         return None
