@@ -1,38 +1,79 @@
 """IR numbering for the writer (upstream `IRNumbering.cpp`): which dialects, op names,
 attributes, types, values, blocks and resources the IR uses, and the number of each.
 
-The order is upstream's, so that the bytes match: a pre-order walk first gives every op an
-id and decides which ops are isolated from above (no use of an outer value); then the root
-op, and each region in LIFO worklist order, numbers what its ops reference (name, result
-types, attribute dictionary, properties, location). Attributes and types are numbered when
-first met, then nested entries; entries are finally sorted by reference count (stable) and
-grouped by dialect within each run of indices that share a varint width.
+The order is upstream's, so that the bytes match: a pre-order walk first decides which ops
+are isolated from above (no use of an outer value); then the root op, and each region in
+LIFO worklist order, numbers what its ops reference (name, result types, attribute
+dictionary, properties, location). Attributes and types are numbered when first met, then
+nested entries; entries are finally sorted by reference count (stable) and grouped by
+dialect within each run of indices that share a varint width.
+
+One pass does all the lookups: each op's name, types, attributes and location are found
+(or added) in dictionaries keyed by value, and what the writer needs per op is kept as a
+tuple of entries, so writing looks nothing up by value again. A new attribute or type gets
+its encoding recorded right away (see recipes.py); the common builtin attributes are
+encoded directly, and a type's recorded encoding is kept across writes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from operator import attrgetter, itemgetter
 from typing import Any
 
 from ...ir.attributes import (
     ArrayAttr,
     Attribute,
+    BoolAttr,
+    DenseArrayAttr,
     DenseElementsAttr,
     DictAttr,
+    IntegerAttr,
     StringAttr,
+    SymbolRefAttr,
+    TypeAttr,
+    UnitAttr,
     all_equal,
 )
 from ...ir.core import UNKNOWN_LOCATION, Block, Operation, Region, Value
+from ...ir.dense import encode_raw_dense
 from ...ir.locations import FileLineColLoc, LocationAttr, UnknownLoc
 from ...ir.types import TensorType, Type
-from .builtin import FILE_LINE_COL_LOC
-from .encoding import NATIVE_PROPERTIES_ENCODING, Emitter, encode_varint
-from .hooks import DialectHooks, OpSpec, attribute_dialect, hooks_for, type_dialect
+from . import builtin
+from .encoding import NATIVE_PROPERTIES_ENCODING, encode_varint
+from .hooks import DialectHooks, attribute_dialect, hooks_for, type_dialect
 from .properties import op_spec
+from .recipes import (
+    REF_ATTR,
+    REF_OPTIONAL_ATTR,
+    REF_RESOURCE,
+    REF_STRING,
+    REF_TYPE,
+    TemplateRecorder,
+    apint_bytes,
+)
+
+__all__ = ["REF_ATTR", "REF_OPTIONAL_ATTR", "REF_RESOURCE", "REF_STRING", "REF_TYPE",
+           "DialectEntry", "Entry", "IRNumbering", "group_by_dialect_per_byte"]
 
 UNKNOWN_LOC = UnknownLoc()
 _BUILTIN_ATTR_CLASSES = frozenset({StringAttr, FileLineColLoc, DictAttr, ArrayAttr})
-FILE_LINE_COL_CODE = encode_varint(FILE_LINE_COL_LOC)
+FILE_LINE_COL_CODE = encode_varint(builtin.FILE_LINE_COL_LOC)
+_STRING_CODE = encode_varint(builtin.STRING)
+_TYPE_ATTR_CODE = encode_varint(builtin.TYPE)
+_FLAT_SYMBOL_CODE = encode_varint(builtin.FLAT_SYMBOL_REF)
+_UNIT_CODE = encode_varint(builtin.UNIT)
+_INTEGER_CODE = encode_varint(builtin.INTEGER)
+_DENSE_CODE = encode_varint(builtin.DENSE_INT_OR_FP_ELEMENTS)
+_DENSE_ARRAY_CODE = encode_varint(builtin.DENSE_ARRAY)
+_ARRAY_HEADS = [encode_varint(builtin.ARRAY) + encode_varint(n) for n in range(128)]
+_DICT_HEADS = [encode_varint(builtin.DICTIONARY) + encode_varint(n) for n in range(128)]
+_by_name = itemgetter(0)
+_by_refs = attrgetter("refs")
+
+# Recorded encodings of types, per bytecode version: id(type) -> (type, key, dialect name,
+# template or None for text). Holding the type keeps its id from being reused.
+_TYPE_INFO: dict[int, dict[int, tuple[Type, str, str, list[Any] | None]]] = {}
+_TYPE_INFO_LIMIT = 1 << 16
 
 
 class DialectEntry:
@@ -46,19 +87,19 @@ class DialectEntry:
 
 
 class Entry:
-    """A numbered attribute, type or op name."""
+    """A numbered attribute, type or op name; `recipe` is its dialect encoding (None: its
+    text), replayed by the writer once the numbers are final."""
 
     __slots__ = ("value", "dialect", "refs", "number", "custom", "recipe")
 
-    def __init__(self, value: Any, dialect: DialectEntry) -> None:
+    def __init__(self, value: Any, dialect: DialectEntry,
+                 recipe: list[Any] | None = None) -> None:
         self.value = value
         self.dialect = dialect
         self.refs = 1
         self.number = -1
-        self.custom = False
-        # The dialect encoding, recorded while numbering (see RecordingWriter): written
-        # by replaying it once the numbers are final, so no encoder runs twice.
-        self.recipe: list[Any] = []
+        self.custom = recipe is not None
+        self.recipe = recipe
 
 
 def op_location(op: Operation) -> LocationAttr:
@@ -91,25 +132,11 @@ def value_region(value: Value) -> Region | None:
     return None
 
 
-class OpEncoding:
-    """What the writer emits for one op besides operands: its attribute dictionary and its
-    properties (as a spec to encode, or the single attribute of an unregistered op), with
-    the entries numbering found for them, so writing looks nothing up by value again."""
-
-    __slots__ = ("attrs", "spec", "props", "unregistered_props", "name_entry", "loc_entry",
-                 "attrs_entry", "result_entries", "prop_entries", "props_entry")
-
-    def __init__(self) -> None:
-        self.attrs: DictAttr | None = None
-        self.spec: OpSpec | None = None
-        self.props: dict[str, Attribute] = {}
-        self.unregistered_props: DictAttr | None = None
-        self.name_entry: Entry | None = None
-        self.loc_entry: Entry | None = None
-        self.attrs_entry: Entry | None = None
-        self.result_entries: list[Entry] = []
-        self.prop_entries: list[Entry | None] = []  # per spec item; None when absent
-        self.props_entry: Entry | None = None  # the unregistered op's property dictionary
+# What the writer emits for one op besides operands (`IRNumbering.ops[id(op)]`):
+# (name entry, location entry, attribute dictionary entry or None, result type entries,
+#  properties), the properties being None (none written), an entry (an unregistered op's
+# dictionary) or (spec, entry or None per spec item).
+OpRecord = tuple[Entry, Entry, "Entry | None", list[Entry], Any]
 
 
 class IRNumbering:
@@ -120,40 +147,46 @@ class IRNumbering:
         self.dialects: dict[str, DialectEntry] = {}
         self.attrs: dict[Any, Entry] = {}
         self.attr_order: list[Entry] = []
-        self.types: dict[Any, Entry] = {}
+        self.strings: dict[str, Entry] = {}  # string attributes by text
+        self.types: dict[str, Entry] = {}
+        self.type_ids: dict[int, Entry] = {}
         self.type_order: list[Entry] = []
         self.op_names: dict[str, Entry] = {}
         self.op_name_order: list[Entry] = []
         self.values: dict[int, int] = {}
         self.blocks: dict[int, int] = {}
         self.region_counts: dict[int, tuple[int, int]] = {}
-        self.op_ids: dict[int, int] = {}
         self.isolated: dict[int, bool] = {}
-        self.use_counts: dict[int, int] = {}
-        self.op_encodings: dict[int, OpEncoding] = {}
+        self.ops: dict[int, OpRecord] = {}
+        self.has_use_orders = False  # any value carries a use-list order read from bytecode
+        self._use_counts: dict[int, int] | None = None
+        self._root = root
         self._keys: dict[int, tuple[object, Any]] = {}
+        self._dense_raw: dict[int, bytes | None] = {}
+        self._held: list[object] = []  # objects whose ids key `type_ids`
         # per block: (type entry, location entry, location known) of each argument
         self.block_args: dict[int, list[tuple[Entry, Entry, bool]]] = {}
         self._builtin: DialectEntry | None = None
         self._filenames: dict[str, Entry] = {}  # filename -> its string attribute's entry
-        self._specs: dict[str, Any] = {}  # op name -> op_spec(name)
-        self._spec_names: dict[str, frozenset[str]] = {}  # op name -> its spec's names
+        self._specs: dict[str, Any] = {}  # op name -> (spec, names of its items)
+        self._type_info = _TYPE_INFO.setdefault(version, {})
+        self._native_properties = version >= NATIVE_PROPERTIES_ENCODING
 
         self._number_globally(root)
-        self._number_op(root)
+        self._number_ops([root], 0)
         work: list[tuple[Region, int]] = []
-        next_id = 0
-        self._push_regions(root, work, next_id)
+        self._push_regions(root, work, 0)
         while work:
             region, next_id = work.pop()
             next_id = self._number_region(region, next_id)
             for block in region.blocks:
                 for op in block.operations:
-                    self._push_regions(op, work, next_id)
+                    if op.regions:
+                        self._push_regions(op, work, next_id)
         for index, dialect in enumerate(self.dialects.values()):
             dialect.number = index
         for order in (self.attr_order, self.op_name_order, self.type_order):
-            order.sort(key=lambda e: -e.refs)
+            order.sort(key=_by_refs, reverse=True)  # stable: ties keep first-use order
             group_by_dialect_per_byte(order)
             for index, entry in enumerate(order):
                 entry.number = index
@@ -167,7 +200,7 @@ class IRNumbering:
         found = self._keys.get(id(attr))
         if found is not None:
             return found[1]
-        cls = type(attr)
+        cls = attr.__class__
         if cls is StringAttr:  # the common leaves get cheap structural keys
             key: Any = ('"', attr.text)  # type: ignore[attr-defined]
         elif cls is FileLineColLoc:
@@ -179,35 +212,57 @@ class IRNumbering:
             key = ("[]", tuple(self.attr_key(e) for e in attr.elements))  # type: ignore
         elif cls is DenseElementsAttr:
             key = self._dense_key(attr)  # type: ignore[arg-type]
+        elif cls is TypeAttr:
+            key = ("type", self.type_key(attr.type))  # type: ignore[attr-defined]
         else:
             key = str(attr)
         self._keys[id(attr)] = (attr, key)  # holding `attr` keeps its id from being reused
         return key
 
     def _dense_key(self, attr: DenseElementsAttr) -> Any:
-        """Equal exactly when the printed forms are: the type and the element bytes, one
-        element when all are equal (MLIR prints, and uniques, those as a splat)."""
-        data = attr.data
+        """Equal exactly when the stored forms are: the type and MLIR's raw element bytes
+        (one element when all are equal, which MLIR stores as a splat). The raw bytes are
+        kept for the encoding."""
+        raw = self._dense_raw[id(attr)] = encode_raw_dense(attr)
         type = attr.type
         if isinstance(type, TensorType) and 0 in type.shape:  # no elements: one spelling
             return ("dense", self.type_key(type), None)
+        if raw is not None:
+            return ("dense", self.type_key(type), raw)
+        data = attr.data
         if attr.splat or all_equal(data):
-            raw = data.reshape(-1)[:1].tobytes()
-            return ("dense", self.type_key(attr.type), True, data.dtype.str, raw)
-        return ("dense", self.type_key(attr.type), False, data.dtype.str, data.tobytes())
+            first = data.reshape(-1)[:1].tobytes()
+            return ("dense", self.type_key(type), True, data.dtype.str, first)
+        return ("dense", self.type_key(type), False, data.dtype.str, data.tobytes())
 
-    def type_key(self, type: Type) -> Any:
-        found = self._keys.get(id(type))
-        if found is not None:
-            return found[1]
-        key = ("!", str(type))
-        self._keys[id(type)] = (type, key)
-        return key
+    def type_key(self, type: Type) -> str:
+        return self._info(type)[1]
+
+    def _info(self, type: Type) -> tuple[Type, str, str, list[Any] | None]:
+        """The type's key, dialect and recorded encoding (kept across writes)."""
+        info = self._type_info.get(id(type))
+        if info is None:
+            key = str(type)
+            dialect = type_dialect(type)
+            template = None
+            hooks = hooks_for(dialect)
+            if hooks is not None and hooks.write_type is not None:
+                recorder = TemplateRecorder(self.version)
+                if hooks.write_type(type, recorder):
+                    template = recorder.finish()
+            info = (type, key, dialect, template)
+            if len(self._type_info) >= _TYPE_INFO_LIMIT:
+                self._type_info.clear()
+            self._type_info[id(type)] = info
+        return info
 
     # ---- lookups for the writer ------------------------------------------------------------
 
     def attr_number(self, attr: Attribute) -> int:
-        return self.attrs[self.attr_key(_canonical(attr))].number
+        attr = _canonical(attr)
+        if attr.__class__ is StringAttr:
+            return self.strings[attr.text].number  # type: ignore[attr-defined]
+        return self.attrs[self.attr_key(attr)].number
 
     def type_number(self, type: Type) -> int:
         return self.types[self.type_key(type)].number
@@ -230,25 +285,54 @@ class IRNumbering:
         self.op_name_order.append(entry)
         return entry
 
+    def number_string(self, text: str) -> Entry:
+        """The string attribute `"text"` (the most common attribute of all)."""
+        entry = self.strings.get(text)
+        if entry is not None:
+            entry.refs += 1
+            return entry
+        builtin_dialect = self._builtin
+        if builtin_dialect is None:
+            builtin_dialect = self._builtin = self.dialect("builtin")
+        entry = self.strings[text] = Entry(text, builtin_dialect,
+                                           [_STRING_CODE, (REF_STRING, text)])
+        self.attr_order.append(entry)
+        return entry
+
     def number_attr(self, attr: Attribute) -> Entry:
         cls = attr.__class__
-        if cls is StringAttr:  # the most common leaves: cheap keys, nothing to cache
-            key: Any = ('"', attr.text)  # type: ignore[attr-defined]
-        elif cls is FileLineColLoc:
-            key = ("loc", attr.filename, attr.line, attr.col)  # type: ignore[attr-defined]
+        if cls is StringAttr:
+            return self.number_string(attr.text)  # type: ignore[attr-defined]
+        if cls is FileLineColLoc:
+            key: Any = ("loc", attr.filename, attr.line, attr.col)  # type: ignore[attr-defined]
             entry = self.attrs.get(key)
             if entry is not None:
                 entry.refs += 1
                 return entry
             return self._new_file_line_col(key, attr)  # type: ignore[arg-type]
-        else:
-            if isinstance(attr, LocationAttr):
-                attr = attr.resolved()
-            found = self._keys.get(id(attr))
-            key = found[1] if found is not None else self.attr_key(attr)
+        if isinstance(attr, LocationAttr):
+            attr = attr.resolved()
+            cls = attr.__class__
+            if cls is FileLineColLoc:
+                return self.number_attr(attr)
+        found = self._keys.get(id(attr))
+        key = found[1] if found is not None else self.attr_key(attr)
         entry = self.attrs.get(key)
         if entry is not None:
             entry.refs += 1
+            return entry
+        encode = _DIRECT.get(cls)
+        if encode is not None:
+            builtin_dialect = self._builtin
+            if builtin_dialect is None:
+                builtin_dialect = self._builtin = self.dialect("builtin")
+            entry = Entry(attr, builtin_dialect)
+            self.attrs[key] = entry
+            self.attr_order.append(entry)
+            recipe = encode(self, attr)
+            if recipe is not None:
+                entry.custom = True
+                entry.recipe = recipe
             return entry
         entry = Entry(attr, self.dialect(
             "builtin" if cls in _BUILTIN_ATTR_CLASSES else attribute_dialect(attr)))
@@ -256,82 +340,153 @@ class IRNumbering:
         self.attr_order.append(entry)
         hooks = entry.dialect.hooks
         if hooks is not None and hooks.write_attribute is not None:
-            recorder = RecordingWriter(self)
-            entry.custom = bool(hooks.write_attribute(attr, recorder))
-            if entry.custom:
-                entry.recipe = recorder.finish()
+            recorder = TemplateRecorder(self.version)
+            if hooks.write_attribute(attr, recorder):
+                entry.custom = True
+                entry.recipe = self._resolve(recorder.finish())
         return entry
 
-    def number_location(self, op: Operation) -> Entry:
-        """`number_attr(op_location(op))`, without building the location of a plain
-        parsed position that is already numbered."""
-        loc = op.location
-        if loc.attr is None and loc is not UNKNOWN_LOCATION and loc.filename != "<unknown>":
-            key = ("loc", loc.filename, loc.line, loc.col)
-            entry = self.attrs.get(key)
-            if entry is not None:
-                entry.refs += 1
-                return entry
-            return self._new_file_line_col(key, FileLineColLoc(loc.filename, loc.line, loc.col))
-        return self.number_attr(op_location(op))
+    def _resolve(self, template: list[Any]) -> list[Any]:
+        """A template's references numbered, in the order the encoder made them."""
+        recipe: list[Any] = []
+        for item in template:
+            if item.__class__ is bytes:
+                recipe.append(item)
+                continue
+            kind, payload = item
+            if kind == REF_TYPE:
+                recipe.append(self.number_type(payload))
+            elif kind == REF_ATTR:
+                recipe.append(self.number_attr(payload))
+            elif kind == REF_OPTIONAL_ATTR:
+                recipe.append((REF_OPTIONAL_ATTR, self.number_attr(payload)))
+            else:
+                if kind == REF_RESOURCE:
+                    self.number_resource(payload)
+                recipe.append(item)
+        return recipe
 
     def _new_file_line_col(self, key: Any, attr: FileLineColLoc) -> Entry:
         """Number a location met for the first time: every op has its own, so this is the
         writer's most common new entry; its builtin encoding (code, filename string
         attribute, line, column: see builtin.write_attribute) is recorded directly."""
-        builtin = self._builtin
-        if builtin is None:
-            builtin = self._builtin = self.dialect("builtin")
-        entry = Entry(attr, builtin)
-        self.attrs[key] = entry
-        self.attr_order.append(entry)
-        filename = self._filenames.get(attr.filename)
-        if filename is None:
-            filename = self._filenames[attr.filename] = self.number_attr(
-                StringAttr(attr.filename))
-        else:
-            filename.refs += 1
+        builtin_dialect = self._builtin
+        if builtin_dialect is None:
+            builtin_dialect = self._builtin = self.dialect("builtin")
         line, col = attr.line, attr.col
-        entry.custom = True
         if 0 <= line < 0x80 and 0 <= col < 0x80:
             numbers = bytes(((line << 1) | 1, (col << 1) | 1))
         else:
             numbers = encode_varint(line) + encode_varint(col)
-        entry.recipe = [FILE_LINE_COL_CODE, (REF_ATTR, filename), numbers]
+        recipe: list[Any] = [FILE_LINE_COL_CODE, None, numbers]
+        entry = Entry(attr, builtin_dialect, recipe)
+        self.attrs[key] = entry
+        self.attr_order.append(entry)
+        filename = self._filenames.get(attr.filename)
+        if filename is None:
+            filename = self._filenames[attr.filename] = self.number_string(attr.filename)
+        else:
+            filename.refs += 1
+        recipe[1] = filename
         return entry
 
     def number_type(self, type: Type) -> Entry:
-        key = self.type_key(type)
-        entry = self.types.get(key)
+        entry = self.type_ids.get(id(type))
         if entry is not None:
             entry.refs += 1
             return entry
-        entry = Entry(type, self.dialect(type_dialect(type)))
-        self.types[key] = entry
+        info = self._info(type)
+        entry = self.types.get(info[1])
+        self._held.append(type)
+        if entry is not None:
+            entry.refs += 1
+            self.type_ids[id(type)] = entry
+            return entry
+        entry = Entry(type, self.dialect(info[2]))
+        self.types[info[1]] = entry
+        self.type_ids[id(type)] = entry
         self.type_order.append(entry)
-        hooks = entry.dialect.hooks
-        if hooks is not None and hooks.write_type is not None:
-            recorder = RecordingWriter(self)
-            entry.custom = bool(hooks.write_type(type, recorder))
-            if entry.custom:
-                entry.recipe = recorder.finish()
+        template = info[3]
+        if template is not None:
+            entry.custom = True
+            entry.recipe = self._resolve(template)
         return entry
 
     def number_resource(self, key: str) -> None:
         self.dialect("builtin").resources.setdefault(key, -1)
 
+    # ---- direct builtin encodings (the bytes builtin.write_attribute writes) ----------------
+
+    def _encode_dict(self, attr: DictAttr) -> list[Any]:
+        entries = sorted(attr.entries, key=_by_name)
+        count = len(entries)
+        recipe: list[Any] = [_DICT_HEADS[count] if count < 128
+                             else _DICT_HEADS[0][:1] + encode_varint(count)]
+        number_string = self.number_string
+        number_attr = self.number_attr
+        for name, value in entries:
+            recipe.append(number_string(name))
+            recipe.append(number_attr(value))
+        return recipe
+
+    def _encode_array(self, attr: ArrayAttr) -> list[Any]:
+        elements = attr.elements
+        count = len(elements)
+        recipe: list[Any] = [_ARRAY_HEADS[count] if count < 128
+                             else _ARRAY_HEADS[0][:1] + encode_varint(count)]
+        number_attr = self.number_attr
+        for element in elements:
+            recipe.append(number_attr(element))
+        return recipe
+
+    def _encode_type_attr(self, attr: TypeAttr) -> list[Any]:
+        return [_TYPE_ATTR_CODE, self.number_type(attr.type)]
+
+    def _encode_symbol(self, attr: SymbolRefAttr) -> list[Any] | None:
+        if attr.nested:
+            recorder = TemplateRecorder(self.version)
+            builtin.write_attribute(attr, recorder)
+            return self._resolve(recorder.finish())
+        return [_FLAT_SYMBOL_CODE, self.number_string(attr.root)]
+
+    def _encode_unit(self, attr: UnitAttr) -> list[Any]:
+        return [_UNIT_CODE]
+
+    def _encode_integer(self, attr: IntegerAttr) -> list[Any] | None:
+        type = attr.type
+        width = builtin.int_width(type)
+        if width is None:
+            return None
+        return [_INTEGER_CODE, self.number_type(type), apint_bytes(int(attr.number), width)]
+
+    def _encode_bool(self, attr: BoolAttr) -> list[Any]:
+        return [_INTEGER_CODE, self.number_type(builtin.I1), bytes((1 if attr.flag else 0,))]
+
+    def _encode_dense(self, attr: DenseElementsAttr) -> list[Any] | None:
+        raw = self._dense_raw[id(attr)]  # set with its key (`attr` is held by `_keys`)
+        if raw is None:  # no raw storage: written as text
+            return None
+        return [_DENSE_CODE, self.number_type(attr.type), encode_varint(len(raw)) + raw]
+
+    def _encode_dense_array(self, attr: DenseArrayAttr) -> list[Any] | None:
+        raw = builtin._dense_array_bytes(attr)
+        if raw is None:
+            return None
+        return [_DENSE_ARRAY_CODE, self.number_type(attr.element),
+                encode_varint(len(attr.items)) + encode_varint(len(raw)) + raw]
+
     # ---- the IR ----------------------------------------------------------------------------
 
     def _number_globally(self, root: Operation) -> None:
-        """Pre-order op ids, use counts and isolation (upstream's global numbering state)."""
-        op_ids = self.op_ids
+        """Isolation of every op with regions (upstream's global numbering state): an op
+        with the trait is isolated; another one is unless a nested op uses a value defined
+        outside it."""
         isolated = self.isolated
-        use_counts = self.use_counts
         # Stack entries: [op, unresolved isolation]
         stack: list[list[Any]] = []
 
         def visit(op: Operation) -> None:
-            if stack and stack[-1][1]:
+            if stack and stack[-1][1] and op.operands:
                 parent_region = op.parent.parent if op.parent is not None else None
                 for operand in op.operands:
                     region = value_region(operand)
@@ -345,11 +500,6 @@ class IRNumbering:
                     for state in stack[at + 1:]:
                         state[1] = resolved
                         isolated[id(state[0])] = False
-            op_ids[id(op)] = len(op_ids)
-            for operand in op.operands:
-                use_counts[id(operand)] = use_counts.get(id(operand), 0) + 1
-            if not op.regions:
-                return
             trait = op.opdef is not None and op.opdef.isolated
             if trait:
                 isolated[id(op)] = True
@@ -357,17 +507,46 @@ class IRNumbering:
             for region in op.regions:
                 for block in region.blocks:
                     for nested in block.operations:
-                        visit(nested)
+                        if nested.regions:
+                            visit(nested)
+                        elif stack[-1][1] and nested.operands:
+                            check(nested)
             stack.pop()
             isolated.setdefault(id(op), True)
 
-        visit(root)
+        def check(op: Operation) -> None:  # an op without regions: only its operands count
+            parent_region = op.parent.parent if op.parent is not None else None
+            for operand in op.operands:
+                region = value_region(operand)
+                if region is parent_region or region is None:
+                    continue
+                container = region.parent
+                at = len(stack) - 1
+                while at > 0 and stack[at][1] and stack[at][0] is not container:
+                    at -= 1
+                resolved = stack[at][1]
+                for state in stack[at + 1:]:
+                    state[1] = resolved
+                    isolated[id(state[0])] = False
+
+        if root.regions:
+            visit(root)
+
+    @property
+    def use_counts(self) -> dict[int, int]:
+        """How many uses each value has (by id), counted when first asked for."""
+        if self._use_counts is None:
+            counts: dict[int, int] = {}
+            for op in self._root.walk():
+                for operand in op.operands:
+                    counts[id(operand)] = counts.get(id(operand), 0) + 1
+            self._use_counts = counts
+        return self._use_counts
 
     def _push_regions(self, op: Operation, work: list[tuple[Region, int]], next_id: int) -> None:
-        if op.regions:
-            first = 0 if self.isolated.get(id(op), False) else next_id
-            for region in op.regions:
-                work.append((region, first))
+        first = 0 if self.isolated.get(id(op), False) else next_id
+        for region in op.regions:
+            work.append((region, first))
 
     def _number_region(self, region: Region, next_id: int) -> int:
         if not region.blocks:
@@ -381,87 +560,89 @@ class IRNumbering:
                 for arg, loc in zip(block.arguments, _arg_locations(block), strict=True):
                     values[id(arg)] = next_id
                     next_id += 1
+                    if arg.use_order is not None:
+                        self.has_use_orders = True
                     location = arg_location(loc)
                     loc_entry = self.number_attr(location)
                     args.append((self.number_type(arg.type), loc_entry,
                                  type(location) is not UnknownLoc))
                 self.block_args[id(block)] = args
-            for op in block.operations:
-                next_id = self._number_op(op, next_id)
+            next_id = self._number_ops(block.operations, next_id)
         self.region_counts[id(region)] = (len(region.blocks), next_id - first)
         return next_id
 
-    def _number_op(self, op: Operation, next_id: int = 0) -> int:
-        name_entry = self.number_op_name(op.name)
+    def _number_ops(self, ops: list[Operation], next_id: int) -> int:
+        """Number what each op references, in upstream's order: its name, result types,
+        attribute dictionary, properties, then location."""
         values = self.values
-        result_entries = []
-        keys = self._keys
-        types = self.types
-        for result in op.results:
-            values[id(result)] = next_id
-            next_id += 1
-            rtype = result.type
-            found = keys.get(id(rtype))  # a type already seen: count one more reference
-            entry = types.get(found[1]) if found is not None else None
-            if entry is None:
-                entry = self.number_type(rtype)
+        type_ids = self.type_ids
+        op_names = self.op_names
+        attrs = self.attrs
+        records = self.ops
+        specs = self._specs
+        native = self._native_properties
+        number_attr = self.number_attr
+        number_type = self.number_type
+        for op in ops:
+            name = op.name
+            name_entry = op_names.get(name)
+            if name_entry is None:
+                name_entry = self.number_op_name(name)
             else:
-                entry.refs += 1
-            result_entries.append(entry)
-        enc = self._op_encoding(op)
-        enc.name_entry = name_entry
-        enc.result_entries = result_entries
-        if enc.attrs is not None:
-            enc.attrs_entry = self.number_attr(enc.attrs)
-        if self.version >= NATIVE_PROPERTIES_ENCODING:
-            if enc.spec:
-                props = enc.props
-                enc.prop_entries = [
-                    None if props.get(name) is None else self.number_attr(props[name])
-                    for name, _ in enc.spec]
-            elif enc.unregistered_props is not None:
-                enc.props_entry = self.number_attr(enc.unregistered_props)
-        enc.loc_entry = self.number_location(op)
+                name_entry.refs += 1
+            result_entries = []
+            for result in op.results:
+                values[id(result)] = next_id
+                next_id += 1
+                if result.use_order is not None:
+                    self.has_use_orders = True
+                entry = type_ids.get(id(result.type))
+                if entry is None:
+                    entry = number_type(result.type)
+                else:
+                    entry.refs += 1
+                result_entries.append(entry)
+            found = specs.get(name)
+            if found is None:
+                spec = op_spec(name)
+                found = specs[name] = (spec, frozenset(item for item, _ in spec or ()))
+            spec, names = found
+            attrs_entry = None
+            props: Any = None
+            attributes = op.attributes
+            properties = op.properties
+            if not attributes and not properties:
+                if native and spec:
+                    props = (spec, [None] * len(spec))
+            elif not native or spec == ():
+                attrs_entry = number_attr(_dictionary(merged_attributes(op)))
+            elif spec is None:
+                if attributes:
+                    attrs_entry = number_attr(_dictionary(dict(attributes)))
+                if properties:
+                    props = number_attr(_dictionary(properties))
+            else:
+                if not attributes and names.issuperset(properties):
+                    inherent = properties  # the common case: only inherent attributes
+                else:
+                    inherent, discardable = _split(attributes, properties, names)
+                    if discardable:
+                        attrs_entry = number_attr(_dictionary(discardable))
+                props = (spec, [None if inherent.get(item) is None
+                                else number_attr(inherent[item]) for item, _ in spec])
+            loc = op.location
+            if loc.attr is None and loc is not UNKNOWN_LOCATION and loc.filename != "<unknown>":
+                key = ("loc", loc.filename, loc.line, loc.col)
+                loc_entry = attrs.get(key)
+                if loc_entry is not None:
+                    loc_entry.refs += 1
+                else:
+                    loc_entry = self._new_file_line_col(
+                        key, FileLineColLoc(loc.filename, loc.line, loc.col))
+            else:
+                loc_entry = number_attr(op_location(op))
+            records[id(op)] = (name_entry, loc_entry, attrs_entry, result_entries, props)
         return next_id
-
-    def _op_encoding(self, op: Operation) -> OpEncoding:
-        """Split the op's attributes into the dictionary and properties the writer emits."""
-        enc = OpEncoding()
-        name = op.name
-        spec = self._specs.get(name, False)
-        if spec is False:
-            spec = self._specs[name] = op_spec(name)
-        enc.spec = spec
-        if not op.attributes and not op.properties:
-            self.op_encodings[id(op)] = enc
-            return enc
-        if self.version < NATIVE_PROPERTIES_ENCODING or spec == ():
-            attrs = merged_attributes(op)
-        elif spec is None:
-            attrs = dict(op.attributes)
-            if op.properties:
-                enc.unregistered_props = DictAttr(tuple(sorted(op.properties.items())))
-        else:
-            names = self._spec_names.get(name)
-            if names is None:
-                names = self._spec_names[name] = frozenset(item for item, _ in spec)
-            if not op.attributes and names.issuperset(op.properties):
-                enc.props = op.properties  # the common case: only inherent attributes
-                self.op_encodings[id(op)] = enc
-                return enc
-            attrs = dict(op.attributes)
-            for name, value in op.properties.items():
-                if name in names:
-                    enc.props[name] = value
-                else:  # not an inherent attribute of this op: keep it discardable
-                    attrs.setdefault(name, value)
-            for name in op.attributes:
-                if name in names and name not in enc.props:
-                    enc.props[name] = attrs.pop(name)
-        if attrs:
-            enc.attrs = DictAttr(tuple(sorted(attrs.items())))
-        self.op_encodings[id(op)] = enc
-        return enc
 
     # ---- resources ---------------------------------------------------------------------------
 
@@ -488,6 +669,37 @@ class IRNumbering:
         return self.values[id(value)]
 
 
+_DIRECT: dict[type, Any] = {
+    DictAttr: IRNumbering._encode_dict, ArrayAttr: IRNumbering._encode_array,
+    TypeAttr: IRNumbering._encode_type_attr, SymbolRefAttr: IRNumbering._encode_symbol,
+    UnitAttr: IRNumbering._encode_unit, IntegerAttr: IRNumbering._encode_integer,
+    BoolAttr: IRNumbering._encode_bool, DenseElementsAttr: IRNumbering._encode_dense,
+    DenseArrayAttr: IRNumbering._encode_dense_array,
+}
+"""Builtin attribute classes encoded here directly (the same bytes as the builtin hook)."""
+
+
+def _dictionary(attrs: dict[str, Attribute]) -> DictAttr:
+    return DictAttr(tuple(sorted(attrs.items())))
+
+
+def _split(attributes: dict[str, Attribute], properties: dict[str, Attribute],
+           names: frozenset[str]) -> tuple[dict[str, Attribute], dict[str, Attribute]]:
+    """(inherent, discardable): the op's spec items wherever they are stored; the rest of
+    its properties stay discardable unless an attribute of that name is already there."""
+    inherent: dict[str, Attribute] = {}
+    discardable = dict(attributes)
+    for name, value in properties.items():
+        if name in names:
+            inherent[name] = value
+        else:  # not an inherent attribute of this op: keep it discardable
+            discardable.setdefault(name, value)
+    for name in attributes:
+        if name in names and name not in inherent:
+            inherent[name] = discardable.pop(name)
+    return inherent, discardable
+
+
 def _arg_locations(block: Block) -> list[Attribute | None]:
     locs = list(block.arg_locations)
     if len(locs) < len(block.arguments):
@@ -510,107 +722,14 @@ def group_by_dialect_per_byte(entries: list[Entry]) -> None:
     for width in range(1, 9):
         group = (1 << (7 * width)) - group
         chunk = entries[start:start + group]
-        def order(e: Entry, first: int = first_dialect) -> tuple[bool, int]:
-            return e.dialect.number != first, e.dialect.number
+        numbers = {e.dialect.number for e in chunk}
+        if len(numbers) > 1 or first_dialect not in numbers:
+            def order(e: Entry, first: int = first_dialect) -> tuple[bool, int]:
+                return e.dialect.number != first, e.dialect.number
 
-        chunk.sort(key=order)
-        entries[start:start + len(chunk)] = chunk
+            chunk.sort(key=order)
+            entries[start:start + len(chunk)] = chunk
         first_dialect = chunk[-1].dialect.number
         start += len(chunk)
         if start >= len(entries):
             break
-
-
-# Recipe items besides raw bytes: (kind, payload).
-REF_ATTR, REF_OPTIONAL_ATTR, REF_TYPE, REF_RESOURCE, REF_STRING = range(5)
-
-
-class RecordingWriter:
-    """What a dialect encoder writes through while numbering: it numbers what the encoding
-    references and records the encoding as raw bytes and references (attribute and type
-    entries, resources, strings) that the writer resolves once all numbers are final."""
-
-    __slots__ = ("state", "version", "out", "recipe")
-
-    def __init__(self, state: IRNumbering) -> None:
-        self.state = state
-        self.version = state.version
-        self.out = Emitter()
-        self.recipe: list[Any] = []
-
-    def _ref(self, kind: int, payload: Any) -> None:
-        buf = self.out.buf
-        if buf:
-            self.recipe.append(bytes(buf))
-            buf.clear()
-        self.recipe.append((kind, payload))
-
-    def finish(self) -> list[Any]:
-        buf = self.out.buf
-        if buf:
-            self.recipe.append(bytes(buf))
-        return self.recipe
-
-    def attribute(self, attr: Attribute) -> None:
-        self._ref(REF_ATTR, self.state.number_attr(attr))
-
-    def optional_attribute(self, attr: Attribute | None) -> None:
-        if attr is None:
-            self.out.varint(0)
-        else:
-            self._ref(REF_OPTIONAL_ATTR, self.state.number_attr(attr))
-
-    def attributes(self, attrs: Iterable[Attribute]) -> None:
-        attrs = list(attrs)
-        self.out.varint(len(attrs))
-        for attr in attrs:
-            self._ref(REF_ATTR, self.state.number_attr(attr))
-
-    def type(self, type: Type) -> None:
-        self._ref(REF_TYPE, self.state.number_type(type))
-
-    def types(self, types: Iterable[Type]) -> None:
-        types = list(types)
-        self.out.varint(len(types))
-        for type in types:
-            self._ref(REF_TYPE, self.state.number_type(type))
-
-    def resource(self, key: str) -> None:
-        self.state.number_resource(key)
-        self._ref(REF_RESOURCE, key)
-
-    def varint(self, value: int) -> None:
-        self.out.varint(value)
-
-    def signed_varint(self, value: int) -> None:
-        self.out.signed_varint(value)
-
-    def signed_varints(self, values: Iterable[int]) -> None:
-        values = list(values)
-        self.out.varint(len(values))
-        for value in values:
-            self.out.signed_varint(value)
-
-    def string(self, text: str) -> None:
-        self._ref(REF_STRING, text)
-
-    def blob(self, data: bytes) -> None:
-        self.out.varint(len(data))
-        self.out.raw(data)
-
-    def bool(self, value: bool) -> None:
-        self.out.byte(1 if value else 0)
-
-    def apint(self, value: int, width: int) -> None:
-        """An APInt of known width: a byte up to 8 bits, a signed varint up to 64, else
-        the count of active 64-bit words and each word as a signed varint."""
-        value &= (1 << width) - 1
-        if width <= 8:
-            self.out.byte(value)
-        elif width <= 64:
-            self.out.signed_varint(value)
-        else:
-            words = max(1, (value.bit_length() + 63) // 64)
-            self.out.varint(words)
-            for i in range(words):
-                self.out.signed_varint((value >> (64 * i)) & ((1 << 64) - 1))

@@ -41,16 +41,10 @@ from .encoding import (
     Emitter,
     StringTable,
     encode_varint,
-    group_runs,
 )
-from .numbering import (
-    REF_ATTR,
-    REF_OPTIONAL_ATTR,
-    REF_STRING,
-    REF_TYPE,
-    IRNumbering,
-)
+from .numbering import Entry, IRNumbering
 from .properties import is_registered
+from .recipes import REF_OPTIONAL_ATTR, REF_STRING
 from .uselists import densemap_order, stored_order
 
 DEFAULT_PRODUCER = "MLIR24.0.0git"
@@ -68,7 +62,6 @@ class _Writer:
         self.state = IRNumbering(module.op, version, self.blobs)
         self.props: list[bytes] = []
         self.props_index: dict[bytes, int] = {}
-        self.native_properties = version >= NATIVE_PROPERTIES_ENCODING
         self.use_list_orders = version >= USE_LIST_ORDERING
 
     def write(self, producer: str) -> bytes:
@@ -109,7 +102,7 @@ class _Writer:
         names = self.state.op_name_order
         if self.version >= ELIDE_UNKNOWN_BLOCK_ARG_LOCATION:
             section.varint(len(names))
-        for dialect_number, group in group_runs(names, lambda e: e.dialect.number):
+        for dialect_number, group in _dialect_runs(names):
             section.varint(dialect_number)
             section.varint(len(group))
             for entry in group:
@@ -131,36 +124,39 @@ class _Writer:
         offsets.varint(len(state.type_order))
         buf = data.buf
         offsets_buf = offsets.buf
-        strings = self.strings
+        insert = self.strings.insert
         previous = 0
         for order in (state.attr_order, state.type_order):
-            for dialect_number, group in group_runs(order, lambda e: e.dialect.number):
+            for dialect_number, group in _dialect_runs(order):
                 offsets.varint(dialect_number)
                 offsets.varint(len(group))
                 for entry in group:
                     if entry.custom:  # replay the encoding recorded while numbering
                         for item in entry.recipe:
-                            if item.__class__ is bytes:
+                            cls = item.__class__
+                            if cls is bytes:
                                 buf += item
-                                continue
-                            kind, payload = item
-                            if kind == REF_ATTR or kind == REF_TYPE:
-                                number = payload.number
+                            elif cls is Entry:
+                                number = item.number
                                 if number < 0x80:
                                     buf.append((number << 1) | 1)
                                 else:
                                     buf += encode_varint(number)
-                            elif kind == REF_OPTIONAL_ATTR:
-                                data.varint((payload.number << 1) | 1)
-                            elif kind == REF_STRING:
-                                data.varint(strings.insert(payload))
                             else:
-                                data.varint(state.resource_number(payload))
+                                kind, payload = item
+                                if kind == REF_STRING:
+                                    data.varint(insert(payload))
+                                elif kind == REF_OPTIONAL_ATTR:
+                                    data.varint((payload.number << 1) | 1)
+                                else:
+                                    data.varint(state.resource_number(payload))
+                        size = len(buf)
+                        flagged = ((size - previous) << 1) | 1
                     else:
                         buf += str(entry.value).encode("utf-8", "surrogateescape")
                         buf.append(0)
-                    size = len(buf)
-                    flagged = ((size - previous) << 1) | (1 if entry.custom else 0)
+                        size = len(buf)
+                        flagged = (size - previous) << 1
                     if flagged < 0x80:
                         offsets_buf.append((flagged << 1) | 1)
                     else:
@@ -173,66 +169,87 @@ class _Writer:
 
     def _op(self, out: Emitter, op: Operation) -> None:
         state = self.state
-        enc = state.op_encodings[id(op)]
-        assert enc.loc_entry is not None and enc.name_entry is not None  # set by numbering
-        # The numbers after the mask byte, encoded together at the end (the mask is known
-        # only once every part is seen).
-        numbers = [enc.loc_entry.number]
-        mask = 0
-        if enc.attrs_entry is not None:
-            mask = HAS_ATTRS
-            numbers.append(enc.attrs_entry.number)
-        if self.native_properties:
-            index = self._properties(enc)
-            if index is not None:
-                mask |= HAS_PROPERTIES
-                numbers.append(index)
-        results = enc.result_entries
-        if results:
-            mask |= HAS_RESULTS
-            numbers.append(len(results))
-            numbers += [entry.number for entry in results]
-        operands = op.operands
-        if operands:
-            mask |= HAS_OPERANDS
-            numbers.append(len(operands))
-            values = state.values
-            try:
-                numbers += [values[id(operand)] for operand in operands]
-            except KeyError:
-                raise ShloError(f"cannot write bytecode: an operand of '{op.name}' is not "
-                                "defined in an enclosing region") from None
-        if op.successors:
-            mask |= HAS_SUCCESSORS
-            numbers.append(len(op.successors))
-            for block in op.successors:
-                number = state.blocks.get(id(block))
-                if number is None:
-                    raise ShloError(f"cannot write bytecode: a successor of '{op.name}' is not "
-                                    "a block of its region")
-                numbers.append(number)
-        orders = None
-        if self.use_list_orders and any(r.use_order is not None for r in op.results):
-            orders = Emitter()
-            if self._use_lists(orders, op.results):
-                mask |= HAS_USE_LIST_ORDERS
-        regions = op.regions
-        if regions:
-            mask |= HAS_INLINE_REGIONS
+        name_entry, loc_entry, attrs_entry, results, props = state.ops[id(op)]
         buf = out.buf
-        number = enc.name_entry.number
+        number = name_entry.number
         if number < 0x80:
             buf.append((number << 1) | 1)
         else:
             buf += encode_varint(number)
-        buf.append(mask)
-        for number in numbers:
+        # The numbers after the mask byte go in place once the mask is known.
+        mask_at = len(buf)
+        buf.append(0)
+        number = loc_entry.number
+        if number < 0x80:
+            buf.append((number << 1) | 1)
+        else:
+            buf += encode_varint(number)
+        mask = 0
+        if attrs_entry is not None:
+            mask = HAS_ATTRS
+            number = attrs_entry.number
             if number < 0x80:
                 buf.append((number << 1) | 1)
             else:
                 buf += encode_varint(number)
-        if orders is not None:
-            buf += orders.buf
+        if props is not None:
+            index = self._properties(props)
+            if index is not None:
+                mask |= HAS_PROPERTIES
+                if index < 0x80:
+                    buf.append((index << 1) | 1)
+                else:
+                    buf += encode_varint(index)
+        if results:
+            mask |= HAS_RESULTS
+            count = len(results)
+            if count < 0x80:
+                buf.append((count << 1) | 1)
+            else:
+                buf += encode_varint(count)
+            for entry in results:
+                number = entry.number
+                if number < 0x80:
+                    buf.append((number << 1) | 1)
+                else:
+                    buf += encode_varint(number)
+        operands = op.operands
+        if operands:
+            mask |= HAS_OPERANDS
+            count = len(operands)
+            if count < 0x80:
+                buf.append((count << 1) | 1)
+            else:
+                buf += encode_varint(count)
+            values = state.values
+            for operand in operands:
+                number = values.get(id(operand), -1)
+                if number < 0:
+                    raise ShloError(f"cannot write bytecode: an operand of '{op.name}' is not "
+                                    "defined in an enclosing region")
+                if number < 0x80:
+                    buf.append((number << 1) | 1)
+                else:
+                    buf += encode_varint(number)
+        if op.successors:
+            mask |= HAS_SUCCESSORS
+            out.varint(len(op.successors))
+            for block in op.successors:
+                number = state.blocks.get(id(block), -1)
+                if number < 0:
+                    raise ShloError(f"cannot write bytecode: a successor of '{op.name}' is not "
+                                    "a block of its region")
+                out.varint(number)
+        if (state.has_use_orders and self.use_list_orders
+                and any(r.use_order is not None for r in op.results)):
+            orders = Emitter()
+            if self._use_lists(orders, op.results):
+                mask |= HAS_USE_LIST_ORDERS
+                buf += orders.buf
+        regions = op.regions
+        if regions:
+            mask |= HAS_INLINE_REGIONS
+        buf[mask_at] = mask
         if regions:
             isolated = state.isolated.get(id(op), False)
             out.varint_flag(len(regions), isolated)
@@ -273,16 +290,18 @@ class _Writer:
             if self.version >= USE_LIST_ORDERING:
                 mask_at = len(out.buf)
                 out.byte(0)
-                if self._use_lists(out, args):
+                if state.has_use_orders and self._use_lists(out, args):
                     out.buf[mask_at] = HAS_USE_LIST_ORDERS
-        for op in block.operations:
-            self._op(out, op)
+        op = self._op
+        for nested in block.operations:
+            op(out, nested)
 
     def _use_lists(self, out: Emitter, values: list[Value]) -> bool:
         """Emit the use-list orders read from bytecode that are still valid; True if any."""
         orders: dict[int, list[int]] = {}
+        use_counts = self.state.use_counts
         for index, value in enumerate(values):
-            order = stored_order(value, self.state.use_counts.get(id(value), 0))
+            order = stored_order(value, use_counts.get(id(value), 0))
             if order is not None:
                 orders[index] = order
         if not orders:
@@ -308,16 +327,14 @@ class _Writer:
                     out.varint(j)
         return True
 
-    def _properties(self, enc: Any) -> int | None:
-        if enc.spec is None:
-            if enc.props_entry is None:
-                return None
-            numbers = [enc.props_entry.number]
-        elif not enc.spec:
-            return None
+    def _properties(self, props: Any) -> int | None:
+        """The index of the op's properties in the properties section (deduplicated)."""
+        if props.__class__ is Entry:  # an unregistered op's dictionary
+            numbers = [props.number]
         else:
+            spec, entries = props
             numbers = []
-            for (name, optional), entry in zip(enc.spec, enc.prop_entries, strict=True):
+            for (name, optional), entry in zip(spec, entries, strict=True):
                 if entry is not None:
                     numbers.append((entry.number << 1) | 1 if optional else entry.number)
                 elif optional:
@@ -366,6 +383,21 @@ class _Writer:
                 offsets.byte(BLOB_KIND)
         out.section(RESOURCE_OFFSET, offsets)
         out.section(RESOURCE, data)
+
+
+def _dialect_runs(entries: list[Entry]) -> list[tuple[int, list[Entry]]]:
+    """Consecutive runs of entries of one dialect: `(dialect number, entries)`."""
+    runs: list[tuple[int, list[Entry]]] = []
+    current = -1
+    group: list[Entry] = []
+    for entry in entries:
+        number = entry.dialect.number
+        if number != current:
+            current = number
+            group = []
+            runs.append((number, group))
+        group.append(entry)
+    return runs
 
 
 def _resource_blobs(resources: dict[str, Any]) -> dict[str, tuple[int, bytes]]:
