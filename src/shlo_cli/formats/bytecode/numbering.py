@@ -34,10 +34,10 @@ from ...ir.attributes import (
     UnitAttr,
     all_equal,
 )
-from ...ir.core import UNKNOWN_LOCATION, Block, Operation, Region, Value
-from ...ir.dense import encode_raw_dense
+from ...ir.core import UNKNOWN_LOCATION, Block, Location, Operation, Region, Value
+from ...ir.dense import raw_bytes, storage_type
 from ...ir.locations import FileLineColLoc, LocationAttr, UnknownLoc
-from ...ir.types import TensorType, Type
+from ...ir.types import ComplexType, FloatType, IndexType, IntegerType, TensorType, Type
 from . import builtin
 from .encoding import NATIVE_PROPERTIES_ENCODING, encode_varint
 from .hooks import DialectHooks, attribute_dialect, hooks_for, type_dialect
@@ -74,6 +74,7 @@ _by_refs = attrgetter("refs")
 # template or None for text). Holding the type keeps its id from being reused.
 _TYPE_INFO: dict[int, dict[int, tuple[Type, str, str, list[Any] | None]]] = {}
 _TYPE_INFO_LIMIT = 1 << 16
+_SPECS: dict[str, tuple[Any, frozenset[str]]] = {}  # op name -> (op_spec, its item names)
 
 
 class DialectEntry:
@@ -168,7 +169,6 @@ class IRNumbering:
         self.block_args: dict[int, list[tuple[Entry, Entry, bool]]] = {}
         self._builtin: DialectEntry | None = None
         self._filenames: dict[str, Entry] = {}  # filename -> its string attribute's entry
-        self._specs: dict[str, Any] = {}  # op name -> (spec, names of its items)
         self._type_info = _TYPE_INFO.setdefault(version, {})
         self._native_properties = version >= NATIVE_PROPERTIES_ENCODING
 
@@ -214,6 +214,10 @@ class IRNumbering:
             key = self._dense_key(attr)  # type: ignore[arg-type]
         elif cls is TypeAttr:
             key = ("type", self.type_key(attr.type))  # type: ignore[attr-defined]
+        elif cls is SymbolRefAttr:
+            key = ("@", attr.root, attr.nested)  # type: ignore[attr-defined]
+        elif cls is BoolAttr:
+            key = ("bool", bool(attr.flag))  # type: ignore[attr-defined]
         else:
             key = str(attr)
         self._keys[id(attr)] = (attr, key)  # holding `attr` keeps its id from being reused
@@ -223,7 +227,7 @@ class IRNumbering:
         """Equal exactly when the stored forms are: the type and MLIR's raw element bytes
         (one element when all are equal, which MLIR stores as a splat). The raw bytes are
         kept for the encoding."""
-        raw = self._dense_raw[id(attr)] = encode_raw_dense(attr)
+        raw = self._dense_raw[id(attr)] = raw_dense(attr)
         type = attr.type
         if isinstance(type, TensorType) and 0 in type.shape:  # no elements: one spelling
             return ("dense", self.type_key(type), None)
@@ -366,7 +370,7 @@ class IRNumbering:
                 recipe.append(item)
         return recipe
 
-    def _new_file_line_col(self, key: Any, attr: FileLineColLoc) -> Entry:
+    def _new_file_line_col(self, key: Any, attr: FileLineColLoc | Location) -> Entry:
         """Number a location met for the first time: every op has its own, so this is the
         writer's most common new entry; its builtin encoding (code, filename string
         attribute, line, column: see builtin.write_attribute) is recorded directly."""
@@ -379,7 +383,7 @@ class IRNumbering:
         else:
             numbers = encode_varint(line) + encode_varint(col)
         recipe: list[Any] = [FILE_LINE_COL_CODE, None, numbers]
-        entry = Entry(attr, builtin_dialect, recipe)
+        entry = Entry(key, builtin_dialect, recipe)  # custom: its value is never printed
         self.attrs[key] = entry
         self.attr_order.append(entry)
         filename = self._filenames.get(attr.filename)
@@ -579,7 +583,7 @@ class IRNumbering:
         op_names = self.op_names
         attrs = self.attrs
         records = self.ops
-        specs = self._specs
+        specs = _SPECS
         native = self._native_properties
         number_attr = self.number_attr
         number_type = self.number_type
@@ -637,8 +641,7 @@ class IRNumbering:
                 if loc_entry is not None:
                     loc_entry.refs += 1
                 else:
-                    loc_entry = self._new_file_line_col(
-                        key, FileLineColLoc(loc.filename, loc.line, loc.col))
+                    loc_entry = self._new_file_line_col(key, loc)
             else:
                 loc_entry = number_attr(op_location(op))
             records[id(op)] = (name_entry, loc_entry, attrs_entry, result_entries, props)
@@ -677,6 +680,29 @@ _DIRECT: dict[type, Any] = {
     DenseArrayAttr: IRNumbering._encode_dense_array,
 }
 """Builtin attribute classes encoded here directly (the same bytes as the builtin hook)."""
+
+
+def raw_dense(attr: DenseElementsAttr) -> bytes | None:
+    """MLIR's raw storage bytes of a dense attribute, as `ir.dense.encode_raw_dense` gives
+    them (a single element when all are equal), with the splat test done on the bytes that
+    are written anyway. None if the element type has no numpy storage."""
+    etype = storage_type(attr.type)
+    if not isinstance(etype, (IntegerType, FloatType, IndexType, ComplexType)):
+        return None
+    data = attr.data
+    size = data.size
+    if size == 0:
+        return b""
+    plain = not ((etype.__class__ is IntegerType and etype.width == 1)  # type: ignore
+                 or (etype.__class__ is FloatType and etype.width < 8))  # type: ignore
+    if attr.splat:
+        first = data.reshape(-1)[:1]
+        return first.tobytes() if plain else raw_bytes(first, etype)
+    full = data.tobytes()  # C order, as the contiguous copy would be
+    item = data.itemsize
+    if size == 1 or full[:item] * size == full:
+        return full[:item] if plain else raw_bytes(data.reshape(-1)[:1], etype)
+    return full if plain else raw_bytes(data.reshape(-1), etype)
 
 
 def _dictionary(attrs: dict[str, Attribute]) -> DictAttr:

@@ -51,6 +51,7 @@ DEFAULT_PRODUCER = "MLIR24.0.0git"
 """What `mlir-opt -emit-bytecode` writes (MLIR followed by the LLVM version)."""
 
 BLOB_KIND = 0  # AsmResourceEntryKind::Blob
+_SMALL = [bytes(((n << 1) | 1,)) for n in range(0x80)]  # the one-byte varints
 
 
 class _Writer:
@@ -194,12 +195,11 @@ class _Writer:
                 buf += encode_varint(number)
         if props is not None:
             index = self._properties(props)
-            if index is not None:
-                mask |= HAS_PROPERTIES
-                if index < 0x80:
-                    buf.append((index << 1) | 1)
-                else:
-                    buf += encode_varint(index)
+            mask |= HAS_PROPERTIES
+            if index < 0x80:
+                buf.append((index << 1) | 1)
+            else:
+                buf += encode_varint(index)
         if results:
             mask |= HAS_RESULTS
             count = len(results)
@@ -327,27 +327,25 @@ class _Writer:
                     out.varint(j)
         return True
 
-    def _properties(self, props: Any) -> int | None:
+    def _properties(self, props: Any) -> int:
         """The index of the op's properties in the properties section (deduplicated)."""
         if props.__class__ is Entry:  # an unregistered op's dictionary
-            numbers = [props.number]
+            body = encode_varint(props.number)
         else:
             spec, entries = props
-            numbers = []
+            parts = []
             for (name, optional), entry in zip(spec, entries, strict=True):
                 if entry is not None:
-                    numbers.append((entry.number << 1) | 1 if optional else entry.number)
+                    number = (entry.number << 1) | 1 if optional else entry.number
+                    parts.append(_SMALL[number] if number < 0x80 else encode_varint(number))
                 elif optional:
-                    numbers.append(0)
+                    parts.append(_SMALL[0])
                 else:
                     raise ShloError(f"cannot write bytecode: required attribute '{name}' "
                                     "is missing")
-        if max(numbers) < 0x80:
-            body = bytes([(n << 1) | 1 for n in numbers])
-        else:
-            body = b"".join(encode_varint(n) for n in numbers)
-        key = (bytes(((len(body) << 1) | 1,)) if len(body) < 0x80
-               else encode_varint(len(body))) + body
+            body = parts[0] if len(parts) == 1 else b"".join(parts)
+        size = len(body)
+        key = (_SMALL[size] if size < 0x80 else encode_varint(size)) + body
         index = self.props_index.get(key)
         if index is None:
             index = self.props_index[key] = len(self.props)
