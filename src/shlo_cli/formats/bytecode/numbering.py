@@ -17,7 +17,7 @@ encoded directly, and a type's recorded encoding is kept across writes.
 
 from __future__ import annotations
 
-from operator import attrgetter, itemgetter
+from operator import itemgetter
 from typing import Any
 
 from ...ir.attributes import (
@@ -53,12 +53,12 @@ from .recipes import (
 )
 
 __all__ = ["REF_ATTR", "REF_OPTIONAL_ATTR", "REF_RESOURCE", "REF_STRING", "REF_TYPE",
-           "DialectEntry", "Entry", "IRNumbering", "group_by_dialect_per_byte"]
+           "NUMBER", "OWNER", "RECIPE", "REFS", "VALUE", "DialectEntry", "Entry", "IRNumbering",
+           "group_by_dialect_per_byte", "new_entry"]
 
 UNKNOWN_LOC = UnknownLoc()
 _BUILTIN_ATTR_CLASSES = frozenset({StringAttr, FileLineColLoc, DictAttr, ArrayAttr})
 FILE_LINE_COL_CODE = encode_varint(builtin.FILE_LINE_COL_LOC)
-_STRING_CODE = encode_varint(builtin.STRING)
 _TYPE_ATTR_CODE = encode_varint(builtin.TYPE)
 _FLAT_SYMBOL_CODE = encode_varint(builtin.FLAT_SYMBOL_REF)
 _UNIT_CODE = encode_varint(builtin.UNIT)
@@ -68,7 +68,6 @@ _DENSE_ARRAY_CODE = encode_varint(builtin.DENSE_ARRAY)
 _ARRAY_HEADS = [encode_varint(builtin.ARRAY) + encode_varint(n) for n in range(128)]
 _DICT_HEADS = [encode_varint(builtin.DICTIONARY) + encode_varint(n) for n in range(128)]
 _by_name = itemgetter(0)
-_by_refs = attrgetter("refs")
 
 # Recorded encodings of types, per bytecode version: id(type) -> (type, key, dialect name,
 # template or None for text). Holding the type keeps its id from being reused.
@@ -87,20 +86,19 @@ class DialectEntry:
         self.resources: dict[str, int] = {}  # key -> resource number (set when finalized)
 
 
-class Entry:
-    """A numbered attribute, type or op name; `recipe` is its dialect encoding (None: its
-    text), replayed by the writer once the numbers are final."""
+# A numbered attribute, type or op name is a list (the writer makes tens of thousands, and
+# a list costs a fraction of an object): [reference count, number (-1 until final), value,
+# dialect, recipe]. The recipe is the dialect encoding the writer replays once the numbers
+# are final: None (written as text), a str (a string attribute of that text), a tuple
+# (a file:line:col location: its filename's entry and the line and column bytes) or a list
+# of items (bytes, entries, and (kind, payload) pairs for the other references).
+Entry = list
+REFS, NUMBER, VALUE, OWNER, RECIPE = range(5)  # OWNER: the dialect entry
+_by_refs = itemgetter(REFS)
 
-    __slots__ = ("value", "dialect", "refs", "number", "custom", "recipe")
 
-    def __init__(self, value: Any, dialect: DialectEntry,
-                 recipe: list[Any] | None = None) -> None:
-        self.value = value
-        self.dialect = dialect
-        self.refs = 1
-        self.number = -1
-        self.custom = recipe is not None
-        self.recipe = recipe
+def new_entry(value: Any, dialect: DialectEntry, recipe: Any = None) -> Entry:
+    return [1, -1, value, dialect, recipe]
 
 
 def op_location(op: Operation) -> LocationAttr:
@@ -189,7 +187,7 @@ class IRNumbering:
             order.sort(key=_by_refs, reverse=True)  # stable: ties keep first-use order
             group_by_dialect_per_byte(order)
             for index, entry in enumerate(order):
-                entry.number = index
+                entry[NUMBER] = index
         self._number_resources()
 
     # ---- keys ------------------------------------------------------------------------------
@@ -265,11 +263,11 @@ class IRNumbering:
     def attr_number(self, attr: Attribute) -> int:
         attr = _canonical(attr)
         if attr.__class__ is StringAttr:
-            return self.strings[attr.text].number  # type: ignore[attr-defined]
-        return self.attrs[self.attr_key(attr)].number
+            return self.strings[attr.text][NUMBER]  # type: ignore[attr-defined]
+        return self.attrs[self.attr_key(attr)][NUMBER]
 
     def type_number(self, type: Type) -> int:
-        return self.types[self.type_key(type)].number
+        return self.types[self.type_key(type)][NUMBER]
 
     # ---- dialects, names, attributes, types --------------------------------------------------
 
@@ -282,9 +280,9 @@ class IRNumbering:
     def number_op_name(self, name: str) -> Entry:
         entry = self.op_names.get(name)
         if entry is not None:
-            entry.refs += 1
+            entry[REFS] += 1
             return entry
-        entry = Entry(name, self.dialect(name.split(".", 1)[0]))
+        entry = new_entry(name, self.dialect(name.split(".", 1)[0]))
         self.op_names[name] = entry
         self.op_name_order.append(entry)
         return entry
@@ -293,13 +291,12 @@ class IRNumbering:
         """The string attribute `"text"` (the most common attribute of all)."""
         entry = self.strings.get(text)
         if entry is not None:
-            entry.refs += 1
+            entry[REFS] += 1
             return entry
         builtin_dialect = self._builtin
         if builtin_dialect is None:
             builtin_dialect = self._builtin = self.dialect("builtin")
-        entry = self.strings[text] = Entry(text, builtin_dialect,
-                                           [_STRING_CODE, (REF_STRING, text)])
+        entry = self.strings[text] = [1, -1, text, builtin_dialect, text]
         self.attr_order.append(entry)
         return entry
 
@@ -311,7 +308,7 @@ class IRNumbering:
             key: Any = ("loc", attr.filename, attr.line, attr.col)  # type: ignore[attr-defined]
             entry = self.attrs.get(key)
             if entry is not None:
-                entry.refs += 1
+                entry[REFS] += 1
                 return entry
             return self._new_file_line_col(key, attr)  # type: ignore[arg-type]
         if isinstance(attr, LocationAttr):
@@ -323,31 +320,28 @@ class IRNumbering:
         key = found[1] if found is not None else self.attr_key(attr)
         entry = self.attrs.get(key)
         if entry is not None:
-            entry.refs += 1
+            entry[REFS] += 1
             return entry
         encode = _DIRECT.get(cls)
         if encode is not None:
             builtin_dialect = self._builtin
             if builtin_dialect is None:
                 builtin_dialect = self._builtin = self.dialect("builtin")
-            entry = Entry(attr, builtin_dialect)
+            entry = [1, -1, attr, builtin_dialect, None]
             self.attrs[key] = entry
             self.attr_order.append(entry)
-            recipe = encode(self, attr)
-            if recipe is not None:
-                entry.custom = True
-                entry.recipe = recipe
+            entry[RECIPE] = encode(self, attr)
             return entry
-        entry = Entry(attr, self.dialect(
-            "builtin" if cls in _BUILTIN_ATTR_CLASSES else attribute_dialect(attr)))
+        dialect = self.dialect(
+            "builtin" if cls in _BUILTIN_ATTR_CLASSES else attribute_dialect(attr))
+        entry = new_entry(attr, dialect)
         self.attrs[key] = entry
         self.attr_order.append(entry)
-        hooks = entry.dialect.hooks
+        hooks = dialect.hooks
         if hooks is not None and hooks.write_attribute is not None:
             recorder = TemplateRecorder(self.version)
             if hooks.write_attribute(attr, recorder):
-                entry.custom = True
-                entry.recipe = self._resolve(recorder.finish())
+                entry[RECIPE] = self._resolve(recorder.finish())
         return entry
 
     def _resolve(self, template: list[Any]) -> list[Any]:
@@ -382,38 +376,36 @@ class IRNumbering:
             numbers = bytes(((line << 1) | 1, (col << 1) | 1))
         else:
             numbers = encode_varint(line) + encode_varint(col)
-        recipe: list[Any] = [FILE_LINE_COL_CODE, None, numbers]
-        entry = Entry(key, builtin_dialect, recipe)  # custom: its value is never printed
+        entry = [1, -1, key, builtin_dialect, None]  # custom: its value is never printed
         self.attrs[key] = entry
         self.attr_order.append(entry)
         filename = self._filenames.get(attr.filename)
         if filename is None:
             filename = self._filenames[attr.filename] = self.number_string(attr.filename)
         else:
-            filename.refs += 1
-        recipe[1] = filename
+            filename[REFS] += 1
+        entry[RECIPE] = (filename, numbers)
         return entry
 
     def number_type(self, type: Type) -> Entry:
         entry = self.type_ids.get(id(type))
         if entry is not None:
-            entry.refs += 1
+            entry[REFS] += 1
             return entry
         info = self._info(type)
         entry = self.types.get(info[1])
         self._held.append(type)
         if entry is not None:
-            entry.refs += 1
+            entry[REFS] += 1
             self.type_ids[id(type)] = entry
             return entry
-        entry = Entry(type, self.dialect(info[2]))
+        entry = new_entry(type, self.dialect(info[2]))
         self.types[info[1]] = entry
         self.type_ids[id(type)] = entry
         self.type_order.append(entry)
         template = info[3]
         if template is not None:
-            entry.custom = True
-            entry.recipe = self._resolve(template)
+            entry[RECIPE] = self._resolve(template)
         return entry
 
     def number_resource(self, key: str) -> None:
@@ -593,7 +585,7 @@ class IRNumbering:
             if name_entry is None:
                 name_entry = self.number_op_name(name)
             else:
-                name_entry.refs += 1
+                name_entry[REFS] += 1
             result_entries = []
             for result in op.results:
                 values[id(result)] = next_id
@@ -604,7 +596,7 @@ class IRNumbering:
                 if entry is None:
                     entry = number_type(result.type)
                 else:
-                    entry.refs += 1
+                    entry[REFS] += 1
                 result_entries.append(entry)
             found = specs.get(name)
             if found is None:
@@ -639,7 +631,7 @@ class IRNumbering:
                 key = ("loc", loc.filename, loc.line, loc.col)
                 loc_entry = attrs.get(key)
                 if loc_entry is not None:
-                    loc_entry.refs += 1
+                    loc_entry[REFS] += 1
                 else:
                     loc_entry = self._new_file_line_col(key, loc)
             else:
@@ -748,14 +740,14 @@ def group_by_dialect_per_byte(entries: list[Entry]) -> None:
     for width in range(1, 9):
         group = (1 << (7 * width)) - group
         chunk = entries[start:start + group]
-        numbers = {e.dialect.number for e in chunk}
+        numbers = {e[OWNER].number for e in chunk}
         if len(numbers) > 1 or first_dialect not in numbers:
             def order(e: Entry, first: int = first_dialect) -> tuple[bool, int]:
-                return e.dialect.number != first, e.dialect.number
+                return e[OWNER].number != first, e[OWNER].number
 
             chunk.sort(key=order)
             entries[start:start + len(chunk)] = chunk
-        first_dialect = chunk[-1].dialect.number
+        first_dialect = chunk[-1][OWNER].number
         start += len(chunk)
         if start >= len(entries):
             break

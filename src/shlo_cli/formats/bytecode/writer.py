@@ -14,6 +14,8 @@ from typing import Any
 
 from ...ir.core import Block, Module, Operation, Region, Value
 from ...ir.diagnostics import ShloError
+from .builtin import FILE_LINE_COL_LOC
+from .builtin import STRING as STRING_ATTR
 from .encoding import (
     ATTR_TYPE,
     ATTR_TYPE_OFFSET,
@@ -42,7 +44,7 @@ from .encoding import (
     StringTable,
     encode_varint,
 )
-from .numbering import Entry, IRNumbering
+from .numbering import NUMBER, OWNER, RECIPE, VALUE, Entry, IRNumbering
 from .properties import is_registered
 from .recipes import REF_OPTIONAL_ATTR, REF_STRING
 from .uselists import densemap_order, stored_order
@@ -51,6 +53,8 @@ DEFAULT_PRODUCER = "MLIR24.0.0git"
 """What `mlir-opt -emit-bytecode` writes (MLIR followed by the LLVM version)."""
 
 BLOB_KIND = 0  # AsmResourceEntryKind::Blob
+_STRING_CODE = encode_varint(STRING_ATTR)
+_FILE_LINE_COL_CODE = encode_varint(FILE_LINE_COL_LOC)
 _SMALL = [bytes(((n << 1) | 1,)) for n in range(0x80)]  # the one-byte varints
 
 
@@ -107,7 +111,7 @@ class _Writer:
             section.varint(dialect_number)
             section.varint(len(group))
             for entry in group:
-                name: str = entry.value
+                name: str = entry[VALUE]
                 string_id = self.strings.insert(name.split(".", 1)[1] if "." in name else "")
                 if self.version < NATIVE_PROPERTIES_ENCODING:
                     section.varint(string_id)
@@ -132,13 +136,43 @@ class _Writer:
                 offsets.varint(dialect_number)
                 offsets.varint(len(group))
                 for entry in group:
-                    if entry.custom:  # replay the encoding recorded while numbering
-                        for item in entry.recipe:
+                    # Replay the encoding recorded while numbering (see numbering.Entry).
+                    recipe = entry[RECIPE]
+                    cls = recipe.__class__
+                    if cls is str:  # a string attribute: its code and string number
+                        number = insert(recipe)
+                        buf += _STRING_CODE
+                        if number < 0x80:
+                            buf.append((number << 1) | 1)
+                        else:
+                            buf += encode_varint(number)
+                    elif cls is tuple:  # file:line:col: code, filename attribute, numbers
+                        filename, numbers = recipe
+                        buf += _FILE_LINE_COL_CODE
+                        number = filename[NUMBER]
+                        if number < 0x80:
+                            buf.append((number << 1) | 1)
+                        else:
+                            buf += encode_varint(number)
+                        buf += numbers
+                    elif recipe is None:  # no dialect encoding: the text, NUL-terminated
+                        buf += str(entry[VALUE]).encode("utf-8", "surrogateescape")
+                        buf.append(0)
+                        size = len(buf)
+                        flagged = (size - previous) << 1
+                        if flagged < 0x80:
+                            offsets_buf.append((flagged << 1) | 1)
+                        else:
+                            offsets_buf += encode_varint(flagged)
+                        previous = size
+                        continue
+                    else:
+                        for item in recipe:
                             cls = item.__class__
                             if cls is bytes:
                                 buf += item
-                            elif cls is Entry:
-                                number = item.number
+                            elif cls is list:  # an attribute or type entry
+                                number = item[NUMBER]
                                 if number < 0x80:
                                     buf.append((number << 1) | 1)
                                 else:
@@ -148,16 +182,11 @@ class _Writer:
                                 if kind == REF_STRING:
                                     data.varint(insert(payload))
                                 elif kind == REF_OPTIONAL_ATTR:
-                                    data.varint((payload.number << 1) | 1)
+                                    data.varint((payload[NUMBER] << 1) | 1)
                                 else:
                                     data.varint(state.resource_number(payload))
-                        size = len(buf)
-                        flagged = ((size - previous) << 1) | 1
-                    else:
-                        buf += str(entry.value).encode("utf-8", "surrogateescape")
-                        buf.append(0)
-                        size = len(buf)
-                        flagged = (size - previous) << 1
+                    size = len(buf)
+                    flagged = ((size - previous) << 1) | 1
                     if flagged < 0x80:
                         offsets_buf.append((flagged << 1) | 1)
                     else:
@@ -172,7 +201,7 @@ class _Writer:
         state = self.state
         name_entry, loc_entry, attrs_entry, results, props = state.ops[id(op)]
         buf = out.buf
-        number = name_entry.number
+        number = name_entry[NUMBER]
         if number < 0x80:
             buf.append((number << 1) | 1)
         else:
@@ -180,7 +209,7 @@ class _Writer:
         # The numbers after the mask byte go in place once the mask is known.
         mask_at = len(buf)
         buf.append(0)
-        number = loc_entry.number
+        number = loc_entry[NUMBER]
         if number < 0x80:
             buf.append((number << 1) | 1)
         else:
@@ -188,7 +217,7 @@ class _Writer:
         mask = 0
         if attrs_entry is not None:
             mask = HAS_ATTRS
-            number = attrs_entry.number
+            number = attrs_entry[NUMBER]
             if number < 0x80:
                 buf.append((number << 1) | 1)
             else:
@@ -208,7 +237,7 @@ class _Writer:
             else:
                 buf += encode_varint(count)
             for entry in results:
-                number = entry.number
+                number = entry[NUMBER]
                 if number < 0x80:
                     buf.append((number << 1) | 1)
                 else:
@@ -281,12 +310,12 @@ class _Writer:
             elide = self.version >= ELIDE_UNKNOWN_BLOCK_ARG_LOCATION
             for type_entry, loc_entry, known in state.block_args[id(block)]:
                 if elide:
-                    out.varint_flag(type_entry.number, known)
+                    out.varint_flag(type_entry[NUMBER], known)
                     if known:
-                        out.varint(loc_entry.number)
+                        out.varint(loc_entry[NUMBER])
                 else:
-                    out.varint(type_entry.number)
-                    out.varint(loc_entry.number)
+                    out.varint(type_entry[NUMBER])
+                    out.varint(loc_entry[NUMBER])
             if self.version >= USE_LIST_ORDERING:
                 mask_at = len(out.buf)
                 out.byte(0)
@@ -329,14 +358,14 @@ class _Writer:
 
     def _properties(self, props: Any) -> int:
         """The index of the op's properties in the properties section (deduplicated)."""
-        if props.__class__ is Entry:  # an unregistered op's dictionary
-            body = encode_varint(props.number)
+        if props.__class__ is list:  # an unregistered op's dictionary (an entry)
+            body = encode_varint(props[NUMBER])
         else:
             spec, entries = props
             parts = []
             for (name, optional), entry in zip(spec, entries, strict=True):
                 if entry is not None:
-                    number = (entry.number << 1) | 1 if optional else entry.number
+                    number = (entry[NUMBER] << 1) | 1 if optional else entry[NUMBER]
                     parts.append(_SMALL[number] if number < 0x80 else encode_varint(number))
                 elif optional:
                     parts.append(_SMALL[0])
@@ -389,7 +418,7 @@ def _dialect_runs(entries: list[Entry]) -> list[tuple[int, list[Entry]]]:
     current = -1
     group: list[Entry] = []
     for entry in entries:
-        number = entry.dialect.number
+        number = entry[OWNER].number
         if number != current:
             current = number
             group = []
