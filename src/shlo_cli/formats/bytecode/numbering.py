@@ -17,6 +17,7 @@ encoded directly, and a type's recorded encoding is kept across writes.
 
 from __future__ import annotations
 
+import struct
 from operator import itemgetter
 from typing import Any
 
@@ -40,7 +41,7 @@ from ...ir.locations import FileLineColLoc, LocationAttr, UnknownLoc
 from ...ir.types import ComplexType, FloatType, IndexType, IntegerType, TensorType, Type
 from . import builtin
 from .encoding import NATIVE_PROPERTIES_ENCODING, encode_varint
-from .hooks import DialectHooks, attribute_dialect, hooks_for, type_dialect
+from .hooks import DialectHooks, OpSpec, attribute_dialect, hooks_for, type_dialect
 from .properties import op_spec
 from .recipes import (
     REF_ATTR,
@@ -73,7 +74,28 @@ _by_name = itemgetter(0)
 # template or None for text). Holding the type keeps its id from being reused.
 _TYPE_INFO: dict[int, dict[int, tuple[Type, str, str, list[Any] | None]]] = {}
 _TYPE_INFO_LIMIT = 1 << 16
-_SPECS: dict[str, tuple[Any, frozenset[str]]] = {}  # op name -> (op_spec, its item names)
+
+
+class PropertySpec:
+    """How an op's properties are written, per op name (kept for the process): `items`,
+    the inherent attribute names in encoding order (None: an unregistered op, `()`: no
+    properties), `optional` per item, and `names` as a set."""
+
+    __slots__ = ("items", "optional", "names")
+
+    def __init__(self, spec: OpSpec | None) -> None:
+        self.items = None if spec is None else tuple(item for item, _ in spec)
+        self.optional = () if spec is None else tuple(flag for _, flag in spec)
+        self.names = frozenset(self.items or ())
+
+
+_SPECS: dict[str, PropertySpec] = {}
+_UNSIGNED = {8: "B", 16: "H", 32: "I", 64: "Q"}  # struct codes of the integer widths
+
+
+def _spec(name: str) -> PropertySpec:
+    spec = _SPECS[name] = PropertySpec(op_spec(name))
+    return spec
 
 
 class DialectEntry:
@@ -95,6 +117,10 @@ class DialectEntry:
 Entry = list
 REFS, NUMBER, VALUE, OWNER, RECIPE = range(5)  # OWNER: the dialect entry
 _by_refs = itemgetter(REFS)
+
+
+def _by_owner_number(entry: Entry) -> int:
+    return entry[OWNER].number
 
 
 def new_entry(value: Any, dialect: DialectEntry, recipe: Any = None) -> Entry:
@@ -216,6 +242,10 @@ class IRNumbering:
             key = ("@", attr.root, attr.nested)  # type: ignore[attr-defined]
         elif cls is BoolAttr:
             key = ("bool", bool(attr.flag))  # type: ignore[attr-defined]
+        elif (cls is DenseArrayAttr and attr.element.__class__ is IntegerType  # type: ignore
+              and attr.element.width > 1):  # type: ignore[attr-defined]
+            key = ("array", attr.element.width, attr.element.signedness,  # type: ignore
+                   attr.items)  # type: ignore[attr-defined]
         else:
             key = str(attr)
         self._keys[id(attr)] = (attr, key)  # holding `attr` keeps its id from being reused
@@ -465,10 +495,16 @@ class IRNumbering:
         return [_DENSE_CODE, self.number_type(attr.type), encode_varint(len(raw)) + raw]
 
     def _encode_dense_array(self, attr: DenseArrayAttr) -> list[Any] | None:
-        raw = builtin._dense_array_bytes(attr)
-        if raw is None:
-            return None
-        return [_DENSE_ARRAY_CODE, self.number_type(attr.element),
+        element = attr.element
+        code = _UNSIGNED.get(element.width) if element.__class__ is IntegerType else None  # type: ignore[attr-defined]
+        if code is not None:  # the items as unsigned little-endian words of their width
+            mask = (1 << element.width) - 1  # type: ignore[attr-defined]
+            raw = struct.pack(f"<{len(attr.items)}{code}", *[x & mask for x in attr.items])
+        else:
+            raw = builtin._dense_array_bytes(attr)
+            if raw is None:
+                return None
+        return [_DENSE_ARRAY_CODE, self.number_type(element),
                 encode_varint(len(attr.items)) + encode_varint(len(raw)) + raw]
 
     # ---- the IR ----------------------------------------------------------------------------
@@ -574,8 +610,9 @@ class IRNumbering:
         type_ids = self.type_ids
         op_names = self.op_names
         attrs = self.attrs
+        attr_order = self.attr_order
+        filenames = self._filenames
         records = self.ops
-        specs = _SPECS
         native = self._native_properties
         number_attr = self.number_attr
         number_type = self.number_type
@@ -598,42 +635,61 @@ class IRNumbering:
                 else:
                     entry[REFS] += 1
                 result_entries.append(entry)
-            found = specs.get(name)
-            if found is None:
-                spec = op_spec(name)
-                found = specs[name] = (spec, frozenset(item for item, _ in spec or ()))
-            spec, names = found
             attrs_entry = None
             props: Any = None
             attributes = op.attributes
             properties = op.properties
-            if not attributes and not properties:
-                if native and spec:
-                    props = (spec, [None] * len(spec))
-            elif not native or spec == ():
-                attrs_entry = number_attr(_dictionary(merged_attributes(op)))
-            elif spec is None:
-                if attributes:
-                    attrs_entry = number_attr(_dictionary(dict(attributes)))
-                if properties:
-                    props = number_attr(_dictionary(properties))
-            else:
-                if not attributes and names.issuperset(properties):
-                    inherent = properties  # the common case: only inherent attributes
+            if native:
+                spec = _SPECS.get(name)
+                if spec is None:
+                    spec = _spec(name)
+                items = spec.items
+                if not attributes and not properties:
+                    if items:
+                        props = (spec, [None] * len(items))
+                elif items is None:  # unregistered: a dictionary of its own
+                    if attributes:
+                        attrs_entry = number_attr(_dictionary(attributes))
+                    if properties:
+                        props = number_attr(_dictionary(properties))
+                elif not items:
+                    attrs_entry = number_attr(_dictionary(merged_attributes(op)))
                 else:
-                    inherent, discardable = _split(attributes, properties, names)
-                    if discardable:
-                        attrs_entry = number_attr(_dictionary(discardable))
-                props = (spec, [None if inherent.get(item) is None
-                                else number_attr(inherent[item]) for item, _ in spec])
+                    if not attributes and spec.names.issuperset(properties):
+                        inherent = properties  # the common case: only inherent attributes
+                    else:
+                        inherent, discardable = _split(attributes, properties, spec.names)
+                        if discardable:
+                            attrs_entry = number_attr(_dictionary(discardable))
+                    get = inherent.get
+                    props = (spec, [None if (value := get(item)) is None else number_attr(value)
+                                    for item in items])
+            elif attributes or properties:
+                attrs_entry = number_attr(_dictionary(merged_attributes(op)))
             loc = op.location
             if loc.attr is None and loc is not UNKNOWN_LOCATION and loc.filename != "<unknown>":
                 key = ("loc", loc.filename, loc.line, loc.col)
                 loc_entry = attrs.get(key)
                 if loc_entry is not None:
                     loc_entry[REFS] += 1
-                else:
-                    loc_entry = self._new_file_line_col(key, loc)
+                else:  # new (every op has its own): see _new_file_line_col
+                    line = loc.line
+                    col = loc.col
+                    if 0 <= line < 0x80 and 0 <= col < 0x80:
+                        numbers = bytes(((line << 1) | 1, (col << 1) | 1))
+                    else:
+                        numbers = encode_varint(line) + encode_varint(col)
+                    owner = self._builtin
+                    if owner is None:
+                        owner = self._builtin = self.dialect("builtin")
+                    loc_entry = attrs[key] = [1, -1, key, owner, None]
+                    attr_order.append(loc_entry)
+                    filename = filenames.get(loc.filename)
+                    if filename is None:
+                        filename = filenames[loc.filename] = self.number_string(loc.filename)
+                    else:
+                        filename[REFS] += 1
+                    loc_entry[RECIPE] = (filename, numbers)
             else:
                 loc_entry = number_attr(op_location(op))
             records[id(op)] = (name_entry, loc_entry, attrs_entry, result_entries, props)
@@ -732,7 +788,12 @@ def _canonical(attr: Attribute) -> Attribute:
 def group_by_dialect_per_byte(entries: list[Entry]) -> None:
     """Within each run of indices of one varint width (128, then 16256, ...), order entries
     by dialect, the previous run's last dialect first (upstream `groupByDialectPerByte`)."""
-    if not entries:
+    if len(entries) <= 0x80:  # one run (most modules): dialect 0 first is number order
+        owner = entries[0][OWNER] if entries else None
+        for entry in entries:
+            if entry[OWNER] is not owner:
+                entries.sort(key=_by_owner_number)
+                break
         return
     first_dialect = 0
     group = 0

@@ -56,6 +56,9 @@ BLOB_KIND = 0  # AsmResourceEntryKind::Blob
 _STRING_CODE = encode_varint(STRING_ATTR)
 _FILE_LINE_COL_CODE = encode_varint(FILE_LINE_COL_LOC)
 _SMALL = [bytes(((n << 1) | 1,)) for n in range(0x80)]  # the one-byte varints
+# The resource sections of a module without resources: offsets (no external groups, no
+# dialect entries) and empty data.
+_NO_RESOURCES = bytes((RESOURCE_OFFSET, 0x03, 0x01, RESOURCE, 0x01))
 
 
 class _Writer:
@@ -70,54 +73,71 @@ class _Writer:
         self.use_list_orders = version >= USE_LIST_ORDERING
 
     def write(self, producer: str) -> bytes:
+        version = self.version
         out = Emitter()
-        out.raw(MAGIC)
-        out.varint(self.version)
-        out.cstring(producer.encode("utf-8", "surrogateescape"))
-        self._dialect_section(out)
+        buf = out.buf
+        buf += MAGIC
+        buf += _varint(version)
+        buf += producer.encode("utf-8", "surrogateescape")
+        buf.append(0)
+        _section(buf, DIALECT, self._dialect_section())
         self._attr_type_sections(out)
         ir = Emitter()
-        ir.varint_flag(1, False)
+        ir.buf += _varint(1 << 1)  # one region, not isolated
         self._op(ir, self.module.op)
-        out.section(IR, ir)
-        self._resource_sections(out)
-        strings = Emitter()
-        self.strings.write(strings)
-        out.section(STRING, strings)
-        if self.version >= NATIVE_PROPERTIES_ENCODING:
-            props = Emitter()
-            props.varint(len(self.props))
+        _section(buf, IR, ir.buf)
+        if any(dialect.resources for dialect in self.state.dialects.values()):
+            self._resource_sections(out)
+        else:  # no external resource groups, no dialect resources
+            buf += _NO_RESOURCES
+        _section(buf, STRING, self._string_section())
+        if version >= NATIVE_PROPERTIES_ENCODING:
+            props = bytearray(_varint(len(self.props)))
             for entry in self.props:
-                props.raw(entry)
-            out.section(PROPERTIES, props)
-        return bytes(out.buf)
+                props += entry
+            _section(buf, PROPERTIES, props)
+        return bytes(buf)
+
+    def _string_section(self) -> bytearray:
+        """The count, the sizes (with the NUL) in reverse order, then the data."""
+        encoded = [s.encode("utf-8", "surrogateescape") for s in self.strings.index]
+        section = bytearray(_varint(len(encoded)))
+        for data in reversed(encoded):
+            size = len(data) + 1
+            if size < 0x80:
+                section.append((size << 1) | 1)
+            else:
+                section += encode_varint(size)
+        section += b"\0".join(encoded)
+        if encoded:
+            section.append(0)
+        return section
 
     # ---- dialects ----------------------------------------------------------------------------
 
-    def _dialect_section(self, out: Emitter) -> None:
-        section = Emitter()
+    def _dialect_section(self) -> bytearray:
+        version = self.version
+        insert = self.strings.insert
         dialects = list(self.state.dialects.values())
-        section.varint(len(dialects))
+        section = bytearray(_varint(len(dialects)))
         for dialect in dialects:
-            name_id = self.strings.insert(dialect.name)
-            if self.version < DIALECT_VERSIONING:
-                section.varint(name_id)
-            else:
-                section.varint_flag(name_id, False)  # our dialects write no version
+            name_id = insert(dialect.name)
+            # from version 1, flagged: our dialects write no version
+            section += _varint(name_id if version < DIALECT_VERSIONING else name_id << 1)
         names = self.state.op_name_order
-        if self.version >= ELIDE_UNKNOWN_BLOCK_ARG_LOCATION:
-            section.varint(len(names))
+        if version >= ELIDE_UNKNOWN_BLOCK_ARG_LOCATION:
+            section += _varint(len(names))
+        flagged = version >= NATIVE_PROPERTIES_ENCODING
         for dialect_number, group in _dialect_runs(names):
-            section.varint(dialect_number)
-            section.varint(len(group))
+            section += _varint(dialect_number)
+            section += _varint(len(group))
             for entry in group:
                 name: str = entry[VALUE]
-                string_id = self.strings.insert(name.split(".", 1)[1] if "." in name else "")
-                if self.version < NATIVE_PROPERTIES_ENCODING:
-                    section.varint(string_id)
-                else:
-                    section.varint_flag(string_id, is_registered(name))
-        out.section(DIALECT, section)
+                string_id = insert(name.split(".", 1)[1] if "." in name else "")
+                if flagged:
+                    string_id = (string_id << 1) | (1 if is_registered(name) else 0)
+                section += _varint(string_id)
+        return section
 
     # ---- attributes and types ----------------------------------------------------------------
 
@@ -286,7 +306,7 @@ class _Writer:
                 section = Emitter()
                 for region in regions:
                     self._region(section, region)
-                out.section(IR, section)
+                _section(buf, IR, section.buf)
             else:
                 for region in regions:
                     self._region(out, region)
@@ -363,13 +383,14 @@ class _Writer:
         else:
             spec, entries = props
             parts = []
-            for (name, optional), entry in zip(spec, entries, strict=True):
+            for optional, entry in zip(spec.optional, entries, strict=True):
                 if entry is not None:
                     number = (entry[NUMBER] << 1) | 1 if optional else entry[NUMBER]
                     parts.append(_SMALL[number] if number < 0x80 else encode_varint(number))
                 elif optional:
                     parts.append(_SMALL[0])
                 else:
+                    name = spec.items[len(parts)]
                     raise ShloError(f"cannot write bytecode: required attribute '{name}' "
                                     "is missing")
             body = parts[0] if len(parts) == 1 else b"".join(parts)
@@ -410,6 +431,21 @@ class _Writer:
                 offsets.byte(BLOB_KIND)
         out.section(RESOURCE_OFFSET, offsets)
         out.section(RESOURCE, data)
+
+
+def _varint(value: int) -> bytes:
+    return _SMALL[value] if value < 0x80 else encode_varint(value)
+
+
+def _section(buf: bytearray, section_id: int, body: bytearray) -> None:
+    """Append a section that needs no alignment: id, varint length, body."""
+    buf.append(section_id)
+    size = len(body)
+    if size < 0x80:
+        buf.append((size << 1) | 1)
+    else:
+        buf += encode_varint(size)
+    buf += body
 
 
 def _dialect_runs(entries: list[Entry]) -> list[tuple[int, list[Entry]]]:
