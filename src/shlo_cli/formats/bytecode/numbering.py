@@ -513,56 +513,44 @@ class IRNumbering:
         """Isolation of every op with regions (upstream's global numbering state): an op
         with the trait is isolated; another one is unless a nested op uses a value defined
         outside it."""
-        isolated = self.isolated
-        # Stack entries: [op, unresolved isolation]
-        stack: list[list[Any]] = []
-
-        def visit(op: Operation) -> None:
-            if stack and stack[-1][1] and op.operands:
-                parent_region = op.parent.parent if op.parent is not None else None
-                for operand in op.operands:
-                    region = value_region(operand)
-                    if region is parent_region or region is None:
-                        continue
-                    container = region.parent
-                    at = len(stack) - 1
-                    while at > 0 and stack[at][1] and stack[at][0] is not container:
-                        at -= 1
-                    resolved = stack[at][1]
-                    for state in stack[at + 1:]:
-                        state[1] = resolved
-                        isolated[id(state[0])] = False
-            trait = op.opdef is not None and op.opdef.isolated
-            if trait:
-                isolated[id(op)] = True
-            stack.append([op, not trait])
-            for region in op.regions:
-                for block in region.blocks:
-                    for nested in block.operations:
-                        if nested.regions:
-                            visit(nested)
-                        elif stack[-1][1] and nested.operands:
-                            check(nested)
-            stack.pop()
-            isolated.setdefault(id(op), True)
-
-        def check(op: Operation) -> None:  # an op without regions: only its operands count
-            parent_region = op.parent.parent if op.parent is not None else None
-            for operand in op.operands:
-                region = value_region(operand)
-                if region is parent_region or region is None:
-                    continue
-                container = region.parent
-                at = len(stack) - 1
-                while at > 0 and stack[at][1] and stack[at][0] is not container:
-                    at -= 1
-                resolved = stack[at][1]
-                for state in stack[at + 1:]:
-                    state[1] = resolved
-                    isolated[id(state[0])] = False
-
         if root.regions:
-            visit(root)
+            self._visit(root, [])
+
+    def _visit(self, op: Operation, stack: list[list[Any]]) -> None:
+        """Stack entries: [op, isolation unresolved] of the ops enclosing `op`."""
+        if stack and stack[-1][1] and op.operands:
+            self._check_uses(op, stack)
+        trait = op.opdef is not None and op.opdef.isolated
+        if trait:
+            self.isolated[id(op)] = True
+        state = [op, not trait]
+        stack.append(state)
+        for region in op.regions:
+            for block in region.blocks:
+                for nested in block.operations:
+                    if nested.regions:
+                        self._visit(nested, stack)
+                    elif state[1] and nested.operands:
+                        self._check_uses(nested, stack)
+        stack.pop()
+        self.isolated.setdefault(id(op), True)
+
+    def _check_uses(self, op: Operation, stack: list[list[Any]]) -> None:
+        """An operand defined outside the enclosing ops below the top of `stack` makes
+        them not isolated."""
+        parent_region = op.parent.parent if op.parent is not None else None
+        for operand in op.operands:
+            region = value_region(operand)
+            if region is parent_region or region is None:
+                continue
+            container = region.parent
+            at = len(stack) - 1
+            while at > 0 and stack[at][1] and stack[at][0] is not container:
+                at -= 1
+            resolved = stack[at][1]
+            for state in stack[at + 1:]:
+                state[1] = resolved
+                self.isolated[id(state[0])] = False
 
     @property
     def use_counts(self) -> dict[int, int]:
