@@ -17,6 +17,7 @@ encoded directly, and a type's recorded encoding is kept across writes.
 
 from __future__ import annotations
 
+import dataclasses
 import struct
 from operator import itemgetter
 from typing import Any
@@ -27,16 +28,19 @@ from ...ir.attributes import (
     BoolAttr,
     DenseArrayAttr,
     DenseElementsAttr,
+    DialectAttr,
     DictAttr,
     IntegerAttr,
+    OpaqueAttr,
     StringAttr,
     SymbolRefAttr,
     TypeAttr,
     UnitAttr,
     all_equal,
+    raw_bytes,
 )
 from ...ir.core import UNKNOWN_LOCATION, Block, Location, Operation, Region, Value
-from ...ir.dense import raw_bytes, storage_type
+from ...ir.dense import storage_type
 from ...ir.locations import FileLineColLoc, LocationAttr, UnknownLoc
 from ...ir.types import ComplexType, FloatType, IndexType, IntegerType, TensorType, Type
 from . import builtin
@@ -114,13 +118,14 @@ class DialectEntry:
 # are final: None (written as text), a str (a string attribute of that text), a tuple
 # (a file:line:col location: its filename's entry and the line and column bytes) or a list
 # of items (bytes, entries, and (kind, payload) pairs for the other references).
-Entry = list
+Entry = list[Any]
 REFS, NUMBER, VALUE, OWNER, RECIPE = range(5)  # OWNER: the dialect entry
 _by_refs = itemgetter(REFS)
 
 
 def _by_owner_number(entry: Entry) -> int:
-    return entry[OWNER].number
+    number: int = entry[OWNER].number
+    return number
 
 
 def new_entry(value: Any, dialect: DialectEntry, recipe: Any = None) -> Entry:
@@ -247,9 +252,40 @@ class IRNumbering:
             key = ("array", attr.element.width, attr.element.signedness,  # type: ignore
                    attr.items)  # type: ignore[attr-defined]
         else:
-            key = str(attr)
+            key = self._dialect_key(attr)
         self._keys[id(attr)] = (attr, key)  # holding `attr` keeps its id from being reused
         return key
+
+    def _dialect_key(self, attr: Attribute) -> Any:
+        """The printed form, or for an attribute of a dialect with bytecode hooks (VHLO),
+        whose class is a frozen dataclass printed from its compared fields, the class and
+        the keys of those fields (printing a tensor attribute just to compare it is slow)."""
+        cls = attr.__class__
+        names = _FIELDS.get(cls)
+        if names is None:
+            names = _FIELDS[cls] = _key_fields(attr)
+        if names:
+            try:
+                return (cls, *[self._field_key(getattr(attr, name)) for name in names])
+            except _NoKey:
+                pass
+        return str(attr)
+
+    def _field_key(self, value: Any) -> Any:
+        cls = value.__class__
+        if cls is str or cls is int or value is None:
+            return value
+        if cls is bool:
+            return ("bool", value)
+        if cls is float:
+            return ("float", repr(value))  # -0.0 and nan print apart
+        if cls is tuple:
+            return tuple([self._field_key(v) for v in value])
+        if isinstance(value, Attribute):
+            return self.attr_key(value)
+        if isinstance(value, Type):
+            return ("!", self.type_key(value))
+        raise _NoKey
 
     def _dense_key(self, attr: DenseElementsAttr) -> Any:
         """Equal exactly when the stored forms are: the type and MLIR's raw element bytes
@@ -293,11 +329,14 @@ class IRNumbering:
     def attr_number(self, attr: Attribute) -> int:
         attr = _canonical(attr)
         if attr.__class__ is StringAttr:
-            return self.strings[attr.text][NUMBER]  # type: ignore[attr-defined]
-        return self.attrs[self.attr_key(attr)][NUMBER]
+            found: int = self.strings[attr.text][NUMBER]
+        else:
+            found = self.attrs[self.attr_key(attr)][NUMBER]
+        return found
 
     def type_number(self, type: Type) -> int:
-        return self.types[self.type_key(type)][NUMBER]
+        found: int = self.types[self.type_key(type)][NUMBER]
+        return found
 
     # ---- dialects, names, attributes, types --------------------------------------------------
 
@@ -496,14 +535,15 @@ class IRNumbering:
 
     def _encode_dense_array(self, attr: DenseArrayAttr) -> list[Any] | None:
         element = attr.element
-        code = _UNSIGNED.get(element.width) if element.__class__ is IntegerType else None  # type: ignore[attr-defined]
+        code = _UNSIGNED.get(element.width) if isinstance(element, IntegerType) else None
         if code is not None:  # the items as unsigned little-endian words of their width
             mask = (1 << element.width) - 1  # type: ignore[attr-defined]
             raw = struct.pack(f"<{len(attr.items)}{code}", *[x & mask for x in attr.items])
         else:
-            raw = builtin._dense_array_bytes(attr)
-            if raw is None:
+            found = builtin._dense_array_bytes(attr)
+            if found is None:
                 return None
+            raw = found
         return [_DENSE_ARRAY_CODE, self.number_type(element),
                 encode_varint(len(attr.items)) + encode_varint(len(raw)) + raw]
 
@@ -655,14 +695,21 @@ class IRNumbering:
             elif attributes or properties:
                 attrs_entry = number_attr(_dictionary(merged_attributes(op)))
             loc = op.location
-            if loc.attr is None and loc is not UNKNOWN_LOCATION and loc.filename != "<unknown>":
-                key = ("loc", loc.filename, loc.line, loc.col)
+            where: Any = loc  # a parsed position, or a file:line:col location attribute
+            attr = loc.attr
+            if attr is None:
+                fast = loc is not UNKNOWN_LOCATION and loc.filename != "<unknown>"
+            else:
+                fast = attr.__class__ is FileLineColLoc  # e.g. read from bytecode
+                where = attr
+            if fast:
+                key = ("loc", where.filename, where.line, where.col)
                 loc_entry = attrs.get(key)
                 if loc_entry is not None:
                     loc_entry[REFS] += 1
                 else:  # new (every op has its own): see _new_file_line_col
-                    line = loc.line
-                    col = loc.col
+                    line = where.line
+                    col = where.col
                     if 0 <= line < 0x80 and 0 <= col < 0x80:
                         numbers = bytes(((line << 1) | 1, (col << 1) | 1))
                     else:
@@ -672,9 +719,9 @@ class IRNumbering:
                         owner = self._builtin = self.dialect("builtin")
                     loc_entry = attrs[key] = [1, -1, key, owner, None]
                     attr_order.append(loc_entry)
-                    filename = filenames.get(loc.filename)
+                    filename = filenames.get(where.filename)
                     if filename is None:
-                        filename = filenames[loc.filename] = self.number_string(loc.filename)
+                        filename = filenames[where.filename] = self.number_string(where.filename)
                     else:
                         filename[REFS] += 1
                     loc_entry[RECIPE] = (filename, numbers)
@@ -718,6 +765,27 @@ _DIRECT: dict[type, Any] = {
 """Builtin attribute classes encoded here directly (the same bytes as the builtin hook)."""
 
 
+class _NoKey(Exception):
+    """A field without a structural key: the attribute is keyed by its printed form."""
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}  # attribute class -> the fields of its key
+
+
+def _key_fields(attr: Attribute) -> tuple[str, ...]:
+    """The compared fields of a frozen dataclass attribute of a dialect with bytecode hooks
+    besides builtin; () for any other class (keyed by its printed form)."""
+    params = getattr(attr.__class__, "__dataclass_params__", None)
+    if params is None or not params.frozen or not params.eq:
+        return ()
+    if isinstance(attr, (LocationAttr, DialectAttr, OpaqueAttr)):  # printed from more
+        return ()
+    hooks = hooks_for(attribute_dialect(attr))
+    if hooks is None or hooks.write_attribute is None:
+        return ()
+    return tuple(f.name for f in dataclasses.fields(attr) if f.compare)  # type: ignore
+
+
 def raw_dense(attr: DenseElementsAttr) -> bytes | None:
     """MLIR's raw storage bytes of a dense attribute, as `ir.dense.encode_raw_dense` gives
     them (a single element when all are equal), with the splat test done on the bytes that
@@ -729,8 +797,8 @@ def raw_dense(attr: DenseElementsAttr) -> bytes | None:
     size = data.size
     if size == 0:
         return b""
-    plain = not ((etype.__class__ is IntegerType and etype.width == 1)  # type: ignore
-                 or (etype.__class__ is FloatType and etype.width < 8))  # type: ignore
+    plain = not ((isinstance(etype, IntegerType) and etype.width == 1)
+                 or (isinstance(etype, FloatType) and etype.width < 8))
     if attr.splat:
         first = data.reshape(-1)[:1]
         return first.tobytes() if plain else raw_bytes(first, etype)

@@ -531,7 +531,7 @@ class _Reader:
 
     def _location(self, attr: Attribute) -> Location:
         if attr.__class__ is FileLineColLoc:  # the common case
-            return Location(attr.filename, attr.line, attr.col, attr)  # type: ignore
+            return Location(attr.filename, attr.line, attr.col, attr)
         if not isinstance(attr, LocationAttr):
             raise BytecodeError(f"expected attribute of type: LocationAttr, but got: {attr}")
         pos = _file_line_col(attr)
