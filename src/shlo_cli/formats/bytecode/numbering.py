@@ -180,6 +180,7 @@ class IRNumbering:
         self.strings: dict[str, Entry] = {}  # string attributes by text
         self.types: dict[str, Entry] = {}
         self.type_ids: dict[int, Entry] = {}
+        self.attr_ids: dict[int, Entry] = {}  # by object, besides strings and file:line:col
         self.type_order: list[Entry] = []
         self.op_names: dict[str, Entry] = {}
         self.op_name_order: list[Entry] = []
@@ -193,7 +194,7 @@ class IRNumbering:
         self._root = root
         self._keys: dict[int, tuple[object, Any]] = {}
         self._dense_raw: dict[int, bytes | None] = {}
-        self._held: list[object] = []  # objects whose ids key `type_ids`
+        self._held: list[object] = []  # objects whose ids key `type_ids` and `attr_ids`
         # per block: (type entry, location entry, location known) of each argument
         self.block_args: dict[int, list[tuple[Entry, Entry, bool]]] = {}
         self._builtin: DialectEntry | None = None
@@ -380,6 +381,18 @@ class IRNumbering:
                 entry[REFS] += 1
                 return entry
             return self._new_file_line_col(key, attr)  # type: ignore[arg-type]
+        entry = self.attr_ids.get(id(attr))  # this very object numbered before
+        if entry is not None:
+            entry[REFS] += 1
+            return entry
+        entry = self._number_attr_value(attr)
+        self.attr_ids[id(attr)] = entry
+        self._held.append(attr)
+        return entry
+
+    def _number_attr_value(self, attr: Attribute) -> Entry:
+        """`number_attr` of an object not numbered yet: found, or added, by its key."""
+        cls = attr.__class__
         if isinstance(attr, LocationAttr):
             attr = attr.resolved()
             cls = attr.__class__
