@@ -6,7 +6,9 @@
 - ``write_bytecode(module, version=6, producer=DEFAULT_PRODUCER) -> bytes``.
 
 Modules: ``encoding`` (varints, sections, strings), ``numbering`` (what gets which
-number), ``writer``, ``reader`` with ``tables`` (attribute/type entries), ``builtin``
+number), ``recipes`` (attribute and type encodings recorded while numbering, replayed
+once numbers are final), ``writer``, ``reader`` with ``tables`` (attribute/type entries),
+``builtin``
 (builtin dialect encodings), ``hooks`` (per-dialect encodings), ``properties`` (op
 properties), ``uselists``.
 """
