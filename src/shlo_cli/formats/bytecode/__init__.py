@@ -8,9 +8,8 @@
 Modules: ``encoding`` (varints, sections, strings), ``numbering`` (what gets which
 number), ``recipes`` (attribute and type encodings recorded while numbering, replayed
 once numbers are final), ``writer``, ``reader`` with ``tables`` (attribute/type entries),
-``builtin``
-(builtin dialect encodings), ``hooks`` (per-dialect encodings), ``properties`` (op
-properties), ``uselists``.
+``builtin`` (builtin dialect encodings), ``hooks`` (per-dialect encodings), ``properties``
+(op properties), ``uselists``.
 """
 
 from __future__ import annotations
