@@ -8,7 +8,7 @@ import pytest
 
 from shlo_cli.formats import read_bytecode, write_bytecode
 from shlo_cli.formats.bytecode.encoding import IR, PROPERTIES, Reader
-from shlo_cli.formats.bytecode.numbering import Entry, group_by_dialect_per_byte
+from shlo_cli.formats.bytecode.numbering import OWNER, VALUE, group_by_dialect_per_byte, new_entry
 from shlo_cli.ir.core import Module
 from shlo_cli.ir.diagnostics import ShloError
 from shlo_cli.ir.parser import parse_source
@@ -185,14 +185,14 @@ def test_more_referenced_entries_come_first_grouped_by_dialect() -> None:
             self.number = number
 
     a, b = D(0), D(1)
-    entries = [Entry(i, d) for i, d in enumerate([b, a, b, a])]
+    entries = [new_entry(i, d) for i, d in enumerate([b, a, b, a])]
     group_by_dialect_per_byte(entries)
-    assert [e.value for e in entries] == [1, 3, 0, 2]
-    many = [Entry(i, b if i % 2 else a) for i in range(200)]
+    assert [e[VALUE] for e in entries] == [1, 3, 0, 2]
+    many = [new_entry(i, b if i % 2 else a) for i in range(200)]
     group_by_dialect_per_byte(many)
     # the first 128 are grouped (dialect 0 first); the rest start with the last dialect
-    assert [e.dialect.number for e in many[:128]] == [0] * 64 + [1] * 64
-    assert many[128].dialect.number == 1
+    assert [e[OWNER].number for e in many[:128]] == [0] * 64 + [1] * 64
+    assert many[128][OWNER].number == 1
 
 
 def test_writer_rejects_ir_it_cannot_reference() -> None:

@@ -6,9 +6,10 @@
 - ``write_bytecode(module, version=6, producer=DEFAULT_PRODUCER) -> bytes``.
 
 Modules: ``encoding`` (varints, sections, strings), ``numbering`` (what gets which
-number), ``writer``, ``reader`` with ``tables`` (attribute/type entries), ``builtin``
-(builtin dialect encodings), ``hooks`` (per-dialect encodings), ``properties`` (op
-properties), ``uselists``.
+number), ``recipes`` (attribute and type encodings recorded while numbering, replayed
+once numbers are final), ``writer``, ``reader`` with ``tables`` (attribute/type entries),
+``builtin`` (builtin dialect encodings), ``hooks`` (per-dialect encodings), ``properties``
+(op properties), ``uselists``.
 """
 
 from __future__ import annotations

@@ -123,15 +123,26 @@ def _prefix_dialect(text: str) -> str:
     return "builtin"
 
 
+_DIALECT_OF_CLASS: dict[type, str] = {}  # attribute classes whose dialect the class decides
+
+
 def attribute_dialect(attr: Attribute) -> str:
-    """The dialect an attribute belongs to, as MLIR would say."""
+    """The dialect an attribute belongs to, as MLIR would say. A builtin class, or one a
+    dialect's `owns` claims (owners decide by class), is looked up once per class."""
+    cls = attr.__class__
+    found = _DIALECT_OF_CLASS.get(cls)
+    if found is not None:
+        return found
     if isinstance(attr, _BUILTIN_ATTRS):
+        _DIALECT_OF_CLASS[cls] = "builtin"
         return "builtin"
     if isinstance(attr, DialectAttr):
         return attr.dialect
     for name in _owning_dialects():
         hooks = hooks_for(name)
         if hooks is not None and hooks.owns is not None and hooks.owns(attr):
+            if not isinstance(attr, OpaqueAttr):
+                _DIALECT_OF_CLASS[cls] = name
             return name
     if isinstance(attr, OpaqueAttr):
         return _prefix_dialect(attr.text)

@@ -1,40 +1,106 @@
 """IR numbering for the writer (upstream `IRNumbering.cpp`): which dialects, op names,
 attributes, types, values, blocks and resources the IR uses, and the number of each.
 
-The order is upstream's, so that the bytes match: a pre-order walk first gives every op an
-id and decides which ops are isolated from above (no use of an outer value); then the root
-op, and each region in LIFO worklist order, numbers what its ops reference (name, result
-types, attribute dictionary, properties, location). Attributes and types are numbered when
-first met, then nested entries; entries are finally sorted by reference count (stable) and
-grouped by dialect within each run of indices that share a varint width.
+The order is upstream's, so that the bytes match: a pre-order walk first decides which ops
+are isolated from above (no use of an outer value); then the root op, and each region in
+LIFO worklist order, numbers what its ops reference (name, result types, attribute
+dictionary, properties, location). Attributes and types are numbered when first met, then
+nested entries; entries are finally sorted by reference count (stable) and grouped by
+dialect within each run of indices that share a varint width.
+
+One pass does all the lookups: each op's name, types, attributes and location are found
+(or added) in dictionaries keyed by value, and what the writer needs per op is kept as a
+tuple of entries, so writing looks nothing up by value again. A new attribute or type gets
+its encoding recorded right away (see recipes.py); the common builtin attributes are
+encoded directly, and a type's recorded encoding is kept across writes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import dataclasses
+import struct
+from operator import itemgetter
 from typing import Any
 
 from ...ir import storage
 from ...ir.attributes import (
     ArrayAttr,
     Attribute,
+    BoolAttr,
+    DenseArrayAttr,
     DenseElementsAttr,
+    DialectAttr,
     DictAttr,
+    IntegerAttr,
+    OpaqueAttr,
     StringAttr,
+    SymbolRefAttr,
+    TypeAttr,
+    UnitAttr,
     all_equal,
+    raw_bytes,
 )
-from ...ir.core import UNKNOWN_LOCATION, Block, Operation, Region, Value
+from ...ir.core import UNKNOWN_LOCATION, Block, Location, Operation, Region, Value
 from ...ir.dense import storage_type
 from ...ir.locations import FileLineColLoc, LocationAttr, UnknownLoc
-from ...ir.types import TensorType, Type, numpy_dtype
-from .builtin import FILE_LINE_COL_LOC
-from .encoding import NATIVE_PROPERTIES_ENCODING, Emitter, encode_varint
+from ...ir.types import ComplexType, FloatType, IndexType, IntegerType, TensorType, Type
+from . import builtin
+from .encoding import NATIVE_PROPERTIES_ENCODING, encode_varint
 from .hooks import DialectHooks, OpSpec, attribute_dialect, hooks_for, type_dialect
 from .properties import op_spec
+from .recipes import (
+    REF_ATTR,
+    REF_OPTIONAL_ATTR,
+    REF_RESOURCE,
+    REF_STRING,
+    REF_TYPE,
+    TemplateRecorder,
+    apint_bytes,
+)
+
+__all__ = ["REF_ATTR", "REF_OPTIONAL_ATTR", "REF_RESOURCE", "REF_STRING", "REF_TYPE",
+           "NUMBER", "OWNER", "RECIPE", "REFS", "VALUE", "DialectEntry", "Entry", "IRNumbering",
+           "group_by_dialect_per_byte", "new_entry"]
 
 UNKNOWN_LOC = UnknownLoc()
 _BUILTIN_ATTR_CLASSES = frozenset({StringAttr, FileLineColLoc, DictAttr, ArrayAttr})
-FILE_LINE_COL_CODE = encode_varint(FILE_LINE_COL_LOC)
+FILE_LINE_COL_CODE = encode_varint(builtin.FILE_LINE_COL_LOC)
+_TYPE_ATTR_CODE = encode_varint(builtin.TYPE)
+_FLAT_SYMBOL_CODE = encode_varint(builtin.FLAT_SYMBOL_REF)
+_UNIT_CODE = encode_varint(builtin.UNIT)
+_INTEGER_CODE = encode_varint(builtin.INTEGER)
+_DENSE_CODE = encode_varint(builtin.DENSE_INT_OR_FP_ELEMENTS)
+_DENSE_ARRAY_CODE = encode_varint(builtin.DENSE_ARRAY)
+_ARRAY_HEADS = [encode_varint(builtin.ARRAY) + encode_varint(n) for n in range(128)]
+_DICT_HEADS = [encode_varint(builtin.DICTIONARY) + encode_varint(n) for n in range(128)]
+_by_name = itemgetter(0)
+
+# Recorded encodings of types, per bytecode version: id(type) -> (type, key, dialect name,
+# template or None for text). Holding the type keeps its id from being reused.
+_TYPE_INFO: dict[int, dict[int, tuple[Type, str, str, list[Any] | None]]] = {}
+_TYPE_INFO_LIMIT = 1 << 16
+
+
+class PropertySpec:
+    """How an op's properties are written, per op name (kept for the process): `items`,
+    the inherent attribute names in encoding order (None: an unregistered op, `()`: no
+    properties), `optional` per item, and `names` as a set."""
+
+    __slots__ = ("items", "optional", "names")
+
+    def __init__(self, spec: OpSpec | None) -> None:
+        self.items = None if spec is None else tuple(item for item, _ in spec)
+        self.optional = () if spec is None else tuple(flag for _, flag in spec)
+        self.names = frozenset(self.items or ())
+
+
+_SPECS: dict[str, PropertySpec] = {}
+_UNSIGNED = {8: "B", 16: "H", 32: "I", 64: "Q"}  # struct codes of the integer widths
+
+
+def _spec(name: str) -> PropertySpec:
+    spec = _SPECS[name] = PropertySpec(op_spec(name))
+    return spec
 
 
 class DialectEntry:
@@ -47,20 +113,24 @@ class DialectEntry:
         self.resources: dict[str, int] = {}  # key -> resource number (set when finalized)
 
 
-class Entry:
-    """A numbered attribute, type or op name."""
+# A numbered attribute, type or op name is a list (the writer makes tens of thousands, and
+# a list costs a fraction of an object): [reference count, number (-1 until final), value,
+# dialect, recipe]. The recipe is the dialect encoding the writer replays once the numbers
+# are final: None (written as text), a str (a string attribute of that text), a tuple
+# (a file:line:col location: its filename's entry and the line and column bytes) or a list
+# of items (bytes, entries, and (kind, payload) pairs for the other references).
+Entry = list[Any]
+REFS, NUMBER, VALUE, OWNER, RECIPE = range(5)  # OWNER: the dialect entry
+_by_refs = itemgetter(REFS)
 
-    __slots__ = ("value", "dialect", "refs", "number", "custom", "recipe")
 
-    def __init__(self, value: Any, dialect: DialectEntry) -> None:
-        self.value = value
-        self.dialect = dialect
-        self.refs = 1
-        self.number = -1
-        self.custom = False
-        # The dialect encoding, recorded while numbering (see RecordingWriter): written
-        # by replaying it once the numbers are final, so no encoder runs twice.
-        self.recipe: list[Any] = []
+def _by_owner_number(entry: Entry) -> int:
+    number: int = entry[OWNER].number
+    return number
+
+
+def new_entry(value: Any, dialect: DialectEntry, recipe: Any = None) -> Entry:
+    return [1, -1, value, dialect, recipe]
 
 
 def op_location(op: Operation) -> LocationAttr:
@@ -93,25 +163,11 @@ def value_region(value: Value) -> Region | None:
     return None
 
 
-class OpEncoding:
-    """What the writer emits for one op besides operands: its attribute dictionary and its
-    properties (as a spec to encode, or the single attribute of an unregistered op), with
-    the entries numbering found for them, so writing looks nothing up by value again."""
-
-    __slots__ = ("attrs", "spec", "props", "unregistered_props", "name_entry", "loc_entry",
-                 "attrs_entry", "result_entries", "prop_entries", "props_entry")
-
-    def __init__(self) -> None:
-        self.attrs: DictAttr | None = None
-        self.spec: OpSpec | None = None
-        self.props: dict[str, Attribute] = {}
-        self.unregistered_props: DictAttr | None = None
-        self.name_entry: Entry | None = None
-        self.loc_entry: Entry | None = None
-        self.attrs_entry: Entry | None = None
-        self.result_entries: list[Entry] = []
-        self.prop_entries: list[Entry | None] = []  # per spec item; None when absent
-        self.props_entry: Entry | None = None  # the unregistered op's property dictionary
+# What the writer emits for one op besides operands (`IRNumbering.ops[id(op)]`):
+# (name entry, location entry, attribute dictionary entry or None, result type entries,
+#  properties), the properties being None (none written), an entry (an unregistered op's
+# dictionary) or (spec, entry or None per spec item).
+OpRecord = tuple[Entry, Entry, "Entry | None", list[Entry], Any]
 
 
 class IRNumbering:
@@ -122,43 +178,49 @@ class IRNumbering:
         self.dialects: dict[str, DialectEntry] = {}
         self.attrs: dict[Any, Entry] = {}
         self.attr_order: list[Entry] = []
-        self.types: dict[Any, Entry] = {}
+        self.strings: dict[str, Entry] = {}  # string attributes by text
+        self.types: dict[str, Entry] = {}
+        self.type_ids: dict[int, Entry] = {}
+        self.attr_ids: dict[int, Entry] = {}  # by object, besides strings and file:line:col
         self.type_order: list[Entry] = []
         self.op_names: dict[str, Entry] = {}
         self.op_name_order: list[Entry] = []
         self.values: dict[int, int] = {}
         self.blocks: dict[int, int] = {}
         self.region_counts: dict[int, tuple[int, int]] = {}
-        self.op_ids: dict[int, int] = {}
         self.isolated: dict[int, bool] = {}
-        self.use_counts: dict[int, int] = {}
-        self.op_encodings: dict[int, OpEncoding] = {}
+        self.ops: dict[int, OpRecord] = {}
+        self.has_use_orders = False  # any value carries a use-list order read from bytecode
+        self._use_counts: dict[int, int] | None = None
+        self._root = root
         self._keys: dict[int, tuple[object, Any]] = {}
+        self._dense_raw: dict[int, bytes | None] = {}
+        self._held: list[object] = []  # objects whose ids key `type_ids` and `attr_ids`
         # per block: (type entry, location entry, location known) of each argument
         self.block_args: dict[int, list[tuple[Entry, Entry, bool]]] = {}
         self._builtin: DialectEntry | None = None
         self._filenames: dict[str, Entry] = {}  # filename -> its string attribute's entry
-        self._specs: dict[str, Any] = {}  # op name -> op_spec(name)
-        self._spec_names: dict[str, frozenset[str]] = {}  # op name -> its spec's names
+        self._type_info = _TYPE_INFO.setdefault(version, {})
+        self._native_properties = version >= NATIVE_PROPERTIES_ENCODING
 
         self._number_globally(root)
-        self._number_op(root)
+        self._number_ops([root], 0)
         work: list[tuple[Region, int]] = []
-        next_id = 0
-        self._push_regions(root, work, next_id)
+        self._push_regions(root, work, 0)
         while work:
             region, next_id = work.pop()
             next_id = self._number_region(region, next_id)
             for block in region.blocks:
                 for op in block.operations:
-                    self._push_regions(op, work, next_id)
+                    if op.regions:
+                        self._push_regions(op, work, next_id)
         for index, dialect in enumerate(self.dialects.values()):
             dialect.number = index
         for order in (self.attr_order, self.op_name_order, self.type_order):
-            order.sort(key=lambda e: -e.refs)
+            order.sort(key=_by_refs, reverse=True)  # stable: ties keep first-use order
             group_by_dialect_per_byte(order)
             for index, entry in enumerate(order):
-                entry.number = index
+                entry[NUMBER] = index
         self._number_resources()
 
     # ---- keys ------------------------------------------------------------------------------
@@ -169,7 +231,7 @@ class IRNumbering:
         found = self._keys.get(id(attr))
         if found is not None:
             return found[1]
-        cls = type(attr)
+        cls = attr.__class__
         if cls is StringAttr:  # the common leaves get cheap structural keys
             key: Any = ('"', attr.text)  # type: ignore[attr-defined]
         elif cls is FileLineColLoc:
@@ -181,49 +243,102 @@ class IRNumbering:
             key = ("[]", tuple(self.attr_key(e) for e in attr.elements))  # type: ignore
         elif cls is DenseElementsAttr:
             key = self._dense_key(attr)  # type: ignore[arg-type]
+        elif cls is TypeAttr:
+            key = ("type", self.type_key(attr.type))  # type: ignore[attr-defined]
+        elif cls is SymbolRefAttr:
+            key = ("@", attr.root, attr.nested)  # type: ignore[attr-defined]
+        elif cls is BoolAttr:
+            key = ("bool", bool(attr.flag))  # type: ignore[attr-defined]
+        elif (cls is DenseArrayAttr and attr.element.__class__ is IntegerType  # type: ignore
+              and attr.element.width > 1):  # type: ignore[attr-defined]
+            key = ("array", attr.element.width, attr.element.signedness,  # type: ignore
+                   attr.items)  # type: ignore[attr-defined]
         else:
-            key = str(attr)
+            key = self._dialect_key(attr)
         self._keys[id(attr)] = (attr, key)  # holding `attr` keeps its id from being reused
         return key
 
+    def _dialect_key(self, attr: Attribute) -> Any:
+        """The printed form, or for an attribute of a dialect with bytecode hooks (VHLO),
+        whose class is a frozen dataclass printed from its compared fields, the class and
+        the keys of those fields (printing a tensor attribute just to compare it is slow)."""
+        cls = attr.__class__
+        names = _FIELDS.get(cls)
+        if names is None:
+            names = _FIELDS[cls] = _key_fields(attr)
+        if names:
+            try:
+                return (cls, *[self._field_key(getattr(attr, name)) for name in names])
+            except _NoKey:
+                pass
+        return str(attr)
+
+    def _field_key(self, value: Any) -> Any:
+        cls = value.__class__
+        if cls is str or cls is int or value is None:
+            return value
+        if cls is bool:
+            return ("bool", value)
+        if cls is float:
+            return ("float", repr(value))  # -0.0 and nan print apart
+        if cls is tuple:
+            return tuple([self._field_key(v) for v in value])
+        if isinstance(value, Attribute):
+            return self.attr_key(value)
+        if isinstance(value, Type):
+            return ("!", self.type_key(value))
+        raise _NoKey
+
     def _dense_key(self, attr: DenseElementsAttr) -> Any:
-        """Equal exactly when the printed forms are: the type and the element bytes, one
-        element when all are equal (MLIR prints, and uniques, those as a splat)."""
+        """Equal exactly when the stored forms are: the type and MLIR's raw element bytes
+        (one element when all are equal, which MLIR stores as a splat). The raw bytes are
+        kept for the encoding."""
+        raw = self._dense_raw[id(attr)] = raw_dense(attr)
         type = attr.type
         if isinstance(type, TensorType) and 0 in type.shape:  # no elements: one spelling
             return ("dense", self.type_key(type), None)
-        held = attr.held_storage
-        lay = storage.layout(storage_type(type))
-        if held is not None and lay is not None:  # no numpy: MLIR's bytes are the key
-            if attr.splat or storage.all_equal(held, lay.size):
-                return ("dense", self.type_key(type), True, lay.kind, held[:lay.size])
-            return ("dense", self.type_key(type), False, lay.kind, held)
+        if raw is not None:
+            return ("dense", self.type_key(type), raw)
         data = attr.data
-        if lay is not None and data.dtype == numpy_dtype(storage_type(type)):
-            flat = attr.storage()
-            if attr.splat or storage.all_equal(flat, lay.size):
-                return ("dense", self.type_key(type), True, lay.kind, flat[:lay.size])
-            return ("dense", self.type_key(type), False, lay.kind, flat)
         if attr.splat or all_equal(data):
-            raw = data.reshape(-1)[:1].tobytes()
-            return ("dense", self.type_key(attr.type), True, data.dtype.str, raw)
-        return ("dense", self.type_key(attr.type), False, data.dtype.str, data.tobytes())
+            first = data.reshape(-1)[:1].tobytes()
+            return ("dense", self.type_key(type), True, data.dtype.str, first)
+        return ("dense", self.type_key(type), False, data.dtype.str, data.tobytes())
 
-    def type_key(self, type: Type) -> Any:
-        found = self._keys.get(id(type))
-        if found is not None:
-            return found[1]
-        key = ("!", str(type))
-        self._keys[id(type)] = (type, key)
-        return key
+    def type_key(self, type: Type) -> str:
+        return self._info(type)[1]
+
+    def _info(self, type: Type) -> tuple[Type, str, str, list[Any] | None]:
+        """The type's key, dialect and recorded encoding (kept across writes)."""
+        info = self._type_info.get(id(type))
+        if info is None:
+            key = str(type)
+            dialect = type_dialect(type)
+            template = None
+            hooks = hooks_for(dialect)
+            if hooks is not None and hooks.write_type is not None:
+                recorder = TemplateRecorder(self.version)
+                if hooks.write_type(type, recorder):
+                    template = recorder.finish()
+            info = (type, key, dialect, template)
+            if len(self._type_info) >= _TYPE_INFO_LIMIT:
+                self._type_info.clear()
+            self._type_info[id(type)] = info
+        return info
 
     # ---- lookups for the writer ------------------------------------------------------------
 
     def attr_number(self, attr: Attribute) -> int:
-        return self.attrs[self.attr_key(_canonical(attr))].number
+        attr = _canonical(attr)
+        if attr.__class__ is StringAttr:
+            found: int = self.strings[attr.text][NUMBER]
+        else:
+            found = self.attrs[self.attr_key(attr)][NUMBER]
+        return found
 
     def type_number(self, type: Type) -> int:
-        return self.types[self.type_key(type)].number
+        found: int = self.types[self.type_key(type)][NUMBER]
+        return found
 
     # ---- dialects, names, attributes, types --------------------------------------------------
 
@@ -236,151 +351,276 @@ class IRNumbering:
     def number_op_name(self, name: str) -> Entry:
         entry = self.op_names.get(name)
         if entry is not None:
-            entry.refs += 1
+            entry[REFS] += 1
             return entry
-        entry = Entry(name, self.dialect(name.split(".", 1)[0]))
+        entry = new_entry(name, self.dialect(name.split(".", 1)[0]))
         self.op_names[name] = entry
         self.op_name_order.append(entry)
         return entry
 
-    def number_attr(self, attr: Attribute) -> Entry:
-        cls = attr.__class__
-        if cls is StringAttr:  # the most common leaves: cheap keys, nothing to cache
-            key: Any = ('"', attr.text)  # type: ignore[attr-defined]
-        elif cls is FileLineColLoc:
-            key = ("loc", attr.filename, attr.line, attr.col)  # type: ignore[attr-defined]
-            entry = self.attrs.get(key)
-            if entry is not None:
-                entry.refs += 1
-                return entry
-            return self._new_file_line_col(key, attr)  # type: ignore[arg-type]
-        else:
-            if isinstance(attr, LocationAttr):
-                attr = attr.resolved()
-            found = self._keys.get(id(attr))
-            key = found[1] if found is not None else self.attr_key(attr)
-        entry = self.attrs.get(key)
+    def number_string(self, text: str) -> Entry:
+        """The string attribute `"text"` (the most common attribute of all)."""
+        entry = self.strings.get(text)
         if entry is not None:
-            entry.refs += 1
+            entry[REFS] += 1
             return entry
-        entry = Entry(attr, self.dialect(
-            "builtin" if cls in _BUILTIN_ATTR_CLASSES else attribute_dialect(attr)))
-        self.attrs[key] = entry
+        builtin_dialect = self._builtin
+        if builtin_dialect is None:
+            builtin_dialect = self._builtin = self.dialect("builtin")
+        entry = self.strings[text] = [1, -1, text, builtin_dialect, text]
         self.attr_order.append(entry)
-        hooks = entry.dialect.hooks
-        if hooks is not None and hooks.write_attribute is not None:
-            recorder = RecordingWriter(self)
-            entry.custom = bool(hooks.write_attribute(attr, recorder))
-            if entry.custom:
-                entry.recipe = recorder.finish()
         return entry
 
-    def number_location(self, op: Operation) -> Entry:
-        """`number_attr(op_location(op))`, without building the location of a plain
-        parsed position that is already numbered."""
-        loc = op.location
-        if loc.attr is None and loc is not UNKNOWN_LOCATION and loc.filename != "<unknown>":
-            key = ("loc", loc.filename, loc.line, loc.col)
+    def number_attr(self, attr: Attribute) -> Entry:
+        cls = attr.__class__
+        if cls is StringAttr:
+            return self.number_string(attr.text)  # type: ignore[attr-defined]
+        if cls is FileLineColLoc:
+            key: Any = ("loc", attr.filename, attr.line, attr.col)  # type: ignore[attr-defined]
             entry = self.attrs.get(key)
             if entry is not None:
-                entry.refs += 1
+                entry[REFS] += 1
                 return entry
-            return self._new_file_line_col(key, FileLineColLoc(loc.filename, loc.line, loc.col))
-        return self.number_attr(op_location(op))
+            return self._new_file_line_col(key, attr)  # type: ignore[arg-type]
+        entry = self.attr_ids.get(id(attr))  # this very object numbered before
+        if entry is not None:
+            entry[REFS] += 1
+            return entry
+        entry = self._number_attr_value(attr)
+        self.attr_ids[id(attr)] = entry
+        self._held.append(attr)
+        return entry
 
-    def _new_file_line_col(self, key: Any, attr: FileLineColLoc) -> Entry:
+    def _number_attr_value(self, attr: Attribute) -> Entry:
+        """`number_attr` of an object not numbered yet: found, or added, by its key."""
+        cls = attr.__class__
+        if isinstance(attr, LocationAttr):
+            attr = attr.resolved()
+            cls = attr.__class__
+            if cls is FileLineColLoc:
+                return self.number_attr(attr)
+        found = self._keys.get(id(attr))
+        key = found[1] if found is not None else self.attr_key(attr)
+        entry = self.attrs.get(key)
+        if entry is not None:
+            entry[REFS] += 1
+            return entry
+        encode = _DIRECT.get(cls)
+        if encode is not None:
+            builtin_dialect = self._builtin
+            if builtin_dialect is None:
+                builtin_dialect = self._builtin = self.dialect("builtin")
+            entry = [1, -1, attr, builtin_dialect, None]
+            self.attrs[key] = entry
+            self.attr_order.append(entry)
+            entry[RECIPE] = encode(self, attr)
+            return entry
+        dialect = self.dialect(
+            "builtin" if cls in _BUILTIN_ATTR_CLASSES else attribute_dialect(attr))
+        entry = new_entry(attr, dialect)
+        self.attrs[key] = entry
+        self.attr_order.append(entry)
+        hooks = dialect.hooks
+        if hooks is not None and hooks.write_attribute is not None:
+            recorder = TemplateRecorder(self.version)
+            if hooks.write_attribute(attr, recorder):
+                entry[RECIPE] = self._resolve(recorder.finish())
+        return entry
+
+    def _resolve(self, template: list[Any]) -> list[Any]:
+        """A template's references numbered, in the order the encoder made them."""
+        recipe: list[Any] = []
+        for item in template:
+            if item.__class__ is bytes:
+                recipe.append(item)
+                continue
+            kind, payload = item
+            if kind == REF_TYPE:
+                recipe.append(self.number_type(payload))
+            elif kind == REF_ATTR:
+                recipe.append(self.number_attr(payload))
+            elif kind == REF_OPTIONAL_ATTR:
+                recipe.append((REF_OPTIONAL_ATTR, self.number_attr(payload)))
+            else:
+                if kind == REF_RESOURCE:
+                    self.number_resource(payload)
+                recipe.append(item)
+        return recipe
+
+    def _new_file_line_col(self, key: Any, attr: FileLineColLoc | Location) -> Entry:
         """Number a location met for the first time: every op has its own, so this is the
         writer's most common new entry; its builtin encoding (code, filename string
         attribute, line, column: see builtin.write_attribute) is recorded directly."""
-        builtin = self._builtin
-        if builtin is None:
-            builtin = self._builtin = self.dialect("builtin")
-        entry = Entry(attr, builtin)
-        self.attrs[key] = entry
-        self.attr_order.append(entry)
-        filename = self._filenames.get(attr.filename)
-        if filename is None:
-            filename = self._filenames[attr.filename] = self.number_attr(
-                StringAttr(attr.filename))
-        else:
-            filename.refs += 1
+        builtin_dialect = self._builtin
+        if builtin_dialect is None:
+            builtin_dialect = self._builtin = self.dialect("builtin")
         line, col = attr.line, attr.col
-        entry.custom = True
         if 0 <= line < 0x80 and 0 <= col < 0x80:
             numbers = bytes(((line << 1) | 1, (col << 1) | 1))
         else:
             numbers = encode_varint(line) + encode_varint(col)
-        entry.recipe = [FILE_LINE_COL_CODE, (REF_ATTR, filename), numbers]
+        entry = [1, -1, key, builtin_dialect, None]  # custom: its value is never printed
+        self.attrs[key] = entry
+        self.attr_order.append(entry)
+        filename = self._filenames.get(attr.filename)
+        if filename is None:
+            filename = self._filenames[attr.filename] = self.number_string(attr.filename)
+        else:
+            filename[REFS] += 1
+        entry[RECIPE] = (filename, numbers)
         return entry
 
     def number_type(self, type: Type) -> Entry:
-        key = self.type_key(type)
-        entry = self.types.get(key)
+        entry = self.type_ids.get(id(type))
         if entry is not None:
-            entry.refs += 1
+            entry[REFS] += 1
             return entry
-        entry = Entry(type, self.dialect(type_dialect(type)))
-        self.types[key] = entry
+        info = self._info(type)
+        entry = self.types.get(info[1])
+        self._held.append(type)
+        if entry is not None:
+            entry[REFS] += 1
+            self.type_ids[id(type)] = entry
+            return entry
+        entry = new_entry(type, self.dialect(info[2]))
+        self.types[info[1]] = entry
+        self.type_ids[id(type)] = entry
         self.type_order.append(entry)
-        hooks = entry.dialect.hooks
-        if hooks is not None and hooks.write_type is not None:
-            recorder = RecordingWriter(self)
-            entry.custom = bool(hooks.write_type(type, recorder))
-            if entry.custom:
-                entry.recipe = recorder.finish()
+        template = info[3]
+        if template is not None:
+            entry[RECIPE] = self._resolve(template)
         return entry
 
     def number_resource(self, key: str) -> None:
         self.dialect("builtin").resources.setdefault(key, -1)
 
+    # ---- direct builtin encodings (the bytes builtin.write_attribute writes) ----------------
+
+    def _encode_dict(self, attr: DictAttr) -> list[Any]:
+        entries = sorted(attr.entries, key=_by_name)
+        count = len(entries)
+        recipe: list[Any] = [_DICT_HEADS[count] if count < 128
+                             else _DICT_HEADS[0][:1] + encode_varint(count)]
+        number_string = self.number_string
+        number_attr = self.number_attr
+        for name, value in entries:
+            recipe.append(number_string(name))
+            recipe.append(number_attr(value))
+        return recipe
+
+    def _encode_array(self, attr: ArrayAttr) -> list[Any]:
+        elements = attr.elements
+        count = len(elements)
+        recipe: list[Any] = [_ARRAY_HEADS[count] if count < 128
+                             else _ARRAY_HEADS[0][:1] + encode_varint(count)]
+        number_attr = self.number_attr
+        for element in elements:
+            recipe.append(number_attr(element))
+        return recipe
+
+    def _encode_type_attr(self, attr: TypeAttr) -> list[Any]:
+        return [_TYPE_ATTR_CODE, self.number_type(attr.type)]
+
+    def _encode_symbol(self, attr: SymbolRefAttr) -> list[Any] | None:
+        if attr.nested:
+            recorder = TemplateRecorder(self.version)
+            builtin.write_attribute(attr, recorder)
+            return self._resolve(recorder.finish())
+        return [_FLAT_SYMBOL_CODE, self.number_string(attr.root)]
+
+    def _encode_unit(self, attr: UnitAttr) -> list[Any]:
+        return [_UNIT_CODE]
+
+    def _encode_integer(self, attr: IntegerAttr) -> list[Any] | None:
+        type = attr.type
+        width = builtin.int_width(type)
+        if width is None:
+            return None
+        return [_INTEGER_CODE, self.number_type(type), apint_bytes(int(attr.number), width)]
+
+    def _encode_bool(self, attr: BoolAttr) -> list[Any]:
+        return [_INTEGER_CODE, self.number_type(builtin.I1), bytes((1 if attr.flag else 0,))]
+
+    def _encode_dense(self, attr: DenseElementsAttr) -> list[Any] | None:
+        raw = self._dense_raw[id(attr)]  # set with its key (`attr` is held by `_keys`)
+        if raw is None:  # no raw storage: written as text
+            return None
+        return [_DENSE_CODE, self.number_type(attr.type), encode_varint(len(raw)) + raw]
+
+    def _encode_dense_array(self, attr: DenseArrayAttr) -> list[Any] | None:
+        element = attr.element
+        code = _UNSIGNED.get(element.width) if isinstance(element, IntegerType) else None
+        if code is not None:  # the items as unsigned little-endian words of their width
+            mask = (1 << element.width) - 1  # type: ignore[attr-defined]
+            raw = struct.pack(f"<{len(attr.items)}{code}", *[x & mask for x in attr.items])
+        else:
+            found = builtin._dense_array_bytes(attr)
+            if found is None:
+                return None
+            raw = found
+        return [_DENSE_ARRAY_CODE, self.number_type(element),
+                encode_varint(len(attr.items)) + encode_varint(len(raw)) + raw]
+
     # ---- the IR ----------------------------------------------------------------------------
 
     def _number_globally(self, root: Operation) -> None:
-        """Pre-order op ids, use counts and isolation (upstream's global numbering state)."""
-        op_ids = self.op_ids
-        isolated = self.isolated
-        use_counts = self.use_counts
-        # Stack entries: [op, unresolved isolation]
-        stack: list[list[Any]] = []
+        """Isolation of every op with regions (upstream's global numbering state): an op
+        with the trait is isolated; another one is unless a nested op uses a value defined
+        outside it."""
+        if root.regions:
+            self._visit(root, [])
 
-        def visit(op: Operation) -> None:
-            if stack and stack[-1][1]:
-                parent_region = op.parent.parent if op.parent is not None else None
+    def _visit(self, op: Operation, stack: list[list[Any]]) -> None:
+        """Stack entries: [op, isolation unresolved] of the ops enclosing `op`."""
+        if stack and stack[-1][1] and op.operands:
+            self._check_uses(op, stack)
+        trait = op.opdef is not None and op.opdef.isolated
+        if trait:
+            self.isolated[id(op)] = True
+        state = [op, not trait]
+        stack.append(state)
+        for region in op.regions:
+            for block in region.blocks:
+                for nested in block.operations:
+                    if nested.regions:
+                        self._visit(nested, stack)
+                    elif state[1] and nested.operands:
+                        self._check_uses(nested, stack)
+        stack.pop()
+        self.isolated.setdefault(id(op), True)
+
+    def _check_uses(self, op: Operation, stack: list[list[Any]]) -> None:
+        """An operand defined outside the enclosing ops below the top of `stack` makes
+        them not isolated."""
+        parent_region = op.parent.parent if op.parent is not None else None
+        for operand in op.operands:
+            region = value_region(operand)
+            if region is parent_region or region is None:
+                continue
+            container = region.parent
+            at = len(stack) - 1
+            while at > 0 and stack[at][1] and stack[at][0] is not container:
+                at -= 1
+            resolved = stack[at][1]
+            for state in stack[at + 1:]:
+                state[1] = resolved
+                self.isolated[id(state[0])] = False
+
+    @property
+    def use_counts(self) -> dict[int, int]:
+        """How many uses each value has (by id), counted when first asked for."""
+        if self._use_counts is None:
+            counts: dict[int, int] = {}
+            for op in self._root.walk():
                 for operand in op.operands:
-                    region = value_region(operand)
-                    if region is parent_region or region is None:
-                        continue
-                    container = region.parent
-                    at = len(stack) - 1
-                    while at > 0 and stack[at][1] and stack[at][0] is not container:
-                        at -= 1
-                    resolved = stack[at][1]
-                    for state in stack[at + 1:]:
-                        state[1] = resolved
-                        isolated[id(state[0])] = False
-            op_ids[id(op)] = len(op_ids)
-            for operand in op.operands:
-                use_counts[id(operand)] = use_counts.get(id(operand), 0) + 1
-            if not op.regions:
-                return
-            trait = op.opdef is not None and op.opdef.isolated
-            if trait:
-                isolated[id(op)] = True
-            stack.append([op, not trait])
-            for region in op.regions:
-                for block in region.blocks:
-                    for nested in block.operations:
-                        visit(nested)
-            stack.pop()
-            isolated.setdefault(id(op), True)
-
-        visit(root)
+                    counts[id(operand)] = counts.get(id(operand), 0) + 1
+            self._use_counts = counts
+        return self._use_counts
 
     def _push_regions(self, op: Operation, work: list[tuple[Region, int]], next_id: int) -> None:
-        if op.regions:
-            first = 0 if self.isolated.get(id(op), False) else next_id
-            for region in op.regions:
-                work.append((region, first))
+        first = 0 if self.isolated.get(id(op), False) else next_id
+        for region in op.regions:
+            work.append((region, first))
 
     def _number_region(self, region: Region, next_id: int) -> int:
         if not region.blocks:
@@ -394,87 +634,115 @@ class IRNumbering:
                 for arg, loc in zip(block.arguments, _arg_locations(block), strict=True):
                     values[id(arg)] = next_id
                     next_id += 1
+                    if arg.use_order is not None:
+                        self.has_use_orders = True
                     location = arg_location(loc)
                     loc_entry = self.number_attr(location)
                     args.append((self.number_type(arg.type), loc_entry,
                                  type(location) is not UnknownLoc))
                 self.block_args[id(block)] = args
-            for op in block.operations:
-                next_id = self._number_op(op, next_id)
+            next_id = self._number_ops(block.operations, next_id)
         self.region_counts[id(region)] = (len(region.blocks), next_id - first)
         return next_id
 
-    def _number_op(self, op: Operation, next_id: int = 0) -> int:
-        name_entry = self.number_op_name(op.name)
+    def _number_ops(self, ops: list[Operation], next_id: int) -> int:
+        """Number what each op references, in upstream's order: its name, result types,
+        attribute dictionary, properties, then location."""
         values = self.values
-        result_entries = []
-        keys = self._keys
-        types = self.types
-        for result in op.results:
-            values[id(result)] = next_id
-            next_id += 1
-            rtype = result.type
-            found = keys.get(id(rtype))  # a type already seen: count one more reference
-            entry = types.get(found[1]) if found is not None else None
-            if entry is None:
-                entry = self.number_type(rtype)
+        type_ids = self.type_ids
+        op_names = self.op_names
+        attrs = self.attrs
+        attr_order = self.attr_order
+        filenames = self._filenames
+        records = self.ops
+        native = self._native_properties
+        number_attr = self.number_attr
+        number_type = self.number_type
+        for op in ops:
+            name = op.name
+            name_entry = op_names.get(name)
+            if name_entry is None:
+                name_entry = self.number_op_name(name)
             else:
-                entry.refs += 1
-            result_entries.append(entry)
-        enc = self._op_encoding(op)
-        enc.name_entry = name_entry
-        enc.result_entries = result_entries
-        if enc.attrs is not None:
-            enc.attrs_entry = self.number_attr(enc.attrs)
-        if self.version >= NATIVE_PROPERTIES_ENCODING:
-            if enc.spec:
-                props = enc.props
-                enc.prop_entries = [
-                    None if props.get(name) is None else self.number_attr(props[name])
-                    for name, _ in enc.spec]
-            elif enc.unregistered_props is not None:
-                enc.props_entry = self.number_attr(enc.unregistered_props)
-        enc.loc_entry = self.number_location(op)
+                name_entry[REFS] += 1
+            result_entries = []
+            for result in op.results:
+                values[id(result)] = next_id
+                next_id += 1
+                if result.use_order is not None:
+                    self.has_use_orders = True
+                entry = type_ids.get(id(result.type))
+                if entry is None:
+                    entry = number_type(result.type)
+                else:
+                    entry[REFS] += 1
+                result_entries.append(entry)
+            attrs_entry = None
+            props: Any = None
+            attributes = op.attributes
+            properties = op.properties
+            if native:
+                spec = _SPECS.get(name)
+                if spec is None:
+                    spec = _spec(name)
+                items = spec.items
+                if not attributes and not properties:
+                    if items:
+                        props = (spec, [None] * len(items))
+                elif items is None:  # unregistered: a dictionary of its own
+                    if attributes:
+                        attrs_entry = number_attr(_dictionary(attributes))
+                    if properties:
+                        props = number_attr(_dictionary(properties))
+                elif not items:
+                    attrs_entry = number_attr(_dictionary(merged_attributes(op)))
+                else:
+                    if not attributes and spec.names.issuperset(properties):
+                        inherent = properties  # the common case: only inherent attributes
+                    else:
+                        inherent, discardable = _split(attributes, properties, spec.names)
+                        if discardable:
+                            attrs_entry = number_attr(_dictionary(discardable))
+                    get = inherent.get
+                    props = (spec, [None if (value := get(item)) is None else number_attr(value)
+                                    for item in items])
+            elif attributes or properties:
+                attrs_entry = number_attr(_dictionary(merged_attributes(op)))
+            loc = op.location
+            where: Any = loc  # a parsed position, or a file:line:col location attribute
+            attr = loc.attr
+            if attr is None:
+                fast = loc is not UNKNOWN_LOCATION and loc.filename != "<unknown>"
+            else:
+                fast = attr.__class__ is FileLineColLoc  # e.g. read from bytecode
+                where = attr
+            if fast:
+                key = ("loc", where.filename, where.line, where.col)
+                loc_entry = attrs.get(key)
+                if loc_entry is not None:
+                    loc_entry[REFS] += 1
+                else:  # new (every op has its own): see _new_file_line_col
+                    line = where.line
+                    col = where.col
+                    if 0 <= line < 0x80 and 0 <= col < 0x80:
+                        numbers = bytes(((line << 1) | 1, (col << 1) | 1))
+                    else:
+                        numbers = encode_varint(line) + encode_varint(col)
+                    owner = self._builtin
+                    if owner is None:
+                        owner = self._builtin = self.dialect("builtin")
+                    loc_entry = attrs[key] = [1, -1, key, owner, None]
+                    attr_order.append(loc_entry)
+                    filename = filenames.get(where.filename)
+                    if filename is None:
+                        filename = filenames[where.filename] = self.number_string(where.filename)
+                    else:
+                        filename[REFS] += 1
+                    loc_entry[RECIPE] = (filename, numbers)
+            else:
+                loc_entry = number_attr(op_location(op))
+            records[id(op)] = (name_entry, loc_entry, attrs_entry, result_entries, props)
         return next_id
-
-    def _op_encoding(self, op: Operation) -> OpEncoding:
-        """Split the op's attributes into the dictionary and properties the writer emits."""
-        enc = OpEncoding()
-        name = op.name
-        spec = self._specs.get(name, False)
-        if spec is False:
-            spec = self._specs[name] = op_spec(name)
-        enc.spec = spec
-        if not op.attributes and not op.properties:
-            self.op_encodings[id(op)] = enc
-            return enc
-        if self.version < NATIVE_PROPERTIES_ENCODING or spec == ():
-            attrs = merged_attributes(op)
-        elif spec is None:
-            attrs = dict(op.attributes)
-            if op.properties:
-                enc.unregistered_props = DictAttr(tuple(sorted(op.properties.items())))
-        else:
-            names = self._spec_names.get(name)
-            if names is None:
-                names = self._spec_names[name] = frozenset(item for item, _ in spec)
-            if not op.attributes and names.issuperset(op.properties):
-                enc.props = op.properties  # the common case: only inherent attributes
-                self.op_encodings[id(op)] = enc
-                return enc
-            attrs = dict(op.attributes)
-            for name, value in op.properties.items():
-                if name in names:
-                    enc.props[name] = value
-                else:  # not an inherent attribute of this op: keep it discardable
-                    attrs.setdefault(name, value)
-            for name in op.attributes:
-                if name in names and name not in enc.props:
-                    enc.props[name] = attrs.pop(name)
-        if attrs:
-            enc.attrs = DictAttr(tuple(sorted(attrs.items())))
-        self.op_encodings[id(op)] = enc
-        return enc
 
     # ---- resources ---------------------------------------------------------------------------
 
@@ -501,6 +769,87 @@ class IRNumbering:
         return self.values[id(value)]
 
 
+_DIRECT: dict[type, Any] = {
+    DictAttr: IRNumbering._encode_dict, ArrayAttr: IRNumbering._encode_array,
+    TypeAttr: IRNumbering._encode_type_attr, SymbolRefAttr: IRNumbering._encode_symbol,
+    UnitAttr: IRNumbering._encode_unit, IntegerAttr: IRNumbering._encode_integer,
+    BoolAttr: IRNumbering._encode_bool, DenseElementsAttr: IRNumbering._encode_dense,
+    DenseArrayAttr: IRNumbering._encode_dense_array,
+}
+"""Builtin attribute classes encoded here directly (the same bytes as the builtin hook)."""
+
+
+class _NoKey(Exception):
+    """A field without a structural key: the attribute is keyed by its printed form."""
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}  # attribute class -> the fields of its key
+
+
+def _key_fields(attr: Attribute) -> tuple[str, ...]:
+    """The compared fields of a frozen dataclass attribute of a dialect with bytecode hooks
+    besides builtin; () for any other class (keyed by its printed form)."""
+    params = getattr(attr.__class__, "__dataclass_params__", None)
+    if params is None or not params.frozen or not params.eq:
+        return ()
+    if isinstance(attr, (LocationAttr, DialectAttr, OpaqueAttr)):  # printed from more
+        return ()
+    hooks = hooks_for(attribute_dialect(attr))
+    if hooks is None or hooks.write_attribute is None:
+        return ()
+    return tuple(f.name for f in dataclasses.fields(attr) if f.compare)  # type: ignore
+
+
+def raw_dense(attr: DenseElementsAttr) -> bytes | None:
+    """MLIR's raw storage bytes of a dense attribute, as `ir.dense.encode_raw_dense` gives
+    them (a single element when all are equal), with the splat test done on the bytes that
+    are written anyway. None if the element type has no numpy storage."""
+    etype = storage_type(attr.type)
+    if not isinstance(etype, (IntegerType, FloatType, IndexType, ComplexType)):
+        return None
+    held = attr.held_storage
+    lay = storage.layout(etype)
+    if held is not None and lay is not None:  # the parser kept MLIR's bytes: no numpy
+        if attr.splat or storage.all_equal(held, lay.size):
+            return held[:lay.size]
+        return held
+    data = attr.data
+    size = data.size
+    if size == 0:
+        return b""
+    plain = not ((isinstance(etype, IntegerType) and etype.width == 1)
+                 or (isinstance(etype, FloatType) and etype.width < 8))
+    if attr.splat:
+        first = data.reshape(-1)[:1]
+        return first.tobytes() if plain else raw_bytes(first, etype)
+    full = data.tobytes()  # C order, as the contiguous copy would be
+    item = data.itemsize
+    if size == 1 or full[:item] * size == full:
+        return full[:item] if plain else raw_bytes(data.reshape(-1)[:1], etype)
+    return full if plain else raw_bytes(data.reshape(-1), etype)
+
+
+def _dictionary(attrs: dict[str, Attribute]) -> DictAttr:
+    return DictAttr(tuple(sorted(attrs.items())))
+
+
+def _split(attributes: dict[str, Attribute], properties: dict[str, Attribute],
+           names: frozenset[str]) -> tuple[dict[str, Attribute], dict[str, Attribute]]:
+    """(inherent, discardable): the op's spec items wherever they are stored; the rest of
+    its properties stay discardable unless an attribute of that name is already there."""
+    inherent: dict[str, Attribute] = {}
+    discardable = dict(attributes)
+    for name, value in properties.items():
+        if name in names:
+            inherent[name] = value
+        else:  # not an inherent attribute of this op: keep it discardable
+            discardable.setdefault(name, value)
+    for name in attributes:
+        if name in names and name not in inherent:
+            inherent[name] = discardable.pop(name)
+    return inherent, discardable
+
+
 def _arg_locations(block: Block) -> list[Attribute | None]:
     locs = list(block.arg_locations)
     if len(locs) < len(block.arguments):
@@ -515,7 +864,12 @@ def _canonical(attr: Attribute) -> Attribute:
 def group_by_dialect_per_byte(entries: list[Entry]) -> None:
     """Within each run of indices of one varint width (128, then 16256, ...), order entries
     by dialect, the previous run's last dialect first (upstream `groupByDialectPerByte`)."""
-    if not entries:
+    if len(entries) <= 0x80:  # one run (most modules): dialect 0 first is number order
+        owner = entries[0][OWNER] if entries else None
+        for entry in entries:
+            if entry[OWNER] is not owner:
+                entries.sort(key=_by_owner_number)
+                break
         return
     first_dialect = 0
     group = 0
@@ -523,107 +877,14 @@ def group_by_dialect_per_byte(entries: list[Entry]) -> None:
     for width in range(1, 9):
         group = (1 << (7 * width)) - group
         chunk = entries[start:start + group]
-        def order(e: Entry, first: int = first_dialect) -> tuple[bool, int]:
-            return e.dialect.number != first, e.dialect.number
+        numbers = {e[OWNER].number for e in chunk}
+        if len(numbers) > 1 or first_dialect not in numbers:
+            def order(e: Entry, first: int = first_dialect) -> tuple[bool, int]:
+                return e[OWNER].number != first, e[OWNER].number
 
-        chunk.sort(key=order)
-        entries[start:start + len(chunk)] = chunk
-        first_dialect = chunk[-1].dialect.number
+            chunk.sort(key=order)
+            entries[start:start + len(chunk)] = chunk
+        first_dialect = chunk[-1][OWNER].number
         start += len(chunk)
         if start >= len(entries):
             break
-
-
-# Recipe items besides raw bytes: (kind, payload).
-REF_ATTR, REF_OPTIONAL_ATTR, REF_TYPE, REF_RESOURCE, REF_STRING = range(5)
-
-
-class RecordingWriter:
-    """What a dialect encoder writes through while numbering: it numbers what the encoding
-    references and records the encoding as raw bytes and references (attribute and type
-    entries, resources, strings) that the writer resolves once all numbers are final."""
-
-    __slots__ = ("state", "version", "out", "recipe")
-
-    def __init__(self, state: IRNumbering) -> None:
-        self.state = state
-        self.version = state.version
-        self.out = Emitter()
-        self.recipe: list[Any] = []
-
-    def _ref(self, kind: int, payload: Any) -> None:
-        buf = self.out.buf
-        if buf:
-            self.recipe.append(bytes(buf))
-            buf.clear()
-        self.recipe.append((kind, payload))
-
-    def finish(self) -> list[Any]:
-        buf = self.out.buf
-        if buf:
-            self.recipe.append(bytes(buf))
-        return self.recipe
-
-    def attribute(self, attr: Attribute) -> None:
-        self._ref(REF_ATTR, self.state.number_attr(attr))
-
-    def optional_attribute(self, attr: Attribute | None) -> None:
-        if attr is None:
-            self.out.varint(0)
-        else:
-            self._ref(REF_OPTIONAL_ATTR, self.state.number_attr(attr))
-
-    def attributes(self, attrs: Iterable[Attribute]) -> None:
-        attrs = list(attrs)
-        self.out.varint(len(attrs))
-        for attr in attrs:
-            self._ref(REF_ATTR, self.state.number_attr(attr))
-
-    def type(self, type: Type) -> None:
-        self._ref(REF_TYPE, self.state.number_type(type))
-
-    def types(self, types: Iterable[Type]) -> None:
-        types = list(types)
-        self.out.varint(len(types))
-        for type in types:
-            self._ref(REF_TYPE, self.state.number_type(type))
-
-    def resource(self, key: str) -> None:
-        self.state.number_resource(key)
-        self._ref(REF_RESOURCE, key)
-
-    def varint(self, value: int) -> None:
-        self.out.varint(value)
-
-    def signed_varint(self, value: int) -> None:
-        self.out.signed_varint(value)
-
-    def signed_varints(self, values: Iterable[int]) -> None:
-        values = list(values)
-        self.out.varint(len(values))
-        for value in values:
-            self.out.signed_varint(value)
-
-    def string(self, text: str) -> None:
-        self._ref(REF_STRING, text)
-
-    def blob(self, data: bytes) -> None:
-        self.out.varint(len(data))
-        self.out.raw(data)
-
-    def bool(self, value: bool) -> None:
-        self.out.byte(1 if value else 0)
-
-    def apint(self, value: int, width: int) -> None:
-        """An APInt of known width: a byte up to 8 bits, a signed varint up to 64, else
-        the count of active 64-bit words and each word as a signed varint."""
-        value &= (1 << width) - 1
-        if width <= 8:
-            self.out.byte(value)
-        elif width <= 64:
-            self.out.signed_varint(value)
-        else:
-            words = max(1, (value.bit_length() + 63) // 64)
-            self.out.varint(words)
-            for i in range(words):
-                self.out.signed_varint((value >> (64 * i)) & ((1 << 64) - 1))

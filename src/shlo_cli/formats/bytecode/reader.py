@@ -323,10 +323,14 @@ class _Reader:
         if index >= len(self.props_offsets) or self.props_data is None:
             raise BytecodeError(f"Properties idx out-of-bound for {name}")
         whole = self.props_data
-        at = Reader(whole.data, whole.base)
-        at.pos = self.props_offsets[index]
-        body = at.bytes(at.varint())
-        props = Reader(body, whole.base + at.pos - len(body))
+        props = Reader(whole.data, whole.base)
+        props.pos = self.props_offsets[index]
+        props.end = whole.end
+        size = props.varint()
+        if size > props.end - props.pos:
+            raise BytecodeError(f"attempting to parse {size} bytes when only "
+                                f"{props.end - props.pos} remain")
+        props.end = props.pos + size
         spec = op_spec(name)
         if spec is None:
             return self.table.attribute(props.varint())
@@ -381,6 +385,7 @@ class _Reader:
         if mask & HAS_RESULTS:
             result_types = [self.table.type(reader.varint()) for _ in range(reader.varint())]
         operands: list[Any] = []
+        forward = False  # an operand is defined later
         if mask & HAS_OPERANDS:
             values = scope.values
             for _ in range(reader.varint()):
@@ -391,6 +396,9 @@ class _Reader:
                 if value is None:
                     value = values[index] = _ForwardRef()
                     self.forward_refs += 1
+                    forward = True
+                elif value.__class__ is _ForwardRef:
+                    forward = True
                 operands.append(value)
         successors: list[Block] = []
         if mask & HAS_SUCCESSORS:
@@ -415,10 +423,11 @@ class _Reader:
             odd_props = None
         op = Operation(name, [], result_types, props, attrs, regions, successors, location,
                        opdef)
-        for i, value in enumerate(operands):
-            if isinstance(value, _ForwardRef):
-                value.uses.append((op, i))
-                operands[i] = None
+        if forward:
+            for i, value in enumerate(operands):
+                if isinstance(value, _ForwardRef):
+                    value.uses.append((op, i))
+                    operands[i] = None
         op.operands = operands
         if odd_props is not None:
             self.odd_props.append(op)
@@ -521,6 +530,8 @@ class _Reader:
         scope.next_ids[-1] = end
 
     def _location(self, attr: Attribute) -> Location:
+        if attr.__class__ is FileLineColLoc:  # the common case
+            return Location(attr.filename, attr.line, attr.col, attr)
         if not isinstance(attr, LocationAttr):
             raise BytecodeError(f"expected attribute of type: LocationAttr, but got: {attr}")
         pos = _file_line_col(attr)
@@ -572,9 +583,9 @@ class _Reader:
     def _check_registered(self, top: Operation) -> None:
         """Upstream's verifier: an op of a known dialect must be registered."""
         for op in top.walk():
-            dialect = op.name.split(".", 1)[0]
             if op.opdef is not None or op_spec(op.name) is not None:
                 continue
+            dialect = op.name.split(".", 1)[0]
             if registry.is_known_dialect(dialect) or hooks_for(dialect) is not None:
                 raise _OpError(
                     f"unregistered operation '{op.name}' found in dialect ('{dialect}') that "
@@ -622,13 +633,12 @@ def _link_resources(top: Operation, resources: dict[str, Any]) -> None:
     """Point `dense_resource` attributes at the module's blobs (as the text parser does)."""
     from ...ir.attributes import DenseResourceAttr
 
-    def visit(attr: Attribute) -> None:
-        if isinstance(attr, DenseResourceAttr):
-            object.__setattr__(attr, "blobs", resources)
-
     for op in top.walk():
-        for attr in (*op.properties.values(), *op.attributes.values()):
-            visit(attr)
+        for attrs in (op.properties, op.attributes):
+            if attrs:
+                for attr in attrs.values():
+                    if isinstance(attr, DenseResourceAttr):
+                        object.__setattr__(attr, "blobs", resources)
 
 
 _Item = TypeVar("_Item")

@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from ...ir import registry
-from ...ir.attributes import Attribute, OpaqueAttr
+from ...ir.attributes import Attribute, OpaqueAttr, StringAttr
 from ...ir.diagnostics import Diagnostic, SourceFile
 from ...ir.lexer import EOF
+from ...ir.locations import FileLineColLoc
 from ...ir.parser import Parser
 from ...ir.types import Type
 from .encoding import BytecodeError, Reader, unzigzag
@@ -34,6 +35,11 @@ class DialectState:
 
 
 _PENDING = object()
+# Attributes and types read from their text (immutable values, as the text parser's own
+# caches keep them): (kind, text, unregistered ops allowed) -> value.
+_TEXT_VALUES: dict[tuple[str, str, bool], Any] = {}
+_TEXT_VALUES_LIMIT = 1 << 14
+_FILE_LINE_COL_CODE = 0x17  # builtin attribute code 11 (FileLineColLoc) as a varint
 
 
 @dataclass(frozen=True)
@@ -83,11 +89,20 @@ class AttrTypeTable:
                 "unexpected trailing data in the Attribute/Type offset section")
 
     def attribute(self, index: int) -> Attribute:
-        return cast(Attribute, self._resolve(index, self.attr_entries, self.attr_values,
-                                             "Attribute"))
+        values = self.attr_values
+        if index < len(values):
+            value = values[index]
+            if value is not None and value is not _PENDING:  # decoded already
+                return value  # type: ignore[no-any-return]
+        return cast(Attribute, self._resolve(index, self.attr_entries, values, "Attribute"))
 
     def type(self, index: int) -> Type:
-        return cast(Type, self._resolve(index, self.type_entries, self.type_values, "Type"))
+        values = self.type_values
+        if index < len(values):
+            value = values[index]
+            if value is not None and value is not _PENDING:
+                return value  # type: ignore[no-any-return]
+        return cast(Type, self._resolve(index, self.type_entries, values, "Type"))
 
     def _resolve(self, index: int, entries: list[tuple[DialectState, bool, int, int]],
                  values: list[Any], kind: str) -> Any:
@@ -99,7 +114,16 @@ class AttrTypeTable:
                 raise BytecodeError(f"{kind} entry {index} refers to itself")
             return value
         dialect, custom, start, size = entries[index]
-        reader = Reader(self.data.data[start:start + size], self.data.base + start)
+        data = self.data
+        if size == 4 and custom and kind == "Attribute" and dialect.name == "builtin" \
+                and data.data[start] == _FILE_LINE_COL_CODE:
+            value = self._file_line_col(start, size)  # every op has one: decoded directly
+            if value is not None:
+                values[index] = value
+                return value
+        reader = Reader(data.data, data.base)
+        reader.pos = start
+        reader.end = start + size
         values[index] = _PENDING
         try:
             if custom:
@@ -113,12 +137,25 @@ class AttrTypeTable:
         values[index] = value
         return value
 
+    def _file_line_col(self, start: int, size: int) -> Attribute | None:
+        """A builtin file:line:col location (4 bytes) whose filename attribute is decoded
+        already and whose numbers are one byte each; None for any other (the general path)."""
+        data = self.data.data
+        name_index, line, col = data[start + 1], data[start + 2], data[start + 3]
+        if not (name_index & line & col & 1) or name_index >> 1 >= len(self.attr_values):
+            return None
+        name = self.attr_values[name_index >> 1]
+        if name.__class__ is not StringAttr:
+            return None
+        return FileLineColLoc(name.text, line >> 1, col >> 1)
+
     def _custom(self, dialect: DialectState, reader: Reader, kind: str) -> Any:
         if kind == "Attribute" and self.state.keep_undecodable \
                 and hooks_for(dialect.name) is None:
             reader.skip(reader.remaining())
             return UndecodedAttr(f"#{dialect.name}<undecoded>", dialect.name)
-        self.state.load_dialect(dialect)
+        if not dialect.loaded:
+            self.state.load_dialect(dialect)
         hooks = dialect.hooks
         decode = None
         if hooks is not None:
@@ -130,6 +167,19 @@ class AttrTypeTable:
 
     def _text(self, reader: Reader, kind: str) -> Any:
         text = reader.cstring().decode("utf-8", "surrogateescape")
+        key = (kind, text, self.state.allow_unregistered)
+        found = _TEXT_VALUES.get(key)
+        if found is not None:
+            return found
+        value = self._parse_text(text, kind)
+        # Kept unless it depends on the file's resources, holds an array or is a placeholder.
+        if "dense" not in text and value.__class__ is not UndecodedAttr:
+            if len(_TEXT_VALUES) >= _TEXT_VALUES_LIMIT:
+                _TEXT_VALUES.clear()
+            _TEXT_VALUES[key] = value
+        return value
+
+    def _parse_text(self, text: str, kind: str) -> Any:
         parser = Parser(SourceFile(self.state.filename, text), self.state.allow_unregistered)
         parser.resources = self.resources
         try:

@@ -14,6 +14,8 @@ from typing import Any
 
 from ...ir.core import Block, Module, Operation, Region, Value
 from ...ir.diagnostics import ShloError
+from .builtin import FILE_LINE_COL_LOC
+from .builtin import STRING as STRING_ATTR
 from .encoding import (
     ATTR_TYPE,
     ATTR_TYPE_OFFSET,
@@ -41,22 +43,22 @@ from .encoding import (
     Emitter,
     StringTable,
     encode_varint,
-    group_runs,
 )
-from .numbering import (
-    REF_ATTR,
-    REF_OPTIONAL_ATTR,
-    REF_STRING,
-    REF_TYPE,
-    IRNumbering,
-)
+from .numbering import NUMBER, OWNER, RECIPE, VALUE, Entry, IRNumbering
 from .properties import is_registered
+from .recipes import REF_OPTIONAL_ATTR, REF_STRING
 from .uselists import densemap_order, stored_order
 
 DEFAULT_PRODUCER = "MLIR24.0.0git"
 """What `mlir-opt -emit-bytecode` writes (MLIR followed by the LLVM version)."""
 
 BLOB_KIND = 0  # AsmResourceEntryKind::Blob
+_STRING_CODE = encode_varint(STRING_ATTR)
+_FILE_LINE_COL_CODE = encode_varint(FILE_LINE_COL_LOC)
+_SMALL = [bytes(((n << 1) | 1,)) for n in range(0x80)]  # the one-byte varints
+# The resource sections of a module without resources: offsets (no external groups, no
+# dialect entries) and empty data.
+_NO_RESOURCES = bytes((RESOURCE_OFFSET, 0x03, 0x01, RESOURCE, 0x01))
 
 
 class _Writer:
@@ -68,58 +70,74 @@ class _Writer:
         self.state = IRNumbering(module.op, version, self.blobs)
         self.props: list[bytes] = []
         self.props_index: dict[bytes, int] = {}
-        self.native_properties = version >= NATIVE_PROPERTIES_ENCODING
         self.use_list_orders = version >= USE_LIST_ORDERING
 
     def write(self, producer: str) -> bytes:
+        version = self.version
         out = Emitter()
-        out.raw(MAGIC)
-        out.varint(self.version)
-        out.cstring(producer.encode("utf-8", "surrogateescape"))
-        self._dialect_section(out)
+        buf = out.buf
+        buf += MAGIC
+        buf += _varint(version)
+        buf += producer.encode("utf-8", "surrogateescape")
+        buf.append(0)
+        _section(buf, DIALECT, self._dialect_section())
         self._attr_type_sections(out)
         ir = Emitter()
-        ir.varint_flag(1, False)
+        ir.buf += _varint(1 << 1)  # one region, not isolated
         self._op(ir, self.module.op)
-        out.section(IR, ir)
-        self._resource_sections(out)
-        strings = Emitter()
-        self.strings.write(strings)
-        out.section(STRING, strings)
-        if self.version >= NATIVE_PROPERTIES_ENCODING:
-            props = Emitter()
-            props.varint(len(self.props))
+        _section(buf, IR, ir.buf)
+        if any(dialect.resources for dialect in self.state.dialects.values()):
+            self._resource_sections(out)
+        else:  # no external resource groups, no dialect resources
+            buf += _NO_RESOURCES
+        _section(buf, STRING, self._string_section())
+        if version >= NATIVE_PROPERTIES_ENCODING:
+            props = bytearray(_varint(len(self.props)))
             for entry in self.props:
-                props.raw(entry)
-            out.section(PROPERTIES, props)
-        return bytes(out.buf)
+                props += entry
+            _section(buf, PROPERTIES, props)
+        return bytes(buf)
+
+    def _string_section(self) -> bytearray:
+        """The count, the sizes (with the NUL) in reverse order, then the data."""
+        encoded = [s.encode("utf-8", "surrogateescape") for s in self.strings.index]
+        section = bytearray(_varint(len(encoded)))
+        for data in reversed(encoded):
+            size = len(data) + 1
+            if size < 0x80:
+                section.append((size << 1) | 1)
+            else:
+                section += encode_varint(size)
+        section += b"\0".join(encoded)
+        if encoded:
+            section.append(0)
+        return section
 
     # ---- dialects ----------------------------------------------------------------------------
 
-    def _dialect_section(self, out: Emitter) -> None:
-        section = Emitter()
+    def _dialect_section(self) -> bytearray:
+        version = self.version
+        insert = self.strings.insert
         dialects = list(self.state.dialects.values())
-        section.varint(len(dialects))
+        section = bytearray(_varint(len(dialects)))
         for dialect in dialects:
-            name_id = self.strings.insert(dialect.name)
-            if self.version < DIALECT_VERSIONING:
-                section.varint(name_id)
-            else:
-                section.varint_flag(name_id, False)  # our dialects write no version
+            name_id = insert(dialect.name)
+            # from version 1, flagged: our dialects write no version
+            section += _varint(name_id if version < DIALECT_VERSIONING else name_id << 1)
         names = self.state.op_name_order
-        if self.version >= ELIDE_UNKNOWN_BLOCK_ARG_LOCATION:
-            section.varint(len(names))
-        for dialect_number, group in group_runs(names, lambda e: e.dialect.number):
-            section.varint(dialect_number)
-            section.varint(len(group))
+        if version >= ELIDE_UNKNOWN_BLOCK_ARG_LOCATION:
+            section += _varint(len(names))
+        flagged = version >= NATIVE_PROPERTIES_ENCODING
+        for dialect_number, group in _dialect_runs(names):
+            section += _varint(dialect_number)
+            section += _varint(len(group))
             for entry in group:
-                name: str = entry.value
-                string_id = self.strings.insert(name.split(".", 1)[1] if "." in name else "")
-                if self.version < NATIVE_PROPERTIES_ENCODING:
-                    section.varint(string_id)
-                else:
-                    section.varint_flag(string_id, is_registered(name))
-        out.section(DIALECT, section)
+                name: str = entry[VALUE]
+                string_id = insert(name.split(".", 1)[1] if "." in name else "")
+                if flagged:
+                    string_id = (string_id << 1) | (1 if is_registered(name) else 0)
+                section += _varint(string_id)
+        return section
 
     # ---- attributes and types ----------------------------------------------------------------
 
@@ -131,36 +149,64 @@ class _Writer:
         offsets.varint(len(state.type_order))
         buf = data.buf
         offsets_buf = offsets.buf
-        strings = self.strings
+        insert = self.strings.insert
         previous = 0
         for order in (state.attr_order, state.type_order):
-            for dialect_number, group in group_runs(order, lambda e: e.dialect.number):
+            for dialect_number, group in _dialect_runs(order):
                 offsets.varint(dialect_number)
                 offsets.varint(len(group))
                 for entry in group:
-                    if entry.custom:  # replay the encoding recorded while numbering
-                        for item in entry.recipe:
-                            if item.__class__ is bytes:
+                    # Replay the encoding recorded while numbering (see numbering.Entry).
+                    recipe = entry[RECIPE]
+                    cls = recipe.__class__
+                    if cls is str:  # a string attribute: its code and string number
+                        number = insert(recipe)
+                        buf += _STRING_CODE
+                        if number < 0x80:
+                            buf.append((number << 1) | 1)
+                        else:
+                            buf += encode_varint(number)
+                    elif cls is tuple:  # file:line:col: code, filename attribute, numbers
+                        filename, numbers = recipe
+                        buf += _FILE_LINE_COL_CODE
+                        number = filename[NUMBER]
+                        if number < 0x80:
+                            buf.append((number << 1) | 1)
+                        else:
+                            buf += encode_varint(number)
+                        buf += numbers
+                    elif recipe is None:  # no dialect encoding: the text, NUL-terminated
+                        buf += str(entry[VALUE]).encode("utf-8", "surrogateescape")
+                        buf.append(0)
+                        size = len(buf)
+                        flagged = (size - previous) << 1
+                        if flagged < 0x80:
+                            offsets_buf.append((flagged << 1) | 1)
+                        else:
+                            offsets_buf += encode_varint(flagged)
+                        previous = size
+                        continue
+                    else:
+                        for item in recipe:
+                            cls = item.__class__
+                            if cls is bytes:
                                 buf += item
-                                continue
-                            kind, payload = item
-                            if kind == REF_ATTR or kind == REF_TYPE:
-                                number = payload.number
+                            elif cls is list:  # an attribute or type entry
+                                number = item[NUMBER]
                                 if number < 0x80:
                                     buf.append((number << 1) | 1)
                                 else:
                                     buf += encode_varint(number)
-                            elif kind == REF_OPTIONAL_ATTR:
-                                data.varint((payload.number << 1) | 1)
-                            elif kind == REF_STRING:
-                                data.varint(strings.insert(payload))
                             else:
-                                data.varint(state.resource_number(payload))
-                    else:
-                        buf += str(entry.value).encode("utf-8", "surrogateescape")
-                        buf.append(0)
+                                kind, payload = item
+                                if kind == REF_STRING:
+                                    data.varint(insert(payload))
+                                elif kind == REF_OPTIONAL_ATTR:
+                                    data.varint((payload[NUMBER] << 1) | 1)
+                                else:
+                                    data.varint(state.resource_number(payload))
                     size = len(buf)
-                    flagged = ((size - previous) << 1) | (1 if entry.custom else 0)
+                    flagged = ((size - previous) << 1) | 1
                     if flagged < 0x80:
                         offsets_buf.append((flagged << 1) | 1)
                     else:
@@ -173,66 +219,86 @@ class _Writer:
 
     def _op(self, out: Emitter, op: Operation) -> None:
         state = self.state
-        enc = state.op_encodings[id(op)]
-        assert enc.loc_entry is not None and enc.name_entry is not None  # set by numbering
-        # The numbers after the mask byte, encoded together at the end (the mask is known
-        # only once every part is seen).
-        numbers = [enc.loc_entry.number]
-        mask = 0
-        if enc.attrs_entry is not None:
-            mask = HAS_ATTRS
-            numbers.append(enc.attrs_entry.number)
-        if self.native_properties:
-            index = self._properties(enc)
-            if index is not None:
-                mask |= HAS_PROPERTIES
-                numbers.append(index)
-        results = enc.result_entries
-        if results:
-            mask |= HAS_RESULTS
-            numbers.append(len(results))
-            numbers += [entry.number for entry in results]
-        operands = op.operands
-        if operands:
-            mask |= HAS_OPERANDS
-            numbers.append(len(operands))
-            values = state.values
-            try:
-                numbers += [values[id(operand)] for operand in operands]
-            except KeyError:
-                raise ShloError(f"cannot write bytecode: an operand of '{op.name}' is not "
-                                "defined in an enclosing region") from None
-        if op.successors:
-            mask |= HAS_SUCCESSORS
-            numbers.append(len(op.successors))
-            for block in op.successors:
-                number = state.blocks.get(id(block))
-                if number is None:
-                    raise ShloError(f"cannot write bytecode: a successor of '{op.name}' is not "
-                                    "a block of its region")
-                numbers.append(number)
-        orders = None
-        if self.use_list_orders and any(r.use_order is not None for r in op.results):
-            orders = Emitter()
-            if self._use_lists(orders, op.results):
-                mask |= HAS_USE_LIST_ORDERS
-        regions = op.regions
-        if regions:
-            mask |= HAS_INLINE_REGIONS
+        name_entry, loc_entry, attrs_entry, results, props = state.ops[id(op)]
         buf = out.buf
-        number = enc.name_entry.number
+        number = name_entry[NUMBER]
         if number < 0x80:
             buf.append((number << 1) | 1)
         else:
             buf += encode_varint(number)
-        buf.append(mask)
-        for number in numbers:
+        # The numbers after the mask byte go in place once the mask is known.
+        mask_at = len(buf)
+        buf.append(0)
+        number = loc_entry[NUMBER]
+        if number < 0x80:
+            buf.append((number << 1) | 1)
+        else:
+            buf += encode_varint(number)
+        mask = 0
+        if attrs_entry is not None:
+            mask = HAS_ATTRS
+            number = attrs_entry[NUMBER]
             if number < 0x80:
                 buf.append((number << 1) | 1)
             else:
                 buf += encode_varint(number)
-        if orders is not None:
-            buf += orders.buf
+        if props is not None:
+            index = self._properties(props)
+            mask |= HAS_PROPERTIES
+            if index < 0x80:
+                buf.append((index << 1) | 1)
+            else:
+                buf += encode_varint(index)
+        if results:
+            mask |= HAS_RESULTS
+            count = len(results)
+            if count < 0x80:
+                buf.append((count << 1) | 1)
+            else:
+                buf += encode_varint(count)
+            for entry in results:
+                number = entry[NUMBER]
+                if number < 0x80:
+                    buf.append((number << 1) | 1)
+                else:
+                    buf += encode_varint(number)
+        operands = op.operands
+        if operands:
+            mask |= HAS_OPERANDS
+            count = len(operands)
+            if count < 0x80:
+                buf.append((count << 1) | 1)
+            else:
+                buf += encode_varint(count)
+            values = state.values
+            for operand in operands:
+                number = values.get(id(operand), -1)
+                if number < 0:
+                    raise ShloError(f"cannot write bytecode: an operand of '{op.name}' is not "
+                                    "defined in an enclosing region")
+                if number < 0x80:
+                    buf.append((number << 1) | 1)
+                else:
+                    buf += encode_varint(number)
+        if op.successors:
+            mask |= HAS_SUCCESSORS
+            out.varint(len(op.successors))
+            for block in op.successors:
+                number = state.blocks.get(id(block), -1)
+                if number < 0:
+                    raise ShloError(f"cannot write bytecode: a successor of '{op.name}' is not "
+                                    "a block of its region")
+                out.varint(number)
+        if (state.has_use_orders and self.use_list_orders
+                and any(r.use_order is not None for r in op.results)):
+            orders = Emitter()
+            if self._use_lists(orders, op.results):
+                mask |= HAS_USE_LIST_ORDERS
+                buf += orders.buf
+        regions = op.regions
+        if regions:
+            mask |= HAS_INLINE_REGIONS
+        buf[mask_at] = mask
         if regions:
             isolated = state.isolated.get(id(op), False)
             out.varint_flag(len(regions), isolated)
@@ -240,7 +306,7 @@ class _Writer:
                 section = Emitter()
                 for region in regions:
                     self._region(section, region)
-                out.section(IR, section)
+                _section(buf, IR, section.buf)
             else:
                 for region in regions:
                     self._region(out, region)
@@ -264,25 +330,27 @@ class _Writer:
             elide = self.version >= ELIDE_UNKNOWN_BLOCK_ARG_LOCATION
             for type_entry, loc_entry, known in state.block_args[id(block)]:
                 if elide:
-                    out.varint_flag(type_entry.number, known)
+                    out.varint_flag(type_entry[NUMBER], known)
                     if known:
-                        out.varint(loc_entry.number)
+                        out.varint(loc_entry[NUMBER])
                 else:
-                    out.varint(type_entry.number)
-                    out.varint(loc_entry.number)
+                    out.varint(type_entry[NUMBER])
+                    out.varint(loc_entry[NUMBER])
             if self.version >= USE_LIST_ORDERING:
                 mask_at = len(out.buf)
                 out.byte(0)
-                if self._use_lists(out, args):
+                if state.has_use_orders and self._use_lists(out, args):
                     out.buf[mask_at] = HAS_USE_LIST_ORDERS
-        for op in block.operations:
-            self._op(out, op)
+        op = self._op
+        for nested in block.operations:
+            op(out, nested)
 
     def _use_lists(self, out: Emitter, values: list[Value]) -> bool:
         """Emit the use-list orders read from bytecode that are still valid; True if any."""
         orders: dict[int, list[int]] = {}
+        use_counts = self.state.use_counts
         for index, value in enumerate(values):
-            order = stored_order(value, self.state.use_counts.get(id(value), 0))
+            order = stored_order(value, use_counts.get(id(value), 0))
             if order is not None:
                 orders[index] = order
         if not orders:
@@ -308,29 +376,26 @@ class _Writer:
                     out.varint(j)
         return True
 
-    def _properties(self, enc: Any) -> int | None:
-        if enc.spec is None:
-            if enc.props_entry is None:
-                return None
-            numbers = [enc.props_entry.number]
-        elif not enc.spec:
-            return None
+    def _properties(self, props: Any) -> int:
+        """The index of the op's properties in the properties section (deduplicated)."""
+        if props.__class__ is list:  # an unregistered op's dictionary (an entry)
+            body = encode_varint(props[NUMBER])
         else:
-            numbers = []
-            for (name, optional), entry in zip(enc.spec, enc.prop_entries, strict=True):
+            spec, entries = props
+            parts = []
+            for optional, entry in zip(spec.optional, entries, strict=True):
                 if entry is not None:
-                    numbers.append((entry.number << 1) | 1 if optional else entry.number)
+                    number = (entry[NUMBER] << 1) | 1 if optional else entry[NUMBER]
+                    parts.append(_SMALL[number] if number < 0x80 else encode_varint(number))
                 elif optional:
-                    numbers.append(0)
+                    parts.append(_SMALL[0])
                 else:
+                    name = spec.items[len(parts)]
                     raise ShloError(f"cannot write bytecode: required attribute '{name}' "
                                     "is missing")
-        if max(numbers) < 0x80:
-            body = bytes([(n << 1) | 1 for n in numbers])
-        else:
-            body = b"".join(encode_varint(n) for n in numbers)
-        key = (bytes(((len(body) << 1) | 1,)) if len(body) < 0x80
-               else encode_varint(len(body))) + body
+            body = parts[0] if len(parts) == 1 else b"".join(parts)
+        size = len(body)
+        key = (_SMALL[size] if size < 0x80 else encode_varint(size)) + body
         index = self.props_index.get(key)
         if index is None:
             index = self.props_index[key] = len(self.props)
@@ -366,6 +431,36 @@ class _Writer:
                 offsets.byte(BLOB_KIND)
         out.section(RESOURCE_OFFSET, offsets)
         out.section(RESOURCE, data)
+
+
+def _varint(value: int) -> bytes:
+    return _SMALL[value] if value < 0x80 else encode_varint(value)
+
+
+def _section(buf: bytearray, section_id: int, body: bytearray) -> None:
+    """Append a section that needs no alignment: id, varint length, body."""
+    buf.append(section_id)
+    size = len(body)
+    if size < 0x80:
+        buf.append((size << 1) | 1)
+    else:
+        buf += encode_varint(size)
+    buf += body
+
+
+def _dialect_runs(entries: list[Entry]) -> list[tuple[int, list[Entry]]]:
+    """Consecutive runs of entries of one dialect: `(dialect number, entries)`."""
+    runs: list[tuple[int, list[Entry]]] = []
+    current = -1
+    group: list[Entry] = []
+    for entry in entries:
+        number = entry[OWNER].number
+        if number != current:
+            current = number
+            group = []
+            runs.append((number, group))
+        group.append(entry)
+    return runs
 
 
 def _resource_blobs(resources: dict[str, Any]) -> dict[str, tuple[int, bytes]]:
