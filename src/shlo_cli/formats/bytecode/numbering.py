@@ -22,7 +22,6 @@ import struct
 from operator import itemgetter
 from typing import Any
 
-from ...ir import storage
 from ...ir.attributes import (
     ArrayAttr,
     Attribute,
@@ -38,16 +37,25 @@ from ...ir.attributes import (
     TypeAttr,
     UnitAttr,
     all_equal,
-    raw_bytes,
 )
-from ...ir.core import UNKNOWN_LOCATION, Block, Location, Operation, Region, Value
-from ...ir.dense import storage_type
+from ...ir.core import UNKNOWN_LOCATION, Location, Operation, Region, Value
 from ...ir.locations import FileLineColLoc, LocationAttr, UnknownLoc
-from ...ir.types import ComplexType, FloatType, IndexType, IntegerType, TensorType, Type
+from ...ir.types import IntegerType, TensorType, Type
 from . import builtin
 from .encoding import NATIVE_PROPERTIES_ENCODING, encode_varint
-from .hooks import DialectHooks, OpSpec, attribute_dialect, hooks_for, type_dialect
-from .properties import op_spec
+from .hooks import DialectHooks, attribute_dialect, hooks_for, type_dialect
+from .ir_facts import (
+    arg_location,
+    arg_locations,
+    canonical,
+    merged_attributes,
+    op_location,
+    raw_dense,
+    sorted_dictionary,
+    split_inherent,
+    value_region,
+)
+from .properties import PropertySpec, op_spec
 from .recipes import (
     REF_ATTR,
     REF_OPTIONAL_ATTR,
@@ -62,7 +70,6 @@ __all__ = ["REF_ATTR", "REF_OPTIONAL_ATTR", "REF_RESOURCE", "REF_STRING", "REF_T
            "NUMBER", "OWNER", "RECIPE", "REFS", "VALUE", "DialectEntry", "Entry", "IRNumbering",
            "group_by_dialect_per_byte", "new_entry"]
 
-UNKNOWN_LOC = UnknownLoc()
 _BUILTIN_ATTR_CLASSES = frozenset({StringAttr, FileLineColLoc, DictAttr, ArrayAttr})
 FILE_LINE_COL_CODE = encode_varint(builtin.FILE_LINE_COL_LOC)
 _TYPE_ATTR_CODE = encode_varint(builtin.TYPE)
@@ -81,20 +88,7 @@ _TYPE_INFO: dict[int, dict[int, tuple[Type, str, str, list[Any] | None]]] = {}
 _TYPE_INFO_LIMIT = 1 << 16
 
 
-class PropertySpec:
-    """How an op's properties are written, per op name (kept for the process): `items`,
-    the inherent attribute names in encoding order (None: an unregistered op, `()`: no
-    properties), `optional` per item, and `names` as a set."""
-
-    __slots__ = ("items", "optional", "names")
-
-    def __init__(self, spec: OpSpec | None) -> None:
-        self.items = None if spec is None else tuple(item for item, _ in spec)
-        self.optional = () if spec is None else tuple(flag for _, flag in spec)
-        self.names = frozenset(self.items or ())
-
-
-_SPECS: dict[str, PropertySpec] = {}
+_SPECS: dict[str, PropertySpec] = {}  # op name -> its spec (kept for the process)
 _UNSIGNED = {8: "B", 16: "H", 32: "I", 64: "Q"}  # struct codes of the integer widths
 
 
@@ -131,36 +125,6 @@ def _by_owner_number(entry: Entry) -> int:
 
 def new_entry(value: Any, dialect: DialectEntry, recipe: Any = None) -> Entry:
     return [1, -1, value, dialect, recipe]
-
-
-def op_location(op: Operation) -> LocationAttr:
-    """The location MLIR would give the op: its `loc(...)`, else where it was parsed."""
-    loc = op.location
-    attr = loc.attr
-    if isinstance(attr, LocationAttr):
-        return attr.resolved()
-    if loc is UNKNOWN_LOCATION or loc.filename == "<unknown>":
-        return UNKNOWN_LOC
-    return FileLineColLoc(loc.filename, loc.line, loc.col)
-
-
-def arg_location(loc: Attribute | None) -> LocationAttr:
-    return loc.resolved() if isinstance(loc, LocationAttr) else UNKNOWN_LOC
-
-
-def merged_attributes(op: Operation) -> dict[str, Attribute]:
-    merged = dict(op.attributes)
-    merged.update(op.properties)
-    return merged
-
-
-def value_region(value: Value) -> Region | None:
-    owner = value.owner
-    if isinstance(owner, Block):
-        return owner.parent
-    if isinstance(owner, Operation) and owner.parent is not None:
-        return owner.parent.parent
-    return None
 
 
 # What the writer emits for one op besides operands (`IRNumbering.ops[id(op)]`):
@@ -329,7 +293,7 @@ class IRNumbering:
     # ---- lookups for the writer ------------------------------------------------------------
 
     def attr_number(self, attr: Attribute) -> int:
-        attr = _canonical(attr)
+        attr = canonical(attr)
         if attr.__class__ is StringAttr:
             found: int = self.strings[attr.text][NUMBER]
         else:
@@ -631,7 +595,7 @@ class IRNumbering:
             self.blocks[id(block)] = index
             if block.arguments:
                 args = []
-                for arg, loc in zip(block.arguments, _arg_locations(block), strict=True):
+                for arg, loc in zip(block.arguments, arg_locations(block), strict=True):
                     values[id(arg)] = next_id
                     next_id += 1
                     if arg.use_order is not None:
@@ -691,23 +655,23 @@ class IRNumbering:
                         props = (spec, [None] * len(items))
                 elif items is None:  # unregistered: a dictionary of its own
                     if attributes:
-                        attrs_entry = number_attr(_dictionary(attributes))
+                        attrs_entry = number_attr(sorted_dictionary(attributes))
                     if properties:
-                        props = number_attr(_dictionary(properties))
+                        props = number_attr(sorted_dictionary(properties))
                 elif not items:
-                    attrs_entry = number_attr(_dictionary(merged_attributes(op)))
+                    attrs_entry = number_attr(sorted_dictionary(merged_attributes(op)))
                 else:
                     if not attributes and spec.names.issuperset(properties):
                         inherent = properties  # the common case: only inherent attributes
                     else:
-                        inherent, discardable = _split(attributes, properties, spec.names)
+                        inherent, discardable = split_inherent(attributes, properties, spec.names)
                         if discardable:
-                            attrs_entry = number_attr(_dictionary(discardable))
+                            attrs_entry = number_attr(sorted_dictionary(discardable))
                     get = inherent.get
                     props = (spec, [None if (value := get(item)) is None else number_attr(value)
                                     for item in items])
             elif attributes or properties:
-                attrs_entry = number_attr(_dictionary(merged_attributes(op)))
+                attrs_entry = number_attr(sorted_dictionary(merged_attributes(op)))
             loc = op.location
             where: Any = loc  # a parsed position, or a file:line:col location attribute
             attr = loc.attr
@@ -798,67 +762,6 @@ def _key_fields(attr: Attribute) -> tuple[str, ...]:
     if hooks is None or hooks.write_attribute is None:
         return ()
     return tuple(f.name for f in dataclasses.fields(attr) if f.compare)  # type: ignore
-
-
-def raw_dense(attr: DenseElementsAttr) -> bytes | None:
-    """MLIR's raw storage bytes of a dense attribute, as `ir.dense.encode_raw_dense` gives
-    them (a single element when all are equal), with the splat test done on the bytes that
-    are written anyway. None if the element type has no numpy storage."""
-    etype = storage_type(attr.type)
-    if not isinstance(etype, (IntegerType, FloatType, IndexType, ComplexType)):
-        return None
-    held = attr.held_storage
-    lay = storage.layout(etype)
-    if held is not None and lay is not None:  # the parser kept MLIR's bytes: no numpy
-        if attr.splat or storage.all_equal(held, lay.size):
-            return held[:lay.size]
-        return held
-    data = attr.data
-    size = data.size
-    if size == 0:
-        return b""
-    plain = not ((isinstance(etype, IntegerType) and etype.width == 1)
-                 or (isinstance(etype, FloatType) and etype.width < 8))
-    if attr.splat:
-        first = data.reshape(-1)[:1]
-        return first.tobytes() if plain else raw_bytes(first, etype)
-    full = data.tobytes()  # C order, as the contiguous copy would be
-    item = data.itemsize
-    if size == 1 or full[:item] * size == full:
-        return full[:item] if plain else raw_bytes(data.reshape(-1)[:1], etype)
-    return full if plain else raw_bytes(data.reshape(-1), etype)
-
-
-def _dictionary(attrs: dict[str, Attribute]) -> DictAttr:
-    return DictAttr(tuple(sorted(attrs.items())))
-
-
-def _split(attributes: dict[str, Attribute], properties: dict[str, Attribute],
-           names: frozenset[str]) -> tuple[dict[str, Attribute], dict[str, Attribute]]:
-    """(inherent, discardable): the op's spec items wherever they are stored; the rest of
-    its properties stay discardable unless an attribute of that name is already there."""
-    inherent: dict[str, Attribute] = {}
-    discardable = dict(attributes)
-    for name, value in properties.items():
-        if name in names:
-            inherent[name] = value
-        else:  # not an inherent attribute of this op: keep it discardable
-            discardable.setdefault(name, value)
-    for name in attributes:
-        if name in names and name not in inherent:
-            inherent[name] = discardable.pop(name)
-    return inherent, discardable
-
-
-def _arg_locations(block: Block) -> list[Attribute | None]:
-    locs = list(block.arg_locations)
-    if len(locs) < len(block.arguments):
-        locs += [None] * (len(block.arguments) - len(locs))
-    return locs[:len(block.arguments)]
-
-
-def _canonical(attr: Attribute) -> Attribute:
-    return attr.resolved() if isinstance(attr, LocationAttr) else attr
 
 
 def group_by_dialect_per_byte(entries: list[Entry]) -> None:

@@ -48,3 +48,16 @@ def op_spec(name: str) -> OpSpec | None:
 
 def is_registered(name: str) -> bool:
     return op_spec(name) is not None
+
+
+class PropertySpec:
+    """How an op's properties are written, per op name (kept for the process): `items`,
+    the inherent attribute names in encoding order (None: an unregistered op, `()`: no
+    properties), `optional` per item, and `names` as a set."""
+
+    __slots__ = ("items", "optional", "names")
+
+    def __init__(self, spec: OpSpec | None) -> None:
+        self.items = None if spec is None else tuple(item for item, _ in spec)
+        self.optional = () if spec is None else tuple(flag for _, flag in spec)
+        self.names = frozenset(self.items or ())

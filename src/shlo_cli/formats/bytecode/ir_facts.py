@@ -1,0 +1,106 @@
+"""What the bytecode numbering reads off the IR, free of numbering state: the locations
+MLIR gives ops and block arguments, an op's attributes split into inherent (properties) and
+discardable ones, and a dense attribute's raw storage bytes (from the parser's held bytes
+when it kept them, so writing needs no numpy)."""
+
+from __future__ import annotations
+
+from ...ir import storage
+from ...ir.attributes import Attribute, DenseElementsAttr, DictAttr, raw_bytes
+from ...ir.core import UNKNOWN_LOCATION, Block, Operation, Region, Value
+from ...ir.dense import storage_type
+from ...ir.locations import FileLineColLoc, LocationAttr, UnknownLoc
+from ...ir.types import ComplexType, FloatType, IndexType, IntegerType
+
+UNKNOWN_LOC = UnknownLoc()
+
+
+def op_location(op: Operation) -> LocationAttr:
+    """The location MLIR would give the op: its `loc(...)`, else where it was parsed."""
+    loc = op.location
+    attr = loc.attr
+    if isinstance(attr, LocationAttr):
+        return attr.resolved()
+    if loc is UNKNOWN_LOCATION or loc.filename == "<unknown>":
+        return UNKNOWN_LOC
+    return FileLineColLoc(loc.filename, loc.line, loc.col)
+
+
+def arg_location(loc: Attribute | None) -> LocationAttr:
+    return loc.resolved() if isinstance(loc, LocationAttr) else UNKNOWN_LOC
+
+
+def merged_attributes(op: Operation) -> dict[str, Attribute]:
+    merged = dict(op.attributes)
+    merged.update(op.properties)
+    return merged
+
+
+def value_region(value: Value) -> Region | None:
+    owner = value.owner
+    if isinstance(owner, Block):
+        return owner.parent
+    if isinstance(owner, Operation) and owner.parent is not None:
+        return owner.parent.parent
+    return None
+
+
+def raw_dense(attr: DenseElementsAttr) -> bytes | None:
+    """MLIR's raw storage bytes of a dense attribute, as `ir.dense.encode_raw_dense` gives
+    them (a single element when all are equal), with the splat test done on the bytes that
+    are written anyway. None if the element type has no numpy storage."""
+    etype = storage_type(attr.type)
+    if not isinstance(etype, (IntegerType, FloatType, IndexType, ComplexType)):
+        return None
+    held = attr.held_storage
+    lay = storage.layout(etype)
+    if held is not None and lay is not None:  # the parser kept MLIR's bytes: no numpy
+        if attr.splat or storage.all_equal(held, lay.size):
+            return held[:lay.size]
+        return held
+    data = attr.data
+    size = data.size
+    if size == 0:
+        return b""
+    plain = not ((isinstance(etype, IntegerType) and etype.width == 1)
+                 or (isinstance(etype, FloatType) and etype.width < 8))
+    if attr.splat:
+        first = data.reshape(-1)[:1]
+        return first.tobytes() if plain else raw_bytes(first, etype)
+    full = data.tobytes()  # C order, as the contiguous copy would be
+    item = data.itemsize
+    if size == 1 or full[:item] * size == full:
+        return full[:item] if plain else raw_bytes(data.reshape(-1)[:1], etype)
+    return full if plain else raw_bytes(data.reshape(-1), etype)
+
+
+def sorted_dictionary(attrs: dict[str, Attribute]) -> DictAttr:
+    return DictAttr(tuple(sorted(attrs.items())))
+
+
+def split_inherent(attributes: dict[str, Attribute], properties: dict[str, Attribute],
+           names: frozenset[str]) -> tuple[dict[str, Attribute], dict[str, Attribute]]:
+    """(inherent, discardable): the op's spec items wherever they are stored; the rest of
+    its properties stay discardable unless an attribute of that name is already there."""
+    inherent: dict[str, Attribute] = {}
+    discardable = dict(attributes)
+    for name, value in properties.items():
+        if name in names:
+            inherent[name] = value
+        else:  # not an inherent attribute of this op: keep it discardable
+            discardable.setdefault(name, value)
+    for name in attributes:
+        if name in names and name not in inherent:
+            inherent[name] = discardable.pop(name)
+    return inherent, discardable
+
+
+def arg_locations(block: Block) -> list[Attribute | None]:
+    locs = list(block.arg_locations)
+    if len(locs) < len(block.arguments):
+        locs += [None] * (len(block.arguments) - len(locs))
+    return locs[:len(block.arguments)]
+
+
+def canonical(attr: Attribute) -> Attribute:
+    return attr.resolved() if isinstance(attr, LocationAttr) else attr
