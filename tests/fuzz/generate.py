@@ -17,19 +17,26 @@ import argparse
 import collections
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gen_common import (  # noqa: E402
+    ALL,
+    COMPLEX,
+    FLOATS,
+    INTS,
+    Program,
+    draw_array,
+    function,
+    identity,
+    np_dtype,
+    ttype,
+)
+from gen_ops import GENERATORS  # noqa: E402
 from harness import Tally, run_case  # noqa: E402
-
-FLOATS = ["f16", "bf16", "f32", "f64"]
-INTS = ["i8", "i32", "i64", "ui8", "ui32", "ui64"]
-COMPLEX = ["complex<f32>", "complex<f64>"]
-ALL = FLOATS + INTS + ["i1"] + COMPLEX
 
 UNARY = {  # op -> element types it accepts
     "abs": FLOATS + INTS[:3] + COMPLEX, "negate": FLOATS + INTS + COMPLEX,
@@ -51,7 +58,8 @@ BINARY = {
 DIRECTIONS = ["EQ", "NE", "LT", "LE", "GT", "GE"]
 STRUCTURED = ["compare", "select", "clamp", "reduce_add", "reduce_max", "reduce_min",
               "transpose", "reverse", "broadcast_in_dim", "reshape", "slice", "concatenate",
-              "pad", "convert", "dot_general", "iota", "reduce_window_max", "sort"]
+              "pad", "convert", "dot_general", "iota", "reduce_window_max", "sort",
+              *GENERATORS]
 
 # XLA CPU's known departures from the StableHLO spec: disagreements of these (op, dtype)
 # pairs are listed apart, not as bugs. key -> reason.
@@ -63,79 +71,6 @@ DEVIATIONS = {
     "shift": "shift amounts >= the bit width: the spec gives 0 (or the sign), XLA agrees; "
              "ui64 shifts via numpy are checked exactly",
 }
-
-
-@dataclass
-class Program:
-    op: str
-    text: str
-    inputs: list[np.ndarray]
-    element: str
-    call: Any  # jax reference: fn(*inputs) -> array, or None
-
-
-_DTYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "i1": "bool", "i8": "int8",
-           "i32": "int32", "i64": "int64", "ui8": "uint8", "ui32": "uint32", "ui64": "uint64",
-           "complex<f32>": "complex64", "complex<f64>": "complex128"}
-
-
-def np_dtype(element: str) -> Any:
-    if element == "bf16":
-        import ml_dtypes
-        return np.dtype(ml_dtypes.bfloat16)
-    return np.dtype(_DTYPES[element])
-
-
-def ttype(shape: tuple[int, ...], element: str) -> str:
-    return "tensor<" + "".join(f"{d}x" for d in shape) + element + ">"
-
-
-def function(args: list[tuple[tuple[int, ...], str]], result: str, body: list[str]) -> str:
-    params = ", ".join(f"%a{i}: {ttype(s, e)}" for i, (s, e) in enumerate(args))
-    lines = [f"func.func @main({params}) -> {result} {{", *("  " + b for b in body),
-             f"  return %r : {result}", "}"]
-    return "\n".join(lines)
-
-
-def edge_values(element: str) -> list[Any]:
-    dtype = np_dtype(element)
-    if dtype.kind == "b":
-        return [True, False]
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        return [0, 1, 2, 3, 7, info.max, info.min, info.max - 1, info.min + 1] + \
-            ([-1, -2, -7] if dtype.kind == "i" else [])
-    base = [0.0, -0.0, 1.0, -1.0, 0.5, 2.0, -3.5, np.inf, -np.inf, np.nan, 1e-40, -1e-40, 1e30,
-            -1e30, 65504.0, 3.0e38, 1e-5, 100.0, np.pi]
-    if dtype.kind == "c":
-        return [complex(a, b) for a in base[:12] for b in (0.0, -0.0, 1.0, np.inf, np.nan)]
-    return base
-
-
-def draw_array(draw: Any, st: Any, shape: tuple[int, ...], element: str) -> np.ndarray:
-    dtype = np_dtype(element)
-    n = int(np.prod(shape)) if shape else 1
-    values = draw(st.lists(st.sampled_from(edge_values(element)), min_size=n, max_size=n))
-    if dtype.kind == "c":
-        return np.array(values, dtype=dtype).reshape(shape)
-    if dtype.kind in "iu":
-        return np.array(values, dtype=object).astype(dtype).reshape(shape)
-    with np.errstate(all="ignore"):
-        return np.array(values, dtype=np.float64).astype(dtype).reshape(shape)
-
-
-def identity(body: str, element: str) -> np.ndarray:
-    """The init value the spec's reductions are well-defined with (any schedule)."""
-    dtype = np_dtype(element)
-    if body == "add":
-        return np.zeros((), dtype)
-    low = body == "maximum"
-    if dtype.kind == "b":
-        return np.array(not low)
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        return np.array(info.min if low else info.max, dtype)
-    return np.array(-np.inf if low else np.inf, dtype)
 
 
 def program_strategy() -> Any:
@@ -173,6 +108,10 @@ def program_strategy() -> Any:
 
 
 def structured(draw: Any, st: Any, op: str, shape: tuple[int, ...], element: str) -> Program:
+    if op in GENERATORS:
+        if op in ("convolution", "dot_general_batched") and element == "i1":
+            element = "i8"
+        return GENERATORS[op](draw, st, shape, element)
     t = ttype(shape, element)
     x = draw_array(draw, st, shape, element)
     rank = len(shape)

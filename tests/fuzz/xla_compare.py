@@ -19,7 +19,7 @@ jax.config.update("jax_platforms", "cpu")
 
 INEXACT = {"exponential", "log", "sqrt", "rsqrt", "tanh", "sine", "cosine", "logistic",
            "exponential_minus_one", "log_plus_one", "cbrt", "tan", "power", "atan2", "divide",
-           "reduce_add", "dot_general"}
+           "reduce_add", "dot_general", "fft"}
 RTOL = {np.dtype(np.float16): 2e-3, np.dtype(np.float32): 2e-6, np.dtype(np.float64): 1e-14,
         np.dtype(np.complex64): 2e-6, np.dtype(np.complex128): 1e-14}
 

@@ -112,9 +112,11 @@ def verify_fft(op: Operation) -> None:
 
 def fft_result_type(operand: TensorType, kind: str, lengths: Sequence[int]) -> TensorType:
     """inferFftOp: RFFT keeps `fft_length[-1]/2+1` complex values of the innermost dimension,
-    IRFFT yields `fft_length[-1]` real values, FFT/IFFT keep the operand type."""
+    IRFFT yields `fft_length[-1]` real values, FFT/IFFT keep the operand type. An RFFT of
+    length 0 keeps the operand's innermost size (upstream's inference, which XLA checks)."""
     if kind == "RFFT":
-        shape = (*operand.shape[:-1], lengths[-1] // 2 + 1)
+        last = lengths[-1] // 2 + 1 if lengths[-1] else operand.shape[-1]
+        shape = (*operand.shape[:-1], last)
         return TensorType(shape, ComplexType(operand.element))
     if kind == "IRFFT" and isinstance(operand.element, ComplexType):
         return TensorType((*operand.shape[:-1], lengths[-1]), operand.element.element)
