@@ -150,7 +150,11 @@ def verify_rng(op: Operation) -> None:
 
 
 def verify_feature_index(op: Operation) -> None:
-    """The ODS constraint on `feature_index`: a non-negative integer."""
+    """The ODS constraints: `epsilon` and `feature_index` are required (the evaluator has no
+    default for either), `feature_index` a non-negative integer."""
+    for name in ("epsilon", "feature_index"):
+        if op.attr(name) is None:
+            raise error(op, f"requires attribute '{name}'")
     attr = op.attr("feature_index")
     if isinstance(attr, IntegerAttr) and int(attr.value) < 0:
         raise error(op, "attribute 'feature_index' failed to satisfy constraint: 64-bit "
