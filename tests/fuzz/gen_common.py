@@ -8,9 +8,14 @@ from typing import Any
 import numpy as np
 
 FLOATS = ["f16", "bf16", "f32", "f64"]
-INTS = ["i8", "i32", "i64", "ui8", "ui32", "ui64"]
+F8 = ["f8E4M3FN", "f8E5M2"]  # structured ops, add/multiply and convert only
+INTS = ["i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "ui64"]
 COMPLEX = ["complex<f32>", "complex<f64>"]
-ALL = FLOATS + INTS + ["i1"] + COMPLEX
+ALL = FLOATS + F8 + INTS + ["i1"] + COMPLEX
+
+
+def is_float(element: str) -> bool:
+    return element in FLOATS or element in F8
 
 
 @dataclass
@@ -23,14 +28,16 @@ class Program:
 
 
 _DTYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "i1": "bool", "i8": "int8",
-           "i32": "int32", "i64": "int64", "ui8": "uint8", "ui32": "uint32", "ui64": "uint64",
-           "complex<f32>": "complex64", "complex<f64>": "complex128"}
+           "i16": "int16", "i32": "int32", "i64": "int64", "ui8": "uint8", "ui16": "uint16",
+           "ui32": "uint32", "ui64": "uint64", "complex<f32>": "complex64",
+           "complex<f64>": "complex128"}
+_ML_DTYPES = {"bf16": "bfloat16", "f8E4M3FN": "float8_e4m3fn", "f8E5M2": "float8_e5m2"}
 
 
 def np_dtype(element: str) -> Any:
-    if element == "bf16":
+    if element in _ML_DTYPES:
         import ml_dtypes
-        return np.dtype(ml_dtypes.bfloat16)
+        return np.dtype(getattr(ml_dtypes, _ML_DTYPES[element]))
     return np.dtype(_DTYPES[element])
 
 
@@ -71,7 +78,7 @@ def tame_values(element: str) -> list[Any]:
     dtype = np_dtype(element)
     if dtype.kind == "c":
         return [complex(a, b) for a in TAME[:7] for b in (0.0, 1.0, -2.0)]
-    if dtype.kind == "f" or element == "bf16":
+    if is_float(element):
         return TAME
     return edge_values(element)
 
@@ -101,4 +108,10 @@ def identity(body: str, element: str) -> np.ndarray:
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
         return np.array(info.min if low else info.max, dtype)
-    return np.array(-np.inf if low else np.inf, dtype)
+    with np.errstate(all="ignore"):
+        value = np.array(-np.inf if low else np.inf, dtype)
+    if np.isnan(value.astype(np.float32)):  # no infinity (f8E4M3FN): the largest finite value
+        import ml_dtypes
+        info = ml_dtypes.finfo(dtype)
+        value = np.array(info.min if low else info.max, dtype)
+    return value

@@ -13,7 +13,17 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from gen_common import COMPLEX, FLOATS, INTS, Program, draw_array, function, identity, ttype
+from gen_common import (
+    COMPLEX,
+    FLOATS,
+    INTS,
+    Program,
+    draw_array,
+    function,
+    identity,
+    is_float,
+    ttype,
+)
 
 Gen = Callable[[Any, Any, tuple[int, ...], str], Program]
 
@@ -108,7 +118,7 @@ def convolution(draw: Any, st: Any, shape: tuple[int, ...], element: str) -> Pro
     fin = groups * draw(st.integers(0, 2))
     fout = groups * draw(st.integers(0, 2))
     sizes = [draw(st.integers(0, 4)) for _ in range(spatial)]
-    wins = [draw(st.integers(0, 3)) for _ in range(spatial)]
+    wins = [draw(st.integers(1, 3)) for _ in range(spatial)]  # upstream: positive
     strides = [draw(st.integers(1, 2)) for _ in range(spatial)]
     ldil = [draw(st.integers(1, 2)) for _ in range(spatial)]
     rdil = [draw(st.integers(1, 2)) for _ in range(spatial)]
@@ -281,8 +291,8 @@ def rng_bit_generator(draw: Any, st: Any, shape: tuple[int, ...], element: str) 
     return Program(f"rng_bit_generator_{algorithm}", text, [state], out_element, None)
 
 
-WIDTH = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64, "i8": 8, "i32": 32, "i64": 64,
-         "ui8": 8, "ui32": 32, "ui64": 64}
+WIDTH = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64, "i8": 8, "i16": 16, "i32": 32,
+         "i64": 64, "ui8": 8, "ui16": 16, "ui32": 32, "ui64": 64, "f8E4M3FN": 8, "f8E5M2": 8}
 
 
 def bitcast_convert(draw: Any, st: Any, shape: tuple[int, ...], element: str) -> Program:
@@ -332,7 +342,7 @@ def argmax(draw: Any, st: Any, shape: tuple[int, ...], element: str) -> Program:
     shape = shape or (3,)
     dim = draw(st.integers(0, len(shape) - 1))
     x = draw_array(draw, st, shape, element)
-    if x.dtype.kind == "f" or element == "bf16":  # NaN makes the order of the pairs matter
+    if is_float(element):  # NaN makes the order of the pairs matter
         x = np.where(np.isnan(x.astype(np.float64)), x.dtype.type(1), x)
     idx = np.broadcast_to(np.arange(shape[dim], dtype=np.int32).reshape(
         [-1 if i == dim else 1 for i in range(len(shape))]), shape).copy()
@@ -341,7 +351,7 @@ def argmax(draw: Any, st: Any, shape: tuple[int, ...], element: str) -> Program:
     t, it = ttype(shape, element), ttype(shape, "i32")
     s, si = ttype((), element), ttype((), "i32")
     r, ri = ttype(out, element), ttype(out, "i32")
-    kind = "FLOAT" if element in FLOATS else ("UNSIGNED" if element.startswith("u")
+    kind = "FLOAT" if is_float(element) else ("UNSIGNED" if element.startswith("u")
                                               else "SIGNED")
     text = function([(shape, element), (shape, "i32"), ((), element), ((), "i32")], ri, [
         '%v, %r = "stablehlo.reduce"(%a0, %a1, %a2, %a3) ({',

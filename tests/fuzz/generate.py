@@ -32,6 +32,7 @@ from gen_common import (  # noqa: E402
     draw_array,
     function,
     identity,
+    is_float,
     np_dtype,
     ttype,
 )
@@ -117,7 +118,7 @@ def structured(draw: Any, st: Any, op: str, shape: tuple[int, ...], element: str
     rank = len(shape)
     if op == "compare":
         d = draw(st.sampled_from(DIRECTIONS))
-        kind = "FLOAT" if element in FLOATS else ("UNSIGNED" if element.startswith("u")
+        kind = "FLOAT" if is_float(element) else ("UNSIGNED" if element.startswith("u")
                                                   or element == "i1" else "SIGNED")
         if element in COMPLEX:
             d, kind = draw(st.sampled_from(["EQ", "NE"])), "FLOAT"
@@ -255,7 +256,7 @@ def structured(draw: Any, st: Any, op: str, shape: tuple[int, ...], element: str
     if op == "sort" and rank:
         dim = draw(st.integers(0, rank - 1))
         s = ttype((), element)
-        kind = "FLOAT" if element in FLOATS else ("UNSIGNED" if element.startswith("u")
+        kind = "FLOAT" if is_float(element) else ("UNSIGNED" if element.startswith("u")
                                                   or element == "i1" else "SIGNED")
         text = function([(shape, element)], t, [
             '%r = "stablehlo.sort"(%a0) ({', f'^bb0(%x: {s}, %y: {s}):',

@@ -105,7 +105,7 @@ class XlaReference:
                 return "deviation", ("a -0 imaginary part picks the branch (C99 csqrt(conj z) "
                                      "= conj csqrt z); XLA ignores the zero's sign")
         if program.op.startswith("convert_to_") and np.asarray(
-                program.inputs[0]).dtype.kind in "fc" and program.op[11:].lstrip("u")[:1] == "i":
+                program.inputs[0]).dtype.kind in "fcV" and program.op[11:].lstrip("u")[:1] == "i":
             return "deviation", "float -> integer conversion out of range (implementation-defined)"
         bad = np.flatnonzero(~_close(ours, theirs, program.op))
         i = int(bad[0]) if bad.size else 0
@@ -121,7 +121,11 @@ def _has_subnormal(arrays: list[Any]) -> bool:
         parts = [a.real, a.imag] if a.dtype.kind == "c" else [a]
         for p in parts:
             f = p.astype(np.float64)
-            tiny = float(np.finfo(p.dtype).tiny) if p.dtype.kind == "f" else 1.1754944e-38
+            if p.dtype.kind == "f":
+                tiny = float(np.finfo(p.dtype).tiny)
+            else:  # bf16, f8: ml_dtypes' own finfo
+                import ml_dtypes
+                tiny = float(ml_dtypes.finfo(p.dtype).tiny)
             if np.any((f != 0) & (np.abs(f) < tiny)):
                 return True
     return False

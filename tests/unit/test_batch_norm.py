@@ -83,3 +83,27 @@ def test_missing_epsilon_or_feature_index_is_refused_by_the_verifier() -> None:
                     f"  return\n}}")
             with pytest.raises(Diagnostic, match=f"op requires attribute '{missing}'"):
                 verify_module(parse_source(text))
+
+
+def test_attribute_kinds_are_checked() -> None:
+    """feature_index must be an i64 integer, epsilon an f32 float (ODS): `0 : bf16` used to
+    pass the verifier and broadcast along the wrong dimension in the evaluator."""
+    import pytest
+
+    from shlo_cli.ir.diagnostics import Diagnostic
+    from shlo_cli.ir.verifier import verify_module
+
+    def program(attrs: str) -> str:
+        return ("func.func @main(%x: tensor<4x3xf32>, %s: tensor<3xf32>) -> tensor<4x3xf32> {\n"
+                f'  %0 = "stablehlo.batch_norm_inference"(%x, %s, %s, %s, %s) {{{attrs}}} : '
+                "(tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) "
+                "-> tensor<4x3xf32>\n  return %0 : tensor<4x3xf32>\n}")
+
+    verify_module(parse_source(program("epsilon = 1.0e-3 : f32, feature_index = 1 : i64")))
+    for attrs, message in (
+            ("epsilon = 1.0e-3 : f32, feature_index = 1.0 : bf16", "'feature_index' failed"),
+            ("epsilon = 1.0e-3 : f32, feature_index = 1 : i32", "'feature_index' failed"),
+            ("epsilon = 1.0e-3 : f64, feature_index = 1 : i64", "'epsilon' failed"),
+            ("epsilon = 1 : i64, feature_index = 1 : i64", "'epsilon' failed")):
+        with pytest.raises(Diagnostic, match=message):
+            verify_module(parse_source(program(attrs)))

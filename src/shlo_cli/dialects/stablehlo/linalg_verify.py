@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ...ir.attributes import IntegerAttr
+from ...ir.attributes import FloatAttr, IntegerAttr
 from ...ir.core import Operation
-from ...ir.types import DYNAMIC, ComplexType, FloatType, TensorType, Type
+from ...ir.types import DYNAMIC, ComplexType, FloatType, IntegerType, TensorType, Type
 from ...ir.verifier import inference_error
 from .elementwise_verify import bounds_attr, bounds_of, check_inferred, error
 
@@ -155,8 +155,13 @@ def verify_feature_index(op: Operation) -> None:
     for name in ("epsilon", "feature_index"):
         if op.attr(name) is None:
             raise error(op, f"requires attribute '{name}'")
+    epsilon = op.attr("epsilon")
+    if not (isinstance(epsilon, FloatAttr) and epsilon.type == FloatType("f32")):
+        raise error(op, "attribute 'epsilon' failed to satisfy constraint: 32-bit float "
+                        "attribute")
     attr = op.attr("feature_index")
-    if isinstance(attr, IntegerAttr) and int(attr.value) < 0:
+    if not (isinstance(attr, IntegerAttr) and attr.type == IntegerType(64)) or int(
+            attr.value) < 0:
         raise error(op, "attribute 'feature_index' failed to satisfy constraint: 64-bit "
                         "signless integer attribute whose value is non-negative")
 
