@@ -4,8 +4,8 @@ Outcomes: `pass` (no error), `diagnostic` (a Diagnostic/ShloError whose text is 
 internal error), `internal` (any other exception, or a diagnostic saying "internal error"),
 `hang` (over the per-case time limit), `oom` (MemoryError). Each case runs in-process under a
 CPU-time timer (SIGPROF: other processes sharing the cores do not eat into it, so a busy
-machine does not turn slow cases into hangs) and a wall-clock timer four times as long (a case
-blocked outside the CPU), so a hang is cut short and counted.
+machine does not turn slow cases into hangs) and a wall-clock timer WALL_FACTOR times as long
+(a case blocked outside the CPU), so a hang is cut short and counted.
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ from typing import Any
 
 from shlo_cli.ir.diagnostics import Diagnostic, ShloError
 
+# Wall time may run this many times the CPU time: 2 cores shared by a dozen busy processes.
+WALL_FACTOR = 15
 OUTCOMES = ("pass", "diagnostic", "internal", "hang", "oom")
 
 
@@ -60,12 +62,12 @@ class Tally:
 
 
 def run_case(fn: Callable[[], Any], seconds: float) -> tuple[str, str, Any]:
-    """Run `fn()` under a limit of `seconds` CPU time (4x that wall time); returns (outcome,
-    detail, value)."""
+    """Run `fn()` under a limit of `seconds` CPU time (and WALL_FACTOR x that of wall time);
+    returns (outcome, detail, value)."""
     previous = signal.signal(signal.SIGALRM, _alarm)
     previous_prof = signal.signal(signal.SIGPROF, _alarm)
     signal.setitimer(signal.ITIMER_PROF, seconds)
-    signal.setitimer(signal.ITIMER_REAL, seconds * 4)
+    signal.setitimer(signal.ITIMER_REAL, seconds * WALL_FACTOR)
     try:
         value = fn()
         return "pass", "", value
