@@ -36,7 +36,8 @@ from gen_common import (  # noqa: E402
     np_dtype,
     ttype,
 )
-from gen_ops import GENERATORS  # noqa: E402
+from gen_ops import GENERATORS as _GENERATORS1  # noqa: E402
+from gen_ops2 import GENERATORS2  # noqa: E402
 from harness import Tally, run_case  # noqa: E402
 
 UNARY = {  # op -> element types it accepts
@@ -56,6 +57,7 @@ BINARY = {
     "xor": INTS + ["i1"], "atan2": FLOATS, "shift_left": INTS,
     "shift_right_logical": INTS, "shift_right_arithmetic": INTS,
 }
+GENERATORS = {**_GENERATORS1, **GENERATORS2}
 DIRECTIONS = ["EQ", "NE", "LT", "LE", "GT", "GE"]
 STRUCTURED = ["compare", "select", "clamp", "reduce_add", "reduce_max", "reduce_min",
               "transpose", "reverse", "broadcast_in_dim", "reshape", "slice", "concatenate",
