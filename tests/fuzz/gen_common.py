@@ -25,6 +25,8 @@ class Program:
     inputs: list[np.ndarray]
     element: str
     call: Any  # jax reference: fn(*inputs) -> array, or None
+    # What makes XLA's answer legitimately differ (keys of xla_compare.DEVIATIONS).
+    flags: frozenset[str] = frozenset()
 
 
 _DTYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "i1": "bool", "i8": "int8",

@@ -100,7 +100,15 @@ def scatter(draw: Any, st: Any, shape: tuple[int, ...], element: str) -> Program
         f'{ilist(list(range(1, len(upd_shape))))}, inserted_window_dims = {ilist(inserted)}, '
         f'scatter_dims_to_operand_dims = {ilist(index_map)}, index_vector_dim = 1>, '
         f'indices_are_sorted = false, unique_indices = false}} : ({t}, {it}, {ut}) -> {t}'])
-    return Program(f"scatter_{kind}", text, [x, idx, u], element, None)
+    partial = False
+    for row in idx.reshape(len(idx), -1):
+        overlap = [max(0, min(int(row[index_map.index(d)]) + w, n) - max(int(row[
+            index_map.index(d)]), 0)) if d in index_map else w
+            for d, (w, n) in enumerate(zip(window, shape, strict=True))]
+        if all(o > 0 for o in overlap) and overlap != window:
+            partial = True
+    flags = frozenset({"scatter-partial-window"}) if partial else frozenset()
+    return Program(f"scatter_{kind}", text, [x, idx, u], element, None, flags)
 
 
 def _window_out(size: int, window: int, stride: int, lo: int, hi: int, base: int,
