@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import opt_check  # noqa: E402
 from gen_common import (  # noqa: E402
     ALL,
     COMPLEX,
@@ -268,8 +269,11 @@ def structured(draw: Any, st: Any, op: str, shape: tuple[int, ...], element: str
 
 
 def run(programs: int, seed: int, seconds: float = 10.0, compare: bool = True,
-        verbose: bool = False) -> tuple[Tally, collections.Counter, collections.Counter]:
-    """Generate and interpret `programs` programs; returns (tally, disagreements, deviations)."""
+        verbose: bool = False, optimize: bool = True,
+        ) -> tuple[Tally, collections.Counter, collections.Counter]:
+    """Generate and interpret `programs` programs; returns (tally, disagreements, deviations).
+    Miscompiles (`optimize`: a pass changed a constant program's result) are counted among
+    the disagreements, under `op/element --pass`."""
     from hypothesis import HealthCheck, given, settings
     from hypothesis import seed as hseed
 
@@ -285,6 +289,7 @@ def run(programs: int, seed: int, seconds: float = 10.0, compare: bool = True,
     tally = Tally()
     disagreements: collections.Counter = collections.Counter()
     deviations: collections.Counter = collections.Counter()
+    miscompiles = disagreements
     examples: dict[str, str] = {}
 
     @hseed(seed)
@@ -299,6 +304,22 @@ def run(programs: int, seed: int, seconds: float = 10.0, compare: bool = True,
             problem = _check_result(program, value)
             if problem:
                 outcome, detail = "internal", problem
+        if outcome == "pass" and optimize:
+            # The same program with constant inputs through one pass: an exception there is
+            # an internal error, a different result a miscompile (listed with the bugs).
+            pass_name = opt_check.pass_for(program)
+            stage, stage_detail, problem = run_case(
+                lambda: opt_check.check(program, value[0], pass_name), seconds)
+            if stage == "pass" and problem:
+                key = f"{program.op}/{program.element} --{pass_name}"
+                miscompiles[key] += 1
+                if verbose and miscompiles[key] == 1:
+                    print(f"MISCOMPILE {key}: {problem}\n{program.text}\n"
+                          f"inputs={program.inputs!r}", file=sys.stderr)
+            elif stage == "diagnostic":
+                stage, stage_detail = "internal", f"--{pass_name}: {stage_detail}"
+            if stage != "pass":
+                outcome, detail = stage, f"--{pass_name}: {stage_detail}"
         tally.add(outcome, detail, f"{program.op}/{program.element}: {detail[:100]}"
                   if outcome != "pass" and outcome != "diagnostic" else "")
         if verbose and outcome == "diagnostic":

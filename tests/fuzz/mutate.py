@@ -47,11 +47,21 @@ ATTR_NAMES = ["dimensions", "dims", "broadcast_dimensions", "comparison_directio
               "window_dimensions", "padding", "edge_padding_low", "iota_dimension", "start_indices",
               "limit_indices", "strides", "permutation", "dimension", "is_stable", "precision"]
 
+# Passes that refuse to run without an option: the option text each case gives them.
+PASS_OPTIONS = {"stablehlo-compatibility-expander": ["target=1.0.0", "target=1.4.0"],
+                "vhlo-to-version": ["target=current", "target=minimum", "target=1.0.0"]}
+
+
 def pass_names() -> list[str]:
-    """Every pass `stablehlo-opt` offers (each case runs one, with its default options)."""
+    """Every pass `stablehlo-opt` offers (each case runs one, with its default options or one
+    of PASS_OPTIONS)."""
     from shlo_cli.passes import PASSES
 
     return sorted(PASSES.names())
+
+
+def pass_request(name: str, rng: random.Random) -> str | tuple[str, str]:
+    return (name, rng.choice(PASS_OPTIONS[name])) if name in PASS_OPTIONS else name
 
 
 def load_corpus(folder: Path) -> list[tuple[str, str]]:
@@ -145,7 +155,7 @@ def corrupt(data: bytes, rng: random.Random) -> bytes:
     return bytes(out)
 
 
-def check_case(text: str, pass_name: str, tally: Tally, seconds: float,
+def check_case(text: str, pass_name: str | tuple[str, str], tally: Tally, seconds: float,
                portable: tuple[str, int] | None = None) -> str:
     """All stages on one program; returns the worst outcome (and adds it to `tally`).
     `portable` = (target, seed): also serialize the printed program for that target,
@@ -234,7 +244,7 @@ def run(cases: int, seed: int, folder: Path, seconds: float = 5.0,
         text = chunk
         for _ in range(rng.randint(1, 3)):
             text = mutate(text, rng)
-        pass_name = rng.choice(passes)
+        pass_name = pass_request(rng.choice(passes), rng)
         portable = (rng.choice(TARGETS), rng.randrange(2**32))
         if dump is not None:
             if index in dump:
