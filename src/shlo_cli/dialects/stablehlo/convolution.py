@@ -514,11 +514,15 @@ def _verify_conv_window(op: Operation, window: Sequence[int]) -> None:
               ("window_reversal", "window-reversal", None))
     values: dict[str, list[int]] = {}
     for name, plural, _ in checks:
-        got = _attr_list(op, name)
-        count = None if got is None else (len(got) // 2 if name == "padding" else len(got))
+        attr = op.attr(name)
+        # The count from the size, before reading: a splat of a huge type is a broadcast view
+        # whose 10^11 elements must not be listed just to say the count is wrong.
+        size = 0 if attr is None else int(np.asarray(attr.value).size)
+        count = size // 2 if name == "padding" else size
         if count and count != n:  # an empty list means the default, as upstream
             raise error_at_op(op, f"expects {plural} to have same dimension-size as size of window "
                                   f"dimensions ({n}), but got: {count}.")
+        got = _attr_list(op, name) if size else None
         values[name] = got if got else [1] * n
     for i, size in enumerate(window):
         for name, _, single in checks:

@@ -187,6 +187,13 @@ def select_and_scatter(operand: np.ndarray, source: np.ndarray, init_value: np.n
     return result.reshape(operand.shape)
 
 
+def _attr_size(op: Operation, name: str) -> int:
+    """How many elements the attribute has (0 when absent), without listing them: a splat of
+    a huge type is a broadcast view of 10^11 elements."""
+    attr = op.attr(name)
+    return 0 if attr is None else int(np.asarray(attr.value).size)
+
+
 def _attr_ints(op: Operation, name: str) -> list[int] | None:
     attr = op.attr(name)
     return None if attr is None else [int(v) for v in np.asarray(attr.value).reshape(-1)]
@@ -196,34 +203,40 @@ def windowed_shape(op: Operation, operand: TensorType, kind: str) -> list[int]:
     """Check the window attributes (upstream verifyWindowAttributesAndInferWindowDimensions)
     and return the shape of the windowed result."""
     rank = len(operand.shape)
-    window = _attr_ints(op, "window_dimensions") or []
-    if len(window) != rank:
+    size = _attr_size(op, "window_dimensions")
+    window = (_attr_ints(op, "window_dimensions") or []) if size == rank else []
+    if size != rank:
         raise error_at_op(op, f"expects window-dimensions size == {kind} rank, but got "
-                              f"window-dimensions size: {len(window)} and {kind}"
+                              f"window-dimensions size: {size} and {kind}"
                               f"{'-type' if kind == 'operand' else ''}: {quoted(operand)} with "
                               f"rank = {rank}.")
     padding_attr = op.attr("padding")
     padding: list[tuple[int, int]] = [(0, 0)] * rank
+    padding_rows = rank
     if padding_attr is not None:
         arr = np.asarray(padding_attr.value)
         if arr.ndim != 2 or arr.shape[1] != 2:
             shape = ", ".join(str(s) for s in arr.shape)
             raise error_at_op(op, f"expects the shape of padding-attribute to be {{N, 2}}, but got "
                                   f"{{{shape}}}.")
-        padding = [(int(a), int(b)) for a, b in arr]
+        # Read the rows only when there are `rank` of them: a splat padding of a huge type
+        # (`dense<1> : tensor<99999999999x2xi64>`) is a broadcast view, not 10^11 rows.
+        padding_rows = len(arr)
+        padding = [(int(a), int(b)) for a, b in arr] if padding_rows == rank else []
     checks = (("window_strides", "window-strides", "stride"),
               ("base_dilations", "base-dilation factors", "base dilation factor"),
               ("window_dilations", "window-dilation factors", "window dilation factor"))
     values: dict[str, list[int]] = {}
     for name, plural, _ in checks:
-        got = _attr_ints(op, name)
-        if got and len(got) != rank:  # an empty list means the default, as upstream
+        size = _attr_size(op, name)
+        if size and size != rank:  # an empty list means the default, as upstream
             raise error_at_op(op, f"expects {plural} to have same dimension-size as size of window "
-                                  f"dimensions ({rank}), but got: {len(got)}.")
+                                  f"dimensions ({rank}), but got: {size}.")
+        got = _attr_ints(op, name) if size else None
         values[name] = got if got else [1] * rank
-    if padding_attr is not None and len(padding) != rank:
+    if padding_rows != rank:
         raise error_at_op(op, f"expects padding-entries to have same dimension-size as size of "
-                              f"window dimensions ({rank}), but got: {len(padding)}.")
+                              f"window dimensions ({rank}), but got: {padding_rows}.")
     for i, w in enumerate(window):
         if w <= 0:
             raise error_at_op(op, f"expects window to have positive value for {i}-th window "
