@@ -44,6 +44,7 @@ from .gemm import SEQUENTIAL_DEPTH, blas_dtype, conv_im2col
 from .quantization_verify import check_convolution_quantization
 from .reduce_window import pad_dilate
 from .reducer import contiguous as _contiguous
+from .reducer import strided_view
 
 # ---- convolution dimension numbers --------------------------------------------------------
 
@@ -247,10 +248,10 @@ def convolution(lhs: np.ndarray, rhs: np.ndarray, *, window_strides: Any = None,
             raise EvaluationError("convolution window does not fit in the padded input")
     x = _contiguous(x)
     step = x.strides
-    windows = np.lib.stride_tricks.as_strided(
+    windows = strided_view(
         x, (x.shape[0], *counts, *sizes, x.shape[-1]),
         (step[0], *[st * b for st, b in zip(strides, step[1:-1], strict=False)],
-         *[dl * b for dl, b in zip(rhs_dil, step[1:-1], strict=False)], step[-1]), writeable=False)
+         *[dl * b for dl, b in zip(rhs_dil, step[1:-1], strict=False)], step[-1]))
     flips = [1 + s + i for i, flip in enumerate(window_reversal or []) if flip]
     if flips:
         windows = np.flip(windows, tuple(flips))

@@ -30,6 +30,7 @@ from .reducer import (
     promoted,
     quoted,
     reduce_last,
+    strided_view,
     verify_reducer_shape,
     verify_same_input_shapes,
 )
@@ -69,11 +70,10 @@ def window_view(x: np.ndarray, counts: Sequence[int], strides: Sequence[int],
             raise EvaluationError("window does not fit in the (padded) operand")
     x = _contiguous(x)
     step = x.strides
-    return np.lib.stride_tricks.as_strided(
+    return strided_view(
         x, tuple(counts) + tuple(sizes),
         tuple(s * b for s, b in zip(strides, step, strict=True))
-        + tuple(d * b for d, b in zip(dilations, step, strict=True)),
-        writeable=False)
+        + tuple(d * b for d, b in zip(dilations, step, strict=True)))
 
 
 def _padding_pairs(padding: Any, rank: int) -> tuple[list[int], list[int]]:
