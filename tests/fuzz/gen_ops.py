@@ -101,7 +101,7 @@ def scatter(draw: Any, st: Any, shape: tuple[int, ...], element: str) -> Program
         f'scatter_dims_to_operand_dims = {ilist(index_map)}, index_vector_dim = 1>, '
         f'indices_are_sorted = false, unique_indices = false}} : ({t}, {it}, {ut}) -> {t}'])
     partial = False
-    for row in idx.reshape(len(idx), -1):
+    for row in idx:
         overlap = [max(0, min(int(row[index_map.index(d)]) + w, n) - max(int(row[
             index_map.index(d)]), 0)) if d in index_map else w
             for d, (w, n) in enumerate(zip(window, shape, strict=True))]
