@@ -152,7 +152,11 @@ def convolution(draw: Any, st: Any, shape: tuple[int, ...], element: str) -> Pro
         f'window_strides = {arr(strides)}, padding = dense<[{pad_text}]> : '
         f'tensor<{spatial}x2xi64>, lhs_dilation = {arr(ldil)}, rhs_dilation = {arr(rdil)}}} '
         f': ({tl}, {tr}) -> {r}'])
-    return Program("convolution", text, [a, b], element, None)
+    flags = frozenset()
+    padded = any(lo > 0 or hi > 0 for lo, hi in pads) or any(d > 1 for d in ldil)
+    if padded and b.dtype.kind in "fcV" and not np.all(np.isfinite(b.astype(np.complex128))):
+        flags = frozenset({"conv-padding-times-inf"})
+    return Program("convolution", text, [a, b], element, None, flags)
 
 
 def dot_batched(draw: Any, st: Any, shape: tuple[int, ...], element: str) -> Program:

@@ -217,10 +217,11 @@ def structured(draw: Any, st: Any, op: str, shape: tuple[int, ...], element: str
         lo = [draw(st.integers(-min(d, 1), 2)) for d in shape]
         hi = [draw(st.integers(-min(d, 1), 2)) for d in shape]
         inner = [draw(st.integers(0, 1)) for _ in shape]
-        out = tuple(max(a + b + d + max(d - 1, 0) * i, 0)
+        out = tuple(a + b + d + max(d - 1, 0) * i
                     for a, b, d, i in zip(lo, hi, shape, inner, strict=True))
-        if any(o < 0 for o in out):
+        if any(o < 0 for o in out):  # the spec refuses a negative result dimension
             lo = hi = [0] * rank
+            out = tuple(d + max(d - 1, 0) * i for d, i in zip(shape, inner, strict=True))
         r = ttype(out, element)
         s = ttype((), element)
         pv = draw_array(draw, st, (), element)

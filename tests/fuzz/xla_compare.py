@@ -36,6 +36,9 @@ DEVIATIONS = {
     "scatter-partial-window": "scatter with an update window partly out of bounds: the spec "
                               "updates each in-bounds element (and so do we); XLA skips the "
                               "whole window",
+    "conv-padding-times-inf": "convolution with edge padding or lhs dilation and an infinite "
+                              "or NaN kernel element: the spec pads with zeros and multiplies "
+                              "them (0 * inf = NaN), XLA leaves padded positions out of the sum",
     "xla-cannot-run": "XLA refuses or crashes on a valid program (e.g. a gather from an empty "
                       "operand fails a CHECK in XLA's gather expander and aborts the process)",
 }
@@ -114,8 +117,9 @@ class XlaReference:
             return "bug", f"ours {ours.dtype}{ours.shape} vs XLA {theirs.dtype}{theirs.shape}"
         if ours.size == 0 or _same(ours, theirs, program.op):
             return None
-        if "scatter-partial-window" in program.flags:
-            return "deviation", "scatter-partial-window"
+        for flag in ("scatter-partial-window", "conv-padding-times-inf"):
+            if flag in program.flags:
+                return "deviation", flag
         if _has_subnormal(program.inputs) or _has_subnormal([ours, theirs]):
             return "deviation", "subnormal"
         if program.element.startswith("complex"):
