@@ -328,8 +328,10 @@ def _output_feature_axis(op: Operation, rank: int) -> int:
 
         return decode_conv_dims(op.attr("dimension_numbers")).output_feature
     rhs_q = quant_of(op.operands[1].type)
-    dims = op.attr("dot_dimension_numbers")
-    if op.name != "stablehlo.dot_general" or rhs_q is None or dims is None:
+    dims: Any = op.attr("dot_dimension_numbers")
+    rhs_type = op.operands[1].type
+    if (op.name != "stablehlo.dot_general" or rhs_q is None or dims is None
+            or not isinstance(rhs_type, TensorType)):
         return rank - 1
     # dot_general's result is (batch, lhs free, rhs free): rhs's quantized dimension may be a
     # batching dimension or any of its free ones, not only the last.
@@ -341,7 +343,7 @@ def _output_feature_axis(op: Operation, rank: int) -> int:
     rhs_batch, rhs_contract = field("rhs_batching_dimensions"), field("rhs_contracting_dimensions")
     if axis in rhs_batch:
         return rhs_batch.index(axis)
-    rhs_rank = len(op.operands[1].type.shape)
+    rhs_rank = len(rhs_type.shape)
     rhs_free = [d for d in range(rhs_rank) if d not in rhs_batch and d not in rhs_contract]
     if axis not in rhs_free:
         return rank - 1  # contracting: the verifier refuses it
