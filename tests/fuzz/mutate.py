@@ -22,7 +22,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+# One BLAS thread per fuzz process: the case limit is CPU time, and idle BLAS threads spinning
+# on an oversubscribed machine would bill it for work nobody did.
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import Tally, run_case  # noqa: E402
