@@ -6,7 +6,8 @@ tensors are common) and inputs rich in edge values (signed zeros, NaN, inf, subn
 extremes). The program is interpreted in-process; an exception that is not a diagnostic, a
 result of the wrong shape/dtype, a hang or a MemoryError is a failure. With jax installed the
 same op runs on XLA CPU and every disagreement is listed by (op, dtype); the known, documented
-deviations of XLA from the spec (DEVIATIONS) are counted apart.
+deviations of XLA from the spec (xla_compare.DEVIATIONS, each with its reason) are counted
+apart.
 
     python tests/fuzz/generate.py --programs 2000 --seed 1
 """
@@ -15,21 +16,37 @@ from __future__ import annotations
 
 import argparse
 import collections
+import os
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+# One BLAS thread per fuzz process: the case limit is CPU time, and idle BLAS threads spinning
+# on an oversubscribed machine would bill it for work nobody did.
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import opt_check  # noqa: E402
+from gen_common import (  # noqa: E402
+    ALL,
+    COMPLEX,
+    FLOATS,
+    INTS,
+    Program,
+    draw_array,
+    function,
+    identity,
+    is_float,
+    np_dtype,
+    ttype,
+)
+from gen_ops import GENERATORS as _GENERATORS1  # noqa: E402
+from gen_ops2 import GENERATORS2  # noqa: E402
 from harness import Tally, run_case  # noqa: E402
-
-FLOATS = ["f16", "bf16", "f32", "f64"]
-INTS = ["i8", "i32", "i64", "ui8", "ui32", "ui64"]
-COMPLEX = ["complex<f32>", "complex<f64>"]
-ALL = FLOATS + INTS + ["i1"] + COMPLEX
 
 UNARY = {  # op -> element types it accepts
     "abs": FLOATS + INTS[:3] + COMPLEX, "negate": FLOATS + INTS + COMPLEX,
@@ -48,95 +65,12 @@ BINARY = {
     "xor": INTS + ["i1"], "atan2": FLOATS, "shift_left": INTS,
     "shift_right_logical": INTS, "shift_right_arithmetic": INTS,
 }
+GENERATORS = {**_GENERATORS1, **GENERATORS2}
 DIRECTIONS = ["EQ", "NE", "LT", "LE", "GT", "GE"]
 STRUCTURED = ["compare", "select", "clamp", "reduce_add", "reduce_max", "reduce_min",
               "transpose", "reverse", "broadcast_in_dim", "reshape", "slice", "concatenate",
-              "pad", "convert", "dot_general", "iota", "reduce_window_max", "sort"]
-
-# XLA CPU's known departures from the StableHLO spec: disagreements of these (op, dtype)
-# pairs are listed apart, not as bugs. key -> reason.
-DEVIATIONS = {
-    "subnormal": "XLA CPU flushes subnormal inputs/results to zero; the spec keeps them",
-    "convert": "float -> integer conversion of out-of-range values is implementation-defined",
-    "remainder": "XLA's integer/f16 remainder by zero gives a platform value",
-    "ulp": "transcendental functions within a few ulp: libm vs XLA's own polynomial kernels",
-    "shift": "shift amounts >= the bit width: the spec gives 0 (or the sign), XLA agrees; "
-             "ui64 shifts via numpy are checked exactly",
-}
-
-
-@dataclass
-class Program:
-    op: str
-    text: str
-    inputs: list[np.ndarray]
-    element: str
-    call: Any  # jax reference: fn(*inputs) -> array, or None
-
-
-_DTYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "i1": "bool", "i8": "int8",
-           "i32": "int32", "i64": "int64", "ui8": "uint8", "ui32": "uint32", "ui64": "uint64",
-           "complex<f32>": "complex64", "complex<f64>": "complex128"}
-
-
-def np_dtype(element: str) -> Any:
-    if element == "bf16":
-        import ml_dtypes
-        return np.dtype(ml_dtypes.bfloat16)
-    return np.dtype(_DTYPES[element])
-
-
-def ttype(shape: tuple[int, ...], element: str) -> str:
-    return "tensor<" + "".join(f"{d}x" for d in shape) + element + ">"
-
-
-def function(args: list[tuple[tuple[int, ...], str]], result: str, body: list[str]) -> str:
-    params = ", ".join(f"%a{i}: {ttype(s, e)}" for i, (s, e) in enumerate(args))
-    lines = [f"func.func @main({params}) -> {result} {{", *("  " + b for b in body),
-             f"  return %r : {result}", "}"]
-    return "\n".join(lines)
-
-
-def edge_values(element: str) -> list[Any]:
-    dtype = np_dtype(element)
-    if dtype.kind == "b":
-        return [True, False]
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        return [0, 1, 2, 3, 7, info.max, info.min, info.max - 1, info.min + 1] + \
-            ([-1, -2, -7] if dtype.kind == "i" else [])
-    base = [0.0, -0.0, 1.0, -1.0, 0.5, 2.0, -3.5, np.inf, -np.inf, np.nan, 1e-40, -1e-40, 1e30,
-            -1e30, 65504.0, 3.0e38, 1e-5, 100.0, np.pi]
-    if dtype.kind == "c":
-        return [complex(a, b) for a in base[:12] for b in (0.0, -0.0, 1.0, np.inf, np.nan)]
-    return base
-
-
-def draw_array(draw: Any, st: Any, shape: tuple[int, ...], element: str) -> np.ndarray:
-    dtype = np_dtype(element)
-    n = int(np.prod(shape)) if shape else 1
-    values = draw(st.lists(st.sampled_from(edge_values(element)), min_size=n, max_size=n))
-    if dtype.kind == "c":
-        return np.array(values, dtype=dtype).reshape(shape)
-    if dtype.kind in "iu":
-        return np.array(values, dtype=object).astype(dtype).reshape(shape)
-    with np.errstate(all="ignore"):
-        return np.array(values, dtype=np.float64).astype(dtype).reshape(shape)
-
-
-def identity(body: str, element: str) -> np.ndarray:
-    """The init value the spec's reductions are well-defined with (any schedule)."""
-    dtype = np_dtype(element)
-    if body == "add":
-        return np.zeros((), dtype)
-    low = body == "maximum"
-    if dtype.kind == "b":
-        return np.array(not low)
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        return np.array(info.min if low else info.max, dtype)
-    return np.array(-np.inf if low else np.inf, dtype)
-
+              "pad", "convert", "dot_general", "iota", "reduce_window_max", "sort",
+              *GENERATORS]
 
 def program_strategy() -> Any:
     from hypothesis import strategies as st
@@ -173,12 +107,16 @@ def program_strategy() -> Any:
 
 
 def structured(draw: Any, st: Any, op: str, shape: tuple[int, ...], element: str) -> Program:
+    if op in GENERATORS:
+        if op in ("convolution", "dot_general_batched") and element == "i1":
+            element = "i8"
+        return GENERATORS[op](draw, st, shape, element)
     t = ttype(shape, element)
     x = draw_array(draw, st, shape, element)
     rank = len(shape)
     if op == "compare":
         d = draw(st.sampled_from(DIRECTIONS))
-        kind = "FLOAT" if element in FLOATS else ("UNSIGNED" if element.startswith("u")
+        kind = "FLOAT" if is_float(element) else ("UNSIGNED" if element.startswith("u")
                                                   or element == "i1" else "SIGNED")
         if element in COMPLEX:
             d, kind = draw(st.sampled_from(["EQ", "NE"])), "FLOAT"
@@ -285,10 +223,11 @@ def structured(draw: Any, st: Any, op: str, shape: tuple[int, ...], element: str
         lo = [draw(st.integers(-min(d, 1), 2)) for d in shape]
         hi = [draw(st.integers(-min(d, 1), 2)) for d in shape]
         inner = [draw(st.integers(0, 1)) for _ in shape]
-        out = tuple(max(a + b + d + max(d - 1, 0) * i, 0)
+        out = tuple(a + b + d + max(d - 1, 0) * i
                     for a, b, d, i in zip(lo, hi, shape, inner, strict=True))
-        if any(o < 0 for o in out):
+        if any(o < 0 for o in out):  # the spec refuses a negative result dimension
             lo = hi = [0] * rank
+            out = tuple(d + max(d - 1, 0) * i for d, i in zip(shape, inner, strict=True))
         r = ttype(out, element)
         s = ttype((), element)
         pv = draw_array(draw, st, (), element)
@@ -316,7 +255,7 @@ def structured(draw: Any, st: Any, op: str, shape: tuple[int, ...], element: str
     if op == "sort" and rank:
         dim = draw(st.integers(0, rank - 1))
         s = ttype((), element)
-        kind = "FLOAT" if element in FLOATS else ("UNSIGNED" if element.startswith("u")
+        kind = "FLOAT" if is_float(element) else ("UNSIGNED" if element.startswith("u")
                                                   or element == "i1" else "SIGNED")
         text = function([(shape, element)], t, [
             '%r = "stablehlo.sort"(%a0) ({', f'^bb0(%x: {s}, %y: {s}):',
@@ -337,8 +276,11 @@ def structured(draw: Any, st: Any, op: str, shape: tuple[int, ...], element: str
 
 
 def run(programs: int, seed: int, seconds: float = 10.0, compare: bool = True,
-        verbose: bool = False) -> tuple[Tally, collections.Counter, collections.Counter]:
-    """Generate and interpret `programs` programs; returns (tally, disagreements, deviations)."""
+        verbose: bool = False, optimize: bool = True,
+        ) -> tuple[Tally, collections.Counter, collections.Counter]:
+    """Generate and interpret `programs` programs; returns (tally, disagreements, deviations).
+    Miscompiles (`optimize`: a pass changed a constant program's result) are counted among
+    the disagreements, under `op/element --pass`."""
     from hypothesis import HealthCheck, given, settings
     from hypothesis import seed as hseed
 
@@ -354,6 +296,7 @@ def run(programs: int, seed: int, seconds: float = 10.0, compare: bool = True,
     tally = Tally()
     disagreements: collections.Counter = collections.Counter()
     deviations: collections.Counter = collections.Counter()
+    miscompiles = disagreements
     examples: dict[str, str] = {}
 
     @hseed(seed)
@@ -368,6 +311,22 @@ def run(programs: int, seed: int, seconds: float = 10.0, compare: bool = True,
             problem = _check_result(program, value)
             if problem:
                 outcome, detail = "internal", problem
+        if outcome == "pass" and optimize:
+            # The same program with constant inputs through one pass: an exception there is
+            # an internal error, a different result a miscompile (listed with the bugs).
+            pass_name = opt_check.pass_for(program)
+            stage, stage_detail, problem = run_case(
+                lambda: opt_check.check(program, value[0], pass_name), seconds)
+            if stage == "pass" and problem:
+                key = f"{program.op}/{program.element} --{pass_name}"
+                miscompiles[key] += 1
+                if verbose and miscompiles[key] == 1:
+                    print(f"MISCOMPILE {key}: {problem}\n{program.text}\n"
+                          f"inputs={program.inputs!r}", file=sys.stderr)
+            elif stage == "diagnostic":
+                stage, stage_detail = "internal", f"--{pass_name}: {stage_detail}"
+            if stage != "pass":
+                outcome, detail = stage, f"--{pass_name}: {stage_detail}"
         tally.add(outcome, detail, f"{program.op}/{program.element}: {detail[:100]}"
                   if outcome != "pass" and outcome != "diagnostic" else "")
         if verbose and outcome == "diagnostic":
@@ -424,8 +383,14 @@ def main() -> int:
           f"(documented deviations: {sum(deviations.values())})")
     for key, count in disagreements.most_common():
         print(f"    {count:4d}x {key}")
-    for key, count in deviations.most_common(20):
+    for key, count in deviations.most_common(30):
         print(f"    deviation {count:4d}x {key}")
+    if deviations:
+        from xla_compare import DEVIATIONS
+        used = sorted({key.split(": ")[1] for key in deviations})
+        print("  documented deviations seen:")
+        for name in used:
+            print(f"    {name}: {DEVIATIONS.get(name, '(not documented: a bug)')}")
     print(f"  {time.monotonic() - start:.0f}s")
     return 1 if tally.failures() else 0
 

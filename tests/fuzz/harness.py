@@ -3,7 +3,9 @@
 Outcomes: `pass` (no error), `diagnostic` (a Diagnostic/ShloError whose text is not an
 internal error), `internal` (any other exception, or a diagnostic saying "internal error"),
 `hang` (over the per-case time limit), `oom` (MemoryError). Each case runs in-process under a
-SIGALRM timer so a hang is cut short and counted.
+CPU-time timer (SIGPROF: other processes sharing the cores do not eat into it, so a busy
+machine does not turn slow cases into hangs) and a wall-clock timer WALL_FACTOR times as long
+(a case blocked outside the CPU), so a hang is cut short and counted.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from typing import Any
 
 from shlo_cli.ir.diagnostics import Diagnostic, ShloError
 
+# Wall time may run this many times the CPU time: 2 cores shared by a dozen busy processes.
+WALL_FACTOR = 15
 OUTCOMES = ("pass", "diagnostic", "internal", "hang", "oom")
 
 
@@ -58,9 +62,12 @@ class Tally:
 
 
 def run_case(fn: Callable[[], Any], seconds: float) -> tuple[str, str, Any]:
-    """Run `fn()` under a time limit; returns (outcome, detail, value)."""
+    """Run `fn()` under a limit of `seconds` CPU time (and WALL_FACTOR x that of wall time);
+    returns (outcome, detail, value)."""
     previous = signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    previous_prof = signal.signal(signal.SIGPROF, _alarm)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    signal.setitimer(signal.ITIMER_REAL, seconds * WALL_FACTOR)
     try:
         value = fn()
         return "pass", "", value
@@ -81,4 +88,6 @@ def run_case(fn: Callable[[], Any], seconds: float) -> tuple[str, str, Any]:
         return "internal", f"{type(e).__name__} at {where}: {e}", None
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.setitimer(signal.ITIMER_PROF, 0)
         signal.signal(signal.SIGALRM, previous)
+        signal.signal(signal.SIGPROF, previous_prof)

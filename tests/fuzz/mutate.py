@@ -3,7 +3,10 @@
 Each case takes one `// -----` chunk of a file under the conformance folder, applies 1-3
 mutations (tokens deleted, duplicated, swapped or replaced; numbers, shapes, element types
 and attribute names replaced; lines deleted or duplicated) and runs it through every stage
-in-process with a per-stage time limit. Anything but a pass or a diagnostic is a failure.
+in-process with a per-stage time limit: parse, verify, print (custom and generic), reparse,
+serialize to a portable artifact for a random target and deserialize it (and a corrupted
+copy of it), one random registered pass, interpret. Anything but a pass or a diagnostic is
+a failure.
 
     python tests/fuzz/mutate.py --cases 10000 --seed 1 [CONFORMANCE_DIR]
 """
@@ -19,7 +22,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+# One BLAS thread per fuzz process: the case limit is CPU time, and idle BLAS threads spinning
+# on an oversubscribed machine would bill it for work nobody did.
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import Tally, run_case  # noqa: E402
@@ -44,11 +52,21 @@ ATTR_NAMES = ["dimensions", "dims", "broadcast_dimensions", "comparison_directio
               "window_dimensions", "padding", "edge_padding_low", "iota_dimension", "start_indices",
               "limit_indices", "strides", "permutation", "dimension", "is_stable", "precision"]
 
+# Passes that refuse to run without an option: the option text each case gives them.
+PASS_OPTIONS = {"stablehlo-compatibility-expander": ["target=1.0.0", "target=1.4.0"],
+                "vhlo-to-version": ["target=current", "target=minimum", "target=1.0.0"]}
+
+
 def pass_names() -> list[str]:
-    """Every pass `stablehlo-opt` offers (each case runs one, with its default options)."""
+    """Every pass `stablehlo-opt` offers (each case runs one, with its default options or one
+    of PASS_OPTIONS)."""
     from shlo_cli.passes import PASSES
 
     return sorted(PASSES.names())
+
+
+def pass_request(name: str, rng: random.Random) -> str | tuple[str, str]:
+    return (name, rng.choice(PASS_OPTIONS[name])) if name in PASS_OPTIONS else name
 
 
 def load_corpus(folder: Path) -> list[tuple[str, str]]:
@@ -122,11 +140,34 @@ def zero_inputs(func: Any) -> list[np.ndarray]:
     return arrays
 
 
-def check_case(text: str, pass_name: str, tally: Tally, seconds: float) -> str:
-    """All stages on one program; returns the worst outcome (and adds it to `tally`)."""
+TARGETS = ["current", "minimum", "1.0.0", "1.4.0", "1.8.0"]
+
+
+def corrupt(data: bytes, rng: random.Random) -> bytes:
+    """1-3 byte changes of a portable artifact: a byte replaced, deleted or the tail cut."""
+    out = bytearray(data)
+    for _ in range(rng.randint(1, 3)):
+        if not out:
+            break
+        i = rng.randrange(len(out))
+        kind = rng.choice(["set", "set", "delete", "truncate"])
+        if kind == "set":
+            out[i] = rng.choice([0, 1, 0x7F, 0x80, 0xFF, rng.randrange(256)])
+        elif kind == "delete":
+            del out[i]
+        else:
+            del out[i:]
+    return bytes(out)
+
+
+def check_case(text: str, pass_name: str | tuple[str, str], tally: Tally, seconds: float,
+               portable: tuple[str, int] | None = None) -> str:
+    """All stages on one program; returns the worst outcome (and adds it to `tally`).
+    `portable` = (target, seed): also serialize the printed program for that target,
+    deserialize it, and deserialize a corrupted copy of the artifact (seeded)."""
     from shlo_cli.interpreter.engine import EvaluationError, entry_function
     from shlo_cli.interpreter.run import InterpretOptions, arrays_as_arguments, evaluate
-    from shlo_cli.ir.diagnostics import Diagnostic
+    from shlo_cli.ir.diagnostics import Diagnostic, ShloError
     from shlo_cli.ir.parser import parse_source
     from shlo_cli.ir.printer import print_module
     from shlo_cli.ir.verifier import verify_module
@@ -143,7 +184,28 @@ def check_case(text: str, pass_name: str, tally: Tally, seconds: float) -> str:
         print_module(reparsed)
         return module
 
+    def round_trip(printed: str) -> None:
+        from shlo_cli.formats.portable import deserialize, serialize
+
+        assert portable is not None
+        target, seed = portable
+        data = serialize(parse_source(printed, "printed.mlir"), target)
+        verify_module(deserialize(data, "artifact.mlirbc"))
+        try:
+            verify_module(deserialize(corrupt(data, random.Random(seed)), "bad.mlirbc"))
+        except (Diagnostic, ShloError):
+            pass  # a refused corrupt artifact is the expected outcome
+
     outcome, detail, module = run_case(front, seconds)
+    if outcome == "pass" and portable is not None:
+        # Its own stage: a program the target cannot express is a diagnostic here, and the
+        # pass and the interpreter still run.
+        printed = print_module(module)
+        stage, stage_detail, _ = run_case(lambda: round_trip(printed), seconds)
+        if stage in ("internal", "hang", "oom"):
+            tally.add(stage, stage_detail, _signature(stage_detail) if stage == "internal"
+                      else "")
+            return stage
     if outcome == "pass" and module.functions():
         def interpret() -> Any:
             options = InterpretOptions(memory_limit=64 << 20, max_iterations=10000)
@@ -187,12 +249,14 @@ def run(cases: int, seed: int, folder: Path, seconds: float = 5.0,
         text = chunk
         for _ in range(rng.randint(1, 3)):
             text = mutate(text, rng)
-        pass_name = rng.choice(passes)
+        pass_name = pass_request(rng.choice(passes), rng)
+        portable = (rng.choice(TARGETS), rng.randrange(2**32))
         if dump is not None:
             if index in dump:
-                print(f"// case {index} from {name}, pass --{pass_name}\n{text}")
+                print(f"// case {index} from {name}, pass --{pass_name}, portable {portable}"
+                      f"\n{text}")
             continue
-        outcome = check_case(text, pass_name, tally, seconds)
+        outcome = check_case(text, pass_name, tally, seconds, portable)
         if verbose and outcome in ("internal", "hang", "oom"):
             print(f"case {index} ({name}, seed {seed}): {outcome}: "
                   f"{tally.examples[outcome][-1][:300]}", file=sys.stderr)

@@ -61,3 +61,49 @@ def test_batch_norm_training_and_grad() -> None:
     np.testing.assert_allclose(gx, expected_gx, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(gs, (grad * xhat).sum(axis=axes), rtol=1e-12)
     np.testing.assert_allclose(go, grad.sum(axis=axes), rtol=1e-12)
+
+
+def test_missing_epsilon_or_feature_index_is_refused_by_the_verifier() -> None:
+    """Both attributes are required (upstream's ODS); without one the evaluator used to
+    broadcast along dimension 0 and fail with an internal error."""
+    import pytest
+
+    from shlo_cli.ir.diagnostics import Diagnostic
+    from shlo_cli.ir.verifier import verify_module
+
+    for n, op, operands, types, result in (
+            (1, "batch_norm_inference", "%x, %s, %s, %s, %s", "tensor<4x3xf32>" + ", tensor<3xf32>" * 4,
+             "tensor<4x3xf32>"),
+            (3, "batch_norm_training", "%x, %s, %s", "tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>",
+             "(tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>)")):
+        for attrs, missing in (("epsilon = 1.0e-3 : f32", "feature_index"),
+                               ("feature_index = 1 : i64", "epsilon")):
+            text = (f"func.func @main(%x: tensor<4x3xf32>, %s: tensor<3xf32>) {{\n"
+                    f'  %0:{n} = "stablehlo.{op}"({operands}) {{{attrs}}} : ({types}) -> {result}\n'
+                    f"  return\n}}")
+            with pytest.raises(Diagnostic, match=f"op requires attribute '{missing}'"):
+                verify_module(parse_source(text))
+
+
+def test_attribute_kinds_are_checked() -> None:
+    """feature_index must be an i64 integer, epsilon an f32 float (ODS): `0 : bf16` used to
+    pass the verifier and broadcast along the wrong dimension in the evaluator."""
+    import pytest
+
+    from shlo_cli.ir.diagnostics import Diagnostic
+    from shlo_cli.ir.verifier import verify_module
+
+    def program(attrs: str) -> str:
+        return ("func.func @main(%x: tensor<4x3xf32>, %s: tensor<3xf32>) -> tensor<4x3xf32> {\n"
+                f'  %0 = "stablehlo.batch_norm_inference"(%x, %s, %s, %s, %s) {{{attrs}}} : '
+                "(tensor<4x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) "
+                "-> tensor<4x3xf32>\n  return %0 : tensor<4x3xf32>\n}")
+
+    verify_module(parse_source(program("epsilon = 1.0e-3 : f32, feature_index = 1 : i64")))
+    for attrs, message in (
+            ("epsilon = 1.0e-3 : f32, feature_index = 1.0 : bf16", "'feature_index' failed"),
+            ("epsilon = 1.0e-3 : f32, feature_index = 1 : i32", "'feature_index' failed"),
+            ("epsilon = 1.0e-3 : f64, feature_index = 1 : i64", "'epsilon' failed"),
+            ("epsilon = 1 : i64, feature_index = 1 : i64", "'epsilon' failed")):
+        with pytest.raises(Diagnostic, match=message):
+            verify_module(parse_source(program(attrs)))

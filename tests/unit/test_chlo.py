@@ -275,3 +275,21 @@ def test_ragged_dot_on_dynamic_rows() -> None:
     # Row 0 uses group 0, rows 1-2 group 1.
     expected = np.concatenate([lhs[:1] @ rhs[0], lhs[1:] @ rhs[1]])
     np.testing.assert_array_equal(got, expected)
+
+
+def test_constant_like_requires_a_typed_value() -> None:
+    """Without `value` the verifier passed and the evaluator failed on None (an internal
+    error); a value without a type (a string) is refused as upstream's TypedAttr constraint."""
+    import pytest
+
+    from shlo_cli.ir.diagnostics import Diagnostic
+    from shlo_cli.ir.parser import parse_source
+    from shlo_cli.ir.verifier import verify_module
+
+    for attrs, message in (("{limit = 1 : i32}", "requires attribute 'value'"),
+                           ('{value = "x"}', "failed to satisfy constraint: TypedAttr")):
+        text = ("func.func @main(%a: tensor<2xi64>) -> tensor<2xi32> {\n"
+                f'  %0 = "chlo.constant_like"(%a) {attrs} : (tensor<2xi64>) -> tensor<2xi32>\n'
+                "  return %0 : tensor<2xi32>\n}")
+        with pytest.raises(Diagnostic, match=message):
+            verify_module(parse_source(text))

@@ -363,3 +363,17 @@ def test_gather_verifier(changes: dict, message: str | None) -> None:
         assert got is None
     else:
         assert got is not None and message in got
+
+
+@pytest.mark.parametrize("operand", [np.array([3, 1], np.uint64), np.zeros((0,), np.uint64)])
+def test_gather_collapsed_slice_of_size_zero_gives_zeros(operand: np.ndarray) -> None:
+    """slice_sizes 0 on a collapsed dimension: the slices are empty but the result keeps its
+    batch elements; nothing to read, so zeros as XLA (the spec's formula reads out of bounds:
+    this was an IndexError for the operand of size 0 or a start index at the end)."""
+    dims = _dims("gather", offset_dims=[], collapsed_slice_dims=[0], start_index_map=[0],
+                 index_vector_dim=1)
+    for starts in ([[1], [1]], [[-1], [2147483647]], [[0], [0]]):
+        got = gather(operand, np.array(starts, np.int32), dimension_numbers=dims,
+                     slice_sizes=np.array([0]), indices_are_sorted=False,
+                     result_type=_type((2,), "ui64"))
+        assert got.dtype == np.uint64 and got.tolist() == [0, 0]

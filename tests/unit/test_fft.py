@@ -119,3 +119,20 @@ def test_known_values_are_exact() -> None:
     assert r.tolist() == [10, -2 + 2j, -2]
     assert f.tolist() == [1] * 8
     assert back.tolist() == [1, 1, 1, 1]
+
+
+def test_rfft_of_length_zero_keeps_the_empty_dimension() -> None:
+    """Upstream's inference (and XLA) give RFFT with fft_length [0] an innermost size 0, not
+    0/2+1 = 1: the 2x0 result verifies and runs, the 2x1 one is refused."""
+    from shlo_cli.ir.diagnostics import Diagnostic
+    from shlo_cli.ir.verifier import verify_module
+
+    text = """func.func @main(%x: tensor<2x0xf32>) -> tensor<2x0xcomplex<f32>> {
+  %0 = stablehlo.fft %x, type = RFFT, length = [0] : (tensor<2x0xf32>) -> tensor<2x0xcomplex<f32>>
+  return %0 : tensor<2x0xcomplex<f32>>
+}"""
+    verify_module(parse_source(text))
+    (out,) = _run(text, np.zeros((2, 0), np.float32))
+    assert out.shape == (2, 0) and out.dtype == np.complex64
+    with pytest.raises(Diagnostic):
+        verify_module(parse_source(text.replace("2x0xcomplex", "2x1xcomplex")))

@@ -43,3 +43,20 @@ def test_generated_slice() -> None:
     assert tally.counts["cases"] == 60
     assert tally.counts["pass"] > 50  # generated programs are well-typed
     assert tally.failures() == 0, tally.summary("generated")
+
+
+def test_case_limit_is_cpu_time() -> None:
+    """A case waiting for the CPU (a busy shared machine, here a sleep) is not a hang; one
+    burning CPU past the limit is, and a case blocked past WALL_FACTOR x the limit too."""
+    import time
+
+    import harness
+
+    assert harness.run_case(lambda: time.sleep(0.3), 0.1)[0] == "pass"
+
+    def spin() -> None:
+        while True:
+            pass
+
+    assert harness.run_case(spin, 0.1)[0] == "hang"
+    assert harness.run_case(lambda: time.sleep(5), 0.1)[0] == "hang"

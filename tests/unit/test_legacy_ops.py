@@ -333,3 +333,16 @@ def test_future_type_holds_only_ranked_tensors(inner: str, bad: str) -> None:
 def test_future_type_prints_its_types_canonically() -> None:
     text = reprint("func.func private @f() -> !stablehlo.future<tensor<2x3xf32>,tensor<4xi32>>")
     assert "-> !stablehlo.future<tensor<2x3xf32>, tensor<4xi32>>" in text
+
+
+def test_einsum_without_its_config_is_a_diagnostic() -> None:
+    """A missing (or non-string) einsum_config reached np.einsum as None: a TypeError, i.e.
+    an internal error; now the evaluator's diagnostic names the attribute."""
+    import shlo_cli
+
+    for attrs in ('{comparison_direction = "ab,bc->ac"}', "{einsum_config = 3 : i64}"):
+        text = ("func.func @main(%a: tensor<1x2xi8>, %b: tensor<2x1xi8>) -> tensor<1x1xi16> {\n"
+                f'  %0 = "stablehlo.einsum"(%a, %b) {attrs} : (tensor<1x2xi8>, tensor<2x1xi8>)'
+                " -> tensor<1x1xi16>\n  return %0 : tensor<1x1xi16>\n}")
+        with pytest.raises(Diagnostic, match="requires a string attribute 'einsum_config'"):
+            shlo_cli.interpret(text, np.ones((1, 2), np.int8), np.ones((2, 1), np.int8))

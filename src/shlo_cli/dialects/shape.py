@@ -11,6 +11,7 @@ import numpy as np
 
 from ..ir.attributes import DenseElementsAttr
 from ..ir.core import Location, Operation
+from ..ir.diagnostics import EvaluationError
 from ..ir.types import DYNAMIC, IndexType, OpaqueType, TensorType, UnrankedTensorType
 from ..ir.verifier import op_error
 from .registry import OpDef, define_op
@@ -56,7 +57,26 @@ _MAPPING = Custom(_parse_mapping, _print_mapping)
 
 
 def _extents(values: Any, result_type: Any) -> np.ndarray:
-    return np.asarray(values, dtype=np.int64).reshape(getattr(result_type, "shape", ()))
+    """`values` as the result type holds them: an extent tensor of its (possibly dynamic)
+    shape, a 1-d extent list for the opaque `!shape.shape`, else (`index`, `!shape.size`) a 0-d
+    size."""
+    out = np.asarray(values, dtype=np.int64)
+    if isinstance(result_type, TensorType):
+        try:
+            return out.reshape([-1 if d == DYNAMIC else d for d in result_type.shape])
+        except ValueError:
+            raise EvaluationError(f"{out.size} extents do not fit the result type "
+                                  f"{result_type}") from None
+    return out.reshape(-1) if str(result_type) == "!shape.shape" else out.reshape(())
+
+
+def _shape_tuples(shapes: tuple[np.ndarray, ...]) -> list[tuple[int, ...]]:
+    """The operands as extent tuples; a negative extent is no shape."""
+    out = [tuple(int(d) for d in np.asarray(s).reshape(-1)) for s in shapes]
+    for shape in out:
+        if any(d < 0 for d in shape):
+            raise EvaluationError(f"negative extent in shape [{', '.join(map(str, shape))}]")
+    return out
 
 
 def verify_shape_of(op: Operation) -> None:
@@ -88,7 +108,12 @@ def num_elements(shape: np.ndarray, *, result_type: Any) -> np.ndarray:
            syntax=_MAPPING)
 def broadcast(*shapes: np.ndarray, result_type: Any) -> np.ndarray:
     """The numpy-style broadcast of the operand shapes."""
-    out = np.broadcast_shapes(*(tuple(int(d) for d in s) for s in shapes))
+    tuples = _shape_tuples(shapes)
+    try:
+        out = np.broadcast_shapes(*tuples)
+    except ValueError:
+        raise EvaluationError("shapes " + ", ".join(
+            "[" + ", ".join(map(str, t)) + "]" for t in tuples) + " do not broadcast") from None
     return _extents(out, result_type)
 
 
@@ -96,8 +121,8 @@ def broadcast(*shapes: np.ndarray, result_type: Any) -> np.ndarray:
 def cstr_broadcastable(*shapes: np.ndarray) -> np.ndarray:
     """A witness: whether the shapes broadcast together."""
     try:
-        np.broadcast_shapes(*(tuple(int(d) for d in s) for s in shapes))
-    except ValueError:
+        np.broadcast_shapes(*_shape_tuples(shapes))
+    except (ValueError, EvaluationError):
         return np.asarray(False)
     return np.asarray(True)
 

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..ir.core import Location, Operation
-from ..ir.diagnostics import Diagnostic
+from ..ir.diagnostics import Diagnostic, EvaluationError
 from ..ir.types import DYNAMIC, TensorType, Type, UnrankedTensorType
 from .registry import OpDef, define_op
 from .syntax import Custom, cast_syntax
@@ -72,12 +72,23 @@ def _print_insert(pr: Any, op: Operation) -> None:
              + pr.attr_dict(op.attributes) + f" : {dest.type}")
 
 
+def _element(shape: tuple[int, ...], indices: tuple[np.ndarray, ...]) -> tuple[int, ...]:
+    """The in-bounds position `indices` name (MLIR leaves an out-of-bounds one undefined;
+    numpy would wrap a negative one or raise IndexError)."""
+    position = tuple(int(i) for i in indices)
+    if len(position) != len(shape) or any(not 0 <= i < d for i, d in zip(position, shape,
+                                                                          strict=True)):
+        raise EvaluationError(f"index [{', '.join(map(str, position))}] is out of bounds of "
+                              f"a tensor of shape [{', '.join(map(str, shape))}]")
+    return position
+
+
 @define_op("tensor.insert", operands=("scalar", "dest", "*indices"), results=1,
            syntax=Custom(_parse_insert, _print_insert))
 def insert(scalar: np.ndarray, dest: np.ndarray, *indices: np.ndarray) -> np.ndarray:
     """`dest` with the element at `indices` replaced by `scalar`."""
     out = np.array(dest, copy=True)
-    out[tuple(int(i) for i in indices)] = scalar
+    out[_element(out.shape, indices)] = scalar
     return out
 
 
@@ -107,6 +118,9 @@ def _print_dim(pr: Any, op: Operation) -> None:
            syntax=Custom(_parse_dim, _print_dim), asm_result_name=lambda op: "dim")
 def dim(source: np.ndarray, index: np.ndarray) -> np.ndarray:
     """The size of dimension `index` of `source`."""
+    if not 0 <= int(index) < source.ndim:
+        raise EvaluationError(f"dimension {int(index)} is out of range for a tensor of rank "
+                              f"{source.ndim}")
     return np.asarray(source.shape[int(index)], dtype=np.int64)
 
 
@@ -142,7 +156,7 @@ def _print_extract(pr: Any, op: Operation) -> None:
            syntax=Custom(_parse_extract, _print_extract), asm_result_name=lambda op: "extracted")
 def extract(source: np.ndarray, *indices: np.ndarray) -> np.ndarray:
     """The element of `source` at `indices`."""
-    return np.asarray(source[tuple(int(i) for i in indices)])
+    return np.asarray(source[_element(source.shape, indices)])
 
 
 # ---- tensor.from_elements: `$elements attr-dict `:` type($result)` --------------------------

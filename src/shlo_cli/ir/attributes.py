@@ -457,6 +457,16 @@ def int_matrix(attr: Attribute) -> tuple[tuple[int, ...], list[int]]:
     return tuple(arr.shape), [int(x) for x in arr.reshape(-1)]
 
 
+def int_matrix_shape(attr: Attribute) -> tuple[int, ...]:
+    """The shape `int_matrix` would give, without listing the elements (a splat of a huge
+    type, e.g. `dense<1> : tensor<99999999999x2xi64>`, has 2 * 10^11 of them)."""
+    if isinstance(attr, DenseArrayAttr):
+        return (len(attr.items),)
+    if isinstance(attr, DenseElementsAttr):
+        return tuple(attr.type.shape)
+    return tuple(np.shape(attr.value))
+
+
 def int_values(attr: Attribute) -> list[int]:
     """The integers of an `array<...>` or dense attribute, row-major (see `int_matrix`)."""
     return int_matrix(attr)[1]

@@ -42,8 +42,12 @@ def verify_broadcast_select(op: Operation) -> None:
 
 def verify_constant_like(op: Operation) -> None:
     value = op.attr("value")
+    if value is None:  # ODS: a required TypedAttr (the evaluator has nothing to fill with)
+        raise error(op, "requires attribute 'value'")
     value_type = getattr(value, "type", None)
-    if value_type is not None and value_type != _element(op.result_types[0]):
+    if value_type is None:
+        raise error(op, "attribute 'value' failed to satisfy constraint: TypedAttr instance")
+    if value_type != _element(op.result_types[0]):
         raise error(op, "value's type doesn't match element return type")
 
 

@@ -6,6 +6,7 @@ are converted to the result element type first and accumulate as dot_general's d
 
 from __future__ import annotations
 
+import math
 import re
 import string
 from collections.abc import Sequence
@@ -19,7 +20,7 @@ from ...ir.attributes import (
     DenseArrayAttr,
     DenseElementsAttr,
     DialectAttr,
-    int_matrix,
+    int_matrix_shape,
     int_values,
 )
 from ...ir.core import Location, Operation
@@ -52,6 +53,7 @@ from .gemm import SEQUENTIAL_DEPTH, blas_dtype, conv_im2col, conv_shifted
 from .quantization_verify import check_convolution_quantization
 from .reduce_window import pad_dilate
 from .reducer import contiguous as _contiguous
+from .reducer import strided_view
 
 # ---- convolution dimension numbers --------------------------------------------------------
 
@@ -255,10 +257,10 @@ def convolution(lhs: np.ndarray, rhs: np.ndarray, *, window_strides: Any = None,
             raise EvaluationError("convolution window does not fit in the padded input")
     x = _contiguous(x)
     step = x.strides
-    windows = np.lib.stride_tricks.as_strided(
+    windows = strided_view(
         x, (x.shape[0], *counts, *sizes, x.shape[-1]),
         (step[0], *[st * b for st, b in zip(strides, step[1:-1], strict=False)],
-         *[dl * b for dl, b in zip(rhs_dil, step[1:-1], strict=False)], step[-1]), writeable=False)
+         *[dl * b for dl, b in zip(rhs_dil, step[1:-1], strict=False)], step[-1]))
     flips = [1 + s + i for i, flip in enumerate(window_reversal or []) if flip]
     if flips:
         windows = np.flip(windows, tuple(flips))
@@ -530,7 +532,7 @@ def _verify_conv_window(op: Operation, window: Sequence[int]) -> None:
     n = len(window)
     padding = op.attr("padding")
     if padding is not None:
-        dims = int_matrix(padding)[0]
+        dims = int_matrix_shape(padding)
         if len(dims) != 2 or dims[1] != 2:
             raise error_at_op(op, f"expects the shape of padding-attribute to be {{N, 2}}, but got "
                                   f"{{{', '.join(str(v) for v in dims)}}}.")
@@ -541,11 +543,15 @@ def _verify_conv_window(op: Operation, window: Sequence[int]) -> None:
               ("window_reversal", "window-reversal", None))
     values: dict[str, list[int]] = {}
     for name, plural, _ in checks:
-        got = _attr_list(op, name)
-        count = None if got is None else (len(got) // 2 if name == "padding" else len(got))
+        attr = op.attr(name)
+        # The count from the size, before reading: a splat of a huge type is a broadcast view
+        # whose 10^11 elements must not be listed just to say the count is wrong.
+        size = 0 if attr is None else math.prod(int_matrix_shape(attr))
+        count = size // 2 if name == "padding" else size
         if count and count != n:  # an empty list means the default, as upstream
             raise error_at_op(op, f"expects {plural} to have same dimension-size as size of window "
                                   f"dimensions ({n}), but got: {count}.")
+        got = _attr_list(op, name) if size else None
         values[name] = got if got else [1] * n
     for i, size in enumerate(window):
         for name, _, single in checks:

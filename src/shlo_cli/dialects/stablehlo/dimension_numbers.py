@@ -60,13 +60,22 @@ def _parse_entries(p: Any, keywords: Sequence[str], end: int,
 
 
 def parse_dim_list(p: Any) -> list[int]:
-    """`[1, 2]` (possibly empty)."""
+    """`[1, 2]` (possibly empty), each an int64 (MLIR's `parseInteger<int64_t>`: a larger
+    value is `integer value too large`, never an overflow in numpy later)."""
     p.expect("[")
     values: list[int] = []
+
+    def one() -> None:
+        tok = p.tok
+        value = p.parse_integer()
+        if not -(1 << 63) <= value < (1 << 63):
+            raise p.error("integer value too large", tok)
+        values.append(value)
+
     if not p.at("]"):
-        values.append(p.parse_integer())
+        one()
         while p.accept(","):
-            values.append(p.parse_integer())
+            one()
     p.expect("]")
     return values
 

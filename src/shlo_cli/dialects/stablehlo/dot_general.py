@@ -437,7 +437,9 @@ define_op("stablehlo.dot", operands=("lhs", "rhs"), results=1, attributes=("prec
 # ---- einsum / unary_einsum (deprecated ops, kept for parsing/printing old programs) ----------
 
 
-def _einsum(config: str, operands: Sequence[np.ndarray], result_type: Type) -> np.ndarray:
+def _einsum(config: Any, operands: Sequence[np.ndarray], result_type: Type) -> np.ndarray:
+    if not isinstance(config, str):  # missing, or not a string attribute
+        raise EvaluationError("requires a string attribute 'einsum_config'")
     dtype = result_dtype(result_type)
     try:
         with np.errstate(all="ignore"):

@@ -159,11 +159,18 @@ def _gather(operand: np.ndarray, start_indices: np.ndarray, dims: Any, sizes: li
     if (len(offset_dims) != len(window_shape) or vectors.ndim - 1 != len(batch_dims)
             or vectors.shape[-1] != len(start_index_map)):
         raise EvaluationError("start_indices do not match the result's batch dimensions")
-    index = _operand_indices(operand.shape, vectors, start_index_map, operand_batching_dims,
-                             start_indices_batching_dims, index_vector_dim,
-                             offset_operand_dims, window_shape, clamp_to=sizes)
-    grid = operand[tuple(index)] if operand.ndim else np.broadcast_to(
-        operand, vectors.shape[:-1] + tuple(window_shape))
+    if any(sizes[d] == 0 for d in collapsed_slice_dims + operand_batching_dims):
+        # A collapsed dimension of slice size 0: every slice is empty, yet the result keeps
+        # its batch elements. The spec's formula would read past the operand there; there is
+        # no element to read, so they are zeros (as XLA gives).
+        grid = np.zeros(vectors.shape[:-1] + tuple(window_shape), operand.dtype)
+    else:
+        index = _operand_indices(operand.shape, vectors, start_index_map,
+                                 operand_batching_dims, start_indices_batching_dims,
+                                 index_vector_dim, offset_operand_dims, window_shape,
+                                 clamp_to=sizes)
+        grid = operand[tuple(index)] if operand.ndim else np.broadcast_to(
+            operand, vectors.shape[:-1] + tuple(window_shape))
     result = np.transpose(grid, _layout(rank, batch_dims, offset_dims))
     return result_array(result, result_type)
 

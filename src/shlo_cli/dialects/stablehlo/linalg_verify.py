@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ...ir.attributes import IntegerAttr
+from ...ir.attributes import FloatAttr, IntegerAttr
 from ...ir.core import Operation
-from ...ir.types import DYNAMIC, ComplexType, FloatType, TensorType, Type
+from ...ir.types import DYNAMIC, ComplexType, FloatType, IntegerType, TensorType, Type
 from ...ir.verifier import inference_error
 from .elementwise_verify import bounds_attr, bounds_of, check_inferred, error
 
@@ -112,9 +112,11 @@ def verify_fft(op: Operation) -> None:
 
 def fft_result_type(operand: TensorType, kind: str, lengths: Sequence[int]) -> TensorType:
     """inferFftOp: RFFT keeps `fft_length[-1]/2+1` complex values of the innermost dimension,
-    IRFFT yields `fft_length[-1]` real values, FFT/IFFT keep the operand type."""
+    IRFFT yields `fft_length[-1]` real values, FFT/IFFT keep the operand type. An RFFT of
+    length 0 keeps the operand's innermost size (upstream's inference, which XLA checks)."""
     if kind == "RFFT":
-        shape = (*operand.shape[:-1], lengths[-1] // 2 + 1)
+        last = lengths[-1] // 2 + 1 if lengths[-1] else operand.shape[-1]
+        shape = (*operand.shape[:-1], last)
         return TensorType(shape, ComplexType(operand.element))
     if kind == "IRFFT" and isinstance(operand.element, ComplexType):
         return TensorType((*operand.shape[:-1], lengths[-1]), operand.element.element)
@@ -148,9 +150,18 @@ def verify_rng(op: Operation) -> None:
 
 
 def verify_feature_index(op: Operation) -> None:
-    """The ODS constraint on `feature_index`: a non-negative integer."""
+    """The ODS constraints: `epsilon` and `feature_index` are required (the evaluator has no
+    default for either), `feature_index` a non-negative integer."""
+    for name in ("epsilon", "feature_index"):
+        if op.attr(name) is None:
+            raise error(op, f"requires attribute '{name}'")
+    epsilon = op.attr("epsilon")
+    if not (isinstance(epsilon, FloatAttr) and epsilon.type == FloatType("f32")):
+        raise error(op, "attribute 'epsilon' failed to satisfy constraint: 32-bit float "
+                        "attribute")
     attr = op.attr("feature_index")
-    if isinstance(attr, IntegerAttr) and int(attr.value) < 0:
+    if not (isinstance(attr, IntegerAttr) and attr.type == IntegerType(64)) or int(
+            attr.value) < 0:
         raise error(op, "attribute 'feature_index' failed to satisfy constraint: 64-bit "
                         "signless integer attribute whose value is non-negative")
 

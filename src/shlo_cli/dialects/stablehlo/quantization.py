@@ -329,7 +329,27 @@ def _output_feature_axis(op: Operation, rank: int) -> int:
         from .convolution import decode_conv_dims
 
         return decode_conv_dims(op.attr("dimension_numbers")).output_feature
-    return rank - 1
+    rhs_q = quant_of(op.operands[1].type)
+    dims: Any = op.attr("dot_dimension_numbers")
+    rhs_type = op.operands[1].type
+    if (op.name != "stablehlo.dot_general" or rhs_q is None or dims is None
+            or not isinstance(rhs_type, TensorType)):
+        return rank - 1
+    # dot_general's result is (batch, lhs free, rhs free): rhs's quantized dimension may be a
+    # batching dimension or any of its free ones, not only the last.
+    def field(name: str) -> list[int]:
+        value = dims.get(name)
+        return [int(v) for v in value] if value else []
+
+    axis = rhs_q.quantized_dimension
+    rhs_batch, rhs_contract = field("rhs_batching_dimensions"), field("rhs_contracting_dimensions")
+    if axis in rhs_batch:
+        return rhs_batch.index(axis)
+    rhs_rank = len(rhs_type.shape)
+    rhs_free = [d for d in range(rhs_rank) if d not in rhs_batch and d not in rhs_contract]
+    if axis not in rhs_free:
+        return rank - 1  # contracting: the verifier refuses it
+    return rank - len(rhs_free) + rhs_free.index(axis)
 
 
 def bind_quantized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Callable[..., Any] | None:

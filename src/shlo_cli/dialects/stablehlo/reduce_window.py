@@ -4,12 +4,13 @@ dilated operand; the window attribute checks both share).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from ...ir.attributes import int_matrix, int_values
+from ...ir.attributes import int_matrix_shape, int_values
 from ...ir.core import Operation
 from ...ir.diagnostics import EvaluationError
 from ...ir.memory import check_elements
@@ -31,6 +32,7 @@ from .reducer import (
     promoted,
     quoted,
     reduce_last,
+    strided_view,
     verify_reducer_shape,
     verify_same_input_shapes,
 )
@@ -70,11 +72,10 @@ def window_view(x: np.ndarray, counts: Sequence[int], strides: Sequence[int],
             raise EvaluationError("window does not fit in the (padded) operand")
     x = _contiguous(x)
     step = x.strides
-    return np.lib.stride_tricks.as_strided(
+    return strided_view(
         x, tuple(counts) + tuple(sizes),
         tuple(s * b for s, b in zip(strides, step, strict=True))
-        + tuple(d * b for d, b in zip(dilations, step, strict=True)),
-        writeable=False)
+        + tuple(d * b for d, b in zip(dilations, step, strict=True)))
 
 
 def _padding_pairs(padding: Any, rank: int) -> tuple[list[int], list[int]]:
@@ -188,6 +189,13 @@ def select_and_scatter(operand: np.ndarray, source: np.ndarray, init_value: np.n
     return result.reshape(operand.shape)
 
 
+def _attr_size(op: Operation, name: str) -> int:
+    """How many elements the attribute has (0 when absent), without listing them: a splat of
+    a huge type is a broadcast view of 10^11 elements."""
+    attr = op.attr(name)
+    return 0 if attr is None else math.prod(int_matrix_shape(attr))
+
+
 def _attr_ints(op: Operation, name: str) -> list[int] | None:
     attr = op.attr(name)
     return None if attr is None else int_values(attr)
@@ -197,34 +205,44 @@ def windowed_shape(op: Operation, operand: TensorType, kind: str) -> list[int]:
     """Check the window attributes (upstream verifyWindowAttributesAndInferWindowDimensions)
     and return the shape of the windowed result."""
     rank = len(operand.shape)
-    window = _attr_ints(op, "window_dimensions") or []
-    if len(window) != rank:
+    size = _attr_size(op, "window_dimensions")
+    window = (_attr_ints(op, "window_dimensions") or []) if size == rank else []
+    if size != rank:
         raise error_at_op(op, f"expects window-dimensions size == {kind} rank, but got "
-                              f"window-dimensions size: {len(window)} and {kind}"
+                              f"window-dimensions size: {size} and {kind}"
                               f"{'-type' if kind == 'operand' else ''}: {quoted(operand)} with "
                               f"rank = {rank}.")
     padding_attr = op.attr("padding")
     padding: list[tuple[int, int]] = [(0, 0)] * rank
+    padding_rows = rank
     if padding_attr is not None:
-        dims, flat = int_matrix(padding_attr)
+        dims = int_matrix_shape(padding_attr)
         if len(dims) != 2 or dims[1] != 2:
             shape = ", ".join(str(s) for s in dims)
             raise error_at_op(op, f"expects the shape of padding-attribute to be {{N, 2}}, but got "
                                   f"{{{shape}}}.")
-        padding = list(zip(flat[0::2], flat[1::2], strict=True))
+        # Read the rows only when there are `rank` of them: a splat padding of a huge type
+        # (`dense<1> : tensor<99999999999x2xi64>`) is a broadcast view, not 10^11 rows.
+        padding_rows = dims[0]
+        if padding_rows == rank:
+            flat = int_values(padding_attr)
+            padding = list(zip(flat[0::2], flat[1::2], strict=True))
+        else:
+            padding = []
     checks = (("window_strides", "window-strides", "stride"),
               ("base_dilations", "base-dilation factors", "base dilation factor"),
               ("window_dilations", "window-dilation factors", "window dilation factor"))
     values: dict[str, list[int]] = {}
     for name, plural, _ in checks:
-        got = _attr_ints(op, name)
-        if got and len(got) != rank:  # an empty list means the default, as upstream
+        size = _attr_size(op, name)
+        if size and size != rank:  # an empty list means the default, as upstream
             raise error_at_op(op, f"expects {plural} to have same dimension-size as size of window "
-                                  f"dimensions ({rank}), but got: {len(got)}.")
+                                  f"dimensions ({rank}), but got: {size}.")
+        got = _attr_ints(op, name) if size else None
         values[name] = got if got else [1] * rank
-    if padding_attr is not None and len(padding) != rank:
+    if padding_rows != rank:
         raise error_at_op(op, f"expects padding-entries to have same dimension-size as size of "
-                              f"window dimensions ({rank}), but got: {len(padding)}.")
+                              f"window dimensions ({rank}), but got: {padding_rows}.")
     for i, w in enumerate(window):
         if w <= 0:
             raise error_at_op(op, f"expects window to have positive value for {i}-th window "

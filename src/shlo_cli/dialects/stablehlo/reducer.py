@@ -40,6 +40,17 @@ def _contiguous(x: Any) -> np.ndarray:
 
 contiguous = _contiguous
 
+
+def strided_view(x: np.ndarray, shape: tuple[int, ...],
+                 strides: tuple[int, ...]) -> np.ndarray:
+    """A read-only `as_strided` view that also works for ml_dtypes' types: numpy rebuilds
+    the view from the array interface, whose type string (`<f1` for f8E5M2) it does not
+    understand for them, so those are viewed through same-width unsigned integers."""
+    if x.dtype.isbuiltin == 1:
+        return np.lib.stride_tricks.as_strided(x, shape, strides, writeable=False)
+    bits = x.view(np.dtype(f"u{x.dtype.itemsize}"))
+    return np.lib.stride_tricks.as_strided(bits, shape, strides, writeable=False).view(x.dtype)
+
 # ---- region analysis ---------------------------------------------------------------------
 
 COMMUTATIVE_OPS = frozenset({

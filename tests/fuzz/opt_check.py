@@ -1,0 +1,68 @@
+"""Passes against the interpreter: a generated program with its inputs made constants, run
+through one semantics-preserving pass, must give what the interpreter gave on the original.
+
+With constant inputs the folders see every value (NaN, -0, infinities, integer extremes, empty
+and 0-d tensors), so a folder that disagrees with the op's evaluator shows up. Results must
+match bit for bit (NaNs as a class), within the inexact ops' tolerance.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import zlib
+
+import numpy as np
+from gen_common import Program
+from xla_compare import _close
+
+OPT_PASSES = ["canonicalize", "stablehlo-aggressive-simplification",
+              "stablehlo-aggressive-folder", "cse", "stablehlo-target-independent-optimization",
+              "chlo-legalize-to-stablehlo", "stablehlo-complex-math-expander",
+              "stablehlo-compatibility-expander{target=1.0.0}"]
+
+
+def pass_for(program: Program) -> str:
+    return OPT_PASSES[zlib.crc32(program.text.encode()) % len(OPT_PASSES)]
+
+
+def _literal(array: np.ndarray) -> str:
+    if array.dtype == np.bool_:
+        return json.dumps(array.tolist())
+    return '"0x' + np.ascontiguousarray(array).tobytes().hex().upper() + '"'
+
+
+def constant_program(program: Program) -> str:
+    """`program` with no arguments: each input a `stablehlo.constant` of its value."""
+    lines = program.text.split("\n")
+    header = re.match(r"func\.func @main\((.*)\) -> (.*) \{$", lines[0])
+    assert header is not None, lines[0]
+    params = re.findall(r"(%a\d+): (tensor<.*?>)(?=, %a|$)", header.group(1))
+    consts = [f'  {name} = "stablehlo.constant"() {{value = dense<{_literal(np.asarray(x))}> : '
+              f"{t}}} : () -> {t}" for (name, t), x in zip(params, program.inputs, strict=True)]
+    return "\n".join([f"func.func @main() -> {header.group(2)} {{", *consts, *lines[1:]])
+
+
+def check(program: Program, ours: np.ndarray, pass_name: str) -> str:
+    """'' when the optimized constant program gives `ours`; else what differs."""
+    import shlo_cli
+    from shlo_cli.ir.parser import parse_source
+    from shlo_cli.ir.printer import print_module
+    from shlo_cli.ir.verifier import verify_module
+    from shlo_cli.passes import run_passes
+
+    module = parse_source(constant_program(program), "opt.mlir")
+    verify_module(module)
+    name, _, options = pass_name.partition("{")
+    run_passes(module, [(name, options.rstrip("}"))], verify_module)
+    text = print_module(module)
+    (got,) = shlo_cli.interpret(text, memory_limit=256 << 20, max_iterations=100000)
+    got, ours = np.asarray(got), np.asarray(ours)
+    if got.shape != ours.shape or got.dtype != ours.dtype:
+        return f"--{pass_name}: {got.dtype}{got.shape} vs interpreted {ours.dtype}{ours.shape}"
+    if got.size == 0 or bool(np.all(_close(got, ours, program.op))):
+        return ""
+    bad = np.flatnonzero(~_close(got, ours, program.op))
+    i = int(bad[0])
+    return (f"--{pass_name}: element {i}: optimized {got.reshape(-1)[i]!r} vs interpreted "
+            f"{ours.reshape(-1)[i]!r} ({bad.size} of {got.size} differ)")
