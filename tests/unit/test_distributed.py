@@ -386,7 +386,7 @@ func.func @recv(%t: !stablehlo.token) -> (tensor<2xi64>, !stablehlo.token) {
 func.func @spin(%t: !stablehlo.token) -> (tensor<2xi64>, !stablehlo.token) {
   %zero = stablehlo.constant dense<0> : tensor<i64>
   %one = stablehlo.constant dense<1> : tensor<i64>
-  %big = stablehlo.constant dense<300000> : tensor<i64>
+  %big = stablehlo.constant dense<1000000000> : tensor<i64>
   %n = stablehlo.while(%i = %zero) : tensor<i64>
   cond {
     %c = stablehlo.compare LT, %i, %big : (tensor<i64>, tensor<i64>) -> tensor<i1>
