@@ -340,9 +340,12 @@ def test_einsum_without_its_config_is_a_diagnostic() -> None:
     an internal error; now the evaluator's diagnostic names the attribute."""
     import shlo_cli
 
-    for attrs in ('{comparison_direction = "ab,bc->ac"}', "{einsum_config = 3 : i64}"):
+    for attrs, message in (('{comparison_direction = "ab,bc->ac"}',  # ODS: a required attribute
+                            "requires attribute 'einsum_config'"),
+                           ("{einsum_config = 3 : i64}",
+                            "requires a string attribute 'einsum_config'")):
         text = ("func.func @main(%a: tensor<1x2xi8>, %b: tensor<2x1xi8>) -> tensor<1x1xi16> {\n"
                 f'  %0 = "stablehlo.einsum"(%a, %b) {attrs} : (tensor<1x2xi8>, tensor<2x1xi8>)'
                 " -> tensor<1x1xi16>\n  return %0 : tensor<1x1xi16>\n}")
-        with pytest.raises(Diagnostic, match="requires a string attribute 'einsum_config'"):
+        with pytest.raises(Diagnostic, match=message):
             shlo_cli.interpret(text, np.ones((1, 2), np.int8), np.ones((2, 1), np.int8))

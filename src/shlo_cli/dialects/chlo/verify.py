@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from ...ir.attributes import BoolAttr
 from ...ir.core import Operation
-from ...ir.types import IntegerType, QuantizedType, TensorType, Type, UnrankedTensorType
+from ...ir.types import BOOL, IntegerType, QuantizedType, TensorType, Type, UnrankedTensorType
 from ...ir.verifier import inference_error
 from ..stablehlo.elementwise_verify import error
 
@@ -44,7 +45,8 @@ def verify_constant_like(op: Operation) -> None:
     value = op.attr("value")
     if value is None:  # ODS: a required TypedAttr (the evaluator has nothing to fill with)
         raise error(op, "requires attribute 'value'")
-    value_type = getattr(value, "type", None)
+    # `true`/`false` are typed too: MLIR's BoolAttr is an i1 IntegerAttr.
+    value_type = BOOL if isinstance(value, BoolAttr) else getattr(value, "type", None)
     if value_type is None:
         raise error(op, "attribute 'value' failed to satisfy constraint: TypedAttr instance")
     if value_type != _element(op.result_types[0]):
