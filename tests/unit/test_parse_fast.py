@@ -108,3 +108,18 @@ def test_fast_paths_read_the_common_statements(body: str,
     monkeypatch.setattr(Parser, "fast_operation", spy)
     parse_source(text)
     assert taken == expected
+
+
+@pytest.mark.parametrize("statement", [
+    f"%0:18446744073709551616 = stablehlo.add %a, %b : {T}",
+    f"%0:100000000 = stablehlo.add %a, %b : ({T}, {T}) -> {T}",
+    f"%0:18446744073709551616 = call @f(%a, %b, %p) : ({T}, {T}, tensor<4xi1>) -> {T}",
+])
+def test_a_huge_result_group_is_refused_before_anything_is_sized_by_it(
+        statement: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`%r:N` comes from the text: it is compared with the op's result count before any list
+    or loop is sized by it (a mutated N of 2^64 used to hang, or overflow in the slow path)."""
+    text = HEAD + f"  {statement}\n  return %a : {T}\n}}\n"
+    for outcome in (_outcome(text), _slow(text, monkeypatch)):
+        assert outcome[0] == "error"
+        assert "results but was provided" in outcome[1]

@@ -195,7 +195,9 @@ class Format:
             return [value]
         t = p.parse_type()  # same
         p.check_operand_types(operands, [t] * len(operands), tok)
-        return [t] * (num_results or 1)
+        # The format's own count, not the `%r:N` written (checked against it by the parser:
+        # an N from the text must not size anything before that check).
+        return [t] * (self.num_results if self.num_results is not None else num_results or 1)
 
     # ---- printing -----------------------------------------------------------------------
 

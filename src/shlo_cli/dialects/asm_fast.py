@@ -58,6 +58,7 @@ class FastFormat:
         self.regex = re.compile(pattern)
         self.operands = fmt.operands
         self.mode = fmt.types
+        self.num_results = fmt.num_results
         self.num_types = {"same": 1, "result": 1, "select": 2}.get(fmt.types, 0)
         # The common case, read without a dictionary of groups: the format's operands are
         # single ones, written first and in their declared order (`$lhs `,` $rhs`).
@@ -111,7 +112,8 @@ class FastFormat:
             for v in operands:
                 if v.type is not t and v.type != t:
                     return None
-            results = [t] * (num_results or 1)
+            results = [t] * (self.num_results if self.num_results is not None
+                             else num_results or 1)
             after = lex_at(src, m.end())
         elif mode == "result":
             t = cached_tensor(texts[index])

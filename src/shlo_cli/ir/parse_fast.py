@@ -199,17 +199,15 @@ class FastStatements(ParserHost):
         result = m.group(1)
         count = 0 if result is None else int(m.group(2) or 1)
         names = self.scopes[-1][0]
-        if result is not None:
-            if count == 1:
-                if result in names:
-                    return None  # a redefinition (or a forward reference being resolved)
-            elif any(f"{result}#{i}" in names for i in range(count)):
-                return None
+        if count == 1 and result in names:
+            return None  # a redefinition (or a forward reference being resolved)
         parsed = fast(self, opdef, m.end(), count)
         if parsed is None:
             return None
         operands, result_types, properties, attributes, after = parsed
-        if result is not None and len(result_types) != count:
+        # `count` comes from the text: only once it matches the types is it looped over.
+        if result is not None and (len(result_types) != count or count > 1 and any(
+                f"{result}#{i}" in names for i in range(count))):
             self.tok = start  # a fast parser may have moved the cursor (constants do)
             return None
         if attributes:  # inherent attributes written in the dictionary are properties
