@@ -176,3 +176,22 @@ def test_verifier_reports_upstream_message(body: str, args: str, message: str) -
 @pytest.mark.parametrize("generic", [g for g, _ in GENERIC_TO_CUSTOM])
 def test_verifiers_accept_valid_ops(generic: str) -> None:
     assert verify_first("  " + generic, ARGS) is None
+
+
+@pytest.mark.parametrize("fields, name", [
+    ("atol = 0.0, rtol = 0.0, ulps = DEFAULT, mode = #stablehlo.result_accuracy_mode<DEFAULT>",
+     "ulps"),
+    ("atol = vhlo.cosine_v1, rtol = 0.0, ulps = 0, mode = #stablehlo.result_accuracy_mode<DEFAULT>",
+     "atol"),
+    ("atol = 0.0, rtol = 0.0, ulps = 1.5, mode = #stablehlo.result_accuracy_mode<DEFAULT>", "ulps"),
+    ("atol = 0.0, rtol = 0.0, ulps = 0, mode = 3", "mode"),
+])
+def test_result_accuracy_fields_have_their_types(fields: str, name: str) -> None:
+    """A field of the wrong kind is a parse error naming it (it reached the VHLO conversion,
+    an internal error there, found by the mutation fuzzer)."""
+    text = ("func.func @f(%a: tensor<f32>) -> tensor<f32> {\n"
+            '  %0 = "stablehlo.cosine"(%a) {result_accuracy = '
+            f"#stablehlo.result_accuracy<{fields}>}} : (tensor<f32>) -> tensor<f32>\n"
+            "  return %0 : tensor<f32>\n}")
+    with pytest.raises(Diagnostic, match=f"ResultAccuracyAttr parameter '{name}'"):
+        parse_source(text, "t.mlir")

@@ -100,7 +100,18 @@ def parse_result_accuracy(p: Any, body: str, offset: int) -> DialectAttr:
     if fields is None:
         return DialectAttr("stablehlo", "result_accuracy", " ".join(body.split()))
     values = dict(fields)
+    real = (int, float)
+    for key, expected, kinds in (("atol", "APFloat", real), ("rtol", "APFloat", real),
+                                 ("ulps", "int64_t", (int,))):
+        value = values.get(key, 0)
+        if isinstance(value, bool) or not isinstance(value, kinds):
+            raise p.error(f"failed to parse ResultAccuracyAttr parameter '{key}' which is to be "
+                          f"a `{expected}`", offset=offset - 1)
     mode = values.get("mode")
+    if mode is not None and not (isinstance(mode, DialectAttr)
+                                 and mode.name == "result_accuracy_mode"):
+        raise p.error("failed to parse ResultAccuracyAttr parameter 'mode' which is to be a "
+                      "`::mlir::stablehlo::ResultAccuracyModeAttr`", offset=offset - 1)
     if (getattr(mode, "body", str(mode)).strip() == "HIGHEST"
             and any(values.get(k, 0) for k in ("atol", "rtol", "ulps"))):
         raise p.error("Invalid tolerances for ResultAccuracyAttr with mode HIGHEST, must be all "
