@@ -58,6 +58,7 @@ _FILE_LINE_COL_CODE = encode_varint(FILE_LINE_COL_LOC)
 _SMALL = [bytes(((n << 1) | 1,)) for n in range(0x80)]  # the one-byte varints
 # The resource sections of a module without resources: offsets (no external groups, no
 # dialect entries) and empty data.
+_ONE_REGION = encode_varint(1 << 1)  # the IR section's start: one region, not isolated
 _NO_RESOURCES = bytes((RESOURCE_OFFSET, 0x03, 0x01, RESOURCE, 0x01))
 
 
@@ -81,11 +82,10 @@ class _Writer:
         buf += producer.encode("utf-8", "surrogateescape")
         buf.append(0)
         _section(buf, DIALECT, self._dialect_section())
-        self._attr_type_sections(out)
-        ir = Emitter()
-        ir.buf += _varint(1 << 1)  # one region, not isolated
+        self._attr_type_sections(buf)
+        ir = bytearray(_ONE_REGION)
         self._op(ir, self.module.op)
-        _section(buf, IR, ir.buf)
+        _section(buf, IR, ir)
         if any(dialect.resources for dialect in self.state.dialects.values()):
             self._resource_sections(out)
         else:  # no external resource groups, no dialect resources
@@ -141,20 +141,17 @@ class _Writer:
 
     # ---- attributes and types ----------------------------------------------------------------
 
-    def _attr_type_sections(self, out: Emitter) -> None:
-        data = Emitter()
-        offsets = Emitter()
+    def _attr_type_sections(self, out: bytearray) -> None:
         state = self.state
-        offsets.varint(len(state.attr_order))
-        offsets.varint(len(state.type_order))
-        buf = data.buf
-        offsets_buf = offsets.buf
+        buf = bytearray()
+        offsets_buf = bytearray(_varint(len(state.attr_order)))
+        offsets_buf += _varint(len(state.type_order))
         insert = self.strings.insert
         previous = 0
         for order in (state.attr_order, state.type_order):
             for dialect_number, group in _dialect_runs(order):
-                offsets.varint(dialect_number)
-                offsets.varint(len(group))
+                offsets_buf += _varint(dialect_number)
+                offsets_buf += _varint(len(group))
                 for entry in group:
                     # Replay the encoding recorded while numbering (see numbering.Entry).
                     recipe = entry[RECIPE]
@@ -200,11 +197,11 @@ class _Writer:
                             else:
                                 kind, payload = item
                                 if kind == REF_STRING:
-                                    data.varint(insert(payload))
+                                    buf += _varint(insert(payload))
                                 elif kind == REF_OPTIONAL_ATTR:
-                                    data.varint((payload[NUMBER] << 1) | 1)
+                                    buf += _varint((payload[NUMBER] << 1) | 1)
                                 else:
-                                    data.varint(state.resource_number(payload))
+                                    buf += _varint(state.resource_number(payload))
                     size = len(buf)
                     flagged = ((size - previous) << 1) | 1
                     if flagged < 0x80:
@@ -212,15 +209,14 @@ class _Writer:
                     else:
                         offsets_buf += encode_varint(flagged)
                     previous = size
-        out.section(ATTR_TYPE_OFFSET, offsets)
-        out.section(ATTR_TYPE, data)
+        _section(out, ATTR_TYPE_OFFSET, offsets_buf)
+        _section(out, ATTR_TYPE, buf)
 
     # ---- the IR ------------------------------------------------------------------------------
 
-    def _op(self, out: Emitter, op: Operation) -> None:
+    def _op(self, buf: bytearray, op: Operation) -> None:
         state = self.state
         name_entry, loc_entry, attrs_entry, results, props = state.ops[id(op)]
-        buf = out.buf
         number = name_entry[NUMBER]
         if number < 0x80:
             buf.append((number << 1) | 1)
@@ -282,13 +278,13 @@ class _Writer:
                     buf += encode_varint(number)
         if op.successors:
             mask |= HAS_SUCCESSORS
-            out.varint(len(op.successors))
+            buf += _varint(len(op.successors))
             for block in op.successors:
                 number = state.blocks.get(id(block), -1)
                 if number < 0:
                     raise ShloError(f"cannot write bytecode: a successor of '{op.name}' is not "
                                     "a block of its region")
-                out.varint(number)
+                buf += _varint(number)
         if (state.has_use_orders and self.use_list_orders
                 and any(r.use_order is not None for r in op.results)):
             orders = Emitter()
@@ -296,54 +292,58 @@ class _Writer:
                 mask |= HAS_USE_LIST_ORDERS
                 buf += orders.buf
         regions = op.regions
-        if regions:
-            mask |= HAS_INLINE_REGIONS
-        buf[mask_at] = mask
-        if regions:
-            isolated = state.isolated.get(id(op), False)
-            out.varint_flag(len(regions), isolated)
-            if isolated and self.version >= LAZY_LOADING:
-                section = Emitter()
-                for region in regions:
-                    self._region(section, region)
-                _section(buf, IR, section.buf)
-            else:
-                for region in regions:
-                    self._region(out, region)
+        if not regions:
+            buf[mask_at] = mask
+            return
+        buf[mask_at] = mask | HAS_INLINE_REGIONS
+        isolated = state.isolated.get(id(op), False)
+        buf += _varint((len(regions) << 1) | (1 if isolated else 0))
+        if isolated and self.version >= LAZY_LOADING:
+            section = bytearray()
+            for region in regions:
+                self._region(section, region)
+            _section(buf, IR, section)
+        else:
+            for region in regions:
+                self._region(buf, region)
 
-    def _region(self, out: Emitter, region: Region) -> None:
+    def _region(self, buf: bytearray, region: Region) -> None:
         if not region.blocks:
-            out.varint(0)
+            buf.append(1)  # varint 0
             return
         blocks, values = self.state.region_counts[id(region)]
-        out.varint(blocks)
-        out.varint(values)
+        buf += _varint(blocks)
+        buf += _varint(values)
         for block in region.blocks:
-            self._block(out, block)
+            self._block(buf, block)
 
-    def _block(self, out: Emitter, block: Block) -> None:
-        state = self.state
+    def _block(self, buf: bytearray, block: Block) -> None:
         args = block.arguments
-        out.varint_flag(len(block.operations), bool(args))
+        operations = block.operations
+        buf += _varint((len(operations) << 1) | (1 if args else 0))
         if args:
-            out.varint(len(args))
+            state = self.state
+            buf += _varint(len(args))
             elide = self.version >= ELIDE_UNKNOWN_BLOCK_ARG_LOCATION
             for type_entry, loc_entry, known in state.block_args[id(block)]:
                 if elide:
-                    out.varint_flag(type_entry[NUMBER], known)
+                    buf += _varint((type_entry[NUMBER] << 1) | (1 if known else 0))
                     if known:
-                        out.varint(loc_entry[NUMBER])
+                        buf += _varint(loc_entry[NUMBER])
                 else:
-                    out.varint(type_entry[NUMBER])
-                    out.varint(loc_entry[NUMBER])
+                    buf += _varint(type_entry[NUMBER])
+                    buf += _varint(loc_entry[NUMBER])
             if self.version >= USE_LIST_ORDERING:
-                mask_at = len(out.buf)
-                out.byte(0)
-                if state.has_use_orders and self._use_lists(out, args):
-                    out.buf[mask_at] = HAS_USE_LIST_ORDERS
+                mask_at = len(buf)
+                buf.append(0)
+                if state.has_use_orders:
+                    orders = Emitter()
+                    if self._use_lists(orders, args):
+                        buf[mask_at] = HAS_USE_LIST_ORDERS
+                        buf += orders.buf
         op = self._op
-        for nested in block.operations:
-            op(out, nested)
+        for nested in operations:
+            op(buf, nested)
 
     def _use_lists(self, out: Emitter, values: list[Value]) -> bool:
         """Emit the use-list orders read from bytecode that are still valid; True if any."""
