@@ -89,6 +89,7 @@ _TYPE_INFO_LIMIT = 1 << 16
 
 
 _SPECS: dict[str, PropertySpec] = {}  # op name -> its spec (kept for the process)
+_OP_DIALECT: dict[str, str] = {}  # op name -> its dialect's name (kept for the process)
 _UNSIGNED = {8: "B", 16: "H", 32: "I", 64: "Q"}  # struct codes of the integer widths
 
 
@@ -317,7 +318,10 @@ class IRNumbering:
         if entry is not None:
             entry[REFS] += 1
             return entry
-        entry = new_entry(name, self.dialect(name.split(".", 1)[0]))
+        dialect_name = _OP_DIALECT.get(name)
+        if dialect_name is None:
+            dialect_name = _OP_DIALECT[name] = name.split(".", 1)[0]
+        entry = new_entry(name, self.dialect(dialect_name))
         self.op_names[name] = entry
         self.op_name_order.append(entry)
         return entry

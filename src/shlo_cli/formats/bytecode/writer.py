@@ -58,6 +58,8 @@ _FILE_LINE_COL_CODE = encode_varint(FILE_LINE_COL_LOC)
 _SMALL = [bytes(((n << 1) | 1,)) for n in range(0x80)]  # the one-byte varints
 # The resource sections of a module without resources: offsets (no external groups, no
 # dialect entries) and empty data.
+# op name -> (its name within the dialect, 1 if registered) (kept for the process)
+_OP_NAME_PARTS: dict[str, tuple[str, int]] = {}
 _ONE_REGION = encode_varint(1 << 1)  # the IR section's start: one region, not isolated
 _NO_RESOURCES = bytes((RESOURCE_OFFSET, 0x03, 0x01, RESOURCE, 0x01))
 
@@ -133,10 +135,15 @@ class _Writer:
             section += _varint(len(group))
             for entry in group:
                 name: str = entry[VALUE]
-                string_id = insert(name.split(".", 1)[1] if "." in name else "")
+                parts = _OP_NAME_PARTS.get(name)
+                if parts is None:
+                    parts = _OP_NAME_PARTS[name] = (
+                        name.split(".", 1)[1] if "." in name else "",
+                        1 if is_registered(name) else 0)
+                string_id = insert(parts[0])
                 if flagged:
-                    string_id = (string_id << 1) | (1 if is_registered(name) else 0)
-                section += _varint(string_id)
+                    string_id = (string_id << 1) | parts[1]
+                section += _SMALL[string_id] if string_id < 0x80 else encode_varint(string_id)
         return section
 
     # ---- attributes and types ----------------------------------------------------------------
