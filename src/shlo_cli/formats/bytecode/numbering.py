@@ -47,7 +47,6 @@ from .hooks import DialectHooks, attribute_dialect, hooks_for, type_dialect
 from .ir_facts import (
     arg_location,
     arg_locations,
-    canonical,
     merged_attributes,
     op_location,
     raw_dense,
@@ -193,15 +192,16 @@ class IRNumbering:
     def attr_key(self, attr: Attribute) -> Any:
         """A value identity for `attr` (MLIR uniques attributes by value): its printed form,
         with dictionaries and arrays keyed by their elements' keys."""
+        cls = attr.__class__
+        if cls is StringAttr:  # the common leaves get cheap structural keys (not kept)
+            return ('"', attr.text)  # type: ignore[attr-defined]
+        if cls is FileLineColLoc:
+            return ("loc", attr.filename, attr.line, attr.col)  # type: ignore[attr-defined]
         found = self._keys.get(id(attr))
         if found is not None:
             return found[1]
-        cls = attr.__class__
-        if cls is StringAttr:  # the common leaves get cheap structural keys
-            key: Any = ('"', attr.text)  # type: ignore[attr-defined]
-        elif cls is FileLineColLoc:
-            key = ("loc", attr.filename, attr.line, attr.col)  # type: ignore[attr-defined]
-        elif cls is DictAttr:
+        key: Any
+        if cls is DictAttr:
             key = ("{}", tuple(sorted((k, self.attr_key(v))
                                       for k, v in attr.entries)))  # type: ignore[attr-defined]
         elif cls is ArrayAttr:
@@ -290,20 +290,6 @@ class IRNumbering:
                 self._type_info.clear()
             self._type_info[id(type)] = info
         return info
-
-    # ---- lookups for the writer ------------------------------------------------------------
-
-    def attr_number(self, attr: Attribute) -> int:
-        attr = canonical(attr)
-        if attr.__class__ is StringAttr:
-            found: int = self.strings[attr.text][NUMBER]
-        else:
-            found = self.attrs[self.attr_key(attr)][NUMBER]
-        return found
-
-    def type_number(self, type: Type) -> int:
-        found: int = self.types[self.type_key(type)][NUMBER]
-        return found
 
     # ---- dialects, names, attributes, types --------------------------------------------------
 
@@ -622,6 +608,7 @@ class IRNumbering:
         attrs = self.attrs
         attr_order = self.attr_order
         filenames = self._filenames
+        strings = self.strings
         records = self.ops
         native = self._native_properties
         number_attr = self.number_attr
@@ -672,8 +659,21 @@ class IRNumbering:
                         if discardable:
                             attrs_entry = number_attr(sorted_dictionary(discardable))
                     get = inherent.get
-                    props = (spec, [None if (value := get(item)) is None else number_attr(value)
-                                    for item in items])
+                    entries: list[Entry | None] = []
+                    for item in items:
+                        value = get(item)
+                        if value is None:
+                            entries.append(None)
+                        elif value.__class__ is StringAttr:  # inline number_string
+                            entry = strings.get(value.text)  # type: ignore[attr-defined]
+                            if entry is None:
+                                entry = self.number_string(value.text)  # type: ignore
+                            else:
+                                entry[REFS] += 1
+                            entries.append(entry)
+                        else:
+                            entries.append(number_attr(value))
+                    props = (spec, entries)
             elif attributes or properties:
                 attrs_entry = number_attr(sorted_dictionary(merged_attributes(op)))
             loc = op.location
