@@ -17,7 +17,6 @@ encoded directly, and a type's recorded encoding is kept across writes.
 
 from __future__ import annotations
 
-import dataclasses
 import struct
 from operator import itemgetter
 from typing import Any
@@ -28,10 +27,8 @@ from ...ir.attributes import (
     BoolAttr,
     DenseArrayAttr,
     DenseElementsAttr,
-    DialectAttr,
     DictAttr,
     IntegerAttr,
-    OpaqueAttr,
     StringAttr,
     SymbolRefAttr,
     TypeAttr,
@@ -47,6 +44,7 @@ from .hooks import DialectHooks, attribute_dialect, hooks_for, type_dialect
 from .ir_facts import (
     arg_location,
     arg_locations,
+    key_fields,
     merged_attributes,
     op_location,
     raw_dense,
@@ -197,19 +195,21 @@ class IRNumbering:
             return ('"', attr.text)  # type: ignore[attr-defined]
         if cls is FileLineColLoc:
             return ("loc", attr.filename, attr.line, attr.col)  # type: ignore[attr-defined]
+        if cls is TypeAttr:
+            return ("type", self._info(attr.type)[1])  # type: ignore[attr-defined]
         found = self._keys.get(id(attr))
         if found is not None:
             return found[1]
         key: Any
         if cls is DictAttr:
-            key = ("{}", tuple(sorted((k, self.attr_key(v))
-                                      for k, v in attr.entries)))  # type: ignore[attr-defined]
+            attr_key = self.attr_key
+            key = ("{}", tuple(sorted([(k, attr_key(v))
+                                       for k, v in attr.entries])))  # type: ignore[attr-defined]
         elif cls is ArrayAttr:
-            key = ("[]", tuple(self.attr_key(e) for e in attr.elements))  # type: ignore
+            attr_key = self.attr_key
+            key = ("[]", tuple([attr_key(e) for e in attr.elements]))  # type: ignore
         elif cls is DenseElementsAttr:
             key = self._dense_key(attr)  # type: ignore[arg-type]
-        elif cls is TypeAttr:
-            key = ("type", self.type_key(attr.type))  # type: ignore[attr-defined]
         elif cls is SymbolRefAttr:
             key = ("@", attr.root, attr.nested)  # type: ignore[attr-defined]
         elif cls is BoolAttr:
@@ -230,7 +230,7 @@ class IRNumbering:
         cls = attr.__class__
         names = _FIELDS.get(cls)
         if names is None:
-            names = _FIELDS[cls] = _key_fields(attr)
+            names = _FIELDS[cls] = key_fields(attr)
         if names:
             try:
                 return (cls, *[self._field_key(getattr(attr, name)) for name in names])
@@ -353,8 +353,7 @@ class IRNumbering:
             cls = attr.__class__
             if cls is FileLineColLoc:
                 return self.number_attr(attr)
-        found = self._keys.get(id(attr))
-        key = found[1] if found is not None else self.attr_key(attr)
+        key = self.attr_key(attr)
         entry = self.attrs.get(key)
         if entry is not None:
             entry[REFS] += 1
@@ -436,7 +435,8 @@ class IRNumbering:
             entry[REFS] += 1
             self.type_ids[id(type)] = entry
             return entry
-        entry = new_entry(type, self.dialect(info[2]))
+        owner = self.dialects.get(info[2])
+        entry = [1, -1, type, owner if owner is not None else self.dialect(info[2]), None]
         self.types[info[1]] = entry
         self.type_ids[id(type)] = entry
         self.type_order.append(entry)
@@ -665,9 +665,9 @@ class IRNumbering:
                         if value is None:
                             entries.append(None)
                         elif value.__class__ is StringAttr:  # inline number_string
-                            entry = strings.get(value.text)  # type: ignore[attr-defined]
+                            entry = strings.get(value.text)
                             if entry is None:
-                                entry = self.number_string(value.text)  # type: ignore
+                                entry = self.number_string(value.text)
                             else:
                                 entry[REFS] += 1
                             entries.append(entry)
@@ -752,20 +752,6 @@ class _NoKey(Exception):
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}  # attribute class -> the fields of its key
-
-
-def _key_fields(attr: Attribute) -> tuple[str, ...]:
-    """The compared fields of a frozen dataclass attribute of a dialect with bytecode hooks
-    besides builtin; () for any other class (keyed by its printed form)."""
-    params = getattr(attr.__class__, "__dataclass_params__", None)
-    if params is None or not params.frozen or not params.eq:
-        return ()
-    if isinstance(attr, (LocationAttr, DialectAttr, OpaqueAttr)):  # printed from more
-        return ()
-    hooks = hooks_for(attribute_dialect(attr))
-    if hooks is None or hooks.write_attribute is None:
-        return ()
-    return tuple(f.name for f in dataclasses.fields(attr) if f.compare)  # type: ignore
 
 
 def group_by_dialect_per_byte(entries: list[Entry]) -> None:

@@ -155,6 +155,8 @@ class _Writer:
         offsets_buf += _varint(len(state.type_order))
         insert = self.strings.insert
         previous = 0
+        last_filename: Entry | None = None
+        prefix = b""
         for order in (state.attr_order, state.type_order):
             for dialect_number, group in _dialect_runs(order):
                 offsets_buf += _varint(dialect_number)
@@ -172,12 +174,10 @@ class _Writer:
                             buf += encode_varint(number)
                     elif cls is tuple:  # file:line:col: code, filename attribute, numbers
                         filename, numbers = recipe
-                        buf += _FILE_LINE_COL_CODE
-                        number = filename[NUMBER]
-                        if number < 0x80:
-                            buf.append((number << 1) | 1)
-                        else:
-                            buf += encode_varint(number)
+                        if filename is not last_filename:  # mostly one file per module
+                            last_filename = filename
+                            prefix = _FILE_LINE_COL_CODE + _varint(filename[NUMBER])
+                        buf += prefix
                         buf += numbers
                     elif recipe is None:  # no dialect encoding: the text, NUL-terminated
                         buf += str(entry[VALUE]).encode("utf-8", "surrogateescape")
@@ -386,21 +386,25 @@ class _Writer:
     def _properties(self, props: Any) -> int:
         """The index of the op's properties in the properties section (deduplicated)."""
         if props.__class__ is list:  # an unregistered op's dictionary (an entry)
-            body = encode_varint(props[NUMBER])
+            body = bytearray(encode_varint(props[NUMBER]))
         else:
             spec, entries = props
-            parts = []
+            body = bytearray()
             for optional, entry in zip(spec.optional, entries, strict=True):
                 if entry is not None:
                     number = (entry[NUMBER] << 1) | 1 if optional else entry[NUMBER]
-                    parts.append(_SMALL[number] if number < 0x80 else encode_varint(number))
+                    if number < 0x80:
+                        body.append((number << 1) | 1)
+                    else:
+                        body += encode_varint(number)
                 elif optional:
-                    parts.append(_SMALL[0])
+                    body.append(1)  # varint 0: absent
                 else:
-                    name = spec.items[len(parts)]
+                    name = next(item for item, flag, found in zip(
+                        spec.items, spec.optional, entries, strict=True)
+                        if found is None and not flag)
                     raise ShloError(f"cannot write bytecode: required attribute '{name}' "
                                     "is missing")
-            body = parts[0] if len(parts) == 1 else b"".join(parts)
         size = len(body)
         key = (_SMALL[size] if size < 0x80 else encode_varint(size)) + body
         index = self.props_index.get(key)
