@@ -164,18 +164,24 @@ class IRNumbering:
         self._filenames: dict[str, Entry] = {}  # filename -> its string attribute's entry
         self._type_info = _TYPE_INFO.setdefault(version, {})
         self._native_properties = version >= NATIVE_PROPERTIES_ENCODING
+        self._nested: list[Operation]
 
         self._number_globally(root)
+        nested = self._nested = []  # the ops with regions met by the last _number_ops calls
         self._number_ops([root], 0)
         work: list[tuple[Region, int]] = []
-        self._push_regions(root, work, 0)
-        while work:
+        next_id = 0
+        isolated = self.isolated
+        while True:
+            for op in nested:  # pushed in op order once their region's values are counted
+                first = 0 if isolated.get(id(op), False) else next_id
+                for nested_region in op.regions:
+                    work.append((nested_region, first))
+            if not work:
+                break
+            nested.clear()
             region, next_id = work.pop()
             next_id = self._number_region(region, next_id)
-            for block in region.blocks:
-                for op in block.operations:
-                    if op.regions:
-                        self._push_regions(op, work, next_id)
         for index, dialect in enumerate(self.dialects.values()):
             dialect.number = index
         for order in (self.attr_order, self.op_name_order, self.type_order):
@@ -571,11 +577,6 @@ class IRNumbering:
             self._use_counts = counts
         return self._use_counts
 
-    def _push_regions(self, op: Operation, work: list[tuple[Region, int]], next_id: int) -> None:
-        first = 0 if self.isolated.get(id(op), False) else next_id
-        for region in op.regions:
-            work.append((region, first))
-
     def _number_region(self, region: Region, next_id: int) -> int:
         if not region.blocks:
             return next_id
@@ -613,7 +614,10 @@ class IRNumbering:
         native = self._native_properties
         number_attr = self.number_attr
         number_type = self.number_type
+        nested = self._nested
         for op in ops:
+            if op.regions:
+                nested.append(op)
             name = op.name
             name_entry = op_names.get(name)
             if name_entry is None:
