@@ -505,7 +505,7 @@ class IRNumbering:
         raw = self._dense_raw[id(attr)]  # set with its key (`attr` is held by `_keys`)
         if raw is None:  # no raw storage: written as text
             return None
-        return [_DENSE_CODE, self.number_type(attr.type), encode_varint(len(raw)) + raw]
+        return [_DENSE_CODE, self.number_type(attr.type), encode_varint(len(raw)), raw]
 
     def _encode_dense_array(self, attr: DenseArrayAttr) -> list[Any] | None:
         element = attr.element
