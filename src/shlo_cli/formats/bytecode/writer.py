@@ -10,6 +10,7 @@ op-name registered flag (5).
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 from ...ir.core import Block, Module, Operation, Region, Value
@@ -495,6 +496,12 @@ def write_bytecode(module: Module, version: int = CURRENT_VERSION,
     if not MIN_VERSION <= version <= CURRENT_VERSION:
         raise ShloError(f"unsupported version requested {version}, must be in range "
                         f"[{MIN_VERSION}, {CURRENT_VERSION}]")
+    # The numbering allocates tens of thousands of small lists and tuples that live until
+    # the write ends and form no cycles: without pausing the cycle collector, they trigger
+    # collections that traverse every object the process holds (e.g. other modules).
+    collecting = gc.isenabled()
+    if collecting:
+        gc.disable()
     try:
         return _Writer(module, version).write(producer)
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as e:
@@ -502,3 +509,6 @@ def write_bytecode(module: Module, version: int = CURRENT_VERSION,
         # kind): a clear error rather than a traceback.
         raise ShloError(f"cannot write bytecode: unsupported IR ({type(e).__name__}: {e})"
                         ) from None
+    finally:
+        if collecting:
+            gc.enable()
