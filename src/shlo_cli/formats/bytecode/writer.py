@@ -61,6 +61,7 @@ _SMALL = [bytes(((n << 1) | 1,)) for n in range(0x80)]  # the one-byte varints
 # dialect entries) and empty data.
 # op name -> (its name within the dialect, 1 if registered) (kept for the process)
 _OP_NAME_PARTS: dict[str, tuple[str, int]] = {}
+_HEADERS: dict[tuple[int, str], bytes] = {}  # (version, producer) -> magic, version, producer
 _ONE_REGION = encode_varint(1 << 1)  # the IR section's start: one region, not isolated
 _NO_RESOURCES = bytes((RESOURCE_OFFSET, 0x03, 0x01, RESOURCE, 0x01))
 
@@ -70,20 +71,22 @@ class _Writer:
         self.module = module
         self.version = version
         self.strings = StringTable()
-        self.blobs = _resource_blobs(module.resources)
+        self.blobs = _resource_blobs(module.resources) if module.resources else {}
         self.state = IRNumbering(module.op, version, self.blobs)
-        self.props: list[bytes] = []
-        self.props_index: dict[bytes, int] = {}
+        self.props_index: dict[bytes, int] = {}  # each distinct properties entry: its index
         self.use_list_orders = version >= USE_LIST_ORDERING
 
     def write(self, producer: str) -> bytes:
         version = self.version
         out = Emitter()
         buf = out.buf
-        buf += MAGIC
-        buf += _varint(version)
-        buf += producer.encode("utf-8", "surrogateescape")
-        buf.append(0)
+        header = _HEADERS.get((version, producer))
+        if header is None:
+            if len(_HEADERS) > 64:
+                _HEADERS.clear()
+            header = _HEADERS[(version, producer)] = (
+                MAGIC + _varint(version) + producer.encode("utf-8", "surrogateescape") + b"\0")
+        buf += header
         _section(buf, DIALECT, self._dialect_section())
         self._attr_type_sections(buf)
         ir = bytearray(_ONE_REGION)
@@ -95,9 +98,8 @@ class _Writer:
             buf += _NO_RESOURCES
         _section(buf, STRING, self._string_section())
         if version >= NATIVE_PROPERTIES_ENCODING:
-            props = bytearray(_varint(len(self.props)))
-            for entry in self.props:
-                props += entry
+            props = bytearray(_varint(len(self.props_index)))
+            props += b"".join(self.props_index)
             _section(buf, PROPERTIES, props)
         return bytes(buf)
 
@@ -410,8 +412,7 @@ class _Writer:
         key = (_SMALL[size] if size < 0x80 else encode_varint(size)) + body
         index = self.props_index.get(key)
         if index is None:
-            index = self.props_index[key] = len(self.props)
-            self.props.append(key)
+            index = self.props_index[key] = len(self.props_index)
         return index
 
     # ---- resources ---------------------------------------------------------------------------
