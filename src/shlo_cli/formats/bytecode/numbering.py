@@ -87,6 +87,7 @@ _TYPE_INFO_LIMIT = 1 << 16
 
 _SPECS: dict[str, PropertySpec] = {}  # op name -> its spec (kept for the process)
 _OP_DIALECT: dict[str, str] = {}  # op name -> its dialect's name (kept for the process)
+_SMALL = [bytes(((n << 1) | 1,)) for n in range(0x80)]  # the one-byte varints
 _UNSIGNED = {8: "B", 16: "H", 32: "I", 64: "Q"}  # struct codes of the integer widths
 
 
@@ -615,6 +616,8 @@ class IRNumbering:
         number_attr = self.number_attr
         number_type = self.number_type
         nested = self._nested
+        last_filename = None  # the filename of the last new location, and its entry
+        file_entry: Entry = []
         for op in ops:
             if op.regions:
                 nested.append(op)
@@ -681,38 +684,42 @@ class IRNumbering:
             elif attributes or properties:
                 attrs_entry = number_attr(sorted_dictionary(merged_attributes(op)))
             loc = op.location
-            where: Any = loc  # a parsed position, or a file:line:col location attribute
-            attr = loc.attr
-            if attr is None:
-                fast = loc is not UNKNOWN_LOCATION and loc.filename != "<unknown>"
+            where: Any = loc.attr  # a file:line:col location attribute (e.g. read from
+            if where is None:      # bytecode), else the parsed position when known
+                if loc is not UNKNOWN_LOCATION and loc.filename != "<unknown>":
+                    where = loc
+            elif where.__class__ is not FileLineColLoc:
+                where = None
+            if where is None:
+                loc_entry = number_attr(op_location(op))
             else:
-                fast = attr.__class__ is FileLineColLoc  # e.g. read from bytecode
-                where = attr
-            if fast:
-                key = ("loc", where.filename, where.line, where.col)
-                loc_entry = attrs.get(key)
-                if loc_entry is not None:
-                    loc_entry[REFS] += 1
+                filename = where.filename
+                line = where.line
+                col = where.col
+                key = ("loc", filename, line, col)
+                found = attrs.get(key)
+                if found is not None:
+                    found[REFS] += 1
+                    loc_entry = found
                 else:  # new (every op has its own): see _new_file_line_col
-                    line = where.line
-                    col = where.col
                     if 0 <= line < 0x80 and 0 <= col < 0x80:
-                        numbers = bytes(((line << 1) | 1, (col << 1) | 1))
+                        numbers = _SMALL[line] + _SMALL[col]
                     else:
                         numbers = encode_varint(line) + encode_varint(col)
-                    owner = self._builtin
-                    if owner is None:
-                        owner = self._builtin = self.dialect("builtin")
-                    loc_entry = attrs[key] = [1, -1, key, owner, None]
-                    attr_order.append(loc_entry)
-                    filename = filenames.get(where.filename)
-                    if filename is None:
-                        filename = filenames[where.filename] = self.number_string(where.filename)
+                    if filename == last_filename:
+                        file_entry[REFS] += 1
                     else:
-                        filename[REFS] += 1
-                    loc_entry[RECIPE] = (filename, numbers)
-            else:
-                loc_entry = number_attr(op_location(op))
+                        file_entry = filenames.get(filename)
+                        if file_entry is None:
+                            owner = self._builtin  # the builtin dialect comes first here
+                            if owner is None:
+                                owner = self._builtin = self.dialect("builtin")
+                            file_entry = filenames[filename] = self.number_string(filename)
+                        else:
+                            file_entry[REFS] += 1
+                        last_filename = filename
+                    loc_entry = attrs[key] = [1, -1, key, self._builtin, (file_entry, numbers)]
+                    attr_order.append(loc_entry)
             records[id(op)] = (name_entry, loc_entry, attrs_entry, result_entries, props)
         return next_id
 

@@ -249,7 +249,18 @@ class _Writer:
             else:
                 buf += encode_varint(number)
         if props is not None:
-            index = self._properties(props)
+            if props.__class__ is tuple and len(props[1]) == 1 and props[1][0] is not None:
+                # one attribute (e.g. a constant's value): the body inline
+                number = props[1][0][NUMBER]
+                if props[0].optional[0]:
+                    number = (number << 1) | 1
+                key = (_SMALL[1] + _SMALL[number] if number < 0x80
+                       else _sized(encode_varint(number)))
+                index = self.props_index.get(key, -1)
+                if index < 0:
+                    index = self.props_index[key] = len(self.props_index)
+            else:
+                index = self._properties(props)
             mask |= HAS_PROPERTIES
             if index < 0x80:
                 buf.append((index << 1) | 1)
@@ -408,8 +419,7 @@ class _Writer:
                         if found is None and not flag)
                     raise ShloError(f"cannot write bytecode: required attribute '{name}' "
                                     "is missing")
-        size = len(body)
-        key = (_SMALL[size] if size < 0x80 else encode_varint(size)) + body
+        key = _sized(body)
         index = self.props_index.get(key)
         if index is None:
             index = self.props_index[key] = len(self.props_index)
@@ -448,6 +458,12 @@ class _Writer:
 
 def _varint(value: int) -> bytes:
     return _SMALL[value] if value < 0x80 else encode_varint(value)
+
+
+def _sized(body: bytes | bytearray) -> bytes:
+    """`body` after its varint size (a properties entry)."""
+    size = len(body)
+    return (_SMALL[size] if size < 0x80 else encode_varint(size)) + body
 
 
 def _section(buf: bytearray, section_id: int, body: bytearray) -> None:
