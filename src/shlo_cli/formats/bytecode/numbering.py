@@ -709,14 +709,15 @@ class IRNumbering:
                     if filename == last_filename:
                         file_entry[REFS] += 1
                     else:
-                        file_entry = filenames.get(filename)
-                        if file_entry is None:
+                        known = filenames.get(filename)
+                        if known is None:
                             owner = self._builtin  # the builtin dialect comes first here
                             if owner is None:
                                 owner = self._builtin = self.dialect("builtin")
                             file_entry = filenames[filename] = self.number_string(filename)
                         else:
-                            file_entry[REFS] += 1
+                            known[REFS] += 1
+                            file_entry = known
                         last_filename = filename
                     loc_entry = attrs[key] = [1, -1, key, self._builtin, (file_entry, numbers)]
                     attr_order.append(loc_entry)
