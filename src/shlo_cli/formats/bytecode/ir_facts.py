@@ -1,16 +1,26 @@
 """What the bytecode numbering reads off the IR, free of numbering state: the locations
 MLIR gives ops and block arguments, an op's attributes split into inherent (properties) and
-discardable ones, and a dense attribute's raw storage bytes (from the parser's held bytes
-when it kept them, so writing needs no numpy)."""
+discardable ones, a dense attribute's raw storage bytes (from the parser's held bytes
+when it kept them, so writing needs no numpy), and which fields key a dialect attribute."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from ...ir import storage
-from ...ir.attributes import Attribute, DenseElementsAttr, DictAttr, raw_bytes
+from ...ir.attributes import (
+    Attribute,
+    DenseElementsAttr,
+    DialectAttr,
+    DictAttr,
+    OpaqueAttr,
+    raw_bytes,
+)
 from ...ir.core import UNKNOWN_LOCATION, Block, Operation, Region, Value
 from ...ir.dense import storage_type
 from ...ir.locations import FileLineColLoc, LocationAttr, UnknownLoc
 from ...ir.types import ComplexType, FloatType, IndexType, IntegerType
+from .hooks import attribute_dialect, hooks_for
 
 UNKNOWN_LOC = UnknownLoc()
 
@@ -55,8 +65,10 @@ def raw_dense(attr: DenseElementsAttr) -> bytes | None:
     held = attr.held_storage
     lay = storage.layout(etype)
     if held is not None and lay is not None:  # the parser kept MLIR's bytes: no numpy
-        if attr.splat or storage.all_equal(held, lay.size):
-            return held[:lay.size]
+        size = lay.size
+        if attr.splat or (held[size:size + size] == held[:size]  # cheap early "no"
+                          and storage.all_equal(held, size)):
+            return held[:size]
         return held
     data = attr.data
     size = data.size
@@ -104,3 +116,17 @@ def arg_locations(block: Block) -> list[Attribute | None]:
 
 def canonical(attr: Attribute) -> Attribute:
     return attr.resolved() if isinstance(attr, LocationAttr) else attr
+
+
+def key_fields(attr: Attribute) -> tuple[str, ...]:
+    """The compared fields of a frozen dataclass attribute of a dialect with bytecode hooks
+    besides builtin; () for any other class (keyed by its printed form)."""
+    params = getattr(attr.__class__, "__dataclass_params__", None)
+    if params is None or not params.frozen or not params.eq:
+        return ()
+    if isinstance(attr, (LocationAttr, DialectAttr, OpaqueAttr)):  # printed from more
+        return ()
+    hooks = hooks_for(attribute_dialect(attr))
+    if hooks is None or hooks.write_attribute is None:
+        return ()
+    return tuple(f.name for f in dataclasses.fields(attr) if f.compare)  # type: ignore

@@ -17,7 +17,6 @@ encoded directly, and a type's recorded encoding is kept across writes.
 
 from __future__ import annotations
 
-import dataclasses
 import struct
 from operator import itemgetter
 from typing import Any
@@ -28,10 +27,8 @@ from ...ir.attributes import (
     BoolAttr,
     DenseArrayAttr,
     DenseElementsAttr,
-    DialectAttr,
     DictAttr,
     IntegerAttr,
-    OpaqueAttr,
     StringAttr,
     SymbolRefAttr,
     TypeAttr,
@@ -47,7 +44,7 @@ from .hooks import DialectHooks, attribute_dialect, hooks_for, type_dialect
 from .ir_facts import (
     arg_location,
     arg_locations,
-    canonical,
+    key_fields,
     merged_attributes,
     op_location,
     raw_dense,
@@ -89,6 +86,8 @@ _TYPE_INFO_LIMIT = 1 << 16
 
 
 _SPECS: dict[str, PropertySpec] = {}  # op name -> its spec (kept for the process)
+_OP_DIALECT: dict[str, str] = {}  # op name -> its dialect's name (kept for the process)
+_SMALL = [bytes(((n << 1) | 1,)) for n in range(0x80)]  # the one-byte varints
 _UNSIGNED = {8: "B", 16: "H", 32: "I", 64: "Q"}  # struct codes of the integer widths
 
 
@@ -166,18 +165,24 @@ class IRNumbering:
         self._filenames: dict[str, Entry] = {}  # filename -> its string attribute's entry
         self._type_info = _TYPE_INFO.setdefault(version, {})
         self._native_properties = version >= NATIVE_PROPERTIES_ENCODING
+        self._nested: list[Operation]
 
         self._number_globally(root)
+        nested = self._nested = []  # the ops with regions met by the last _number_ops calls
         self._number_ops([root], 0)
         work: list[tuple[Region, int]] = []
-        self._push_regions(root, work, 0)
-        while work:
+        next_id = 0
+        isolated = self.isolated
+        while True:
+            for op in nested:  # pushed in op order once their region's values are counted
+                first = 0 if isolated.get(id(op), False) else next_id
+                for nested_region in op.regions:
+                    work.append((nested_region, first))
+            if not work:
+                break
+            nested.clear()
             region, next_id = work.pop()
             next_id = self._number_region(region, next_id)
-            for block in region.blocks:
-                for op in block.operations:
-                    if op.regions:
-                        self._push_regions(op, work, next_id)
         for index, dialect in enumerate(self.dialects.values()):
             dialect.number = index
         for order in (self.attr_order, self.op_name_order, self.type_order):
@@ -192,23 +197,26 @@ class IRNumbering:
     def attr_key(self, attr: Attribute) -> Any:
         """A value identity for `attr` (MLIR uniques attributes by value): its printed form,
         with dictionaries and arrays keyed by their elements' keys."""
+        cls = attr.__class__
+        if cls is StringAttr:  # the common leaves get cheap structural keys (not kept)
+            return ('"', attr.text)  # type: ignore[attr-defined]
+        if cls is FileLineColLoc:
+            return ("loc", attr.filename, attr.line, attr.col)  # type: ignore[attr-defined]
+        if cls is TypeAttr:
+            return ("type", self._info(attr.type)[1])  # type: ignore[attr-defined]
         found = self._keys.get(id(attr))
         if found is not None:
             return found[1]
-        cls = attr.__class__
-        if cls is StringAttr:  # the common leaves get cheap structural keys
-            key: Any = ('"', attr.text)  # type: ignore[attr-defined]
-        elif cls is FileLineColLoc:
-            key = ("loc", attr.filename, attr.line, attr.col)  # type: ignore[attr-defined]
-        elif cls is DictAttr:
-            key = ("{}", tuple(sorted((k, self.attr_key(v))
-                                      for k, v in attr.entries)))  # type: ignore[attr-defined]
+        key: Any
+        if cls is DictAttr:
+            attr_key = self.attr_key
+            key = ("{}", tuple(sorted([(k, attr_key(v))
+                                       for k, v in attr.entries])))  # type: ignore[attr-defined]
         elif cls is ArrayAttr:
-            key = ("[]", tuple(self.attr_key(e) for e in attr.elements))  # type: ignore
+            attr_key = self.attr_key
+            key = ("[]", tuple([attr_key(e) for e in attr.elements]))  # type: ignore
         elif cls is DenseElementsAttr:
             key = self._dense_key(attr)  # type: ignore[arg-type]
-        elif cls is TypeAttr:
-            key = ("type", self.type_key(attr.type))  # type: ignore[attr-defined]
         elif cls is SymbolRefAttr:
             key = ("@", attr.root, attr.nested)  # type: ignore[attr-defined]
         elif cls is BoolAttr:
@@ -229,7 +237,7 @@ class IRNumbering:
         cls = attr.__class__
         names = _FIELDS.get(cls)
         if names is None:
-            names = _FIELDS[cls] = _key_fields(attr)
+            names = _FIELDS[cls] = key_fields(attr)
         if names:
             try:
                 return (cls, *[self._field_key(getattr(attr, name)) for name in names])
@@ -290,20 +298,6 @@ class IRNumbering:
             self._type_info[id(type)] = info
         return info
 
-    # ---- lookups for the writer ------------------------------------------------------------
-
-    def attr_number(self, attr: Attribute) -> int:
-        attr = canonical(attr)
-        if attr.__class__ is StringAttr:
-            found: int = self.strings[attr.text][NUMBER]
-        else:
-            found = self.attrs[self.attr_key(attr)][NUMBER]
-        return found
-
-    def type_number(self, type: Type) -> int:
-        found: int = self.types[self.type_key(type)][NUMBER]
-        return found
-
     # ---- dialects, names, attributes, types --------------------------------------------------
 
     def dialect(self, name: str) -> DialectEntry:
@@ -317,7 +311,10 @@ class IRNumbering:
         if entry is not None:
             entry[REFS] += 1
             return entry
-        entry = new_entry(name, self.dialect(name.split(".", 1)[0]))
+        dialect_name = _OP_DIALECT.get(name)
+        if dialect_name is None:
+            dialect_name = _OP_DIALECT[name] = name.split(".", 1)[0]
+        entry = new_entry(name, self.dialect(dialect_name))
         self.op_names[name] = entry
         self.op_name_order.append(entry)
         return entry
@@ -363,8 +360,7 @@ class IRNumbering:
             cls = attr.__class__
             if cls is FileLineColLoc:
                 return self.number_attr(attr)
-        found = self._keys.get(id(attr))
-        key = found[1] if found is not None else self.attr_key(attr)
+        key = self.attr_key(attr)
         entry = self.attrs.get(key)
         if entry is not None:
             entry[REFS] += 1
@@ -446,7 +442,8 @@ class IRNumbering:
             entry[REFS] += 1
             self.type_ids[id(type)] = entry
             return entry
-        entry = new_entry(type, self.dialect(info[2]))
+        owner = self.dialects.get(info[2])
+        entry = [1, -1, type, owner if owner is not None else self.dialect(info[2]), None]
         self.types[info[1]] = entry
         self.type_ids[id(type)] = entry
         self.type_order.append(entry)
@@ -509,7 +506,7 @@ class IRNumbering:
         raw = self._dense_raw[id(attr)]  # set with its key (`attr` is held by `_keys`)
         if raw is None:  # no raw storage: written as text
             return None
-        return [_DENSE_CODE, self.number_type(attr.type), encode_varint(len(raw)) + raw]
+        return [_DENSE_CODE, self.number_type(attr.type), encode_varint(len(raw)), raw]
 
     def _encode_dense_array(self, attr: DenseArrayAttr) -> list[Any] | None:
         element = attr.element
@@ -581,11 +578,6 @@ class IRNumbering:
             self._use_counts = counts
         return self._use_counts
 
-    def _push_regions(self, op: Operation, work: list[tuple[Region, int]], next_id: int) -> None:
-        first = 0 if self.isolated.get(id(op), False) else next_id
-        for region in op.regions:
-            work.append((region, first))
-
     def _number_region(self, region: Region, next_id: int) -> int:
         if not region.blocks:
             return next_id
@@ -618,11 +610,17 @@ class IRNumbering:
         attrs = self.attrs
         attr_order = self.attr_order
         filenames = self._filenames
+        strings = self.strings
         records = self.ops
         native = self._native_properties
         number_attr = self.number_attr
         number_type = self.number_type
+        nested = self._nested
+        last_filename = None  # the filename of the last new location, and its entry
+        file_entry: Entry = []
         for op in ops:
+            if op.regions:
+                nested.append(op)
             name = op.name
             name_entry = op_names.get(name)
             if name_entry is None:
@@ -668,43 +666,61 @@ class IRNumbering:
                         if discardable:
                             attrs_entry = number_attr(sorted_dictionary(discardable))
                     get = inherent.get
-                    props = (spec, [None if (value := get(item)) is None else number_attr(value)
-                                    for item in items])
+                    entries: list[Entry | None] = []
+                    for item in items:
+                        value = get(item)
+                        if value is None:
+                            entries.append(None)
+                        elif value.__class__ is StringAttr:  # inline number_string
+                            entry = strings.get(value.text)
+                            if entry is None:
+                                entry = self.number_string(value.text)
+                            else:
+                                entry[REFS] += 1
+                            entries.append(entry)
+                        else:
+                            entries.append(number_attr(value))
+                    props = (spec, entries)
             elif attributes or properties:
                 attrs_entry = number_attr(sorted_dictionary(merged_attributes(op)))
             loc = op.location
-            where: Any = loc  # a parsed position, or a file:line:col location attribute
-            attr = loc.attr
-            if attr is None:
-                fast = loc is not UNKNOWN_LOCATION and loc.filename != "<unknown>"
+            where: Any = loc.attr  # a file:line:col location attribute (e.g. read from
+            if where is None:      # bytecode), else the parsed position when known
+                if loc is not UNKNOWN_LOCATION and loc.filename != "<unknown>":
+                    where = loc
+            elif where.__class__ is not FileLineColLoc:
+                where = None
+            if where is None:
+                loc_entry = number_attr(op_location(op))
             else:
-                fast = attr.__class__ is FileLineColLoc  # e.g. read from bytecode
-                where = attr
-            if fast:
-                key = ("loc", where.filename, where.line, where.col)
-                loc_entry = attrs.get(key)
-                if loc_entry is not None:
-                    loc_entry[REFS] += 1
+                filename = where.filename
+                line = where.line
+                col = where.col
+                key = ("loc", filename, line, col)
+                found = attrs.get(key)
+                if found is not None:
+                    found[REFS] += 1
+                    loc_entry = found
                 else:  # new (every op has its own): see _new_file_line_col
-                    line = where.line
-                    col = where.col
                     if 0 <= line < 0x80 and 0 <= col < 0x80:
-                        numbers = bytes(((line << 1) | 1, (col << 1) | 1))
+                        numbers = _SMALL[line] + _SMALL[col]
                     else:
                         numbers = encode_varint(line) + encode_varint(col)
-                    owner = self._builtin
-                    if owner is None:
-                        owner = self._builtin = self.dialect("builtin")
-                    loc_entry = attrs[key] = [1, -1, key, owner, None]
-                    attr_order.append(loc_entry)
-                    filename = filenames.get(where.filename)
-                    if filename is None:
-                        filename = filenames[where.filename] = self.number_string(where.filename)
+                    if filename == last_filename:
+                        file_entry[REFS] += 1
                     else:
-                        filename[REFS] += 1
-                    loc_entry[RECIPE] = (filename, numbers)
-            else:
-                loc_entry = number_attr(op_location(op))
+                        known = filenames.get(filename)
+                        if known is None:
+                            owner = self._builtin  # the builtin dialect comes first here
+                            if owner is None:
+                                owner = self._builtin = self.dialect("builtin")
+                            file_entry = filenames[filename] = self.number_string(filename)
+                        else:
+                            known[REFS] += 1
+                            file_entry = known
+                        last_filename = filename
+                    loc_entry = attrs[key] = [1, -1, key, self._builtin, (file_entry, numbers)]
+                    attr_order.append(loc_entry)
             records[id(op)] = (name_entry, loc_entry, attrs_entry, result_entries, props)
         return next_id
 
@@ -748,20 +764,6 @@ class _NoKey(Exception):
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}  # attribute class -> the fields of its key
-
-
-def _key_fields(attr: Attribute) -> tuple[str, ...]:
-    """The compared fields of a frozen dataclass attribute of a dialect with bytecode hooks
-    besides builtin; () for any other class (keyed by its printed form)."""
-    params = getattr(attr.__class__, "__dataclass_params__", None)
-    if params is None or not params.frozen or not params.eq:
-        return ()
-    if isinstance(attr, (LocationAttr, DialectAttr, OpaqueAttr)):  # printed from more
-        return ()
-    hooks = hooks_for(attribute_dialect(attr))
-    if hooks is None or hooks.write_attribute is None:
-        return ()
-    return tuple(f.name for f in dataclasses.fields(attr) if f.compare)  # type: ignore
 
 
 def group_by_dialect_per_byte(entries: list[Entry]) -> None:

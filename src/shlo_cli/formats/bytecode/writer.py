@@ -10,6 +10,7 @@ op-name registered flag (5).
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 from ...ir.core import Block, Module, Operation, Region, Value
@@ -58,6 +59,10 @@ _FILE_LINE_COL_CODE = encode_varint(FILE_LINE_COL_LOC)
 _SMALL = [bytes(((n << 1) | 1,)) for n in range(0x80)]  # the one-byte varints
 # The resource sections of a module without resources: offsets (no external groups, no
 # dialect entries) and empty data.
+# op name -> (its name within the dialect, 1 if registered) (kept for the process)
+_OP_NAME_PARTS: dict[str, tuple[str, int]] = {}
+_HEADERS: dict[tuple[int, str], bytes] = {}  # (version, producer) -> magic, version, producer
+_ONE_REGION = encode_varint(1 << 1)  # the IR section's start: one region, not isolated
 _NO_RESOURCES = bytes((RESOURCE_OFFSET, 0x03, 0x01, RESOURCE, 0x01))
 
 
@@ -66,35 +71,35 @@ class _Writer:
         self.module = module
         self.version = version
         self.strings = StringTable()
-        self.blobs = _resource_blobs(module.resources)
+        self.blobs = _resource_blobs(module.resources) if module.resources else {}
         self.state = IRNumbering(module.op, version, self.blobs)
-        self.props: list[bytes] = []
-        self.props_index: dict[bytes, int] = {}
+        self.props_index: dict[bytes, int] = {}  # each distinct properties entry: its index
         self.use_list_orders = version >= USE_LIST_ORDERING
 
     def write(self, producer: str) -> bytes:
         version = self.version
         out = Emitter()
         buf = out.buf
-        buf += MAGIC
-        buf += _varint(version)
-        buf += producer.encode("utf-8", "surrogateescape")
-        buf.append(0)
+        header = _HEADERS.get((version, producer))
+        if header is None:
+            if len(_HEADERS) > 64:
+                _HEADERS.clear()
+            header = _HEADERS[(version, producer)] = (
+                MAGIC + _varint(version) + producer.encode("utf-8", "surrogateescape") + b"\0")
+        buf += header
         _section(buf, DIALECT, self._dialect_section())
-        self._attr_type_sections(out)
-        ir = Emitter()
-        ir.buf += _varint(1 << 1)  # one region, not isolated
+        self._attr_type_sections(buf)
+        ir = bytearray(_ONE_REGION)
         self._op(ir, self.module.op)
-        _section(buf, IR, ir.buf)
+        _section(buf, IR, ir)
         if any(dialect.resources for dialect in self.state.dialects.values()):
             self._resource_sections(out)
         else:  # no external resource groups, no dialect resources
             buf += _NO_RESOURCES
         _section(buf, STRING, self._string_section())
         if version >= NATIVE_PROPERTIES_ENCODING:
-            props = bytearray(_varint(len(self.props)))
-            for entry in self.props:
-                props += entry
+            props = bytearray(_varint(len(self.props_index)))
+            props += b"".join(self.props_index)
             _section(buf, PROPERTIES, props)
         return bytes(buf)
 
@@ -133,28 +138,32 @@ class _Writer:
             section += _varint(len(group))
             for entry in group:
                 name: str = entry[VALUE]
-                string_id = insert(name.split(".", 1)[1] if "." in name else "")
+                parts = _OP_NAME_PARTS.get(name)
+                if parts is None:
+                    parts = _OP_NAME_PARTS[name] = (
+                        name.split(".", 1)[1] if "." in name else "",
+                        1 if is_registered(name) else 0)
+                string_id = insert(parts[0])
                 if flagged:
-                    string_id = (string_id << 1) | (1 if is_registered(name) else 0)
-                section += _varint(string_id)
+                    string_id = (string_id << 1) | parts[1]
+                section += _SMALL[string_id] if string_id < 0x80 else encode_varint(string_id)
         return section
 
     # ---- attributes and types ----------------------------------------------------------------
 
-    def _attr_type_sections(self, out: Emitter) -> None:
-        data = Emitter()
-        offsets = Emitter()
+    def _attr_type_sections(self, out: bytearray) -> None:
         state = self.state
-        offsets.varint(len(state.attr_order))
-        offsets.varint(len(state.type_order))
-        buf = data.buf
-        offsets_buf = offsets.buf
+        buf = bytearray()
+        offsets_buf = bytearray(_varint(len(state.attr_order)))
+        offsets_buf += _varint(len(state.type_order))
         insert = self.strings.insert
         previous = 0
+        last_filename: Entry | None = None
+        prefix = b""
         for order in (state.attr_order, state.type_order):
             for dialect_number, group in _dialect_runs(order):
-                offsets.varint(dialect_number)
-                offsets.varint(len(group))
+                offsets_buf += _varint(dialect_number)
+                offsets_buf += _varint(len(group))
                 for entry in group:
                     # Replay the encoding recorded while numbering (see numbering.Entry).
                     recipe = entry[RECIPE]
@@ -168,12 +177,10 @@ class _Writer:
                             buf += encode_varint(number)
                     elif cls is tuple:  # file:line:col: code, filename attribute, numbers
                         filename, numbers = recipe
-                        buf += _FILE_LINE_COL_CODE
-                        number = filename[NUMBER]
-                        if number < 0x80:
-                            buf.append((number << 1) | 1)
-                        else:
-                            buf += encode_varint(number)
+                        if filename is not last_filename:  # mostly one file per module
+                            last_filename = filename
+                            prefix = _FILE_LINE_COL_CODE + _varint(filename[NUMBER])
+                        buf += prefix
                         buf += numbers
                     elif recipe is None:  # no dialect encoding: the text, NUL-terminated
                         buf += str(entry[VALUE]).encode("utf-8", "surrogateescape")
@@ -200,11 +207,11 @@ class _Writer:
                             else:
                                 kind, payload = item
                                 if kind == REF_STRING:
-                                    data.varint(insert(payload))
+                                    buf += _varint(insert(payload))
                                 elif kind == REF_OPTIONAL_ATTR:
-                                    data.varint((payload[NUMBER] << 1) | 1)
+                                    buf += _varint((payload[NUMBER] << 1) | 1)
                                 else:
-                                    data.varint(state.resource_number(payload))
+                                    buf += _varint(state.resource_number(payload))
                     size = len(buf)
                     flagged = ((size - previous) << 1) | 1
                     if flagged < 0x80:
@@ -212,15 +219,14 @@ class _Writer:
                     else:
                         offsets_buf += encode_varint(flagged)
                     previous = size
-        out.section(ATTR_TYPE_OFFSET, offsets)
-        out.section(ATTR_TYPE, data)
+        _section(out, ATTR_TYPE_OFFSET, offsets_buf)
+        _section(out, ATTR_TYPE, buf)
 
     # ---- the IR ------------------------------------------------------------------------------
 
-    def _op(self, out: Emitter, op: Operation) -> None:
+    def _op(self, buf: bytearray, op: Operation) -> None:
         state = self.state
         name_entry, loc_entry, attrs_entry, results, props = state.ops[id(op)]
-        buf = out.buf
         number = name_entry[NUMBER]
         if number < 0x80:
             buf.append((number << 1) | 1)
@@ -243,7 +249,18 @@ class _Writer:
             else:
                 buf += encode_varint(number)
         if props is not None:
-            index = self._properties(props)
+            if props.__class__ is tuple and len(props[1]) == 1 and props[1][0] is not None:
+                # one attribute (e.g. a constant's value): the body inline
+                number = props[1][0][NUMBER]
+                if props[0].optional[0]:
+                    number = (number << 1) | 1
+                key = (_SMALL[1] + _SMALL[number] if number < 0x80
+                       else _sized(encode_varint(number)))
+                index = self.props_index.get(key, -1)
+                if index < 0:
+                    index = self.props_index[key] = len(self.props_index)
+            else:
+                index = self._properties(props)
             mask |= HAS_PROPERTIES
             if index < 0x80:
                 buf.append((index << 1) | 1)
@@ -282,13 +299,13 @@ class _Writer:
                     buf += encode_varint(number)
         if op.successors:
             mask |= HAS_SUCCESSORS
-            out.varint(len(op.successors))
+            buf += _varint(len(op.successors))
             for block in op.successors:
                 number = state.blocks.get(id(block), -1)
                 if number < 0:
                     raise ShloError(f"cannot write bytecode: a successor of '{op.name}' is not "
                                     "a block of its region")
-                out.varint(number)
+                buf += _varint(number)
         if (state.has_use_orders and self.use_list_orders
                 and any(r.use_order is not None for r in op.results)):
             orders = Emitter()
@@ -296,54 +313,58 @@ class _Writer:
                 mask |= HAS_USE_LIST_ORDERS
                 buf += orders.buf
         regions = op.regions
-        if regions:
-            mask |= HAS_INLINE_REGIONS
-        buf[mask_at] = mask
-        if regions:
-            isolated = state.isolated.get(id(op), False)
-            out.varint_flag(len(regions), isolated)
-            if isolated and self.version >= LAZY_LOADING:
-                section = Emitter()
-                for region in regions:
-                    self._region(section, region)
-                _section(buf, IR, section.buf)
-            else:
-                for region in regions:
-                    self._region(out, region)
+        if not regions:
+            buf[mask_at] = mask
+            return
+        buf[mask_at] = mask | HAS_INLINE_REGIONS
+        isolated = state.isolated.get(id(op), False)
+        buf += _varint((len(regions) << 1) | (1 if isolated else 0))
+        if isolated and self.version >= LAZY_LOADING:
+            section = bytearray()
+            for region in regions:
+                self._region(section, region)
+            _section(buf, IR, section)
+        else:
+            for region in regions:
+                self._region(buf, region)
 
-    def _region(self, out: Emitter, region: Region) -> None:
+    def _region(self, buf: bytearray, region: Region) -> None:
         if not region.blocks:
-            out.varint(0)
+            buf.append(1)  # varint 0
             return
         blocks, values = self.state.region_counts[id(region)]
-        out.varint(blocks)
-        out.varint(values)
+        buf += _varint(blocks)
+        buf += _varint(values)
         for block in region.blocks:
-            self._block(out, block)
+            self._block(buf, block)
 
-    def _block(self, out: Emitter, block: Block) -> None:
-        state = self.state
+    def _block(self, buf: bytearray, block: Block) -> None:
         args = block.arguments
-        out.varint_flag(len(block.operations), bool(args))
+        operations = block.operations
+        buf += _varint((len(operations) << 1) | (1 if args else 0))
         if args:
-            out.varint(len(args))
+            state = self.state
+            buf += _varint(len(args))
             elide = self.version >= ELIDE_UNKNOWN_BLOCK_ARG_LOCATION
             for type_entry, loc_entry, known in state.block_args[id(block)]:
                 if elide:
-                    out.varint_flag(type_entry[NUMBER], known)
+                    buf += _varint((type_entry[NUMBER] << 1) | (1 if known else 0))
                     if known:
-                        out.varint(loc_entry[NUMBER])
+                        buf += _varint(loc_entry[NUMBER])
                 else:
-                    out.varint(type_entry[NUMBER])
-                    out.varint(loc_entry[NUMBER])
+                    buf += _varint(type_entry[NUMBER])
+                    buf += _varint(loc_entry[NUMBER])
             if self.version >= USE_LIST_ORDERING:
-                mask_at = len(out.buf)
-                out.byte(0)
-                if state.has_use_orders and self._use_lists(out, args):
-                    out.buf[mask_at] = HAS_USE_LIST_ORDERS
+                mask_at = len(buf)
+                buf.append(0)
+                if state.has_use_orders:
+                    orders = Emitter()
+                    if self._use_lists(orders, args):
+                        buf[mask_at] = HAS_USE_LIST_ORDERS
+                        buf += orders.buf
         op = self._op
-        for nested in block.operations:
-            op(out, nested)
+        for nested in operations:
+            op(buf, nested)
 
     def _use_lists(self, out: Emitter, values: list[Value]) -> bool:
         """Emit the use-list orders read from bytecode that are still valid; True if any."""
@@ -379,27 +400,29 @@ class _Writer:
     def _properties(self, props: Any) -> int:
         """The index of the op's properties in the properties section (deduplicated)."""
         if props.__class__ is list:  # an unregistered op's dictionary (an entry)
-            body = encode_varint(props[NUMBER])
+            body = bytearray(encode_varint(props[NUMBER]))
         else:
             spec, entries = props
-            parts = []
+            body = bytearray()
             for optional, entry in zip(spec.optional, entries, strict=True):
                 if entry is not None:
                     number = (entry[NUMBER] << 1) | 1 if optional else entry[NUMBER]
-                    parts.append(_SMALL[number] if number < 0x80 else encode_varint(number))
+                    if number < 0x80:
+                        body.append((number << 1) | 1)
+                    else:
+                        body += encode_varint(number)
                 elif optional:
-                    parts.append(_SMALL[0])
+                    body.append(1)  # varint 0: absent
                 else:
-                    name = spec.items[len(parts)]
+                    name = next(item for item, flag, found in zip(
+                        spec.items, spec.optional, entries, strict=True)
+                        if found is None and not flag)
                     raise ShloError(f"cannot write bytecode: required attribute '{name}' "
                                     "is missing")
-            body = parts[0] if len(parts) == 1 else b"".join(parts)
-        size = len(body)
-        key = (_SMALL[size] if size < 0x80 else encode_varint(size)) + body
+        key = _sized(body)
         index = self.props_index.get(key)
         if index is None:
-            index = self.props_index[key] = len(self.props)
-            self.props.append(key)
+            index = self.props_index[key] = len(self.props_index)
         return index
 
     # ---- resources ---------------------------------------------------------------------------
@@ -435,6 +458,12 @@ class _Writer:
 
 def _varint(value: int) -> bytes:
     return _SMALL[value] if value < 0x80 else encode_varint(value)
+
+
+def _sized(body: bytes | bytearray) -> bytes:
+    """`body` after its varint size (a properties entry)."""
+    size = len(body)
+    return (_SMALL[size] if size < 0x80 else encode_varint(size)) + body
 
 
 def _section(buf: bytearray, section_id: int, body: bytearray) -> None:
@@ -484,6 +513,12 @@ def write_bytecode(module: Module, version: int = CURRENT_VERSION,
     if not MIN_VERSION <= version <= CURRENT_VERSION:
         raise ShloError(f"unsupported version requested {version}, must be in range "
                         f"[{MIN_VERSION}, {CURRENT_VERSION}]")
+    # The numbering allocates tens of thousands of small lists and tuples that live until
+    # the write ends and form no cycles: without pausing the cycle collector, they trigger
+    # collections that traverse every object the process holds (e.g. other modules).
+    collecting = gc.isenabled()
+    if collecting:
+        gc.disable()
     try:
         return _Writer(module, version).write(producer)
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as e:
@@ -491,3 +526,6 @@ def write_bytecode(module: Module, version: int = CURRENT_VERSION,
         # kind): a clear error rather than a traceback.
         raise ShloError(f"cannot write bytecode: unsupported IR ({type(e).__name__}: {e})"
                         ) from None
+    finally:
+        if collecting:
+            gc.enable()
