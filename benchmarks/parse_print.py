@@ -6,7 +6,7 @@ count once, nested ops included. Parse time is `parse_source` on each chunk (lex
 attributes, SSA resolution, IR construction; no verification); print time is `print_module`.
 
 Most of the corpus' bytes are `dense<...>` literal bodies (8 of its 10.6 MB), so the parse is
-also reported split: the time `ir.dense.parse_dense_literal` takes on the same literal bodies
+also reported split: the time `ir.dense.parse_dense` takes on the same literal bodies
 (timed on its own, in the same rounds) and the rest, the op-statement rate the goal is about.
 Each time is also a ratio against a baseline measured in the same process on the same text:
 one pass of a plain `re` tokenizer over every file (the least any tokenizing parser has to
@@ -60,18 +60,18 @@ def parseable(chunks: list[tuple[str, str, int]]) -> tuple[list, list, int]:
 def dense_literals(chunks: list[tuple[str, str, int]]) -> list[tuple[str, object]]:
     """(body, type) of every `dense<...>` literal the parser decodes in `chunks`."""
     seen: list[tuple[str, object]] = []
-    decode = parse_attributes.parse_dense_literal
+    decode = parse_attributes.parse_dense
 
     def record(body: str, type: object) -> object:
         seen.append((body, type))
         return decode(body, type)  # type: ignore[arg-type]
 
-    parse_attributes.parse_dense_literal = record  # type: ignore[assignment]
+    parse_attributes.parse_dense = record  # type: ignore[assignment]
     try:
         for name, text, offset in chunks:
             parse_source(text, name, line_offset=offset)
     finally:
-        parse_attributes.parse_dense_literal = decode
+        parse_attributes.parse_dense = decode
     return seen
 
 
@@ -87,7 +87,7 @@ def run(root: str, profile: bool = False) -> None:
           f"({skipped} chunks skipped: custom syntax not registered)")
 
     literals = dense_literals(chunks)
-    decode = parse_attributes.parse_dense_literal
+    decode = parse_attributes.parse_dense
 
     def decode_dense() -> None:
         for body, type in literals:
