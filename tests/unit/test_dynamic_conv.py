@@ -82,3 +82,27 @@ def test_dynamic_conv_verifier_checks_padding_shape_and_groups() -> None:
           "expects input feature dimension (1) to be a multiple of feature_group_count. Got feature_group_count = 2.")
     check("1x2", "feature_group_count = 0 : i64, batch_group_count = 1 : i64",
           "attribute 'feature_group_count' failed to satisfy constraint")
+
+
+def test_dynamic_conv_window_attributes_are_checked_only_with_a_constant_padding() -> None:
+    """Upstream verifies window sizes only when it can read the padding, so a program whose
+    padding is computed verifies even with a stride list of the wrong length."""
+    import pytest
+
+    from shlo_cli.ir.diagnostics import Diagnostic
+    from shlo_cli.ir.verifier import verify_module
+
+    def program(padding_source: str) -> str:
+        return f"""func.func @main(%x: tensor<1x5x1xi32>, %k: tensor<3x1x1xi32>, %p: tensor<1x2xi64>) -> tensor<1x?x1xi32> {{
+  {padding_source}
+  %0 = "stablehlo.dynamic_conv"(%x, %k, %q) {{window_strides = array<i64: 2, 2>, {CONV_ATTRS}}} : (tensor<1x5x1xi32>, tensor<3x1x1xi32>, tensor<1x2xi64>) -> tensor<1x?x1xi32>
+  return %0 : tensor<1x?x1xi32>
+}}"""
+
+    verify_module(parse_source(program("%q = stablehlo.add %p, %p : tensor<1x2xi64>")))
+    with pytest.raises(Diagnostic) as info:
+        verify_module(parse_source(program("%q = stablehlo.constant dense<0> : tensor<1x2xi64>")))
+    assert "expects window-strides to have same dimension-size as size of window dimensions (1), but got: 2." in info.value.render()
+    with pytest.raises(Exception, match="window_strides must have 1 entries, got 2"):
+        _run(program("%q = stablehlo.add %p, %p : tensor<1x2xi64>"), np.ones((1, 5, 1), np.int32),
+             np.ones((3, 1, 1), np.int32), np.zeros((1, 2), np.int64))

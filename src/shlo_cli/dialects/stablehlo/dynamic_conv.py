@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ...ir.attributes import IntegerAttr
-from ...ir.core import Operation
+from ...ir.core import Operation, Value
 from ...ir.diagnostics import EvaluationError
 from ...ir.registry import BIND_HOOKS
 from ...ir.types import DYNAMIC, QuantizedType, TensorType, Type
@@ -136,7 +136,28 @@ def verify_dynamic_conv(op: Operation) -> None:
             padding.rank != 2 or padding.shape[0] != spatial or padding.shape[1] != 2):
         fail(f"expects padding to be of shape [{spatial}, 2], but got "
              f"[{', '.join(map(str, padding.shape))}]")
-    window = [rhs.shape[k] for k in kernel[2:]]
+    if _is_constant(op.operands[2]):
+        _verify_window(op, fail, spatial, [rhs.shape[k] for k in kernel[2:]])
+    quantized = isinstance(lhs.element, QuantizedType) or isinstance(rhs.element, QuantizedType)
+    if lhs.element != rhs.element and not quantized:
+        fail(f"expects lhs and rhs to have compatible element type. Got: '{lhs.element}' "
+             f"and '{rhs.element}'")
+    check_convolution_quantization(op, kernel[1], output[1])
+
+
+def _is_constant(value: Value) -> bool:
+    """Whether `value` is a constant: upstream checks the window only when it can read the
+    padding (a computed padding leaves window attributes unchecked until run time)."""
+    owner = value.owner
+    return isinstance(owner, Operation) and owner.name in _CONSTANT_OPS
+
+
+_CONSTANT_OPS = frozenset({"stablehlo.constant", "arith.constant", "chlo.constant"})
+
+
+def _verify_window(op: Operation, fail: Callable[[str], None], spatial: int,
+                   window: list[int]) -> None:
+    """Window attribute sizes and signs, checked once the padding is known."""
     for name, values in (("window-strides", _ints(op, "window_strides")),
                          ("base-dilation factors", _ints(op, "lhs_dilation")),
                          ("window-dilation factors", _ints(op, "rhs_dilation")),
@@ -155,11 +176,6 @@ def verify_dynamic_conv(op: Operation) -> None:
             if values and values[i] <= 0:
                 fail(f"expects window to have positive {what} for {i}-th window dimension, "
                      f"but got {values[i]}.")
-    quantized = isinstance(lhs.element, QuantizedType) or isinstance(rhs.element, QuantizedType)
-    if lhs.element != rhs.element and not quantized:
-        fail(f"expects lhs and rhs to have compatible element type. Got: '{lhs.element}' "
-             f"and '{rhs.element}'")
-    check_convolution_quantization(op, kernel[1], output[1])
 
 
 @define_op("stablehlo.dynamic_conv", operands=("lhs", "rhs", "padding"), results=1,
@@ -178,6 +194,10 @@ def dynamic_conv(lhs: np.ndarray, rhs: np.ndarray, padding: np.ndarray, *,
     spatial = lhs.ndim - 2
     if pads.shape != (spatial, 2):
         raise EvaluationError(f"padding must have shape [{spatial}, 2], got {list(pads.shape)}")
+    for name, values in (("window_strides", window_strides), ("lhs_dilation", lhs_dilation),
+                         ("rhs_dilation", rhs_dilation), ("window_reversal", window_reversal)):
+        if values is not None and len(values) != spatial:
+            raise EvaluationError(f"{name} must have {spatial} entries, got {len(values)}")
     shape = conv_result_shape(lhs.shape, rhs.shape, pads, window_strides, lhs_dilation,
                               rhs_dilation, dimension_numbers, batch_group_count)
     static = result_type.with_shape(shape) if isinstance(result_type, TensorType) else result_type
