@@ -24,6 +24,7 @@ from ...ir.registry import BIND_HOOKS
 from ...ir.types import QuantizedType, TensorType, element_type, numpy_dtype
 from ...lazy_imports import lazy
 from .. import libm
+from .blas_threads import matmul
 from .conversions import _EXACT_TO_FLOAT, _WIDE_FLOATS, convert_array
 from .elementwise_numerics import NATIVE_ARITH, NATIVE_FLOATS, NATIVE_INTS
 from .elementwise_select import NATIVE_COMPARE
@@ -205,7 +206,7 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
         left = lhs.transpose(lperm).reshape(b, m, k).astype(dtype)
         right = rhs.transpose(rperm).reshape(b, k, n).astype(dtype)
         with np.errstate(all="ignore"):
-            out = np.matmul(left[0], right[0])[None] if b == 1 else np.matmul(left, right)
+            out = matmul(left[0], right[0])[None] if b == 1 else matmul(left, right)
             out += zero
         return out.reshape(out_shape)
     return kernel
