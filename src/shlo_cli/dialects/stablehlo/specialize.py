@@ -284,7 +284,7 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
         return np.divide if operand in NATIVE_FLOATS and all(d == operand for d in dtypes) else None
     if name in _LIBM_OPS:
         if operand in _ROUNDED and dtypes[1] == operand:
-            return functools.partial(libm.rounded_native, _LIBM_OPS[name], operand)
+            return libm.native_kernel(_LIBM_OPS[name], operand)
         return None
     if name == "stablehlo.negate":  # elementwise.negate: floats negate exactly in any width
         return np.negative if operand in NATIVE_FLOATS and dtypes[1] == operand else None
