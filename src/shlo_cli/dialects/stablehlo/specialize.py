@@ -155,13 +155,35 @@ def _fix_zeros(out: np.ndarray, a: np.ndarray, b: np.ndarray, both: bool) -> np.
     return fixed.view(out.dtype)
 
 
-def _float_maximum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """elementwise._extremum's float branch without widening (see _fix_zeros)."""
-    return _fix_zeros(np.maximum(a, b), a, b, True)
-
-
-def _float_minimum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return _fix_zeros(np.minimum(a, b), a, b, False)
+def _signed_extremum(ufunc: np.ufunc, both: bool) -> Kernel:
+    """elementwise._extremum's float branch without widening, in four passes: numpy's
+    result r, then its sign bit set from the operands' sign bits. For maximum the spec's
+    sign is sa & sb: a zero result needs exactly that, and for any other non-NaN r it is
+    r's own sign (r > 0 has a non-negative operand, r < 0 two negative ones), so r's bits
+    AND (ua & ub | ~sign) is the result. For minimum likewise with sa | sb: r OR
+    ((ua | ub) & sign). A NaN's sign must stay numpy's: when r has a NaN (its reduction by
+    the same ufunc is NaN) `_fix_zeros` redoes the zeros alone."""
+    def kernel(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        out = ufunc(a, b)
+        if out.ndim == 0 or out.size == 0:
+            return _fix_zeros(out, a, b, both)
+        total = ufunc.reduce(out, axis=None)
+        if total != total:
+            return _fix_zeros(out, a, b, both)
+        bits = _BITS[out.dtype]
+        width = 8 * out.dtype.itemsize
+        ua, ub = np.asarray(a).view(bits), np.asarray(b).view(bits)
+        current = out.view(bits)
+        if both:
+            mask = ua & ub
+            mask |= bits((1 << (width - 1)) - 1)
+            current &= mask
+        else:
+            mask = ua | ub
+            mask &= bits(1 << (width - 1))
+            current |= mask
+        return out
+    return kernel
 
 
 def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kernel | None:
@@ -258,6 +280,10 @@ def _astype(x: np.ndarray, target: np.dtype) -> np.ndarray:
     return x.astype(target)
 
 
+_MAXIMUM = lazy(lambda: {"stablehlo.maximum": _signed_extremum(np.maximum, True),
+                         "stablehlo.minimum": _signed_extremum(np.minimum, False)})
+
+
 def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | None:
     """A specialized kernel for `op`, or None (the general evaluator)."""
     name = op.name
@@ -272,7 +298,7 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
         return ufunc if operand in allowed and all(d == operand for d in dtypes) else None
     if name in ("stablehlo.maximum", "stablehlo.minimum"):
         if operand in NATIVE_FLOATS and all(d == operand for d in dtypes):
-            return _float_maximum if name == "stablehlo.maximum" else _float_minimum
+            return _MAXIMUM[name]
         if operand in NATIVE_INTS and all(d == operand for d in dtypes):
             return np.maximum if name == "stablehlo.maximum" else np.minimum
         return None
