@@ -165,12 +165,14 @@ def _signed_extremum(ufunc: np.ufunc, both: bool) -> Kernel:
     the same ufunc is NaN) `_fix_zeros` redoes the zeros alone."""
     def kernel(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         out = ufunc(a, b)
+        bits = _BITS.get(out.dtype)
+        if bits is None:  # a region body typed f32 called on other arrays (all_reduce)
+            return out if out.dtype.kind in "biu" else _fix_zeros(out, a, b, both)
         if out.ndim == 0 or out.size == 0:
             return _fix_zeros(out, a, b, both)
         total = ufunc.reduce(out, axis=None)
         if total != total:
             return _fix_zeros(out, a, b, both)
-        bits = _BITS[out.dtype]
         width = 8 * out.dtype.itemsize
         ua, ub = np.asarray(a).view(bits), np.asarray(b).view(bits)
         current = out.view(bits)
