@@ -202,3 +202,46 @@ def test_extremum_sign_bits_match_general_evaluator(op: str, elem: str, nan: boo
         assert g.dtype == w.dtype
         assert np.array_equal(g.view(f"u{g.itemsize}"), w.view(f"u{w.itemsize}"))
     assert any(getattr(k, "__qualname__", "").startswith("_signed_extremum") for k in got[2])
+
+
+def _misaligned(x: np.ndarray, offset: int) -> np.ndarray:
+    """A C-contiguous copy of x starting `offset` elements into a larger buffer."""
+    buf = np.empty(x.size + offset, x.dtype)
+    view = buf[offset:].reshape(x.shape)
+    view[...] = x
+    assert view.flags.c_contiguous
+    return view
+
+
+@pytest.mark.parametrize("elem", ["f32", "f64"])
+@pytest.mark.parametrize(("m", "k", "n"), [(1, 64, 256), (1, 16, 256), (64, 32, 128),
+                                           (7, 300, 1), (1, 9, 1), (3, 0, 4), (0, 12, 5),
+                                           (33, 65, 17), (128, 64, 32)])
+def test_plain_dot_reads_operands_in_place(elem: str, m: int, k: int, n: int) -> None:
+    """The (m, k) x (k, n) dot kernel that hands C-contiguous operands to BLAS uncopied
+    equals the general evaluator (which copies) bit for bit, at any alignment, with NaN,
+    -0.0 and an all -0.0 product column in the data; a Fortran-ordered operand takes the
+    copying kernel and equals the general evaluator given the same operand."""
+    lt, rt, ot = _t((m, k), elem), _t((k, n), elem), _t((m, n), elem)
+    text = (f"func.func @main(%a: {lt}, %b: {rt}) -> {ot} {{\n"
+            f"  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : "
+            f"({lt}, {rt}) -> {ot}\n  func.return %0 : {ot}\n}}\n")
+    rng = np.random.default_rng(m * 1000 + k + n)
+    a, b = _data(rng, (m, k), elem), _data(rng, (k, n), elem)
+    if a.size > 8:
+        a.reshape(-1)[5:8] = -0.0
+    if k > 8 and n > 1 and m > 0:  # an all -0.0 product column: the sum must be +0.0
+        a[0, :] = np.where(np.isnan(a[0]), 1.0, a[0])
+        b[:, 0] = -0.0
+    want = _run(text, [a, b], False)[0]
+    for args in ([a, b], [_misaligned(a, 1), _misaligned(b, 3)],
+                 [_misaligned(a, 2), _misaligned(b, 1)]):
+        got = _run(text, args, True)
+        if k > 8:
+            assert any(getattr(f, "__qualname__", "").startswith("_dot_general")
+                       for f in got[-1])
+        assert got[0].shape == want.shape and got[0].dtype == want.dtype
+        assert np.array_equal(got[0].view(np.uint8), want.view(np.uint8))
+    fortran = [np.asfortranarray(a), b]
+    got, want = _run(text, fortran, True)[0], _run(text, fortran, False)[0]
+    assert np.array_equal(got.view(np.uint8), want.view(np.uint8))

@@ -233,7 +233,24 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
             out = matmul(left[0], right[0])[None] if b == 1 else matmul(left, right)
             out += zero
         return out.reshape(out_shape)
-    return kernel
+
+    if b != 1 or lperm != tuple(range(len(ls))) or rperm != tuple(range(len(rs))):
+        return kernel
+    array = np.ndarray
+
+    def plain(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        """(m, k) x (k, n) with C-contiguous operands of the type (an LSTM step's 1x64 x
+        64x256): the copies above would be C-contiguous too, so BLAS reads the operands in
+        place, in the very layout it would see."""
+        if (lhs.__class__ is not array or rhs.__class__ is not array or lhs.dtype != dtype
+                or rhs.dtype != dtype or not lhs.flags.c_contiguous
+                or not rhs.flags.c_contiguous):
+            return kernel(lhs, rhs)
+        with np.errstate(all="ignore"):
+            out = matmul(lhs.reshape(m, k), rhs.reshape(k, n))
+            out += zero
+        return out.reshape(out_shape)
+    return plain
 
 
 def _broadcast_view(op: Operation, kwargs: dict[str, Any]) -> Kernel | None:
