@@ -245,3 +245,30 @@ def test_plain_dot_reads_operands_in_place(elem: str, m: int, k: int, n: int) ->
     fortran = [np.asfortranarray(a), b]
     got, want = _run(text, fortran, True)[0], _run(text, fortran, False)[0]
     assert np.array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
+@pytest.mark.parametrize("elem", ["f32", "f64"])
+@pytest.mark.parametrize(("m", "k", "n"), [(64, 10, 128), (128, 64, 32), (10, 64, 128),
+                                           (1, 64, 256), (33, 65, 1), (1, 12, 1)])
+@pytest.mark.parametrize(("lc", "rc"), [(0, 0), (1, 1), (0, 1)])
+def test_transposed_dot_operands_read_in_place(elem: str, m: int, k: int, n: int, lc: int,
+                                               rc: int) -> None:
+    """Contracting an operand's first (lhs) or last (rhs) dimension, as a backward pass
+    does: the permuted operand is a Fortran-ordered view, read in place when the copying
+    kernel's copy would have its layout. Bitwise the general evaluator's, at any alignment,
+    for C- and Fortran-ordered inputs."""
+    lshape = (k, m) if lc == 0 else (m, k)
+    rshape = (n, k) if rc == 1 else (k, n)
+    lt, rt, ot = _t(lshape, elem), _t(rshape, elem), _t((m, n), elem)
+    text = (f"func.func @main(%a: {lt}, %b: {rt}) -> {ot} {{\n"
+            f"  %0 = stablehlo.dot_general %a, %b, contracting_dims = [{lc}] x [{rc}] : "
+            f"({lt}, {rt}) -> {ot}\n  func.return %0 : {ot}\n}}\n")
+    rng = np.random.default_rng(m * 7 + k * 3 + n + lc * 11 + rc)
+    a, b = _data(rng, lshape, elem), _data(rng, rshape, elem)
+    for args in ([a, b], [_misaligned(a, 1), _misaligned(b, 2)],
+                 [np.asfortranarray(a), b], [a, np.asfortranarray(b)]):
+        got = _run(text, args, True)
+        want = _run(text, args, False)[0]
+        assert any(getattr(f, "__qualname__", "").startswith("_dot_general") for f in got[-1])
+        assert got[0].shape == want.shape == (m, n) and got[0].dtype == want.dtype
+        assert np.array_equal(got[0].view(np.uint8), want.view(np.uint8))

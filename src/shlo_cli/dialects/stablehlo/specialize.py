@@ -234,20 +234,36 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
             out += zero
         return out.reshape(out_shape)
 
-    if b != 1 or lperm != tuple(range(len(ls))) or rperm != tuple(range(len(rs))):
+    if b != 1:
         return kernel
     array = np.ndarray
+    item = dtype.itemsize
+    # The strides astype's copy of a C- or Fortran-contiguous 2-D view has (numpy keeps a
+    # contiguous layout; an array contiguous both ways is copied in C order).
+    left_c, left_f = (k * item, item), (item, m * item)
+    right_c, right_f = (n * item, item), (item, k * item)
 
     def plain(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-        """(m, k) x (k, n) with C-contiguous operands of the type (an LSTM step's 1x64 x
-        64x256): the copies above would be C-contiguous too, so BLAS reads the operands in
-        place, in the very layout it would see."""
+        """(m, k) x (k, n) whose operand views (after the permutations: a transposed
+        operand is a Fortran-ordered view) are laid out exactly as the copies above would
+        be: BLAS reads them in place (an LSTM step's 1x64 x 64x256, a backward pass's
+        transposed operands)."""
         if (lhs.__class__ is not array or rhs.__class__ is not array or lhs.dtype != dtype
-                or rhs.dtype != dtype or not lhs.flags.c_contiguous
-                or not rhs.flags.c_contiguous):
+                or rhs.dtype != dtype):
+            return kernel(lhs, rhs)
+        left = lhs.transpose(lperm).reshape(m, k)
+        right = rhs.transpose(rperm).reshape(k, n)
+        ls_, rs_ = left.strides, right.strides
+        if not ((ls_ == left_c and left.flags.c_contiguous)
+                or (ls_ == left_f and left.flags.f_contiguous
+                    and not left.flags.c_contiguous)):
+            return kernel(lhs, rhs)
+        if not ((rs_ == right_c and right.flags.c_contiguous)
+                or (rs_ == right_f and right.flags.f_contiguous
+                    and not right.flags.c_contiguous)):
             return kernel(lhs, rhs)
         with np.errstate(all="ignore"):
-            out = matmul(lhs.reshape(m, k), rhs.reshape(k, n))
+            out = matmul(left, right)
             out += zero
         return out.reshape(out_shape)
     return plain
