@@ -178,3 +178,97 @@ func.func @main(%a: {_t(ls, elem)}, %b: {_t(rs, elem)}) -> {_t(out, elem)} {{
     assert fast.shape == plain.shape == out and fast.dtype == plain.dtype
     assert fast.tobytes() == plain.tobytes()
     assert fast_kernels != plain_kernels
+
+
+@pytest.mark.parametrize("elem", ["f32", "f64", "f16"])
+@pytest.mark.parametrize("op", ["maximum", "minimum"])
+@pytest.mark.parametrize("nan", [False, True])
+def test_extremum_sign_bits_match_general_evaluator(op: str, elem: str, nan: bool) -> None:
+    """maximum/minimum's sign-bit pass (no NaN in the result) and its NaN fallback, on every
+    pairing of signed zeros, infinities and numbers, and as a ReLU against a broadcast +0."""
+    t = _t((3000,), elem)
+    text = (f"func.func @main(%a: {t}, %b: {t}) -> ({t}, {t}) {{\n"
+            f"  %z = stablehlo.constant dense<0.0> : tensor<{elem}>\n"
+            f"  %zb = stablehlo.broadcast_in_dim %z, dims = [] : (tensor<{elem}>) -> {t}\n"
+            f"  %0 = stablehlo.{op} %a, %b : {t}\n"
+            f"  %1 = stablehlo.{op} %a, %zb : {t}\n"
+            f"  func.return %0, %1 : {t}, {t}\n}}\n")
+    rng = np.random.default_rng(3 + nan)
+    pool = [-0.0, 0.0, -1.5, 2.0, np.inf, -np.inf, 1e-3, -7.0] + ([np.nan, -np.nan] if nan else [])
+    args = [rng.choice(np.array(pool, ELEMS[elem]), 3000) for _ in range(2)]
+    got = _run(text, [a.copy() for a in args], True)
+    want = _run(text, [a.copy() for a in args], False)
+    for g, w in zip(got[:2], want[:2], strict=True):
+        assert g.dtype == w.dtype
+        assert np.array_equal(g.view(f"u{g.itemsize}"), w.view(f"u{w.itemsize}"))
+    assert any(getattr(k, "__qualname__", "").startswith("_signed_extremum") for k in got[2])
+
+
+def _misaligned(x: np.ndarray, offset: int) -> np.ndarray:
+    """A C-contiguous copy of x starting `offset` elements into a larger buffer."""
+    buf = np.empty(x.size + offset, x.dtype)
+    view = buf[offset:].reshape(x.shape)
+    view[...] = x
+    assert view.flags.c_contiguous
+    return view
+
+
+@pytest.mark.parametrize("elem", ["f32", "f64"])
+@pytest.mark.parametrize(("m", "k", "n"), [(1, 64, 256), (1, 16, 256), (64, 32, 128),
+                                           (7, 300, 1), (1, 9, 1), (3, 0, 4), (0, 12, 5),
+                                           (33, 65, 17), (128, 64, 32)])
+def test_plain_dot_reads_operands_in_place(elem: str, m: int, k: int, n: int) -> None:
+    """The (m, k) x (k, n) dot kernel that hands C-contiguous operands to BLAS uncopied
+    equals the general evaluator (which copies) bit for bit, at any alignment, with NaN,
+    -0.0 and an all -0.0 product column in the data; a Fortran-ordered operand takes the
+    copying kernel and equals the general evaluator given the same operand."""
+    lt, rt, ot = _t((m, k), elem), _t((k, n), elem), _t((m, n), elem)
+    text = (f"func.func @main(%a: {lt}, %b: {rt}) -> {ot} {{\n"
+            f"  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : "
+            f"({lt}, {rt}) -> {ot}\n  func.return %0 : {ot}\n}}\n")
+    rng = np.random.default_rng(m * 1000 + k + n)
+    a, b = _data(rng, (m, k), elem), _data(rng, (k, n), elem)
+    if a.size > 8:
+        a.reshape(-1)[5:8] = -0.0
+    if k > 8 and n > 1 and m > 0:  # an all -0.0 product column: the sum must be +0.0
+        a[0, :] = np.where(np.isnan(a[0]), 1.0, a[0])
+        b[:, 0] = -0.0
+    want = _run(text, [a, b], False)[0]
+    for args in ([a, b], [_misaligned(a, 1), _misaligned(b, 3)],
+                 [_misaligned(a, 2), _misaligned(b, 1)]):
+        got = _run(text, args, True)
+        if k > 8:
+            assert any(getattr(f, "__qualname__", "").startswith("_dot_general")
+                       for f in got[-1])
+        assert got[0].shape == want.shape and got[0].dtype == want.dtype
+        assert np.array_equal(got[0].view(np.uint8), want.view(np.uint8))
+    fortran = [np.asfortranarray(a), b]
+    got, want = _run(text, fortran, True)[0], _run(text, fortran, False)[0]
+    assert np.array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
+@pytest.mark.parametrize("elem", ["f32", "f64"])
+@pytest.mark.parametrize(("m", "k", "n"), [(64, 10, 128), (128, 64, 32), (10, 64, 128),
+                                           (1, 64, 256), (33, 65, 1), (1, 12, 1)])
+@pytest.mark.parametrize(("lc", "rc"), [(0, 0), (1, 1), (0, 1)])
+def test_transposed_dot_operands_read_in_place(elem: str, m: int, k: int, n: int, lc: int,
+                                               rc: int) -> None:
+    """Contracting an operand's first (lhs) or last (rhs) dimension, as a backward pass
+    does: the permuted operand is a Fortran-ordered view, read in place when the copying
+    kernel's copy would have its layout. Bitwise the general evaluator's, at any alignment,
+    for C- and Fortran-ordered inputs."""
+    lshape = (k, m) if lc == 0 else (m, k)
+    rshape = (n, k) if rc == 1 else (k, n)
+    lt, rt, ot = _t(lshape, elem), _t(rshape, elem), _t((m, n), elem)
+    text = (f"func.func @main(%a: {lt}, %b: {rt}) -> {ot} {{\n"
+            f"  %0 = stablehlo.dot_general %a, %b, contracting_dims = [{lc}] x [{rc}] : "
+            f"({lt}, {rt}) -> {ot}\n  func.return %0 : {ot}\n}}\n")
+    rng = np.random.default_rng(m * 7 + k * 3 + n + lc * 11 + rc)
+    a, b = _data(rng, lshape, elem), _data(rng, rshape, elem)
+    for args in ([a, b], [_misaligned(a, 1), _misaligned(b, 2)],
+                 [np.asfortranarray(a), b], [a, np.asfortranarray(b)]):
+        got = _run(text, args, True)
+        want = _run(text, args, False)[0]
+        assert any(getattr(f, "__qualname__", "").startswith("_dot_general") for f in got[-1])
+        assert got[0].shape == want.shape == (m, n) and got[0].dtype == want.dtype
+        assert np.array_equal(got[0].view(np.uint8), want.view(np.uint8))

@@ -50,10 +50,11 @@ def test_plan_without_observer_holds_bare_kernels() -> None:
     interpreter.call(func, [np.ones(3, np.float32)])
     steps = interpreter._plans[id(func.regions[0])].steps
     log_step = next(s for s in steps if s.op.name == "stablehlo.log")
-    # the evaluator itself, or its plan-time specialization (f32: libm.rounded_native
-    # bound to libm.log), never an observer's wrapper
-    bare = getattr(log_step.fn, "func", log_step.fn)
-    assert bare is registry.lookup("stablehlo.log").evaluate or bare is libm.rounded_native
+    # the evaluator itself, or its plan-time specialization (f32: libm.native_kernel of
+    # libm.log, cached per function and type), never an observer's wrapper
+    bare = log_step.fn
+    assert (bare is registry.lookup("stablehlo.log").evaluate
+            or bare is libm.native_kernel(libm.log, np.dtype(np.float32)))
 
 
 def test_trace_lists_every_executed_op_with_location_and_summary() -> None:

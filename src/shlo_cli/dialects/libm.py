@@ -187,9 +187,59 @@ def rounded(fn: Kernel, round_to: Callable[[np.ndarray], np.ndarray],
 
 def rounded_native(fn: Kernel, dtype: np.dtype, x: np.ndarray) -> np.ndarray:
     """`rounded(fn, astype(dtype), x)` for a unary `fn` and a numpy float type narrower than
-    double (f16, f32), in a third of the numpy calls: one error state, casts instead of
-    round_float, and the finiteness test folded into the margin test (for an infinite or
-    NaN guess, guess -+ margin has a NaN on one side, so its bounds never agree)."""
+    double (f16, f32): `native_kernel(fn, dtype)(x)`."""
+    return native_kernel(fn, dtype)(x)
+
+
+@functools.cache
+def native_kernel(fn: Kernel, dtype: np.dtype) -> Kernel:
+    """`x -> rounded(fn, astype(dtype), x)` for a unary `fn` of this module and f16 or f32,
+    in about ten whole-array numpy calls (a 64-element LSTM gate is all call overhead).
+
+    numpy's double result g is trusted to 2^-40 relative, i.e. to 2^13 units in its last
+    place (ulp). The C library's result rounds to the same narrow value as g unless a
+    rounding boundary of the narrow type (a midpoint between two of its values) lies within
+    that distance: with D the bits a double has beyond the narrow mantissa, that is when g's
+    low D bits are within 2^13 of 2^(D-1), one add, one mask and one compare on g's bit
+    pattern. The test holds where the narrow result is normal: results whose exponent field
+    is 0 or 1 (zeros, subnormals, the smallest binade) or all ones (overflow, NaN) are
+    recomputed by `fn` (the C library) with the doubtful ones, like 0-d inputs."""
+    ufunc = getattr(np, fn.ufunc.__name__)  # type: ignore[attr-defined]
+    narrow, wide = (np.uint32, np.uint64) if dtype.itemsize == 4 else (np.uint16, np.uint64)
+    mantissa = np.finfo(dtype).nmant
+    discarded = 52 - mantissa
+    shift = wide(((1 << 13) - (1 << (discarded - 1))) % (1 << 64))
+    low = wide((1 << discarded) - 1)
+    band = wide(1 << 14)
+    unit = narrow(1 << mantissa)
+    exponent = narrow(((1 << (8 * dtype.itemsize - 1)) - 1) ^ ((1 << mantissa) - 1))
+    smallest = narrow(2 << mantissa)
+    f64 = np.dtype(np.float64)
+    count = np.count_nonzero
+
+    def kernel(x: Any) -> Any:
+        if getattr(x, "ndim", 0) == 0 or x.dtype != dtype:
+            return _rounded_any(fn, dtype, x)
+        with np.errstate(all="ignore"):  # overflow, invalid: those elements are redone
+            guess = ufunc(x, dtype=f64)
+            out = guess.astype(dtype)
+            bits = guess.view(wide) + shift
+            bits &= low
+            doubtful = bits <= band
+            field = out.view(narrow) + unit
+            field &= exponent
+            doubtful |= field <= smallest
+            if count(doubtful):
+                out[doubtful] = fn(x[doubtful].astype(f64)).astype(dtype)
+        return out
+
+    return kernel
+
+
+def _rounded_any(fn: Kernel, dtype: np.dtype, x: Any) -> np.ndarray:
+    """rounded_native for any input (0-d, other types), with the margin test in floats:
+    for an infinite or NaN guess, guess -+ margin has a NaN on one side, so its bounds
+    never agree."""
     bits = _UINT[dtype.itemsize]
     with np.errstate(all="ignore"):
         wide = np.asarray(x).astype(np.float64)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...lazy_imports import lazy
+from .blas_threads import matmul
 from .elementwise_numerics import is_float
 
 SEQUENTIAL_DEPTH = 8
@@ -50,9 +51,9 @@ def float_matmul(lhs: np.ndarray, rhs: np.ndarray, dtype: np.dtype) -> np.ndarra
     rhs = rhs.astype(dtype, copy=False).astype(acc, copy=False)
     with np.errstate(all="ignore"):
         if lhs.shape[0] == 1:  # one GEMM, no batch loop
-            out = np.matmul(lhs[0], rhs[0])[None]
+            out = matmul(lhs[0], rhs[0])[None]
         else:
-            out = np.matmul(lhs, rhs)
+            out = matmul(lhs, rhs)
         out += acc.type(0)
     return out.astype(dtype, copy=False)
 
@@ -113,7 +114,7 @@ def _chunked_gemm(windows: np.ndarray, kmat: np.ndarray, acc: np.dtype,
             for start in range(0, n, step):
                 block = windows[start:start + step]
                 rows = block.astype(acc, copy=False).reshape(block.shape[0] * opos, depth)
-                out[start:start + block.shape[0]] = (rows @ kmat).reshape(
+                out[start:start + block.shape[0]] = matmul(rows, kmat).reshape(
                     block.shape[0], opos, -1)
             return out
         slab = opos // counts[0]  # output positions per index of the first output dim
@@ -122,7 +123,7 @@ def _chunked_gemm(windows: np.ndarray, kmat: np.ndarray, acc: np.dtype,
             for first in range(0, counts[0], step):
                 block = windows[image, first:first + step]
                 rows = block.astype(acc, copy=False).reshape(-1, depth)
-                out[image, first * slab:first * slab + rows.shape[0]] = rows @ kmat
+                out[image, first * slab:first * slab + rows.shape[0]] = matmul(rows, kmat)
     return out
 
 
@@ -148,7 +149,7 @@ def conv_shifted(x: np.ndarray, k: np.ndarray, counts: tuple[int, ...],
     rows = x.astype(acc, copy=False).reshape(batch * positions, channels)
     out = np.zeros((batch, *counts, features), acc)
     with np.errstate(all="ignore"):
-        y = (rows @ kmat).reshape(batch, *padded, kprod, features)
+        y = matmul(rows, kmat).reshape(batch, *padded, kprod, features)
         for index, pos in enumerate(np.ndindex(*kernel)):
             window = tuple(slice(p * d, p * d + c)
                            for p, d, c in zip(pos, rhs_dilation, counts, strict=True))

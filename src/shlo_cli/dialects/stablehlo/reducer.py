@@ -129,6 +129,13 @@ def _ufunc_for(name: str, dtype: np.dtype) -> np.ufunc | None:
     return _FLOAT_UFUNCS.get(name)
 
 
+OUTER_FROM = 8
+"""Float sums over the last axis with at least this many results are reduced over the
+leading axis of a transposed copy (see fast_reduce_last)."""
+_OUTER_SEQUENTIAL = lazy(lambda: frozenset(np.dtype(t) for t in (
+    np.float16, np.float32, np.float64, np.complex64, np.complex128)))
+
+
 def fast_reduce_last(name: str, x: np.ndarray, init: np.ndarray) -> np.ndarray | None:
     """`init op x[..., 0] op x[..., 1] ...` over the last axis, or None if `name` has no
     numpy equivalent for this dtype. Float sums/products accumulate sequentially."""
@@ -139,6 +146,15 @@ def fast_reduce_last(name: str, x: np.ndarray, init: np.ndarray) -> np.ndarray |
     if x.shape[-1] == 0:
         return np.broadcast_to(init, x.shape[:-1]).copy()
     with np.errstate(all="ignore"):
+        if (ufunc is np.add and x.dtype in _OUTER_SEQUENTIAL
+                and x.size >= OUTER_FROM * x.shape[-1]):
+            # the reduced elements as rows of one C-contiguous array: numpy reduces its
+            # first axis row after row into the accumulator, started from `initial` (pairwise
+            # summation is only ever along the innermost axis), i.e. in the sequential
+            # order, with every row a vectorized add (accumulate along the last axis is
+            # scalar code)
+            rows = np.moveaxis(x, -1, 0).copy()
+            return _contiguous(np.add.reduce(rows, axis=0, dtype=x.dtype, initial=init[()]))
         if x.dtype.kind in "fcV" and ufunc in (np.add, np.multiply):
             seq = np.concatenate([np.broadcast_to(init, x.shape[:-1] + (1,)), x], axis=-1)
             return _contiguous(ufunc.accumulate(seq, axis=-1, dtype=x.dtype)[..., -1])

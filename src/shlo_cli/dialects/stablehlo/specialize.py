@@ -24,6 +24,7 @@ from ...ir.registry import BIND_HOOKS
 from ...ir.types import QuantizedType, TensorType, element_type, numpy_dtype
 from ...lazy_imports import lazy
 from .. import libm
+from .blas_threads import matmul
 from .conversions import _EXACT_TO_FLOAT, _WIDE_FLOATS, convert_array
 from .elementwise_numerics import NATIVE_ARITH, NATIVE_FLOATS, NATIVE_INTS
 from .elementwise_select import NATIVE_COMPARE
@@ -154,13 +155,37 @@ def _fix_zeros(out: np.ndarray, a: np.ndarray, b: np.ndarray, both: bool) -> np.
     return fixed.view(out.dtype)
 
 
-def _float_maximum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """elementwise._extremum's float branch without widening (see _fix_zeros)."""
-    return _fix_zeros(np.maximum(a, b), a, b, True)
-
-
-def _float_minimum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return _fix_zeros(np.minimum(a, b), a, b, False)
+def _signed_extremum(ufunc: np.ufunc, both: bool) -> Kernel:
+    """elementwise._extremum's float branch without widening, in four passes: numpy's
+    result r, then its sign bit set from the operands' sign bits. For maximum the spec's
+    sign is sa & sb: a zero result needs exactly that, and for any other non-NaN r it is
+    r's own sign (r > 0 has a non-negative operand, r < 0 two negative ones), so r's bits
+    AND (ua & ub | ~sign) is the result. For minimum likewise with sa | sb: r OR
+    ((ua | ub) & sign). A NaN's sign must stay numpy's: when r has a NaN (its reduction by
+    the same ufunc is NaN) `_fix_zeros` redoes the zeros alone."""
+    def kernel(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        out = ufunc(a, b)
+        bits = _BITS.get(out.dtype)
+        if bits is None:  # a region body typed f32 called on other arrays (all_reduce)
+            return out if out.dtype.kind in "biu" else _fix_zeros(out, a, b, both)
+        if out.ndim == 0 or out.size == 0:
+            return _fix_zeros(out, a, b, both)
+        total = ufunc.reduce(out, axis=None)
+        if total != total:
+            return _fix_zeros(out, a, b, both)
+        width = 8 * out.dtype.itemsize
+        ua, ub = np.asarray(a).view(bits), np.asarray(b).view(bits)
+        current = out.view(bits)
+        if both:
+            mask = ua & ub
+            mask |= bits((1 << (width - 1)) - 1)
+            current &= mask
+        else:
+            mask = ua | ub
+            mask &= bits(1 << (width - 1))
+            current |= mask
+        return out
+    return kernel
 
 
 def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kernel | None:
@@ -205,10 +230,43 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
         left = lhs.transpose(lperm).reshape(b, m, k).astype(dtype)
         right = rhs.transpose(rperm).reshape(b, k, n).astype(dtype)
         with np.errstate(all="ignore"):
-            out = np.matmul(left[0], right[0])[None] if b == 1 else np.matmul(left, right)
+            out = matmul(left[0], right[0])[None] if b == 1 else matmul(left, right)
             out += zero
         return out.reshape(out_shape)
-    return kernel
+
+    if b != 1:
+        return kernel
+    array = np.ndarray
+    item = dtype.itemsize
+    # The strides astype's copy of a C- or Fortran-contiguous 2-D view has (numpy keeps a
+    # contiguous layout; an array contiguous both ways is copied in C order).
+    left_c, left_f = (k * item, item), (item, m * item)
+    right_c, right_f = (n * item, item), (item, k * item)
+
+    def plain(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        """(m, k) x (k, n) whose operand views (after the permutations: a transposed
+        operand is a Fortran-ordered view) are laid out exactly as the copies above would
+        be: BLAS reads them in place (an LSTM step's 1x64 x 64x256, a backward pass's
+        transposed operands)."""
+        if (lhs.__class__ is not array or rhs.__class__ is not array or lhs.dtype != dtype
+                or rhs.dtype != dtype):
+            return kernel(lhs, rhs)
+        left = lhs.transpose(lperm).reshape(m, k)
+        right = rhs.transpose(rperm).reshape(k, n)
+        ls_, rs_ = left.strides, right.strides
+        if not ((ls_ == left_c and left.flags.c_contiguous)
+                or (ls_ == left_f and left.flags.f_contiguous
+                    and not left.flags.c_contiguous)):
+            return kernel(lhs, rhs)
+        if not ((rs_ == right_c and right.flags.c_contiguous)
+                or (rs_ == right_f and right.flags.f_contiguous
+                    and not right.flags.c_contiguous)):
+            return kernel(lhs, rhs)
+        with np.errstate(all="ignore"):
+            out = matmul(left, right)
+            out += zero
+        return out.reshape(out_shape)
+    return plain
 
 
 def _broadcast_view(op: Operation, kwargs: dict[str, Any]) -> Kernel | None:
@@ -257,6 +315,10 @@ def _astype(x: np.ndarray, target: np.dtype) -> np.ndarray:
     return x.astype(target)
 
 
+_MAXIMUM = lazy(lambda: {"stablehlo.maximum": _signed_extremum(np.maximum, True),
+                         "stablehlo.minimum": _signed_extremum(np.minimum, False)})
+
+
 def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | None:
     """A specialized kernel for `op`, or None (the general evaluator)."""
     name = op.name
@@ -271,7 +333,7 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
         return ufunc if operand in allowed and all(d == operand for d in dtypes) else None
     if name in ("stablehlo.maximum", "stablehlo.minimum"):
         if operand in NATIVE_FLOATS and all(d == operand for d in dtypes):
-            return _float_maximum if name == "stablehlo.maximum" else _float_minimum
+            return _MAXIMUM[name]
         if operand in NATIVE_INTS and all(d == operand for d in dtypes):
             return np.maximum if name == "stablehlo.maximum" else np.minimum
         return None
@@ -283,7 +345,7 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
         return np.divide if operand in NATIVE_FLOATS and all(d == operand for d in dtypes) else None
     if name in _LIBM_OPS:
         if operand in _ROUNDED and dtypes[1] == operand:
-            return functools.partial(libm.rounded_native, _LIBM_OPS[name], operand)
+            return libm.native_kernel(_LIBM_OPS[name], operand)
         return None
     if name == "stablehlo.negate":  # elementwise.negate: floats negate exactly in any width
         return np.negative if operand in NATIVE_FLOATS and dtypes[1] == operand else None

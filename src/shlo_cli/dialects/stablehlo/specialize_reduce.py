@@ -1,0 +1,66 @@
+"""`reduce` of one input by one elementwise op, specialized once per op when the plan is
+built (an engine binding hook).
+
+The general evaluator re-derives per call what a transformer's layer norm and softmax
+reductions (a 32x64 -> 32 sum, a max over the last axis) never change: the promoted types,
+the body analysis, the axis permutation and the flat shape, then packs its results. That
+is several times the reduction's own cost at these sizes. When the input, init value and
+result are static tensors of one native numpy type and the body is a single commutative
+op of its two arguments, the kernel here does only the permutation (none when the reduced
+axes are already last) and calls the same `fast_reduce_last` the general path calls, so
+the results are the general path's bit for bit.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from ...ir.core import Operation
+from ...ir.registry import BIND_HOOKS
+from ...ir.types import TensorType
+from .reducer import _ufunc_for, binary_body_ops, fast_reduce_last
+from .specialize import _native_types
+
+Kernel = Callable[..., Any]
+
+
+def bind_reduce(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | None:
+    """A specialized single-input reduce kernel, or None (the general evaluator)."""
+    if op.name != "stablehlo.reduce" or len(op.operands) != 2 or len(op.results) != 1:
+        return None
+    if len(op.regions) != 1:
+        return None
+    dtypes = _native_types(op)
+    if dtypes is None or len(set(dtypes)) != 1:
+        return None
+    names = binary_body_ops(op.regions[0], 1)
+    if names is None or _ufunc_for(names[0], dtypes[0]) is None:
+        return None
+    name = names[0]
+    source, result = op.operand_types[0], op.result_types[0]
+    assert isinstance(source, TensorType) and isinstance(result, TensorType)
+    try:
+        dims = tuple(int(d) for d in kwargs.get("dimensions") or ())
+    except (TypeError, ValueError):
+        return None
+    rank = len(source.shape)
+    if len(set(dims)) != len(dims) or any(d < 0 or d >= rank for d in dims):
+        return None
+    kept = [d for d in range(rank) if d not in dims]
+    outer = tuple(source.shape[d] for d in kept)
+    if tuple(result.shape) != outer:
+        return None
+    flat_shape = outer + (math.prod(source.shape[d] for d in dims),)
+    perm = tuple(kept + list(dims))
+    identity = perm == tuple(range(rank))
+
+    def kernel(x: Any, init: Any) -> Any:
+        flat = (x if identity else x.transpose(perm)).reshape(flat_shape)
+        return fast_reduce_last(name, flat, init)
+    return kernel
+
+
+if not any(getattr(h, "__qualname__", "") == "bind_reduce" for h in BIND_HOOKS):
+    BIND_HOOKS.append(bind_reduce)
