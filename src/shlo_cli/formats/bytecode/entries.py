@@ -29,7 +29,7 @@ from ...ir.attributes import (
 )
 from ...ir.dense import decode_raw_dense
 from ...ir.locations import FileLineColLoc
-from ...ir.types import DYNAMIC, IndexType, IntegerType, TensorType, VectorType
+from ...ir.types import DYNAMIC, FunctionType, IndexType, IntegerType, TensorType, VectorType
 from .builtin import (
     _CODE_FLOATS,
     _SIGNEDNESS_NAMES,
@@ -256,8 +256,6 @@ def _index_type(table: AttrTypeTable, buf: bytes, pos: int, end: int) -> Any:
 
 
 def _function_type(table: AttrTypeTable, buf: bytes, pos: int, end: int) -> Any:
-    from ...ir.types import FunctionType
-
     lists = []
     type = table.type
     for _ in range(2):

@@ -54,7 +54,7 @@ from .encoding import (
     read_string_table,
     section_name,
 )
-from .hooks import hooks_for
+from .hooks import OpSpec, hooks_for
 from .properties import op_spec
 from .tables import AttrTypeTable, DialectState
 from .uselists import decode_order
@@ -100,15 +100,22 @@ class _OpInfo:
     """An op name's facts, looked up once per file: its name, the `wasRegistered` flag,
     its definition, its inherent attribute names and whether upstream rejects the op."""
 
-    __slots__ = ("name", "registered", "opdef", "inherent", "rejected")
+    __slots__ = ("name", "registered", "opdef", "inherent", "rejected", "spec")
 
     def __init__(self, name: str, registered: bool | None, opdef: Any,
-                 inherent: frozenset[str], rejected: bool) -> None:
+                 inherent: frozenset[str], rejected: bool, spec: OpSpec | None) -> None:
         self.name = name
+        self.spec = spec
         self.registered = registered
         self.opdef = opdef
         self.inherent = inherent
         self.rejected = rejected
+
+
+# (op name, `wasRegistered`) -> the facts of a registered op, shared by every file while
+# the registry holds the same definition.
+_OP_INFOS: dict[tuple[str, bool | None], _OpInfo] = {}
+_REGISTERED = registry._REGISTRY
 
 
 def _slow_varint(reader: Reader, pos: int) -> tuple[int, int]:
@@ -156,10 +163,14 @@ class _Reader:
         self.use_orders: list[tuple[Value, list[int], bool]] = []
         self.odd_props: list[Operation] = []
         self.started = False
-        self.inherent: dict[str, tuple[Any, frozenset[str]]] = {}
         # op-name index -> what every op of that name needs (see `_op_info`)
         self.op_infos: dict[int, _OpInfo] = {}
         self.unregistered_op: Operation | None = None  # the first op upstream would reject
+
+    def release(self) -> None:
+        """Drop the table, which points back here: the file's tables are then freed as the
+        read returns rather than left to the cycle collector."""
+        self.__dict__.pop("table", None)
 
     def note(self) -> str | None:
         """Upstream attaches this note to every diagnostic once the header is read."""
@@ -330,32 +341,43 @@ class _Reader:
         self.props_data = body
         self.props_offsets = offsets
 
-    def _properties(self, index: int, name: str,
+    def _properties(self, index: int, info: _OpInfo,
                     op_props: dict[str, Attribute]) -> Attribute | None:
         """Read a registered op's properties (entry `index` of the properties section);
         returns an unregistered-style attribute when we do not know the op (upstream then
         reads one attribute)."""
+        name = info.name
         if index >= len(self.props_offsets) or self.props_data is None:
             raise BytecodeError(f"Properties idx out-of-bound for {name}")
         whole = self.props_data
-        props = Reader(whole.data, whole.base)
-        props.pos = self.props_offsets[index]
-        props.end = whole.end
-        size = props.varint()
-        if size > props.end - props.pos:
+        data = self.data
+        props = Reader(data)  # at file offsets, as the IR is read
+        pos = self.props_offsets[index] + whole.base
+        end = props.end = whole.base + whole.end
+        size, pos = _slow_varint(props, pos)
+        if size > end - pos:
             raise BytecodeError(f"attempting to parse {size} bytes when only "
-                                f"{props.end - props.pos} remain")
-        props.end = props.pos + size
-        spec = op_spec(name)
+                                f"{end - pos} remain")
+        end = props.end = pos + size
+        spec = info.spec
+        table = self.table
         if spec is None:
-            return self.table.attribute(props.varint())
+            value, pos = _slow_varint(props, pos)
+            return table.attribute(value)
+        attr_values = table.attr_values
         for prop, optional in spec:
-            if optional:
-                value, present = props.varint_flag()
-                if present:
-                    op_props[prop] = self.table.attribute(value)
+            b = data[pos] if pos < end else 0
+            if b & 1:
+                pos += 1
+                value = b >> 1
             else:
-                op_props[prop] = self.table.attribute(props.varint())
+                value, pos = _slow_varint(props, pos)
+            if optional:
+                if not value & 1:
+                    continue
+                value >>= 1
+            attr = attr_values[value] if value < len(attr_values) else None
+            op_props[prop] = table.attribute(value) if attr is None else attr
         self.props_decoded[index] = (name, dict(op_props))
         return None
 
@@ -390,12 +412,23 @@ class _Reader:
         info = self.op_infos.get(index)
         if info is None:
             name, registered = self._op_name_at(index)
-            opdef, inherent = self._inherent(name)
-            rejected = False  # upstream's verifier: a known dialect's op must be registered
-            if opdef is None and op_spec(name) is None:
-                dialect = name.split(".", 1)[0]
-                rejected = registry.is_known_dialect(dialect) or hooks_for(dialect) is not None
-            info = self.op_infos[index] = _OpInfo(name, registered, opdef, inherent, rejected)
+            key = (name, registered)
+            info = _OP_INFOS.get(key)
+            if info is None or _REGISTERED.get(name) is not info.opdef:
+                opdef = registry.lookup(name)
+                spec = op_spec(name)
+                inherent = {p for p, _ in (spec or ())}
+                if opdef is not None:
+                    inherent |= set(opdef.properties)
+                rejected = False  # upstream's verifier: a known dialect's op must be registered
+                if opdef is None and spec is None:
+                    dialect = name.split(".", 1)[0]
+                    rejected = registry.is_known_dialect(dialect) or \
+                        hooks_for(dialect) is not None
+                info = _OpInfo(name, registered, opdef, frozenset(inherent), rejected, spec)
+                if opdef is not None:  # registered for good: kept for the process
+                    _OP_INFOS[key] = info
+            self.op_infos[index] = info
         return info
 
     def _op(self, reader: Reader, scope: _Scope, blocks: list[Block]) -> Operation:
@@ -457,7 +490,7 @@ class _Reader:
                 if decoded is not None and decoded[0] is name:
                     props = dict(decoded[1])
                 else:
-                    odd_props = self._properties(index, name, props)
+                    odd_props = self._properties(index, info, props)
             else:
                 odd_props = table.attribute(index)
         result_types: list[Type] = []
@@ -577,17 +610,6 @@ class _Reader:
                 op.parent = block
                 operations.append(op)
         scope.pop(values)
-
-    def _inherent(self, name: str) -> tuple[Any, frozenset[str]]:
-        """The op's definition and its inherent attribute names (moved to properties)."""
-        found = self.inherent.get(name)
-        if found is None:
-            opdef = registry.lookup(name)
-            names = {p for p, _ in (op_spec(name) or ())}
-            if opdef is not None:
-                names |= set(opdef.properties)
-            found = self.inherent[name] = (opdef, frozenset(names))
-        return found
 
     def _block_header(self, reader: Reader, scope: _Scope, block: Block) -> int:
         ops, has_args = reader.varint_flag()
@@ -784,6 +806,7 @@ def read_bytecode(data: bytes, filename: str = "<stdin>", allow_unregistered: bo
         raise _diagnostic("bytecode nesting is too deep to read", filename,
                           note=state.note()) from None
     finally:
+        state.release()
         if collecting:
             gc.enable()
 
