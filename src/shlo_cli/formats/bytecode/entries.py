@@ -56,6 +56,20 @@ if TYPE_CHECKING:
 
 Decoder = Callable[["AttrTypeTable", bytes, int, int], Any]
 
+# Immutable values shared by every file read (the text parser shares its types the same
+# way): building a frozen dataclass costs ten times a dictionary lookup. Keys name their
+# parts by identity where those parts are themselves shared; each value keeps its parts
+# alive, so an id is never reused while its entry exists.
+_SHARED: dict[Any, Any] = {}
+_SHARED_LIMIT = 1 << 15
+
+
+def _share(key: Any, value: Any) -> Any:
+    if len(_SHARED) >= _SHARED_LIMIT:
+        _SHARED.clear()
+    _SHARED[key] = value
+    return value
+
 
 def varint(buf: bytes, pos: int, end: int) -> tuple[int, int]:
     """(value, position after it) of the varint at `pos`; (-1, pos) if it runs past `end`."""
@@ -88,7 +102,9 @@ def _string(table: AttrTypeTable, buf: bytes, pos: int, end: int) -> Any:
     strings = table.strings
     if pos != end or not 0 <= index < len(strings):
         return None
-    return StringAttr(strings[index])
+    text = strings[index]
+    found = _SHARED.get(text)  # the only `str` keys
+    return found if found is not None else _share(text, StringAttr(text))
 
 
 def _file_line_col(table: AttrTypeTable, buf: bytes, pos: int, end: int) -> Any:
@@ -238,7 +254,13 @@ def _ranked_tensor(table: AttrTypeTable, buf: bytes, pos: int, end: int) -> Any:
     if index < 0:
         return None
     element = table.type(index)
-    return TensorType(tuple(shape), element, None) if pos == end else None
+    if pos != end:
+        return None
+    key = (tuple(shape), id(element))
+    found = _SHARED.get(key)
+    if found is not None and found.element is element:
+        return found
+    return _share(key, TensorType(key[0], element, None))
 
 
 def _integer_type(table: AttrTypeTable, buf: bytes, pos: int, end: int) -> Any:
@@ -248,7 +270,8 @@ def _integer_type(table: AttrTypeTable, buf: bytes, pos: int, end: int) -> Any:
     signedness = _SIGNEDNESS_NAMES.get(packed & 3)
     if signedness is None or packed >> 2 > MAX_INT_WIDTH:
         return None
-    return IntegerType(packed >> 2, signedness)
+    found = _SHARED.get(packed)  # the only `int` keys
+    return found if found is not None else _share(packed, IntegerType(packed >> 2, signedness))
 
 
 def _index_type(table: AttrTypeTable, buf: bytes, pos: int, end: int) -> Any:
@@ -269,7 +292,17 @@ def _function_type(table: AttrTypeTable, buf: bytes, pos: int, end: int) -> Any:
                 return None
             items.append(type(index))
         lists.append(tuple(items))
-    return FunctionType(lists[0], lists[1]) if pos == end else None
+    if pos != end:
+        return None
+    key = ("->", tuple(map(id, lists[0])), tuple(map(id, lists[1])))
+    found = _SHARED.get(key)
+    if found is not None and _same(found.inputs, lists[0]) and _same(found.results, lists[1]):
+        return found
+    return _share(key, FunctionType(lists[0], lists[1]))
+
+
+def _same(old: tuple[Any, ...], new: tuple[Any, ...]) -> bool:
+    return all(a is b for a, b in zip(old, new, strict=True))
 
 
 def _float_type(code: int) -> Decoder:
