@@ -126,6 +126,55 @@ def _slow_varint(reader: Reader, pos: int) -> tuple[int, int]:
     return value, reader.pos
 
 
+def _section(reader: Reader) -> tuple[int, Reader]:
+    """The next section's id and a reader over its bytes, sharing `reader`'s buffer and
+    offsets (`Reader.section` slices a memoryview instead); same checks and errors."""
+    code = reader.byte()
+    length = reader.varint()
+    section_id = code & 0x7F
+    if section_id >= NUM_SECTIONS:
+        raise BytecodeError(f"invalid section ID: {section_id}")
+    if code & 0x80:
+        reader.align_to(reader.varint())
+    start = reader.pos
+    if length > reader.end - start:
+        raise BytecodeError(f"attempting to parse {length} bytes when only "
+                            f"{reader.end - start} remain")
+    reader.pos = start + length
+    section = Reader(reader.data, reader.base)
+    section.pos = start
+    section.end = start + length
+    return section_id, section
+
+
+def _string_table(section: Reader) -> list[str]:
+    """`read_string_table` with one-byte sizes read inline; anything else (long strings,
+    malformed tables) is left to it, which raises upstream's errors."""
+    data = section.data
+    if not isinstance(data, bytes):
+        return read_string_table(section)
+    pos = section.pos
+    end = section.end
+    count = data[pos] >> 1 if pos < end and data[pos] & 1 else -1
+    if count < 0 or count > end - pos - 1:
+        return read_string_table(section)
+    sizes = data[pos + 1:pos + 1 + count]
+    if any(not size & 1 for size in sizes):
+        return read_string_table(section)
+    data_end = end
+    strings: list[str] = [""] * count
+    for i, size in enumerate(sizes):
+        size >>= 1
+        start = data_end - size
+        if size == 0 or start < pos:
+            return read_string_table(section)
+        strings[count - 1 - i] = data[start:data_end - 1].decode("utf-8", "surrogateescape")
+        data_end = start
+    if data_end != pos + 1 + count:
+        return read_string_table(section)
+    return strings
+
+
 class _Scope:
     """The values of one isolated-from-above scope; each open region reserves a range."""
 
@@ -181,17 +230,22 @@ class _Reader:
     # ---- top level ---------------------------------------------------------------------------
 
     def read(self) -> Module:
-        reader = Reader(self.data)
+        data = self.data
+        reader = Reader(data)  # every section is read at file offsets from here on
         reader.skip(4)
         self.version = reader.varint()
         if self.version > CURRENT_VERSION:
             raise BytecodeError(f"bytecode version {self.version} is newer than the current "
                                 f"version {CURRENT_VERSION}")
-        self.producer = reader.cstring().decode("utf-8", "surrogateescape")
+        nul = data.find(0, reader.pos)
+        if nul < 0:
+            raise BytecodeError("malformed null-terminated string, no null character found")
+        self.producer = data[reader.pos:nul].decode("utf-8", "surrogateescape")
+        reader.pos = nul + 1
         self.started = True
         sections: list[Reader | None] = [None] * NUM_SECTIONS
-        while not reader.empty():
-            section_id, section = reader.section()
+        while reader.pos < reader.end:
+            section_id, section = _section(reader)
             if sections[section_id] is not None:
                 raise BytecodeError(f"duplicate top-level section: {section_name(section_id)}")
             sections[section_id] = section
@@ -199,7 +253,7 @@ class _Reader:
             if sections[section_id] is None and not self._optional(section_id):
                 raise BytecodeError(
                     f"missing data for top-level section: {section_name(section_id)}")
-        strings = read_string_table(sections[STRING])  # type: ignore[arg-type]
+        strings = _string_table(sections[STRING])  # type: ignore[arg-type]
         properties = sections[PROPERTIES]
         if properties is not None:
             self._read_properties_section(properties)
@@ -384,7 +438,6 @@ class _Reader:
     # ---- the IR ------------------------------------------------------------------------------
 
     def _read_ir(self, section: Reader) -> list[Operation]:
-        section = self._absolute(section)
         ops_count, has_args = section.varint_flag()
         if has_args:
             raise BytecodeError("value index range was outside of the expected range for "
@@ -397,14 +450,6 @@ class _Reader:
         if self.forward_refs:
             raise BytecodeError("not all forward unresolved forward operand references")
         return block.operations
-
-    def _absolute(self, section: Reader) -> Reader:
-        """The same bytes as `section`, read from the file's `bytes` at file offsets
-        (indexing `bytes` is about twice as fast as indexing a memoryview)."""
-        reader = Reader(self.data)
-        reader.pos = section.base + section.pos
-        reader.end = section.base + section.end
-        return reader
 
     def _op_info(self, reader: Reader) -> _OpInfo:
         """What ops of the name at the reader need, decided once per op-name index."""
@@ -578,10 +623,10 @@ class _Reader:
                     self.use_orders.append((op.results[index], order, pairs))
         if regions:
             if isolated and self.version >= LAZY_LOADING:
-                section_id, body = reader.section()
+                section_id, inner = _section(reader)
                 if section_id != IR:
                     raise BytecodeError("expected IR section for region")
-                inner, inner_scope = self._absolute(body), _Scope()
+                inner_scope = _Scope()
             elif isolated:
                 inner, inner_scope = reader, _Scope()
             else:
