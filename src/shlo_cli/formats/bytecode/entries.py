@@ -90,7 +90,10 @@ def varint(buf: bytes, pos: int, end: int) -> tuple[int, int]:
 
 def _string_of(table: AttrTypeTable, index: int) -> str | None:
     """The text of attribute entry `index` if it is a string attribute."""
-    attr = table.attribute(index)
+    values = table.attr_values
+    attr = values[index] if index < len(values) else None
+    if attr.__class__ is not StringAttr:  # not decoded yet (or not a string)
+        attr = table.attribute(index)
     return attr.text if attr.__class__ is StringAttr else None
 
 
@@ -98,7 +101,12 @@ def _string_of(table: AttrTypeTable, index: int) -> str | None:
 
 
 def _string(table: AttrTypeTable, buf: bytes, pos: int, end: int) -> Any:
-    index, pos = varint(buf, pos, end)
+    first = buf[pos] if pos < end else 0
+    if first & 1:
+        index = first >> 1
+        pos += 1
+    else:
+        index, pos = varint(buf, pos, end)
     strings = table.strings
     if pos != end or not 0 <= index < len(strings):
         return None
@@ -108,6 +116,11 @@ def _string(table: AttrTypeTable, buf: bytes, pos: int, end: int) -> Any:
 
 
 def _file_line_col(table: AttrTypeTable, buf: bytes, pos: int, end: int) -> Any:
+    if pos + 3 == end and buf[pos] & buf[pos + 1] & buf[pos + 2] & 1:  # one byte each
+        name = _string_of(table, buf[pos] >> 1)
+        if name is None:
+            return None
+        return FileLineColLoc(name, buf[pos + 1] >> 1, buf[pos + 2] >> 1)
     index, pos = varint(buf, pos, end)
     if index < 0:
         return None

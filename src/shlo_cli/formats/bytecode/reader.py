@@ -118,6 +118,13 @@ _OP_INFOS: dict[tuple[str, bool | None], _OpInfo] = {}
 _REGISTERED = registry._REGISTRY
 
 
+def _window(data: bytes, end: int) -> Reader:
+    """A reader of `data` up to `end`, for what the inline decoding leaves to `Reader`."""
+    reader = Reader(data)
+    reader.end = end
+    return reader
+
+
 def _slow_varint(reader: Reader, pos: int) -> tuple[int, int]:
     """A varint of more than one byte (or a missing one: the reader raises), and the
     position after it."""
@@ -405,18 +412,22 @@ class _Reader:
             raise BytecodeError(f"Properties idx out-of-bound for {name}")
         whole = self.props_data
         data = self.data
-        props = Reader(data)  # at file offsets, as the IR is read
-        pos = self.props_offsets[index] + whole.base
-        end = props.end = whole.base + whole.end
-        size, pos = _slow_varint(props, pos)
+        pos = self.props_offsets[index] + whole.base  # read at file offsets, as the IR is
+        end = whole.base + whole.end
+        b = data[pos] if pos < end else 0
+        if b & 1:
+            pos += 1
+            size = b >> 1
+        else:
+            size, pos = _slow_varint(_window(data, end), pos)
         if size > end - pos:
             raise BytecodeError(f"attempting to parse {size} bytes when only "
                                 f"{end - pos} remain")
-        end = props.end = pos + size
+        end = pos + size
         spec = info.spec
         table = self.table
         if spec is None:
-            value, pos = _slow_varint(props, pos)
+            value, pos = _slow_varint(_window(data, end), pos)
             return table.attribute(value)
         attr_values = table.attr_values
         for prop, optional in spec:
@@ -425,7 +436,7 @@ class _Reader:
                 pos += 1
                 value = b >> 1
             else:
-                value, pos = _slow_varint(props, pos)
+                value, pos = _slow_varint(_window(data, end), pos)
             if optional:
                 if not value & 1:
                     continue
