@@ -392,11 +392,25 @@ class _Reader:
         if section.empty():
             return
         count = section.varint()
-        body = Reader(section.data[section.pos:section.end], section.base + section.pos)
+        body = Reader(section.data, section.base)  # the section's bytes, at its offsets
+        data = body.data
+        pos = section.pos
+        end = body.end = section.end
         offsets = []
+        append = offsets.append
         for _ in range(count):
-            offsets.append(body.pos)
-            body.bytes(body.varint())
+            append(pos)
+            b = data[pos] if pos < end else 0
+            if b & 1:
+                pos += 1
+                size = b >> 1
+            else:
+                size, pos = _slow_varint(body, pos)
+            if size > end - pos:
+                body.pos = pos
+                body.bytes(size)  # raises
+            pos += size
+        body.pos = pos
         if not body.empty():
             raise BytecodeError("Broken properties section: didn't exhaust the offsets table")
         self.props_data = body
