@@ -396,7 +396,7 @@ class _Reader:
         data = body.data
         pos = section.pos
         end = body.end = section.end
-        offsets = []
+        offsets: list[int] = []
         append = offsets.append
         for _ in range(count):
             append(pos)

@@ -14,7 +14,7 @@ from ...ir.lexer import EOF
 from ...ir.parser import Parser
 from ...ir.types import Type
 from .encoding import BytecodeError, Reader, unzigzag
-from .entries import ATTRIBUTES, TYPES
+from .entries import ATTRIBUTES, TYPES, Decoder
 from .entries import varint as entry_varint
 from .hooks import DialectHooks, hooks_for
 
@@ -67,26 +67,32 @@ class AttrTypeTable:
         num_types = offsets.varint()
         if num_attrs + num_types > offsets.remaining():
             raise BytecodeError("Attribute or Type entry offset points past the end of section")
-        # Entries: (dialect, custom, file offset, size); values: decoded objects.
-        self.attr_entries: list[tuple[DialectState, bool, int, int]] = []
-        self.type_entries: list[tuple[DialectState, bool, int, int]] = []
+        # Entry k (the attributes, then the types) starts at file offset `marks[k] >> 1`
+        # and ends where entry k + 1 starts; `marks[k] & 1` says it has a custom encoding
+        # and `owners[k]` is its dialect. Values: the decoded objects.
+        marks: list[int] = []
+        owners: list[DialectState] = []
+        self.marks = marks
+        self.owners = owners
+        self.num_attrs = num_attrs
         self.attr_values: list[Any] = [None] * num_attrs
         self.type_values: list[Any] = [None] * num_types
         dialects = state.dialects
         pos = offsets.base + offsets.pos  # the offsets, read inline from the file's bytes
         end = offsets.base + offsets.end
-        for count, entries in ((num_attrs, self.attr_entries), (num_types, self.type_entries)):
-            append = entries.append
-            while len(entries) < count:
+        mark = marks.append
+        for count in (num_attrs, num_attrs + num_types):
+            while len(marks) < count:
                 index, pos = _varint(buf, pos, end, offsets)
                 if index >= len(dialects):
                     raise BytecodeError(f"invalid dialect index: {index}")
                 dialect = dialects[index]
                 group, pos = _varint(buf, pos, end, offsets)
-                if len(entries) + group > count:
-                    group = count - len(entries) + 1  # reads the entries, then fails
+                if len(marks) + group > count:
+                    group = count - len(marks) + 1  # reads the entries, then fails
+                owners += [dialect] * group
                 for _ in range(group):
-                    if len(entries) >= count:
+                    if len(marks) >= count:
                         raise BytecodeError("unexpected trailing data in the Attribute/Type "
                                             "offset section")
                     first = buf[pos] if pos < end else 0
@@ -99,11 +105,25 @@ class AttrTypeTable:
                     if current + size > data_end:
                         raise BytecodeError(
                             "Attribute or Type entry offset points past the end of section")
-                    append((dialect, bool(value & 1), current, size))
+                    mark(current << 1 | (value & 1))
                     current += size
         if pos != end:
             raise BytecodeError(
                 "unexpected trailing data in the Attribute/Type offset section")
+        mark(current << 1)  # where the last entry ends
+
+    @property
+    def attr_entries(self) -> list[tuple[DialectState, bool, int, int]]:
+        """(dialect, custom, file offset, size) of each attribute entry."""
+        return [self._entry(k) for k in range(self.num_attrs)]
+
+    @property
+    def type_entries(self) -> list[tuple[DialectState, bool, int, int]]:
+        return [self._entry(k) for k in range(self.num_attrs, len(self.marks) - 1)]
+
+    def _entry(self, k: int) -> tuple[DialectState, bool, int, int]:
+        start = self.marks[k] >> 1
+        return self.owners[k], bool(self.marks[k] & 1), start, (self.marks[k + 1] >> 1) - start
 
     def attribute(self, index: int) -> Attribute:
         values = self.attr_values
@@ -111,7 +131,7 @@ class AttrTypeTable:
             value = values[index]
             if value is not None and value is not _PENDING:  # decoded already
                 return value  # type: ignore[no-any-return]
-        return cast(Attribute, self._resolve(index, self.attr_entries, values, "Attribute"))
+        return cast(Attribute, self._resolve(index, 0, values, "Attribute", ATTRIBUTES))
 
     def type(self, index: int) -> Type:
         values = self.type_values
@@ -119,34 +139,37 @@ class AttrTypeTable:
             value = values[index]
             if value is not None and value is not _PENDING:
                 return value  # type: ignore[no-any-return]
-        return cast(Type, self._resolve(index, self.type_entries, values, "Type"))
+        return cast(Type, self._resolve(index, self.num_attrs, values, "Type", TYPES))
 
-    def _resolve(self, index: int, entries: list[tuple[DialectState, bool, int, int]],
-                 values: list[Any], kind: str) -> Any:
-        if index >= len(entries):
+    def _resolve(self, index: int, first: int, values: list[Any], kind: str,
+                 fast: dict[int, Decoder]) -> Any:
+        if index >= len(values):
             raise BytecodeError(f"invalid {kind} index: {index}")
         value = values[index]
         if value is not None:
             if value is _PENDING:
                 raise BytecodeError(f"{kind} entry {index} refers to itself")
             return value
-        dialect, custom, start, size = entries[index]
+        k = first + index
+        marks = self.marks
+        start = marks[k] >> 1
+        end = marks[k + 1] >> 1
+        custom = marks[k] & 1
+        dialect = self.owners[k]
         values[index] = _PENDING
         try:
-            value = None
-            if custom and dialect.name == "builtin":  # the common entries, decoded directly
+            if custom and end > start and dialect.name == "builtin":  # decoded directly
                 if not dialect.loaded:
                     self.state.load_dialect(dialect)
                 buf = self.buf
-                code = buf[start] if size else 0
-                if code & 1:
-                    decode = (ATTRIBUTES if kind == "Attribute" else TYPES).get(code >> 1)
-                    if decode is not None:
-                        value = decode(self, buf, start + 1, start + size)
+                code = buf[start]
+                decode = fast.get(code >> 1) if code & 1 else None
+                if decode is not None:
+                    value = decode(self, buf, start + 1, end)
             if value is None:
-                reader = Reader(self.data.data)
+                reader = Reader(self.buf)
                 reader.pos = start
-                reader.end = start + size
+                reader.end = end
                 if custom:
                     value = self._custom(dialect, reader, kind)
                 else:
