@@ -111,6 +111,8 @@ def _string(table: AttrTypeTable, buf: bytes, pos: int, end: int) -> Any:
     if pos != end or not 0 <= index < len(strings):
         return None
     text = strings[index]
+    if len(text) > 256:  # not kept for the process: a long string is seldom repeated
+        return StringAttr(text)
     found = _SHARED.get(text)  # the only `str` keys
     return found if found is not None else _share(text, StringAttr(text))
 
