@@ -3,27 +3,20 @@ version from 0 to 6, into our IR.
 
 Errors are diagnostics located at `file:0:0` with upstream's wording and upstream's note
 `in bytecode version N produced by: P`; no Python exception escapes for bad input.
-Attributes and types are decoded on first use, as upstream does lazily.
+Attributes and types are decoded on first use, as upstream does lazily. This module reads
+the header and the sections around the IR; `ir_reader` reads the IR itself, `tables` the
+attribute/type entries (the common builtin ones through `entries`).
 """
 
 from __future__ import annotations
 
 import gc
-from typing import Any, TypeVar
+from typing import Any
 
 from ...ir import registry
-from ...ir.attributes import Attribute, DenseResourceAttr, DictAttr
+from ...ir.attributes import Attribute, DenseResourceAttr
 from ...ir.core import Block, Location, Module, Operation, Region, Value
 from ...ir.diagnostics import Diagnostic, SourceFile
-from ...ir.locations import (
-    CallSiteLoc,
-    FileLineColLoc,
-    FusedLoc,
-    LocationAttr,
-    NameLoc,
-    UnknownLoc,
-)
-from ...ir.types import Type
 from .encoding import (
     ATTR_TYPE,
     ATTR_TYPE_OFFSET,
@@ -32,30 +25,21 @@ from .encoding import (
     DIALECT_VERSIONING,
     DIALECT_VERSIONS,
     ELIDE_UNKNOWN_BLOCK_ARG_LOCATION,
-    HAS_ATTRS,
-    HAS_INLINE_REGIONS,
-    HAS_OPERANDS,
-    HAS_PROPERTIES,
-    HAS_RESULTS,
-    HAS_SUCCESSORS,
-    HAS_USE_LIST_ORDERS,
     IR,
-    LAZY_LOADING,
     NATIVE_PROPERTIES_ENCODING,
     NUM_SECTIONS,
     PROPERTIES,
     RESOURCE,
     RESOURCE_OFFSET,
     STRING,
-    USE_LIST_ORDERING,
     BytecodeError,
     Reader,
     is_bytecode,
     read_string_table,
     section_name,
 )
-from .hooks import OpSpec, hooks_for
-from .properties import op_spec
+from .hooks import hooks_for
+from .ir_reader import IRReader, OpInfo, entry_at, open_section, slow_varint
 from .tables import AttrTypeTable, DialectState
 from .uselists import decode_order
 
@@ -87,73 +71,6 @@ class _OpError(Exception):
         self.location = location
 
 
-class _ForwardRef:
-    """A use of a value defined later: the ops and operand slots to patch."""
-
-    __slots__ = ("uses",)
-
-    def __init__(self) -> None:
-        self.uses: list[tuple[Operation, int]] = []
-
-
-class _OpInfo:
-    """An op name's facts, looked up once per file: its name, the `wasRegistered` flag,
-    its definition, its inherent attribute names and whether upstream rejects the op."""
-
-    __slots__ = ("name", "registered", "opdef", "inherent", "rejected", "spec")
-
-    def __init__(self, name: str, registered: bool | None, opdef: Any,
-                 inherent: frozenset[str], rejected: bool, spec: OpSpec | None) -> None:
-        self.name = name
-        self.spec = spec
-        self.registered = registered
-        self.opdef = opdef
-        self.inherent = inherent
-        self.rejected = rejected
-
-
-# (op name, `wasRegistered`) -> the facts of a registered op, shared by every file while
-# the registry holds the same definition.
-_OP_INFOS: dict[tuple[str, bool | None], _OpInfo] = {}
-_REGISTERED = registry._REGISTRY
-
-
-def _window(data: bytes, end: int) -> Reader:
-    """A reader of `data` up to `end`, for what the inline decoding leaves to `Reader`."""
-    reader = Reader(data)
-    reader.end = end
-    return reader
-
-
-def _slow_varint(reader: Reader, pos: int) -> tuple[int, int]:
-    """A varint of more than one byte (or a missing one: the reader raises), and the
-    position after it."""
-    reader.pos = pos
-    value = reader.varint()
-    return value, reader.pos
-
-
-def _section(reader: Reader) -> tuple[int, Reader]:
-    """The next section's id and a reader over its bytes, sharing `reader`'s buffer and
-    offsets (`Reader.section` slices a memoryview instead); same checks and errors."""
-    code = reader.byte()
-    length = reader.varint()
-    section_id = code & 0x7F
-    if section_id >= NUM_SECTIONS:
-        raise BytecodeError(f"invalid section ID: {section_id}")
-    if code & 0x80:
-        reader.align_to(reader.varint())
-    start = reader.pos
-    if length > reader.end - start:
-        raise BytecodeError(f"attempting to parse {length} bytes when only "
-                            f"{reader.end - start} remain")
-    reader.pos = start + length
-    section = Reader(reader.data, reader.base)
-    section.pos = start
-    section.end = start + length
-    return section_id, section
-
-
 def _string_table(section: Reader) -> list[str]:
     """`read_string_table` with one-byte sizes read inline; anything else (long strings,
     malformed tables) is left to it, which raises upstream's errors."""
@@ -182,25 +99,7 @@ def _string_table(section: Reader) -> list[str]:
     return strings
 
 
-class _Scope:
-    """The values of one isolated-from-above scope; each open region reserves a range."""
-
-    __slots__ = ("values", "next_ids")
-
-    def __init__(self) -> None:
-        self.values: list[Any] = []
-        self.next_ids: list[int] = []
-
-    def push(self, count: int) -> None:
-        self.next_ids.append(len(self.values))
-        self.values.extend([None] * count)
-
-    def pop(self, count: int) -> None:
-        del self.values[len(self.values) - count:]
-        self.next_ids.pop()
-
-
-class _Reader:
+class _Reader(IRReader):
     def __init__(self, data: bytes, filename: str, allow_unregistered: bool,
                  keep_undecodable: bool = False) -> None:
         self.data = data if data.__class__ is bytes else bytes(data)
@@ -220,7 +119,7 @@ class _Reader:
         self.odd_props: list[Operation] = []
         self.started = False
         # op-name index -> what every op of that name needs (see `_op_info`)
-        self.op_infos: dict[int, _OpInfo] = {}
+        self.op_infos: dict[int, OpInfo] = {}
         self.unregistered_op: Operation | None = None  # the first op upstream would reject
 
     def release(self) -> None:
@@ -252,7 +151,7 @@ class _Reader:
         self.started = True
         sections: list[Reader | None] = [None] * NUM_SECTIONS
         while reader.pos < reader.end:
-            section_id, section = _section(reader)
+            section_id, section = open_section(reader)
             if sections[section_id] is not None:
                 raise BytecodeError(f"duplicate top-level section: {section_name(section_id)}")
             sections[section_id] = section
@@ -301,7 +200,7 @@ class _Reader:
         if self.version >= ELIDE_UNKNOWN_BLOCK_ARG_LOCATION:
             section.varint()  # the op-name count, a reservation hint
         while not section.empty():
-            dialect = _entry(dialects, section.varint(), "dialect")
+            dialect = entry_at(dialects, section.varint(), "dialect")
             for _ in range(section.varint()):
                 if self.version < NATIVE_PROPERTIES_ENCODING:
                     name = _string(strings, section.varint())
@@ -332,7 +231,7 @@ class _Reader:
                                 "interface, but found a version entry")
 
     def _op_name_at(self, index: int) -> tuple[str, bool | None]:
-        dialect, name, registered = _entry(self.op_names, index, "operation name")
+        dialect, name, registered = entry_at(self.op_names, index, "operation name")
         self.load_dialect(dialect)
         if not name:
             if dialect.known:
@@ -357,7 +256,7 @@ class _Reader:
             _string(strings, offsets.varint())
             self._resource_group(offsets, data, strings, None)
         while not offsets.empty():
-            dialect = _entry(self.dialects, offsets.varint(), "dialect")
+            dialect = entry_at(self.dialects, offsets.varint(), "dialect")
             self.load_dialect(dialect)
             if not dialect.known:
                 raise BytecodeError(f"dialect '{dialect.name}' is unknown")
@@ -405,7 +304,7 @@ class _Reader:
                 pos += 1
                 size = b >> 1
             else:
-                size, pos = _slow_varint(body, pos)
+                size, pos = slow_varint(body, pos)
             if size > end - pos:
                 body.pos = pos
                 body.bytes(size)  # raises
@@ -415,333 +314,6 @@ class _Reader:
             raise BytecodeError("Broken properties section: didn't exhaust the offsets table")
         self.props_data = body
         self.props_offsets = offsets
-
-    def _properties(self, index: int, info: _OpInfo,
-                    op_props: dict[str, Attribute]) -> Attribute | None:
-        """Read a registered op's properties (entry `index` of the properties section);
-        returns an unregistered-style attribute when we do not know the op (upstream then
-        reads one attribute)."""
-        name = info.name
-        if index >= len(self.props_offsets) or self.props_data is None:
-            raise BytecodeError(f"Properties idx out-of-bound for {name}")
-        whole = self.props_data
-        data = self.data
-        pos = self.props_offsets[index] + whole.base  # read at file offsets, as the IR is
-        end = whole.base + whole.end
-        b = data[pos] if pos < end else 0
-        if b & 1:
-            pos += 1
-            size = b >> 1
-        else:
-            size, pos = _slow_varint(_window(data, end), pos)
-        if size > end - pos:
-            raise BytecodeError(f"attempting to parse {size} bytes when only "
-                                f"{end - pos} remain")
-        end = pos + size
-        spec = info.spec
-        table = self.table
-        if spec is None:
-            value, pos = _slow_varint(_window(data, end), pos)
-            return table.attribute(value)
-        attr_values = table.attr_values
-        for prop, optional in spec:
-            b = data[pos] if pos < end else 0
-            if b & 1:
-                pos += 1
-                value = b >> 1
-            else:
-                value, pos = _slow_varint(_window(data, end), pos)
-            if optional:
-                if not value & 1:
-                    continue
-                value >>= 1
-            attr = attr_values[value] if value < len(attr_values) else None
-            op_props[prop] = table.attribute(value) if attr is None else attr
-        self.props_decoded[index] = (name, dict(op_props))
-        return None
-
-    # ---- the IR ------------------------------------------------------------------------------
-
-    def _read_ir(self, section: Reader) -> list[Operation]:
-        ops_count, has_args = section.varint_flag()
-        if has_args:
-            raise BytecodeError("value index range was outside of the expected range for "
-                                "the parent region, got [0, 1), but the maximum index was -1")
-        scope = _Scope()
-        scope.push(0)
-        block = Block()
-        for _ in range(ops_count):
-            block.append(self._op(section, scope, []))
-        if self.forward_refs:
-            raise BytecodeError("not all forward unresolved forward operand references")
-        return block.operations
-
-    def _op_info(self, reader: Reader) -> _OpInfo:
-        """What ops of the name at the reader need, decided once per op-name index."""
-        index = reader.varint()
-        info = self.op_infos.get(index)
-        if info is None:
-            name, registered = self._op_name_at(index)
-            key = (name, registered)
-            info = _OP_INFOS.get(key)
-            if info is None or _REGISTERED.get(name) is not info.opdef:
-                opdef = registry.lookup(name)
-                spec = op_spec(name)
-                inherent = {p for p, _ in (spec or ())}
-                if opdef is not None:
-                    inherent |= set(opdef.properties)
-                rejected = False  # upstream's verifier: a known dialect's op must be registered
-                if opdef is None and spec is None:
-                    dialect = name.split(".", 1)[0]
-                    rejected = registry.is_known_dialect(dialect) or \
-                        hooks_for(dialect) is not None
-                info = _OpInfo(name, registered, opdef, frozenset(inherent), rejected, spec)
-                if opdef is not None:  # registered for good: kept for the process
-                    _OP_INFOS[key] = info
-            self.op_infos[index] = info
-        return info
-
-    def _op(self, reader: Reader, scope: _Scope, blocks: list[Block]) -> Operation:
-        # The common encodings are decoded inline from `reader.data` (bytes): one-byte
-        # varints, table entries decoded already; the rest goes through the reader's
-        # methods, which raise upstream's errors.
-        info = self._op_info(reader)
-        name = info.name
-        data = reader.data
-        pos = reader.pos
-        end = reader.end
-        if pos >= end:
-            reader.byte()  # raises: no mask
-        mask = data[pos]
-        pos += 1
-        table = self.table
-        attr_values = table.attr_values
-        b = data[pos] if pos < end else 0
-        if b & 1:
-            pos += 1
-            index = b >> 1
-        else:
-            index, pos = _slow_varint(reader, pos)
-        attr = attr_values[index] if index < len(attr_values) else None
-        if attr is None:
-            attr = table.attribute(index)
-        if attr.__class__ is FileLineColLoc:  # the common case
-            location = Location(attr.filename, attr.line, attr.col, attr)
-        else:
-            location = self._location(attr)
-        attrs: dict[str, Attribute] = {}
-        props: dict[str, Attribute] = {}
-        odd_props: Attribute | None = None
-        if mask & HAS_ATTRS:
-            b = data[pos] if pos < end else 0
-            if b & 1:
-                pos += 1
-                index = b >> 1
-            else:
-                index, pos = _slow_varint(reader, pos)
-            found = table.attribute(index)
-            if found.__class__ is not DictAttr:
-                raise BytecodeError(f"expected attribute of type: DictionaryAttr, but got: "
-                                    f"{found}")
-            attrs = dict(found.entries)
-        if mask & HAS_PROPERTIES:
-            registered = info.registered
-            if registered is None:
-                raise BytecodeError("Unexpected missing `wasRegistered` opname flag at "
-                                    f"bytecode version {self.version} with properties.")
-            b = data[pos] if pos < end else 0
-            if b & 1:
-                pos += 1
-                index = b >> 1
-            else:
-                index, pos = _slow_varint(reader, pos)
-            if registered:
-                decoded = self.props_decoded.get(index)
-                if decoded is not None and decoded[0] is name:
-                    props = dict(decoded[1])
-                else:
-                    odd_props = self._properties(index, info, props)
-            else:
-                odd_props = table.attribute(index)
-        result_types: list[Type] = []
-        if mask & HAS_RESULTS:
-            b = data[pos] if pos < end else 0
-            if b & 1:
-                pos += 1
-                count = b >> 1
-            else:
-                count, pos = _slow_varint(reader, pos)
-            type_values = table.type_values
-            for _ in range(count):
-                b = data[pos] if pos < end else 0
-                if b & 1:
-                    pos += 1
-                    index = b >> 1
-                else:
-                    index, pos = _slow_varint(reader, pos)
-                known = type_values[index] if index < len(type_values) else None
-                result_types.append(table.type(index) if known is None else known)
-        operands: list[Any] = []
-        forward = False  # an operand is defined later
-        if mask & HAS_OPERANDS:
-            values = scope.values
-            b = data[pos] if pos < end else 0
-            if b & 1:
-                pos += 1
-                count = b >> 1
-            else:
-                count, pos = _slow_varint(reader, pos)
-            for _ in range(count):
-                b = data[pos] if pos < end else 0
-                if b & 1:
-                    pos += 1
-                    index = b >> 1
-                else:
-                    index, pos = _slow_varint(reader, pos)
-                if index >= len(values):
-                    raise BytecodeError(f"invalid value index: {index}")
-                value = values[index]
-                if value is None:
-                    value = values[index] = _ForwardRef()
-                    self.forward_refs += 1
-                    forward = True
-                elif value.__class__ is _ForwardRef:
-                    forward = True
-                operands.append(value)
-        reader.pos = pos
-        successors: list[Block] = []
-        if mask & HAS_SUCCESSORS:
-            for _ in range(reader.varint()):
-                successors.append(_entry(blocks, reader.varint(), "successor"))
-        orders: dict[int, tuple[list[int], bool]] = {}
-        if self.version >= USE_LIST_ORDERING and mask & HAS_USE_LIST_ORDERS:
-            orders = _read_use_list_orders(reader, len(result_types))
-        regions: list[Region] = []
-        isolated = False
-        if mask & HAS_INLINE_REGIONS:
-            count, isolated = reader.varint_flag()
-            if count > reader.remaining() + 1:
-                raise BytecodeError("invalid region count")
-            regions = [Region() for _ in range(count)]
-        inherent = info.inherent
-        if inherent and attrs:
-            for key in [k for k in attrs if k in inherent]:
-                props.setdefault(key, attrs.pop(key))
-        if odd_props is not None and odd_props.__class__ is DictAttr:
-            props.update(odd_props.entries)
-            odd_props = None
-        op = Operation(name, operands, result_types, props, attrs, regions, successors,
-                       location, info.opdef)
-        if forward:
-            for i, value in enumerate(operands):
-                if value.__class__ is _ForwardRef:
-                    value.uses.append((op, i))
-                    operands[i] = None
-        if odd_props is not None:
-            self.odd_props.append(op)
-        if info.rejected and self.unregistered_op is None:
-            self.unregistered_op = op
-        if result_types:
-            self._define(reader, scope, op.results)
-            for index, (order, pairs) in orders.items():
-                if index < len(op.results):
-                    self.use_orders.append((op.results[index], order, pairs))
-        if regions:
-            if isolated and self.version >= LAZY_LOADING:
-                section_id, inner = _section(reader)
-                if section_id != IR:
-                    raise BytecodeError("expected IR section for region")
-                inner_scope = _Scope()
-            elif isolated:
-                inner, inner_scope = reader, _Scope()
-            else:
-                inner, inner_scope = reader, scope
-            for region in regions:
-                self._region(inner, inner_scope, region)
-        return op
-
-    def _region(self, reader: Reader, scope: _Scope, region: Region) -> None:
-        count = reader.varint()
-        if count == 0:
-            return
-        values = reader.varint()
-        if count > reader.remaining() or values > len(self.data):
-            raise BytecodeError("invalid block count")
-        blocks = [Block() for _ in range(count)]
-        for block in blocks:
-            region.add_block(block)
-        scope.push(values)
-        read_op = self._op
-        for block in blocks:
-            ops = self._block_header(reader, scope, block)
-            operations = block.operations
-            for _ in range(ops):
-                op = read_op(reader, scope, blocks)
-                op.parent = block
-                operations.append(op)
-        scope.pop(values)
-
-    def _block_header(self, reader: Reader, scope: _Scope, block: Block) -> int:
-        ops, has_args = reader.varint_flag()
-        if has_args:
-            count = reader.varint()
-            if count > reader.remaining():
-                raise BytecodeError("invalid block argument count")
-            for _ in range(count):
-                if self.version >= ELIDE_UNKNOWN_BLOCK_ARG_LOCATION:
-                    type_index, has_loc = reader.varint_flag()
-                    arg_type = self.table.type(type_index)
-                    loc = self.table.attribute(reader.varint()) if has_loc else None
-                else:
-                    arg_type = self.table.type(reader.varint())
-                    loc = self.table.attribute(reader.varint())
-                if loc is not None and not isinstance(loc, LocationAttr):
-                    raise BytecodeError(f"expected attribute of type: LocationAttr, but got: "
-                                        f"{loc}")
-                block.add_argument(arg_type)
-                if loc is not None and not isinstance(loc, UnknownLoc):
-                    block.arg_locations[-1] = loc
-            self._define(reader, scope, block.arguments)
-        if self.version >= USE_LIST_ORDERING and has_args and reader.byte():
-            orders = _read_use_list_orders(reader, len(block.arguments))
-            if not orders:
-                raise BytecodeError("parsed use-list orders were invalid and could not be "
-                                    "applied")
-            for index, (order, pairs) in orders.items():
-                if index < len(block.arguments):
-                    self.use_orders.append((block.arguments[index], order, pairs))
-        return ops
-
-    def _define(self, reader: Reader, scope: _Scope, values: list[Value]) -> None:
-        if not values:
-            return
-        if not scope.next_ids:
-            raise BytecodeError("value index range was outside of the expected range for "
-                                "the parent region")
-        start = scope.next_ids[-1]
-        end = start + len(values)
-        if end > len(scope.values):
-            raise BytecodeError(
-                "value index range was outside of the expected range for the parent region, "
-                f"got [{start}, {end}), but the maximum index was {len(scope.values) - 1}")
-        for i, value in enumerate(values):
-            old = scope.values[start + i]
-            scope.values[start + i] = value
-            if isinstance(old, _ForwardRef):
-                for op, slot in old.uses:
-                    op.operands[slot] = value
-                self.forward_refs -= 1
-        scope.next_ids[-1] = end
-
-    def _location(self, attr: Attribute) -> Location:
-        if attr.__class__ is FileLineColLoc:  # the common case
-            return Location(attr.filename, attr.line, attr.col, attr)
-        if not isinstance(attr, LocationAttr):
-            raise BytecodeError(f"expected attribute of type: LocationAttr, but got: {attr}")
-        pos = _file_line_col(attr)
-        if pos is None:
-            return Location(self.filename, 0, 0, attr)
-        return Location(pos.filename, pos.line, pos.col, attr)
 
     # ---- after the IR ------------------------------------------------------------------------
 
@@ -790,43 +362,6 @@ class _Reader:
             value.use_order = order
 
 
-def _read_use_list_orders(reader: Reader, range_size: int) -> dict[int, tuple[list[int], bool]]:
-    count = reader.varint() if range_size > 1 else 1
-    orders: dict[int, tuple[list[int], bool]] = {}
-    for _ in range(count):
-        index = reader.varint() if range_size > 1 else 0
-        size, pairs = reader.varint_flag()
-        if size > reader.remaining():
-            raise BytecodeError(f"attempting to parse {size} bytes when only "
-                                f"{reader.remaining()} remain")
-        indices = [reader.varint() for _ in range(size)]
-        orders.setdefault(index, (indices, pairs))
-    return orders
-
-
-def _file_line_col(loc: LocationAttr) -> FileLineColLoc | None:
-    """The first file:line:col inside a location (what a diagnostic would point at)."""
-    seen = 0
-    while seen < 64:
-        seen += 1
-        loc = loc.resolved()
-        if isinstance(loc, FileLineColLoc):
-            return loc
-        if isinstance(loc, NameLoc) and loc.child is not None:
-            loc = loc.child
-        elif isinstance(loc, CallSiteLoc):
-            loc = loc.callee
-        elif isinstance(loc, FusedLoc) and loc.locations:
-            for inner in loc.locations:
-                found = _file_line_col(inner)
-                if found is not None:
-                    return found
-            return None
-        else:
-            return None
-    return None
-
-
 def _link_resources(attributes: list[Any], resources: dict[str, Any]) -> None:
     """Point `dense_resource` attributes at the module's blobs (as the text parser does).
     Every attribute of the file is an entry of its table (`attributes`), nested ones too."""
@@ -835,17 +370,8 @@ def _link_resources(attributes: list[Any], resources: dict[str, Any]) -> None:
             object.__setattr__(attr, "blobs", resources)
 
 
-_Item = TypeVar("_Item")
-
-
-def _entry(items: list[_Item], index: int, what: str) -> _Item:
-    if index >= len(items):
-        raise BytecodeError(f"invalid {what} index: {index}")
-    return items[index]
-
-
 def _string(strings: list[str], index: int) -> str:
-    return _entry(strings, index, "string")
+    return entry_at(strings, index, "string")
 
 
 def read_bytecode(data: bytes, filename: str = "<stdin>", allow_unregistered: bool = False,
