@@ -210,9 +210,8 @@ class IRReader:
             raise BytecodeError("not all forward unresolved forward operand references")
         return block.operations
 
-    def _op_info(self, reader: Reader) -> OpInfo:
-        """What ops of the name at the reader need, decided once per op-name index."""
-        index = reader.varint()
+    def _op_info(self, index: int) -> OpInfo:
+        """What ops of op-name entry `index` need, decided once per file and index."""
         info = self.op_infos.get(index)
         if info is None:
             name, registered = self._op_name_at(index)
@@ -239,12 +238,21 @@ class IRReader:
         # The common encodings are decoded inline from `reader.data` (bytes): one-byte
         # varints, table entries decoded already; the rest goes through the reader's
         # methods, which raise upstream's errors.
-        info = self._op_info(reader)
-        name = info.name
         data = reader.data
         pos = reader.pos
         end = reader.end
+        b = data[pos] if pos < end else 0
+        if b & 1:
+            pos += 1
+            index = b >> 1
+        else:
+            index, pos = slow_varint(reader, pos)
+        info = self.op_infos.get(index)
+        if info is None:
+            info = self._op_info(index)
+        name = info.name
         if pos >= end:
+            reader.pos = pos
             reader.byte()  # raises: no mask
         mask = data[pos]
         pos += 1
