@@ -7,6 +7,8 @@ from __future__ import annotations
 import pytest
 
 from shlo_cli.formats import read_bytecode, write_bytecode
+from shlo_cli.formats.bytecode import ir_reader
+from shlo_cli.formats.bytecode import reader as bytecode_reader
 from shlo_cli.formats.bytecode.encoding import IR, PROPERTIES, Reader
 from shlo_cli.formats.bytecode.numbering import OWNER, VALUE, group_by_dialect_per_byte, new_entry
 from shlo_cli.ir.core import Module
@@ -60,16 +62,18 @@ def test_regions_blocks_and_successors(text: str, version: int) -> None:
 def _ir_sections(data: bytes, monkeypatch: pytest.MonkeyPatch) -> int:
     """How many IR sections reading the file meets (top level plus isolated regions)."""
     seen = []
-    original = Reader.section
+    original = ir_reader.open_section  # how the reader opens every section
 
-    def counting(self: Reader) -> tuple[int, Reader]:
-        found = original(self)
+    def counting(reader: Reader) -> tuple[int, Reader]:
+        found = original(reader)
         seen.append(found[0])
         return found
 
-    monkeypatch.setattr(Reader, "section", counting)
+    for module in (bytecode_reader, ir_reader):  # top-level sections, region sections
+        monkeypatch.setattr(module, "open_section", counting)
     read_bytecode(data, "b", allow_unregistered=True)
-    monkeypatch.setattr(Reader, "section", original)
+    for module in (bytecode_reader, ir_reader):
+        monkeypatch.setattr(module, "open_section", original)
     return seen.count(IR)
 
 

@@ -7,7 +7,8 @@
 
 Modules: ``encoding`` (varints, sections, strings), ``numbering`` (what gets which
 number), ``recipes`` (attribute and type encodings recorded while numbering, replayed
-once numbers are final), ``writer``, ``reader`` with ``tables`` (attribute/type entries),
+once numbers are final), ``writer``, ``reader`` with ``ir_reader`` (ops, regions, blocks)
+and ``tables`` (attribute/type entries; the common builtin ones decoded by ``entries``),
 ``builtin`` (builtin dialect encodings), ``hooks`` (per-dialect encodings), ``properties``
 (op properties), ``uselists``.
 """

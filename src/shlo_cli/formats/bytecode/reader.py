@@ -3,26 +3,20 @@ version from 0 to 6, into our IR.
 
 Errors are diagnostics located at `file:0:0` with upstream's wording and upstream's note
 `in bytecode version N produced by: P`; no Python exception escapes for bad input.
-Attributes and types are decoded on first use, as upstream does lazily.
+Attributes and types are decoded on first use, as upstream does lazily. This module reads
+the header and the sections around the IR; `ir_reader` reads the IR itself, `tables` the
+attribute/type entries (the common builtin ones through `entries`).
 """
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+import gc
+from typing import Any
 
 from ...ir import registry
-from ...ir.attributes import Attribute, DictAttr
+from ...ir.attributes import Attribute, DenseResourceAttr
 from ...ir.core import Block, Location, Module, Operation, Region, Value
 from ...ir.diagnostics import Diagnostic, SourceFile
-from ...ir.locations import (
-    CallSiteLoc,
-    FileLineColLoc,
-    FusedLoc,
-    LocationAttr,
-    NameLoc,
-    UnknownLoc,
-)
-from ...ir.types import Type
 from .encoding import (
     ATTR_TYPE,
     ATTR_TYPE_OFFSET,
@@ -31,22 +25,13 @@ from .encoding import (
     DIALECT_VERSIONING,
     DIALECT_VERSIONS,
     ELIDE_UNKNOWN_BLOCK_ARG_LOCATION,
-    HAS_ATTRS,
-    HAS_INLINE_REGIONS,
-    HAS_OPERANDS,
-    HAS_PROPERTIES,
-    HAS_RESULTS,
-    HAS_SUCCESSORS,
-    HAS_USE_LIST_ORDERS,
     IR,
-    LAZY_LOADING,
     NATIVE_PROPERTIES_ENCODING,
     NUM_SECTIONS,
     PROPERTIES,
     RESOURCE,
     RESOURCE_OFFSET,
     STRING,
-    USE_LIST_ORDERING,
     BytecodeError,
     Reader,
     is_bytecode,
@@ -54,7 +39,7 @@ from .encoding import (
     section_name,
 )
 from .hooks import hooks_for
-from .properties import op_spec
+from .ir_reader import IRReader, OpInfo, entry_at, open_section, slow_varint
 from .tables import AttrTypeTable, DialectState
 from .uselists import decode_order
 
@@ -86,37 +71,38 @@ class _OpError(Exception):
         self.location = location
 
 
-class _ForwardRef:
-    """A use of a value defined later: the ops and operand slots to patch."""
+def _string_table(section: Reader) -> list[str]:
+    """`read_string_table` with one-byte sizes read inline; anything else (long strings,
+    malformed tables) is left to it, which raises upstream's errors."""
+    data = section.data
+    if not isinstance(data, bytes):
+        return read_string_table(section)
+    pos = section.pos
+    end = section.end
+    count = data[pos] >> 1 if pos < end and data[pos] & 1 else -1
+    if count < 0 or count > end - pos - 1:
+        return read_string_table(section)
+    sizes = data[pos + 1:pos + 1 + count]
+    if any(not size & 1 for size in sizes):
+        return read_string_table(section)
+    data_end = end
+    strings: list[str] = [""] * count
+    for i, size in enumerate(sizes):
+        size >>= 1
+        start = data_end - size
+        if size == 0 or start < pos:
+            return read_string_table(section)
+        strings[count - 1 - i] = data[start:data_end - 1].decode("utf-8", "surrogateescape")
+        data_end = start
+    if data_end != pos + 1 + count:
+        return read_string_table(section)
+    return strings
 
-    __slots__ = ("uses",)
 
-    def __init__(self) -> None:
-        self.uses: list[tuple[Operation, int]] = []
-
-
-class _Scope:
-    """The values of one isolated-from-above scope; each open region reserves a range."""
-
-    __slots__ = ("values", "next_ids")
-
-    def __init__(self) -> None:
-        self.values: list[Any] = []
-        self.next_ids: list[int] = []
-
-    def push(self, count: int) -> None:
-        self.next_ids.append(len(self.values))
-        self.values.extend([None] * count)
-
-    def pop(self, count: int) -> None:
-        del self.values[len(self.values) - count:]
-        self.next_ids.pop()
-
-
-class _Reader:
+class _Reader(IRReader):
     def __init__(self, data: bytes, filename: str, allow_unregistered: bool,
                  keep_undecodable: bool = False) -> None:
-        self.data = data
+        self.data = data if data.__class__ is bytes else bytes(data)
         self.filename = filename
         self.allow_unregistered = allow_unregistered
         self.keep_undecodable = keep_undecodable
@@ -124,16 +110,22 @@ class _Reader:
         self.producer = ""
         self.props_data: Reader | None = None
         self.props_offsets: list[int] = []
-        self.op_names_read: dict[int, tuple[str, bool | None]] = {}  # index -> _op_name's
-        # (properties index, op name) -> the registered op's decoded properties: ops share
+        # properties index -> (op name, the registered op's decoded properties): ops share
         # entries of the properties section, and attributes are immutable.
-        self.props_decoded: dict[tuple[int, str], dict[str, Attribute]] = {}
+        self.props_decoded: dict[int, tuple[str, dict[str, Attribute]]] = {}
         self.op_names: list[tuple[DialectState, str, bool | None]] = []
         self.forward_refs = 0
         self.use_orders: list[tuple[Value, list[int], bool]] = []
         self.odd_props: list[Operation] = []
         self.started = False
-        self.inherent: dict[str, tuple[Any, frozenset[str]]] = {}
+        # op-name index -> what every op of that name needs (see `_op_info`)
+        self.op_infos: dict[int, OpInfo] = {}
+        self.unregistered_op: Operation | None = None  # the first op upstream would reject
+
+    def release(self) -> None:
+        """Drop the table, which points back here: the file's tables are then freed as the
+        read returns rather than left to the cycle collector."""
+        self.__dict__.pop("table", None)
 
     def note(self) -> str | None:
         """Upstream attaches this note to every diagnostic once the header is read."""
@@ -144,17 +136,22 @@ class _Reader:
     # ---- top level ---------------------------------------------------------------------------
 
     def read(self) -> Module:
-        reader = Reader(self.data)
+        data = self.data
+        reader = Reader(data)  # every section is read at file offsets from here on
         reader.skip(4)
         self.version = reader.varint()
         if self.version > CURRENT_VERSION:
             raise BytecodeError(f"bytecode version {self.version} is newer than the current "
                                 f"version {CURRENT_VERSION}")
-        self.producer = reader.cstring().decode("utf-8", "surrogateescape")
+        nul = data.find(0, reader.pos)
+        if nul < 0:
+            raise BytecodeError("malformed null-terminated string, no null character found")
+        self.producer = data[reader.pos:nul].decode("utf-8", "surrogateescape")
+        reader.pos = nul + 1
         self.started = True
         sections: list[Reader | None] = [None] * NUM_SECTIONS
-        while not reader.empty():
-            section_id, section = reader.section()
+        while reader.pos < reader.end:
+            section_id, section = open_section(reader)
             if sections[section_id] is not None:
                 raise BytecodeError(f"duplicate top-level section: {section_name(section_id)}")
             sections[section_id] = section
@@ -162,7 +159,7 @@ class _Reader:
             if sections[section_id] is None and not self._optional(section_id):
                 raise BytecodeError(
                     f"missing data for top-level section: {section_name(section_id)}")
-        strings = read_string_table(sections[STRING])  # type: ignore[arg-type]
+        strings = _string_table(sections[STRING])  # type: ignore[arg-type]
         properties = sections[PROPERTIES]
         if properties is not None:
             self._read_properties_section(properties)
@@ -203,7 +200,7 @@ class _Reader:
         if self.version >= ELIDE_UNKNOWN_BLOCK_ARG_LOCATION:
             section.varint()  # the op-name count, a reservation hint
         while not section.empty():
-            dialect = _entry(dialects, section.varint(), "dialect")
+            dialect = entry_at(dialects, section.varint(), "dialect")
             for _ in range(section.varint()):
                 if self.version < NATIVE_PROPERTIES_ENCODING:
                     name = _string(strings, section.varint())
@@ -233,21 +230,14 @@ class _Reader:
             raise BytecodeError(f"dialect '{dialect.name}' does not implement the bytecode "
                                 "interface, but found a version entry")
 
-    def _op_name(self, reader: Reader) -> tuple[str, bool | None]:
-        index = reader.varint()
-        found = self.op_names_read.get(index)
-        if found is not None:  # its dialect is loaded already
-            return found
-        dialect, name, registered = _entry(self.op_names, index, "operation name")
+    def _op_name_at(self, index: int) -> tuple[str, bool | None]:
+        dialect, name, registered = entry_at(self.op_names, index, "operation name")
         self.load_dialect(dialect)
         if not name:
             if dialect.known:
                 raise BytecodeError(f"has an empty opname for dialect '{dialect.name}'\n")
-            found = dialect.name, registered
-        else:
-            found = f"{dialect.name}.{name}", registered
-        self.op_names_read[index] = found
-        return found
+            return dialect.name, registered
+        return f"{dialect.name}.{name}", registered
 
     # ---- resources and properties ------------------------------------------------------------
 
@@ -266,7 +256,7 @@ class _Reader:
             _string(strings, offsets.varint())
             self._resource_group(offsets, data, strings, None)
         while not offsets.empty():
-            dialect = _entry(self.dialects, offsets.varint(), "dialect")
+            dialect = entry_at(self.dialects, offsets.varint(), "dialect")
             self.load_dialect(dialect)
             if not dialect.known:
                 raise BytecodeError(f"dialect '{dialect.name}' is unknown")
@@ -301,243 +291,29 @@ class _Reader:
         if section.empty():
             return
         count = section.varint()
-        body = Reader(section.data[section.pos:section.end], section.base + section.pos)
-        offsets = []
+        body = Reader(section.data, section.base)  # the section's bytes, at its offsets
+        data = body.data
+        pos = section.pos
+        end = body.end = section.end
+        offsets: list[int] = []
+        append = offsets.append
         for _ in range(count):
-            offsets.append(body.pos)
-            body.bytes(body.varint())
+            append(pos)
+            b = data[pos] if pos < end else 0
+            if b & 1:
+                pos += 1
+                size = b >> 1
+            else:
+                size, pos = slow_varint(body, pos)
+            if size > end - pos:
+                body.pos = pos
+                body.bytes(size)  # raises
+            pos += size
+        body.pos = pos
         if not body.empty():
             raise BytecodeError("Broken properties section: didn't exhaust the offsets table")
         self.props_data = body
         self.props_offsets = offsets
-
-    def _properties(self, reader: Reader, name: str, op_props: dict[str, Attribute],
-                    attrs: dict[str, Attribute]) -> Attribute | None:
-        """Read a registered op's properties; returns an unregistered-style attribute when
-        we do not know the op (upstream then reads one attribute)."""
-        index = reader.varint()
-        decoded = self.props_decoded.get((index, name))
-        if decoded is not None:
-            op_props.update(decoded)
-            return None
-        if index >= len(self.props_offsets) or self.props_data is None:
-            raise BytecodeError(f"Properties idx out-of-bound for {name}")
-        whole = self.props_data
-        props = Reader(whole.data, whole.base)
-        props.pos = self.props_offsets[index]
-        props.end = whole.end
-        size = props.varint()
-        if size > props.end - props.pos:
-            raise BytecodeError(f"attempting to parse {size} bytes when only "
-                                f"{props.end - props.pos} remain")
-        props.end = props.pos + size
-        spec = op_spec(name)
-        if spec is None:
-            return self.table.attribute(props.varint())
-        for prop, optional in spec:
-            if optional:
-                value, present = props.varint_flag()
-                if present:
-                    op_props[prop] = self.table.attribute(value)
-            else:
-                op_props[prop] = self.table.attribute(props.varint())
-        self.props_decoded[index, name] = dict(op_props)
-        return None
-
-    # ---- the IR ------------------------------------------------------------------------------
-
-    def _read_ir(self, section: Reader) -> list[Operation]:
-        ops_count, has_args = section.varint_flag()
-        if has_args:
-            raise BytecodeError("value index range was outside of the expected range for "
-                                "the parent region, got [0, 1), but the maximum index was -1")
-        scope = _Scope()
-        scope.push(0)
-        block = Block()
-        for _ in range(ops_count):
-            block.append(self._op(section, scope, []))
-        if self.forward_refs:
-            raise BytecodeError("not all forward unresolved forward operand references")
-        return block.operations
-
-    def _op(self, reader: Reader, scope: _Scope, blocks: list[Block]) -> Operation:
-        name, registered = self._op_name(reader)
-        mask = reader.byte()
-        location = self._location(self.table.attribute(reader.varint()))
-        attrs: dict[str, Attribute] = {}
-        props: dict[str, Attribute] = {}
-        odd_props: Attribute | None = None
-        if mask & HAS_ATTRS:
-            found = self.table.attribute(reader.varint())
-            if not isinstance(found, DictAttr):
-                raise BytecodeError(f"expected attribute of type: DictionaryAttr, but got: "
-                                    f"{found}")
-            attrs = dict(found.entries)
-        if mask & HAS_PROPERTIES:
-            if registered is None:
-                raise BytecodeError("Unexpected missing `wasRegistered` opname flag at "
-                                    f"bytecode version {self.version} with properties.")
-            if registered:
-                odd_props = self._properties(reader, name, props, attrs)
-            else:
-                odd_props = self.table.attribute(reader.varint())
-        result_types: list[Type] = []
-        if mask & HAS_RESULTS:
-            result_types = [self.table.type(reader.varint()) for _ in range(reader.varint())]
-        operands: list[Any] = []
-        forward = False  # an operand is defined later
-        if mask & HAS_OPERANDS:
-            values = scope.values
-            for _ in range(reader.varint()):
-                index = reader.varint()
-                if index >= len(values):
-                    raise BytecodeError(f"invalid value index: {index}")
-                value = values[index]
-                if value is None:
-                    value = values[index] = _ForwardRef()
-                    self.forward_refs += 1
-                    forward = True
-                elif value.__class__ is _ForwardRef:
-                    forward = True
-                operands.append(value)
-        successors: list[Block] = []
-        if mask & HAS_SUCCESSORS:
-            for _ in range(reader.varint()):
-                successors.append(_entry(blocks, reader.varint(), "successor"))
-        orders: dict[int, tuple[list[int], bool]] = {}
-        if self.version >= USE_LIST_ORDERING and mask & HAS_USE_LIST_ORDERS:
-            orders = _read_use_list_orders(reader, len(result_types))
-        regions: list[Region] = []
-        isolated = False
-        if mask & HAS_INLINE_REGIONS:
-            count, isolated = reader.varint_flag()
-            if count > reader.remaining() + 1:
-                raise BytecodeError("invalid region count")
-            regions = [Region() for _ in range(count)]
-        opdef, names = self._inherent(name)
-        if names and attrs:
-            for key in [k for k in attrs if k in names]:
-                props.setdefault(key, attrs.pop(key))
-        if isinstance(odd_props, DictAttr):
-            props.update(odd_props.entries)
-            odd_props = None
-        op = Operation(name, [], result_types, props, attrs, regions, successors, location,
-                       opdef)
-        if forward:
-            for i, value in enumerate(operands):
-                if isinstance(value, _ForwardRef):
-                    value.uses.append((op, i))
-                    operands[i] = None
-        op.operands = operands
-        if odd_props is not None:
-            self.odd_props.append(op)
-        self._define(reader, scope, op.results)
-        for index, (order, pairs) in orders.items():
-            if index < len(op.results):
-                self.use_orders.append((op.results[index], order, pairs))
-        if regions:
-            if isolated and self.version >= LAZY_LOADING:
-                section_id, body = reader.section()
-                if section_id != IR:
-                    raise BytecodeError("expected IR section for region")
-                inner, inner_scope = body, _Scope()
-            elif isolated:
-                inner, inner_scope = reader, _Scope()
-            else:
-                inner, inner_scope = reader, scope
-            for region in regions:
-                self._region(inner, inner_scope, region)
-        return op
-
-    def _region(self, reader: Reader, scope: _Scope, region: Region) -> None:
-        count = reader.varint()
-        if count == 0:
-            return
-        values = reader.varint()
-        if count > reader.remaining() or values > len(self.data):
-            raise BytecodeError("invalid block count")
-        blocks = [Block() for _ in range(count)]
-        for block in blocks:
-            region.add_block(block)
-        scope.push(values)
-        for block in blocks:
-            ops = self._block_header(reader, scope, block)
-            for _ in range(ops):
-                block.append(self._op(reader, scope, blocks))
-        scope.pop(values)
-
-    def _inherent(self, name: str) -> tuple[Any, frozenset[str]]:
-        """The op's definition and its inherent attribute names (moved to properties)."""
-        found = self.inherent.get(name)
-        if found is None:
-            opdef = registry.lookup(name)
-            names = {p for p, _ in (op_spec(name) or ())}
-            if opdef is not None:
-                names |= set(opdef.properties)
-            found = self.inherent[name] = (opdef, frozenset(names))
-        return found
-
-    def _block_header(self, reader: Reader, scope: _Scope, block: Block) -> int:
-        ops, has_args = reader.varint_flag()
-        if has_args:
-            count = reader.varint()
-            if count > reader.remaining():
-                raise BytecodeError("invalid block argument count")
-            for _ in range(count):
-                if self.version >= ELIDE_UNKNOWN_BLOCK_ARG_LOCATION:
-                    type_index, has_loc = reader.varint_flag()
-                    arg_type = self.table.type(type_index)
-                    loc = self.table.attribute(reader.varint()) if has_loc else None
-                else:
-                    arg_type = self.table.type(reader.varint())
-                    loc = self.table.attribute(reader.varint())
-                if loc is not None and not isinstance(loc, LocationAttr):
-                    raise BytecodeError(f"expected attribute of type: LocationAttr, but got: "
-                                        f"{loc}")
-                block.add_argument(arg_type)
-                if loc is not None and not isinstance(loc, UnknownLoc):
-                    block.arg_locations[-1] = loc
-            self._define(reader, scope, block.arguments)
-        if self.version >= USE_LIST_ORDERING and has_args and reader.byte():
-            orders = _read_use_list_orders(reader, len(block.arguments))
-            if not orders:
-                raise BytecodeError("parsed use-list orders were invalid and could not be "
-                                    "applied")
-            for index, (order, pairs) in orders.items():
-                if index < len(block.arguments):
-                    self.use_orders.append((block.arguments[index], order, pairs))
-        return ops
-
-    def _define(self, reader: Reader, scope: _Scope, values: list[Value]) -> None:
-        if not values:
-            return
-        if not scope.next_ids:
-            raise BytecodeError("value index range was outside of the expected range for "
-                                "the parent region")
-        start = scope.next_ids[-1]
-        end = start + len(values)
-        if end > len(scope.values):
-            raise BytecodeError(
-                "value index range was outside of the expected range for the parent region, "
-                f"got [{start}, {end}), but the maximum index was {len(scope.values) - 1}")
-        for i, value in enumerate(values):
-            old = scope.values[start + i]
-            scope.values[start + i] = value
-            if isinstance(old, _ForwardRef):
-                for op, slot in old.uses:
-                    op.operands[slot] = value
-                self.forward_refs -= 1
-        scope.next_ids[-1] = end
-
-    def _location(self, attr: Attribute) -> Location:
-        if attr.__class__ is FileLineColLoc:  # the common case
-            return Location(attr.filename, attr.line, attr.col, attr)
-        if not isinstance(attr, LocationAttr):
-            raise BytecodeError(f"expected attribute of type: LocationAttr, but got: {attr}")
-        pos = _file_line_col(attr)
-        if pos is None:
-            return Location(self.filename, 0, 0, attr)
-        return Location(pos.filename, pos.line, pos.col, attr)
 
     # ---- after the IR ------------------------------------------------------------------------
 
@@ -552,7 +328,12 @@ class _Reader:
                             location=Location(self.filename, 0, 0),
                             opdef=registry.lookup("builtin.module"))
         self._apply_use_orders(top)
-        self._check_registered(top)
+        rejected = self.unregistered_op
+        if rejected is not None:
+            dialect = rejected.name.split(".", 1)[0]
+            raise _OpError(
+                f"unregistered operation '{rejected.name}' found in dialect ('{dialect}') "
+                "that does not allow unknown operations", rejected.location)
         if self.odd_props:
             op = self.odd_props[0]
             raise _OpError(f"properties of unregistered operation '{op.name}' are not a "
@@ -563,7 +344,7 @@ class _Reader:
                 resources[key] = None  # declared without data
         module = Module(top, {k: v for k, v in resources.items() if v is not None},
                         self.filename, "")
-        _link_resources(top, module.resources)
+        _link_resources(self.table.attr_values, module.resources)
         return module
 
     def _apply_use_orders(self, top: Operation) -> None:
@@ -580,78 +361,17 @@ class _Reader:
                     "parsed use-list orders were invalid and could not be applied")
             value.use_order = order
 
-    def _check_registered(self, top: Operation) -> None:
-        """Upstream's verifier: an op of a known dialect must be registered."""
-        for op in top.walk():
-            if op.opdef is not None or op_spec(op.name) is not None:
-                continue
-            dialect = op.name.split(".", 1)[0]
-            if registry.is_known_dialect(dialect) or hooks_for(dialect) is not None:
-                raise _OpError(
-                    f"unregistered operation '{op.name}' found in dialect ('{dialect}') that "
-                    "does not allow unknown operations", op.location)
 
-
-def _read_use_list_orders(reader: Reader, range_size: int) -> dict[int, tuple[list[int], bool]]:
-    count = reader.varint() if range_size > 1 else 1
-    orders: dict[int, tuple[list[int], bool]] = {}
-    for _ in range(count):
-        index = reader.varint() if range_size > 1 else 0
-        size, pairs = reader.varint_flag()
-        if size > reader.remaining():
-            raise BytecodeError(f"attempting to parse {size} bytes when only "
-                                f"{reader.remaining()} remain")
-        indices = [reader.varint() for _ in range(size)]
-        orders.setdefault(index, (indices, pairs))
-    return orders
-
-
-def _file_line_col(loc: LocationAttr) -> FileLineColLoc | None:
-    """The first file:line:col inside a location (what a diagnostic would point at)."""
-    seen = 0
-    while seen < 64:
-        seen += 1
-        loc = loc.resolved()
-        if isinstance(loc, FileLineColLoc):
-            return loc
-        if isinstance(loc, NameLoc) and loc.child is not None:
-            loc = loc.child
-        elif isinstance(loc, CallSiteLoc):
-            loc = loc.callee
-        elif isinstance(loc, FusedLoc) and loc.locations:
-            for inner in loc.locations:
-                found = _file_line_col(inner)
-                if found is not None:
-                    return found
-            return None
-        else:
-            return None
-    return None
-
-
-def _link_resources(top: Operation, resources: dict[str, Any]) -> None:
-    """Point `dense_resource` attributes at the module's blobs (as the text parser does)."""
-    from ...ir.attributes import DenseResourceAttr
-
-    for op in top.walk():
-        for attrs in (op.properties, op.attributes):
-            if attrs:
-                for attr in attrs.values():
-                    if isinstance(attr, DenseResourceAttr):
-                        object.__setattr__(attr, "blobs", resources)
-
-
-_Item = TypeVar("_Item")
-
-
-def _entry(items: list[_Item], index: int, what: str) -> _Item:
-    if index >= len(items):
-        raise BytecodeError(f"invalid {what} index: {index}")
-    return items[index]
+def _link_resources(attributes: list[Any], resources: dict[str, Any]) -> None:
+    """Point `dense_resource` attributes at the module's blobs (as the text parser does).
+    Every attribute of the file is an entry of its table (`attributes`), nested ones too."""
+    for attr in attributes:
+        if isinstance(attr, DenseResourceAttr):
+            object.__setattr__(attr, "blobs", resources)
 
 
 def _string(strings: list[str], index: int) -> str:
-    return _entry(strings, index, "string")
+    return entry_at(strings, index, "string")
 
 
 def read_bytecode(data: bytes, filename: str = "<stdin>", allow_unregistered: bool = False,
@@ -663,6 +383,11 @@ def read_bytecode(data: bytes, filename: str = "<stdin>", allow_unregistered: bo
     if not is_bytecode(data):
         raise _diagnostic("input buffer is not an MLIR bytecode file", filename)
     state = _Reader(data, filename, allow_unregistered, keep_undecodable)
+    # The reader allocates many small objects that all stay alive (the IR and the file's
+    # tables): collections while reading would only traverse them, as in the text parser.
+    collecting = gc.isenabled()
+    if collecting:
+        gc.disable()
     try:
         return state.read()
     except BytecodeError as e:
@@ -676,6 +401,10 @@ def read_bytecode(data: bytes, filename: str = "<stdin>", allow_unregistered: bo
     except RecursionError:
         raise _diagnostic("bytecode nesting is too deep to read", filename,
                           note=state.note()) from None
+    finally:
+        state.release()
+        if collecting:
+            gc.enable()
 
 
 def bytecode_header(data: bytes) -> tuple[int, str] | None:

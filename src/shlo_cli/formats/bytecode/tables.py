@@ -8,13 +8,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from ...ir import registry
-from ...ir.attributes import Attribute, OpaqueAttr, StringAttr
+from ...ir.attributes import Attribute, OpaqueAttr
 from ...ir.diagnostics import Diagnostic, SourceFile
 from ...ir.lexer import EOF
-from ...ir.locations import FileLineColLoc
 from ...ir.parser import Parser
 from ...ir.types import Type
 from .encoding import BytecodeError, Reader, unzigzag
+from .entries import ATTRIBUTES, TYPES, Decoder
+from .entries import varint as entry_varint
 from .hooks import DialectHooks, hooks_for
 
 if TYPE_CHECKING:
@@ -39,7 +40,6 @@ _PENDING = object()
 # caches keep them): (kind, text, unregistered ops allowed) -> value.
 _TEXT_VALUES: dict[tuple[str, str, bool], Any] = {}
 _TEXT_VALUES_LIMIT = 1 << 14
-_FILE_LINE_COL_CODE = 0x17  # builtin attribute code 11 (FileLineColLoc) as a varint
 
 
 @dataclass(frozen=True)
@@ -51,42 +51,79 @@ class UndecodedAttr(OpaqueAttr):
 
 
 class AttrTypeTable:
+    """Entries are located by file offset in `data` (a reader over the whole file's bytes)."""
+
     def __init__(self, state: _Reader, strings: list[str], data: Reader, offsets: Reader,
                  resources: dict[str, Any]) -> None:
         self.state = state
         self.strings = strings
-        self.data = data
+        self.buf = buf = state.data  # the file's bytes: entries are read at file offsets
+        self.data = Reader(buf)
+        self.data.pos = current = data.base + data.pos
+        self.data.end = data_end = data.base + data.end
         self.resources = resources
         self.resource_keys: list[str] = resources["__keys__"]
         num_attrs = offsets.varint()
         num_types = offsets.varint()
         if num_attrs + num_types > offsets.remaining():
             raise BytecodeError("Attribute or Type entry offset points past the end of section")
-        # Entries: (dialect, custom, start, size); values: decoded objects.
-        self.attr_entries: list[tuple[DialectState, bool, int, int]] = []
-        self.type_entries: list[tuple[DialectState, bool, int, int]] = []
+        # Entry k (the attributes, then the types) starts at file offset `marks[k] >> 1`
+        # and ends where entry k + 1 starts; `marks[k] & 1` says it has a custom encoding
+        # and `owners[k]` is its dialect. Values: the decoded objects.
+        marks: list[int] = []
+        owners: list[DialectState] = []
+        self.marks = marks
+        self.owners = owners
+        self.num_attrs = num_attrs
         self.attr_values: list[Any] = [None] * num_attrs
         self.type_values: list[Any] = [None] * num_types
-        current = 0
-        for count, entries in ((num_attrs, self.attr_entries), (num_types, self.type_entries)):
-            while len(entries) < count:
-                index = offsets.varint()
-                if index >= len(state.dialects):
+        dialects = state.dialects
+        pos = offsets.base + offsets.pos  # the offsets, read inline from the file's bytes
+        end = offsets.base + offsets.end
+        mark = marks.append
+        for count in (num_attrs, num_attrs + num_types):
+            while len(marks) < count:
+                index, pos = _varint(buf, pos, end, offsets)
+                if index >= len(dialects):
                     raise BytecodeError(f"invalid dialect index: {index}")
-                dialect = state.dialects[index]
-                for _ in range(offsets.varint()):
-                    if len(entries) >= count:
+                dialect = dialects[index]
+                group, pos = _varint(buf, pos, end, offsets)
+                if len(marks) + group > count:
+                    group = count - len(marks) + 1  # reads the entries, then fails
+                owners += [dialect] * group
+                for _ in range(group):
+                    if len(marks) >= count:
                         raise BytecodeError("unexpected trailing data in the Attribute/Type "
                                             "offset section")
-                    size, custom = offsets.varint_flag()
-                    if current + size > data.end:
+                    first = buf[pos] if pos < end else 0
+                    if first & 1:
+                        pos += 1
+                        value = first >> 1
+                    else:
+                        value, pos = _varint(buf, pos, end, offsets)
+                    size = value >> 1
+                    if current + size > data_end:
                         raise BytecodeError(
                             "Attribute or Type entry offset points past the end of section")
-                    entries.append((dialect, custom, current, size))
+                    mark(current << 1 | (value & 1))
                     current += size
-        if not offsets.empty():
+        if pos != end:
             raise BytecodeError(
                 "unexpected trailing data in the Attribute/Type offset section")
+        mark(current << 1)  # where the last entry ends
+
+    @property
+    def attr_entries(self) -> list[tuple[DialectState, bool, int, int]]:
+        """(dialect, custom, file offset, size) of each attribute entry."""
+        return [self._entry(k) for k in range(self.num_attrs)]
+
+    @property
+    def type_entries(self) -> list[tuple[DialectState, bool, int, int]]:
+        return [self._entry(k) for k in range(self.num_attrs, len(self.marks) - 1)]
+
+    def _entry(self, k: int) -> tuple[DialectState, bool, int, int]:
+        start = self.marks[k] >> 1
+        return self.owners[k], bool(self.marks[k] & 1), start, (self.marks[k + 1] >> 1) - start
 
     def attribute(self, index: int) -> Attribute:
         values = self.attr_values
@@ -94,7 +131,7 @@ class AttrTypeTable:
             value = values[index]
             if value is not None and value is not _PENDING:  # decoded already
                 return value  # type: ignore[no-any-return]
-        return cast(Attribute, self._resolve(index, self.attr_entries, values, "Attribute"))
+        return cast(Attribute, self._resolve(index, 0, values, "Attribute", ATTRIBUTES))
 
     def type(self, index: int) -> Type:
         values = self.type_values
@@ -102,52 +139,47 @@ class AttrTypeTable:
             value = values[index]
             if value is not None and value is not _PENDING:
                 return value  # type: ignore[no-any-return]
-        return cast(Type, self._resolve(index, self.type_entries, values, "Type"))
+        return cast(Type, self._resolve(index, self.num_attrs, values, "Type", TYPES))
 
-    def _resolve(self, index: int, entries: list[tuple[DialectState, bool, int, int]],
-                 values: list[Any], kind: str) -> Any:
-        if index >= len(entries):
+    def _resolve(self, index: int, first: int, values: list[Any], kind: str,
+                 fast: dict[int, Decoder]) -> Any:
+        if index >= len(values):
             raise BytecodeError(f"invalid {kind} index: {index}")
         value = values[index]
         if value is not None:
             if value is _PENDING:
                 raise BytecodeError(f"{kind} entry {index} refers to itself")
             return value
-        dialect, custom, start, size = entries[index]
-        data = self.data
-        if size == 4 and custom and kind == "Attribute" and dialect.name == "builtin" \
-                and data.data[start] == _FILE_LINE_COL_CODE:
-            value = self._file_line_col(start, size)  # every op has one: decoded directly
-            if value is not None:
-                values[index] = value
-                return value
-        reader = Reader(data.data, data.base)
-        reader.pos = start
-        reader.end = start + size
+        k = first + index
+        marks = self.marks
+        start = marks[k] >> 1
+        end = marks[k + 1] >> 1
+        custom = marks[k] & 1
+        dialect = self.owners[k]
         values[index] = _PENDING
         try:
-            if custom:
-                value = self._custom(dialect, reader, kind)
-            else:
-                value = self._text(reader, kind)
+            if custom and end > start and dialect.name == "builtin":  # decoded directly
+                if not dialect.loaded:
+                    self.state.load_dialect(dialect)
+                buf = self.buf
+                code = buf[start]
+                decode = fast.get(code >> 1) if code & 1 else None
+                if decode is not None:
+                    value = decode(self, buf, start + 1, end)
+            if value is None:
+                reader = Reader(self.buf)
+                reader.pos = start
+                reader.end = end
+                if custom:
+                    value = self._custom(dialect, reader, kind)
+                else:
+                    value = self._text(reader, kind)
+                if not reader.empty():
+                    raise BytecodeError(f"unexpected trailing bytes after {kind} entry")
         finally:
             values[index] = None
-        if not reader.empty():
-            raise BytecodeError(f"unexpected trailing bytes after {kind} entry")
         values[index] = value
         return value
-
-    def _file_line_col(self, start: int, size: int) -> Attribute | None:
-        """A builtin file:line:col location (4 bytes) whose filename attribute is decoded
-        already and whose numbers are one byte each; None for any other (the general path)."""
-        data = self.data.data
-        name_index, line, col = data[start + 1], data[start + 2], data[start + 3]
-        if not (name_index & line & col & 1) or name_index >> 1 >= len(self.attr_values):
-            return None
-        name = self.attr_values[name_index >> 1]
-        if name.__class__ is not StringAttr:
-            return None
-        return FileLineColLoc(name.text, line >> 1, col >> 1)
 
     def _custom(self, dialect: DialectState, reader: Reader, kind: str) -> Any:
         if kind == "Attribute" and self.state.keep_undecodable \
@@ -194,6 +226,21 @@ class AttrTypeTable:
             raise BytecodeError(f"trailing characters found after {kind} assembly format: "
                                 f"{text[parser.tok.start:]}")
         return value
+
+
+def _varint(buf: bytes, pos: int, end: int, reader: Reader) -> tuple[int, int]:
+    """The varint at file offset `pos` (< `end`) and the offset after it; past the end,
+    `reader` (the section being read) raises upstream's error."""
+    if pos < end:
+        first = buf[pos]
+        if first & 1:
+            return first >> 1, pos + 1
+        value, after = entry_varint(buf, pos, end)
+        if value >= 0:
+            return value, after
+    reader.pos = pos - reader.base
+    value = reader.varint()
+    return value, reader.base + reader.pos
 
 
 class DialectReader:
