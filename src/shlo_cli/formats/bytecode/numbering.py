@@ -115,6 +115,7 @@ class DialectEntry:
 Entry = list[Any]
 REFS, NUMBER, VALUE, OWNER, RECIPE = range(5)  # OWNER: the dialect entry
 _by_refs = itemgetter(REFS)
+_owner = itemgetter(OWNER)
 
 
 def _by_owner_number(entry: Entry) -> int:
@@ -770,11 +771,8 @@ def group_by_dialect_per_byte(entries: list[Entry]) -> None:
     """Within each run of indices of one varint width (128, then 16256, ...), order entries
     by dialect, the previous run's last dialect first (upstream `groupByDialectPerByte`)."""
     if len(entries) <= 0x80:  # one run (most modules): dialect 0 first is number order
-        owner = entries[0][OWNER] if entries else None
-        for entry in entries:
-            if entry[OWNER] is not owner:
-                entries.sort(key=_by_owner_number)
-                break
+        if len(set(map(_owner, entries))) > 1:
+            entries.sort(key=_by_owner_number)
         return
     first_dialect = 0
     group = 0

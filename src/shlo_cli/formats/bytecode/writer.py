@@ -64,6 +64,10 @@ _OP_NAME_PARTS: dict[str, tuple[str, int]] = {}
 _HEADERS: dict[tuple[int, str], bytes] = {}  # (version, producer) -> magic, version, producer
 _ONE_REGION = encode_varint(1 << 1)  # the IR section's start: one region, not isolated
 _NO_RESOURCES = bytes((RESOURCE_OFFSET, 0x03, 0x01, RESOURCE, 0x01))
+# (version, dialect names, op names in number order) -> the dialect section and the string
+# table it leaves (a string's number is its insertion order, dialect names first)
+_DIALECT_SECTIONS: dict[tuple[Any, ...], tuple[bytes, dict[str, int]]] = {}
+_CACHE_LIMIT = 4096
 
 
 class _Writer:
@@ -120,7 +124,24 @@ class _Writer:
 
     # ---- dialects ----------------------------------------------------------------------------
 
-    def _dialect_section(self) -> bytearray:
+    def _dialect_section(self) -> bytes:
+        """Dialect names, then op names grouped by dialect. The section and the strings it
+        inserts first into the (still empty) string table depend only on the version and the
+        names, which modules often share: kept per (version, dialects, op names)."""
+        state = self.state
+        key = (self.version, tuple(state.dialects),
+               tuple([entry[VALUE] for entry in state.op_name_order]))
+        found = _DIALECT_SECTIONS.get(key)
+        if found is None:
+            section = bytes(self._new_dialect_section())
+            if len(_DIALECT_SECTIONS) >= _CACHE_LIMIT:
+                _DIALECT_SECTIONS.clear()
+            found = _DIALECT_SECTIONS[key] = (section, dict(self.strings.index))
+        else:
+            self.strings.index = found[1].copy()
+        return found[0]
+
+    def _new_dialect_section(self) -> bytearray:
         version = self.version
         insert = self.strings.insert
         dialects = list(self.state.dialects.values())
@@ -466,7 +487,7 @@ def _sized(body: bytes | bytearray) -> bytes:
     return (_SMALL[size] if size < 0x80 else encode_varint(size)) + body
 
 
-def _section(buf: bytearray, section_id: int, body: bytearray) -> None:
+def _section(buf: bytearray, section_id: int, body: bytes | bytearray) -> None:
     """Append a section that needs no alignment: id, varint length, body."""
     buf.append(section_id)
     size = len(body)
@@ -479,6 +500,13 @@ def _section(buf: bytearray, section_id: int, body: bytearray) -> None:
 
 def _dialect_runs(entries: list[Entry]) -> list[tuple[int, list[Entry]]]:
     """Consecutive runs of entries of one dialect: `(dialect number, entries)`."""
+    if not entries:
+        return []
+    first = entries[0][OWNER]
+    if len(entries) <= 0x80 and entries[-1][OWNER] is first:
+        # up to 128 entries are ordered by dialect (numbering.group_by_dialect_per_byte):
+        # the same dialect first and last is one run
+        return [(first.number, entries)]
     runs: list[tuple[int, list[Entry]]] = []
     current = -1
     group: list[Entry] = []
