@@ -91,6 +91,22 @@ _SMALL = [bytes(((n << 1) | 1,)) for n in range(0x80)]  # the one-byte varints
 _UNSIGNED = {8: "B", 16: "H", 32: "I", 64: "Q"}  # struct codes of the integer widths
 
 
+# op name -> what an op of that name without attributes writes as properties: the entry's
+# bytes (the size, then "absent" per item) when every item is optional (kept for the
+# process), else (spec, None per item) for the writer's missing-attribute error
+_NO_PROPS: dict[str, Any] = {}
+
+
+def _no_props(name: str, spec: PropertySpec) -> Any:
+    items = spec.items or ()
+    if all(spec.optional):
+        found: Any = encode_varint(len(items)) + b"\x01" * len(items)
+    else:
+        found = (spec, [None] * len(items))
+    _NO_PROPS[name] = found
+    return found
+
+
 def _spec(name: str) -> PropertySpec:
     spec = _SPECS[name] = PropertySpec(op_spec(name))
     return spec
@@ -130,7 +146,8 @@ def new_entry(value: Any, dialect: DialectEntry, recipe: Any = None) -> Entry:
 # What the writer emits for one op besides operands (`IRNumbering.ops[id(op)]`):
 # (name entry, location entry, attribute dictionary entry or None, result type entries,
 #  properties), the properties being None (none written), an entry (an unregistered op's
-# dictionary) or (spec, entry or None per spec item).
+# dictionary), bytes (a properties entry of absent items) or (spec, entry or None per spec
+# item).
 OpRecord = tuple[Entry, Entry, "Entry | None", list[Entry], Any]
 
 
@@ -386,6 +403,38 @@ class IRNumbering:
             recorder = TemplateRecorder(self.version)
             if hooks.write_attribute(attr, recorder):
                 entry[RECIPE] = self._resolve(recorder.finish())
+        return entry
+
+    def _number_dense(self, attr: DenseElementsAttr) -> Entry:
+        """`number_attr` of a dense attribute (a constant's value, the most common property
+        besides strings), its key and builtin encoding inline: the same key and bytes as
+        `_dense_key` and `_encode_dense` give."""
+        entry = self.attr_ids.get(id(attr))
+        if entry is not None:
+            entry[REFS] += 1
+            return entry
+        type = attr.type
+        raw = raw_dense(attr)
+        if raw is None or type.__class__ is not TensorType or 0 in type.shape:  # type: ignore
+            return self.number_attr(attr)
+        info = self._type_info.get(id(type))
+        if info is None:
+            info = self._info(type)
+        key = ("dense", info[1], raw)
+        entry = self.attrs.get(key)
+        if entry is not None:
+            entry[REFS] += 1
+        else:
+            builtin_dialect = self._builtin
+            if builtin_dialect is None:
+                builtin_dialect = self._builtin = self.dialect("builtin")
+            entry = self.attrs[key] = [1, -1, attr, builtin_dialect, None]
+            self.attr_order.append(entry)
+            size = len(raw)
+            entry[RECIPE] = [_DENSE_CODE, self.number_type(type),
+                             _SMALL[size] if size < 0x80 else encode_varint(size), raw]
+        self.attr_ids[id(attr)] = entry
+        self._held.append(attr)
         return entry
 
     def _resolve(self, template: list[Any]) -> list[Any]:
@@ -651,7 +700,9 @@ class IRNumbering:
                 items = spec.items
                 if not attributes and not properties:
                     if items:
-                        props = (spec, [None] * len(items))
+                        props = _NO_PROPS.get(name)
+                        if props is None:
+                            props = _no_props(name, spec)
                 elif items is None:  # unregistered: a dictionary of its own
                     if attributes:
                         attrs_entry = number_attr(sorted_dictionary(attributes))
@@ -679,6 +730,8 @@ class IRNumbering:
                             else:
                                 entry[REFS] += 1
                             entries.append(entry)
+                        elif value.__class__ is DenseElementsAttr:
+                            entries.append(self._number_dense(value))
                         else:
                             entries.append(number_attr(value))
                     props = (spec, entries)

@@ -68,6 +68,7 @@ _NO_RESOURCES = bytes((RESOURCE_OFFSET, 0x03, 0x01, RESOURCE, 0x01))
 # table it leaves (a string's number is its insertion order, dialect names first)
 _DIALECT_SECTIONS: dict[tuple[Any, ...], tuple[bytes, dict[str, int]]] = {}
 _CACHE_LIMIT = 4096
+_SIZE_CODES = [((n + 1) << 1) | 1 for n in range(0x7F)]  # a string's one-byte size varint
 
 
 class _Writer:
@@ -109,8 +110,19 @@ class _Writer:
 
     def _string_section(self) -> bytearray:
         """The count, the sizes (with the NUL) in reverse order, then the data."""
-        encoded = [s.encode("utf-8", "surrogateescape") for s in self.strings.index]
-        section = bytearray(_varint(len(encoded)))
+        strings = list(self.strings.index)
+        section = bytearray(_varint(len(strings)))
+        joined = "\0".join(strings)
+        if joined.isascii():  # one character a byte: sizes are lengths, one encode
+            lengths = list(map(len, strings))
+            if max(lengths, default=0) < len(_SIZE_CODES):
+                lengths.reverse()
+                section += bytes(map(_SIZE_CODES.__getitem__, lengths))
+                section += joined.encode("ascii")
+                if strings:
+                    section.append(0)
+                return section
+        encoded = [text.encode("utf-8", "surrogateescape") for text in strings]
         for data in reversed(encoded):
             size = len(data) + 1
             if size < 0x80:
@@ -178,6 +190,7 @@ class _Writer:
         offsets_buf = bytearray(_varint(len(state.attr_order)))
         offsets_buf += _varint(len(state.type_order))
         insert = self.strings.insert
+        string_index = self.strings.index
         previous = 0
         last_filename: Entry | None = None
         prefix = b""
@@ -190,7 +203,9 @@ class _Writer:
                     recipe = entry[RECIPE]
                     cls = recipe.__class__
                     if cls is str:  # a string attribute: its code and string number
-                        number = insert(recipe)
+                        number = string_index.get(recipe, -1)
+                        if number < 0:
+                            number = string_index[recipe] = len(string_index)
                         buf += _STRING_CODE
                         if number < 0x80:
                             buf.append((number << 1) | 1)
@@ -270,7 +285,11 @@ class _Writer:
             else:
                 buf += encode_varint(number)
         if props is not None:
-            if props.__class__ is tuple and len(props[1]) == 1 and props[1][0] is not None:
+            if props.__class__ is bytes:  # every item absent: the entry is known
+                index = self.props_index.get(props, -1)
+                if index < 0:
+                    index = self.props_index[props] = len(self.props_index)
+            elif props.__class__ is tuple and len(props[1]) == 1 and props[1][0] is not None:
                 # one attribute (e.g. a constant's value): the body inline
                 number = props[1][0][NUMBER]
                 if props[0].optional[0]:
