@@ -415,7 +415,7 @@ class IRNumbering:
             return entry
         type = attr.type
         raw = raw_dense(attr)
-        if raw is None or type.__class__ is not TensorType or 0 in type.shape:  # type: ignore
+        if raw is None or type.__class__ is not TensorType or 0 in type.shape:
             return self.number_attr(attr)
         info = self._type_info.get(id(type))
         if info is None:
