@@ -361,6 +361,9 @@ class IRNumbering:
                 entry[REFS] += 1
                 return entry
             return self._new_file_line_col(key, attr)  # type: ignore[arg-type]
+        keyed = _CHEAP_KEYS.get(cls)
+        if keyed is not None:  # a key cheaper than looking the object up
+            return self._number_keyed(attr, keyed(self, attr))
         entry = self.attr_ids.get(id(attr))  # this very object numbered before
         if entry is not None:
             entry[REFS] += 1
@@ -404,6 +407,34 @@ class IRNumbering:
             if hooks.write_attribute(attr, recorder):
                 entry[RECIPE] = self._resolve(recorder.finish())
         return entry
+
+    def _number_keyed(self, attr: Attribute, key: Any) -> Entry:
+        """A builtin attribute with a cheap structural key (see _CHEAP_KEYS): found, or
+        added with its direct encoding."""
+        entry = self.attrs.get(key)
+        if entry is not None:
+            entry[REFS] += 1
+            return entry
+        builtin_dialect = self._builtin
+        if builtin_dialect is None:
+            builtin_dialect = self._builtin = self.dialect("builtin")
+        entry = self.attrs[key] = [1, -1, attr, builtin_dialect, None]
+        self.attr_order.append(entry)
+        entry[RECIPE] = _DIRECT[attr.__class__](self, attr)
+        return entry
+
+    def _type_attr_key(self, attr: TypeAttr) -> Any:
+        return ("type", self._info(attr.type)[1])
+
+    def _integer_key(self, attr: IntegerAttr) -> Any:
+        # equal exactly when the printed forms (`number : type`) are
+        return ("int", self._info(attr.type)[1], attr.number)
+
+    def _dense_key_by_items(self, attr: DenseArrayAttr) -> Any:
+        element = attr.element
+        if element.__class__ is IntegerType and element.width > 1:
+            return ("array", element.width, element.signedness, attr.items)
+        return ("array?", str(attr))  # printed, as attr_key keys it
 
     def _number_dense(self, attr: DenseElementsAttr) -> Entry:
         """`number_attr` of a dense attribute (a constant's value, the most common property
@@ -811,6 +842,17 @@ _DIRECT: dict[type, Any] = {
     DenseArrayAttr: IRNumbering._encode_dense_array,
 }
 """Builtin attribute classes encoded here directly (the same bytes as the builtin hook)."""
+
+
+_CHEAP_KEYS: dict[type, Any] = {
+    TypeAttr: IRNumbering._type_attr_key, IntegerAttr: IRNumbering._integer_key,
+    BoolAttr: lambda self, attr: ("bool", bool(attr.flag)),
+    SymbolRefAttr: lambda self, attr: ("@", attr.root, attr.nested),
+    UnitAttr: lambda self, attr: ("unit",),
+    DenseArrayAttr: IRNumbering._dense_key_by_items,
+}
+"""Builtin attribute classes keyed by value without caching the key per object: the key
+costs less than that lookup (equal keys: equal printed forms, so the same MLIR attribute)."""
 
 
 class _NoKey(Exception):
