@@ -95,7 +95,7 @@ class _Writer:
         _section(buf, DIALECT, self._dialect_section())
         self._attr_type_sections(buf)
         ir = bytearray(_ONE_REGION)
-        self._op(ir, self.module.op)
+        self._ops(ir, [self.module.op])
         _section(buf, IR, ir)
         if any(dialect.resources for dialect in self.state.dialects.values()):
             self._resource_sections(out)
@@ -260,113 +260,116 @@ class _Writer:
 
     # ---- the IR ------------------------------------------------------------------------------
 
-    def _op(self, buf: bytearray, op: Operation) -> None:
+    def _ops(self, buf: bytearray, operations: list[Operation]) -> None:
+        """The ops of a block (or the root op), one after the other (one call per block)."""
         state = self.state
-        name_entry, loc_entry, attrs_entry, results, props = state.ops[id(op)]
-        number = name_entry[NUMBER]
-        if number < 0x80:
-            buf.append((number << 1) | 1)
-        else:
-            buf += encode_varint(number)
-        # The numbers after the mask byte go in place once the mask is known.
-        mask_at = len(buf)
-        buf.append(0)
-        number = loc_entry[NUMBER]
-        if number < 0x80:
-            buf.append((number << 1) | 1)
-        else:
-            buf += encode_varint(number)
-        mask = 0
-        if attrs_entry is not None:
-            mask = HAS_ATTRS
-            number = attrs_entry[NUMBER]
+        records = state.ops
+        values = state.values
+        props_index = self.props_index
+        use_orders = state.has_use_orders and self.use_list_orders
+        for op in operations:
+            name_entry, loc_entry, attrs_entry, results, props = records[id(op)]
+            number = name_entry[NUMBER]
             if number < 0x80:
                 buf.append((number << 1) | 1)
             else:
                 buf += encode_varint(number)
-        if props is not None:
-            if props.__class__ is bytes:  # every item absent: the entry is known
-                index = self.props_index.get(props, -1)
-                if index < 0:
-                    index = self.props_index[props] = len(self.props_index)
-            elif props.__class__ is tuple and len(props[1]) == 1 and props[1][0] is not None:
-                # one attribute (e.g. a constant's value): the body inline
-                number = props[1][0][NUMBER]
-                if props[0].optional[0]:
-                    number = (number << 1) | 1
-                key = (_SMALL[1] + _SMALL[number] if number < 0x80
-                       else _sized(encode_varint(number)))
-                index = self.props_index.get(key, -1)
-                if index < 0:
-                    index = self.props_index[key] = len(self.props_index)
+            # The numbers after the mask byte go in place once the mask is known.
+            mask_at = len(buf)
+            buf.append(0)
+            number = loc_entry[NUMBER]
+            if number < 0x80:
+                buf.append((number << 1) | 1)
             else:
-                index = self._properties(props)
-            mask |= HAS_PROPERTIES
-            if index < 0x80:
-                buf.append((index << 1) | 1)
-            else:
-                buf += encode_varint(index)
-        if results:
-            mask |= HAS_RESULTS
-            count = len(results)
-            if count < 0x80:
-                buf.append((count << 1) | 1)
-            else:
-                buf += encode_varint(count)
-            for entry in results:
-                number = entry[NUMBER]
+                buf += encode_varint(number)
+            mask = 0
+            if attrs_entry is not None:
+                mask = HAS_ATTRS
+                number = attrs_entry[NUMBER]
                 if number < 0x80:
                     buf.append((number << 1) | 1)
                 else:
                     buf += encode_varint(number)
-        operands = op.operands
-        if operands:
-            mask |= HAS_OPERANDS
-            count = len(operands)
-            if count < 0x80:
-                buf.append((count << 1) | 1)
-            else:
-                buf += encode_varint(count)
-            values = state.values
-            for operand in operands:
-                number = values.get(id(operand), -1)
-                if number < 0:
-                    raise ShloError(f"cannot write bytecode: an operand of '{op.name}' is not "
-                                    "defined in an enclosing region")
-                if number < 0x80:
-                    buf.append((number << 1) | 1)
+            if props is not None:
+                cls = props.__class__
+                if cls is bytes:  # every item absent: the entry is known
+                    key = props
+                elif cls is tuple and len(props[1]) == 1 and props[1][0] is not None:
+                    # one attribute (e.g. a constant's value): the body inline
+                    number = props[1][0][NUMBER]
+                    if props[0].optional[0]:
+                        number = (number << 1) | 1
+                    key = (_SMALL[1] + _SMALL[number] if number < 0x80
+                           else _sized(encode_varint(number)))
                 else:
-                    buf += encode_varint(number)
-        if op.successors:
-            mask |= HAS_SUCCESSORS
-            buf += _varint(len(op.successors))
-            for block in op.successors:
-                number = state.blocks.get(id(block), -1)
-                if number < 0:
-                    raise ShloError(f"cannot write bytecode: a successor of '{op.name}' is not "
-                                    "a block of its region")
-                buf += _varint(number)
-        if (state.has_use_orders and self.use_list_orders
-                and any(r.use_order is not None for r in op.results)):
-            orders = Emitter()
-            if self._use_lists(orders, op.results):
-                mask |= HAS_USE_LIST_ORDERS
-                buf += orders.buf
-        regions = op.regions
-        if not regions:
-            buf[mask_at] = mask
-            return
-        buf[mask_at] = mask | HAS_INLINE_REGIONS
-        isolated = state.isolated.get(id(op), False)
-        buf += _varint((len(regions) << 1) | (1 if isolated else 0))
-        if isolated and self.version >= LAZY_LOADING:
-            section = bytearray()
-            for region in regions:
-                self._region(section, region)
-            _section(buf, IR, section)
-        else:
-            for region in regions:
-                self._region(buf, region)
+                    key = self._properties(props)
+                index = props_index.get(key, -1)
+                if index < 0:
+                    index = props_index[key] = len(props_index)
+                mask |= HAS_PROPERTIES
+                if index < 0x80:
+                    buf.append((index << 1) | 1)
+                else:
+                    buf += encode_varint(index)
+            if results:
+                mask |= HAS_RESULTS
+                count = len(results)
+                if count < 0x80:
+                    buf.append((count << 1) | 1)
+                else:
+                    buf += encode_varint(count)
+                for entry in results:
+                    number = entry[NUMBER]
+                    if number < 0x80:
+                        buf.append((number << 1) | 1)
+                    else:
+                        buf += encode_varint(number)
+            operands = op.operands
+            if operands:
+                mask |= HAS_OPERANDS
+                count = len(operands)
+                if count < 0x80:
+                    buf.append((count << 1) | 1)
+                else:
+                    buf += encode_varint(count)
+                for operand in operands:
+                    number = values.get(id(operand), -1)
+                    if number < 0:
+                        raise ShloError(f"cannot write bytecode: an operand of '{op.name}' is "
+                                        "not defined in an enclosing region")
+                    if number < 0x80:
+                        buf.append((number << 1) | 1)
+                    else:
+                        buf += encode_varint(number)
+            if op.successors:
+                mask |= HAS_SUCCESSORS
+                buf += _varint(len(op.successors))
+                for block in op.successors:
+                    number = state.blocks.get(id(block), -1)
+                    if number < 0:
+                        raise ShloError(f"cannot write bytecode: a successor of '{op.name}' is "
+                                        "not a block of its region")
+                    buf += _varint(number)
+            if use_orders and any(r.use_order is not None for r in op.results):
+                orders = Emitter()
+                if self._use_lists(orders, op.results):
+                    mask |= HAS_USE_LIST_ORDERS
+                    buf += orders.buf
+            regions = op.regions
+            if not regions:
+                buf[mask_at] = mask
+                continue
+            buf[mask_at] = mask | HAS_INLINE_REGIONS
+            isolated = state.isolated.get(id(op), False)
+            buf += _varint((len(regions) << 1) | (1 if isolated else 0))
+            if isolated and self.version >= LAZY_LOADING:
+                section = bytearray()
+                for region in regions:
+                    self._region(section, region)
+                _section(buf, IR, section)
+            else:
+                for region in regions:
+                    self._region(buf, region)
 
     def _region(self, buf: bytearray, region: Region) -> None:
         if not region.blocks:
@@ -402,9 +405,7 @@ class _Writer:
                     if self._use_lists(orders, args):
                         buf[mask_at] = HAS_USE_LIST_ORDERS
                         buf += orders.buf
-        op = self._op
-        for nested in operations:
-            op(buf, nested)
+        self._ops(buf, operations)
 
     def _use_lists(self, out: Emitter, values: list[Value]) -> bool:
         """Emit the use-list orders read from bytecode that are still valid; True if any."""
@@ -437,8 +438,8 @@ class _Writer:
                     out.varint(j)
         return True
 
-    def _properties(self, props: Any) -> int:
-        """The index of the op's properties in the properties section (deduplicated)."""
+    def _properties(self, props: Any) -> bytes:
+        """The op's entry in the properties section: its size, then its body."""
         if props.__class__ is list:  # an unregistered op's dictionary (an entry)
             body = bytearray(encode_varint(props[NUMBER]))
         else:
@@ -459,11 +460,7 @@ class _Writer:
                         if found is None and not flag)
                     raise ShloError(f"cannot write bytecode: required attribute '{name}' "
                                     "is missing")
-        key = _sized(body)
-        index = self.props_index.get(key)
-        if index is None:
-            index = self.props_index[key] = len(self.props_index)
-        return index
+        return _sized(body)
 
     # ---- resources ---------------------------------------------------------------------------
 
