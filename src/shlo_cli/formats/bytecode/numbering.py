@@ -18,7 +18,10 @@ encoded directly, and a type's recorded encoding is kept across writes.
 from __future__ import annotations
 
 import struct
-from operator import itemgetter
+from collections import deque
+from itertools import count as _count
+from itertools import repeat
+from operator import itemgetter, setitem
 from typing import Any
 
 from ...ir.attributes import (
@@ -206,8 +209,8 @@ class IRNumbering:
         for order in (self.attr_order, self.op_name_order, self.type_order):
             order.sort(key=_by_refs, reverse=True)  # stable: ties keep first-use order
             group_by_dialect_per_byte(order)
-            for index, entry in enumerate(order):
-                entry[NUMBER] = index
+            # entry[NUMBER] = index for each, iterated in C
+            deque(map(setitem, order, repeat(NUMBER), _count()), maxlen=0)
         self._number_resources()
 
     # ---- keys ------------------------------------------------------------------------------
