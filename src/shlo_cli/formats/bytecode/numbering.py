@@ -146,7 +146,7 @@ def new_entry(value: Any, dialect: DialectEntry, recipe: Any = None) -> Entry:
     return [1, -1, value, dialect, recipe]
 
 
-# What the writer emits for one op besides operands (`IRNumbering.ops[id(op)]`):
+# What the writer emits for one op besides operands (`IRNumbering.ops[op]`):
 # (name entry, location entry, attribute dictionary entry or None, result type entries,
 #  properties), the properties being None (none written), an entry (an unregistered op's
 # dictionary), bytes (a properties entry of absent items) or (spec, entry or None per spec
@@ -169,11 +169,11 @@ class IRNumbering:
         self.type_order: list[Entry] = []
         self.op_names: dict[str, Entry] = {}
         self.op_name_order: list[Entry] = []
-        self.values: dict[int, int] = {}
+        self.values: dict[Value, int] = {}  # keyed by the objects (hashed by identity)
         self.blocks: dict[int, int] = {}
         self.region_counts: dict[int, tuple[int, int]] = {}
         self.isolated: dict[int, bool] = {}
-        self.ops: dict[int, OpRecord] = {}
+        self.ops: dict[Operation, OpRecord] = {}
         self.has_use_orders = False  # any value carries a use-list order read from bytecode
         self._use_counts: dict[int, int] | None = None
         self._root = root
@@ -672,7 +672,7 @@ class IRNumbering:
             if block.arguments:
                 args = []
                 for arg, loc in zip(block.arguments, arg_locations(block), strict=True):
-                    values[id(arg)] = next_id
+                    values[arg] = next_id
                     next_id += 1
                     if arg.use_order is not None:
                         self.has_use_orders = True
@@ -713,7 +713,7 @@ class IRNumbering:
                 name_entry[REFS] += 1
             result_entries = []
             for result in op.results:
-                values[id(result)] = next_id
+                values[result] = next_id
                 next_id += 1
                 if result.use_order is not None:
                     self.has_use_orders = True
@@ -809,7 +809,7 @@ class IRNumbering:
                         last_filename = filename
                     loc_entry = attrs[key] = [1, -1, key, self._builtin, (file_entry, numbers)]
                     attr_order.append(loc_entry)
-            records[id(op)] = (name_entry, loc_entry, attrs_entry, result_entries, props)
+            records[op] = (name_entry, loc_entry, attrs_entry, result_entries, props)
         return next_id
 
     # ---- resources ---------------------------------------------------------------------------
@@ -834,7 +834,7 @@ class IRNumbering:
     # ---- queries -----------------------------------------------------------------------------
 
     def value_number(self, value: Value) -> int:
-        return self.values[id(value)]
+        return self.values[value]
 
 
 _DIRECT: dict[type, Any] = {

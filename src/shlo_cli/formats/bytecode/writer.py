@@ -11,6 +11,8 @@ op-name registered flag (5).
 from __future__ import annotations
 
 import gc
+from itertools import groupby
+from operator import itemgetter
 from typing import Any
 
 from ...ir.core import Block, Module, Operation, Region, Value
@@ -63,6 +65,7 @@ _SMALL = [bytes(((n << 1) | 1,)) for n in range(0x80)]  # the one-byte varints
 _OP_NAME_PARTS: dict[str, tuple[str, int]] = {}
 _HEADERS: dict[tuple[int, str], bytes] = {}  # (version, producer) -> magic, version, producer
 _ONE_REGION = encode_varint(1 << 1)  # the IR section's start: one region, not isolated
+_owner = itemgetter(OWNER)
 _NO_RESOURCES = bytes((RESOURCE_OFFSET, 0x03, 0x01, RESOURCE, 0x01))
 # (version, dialect names, op names in number order) -> the dialect section and the string
 # table it leaves (a string's number is its insertion order, dialect names first)
@@ -268,7 +271,7 @@ class _Writer:
         props_index = self.props_index
         use_orders = state.has_use_orders and self.use_list_orders
         for op in operations:
-            name_entry, loc_entry, attrs_entry, results, props = records[id(op)]
+            name_entry, loc_entry, attrs_entry, results, props = records[op]
             number = name_entry[NUMBER]
             if number < 0x80:
                 buf.append((number << 1) | 1)
@@ -333,7 +336,7 @@ class _Writer:
                 else:
                     buf += encode_varint(count)
                 for operand in operands:
-                    number = values.get(id(operand), -1)
+                    number = values.get(operand, -1)
                     if number < 0:
                         raise ShloError(f"cannot write bytecode: an operand of '{op.name}' is "
                                         "not defined in an enclosing region")
@@ -523,17 +526,7 @@ def _dialect_runs(entries: list[Entry]) -> list[tuple[int, list[Entry]]]:
         # up to 128 entries are ordered by dialect (numbering.group_by_dialect_per_byte):
         # the same dialect first and last is one run
         return [(first.number, entries)]
-    runs: list[tuple[int, list[Entry]]] = []
-    current = -1
-    group: list[Entry] = []
-    for entry in entries:
-        number = entry[OWNER].number
-        if number != current:
-            current = number
-            group = []
-            runs.append((number, group))
-        group.append(entry)
-    return runs
+    return [(owner.number, list(run)) for owner, run in groupby(entries, _owner)]
 
 
 def _resource_blobs(resources: dict[str, Any]) -> dict[str, tuple[int, bytes]]:
