@@ -91,6 +91,8 @@ _TYPE_INFO_LIMIT = 1 << 16
 _SPECS: dict[str, PropertySpec] = {}  # op name -> its spec (kept for the process)
 _OP_DIALECT: dict[str, str] = {}  # op name -> its dialect's name (kept for the process)
 _SMALL = [bytes(((n << 1) | 1,)) for n in range(0x80)]  # the one-byte varints
+# the bytes of a line and a column both below 128 (at (line << 7) | col), made when first met
+_PAIRS: list[bytes | None] = [None] * (1 << 14)
 _UNSIGNED = {8: "B", 16: "H", 32: "I", 64: "Q"}  # struct codes of the integer widths
 
 
@@ -151,7 +153,7 @@ def new_entry(value: Any, dialect: DialectEntry, recipe: Any = None) -> Entry:
 #  properties), the properties being None (none written), an entry (an unregistered op's
 # dictionary), bytes (a properties entry of absent items) or (spec, entry or None per spec
 # item).
-OpRecord = tuple[Entry, Entry, "Entry | None", list[Entry], Any]
+OpRecord = tuple[Entry, Entry, "Entry | None", "list[Entry] | tuple[()]", Any]
 
 
 class IRNumbering:
@@ -711,8 +713,9 @@ class IRNumbering:
                 name_entry = self.number_op_name(name)
             else:
                 name_entry[REFS] += 1
-            result_entries = []
-            for result in op.results:
+            results = op.results
+            result_entries: Any = [] if results else ()  # most ops without results share ()
+            for result in results:
                 values[result] = next_id
                 next_id += 1
                 if result.use_order is not None:
@@ -791,7 +794,9 @@ class IRNumbering:
                     loc_entry = found
                 else:  # new (every op has its own): see _new_file_line_col
                     if 0 <= line < 0x80 and 0 <= col < 0x80:
-                        numbers = _SMALL[line] + _SMALL[col]
+                        numbers = _PAIRS[(line << 7) | col]
+                        if numbers is None:
+                            numbers = _PAIRS[(line << 7) | col] = _SMALL[line] + _SMALL[col]
                     else:
                         numbers = encode_varint(line) + encode_varint(col)
                     if filename == last_filename:
