@@ -130,8 +130,8 @@ class DialectEntry:
 # A numbered attribute, type or op name is a list (the writer makes tens of thousands, and
 # a list costs a fraction of an object): [reference count, number (-1 until final), value,
 # dialect, recipe]. The recipe is the dialect encoding the writer replays once the numbers
-# are final: None (written as text), a str (a string attribute of that text), a tuple
-# (a file:line:col location: its filename's entry and the line and column bytes) or a list
+# are final: None (written as text), a str (a string attribute of that text), bytes (a
+# file:line:col location: the line and column; its value is its filename's entry) or a list
 # of items (bytes, entries, and (kind, payload) pairs for the other references).
 Entry = list[Any]
 REFS, NUMBER, VALUE, OWNER, RECIPE = range(5)  # OWNER: the dialect entry
@@ -188,6 +188,9 @@ class IRNumbering:
         self._filenames: dict[str, Entry] = {}  # filename -> its string attribute's entry
         self._type_info = _TYPE_INFO.setdefault(version, {})
         self._native_properties = version >= NATIVE_PROPERTIES_ENCODING
+        # whether an attribute or a type of a dialect other than builtin was numbered
+        self._attr_dialects = False
+        self._type_dialects = False
         self._nested: list[Operation]
 
         self._number_globally(root)
@@ -208,9 +211,11 @@ class IRNumbering:
             next_id = self._number_region(region, next_id)
         for index, dialect in enumerate(self.dialects.values()):
             dialect.number = index
-        for order in (self.attr_order, self.op_name_order, self.type_order):
+        for order, mixed in ((self.attr_order, self._attr_dialects),
+                             (self.op_name_order, True), (self.type_order, self._type_dialects)):
             order.sort(key=_by_refs, reverse=True)  # stable: ties keep first-use order
-            group_by_dialect_per_byte(order)
+            if mixed:  # else all builtin: grouping by dialect changes nothing
+                group_by_dialect_per_byte(order)
             # entry[NUMBER] = index for each, iterated in C
             deque(map(setitem, order, repeat(NUMBER), _count()), maxlen=0)
         self._number_resources()
@@ -403,6 +408,8 @@ class IRNumbering:
             return entry
         dialect = self.dialect(
             "builtin" if cls in _BUILTIN_ATTR_CLASSES else attribute_dialect(attr))
+        if dialect.name != "builtin":
+            self._attr_dialects = True
         entry = new_entry(attr, dialect)
         self.attrs[key] = entry
         self.attr_order.append(entry)
@@ -505,7 +512,7 @@ class IRNumbering:
             numbers = bytes(((line << 1) | 1, (col << 1) | 1))
         else:
             numbers = encode_varint(line) + encode_varint(col)
-        entry = [1, -1, key, builtin_dialect, None]  # custom: its value is never printed
+        entry: Entry = [1, -1, None, builtin_dialect, numbers]  # the value: its filename's entry
         self.attrs[key] = entry
         self.attr_order.append(entry)
         filename = self._filenames.get(attr.filename)
@@ -513,7 +520,7 @@ class IRNumbering:
             filename = self._filenames[attr.filename] = self.number_string(attr.filename)
         else:
             filename[REFS] += 1
-        entry[RECIPE] = (filename, numbers)
+        entry[VALUE] = filename
         return entry
 
     def number_type(self, type: Type) -> Entry:
@@ -529,6 +536,8 @@ class IRNumbering:
             self.type_ids[id(type)] = entry
             return entry
         owner = self.dialects.get(info[2])
+        if info[2] != "builtin":
+            self._type_dialects = True
         entry = [1, -1, type, owner if owner is not None else self.dialect(info[2]), None]
         self.types[info[1]] = entry
         self.type_ids[id(type)] = entry
@@ -812,7 +821,7 @@ class IRNumbering:
                             known[REFS] += 1
                             file_entry = known
                         last_filename = filename
-                    loc_entry = attrs[key] = [1, -1, key, self._builtin, (file_entry, numbers)]
+                    loc_entry = attrs[key] = [1, -1, file_entry, self._builtin, numbers]
                     attr_order.append(loc_entry)
             records[op] = (name_entry, loc_entry, attrs_entry, result_entries, props)
         return next_id

@@ -214,13 +214,13 @@ class _Writer:
                             buf.append((number << 1) | 1)
                         else:
                             buf += encode_varint(number)
-                    elif cls is tuple:  # file:line:col: code, filename attribute, numbers
-                        filename, numbers = recipe
+                    elif cls is bytes:  # file:line:col: code, filename attribute, numbers
+                        filename = entry[VALUE]
                         if filename is not last_filename:  # mostly one file per module
                             last_filename = filename
                             prefix = _FILE_LINE_COL_CODE + _varint(filename[NUMBER])
                         buf += prefix
-                        buf += numbers
+                        buf += recipe
                     elif recipe is None:  # no dialect encoding: the text, NUL-terminated
                         buf += str(entry[VALUE]).encode("utf-8", "surrogateescape")
                         buf.append(0)
