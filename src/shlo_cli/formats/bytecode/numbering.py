@@ -17,7 +17,6 @@ encoded directly, and a type's recorded encoding is kept across writes.
 
 from __future__ import annotations
 
-import struct
 from collections import deque
 from itertools import count as _count
 from itertools import repeat
@@ -31,17 +30,16 @@ from ...ir.attributes import (
     DenseArrayAttr,
     DenseElementsAttr,
     DictAttr,
-    IntegerAttr,
     StringAttr,
     SymbolRefAttr,
     TypeAttr,
-    UnitAttr,
     all_equal,
 )
 from ...ir.core import UNKNOWN_LOCATION, Location, Operation, Region, Value
 from ...ir.locations import FileLineColLoc, LocationAttr, UnknownLoc
 from ...ir.types import IntegerType, TensorType, Type
 from . import builtin
+from .direct import CHEAP_KEYS, DENSE_CODE, DIRECT
 from .encoding import NATIVE_PROPERTIES_ENCODING, encode_varint
 from .hooks import DialectHooks, attribute_dialect, hooks_for, type_dialect
 from .ir_facts import (
@@ -63,7 +61,6 @@ from .recipes import (
     REF_STRING,
     REF_TYPE,
     TemplateRecorder,
-    apint_bytes,
 )
 
 __all__ = ["REF_ATTR", "REF_OPTIONAL_ATTR", "REF_RESOURCE", "REF_STRING", "REF_TYPE",
@@ -72,15 +69,6 @@ __all__ = ["REF_ATTR", "REF_OPTIONAL_ATTR", "REF_RESOURCE", "REF_STRING", "REF_T
 
 _BUILTIN_ATTR_CLASSES = frozenset({StringAttr, FileLineColLoc, DictAttr, ArrayAttr})
 FILE_LINE_COL_CODE = encode_varint(builtin.FILE_LINE_COL_LOC)
-_TYPE_ATTR_CODE = encode_varint(builtin.TYPE)
-_FLAT_SYMBOL_CODE = encode_varint(builtin.FLAT_SYMBOL_REF)
-_UNIT_CODE = encode_varint(builtin.UNIT)
-_INTEGER_CODE = encode_varint(builtin.INTEGER)
-_DENSE_CODE = encode_varint(builtin.DENSE_INT_OR_FP_ELEMENTS)
-_DENSE_ARRAY_CODE = encode_varint(builtin.DENSE_ARRAY)
-_ARRAY_HEADS = [encode_varint(builtin.ARRAY) + encode_varint(n) for n in range(128)]
-_DICT_HEADS = [encode_varint(builtin.DICTIONARY) + encode_varint(n) for n in range(128)]
-_by_name = itemgetter(0)
 
 # Recorded encodings of types, per bytecode version: id(type) -> (type, key, dialect name,
 # template or None for text). Holding the type keeps its id from being reused.
@@ -93,7 +81,6 @@ _OP_DIALECT: dict[str, str] = {}  # op name -> its dialect's name (kept for the 
 _SMALL = [bytes(((n << 1) | 1,)) for n in range(0x80)]  # the one-byte varints
 # the bytes of a line and a column both below 128 (at (line << 7) | col), made when first met
 _PAIRS: list[bytes | None] = [None] * (1 << 14)
-_UNSIGNED = {8: "B", 16: "H", 32: "I", 64: "Q"}  # struct codes of the integer widths
 
 
 # op name -> what an op of that name without attributes writes as properties: the entry's
@@ -371,7 +358,7 @@ class IRNumbering:
                 entry[REFS] += 1
                 return entry
             return self._new_file_line_col(key, attr)  # type: ignore[arg-type]
-        keyed = _CHEAP_KEYS.get(cls)
+        keyed = CHEAP_KEYS.get(cls)
         if keyed is not None:  # a key cheaper than looking the object up
             return self._number_keyed(attr, keyed(self, attr))
         entry = self.attr_ids.get(id(attr))  # this very object numbered before
@@ -396,7 +383,7 @@ class IRNumbering:
         if entry is not None:
             entry[REFS] += 1
             return entry
-        encode = _DIRECT.get(cls)
+        encode = DIRECT.get(cls)
         if encode is not None:
             builtin_dialect = self._builtin
             if builtin_dialect is None:
@@ -421,7 +408,7 @@ class IRNumbering:
         return entry
 
     def _number_keyed(self, attr: Attribute, key: Any) -> Entry:
-        """A builtin attribute with a cheap structural key (see _CHEAP_KEYS): found, or
+        """A builtin attribute with a cheap structural key (see direct.CHEAP_KEYS): found, or
         added with its direct encoding."""
         entry = self.attrs.get(key)
         if entry is not None:
@@ -432,21 +419,8 @@ class IRNumbering:
             builtin_dialect = self._builtin = self.dialect("builtin")
         entry = self.attrs[key] = [1, -1, attr, builtin_dialect, None]
         self.attr_order.append(entry)
-        entry[RECIPE] = _DIRECT[attr.__class__](self, attr)
+        entry[RECIPE] = DIRECT[attr.__class__](self, attr)
         return entry
-
-    def _type_attr_key(self, attr: TypeAttr) -> Any:
-        return ("type", self._info(attr.type)[1])
-
-    def _integer_key(self, attr: IntegerAttr) -> Any:
-        # equal exactly when the printed forms (`number : type`) are
-        return ("int", self._info(attr.type)[1], attr.number)
-
-    def _dense_key_by_items(self, attr: DenseArrayAttr) -> Any:
-        element = attr.element
-        if element.__class__ is IntegerType and element.width > 1:
-            return ("array", element.width, element.signedness, attr.items)
-        return ("array?", str(attr))  # printed, as attr_key keys it
 
     def _number_dense(self, attr: DenseElementsAttr) -> Entry:
         """`number_attr` of a dense attribute (a constant's value, the most common property
@@ -474,7 +448,7 @@ class IRNumbering:
             entry = self.attrs[key] = [1, -1, attr, builtin_dialect, None]
             self.attr_order.append(entry)
             size = len(raw)
-            entry[RECIPE] = [_DENSE_CODE, self.number_type(type),
+            entry[RECIPE] = [DENSE_CODE, self.number_type(type),
                              _SMALL[size] if size < 0x80 else encode_varint(size), raw]
         self.attr_ids[id(attr)] = entry
         self._held.append(attr)
@@ -549,73 +523,6 @@ class IRNumbering:
 
     def number_resource(self, key: str) -> None:
         self.dialect("builtin").resources.setdefault(key, -1)
-
-    # ---- direct builtin encodings (the bytes builtin.write_attribute writes) ----------------
-
-    def _encode_dict(self, attr: DictAttr) -> list[Any]:
-        entries = sorted(attr.entries, key=_by_name)
-        count = len(entries)
-        recipe: list[Any] = [_DICT_HEADS[count] if count < 128
-                             else _DICT_HEADS[0][:1] + encode_varint(count)]
-        number_string = self.number_string
-        number_attr = self.number_attr
-        for name, value in entries:
-            recipe.append(number_string(name))
-            recipe.append(number_attr(value))
-        return recipe
-
-    def _encode_array(self, attr: ArrayAttr) -> list[Any]:
-        elements = attr.elements
-        count = len(elements)
-        recipe: list[Any] = [_ARRAY_HEADS[count] if count < 128
-                             else _ARRAY_HEADS[0][:1] + encode_varint(count)]
-        number_attr = self.number_attr
-        for element in elements:
-            recipe.append(number_attr(element))
-        return recipe
-
-    def _encode_type_attr(self, attr: TypeAttr) -> list[Any]:
-        return [_TYPE_ATTR_CODE, self.number_type(attr.type)]
-
-    def _encode_symbol(self, attr: SymbolRefAttr) -> list[Any] | None:
-        if attr.nested:
-            recorder = TemplateRecorder(self.version)
-            builtin.write_attribute(attr, recorder)
-            return self._resolve(recorder.finish())
-        return [_FLAT_SYMBOL_CODE, self.number_string(attr.root)]
-
-    def _encode_unit(self, attr: UnitAttr) -> list[Any]:
-        return [_UNIT_CODE]
-
-    def _encode_integer(self, attr: IntegerAttr) -> list[Any] | None:
-        type = attr.type
-        width = builtin.int_width(type)
-        if width is None:
-            return None
-        return [_INTEGER_CODE, self.number_type(type), apint_bytes(int(attr.number), width)]
-
-    def _encode_bool(self, attr: BoolAttr) -> list[Any]:
-        return [_INTEGER_CODE, self.number_type(builtin.I1), bytes((1 if attr.flag else 0,))]
-
-    def _encode_dense(self, attr: DenseElementsAttr) -> list[Any] | None:
-        raw = self._dense_raw[id(attr)]  # set with its key (`attr` is held by `_keys`)
-        if raw is None:  # no raw storage: written as text
-            return None
-        return [_DENSE_CODE, self.number_type(attr.type), encode_varint(len(raw)), raw]
-
-    def _encode_dense_array(self, attr: DenseArrayAttr) -> list[Any] | None:
-        element = attr.element
-        code = _UNSIGNED.get(element.width) if isinstance(element, IntegerType) else None
-        if code is not None:  # the items as unsigned little-endian words of their width
-            mask = (1 << element.width) - 1  # type: ignore[attr-defined]
-            raw = struct.pack(f"<{len(attr.items)}{code}", *[x & mask for x in attr.items])
-        else:
-            found = builtin._dense_array_bytes(attr)
-            if found is None:
-                return None
-            raw = found
-        return [_DENSE_ARRAY_CODE, self.number_type(element),
-                encode_varint(len(attr.items)) + encode_varint(len(raw)) + raw]
 
     # ---- the IR ----------------------------------------------------------------------------
 
@@ -849,27 +756,6 @@ class IRNumbering:
 
     def value_number(self, value: Value) -> int:
         return self.values[value]
-
-
-_DIRECT: dict[type, Any] = {
-    DictAttr: IRNumbering._encode_dict, ArrayAttr: IRNumbering._encode_array,
-    TypeAttr: IRNumbering._encode_type_attr, SymbolRefAttr: IRNumbering._encode_symbol,
-    UnitAttr: IRNumbering._encode_unit, IntegerAttr: IRNumbering._encode_integer,
-    BoolAttr: IRNumbering._encode_bool, DenseElementsAttr: IRNumbering._encode_dense,
-    DenseArrayAttr: IRNumbering._encode_dense_array,
-}
-"""Builtin attribute classes encoded here directly (the same bytes as the builtin hook)."""
-
-
-_CHEAP_KEYS: dict[type, Any] = {
-    TypeAttr: IRNumbering._type_attr_key, IntegerAttr: IRNumbering._integer_key,
-    BoolAttr: lambda self, attr: ("bool", bool(attr.flag)),
-    SymbolRefAttr: lambda self, attr: ("@", attr.root, attr.nested),
-    UnitAttr: lambda self, attr: ("unit",),
-    DenseArrayAttr: IRNumbering._dense_key_by_items,
-}
-"""Builtin attribute classes keyed by value without caching the key per object: the key
-costs less than that lookup (equal keys: equal printed forms, so the same MLIR attribute)."""
 
 
 class _NoKey(Exception):
