@@ -17,8 +17,10 @@ encoded directly, and a type's recorded encoding is kept across writes.
 
 from __future__ import annotations
 
-import struct
-from operator import itemgetter
+from collections import deque
+from itertools import count as _count
+from itertools import repeat
+from operator import itemgetter, setitem
 from typing import Any
 
 from ...ir.attributes import (
@@ -28,17 +30,16 @@ from ...ir.attributes import (
     DenseArrayAttr,
     DenseElementsAttr,
     DictAttr,
-    IntegerAttr,
     StringAttr,
     SymbolRefAttr,
     TypeAttr,
-    UnitAttr,
     all_equal,
 )
 from ...ir.core import UNKNOWN_LOCATION, Location, Operation, Region, Value
 from ...ir.locations import FileLineColLoc, LocationAttr, UnknownLoc
 from ...ir.types import IntegerType, TensorType, Type
 from . import builtin
+from .direct import CHEAP_KEYS, DENSE_CODE, DIRECT
 from .encoding import NATIVE_PROPERTIES_ENCODING, encode_varint
 from .hooks import DialectHooks, attribute_dialect, hooks_for, type_dialect
 from .ir_facts import (
@@ -60,7 +61,6 @@ from .recipes import (
     REF_STRING,
     REF_TYPE,
     TemplateRecorder,
-    apint_bytes,
 )
 
 __all__ = ["REF_ATTR", "REF_OPTIONAL_ATTR", "REF_RESOURCE", "REF_STRING", "REF_TYPE",
@@ -69,15 +69,6 @@ __all__ = ["REF_ATTR", "REF_OPTIONAL_ATTR", "REF_RESOURCE", "REF_STRING", "REF_T
 
 _BUILTIN_ATTR_CLASSES = frozenset({StringAttr, FileLineColLoc, DictAttr, ArrayAttr})
 FILE_LINE_COL_CODE = encode_varint(builtin.FILE_LINE_COL_LOC)
-_TYPE_ATTR_CODE = encode_varint(builtin.TYPE)
-_FLAT_SYMBOL_CODE = encode_varint(builtin.FLAT_SYMBOL_REF)
-_UNIT_CODE = encode_varint(builtin.UNIT)
-_INTEGER_CODE = encode_varint(builtin.INTEGER)
-_DENSE_CODE = encode_varint(builtin.DENSE_INT_OR_FP_ELEMENTS)
-_DENSE_ARRAY_CODE = encode_varint(builtin.DENSE_ARRAY)
-_ARRAY_HEADS = [encode_varint(builtin.ARRAY) + encode_varint(n) for n in range(128)]
-_DICT_HEADS = [encode_varint(builtin.DICTIONARY) + encode_varint(n) for n in range(128)]
-_by_name = itemgetter(0)
 
 # Recorded encodings of types, per bytecode version: id(type) -> (type, key, dialect name,
 # template or None for text). Holding the type keeps its id from being reused.
@@ -88,7 +79,24 @@ _TYPE_INFO_LIMIT = 1 << 16
 _SPECS: dict[str, PropertySpec] = {}  # op name -> its spec (kept for the process)
 _OP_DIALECT: dict[str, str] = {}  # op name -> its dialect's name (kept for the process)
 _SMALL = [bytes(((n << 1) | 1,)) for n in range(0x80)]  # the one-byte varints
-_UNSIGNED = {8: "B", 16: "H", 32: "I", 64: "Q"}  # struct codes of the integer widths
+# the bytes of a line and a column both below 128 (at (line << 7) | col), made when first met
+_PAIRS: list[bytes | None] = [None] * (1 << 14)
+
+
+# op name -> what an op of that name without attributes writes as properties: the entry's
+# bytes (the size, then "absent" per item) when every item is optional (kept for the
+# process), else (spec, None per item) for the writer's missing-attribute error
+_NO_PROPS: dict[str, Any] = {}
+
+
+def _no_props(name: str, spec: PropertySpec) -> Any:
+    items = spec.items or ()
+    if all(spec.optional):
+        found: Any = encode_varint(len(items)) + b"\x01" * len(items)
+    else:
+        found = (spec, [None] * len(items))
+    _NO_PROPS[name] = found
+    return found
 
 
 def _spec(name: str) -> PropertySpec:
@@ -109,12 +117,13 @@ class DialectEntry:
 # A numbered attribute, type or op name is a list (the writer makes tens of thousands, and
 # a list costs a fraction of an object): [reference count, number (-1 until final), value,
 # dialect, recipe]. The recipe is the dialect encoding the writer replays once the numbers
-# are final: None (written as text), a str (a string attribute of that text), a tuple
-# (a file:line:col location: its filename's entry and the line and column bytes) or a list
+# are final: None (written as text), a str (a string attribute of that text), bytes (a
+# file:line:col location: the line and column; its value is its filename's entry) or a list
 # of items (bytes, entries, and (kind, payload) pairs for the other references).
 Entry = list[Any]
 REFS, NUMBER, VALUE, OWNER, RECIPE = range(5)  # OWNER: the dialect entry
 _by_refs = itemgetter(REFS)
+_owner = itemgetter(OWNER)
 
 
 def _by_owner_number(entry: Entry) -> int:
@@ -126,11 +135,12 @@ def new_entry(value: Any, dialect: DialectEntry, recipe: Any = None) -> Entry:
     return [1, -1, value, dialect, recipe]
 
 
-# What the writer emits for one op besides operands (`IRNumbering.ops[id(op)]`):
+# What the writer emits for one op besides operands (`IRNumbering.ops[op]`):
 # (name entry, location entry, attribute dictionary entry or None, result type entries,
 #  properties), the properties being None (none written), an entry (an unregistered op's
-# dictionary) or (spec, entry or None per spec item).
-OpRecord = tuple[Entry, Entry, "Entry | None", list[Entry], Any]
+# dictionary), bytes (a properties entry of absent items) or (spec, entry or None per spec
+# item).
+OpRecord = tuple[Entry, Entry, "Entry | None", "list[Entry] | tuple[()]", Any]
 
 
 class IRNumbering:
@@ -148,11 +158,11 @@ class IRNumbering:
         self.type_order: list[Entry] = []
         self.op_names: dict[str, Entry] = {}
         self.op_name_order: list[Entry] = []
-        self.values: dict[int, int] = {}
+        self.values: dict[Value, int] = {}  # keyed by the objects (hashed by identity)
         self.blocks: dict[int, int] = {}
         self.region_counts: dict[int, tuple[int, int]] = {}
         self.isolated: dict[int, bool] = {}
-        self.ops: dict[int, OpRecord] = {}
+        self.ops: dict[Operation, OpRecord] = {}
         self.has_use_orders = False  # any value carries a use-list order read from bytecode
         self._use_counts: dict[int, int] | None = None
         self._root = root
@@ -165,6 +175,9 @@ class IRNumbering:
         self._filenames: dict[str, Entry] = {}  # filename -> its string attribute's entry
         self._type_info = _TYPE_INFO.setdefault(version, {})
         self._native_properties = version >= NATIVE_PROPERTIES_ENCODING
+        # whether an attribute or a type of a dialect other than builtin was numbered
+        self._attr_dialects = False
+        self._type_dialects = False
         self._nested: list[Operation]
 
         self._number_globally(root)
@@ -185,11 +198,13 @@ class IRNumbering:
             next_id = self._number_region(region, next_id)
         for index, dialect in enumerate(self.dialects.values()):
             dialect.number = index
-        for order in (self.attr_order, self.op_name_order, self.type_order):
+        for order, mixed in ((self.attr_order, self._attr_dialects),
+                             (self.op_name_order, True), (self.type_order, self._type_dialects)):
             order.sort(key=_by_refs, reverse=True)  # stable: ties keep first-use order
-            group_by_dialect_per_byte(order)
-            for index, entry in enumerate(order):
-                entry[NUMBER] = index
+            if mixed:  # else all builtin: grouping by dialect changes nothing
+                group_by_dialect_per_byte(order)
+            # entry[NUMBER] = index for each, iterated in C
+            deque(map(setitem, order, repeat(NUMBER), _count()), maxlen=0)
         self._number_resources()
 
     # ---- keys ------------------------------------------------------------------------------
@@ -343,6 +358,9 @@ class IRNumbering:
                 entry[REFS] += 1
                 return entry
             return self._new_file_line_col(key, attr)  # type: ignore[arg-type]
+        keyed = CHEAP_KEYS.get(cls)
+        if keyed is not None:  # a key cheaper than looking the object up
+            return self._number_keyed(attr, keyed(self, attr))
         entry = self.attr_ids.get(id(attr))  # this very object numbered before
         if entry is not None:
             entry[REFS] += 1
@@ -365,7 +383,7 @@ class IRNumbering:
         if entry is not None:
             entry[REFS] += 1
             return entry
-        encode = _DIRECT.get(cls)
+        encode = DIRECT.get(cls)
         if encode is not None:
             builtin_dialect = self._builtin
             if builtin_dialect is None:
@@ -377,6 +395,8 @@ class IRNumbering:
             return entry
         dialect = self.dialect(
             "builtin" if cls in _BUILTIN_ATTR_CLASSES else attribute_dialect(attr))
+        if dialect.name != "builtin":
+            self._attr_dialects = True
         entry = new_entry(attr, dialect)
         self.attrs[key] = entry
         self.attr_order.append(entry)
@@ -385,6 +405,53 @@ class IRNumbering:
             recorder = TemplateRecorder(self.version)
             if hooks.write_attribute(attr, recorder):
                 entry[RECIPE] = self._resolve(recorder.finish())
+        return entry
+
+    def _number_keyed(self, attr: Attribute, key: Any) -> Entry:
+        """A builtin attribute with a cheap structural key (see direct.CHEAP_KEYS): found, or
+        added with its direct encoding."""
+        entry = self.attrs.get(key)
+        if entry is not None:
+            entry[REFS] += 1
+            return entry
+        builtin_dialect = self._builtin
+        if builtin_dialect is None:
+            builtin_dialect = self._builtin = self.dialect("builtin")
+        entry = self.attrs[key] = [1, -1, attr, builtin_dialect, None]
+        self.attr_order.append(entry)
+        entry[RECIPE] = DIRECT[attr.__class__](self, attr)
+        return entry
+
+    def _number_dense(self, attr: DenseElementsAttr) -> Entry:
+        """`number_attr` of a dense attribute (a constant's value, the most common property
+        besides strings), its key and builtin encoding inline: the same key and bytes as
+        `_dense_key` and `_encode_dense` give."""
+        entry = self.attr_ids.get(id(attr))
+        if entry is not None:
+            entry[REFS] += 1
+            return entry
+        type = attr.type
+        raw = raw_dense(attr)
+        if raw is None or type.__class__ is not TensorType or 0 in type.shape:
+            return self.number_attr(attr)
+        info = self._type_info.get(id(type))
+        if info is None:
+            info = self._info(type)
+        key = ("dense", info[1], raw)
+        entry = self.attrs.get(key)
+        if entry is not None:
+            entry[REFS] += 1
+        else:
+            builtin_dialect = self._builtin
+            if builtin_dialect is None:
+                builtin_dialect = self._builtin = self.dialect("builtin")
+            entry = self.attrs[key] = [1, -1, attr, builtin_dialect, None]
+            self.attr_order.append(entry)
+            size = len(raw)
+            entry[RECIPE] = [DENSE_CODE, self.number_type(type),
+                             _SMALL[size] if size < 0x80 else encode_varint(size), raw]
+        self.attr_ids[id(attr)] = entry
+        self._held.append(attr)
         return entry
 
     def _resolve(self, template: list[Any]) -> list[Any]:
@@ -419,7 +486,7 @@ class IRNumbering:
             numbers = bytes(((line << 1) | 1, (col << 1) | 1))
         else:
             numbers = encode_varint(line) + encode_varint(col)
-        entry = [1, -1, key, builtin_dialect, None]  # custom: its value is never printed
+        entry: Entry = [1, -1, None, builtin_dialect, numbers]  # the value: its filename's entry
         self.attrs[key] = entry
         self.attr_order.append(entry)
         filename = self._filenames.get(attr.filename)
@@ -427,7 +494,7 @@ class IRNumbering:
             filename = self._filenames[attr.filename] = self.number_string(attr.filename)
         else:
             filename[REFS] += 1
-        entry[RECIPE] = (filename, numbers)
+        entry[VALUE] = filename
         return entry
 
     def number_type(self, type: Type) -> Entry:
@@ -443,6 +510,8 @@ class IRNumbering:
             self.type_ids[id(type)] = entry
             return entry
         owner = self.dialects.get(info[2])
+        if info[2] != "builtin":
+            self._type_dialects = True
         entry = [1, -1, type, owner if owner is not None else self.dialect(info[2]), None]
         self.types[info[1]] = entry
         self.type_ids[id(type)] = entry
@@ -454,73 +523,6 @@ class IRNumbering:
 
     def number_resource(self, key: str) -> None:
         self.dialect("builtin").resources.setdefault(key, -1)
-
-    # ---- direct builtin encodings (the bytes builtin.write_attribute writes) ----------------
-
-    def _encode_dict(self, attr: DictAttr) -> list[Any]:
-        entries = sorted(attr.entries, key=_by_name)
-        count = len(entries)
-        recipe: list[Any] = [_DICT_HEADS[count] if count < 128
-                             else _DICT_HEADS[0][:1] + encode_varint(count)]
-        number_string = self.number_string
-        number_attr = self.number_attr
-        for name, value in entries:
-            recipe.append(number_string(name))
-            recipe.append(number_attr(value))
-        return recipe
-
-    def _encode_array(self, attr: ArrayAttr) -> list[Any]:
-        elements = attr.elements
-        count = len(elements)
-        recipe: list[Any] = [_ARRAY_HEADS[count] if count < 128
-                             else _ARRAY_HEADS[0][:1] + encode_varint(count)]
-        number_attr = self.number_attr
-        for element in elements:
-            recipe.append(number_attr(element))
-        return recipe
-
-    def _encode_type_attr(self, attr: TypeAttr) -> list[Any]:
-        return [_TYPE_ATTR_CODE, self.number_type(attr.type)]
-
-    def _encode_symbol(self, attr: SymbolRefAttr) -> list[Any] | None:
-        if attr.nested:
-            recorder = TemplateRecorder(self.version)
-            builtin.write_attribute(attr, recorder)
-            return self._resolve(recorder.finish())
-        return [_FLAT_SYMBOL_CODE, self.number_string(attr.root)]
-
-    def _encode_unit(self, attr: UnitAttr) -> list[Any]:
-        return [_UNIT_CODE]
-
-    def _encode_integer(self, attr: IntegerAttr) -> list[Any] | None:
-        type = attr.type
-        width = builtin.int_width(type)
-        if width is None:
-            return None
-        return [_INTEGER_CODE, self.number_type(type), apint_bytes(int(attr.number), width)]
-
-    def _encode_bool(self, attr: BoolAttr) -> list[Any]:
-        return [_INTEGER_CODE, self.number_type(builtin.I1), bytes((1 if attr.flag else 0,))]
-
-    def _encode_dense(self, attr: DenseElementsAttr) -> list[Any] | None:
-        raw = self._dense_raw[id(attr)]  # set with its key (`attr` is held by `_keys`)
-        if raw is None:  # no raw storage: written as text
-            return None
-        return [_DENSE_CODE, self.number_type(attr.type), encode_varint(len(raw)), raw]
-
-    def _encode_dense_array(self, attr: DenseArrayAttr) -> list[Any] | None:
-        element = attr.element
-        code = _UNSIGNED.get(element.width) if isinstance(element, IntegerType) else None
-        if code is not None:  # the items as unsigned little-endian words of their width
-            mask = (1 << element.width) - 1  # type: ignore[attr-defined]
-            raw = struct.pack(f"<{len(attr.items)}{code}", *[x & mask for x in attr.items])
-        else:
-            found = builtin._dense_array_bytes(attr)
-            if found is None:
-                return None
-            raw = found
-        return [_DENSE_ARRAY_CODE, self.number_type(element),
-                encode_varint(len(attr.items)) + encode_varint(len(raw)) + raw]
 
     # ---- the IR ----------------------------------------------------------------------------
 
@@ -588,7 +590,7 @@ class IRNumbering:
             if block.arguments:
                 args = []
                 for arg, loc in zip(block.arguments, arg_locations(block), strict=True):
-                    values[id(arg)] = next_id
+                    values[arg] = next_id
                     next_id += 1
                     if arg.use_order is not None:
                         self.has_use_orders = True
@@ -627,9 +629,10 @@ class IRNumbering:
                 name_entry = self.number_op_name(name)
             else:
                 name_entry[REFS] += 1
-            result_entries = []
-            for result in op.results:
-                values[id(result)] = next_id
+            results = op.results
+            result_entries: Any = [] if results else ()  # most ops without results share ()
+            for result in results:
+                values[result] = next_id
                 next_id += 1
                 if result.use_order is not None:
                     self.has_use_orders = True
@@ -650,7 +653,9 @@ class IRNumbering:
                 items = spec.items
                 if not attributes and not properties:
                     if items:
-                        props = (spec, [None] * len(items))
+                        props = _NO_PROPS.get(name)
+                        if props is None:
+                            props = _no_props(name, spec)
                 elif items is None:  # unregistered: a dictionary of its own
                     if attributes:
                         attrs_entry = number_attr(sorted_dictionary(attributes))
@@ -678,6 +683,8 @@ class IRNumbering:
                             else:
                                 entry[REFS] += 1
                             entries.append(entry)
+                        elif value.__class__ is DenseElementsAttr:
+                            entries.append(self._number_dense(value))
                         else:
                             entries.append(number_attr(value))
                     props = (spec, entries)
@@ -703,7 +710,9 @@ class IRNumbering:
                     loc_entry = found
                 else:  # new (every op has its own): see _new_file_line_col
                     if 0 <= line < 0x80 and 0 <= col < 0x80:
-                        numbers = _SMALL[line] + _SMALL[col]
+                        numbers = _PAIRS[(line << 7) | col]
+                        if numbers is None:
+                            numbers = _PAIRS[(line << 7) | col] = _SMALL[line] + _SMALL[col]
                     else:
                         numbers = encode_varint(line) + encode_varint(col)
                     if filename == last_filename:
@@ -719,9 +728,9 @@ class IRNumbering:
                             known[REFS] += 1
                             file_entry = known
                         last_filename = filename
-                    loc_entry = attrs[key] = [1, -1, key, self._builtin, (file_entry, numbers)]
+                    loc_entry = attrs[key] = [1, -1, file_entry, self._builtin, numbers]
                     attr_order.append(loc_entry)
-            records[id(op)] = (name_entry, loc_entry, attrs_entry, result_entries, props)
+            records[op] = (name_entry, loc_entry, attrs_entry, result_entries, props)
         return next_id
 
     # ---- resources ---------------------------------------------------------------------------
@@ -746,17 +755,7 @@ class IRNumbering:
     # ---- queries -----------------------------------------------------------------------------
 
     def value_number(self, value: Value) -> int:
-        return self.values[id(value)]
-
-
-_DIRECT: dict[type, Any] = {
-    DictAttr: IRNumbering._encode_dict, ArrayAttr: IRNumbering._encode_array,
-    TypeAttr: IRNumbering._encode_type_attr, SymbolRefAttr: IRNumbering._encode_symbol,
-    UnitAttr: IRNumbering._encode_unit, IntegerAttr: IRNumbering._encode_integer,
-    BoolAttr: IRNumbering._encode_bool, DenseElementsAttr: IRNumbering._encode_dense,
-    DenseArrayAttr: IRNumbering._encode_dense_array,
-}
-"""Builtin attribute classes encoded here directly (the same bytes as the builtin hook)."""
+        return self.values[value]
 
 
 class _NoKey(Exception):
@@ -770,11 +769,8 @@ def group_by_dialect_per_byte(entries: list[Entry]) -> None:
     """Within each run of indices of one varint width (128, then 16256, ...), order entries
     by dialect, the previous run's last dialect first (upstream `groupByDialectPerByte`)."""
     if len(entries) <= 0x80:  # one run (most modules): dialect 0 first is number order
-        owner = entries[0][OWNER] if entries else None
-        for entry in entries:
-            if entry[OWNER] is not owner:
-                entries.sort(key=_by_owner_number)
-                break
+        if len(set(map(_owner, entries))) > 1:
+            entries.sort(key=_by_owner_number)
         return
     first_dialect = 0
     group = 0

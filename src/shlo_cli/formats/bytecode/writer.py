@@ -11,6 +11,8 @@ op-name registered flag (5).
 from __future__ import annotations
 
 import gc
+from itertools import groupby
+from operator import itemgetter
 from typing import Any
 
 from ...ir.core import Block, Module, Operation, Region, Value
@@ -63,7 +65,13 @@ _SMALL = [bytes(((n << 1) | 1,)) for n in range(0x80)]  # the one-byte varints
 _OP_NAME_PARTS: dict[str, tuple[str, int]] = {}
 _HEADERS: dict[tuple[int, str], bytes] = {}  # (version, producer) -> magic, version, producer
 _ONE_REGION = encode_varint(1 << 1)  # the IR section's start: one region, not isolated
+_owner = itemgetter(OWNER)
 _NO_RESOURCES = bytes((RESOURCE_OFFSET, 0x03, 0x01, RESOURCE, 0x01))
+# (version, dialect names, op names in number order) -> the dialect section and the string
+# table it leaves (a string's number is its insertion order, dialect names first)
+_DIALECT_SECTIONS: dict[tuple[Any, ...], tuple[bytes, dict[str, int]]] = {}
+_CACHE_LIMIT = 4096
+_SIZE_CODES = [((n + 1) << 1) | 1 for n in range(0x7F)]  # a string's one-byte size varint
 
 
 class _Writer:
@@ -90,7 +98,7 @@ class _Writer:
         _section(buf, DIALECT, self._dialect_section())
         self._attr_type_sections(buf)
         ir = bytearray(_ONE_REGION)
-        self._op(ir, self.module.op)
+        self._ops(ir, [self.module.op])
         _section(buf, IR, ir)
         if any(dialect.resources for dialect in self.state.dialects.values()):
             self._resource_sections(out)
@@ -105,8 +113,19 @@ class _Writer:
 
     def _string_section(self) -> bytearray:
         """The count, the sizes (with the NUL) in reverse order, then the data."""
-        encoded = [s.encode("utf-8", "surrogateescape") for s in self.strings.index]
-        section = bytearray(_varint(len(encoded)))
+        strings = list(self.strings.index)
+        section = bytearray(_varint(len(strings)))
+        joined = "\0".join(strings)
+        if joined.isascii():  # one character a byte: sizes are lengths, one encode
+            lengths = list(map(len, strings))
+            if max(lengths, default=0) < len(_SIZE_CODES):
+                lengths.reverse()
+                section += bytes(map(_SIZE_CODES.__getitem__, lengths))
+                section += joined.encode("ascii")
+                if strings:
+                    section.append(0)
+                return section
+        encoded = [text.encode("utf-8", "surrogateescape") for text in strings]
         for data in reversed(encoded):
             size = len(data) + 1
             if size < 0x80:
@@ -120,7 +139,24 @@ class _Writer:
 
     # ---- dialects ----------------------------------------------------------------------------
 
-    def _dialect_section(self) -> bytearray:
+    def _dialect_section(self) -> bytes:
+        """Dialect names, then op names grouped by dialect. The section and the strings it
+        inserts first into the (still empty) string table depend only on the version and the
+        names, which modules often share: kept per (version, dialects, op names)."""
+        state = self.state
+        key = (self.version, tuple(state.dialects),
+               tuple([entry[VALUE] for entry in state.op_name_order]))
+        found = _DIALECT_SECTIONS.get(key)
+        if found is None:
+            section = bytes(self._new_dialect_section())
+            if len(_DIALECT_SECTIONS) >= _CACHE_LIMIT:
+                _DIALECT_SECTIONS.clear()
+            found = _DIALECT_SECTIONS[key] = (section, dict(self.strings.index))
+        else:
+            self.strings.index = found[1].copy()
+        return found[0]
+
+    def _new_dialect_section(self) -> bytearray:
         version = self.version
         insert = self.strings.insert
         dialects = list(self.state.dialects.values())
@@ -157,6 +193,7 @@ class _Writer:
         offsets_buf = bytearray(_varint(len(state.attr_order)))
         offsets_buf += _varint(len(state.type_order))
         insert = self.strings.insert
+        string_index = self.strings.index
         previous = 0
         last_filename: Entry | None = None
         prefix = b""
@@ -169,19 +206,21 @@ class _Writer:
                     recipe = entry[RECIPE]
                     cls = recipe.__class__
                     if cls is str:  # a string attribute: its code and string number
-                        number = insert(recipe)
+                        number = string_index.get(recipe, -1)
+                        if number < 0:
+                            number = string_index[recipe] = len(string_index)
                         buf += _STRING_CODE
                         if number < 0x80:
                             buf.append((number << 1) | 1)
                         else:
                             buf += encode_varint(number)
-                    elif cls is tuple:  # file:line:col: code, filename attribute, numbers
-                        filename, numbers = recipe
+                    elif cls is bytes:  # file:line:col: code, filename attribute, numbers
+                        filename = entry[VALUE]
                         if filename is not last_filename:  # mostly one file per module
                             last_filename = filename
                             prefix = _FILE_LINE_COL_CODE + _varint(filename[NUMBER])
                         buf += prefix
-                        buf += numbers
+                        buf += recipe
                     elif recipe is None:  # no dialect encoding: the text, NUL-terminated
                         buf += str(entry[VALUE]).encode("utf-8", "surrogateescape")
                         buf.append(0)
@@ -224,109 +263,116 @@ class _Writer:
 
     # ---- the IR ------------------------------------------------------------------------------
 
-    def _op(self, buf: bytearray, op: Operation) -> None:
+    def _ops(self, buf: bytearray, operations: list[Operation]) -> None:
+        """The ops of a block (or the root op), one after the other (one call per block)."""
         state = self.state
-        name_entry, loc_entry, attrs_entry, results, props = state.ops[id(op)]
-        number = name_entry[NUMBER]
-        if number < 0x80:
-            buf.append((number << 1) | 1)
-        else:
-            buf += encode_varint(number)
-        # The numbers after the mask byte go in place once the mask is known.
-        mask_at = len(buf)
-        buf.append(0)
-        number = loc_entry[NUMBER]
-        if number < 0x80:
-            buf.append((number << 1) | 1)
-        else:
-            buf += encode_varint(number)
-        mask = 0
-        if attrs_entry is not None:
-            mask = HAS_ATTRS
-            number = attrs_entry[NUMBER]
+        records = state.ops
+        values = state.values
+        props_index = self.props_index
+        use_orders = state.has_use_orders and self.use_list_orders
+        for op in operations:
+            name_entry, loc_entry, attrs_entry, results, props = records[op]
+            number = name_entry[NUMBER]
             if number < 0x80:
                 buf.append((number << 1) | 1)
             else:
                 buf += encode_varint(number)
-        if props is not None:
-            if props.__class__ is tuple and len(props[1]) == 1 and props[1][0] is not None:
-                # one attribute (e.g. a constant's value): the body inline
-                number = props[1][0][NUMBER]
-                if props[0].optional[0]:
-                    number = (number << 1) | 1
-                key = (_SMALL[1] + _SMALL[number] if number < 0x80
-                       else _sized(encode_varint(number)))
-                index = self.props_index.get(key, -1)
+            # The numbers after the mask byte go in place once the mask is known.
+            mask_at = len(buf)
+            buf.append(0)
+            number = loc_entry[NUMBER]
+            if number < 0x80:
+                buf.append((number << 1) | 1)
+            else:
+                buf += encode_varint(number)
+            mask = 0
+            if attrs_entry is not None:
+                mask = HAS_ATTRS
+                number = attrs_entry[NUMBER]
+                if number < 0x80:
+                    buf.append((number << 1) | 1)
+                else:
+                    buf += encode_varint(number)
+            if props is not None:
+                cls = props.__class__
+                if cls is bytes:  # every item absent: the entry is known
+                    key = props
+                elif cls is tuple and len(props[1]) == 1 and props[1][0] is not None:
+                    # one attribute (e.g. a constant's value): the body inline
+                    number = props[1][0][NUMBER]
+                    if props[0].optional[0]:
+                        number = (number << 1) | 1
+                    key = (_SMALL[1] + _SMALL[number] if number < 0x80
+                           else _sized(encode_varint(number)))
+                else:
+                    key = self._properties(props)
+                index = props_index.get(key, -1)
                 if index < 0:
-                    index = self.props_index[key] = len(self.props_index)
-            else:
-                index = self._properties(props)
-            mask |= HAS_PROPERTIES
-            if index < 0x80:
-                buf.append((index << 1) | 1)
-            else:
-                buf += encode_varint(index)
-        if results:
-            mask |= HAS_RESULTS
-            count = len(results)
-            if count < 0x80:
-                buf.append((count << 1) | 1)
-            else:
-                buf += encode_varint(count)
-            for entry in results:
-                number = entry[NUMBER]
-                if number < 0x80:
-                    buf.append((number << 1) | 1)
+                    index = props_index[key] = len(props_index)
+                mask |= HAS_PROPERTIES
+                if index < 0x80:
+                    buf.append((index << 1) | 1)
                 else:
-                    buf += encode_varint(number)
-        operands = op.operands
-        if operands:
-            mask |= HAS_OPERANDS
-            count = len(operands)
-            if count < 0x80:
-                buf.append((count << 1) | 1)
-            else:
-                buf += encode_varint(count)
-            values = state.values
-            for operand in operands:
-                number = values.get(id(operand), -1)
-                if number < 0:
-                    raise ShloError(f"cannot write bytecode: an operand of '{op.name}' is not "
-                                    "defined in an enclosing region")
-                if number < 0x80:
-                    buf.append((number << 1) | 1)
+                    buf += encode_varint(index)
+            if results:
+                mask |= HAS_RESULTS
+                count = len(results)
+                if count < 0x80:
+                    buf.append((count << 1) | 1)
                 else:
-                    buf += encode_varint(number)
-        if op.successors:
-            mask |= HAS_SUCCESSORS
-            buf += _varint(len(op.successors))
-            for block in op.successors:
-                number = state.blocks.get(id(block), -1)
-                if number < 0:
-                    raise ShloError(f"cannot write bytecode: a successor of '{op.name}' is not "
-                                    "a block of its region")
-                buf += _varint(number)
-        if (state.has_use_orders and self.use_list_orders
-                and any(r.use_order is not None for r in op.results)):
-            orders = Emitter()
-            if self._use_lists(orders, op.results):
-                mask |= HAS_USE_LIST_ORDERS
-                buf += orders.buf
-        regions = op.regions
-        if not regions:
-            buf[mask_at] = mask
-            return
-        buf[mask_at] = mask | HAS_INLINE_REGIONS
-        isolated = state.isolated.get(id(op), False)
-        buf += _varint((len(regions) << 1) | (1 if isolated else 0))
-        if isolated and self.version >= LAZY_LOADING:
-            section = bytearray()
-            for region in regions:
-                self._region(section, region)
-            _section(buf, IR, section)
-        else:
-            for region in regions:
-                self._region(buf, region)
+                    buf += encode_varint(count)
+                for entry in results:
+                    number = entry[NUMBER]
+                    if number < 0x80:
+                        buf.append((number << 1) | 1)
+                    else:
+                        buf += encode_varint(number)
+            operands = op.operands
+            if operands:
+                mask |= HAS_OPERANDS
+                count = len(operands)
+                if count < 0x80:
+                    buf.append((count << 1) | 1)
+                else:
+                    buf += encode_varint(count)
+                for operand in operands:
+                    number = values.get(operand, -1)
+                    if number < 0:
+                        raise ShloError(f"cannot write bytecode: an operand of '{op.name}' is "
+                                        "not defined in an enclosing region")
+                    if number < 0x80:
+                        buf.append((number << 1) | 1)
+                    else:
+                        buf += encode_varint(number)
+            if op.successors:
+                mask |= HAS_SUCCESSORS
+                buf += _varint(len(op.successors))
+                for block in op.successors:
+                    number = state.blocks.get(id(block), -1)
+                    if number < 0:
+                        raise ShloError(f"cannot write bytecode: a successor of '{op.name}' is "
+                                        "not a block of its region")
+                    buf += _varint(number)
+            if use_orders and any(r.use_order is not None for r in op.results):
+                orders = Emitter()
+                if self._use_lists(orders, op.results):
+                    mask |= HAS_USE_LIST_ORDERS
+                    buf += orders.buf
+            regions = op.regions
+            if not regions:
+                buf[mask_at] = mask
+                continue
+            buf[mask_at] = mask | HAS_INLINE_REGIONS
+            isolated = state.isolated.get(id(op), False)
+            buf += _varint((len(regions) << 1) | (1 if isolated else 0))
+            if isolated and self.version >= LAZY_LOADING:
+                section = bytearray()
+                for region in regions:
+                    self._region(section, region)
+                _section(buf, IR, section)
+            else:
+                for region in regions:
+                    self._region(buf, region)
 
     def _region(self, buf: bytearray, region: Region) -> None:
         if not region.blocks:
@@ -362,9 +408,7 @@ class _Writer:
                     if self._use_lists(orders, args):
                         buf[mask_at] = HAS_USE_LIST_ORDERS
                         buf += orders.buf
-        op = self._op
-        for nested in operations:
-            op(buf, nested)
+        self._ops(buf, operations)
 
     def _use_lists(self, out: Emitter, values: list[Value]) -> bool:
         """Emit the use-list orders read from bytecode that are still valid; True if any."""
@@ -397,8 +441,8 @@ class _Writer:
                     out.varint(j)
         return True
 
-    def _properties(self, props: Any) -> int:
-        """The index of the op's properties in the properties section (deduplicated)."""
+    def _properties(self, props: Any) -> bytes:
+        """The op's entry in the properties section: its size, then its body."""
         if props.__class__ is list:  # an unregistered op's dictionary (an entry)
             body = bytearray(encode_varint(props[NUMBER]))
         else:
@@ -419,11 +463,7 @@ class _Writer:
                         if found is None and not flag)
                     raise ShloError(f"cannot write bytecode: required attribute '{name}' "
                                     "is missing")
-        key = _sized(body)
-        index = self.props_index.get(key)
-        if index is None:
-            index = self.props_index[key] = len(self.props_index)
-        return index
+        return _sized(body)
 
     # ---- resources ---------------------------------------------------------------------------
 
@@ -466,7 +506,7 @@ def _sized(body: bytes | bytearray) -> bytes:
     return (_SMALL[size] if size < 0x80 else encode_varint(size)) + body
 
 
-def _section(buf: bytearray, section_id: int, body: bytearray) -> None:
+def _section(buf: bytearray, section_id: int, body: bytes | bytearray) -> None:
     """Append a section that needs no alignment: id, varint length, body."""
     buf.append(section_id)
     size = len(body)
@@ -479,17 +519,14 @@ def _section(buf: bytearray, section_id: int, body: bytearray) -> None:
 
 def _dialect_runs(entries: list[Entry]) -> list[tuple[int, list[Entry]]]:
     """Consecutive runs of entries of one dialect: `(dialect number, entries)`."""
-    runs: list[tuple[int, list[Entry]]] = []
-    current = -1
-    group: list[Entry] = []
-    for entry in entries:
-        number = entry[OWNER].number
-        if number != current:
-            current = number
-            group = []
-            runs.append((number, group))
-        group.append(entry)
-    return runs
+    if not entries:
+        return []
+    first = entries[0][OWNER]
+    if len(entries) <= 0x80 and entries[-1][OWNER] is first:
+        # up to 128 entries are ordered by dialect (numbering.group_by_dialect_per_byte):
+        # the same dialect first and last is one run
+        return [(first.number, entries)]
+    return [(owner.number, list(run)) for owner, run in groupby(entries, _owner)]
 
 
 def _resource_blobs(resources: dict[str, Any]) -> dict[str, tuple[int, bytes]]:
