@@ -12,6 +12,7 @@ module.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
@@ -31,13 +32,18 @@ from . import PassOption, register_pass
 # ---- legality ------------------------------------------------------------------------------
 
 
+@functools.cache
+def _class_is_legal(cls: type, target: Version) -> bool:
+    """Whether VHLO type or attribute class `cls` exists at `target`."""
+    return bool(cls.min_version <= target <= cls.max_version)  # type: ignore[attr-defined]
+
+
 def attribute_is_legal(attr: Attribute, target: Version) -> bool:
     """Upstream's isLegalAttribute: non-VHLO attributes pass; VHLO ones must exist at
     `target`, and so must what arrays, dictionaries and typed attributes hold."""
     if not vt.is_vhlo(attr):
         return True
-    cls = type(attr)
-    if not cls.min_version <= target <= cls.max_version:
+    if not _class_is_legal(type(attr), target):
         return False
     if isinstance(attr, va.ArrayV1Attr):
         return all(attribute_is_legal(a, target) for a in attr.value)
@@ -58,12 +64,27 @@ def attribute_is_legal(attr: Attribute, target: Version) -> bool:
     return True
 
 
+_TYPE_LEGALITY: dict[tuple[int, Version], tuple[Type, bool]] = {}
+"""Answers of `type_is_legal` by type identity (the entry holds the type, so its id stays
+its own); legalization shares one VHLO object per type, so most lookups hit."""
+
+
 def type_is_legal(t: Type, target: Version) -> bool:
     """Upstream's isLegalType (containers are checked through, as upstream does)."""
     if not vt.is_vhlo(t):
         return True
-    cls = type(t)
-    if not cls.min_version <= target <= cls.max_version:
+    known = _TYPE_LEGALITY.get((id(t), target))
+    if known is not None:
+        return known[1]
+    if len(_TYPE_LEGALITY) >= 4096:
+        _TYPE_LEGALITY.clear()
+    legal = _type_is_legal(t, target)
+    _TYPE_LEGALITY[(id(t), target)] = (t, legal)
+    return legal
+
+
+def _type_is_legal(t: Type, target: Version) -> bool:
+    if not _class_is_legal(type(t), target):
         return False
     if isinstance(t, (vt.ComplexV1Type, vt.UnrankedTensorV1Type, vt.RankedBufferV1Type)):
         return type_is_legal(t.element_type, target)

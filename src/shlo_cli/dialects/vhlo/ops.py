@@ -288,10 +288,15 @@ def _parse_table(text: str) -> dict[str, VhloOpSpec]:
 OP_SPECS: dict[str, VhloOpSpec] = _parse_table(_TABLE)
 
 
+_LATEST: dict[str, VhloOpSpec] = {}
+for _spec in OP_SPECS.values():
+    if _spec.max_version == CURRENT:
+        _LATEST.setdefault(_spec.base, _spec)
+
+
 def latest_spec(base: str) -> VhloOpSpec | None:
     """The version of op `base` (e.g. `all_gather`) that CURRENT uses."""
-    found = [s for s in OP_SPECS.values() if s.base == base and s.max_version == CURRENT]
-    return found[0] if found else None
+    return _LATEST.get(base)
 
 
 def specs_of(base: str) -> list[VhloOpSpec]:

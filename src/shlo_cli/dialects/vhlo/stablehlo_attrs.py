@@ -77,10 +77,23 @@ def encoding_to_stablehlo(attr: Attribute) -> Attribute | None:
     return attr
 
 
+_CONVERTED: dict[Type, Type] = {}
+"""Converted types, reused: one VHLO object per type lets the bytecode writer number a type
+by identity instead of printing each copy (types are immutable, so sharing is safe)."""
+_CONVERTED_LIMIT = 4096
+
+
 def type_to_vhlo(t: Type, allow_other: bool = False) -> Type:
+    converted = _CONVERTED.get(t)
+    if converted is not None:
+        return converted
     if is_vhlo(t):
         return t
     converted = to_vhlo_type(t, encoding_to_vhlo)
+    if converted is not None:
+        if len(_CONVERTED) >= _CONVERTED_LIMIT:
+            _CONVERTED.clear()
+        _CONVERTED[t] = converted
     if converted is None:
         if allow_other and not _is_builtin_or_stablehlo(t):
             return t

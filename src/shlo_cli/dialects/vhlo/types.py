@@ -53,6 +53,7 @@ None; ``scale``/``scales`` are Python floats (upstream keeps them as f64 APFloat
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -312,9 +313,14 @@ TYPES_BY_MNEMONIC: dict[str, type] = {
 
 def is_vhlo(t: Any) -> bool:
     """Whether a type or attribute belongs to the VHLO dialect."""
-    from .attributes import VhloAttr
+    return isinstance(t, _vhlo_classes())
 
-    return isinstance(t, (VhloType, VhloAttr))
+
+@functools.cache
+def _vhlo_classes() -> tuple[type, ...]:
+    from .attributes import VhloAttr  # attributes.py imports this module
+
+    return (VhloType, VhloAttr)
 
 
 # ---- parsing ---------------------------------------------------------------------------
