@@ -4,7 +4,6 @@ assembly-format fallback), as upstream's `AttrTypeReader` does."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from ...ir import registry
@@ -13,6 +12,7 @@ from ...ir.diagnostics import Diagnostic, SourceFile
 from ...ir.lexer import EOF
 from ...ir.locations import FileLineColLoc
 from ...ir.parser import Parser
+from ...ir.record import set_field
 from ...ir.types import Type
 from .encoding import BytecodeError, Reader, unzigzag
 from .hooks import DialectHooks, hooks_for
@@ -42,12 +42,16 @@ _TEXT_VALUES_LIMIT = 1 << 14
 _FILE_LINE_COL_CODE = 0x17  # builtin attribute code 11 (FileLineColLoc) as a varint
 
 
-@dataclass(frozen=True)
 class UndecodedAttr(OpaqueAttr):
     """An attribute of a dialect we cannot decode (e.g. Shardy's `sdy`), kept only when the
     caller asked for it (`read_bytecode(keep_undecodable=True)`) so it can drop it."""
 
-    dialect: str = ""
+    __slots__ = ("dialect",)
+    dialect: str
+
+    def __init__(self, text: str, dialect: str = "") -> None:
+        super().__init__(text)
+        set_field(self, "dialect", dialect)
 
 
 class AttrTypeTable:
