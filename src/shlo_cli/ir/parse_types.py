@@ -427,7 +427,7 @@ def register_dialect_types(dialect: str, fn: Callable[[Parser, Token], Type]) ->
 
 def _dialect_hook(table: dict[str, _Hook], dialect: str) -> _Hook | None:
     if not table.get(dialect) and registry.is_known_dialect(dialect):
-        registry.ensure_loaded()  # dialect modules register their hooks when loaded
+        registry.load_core()  # core dialect modules register the hooks when loaded
         registry.load_dialect(dialect)
     return table.get(dialect)
 

@@ -263,10 +263,18 @@ def constant_materializer(dialect: str) -> Callable[[ConstantMaterializer],
 
 
 def lookup(name: str) -> OpDef | None:
-    _ensure_loaded()
+    """The op named `name`, importing the module that defines it on first use (the core
+    modules on the first lookup; every module when the index does not know the name)."""
+    if not _core_loaded:
+        load_core()
     opdef = _REGISTRY.get(name)
-    if opdef is None and LAZY_DIALECTS:
-        load_dialect(name.partition(".")[0])
+    if opdef is None:
+        dialect = name.partition(".")[0]
+        if not _loaded and not any(_plugin(p, "load_op", name) for p in PLUGIN_PACKAGES):
+            if dialect not in LAZY_DIALECTS:
+                _ensure_loaded()
+        if LAZY_DIALECTS:
+            load_dialect(dialect)
         opdef = _REGISTRY.get(name)
     return opdef
 
@@ -295,24 +303,49 @@ def load_dialect(dialect: str) -> None:
         importlib.import_module(module)
 
 
-_loaded = False
+_loaded = False  # every op module imported
+_core_loaded = False  # the modules every launch needs imported
 
 
 def ensure_loaded() -> None:
-    """Import every dialect module (each registers its ops and parser hooks)."""
+    """Import every dialect module (each registers its ops and parser hooks): for code that
+    lists all ops."""
     _ensure_loaded()
 
 
-# Packages whose modules declare ops, imported by name on the first lookup. The registry sits
-# in the lowest layer, so it names its plugins instead of importing them (no upward import);
-# each package's `load_all()` imports its modules, which register their ops and parser hooks.
+# Packages whose modules declare ops. The registry sits in the lowest layer, so it names its
+# plugins instead of importing them (no upward import). Each package's `load_all()` imports
+# its modules, which register their ops and parser hooks; a package may also offer
+# `load_core()` (what every launch needs: hooks, verifiers of every op, ...) and
+# `load_op(name) -> bool` (the module of one op; False when unknown), so a launch imports
+# only the op modules its program uses. Without them `load_core()` means `load_all()`.
 PLUGIN_PACKAGES: list[str] = ["shlo_cli.dialects"]
+
+
+def _plugin(package: str, hook: str, *args: Any) -> Any:
+    module = importlib.import_module(package)
+    if hasattr(module, hook):
+        return getattr(module, hook)(*args)
+    if hook != "load_op":
+        module.load_all()
+    return False
+
+
+def load_core() -> None:
+    """Import the op modules every launch needs (parser hooks, attribute parsers, verifiers
+    of every op, binding hooks, ...): what the first op lookup does."""
+    global _core_loaded
+    if not _core_loaded:
+        _core_loaded = True
+        for name in PLUGIN_PACKAGES:
+            _plugin(name, "load_core")
 
 
 def _ensure_loaded() -> None:
     global _loaded
     if not _loaded:
         _loaded = True
+        load_core()
         for name in PLUGIN_PACKAGES:
             importlib.import_module(name).load_all()
 
