@@ -10,23 +10,27 @@ import re
 import stat
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from ..formats.bytecode import is_bytecode
 from ..ir.core import Module
 from ..ir.diagnostics import Diagnostic, ShloError
 from ..ir.parser import parse_source
+from ..ir.record import Struct
 
 SPLIT_MARKER = "// -----"
 # MLIR splits at the marker wherever it appears on a line (so `// // -----` splits too).
 _SPLIT_LINE = re.compile(r"^.*?// -----.*$", re.MULTILINE)
 
 
-@dataclass
-class Chunk:
+class Chunk(Struct):
     text: str
     line_offset: int
-    data: bytes | None = None  # MLIR bytecode (a whole file; `text` is then empty)
+    data: bytes | None  # MLIR bytecode (a whole file; `text` is then empty)
+
+    def __init__(self, text: str, line_offset: int, data: bytes | None = None) -> None:
+        self.text = text
+        self.line_offset = line_offset
+        self.data = data
 
 
 def read_input_data(path: str) -> tuple[str, bytes]:

@@ -10,7 +10,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-import click
 import numpy as np
 
 from ..interpreter.compare import Comparison, Tolerance, compare_sets
@@ -36,6 +35,8 @@ from .terminal import paint, use_color
 
 def data_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Options for numpy inputs/outputs and observers (added to `interpret_options`)."""
+    import click
+
     opts = [
         click.option("--inputs", "inputs", default=None, metavar="FILE.npz",
                      help="Arguments from a .npz file: keys arg0, arg1, ... or the "

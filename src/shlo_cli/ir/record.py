@@ -76,3 +76,23 @@ class Record:
     def __setstate__(self, state: tuple[Any, ...]) -> None:
         for name, value in zip(self._all_slots, state, strict=True):
             set_field(self, name, value)
+
+
+class Struct:
+    """Base of small mutable classes that would be plain `@dataclass`es: the subclass writes
+    its `__init__`; equality (same class, equal attributes) and `repr` come from here, and,
+    as for a dataclass that is not frozen, instances are unhashable."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return bool(vars(self) == vars(other))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        body = ", ".join(f"{name}={value!r}" for name, value in vars(self).items()
+                         if not name.startswith("_"))
+        return f"{self.__class__.__qualname__}({body})"

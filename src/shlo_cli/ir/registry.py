@@ -33,10 +33,11 @@ from __future__ import annotations
 
 import functools
 import importlib
-import inspect
+import types
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
+
+from .record import Struct
 
 if TYPE_CHECKING:
     from ..ir.core import Operation
@@ -62,28 +63,53 @@ class OpContractError(TypeError):
     """An op's declaration or its evaluator's signature is inconsistent (raised at import)."""
 
 
-@dataclass
-class OpDef:
+class OpDef(Struct):
+    """An op's declaration: contract, syntax, verifier, evaluator and rewrites."""
+
     name: str
-    syntax: Syntax | None = None
-    properties: frozenset[str] = frozenset()  # the declared attributes' names
-    regions: tuple[str, ...] = ()
-    verify: Callable[[Operation], None] | None = None
-    evaluate: Callable[..., Any] | None = None
-    isolated: bool = False
-    terminator: bool = False
-    asm_result_name: AsmResultName | None = None
-    required: tuple[str, ...] = ()  # attributes ODS requires (`requires attribute 'x'`)
+    syntax: Syntax | None
+    properties: frozenset[str]  # the declared attributes' names
+    regions: tuple[str, ...]
+    verify: Callable[[Operation], None] | None
+    evaluate: Callable[..., Any] | None
+    isolated: bool
+    terminator: bool
+    asm_result_name: AsmResultName | None
+    required: tuple[str, ...]  # attributes ODS requires (`requires attribute 'x'`)
     # The contract (see the module docstring); None only for ops built by hand in tests,
     # which the verifier then leaves unchecked.
-    operands: tuple[str, ...] | None = None
-    results: int | str | None = None
-    attributes: tuple[str, ...] = ()
-    _params: tuple[str, ...] = field(default=(), init=False, repr=False, compare=False)
+    operands: tuple[str, ...] | None
+    results: int | str | None
+    attributes: tuple[str, ...]
+    _params: tuple[str, ...]
     # Rewrites, declared beside the op with `@folder(name)` / `@canonicalization(name)` and
     # applied by the pattern driver in passes/rewrite.py (see `Folder` and `Canonicalization`).
-    fold: Folder | None = field(default=None, init=False)
-    canonicalizations: list[Canonicalization] = field(default_factory=list, init=False)
+    fold: Folder | None
+    canonicalizations: list[Canonicalization]
+
+    def __init__(self, name: str, syntax: Syntax | None = None,
+                 properties: frozenset[str] = frozenset(), regions: tuple[str, ...] = (),
+                 verify: Callable[[Operation], None] | None = None,
+                 evaluate: Callable[..., Any] | None = None, isolated: bool = False,
+                 terminator: bool = False, asm_result_name: AsmResultName | None = None,
+                 required: tuple[str, ...] = (), operands: tuple[str, ...] | None = None,
+                 results: int | str | None = None, attributes: tuple[str, ...] = ()) -> None:
+        self.name = name
+        self.syntax = syntax
+        self.properties = properties
+        self.regions = regions
+        self.verify = verify
+        self.evaluate = evaluate
+        self.isolated = isolated
+        self.terminator = terminator
+        self.asm_result_name = asm_result_name
+        self.required = required
+        self.operands = operands
+        self.results = results
+        self.attributes = attributes
+        self._params = ()
+        self.fold = None
+        self.canonicalizations = []
 
     def set_evaluator(self, fn: Callable[..., Any] | None) -> None:
         """Attach `fn` as the evaluator, after checking it against the contract."""
@@ -104,16 +130,21 @@ def operand_arity(operands: tuple[str, ...]) -> tuple[int, int | None]:
     return required, None if variadic else len(operands)
 
 
+_CO_VARARGS = 0x04  # `inspect.CO_VARARGS`: the code object takes `*args`
+
+
 def _signature(fn: Callable[..., Any]) -> tuple[int, int | None, tuple[str, ...]]:
     """(required, maximum or None) positional parameters and the keyword-only names, read
     from the code object (cheap enough for every op at import), else from `inspect`."""
-    if inspect.isfunction(fn) and not hasattr(fn, "__wrapped__"):
+    if isinstance(fn, types.FunctionType) and not hasattr(fn, "__wrapped__"):
         code = fn.__code__
         count = code.co_argcount
         defaults = len(fn.__defaults__ or ())
-        variadic = bool(code.co_flags & inspect.CO_VARARGS)
+        variadic = bool(code.co_flags & _CO_VARARGS)
         keywords = code.co_varnames[count:count + code.co_kwonlyargcount]
         return count - defaults, None if variadic else count, tuple(keywords)
+    import inspect  # only for evaluators that are not plain functions (~6 ms to import)
+
     required, maximum, names = 0, 0, []
     variadic = False
     for p in inspect.signature(fn).parameters.values():
