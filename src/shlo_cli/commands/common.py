@@ -4,6 +4,7 @@ diagnostics, atomic output."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import os
 import re
@@ -125,10 +126,7 @@ def write_output(text: str | bytes, path: str | None) -> None:
             with open(target, "wb") as f:
                 f.write(data)
             return
-        import tempfile  # only when writing a file: a launch printing to stdout skips it
-
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".shlo-",
-                                   suffix=".tmp")
+        fd, tmp = _temporary_file(os.path.dirname(target))
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
@@ -140,6 +138,19 @@ def write_output(text: str | bytes, path: str | None) -> None:
             raise
     except OSError as e:
         raise ShloError(f"cannot write output file '{path}': {e.strerror}") from None
+
+
+def _temporary_file(directory: str) -> tuple[int, str]:
+    """A new file `.shlo-XXXX.tmp` in `directory`, created exclusively with mode 0600 (what
+    `tempfile.mkstemp` does, without importing tempfile: ~5 ms of a launch)."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    for _ in range(100):
+        path = os.path.join(directory, f".shlo-{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(path, flags, 0o600), path
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no usable temporary file name found")
 
 
 def _silence_stdout() -> None:

@@ -10,7 +10,6 @@ that op is first looked up. `load_all()` imports everything (for whatever lists 
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from collections.abc import Iterable
 
 # Dialect packages left to load on first use of one of their names (see
@@ -64,6 +63,8 @@ def load_op(name: str) -> bool:
 def _import_tree(path: Iterable[str], prefix: str, skip: set[str]) -> None:
     """Import every module below `prefix` (depth first, like `pkgutil.walk_packages`) except
     the packages in `skip`."""
+    import pkgutil
+
     for info in pkgutil.iter_modules(path, prefix + "."):
         if info.name in skip:
             continue

@@ -17,7 +17,6 @@ Option text is MLIR's: space-separated `name=value` items, values optionally quo
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any
 
@@ -78,6 +77,8 @@ class Pass(Record):
         option not named gets its default."""
         values = {opt.keyword: opt.default for opt in self.options}
         by_name = {opt.name: opt for opt in self.options}
+        import shlex  # only for option text: most launches run no pass with options
+
         try:
             items = shlex.split(text)
         except ValueError as e:
