@@ -25,7 +25,6 @@ from ..interpreter.io import DataFileError, InputError
 from ..interpreter.run import ArgsError, InterpretOptions, evaluate, format_results
 from ..ir.core import Module
 from ..ir.diagnostics import Diagnostic, ShloError, SourceFile
-from ..ir.expected_diagnostics import DiagnosticVerifier
 from ..ir.memory import parse_size
 from ..loaders import file_kind, is_binary, load_program
 from . import interrupt
@@ -143,6 +142,8 @@ def run_interpret(input: str, *, output: str | None = None, split_input_file: bo
     for index, (name, chunk, load) in enumerate(programs):
         if index:
             _emit(CHUNK_SEPARATOR, to_stdout, collected)
+        if verify_diagnostics:  # its module (regexes, ~1 ms) only for -verify-diagnostics
+            from ..ir.expected_diagnostics import DiagnosticVerifier
         checker = (DiagnosticVerifier(SourceFile(name, chunk.text, chunk.line_offset))
                    if verify_diagnostics else None)
         try:

@@ -61,10 +61,11 @@ _SIMPLE_TENSOR = re.compile(
 
 _DIMS = re.compile(r"\s*((?:(?:[0-9]+|\?)\s*x\s*)*)")
 
-_QUANT_HEAD = re.compile(
+# Quantized types are rare: these compile on first use (re caches them), not at every launch.
+_QUANT_HEAD = (
     r"\s*(ui|si|u|i)([0-9]+)(?:<\s*(-?[0-9]+)\s*:\s*(-?[0-9]+)\s*>)?\s*:\s*([A-Za-z0-9]+)\s*(?::\s*(-?[0-9]+))?\s*,\s*")
 
-_QUANT_PARAM = re.compile(
+_QUANT_PARAM = (
     r"\s*([-+]?[0-9.]+(?:[eE][-+]?[0-9]+)?|0x[0-9A-Fa-f]+)\s*(?::\s*(-?[0-9]+))?\s*")
 
 _TYPE_CACHE: dict[str, Type] = {}
@@ -299,7 +300,7 @@ class TypeParsing(ParserHost):
             raise self.error("expected '<'")
         end = self._balanced_end(self.tok.start, "<", ">")
         body = self.src[self.tok.start + 1:end - 1]
-        m = _QUANT_HEAD.match(body)
+        m = re.match(_QUANT_HEAD, body)
         if m is None:
             raise self.error("invalid quantized type", self.tok)
         signed, width, qmin, qmax, expressed_name, axis = m.groups()
@@ -323,7 +324,7 @@ class TypeParsing(ParserHost):
         item_start = self.tok.start + 1 + m.end() + body[m.end():].find(rest) + (
             1 if axis is not None else 0)
         for item in items:
-            pm = _QUANT_PARAM.fullmatch(item)
+            pm = re.fullmatch(_QUANT_PARAM, item)
             if pm is None:
                 raise self.error("invalid quantization parameters", self.tok)
             scales.append(_parse_float_text(pm.group(1)))

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import re
-import string
 from collections.abc import Sequence
 from typing import Any
 
@@ -334,7 +333,7 @@ def _check_groups(batch: int, channels: int, features: int, groups: int,
 def _grouped_einsum(windows: np.ndarray, k: np.ndarray, s: int, groups: int,
                     batch_groups: int) -> np.ndarray:
     """(N, O.., K.., C) x (K.., I, F) -> (N', O.., F) in one einsum (exact for integers)."""
-    letters = iter(string.ascii_letters)
+    letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")  # einsum's names
     out_l = "".join(next(letters) for _ in range(s))
     win_l = "".join(next(letters) for _ in range(s))
     n, c, g, f = next(letters), next(letters), next(letters), next(letters)
