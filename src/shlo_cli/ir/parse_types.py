@@ -21,6 +21,7 @@ from .lexer import (
     BARE,
     PUNCT,
     Token,
+    lazy_regex,
     lex_at,
 )
 from .parse_host import ParserHost
@@ -74,7 +75,7 @@ _TYPE_CACHE: dict[str, Type] = {}
 # parsed once per distinct text (types and attributes are immutable, so sharing is safe).
 _T = r"tensor<(?:(?:[0-9]+|\?)x)*(?:[A-Za-z][A-Za-z0-9]*|complex<[a-z0-9]+>)>"
 
-_SIMPLE_FUNC = re.compile(rf"\((?:{_T}(?:, {_T})*)?\) -> (?:{_T}|\((?:{_T}(?:, {_T})*)?\))")
+_SIMPLE_FUNC = lazy_regex(rf"\((?:{_T}(?:, {_T})*)?\) -> (?:{_T}|\((?:{_T}(?:, {_T})*)?\))")
 
 _FUNC_CACHE: dict[str, Type] = {}
 
