@@ -290,31 +290,36 @@ FLOAT_WIDTHS = {
 }
 
 @cache
-def _dtype_tables() -> tuple[dict[str, np.dtype], dict[int, np.dtype], dict[int, np.dtype]]:
+def _dtype_tables(extended: bool) -> tuple[dict[str, np.dtype], dict[int, np.dtype],
+                                           dict[int, np.dtype]]:
     """(float name, signed width, unsigned width) -> dtype, built on first use: touching
-    numpy's attributes loads it, which the tools that only parse and print never do."""
-    floats = {
-        "f16": np.dtype(np.float16), "bf16": np.dtype(ml_dtypes.bfloat16),
-        "f32": np.dtype(np.float32), "f64": np.dtype(np.float64),
-        "f4E2M1FN": np.dtype(ml_dtypes.float4_e2m1fn),
-        "f6E2M3FN": np.dtype(ml_dtypes.float6_e2m3fn),
-        "f6E3M2FN": np.dtype(ml_dtypes.float6_e3m2fn), "f8E3M4": np.dtype(ml_dtypes.float8_e3m4),
-        "f8E4M3": np.dtype(ml_dtypes.float8_e4m3), "f8E4M3FN": np.dtype(ml_dtypes.float8_e4m3fn),
-        "f8E4M3FNUZ": np.dtype(ml_dtypes.float8_e4m3fnuz),
-        "f8E4M3B11FNUZ": np.dtype(ml_dtypes.float8_e4m3b11fnuz),
-        "f8E5M2": np.dtype(ml_dtypes.float8_e5m2),
-        "f8E5M2FNUZ": np.dtype(ml_dtypes.float8_e5m2fnuz),
-        "f8E8M0FNU": np.dtype(ml_dtypes.float8_e8m0fnu),
-    }
-    signed = {
-        2: np.dtype(ml_dtypes.int2), 4: np.dtype(ml_dtypes.int4), 8: np.dtype(np.int8),
-        16: np.dtype(np.int16), 32: np.dtype(np.int32), 64: np.dtype(np.int64),
-    }
-    unsigned = {
-        1: np.dtype(np.bool_), 2: np.dtype(ml_dtypes.uint2), 4: np.dtype(ml_dtypes.uint4),
-        8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32),
-        64: np.dtype(np.uint64),
-    }
+    numpy's attributes loads it, which the tools that only parse and print never do.
+    `extended` adds ml_dtypes' types (bf16, f8*, i2/i4, ...): importing ml_dtypes costs
+    ~9 ms more, which a program of numpy's own types never pays."""
+    floats: dict[str, np.dtype] = {"f16": np.dtype(np.float16), "f32": np.dtype(np.float32),
+                                   "f64": np.dtype(np.float64)}
+    signed: dict[int, np.dtype] = {8: np.dtype(np.int8), 16: np.dtype(np.int16),
+                                   32: np.dtype(np.int32), 64: np.dtype(np.int64)}
+    unsigned: dict[int, np.dtype] = {1: np.dtype(np.bool_), 8: np.dtype(np.uint8),
+                                     16: np.dtype(np.uint16), 32: np.dtype(np.uint32),
+                                     64: np.dtype(np.uint64)}
+    if extended:
+        floats.update({
+            "bf16": np.dtype(ml_dtypes.bfloat16),
+            "f4E2M1FN": np.dtype(ml_dtypes.float4_e2m1fn),
+            "f6E2M3FN": np.dtype(ml_dtypes.float6_e2m3fn),
+            "f6E3M2FN": np.dtype(ml_dtypes.float6_e3m2fn),
+            "f8E3M4": np.dtype(ml_dtypes.float8_e3m4),
+            "f8E4M3": np.dtype(ml_dtypes.float8_e4m3),
+            "f8E4M3FN": np.dtype(ml_dtypes.float8_e4m3fn),
+            "f8E4M3FNUZ": np.dtype(ml_dtypes.float8_e4m3fnuz),
+            "f8E4M3B11FNUZ": np.dtype(ml_dtypes.float8_e4m3b11fnuz),
+            "f8E5M2": np.dtype(ml_dtypes.float8_e5m2),
+            "f8E5M2FNUZ": np.dtype(ml_dtypes.float8_e5m2fnuz),
+            "f8E8M0FNU": np.dtype(ml_dtypes.float8_e8m0fnu),
+        })
+        signed.update({2: np.dtype(ml_dtypes.int2), 4: np.dtype(ml_dtypes.int4)})
+        unsigned.update({2: np.dtype(ml_dtypes.uint2), 4: np.dtype(ml_dtypes.uint4)})
     return floats, signed, unsigned
 
 
@@ -334,14 +339,16 @@ def numpy_dtype(t: Type) -> np.dtype:
     if isinstance(t, IntegerType):
         if t.width == 1:
             return np.dtype(np.bool_)
-        _, signed, unsigned = _dtype_tables()
-        table = unsigned if t.is_unsigned else signed
-        if t.width in table:
-            return table[t.width]
+        for extended in (False, True):
+            _, signed, unsigned = _dtype_tables(extended)
+            table = unsigned if t.is_unsigned else signed
+            if t.width in table:
+                return table[t.width]
     elif isinstance(t, FloatType):
-        floats = _dtype_tables()[0]
-        if t.name in floats:
-            return floats[t.name]
+        for extended in (False, True):
+            floats = _dtype_tables(extended)[0]
+            if t.name in floats:
+                return floats[t.name]
     elif isinstance(t, IndexType):
         return np.dtype(np.int64)
     elif isinstance(t, ComplexType):
