@@ -4,8 +4,6 @@ CORE: op modules imported at the first op lookup, in this order. OPS: every othe
 op and the module that defines it, imported when the op is first looked up."""
 
 CORE = (
-    "shlo_cli.dialects.asm",
-    "shlo_cli.dialects.asm_fast",
     "shlo_cli.dialects.chlo",
     "shlo_cli.dialects.stablehlo.broadcast",
     "shlo_cli.dialects.stablehlo.constants",
@@ -16,9 +14,6 @@ CORE = (
     "shlo_cli.dialects.stablehlo.quantization",
     "shlo_cli.dialects.stablehlo.specialize",
     "shlo_cli.dialects.stablehlo.specialize_scalar",
-    "shlo_cli.check_dialect.comparisons",
-    "shlo_cli.check_dialect.custom_calls",
-    "shlo_cli.check_dialect.serialized",
 )
 
 OPS = {

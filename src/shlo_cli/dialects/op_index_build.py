@@ -10,10 +10,11 @@ and sets, by length) and every registered op. A module is *on demand* only when 
 register new ops and entries keyed by those ops (fast parsers, symbol-use verifiers); its ops
 are then indexed to it. Any other module is *core*: imported, in the walk's order, at the first
 op lookup, as every module was before. That covers modules that register hooks, verifiers of
-every op, bind hooks, constant materializers, custom-call targets, attribute parsers or
-anything else not keyed by their own ops, that redefine an op or add a folder or pattern to
-another module's op (whose owner becomes core too, so it exists first), and modules that
-register no op (so whatever they do still happens at the first lookup).
+every op, bind hooks, constant materializers, attribute parsers or anything else not keyed by
+their own ops, that redefine an op or add a folder or pattern to another module's op (whose
+owner becomes core too, so it exists first), and packages. A module that changes no table at
+all (a helper such as `asm.py`) is neither: whoever needs it imports it. Tables read only
+after every module is imported (`_AFTER_ALL`: custom-call targets) do not count.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ from typing import Any
 # Tables keyed by op name: a module's new keys there that name its own new ops are allowed.
 _OP_KEYED = {("shlo_cli.ir.registry", "_REGISTRY"), ("shlo_cli.ir.parse_fast", "FAST_PARSERS"),
              ("shlo_cli.ir.verifier", "SYMBOL_USE_VERIFIERS")}
+# Tables only read after everything is imported: custom-call targets are looked up through
+# `custom_calls.registry._ensure_loaded`, which runs `registry.all_ops()` first.
+_AFTER_ALL = {("shlo_cli.custom_calls.registry", "_TARGETS")}
 
 
 def _walk(path: Any, prefix: str, skip: set[str]) -> Iterator[tuple[str, bool]]:
@@ -59,6 +63,11 @@ def _ops() -> dict[str, tuple[int, int, int]]:
 
     return {name: (id(d), id(d.fold), len(d.canonicalizations))
             for name, d in registry._REGISTRY.items()}
+
+
+def _ids(names: set[tuple[str, str]]) -> set[int]:
+    """ids of the named module-level tables that exist."""
+    return {id(vars(sys.modules[m])[n]) for m, n in names if m in sys.modules}
 
 
 def _op_keyed() -> dict[int, dict[str, int]]:
@@ -95,15 +104,16 @@ def build() -> tuple[tuple[str, ...], dict[str, str]]:
             new = set(now_ops) - set(ops)
             for op in new:
                 owner[op] = name
-            is_core = not new or ispkg
+            is_core = ispkg
             for op, state in ops.items():
                 if now_ops.get(op) != state:  # redefined, or a folder / pattern added
                     is_core = True
                     core.add(owner.get(op, name))
                     REASONS.setdefault(name, []).append(f"touches op {op}")
             now_tables, now_keyed = _tables(), _op_keyed()
+            after_all = _ids(_AFTER_ALL)
             for ident, before in tables.items():
-                if now_tables.get(ident) == before:
+                if now_tables.get(ident) == before or ident in after_all:
                     continue
                 if ident in keyed:
                     was, is_now = keyed[ident], now_keyed[ident]
