@@ -17,11 +17,11 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .ir.core import Module
 from .ir.diagnostics import ShloError
+from .ir.record import Struct
 
 if TYPE_CHECKING:
     from .formats.jax_export import Exported
@@ -29,12 +29,15 @@ if TYPE_CHECKING:
 MLIR_BYTECODE_MAGIC = b"ML\xefR"
 
 
-@dataclass
-class LoadedProgram:
+class LoadedProgram(Struct):
     """A loaded module and what its file recorded about the entry function (or None)."""
 
     module: Module
-    signature: Any = None  # interpreter.io.Signature when the file records one
+    signature: Any  # interpreter.io.Signature when the file records one
+
+    def __init__(self, module: Module, signature: Any = None) -> None:
+        self.module = module
+        self.signature = signature
 
 
 Loader = Callable[[str], LoadedProgram]

@@ -128,15 +128,14 @@ def test_cse_merges_pure_ops_and_equal_regions_but_not_effects() -> None:
 
 
 def test_a_failing_pass_is_a_located_diagnostic(monkeypatch: pytest.MonkeyPatch) -> None:
-    import dataclasses
-
     from shlo_cli.ir.diagnostics import Diagnostic
-    from shlo_cli.passes import PASSES
+    from shlo_cli.passes import PASSES, Pass
 
     def broken(module):  # type: ignore[no-untyped-def]
         raise KeyError("oops")
 
-    monkeypatch.setitem(PASSES, "cse", dataclasses.replace(PASSES["cse"], run=broken))
+    cse = PASSES["cse"]
+    monkeypatch.setitem(PASSES, "cse", Pass(cse.name, broken, cse.help, cse.options))
     module = parse_source(CONSTANTS, "t.mlir")
     with pytest.raises(Diagnostic, match="internal error in pass 'cse'"):
         run_passes(module, ["cse"])

@@ -4,29 +4,34 @@ diagnostics, atomic output."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import os
 import re
 import stat
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from ..formats.bytecode import is_bytecode
 from ..ir.core import Module
 from ..ir.diagnostics import Diagnostic, ShloError
 from ..ir.parser import parse_source
+from ..ir.record import Struct
 
 SPLIT_MARKER = "// -----"
 # MLIR splits at the marker wherever it appears on a line (so `// // -----` splits too).
 _SPLIT_LINE = re.compile(r"^.*?// -----.*$", re.MULTILINE)
 
 
-@dataclass
-class Chunk:
+class Chunk(Struct):
     text: str
     line_offset: int
-    data: bytes | None = None  # MLIR bytecode (a whole file; `text` is then empty)
+    data: bytes | None  # MLIR bytecode (a whole file; `text` is then empty)
+
+    def __init__(self, text: str, line_offset: int, data: bytes | None = None) -> None:
+        self.text = text
+        self.line_offset = line_offset
+        self.data = data
 
 
 def read_input_data(path: str) -> tuple[str, bytes]:
@@ -121,10 +126,7 @@ def write_output(text: str | bytes, path: str | None) -> None:
             with open(target, "wb") as f:
                 f.write(data)
             return
-        import tempfile  # only when writing a file: a launch printing to stdout skips it
-
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".shlo-",
-                                   suffix=".tmp")
+        fd, tmp = _temporary_file(os.path.dirname(target))
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
@@ -136,6 +138,19 @@ def write_output(text: str | bytes, path: str | None) -> None:
             raise
     except OSError as e:
         raise ShloError(f"cannot write output file '{path}': {e.strerror}") from None
+
+
+def _temporary_file(directory: str) -> tuple[int, str]:
+    """A new file `.shlo-XXXX.tmp` in `directory`, created exclusively with mode 0600 (what
+    `tempfile.mkstemp` does, without importing tempfile: ~5 ms of a launch)."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    for _ in range(100):
+        path = os.path.join(directory, f".shlo-{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(path, flags, 0o600), path
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no usable temporary file name found")
 
 
 def _silence_stdout() -> None:

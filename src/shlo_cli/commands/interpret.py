@@ -20,14 +20,11 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-import click
-
 from ..interpreter.engine import EvaluationError
 from ..interpreter.io import DataFileError, InputError
 from ..interpreter.run import ArgsError, InterpretOptions, evaluate, format_results
 from ..ir.core import Module
 from ..ir.diagnostics import Diagnostic, ShloError, SourceFile
-from ..ir.expected_diagnostics import DiagnosticVerifier
 from ..ir.memory import parse_size
 from ..loaders import file_kind, is_binary, load_program
 from . import interrupt
@@ -64,11 +61,16 @@ def _apply_time_limit() -> None:
 
 
 def _flag(name: str, help: str) -> Callable[[Any], Any]:
+    import click
+
     return click.option(f"-{name}", f"--{name}", is_flag=True, help=help)
 
 
 def interpret_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """The options `stablehlo-translate --interpret` and `shlo interpret` share."""
+    """The options `stablehlo-translate --interpret` and `shlo interpret` share (click is
+    imported here: a plain `stablehlo-translate --interpret` launch never needs it)."""
+    import click
+
     fn = click.argument("input", default="-", required=False)(fn)
     fn = click.option("-o", "output", default=None, help="Output file (written atomically).")(fn)
     fn = _flag("split-input-file", "Run each `// -----` chunk separately.")(fn)
@@ -103,6 +105,8 @@ def _parse_memory_limit(ctx: Any, param: Any, value: str | None) -> int | None:
     try:
         return parse_size(value)
     except ValueError as e:
+        import click
+
         raise click.BadParameter(str(e)) from None
 
 
@@ -138,6 +142,8 @@ def run_interpret(input: str, *, output: str | None = None, split_input_file: bo
     for index, (name, chunk, load) in enumerate(programs):
         if index:
             _emit(CHUNK_SEPARATOR, to_stdout, collected)
+        if verify_diagnostics:  # its module (regexes, ~1 ms) only for -verify-diagnostics
+            from ..ir.expected_diagnostics import DiagnosticVerifier
         checker = (DiagnosticVerifier(SourceFile(name, chunk.text, chunk.line_offset))
                    if verify_diagnostics else None)
         try:
@@ -273,9 +279,18 @@ def _report(error: Diagnostic | ShloError | InputError) -> None:
     sys.stderr.flush()
 
 
-@click.command("interpret")
-@interpret_options
-def interpret_command(input: str, **options: Any) -> None:
+def _interpret_command(input: str, **options: Any) -> None:
     """Run a StableHLO program's entry function (`main`, or the only function) and print its
     results exactly like `stablehlo-translate --interpret`."""
     sys.exit(run_interpret(input, **options))
+
+
+def __getattr__(name: str) -> Any:
+    """`interpret_command`, the click command of `shlo interpret`, built on first use."""
+    if name == "interpret_command":
+        import click
+
+        command = click.command("interpret")(interpret_options(_interpret_command))
+        globals()["interpret_command"] = command
+        return command
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,12 +8,10 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-import click
 import numpy as np
 
-from ..interpreter.compare import Comparison, Tolerance, compare_sets
 from ..interpreter.io import (
     InputError,
     Signature,
@@ -28,14 +26,19 @@ from ..interpreter.io import (
     save_arrays,
     signature_of,
 )
-from ..interpreter.observe import IntermediateDumper, Observer, Observers, Profiler, Tracer
 from ..interpreter.run import Argument
 from ..ir.core import Module, Operation
 from .terminal import paint, use_color
 
+if TYPE_CHECKING:  # both modules load only for the options that use them
+    from ..interpreter.compare import Comparison
+    from ..interpreter.observe import Observer, Profiler
+
 
 def data_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Options for numpy inputs/outputs and observers (added to `interpret_options`)."""
+    import click
+
     opts = [
         click.option("--inputs", "inputs", default=None, metavar="FILE.npz",
                      help="Arguments from a .npz file: keys arg0, arg1, ... or the "
@@ -145,6 +148,10 @@ class DataOptions:
 
     def observer(self, stderr: TextIO) -> Observer | None:
         self.observers = []
+        if not (self.profile or self.dump_intermediates or self.trace):
+            return None
+        from ..interpreter.observe import IntermediateDumper, Observers, Profiler, Tracer
+
         if self.profile:  # innermost: times the kernels, not the other observers
             self.observers.append(Profiler())
         if self.dump_intermediates:
@@ -158,6 +165,10 @@ class DataOptions:
     def finish_observers(self, stderr: TextIO, succeeded: bool) -> None:
         """Print the profile (also of a failed run); write intermediates only when the run
         succeeded (no partial output files)."""
+        if not self.observers:
+            return
+        from ..interpreter.observe import IntermediateDumper, Profiler
+
         for observer in self.observers:
             if isinstance(observer, Profiler):
                 stderr.write(format_profile(observer, stderr))
@@ -181,6 +192,8 @@ class DataOptions:
         for key, value in arrays.items():  # raw bits of bf16, f8, ... saved by other tools
             if key in expected:
                 expected[key] = from_bits(expected[key], value.dtype)
+        from ..interpreter.compare import Tolerance, compare_sets
+
         comparisons = compare_sets(arrays, expected,
                                    Tolerance(self.rtol, self.atol, self.ulp))
         stdout.write(format_comparisons(comparisons, stdout))

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import signal
 import sys
-import threading
 from typing import Any
 
 EXIT_CODE = 130  # 128 + SIGINT, what shells report for an interrupted command
@@ -34,6 +33,8 @@ def _handler(signum: int, frame: Any) -> None:
 
 def install() -> None:
     """Route SIGINT to `Interrupted` (main thread only; elsewhere signals cannot be set)."""
-    if threading.current_thread() is threading.main_thread() and \
-            signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        signal.signal(signal.SIGINT, _handler)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        try:
+            signal.signal(signal.SIGINT, _handler)
+        except ValueError:  # not the main thread
+            pass

@@ -10,16 +10,18 @@ besides those it runs.
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..formats.bytecode import CURRENT_VERSION, MIN_VERSION
 from ..ir.diagnostics import Diagnostic, ShloError, SourceFile
-from ..ir.expected_diagnostics import DiagnosticVerifier
 from ..ir.printer import print_module
 from ..ir.verifier import verify_module
 from ..passes import PASSES, PassOptionError, PassRequest, run_passes, take_emitted
 from ..passes.pipeline import parse_pipeline
 from .common import SPLIT_MARKER, parse_chunk, read_source, report, split_chunks, write_output
+
+if TYPE_CHECKING:
+    from ..ir.expected_diagnostics import DiagnosticVerifier
 
 # The command's boolean options (besides the pass flags), by name without dashes.
 FLAGS = ("split-input-file", "allow-unregistered-dialect", "mlir-print-op-generic",
@@ -72,6 +74,8 @@ def run_opt(input: str, output: str | None, split_input_file: bool,
     outputs: list = []
     failed = False
     for chunk in split_chunks(text, split_input_file):
+        if verify_diagnostics:  # its module (regexes, ~1 ms) only for -verify-diagnostics
+            from ..ir.expected_diagnostics import DiagnosticVerifier
         checker = (DiagnosticVerifier(SourceFile(name, chunk.text, chunk.line_offset))
                    if verify_diagnostics else None)
         try:

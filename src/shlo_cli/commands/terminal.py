@@ -8,9 +8,10 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-import click
+if TYPE_CHECKING:
+    import click
 
 STABLEHLO_VERSION = "1.20.0"  # the StableHLO specification version shlo implements
 SPINNER_DELAY = 1.0  # seconds before a run shows a spinner
@@ -32,6 +33,8 @@ def version_text(prog: str) -> str:
 
 def version_option(prog: str) -> Callable[[Any], Any]:
     """`--version` printing our version and the StableHLO version implemented."""
+    import click
+
 
     def show(ctx: click.Context, param: Any, value: bool) -> None:
         if value and not ctx.resilient_parsing:

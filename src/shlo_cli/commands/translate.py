@@ -3,10 +3,11 @@
 Three translations: `--interpret` (shared with `shlo interpret`), and the portable-artifact
 pair `--serialize` / `--deserialize` (shared with `shlo serialize` / `shlo deserialize`).
 
-The command line is read by hand when it is a plain `--serialize` or `--deserialize` one, the
-spellings upstream's tests use (`_simple_args`): importing click costs a launch more than
-the translation of a small file. Anything else (`--interpret`, `--help`, `--version`, an
-unknown or malformed option) goes to the click command in `translate_cli`.
+The command line is read by hand when it is a plain `--interpret`, `--serialize` or
+`--deserialize` one, the spellings upstream's tests use (`_simple_args`): importing click
+costs a launch more than the translation of a small file. Anything else (`--help`,
+`--version`, the interpreter's data options, an unknown or malformed option) goes to the
+click command in `translate_cli`.
 """
 
 from __future__ import annotations
@@ -26,13 +27,17 @@ _FLAGS: dict[str, dict[str, str | None]] = {
                     "mlir-print-debuginfo": "debuginfo", "strip-debuginfo": None,
                     "allow-other-dialects": None, "split-input-file": None,
                     "allow-unregistered-dialect": None},
+    "interpret": {"split-input-file": "split_input_file",
+                  "allow-unregistered-dialect": "allow_unregistered_dialect",
+                  "interpreter-print-dense": "interpreter_print_dense",
+                  "verify-diagnostics": "verify_diagnostics"},
 }
 
 
 def _simple_args(args: list[str]) -> tuple[str, dict[str, Any]] | None:
     """(translation, keyword arguments of its run_* function) for a plain command line:
-    `--serialize` or `--deserialize` once, flags of that translation, `--target=V` (or
-    `--target V`), `-o FILE`, at most one input; None for anything else."""
+    `--interpret`, `--serialize` or `--deserialize` once, flags of that translation,
+    `--target=V` (or `--target V`), `-o FILE`, at most one input; None for anything else."""
     modes = [a for a in args if a.lstrip("-") in _FLAGS and a.startswith("-")
              and not a.startswith("---")]
     if len(modes) != 1:
@@ -88,11 +93,16 @@ def main() -> None:
         translate(prog_name="stablehlo-translate")
         return
     from . import interrupt
-    from .portable import run_deserialize, run_serialize
 
     interrupt.install()  # Ctrl-C: one line, exit 130, no partial -o file
     mode, values = simple
     try:
+        if mode == "interpret":
+            from .interpret import run_interpret
+
+            sys.exit(run_interpret(**values))
+        from .portable import run_deserialize, run_serialize
+
         sys.exit(run_serialize(**values) if mode == "serialize" else run_deserialize(**values))
     except BrokenPipeError:  # as click does: a closed pipe (`| head`) is no traceback
         sys.stderr.close()

@@ -33,7 +33,6 @@ To add a target from plain Python, wrap a function of arrays:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -49,6 +48,7 @@ from ..ir.attributes import (
     StringAttr,
 )
 from ..ir.diagnostics import Diagnostic, EvaluationError
+from ..ir.record import Record, Struct, set_field
 from ..ir.types import TensorType, TokenType, TupleType, Type
 
 
@@ -56,18 +56,25 @@ class TargetError(Exception):
     """A call does not fit its target's declaration (reported with the target's name)."""
 
 
-@dataclass(frozen=True)
-class Operand:
+class Operand(Record):
     """What one operand or result may be: element types (`"f32"`, `"i32"`, ...) and rank.
 
     `elements=None` accepts any element type; `"token"` accepts `!stablehlo.token`.
     `same_as=i` requires the element type of operand `i` (results: of operand `i`).
     """
 
-    elements: str | tuple[str, ...] | None = None
-    min_rank: int = 0
-    rank: int | None = None
-    same_as: int | None = None
+    __slots__ = ("elements", "min_rank", "rank", "same_as")
+    elements: str | tuple[str, ...] | None
+    min_rank: int
+    rank: int | None
+    same_as: int | None
+
+    def __init__(self, elements: str | tuple[str, ...] | None = None, min_rank: int = 0,
+                 rank: int | None = None, same_as: int | None = None) -> None:
+        set_field(self, "elements", elements)
+        set_field(self, "min_rank", min_rank)
+        set_field(self, "rank", rank)
+        set_field(self, "same_as", same_as)
 
     def allowed(self) -> tuple[str, ...] | None:
         if self.elements is None or isinstance(self.elements, tuple):
@@ -75,42 +82,69 @@ class Operand:
         return (self.elements,)
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(Record):
     """One backend_config key: `kind` is `char`, `int`, `bool`, `float` or `str`."""
 
+    __slots__ = ("kind", "choices", "default", "required")
     kind: str
-    choices: str | tuple[Any, ...] | None = None
-    default: Any = None
-    required: bool = True
+    choices: str | tuple[Any, ...] | None
+    default: Any
+    required: bool
+
+    def __init__(self, kind: str, choices: str | tuple[Any, ...] | None = None,
+                 default: Any = None, required: bool = True) -> None:
+        set_field(self, "kind", kind)
+        set_field(self, "choices", choices)
+        set_field(self, "default", default)
+        set_field(self, "required", required)
 
 
-@dataclass
-class TargetCall:
+class TargetCall(Struct):
     """Everything an evaluator may read about one call."""
 
     name: str
     operands: list[Any]
     config: dict[str, Any]
     result_types: list[Type]
-    op: Any = None
-    ctx: Any = None
+    op: Any
+    ctx: Any
+
+    def __init__(self, name: str, operands: list[Any], config: dict[str, Any],
+                 result_types: list[Type], op: Any = None, ctx: Any = None) -> None:
+        self.name = name
+        self.operands = operands
+        self.config = config
+        self.result_types = result_types
+        self.op = op
+        self.ctx = ctx
 
 
 Evaluator = Callable[[TargetCall], Sequence[Any] | None]
 
 
-@dataclass
-class Target:
+class Target(Struct):
     """A registered target: its declaration and its evaluator."""
 
     name: str
     evaluate: Evaluator
-    operands: Sequence[Operand] | None = None
-    results: Sequence[Operand] | None = None
-    config: Mapping[str, Config] = field(default_factory=dict)
-    verify: Callable[[TargetCall], None] | None = None
-    variadic: bool = False  # operands/results: the last entry repeats
+    operands: Sequence[Operand] | None
+    results: Sequence[Operand] | None
+    config: Mapping[str, Config]
+    verify: Callable[[TargetCall], None] | None
+    variadic: bool  # operands/results: the last entry repeats
+
+    def __init__(self, name: str, evaluate: Evaluator, operands: Sequence[Operand] | None = None,
+                 results: Sequence[Operand] | None = None,
+                 config: Mapping[str, Config] | None = None,
+                 verify: Callable[[TargetCall], None] | None = None,
+                 variadic: bool = False) -> None:
+        self.name = name
+        self.evaluate = evaluate
+        self.operands = operands
+        self.results = results
+        self.config = {} if config is None else config
+        self.verify = verify
+        self.variadic = variadic
 
 
 _TARGETS: dict[str, Target] = {}

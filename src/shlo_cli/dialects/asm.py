@@ -21,22 +21,26 @@ Directives:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..ir.attributes import Attribute, DenseArrayAttr, DialectAttr, IntegerAttr, StringAttr
 from ..ir.core import Operation, Value
 from ..ir.diagnostics import Diagnostic
+from ..ir.record import Struct
 from ..ir.types import I64, FunctionType, TupleType, Type
 
 _TOKEN = re.compile(r"\s*(?:`([^`]*)`|\$([A-Za-z_][A-Za-z0-9_]*)|(\[)|(\]))")
 
 
-@dataclass
-class _Item:
+class _Item(Struct):
     kind: str  # "literal", "operand", "attr", "optional"
-    text: str = ""
-    children: list[_Item] = field(default_factory=list)
+    text: str
+    children: list[_Item]
+
+    def __init__(self, kind: str, text: str = "", children: list[_Item] | None = None) -> None:
+        self.kind = kind
+        self.text = text
+        self.children = [] if children is None else children
 
 
 def _compile(fmt: str, operand_names: set[str]) -> list[_Item]:

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..ir.attributes import ArrayAttr, DictAttr, StringAttr, SymbolRefAttr, TypeAttr
 from ..ir.core import Location, Operation
-from ..ir.lexer import PERCENT, STRING, Token, lex_at
+from ..ir.lexer import PERCENT, STRING, Token, lazy_regex, lex_at
 from ..ir.parse_fast import (
     COLON,
     KEYWORD_END,
@@ -37,7 +37,7 @@ _Header = tuple[dict[str, Any], list[tuple[Any, Type, Any]], int, dict[str, Any]
 _FUNC_HEAD = re.compile(
     rf"{WS}(?:(public|private|nested){KEYWORD_END}{WS})?({SYMBOL}){WS}\(([^()]*)\)"
     rf"(?:{WS}->{WS}(?:\(([^()]*)\)|({TENSOR})))?{WS}(?=\{{)")
-_FUNC_ARG = re.compile(
+_FUNC_ARG = lazy_regex(
     rf"{WS}(%[A-Za-z0-9_$.\-]+)(?![A-Za-z0-9_$.\-#]){COLON}({TENSOR})(?:{WS}(?=(\{{)))?")
 _FUNC_RESULT = re.compile(rf"{WS}({TENSOR})(?:{WS}(?=(\{{)))?")
 _NEXT = re.compile(rf"{WS}(?:(,)|$)")
@@ -329,7 +329,7 @@ declare_op("func.call", operands=("*operands",), results="*",
            attributes=("callee", "arg_attrs?", "res_attrs?", "no_inline?"),
            syntax=Custom(_parse_call, _print_call))
 
-_CALL = re.compile(rf"{WS}({SYMBOL}){WS}\({WS}((?:{VALUE_LIST})?){WS}\){COLON}")
+_CALL = lazy_regex(rf"{WS}({SYMBOL}){WS}\({WS}((?:{VALUE_LIST})?){WS}\){COLON}")
 
 
 def _fast_call(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult | None:

@@ -13,7 +13,6 @@ are written atomically (temporary file + rename) and only inside the probe direc
 from __future__ import annotations
 
 import os
-import tempfile
 import threading
 from typing import Any
 
@@ -187,6 +186,8 @@ def check_probe_id(probe_id: str) -> None:
 def _write_atomically(directory: str, name: str, data: bytes) -> str:
     """Write `directory/name` through a temporary file in the same folder and a rename."""
     path = os.path.join(directory, name)
+    import tempfile  # only when a process writes its results
+
     fd, temp = tempfile.mkstemp(prefix=f".{name}.", dir=directory)
     try:
         with os.fdopen(fd, "wb") as f:

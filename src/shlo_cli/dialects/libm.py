@@ -21,15 +21,17 @@ must round to the same narrow value.
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..lazy_imports import lazy, lazy_function, numpy_function
+
+if TYPE_CHECKING:
+    import ctypes
 
 Kernel = Callable[..., Any]
 _CHUNK = 1 << 16  # elements per batch: an unexpected exception redoes one batch slowly
@@ -39,6 +41,8 @@ _CHUNK = 1 << 16  # elements per batch: an unexpected exception redoes one batch
 def _c_library() -> ctypes.CDLL | None:
     """The C library functions this process already uses (the ones `math` calls), loaded on
     first need: searching the library path costs a subprocess, so that is the last resort."""
+    import ctypes  # here: only evaluating needs it (~3 ms of every launch otherwise)
+
     try:
         process = ctypes.CDLL(None)
         if hasattr(process, "exp"):
@@ -60,6 +64,8 @@ def _c_function(name: str, arity: int) -> Kernel | None:
     fn = getattr(_c_library(), name, None)
     if fn is None:
         return None
+    import ctypes
+
     fn.restype = ctypes.c_double
     fn.argtypes = [ctypes.c_double] * arity
     return fn

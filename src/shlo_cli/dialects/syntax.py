@@ -3,20 +3,27 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from ..ir.core import Operation
+from ..ir.record import Record, set_field
 
 
-@dataclass(frozen=True)
-class Custom:
+class Custom(Record):
     """Hand-written syntax: `parse(parser, opdef, location, num_results) -> Operation` and
     `print(printer, op)` (writes what follows the op name)."""
 
+    __slots__ = ("parse_fn", "print_fn", "block_arg_names_fn")
     parse_fn: Callable[..., Operation]
     print_fn: Callable[[Any, Operation], None]
-    block_arg_names_fn: Callable[[Operation, Any], list[str]] | None = None
+    block_arg_names_fn: Callable[[Operation, Any], list[str]] | None
+
+    def __init__(self, parse_fn: Callable[..., Operation],
+                 print_fn: Callable[[Any, Operation], None],
+                 block_arg_names_fn: Callable[[Operation, Any], list[str]] | None = None) -> None:
+        set_field(self, "parse_fn", parse_fn)
+        set_field(self, "print_fn", print_fn)
+        set_field(self, "block_arg_names_fn", block_arg_names_fn)
 
     def parse(self, parser: Any, opdef: Any, location: Any, num_results: int) -> Operation:
         return self.parse_fn(parser, opdef, location, num_results)

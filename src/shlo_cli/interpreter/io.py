@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
-import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -201,6 +199,8 @@ def from_bits(array: np.ndarray, dtype: np.dtype) -> np.ndarray:
 
 def read_array_file(path: str) -> dict[str, np.ndarray]:
     """All arrays of a `.npz` (by key) or `.npy` (key ``""``), without pickles."""
+    import zipfile  # imported here: a launch reading no data files never needs it
+
     try:
         with open(path, "rb") as f:
             magic = f.read(6)
@@ -483,6 +483,8 @@ def save_arrays(path: str, arrays: Mapping[str, np.ndarray]) -> None:
                          "with its type; use a .npz file")
     if names:
         stored[DTYPES_KEY] = np.array(names)
+    import tempfile  # imported here: a launch writing no data files never needs it
+
     folder = os.path.dirname(os.path.abspath(path))
     try:
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".shlo-", suffix=".tmp")

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
 from typing import Any, cast
 
 import numpy as np
 
 from . import storage
 from .floats import format_float, format_float_array, format_float_bits
+from .record import Record, set_field
 from .types import (
     ComplexType,
     FloatType,
@@ -25,6 +25,9 @@ from .types import (
     numpy_dtype,
 )
 
+_I64 = IntegerType(64)
+_F64 = FloatType("f64")
+
 
 class Attribute:
     """Base of every attribute."""
@@ -36,8 +39,9 @@ class Attribute:
         return self
 
 
-@dataclass(frozen=True, slots=True)
-class UnitAttr(Attribute):
+class UnitAttr(Attribute, Record):
+    __slots__ = ()
+
     def __str__(self) -> str:
         return "unit"
 
@@ -46,9 +50,12 @@ class UnitAttr(Attribute):
         return True
 
 
-@dataclass(frozen=True, slots=True)
-class BoolAttr(Attribute):
+class BoolAttr(Attribute, Record):
+    __slots__ = ("flag",)
     flag: bool
+
+    def __init__(self, flag: bool) -> None:
+        set_field(self, "flag", flag)
 
     def __str__(self) -> str:
         return "true" if self.flag else "false"
@@ -58,10 +65,14 @@ class BoolAttr(Attribute):
         return self.flag
 
 
-@dataclass(frozen=True, slots=True)
-class IntegerAttr(Attribute):
+class IntegerAttr(Attribute, Record):
+    __slots__ = ("number", "type")
     number: int
-    type: Type = IntegerType(64)
+    type: Type
+
+    def __init__(self, number: int, type: Type = _I64) -> None:
+        set_field(self, "number", number)
+        set_field(self, "type", type)
 
     def __str__(self) -> str:
         if isinstance(self.type, IntegerType) and self.type.width == 1:
@@ -73,10 +84,14 @@ class IntegerAttr(Attribute):
         return self.number
 
 
-@dataclass(frozen=True, slots=True)
-class FloatAttr(Attribute):
+class FloatAttr(Attribute, Record):
+    __slots__ = ("number", "type")
     number: float
-    type: Type = FloatType("f64")
+    type: Type
+
+    def __init__(self, number: float, type: Type = _F64) -> None:
+        set_field(self, "number", number)
+        set_field(self, "type", type)
 
     def __str__(self) -> str:
         return f"{format_float(self.number, self.type)} : {self.type}"
@@ -106,10 +121,14 @@ def escape_string(text: str) -> str:
     return "".join(out)
 
 
-@dataclass(frozen=True, slots=True)
-class StringAttr(Attribute):
+class StringAttr(Attribute, Record):
+    __slots__ = ("text", "type")
     text: str
-    type: Type | None = None  # `"foo" : tensor<3xf32>`: a string with a type (rare)
+    type: Type | None  # `"foo" : tensor<3xf32>`: a string with a type (rare)
+
+    def __init__(self, text: str, type: Type | None = None) -> None:
+        set_field(self, "text", text)
+        set_field(self, "type", type)
 
     def __str__(self) -> str:
         if self.type is not None:
@@ -121,9 +140,12 @@ class StringAttr(Attribute):
         return self.text
 
 
-@dataclass(frozen=True, slots=True)
-class TypeAttr(Attribute):
+class TypeAttr(Attribute, Record):
+    __slots__ = ("type",)
     type: Type
+
+    def __init__(self, type: Type) -> None:
+        set_field(self, "type", type)
 
     def __str__(self) -> str:
         return str(self.type)
@@ -133,10 +155,14 @@ class TypeAttr(Attribute):
         return self.type
 
 
-@dataclass(frozen=True, slots=True)
-class SymbolRefAttr(Attribute):
+class SymbolRefAttr(Attribute, Record):
+    __slots__ = ("root", "nested")
     root: str
-    nested: tuple[str, ...] = ()
+    nested: tuple[str, ...]
+
+    def __init__(self, root: str, nested: tuple[str, ...] = ()) -> None:
+        set_field(self, "root", root)
+        set_field(self, "nested", nested)
 
     def __str__(self) -> str:
         return "::".join(_symbol(s) for s in (self.root, *self.nested))
@@ -154,9 +180,12 @@ def _symbol(name: str) -> str:
     return "@" + escape_string(name)
 
 
-@dataclass(frozen=True, slots=True)
-class ArrayAttr(Attribute):
+class ArrayAttr(Attribute, Record):
+    __slots__ = ("elements",)
     elements: tuple[Attribute, ...]
+
+    def __init__(self, elements: tuple[Attribute, ...]) -> None:
+        set_field(self, "elements", elements)
 
     def __str__(self) -> str:
         return "[" + ", ".join(map(_elided, self.elements)) + "]"
@@ -177,12 +206,16 @@ def _elided(attr: Attribute) -> str:
     return str(attr)
 
 
-@dataclass(frozen=True, slots=True)
-class DenseArrayAttr(Attribute):
+class DenseArrayAttr(Attribute, Record):
     """`array<i64: 1, 2>`."""
 
+    __slots__ = ("element", "items")
     element: Type
     items: tuple[Any, ...]
+
+    def __init__(self, element: Type, items: tuple[Any, ...]) -> None:
+        set_field(self, "element", element)
+        set_field(self, "items", items)
 
     def __str__(self) -> str:
         if not self.items:
@@ -195,9 +228,12 @@ class DenseArrayAttr(Attribute):
         return self.items
 
 
-@dataclass(frozen=True, slots=True)
-class DictAttr(Attribute):
+class DictAttr(Attribute, Record):
+    __slots__ = ("entries",)
     entries: tuple[tuple[str, Attribute], ...]
+
+    def __init__(self, entries: tuple[tuple[str, Attribute], ...]) -> None:
+        set_field(self, "entries", entries)
 
     def __str__(self) -> str:
         return "{" + format_attr_entries(dict(self.entries)) + "}"
@@ -229,28 +265,40 @@ def _is_bare(name: str) -> bool:
     return re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$.]*", name) is not None
 
 
-@dataclass(frozen=True, slots=True)
-class OpaqueAttr(Attribute):
+class OpaqueAttr(Attribute, Record):
     """An attribute we keep as its text (affine maps, unknown dialect attributes, locations)."""
 
+    __slots__ = ("text",)
     text: str
+
+    def __init__(self, text: str) -> None:
+        set_field(self, "text", text)
 
     def __str__(self) -> str:
         return self.text
 
 
-@dataclass(frozen=True, slots=True)
-class DialectAttr(Attribute):
+class DialectAttr(Attribute, Record):
     """`#dialect<body>` (enums: `#stablehlo<comparison_direction EQ>`) or
     `#dialect.name<body>` (structs: `#stablehlo.gather<offset_dims = [1], ...>`).
 
-    ``fields`` holds the parsed `key = value` pairs of struct bodies; ``body`` the text.
+    ``fields`` holds the parsed `key = value` pairs of struct bodies (not compared: the
+    body says the same); ``body`` the text.
     """
 
+    __slots__ = ("dialect", "name", "body", "fields")
+    _uncompared = ("fields",)
     dialect: str
     name: str
     body: str
-    fields: tuple[tuple[str, Any], ...] | None = field(default=None, compare=False)
+    fields: tuple[tuple[str, Any], ...] | None
+
+    def __init__(self, dialect: str, name: str, body: str,
+                 fields: tuple[tuple[str, Any], ...] | None = None) -> None:
+        set_field(self, "dialect", dialect)
+        set_field(self, "name", name)
+        set_field(self, "body", body)
+        set_field(self, "fields", fields)
 
     def __str__(self) -> str:
         if self.name:
@@ -270,14 +318,21 @@ class DialectAttr(Attribute):
         return default
 
 
-@dataclass(frozen=True, slots=True)
-class DenseResourceAttr(Attribute):
+class DenseResourceAttr(Attribute, Record):
     """`dense_resource<key> : type`; the data is in the file's `{-# dialect_resources #-}`
-    section, which the parser reads after the uses (``blobs`` is filled in then)."""
+    section, which the parser reads after the uses (``blobs`` is filled in then, and is
+    not compared)."""
 
+    __slots__ = ("handle", "type", "blobs")
+    _uncompared = ("blobs",)
     handle: str
     type: Type
-    blobs: dict[str, str] | None = field(default=None, compare=False, hash=False, repr=False)
+    blobs: dict[str, str] | None
+
+    def __init__(self, handle: str, type: Type, blobs: dict[str, str] | None = None) -> None:
+        set_field(self, "handle", handle)
+        set_field(self, "type", type)
+        set_field(self, "blobs", blobs)
 
     def __str__(self) -> str:
         return f"dense_resource<{self.handle}> : {self.type}"

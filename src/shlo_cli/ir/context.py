@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
 from .core import Module, Operation
+from .record import Struct
 
 
 class Runner(Protocol):
@@ -79,12 +79,15 @@ class Grid(Protocol):
     def outfeed(self, values: Sequence[Any]) -> None: ...
 
 
-@dataclass
-class Process:
+class Process(Struct):
     """What a kernel sees of its process: its id and the grid it belongs to."""
 
     id: ProcessId
     grid: Grid
+
+    def __init__(self, id: ProcessId, grid: Grid) -> None:
+        self.id = id
+        self.grid = grid
 
     @property
     def replica_id(self) -> int:

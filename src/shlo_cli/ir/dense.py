@@ -16,6 +16,7 @@ import numpy as np
 
 from . import storage
 from .attributes import DenseElementsAttr, all_equal, raw_bytes
+from .lexer import lazy_regex
 from .types import (
     ComplexType,
     FloatType,
@@ -36,7 +37,7 @@ class DenseLiteralError(ValueError):
         self.offset = offset
 
 
-_ITEM = re.compile(
+_ITEM = lazy_regex(
     r"\s*(?:(\[)|(\])|(,)|(\()|(\))|(true|false)|(0x[0-9A-Fa-f]+)"
     r"|([-+]?(?:[0-9]+\.?[0-9]*(?:[eE][-+]?[0-9]+)?|inf|nan))|(\S))"
 )

@@ -4,18 +4,25 @@ from __future__ import annotations
 
 import bisect
 import sys
-from dataclasses import dataclass, field
 from typing import TextIO
 
+from .record import Struct
 
-@dataclass
-class SourceFile:
+
+class SourceFile(Struct):
     """A named source text with a lazily built line index for offset -> line:col."""
 
     name: str
     text: str
-    line_offset: int = 0  # lines before this chunk (for -split-input-file)
-    _starts: list[int] | None = field(default=None, repr=False)
+    line_offset: int  # lines before this chunk (for -split-input-file)
+    _starts: list[int] | None
+
+    def __init__(self, name: str, text: str, line_offset: int = 0,
+                 _starts: list[int] | None = None) -> None:
+        self.name = name
+        self.text = text
+        self.line_offset = line_offset
+        self._starts = _starts
 
     def position(self, offset: int) -> tuple[int, int]:
         if self._starts is None:

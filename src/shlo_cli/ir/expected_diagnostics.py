@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from .diagnostics import Diagnostic, SourceFile
+from .record import Struct
 
 _ANNOTATION = re.compile(
     r"expected-(error|note|remark|warning)(-re)? *(@([+-][0-9]+|above|below|unknown))? *"
@@ -23,8 +23,7 @@ _ANNOTATION = re.compile(
 _REGEX_PART = re.compile(r"\{\{(.*?)\}\}")
 
 
-@dataclass
-class ExpectedDiagnostic:
+class ExpectedDiagnostic(Struct):
     """One `expected-*` annotation: where it points and what message it expects."""
 
     severity: str
@@ -32,8 +31,19 @@ class ExpectedDiagnostic:
     text: str
     annotation_line: int
     annotation_col: int
-    pattern: re.Pattern[str] | None = None
-    matched: bool = False
+    pattern: re.Pattern[str] | None
+    matched: bool
+
+    def __init__(self, severity: str, line: int, text: str, annotation_line: int,
+                 annotation_col: int, pattern: re.Pattern[str] | None = None,
+                 matched: bool = False) -> None:
+        self.severity = severity
+        self.line = line
+        self.text = text
+        self.annotation_line = annotation_line
+        self.annotation_col = annotation_col
+        self.pattern = pattern
+        self.matched = matched
 
     def matches(self, message: str) -> bool:
         if self.pattern is not None:

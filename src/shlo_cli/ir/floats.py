@@ -10,8 +10,8 @@ pre-reduction of very long significands, with integer arithmetic only.
 
 from __future__ import annotations
 
-from fractions import Fraction
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -32,6 +32,22 @@ _LAYOUT = {
 }
 
 
+if TYPE_CHECKING:
+    from fractions import Fraction
+
+
+class _Ratio:
+    """An exact non-negative rational `numerator / denominator` (a power of two): what
+    `apfloat_to_string` reads of a hardware float, without importing `fractions` (~5 ms of
+    a launch) for the common f64/f32/f16 values."""
+
+    __slots__ = ("numerator", "denominator")
+
+    def __init__(self, numerator: int, denominator: int) -> None:
+        self.numerator = numerator
+        self.denominator = denominator
+
+
 # Types `struct` (and numpy) convert a double to with a single correct rounding.
 _NATIVE = FLOAT_CODES
 
@@ -44,6 +60,8 @@ def _precision(name: str) -> int:
 def _magnitude(name: str, mag_bits: int) -> Fraction:
     """The value of a non-negative bit pattern, continuing the exponent range past the largest
     finite value (so the neighbour of the largest finite value is a virtual next step)."""
+    from fractions import Fraction
+
     ebits, mbits, bias, _, subnormals = _LAYOUT[name]
     e = mag_bits >> mbits
     m = mag_bits & ((1 << mbits) - 1)
@@ -54,12 +72,12 @@ def _magnitude(name: str, mag_bits: int) -> Fraction:
     return Fraction(sig << exp2) if exp2 >= 0 else Fraction(sig, 1 << -exp2)
 
 
-def apfloat_to_string(negative: bool, value: Fraction, precision_bits: int,
+def apfloat_to_string(negative: bool, value: Fraction | _Ratio, precision_bits: int,
                       format_precision: int = 0, max_padding: int = 3,
                       truncate_zero: bool = True) -> str:
     """APFloat::toString for a finite value (`value` >= 0, sign given separately)."""
     sign = "-" if negative else ""
-    if value == 0:
+    if value.numerator == 0:
         if max_padding:
             return sign + "0"
         if truncate_zero:
@@ -134,6 +152,8 @@ def apfloat_to_string(negative: bool, value: Fraction, precision_bits: int,
 def _round_trips(text: str, name: str, mag_bits: int, value: Fraction) -> bool:
     """Whether parsing `text` (a magnitude) into type `name` gives back `mag_bits` exactly
     (round to nearest, ties to even), decided with exact rational arithmetic."""
+    from fractions import Fraction
+
     parsed = Fraction(text.lstrip("-"))
     if parsed == value:
         return True
@@ -171,21 +191,23 @@ def format_float_bits(bits: int, name: str) -> str:
     mag_bits = bits & ((1 << (width - 1)) - 1) if signed else bits
     if not _is_finite(name, mag_bits, negative):
         return f"0x{bits:X}"
-    native = name in _NATIVE
-    if native:  # value straight from the hardware float: exact
-        value = Fraction(abs(bits_float(bits, name)))
-    else:
-        value = _magnitude(name, mag_bits) if (mag_bits or name == "f8E8M0FNU") else Fraction(0)
     precision = _precision(name)
-    text = apfloat_to_string(negative, value, precision, 6, 0, False)
-    if native:
+    if name in _NATIVE:  # value straight from the hardware float: exact
+        ratio = _Ratio(*abs(bits_float(bits, name)).as_integer_ratio())
+        text = apfloat_to_string(negative, ratio, precision, 6, 0, False)
         # Reading 6 significant digits back: Python's float() rounds correctly to f64, and
         # the f64 -> f32/f16 rounding cannot double-round a number this short.
         if float_bits(float(text), name) == bits:
             return text
-    elif _round_trips(text, name, mag_bits, value):
-        return text
-    text = apfloat_to_string(negative, value, precision)
+        text = apfloat_to_string(negative, ratio, precision)
+    else:
+        from fractions import Fraction
+
+        value = _magnitude(name, mag_bits) if (mag_bits or name == "f8E8M0FNU") else Fraction(0)
+        text = apfloat_to_string(negative, value, precision, 6, 0, False)
+        if _round_trips(text, name, mag_bits, value):
+            return text
+        text = apfloat_to_string(negative, value, precision)
     if "." in text:
         return text
     return f"0x{bits:X}"

@@ -40,6 +40,7 @@ from .lexer import (
     PUNCT,
     STRING,
     Token,
+    lazy_regex,
     lex_at,
     unescape_string,
 )
@@ -61,7 +62,7 @@ from .types import (
     numpy_dtype,
 )
 
-_SIMPLE_DICT = re.compile(
+_SIMPLE_DICT = lazy_regex(
     r'\{(?:[A-Za-z_][A-Za-z0-9_$.]* = (?:"[^"\\\n]*"|-?[0-9]+ : i[0-9]+|true|false)'
     r'(?:, (?=[A-Za-z_]))?)*\}')
 

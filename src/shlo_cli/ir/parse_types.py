@@ -21,6 +21,7 @@ from .lexer import (
     BARE,
     PUNCT,
     Token,
+    lazy_regex,
     lex_at,
 )
 from .parse_host import ParserHost
@@ -61,10 +62,11 @@ _SIMPLE_TENSOR = re.compile(
 
 _DIMS = re.compile(r"\s*((?:(?:[0-9]+|\?)\s*x\s*)*)")
 
-_QUANT_HEAD = re.compile(
+# Quantized types are rare: these compile on first use (re caches them), not at every launch.
+_QUANT_HEAD = (
     r"\s*(ui|si|u|i)([0-9]+)(?:<\s*(-?[0-9]+)\s*:\s*(-?[0-9]+)\s*>)?\s*:\s*([A-Za-z0-9]+)\s*(?::\s*(-?[0-9]+))?\s*,\s*")
 
-_QUANT_PARAM = re.compile(
+_QUANT_PARAM = (
     r"\s*([-+]?[0-9.]+(?:[eE][-+]?[0-9]+)?|0x[0-9A-Fa-f]+)\s*(?::\s*(-?[0-9]+))?\s*")
 
 _TYPE_CACHE: dict[str, Type] = {}
@@ -73,7 +75,7 @@ _TYPE_CACHE: dict[str, Type] = {}
 # parsed once per distinct text (types and attributes are immutable, so sharing is safe).
 _T = r"tensor<(?:(?:[0-9]+|\?)x)*(?:[A-Za-z][A-Za-z0-9]*|complex<[a-z0-9]+>)>"
 
-_SIMPLE_FUNC = re.compile(rf"\((?:{_T}(?:, {_T})*)?\) -> (?:{_T}|\((?:{_T}(?:, {_T})*)?\))")
+_SIMPLE_FUNC = lazy_regex(rf"\((?:{_T}(?:, {_T})*)?\) -> (?:{_T}|\((?:{_T}(?:, {_T})*)?\))")
 
 _FUNC_CACHE: dict[str, Type] = {}
 
@@ -299,7 +301,7 @@ class TypeParsing(ParserHost):
             raise self.error("expected '<'")
         end = self._balanced_end(self.tok.start, "<", ">")
         body = self.src[self.tok.start + 1:end - 1]
-        m = _QUANT_HEAD.match(body)
+        m = re.match(_QUANT_HEAD, body)
         if m is None:
             raise self.error("invalid quantized type", self.tok)
         signed, width, qmin, qmax, expressed_name, axis = m.groups()
@@ -323,7 +325,7 @@ class TypeParsing(ParserHost):
         item_start = self.tok.start + 1 + m.end() + body[m.end():].find(rest) + (
             1 if axis is not None else 0)
         for item in items:
-            pm = _QUANT_PARAM.fullmatch(item)
+            pm = re.fullmatch(_QUANT_PARAM, item)
             if pm is None:
                 raise self.error("invalid quantization parameters", self.tok)
             scales.append(_parse_float_text(pm.group(1)))
@@ -427,7 +429,7 @@ def register_dialect_types(dialect: str, fn: Callable[[Parser, Token], Type]) ->
 
 def _dialect_hook(table: dict[str, _Hook], dialect: str) -> _Hook | None:
     if not table.get(dialect) and registry.is_known_dialect(dialect):
-        registry.ensure_loaded()  # dialect modules register their hooks when loaded
+        registry.load_core()  # core dialect modules register the hooks when loaded
         registry.load_dialect(dialect)
     return table.get(dialect)
 

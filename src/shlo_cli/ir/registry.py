@@ -33,10 +33,11 @@ from __future__ import annotations
 
 import functools
 import importlib
-import inspect
+import types
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
+
+from .record import Struct
 
 if TYPE_CHECKING:
     from ..ir.core import Operation
@@ -62,28 +63,53 @@ class OpContractError(TypeError):
     """An op's declaration or its evaluator's signature is inconsistent (raised at import)."""
 
 
-@dataclass
-class OpDef:
+class OpDef(Struct):
+    """An op's declaration: contract, syntax, verifier, evaluator and rewrites."""
+
     name: str
-    syntax: Syntax | None = None
-    properties: frozenset[str] = frozenset()  # the declared attributes' names
-    regions: tuple[str, ...] = ()
-    verify: Callable[[Operation], None] | None = None
-    evaluate: Callable[..., Any] | None = None
-    isolated: bool = False
-    terminator: bool = False
-    asm_result_name: AsmResultName | None = None
-    required: tuple[str, ...] = ()  # attributes ODS requires (`requires attribute 'x'`)
+    syntax: Syntax | None
+    properties: frozenset[str]  # the declared attributes' names
+    regions: tuple[str, ...]
+    verify: Callable[[Operation], None] | None
+    evaluate: Callable[..., Any] | None
+    isolated: bool
+    terminator: bool
+    asm_result_name: AsmResultName | None
+    required: tuple[str, ...]  # attributes ODS requires (`requires attribute 'x'`)
     # The contract (see the module docstring); None only for ops built by hand in tests,
     # which the verifier then leaves unchecked.
-    operands: tuple[str, ...] | None = None
-    results: int | str | None = None
-    attributes: tuple[str, ...] = ()
-    _params: tuple[str, ...] = field(default=(), init=False, repr=False, compare=False)
+    operands: tuple[str, ...] | None
+    results: int | str | None
+    attributes: tuple[str, ...]
+    _params: tuple[str, ...]
     # Rewrites, declared beside the op with `@folder(name)` / `@canonicalization(name)` and
     # applied by the pattern driver in passes/rewrite.py (see `Folder` and `Canonicalization`).
-    fold: Folder | None = field(default=None, init=False)
-    canonicalizations: list[Canonicalization] = field(default_factory=list, init=False)
+    fold: Folder | None
+    canonicalizations: list[Canonicalization]
+
+    def __init__(self, name: str, syntax: Syntax | None = None,
+                 properties: frozenset[str] = frozenset(), regions: tuple[str, ...] = (),
+                 verify: Callable[[Operation], None] | None = None,
+                 evaluate: Callable[..., Any] | None = None, isolated: bool = False,
+                 terminator: bool = False, asm_result_name: AsmResultName | None = None,
+                 required: tuple[str, ...] = (), operands: tuple[str, ...] | None = None,
+                 results: int | str | None = None, attributes: tuple[str, ...] = ()) -> None:
+        self.name = name
+        self.syntax = syntax
+        self.properties = properties
+        self.regions = regions
+        self.verify = verify
+        self.evaluate = evaluate
+        self.isolated = isolated
+        self.terminator = terminator
+        self.asm_result_name = asm_result_name
+        self.required = required
+        self.operands = operands
+        self.results = results
+        self.attributes = attributes
+        self._params = ()
+        self.fold = None
+        self.canonicalizations = []
 
     def set_evaluator(self, fn: Callable[..., Any] | None) -> None:
         """Attach `fn` as the evaluator, after checking it against the contract."""
@@ -104,16 +130,21 @@ def operand_arity(operands: tuple[str, ...]) -> tuple[int, int | None]:
     return required, None if variadic else len(operands)
 
 
+_CO_VARARGS = 0x04  # `inspect.CO_VARARGS`: the code object takes `*args`
+
+
 def _signature(fn: Callable[..., Any]) -> tuple[int, int | None, tuple[str, ...]]:
     """(required, maximum or None) positional parameters and the keyword-only names, read
     from the code object (cheap enough for every op at import), else from `inspect`."""
-    if inspect.isfunction(fn) and not hasattr(fn, "__wrapped__"):
+    if isinstance(fn, types.FunctionType) and not hasattr(fn, "__wrapped__"):
         code = fn.__code__
         count = code.co_argcount
         defaults = len(fn.__defaults__ or ())
-        variadic = bool(code.co_flags & inspect.CO_VARARGS)
+        variadic = bool(code.co_flags & _CO_VARARGS)
         keywords = code.co_varnames[count:count + code.co_kwonlyargcount]
         return count - defaults, None if variadic else count, tuple(keywords)
+    import inspect  # only for evaluators that are not plain functions (~6 ms to import)
+
     required, maximum, names = 0, 0, []
     variadic = False
     for p in inspect.signature(fn).parameters.values():
@@ -263,10 +294,18 @@ def constant_materializer(dialect: str) -> Callable[[ConstantMaterializer],
 
 
 def lookup(name: str) -> OpDef | None:
-    _ensure_loaded()
+    """The op named `name`, importing the module that defines it on first use (the core
+    modules on the first lookup; every module when the index does not know the name)."""
+    if not _core_loaded:
+        load_core()
     opdef = _REGISTRY.get(name)
-    if opdef is None and LAZY_DIALECTS:
-        load_dialect(name.partition(".")[0])
+    if opdef is None:
+        dialect = name.partition(".")[0]
+        if not _loaded and not any(_plugin(p, "load_op", name) for p in PLUGIN_PACKAGES):
+            if dialect not in LAZY_DIALECTS:
+                _ensure_loaded()
+        if LAZY_DIALECTS:
+            load_dialect(dialect)
         opdef = _REGISTRY.get(name)
     return opdef
 
@@ -295,24 +334,49 @@ def load_dialect(dialect: str) -> None:
         importlib.import_module(module)
 
 
-_loaded = False
+_loaded = False  # every op module imported
+_core_loaded = False  # the modules every launch needs imported
 
 
 def ensure_loaded() -> None:
-    """Import every dialect module (each registers its ops and parser hooks)."""
+    """Import every dialect module (each registers its ops and parser hooks): for code that
+    lists all ops."""
     _ensure_loaded()
 
 
-# Packages whose modules declare ops, imported by name on the first lookup. The registry sits
-# in the lowest layer, so it names its plugins instead of importing them (no upward import);
-# each package's `load_all()` imports its modules, which register their ops and parser hooks.
+# Packages whose modules declare ops. The registry sits in the lowest layer, so it names its
+# plugins instead of importing them (no upward import). Each package's `load_all()` imports
+# its modules, which register their ops and parser hooks; a package may also offer
+# `load_core()` (what every launch needs: hooks, verifiers of every op, ...) and
+# `load_op(name) -> bool` (the module of one op; False when unknown), so a launch imports
+# only the op modules its program uses. Without them `load_core()` means `load_all()`.
 PLUGIN_PACKAGES: list[str] = ["shlo_cli.dialects"]
+
+
+def _plugin(package: str, hook: str, *args: Any) -> Any:
+    module = importlib.import_module(package)
+    if hasattr(module, hook):
+        return getattr(module, hook)(*args)
+    if hook != "load_op":
+        module.load_all()
+    return False
+
+
+def load_core() -> None:
+    """Import the op modules every launch needs (parser hooks, attribute parsers, verifiers
+    of every op, binding hooks, ...): what the first op lookup does."""
+    global _core_loaded
+    if not _core_loaded:
+        _core_loaded = True
+        for name in PLUGIN_PACKAGES:
+            _plugin(name, "load_core")
 
 
 def _ensure_loaded() -> None:
     global _loaded
     if not _loaded:
         _loaded = True
+        load_core()
         for name in PLUGIN_PACKAGES:
             importlib.import_module(name).load_all()
 

@@ -7,12 +7,13 @@ interpreter can compare them cheaply. Every type prints itself in MLIR syntax vi
 from __future__ import annotations
 
 from contextvars import ContextVar
-from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING
 
 import ml_dtypes
 import numpy as np
+
+from .record import Record, set_field
 
 if TYPE_CHECKING:
     from .attributes import Attribute
@@ -32,10 +33,14 @@ class Type:
     __slots__ = ()
 
 
-@dataclass(frozen=True, slots=True)
-class IntegerType(Type):
+class IntegerType(Type, Record):
+    __slots__ = ("width", "signedness")
     width: int
-    signedness: str = ""  # "" (signless), "s" or "u"
+    signedness: str  # "" (signless), "s" or "u"
+
+    def __init__(self, width: int, signedness: str = "") -> None:
+        set_field(self, "width", width)
+        set_field(self, "signedness", signedness)
 
     def __str__(self) -> str:
         return f"{self.signedness}i{self.width}"
@@ -49,9 +54,12 @@ class IntegerType(Type):
         return self.width == 1
 
 
-@dataclass(frozen=True, slots=True)
-class FloatType(Type):
+class FloatType(Type, Record):
+    __slots__ = ("name",)
     name: str  # as spelled in MLIR: f32, bf16, f8E4M3FN, ...
+
+    def __init__(self, name: str) -> None:
+        set_field(self, "name", name)
 
     def __str__(self) -> str:
         return self.name
@@ -61,33 +69,45 @@ class FloatType(Type):
         return FLOAT_WIDTHS[self.name]
 
 
-@dataclass(frozen=True, slots=True)
-class IndexType(Type):
+class IndexType(Type, Record):
+    __slots__ = ()
+
     def __str__(self) -> str:
         return "index"
 
 
-@dataclass(frozen=True, slots=True)
-class NoneType(Type):
+class NoneType(Type, Record):
+    __slots__ = ()
+
     def __str__(self) -> str:
         return "none"
 
 
-@dataclass(frozen=True, slots=True)
-class ComplexType(Type):
+class ComplexType(Type, Record):
+    __slots__ = ("element",)
     element: Type
+
+    def __init__(self, element: Type) -> None:
+        set_field(self, "element", element)
 
     def __str__(self) -> str:
         return f"complex<{self.element}>"
 
 
-@dataclass(frozen=True, slots=True)
-class TensorType(Type):
+class TensorType(Type, Record):
+    # `_text`: the printed text, made once: the parser shares type objects, so printing repeats.
+    __slots__ = ("shape", "element", "encoding", "_text")
     shape: tuple[int, ...]
     element: Type
-    encoding: Attribute | None = None
-    # The printed text, made once: the parser shares type objects, so printing repeats.
-    _text: str | None = field(default=None, init=False, compare=False, hash=False, repr=False)
+    encoding: Attribute | None
+    _text: str | None
+
+    def __init__(self, shape: tuple[int, ...], element: Type,
+                 encoding: Attribute | None = None) -> None:
+        set_field(self, "shape", shape)
+        set_field(self, "element", element)
+        set_field(self, "encoding", encoding)
+        set_field(self, "_text", None)
 
     def __str__(self) -> str:
         text = self._text
@@ -95,7 +115,7 @@ class TensorType(Type):
             dims = "".join(("?" if d == DYNAMIC else str(d)) + "x" for d in self.shape)
             enc = f", {self.encoding}" if self.encoding is not None else ""
             text = f"tensor<{dims}{self.element}{enc}>"
-            object.__setattr__(self, "_text", text)
+            set_field(self, "_text", text)
         if self.encoding is not None:
             aliases = ENCODING_ALIASES.get()
             encoding = str(self.encoding)
@@ -126,42 +146,58 @@ class TensorType(Type):
         return TensorType(self.shape, element, self.encoding)
 
 
-@dataclass(frozen=True, slots=True)
-class UnrankedTensorType(Type):
+class UnrankedTensorType(Type, Record):
+    __slots__ = ("element",)
     element: Type
+
+    def __init__(self, element: Type) -> None:
+        set_field(self, "element", element)
 
     def __str__(self) -> str:
         return f"tensor<*x{self.element}>"
 
 
-@dataclass(frozen=True, slots=True)
-class VectorType(Type):
+class VectorType(Type, Record):
+    __slots__ = ("shape", "element")
     shape: tuple[int, ...]
     element: Type
+
+    def __init__(self, shape: tuple[int, ...], element: Type) -> None:
+        set_field(self, "shape", shape)
+        set_field(self, "element", element)
 
     def __str__(self) -> str:
         return "vector<" + "".join(f"{d}x" for d in self.shape) + f"{self.element}>"
 
 
-@dataclass(frozen=True, slots=True)
-class TokenType(Type):
+class TokenType(Type, Record):
+    __slots__ = ()
+
     def __str__(self) -> str:
         return "!stablehlo.token"
 
 
-@dataclass(frozen=True, slots=True)
-class TupleType(Type):
+class TupleType(Type, Record):
+    __slots__ = ("types",)
     types: tuple[Type, ...]
+
+    def __init__(self, types: tuple[Type, ...]) -> None:
+        set_field(self, "types", types)
 
     def __str__(self) -> str:
         return "tuple<" + ", ".join(map(str, self.types)) + ">"
 
 
-@dataclass(frozen=True, slots=True)
-class FunctionType(Type):
+class FunctionType(Type, Record):
+    __slots__ = ("inputs", "results", "_text")
     inputs: tuple[Type, ...]
     results: tuple[Type, ...]
-    _text: str | None = field(default=None, init=False, compare=False, hash=False, repr=False)
+    _text: str | None
+
+    def __init__(self, inputs: tuple[Type, ...], results: tuple[Type, ...]) -> None:
+        set_field(self, "inputs", inputs)
+        set_field(self, "results", results)
+        set_field(self, "_text", None)
 
     def __str__(self) -> str:
         text = self._text
@@ -171,24 +207,38 @@ class FunctionType(Type):
                 text = f"{ins} -> {self.results[0]}"
             else:
                 text = f"{ins} -> (" + ", ".join(map(str, self.results)) + ")"
-            object.__setattr__(self, "_text", text)
+            set_field(self, "_text", text)
         return text
 
 
-@dataclass(frozen=True, slots=True)
-class QuantizedType(Type):
+class QuantizedType(Type, Record):
     """`!quant.uniform<storage<min:max>:expressed[:axis], scale:zero_point | {..}>`."""
 
+    __slots__ = ("storage", "expressed", "scales", "zero_points", "quantized_dimension",
+                 "storage_min", "storage_max", "builtin_storage")
     storage: IntegerType
     expressed: Type
     scales: tuple[float, ...]
     zero_points: tuple[int, ...]
-    quantized_dimension: int | None = None  # None: per-tensor
-    storage_min: int | None = None
-    storage_max: int | None = None
+    quantized_dimension: int | None  # None: per-tensor
+    storage_min: int | None
+    storage_max: int | None
     # Storage spelled as a builtin integer type (`ui8`, `si8`) rather than the quant
     # dialect's `i8` / `u8`: MLIR keeps (and prints) that spelling, so the types differ.
-    builtin_storage: bool = False
+    builtin_storage: bool
+
+    def __init__(self, storage: IntegerType, expressed: Type, scales: tuple[float, ...],
+                 zero_points: tuple[int, ...], quantized_dimension: int | None = None,
+                 storage_min: int | None = None, storage_max: int | None = None,
+                 builtin_storage: bool = False) -> None:
+        set_field(self, "storage", storage)
+        set_field(self, "expressed", expressed)
+        set_field(self, "scales", scales)
+        set_field(self, "zero_points", zero_points)
+        set_field(self, "quantized_dimension", quantized_dimension)
+        set_field(self, "storage_min", storage_min)
+        set_field(self, "storage_max", storage_max)
+        set_field(self, "builtin_storage", builtin_storage)
 
     def __str__(self) -> str:
         # The quant dialect spells storage `i8` / `u8` (or as written: `ui8`, `si8`), drops a
@@ -220,11 +270,14 @@ class QuantizedType(Type):
         return self.quantized_dimension is not None
 
 
-@dataclass(frozen=True, slots=True)
-class OpaqueType(Type):
+class OpaqueType(Type, Record):
     """A dialect type we keep as text (`!dialect.name<...>`)."""
 
+    __slots__ = ("text",)
     text: str
+
+    def __init__(self, text: str) -> None:
+        set_field(self, "text", text)
 
     def __str__(self) -> str:
         return self.text
@@ -237,31 +290,36 @@ FLOAT_WIDTHS = {
 }
 
 @cache
-def _dtype_tables() -> tuple[dict[str, np.dtype], dict[int, np.dtype], dict[int, np.dtype]]:
+def _dtype_tables(extended: bool) -> tuple[dict[str, np.dtype], dict[int, np.dtype],
+                                           dict[int, np.dtype]]:
     """(float name, signed width, unsigned width) -> dtype, built on first use: touching
-    numpy's attributes loads it, which the tools that only parse and print never do."""
-    floats = {
-        "f16": np.dtype(np.float16), "bf16": np.dtype(ml_dtypes.bfloat16),
-        "f32": np.dtype(np.float32), "f64": np.dtype(np.float64),
-        "f4E2M1FN": np.dtype(ml_dtypes.float4_e2m1fn),
-        "f6E2M3FN": np.dtype(ml_dtypes.float6_e2m3fn),
-        "f6E3M2FN": np.dtype(ml_dtypes.float6_e3m2fn), "f8E3M4": np.dtype(ml_dtypes.float8_e3m4),
-        "f8E4M3": np.dtype(ml_dtypes.float8_e4m3), "f8E4M3FN": np.dtype(ml_dtypes.float8_e4m3fn),
-        "f8E4M3FNUZ": np.dtype(ml_dtypes.float8_e4m3fnuz),
-        "f8E4M3B11FNUZ": np.dtype(ml_dtypes.float8_e4m3b11fnuz),
-        "f8E5M2": np.dtype(ml_dtypes.float8_e5m2),
-        "f8E5M2FNUZ": np.dtype(ml_dtypes.float8_e5m2fnuz),
-        "f8E8M0FNU": np.dtype(ml_dtypes.float8_e8m0fnu),
-    }
-    signed = {
-        2: np.dtype(ml_dtypes.int2), 4: np.dtype(ml_dtypes.int4), 8: np.dtype(np.int8),
-        16: np.dtype(np.int16), 32: np.dtype(np.int32), 64: np.dtype(np.int64),
-    }
-    unsigned = {
-        1: np.dtype(np.bool_), 2: np.dtype(ml_dtypes.uint2), 4: np.dtype(ml_dtypes.uint4),
-        8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32),
-        64: np.dtype(np.uint64),
-    }
+    numpy's attributes loads it, which the tools that only parse and print never do.
+    `extended` adds ml_dtypes' types (bf16, f8*, i2/i4, ...): importing ml_dtypes costs
+    ~9 ms more, which a program of numpy's own types never pays."""
+    floats: dict[str, np.dtype] = {"f16": np.dtype(np.float16), "f32": np.dtype(np.float32),
+                                   "f64": np.dtype(np.float64)}
+    signed: dict[int, np.dtype] = {8: np.dtype(np.int8), 16: np.dtype(np.int16),
+                                   32: np.dtype(np.int32), 64: np.dtype(np.int64)}
+    unsigned: dict[int, np.dtype] = {1: np.dtype(np.bool_), 8: np.dtype(np.uint8),
+                                     16: np.dtype(np.uint16), 32: np.dtype(np.uint32),
+                                     64: np.dtype(np.uint64)}
+    if extended:
+        floats.update({
+            "bf16": np.dtype(ml_dtypes.bfloat16),
+            "f4E2M1FN": np.dtype(ml_dtypes.float4_e2m1fn),
+            "f6E2M3FN": np.dtype(ml_dtypes.float6_e2m3fn),
+            "f6E3M2FN": np.dtype(ml_dtypes.float6_e3m2fn),
+            "f8E3M4": np.dtype(ml_dtypes.float8_e3m4),
+            "f8E4M3": np.dtype(ml_dtypes.float8_e4m3),
+            "f8E4M3FN": np.dtype(ml_dtypes.float8_e4m3fn),
+            "f8E4M3FNUZ": np.dtype(ml_dtypes.float8_e4m3fnuz),
+            "f8E4M3B11FNUZ": np.dtype(ml_dtypes.float8_e4m3b11fnuz),
+            "f8E5M2": np.dtype(ml_dtypes.float8_e5m2),
+            "f8E5M2FNUZ": np.dtype(ml_dtypes.float8_e5m2fnuz),
+            "f8E8M0FNU": np.dtype(ml_dtypes.float8_e8m0fnu),
+        })
+        signed.update({2: np.dtype(ml_dtypes.int2), 4: np.dtype(ml_dtypes.int4)})
+        unsigned.update({2: np.dtype(ml_dtypes.uint2), 4: np.dtype(ml_dtypes.uint4)})
     return floats, signed, unsigned
 
 
@@ -281,14 +339,16 @@ def numpy_dtype(t: Type) -> np.dtype:
     if isinstance(t, IntegerType):
         if t.width == 1:
             return np.dtype(np.bool_)
-        _, signed, unsigned = _dtype_tables()
-        table = unsigned if t.is_unsigned else signed
-        if t.width in table:
-            return table[t.width]
+        for extended in (False, True):
+            _, signed, unsigned = _dtype_tables(extended)
+            table = unsigned if t.is_unsigned else signed
+            if t.width in table:
+                return table[t.width]
     elif isinstance(t, FloatType):
-        floats = _dtype_tables()[0]
-        if t.name in floats:
-            return floats[t.name]
+        for extended in (False, True):
+            floats = _dtype_tables(extended)[0]
+            if t.name in floats:
+                return floats[t.name]
     elif isinstance(t, IndexType):
         return np.dtype(np.int64)
     elif isinstance(t, ComplexType):

@@ -17,29 +17,36 @@ Option text is MLIR's: space-separated `name=value` items, values optionally quo
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Callable, Iterator, MutableMapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..ir.core import Module
 from ..ir.diagnostics import Diagnostic, ShloError
+from ..ir.record import Record, set_field
 
 
 class PassOptionError(ValueError):
     """Option text a pass does not accept; the message is MLIR's wording."""
 
 
-@dataclass(frozen=True)
-class PassOption:
+class PassOption(Record):
     """One named pass option: ``parse`` turns its text into the value the pass gets (raising
     ValueError with the message to show); a ``flag`` may be given without `=value`."""
 
+    __slots__ = ("name", "help", "default", "parse", "flag")
     name: str
     help: str
-    default: Any = None
-    parse: Callable[[str], Any] = str
-    flag: bool = False
+    default: Any
+    parse: Callable[[str], Any]
+    flag: bool
+
+    def __init__(self, name: str, help: str, default: Any = None,
+                 parse: Callable[[str], Any] = str, flag: bool = False) -> None:
+        set_field(self, "name", name)
+        set_field(self, "help", help)
+        set_field(self, "default", default)
+        set_field(self, "parse", parse)
+        set_field(self, "flag", flag)
 
     @property
     def keyword(self) -> str:
@@ -51,18 +58,27 @@ class PassOption:
         return f"{name}_" if keyword.iskeyword(name) else name
 
 
-@dataclass(frozen=True)
-class Pass:
+class Pass(Record):
+    __slots__ = ("name", "run", "help", "options")
     name: str
     run: Callable[..., None]
     help: str
-    options: tuple[PassOption, ...] = field(default=())
+    options: tuple[PassOption, ...]
+
+    def __init__(self, name: str, run: Callable[..., None], help: str,
+                 options: tuple[PassOption, ...] = ()) -> None:
+        set_field(self, "name", name)
+        set_field(self, "run", run)
+        set_field(self, "help", help)
+        set_field(self, "options", options)
 
     def parse_options(self, text: str) -> dict[str, Any]:
         """Keyword arguments for ``run`` from option text (`target=1.0.0 flag`); every
         option not named gets its default."""
         values = {opt.keyword: opt.default for opt in self.options}
         by_name = {opt.name: opt for opt in self.options}
+        import shlex  # only for option text: most launches run no pass with options
+
         try:
             items = shlex.split(text)
         except ValueError as e:

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-import string
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -26,6 +24,7 @@ from ...ir.attributes import (
 from ...ir.core import Location, Operation
 from ...ir.diagnostics import EvaluationError
 from ...ir.memory import check_elements
+from ...ir.record import Record, set_field
 from ...ir.types import (
     BOOL,
     DYNAMIC,
@@ -58,10 +57,12 @@ from .reducer import strided_view
 # ---- convolution dimension numbers --------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ConvDims:
+class ConvDims(Record):
     """`#stablehlo.conv` decoded: which axis of each operand/result plays which role."""
 
+    __slots__ = ("input_batch", "input_feature", "input_spatial", "kernel_input_feature",
+                 "kernel_output_feature", "kernel_spatial", "output_batch", "output_feature",
+                 "output_spatial")
     input_batch: int
     input_feature: int
     input_spatial: tuple[int, ...]
@@ -71,6 +72,20 @@ class ConvDims:
     output_batch: int
     output_feature: int
     output_spatial: tuple[int, ...]
+
+    def __init__(self, input_batch: int, input_feature: int, input_spatial: tuple[int, ...],
+                 kernel_input_feature: int, kernel_output_feature: int,
+                 kernel_spatial: tuple[int, ...], output_batch: int, output_feature: int,
+                 output_spatial: tuple[int, ...]) -> None:
+        set_field(self, "input_batch", input_batch)
+        set_field(self, "input_feature", input_feature)
+        set_field(self, "input_spatial", input_spatial)
+        set_field(self, "kernel_input_feature", kernel_input_feature)
+        set_field(self, "kernel_output_feature", kernel_output_feature)
+        set_field(self, "kernel_spatial", kernel_spatial)
+        set_field(self, "output_batch", output_batch)
+        set_field(self, "output_feature", output_feature)
+        set_field(self, "output_spatial", output_spatial)
 
     def text(self) -> str:
         """`[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]` (upstream printConvolutionDimensions)."""
@@ -318,7 +333,7 @@ def _check_groups(batch: int, channels: int, features: int, groups: int,
 def _grouped_einsum(windows: np.ndarray, k: np.ndarray, s: int, groups: int,
                     batch_groups: int) -> np.ndarray:
     """(N, O.., K.., C) x (K.., I, F) -> (N', O.., F) in one einsum (exact for integers)."""
-    letters = iter(string.ascii_letters)
+    letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")  # einsum's names
     out_l = "".join(next(letters) for _ in range(s))
     win_l = "".join(next(letters) for _ in range(s))
     n, c, g, f = next(letters), next(letters), next(letters), next(letters)

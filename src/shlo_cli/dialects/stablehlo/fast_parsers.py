@@ -16,7 +16,7 @@ from ...ir.attributes import (
     IntegerAttr,
     StringAttr,
 )
-from ...ir.lexer import BARE, Token
+from ...ir.lexer import BARE, Token, lazy_regex
 from ...ir.parse_fast import (
     INT,
     KEYWORD_END,
@@ -57,7 +57,7 @@ def _constant(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult | 
     return [], [value_type], {"value": value}, {}, p.tok
 
 
-_CALL = re.compile(rf"{WS}({SYMBOL}){WS}\({WS}((?:{VALUE_LIST})?){WS}\)")
+_CALL = lazy_regex(rf"{WS}({SYMBOL}){WS}\({WS}((?:{VALUE_LIST})?){WS}\)")
 
 
 def _custom_call(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult | None:
@@ -77,7 +77,7 @@ def _custom_call(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult
     return operands, list(ftype.results), props, attributes, after
 
 
-_COMPARE = re.compile(
+_COMPARE = lazy_regex(
     rf"{WS}({WORD}){WS},{WS}({VALUE}){WS},{WS}({VALUE})(?:{WS},{WS}({WORD}))?")
 _ENUMS: dict[tuple[str, str], DialectAttr] = {}
 
@@ -115,7 +115,7 @@ def _compare(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult | N
     return operands, list(ftype.results), props, attributes, after
 
 
-_CONCATENATE = re.compile(rf"{WS}((?:{VALUE}{WS},{WS})*)dim{KEYWORD_END}{WS}={WS}({INT})")
+_CONCATENATE = lazy_regex(rf"{WS}((?:{VALUE}{WS},{WS})*)dim{KEYWORD_END}{WS}={WS}({INT})")
 
 
 def _concatenate(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult | None:

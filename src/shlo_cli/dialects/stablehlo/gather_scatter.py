@@ -14,7 +14,6 @@ duplicate indices are still combined in order.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -29,6 +28,7 @@ from ...ir.parser import (
     canonical_fields,
     format_field,
 )
+from ...ir.record import Record, set_field
 from ...ir.types import (
     DYNAMIC,
     ComplexType,
@@ -419,17 +419,26 @@ def _unique(dims: Sequence[int]) -> bool:
     return len(set(dims)) == len(dims)
 
 
-@dataclass(frozen=True)
-class _Spelling:
+class _Spelling(Record):
     """How one op's upstream verifier names and words the dimension-number checks that scatter
     and gather share: scatter writes sentences ("Expects X to be sorted; got: [..]."), gather
     does not ("expects X to be sorted, got: [..]")."""
 
+    __slots__ = ("window_dims", "operand_batching_dims", "indices_batching_dims", "indices",
+                 "sentences")
     window_dims: str  # the operand dimensions the index vectors do not cover
     operand_batching_dims: str
     indices_batching_dims: str
     indices: str  # the index operand
     sentences: bool
+
+    def __init__(self, window_dims: str, operand_batching_dims: str, indices_batching_dims: str,
+                 indices: str, sentences: bool) -> None:
+        set_field(self, "window_dims", window_dims)
+        set_field(self, "operand_batching_dims", operand_batching_dims)
+        set_field(self, "indices_batching_dims", indices_batching_dims)
+        set_field(self, "indices", indices)
+        set_field(self, "sentences", sentences)
 
     @property
     def end(self) -> str:

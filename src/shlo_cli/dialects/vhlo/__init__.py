@@ -2,7 +2,7 @@
 
 - `version`: the version window (MINIMUM 0.9.0 .. CURRENT 1.20.0), `resolve_target`,
   `bytecode_version`.
-- `types` / `attributes`: the data model, one frozen dataclass per upstream type /
+- `types` / `attributes`: the data model, one immutable record (`ir.record`) per upstream type /
   attribute with fields in upstream's parameter order (the bytecode encodings' order);
   TYPES_BY_MNEMONIC, ATTRS_BY_MNEMONIC, ENUM_ATTRS index them.
 - `ops`: OP_SPECS, every `vhlo.*_vN` op with its version range and operand / attribute /

@@ -1,7 +1,7 @@
 """VHLO attributes: the versioned, frozen spelling of every attribute a portable artifact holds.
 
 Each class mirrors one attribute of upstream `stablehlo/dialect/VhloAttrs.td` /
-`VhloEnums.td`; its dataclass fields are exactly that attribute's parameters, in the same
+`VhloEnums.td`; its record fields are exactly that attribute's parameters, in the same
 order (the bytecode encodings write them in that order). Every class has ``mnemonic``,
 ``min_version`` and ``max_version`` (inclusive; CURRENT for all today).
 
@@ -45,7 +45,6 @@ tensor keeps the builtin dense attribute (its builtin tensor type included).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ...ir.attributes import (
@@ -57,13 +56,14 @@ from ...ir.attributes import (
 )
 from ...ir.floats import format_float
 from ...ir.lexer import BARE, INT, STRING, Token, unescape_string
+from ...ir.record import Record, set_field
 from ...ir.types import DYNAMIC, F64, FloatType, IntegerType, Type
 from .type_conversion import to_vhlo_type
 from .types import SimpleVhloType, is_vhlo, parse_float_literal
 from .version import CURRENT, Version
 
 
-class VhloAttr(Attribute):
+class VhloAttr(Attribute, Record):
     """Base of every VHLO attribute: its mnemonic and the versions that know it."""
 
     __slots__ = ()
@@ -81,30 +81,39 @@ def _float_text(value: float, vhlo_type: Type | None) -> str:
     return format_float(value, builtin if isinstance(builtin, FloatType) else F64)
 
 
-@dataclass(frozen=True, slots=True)
 class ArrayV1Attr(VhloAttr):
+    __slots__ = ("value",)
     mnemonic: ClassVar[str] = "array_v1"
     value: tuple[Attribute, ...]
+
+    def __init__(self, value: tuple[Attribute, ...]) -> None:
+        set_field(self, "value", value)
 
     def __str__(self) -> str:
         return "#vhlo.array_v1<[" + ", ".join(map(str, self.value)) + "]>"
 
 
-@dataclass(frozen=True, slots=True)
 class BooleanV1Attr(VhloAttr):
+    __slots__ = ("value",)
     mnemonic: ClassVar[str] = "bool_v1"
     value: bool
+
+    def __init__(self, value: bool) -> None:
+        set_field(self, "value", value)
 
     def __str__(self) -> str:
         return f"#vhlo.bool_v1<{'true' if self.value else 'false'}>"
 
 
-@dataclass(frozen=True, slots=True)
 class DictionaryV1Attr(VhloAttr):
     """Entries in stored order; keys are VHLO attributes (string_v1 in practice)."""
 
+    __slots__ = ("value",)
     mnemonic: ClassVar[str] = "dict_v1"
     value: tuple[tuple[Attribute, Attribute], ...]
+
+    def __init__(self, value: tuple[tuple[Attribute, Attribute], ...]) -> None:
+        set_field(self, "value", value)
 
     def __str__(self) -> str:
         return "#vhlo.dict_v1<{" + ", ".join(f"{k} = {v}" for k, v in self.value) + "}>"
@@ -116,33 +125,47 @@ class DictionaryV1Attr(VhloAttr):
         return None
 
 
-@dataclass(frozen=True, slots=True)
 class FloatV1Attr(VhloAttr):
+    __slots__ = ("type", "value")
     mnemonic: ClassVar[str] = "float_v1"
     type: Type
     value: float
+
+    def __init__(self, type: Type, value: float) -> None:
+        set_field(self, "type", type)
+        set_field(self, "value", value)
 
     def __str__(self) -> str:
         return f"#vhlo.float_v1<{_float_text(self.value, self.type)} : {self.type}>"
 
 
-@dataclass(frozen=True, slots=True)
 class IntegerV1Attr(VhloAttr):
+    __slots__ = ("type", "value")
     mnemonic: ClassVar[str] = "integer_v1"
     type: Type
     value: int
+
+    def __init__(self, type: Type, value: int) -> None:
+        set_field(self, "type", type)
+        set_field(self, "value", value)
 
     def __str__(self) -> str:
         builtin = self.type.builtin if isinstance(self.type, SimpleVhloType) else self.type
         return f"#vhlo.integer_v1<{IntegerAttr(self.value, builtin)}>"
 
 
-@dataclass(frozen=True, slots=True)
 class OutputOperandAliasV1Attr(VhloAttr):
+    __slots__ = ("output_tuple_indices", "operand_index", "operand_tuple_indices")
     mnemonic: ClassVar[str] = "output_operand_alias_v1"
     output_tuple_indices: tuple[int, ...]
     operand_index: int
     operand_tuple_indices: tuple[int, ...]
+
+    def __init__(self, output_tuple_indices: tuple[int, ...], operand_index: int,
+                 operand_tuple_indices: tuple[int, ...]) -> None:
+        set_field(self, "output_tuple_indices", output_tuple_indices)
+        set_field(self, "operand_index", operand_index)
+        set_field(self, "operand_tuple_indices", operand_tuple_indices)
 
     def __str__(self) -> str:
         return (f"#vhlo.output_operand_alias_v1<outputTupleIndices = "
@@ -150,45 +173,58 @@ class OutputOperandAliasV1Attr(VhloAttr):
                 f"operandTupleIndices = {_dims(self.operand_tuple_indices)}>")
 
 
-@dataclass(frozen=True, slots=True)
 class StringV1Attr(VhloAttr):
+    __slots__ = ("value",)
     mnemonic: ClassVar[str] = "string_v1"
     value: str
+
+    def __init__(self, value: str) -> None:
+        set_field(self, "value", value)
 
     def __str__(self) -> str:
         return f"#vhlo.string_v1<{escape_string(self.value)}>"
 
 
-@dataclass(frozen=True, slots=True)
 class TensorV1Attr(VhloAttr):
+    __slots__ = ("type", "data")
     mnemonic: ClassVar[str] = "tensor_v1"
     type: Type
     data: DenseElementsAttr
+
+    def __init__(self, type: Type, data: DenseElementsAttr) -> None:
+        set_field(self, "type", type)
+        set_field(self, "data", data)
 
     def __str__(self) -> str:
         return f"#vhlo.tensor_v1<{self.data}>"
 
 
-@dataclass(frozen=True, slots=True)
 class TypeV1Attr(VhloAttr):
+    __slots__ = ("value",)
     mnemonic: ClassVar[str] = "type_v1"
     value: Type
+
+    def __init__(self, value: Type) -> None:
+        set_field(self, "value", value)
 
     def __str__(self) -> str:
         return f"#vhlo.type_v1<{self.value}>"
 
 
-@dataclass(frozen=True, slots=True)
 class TypeExtensionsV1Attr(VhloAttr):
+    __slots__ = ("bounds",)
     mnemonic: ClassVar[str] = "type_extensions_v1"
     bounds: tuple[int, ...]
+
+    def __init__(self, bounds: tuple[int, ...]) -> None:
+        set_field(self, "bounds", bounds)
 
     def __str__(self) -> str:
         return f"#vhlo.type_extensions_v1<bounds = {_dims(self.bounds)}>"
 
 
-@dataclass(frozen=True, slots=True)
 class ResultAccuracyV1Attr(VhloAttr):
+    __slots__ = ("atol", "rtol", "ulps", "mode")
     mnemonic: ClassVar[str] = "result_accuracy_v1"
     min_version: ClassVar[Version] = Version(1, 9, 0)
     atol: float
@@ -196,63 +232,89 @@ class ResultAccuracyV1Attr(VhloAttr):
     ulps: int
     mode: Attribute
 
+    def __init__(self, atol: float, rtol: float, ulps: int, mode: Attribute) -> None:
+        set_field(self, "atol", atol)
+        set_field(self, "rtol", rtol)
+        set_field(self, "ulps", ulps)
+        set_field(self, "mode", mode)
+
     def __str__(self) -> str:
         return (f"#vhlo.result_accuracy_v1<atol = {format_float(self.atol, F64)}, "
                 f"rtol = {format_float(self.rtol, F64)}, ulps = {self.ulps}, "
                 f"mode = {self.mode}>")
 
 
-@dataclass(frozen=True, slots=True)
 class SubAxisInfoV1Attr(VhloAttr):
+    __slots__ = ("pre_size", "size")
     mnemonic: ClassVar[str] = "sub_axis_info_v1"
     min_version: ClassVar[Version] = Version(1, 16, 0)
     pre_size: int
     size: int
 
+    def __init__(self, pre_size: int, size: int) -> None:
+        set_field(self, "pre_size", pre_size)
+        set_field(self, "size", size)
+
     def __str__(self) -> str:
         return f"#vhlo.sub_axis_info_v1<pre_size = {self.pre_size}, size = {self.size}>"
 
 
-@dataclass(frozen=True, slots=True)
 class AxisRefV1Attr(VhloAttr):
+    __slots__ = ("name", "sub_axis_info")
     mnemonic: ClassVar[str] = "axis_ref_v1"
     min_version: ClassVar[Version] = Version(1, 16, 0)
     name: Attribute
-    sub_axis_info: Attribute | None = None
+    sub_axis_info: Attribute | None
+
+    def __init__(self, name: Attribute, sub_axis_info: Attribute | None = None) -> None:
+        set_field(self, "name", name)
+        set_field(self, "sub_axis_info", sub_axis_info)
 
     def __str__(self) -> str:
         sub = f", sub_axis_info = {self.sub_axis_info}" if self.sub_axis_info else ""
         return f"#vhlo.axis_ref_v1<name = {self.name}{sub}>"
 
 
-@dataclass(frozen=True, slots=True)
 class ReplicaGroupMeshAxesV1Attr(VhloAttr):
+    __slots__ = ("mesh", "axes")
     mnemonic: ClassVar[str] = "replica_group_mesh_axes_v1"
     min_version: ClassVar[Version] = Version(1, 16, 0)
     mesh: Attribute
     axes: Attribute
 
+    def __init__(self, mesh: Attribute, axes: Attribute) -> None:
+        set_field(self, "mesh", mesh)
+        set_field(self, "axes", axes)
+
     def __str__(self) -> str:
         return f"#vhlo.replica_group_mesh_axes_v1<mesh = {self.mesh}, axes = {self.axes}>"
 
 
-@dataclass(frozen=True, slots=True)
 class MeshAxisV1Attr(VhloAttr):
+    __slots__ = ("name", "size")
     mnemonic: ClassVar[str] = "mesh_axis_v1"
     min_version: ClassVar[Version] = Version(1, 16, 0)
     name: Attribute
     size: int
 
+    def __init__(self, name: Attribute, size: int) -> None:
+        set_field(self, "name", name)
+        set_field(self, "size", size)
+
     def __str__(self) -> str:
         return f"#vhlo.mesh_axis_v1<name = {self.name}, size = {self.size}>"
 
 
-@dataclass(frozen=True, slots=True)
 class MeshV1Attr(VhloAttr):
+    __slots__ = ("axes", "device_ids")
     mnemonic: ClassVar[str] = "mesh_v1"
     min_version: ClassVar[Version] = Version(1, 16, 0)
     axes: Attribute
-    device_ids: Attribute | None = None
+    device_ids: Attribute | None
+
+    def __init__(self, axes: Attribute, device_ids: Attribute | None = None) -> None:
+        set_field(self, "axes", axes)
+        set_field(self, "device_ids", device_ids)
 
     def __str__(self) -> str:
         ids = f", device_ids = {self.device_ids}" if self.device_ids else ""
@@ -262,12 +324,15 @@ class MeshV1Attr(VhloAttr):
 # ---- enums -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
 class EnumV1Attr(VhloAttr):
     """`#vhlo<mnemonic CASE>`; ``cases`` maps each case name to its number."""
 
+    __slots__ = ("value",)
     cases: ClassVar[dict[str, int]] = {}
     value: str
+
+    def __init__(self, value: str) -> None:
+        set_field(self, "value", value)
 
     def __str__(self) -> str:
         return f"#vhlo<{self.mnemonic} {self.value}>"
@@ -291,10 +356,10 @@ def _enum(cpp_name: str, mnemonic: str, cases: str, min_version: str = "0.9.0") 
         numbers = {name: i + 1 for i, name in enumerate(names)}
     cls = type(cpp_name, (EnumV1Attr,), {
         "mnemonic": mnemonic, "cases": numbers,
-        "min_version": Version.parse(min_version), "__module__": __name__,
+        "min_version": Version.parse(min_version), "__module__": __name__, "__slots__": (),
         "__doc__": f"`#vhlo<{mnemonic} {names[0]}>`: one of {', '.join(names)}.",
     })
-    return dataclass(frozen=True, slots=True)(cls)
+    return cls
 
 
 ComparisonDirectionV1Attr = _enum("ComparisonDirectionV1Attr", "comparison_direction_v1",

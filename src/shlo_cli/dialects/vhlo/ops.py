@@ -13,12 +13,12 @@ upstream's argument order (the bytecode writes properties in that order).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from ...ir.attributes import Attribute
 from ...ir.core import Location, Operation
 from ...ir.lexer import PERCENT
+from ...ir.record import Record, set_field
 from ..registry import OpDef, declare_op
 from ..syntax import Custom
 from .attributes import StringV1Attr, TypeV1Attr
@@ -233,10 +233,11 @@ _TABLE = """
 """
 
 
-@dataclass(frozen=True)
-class VhloOpSpec:
+class VhloOpSpec(Record):
     """One VHLO op as upstream declares it (names with `*` are variadic)."""
 
+    __slots__ = ("name", "min_version", "max_version", "operands", "attributes", "regions",
+                 "results", "terminator")
     name: str
     min_version: Version
     max_version: Version
@@ -244,7 +245,19 @@ class VhloOpSpec:
     attributes: tuple[str, ...]
     regions: tuple[str, ...]
     results: tuple[str, ...]
-    terminator: bool = False
+    terminator: bool
+
+    def __init__(self, name: str, min_version: Version, max_version: Version,
+                 operands: tuple[str, ...], attributes: tuple[str, ...], regions: tuple[str, ...],
+                 results: tuple[str, ...], terminator: bool = False) -> None:
+        set_field(self, "name", name)
+        set_field(self, "min_version", min_version)
+        set_field(self, "max_version", max_version)
+        set_field(self, "operands", operands)
+        set_field(self, "attributes", attributes)
+        set_field(self, "regions", regions)
+        set_field(self, "results", results)
+        set_field(self, "terminator", terminator)
 
     @property
     def mnemonic(self) -> str:

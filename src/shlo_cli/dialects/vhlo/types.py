@@ -1,6 +1,6 @@
 """VHLO types: the versioned, frozen spelling of every type a portable artifact can hold.
 
-Each class mirrors one type of upstream `stablehlo/dialect/VhloTypes.td`; its dataclass
+Each class mirrors one type of upstream `stablehlo/dialect/VhloTypes.td`; its record
 fields are exactly that type's parameters, in the same order (the bytecode encodings write
 them in that order). Every class has ``mnemonic`` (the `!vhlo.<mnemonic>` text),
 ``min_version`` and ``max_version`` (inclusive; CURRENT for all of them today).
@@ -54,11 +54,11 @@ None; ``scale``/``scales`` are Python floats (upstream keeps them as f64 APFloat
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...ir.floats import format_float
 from ...ir.lexer import FLOAT, INT, Token
+from ...ir.record import Record, set_field
 from ...ir.types import (
     DYNAMIC,
     F64,
@@ -76,7 +76,7 @@ if TYPE_CHECKING:
     from ...ir.attributes import Attribute
 
 
-class VhloType(Type):
+class VhloType(Type, Record):
     """Base of every VHLO type: its mnemonic and the versions that know it."""
 
     __slots__ = ()
@@ -85,10 +85,10 @@ class VhloType(Type):
     max_version: ClassVar[Version] = CURRENT
 
 
-@dataclass(frozen=True, slots=True)
 class SimpleVhloType(VhloType):
     """A VHLO type without parameters; ``builtin`` is the builtin type it stands for."""
 
+    __slots__ = ()
     builtin: ClassVar[Type]
 
     def __str__(self) -> str:
@@ -105,9 +105,9 @@ def _simple(cpp_name: str, mnemonic: str, min_version: str, builtin: Type) -> ty
     cls = type(cpp_name, (SimpleVhloType,), {
         "mnemonic": mnemonic, "min_version": Version.parse(min_version),
         "builtin": builtin, "__doc__": f"`!vhlo.{mnemonic}` (the builtin `{builtin}`).",
-        "__module__": __name__,
+        "__module__": __name__, "__slots__": (),
     })
-    return dataclass(frozen=True, slots=True, eq=False)(cls)
+    return cls
 
 
 BooleanV1Type = _simple("BooleanV1Type", "bool_v1", "0.9.0", IntegerType(1))
@@ -169,12 +169,15 @@ def _dims(shape: tuple[int, ...]) -> str:
     return "".join(("?" if d == DYNAMIC else str(d)) + "x" for d in shape)
 
 
-@dataclass(frozen=True, slots=True)
 class ComplexV1Type(VhloType):
     """`!vhlo.complex_v1<!vhlo.f32_v1>`."""
 
+    __slots__ = ("element_type",)
     mnemonic: ClassVar[str] = "complex_v1"
     element_type: Type
+
+    def __init__(self, element_type: Type) -> None:
+        set_field(self, "element_type", element_type)
 
     def __str__(self) -> str:
         return f"!vhlo.complex_v1<{self.element_type}>"
@@ -184,60 +187,77 @@ def _type_array(types: tuple[Type, ...]) -> str:
     return ", ".join(map(str, types)) if types else "()"
 
 
-@dataclass(frozen=True, slots=True)
 class FunctionV1Type(VhloType):
     """`!vhlo.func_v1<(in, ...) -> out, ...>`; an empty list prints `()`, so a function
     without inputs is `(())`."""
 
+    __slots__ = ("inputs", "outputs")
     mnemonic: ClassVar[str] = "func_v1"
     inputs: tuple[Type, ...]
     outputs: tuple[Type, ...]
+
+    def __init__(self, inputs: tuple[Type, ...], outputs: tuple[Type, ...]) -> None:
+        set_field(self, "inputs", inputs)
+        set_field(self, "outputs", outputs)
 
     def __str__(self) -> str:
         return f"!vhlo.func_v1<({_type_array(self.inputs)}) -> {_type_array(self.outputs)}>"
 
 
-@dataclass(frozen=True, slots=True)
 class RankedTensorV1Type(VhloType):
     """`!vhlo.tensor_v1<2x?x!vhlo.f32_v1, #vhlo.type_extensions_v1<bounds = [?, 4]>>`."""
 
+    __slots__ = ("shape", "element_type", "encoding")
     mnemonic: ClassVar[str] = "tensor_v1"
     shape: tuple[int, ...]
     element_type: Type
-    encoding: Attribute | None = None
+    encoding: Attribute | None
+
+    def __init__(self, shape: tuple[int, ...], element_type: Type,
+                 encoding: Attribute | None = None) -> None:
+        set_field(self, "shape", shape)
+        set_field(self, "element_type", element_type)
+        set_field(self, "encoding", encoding)
 
     def __str__(self) -> str:
         enc = f", {self.encoding}" if self.encoding is not None else ""
         return f"!vhlo.tensor_v1<{_dims(self.shape)}{self.element_type}{enc}>"
 
 
-@dataclass(frozen=True, slots=True)
 class FutureV1Type(VhloType):
     """`!vhlo.future_v1<t, ...>`: the result of an async start."""
 
+    __slots__ = ("types",)
     mnemonic: ClassVar[str] = "future_v1"
     min_version: ClassVar[Version] = Version(1, 15, 0)
     types: tuple[Type, ...]
+
+    def __init__(self, types: tuple[Type, ...]) -> None:
+        set_field(self, "types", types)
 
     def __str__(self) -> str:
         return "!vhlo.future_v1<" + ", ".join(map(str, self.types)) + ">"
 
 
-@dataclass(frozen=True, slots=True)
 class TupleV1Type(VhloType):
     """`!vhlo.tuple_v1<t, ...>`."""
 
+    __slots__ = ("types",)
     mnemonic: ClassVar[str] = "tuple_v1"
     types: tuple[Type, ...]
+
+    def __init__(self, types: tuple[Type, ...]) -> None:
+        set_field(self, "types", types)
 
     def __str__(self) -> str:
         return "!vhlo.tuple_v1<" + ", ".join(map(str, self.types)) + ">"
 
 
-@dataclass(frozen=True, slots=True)
 class UniformQuantizedV1Type(VhloType):
     """`!vhlo.quant_v1<storage:expressed, scale:zero_point, min:max, flags>`."""
 
+    __slots__ = ("flags", "storage_type", "expressed_type", "scale", "zero_point",
+                 "storage_type_min", "storage_type_max")
     mnemonic: ClassVar[str] = "quant_v1"
     flags: int
     storage_type: Type
@@ -247,17 +267,28 @@ class UniformQuantizedV1Type(VhloType):
     storage_type_min: int
     storage_type_max: int
 
+    def __init__(self, flags: int, storage_type: Type, expressed_type: Type, scale: float,
+                 zero_point: int, storage_type_min: int, storage_type_max: int) -> None:
+        set_field(self, "flags", flags)
+        set_field(self, "storage_type", storage_type)
+        set_field(self, "expressed_type", expressed_type)
+        set_field(self, "scale", scale)
+        set_field(self, "zero_point", zero_point)
+        set_field(self, "storage_type_min", storage_type_min)
+        set_field(self, "storage_type_max", storage_type_max)
+
     def __str__(self) -> str:
         return (f"!vhlo.quant_v1<{self.storage_type}:{self.expressed_type}, "
                 f"{format_float(self.scale, F64)}:{self.zero_point}, "
                 f"{self.storage_type_min}:{self.storage_type_max}, {self.flags}>")
 
 
-@dataclass(frozen=True, slots=True)
 class UniformQuantizedPerAxisV1Type(VhloType):
     """`!vhlo.quant_per_axis_v1<storage:expressed, dim, [scales], [zero points], min:max,
     flags>`."""
 
+    __slots__ = ("flags", "storage_type", "expressed_type", "quantized_dimension", "scales",
+                 "zero_points", "storage_type_min", "storage_type_max")
     mnemonic: ClassVar[str] = "quant_per_axis_v1"
     min_version: ClassVar[Version] = Version(0, 18, 0)
     flags: int
@@ -269,6 +300,19 @@ class UniformQuantizedPerAxisV1Type(VhloType):
     storage_type_min: int
     storage_type_max: int
 
+    def __init__(self, flags: int, storage_type: Type, expressed_type: Type,
+                 quantized_dimension: int, scales: tuple[float, ...],
+                 zero_points: tuple[int, ...], storage_type_min: int,
+                 storage_type_max: int) -> None:
+        set_field(self, "flags", flags)
+        set_field(self, "storage_type", storage_type)
+        set_field(self, "expressed_type", expressed_type)
+        set_field(self, "quantized_dimension", quantized_dimension)
+        set_field(self, "scales", scales)
+        set_field(self, "zero_points", zero_points)
+        set_field(self, "storage_type_min", storage_type_min)
+        set_field(self, "storage_type_max", storage_type_max)
+
     def __str__(self) -> str:
         scales = ", ".join(format_float(s, F64) for s in self.scales)
         zps = ", ".join(map(str, self.zero_points))
@@ -277,25 +321,32 @@ class UniformQuantizedPerAxisV1Type(VhloType):
                 f"{self.storage_type_min}:{self.storage_type_max}, {self.flags}>")
 
 
-@dataclass(frozen=True, slots=True)
 class UnrankedTensorV1Type(VhloType):
     """`!vhlo.unranked_tensor_v1<!vhlo.f32_v1>`."""
 
+    __slots__ = ("element_type",)
     mnemonic: ClassVar[str] = "unranked_tensor_v1"
     element_type: Type
+
+    def __init__(self, element_type: Type) -> None:
+        set_field(self, "element_type", element_type)
 
     def __str__(self) -> str:
         return f"!vhlo.unranked_tensor_v1<{self.element_type}>"
 
 
-@dataclass(frozen=True, slots=True)
 class RankedBufferV1Type(VhloType):
     """`!vhlo.buffer_v1<2x!vhlo.f32_v1>` (a memref)."""
 
+    __slots__ = ("shape", "element_type")
     mnemonic: ClassVar[str] = "buffer_v1"
     min_version: ClassVar[Version] = Version(1, 13, 0)
     shape: tuple[int, ...]
     element_type: Type
+
+    def __init__(self, shape: tuple[int, ...], element_type: Type) -> None:
+        set_field(self, "shape", shape)
+        set_field(self, "element_type", element_type)
 
     def __str__(self) -> str:
         return f"!vhlo.buffer_v1<{_dims(self.shape)}{self.element_type}>"

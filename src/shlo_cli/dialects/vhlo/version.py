@@ -15,7 +15,8 @@ Dated log of the window's ends (from upstream's history of `Version.h`):
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from ...ir.record import Record, set_field
 
 _VERSION_TEXT = re.compile(r"([0-9]+)\.([0-9]+)\.([0-9]+)")
 _FORM_HINT = "Target version must be of the form `#.#.#`."
@@ -25,13 +26,18 @@ class VersionError(ValueError):
     """A target version that cannot be used; the message is upstream's wording."""
 
 
-@dataclass(frozen=True, order=True, slots=True)
-class Version:
+class Version(Record):
     """A `major.minor.patch` VHLO version; compares lexicographically like upstream."""
 
+    __slots__ = ("major", "minor", "patch")
     major: int
     minor: int
     patch: int
+
+    def __init__(self, major: int, minor: int, patch: int) -> None:
+        set_field(self, "major", major)
+        set_field(self, "minor", minor)
+        set_field(self, "patch", patch)
 
     @classmethod
     def parse(cls, text: str) -> Version:
@@ -43,6 +49,18 @@ class Version:
 
     def __str__(self) -> str:
         return f"{self.major}.{self.minor}.{self.patch}"
+
+    def __lt__(self, other: Version) -> bool:
+        return bool(self._key(self) < other._key(other))
+
+    def __le__(self, other: Version) -> bool:
+        return bool(self._key(self) <= other._key(other))
+
+    def __gt__(self, other: Version) -> bool:
+        return bool(self._key(self) > other._key(other))
+
+    def __ge__(self, other: Version) -> bool:
+        return bool(self._key(self) >= other._key(other))
 
     def opset(self) -> Version:
         """The version whose op set this one has: opset changes bump the minor version, so

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from ...ir.attributes import (
     ArrayAttr,
@@ -42,6 +41,7 @@ from ...ir.attributes import (
 )
 from ...ir.codec import AttrTypeReader, AttrTypeWriter
 from ...ir.locations import LocationAttr
+from ...ir.record import Struct
 from ...ir.types import (
     ComplexType,
     FloatType,
@@ -63,15 +63,29 @@ OpSpec = tuple[tuple[str, bool], ...]
 """An op's properties in encoding order: (name, written as an optional attribute)."""
 
 
-@dataclass
-class DialectHooks:
+class DialectHooks(Struct):
     name: str
-    write_attribute: Callable[[Attribute, AttrTypeWriter], bool] | None = None
-    write_type: Callable[[Type, AttrTypeWriter], bool] | None = None
-    read_attribute: Callable[[AttrTypeReader], Attribute] | None = None
-    read_type: Callable[[AttrTypeReader], Type] | None = None
-    owns: Callable[[object], bool] | None = None
-    op_properties: Callable[[str], OpSpec | None] | None = None
+    write_attribute: Callable[[Attribute, AttrTypeWriter], bool] | None
+    write_type: Callable[[Type, AttrTypeWriter], bool] | None
+    read_attribute: Callable[[AttrTypeReader], Attribute] | None
+    read_type: Callable[[AttrTypeReader], Type] | None
+    owns: Callable[[object], bool] | None
+    op_properties: Callable[[str], OpSpec | None] | None
+
+    def __init__(self, name: str,
+                 write_attribute: Callable[[Attribute, AttrTypeWriter], bool] | None = None,
+                 write_type: Callable[[Type, AttrTypeWriter], bool] | None = None,
+                 read_attribute: Callable[[AttrTypeReader], Attribute] | None = None,
+                 read_type: Callable[[AttrTypeReader], Type] | None = None,
+                 owns: Callable[[object], bool] | None = None,
+                 op_properties: Callable[[str], OpSpec | None] | None = None) -> None:
+        self.name = name
+        self.write_attribute = write_attribute
+        self.write_type = write_type
+        self.read_attribute = read_attribute
+        self.read_type = read_type
+        self.owns = owns
+        self.op_properties = op_properties
 
 
 # Dialects whose hooks live in a dialect module, imported on first use.

@@ -5,8 +5,6 @@ when it kept them, so writing needs no numpy), and which fields key a dialect at
 
 from __future__ import annotations
 
-import dataclasses
-
 from ...ir import storage
 from ...ir.attributes import (
     Attribute,
@@ -19,6 +17,7 @@ from ...ir.attributes import (
 from ...ir.core import UNKNOWN_LOCATION, Block, Operation, Region, Value
 from ...ir.dense import storage_type
 from ...ir.locations import FileLineColLoc, LocationAttr, UnknownLoc
+from ...ir.record import Record
 from ...ir.types import ComplexType, FloatType, IndexType, IntegerType
 from .hooks import attribute_dialect, hooks_for
 
@@ -119,14 +118,21 @@ def canonical(attr: Attribute) -> Attribute:
 
 
 def key_fields(attr: Attribute) -> tuple[str, ...]:
-    """The compared fields of a frozen dataclass attribute of a dialect with bytecode hooks
-    besides builtin; () for any other class (keyed by its printed form)."""
-    params = getattr(attr.__class__, "__dataclass_params__", None)
-    if params is None or not params.frozen or not params.eq:
-        return ()
+    """The compared fields of an immutable record attribute (`ir.record`) or frozen
+    dataclass of a dialect with bytecode hooks besides builtin; () for any other class
+    (keyed by its printed form)."""
+    if isinstance(attr, Record):
+        fields = attr.key_fields
+    else:
+        params = getattr(attr.__class__, "__dataclass_params__", None)
+        if params is None or not params.frozen or not params.eq:
+            return ()
+        import dataclasses
+
+        fields = tuple(f.name for f in dataclasses.fields(attr) if f.compare)  # type: ignore
     if isinstance(attr, (LocationAttr, DialectAttr, OpaqueAttr)):  # printed from more
         return ()
     hooks = hooks_for(attribute_dialect(attr))
     if hooks is None or hooks.write_attribute is None:
         return ()
-    return tuple(f.name for f in dataclasses.fields(attr) if f.compare)  # type: ignore
+    return fields

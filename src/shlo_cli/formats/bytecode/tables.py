@@ -4,7 +4,6 @@ assembly-format fallback), as upstream's `AttrTypeReader` does."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from ...ir import registry
@@ -12,6 +11,7 @@ from ...ir.attributes import Attribute, OpaqueAttr
 from ...ir.diagnostics import Diagnostic, SourceFile
 from ...ir.lexer import EOF
 from ...ir.parser import Parser
+from ...ir.record import set_field
 from ...ir.types import Type
 from .encoding import BytecodeError, Reader, unzigzag
 from .entries import ATTRIBUTES, TYPES, Decoder
@@ -42,12 +42,16 @@ _TEXT_VALUES: dict[tuple[str, str, bool], Any] = {}
 _TEXT_VALUES_LIMIT = 1 << 14
 
 
-@dataclass(frozen=True)
 class UndecodedAttr(OpaqueAttr):
     """An attribute of a dialect we cannot decode (e.g. Shardy's `sdy`), kept only when the
     caller asked for it (`read_bytecode(keep_undecodable=True)`) so it can drop it."""
 
-    dialect: str = ""
+    __slots__ = ("dialect",)
+    dialect: str
+
+    def __init__(self, text: str, dialect: str = "") -> None:
+        super().__init__(text)
+        set_field(self, "dialect", dialect)
 
 
 class AttrTypeTable:

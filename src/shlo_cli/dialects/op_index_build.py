@@ -1,0 +1,153 @@
+"""Builds `op_index.py`, which lets a tool launch import only the op modules its program uses.
+
+Run `python -m shlo_cli.dialects.op_index_build` (in a fresh interpreter: what a module
+registers is read off its first import) to rewrite `op_index.py`; a unit test fails when the
+checked-in index and this walk disagree.
+
+The walk imports the op modules in `load_all`'s order and, around each top-level import,
+compares every table of every `shlo_cli` module imported before it (module-level dicts, lists
+and sets, by length) and every registered op. A module is *on demand* only when all it did was
+register new ops and entries keyed by those ops (fast parsers, symbol-use verifiers); its ops
+are then indexed to it. Any other module is *core*: imported, in the walk's order, at the first
+op lookup, as every module was before. That covers modules that register hooks, verifiers of
+every op, bind hooks, constant materializers, attribute parsers or anything else not keyed by
+their own ops, that redefine an op or add a folder or pattern to another module's op (whose
+owner becomes core too, so it exists first), and packages. A module that changes no table at
+all (a helper such as `asm.py`) is neither: whoever needs it imports it. Tables read only
+after every module is imported (`_AFTER_ALL`: custom-call targets) do not count.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+# Tables keyed by op name: a module's new keys there that name its own new ops are allowed.
+_OP_KEYED = {("shlo_cli.ir.registry", "_REGISTRY"), ("shlo_cli.ir.parse_fast", "FAST_PARSERS"),
+             ("shlo_cli.ir.verifier", "SYMBOL_USE_VERIFIERS")}
+# Tables only read after everything is imported: custom-call targets are looked up through
+# `custom_calls.registry._ensure_loaded`, which runs `registry.all_ops()` first.
+_AFTER_ALL = {("shlo_cli.custom_calls.registry", "_TARGETS")}
+
+
+def _walk(path: Any, prefix: str, skip: set[str]) -> Iterator[tuple[str, bool]]:
+    """(module name, is package) below `prefix`, depth first, in `load_all`'s order (a
+    package's own modules are listed after it, imported with it)."""
+    for info in pkgutil.iter_modules(path, prefix + "."):
+        if info.name in skip:
+            continue
+        yield info.name, info.ispkg
+        if info.ispkg:
+            module = importlib.import_module(info.name)
+            yield from _walk(module.__path__, info.name, skip)
+
+
+def _tables() -> dict[int, tuple[str, int]]:
+    """id -> (a name, size) of every module-level dict, list and set in shlo_cli (one entry
+    per object, however many modules import it)."""
+    found: dict[int, tuple[str, int]] = {}
+    for mod_name, module in list(sys.modules.items()):
+        if not mod_name.startswith("shlo_cli") or module is None:
+            continue
+        for name, value in list(vars(module).items()):
+            if type(value) in (dict, list, set) and id(value) not in found:
+                found[id(value)] = (f"{mod_name}.{name}", len(value))
+    return found
+
+
+def _ops() -> dict[str, tuple[int, int, int]]:
+    from ..ir import registry
+
+    return {name: (id(d), id(d.fold), len(d.canonicalizations))
+            for name, d in registry._REGISTRY.items()}
+
+
+def _ids(names: set[tuple[str, str]]) -> set[int]:
+    """ids of the named module-level tables that exist."""
+    return {id(vars(sys.modules[m])[n]) for m, n in names if m in sys.modules}
+
+
+def _op_keyed() -> dict[int, dict[str, int]]:
+    """id of each op-keyed table that exists -> its key -> id of its value."""
+    found = {}
+    for mod_name, name in _OP_KEYED:
+        module = sys.modules.get(mod_name)
+        if module is not None:
+            table = vars(module)[name]
+            found[id(table)] = {k: id(v) for k, v in table.items()}
+    return found
+
+
+REASONS: dict[str, list[str]] = {}  # core module -> why (filled by `build`)
+
+
+def build() -> tuple[tuple[str, ...], dict[str, str]]:
+    """(core modules in import order, on-demand op name -> its module)."""
+    from .. import check_dialect, dialects
+    from ..ir import registry  # noqa: F401  (its tables exist before the walk)
+
+    lazy = set(dialects.LAZY.values()) | dialects.NOT_OP_MODULES
+    order: list[str] = []
+    core: set[str] = set()
+    owner: dict[str, str] = {}
+    for package in (dialects, check_dialect):
+        for name, ispkg in _walk(package.__path__, package.__name__, lazy):
+            if name in sys.modules:  # imported by an earlier module: nothing left to see
+                continue
+            tables, ops, keyed = _tables(), _ops(), _op_keyed()
+            importlib.import_module(name)
+            order.append(name)
+            now_ops = _ops()
+            new = set(now_ops) - set(ops)
+            for op in new:
+                owner[op] = name
+            is_core = ispkg
+            for op, state in ops.items():
+                if now_ops.get(op) != state:  # redefined, or a folder / pattern added
+                    is_core = True
+                    core.add(owner.get(op, name))
+                    REASONS.setdefault(name, []).append(f"touches op {op}")
+            now_tables, now_keyed = _tables(), _op_keyed()
+            after_all = _ids(_AFTER_ALL)
+            for ident, before in tables.items():
+                if now_tables.get(ident) == before or ident in after_all:
+                    continue
+                if ident in keyed:
+                    was, is_now = keyed[ident], now_keyed[ident]
+                    if (all(is_now.get(k) == v for k, v in was.items())
+                            and set(is_now) - set(was) <= new):
+                        continue  # only entries of its own new ops
+                is_core = True
+                REASONS.setdefault(name, []).append(f"table {before[0]}")
+            if is_core:
+                core.add(name)
+    ops_index = {op: mod for op, mod in sorted(owner.items()) if mod not in core}
+    return tuple(m for m in order if m in core), ops_index
+
+
+def render(core: tuple[str, ...], ops: dict[str, str]) -> str:
+    lines = ['"""Generated by `python -m shlo_cli.dialects.op_index_build`: do not edit.',
+             "",
+             "CORE: op modules imported at the first op lookup, in this order. OPS: every other",
+             'op and the module that defines it, imported when the op is first looked up."""',
+             "",
+             "CORE = ("]
+    lines += [f'    "{m}",' for m in core]
+    lines += [")", "", "OPS = {"]
+    lines += [f'    "{op}": "{mod}",' for op, mod in ops.items()]
+    lines += ["}", ""]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    import os
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "op_index.py")
+    with open(path, "w") as f:
+        f.write(render(*build()))
+    print(f"wrote {path}")
+    for module, why in REASONS.items():
+        print(f"  core: {module}: {'; '.join(sorted(set(why)))}")
