@@ -13,6 +13,8 @@ CORE = (
     "shlo_cli.dialects.stablehlo.gather_scatter",
     "shlo_cli.dialects.stablehlo.quantization",
     "shlo_cli.dialects.stablehlo.specialize",
+    "shlo_cli.dialects.stablehlo.specialize_conv",
+    "shlo_cli.dialects.stablehlo.specialize_reduce",
     "shlo_cli.dialects.stablehlo.specialize_scalar",
 )
 
