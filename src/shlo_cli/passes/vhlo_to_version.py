@@ -12,7 +12,6 @@ module.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 
 import numpy as np
@@ -32,18 +31,13 @@ from . import PassOption, register_pass
 # ---- legality ------------------------------------------------------------------------------
 
 
-@functools.cache
-def _class_is_legal(cls: type, target: Version) -> bool:
-    """Whether VHLO type or attribute class `cls` exists at `target`."""
-    return bool(cls.min_version <= target <= cls.max_version)  # type: ignore[attr-defined]
-
-
 def attribute_is_legal(attr: Attribute, target: Version) -> bool:
     """Upstream's isLegalAttribute: non-VHLO attributes pass; VHLO ones must exist at
     `target`, and so must what arrays, dictionaries and typed attributes hold."""
     if not vt.is_vhlo(attr):
         return True
-    if not _class_is_legal(type(attr), target):
+    cls = type(attr)
+    if not cls.min_version <= target <= cls.max_version:
         return False
     if isinstance(attr, va.ArrayV1Attr):
         return all(attribute_is_legal(a, target) for a in attr.value)
@@ -84,7 +78,8 @@ def type_is_legal(t: Type, target: Version) -> bool:
 
 
 def _type_is_legal(t: Type, target: Version) -> bool:
-    if not _class_is_legal(type(t), target):
+    cls = type(t)
+    if not cls.min_version <= target <= cls.max_version:
         return False
     if isinstance(t, (vt.ComplexV1Type, vt.UnrankedTensorV1Type, vt.RankedBufferV1Type)):
         return type_is_legal(t.element_type, target)
