@@ -35,10 +35,16 @@ SHAPES = [(8, 1), (8, 2), (64, 128), (3, 5, 300), (16, 1000), (4, 40), (1, 500),
           (9, 3, 7)]
 
 
-@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.complex64,
-                                   np.complex128])
+# complex products stay on numpy's accumulate, whose complex infinities/NaN parts follow its
+# own loop, not the binary ufunc's: not what this file pins
+CASES = [(dtype, name) for dtype in (np.float16, np.float32, np.float64, np.complex64,
+                                     np.complex128)
+         for name in ("stablehlo.add", "stablehlo.multiply")
+         if not (name == "stablehlo.multiply" and np.dtype(dtype).kind == "c")]
+
+
+@pytest.mark.parametrize("dtype,name", CASES)
 @pytest.mark.parametrize("shape", SHAPES)
-@pytest.mark.parametrize("name", ["stablehlo.add", "stablehlo.multiply"])
 def test_last_axis_sum_is_sequential(dtype: type, shape: tuple[int, ...], name: str) -> None:
     rng = np.random.default_rng(sum(shape))
     scale = rng.choice([1e-4, 1.0, 3e3] if dtype == np.float16 else [1e-8, 1.0, 1e7], shape)
@@ -53,10 +59,6 @@ def test_last_axis_sum_is_sequential(dtype: type, shape: tuple[int, ...], name: 
         flat[3], flat[7], flat[11] = -0.0, np.inf, -np.inf
         flat[17] = np.nan
     ufunc = np.add if name == "stablehlo.add" else np.multiply
-    if ufunc is np.multiply and np.dtype(dtype).kind == "c":
-        # products stay on numpy's accumulate, whose complex infinities/NaN parts follow
-        # its own loop, not the binary ufunc's: not what this file pins
-        pytest.skip("complex products keep the accumulate path")
     for init in (dtype(0), dtype(-0.0), dtype(1.5)):
         got = reducer.fast_reduce_last(name, x, np.asarray(init))
         want = _sequential(ufunc, x, np.asarray(init))
