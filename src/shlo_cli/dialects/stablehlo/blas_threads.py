@@ -14,7 +14,6 @@ every output element with the same kernel and summation order either way.
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import sys
 from collections.abc import Callable
@@ -32,6 +31,8 @@ def _set_local() -> Callable[[int], int] | None:
     library numpy has loaded, or None."""
     if not sys.platform.startswith("linux"):
         return None
+    import ctypes  # here, not at import: tools that never multiply skip loading it
+
     try:
         with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
             paths = {line.split(None, 5)[-1].strip() for line in f if "blas" in line.lower()}
