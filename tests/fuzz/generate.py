@@ -317,7 +317,10 @@ def run(programs: int, seed: int, seconds: float = 10.0, compare: bool = True,
             pass_name = opt_check.pass_for(program)
             stage, stage_detail, problem = run_case(
                 lambda: opt_check.check(program, value[0], pass_name), seconds)
-            if stage == "pass" and problem:
+            if stage == "pass" and problem.startswith("deviation "):
+                deviations[f"{program.op}/{program.element} --{pass_name}: "
+                           f"{problem.split(' ', 1)[1]}"] += 1
+            elif stage == "pass" and problem:
                 key = f"{program.op}/{program.element} --{pass_name}"
                 miscompiles[key] += 1
                 if verbose and miscompiles[key] == 1:

@@ -60,3 +60,17 @@ def test_case_limit_is_cpu_time() -> None:
 
     assert harness.run_case(spin, 0.1)[0] == "hang"
     assert harness.run_case(lambda: time.sleep(5), 0.1)[0] == "hang"
+
+
+def test_pass_deviation_is_zero_signs_only() -> None:
+    """The upstream add(X, 0) -> X deviation covers results that differ in zero signs alone."""
+    import numpy as np
+    import opt_check
+
+    f16 = np.float16
+    assert opt_check.zero_signs_only(np.array(-0.0, f16), np.array(0.0, f16))
+    assert opt_check.zero_signs_only(np.array([np.nan, -0.0]), np.array([np.nan, 0.0]))
+    assert not opt_check.zero_signs_only(np.array(0.0, f16), np.array(0.0, f16))
+    assert not opt_check.zero_signs_only(np.array([-0.0, 1.0]), np.array([0.0, 2.0]))
+    assert not opt_check.zero_signs_only(np.array([1, 2]), np.array([1, 3]))
+    assert "upstream-add-zero" in __import__("xla_compare").DEVIATIONS
