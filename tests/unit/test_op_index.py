@@ -80,3 +80,22 @@ def test_unknown_and_lazily_loaded_ops() -> None:
             print(d)
     """)
     assert "unregistered operation 'stablehlo.nonesuch' found in dialect ('stablehlo')" in out
+
+
+def test_binding_hooks_load_when_binding_and_keep_their_order() -> None:
+    """Parsing imports no binding-hook module; the interpreter's first binding imports them
+    all, and the hooks run in their registered order whichever module was imported first."""
+    out = _run(f"""
+        import sys
+        from shlo_cli.ir import registry
+        from shlo_cli.ir.parser import parse_source
+        from shlo_cli.dialects import op_index
+        parse_source({PROGRAM!r}, "t.mlir", False, 0)
+        print(sorted(m for m in op_index.BIND if m in sys.modules))
+        import shlo_cli.dialects.stablehlo.specialize_reduce  # out of the walk's order
+        hooks = registry.bind_hooks()
+        print(all(m in sys.modules for m in op_index.BIND))
+        orders = [registry._BIND_ORDER[f"{{h.__module__}}.{{h.__qualname__}}"] for h in hooks]
+        print(orders == sorted(orders), len(hooks) >= len(op_index.BIND))
+    """)
+    assert out == "[]\nTrue\nTrue True\n"

@@ -49,6 +49,14 @@ def load_core() -> None:
         importlib.import_module(module)
 
 
+def load_bind_hooks() -> None:
+    """Import the modules that register binding hooks (see `op_index.BIND`)."""
+    from .op_index import BIND
+
+    for module in BIND:
+        importlib.import_module(module)
+
+
 def load_op(name: str) -> bool:
     """Import the module that defines op `name`; False when the index does not know it."""
     from .op_index import OPS

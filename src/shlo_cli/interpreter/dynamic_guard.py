@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..ir.registry import register_bind_hook
 from ..ir.types import TensorType, UnrankedTensorType
-from .engine import BIND_HOOKS, EvaluationError, bind_after
+from .engine import EvaluationError, bind_after
 
 
 def _dynamic(op: Any) -> bool:
@@ -44,5 +45,4 @@ def bind_dynamic_guard(op: Any, opdef: Any, kwargs: dict[str, Any]) -> Any:
     return guarded
 
 
-if not any(getattr(h, "__qualname__", "") == "bind_dynamic_guard" for h in BIND_HOOKS):
-    BIND_HOOKS.insert(0, bind_dynamic_guard)
+register_bind_hook(bind_dynamic_guard, 10)

@@ -20,7 +20,7 @@ from ..ir.core import Block, Module, Operation, Region, Value
 from ..ir.diagnostics import Diagnostic, EvaluationError, SourceFile
 
 # Re-exported: binding hooks and EvaluationError live below the dialects that use them.
-from ..ir.registry import BIND_HOOKS, BindHook, _bind_with, bind_after  # noqa: F401
+from ..ir.registry import BIND_HOOKS, BindHook, _bind_with, bind_after, bind_hooks  # noqa: F401
 from .codegen import CompiledBlock, compile_block
 from .deadline import TimedOut
 
@@ -272,7 +272,7 @@ class Interpreter:
             else:
                 attr = op.attr(name)
                 kwargs[name] = attr.value if attr is not None else None
-        return _bind_with(BIND_HOOKS, op, opdef, kwargs)
+        return _bind_with(bind_hooks(), op, opdef, kwargs)
 
 
 class _Abort(Exception):

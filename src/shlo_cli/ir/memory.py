@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .diagnostics import EvaluationError
-from .registry import BIND_HOOKS
+from .registry import register_bind_hook
 from .types import TensorType, Type, UnsupportedTypeError, numpy_dtype
 
 PHYSICAL_FRACTION = 0.75
@@ -196,5 +196,4 @@ def bind_budget_check(op: Any, opdef: Any, kwargs: dict[str, Any]) -> Any:
     return refuse
 
 
-if not any(getattr(h, "__qualname__", "") == "bind_budget_check" for h in BIND_HOOKS):
-    BIND_HOOKS.insert(0, bind_budget_check)
+register_bind_hook(bind_budget_check, 40)

@@ -383,10 +383,35 @@ def _ensure_loaded() -> None:
 
 # Binding hooks: `hook(op, opdef, kwargs)` may return a kernel replacing the plain evaluator
 # binding (e.g. dequantize -> evaluate -> quantize for quantized element types), else None.
-# Hooks run in list order; one wrapping the evaluator gets its inner kernel from
-# `bind_after(hook, ...)`, so the later hooks (e.g. `?` result shapes) still apply.
+# Hooks run in ascending `order` (given at registration, so import order does not matter);
+# one wrapping the evaluator gets its inner kernel from `bind_after(hook, ...)`, so the later
+# hooks (e.g. `?` result shapes) still apply. The orders in use:
+#   10 dynamic-shape guard, 20 scalar fast paths, 30 quantized types, 40 memory budget,
+#   50 `?` result shapes, 60 specialized kernels, 70 convolution, 80 reduce.
 BindHook = Callable[["Operation", Any, dict[str, Any]], "Callable[..., Any] | None"]
 BIND_HOOKS: list[BindHook] = []
+_BIND_ORDER: dict[str, int] = {}  # hook's module.qualname -> its order
+_bind_hooks_loaded = False
+
+
+def register_bind_hook(hook: BindHook, order: int) -> None:
+    """Add `hook` at its `order` (a module imported twice replaces its hook)."""
+    name = f"{hook.__module__}.{hook.__qualname__}"
+    BIND_HOOKS[:] = [h for h in BIND_HOOKS if f"{h.__module__}.{h.__qualname__}" != name]
+    _BIND_ORDER[name] = order
+    BIND_HOOKS.append(hook)
+    BIND_HOOKS.sort(key=lambda h: _BIND_ORDER[f"{h.__module__}.{h.__qualname__}"])
+
+
+def bind_hooks() -> list[BindHook]:
+    """Every binding hook, their modules imported first (tools that never interpret skip
+    importing them)."""
+    global _bind_hooks_loaded
+    if not _bind_hooks_loaded:
+        _bind_hooks_loaded = True
+        for name in PLUGIN_PACKAGES:
+            _plugin(name, "load_bind_hooks")
+    return BIND_HOOKS
 
 
 def bind_after(hook: BindHook, op: Operation, opdef: Any,

@@ -18,7 +18,7 @@ import numpy as np
 from ...ir.attributes import IntegerAttr
 from ...ir.core import Operation, Value
 from ...ir.diagnostics import EvaluationError
-from ...ir.registry import BIND_HOOKS
+from ...ir.registry import register_bind_hook
 from ...ir.types import DYNAMIC, QuantizedType, TensorType, Type
 from ..asm import Format
 from ..registry import define_op
@@ -263,5 +263,4 @@ def bind_dynamic_results(op: Operation, opdef: Any,
     return None
 
 
-if not any(getattr(h, "__qualname__", "") == "bind_dynamic_results" for h in BIND_HOOKS):
-    BIND_HOOKS.append(bind_dynamic_results)
+register_bind_hook(bind_dynamic_results, 50)

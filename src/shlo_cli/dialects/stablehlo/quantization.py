@@ -2,7 +2,7 @@
 `!quant.uniform` values.
 
 Quantized tensors are held as their storage integers (so constants of quantized type hold
-storage values). A binding hook (engine.BIND_HOOKS) picks, once per op:
+storage values). A binding hook (registry.register_bind_hook) picks, once per op:
 
 - data movement and region-carrying ops (reshape, transpose, gather, pad, select, while,
   reduce_window, ...) run on the storage values unchanged, as upstream's quant-to-int
@@ -29,7 +29,7 @@ import numpy as np
 
 from ...ir.core import Operation
 from ...ir.diagnostics import EvaluationError
-from ...ir.registry import BIND_HOOKS, bind_after
+from ...ir.registry import bind_after, register_bind_hook
 from ...ir.types import (
     DYNAMIC,
     I64,
@@ -373,5 +373,4 @@ def bind_quantized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Callabl
 
 # Idempotent even if this module is imported twice under different names. First in the
 # chain: the kernels it wraps are bound by the later hooks (`?` result shapes).
-if not any(getattr(h, "__qualname__", "") == "bind_quantized" for h in BIND_HOOKS):
-    BIND_HOOKS.insert(0, bind_quantized)
+register_bind_hook(bind_quantized, 30)

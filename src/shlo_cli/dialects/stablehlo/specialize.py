@@ -20,7 +20,7 @@ import numpy as np
 
 from ...ir.core import Operation
 from ...ir.diagnostics import EvaluationError
-from ...ir.registry import BIND_HOOKS
+from ...ir.registry import register_bind_hook
 from ...ir.types import QuantizedType, TensorType, element_type, numpy_dtype
 from ...lazy_imports import lazy
 from .. import libm
@@ -407,5 +407,4 @@ _HANDLED = frozenset(("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply
                       "stablehlo.broadcast_in_dim",
                       "stablehlo.dynamic_slice"))
 
-if not any(getattr(h, "__qualname__", "") == "bind_specialized" for h in BIND_HOOKS):
-    BIND_HOOKS.append(bind_specialized)
+register_bind_hook(bind_specialized, 60)

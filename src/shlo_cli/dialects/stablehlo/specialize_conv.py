@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ...ir.core import Operation
-from ...ir.registry import BIND_HOOKS
+from ...ir.registry import register_bind_hook
 from ...ir.types import TensorType
 from . import convolution as general
 from .blas_threads import matmul
@@ -174,5 +174,4 @@ def bind_convolution(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
     return kernel
 
 
-if not any(getattr(h, "__qualname__", "") == "bind_convolution" for h in BIND_HOOKS):
-    BIND_HOOKS.append(bind_convolution)
+register_bind_hook(bind_convolution, 70)

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...ir.core import Operation
-from ...ir.registry import BIND_HOOKS
+from ...ir.registry import register_bind_hook
 from ...ir.types import TensorType
 from .reducer import _ufunc_for, binary_body_ops, fast_reduce_last
 from .specialize import _native_types
@@ -62,5 +62,4 @@ def bind_reduce(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
     return kernel
 
 
-if not any(getattr(h, "__qualname__", "") == "bind_reduce" for h in BIND_HOOKS):
-    BIND_HOOKS.append(bind_reduce)
+register_bind_hook(bind_reduce, 80)

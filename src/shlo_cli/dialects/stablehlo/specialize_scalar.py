@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ...ir.core import Operation
-from ...ir.registry import BIND_HOOKS
+from ...ir.registry import register_bind_hook
 from ...ir.types import TensorType
 from ...lazy_imports import lazy
 from .. import libm
@@ -138,5 +138,4 @@ _HANDLED = frozenset(("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply
                       "stablehlo.divide", *_LIBM, "stablehlo.negate", "stablehlo.compare",
                       "stablehlo.reshape"))
 
-if not any(getattr(h, "__qualname__", "") == "bind_scalar" for h in BIND_HOOKS):
-    BIND_HOOKS.insert(0, bind_scalar)
+register_bind_hook(bind_scalar, 20)

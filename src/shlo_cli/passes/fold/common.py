@@ -12,7 +12,7 @@ import numpy as np
 from ...ir import registry
 from ...ir.attributes import Attribute, DenseElementsAttr, all_equal
 from ...ir.core import Operation, Value
-from ...ir.registry import BIND_HOOKS, _bind_with
+from ...ir.registry import _bind_with, bind_hooks
 from ...ir.types import ComplexType, FloatType, IntegerType, TensorType, numpy_dtype
 from ..effects import constant_value
 from ..rewrite import PatternRewriter
@@ -102,7 +102,7 @@ def evaluate(op: Operation, arrays: list[np.ndarray]) -> Any:
             kwargs[name] = attr.value if attr is not None else None
     try:
         with np.errstate(all="ignore"):
-            return _bind_with(BIND_HOOKS, op, opdef, kwargs)(*arrays)
+            return _bind_with(bind_hooks(), op, opdef, kwargs)(*arrays)
     except Exception:  # noqa: BLE001 - a kernel refusing this input means "do not fold"
         return None
 
