@@ -293,3 +293,17 @@ def test_constant_like_requires_a_typed_value() -> None:
                 "  return %0 : tensor<2xi32>\n}")
         with pytest.raises(Diagnostic, match=message):
             verify_module(parse_source(text))
+
+
+@pytest.mark.parametrize("dims", ["2", "-1"])
+def test_broadcast_dimensions_out_of_range_are_a_diagnostic(dims: str) -> None:
+    """Upstream's verifier accepts them (the inferred type turns unranked); running the op
+    must then fail with a located diagnostic, not an IndexError or a silently wrong layout."""
+    from shlo_cli.ir.diagnostics import Diagnostic
+
+    text = ("func.func @main(%a: tensor<1x4xf32>, %b: tensor<4xf32>) -> tensor<1x4xf32> {\n"
+            f"  %0 = chlo.broadcast_add %a, %b {{broadcast_dimensions = array<i64: {dims}>}}"
+            " : (tensor<1x4xf32>, tensor<4xf32>) -> tensor<1x4xf32>\n"
+            "  func.return %0 : tensor<1x4xf32>\n}\n")
+    with pytest.raises(Diagnostic, match=r"broadcast_dimensions \[-?\d\] are not distinct"):
+        run(text, np.ones((1, 4), np.float32), np.ones(4, np.float32))

@@ -25,6 +25,10 @@ def _expanded(x: np.ndarray, rank: int, dims: Sequence[int] | None) -> list[int]
     elsewhere."""
     if dims is None or len(dims) != x.ndim:
         dims = tuple(range(rank - x.ndim, rank))
+    elif len(set(dims)) != len(dims) or not all(0 <= d < rank for d in dims):
+        # upstream's verifier lets these through (the inferred type turns unranked)
+        raise EvaluationError(f"broadcast_dimensions {list(dims)} are not distinct dimensions "
+                              f"of a rank-{rank} result")
     expanded = [1] * rank
     for axis, d in enumerate(dims):
         expanded[d] = x.shape[axis]
