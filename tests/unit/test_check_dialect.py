@@ -112,6 +112,14 @@ def test_expect_close_message_lists_mismatches_and_histogram() -> None:
     assert expect_close_failure(a, a, F16, max_ulp=3, min_ulp=1) is not None
 
 
+def test_expect_close_failure_on_a_scalar_is_reported() -> None:
+    """A 0-d mismatch gives the message (index []), not an IndexError from a 1-d bit view."""
+    message = expect_close_failure(np.array(5.0, np.float16), np.array(5.01, np.float16), F16,
+                                   max_ulp=2)
+    assert message is not None and "index=[], actual=5.000000e+00" in message
+    assert ulp_difference(np.array(5.0, np.float16), np.array(5.01, np.float16), F16).shape == ()
+
+
 class _Op:
     """Just enough of an Operation for custom-call targets (operand types, results)."""
 

@@ -103,7 +103,10 @@ def expect_almost_eq_failure(actual: np.ndarray, expected: np.ndarray, etype: Ty
 
 
 def _unsigned_view(x: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(x).view(f"u{x.dtype.itemsize}").astype(np.uint64)
+    """The bits of `x` as uint64, same shape (ascontiguousarray alone makes 0-d arrays 1-d)."""
+    x = np.asarray(x)
+    return np.ascontiguousarray(x).view(f"u{x.dtype.itemsize}").astype(np.uint64).reshape(
+        x.shape)
 
 
 def _float_ulp_difference(f: np.ndarray, g: np.ndarray) -> np.ndarray:

@@ -35,7 +35,7 @@ def load_probe(ctx: Any, probe_id: str, iteration: int, dtype: np.dtype) -> tupl
     if data.dtype != dtype:
         if data.dtype.itemsize != np.dtype(dtype).itemsize:
             raise EvaluationError(f"Failed to verify serialized tensor {probe_id}.")
-        data = np.ascontiguousarray(data).view(dtype)
+        data = np.ascontiguousarray(data).view(dtype).reshape(data.shape)
     return type_text, data
 
 
