@@ -64,9 +64,9 @@ from ...ir.types import (
 
 _FLOAT_CODES = {"bf16": BF16_TYPE, "f16": F16_TYPE, "f32": F32_TYPE, "f64": F64_TYPE,
                 "f80": F80_TYPE, "f128": F128_TYPE}
-_CODE_FLOATS = {code: FloatType(name) for name, code in _FLOAT_CODES.items()}
+FLOAT_TYPES_BY_CODE = {code: FloatType(name) for name, code in _FLOAT_CODES.items()}
 _SIGNEDNESS = {"": 0, "s": 1, "u": 2}
-_SIGNEDNESS_NAMES = {v: k for k, v in _SIGNEDNESS.items()}
+SIGNEDNESS_BY_CODE = {v: k for k, v in _SIGNEDNESS.items()}
 INT64_MIN = -(1 << 63)  # ShapedType::kDynamic
 MAX_INT_WIDTH = 16777215  # IntegerType::kMaxWidth
 UNKNOWN = UnknownLoc()
@@ -458,11 +458,11 @@ _ATTR_READERS: dict[int, Callable[[AttrTypeReader], Attribute]] = {
 
 def read_type(r: AttrTypeReader) -> Type:
     code = r.varint()
-    if code in _CODE_FLOATS:
-        return _CODE_FLOATS[code]
+    if code in FLOAT_TYPES_BY_CODE:
+        return FLOAT_TYPES_BY_CODE[code]
     if code == INTEGER_TYPE:
         packed = r.varint()
-        signedness = _SIGNEDNESS_NAMES.get(packed & 3)
+        signedness = SIGNEDNESS_BY_CODE.get(packed & 3)
         if signedness is None:
             raise r.error(f"invalid integer signedness: {packed & 3}")
         if packed >> 2 > MAX_INT_WIDTH:

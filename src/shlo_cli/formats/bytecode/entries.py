@@ -31,13 +31,12 @@ from ...ir.dense import decode_raw_dense
 from ...ir.locations import FileLineColLoc
 from ...ir.types import DYNAMIC, FunctionType, IndexType, IntegerType, TensorType, VectorType
 from .builtin import (
-    _CODE_FLOATS,
-    _SIGNEDNESS_NAMES,
     ARRAY,
     DENSE_INT_OR_FP_ELEMENTS,
     DICTIONARY,
     FILE_LINE_COL_LOC,
     FLAT_SYMBOL_REF,
+    FLOAT_TYPES_BY_CODE,
     FUNCTION_TYPE,
     INDEX_TYPE,
     INT64_MIN,
@@ -45,6 +44,7 @@ from .builtin import (
     INTEGER_TYPE,
     MAX_INT_WIDTH,
     RANKED_TENSOR_TYPE,
+    SIGNEDNESS_BY_CODE,
     STRING,
     TYPE,
     UNIT,
@@ -282,7 +282,7 @@ def _integer_type(table: AttrTypeTable, buf: bytes, pos: int, end: int) -> Any:
     packed, pos = varint(buf, pos, end)
     if packed < 0 or pos != end:
         return None
-    signedness = _SIGNEDNESS_NAMES.get(packed & 3)
+    signedness = SIGNEDNESS_BY_CODE.get(packed & 3)
     if signedness is None or packed >> 2 > MAX_INT_WIDTH:
         return None
     found = _SHARED.get(packed)  # the only `int` keys
@@ -321,7 +321,7 @@ def _same(old: tuple[Any, ...], new: tuple[Any, ...]) -> bool:
 
 
 def _float_type(code: int) -> Decoder:
-    value = _CODE_FLOATS[code]
+    value = FLOAT_TYPES_BY_CODE[code]
 
     def read(table: AttrTypeTable, buf: bytes, pos: int, end: int) -> Any:
         return value if pos == end else None
@@ -333,5 +333,5 @@ TYPES: dict[int, Decoder] = {
     INTEGER_TYPE: _integer_type,
     INDEX_TYPE: _index_type,
     FUNCTION_TYPE: _function_type,
-    **{code: _float_type(code) for code in _CODE_FLOATS},
+    **{code: _float_type(code) for code in FLOAT_TYPES_BY_CODE},
 }
