@@ -144,3 +144,27 @@ def test_plain_command_lines_are_read_without_click() -> None:
     assert _simple_args([])["input"] == "-"  # type: ignore[index]
     assert _simple_args(["-pass-pipeline=builtin.module(cse)"])["pass_pipeline"] == (  # type: ignore[index]
         "builtin.module(cse)")
+
+
+def test_interpret_with_args_is_read_without_click(tmp_path: Path) -> None:
+    """`--interpret --args=...` (upstream's spelling) runs without click and gives what the
+    click command gives (forced here by an option only click reads)."""
+    from shlo_cli.commands.translate import _simple_args
+
+    values = _simple_args(["x.mlir", "--interpret", "--args=[dense<1> : tensor<i32>]",
+                           "-probe-output-dir", "probes"])
+    assert values == ("interpret", {"input": "x.mlir", "output": None,
+                                    "args": "[dense<1> : tensor<i32>]",
+                                    "probe_output_dir": "probes"})
+    assert _simple_args(["--interpret", "--args"]) is None  # no value: click reports it
+    assert _simple_args(["--serialize", "--args=x"]) is None  # not a serialize option
+    program = tmp_path / "p.mlir"
+    program.write_text("func.func @main(%a: tensor<2xi32>) -> tensor<2xi32> {\n"
+                       "  %0 = stablehlo.add %a, %a : tensor<2xi32>\n"
+                       "  return %0 : tensor<2xi32>\n}\n")
+    args = [str(program), "--interpret", "--args=[dense<[1, 2]> : tensor<2xi32>]"]
+    plain, out = _modules_after(tmp_path, "shlo_cli.commands.translate", args)
+    forced, via_click = _modules_after(tmp_path, "shlo_cli.commands.translate",
+                                       [*args, "--max-iterations", "10"])
+    assert "click" not in plain and "click" in forced
+    assert out == via_click and "[2, 4]" in out

@@ -34,10 +34,19 @@ _FLAGS: dict[str, dict[str, str | None]] = {
 }
 
 
+# Options taking a string, per translation (`--name=V` or `--name V`): their run_* keyword.
+_VALUES: dict[str, dict[str, str]] = {
+    "serialize": {"target": "target"},
+    "deserialize": {},
+    "interpret": {"args": "args", "probe-output-dir": "probe_output_dir"},
+}
+
+
 def _simple_args(args: list[str]) -> tuple[str, dict[str, Any]] | None:
     """(translation, keyword arguments of its run_* function) for a plain command line:
-    `--interpret`, `--serialize` or `--deserialize` once, flags of that translation,
-    `--target=V` (or `--target V`), `-o FILE`, at most one input; None for anything else."""
+    `--interpret`, `--serialize` or `--deserialize` once, flags of that translation, its
+    string options (`--target=V`, `--args=...`; or `--name V`), `-o FILE`, at most one
+    input; None for anything else."""
     modes = [a for a in args if a.lstrip("-") in _FLAGS and a.startswith("-")
              and not a.startswith("---")]
     if len(modes) != 1:
@@ -64,13 +73,13 @@ def _simple_args(args: list[str]) -> tuple[str, dict[str, Any]] | None:
             keyword = _FLAGS[mode][name]
             if keyword is not None:
                 values[keyword] = True
-        elif arg == "-o" or (name == "target" and mode == "serialize"):
+        elif arg == "-o" or name in _VALUES[mode]:
             if not eq:
                 if i >= len(args):
                     return None
                 text = args[i]
                 i += 1
-            values["output" if arg == "-o" else "target"] = text
+            values["output" if arg == "-o" else _VALUES[mode][name]] = text
         else:
             return None
     return (mode, values) if inputs <= 1 else None
