@@ -19,6 +19,7 @@ from ..ir.verifier import verify_module
 from ..passes import PASSES, PassOptionError, PassRequest, run_passes, take_emitted
 from ..passes.pipeline import parse_pipeline
 from .common import SPLIT_MARKER, parse_chunk, read_source, report, split_chunks, write_output
+from .plain_args import read_plain
 
 if TYPE_CHECKING:
     from ..ir.expected_diagnostics import DiagnosticVerifier
@@ -182,35 +183,19 @@ def _simple_args(args: list[str]) -> dict[str, Any] | None:
     """`run_opt`'s arguments when `args` use only plain spellings: `-flag` / `--flag` of a
     boolean option or pass (no `=value`), `-o FILE`, `--pass-pipeline=TEXT` (or with the
     text next), at most one input. None for anything else: click then parses it."""
+    plain = read_plain(args, lambda name: name in FLAGS or name in PASSES, ("pass-pipeline",))
+    if plain is None:
+        return None
+    source, output, options, flags = plain
     values: dict[str, Any] = {name.replace("-", "_"): False for name in FLAGS}
-    values.update(input="-", output=None, bytecode_version=None, pass_pipeline=None,
-                  flagged=set())
-    inputs = 0
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        i += 1
-        if arg == "-" or not arg.startswith("-"):
-            inputs += 1
-            values["input"] = arg
-            continue
-        if arg.startswith("---") or arg == "--":
-            return None
-        name, eq, text = arg.lstrip("-").partition("=")
-        if name in FLAGS and not eq:
+    values.update(input=source, output=output, bytecode_version=None,
+                  pass_pipeline=options.get("pass-pipeline"), flagged=set())
+    for name in flags:
+        if name in FLAGS:
             values[name.replace("-", "_")] = True
-        elif arg == "-o" or name == "pass-pipeline":
-            if not eq:
-                if i >= len(args):
-                    return None
-                text = args[i]
-                i += 1
-            values["output" if arg == "-o" else "pass_pipeline"] = text
-        elif name in PASSES and not eq:
-            values["flagged"].add(name)
         else:
-            return None
-    return values if inputs <= 1 else None
+            values["flagged"].add(name)
+    return values
 
 
 def __getattr__(name: str) -> Any:

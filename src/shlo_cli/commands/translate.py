@@ -15,6 +15,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from .plain_args import read_plain
+
 # Boolean options the plain command lines may carry, by name without dashes: which run_*
 # keyword each sets, per translation (None: accepted and ignored, as click's command does).
 _FLAGS: dict[str, dict[str, str | None]] = {
@@ -52,37 +54,21 @@ def _simple_args(args: list[str]) -> tuple[str, dict[str, Any]] | None:
     if len(modes) != 1:
         return None
     mode = modes[0].lstrip("-")
-    values: dict[str, Any] = {"input": "-", "output": None}
+    flags, value_options = _FLAGS[mode], _VALUES[mode]
+    plain = read_plain(args, lambda name: name == mode or name in flags, value_options)
+    if plain is None:
+        return None
+    source, output, options, seen = plain
+    values: dict[str, Any] = {"input": source, "output": output}
     if mode == "serialize":
         values["target"] = None
-    inputs = 0
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        i += 1
-        if arg == "-" or not arg.startswith("-"):
-            inputs += 1
-            values["input"] = arg
-            continue
-        if arg.startswith("---") or arg == "--":
-            return None
-        name, eq, text = arg.lstrip("-").partition("=")
-        if name == mode and not eq:
-            continue
-        if name in _FLAGS[mode] and not eq:
-            keyword = _FLAGS[mode][name]
-            if keyword is not None:
-                values[keyword] = True
-        elif arg == "-o" or name in _VALUES[mode]:
-            if not eq:
-                if i >= len(args):
-                    return None
-                text = args[i]
-                i += 1
-            values["output" if arg == "-o" else _VALUES[mode][name]] = text
-        else:
-            return None
-    return (mode, values) if inputs <= 1 else None
+    for name in seen:
+        keyword = flags.get(name)
+        if keyword is not None:
+            values[keyword] = True
+    for name, text in options.items():
+        values[value_options[name]] = text
+    return mode, values
 
 
 def __getattr__(name: str) -> Any:
