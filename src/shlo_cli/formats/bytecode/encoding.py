@@ -230,7 +230,8 @@ class Reader:
                     f"expected alignment byte (0xCB), but got: '0x{pad:X}'")
 
     def section(self) -> tuple[int, Reader]:
-        """The next section's id and a reader over its bytes."""
+        """The next section's id and a reader over its bytes: a window (`pos`..`end`) on the
+        same buffer, so opening a section copies nothing."""
         code = self.byte()
         length = self.varint()
         section_id = code & 0x7F
@@ -239,9 +240,14 @@ class Reader:
         if code & 0x80:
             self.align_to(self.varint())
         start = self.pos
-        self.bytes(length)
-        return section_id, Reader(memoryview(self.data)[start:start + length],
-                                  self.base + start)
+        if length > self.end - start:
+            raise BytecodeError(f"attempting to parse {length} bytes when only "
+                                f"{self.end - start} remain")
+        self.pos = start + length
+        section = Reader(self.data, self.base)
+        section.pos = start
+        section.end = start + length
+        return section_id, section
 
     def blob_and_alignment(self) -> tuple[memoryview, int]:
         alignment = self.varint()

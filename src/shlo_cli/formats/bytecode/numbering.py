@@ -315,6 +315,11 @@ class IRNumbering:
 
     # ---- dialects, names, attributes, types --------------------------------------------------
 
+    def _builtin_entry(self) -> DialectEntry:
+        """The builtin dialect's entry, made on first use (kept in `_builtin`)."""
+        entry = self._builtin = self.dialect("builtin")
+        return entry
+
     def dialect(self, name: str) -> DialectEntry:
         entry = self.dialects.get(name)
         if entry is None:
@@ -340,9 +345,7 @@ class IRNumbering:
         if entry is not None:
             entry[REFS] += 1
             return entry
-        builtin_dialect = self._builtin
-        if builtin_dialect is None:
-            builtin_dialect = self._builtin = self.dialect("builtin")
+        builtin_dialect = self._builtin or self._builtin_entry()
         entry = self.strings[text] = [1, -1, text, builtin_dialect, text]
         self.attr_order.append(entry)
         return entry
@@ -385,9 +388,7 @@ class IRNumbering:
             return entry
         encode = DIRECT.get(cls)
         if encode is not None:
-            builtin_dialect = self._builtin
-            if builtin_dialect is None:
-                builtin_dialect = self._builtin = self.dialect("builtin")
+            builtin_dialect = self._builtin or self._builtin_entry()
             entry = [1, -1, attr, builtin_dialect, None]
             self.attrs[key] = entry
             self.attr_order.append(entry)
@@ -414,9 +415,7 @@ class IRNumbering:
         if entry is not None:
             entry[REFS] += 1
             return entry
-        builtin_dialect = self._builtin
-        if builtin_dialect is None:
-            builtin_dialect = self._builtin = self.dialect("builtin")
+        builtin_dialect = self._builtin or self._builtin_entry()
         entry = self.attrs[key] = [1, -1, attr, builtin_dialect, None]
         self.attr_order.append(entry)
         entry[RECIPE] = DIRECT[attr.__class__](self, attr)
@@ -442,9 +441,7 @@ class IRNumbering:
         if entry is not None:
             entry[REFS] += 1
         else:
-            builtin_dialect = self._builtin
-            if builtin_dialect is None:
-                builtin_dialect = self._builtin = self.dialect("builtin")
+            builtin_dialect = self._builtin or self._builtin_entry()
             entry = self.attrs[key] = [1, -1, attr, builtin_dialect, None]
             self.attr_order.append(entry)
             size = len(raw)
@@ -478,9 +475,7 @@ class IRNumbering:
         """Number a location met for the first time: every op has its own, so this is the
         writer's most common new entry; its builtin encoding (code, filename string
         attribute, line, column: see builtin.write_attribute) is recorded directly."""
-        builtin_dialect = self._builtin
-        if builtin_dialect is None:
-            builtin_dialect = self._builtin = self.dialect("builtin")
+        builtin_dialect = self._builtin or self._builtin_entry()
         line, col = attr.line, attr.col
         if 0 <= line < 0x80 and 0 <= col < 0x80:
             numbers = bytes(((line << 1) | 1, (col << 1) | 1))
@@ -720,9 +715,8 @@ class IRNumbering:
                     else:
                         known = filenames.get(filename)
                         if known is None:
-                            owner = self._builtin  # the builtin dialect comes first here
-                            if owner is None:
-                                owner = self._builtin = self.dialect("builtin")
+                            if self._builtin is None:  # the builtin dialect comes first
+                                self._builtin_entry()
                             file_entry = filenames[filename] = self.number_string(filename)
                         else:
                             known[REFS] += 1
