@@ -15,7 +15,7 @@ bytecode: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test,linalg,interop]'
+	$(BIN)/pip install --quiet -e '.[test,linalg,interop,bench]'
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
@@ -28,6 +27,7 @@ from ..interpreter.io import (
 )
 from ..interpreter.run import Argument
 from ..ir.core import Module, Operation
+from ..ir.record import Struct
 from .terminal import paint, use_color
 
 if TYPE_CHECKING:  # both modules load only for the options that use them
@@ -77,27 +77,37 @@ def data_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
-@dataclass
-class DataOptions:
-    inputs: str | None = None
-    input_values: Sequence[str] = ()
-    random_inputs: bool = False
-    seed: int = 0
-    dims: Sequence[str] = ()
-    save_results: str | None = None
-    expected_output: str | None = None
-    rtol: float | None = None
-    atol: float | None = None
-    ulp: float | None = None
-    trace: bool = False
-    profile: bool = False
-    dump_intermediates: str | None = None
-    observers: list[Observer] = field(default_factory=list)
+class DataOptions(Struct):
+    """The data-file flags of one run (named as their click parameters)."""
+
+    FLAGS = ("inputs", "input_values", "random_inputs", "seed", "dims", "save_results",
+             "expected_output", "rtol", "atol", "ulp", "trace", "profile",
+             "dump_intermediates")
+
+    def __init__(self, inputs: str | None = None, input_values: Sequence[str] = (),
+                 random_inputs: bool = False, seed: int = 0, dims: Sequence[str] = (),
+                 save_results: str | None = None, expected_output: str | None = None,
+                 rtol: float | None = None, atol: float | None = None,
+                 ulp: float | None = None, trace: bool = False, profile: bool = False,
+                 dump_intermediates: str | None = None) -> None:
+        self.inputs = inputs
+        self.input_values = input_values
+        self.random_inputs = random_inputs
+        self.seed = seed
+        self.dims = dims
+        self.save_results = save_results
+        self.expected_output = expected_output
+        self.rtol = rtol
+        self.atol = atol
+        self.ulp = ulp
+        self.trace = trace
+        self.profile = profile
+        self.dump_intermediates = dump_intermediates
+        self.observers: list[Observer] = []
 
     @classmethod
     def pop_from(cls, options: dict[str, Any]) -> DataOptions:
-        names = [f for f in cls.__dataclass_fields__ if f != "observers"]
-        return cls(**{n: options.pop(n) for n in names if n in options})
+        return cls(**{n: options.pop(n) for n in cls.FLAGS if n in options})
 
     @property
     def gives_inputs(self) -> bool:

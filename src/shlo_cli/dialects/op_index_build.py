@@ -21,7 +21,9 @@ module is imported (`_AFTER_ALL`: custom-call targets) do not count.
 
 from __future__ import annotations
 
+import ast
 import importlib
+import importlib.util
 import pkgutil
 import sys
 from collections.abc import Iterator
@@ -48,6 +50,49 @@ def _walk(path: Any, prefix: str, skip: set[str]) -> Iterator[tuple[str, bool]]:
         if info.ispkg:
             module = importlib.import_module(info.name)
             yield from _walk(module.__path__, info.name, skip)
+
+
+def _dependencies_first(walk: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
+    """The walk reordered so that each module comes after the walked modules it imports at
+    its top level: what a module registers is then seen at its own import, not credited to
+    the first module that imports it."""
+    ispkg = dict(walk)
+    done: dict[str, bool] = {}
+
+    def visit(name: str) -> None:
+        if name in done:
+            return
+        done[name] = False  # in progress: an import cycle is left in walk order
+        for dep in _top_level_imports(name):
+            if dep in ispkg:
+                visit(dep)
+        del done[name]
+        done[name] = ispkg[name]
+
+    for name, _ in walk:
+        visit(name)
+    return list(done.items())
+
+
+def _top_level_imports(name: str) -> list[str]:
+    """The modules (and packages) `name`'s top-level import statements name, absolute."""
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.origin is None or not spec.origin.endswith(".py"):
+        return []
+    with open(spec.origin, encoding="utf-8") as f:
+        tree = ast.parse(f.read())
+    package = name if spec.submodule_search_locations is not None else name.rpartition(".")[0]
+    found: list[str] = []
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = importlib.util.resolve_name("." * node.level + (node.module or ""),
+                                               package) if node.level else node.module or ""
+            parts = base.split(".")
+            found += [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
+            found += [f"{base}.{alias.name}" for alias in node.names]
+    return found
 
 
 def _tables() -> dict[int, tuple[str, int]]:
@@ -92,48 +137,53 @@ REASONS: dict[str, list[str]] = {}  # core module -> why (filled by `build`)
 def build() -> tuple[tuple[str, ...], tuple[str, ...], dict[str, str]]:
     """(core modules in import order, binding-hook modules, on-demand op name -> its
     module)."""
-    from .. import check_dialect, dialects
-    from ..ir import registry  # noqa: F401  (its tables exist before the walk)
+    from .. import check_dialect, dialects, ir
+
+    # Every `ir` module first: what they register (ir.memory's binding hook, say) is theirs,
+    # not that of the first op module that happens to import them.
+    for info in pkgutil.iter_modules(ir.__path__, f"{ir.__name__}."):
+        importlib.import_module(info.name)
 
     lazy = set(dialects.LAZY.values()) | dialects.NOT_OP_MODULES
     order: list[str] = []
     core: set[str] = set()
     binds: set[str] = set()
     owner: dict[str, str] = {}
-    for package in (dialects, check_dialect):
-        for name, ispkg in _walk(package.__path__, package.__name__, lazy):
-            if name in sys.modules:  # imported by an earlier module: nothing left to see
-                continue
-            tables, ops, keyed = _tables(), _ops(), _op_keyed()
-            importlib.import_module(name)
-            order.append(name)
-            now_ops = _ops()
-            new = set(now_ops) - set(ops)
-            for op in new:
-                owner[op] = name
-            is_core = ispkg
-            for op, state in ops.items():
-                if now_ops.get(op) != state:  # redefined, or a folder / pattern added
-                    is_core = True
-                    core.add(owner.get(op, name))
-                    REASONS.setdefault(name, []).append(f"touches op {op}")
-            now_tables, now_keyed = _tables(), _op_keyed()
-            after_all, bind_tables = _ids(_AFTER_ALL), _ids(_BIND)
-            for ident, before in tables.items():
-                if now_tables.get(ident) == before or ident in after_all:
-                    continue
-                if ident in bind_tables:
-                    binds.add(name)
-                    continue
-                if ident in keyed:
-                    was, is_now = keyed[ident], now_keyed[ident]
-                    if (all(is_now.get(k) == v for k, v in was.items())
-                            and set(is_now) - set(was) <= new):
-                        continue  # only entries of its own new ops
+    walk = [entry for package in (dialects, check_dialect)
+            for entry in _walk(package.__path__, package.__name__, lazy)]
+    for name, ispkg in _dependencies_first(walk):
+        if name in sys.modules:  # imported by an earlier module: nothing left to see
+            continue
+        tables, ops, keyed = _tables(), _ops(), _op_keyed()
+        importlib.import_module(name)
+        order.append(name)
+        now_ops = _ops()
+        new = set(now_ops) - set(ops)
+        for op in new:
+            owner[op] = name
+        is_core = ispkg
+        for op, state in ops.items():
+            if now_ops.get(op) != state:  # redefined, or a folder / pattern added
                 is_core = True
-                REASONS.setdefault(name, []).append(f"table {before[0]}")
-            if is_core:
-                core.add(name)
+                core.add(owner.get(op, name))
+                REASONS.setdefault(name, []).append(f"touches op {op}")
+        now_tables, now_keyed = _tables(), _op_keyed()
+        after_all, bind_tables = _ids(_AFTER_ALL), _ids(_BIND)
+        for ident, before in tables.items():
+            if now_tables.get(ident) == before or ident in after_all:
+                continue
+            if ident in bind_tables:
+                binds.add(name)
+                continue
+            if ident in keyed:
+                was, is_now = keyed[ident], now_keyed[ident]
+                if (all(is_now.get(k) == v for k, v in was.items())
+                        and set(is_now) - set(was) <= new):
+                    continue  # only entries of its own new ops
+            is_core = True
+            REASONS.setdefault(name, []).append(f"table {before[0]}")
+        if is_core:
+            core.add(name)
     ops_index = {op: mod for op, mod in sorted(owner.items()) if mod not in core}
     return (tuple(m for m in order if m in core),
             tuple(m for m in order if m in binds and m not in core), ops_index)

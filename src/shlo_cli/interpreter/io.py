@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import ml_dtypes
@@ -21,6 +20,7 @@ import numpy as np
 
 from ..ir.core import Operation
 from ..ir.locations import LocAliasRef, NameLoc
+from ..ir.record import Struct
 from ..ir.types import (
     FunctionType,
     IntegerType,
@@ -42,19 +42,20 @@ class DataFileError(InputError):
     """A data file cannot be read or written (not about one argument)."""
 
 
-@dataclass
-class ArgSpec:
+class ArgSpec(Struct):
     """One entry-function argument: its position, display name, type and, for a dimension
     variable (a 0-d integer argument used as a size), the variable's name.
 
     `dim_names` gives a name per dimension of a tensor argument where one is known (a `.jax`
     artifact records `b` for a `?`); the loader of such a file fills it in."""
 
-    index: int
-    name: str
-    type: Type
-    dim_var: str | None = None
-    dim_names: tuple[str | None, ...] = ()
+    def __init__(self, index: int, name: str, type: Type, dim_var: str | None = None,
+                 dim_names: tuple[str | None, ...] = ()) -> None:
+        self.index = index
+        self.name = name
+        self.type = type
+        self.dim_var = dim_var
+        self.dim_names = dim_names
 
     @property
     def label(self) -> str:
@@ -63,8 +64,7 @@ class ArgSpec:
         return f"argument #{self.index} '{self.name}'"
 
 
-@dataclass
-class Signature:
+class Signature(Struct):
     """The entry function's arguments and result types.
 
     A `.jax` loader also sets `platforms` (the args are then only jax's arrays: the platform
@@ -72,10 +72,13 @@ class Signature:
     coerced arrays for what one argument alone cannot tell (shape symbols such as `b`
     agreeing across arguments); it raises InputError."""
 
-    args: list[ArgSpec]
-    results: list[Type] = field(default_factory=list)
-    platforms: list[str] | None = None
-    check: Callable[[list[np.ndarray]], None] | None = None
+    def __init__(self, args: list[ArgSpec], results: list[Type] | None = None,
+                 platforms: list[str] | None = None,
+                 check: Callable[[list[np.ndarray]], None] | None = None) -> None:
+        self.args = args
+        self.results = [] if results is None else results
+        self.platforms = platforms
+        self.check = check
 
 
 # ---- signature ---------------------------------------------------------------------------

@@ -11,7 +11,6 @@ import os
 import sys
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -20,6 +19,7 @@ from ..ir import limits, memory
 from ..ir.attributes import ArrayAttr, DenseElementsAttr
 from ..ir.core import Module, Operation
 from ..ir.diagnostics import Diagnostic, SourceFile
+from ..ir.record import Struct
 from ..ir.types import FunctionType, TensorType, Type
 from ..ir.verifier import verify_module
 from . import dynamic_guard  # noqa: F401 - binding hooks
@@ -30,26 +30,31 @@ from .printing import format_value
 ARGS_USAGE = "--args=[dense<1> : tensor<2xi32>, ...]"
 
 
-@dataclass
-class InterpretOptions:
-    """Options of one interpreter run (the flags of `stablehlo-translate --interpret`)."""
+class InterpretOptions(Struct):
+    """Options of one interpreter run (the flags of `stablehlo-translate --interpret`).
 
-    args: str | None = None
-    print_dense: bool = False
-    probe_output_dir: str | None = None
-    # Seconds the whole run may take (also how long a process of run_parallel may wait
-    # for the others); None: no limit on the run, 30 s for such waits.
-    timeout: float | None = None
-    memory_limit: int | None = None  # bytes; None = memory.default_limit()
-    max_iterations: int | None = None  # cap on the iterations of one `while` loop
+    `timeout`: seconds the whole run may take (also how long a process of run_parallel may
+    wait for the others); None: no limit on the run, 30 s for such waits. `memory_limit`:
+    bytes, None = memory.default_limit(). `max_iterations`: cap on the iterations of one
+    `while` loop."""
+
+    def __init__(self, args: str | None = None, print_dense: bool = False,
+                 probe_output_dir: str | None = None, timeout: float | None = None,
+                 memory_limit: int | None = None, max_iterations: int | None = None) -> None:
+        self.args = args
+        self.print_dense = print_dense
+        self.probe_output_dir = probe_output_dir
+        self.timeout = timeout
+        self.memory_limit = memory_limit
+        self.max_iterations = max_iterations
 
 
-@dataclass
-class Argument:
+class Argument(Struct):
     """One entry-function input: its value and the tensor type it was given as."""
 
-    value: np.ndarray
-    type: Type
+    def __init__(self, value: np.ndarray, type: Type) -> None:
+        self.value = value
+        self.type = type
 
 
 class ArgsError(Exception):

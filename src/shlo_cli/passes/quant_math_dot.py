@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..dialects.stablehlo.convolution import decode_conv_dims
-from ..dialects.stablehlo.dot_general import dot_dimension_attr
+from ..dialects.stablehlo.attr_conv import decode_conv_dims
+from ..dialects.stablehlo.attr_dot import dot_dimension_attr
 from ..ir.attributes import DenseArrayAttr, DenseElementsAttr, IntegerAttr
 from ..ir.core import Value
 from ..ir.diagnostics import EvaluationError

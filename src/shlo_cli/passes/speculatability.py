@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Sequence
 
-from ..dialects.stablehlo.convolution import decode_conv_dims
+from ..dialects.stablehlo.attr_conv import decode_conv_dims
 from ..ir.attributes import DialectAttr
 from ..ir.core import Operation, Value
 from ..ir.types import DYNAMIC, TensorType, Type

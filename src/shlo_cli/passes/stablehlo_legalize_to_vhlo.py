@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..dialects.stablehlo.convolution import decode_conv_dims
+from ..dialects.stablehlo.attr_conv import decode_conv_dims
 from ..dialects.vhlo import attributes as va
 from ..dialects.vhlo.ops import OP_SPECS, VhloOpSpec, latest_spec
 from ..dialects.vhlo.stablehlo_attrs import (

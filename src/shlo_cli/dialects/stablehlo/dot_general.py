@@ -19,7 +19,6 @@ import numpy as np
 from ...ir.attributes import ArrayAttr, Attribute, DialectAttr
 from ...ir.core import Location, Operation
 from ...ir.diagnostics import Diagnostic, EvaluationError
-from ...ir.parser import STRUCT_FIELD_ORDER, format_field, parse_struct_fields
 from ...ir.types import (
     DYNAMIC,
     FunctionType,
@@ -32,12 +31,11 @@ from ...ir.verifier import op_error
 from ..asm import Format
 from ..registry import OpDef, define_op
 from ..syntax import Custom
-from .dimension_numbers import parse_dim_list, parse_dimension_struct
+from .attr_dot import dot_dimension_attr, parse_dot_algorithm_attr
+from .dimension_numbers import parse_dim_list
 from .gemm import SEQUENTIAL_DEPTH, blas_dtype, float_matmul
 from .quantization_verify import check_dot_general_quantization
 from .reducer import contiguous as _contiguous
-
-_DOT_FIELDS = STRUCT_FIELD_ORDER["dot"]  # upstream's print order of #stablehlo.dot fields
 
 # ---- arithmetic ------------------------------------------------------------------------------
 
@@ -175,61 +173,7 @@ def _parse_precision(p: Any) -> ArrayAttr:
 def _parse_algorithm(p: Any) -> DialectAttr:
     p.expect("=")
     body, start = p.parse_balanced_body("<", ">")
-    return _parse_dot_algorithm_attr(p, body, start)
-
-
-# (lhs, rhs, accumulation precision type, num_primitive_operations) of the dot algorithms
-# upstream knows hardware support for (hlo::isKnownDotAlgorithm), besides f8 x f8 -> f32.
-_KNOWN_DOT_ALGORITHMS = {
-    ("f16", "f16", "f16", 1), ("f16", "f16", "f32", 1), ("bf16", "bf16", "bf16", 1),
-    ("bf16", "bf16", "f32", 1), ("bf16", "bf16", "f32", 3), ("bf16", "bf16", "f32", 6),
-    ("tf32", "tf32", "f32", 1), ("tf32", "tf32", "f32", 3), ("f32", "f32", "f32", 1),
-    ("f64", "f64", "f64", 1),
-}
-_ANY_F8 = {"f8E3M4", "f8E4M3", "f8E4M3FN", "f8E5M2", "f8E4M3FNUZ", "f8E4M3B11FNUZ",
-           "f8E5M2FNUZ"}
-
-
-def dot_algorithm_error(algorithm: dict[str, Any]) -> str | None:
-    """DotAlgorithmAttr's verifier: positive counts, then a combination some hardware is
-    known to support (single components; f8 x f8 may accumulate imprecisely)."""
-    counts = [int(algorithm.get(k, 1)) for k in ("lhs_component_count", "rhs_component_count",
-                                                "num_primitive_operations")]
-    for count, label in zip(counts, ("lhs component count", "rhs component count",
-                                     "num primitive operations"), strict=True):
-        if count <= 0:
-            return f"{label} must be positive"
-    lhs, rhs, accum = (str(algorithm.get(k, "")) for k in
-                       ("lhs_precision_type", "rhs_precision_type", "accumulation_type"))
-    imprecise = bool(algorithm.get("allow_imprecise_accumulation", False))
-    lhs_n, rhs_n, ops = counts
-    known = lhs_n == 1 and rhs_n == 1 and (
-        (lhs in _ANY_F8 and rhs in _ANY_F8 and accum == "f32" and ops == 1)
-        or (not imprecise and (lhs, rhs, accum, ops) in _KNOWN_DOT_ALGORITHMS))
-    if known:
-        return None
-    return ("dot algorithm not known to be supported on any hardware: "
-            f"{{lhs:'{lhs}', rhs:'{rhs}', accum:'{accum}', lhs_components:{lhs_n}, "
-            f"rhs_components:{rhs_n}, primitive_ops:{ops}, imprecise:{int(imprecise)}}}")
-
-
-def _parse_dot_algorithm_attr(p: Any, body: str, offset: int) -> DialectAttr:
-    """`#stablehlo.dot_algorithm<...>` (also the body of dot_general's `algorithm = <...>`),
-    verified as it is built, so errors point at the attribute."""
-    fields = parse_struct_fields(p, body, offset)
-    if fields is None:
-        raise p.error("failed to parse the dot algorithm", offset=offset)
-    problem = dot_algorithm_error(dict(fields))
-    if problem is not None:
-        raise p.error(problem, offset=offset - 1)
-    text = ", ".join(f"{k} = {format_field(v)}" for k, v in fields)
-    return DialectAttr("stablehlo", "dot_algorithm", text, tuple(fields))
-
-
-def _parse_dot_dims_attr(p: Any, body: str, offset: int) -> DialectAttr:
-    """`#stablehlo.dot<...>` with upstream's struct grammar (see dimension_numbers)."""
-    found = dict(parse_dimension_struct(p, "dot", _DOT_FIELDS, body, offset))
-    return dot_dimension_attr(*(found.get(k, []) for k in _DOT_FIELDS))
+    return parse_dot_algorithm_attr(p, body, start)
 
 
 def _pair(p: Any) -> tuple[list[int], list[int]]:
@@ -237,15 +181,6 @@ def _pair(p: Any) -> tuple[list[int], list[int]]:
     left = parse_dim_list(p)
     p.expect_keyword("x")
     return left, parse_dim_list(p)
-
-
-def dot_dimension_attr(lhs_batch: Sequence[int], rhs_batch: Sequence[int],
-                       lhs_contract: Sequence[int], rhs_contract: Sequence[int]) -> DialectAttr:
-    """`#stablehlo.dot<...>` as upstream prints it (empty fields left out)."""
-    fields = [(k, list(v)) for k, v in zip(_DOT_FIELDS, (lhs_batch, rhs_batch, lhs_contract,
-                                                          rhs_contract), strict=False) if v]
-    body = ", ".join(f"{k} = {format_field(v)}" for k, v in fields)
-    return DialectAttr("stablehlo", "dot", body, tuple(fields))
 
 
 def _parse_dot_general(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
@@ -466,12 +401,3 @@ define_op("stablehlo.einsum", operands=("lhs", "rhs"), results=1, attributes=("e
 define_op("stablehlo.unary_einsum", operands=("operand",), results=1, attributes=("einsum_config",),
           syntax=Format("$operand `,` `config` `=` $einsum_config", operands=("operand",),
                         types="functional", attrs={"einsum_config": "attr"}))(unary_einsum)
-
-
-try:
-    from ...ir.parser import DIALECT_ATTR_PARSERS
-
-    DIALECT_ATTR_PARSERS[("stablehlo", "dot")] = _parse_dot_dims_attr
-    DIALECT_ATTR_PARSERS[("stablehlo", "dot_algorithm")] = _parse_dot_algorithm_attr
-except ImportError:  # pragma: no cover - older parser
-    pass

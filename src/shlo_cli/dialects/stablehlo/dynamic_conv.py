@@ -22,8 +22,8 @@ from ...ir.registry import register_bind_hook
 from ...ir.types import DYNAMIC, QuantizedType, TensorType, Type
 from ..asm import Format
 from ..registry import define_op
+from .attr_conv import decode_conv_dims
 from .constants import iota, verify_dynamic_iota_op
-from .convolution import convolution, decode_conv_dims
 from .elementwise_verify import error
 from .quantization_verify import check_convolution_quantization
 
@@ -190,6 +190,8 @@ def dynamic_conv(lhs: np.ndarray, rhs: np.ndarray, padding: np.ndarray, *,
                  batch_group_count: Any = None, precision_config: Any = None,
                  result_type: Type) -> np.ndarray:
     """spec dynamic_conv: `convolution` with `padding` taken from the operand."""
+    from .convolution import convolution  # not imported with the binding hook below
+
     pads = np.asarray(padding, dtype=np.int64)
     spatial = lhs.ndim - 2
     if pads.shape != (spatial, 2):

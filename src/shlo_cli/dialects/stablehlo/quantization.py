@@ -326,7 +326,7 @@ def _out_scales(rhs_q: QuantizedType, result_q: QuantizedType | None, rank: int,
 def _output_feature_axis(op: Operation, rank: int) -> int:
     """The result axis carrying rhs's quantized dimension (the output feature)."""
     if op.name in ("stablehlo.convolution", "stablehlo.dynamic_conv"):
-        from .convolution import decode_conv_dims
+        from .attr_conv import decode_conv_dims
 
         return decode_conv_dims(op.attr("dimension_numbers")).output_feature
     rhs_q = quant_of(op.operands[1].type)

@@ -25,9 +25,8 @@ import numpy as np
 from ...ir.core import Operation
 from ...ir.registry import register_bind_hook
 from ...ir.types import TensorType
-from . import convolution as general
+from .attr_conv import decode_conv_dims
 from .blas_threads import matmul
-from .convolution import SHIFTED_RATIO, decode_conv_dims
 from .gemm import IM2COL_BUDGET, SEQUENTIAL_DEPTH
 from .specialize import _native_types
 
@@ -48,6 +47,8 @@ def bind_convolution(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
     """A specialized convolution kernel, or None (the general evaluator)."""
     if op.name != "stablehlo.convolution" or len(op.operands) != 2:
         return None
+    from . import convolution as general  # loaded with the op; not at every launch
+
     dtypes = _native_types(op)
     if dtypes is None or len(set(dtypes)) != 1 or dtypes[0] not in (
             np.dtype(np.float32), np.dtype(np.float64)):
@@ -100,7 +101,7 @@ def bind_convolution(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
     opos = math.prod(counts)
     if depth <= SEQUENTIAL_DEPTH or batch == 0 or features == 0:
         return None
-    shifted = (depth > channels and channels >= SHIFTED_RATIO * features
+    shifted = (depth > channels and channels >= general.SHIFTED_RATIO * features
                and all(st == 1 for st in strides))
     if shifted and (batch * math.prod(padded) * kprod * features * dtype.itemsize
                     > IM2COL_BUDGET):
