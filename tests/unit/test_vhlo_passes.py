@@ -302,3 +302,25 @@ def test_mixed_upstream_check_lines() -> None:
     check = subprocess.run([str(BIN / "filecheck"), str(path)], input=out.stdout, text=True,
                            capture_output=True, timeout=120)
     assert check.returncode == 0, check.stderr[:2000]
+
+
+@pytest.mark.skipif(not (CONFORMANCE / "testdata").is_dir(), reason="no conformance folder")
+def test_current_target_shortcut_agrees_with_the_full_check(monkeypatch) -> None:
+    """At the current version every VHLO attribute and type class exists, so op_is_legal
+    skips walking them; the full walk must give the same answer on real programs."""
+    from shlo_cli.passes import vhlo_to_version as versioning
+
+    files = sorted((CONFORMANCE / "testdata").glob("*.mlir"))[::40]
+    modules = []
+    for path in files:
+        try:
+            modules.append(_vhlo(path.read_text()))
+        except Diagnostic:
+            continue
+    assert len(modules) > 20
+    assert versioning._every_vhlo_class_legal(CURRENT)
+    assert not versioning._every_vhlo_class_legal(Version(0, 9, 0))
+    ops = [op for m in modules for op in list(m.op.walk())[1:]]
+    fast = [op_is_legal(op, CURRENT) for op in ops]
+    monkeypatch.setattr(versioning, "_every_vhlo_class_legal", lambda target: False)
+    assert [op_is_legal(op, CURRENT) for op in ops] == fast

@@ -12,6 +12,7 @@ module.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
@@ -129,6 +130,19 @@ _CONSTRAINTS: dict[str, Callable[[Operation, Version], bool]] = {
 }
 
 
+@functools.cache
+def _every_vhlo_class_legal(target: Version) -> bool:
+    """Whether every VHLO attribute and type class exists at `target` (true of the current
+    version): then every attribute and type is legal there, however deeply nested."""
+    stack: list[type] = list(vt._vhlo_classes())
+    while stack:
+        cls = stack.pop()
+        if not cls.min_version <= target <= cls.max_version:  # type: ignore[attr-defined]
+            return False
+        stack.extend(cls.__subclasses__())
+    return True
+
+
 def op_is_legal(op: Operation, target: Version) -> bool:
     """Upstream's isLegalOperation for a VHLO op (other ops are always legal)."""
     spec = OP_SPECS.get(op.name)
@@ -139,6 +153,8 @@ def op_is_legal(op: Operation, target: Version) -> bool:
     constraint = _CONSTRAINTS.get(op.name)
     if constraint is not None and not constraint(op, target):
         return False
+    if _every_vhlo_class_legal(target):
+        return True
     if not all(attribute_is_legal(a, target)
                for a in (*op.properties.values(), *op.attributes.values())):
         return False
