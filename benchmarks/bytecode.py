@@ -16,7 +16,7 @@ from parse_print import load_chunks, parseable
 
 from shlo_cli.formats import read_bytecode, write_bytecode
 from shlo_cli.formats.bytecode.reader import bytecode_header
-from shlo_cli.formats.portable import serialize
+from shlo_cli.formats.portable import deserialize, serialize
 from shlo_cli.ir.diagnostics import Diagnostic, ShloError
 from shlo_cli.ir.parser import parse_source
 from shlo_cli.ir.printer import print_module
@@ -60,11 +60,13 @@ def _compare(label: str, modules: list, blobs: list[bytes], texts: list[str],
 
 
 def _serialize_line(texts: list[str], rounds: int = 2) -> None:
-    """What `stablehlo-translate --serialize --target=current` does after parsing (legalize
-    to VHLO, version it, write bytecode), against printing the same programs as text. The
-    write lines above time the bytecode writer alone, on the StableHLO module as parsed
-    (`stablehlo-opt -emit-bytecode`); serializing rewrites the module, so each round
-    parses fresh copies (untimed)."""
+    """The portable-artifact path both ways. What `stablehlo-translate --serialize
+    --target=current` does after parsing (legalize to VHLO, version it, write bytecode),
+    against printing the same programs as text; and what `--deserialize` does with those
+    artifacts (read bytecode, upgrade VHLO, legalize back to StableHLO), against parsing the
+    same programs' text. The read/write lines above time the bytecode reader and writer alone,
+    on the StableHLO module as parsed (`stablehlo-opt -emit-bytecode`); serializing rewrites
+    the module, so each round parses fresh copies (untimed)."""
     kept = []
     for text in texts:  # the programs that serialize (the others fail with a diagnostic)
         try:
@@ -82,6 +84,20 @@ def _serialize_line(texts: list[str], rounds: int = 2) -> None:
     print(f"  serialize (StableHLO -> VHLO -> bytecode, --serialize --target=current) of the "
           f"{len(kept)} that serialize: {serialize_t:.3f} s vs print text {print_t:.3f} s: "
           f"{serialize_t / print_t:.2f}x the print time")
+    artifacts = [serialize(parse_source(text, "bench"), "current") for text in kept]
+
+    def deserialize_all() -> None:
+        for data in artifacts:
+            deserialize(data, "bench")
+
+    def parse_all() -> None:
+        for text in kept:
+            parse_source(text, "bench")
+
+    deserialize_t, parse_t = interleaved([deserialize_all, parse_all], rounds)
+    print(f"  deserialize (bytecode -> VHLO -> StableHLO, --deserialize) of those artifacts: "
+          f"{deserialize_t:.3f} s vs parse text {parse_t:.3f} s: "
+          f"{deserialize_t / parse_t:.2f}x the parse time")
 
 
 def run(root: str, profile: bool = False) -> None:
