@@ -65,11 +65,13 @@ def legalize_to_stablehlo(module: Module) -> None:
     ops = list(module.op.walk())[1:]
     # Names first: a return's target depends on whether its parent is a function.
     targets = [(op, source_name(op)) for op in ops if op.name.startswith("vhlo.")]
+    # The bytecode reader shares one object per attribute entry: convert each once.
+    memo: dict[int, tuple[Attribute, Attribute]] = {}
     for op, name in targets:
         if name is None:
             raise failure(op)
         try:
-            _convert(op, name)
+            _convert(op, name, memo)
         except NoCounterpart:
             raise failure(op) from None
     # Like upstream, retype every value (ops of other dialects too: the casts that
@@ -84,7 +86,7 @@ def legalize_to_stablehlo(module: Module) -> None:
     remove_identity_casts(module)
 
 
-def _convert(op: Operation, name: str) -> None:
+def _convert(op: Operation, name: str, memo: dict[int, tuple[Attribute, Attribute]]) -> None:
     attrs = {**op.properties, **op.attributes}
     _remove_defaults(op, attrs)
     converted: Attrs = {}
@@ -95,7 +97,10 @@ def _convert(op: Operation, name: str) -> None:
         if special is not None:
             special(attr_name, value, converted)
         else:
-            converted[attr_name] = to_stablehlo_attr(value)
+            known = memo.get(id(value))
+            if known is None:  # the entry keeps `value` alive, so its id stays its own
+                known = memo[id(value)] = (value, to_stablehlo_attr(value))
+            converted[attr_name] = known[1]
     result_types = [type_to_stablehlo(r.type) for r in op.results]
     arg_types = [[[type_to_stablehlo(a.type) for a in block.arguments]
                   for block in region.blocks] for region in op.regions]
