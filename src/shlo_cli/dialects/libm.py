@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..lazy_imports import lazy, lazy_function, numpy_function
+from .quiet import loud, quiet
 
 if TYPE_CHECKING:
     import ctypes
@@ -206,37 +207,57 @@ def native_kernel(fn: Kernel, dtype: np.dtype) -> Kernel:
     place (ulp). The C library's result rounds to the same narrow value as g unless a
     rounding boundary of the narrow type (a midpoint between two of its values) lies within
     that distance: with D the bits a double has beyond the narrow mantissa, that is when g's
-    low D bits are within 2^13 of 2^(D-1), one add, one mask and one compare on g's bit
-    pattern. The test holds where the narrow result is normal: results whose exponent field
-    is 0 or 1 (zeros, subnormals, the smallest binade) or all ones (overflow, NaN) are
-    recomputed by `fn` (the C library) with the doubtful ones, like 0-d inputs."""
+    low D bits are within 2^13 of 2^(D-1). That test holds where the narrow result is
+    normal, so g is also doubtful outside the binades whose narrow results are normal and
+    not in the smallest normal binade (zeros, subnormals, overflow, NaN). Both tests are
+    folded into one unsigned number per element, `(low - lo) | (g's bits << 1) - start`:
+    the left part wraps to >= 2^63 exactly in the boundary band and is < 2^D elsewhere, the
+    right part is >= `limit` exactly outside the binade range; so one maximum decides
+    whether any element is doubtful. Those are recomputed by `fn` (the C library), as are
+    0-d and empty inputs."""
     ufunc = getattr(np, fn.ufunc.__name__)  # type: ignore[attr-defined]
-    narrow, wide = (np.uint32, np.uint64) if dtype.itemsize == 4 else (np.uint16, np.uint64)
-    mantissa = np.finfo(dtype).nmant
+    wide = np.uint64
+    info = np.finfo(dtype)
+    mantissa = info.nmant
     discarded = 52 - mantissa
+    # (bits + shift) & low maps the band [2^(D-1) - 2^13, 2^(D-1) + 2^13] to [0, 2^14];
+    # minus (2^14 + 1) it wraps to the top of the range.
     shift = wide(((1 << 13) - (1 << (discarded - 1))) % (1 << 64))
     low = wide((1 << discarded) - 1)
-    band = wide(1 << 14)
-    unit = narrow(1 << mantissa)
-    exponent = narrow(((1 << (8 * dtype.itemsize - 1)) - 1) ^ ((1 << mantissa) - 1))
-    smallest = narrow(2 << mantissa)
+    band = wide((1 << 14) + 1)
+    # Biased double exponents of the narrow type's second-smallest normal binade and of
+    # the first binade past its largest finite value.
+    bias = (1 << (8 * dtype.itemsize - mantissa - 2)) - 1
+    first = 1023 + 2 - bias
+    past = 1023 + 2 * bias + 1 - bias
+    start = wide(first << 53)
+    limit = wide((past - first) << 53)
+    assert 2 ** discarded < int(limit) < 2 ** 63 - 2 ** 15
+    one = wide(1)
     f64 = np.dtype(np.float64)
-    count = np.count_nonzero
+    array = np.ndarray
+    biggest = np.maximum.reduce
 
     def kernel(x: Any) -> Any:
-        if getattr(x, "ndim", 0) == 0 or x.dtype != dtype:
+        if x.__class__ is not array or x.dtype != dtype or not x.ndim or not x.size:
             return _rounded_any(fn, dtype, x)
-        with np.errstate(all="ignore"):  # overflow, invalid: those elements are redone
-            guess = ufunc(x, dtype=f64)
+        token = quiet()  # overflow, invalid: those elements are redone
+        try:
+            guess = x.astype(f64)
+            ufunc(guess, out=guess)
             out = guess.astype(dtype)
-            bits = guess.view(wide) + shift
-            bits &= low
-            doubtful = bits <= band
-            field = out.view(narrow) + unit
-            field &= exponent
-            doubtful |= field <= smallest
-            if count(doubtful):
+            bits = guess.view(wide)
+            test = bits + shift
+            test &= low
+            test -= band
+            binade = bits << one
+            binade -= start
+            test |= binade
+            if biggest(test, axis=None) >= limit:
+                doubtful = test >= limit
                 out[doubtful] = fn(x[doubtful].astype(f64)).astype(dtype)
+        finally:
+            loud(token)
         return out
 
     return kernel
