@@ -10,6 +10,8 @@ major version), the same two calls enter and leave a fresh `np.errstate`.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -19,7 +21,8 @@ def _native() -> tuple[Any, Any] | None:
     try:
         from numpy._core import _ufunc_config as config  # numpy 2's errstate machinery
 
-        variable, make = config._extobj_contextvar, config._make_extobj
+        variable = getattr(config, "_extobj_contextvar")  # noqa: B009 - private: may be absent
+        make = getattr(config, "_make_extobj")  # noqa: B009
         state = make(all="ignore")
         token = variable.set(state)
         variable.reset(token)
@@ -31,25 +34,20 @@ def _native() -> tuple[Any, Any] | None:
 _NATIVE = _native()
 
 
-if _NATIVE is not None:
-    _VARIABLE, _IGNORE = _NATIVE
-    _set, _reset = _VARIABLE.set, _VARIABLE.reset
+def _enter() -> Any:
+    """Ignore floating-point errors until `loud(token)`; returns the token."""
+    state = np.errstate(all="ignore")
+    state.__enter__()
+    return state
 
-    def quiet() -> Any:
-        """Ignore floating-point errors until `loud(token)`; returns the token."""
-        return _set(_IGNORE)
 
-    def loud(token: Any) -> None:
-        """Restore the error state `quiet()` replaced."""
-        _reset(token)
+def _leave(token: Any) -> None:
+    """Restore the error state `quiet()` replaced."""
+    token.__exit__(None, None, None)
 
-else:
-    def quiet() -> Any:
-        """Ignore floating-point errors until `loud(token)`; returns the token."""
-        state = np.errstate(all="ignore")
-        state.__enter__()
-        return state
 
-    def loud(token: Any) -> None:
-        """Restore the error state `quiet()` replaced."""
-        token.__exit__(None, None, None)
+quiet: Callable[[], Any] = _enter
+loud: Callable[[Any], Any] = _leave
+if _NATIVE is not None:  # C-level callables: no Python frame per call
+    quiet = functools.partial(_NATIVE[0].set, _NATIVE[1])
+    loud = _NATIVE[0].reset

@@ -64,7 +64,7 @@ class CompiledBlock:
         return step
 
 
-def _captured(block: Block) -> set[Value]:
+def captured_values(block: Block) -> set[Value]:
     """Values read by ops inside the regions of `block`'s ops (at any depth)."""
     seen: set[Value] = set()
     stack = [r for op in block.operations for r in op.regions]
@@ -111,7 +111,7 @@ def compile_block(arguments: Sequence[Value], steps: Sequence[Any],
                   terminator: Sequence[Value] | None, block: Block,
                   fold: bool) -> CompiledBlock:
     """Generate and compile the function for one planned block (see the module doc)."""
-    captured = _captured(block)
+    captured = captured_values(block)
     names: dict[Value, str] = {}
     ns: dict[str, Any] = {"__name__": _MODULE}
     consts: dict[Value, Any] = {}

@@ -21,8 +21,9 @@ from ..ir.diagnostics import Diagnostic, EvaluationError, SourceFile
 
 # Re-exported: binding hooks and EvaluationError live below the dialects that use them.
 from ..ir.registry import BIND_HOOKS, BindHook, _bind_with, bind_after, bind_hooks  # noqa: F401
-from .codegen import CompiledBlock, compile_block
+from .codegen import CompiledBlock, captured_values, compile_block
 from .deadline import TimedOut
+from .hoist import hoist_slices
 
 RETURN_OPS = frozenset({"func.return", "stablehlo.return", "chlo.return", "builtin.return"})
 
@@ -234,10 +235,15 @@ class Interpreter:
     def _plan_block(self, block: Block) -> _BlockPlan:
         steps = []
         terminator = None
+        ops: list[Operation] = []
         for op in block.operations:
             if op.name in RETURN_OPS:
                 terminator = op.operands
                 break
+            ops.append(op)
+        if self.observer is None:  # a trace or profile shows the program's own ops
+            ops = hoist_slices(ops, set(terminator or ()) | captured_values(block))
+        for op in ops:
             kernel = self._bind(op)
             if self.observer is not None:
                 kernel = self.observer.wrap(op, kernel)

@@ -24,6 +24,7 @@ from ...ir.registry import register_bind_hook
 from ...ir.types import QuantizedType, TensorType, element_type, numpy_dtype
 from ...lazy_imports import lazy
 from .. import libm
+from ..quiet import loud, quiet
 from .blas_threads import matmul
 from .conversions import _EXACT_TO_FLOAT, _WIDE_FLOATS, convert_array
 from .elementwise_numerics import NATIVE_ARITH, NATIVE_FLOATS, NATIVE_INTS
@@ -229,9 +230,12 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
         # layout BLAS sees (and so its summation order) is the same.
         left = lhs.transpose(lperm).reshape(b, m, k).astype(dtype)
         right = rhs.transpose(rperm).reshape(b, k, n).astype(dtype)
-        with np.errstate(all="ignore"):
+        token = quiet()
+        try:
             out = matmul(left[0], right[0])[None] if b == 1 else matmul(left, right)
             out += zero
+        finally:
+            loud(token)
         return out.reshape(out_shape)
 
     if b != 1:
@@ -242,6 +246,25 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
     # contiguous layout; an array contiguous both ways is copied in C order).
     left_c, left_f = (k * item, item), (item, m * item)
     right_c, right_f = (n * item, item), (item, k * item)
+    # With no unit dimension, Fortran strides mean Fortran- and not C-contiguous; else the
+    # flags decide (as for the copy).
+    left_f_sure, right_f_sure = m > 1 and k > 1, k > 1 and n > 1
+    left_shape, right_shape = (m, k), (k, n)
+    left_same = lperm == tuple(range(len(ls))) and ls == left_shape
+    right_same = rperm == tuple(range(len(rs))) and rs == right_shape
+    out_same = out_shape == (m, n)
+
+    def layout_ok(view: np.ndarray, c: tuple[int, int], f: tuple[int, int],
+                  f_sure: bool) -> bool:
+        strides = view.strides
+        if strides == c:  # C strides of the full shape: C-contiguous
+            return True
+        if strides != f:
+            return False
+        if f_sure:
+            return True
+        flags = view.flags
+        return bool(flags.f_contiguous and not flags.c_contiguous)
 
     def plain(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
         """(m, k) x (k, n) whose operand views (after the permutations: a transposed
@@ -251,21 +274,24 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
         if (lhs.__class__ is not array or rhs.__class__ is not array or lhs.dtype != dtype
                 or rhs.dtype != dtype):
             return kernel(lhs, rhs)
-        left = lhs.transpose(lperm).reshape(m, k)
-        right = rhs.transpose(rperm).reshape(k, n)
-        ls_, rs_ = left.strides, right.strides
-        if not ((ls_ == left_c and left.flags.c_contiguous)
-                or (ls_ == left_f and left.flags.f_contiguous
-                    and not left.flags.c_contiguous)):
+        if left_same and lhs.shape == left_shape:
+            left = lhs
+        else:
+            left = lhs.transpose(lperm).reshape(m, k)
+        if right_same and rhs.shape == right_shape:
+            right = rhs
+        else:
+            right = rhs.transpose(rperm).reshape(k, n)
+        if not (layout_ok(left, left_c, left_f, left_f_sure)
+                and layout_ok(right, right_c, right_f, right_f_sure)):
             return kernel(lhs, rhs)
-        if not ((rs_ == right_c and right.flags.c_contiguous)
-                or (rs_ == right_f and right.flags.f_contiguous
-                    and not right.flags.c_contiguous)):
-            return kernel(lhs, rhs)
-        with np.errstate(all="ignore"):
+        token = quiet()
+        try:
             out = matmul(left, right)
             out += zero
-        return out.reshape(out_shape)
+        finally:
+            loud(token)
+        return out if out_same else out.reshape(out_shape)
     return plain
 
 
