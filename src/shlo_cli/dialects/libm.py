@@ -216,25 +216,28 @@ def native_kernel(fn: Kernel, dtype: np.dtype) -> Kernel:
     whether any element is doubtful. Those are recomputed by `fn` (the C library), as are
     0-d and empty inputs."""
     ufunc = getattr(np, fn.ufunc.__name__)  # type: ignore[attr-defined]
-    wide = np.uint64
     info = np.finfo(dtype)
     mantissa = info.nmant
     discarded = 52 - mantissa
-    # (bits + shift) & low maps the band [2^(D-1) - 2^13, 2^(D-1) + 2^13] to [0, 2^14];
-    # minus (2^14 + 1) it wraps to the top of the range.
-    shift = wide(((1 << 13) - (1 << (discarded - 1))) % (1 << 64))
-    low = wide((1 << discarded) - 1)
-    band = wide((1 << 14) + 1)
+    bias = (1 << (8 * dtype.itemsize - mantissa - 2)) - 1
     # Biased double exponents of the narrow type's second-smallest normal binade and of
     # the first binade past its largest finite value.
-    bias = (1 << (8 * dtype.itemsize - mantissa - 2)) - 1
     first = 1023 + 2 - bias
     past = 1023 + 2 * bias + 1 - bias
-    start = wide(first << 53)
-    limit = wide((past - first) << 53)
-    assert 2 ** discarded < int(limit) < 2 ** 63 - 2 ** 15
-    one = wide(1)
-    f64 = np.dtype(np.float64)
+    assert 2 ** discarded < (past - first) << 53 < 2 ** 63 - 2 ** 15
+
+    def word(v: int) -> np.ndarray:  # 0-d arrays: numpy converts a scalar operand per call
+        return np.array(v % (1 << 64), np.uint64)
+
+    # (bits + shift) & low maps the band [2^(D-1) - 2^13, 2^(D-1) + 2^13] to [0, 2^14];
+    # minus (2^14 + 1) it wraps to the top of the range.
+    shift = word((1 << 13) - (1 << (discarded - 1)))
+    low = word((1 << discarded) - 1)
+    band = word((1 << 14) + 1)
+    start = word(first << 53)
+    limit = word((past - first) << 53)
+    one = word(1)
+    f64, u64 = np.dtype(np.float64), np.dtype(np.uint64)
     array = np.ndarray
     biggest = np.maximum.reduce
 
@@ -244,16 +247,16 @@ def native_kernel(fn: Kernel, dtype: np.dtype) -> Kernel:
         token = quiet()  # overflow, invalid: those elements are redone
         try:
             guess = x.astype(f64)
-            ufunc(guess, out=guess)
+            ufunc(guess, guess)
             out = guess.astype(dtype)
-            bits = guess.view(wide)
+            bits = guess.view(u64)
             test = bits + shift
             test &= low
             test -= band
             binade = bits << one
             binade -= start
             test |= binade
-            if biggest(test, axis=None) >= limit:
+            if biggest(test, None) >= limit:
                 doubtful = test >= limit
                 out[doubtful] = fn(x[doubtful].astype(f64)).astype(dtype)
         finally:

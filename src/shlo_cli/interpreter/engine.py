@@ -24,6 +24,7 @@ from ..ir.registry import BIND_HOOKS, BindHook, _bind_with, bind_after, bind_hoo
 from .codegen import CompiledBlock, captured_values, compile_block
 from .deadline import TimedOut
 from .hoist import hoist_slices
+from .inline import inline_calls
 
 RETURN_OPS = frozenset({"func.return", "stablehlo.return", "chlo.return", "builtin.return"})
 
@@ -242,6 +243,7 @@ class Interpreter:
                 break
             ops.append(op)
         if self.observer is None:  # a trace or profile shows the program's own ops
+            ops = inline_calls(ops, self._symbols.get)
             ops = hoist_slices(ops, set(terminator or ()) | captured_values(block))
         for op in ops:
             kernel = self._bind(op)

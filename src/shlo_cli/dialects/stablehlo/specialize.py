@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -25,7 +26,7 @@ from ...ir.types import QuantizedType, TensorType, element_type, numpy_dtype
 from ...lazy_imports import lazy
 from .. import libm
 from ..quiet import loud, quiet
-from .blas_threads import matmul
+from .blas_threads import ONE_THREAD_BELOW, SINGLE_THREAD_WORK, matmul
 from .conversions import _EXACT_TO_FLOAT, _WIDE_FLOATS, convert_array
 from .elementwise_numerics import NATIVE_ARITH, NATIVE_FLOATS, NATIVE_INTS
 from .elementwise_select import NATIVE_COMPARE
@@ -122,11 +123,20 @@ def _dynamic_slice(sizes: tuple[int, ...], shape: tuple[int, ...]) -> Kernel:
             return _fresh(x[start:start + size])
         return one
 
+    bounds = tuple(zip(highest, sizes, strict=True))
+
     def kernel(x: np.ndarray, *starts: np.ndarray) -> np.ndarray:
-        window = tuple(slice(s, s + k) for s, k in zip(
-            [min(max(int(i), 0), t) for i, t in zip(starts, highest, strict=True)], sizes,
-            strict=True))
-        return _fresh(x[window])
+        if len(starts) != len(bounds):  # as zip(strict=True) would say
+            raise ValueError(f"dynamic_slice takes {len(bounds)} start indices")
+        window = []
+        for i, (top, size) in zip(starts, bounds):  # noqa: B905 - lengths checked above
+            start = int(i)
+            if start < 0:
+                start = 0
+            elif start > top:
+                start = top
+            window.append(slice(start, start + size))
+        return _fresh(x[tuple(window)])
     return kernel
 
 
@@ -187,6 +197,11 @@ def _signed_extremum(ufunc: np.ufunc, both: bool) -> Kernel:
             current |= mask
         return out
     return kernel
+
+
+def _fortran_only(view: np.ndarray) -> bool:
+    flags = view.flags
+    return bool(flags.f_contiguous and not flags.c_contiguous)
 
 
 def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kernel | None:
@@ -254,44 +269,41 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
     right_same = rperm == tuple(range(len(rs))) and rs == right_shape
     out_same = out_shape == (m, n)
 
-    def layout_ok(view: np.ndarray, c: tuple[int, int], f: tuple[int, int],
-                  f_sure: bool) -> bool:
-        strides = view.strides
-        if strides == c:  # C strides of the full shape: C-contiguous
-            return True
-        if strides != f:
-            return False
-        if f_sure:
-            return True
-        flags = view.flags
-        return bool(flags.f_contiguous and not flags.c_contiguous)
+    f_only = _fortran_only
+    zero_array = np.array(0, dtype)  # a 0-d array operand costs less than a scalar
+    work = m * k * n
+    product = matmul if ONE_THREAD_BELOW <= work <= SINGLE_THREAD_WORK else operator.matmul
 
     def plain(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
         """(m, k) x (k, n) whose operand views (after the permutations: a transposed
         operand is a Fortran-ordered view) are laid out exactly as the copies above would
         be: BLAS reads them in place (an LSTM step's 1x64 x 64x256, a backward pass's
-        transposed operands)."""
-        if (lhs.__class__ is not array or rhs.__class__ is not array or lhs.dtype != dtype
-                or rhs.dtype != dtype):
-            return kernel(lhs, rhs)
-        if left_same and lhs.shape == left_shape:
-            left = lhs
-        else:
-            left = lhs.transpose(lperm).reshape(m, k)
-        if right_same and rhs.shape == right_shape:
-            right = rhs
-        else:
-            right = rhs.transpose(rperm).reshape(k, n)
-        if not (layout_ok(left, left_c, left_f, left_f_sure)
-                and layout_ok(right, right_c, right_f, right_f_sure)):
-            return kernel(lhs, rhs)
-        token = quiet()
-        try:
-            out = matmul(left, right)
-            out += zero
-        finally:
-            loud(token)
-        return out if out_same else out.reshape(out_shape)
+        transposed operands). C strides of the full shape mean C-contiguous; with no unit
+        dimension, Fortran strides mean Fortran- and not C-contiguous, else the flags
+        decide (as for the copy)."""
+        if (lhs.__class__ is array and rhs.__class__ is array and lhs.dtype == dtype
+                and rhs.dtype == dtype):
+            if left_same and lhs.shape == left_shape:
+                left = lhs
+            else:
+                left = lhs.transpose(lperm).reshape(m, k)
+            if right_same and rhs.shape == right_shape:
+                right = rhs
+            else:
+                right = rhs.transpose(rperm).reshape(k, n)
+            strides = left.strides
+            if strides == left_c or (strides == left_f and (left_f_sure or f_only(left))):
+                strides = right.strides
+                if strides == right_c or (strides == right_f
+                                          and (right_f_sure or f_only(right))):
+                    token = quiet()
+                    try:
+                        out = product(left, right)
+                        out += zero_array
+                    finally:
+                        loud(token)
+                    return out if out_same else out.reshape(out_shape)
+        return kernel(lhs, rhs)
     return plain
 
 
