@@ -69,6 +69,11 @@ for elem in ("f32", "i8", "i1"):
     CASES.append(("%0 = stablehlo.reshape %a : ({T}) -> tensor<3x2x{E}>", elem, (6,), 1, "3x2"))
     CASES.append(("%0 = stablehlo.slice %a [1:5:2, 0:3] : ({T}) -> tensor<2x3x{E}>", elem, (6, 3), 1, "2x3"))
 CASES.append(("%0 = stablehlo.reshape %a : ({T}) -> tensor<0x4xf32>", "f32", (2, 0), 1, "0x4"))
+for elem in ("f32", "i8", "i1", "f16"):
+    CASES.append(("%0 = stablehlo.transpose %a, dims = [1, 0] : ({T}) -> tensor<3x6x{E}>", elem, (6, 3), 1, "3x6"))
+    CASES.append(("%0 = stablehlo.transpose %a, dims = [2, 0, 1] : ({T}) -> tensor<4x2x3x{E}>", elem, (2, 3, 4), 1, "4x2x3"))
+CASES.append(("%0 = stablehlo.transpose %a, dims = [1, 0] : ({T}) -> tensor<0x2xf32>", "f32", (2, 0), 1, "0x2"))
+CASES.append(("%0 = stablehlo.transpose %a, dims = [0, 1] : ({T}) -> tensor<2x5xf32>", "f32", (2, 5), 1, "2x5"))
 for elem in ("f32", "f64", "f16"):
     CASES.append(("%0 = stablehlo.divide %a, %b : {T}", elem, (5, 3), 2, None))
     CASES.append(("%0 = stablehlo.divide %a, %b : {T}", elem, (0, 3), 2, None))

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..lazy_imports import lazy, lazy_function, numpy_function
-from .quiet import loud, quiet
+from .quiet import switches
 
 if TYPE_CHECKING:
     import ctypes
@@ -240,6 +240,7 @@ def native_kernel(fn: Kernel, dtype: np.dtype) -> Kernel:
     f64, u64 = np.dtype(np.float64), np.dtype(np.uint64)
     array = np.ndarray
     biggest = np.maximum.reduce
+    quiet, loud = switches()
 
     def kernel(x: Any) -> Any:
         if x.__class__ is not array or x.dtype != dtype or not x.ndim or not x.size:

@@ -6,6 +6,9 @@ calls it guards. numpy 2 keeps the state in one context variable; `quiet()` sets
 prebuilt "ignore" state and returns the token `loud(token)` restores it with (0.3 us,
 thread- and context-safe like errstate itself). Where numpy has no such variable (another
 major version), the same two calls enter and leave a fresh `np.errstate`.
+
+`switches()` returns the pair; kernels fetch it when they are built, not at import (numpy
+is loaded lazily: parsing and printing never load it).
 """
 
 from __future__ import annotations
@@ -15,23 +18,6 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-
-
-def _native() -> tuple[Any, Any] | None:
-    try:
-        from numpy._core import _ufunc_config as config  # numpy 2's errstate machinery
-
-        variable = getattr(config, "_extobj_contextvar")  # noqa: B009 - private: may be absent
-        make = getattr(config, "_make_extobj")  # noqa: B009
-        state = make(all="ignore")
-        token = variable.set(state)
-        variable.reset(token)
-    except Exception:  # noqa: BLE001 - any other numpy: the public errstate
-        return None
-    return variable, state
-
-
-_NATIVE = _native()
 
 
 def _enter() -> Any:
@@ -46,8 +32,17 @@ def _leave(token: Any) -> None:
     token.__exit__(None, None, None)
 
 
-quiet: Callable[[], Any] = _enter
-loud: Callable[[Any], Any] = _leave
-if _NATIVE is not None:  # C-level callables: no Python frame per call
-    quiet = functools.partial(_NATIVE[0].set, _NATIVE[1])
-    loud = _NATIVE[0].reset
+@functools.cache
+def switches() -> tuple[Callable[[], Any], Callable[[Any], Any]]:
+    """(quiet, loud): C-level callables on numpy 2's error-state variable, else the
+    errstate-based pair."""
+    try:
+        from numpy._core import _ufunc_config as config  # numpy 2's errstate machinery
+
+        variable = getattr(config, "_extobj_contextvar")  # noqa: B009 - private: may be absent
+        make = getattr(config, "_make_extobj")  # noqa: B009
+        state = make(all="ignore")
+        variable.reset(variable.set(state))
+    except Exception:  # noqa: BLE001 - any other numpy: the public errstate
+        return _enter, _leave
+    return functools.partial(variable.set, state), variable.reset

@@ -21,11 +21,11 @@ import numpy as np
 
 from ...ir.core import Operation
 from ...ir.diagnostics import EvaluationError
-from ...ir.registry import register_bind_hook
+from ...ir.registry import bind_after, register_bind_hook
 from ...ir.types import QuantizedType, TensorType, element_type, numpy_dtype
 from ...lazy_imports import lazy
 from .. import libm
-from ..quiet import loud, quiet
+from ..quiet import switches
 from .blas_threads import ONE_THREAD_BELOW, SINGLE_THREAD_WORK, matmul
 from .conversions import _EXACT_TO_FLOAT, _WIDE_FLOATS, convert_array
 from .elementwise_numerics import NATIVE_ARITH, NATIVE_FLOATS, NATIVE_INTS
@@ -110,6 +110,16 @@ def _reshape(shape: tuple[int, ...], size: int) -> Kernel:
 def _slice(window: tuple[slice, ...]) -> Kernel:
     def kernel(x: np.ndarray) -> np.ndarray:
         return _fresh(x[window])
+    return kernel
+
+
+def _transpose(perm: tuple[int, ...], shape: tuple[int, ...], general: Kernel) -> Kernel:
+    """reshaping.transpose: the permuted view as a fresh contiguous array (result_array);
+    an operand of another shape goes to the general evaluator (its error)."""
+    def kernel(x: np.ndarray) -> np.ndarray:
+        if x.__class__ is not np.ndarray or x.shape != shape:
+            return general(x)
+        return _fresh(x.transpose(perm))
     return kernel
 
 
@@ -238,6 +248,7 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
     if k <= SEQUENTIAL_DEPTH:
         return None
     lperm, rperm = tuple(lb + lf + lc), tuple(rb + rc + rf)
+    quiet, loud = switches()
     zero = dtype.type(0)
 
     def kernel(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
@@ -421,6 +432,16 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
                 window, source.shape, strict=True)) != tuple(result.shape):
             return None
         return _slice(window)
+    if name == "stablehlo.transpose":
+        try:
+            perm = tuple(int(v) for v in kwargs["permutation"])
+        except (TypeError, KeyError, ValueError):
+            return None
+        if sorted(perm) != list(range(len(source.shape))) or tuple(
+                source.shape[d] for d in perm) != tuple(result.shape):
+            return None
+        return _transpose(perm, tuple(source.shape),
+                          bind_after(bind_specialized, op, opdef, kwargs))
     if name == "stablehlo.dynamic_slice":
         if any(len(t.shape) for t in op.operand_types[1:] if isinstance(t, TensorType)):
             return None
@@ -443,6 +464,6 @@ _HANDLED = frozenset(("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply
                       "stablehlo.dot_general",
                       "stablehlo.convert", "stablehlo.reshape", "stablehlo.slice",
                       "stablehlo.broadcast_in_dim",
-                      "stablehlo.dynamic_slice"))
+                      "stablehlo.dynamic_slice", "stablehlo.transpose"))
 
 register_bind_hook(bind_specialized, 60)
