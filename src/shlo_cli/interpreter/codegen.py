@@ -30,7 +30,12 @@ from ..ir.types import TensorType
 # results of at most this many elements (larger ones would stay alive for the whole run).
 _FOLDABLE = frozenset(("stablehlo.constant", "stablehlo.broadcast_in_dim", "stablehlo.reshape",
                        "stablehlo.convert", "stablehlo.transpose", "stablehlo.iota",
-                       "stablehlo.slice", "stablehlo.concatenate"))
+                       "stablehlo.slice", "stablehlo.concatenate",
+                       # elementwise arithmetic on constants (a softmax's 1/sqrt(d))
+                       *("stablehlo." + name for name in (
+                           "add", "subtract", "multiply", "divide", "negate", "abs", "sqrt",
+                           "rsqrt", "maximum", "minimum", "exponential", "log", "tanh",
+                           "compare", "select", "and", "or", "not"))))
 _FOLD_LIMIT = 1 << 16
 # Locals with at least this many elements are deleted after their last use.
 _DEL_LIMIT = 1 << 12

@@ -123,6 +123,31 @@ def _transpose(perm: tuple[int, ...], shape: tuple[int, ...], general: Kernel) -
     return kernel
 
 
+_ROOTS = ("stablehlo.sqrt", "stablehlo.rsqrt")
+
+
+def _root(reciprocal: bool, dtype: np.dtype, general: Kernel) -> Kernel:
+    """upcast_to_double(sqrt or 1/sqrt) for f16/f32 arrays: the same double operations in
+    place on one converted copy, then rounded once (astype)."""
+    f64 = np.dtype(np.float64)
+    sqrt, divide, one = np.sqrt, np.divide, np.array(1.0)
+    quiet, loud = switches()
+
+    def kernel(x: np.ndarray) -> np.ndarray:
+        if x.__class__ is not np.ndarray or x.dtype != dtype or not x.ndim:
+            return general(x)
+        wide = x.astype(f64)
+        token = quiet()
+        try:
+            sqrt(wide, wide)
+            if reciprocal:
+                divide(one, wide, wide)
+        finally:
+            loud(token)
+        return wide.astype(dtype)
+    return kernel
+
+
 def _dynamic_slice(sizes: tuple[int, ...], shape: tuple[int, ...]) -> Kernel:
     highest = [max(n - k, 0) for n, k in zip(shape, sizes, strict=True)]
     if len(sizes) == 1:
@@ -396,6 +421,11 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
         if operand in _ROUNDED and dtypes[1] == operand:
             return libm.native_kernel(_LIBM_OPS[name], operand)
         return None
+    if name in _ROOTS:  # elementwise_math: sqrt and 1/sqrt in double, rounded once
+        if operand in _ROUNDED and dtypes[1] == operand:
+            return _root(name == "stablehlo.rsqrt", operand,
+                         bind_after(bind_specialized, op, opdef, kwargs))
+        return None
     if name == "stablehlo.negate":  # elementwise.negate: floats negate exactly in any width
         return np.negative if operand in NATIVE_FLOATS and dtypes[1] == operand else None
     if name == "stablehlo.compare":
@@ -458,7 +488,7 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
 
 
 _HANDLED = frozenset(("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply",  # _ARITH
-                      _DIVIDE, *_LIBM_OPS,
+                      _DIVIDE, *_LIBM_OPS, *_ROOTS,
                       "stablehlo.maximum", "stablehlo.minimum", "stablehlo.negate",
                       "stablehlo.compare",
                       "stablehlo.dot_general",

@@ -17,10 +17,13 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from ...ir.core import Operation
 from ...ir.registry import register_bind_hook
 from ...ir.types import TensorType
-from .reducer import _ufunc_for, binary_body_ops, fast_reduce_last
+from ..quiet import switches
+from .reducer import _OUTER_SEQUENTIAL, OUTER_FROM, _ufunc_for, binary_body_ops, fast_reduce_last
 from .specialize import _native_types
 
 Kernel = Callable[..., Any]
@@ -59,6 +62,40 @@ def bind_reduce(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
     def kernel(x: Any, init: Any) -> Any:
         flat = (x if identity else x.transpose(perm)).reshape(flat_shape)
         return fast_reduce_last(name, flat, init)
+
+    dtype = dtypes[0]
+    if (name == "stablehlo.add" and dtype in _OUTER_SEQUENTIAL and flat_shape[-1] > 0
+            and math.prod(flat_shape) >= OUTER_FROM * flat_shape[-1]):
+        return _sum_rows(kernel, perm, flat_shape, dtype)
+    return kernel
+
+
+def _sum_rows(general: Kernel, perm: tuple[int, ...], flat_shape: tuple[int, ...],
+              dtype: Any) -> Kernel:
+    """fast_reduce_last's sequential float sum (the reduced elements as the rows of one
+    C-contiguous copy, added row after row from the init value) with the row layout worked
+    out once: the same copy, the same numpy reduction, so the same bits."""
+    kept = len(flat_shape) - 1  # `perm` lists the kept axes, then the reduced ones
+    rows = (*perm[kept:], *perm[:kept])
+    rows_shape = (flat_shape[-1], *flat_shape[:-1])
+    array, scalar = np.ndarray, dtype.type
+    add = np.add.reduce
+    quiet, loud = switches()
+
+    def kernel(x: Any, init: Any) -> Any:
+        if init.__class__ is array and init.dtype == dtype and not init.ndim:
+            init = init[()]
+        if x.__class__ is not array or x.dtype != dtype or init.__class__ is not scalar:
+            return general(x, init)
+        copy = x.transpose(rows).reshape(rows_shape)
+        if copy.base is not None or not copy.flags.c_contiguous:
+            copy = np.array(copy, order="C")  # (a reshape may already have copied)
+        token = quiet()
+        try:
+            out = add(copy, 0, dtype, None, False, init)
+        finally:
+            loud(token)
+        return np.asarray(out, order="C")
     return kernel
 
 
