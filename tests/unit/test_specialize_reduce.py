@@ -68,7 +68,7 @@ CASES += [(elem, "add", dims, (9, 4, 16)) for elem in ("f32", "f64", "f16") for 
 
 
 def _specialized(kinds: list[str]) -> bool:
-    return any("bind_reduce" in k or "_sum_rows" in k for k in kinds)
+    return any(("bind_reduce" in k or "_sum_rows" in k or "_extremum" in k) for k in kinds)
 
 
 @pytest.mark.parametrize(("elem", "op", "dims", "shape"),

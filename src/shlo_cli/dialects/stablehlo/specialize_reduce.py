@@ -23,7 +23,14 @@ from ...ir.core import Operation
 from ...ir.registry import register_bind_hook
 from ...ir.types import TensorType
 from ..quiet import switches
-from .reducer import _OUTER_SEQUENTIAL, OUTER_FROM, _ufunc_for, binary_body_ops, fast_reduce_last
+from .reducer import (
+    _OUTER_SEQUENTIAL,
+    OUTER_FROM,
+    _signed_zero_extremum,
+    _ufunc_for,
+    binary_body_ops,
+    fast_reduce_last,
+)
 from .specialize import _native_types
 
 Kernel = Callable[..., Any]
@@ -67,6 +74,38 @@ def bind_reduce(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
     if (name == "stablehlo.add" and dtype in _OUTER_SEQUENTIAL and flat_shape[-1] > 0
             and math.prod(flat_shape) >= OUTER_FROM * flat_shape[-1]):
         return _sum_rows(kernel, perm, flat_shape, dtype)
+    if (name in ("stablehlo.maximum", "stablehlo.minimum") and dtype.kind in "fiu"
+            and flat_shape[-1] > 0):
+        return _extremum(kernel, perm, identity, flat_shape, dtype, name == "stablehlo.maximum")
+    return kernel
+
+
+def _extremum(general: Kernel, perm: tuple[int, ...], identity: bool,
+              flat_shape: tuple[int, ...], dtype: Any, largest: bool) -> Kernel:
+    """fast_reduce_last's maximum/minimum: numpy's reduction over the last axis, then the
+    init value, then (floats, only when a result is zero) the IEEE sign of zero; the same
+    calls without their per-call setup."""
+    ufunc = np.maximum if largest else np.minimum
+    reduce = ufunc.reduce
+    array, scalar = np.ndarray, dtype.type
+    floats = dtype.kind == "f"
+    zero = np.array(0, dtype)
+    quiet, loud = switches()
+
+    def kernel(x: Any, init: Any) -> Any:
+        if init.__class__ is array and init.dtype == dtype and not init.ndim:
+            init = init[()]
+        if x.__class__ is not array or x.dtype != dtype or init.__class__ is not scalar:
+            return general(x, init)
+        flat = (x if identity else x.transpose(perm)).reshape(flat_shape)
+        token = quiet()
+        try:
+            out = np.asarray(ufunc(init, reduce(flat, -1)), dtype=dtype)
+            if floats and np.count_nonzero(out == zero):
+                out = _signed_zero_extremum(out, flat, np.asarray(init, dtype), largest)
+        finally:
+            loud(token)
+        return out
     return kernel
 
 
