@@ -34,6 +34,9 @@ def _run(text: str, args: list[np.ndarray], fast: bool) -> list[np.ndarray]:
     ((3,), [1], (2, 3)), ((3,), [2], (64, 32, 3)), ((2, 3), [2, 0], (3, 70, 2)),
     ((1, 4), [0, 2], (5, 6, 4)), ((), [], (4, 4096)), ((3,), [0], (3, 0)),
     ((0,), [1], (2, 0)), ((4, 1), [1, 0], (1, 4, 5000)),
+    # only unit dimensions added: a reshape
+    ((256,), [1], (1, 256)), ((3, 4), [0, 2], (3, 1, 4)), ((6,), [0], (6,)), ((), [], (1, 1)),
+    ((0, 2), [1, 2], (1, 0, 2)),
 ])
 @pytest.mark.parametrize("elem", ["f32", "i8"])
 def test_broadcast_matches_general(src: tuple[int, ...], dims: list[int], out: tuple[int, ...],

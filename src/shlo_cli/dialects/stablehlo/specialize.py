@@ -375,6 +375,10 @@ def _broadcast_view(op: Operation, kwargs: dict[str, Any]) -> Kernel | None:
         out = np.empty(shape, dtype)
         out[...] = (np.asarray(x) if keep else np.transpose(x, order)).reshape(expanded_shape)
         return out
+    if keep and math.prod(src) == math.prod(shape):
+        def same(x: np.ndarray) -> np.ndarray:  # only unit dimensions added: a reshape
+            return _fresh(np.asarray(x).reshape(shape))
+        return same
     return view if result.num_elements >= _VIEW_FROM else small
 
 
