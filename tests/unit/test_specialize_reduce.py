@@ -65,6 +65,9 @@ CASES = [(elem, op, dims) for elem, ops in OPS.items() for op in ops for dims in
 
 # larger inputs: float sums over many rows take the row-copy kernel (_sum_rows)
 CASES += [(elem, "add", dims, (9, 4, 16)) for elem in ("f32", "f64", "f16") for dims in DIMS]
+# and maxima over many short rows reduce the rows of a transposed copy (_extremum)
+CASES += [(elem, op, dims, (9, 4, 16)) for elem, op in (("f32", "maximum"), ("f16", "minimum"),
+                                                       ("i32", "maximum")) for dims in DIMS]
 
 
 def _specialized(kinds: list[str]) -> bool:
@@ -106,3 +109,25 @@ def test_specialized_reduce_empty(dims: tuple) -> None:
     want, _ = _run(text, args, False)
     assert got.shape == want.shape
     assert np.array_equal(got.reshape(-1).view(np.uint8), want.reshape(-1).view(np.uint8))
+
+
+@pytest.mark.parametrize("op", ["maximum", "minimum"])
+def test_extremum_nan_payloads_follow_the_general_path(op: str) -> None:
+    """Rows holding NaNs of different payloads and signs: the result is the general path's
+    NaN, bit for bit (the row-copy kernel recomputes rows whose result is NaN)."""
+    shape = (16, 8)
+    t, r, s = _t(shape, "f32"), _t((16,), "f32"), _t((), "f32")
+    text = (f"func.func @main(%x: {t}, %i: {s}) -> {r} {{\n"
+            f"  %0 = stablehlo.reduce(%x init: %i) applies stablehlo.{op} across dimensions = "
+            f"[1] : ({t}, {s}) -> {r}\n"
+            f"  func.return %0 : {r}\n}}\n")
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal(shape).astype(np.float32)
+    payloads = np.array([0x7FC00001, 0xFFC00002, 0x7F800003, 0xFFC12345], np.uint32)
+    for row in range(0, 16, 2):
+        cols = rng.choice(8, 2, replace=False)
+        x[row, cols] = rng.choice(payloads, 2).view(np.float32)
+    got, kinds = _run(text, [x, np.float32(0.0)], True)
+    want, _ = _run(text, [x, np.float32(0.0)], False)
+    assert _specialized(kinds)
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
