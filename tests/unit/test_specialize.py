@@ -82,7 +82,7 @@ for elem in ("f32", "f16"):
                "tan", "tanh", "cbrt"):
         CASES.append((f"%0 = stablehlo.{op} %a : {{T}}", elem, (41,), 1, "wide"))
     CASES.append(("%0 = stablehlo.tanh %a : {T}", elem, (0,), 1, None))
-    for op in ("sqrt", "rsqrt"):
+    for op in ("sqrt", "rsqrt", "logistic"):
         CASES.append((f"%0 = stablehlo.{op} %a : {{T}}", elem, (41,), 1, "wide"))
         CASES.append((f"%0 = stablehlo.{op} %a : {{T}}", elem, (0, 2), 1, None))
 for src, dst in (("f32", "f64"), ("i32", "f32"), ("f64", "i8"), ("f32", "f16"), ("i1", "f64"),

@@ -123,6 +123,27 @@ def _transpose(perm: tuple[int, ...], shape: tuple[int, ...], general: Kernel) -
     return kernel
 
 
+def _logistic(dtype: np.dtype, general: Kernel) -> Kernel:
+    """elementwise_math.logistic for f16/f32 arrays: 1 / (1 + exp(-x)) with the negation
+    on the sign bit (as elementwise.negate), the C library's exp rounded once (the libm
+    kernel upcast_to_double uses), then the add and the divide in the element type, in
+    place on the exp's fresh result."""
+    exp = libm.native_kernel(libm.exp, dtype)
+    bits = np.dtype(f"u{dtype.itemsize}")
+    sign = np.array(1 << (8 * dtype.itemsize - 1), bits)
+    one = np.array(1, dtype)
+    add, divide, xor = np.add, np.divide, np.bitwise_xor
+
+    def kernel(x: np.ndarray) -> np.ndarray:
+        if x.__class__ is not np.ndarray or x.dtype != dtype or not x.ndim:
+            return general(x)
+        out = exp(xor(x.view(bits), sign).view(dtype))
+        add(one, out, out)
+        divide(one, out, out)
+        return out
+    return kernel
+
+
 _ROOTS = ("stablehlo.sqrt", "stablehlo.rsqrt")
 
 
@@ -425,6 +446,10 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
         if operand in _ROUNDED and dtypes[1] == operand:
             return libm.native_kernel(_LIBM_OPS[name], operand)
         return None
+    if name == "stablehlo.logistic":
+        if operand in _ROUNDED and dtypes[1] == operand:
+            return _logistic(operand, bind_after(bind_specialized, op, opdef, kwargs))
+        return None
     if name in _ROOTS:  # elementwise_math: sqrt and 1/sqrt in double, rounded once
         if operand in _ROUNDED and dtypes[1] == operand:
             return _root(name == "stablehlo.rsqrt", operand,
@@ -492,7 +517,7 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
 
 
 _HANDLED = frozenset(("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply",  # _ARITH
-                      _DIVIDE, *_LIBM_OPS, *_ROOTS,
+                      _DIVIDE, *_LIBM_OPS, *_ROOTS, "stablehlo.logistic",
                       "stablehlo.maximum", "stablehlo.minimum", "stablehlo.negate",
                       "stablehlo.compare",
                       "stablehlo.dot_general",
