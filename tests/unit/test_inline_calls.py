@@ -23,7 +23,8 @@ func.func @main(%x: tensor<4xf32>, %n: tensor<i32>) -> (tensor<4xf32>, tensor<4x
   } do {
     %u:2 = func.call @step(%a, %b) : (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
     %v:2 = func.call @step(%u#1, %u#0) : (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
-    %w = func.call @keeps(%v#0) : (tensor<4xf32>) -> tensor<4xf32>
+    %w0 = func.call @keeps(%v#0) : (tensor<4xf32>) -> tensor<4xf32>
+    %w = func.call @total(%w0) : (tensor<4xf32>) -> tensor<4xf32>
     %one = stablehlo.constant dense<1> : tensor<i32>
     %j = stablehlo.add %i, %one : tensor<i32>
     stablehlo.return %j, %w, %v#1 : tensor<i32>, tensor<4xf32>, tensor<4xf32>
@@ -51,6 +52,17 @@ func.func private @keeps(%a: tensor<4xf32>) -> tensor<4xf32> {
   }, {
     stablehlo.return %a : tensor<4xf32>
   }) : (tensor<i1>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+func.func private @total(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %s = stablehlo.reduce(%a init: %z) across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+   reducer(%p: tensor<f32>, %q: tensor<f32>) {
+    %t = stablehlo.add %p, %q : tensor<f32>
+    stablehlo.return %t : tensor<f32>
+  }
+  %b = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<f32>) -> tensor<4xf32>
+  %r = stablehlo.subtract %a, %b : tensor<4xf32>
   return %r : tensor<4xf32>
 }
 func.func private @passes(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
@@ -84,9 +96,11 @@ def test_inlined_calls_give_the_called_results(monkeypatch: pytest.MonkeyPatch) 
         want, plain, _ = _run(False, monkeypatch, args)
         for a, b in zip(got, want, strict=True):
             assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
-    # @step (twice) and @scale inside it are inlined; @keeps (a region) and @passes (it
-    # returns an argument) keep their calls
-    assert names.count("func.call") == 2 and plain.count("func.call") == 5
+    # @step (twice), @scale inside it and @total (a self-contained reduce body) are
+    # inlined; @keeps (its region reads the callee's argument) and @passes (it returns an
+    # argument) keep their calls
+    assert names.count("func.call") == 2 and plain.count("func.call") == 6
+    assert "stablehlo.reduce" in names
     assert names.count("stablehlo.tanh") == 2  # one copy per call site
     body = max(interpreter._plans.values(), key=lambda p: len(p.steps))
     tanh = [s.op for s in body.steps if s.op.name == "stablehlo.tanh"]

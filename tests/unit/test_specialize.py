@@ -144,6 +144,33 @@ def test_specialized_dynamic_slice_clamps_like_the_general_one(i, j):
     assert fast.flags.c_contiguous
 
 
+DYNAMIC_UPDATE_SLICE = """
+func.func @main(%x: tensor<7x5x{E}>, %u: tensor<3x{K}x{E}>, %i: tensor<i32>, %j: tensor<{J}>) -> tensor<7x5x{E}> {{
+  %0 = stablehlo.dynamic_update_slice %x, %u, %i, %j : (tensor<7x5x{E}>, tensor<3x{K}x{E}>, tensor<i32>, tensor<{J}>) -> tensor<7x5x{E}>
+  func.return %0 : tensor<7x5x{E}>
+}}
+"""
+
+
+@pytest.mark.parametrize("i,j", [(0, 0), (4, 3), (-5, 9), (100, -1), (2, 2)])
+@pytest.mark.parametrize("elem,k,jtype", [("f32", 2, "i64"), ("i8", 0, "ui8"), ("i1", 5, "i16"),
+                                          ("f16", 1, "ui64")])
+def test_specialized_dynamic_update_slice_clamps_like_the_general_one(i, j, elem, k, jtype):
+    rng = np.random.default_rng(1)
+    text = DYNAMIC_UPDATE_SLICE.format(E=elem, K=k, J=jtype)
+    x, u = _data(rng, (7, 5), elem), _data(rng, (3, k), elem)
+    jdtype = {"i64": np.int64, "ui8": np.uint8, "i16": np.int16, "ui64": np.uint64}[jtype]
+    j = max(j, 0) if jdtype in (np.uint8, np.uint64) else j
+    args = [x, u, np.array(i, np.int32), np.array(j, jdtype)]
+    fast, fast_kernels = _run(text, args, True)
+    plain, plain_kernels = _run(text, args, False)
+    assert fast.tobytes() == plain.tobytes() and fast.dtype == plain.dtype
+    assert fast.flags.c_contiguous and fast.flags.writeable
+    chosen = [getattr(f, "__qualname__", "").startswith("_dynamic_update_slice") for f in fast_kernels]
+    assert any(chosen) == (jtype != "ui64")  # ui64 indices: the general path
+    assert x.tobytes() == _data(np.random.default_rng(1), (7, 5), elem).tobytes()  # not written
+
+
 def test_quantized_and_dynamic_types_keep_the_general_path():
     text = """
 func.func @main(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {

@@ -131,3 +131,25 @@ def test_extremum_nan_payloads_follow_the_general_path(op: str) -> None:
     want, _ = _run(text, [x, np.float32(0.0)], False)
     assert _specialized(kinds)
     assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+@pytest.mark.parametrize("elem", ["f32", "f16", "f64"])
+@pytest.mark.parametrize("outer,count", [(2, 3), (3, 33), (4, 32), (5, 1000), (7, 129)])
+def test_small_sums_stay_sequential(elem: str, outer: int, count: int) -> None:
+    """A few results (fewer than OUTER_FROM): the row copy still sums in the sequential
+    order of the general path's accumulate, bit for bit, on magnitudes where order shows."""
+    t, r, s = _t((outer, count), elem), _t((outer,), elem), _t((), elem)
+    text = (f"func.func @main(%x: {t}, %i: {s}) -> {r} {{\n"
+            f"  %0 = stablehlo.reduce(%x init: %i) applies stablehlo.add across dimensions = "
+            f"[1] : ({t}, {s}) -> {r}\n"
+            f"  func.return %0 : {r}\n}}\n")
+    rng = np.random.default_rng(outer * count)
+    dtype = ELEMS[elem]
+    with np.errstate(all="ignore"):
+        x = (rng.standard_normal((outer, count))
+             * rng.choice([1e-3, 1.0, 3e3], (outer, count))).astype(dtype)
+    init = np.asarray(0.3, dtype)
+    got, kinds = _run(text, [x, init], True)
+    want, _ = _run(text, [x, init], False)
+    assert any("_sum_rows" in k for k in kinds)
+    assert got.tobytes() == want.tobytes()

@@ -1,14 +1,16 @@
-"""Small straight-line callees planned inline at their `func.call` sites.
+"""Small callees planned inline at their `func.call` sites.
 
 JAX exports wrap pieces of a program in private functions (`@closed_call`,
 `@dynamic_index_in_dim`, `@_where`, ...), often called once per loop iteration. A call
 costs a fresh environment, the callee's plan run and the result unpacking, about as much
 as a few numpy calls on small tensors, and it hides the callee's ops from the plan-time
-rewrites (hoist.py) of the caller. When the callee is one block without nested regions,
-its ops are planned in the caller's block instead: detached copies reading the call's
-operands, with fresh result values (a callee inlined twice gets two sets), the values it
-returns being the call's own results. The module is not changed. Every copy keeps its
-op's location, so a run-time error is reported where it was before.
+rewrites (hoist.py) of the caller. When the callee is one block whose ops' regions (a
+reduce body) read nothing from outside them, its ops are planned in the caller's block:
+detached copies reading the call's operands, with fresh result values (a callee inlined
+twice gets two sets), the values it returns being the call's own results; region-holding
+ops share their regions (and so their plans) with the callee's op. The module is not
+changed. Every copy keeps its op's location, so a run-time error is reported where it was
+before.
 
 Only calls whose operand and result types are the callee's own are inlined (kernels are
 specialized by those types), only callees whose returned values are distinct results of
@@ -50,9 +52,26 @@ def _body(call: Operation, lookup: Callable[[str], Operation | None]) -> list[Op
     defined = {r for op in ops[:-1] for r in op.results}
     if len(set(returned)) != len(returned) or any(v not in defined for v in returned):
         return None
-    if any(op.regions or op.successors for op in ops):
+    if any(op.successors or (op.regions and not _self_contained(op)) for op in ops):
         return None
     return list(ops)
+
+
+def _self_contained(op: Operation) -> bool:
+    """Whether the ops inside `op`'s regions read only values defined inside them (a
+    reduce or sort body): the copy can then share the regions themselves."""
+    defined: set[Value] = set()
+    reads: list[Value] = []
+    stack = list(op.regions)
+    while stack:
+        region = stack.pop()
+        for block in region.blocks:
+            defined.update(block.arguments)
+            for inner in block.operations:
+                defined.update(inner.results)
+                reads.extend(inner.operands)
+                stack.extend(inner.regions)
+    return all(v in defined for v in reads)
 
 
 def _copy(ops: list[Operation], call: Operation) -> list[Operation]:
@@ -66,6 +85,7 @@ def _copy(ops: list[Operation], call: Operation) -> list[Operation]:
         new = Operation(op.name, [values.get(v, v) for v in op.operands],
                         [r.type for r in op.results], dict(op.properties),
                         dict(op.attributes), location=op.location, opdef=op.opdef)
+        new.regions = op.regions  # shared, self-contained (their parent stays the callee's op)
         new.results = [results.get(r, n) for r, n in zip(op.results, new.results, strict=True)]
         for r, n in zip(op.results, new.results, strict=True):
             values[r] = n

@@ -169,6 +169,33 @@ def _root(reciprocal: bool, dtype: np.dtype, general: Kernel) -> Kernel:
     return kernel
 
 
+def _dynamic_update_slice(shape: tuple[int, ...], sizes: tuple[int, ...],
+                          general: Kernel) -> Kernel:
+    """slicing.dynamic_update_slice: a C-ordered copy of the operand with the window at
+    the clamped start indices (slicing.clamped_start) replaced by the update; operands of
+    other shapes go to the general evaluator."""
+    bounds = tuple(zip([n - k for n, k in zip(shape, sizes, strict=True)], sizes,
+                       strict=True))
+    array = np.ndarray
+
+    def kernel(x: np.ndarray, update: np.ndarray, *starts: np.ndarray) -> np.ndarray:
+        if (x.__class__ is not array or update.__class__ is not array or x.shape != shape
+                or update.shape != sizes or len(starts) != len(bounds)):
+            return general(x, update, *starts)
+        window = []
+        for i, (top, size) in zip(starts, bounds):  # noqa: B905 - lengths checked above
+            start = int(i)
+            if start < 0:
+                start = 0
+            elif start > top:
+                start = top
+            window.append(slice(start, start + size))
+        out = np.array(x, order="C")
+        out[tuple(window)] = update
+        return out
+    return kernel
+
+
 def _dynamic_slice(sizes: tuple[int, ...], shape: tuple[int, ...]) -> Kernel:
     highest = [max(n - k, 0) for n, k in zip(shape, sizes, strict=True)]
     if len(sizes) == 1:
@@ -501,8 +528,21 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
             return None
         return _transpose(perm, tuple(source.shape),
                           bind_after(bind_specialized, op, opdef, kwargs))
+    if name == "stablehlo.dynamic_update_slice":
+        update = op.operand_types[1]
+        if (not isinstance(update, TensorType) or dtypes[1] != operand
+                or len(op.operands) != 2 + len(source.shape)
+                or any(len(t.shape) for t in op.operand_types[2:] if isinstance(t, TensorType))
+                or any(d == np.uint64 for d in dtypes[2:-1])
+                or tuple(result.shape) != tuple(source.shape)
+                or any(k > n for k, n in zip(update.shape, source.shape, strict=True))):
+            return None
+        return _dynamic_update_slice(tuple(source.shape), tuple(update.shape),
+                                     bind_after(bind_specialized, op, opdef, kwargs))
     if name == "stablehlo.dynamic_slice":
         if any(len(t.shape) for t in op.operand_types[1:] if isinstance(t, TensorType)):
+            return None
+        if any(d == np.uint64 for d in dtypes[1:-1]):  # clamped_start reads them as int64
             return None
         try:
             sizes = tuple(int(v) for v in kwargs["slice_sizes"])
@@ -523,6 +563,7 @@ _HANDLED = frozenset(("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply
                       "stablehlo.dot_general",
                       "stablehlo.convert", "stablehlo.reshape", "stablehlo.slice",
                       "stablehlo.broadcast_in_dim",
-                      "stablehlo.dynamic_slice", "stablehlo.transpose"))
+                      "stablehlo.dynamic_slice", "stablehlo.transpose",
+                      "stablehlo.dynamic_update_slice"))
 
 register_bind_hook(bind_specialized, 60)

@@ -71,13 +71,22 @@ def bind_reduce(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
         return fast_reduce_last(name, flat, init)
 
     dtype = dtypes[0]
+    outer = math.prod(flat_shape[:-1])
     if (name == "stablehlo.add" and dtype in _OUTER_SEQUENTIAL and flat_shape[-1] > 0
-            and math.prod(flat_shape) >= OUTER_FROM * flat_shape[-1]):
+            and outer >= 2 and (outer >= OUTER_FROM or math.prod(flat_shape) <= SMALL_SUM)):
         return _sum_rows(kernel, perm, flat_shape, dtype)
     if (name in ("stablehlo.maximum", "stablehlo.minimum") and dtype.kind in "fiu"
             and flat_shape[-1] > 0):
         return _extremum(kernel, perm, identity, flat_shape, dtype, name == "stablehlo.maximum")
     return kernel
+
+
+SMALL_SUM = 1 << 16
+"""Float sums of at most this many elements take the row copy even with fewer than
+OUTER_FROM results (an RNN step's 4x32 -> 4): at least two results keep numpy's
+reduction of the copy's leading axis an elementwise add per row (with one result the
+axes would merge into one and numpy would sum it pairwise), so it is sequential, as
+fast_reduce_last's accumulate is."""
 
 
 def _row_layout(perm: tuple[int, ...], flat_shape: tuple[int, ...]
