@@ -71,9 +71,9 @@ def bind_reduce(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
         return fast_reduce_last(name, flat, init)
 
     dtype = dtypes[0]
-    outer = math.prod(flat_shape[:-1])
+    results = math.prod(flat_shape[:-1])
     if (name == "stablehlo.add" and dtype in _OUTER_SEQUENTIAL and flat_shape[-1] > 0
-            and outer >= 2 and (outer >= OUTER_FROM or math.prod(flat_shape) <= SMALL_SUM)):
+            and results >= 2 and (results >= OUTER_FROM or math.prod(flat_shape) <= SMALL_SUM)):
         return _sum_rows(kernel, perm, flat_shape, dtype)
     if (name in ("stablehlo.maximum", "stablehlo.minimum") and dtype.kind in "fiu"
             and flat_shape[-1] > 0):
@@ -164,7 +164,7 @@ def _sum_rows(general: Kernel, perm: tuple[int, ...], flat_shape: tuple[int, ...
         copy = _rows_copy(x, rows, rows_shape)
         token = quiet()
         try:
-            out = add(copy, 0, dtype, None, False, init)
+            out = add(copy, axis=0, dtype=dtype, initial=init)
         finally:
             loud(token)
         return np.asarray(out, order="C")
