@@ -56,6 +56,9 @@ for elem in ("f32", "f64", "f16", "i32", "i8", "ui16"):
         CASES.append((f"%0 = stablehlo.{op} %a, %b : {{T}}", elem, (5, 3), 2, None))
 for elem in ("f32", "f64", "f16"):
     CASES.append(("%0 = stablehlo.negate %a : {T}", elem, (7,), 1, None))
+    CASES.append(("%0 = stablehlo.abs %a : {T}", elem, (7,), 1, None))
+    CASES.append(("%0 = stablehlo.abs %a : {T}", elem, (), 1, None))
+    CASES.append(("%0 = stablehlo.abs %a : {T}", elem, (0, 3), 1, None))
 for elem in ("f32", "f64", "f16", "i8", "ui16"):
     for op in ("maximum", "minimum"):
         CASES.append((f"%0 = stablehlo.{op} %a, %b : {{T}}", elem, (40,), 2, "zeros"))

@@ -144,6 +144,17 @@ def _logistic(dtype: np.dtype, general: Kernel) -> Kernel:
     return kernel
 
 
+def _clear_sign(dtype: np.dtype) -> Kernel:
+    """|x| on the bit pattern (NaN payloads kept), as elementwise.abs_ computes it."""
+    bits = np.dtype(f"u{dtype.itemsize}")
+    mask = np.array((1 << (8 * dtype.itemsize - 1)) - 1, bits)
+    and_ = np.bitwise_and
+
+    def kernel(x: np.ndarray) -> np.ndarray:
+        return and_(np.asarray(x).view(bits), mask).view(dtype)
+    return kernel
+
+
 _ROOTS = ("stablehlo.sqrt", "stablehlo.rsqrt")
 
 
@@ -482,6 +493,10 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
             return _root(name == "stablehlo.rsqrt", operand,
                          bind_after(bind_specialized, op, opdef, kwargs))
         return None
+    if name == "stablehlo.abs":  # elementwise.abs_ on floats: the sign bit cleared
+        if operand in NATIVE_FLOATS and dtypes[1] == operand:
+            return _clear_sign(operand)
+        return None
     if name == "stablehlo.negate":  # elementwise.negate: floats negate exactly in any width
         return np.negative if operand in NATIVE_FLOATS and dtypes[1] == operand else None
     if name == "stablehlo.compare":
@@ -558,7 +573,7 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
 
 _HANDLED = frozenset(("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply",  # _ARITH
                       _DIVIDE, *_LIBM_OPS, *_ROOTS, "stablehlo.logistic",
-                      "stablehlo.maximum", "stablehlo.minimum", "stablehlo.negate",
+                      "stablehlo.maximum", "stablehlo.minimum", "stablehlo.negate", "stablehlo.abs",
                       "stablehlo.compare",
                       "stablehlo.dot_general",
                       "stablehlo.convert", "stablehlo.reshape", "stablehlo.slice",
