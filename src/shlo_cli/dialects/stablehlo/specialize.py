@@ -403,10 +403,11 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
 
 
 def _broadcast_view(op: Operation, kwargs: dict[str, Any]) -> Kernel | None:
-    """broadcast.broadcast_in_dim without materializing: a read-only view with zero strides
-    (kernels never write into their operands; constants are read-only arrays already), so
-    a batch-norm parameter broadcast to a whole activation costs nothing until an
-    elementwise ufunc reads it. Only for static shapes where the broadcast is valid."""
+    """broadcast.broadcast_in_dim without materializing where that pays: a read-only view
+    with zero strides (kernels never write into their operands; constants are read-only
+    arrays already), so a bias broadcast along a long axis costs nothing until an
+    elementwise ufunc reads it; short runs (`_VIEW_RUN`) and small results are filled.
+    Only for static shapes where the broadcast is valid."""
     source, result = op.operand_types[0], op.result_types[0]
     assert isinstance(source, TensorType) and isinstance(result, TensorType)
     try:
@@ -438,10 +439,32 @@ def _broadcast_view(op: Operation, kwargs: dict[str, Any]) -> Kernel | None:
         def same(x: np.ndarray) -> np.ndarray:  # only unit dimensions added: a reshape
             return _fresh(np.asarray(x).reshape(shape))
         return same
-    return view if result.num_elements >= _VIEW_FROM else small
+    if result.num_elements >= _VIEW_FROM and _innermost_run(expanded_shape, shape) >= _VIEW_RUN:
+        return view
+    return small
 
 
-_VIEW_FROM = 1 << 12  # broadcasts to at least this many elements are views
+_VIEW_FROM = 1 << 12  # broadcasts to at least this many elements may be views...
+_VIEW_RUN = 1 << 10
+"""...when numpy's innermost loop over the view is this long. A ufunc reading a view walks
+its last run of dimensions that are all broadcast (stride 0) or all copied; a batch-norm
+scale broadcast to 1x32x32x48 makes that 48 elements, and a multiply by the view then
+costs ~3x one by a filled array (more than filling it)."""
+
+
+def _innermost_run(expanded: tuple[int, ...], shape: tuple[int, ...]) -> int:
+    """Elements in the last run of result dimensions that are all broadcast or all taken
+    from the source (unit dimensions belong to either)."""
+    run, kind = 1, None
+    for e, n in zip(reversed(expanded), reversed(shape), strict=True):
+        if n == 1:
+            continue
+        broadcast = e != n
+        if kind is not None and broadcast != kind:
+            break
+        kind = broadcast
+        run *= n
+    return run
 
 
 def _identity(x: np.ndarray) -> np.ndarray:
