@@ -33,7 +33,11 @@ def _run(text: str, args: list[np.ndarray], fast: bool) -> list[np.ndarray]:
 @pytest.mark.parametrize("src,dims,out", [
     ((3,), [1], (2, 3)), ((3,), [2], (64, 32, 3)), ((2, 3), [2, 0], (3, 70, 2)),
     ((1, 4), [0, 2], (5, 6, 4)), ((), [], (4, 4096)), ((3,), [0], (3, 0)),
+    ((48,), [3], (1, 32, 32, 48)), ((64,), [0], (64, 2048)),
     ((0,), [1], (2, 0)), ((4, 1), [1, 0], (1, 4, 5000)),
+    # only unit dimensions added: a reshape
+    ((256,), [1], (1, 256)), ((3, 4), [0, 2], (3, 1, 4)), ((6,), [0], (6,)), ((), [], (1, 1)),
+    ((0, 2), [1, 2], (1, 0, 2)),
 ])
 @pytest.mark.parametrize("elem", ["f32", "i8"])
 def test_broadcast_matches_general(src: tuple[int, ...], dims: list[int], out: tuple[int, ...],
@@ -51,8 +55,23 @@ def test_broadcast_matches_general(src: tuple[int, ...], dims: list[int], out: t
     fast, slow = np.asarray(fast), np.asarray(slow)
     assert fast.shape == slow.shape == out and fast.dtype == slow.dtype
     assert fast.tobytes() == slow.tobytes()
-    if fast.size >= specialize._VIEW_FROM:
+    expanded = [1] * len(out)
+    for d, n in zip(dims, src, strict=True):
+        expanded[d] = n
+    if (fast.size >= specialize._VIEW_FROM
+            and specialize._innermost_run(tuple(expanded), out) >= specialize._VIEW_RUN):
         assert not fast.flags.writeable  # a view: kernels never write into operands
+    else:
+        assert fast.flags.c_contiguous
+
+
+@pytest.mark.parametrize("expanded,shape,run", [
+    ((1, 1, 1, 48), (1, 32, 32, 48), 48), ((1, 1), (4, 4096), 16384),
+    ((1, 4, 1), (1, 4, 5000), 5000), ((64, 1), (64, 2048), 2048), ((3, 1, 5), (3, 7, 5), 5),
+    ((2, 3), (2, 3), 6), ((1,), (1,), 1),
+])
+def test_innermost_run(expanded: tuple[int, ...], shape: tuple[int, ...], run: int) -> None:
+    assert specialize._innermost_run(expanded, shape) == run
 
 
 def test_views_feed_later_kernels() -> None:

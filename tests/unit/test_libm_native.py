@@ -79,3 +79,37 @@ def test_native_kernel_flags_midpoints() -> None:
         got = kernel(x)
         assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
     assert exact.astype(np.float32)[0] != np.nextafter(exact, np.inf).astype(np.float32)[0]
+
+
+@pytest.mark.parametrize("fn", FUNCTIONS, ids=lambda f: f.__name__)
+def test_large_f32_layouts(fn: object) -> None:
+    """f32 arrays from 1024 elements take the 32-bit test: C order, a transposed (Fortran)
+    view and a strided one give the reference bits in the input's own positions."""
+    kernel = libm.native_kernel(fn, np.dtype(np.float32))
+    x = _inputs(np.float32, 96 * 64, 11).reshape(96, 64)
+    for view in (x, x.T, x[::2, ::3], x[:, :32]):
+        got = kernel(view)
+        want = _reference(fn, np.float32, view)
+        assert got.shape == view.shape
+        assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+def test_large_f32_flags_midpoints() -> None:
+    """The midpoint cases of test_native_kernel_flags_midpoints among 3000 elements."""
+
+    class Fake:
+        __name__ = "fake"
+        ufunc = np.square
+
+        def __init__(self, direction: float) -> None:
+            self.direction = direction
+
+        def __call__(self, x: np.ndarray) -> np.ndarray:
+            return np.nextafter(np.square(np.asarray(x, np.float64)), self.direction)
+
+    x = np.tile(np.array([1 + 2.0 ** -12, 1.5, 1 + 3 * 2.0 ** -12], np.float32), 1000)
+    exact = np.square(x.astype(np.float64))
+    for direction in (np.inf, -np.inf):
+        got = libm.native_kernel(Fake(direction), np.dtype(np.float32))(x)
+        want = np.nextafter(exact, direction).astype(np.float32)
+        assert np.array_equal(got.view(np.uint32), want.view(np.uint32))

@@ -56,6 +56,9 @@ for elem in ("f32", "f64", "f16", "i32", "i8", "ui16"):
         CASES.append((f"%0 = stablehlo.{op} %a, %b : {{T}}", elem, (5, 3), 2, None))
 for elem in ("f32", "f64", "f16"):
     CASES.append(("%0 = stablehlo.negate %a : {T}", elem, (7,), 1, None))
+    CASES.append(("%0 = stablehlo.abs %a : {T}", elem, (7,), 1, None))
+    CASES.append(("%0 = stablehlo.abs %a : {T}", elem, (), 1, None))
+    CASES.append(("%0 = stablehlo.abs %a : {T}", elem, (0, 3), 1, None))
 for elem in ("f32", "f64", "f16", "i8", "ui16"):
     for op in ("maximum", "minimum"):
         CASES.append((f"%0 = stablehlo.{op} %a, %b : {{T}}", elem, (40,), 2, "zeros"))
@@ -69,6 +72,11 @@ for elem in ("f32", "i8", "i1"):
     CASES.append(("%0 = stablehlo.reshape %a : ({T}) -> tensor<3x2x{E}>", elem, (6,), 1, "3x2"))
     CASES.append(("%0 = stablehlo.slice %a [1:5:2, 0:3] : ({T}) -> tensor<2x3x{E}>", elem, (6, 3), 1, "2x3"))
 CASES.append(("%0 = stablehlo.reshape %a : ({T}) -> tensor<0x4xf32>", "f32", (2, 0), 1, "0x4"))
+for elem in ("f32", "i8", "i1", "f16"):
+    CASES.append(("%0 = stablehlo.transpose %a, dims = [1, 0] : ({T}) -> tensor<3x6x{E}>", elem, (6, 3), 1, "3x6"))
+    CASES.append(("%0 = stablehlo.transpose %a, dims = [2, 0, 1] : ({T}) -> tensor<4x2x3x{E}>", elem, (2, 3, 4), 1, "4x2x3"))
+CASES.append(("%0 = stablehlo.transpose %a, dims = [1, 0] : ({T}) -> tensor<0x2xf32>", "f32", (2, 0), 1, "0x2"))
+CASES.append(("%0 = stablehlo.transpose %a, dims = [0, 1] : ({T}) -> tensor<2x5xf32>", "f32", (2, 5), 1, "2x5"))
 for elem in ("f32", "f64", "f16"):
     CASES.append(("%0 = stablehlo.divide %a, %b : {T}", elem, (5, 3), 2, None))
     CASES.append(("%0 = stablehlo.divide %a, %b : {T}", elem, (0, 3), 2, None))
@@ -77,6 +85,9 @@ for elem in ("f32", "f16"):
                "tan", "tanh", "cbrt"):
         CASES.append((f"%0 = stablehlo.{op} %a : {{T}}", elem, (41,), 1, "wide"))
     CASES.append(("%0 = stablehlo.tanh %a : {T}", elem, (0,), 1, None))
+    for op in ("sqrt", "rsqrt", "logistic"):
+        CASES.append((f"%0 = stablehlo.{op} %a : {{T}}", elem, (41,), 1, "wide"))
+        CASES.append((f"%0 = stablehlo.{op} %a : {{T}}", elem, (0, 2), 1, None))
 for src, dst in (("f32", "f64"), ("i32", "f32"), ("f64", "i8"), ("f32", "f16"), ("i1", "f64"),
                  ("ui16", "i8"), ("f64", "f32"), ("i32", "i32")):
     CASES.append((f"%0 = stablehlo.convert %a : ({{T}}) -> tensor<9x{dst}>", src, (9,), 1,
@@ -134,6 +145,33 @@ def test_specialized_dynamic_slice_clamps_like_the_general_one(i, j):
     plain = _run(DYNAMIC_SLICE, args, False)[0]
     assert fast.tobytes() == plain.tobytes()
     assert fast.flags.c_contiguous
+
+
+DYNAMIC_UPDATE_SLICE = """
+func.func @main(%x: tensor<7x5x{E}>, %u: tensor<3x{K}x{E}>, %i: tensor<i32>, %j: tensor<{J}>) -> tensor<7x5x{E}> {{
+  %0 = stablehlo.dynamic_update_slice %x, %u, %i, %j : (tensor<7x5x{E}>, tensor<3x{K}x{E}>, tensor<i32>, tensor<{J}>) -> tensor<7x5x{E}>
+  func.return %0 : tensor<7x5x{E}>
+}}
+"""
+
+
+@pytest.mark.parametrize("i,j", [(0, 0), (4, 3), (-5, 9), (100, -1), (2, 2)])
+@pytest.mark.parametrize("elem,k,jtype", [("f32", 2, "i64"), ("i8", 0, "ui8"), ("i1", 5, "i16"),
+                                          ("f16", 1, "ui64")])
+def test_specialized_dynamic_update_slice_clamps_like_the_general_one(i, j, elem, k, jtype):
+    rng = np.random.default_rng(1)
+    text = DYNAMIC_UPDATE_SLICE.format(E=elem, K=k, J=jtype)
+    x, u = _data(rng, (7, 5), elem), _data(rng, (3, k), elem)
+    jdtype = {"i64": np.int64, "ui8": np.uint8, "i16": np.int16, "ui64": np.uint64}[jtype]
+    j = max(j, 0) if jdtype in (np.uint8, np.uint64) else j
+    args = [x, u, np.array(i, np.int32), np.array(j, jdtype)]
+    fast, fast_kernels = _run(text, args, True)
+    plain, plain_kernels = _run(text, args, False)
+    assert fast.tobytes() == plain.tobytes() and fast.dtype == plain.dtype
+    assert fast.flags.c_contiguous and fast.flags.writeable
+    chosen = [getattr(f, "__qualname__", "").startswith("_dynamic_update_slice") for f in fast_kernels]
+    assert any(chosen) == (jtype != "ui64")  # ui64 indices: the general path
+    assert x.tobytes() == _data(np.random.default_rng(1), (7, 5), elem).tobytes()  # not written
 
 
 def test_quantized_and_dynamic_types_keep_the_general_path():

@@ -63,9 +63,21 @@ OPS = {"f32": ["add", "multiply", "maximum", "minimum"], "f64": ["add", "maximum
 CASES = [(elem, op, dims) for elem, ops in OPS.items() for op in ops for dims in DIMS]
 
 
-@pytest.mark.parametrize(("elem", "op", "dims"), CASES)
-def test_specialized_reduce_is_the_general_path(elem: str, op: str, dims: tuple) -> None:
-    shape = SHAPE
+# larger inputs: float sums over many rows take the row-copy kernel (_sum_rows)
+CASES += [(elem, "add", dims, (9, 4, 16)) for elem in ("f32", "f64", "f16") for dims in DIMS]
+# and maxima over many short rows reduce the rows of a transposed copy (_extremum)
+CASES += [(elem, op, dims, (9, 4, 16)) for elem, op in (("f32", "maximum"), ("f16", "minimum"),
+                                                       ("i32", "maximum")) for dims in DIMS]
+
+
+def _specialized(kinds: list[str]) -> bool:
+    return any(("bind_reduce" in k or "_sum_rows" in k or "_extremum" in k) for k in kinds)
+
+
+@pytest.mark.parametrize(("elem", "op", "dims", "shape"),
+                         [c if len(c) == 4 else (*c, SHAPE) for c in CASES])
+def test_specialized_reduce_is_the_general_path(elem: str, op: str, dims: tuple,
+                                                shape: tuple) -> None:
     out_shape = tuple(n for i, n in enumerate(shape) if i not in dims)
     t, r, s = _t(shape, elem), _t(out_shape, elem), _t((), elem)
     text = (f"func.func @main(%x: {t}, %i: {s}) -> {r} {{\n"
@@ -78,8 +90,7 @@ def test_specialized_reduce_is_the_general_path(elem: str, op: str, dims: tuple)
         init = np.asarray(init_value).astype(ELEMS[elem])
         got, kinds = _run(text, [x, init], True)
         want, general = _run(text, [x, init], False)
-        assert any("bind_reduce" in k for k in kinds)
-        assert not any("bind_reduce" in k for k in general)
+        assert _specialized(kinds) and not _specialized(general)
         assert got.shape == want.shape == out_shape and got.dtype == want.dtype
         assert np.array_equal(got.reshape(-1).view(np.uint8), want.reshape(-1).view(np.uint8))
 
@@ -98,3 +109,47 @@ def test_specialized_reduce_empty(dims: tuple) -> None:
     want, _ = _run(text, args, False)
     assert got.shape == want.shape
     assert np.array_equal(got.reshape(-1).view(np.uint8), want.reshape(-1).view(np.uint8))
+
+
+@pytest.mark.parametrize("op", ["maximum", "minimum"])
+def test_extremum_nan_payloads_follow_the_general_path(op: str) -> None:
+    """Rows holding NaNs of different payloads and signs: the result is the general path's
+    NaN, bit for bit (the row-copy kernel recomputes rows whose result is NaN)."""
+    shape = (16, 8)
+    t, r, s = _t(shape, "f32"), _t((16,), "f32"), _t((), "f32")
+    text = (f"func.func @main(%x: {t}, %i: {s}) -> {r} {{\n"
+            f"  %0 = stablehlo.reduce(%x init: %i) applies stablehlo.{op} across dimensions = "
+            f"[1] : ({t}, {s}) -> {r}\n"
+            f"  func.return %0 : {r}\n}}\n")
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal(shape).astype(np.float32)
+    payloads = np.array([0x7FC00001, 0xFFC00002, 0x7F800003, 0xFFC12345], np.uint32)
+    for row in range(0, 16, 2):
+        cols = rng.choice(8, 2, replace=False)
+        x[row, cols] = rng.choice(payloads, 2).view(np.float32)
+    got, kinds = _run(text, [x, np.float32(0.0)], True)
+    want, _ = _run(text, [x, np.float32(0.0)], False)
+    assert _specialized(kinds)
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+@pytest.mark.parametrize("elem", ["f32", "f16", "f64"])
+@pytest.mark.parametrize("outer,count", [(2, 3), (3, 33), (4, 32), (5, 1000), (7, 129)])
+def test_small_sums_stay_sequential(elem: str, outer: int, count: int) -> None:
+    """A few results (fewer than OUTER_FROM): the row copy still sums in the sequential
+    order of the general path's accumulate, bit for bit, on magnitudes where order shows."""
+    t, r, s = _t((outer, count), elem), _t((outer,), elem), _t((), elem)
+    text = (f"func.func @main(%x: {t}, %i: {s}) -> {r} {{\n"
+            f"  %0 = stablehlo.reduce(%x init: %i) applies stablehlo.add across dimensions = "
+            f"[1] : ({t}, {s}) -> {r}\n"
+            f"  func.return %0 : {r}\n}}\n")
+    rng = np.random.default_rng(outer * count)
+    dtype = ELEMS[elem]
+    with np.errstate(all="ignore"):
+        x = (rng.standard_normal((outer, count))
+             * rng.choice([1e-3, 1.0, 3e3], (outer, count))).astype(dtype)
+    init = np.asarray(0.3, dtype)
+    got, kinds = _run(text, [x, init], True)
+    want, _ = _run(text, [x, init], False)
+    assert any("_sum_rows" in k for k in kinds)
+    assert got.tobytes() == want.tobytes()

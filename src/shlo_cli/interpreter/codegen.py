@@ -30,7 +30,12 @@ from ..ir.types import TensorType
 # results of at most this many elements (larger ones would stay alive for the whole run).
 _FOLDABLE = frozenset(("stablehlo.constant", "stablehlo.broadcast_in_dim", "stablehlo.reshape",
                        "stablehlo.convert", "stablehlo.transpose", "stablehlo.iota",
-                       "stablehlo.slice", "stablehlo.concatenate"))
+                       "stablehlo.slice", "stablehlo.concatenate",
+                       # elementwise arithmetic on constants (a softmax's 1/sqrt(d))
+                       *("stablehlo." + name for name in (
+                           "add", "subtract", "multiply", "divide", "negate", "abs", "sqrt",
+                           "rsqrt", "maximum", "minimum", "exponential", "log", "tanh",
+                           "compare", "select", "and", "or", "not"))))
 _FOLD_LIMIT = 1 << 16
 # Locals with at least this many elements are deleted after their last use.
 _DEL_LIMIT = 1 << 12
@@ -64,7 +69,7 @@ class CompiledBlock:
         return step
 
 
-def _captured(block: Block) -> set[Value]:
+def captured_values(block: Block) -> set[Value]:
     """Values read by ops inside the regions of `block`'s ops (at any depth)."""
     seen: set[Value] = set()
     stack = [r for op in block.operations for r in op.regions]
@@ -111,7 +116,7 @@ def compile_block(arguments: Sequence[Value], steps: Sequence[Any],
                   terminator: Sequence[Value] | None, block: Block,
                   fold: bool) -> CompiledBlock:
     """Generate and compile the function for one planned block (see the module doc)."""
-    captured = _captured(block)
+    captured = captured_values(block)
     names: dict[Value, str] = {}
     ns: dict[str, Any] = {"__name__": _MODULE}
     consts: dict[Value, Any] = {}

@@ -21,8 +21,11 @@ from ..ir.diagnostics import Diagnostic, EvaluationError, SourceFile
 
 # Re-exported: binding hooks and EvaluationError live below the dialects that use them.
 from ..ir.registry import BIND_HOOKS, BindHook, _bind_with, bind_after, bind_hooks  # noqa: F401
-from .codegen import CompiledBlock, compile_block
+from .codegen import CompiledBlock, captured_values, compile_block
 from .deadline import TimedOut
+from .hoist import hoist_slices
+from .inline import inline_calls
+from .licm import early_evaluator, find_invariants
 
 RETURN_OPS = frozenset({"func.return", "stablehlo.return", "chlo.return", "builtin.return"})
 
@@ -231,13 +234,30 @@ class Interpreter:
 
     # ---- planning ----------------------------------------------------------------------
 
-    def _plan_block(self, block: Block) -> _BlockPlan:
-        steps = []
+    def _block_ops(self, block: Block) -> tuple[list[Operation], list[Value] | None]:
+        """The ops a block's plan runs (small callees inlined, unless observed: a trace or
+        profile shows the program's own ops) and its terminator's operands."""
         terminator = None
+        ops: list[Operation] = []
         for op in block.operations:
             if op.name in RETURN_OPS:
                 terminator = op.operands
                 break
+            ops.append(op)
+        if self.observer is None:
+            ops = inline_calls(ops, self._symbols.get)
+        return ops, terminator
+
+    def _plan_block(self, block: Block, planned: list[Operation] | None = None) -> _BlockPlan:
+        """The block's plan; `planned`: its ops as _block_ops gives them, some left out
+        (their values are in the environment already)."""
+        steps = []
+        ops, terminator = self._block_ops(block)
+        if planned is not None:
+            ops = planned
+        if self.observer is None:
+            ops = hoist_slices(ops, set(terminator or ()) | captured_values(block))
+        for op in ops:
             kernel = self._bind(op)
             if self.observer is not None:
                 kernel = self.observer.wrap(op, kernel)
@@ -252,6 +272,51 @@ class Interpreter:
         opdef = op.opdef or registry.lookup(op.name)
         if opdef is None or opdef.evaluate is None:
             raise self.diagnostic(op, f"Unsupported op: {op.name}")
+        if self.observer is None and op.name == "stablehlo.while" and len(op.regions) == 2:
+            return self._bind_while(op, opdef)
+        return _bind_with(bind_hooks(), op, opdef, self._kwargs(op, opdef))
+
+    def _bind_while(self, op: Operation, opdef: Any) -> Callable[..., Any]:
+        """A while loop whose body's loop-invariant ops (licm.py) run once per execution,
+        before the body's first run; the body's plan skips them. The body is planned on
+        its first run (as region_callable does)."""
+        body_block = op.regions[1].entry
+        plan: _BlockPlan | None = None
+        early: Callable[..., None] | None = None
+        pending: list[list[Any]] = []  # per running execution: [operands or None]
+
+        def body(*args: Any) -> list[Any]:
+            nonlocal plan, early
+            if plan is None:
+                ops, _ = self._block_ops(body_block)
+                invariants = find_invariants(op, ops)
+                if invariants is not None:
+                    early = early_evaluator(invariants, self._bind)
+                    ops = [o for o in ops if o not in invariants.hoisted]
+                # kept with the other plans (only this kernel runs the body region)
+                plan = self._plans[id(op.regions[1])] = self._plan_block(body_block, ops)
+            if early is not None:
+                top = pending[-1]
+                if top[0] is not None:
+                    operands, top[0] = top[0], None
+                    early(self.frame, operands)
+            return self._run_plan(plan, args)
+
+        kwargs = self._kwargs(op, opdef)
+        kwargs["body"] = body
+        inner = _bind_with(bind_hooks(), op, opdef, kwargs)
+
+        def kernel(*operands: Any) -> Any:
+            pending.append([operands])
+            try:
+                return inner(*operands)
+            finally:
+                pending.pop()
+
+        return kernel
+
+    def _kwargs(self, op: Operation, opdef: Any) -> dict[str, Any]:
+        """The evaluator's keyword arguments for `op`: attributes, types, region runners."""
         kwargs: dict[str, Any] = {}
         for name in opdef.evaluate_params:
             if name == "result_type":
@@ -272,7 +337,7 @@ class Interpreter:
             else:
                 attr = op.attr(name)
                 kwargs[name] = attr.value if attr is not None else None
-        return _bind_with(bind_hooks(), op, opdef, kwargs)
+        return kwargs
 
 
 class _Abort(Exception):

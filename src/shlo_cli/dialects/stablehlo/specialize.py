@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -20,11 +21,12 @@ import numpy as np
 
 from ...ir.core import Operation
 from ...ir.diagnostics import EvaluationError
-from ...ir.registry import register_bind_hook
+from ...ir.registry import bind_after, register_bind_hook
 from ...ir.types import QuantizedType, TensorType, element_type, numpy_dtype
 from ...lazy_imports import lazy
 from .. import libm
-from .blas_threads import matmul
+from ..quiet import switches
+from .blas_threads import ONE_THREAD_BELOW, SINGLE_THREAD_WORK, matmul
 from .conversions import _EXACT_TO_FLOAT, _WIDE_FLOATS, convert_array
 from .elementwise_numerics import NATIVE_ARITH, NATIVE_FLOATS, NATIVE_INTS
 from .elementwise_select import NATIVE_COMPARE
@@ -111,6 +113,100 @@ def _slice(window: tuple[slice, ...]) -> Kernel:
     return kernel
 
 
+def _transpose(perm: tuple[int, ...], shape: tuple[int, ...], general: Kernel) -> Kernel:
+    """reshaping.transpose: the permuted view as a fresh contiguous array (result_array);
+    an operand of another shape goes to the general evaluator (its error)."""
+    def kernel(x: np.ndarray) -> np.ndarray:
+        if x.__class__ is not np.ndarray or x.shape != shape:
+            return general(x)
+        return _fresh(x.transpose(perm))
+    return kernel
+
+
+def _logistic(dtype: np.dtype, general: Kernel) -> Kernel:
+    """elementwise_math.logistic for f16/f32 arrays: 1 / (1 + exp(-x)) with the negation
+    on the sign bit (as elementwise.negate), the C library's exp rounded once (the libm
+    kernel upcast_to_double uses), then the add and the divide in the element type, in
+    place on the exp's fresh result."""
+    exp = libm.native_kernel(libm.exp, dtype)
+    bits = np.dtype(f"u{dtype.itemsize}")
+    sign = np.array(1 << (8 * dtype.itemsize - 1), bits)
+    one = np.array(1, dtype)
+    add, divide, xor = np.add, np.divide, np.bitwise_xor
+
+    def kernel(x: np.ndarray) -> np.ndarray:
+        if x.__class__ is not np.ndarray or x.dtype != dtype or not x.ndim:
+            return general(x)
+        out = exp(xor(x.view(bits), sign).view(dtype))
+        add(one, out, out)
+        divide(one, out, out)
+        return out
+    return kernel
+
+
+def _clear_sign(dtype: np.dtype) -> Kernel:
+    """|x| on the bit pattern (NaN payloads kept), as elementwise.abs_ computes it."""
+    bits = np.dtype(f"u{dtype.itemsize}")
+    mask = np.array((1 << (8 * dtype.itemsize - 1)) - 1, bits)
+    and_ = np.bitwise_and
+
+    def kernel(x: np.ndarray) -> np.ndarray:
+        return and_(np.asarray(x).view(bits), mask).view(dtype)
+    return kernel
+
+
+_ROOTS = ("stablehlo.sqrt", "stablehlo.rsqrt")
+
+
+def _root(reciprocal: bool, dtype: np.dtype, general: Kernel) -> Kernel:
+    """upcast_to_double(sqrt or 1/sqrt) for f16/f32 arrays: the same double operations in
+    place on one converted copy, then rounded once (astype)."""
+    f64 = np.dtype(np.float64)
+    sqrt, divide, one = np.sqrt, np.divide, np.array(1.0)
+    quiet, loud = switches()
+
+    def kernel(x: np.ndarray) -> np.ndarray:
+        if x.__class__ is not np.ndarray or x.dtype != dtype or not x.ndim:
+            return general(x)
+        wide = x.astype(f64)
+        token = quiet()
+        try:
+            sqrt(wide, wide)
+            if reciprocal:
+                divide(one, wide, wide)
+        finally:
+            loud(token)
+        return wide.astype(dtype)
+    return kernel
+
+
+def _dynamic_update_slice(shape: tuple[int, ...], sizes: tuple[int, ...],
+                          general: Kernel) -> Kernel:
+    """slicing.dynamic_update_slice: a C-ordered copy of the operand with the window at
+    the clamped start indices (slicing.clamped_start) replaced by the update; operands of
+    other shapes go to the general evaluator."""
+    bounds = tuple(zip([n - k for n, k in zip(shape, sizes, strict=True)], sizes,
+                       strict=True))
+    array = np.ndarray
+
+    def kernel(x: np.ndarray, update: np.ndarray, *starts: np.ndarray) -> np.ndarray:
+        if (x.__class__ is not array or update.__class__ is not array or x.shape != shape
+                or update.shape != sizes or len(starts) != len(bounds)):
+            return general(x, update, *starts)
+        window = []
+        for i, (top, size) in zip(starts, bounds):  # noqa: B905 - lengths checked above
+            start = int(i)
+            if start < 0:
+                start = 0
+            elif start > top:
+                start = top
+            window.append(slice(start, start + size))
+        out = np.array(x, order="C")
+        out[tuple(window)] = update
+        return out
+    return kernel
+
+
 def _dynamic_slice(sizes: tuple[int, ...], shape: tuple[int, ...]) -> Kernel:
     highest = [max(n - k, 0) for n, k in zip(shape, sizes, strict=True)]
     if len(sizes) == 1:
@@ -121,11 +217,20 @@ def _dynamic_slice(sizes: tuple[int, ...], shape: tuple[int, ...]) -> Kernel:
             return _fresh(x[start:start + size])
         return one
 
+    bounds = tuple(zip(highest, sizes, strict=True))
+
     def kernel(x: np.ndarray, *starts: np.ndarray) -> np.ndarray:
-        window = tuple(slice(s, s + k) for s, k in zip(
-            [min(max(int(i), 0), t) for i, t in zip(starts, highest, strict=True)], sizes,
-            strict=True))
-        return _fresh(x[window])
+        if len(starts) != len(bounds):  # as zip(strict=True) would say
+            raise ValueError(f"dynamic_slice takes {len(bounds)} start indices")
+        window = []
+        for i, (top, size) in zip(starts, bounds):  # noqa: B905 - lengths checked above
+            start = int(i)
+            if start < 0:
+                start = 0
+            elif start > top:
+                start = top
+            window.append(slice(start, start + size))
+        return _fresh(x[tuple(window)])
     return kernel
 
 
@@ -188,6 +293,11 @@ def _signed_extremum(ufunc: np.ufunc, both: bool) -> Kernel:
     return kernel
 
 
+def _fortran_only(view: np.ndarray) -> bool:
+    flags = view.flags
+    return bool(flags.f_contiguous and not flags.c_contiguous)
+
+
 def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kernel | None:
     """dot_general.dot_general_arrays + gemm.float_matmul with the permutations and shapes
     worked out once. The operands reach BLAS in the same layout, so the results are the
@@ -222,6 +332,7 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
     if k <= SEQUENTIAL_DEPTH:
         return None
     lperm, rperm = tuple(lb + lf + lc), tuple(rb + rc + rf)
+    quiet, loud = switches()
     zero = dtype.type(0)
 
     def kernel(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
@@ -229,9 +340,12 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
         # layout BLAS sees (and so its summation order) is the same.
         left = lhs.transpose(lperm).reshape(b, m, k).astype(dtype)
         right = rhs.transpose(rperm).reshape(b, k, n).astype(dtype)
-        with np.errstate(all="ignore"):
+        token = quiet()
+        try:
             out = matmul(left[0], right[0])[None] if b == 1 else matmul(left, right)
             out += zero
+        finally:
+            loud(token)
         return out.reshape(out_shape)
 
     if b != 1:
@@ -242,38 +356,58 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
     # contiguous layout; an array contiguous both ways is copied in C order).
     left_c, left_f = (k * item, item), (item, m * item)
     right_c, right_f = (n * item, item), (item, k * item)
+    # With no unit dimension, Fortran strides mean Fortran- and not C-contiguous; else the
+    # flags decide (as for the copy).
+    left_f_sure, right_f_sure = m > 1 and k > 1, k > 1 and n > 1
+    left_shape, right_shape = (m, k), (k, n)
+    left_same = lperm == tuple(range(len(ls))) and ls == left_shape
+    right_same = rperm == tuple(range(len(rs))) and rs == right_shape
+    out_same = out_shape == (m, n)
+
+    f_only = _fortran_only
+    zero_array = np.array(0, dtype)  # a 0-d array operand costs less than a scalar
+    work = m * k * n
+    product = matmul if ONE_THREAD_BELOW <= work <= SINGLE_THREAD_WORK else operator.matmul
 
     def plain(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
         """(m, k) x (k, n) whose operand views (after the permutations: a transposed
         operand is a Fortran-ordered view) are laid out exactly as the copies above would
         be: BLAS reads them in place (an LSTM step's 1x64 x 64x256, a backward pass's
-        transposed operands)."""
-        if (lhs.__class__ is not array or rhs.__class__ is not array or lhs.dtype != dtype
-                or rhs.dtype != dtype):
-            return kernel(lhs, rhs)
-        left = lhs.transpose(lperm).reshape(m, k)
-        right = rhs.transpose(rperm).reshape(k, n)
-        ls_, rs_ = left.strides, right.strides
-        if not ((ls_ == left_c and left.flags.c_contiguous)
-                or (ls_ == left_f and left.flags.f_contiguous
-                    and not left.flags.c_contiguous)):
-            return kernel(lhs, rhs)
-        if not ((rs_ == right_c and right.flags.c_contiguous)
-                or (rs_ == right_f and right.flags.f_contiguous
-                    and not right.flags.c_contiguous)):
-            return kernel(lhs, rhs)
-        with np.errstate(all="ignore"):
-            out = matmul(left, right)
-            out += zero
-        return out.reshape(out_shape)
+        transposed operands). C strides of the full shape mean C-contiguous; with no unit
+        dimension, Fortran strides mean Fortran- and not C-contiguous, else the flags
+        decide (as for the copy)."""
+        if (lhs.__class__ is array and rhs.__class__ is array and lhs.dtype == dtype
+                and rhs.dtype == dtype):
+            if left_same and lhs.shape == left_shape:
+                left = lhs
+            else:
+                left = lhs.transpose(lperm).reshape(m, k)
+            if right_same and rhs.shape == right_shape:
+                right = rhs
+            else:
+                right = rhs.transpose(rperm).reshape(k, n)
+            strides = left.strides
+            if strides == left_c or (strides == left_f and (left_f_sure or f_only(left))):
+                strides = right.strides
+                if strides == right_c or (strides == right_f
+                                          and (right_f_sure or f_only(right))):
+                    token = quiet()
+                    try:
+                        out = product(left, right)
+                        out += zero_array
+                    finally:
+                        loud(token)
+                    return out if out_same else out.reshape(out_shape)
+        return kernel(lhs, rhs)
     return plain
 
 
 def _broadcast_view(op: Operation, kwargs: dict[str, Any]) -> Kernel | None:
-    """broadcast.broadcast_in_dim without materializing: a read-only view with zero strides
-    (kernels never write into their operands; constants are read-only arrays already), so
-    a batch-norm parameter broadcast to a whole activation costs nothing until an
-    elementwise ufunc reads it. Only for static shapes where the broadcast is valid."""
+    """broadcast.broadcast_in_dim without materializing where that pays: a read-only view
+    with zero strides (kernels never write into their operands; constants are read-only
+    arrays already), so a bias broadcast along a long axis costs nothing until an
+    elementwise ufunc reads it; short runs (`_VIEW_RUN`) and small results are filled.
+    Only for static shapes where the broadcast is valid."""
     source, result = op.operand_types[0], op.result_types[0]
     assert isinstance(source, TensorType) and isinstance(result, TensorType)
     try:
@@ -301,10 +435,36 @@ def _broadcast_view(op: Operation, kwargs: dict[str, Any]) -> Kernel | None:
         out = np.empty(shape, dtype)
         out[...] = (np.asarray(x) if keep else np.transpose(x, order)).reshape(expanded_shape)
         return out
-    return view if result.num_elements >= _VIEW_FROM else small
+    if keep and math.prod(src) == math.prod(shape):
+        def same(x: np.ndarray) -> np.ndarray:  # only unit dimensions added: a reshape
+            return _fresh(np.asarray(x).reshape(shape))
+        return same
+    if result.num_elements >= _VIEW_FROM and _innermost_run(expanded_shape, shape) >= _VIEW_RUN:
+        return view
+    return small
 
 
-_VIEW_FROM = 1 << 12  # broadcasts to at least this many elements are views
+_VIEW_FROM = 1 << 12  # broadcasts to at least this many elements may be views...
+_VIEW_RUN = 1 << 10
+"""...when numpy's innermost loop over the view is this long. A ufunc reading a view walks
+its last run of dimensions that are all broadcast (stride 0) or all copied; a batch-norm
+scale broadcast to 1x32x32x48 makes that 48 elements, and a multiply by the view then
+costs ~3x one by a filled array (more than filling it)."""
+
+
+def _innermost_run(expanded: tuple[int, ...], shape: tuple[int, ...]) -> int:
+    """Elements in the last run of result dimensions that are all broadcast or all taken
+    from the source (unit dimensions belong to either)."""
+    run, kind = 1, None
+    for e, n in zip(reversed(expanded), reversed(shape), strict=True):
+        if n == 1:
+            continue
+        broadcast = e != n
+        if kind is not None and broadcast != kind:
+            break
+        kind = broadcast
+        run *= n
+    return run
 
 
 def _identity(x: np.ndarray) -> np.ndarray:
@@ -347,6 +507,19 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
         if operand in _ROUNDED and dtypes[1] == operand:
             return libm.native_kernel(_LIBM_OPS[name], operand)
         return None
+    if name == "stablehlo.logistic":
+        if operand in _ROUNDED and dtypes[1] == operand:
+            return _logistic(operand, bind_after(bind_specialized, op, opdef, kwargs))
+        return None
+    if name in _ROOTS:  # elementwise_math: sqrt and 1/sqrt in double, rounded once
+        if operand in _ROUNDED and dtypes[1] == operand:
+            return _root(name == "stablehlo.rsqrt", operand,
+                         bind_after(bind_specialized, op, opdef, kwargs))
+        return None
+    if name == "stablehlo.abs":  # elementwise.abs_ on floats: the sign bit cleared
+        if operand in NATIVE_FLOATS and dtypes[1] == operand:
+            return _clear_sign(operand)
+        return None
     if name == "stablehlo.negate":  # elementwise.negate: floats negate exactly in any width
         return np.negative if operand in NATIVE_FLOATS and dtypes[1] == operand else None
     if name == "stablehlo.compare":
@@ -383,8 +556,31 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
                 window, source.shape, strict=True)) != tuple(result.shape):
             return None
         return _slice(window)
+    if name == "stablehlo.transpose":
+        try:
+            perm = tuple(int(v) for v in kwargs["permutation"])
+        except (TypeError, KeyError, ValueError):
+            return None
+        if sorted(perm) != list(range(len(source.shape))) or tuple(
+                source.shape[d] for d in perm) != tuple(result.shape):
+            return None
+        return _transpose(perm, tuple(source.shape),
+                          bind_after(bind_specialized, op, opdef, kwargs))
+    if name == "stablehlo.dynamic_update_slice":
+        update = op.operand_types[1]
+        if (not isinstance(update, TensorType) or dtypes[1] != operand
+                or len(op.operands) != 2 + len(source.shape)
+                or any(len(t.shape) for t in op.operand_types[2:] if isinstance(t, TensorType))
+                or any(d == np.uint64 for d in dtypes[2:-1])
+                or tuple(result.shape) != tuple(source.shape)
+                or any(k > n for k, n in zip(update.shape, source.shape, strict=True))):
+            return None
+        return _dynamic_update_slice(tuple(source.shape), tuple(update.shape),
+                                     bind_after(bind_specialized, op, opdef, kwargs))
     if name == "stablehlo.dynamic_slice":
         if any(len(t.shape) for t in op.operand_types[1:] if isinstance(t, TensorType)):
+            return None
+        if any(d == np.uint64 for d in dtypes[1:-1]):  # clamped_start reads them as int64
             return None
         try:
             sizes = tuple(int(v) for v in kwargs["slice_sizes"])
@@ -399,12 +595,13 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
 
 
 _HANDLED = frozenset(("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply",  # _ARITH
-                      _DIVIDE, *_LIBM_OPS,
-                      "stablehlo.maximum", "stablehlo.minimum", "stablehlo.negate",
+                      _DIVIDE, *_LIBM_OPS, *_ROOTS, "stablehlo.logistic",
+                      "stablehlo.maximum", "stablehlo.minimum", "stablehlo.negate", "stablehlo.abs",
                       "stablehlo.compare",
                       "stablehlo.dot_general",
                       "stablehlo.convert", "stablehlo.reshape", "stablehlo.slice",
                       "stablehlo.broadcast_in_dim",
-                      "stablehlo.dynamic_slice"))
+                      "stablehlo.dynamic_slice", "stablehlo.transpose",
+                      "stablehlo.dynamic_update_slice"))
 
 register_bind_hook(bind_specialized, 60)

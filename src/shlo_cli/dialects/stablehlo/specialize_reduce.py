@@ -17,10 +17,20 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from ...ir.core import Operation
 from ...ir.registry import register_bind_hook
 from ...ir.types import TensorType
-from .reducer import _ufunc_for, binary_body_ops, fast_reduce_last
+from ..quiet import switches
+from .reducer import (
+    _OUTER_SEQUENTIAL,
+    OUTER_FROM,
+    _signed_zero_extremum,
+    _ufunc_for,
+    binary_body_ops,
+    fast_reduce_last,
+)
 from .specialize import _native_types
 
 Kernel = Callable[..., Any]
@@ -59,6 +69,105 @@ def bind_reduce(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
     def kernel(x: Any, init: Any) -> Any:
         flat = (x if identity else x.transpose(perm)).reshape(flat_shape)
         return fast_reduce_last(name, flat, init)
+
+    dtype = dtypes[0]
+    results = math.prod(flat_shape[:-1])
+    if (name == "stablehlo.add" and dtype in _OUTER_SEQUENTIAL and flat_shape[-1] > 0
+            and results >= 2 and (results >= OUTER_FROM or math.prod(flat_shape) <= SMALL_SUM)):
+        return _sum_rows(kernel, perm, flat_shape, dtype)
+    if (name in ("stablehlo.maximum", "stablehlo.minimum") and dtype.kind in "fiu"
+            and flat_shape[-1] > 0):
+        return _extremum(kernel, perm, identity, flat_shape, dtype, name == "stablehlo.maximum")
+    return kernel
+
+
+SMALL_SUM = 1 << 16
+"""Float sums of at most this many elements take the row copy even with fewer than
+OUTER_FROM results (an RNN step's 4x32 -> 4): at least two results keep numpy's
+reduction of the copy's leading axis an elementwise add per row (with one result the
+axes would merge into one and numpy would sum it pairwise), so it is sequential, as
+fast_reduce_last's accumulate is."""
+
+
+def _row_layout(perm: tuple[int, ...], flat_shape: tuple[int, ...]
+                ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The permutation and shape that put the reduced elements of x in the rows of a
+    (reduced count, kept dims...) array (`perm` lists the kept axes, then the reduced)."""
+    kept = len(flat_shape) - 1
+    return (*perm[kept:], *perm[:kept]), (flat_shape[-1], *flat_shape[:-1])
+
+
+def _rows_copy(x: np.ndarray, rows: tuple[int, ...], shape: tuple[int, ...]) -> np.ndarray:
+    copy = x.transpose(rows).reshape(shape)
+    if copy.base is not None or not copy.flags.c_contiguous:
+        copy = np.array(copy, order="C")  # (a reshape may already have copied)
+    return copy
+
+
+def _extremum(general: Kernel, perm: tuple[int, ...], identity: bool,
+              flat_shape: tuple[int, ...], dtype: Any, largest: bool) -> Kernel:
+    """fast_reduce_last's maximum/minimum: numpy's reduction over the last axis, then the
+    init value, then (floats, only when a result is zero) the IEEE sign of zero; the same
+    calls without their per-call setup. With many short rows (a softmax's max over 32
+    keys) numpy's reduction of the last axis costs ~0.1 us per row; the rows are then
+    reduced as the leading axis of a transposed copy (one vectorized maximum per reduced
+    element). The extremum of numbers is the same in any order (a zero's sign is fixed from
+    all elements after), so that gives the same bits unless a NaN is involved, whose
+    payload may depend on the order: such results are recomputed the general way."""
+    rows, rows_shape = _row_layout(perm, flat_shape)
+    by_rows = math.prod(flat_shape[:-1]) >= OUTER_FROM
+    ufunc = np.maximum if largest else np.minimum
+    reduce = ufunc.reduce
+    array, scalar = np.ndarray, dtype.type
+    floats = dtype.kind == "f"
+    zero = np.array(0, dtype)
+    quiet, loud = switches()
+
+    def kernel(x: Any, init: Any) -> Any:
+        if init.__class__ is array and init.dtype == dtype and not init.ndim:
+            init = init[()]
+        if x.__class__ is not array or x.dtype != dtype or init.__class__ is not scalar:
+            return general(x, init)
+        flat = (x if identity else x.transpose(perm)).reshape(flat_shape)
+        token = quiet()
+        try:
+            if by_rows:
+                out = np.asarray(ufunc(init, reduce(_rows_copy(x, rows, rows_shape), 0)),
+                                 dtype=dtype)
+                if floats and np.count_nonzero(out != out):
+                    return general(x, init)
+            else:
+                out = np.asarray(ufunc(init, reduce(flat, -1)), dtype=dtype)
+            if floats and np.count_nonzero(out == zero):
+                out = _signed_zero_extremum(out, flat, np.asarray(init, dtype), largest)
+        finally:
+            loud(token)
+        return out
+    return kernel
+
+
+def _sum_rows(general: Kernel, perm: tuple[int, ...], flat_shape: tuple[int, ...],
+              dtype: Any) -> Kernel:
+    """fast_reduce_last's sequential float sum (the reduced elements as the rows of one
+    C-contiguous copy, added row after row from the init value) with the row layout worked
+    out once: the same copy, the same numpy reduction, so the same bits."""
+    rows, rows_shape = _row_layout(perm, flat_shape)
+    array, scalar = np.ndarray, dtype.type
+    add = np.add.reduce
+    quiet, loud = switches()
+
+    def kernel(x: Any, init: Any) -> Any:
+        if init.__class__ is array and init.dtype == dtype and not init.ndim:
+            init = init[()]
+        if x.__class__ is not array or x.dtype != dtype or init.__class__ is not scalar:
+            return general(x, init)
+        copy = _rows_copy(x, rows, rows_shape)
+        token = quiet()
+        try:
+            out = add(copy, axis=0, dtype=dtype, initial=init)
+        finally:
+            loud(token)
+        return np.asarray(out, order="C")
     return kernel
 
 

@@ -1,0 +1,106 @@
+"""Small callees planned inline at their `func.call` sites.
+
+JAX exports wrap pieces of a program in private functions (`@closed_call`,
+`@dynamic_index_in_dim`, `@_where`, ...), often called once per loop iteration. A call
+costs a fresh environment, the callee's plan run and the result unpacking, about as much
+as a few numpy calls on small tensors, and it hides the callee's ops from the plan-time
+rewrites (hoist.py) of the caller. When the callee is one block whose ops' regions (a
+reduce body) read nothing from outside them, its ops are planned in the caller's block:
+detached copies reading the call's operands, with fresh result values (a callee inlined
+twice gets two sets), the values it returns being the call's own results; region-holding
+ops share their regions (and so their plans) with the callee's op. The module is not
+changed. Every copy keeps its op's location, so a run-time error is reported where it was
+before.
+
+Only calls whose operand and result types are the callee's own are inlined (kernels are
+specialized by those types), only callees whose returned values are distinct results of
+their own ops, and nested calls only to a few levels (a recursive program keeps its calls).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from ..ir.core import Operation, Value
+
+CALL = "func.call"
+RETURN = "func.return"
+MAX_DEPTH = 4
+MAX_OPS = 4096  # larger callees keep their call (a plan per call site would be compiled)
+
+
+def _body(call: Operation, lookup: Callable[[str], Operation | None]) -> list[Operation] | None:
+    """The callee's ops (its `func.return` last) when the call can be inlined, else None."""
+    callee = getattr(call.attr("callee"), "value", None)
+    func = lookup(callee) if isinstance(callee, str) else None
+    if func is None or func.name != "func.func" or len(func.regions) != 1:
+        return None
+    blocks = func.regions[0].blocks
+    if len(blocks) != 1:
+        return None
+    block = blocks[0]
+    ops = block.operations
+    if not ops or ops[-1].name != RETURN or len(ops) > MAX_OPS:
+        return None
+    if len(block.arguments) != len(call.operands) or any(
+            a.type != v.type for a, v in zip(block.arguments, call.operands, strict=True)):
+        return None
+    returned = ops[-1].operands
+    if len(returned) != len(call.results) or any(
+            r.type != v.type for r, v in zip(call.results, returned, strict=True)):
+        return None
+    defined = {r for op in ops[:-1] for r in op.results}
+    if len(set(returned)) != len(returned) or any(v not in defined for v in returned):
+        return None
+    if any(op.successors or (op.regions and not _self_contained(op)) for op in ops):
+        return None
+    return list(ops)
+
+
+def _self_contained(op: Operation) -> bool:
+    """Whether the ops inside `op`'s regions read only values defined inside them (a
+    reduce or sort body): the copy can then share the regions themselves."""
+    defined: set[Value] = set()
+    reads: list[Value] = []
+    stack = list(op.regions)
+    while stack:
+        region = stack.pop()
+        for block in region.blocks:
+            defined.update(block.arguments)
+            for inner in block.operations:
+                defined.update(inner.results)
+                reads.extend(inner.operands)
+                stack.extend(inner.regions)
+    return all(v in defined for v in reads)
+
+
+def _copy(ops: list[Operation], call: Operation) -> list[Operation]:
+    """The callee's ops as detached copies reading the call's operands."""
+    block = ops[-1].parent
+    assert block is not None
+    values: dict[Value, Value] = dict(zip(block.arguments, call.operands, strict=True))
+    results = dict(zip(ops[-1].operands, call.results, strict=True))
+    out = []
+    for op in ops[:-1]:
+        new = Operation(op.name, [values.get(v, v) for v in op.operands],
+                        [r.type for r in op.results], dict(op.properties),
+                        dict(op.attributes), location=op.location, opdef=op.opdef)
+        new.regions = op.regions  # shared, self-contained (their parent stays the callee's op)
+        new.results = [results.get(r, n) for r, n in zip(op.results, new.results, strict=True)]
+        for r, n in zip(op.results, new.results, strict=True):
+            values[r] = n
+        out.append(new)
+    return out
+
+
+def inline_calls(ops: Iterable[Operation], lookup: Callable[[str], Operation | None],
+                 depth: int = 0) -> list[Operation]:
+    """`ops` with each inlinable `func.call` replaced by copies of its callee's ops."""
+    out: list[Operation] = []
+    for op in ops:
+        body = _body(op, lookup) if op.name == CALL and depth < MAX_DEPTH else None
+        if body is None:
+            out.append(op)
+            continue
+        out.extend(inline_calls(_copy(body, op), lookup, depth + 1))
+    return out

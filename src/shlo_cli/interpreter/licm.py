@@ -1,0 +1,147 @@
+"""Loop-invariant ops of a `while` body computed once per loop instead of once per iteration.
+
+`lax.scan` and `fori_loop` carry everything the body closes over (weights, biases, the whole
+input sequence) as loop values the body returns unchanged. Ops of the body that read only
+such values, values from outside the loop and constants (a bias broadcast, the slices of a
+parameter vector, a weight transpose) give the same result on every iteration. They are
+evaluated once, right before the body first runs in each execution of the loop (so a loop
+whose condition fails at once evaluates nothing), and the body's plan reads their values
+from the environment like any value of an enclosing block.
+
+Only ops that cannot fail on operands of their static types are moved (data movement,
+elementwise float arithmetic), so no error can appear or move. Constants (and pure ops on
+constants only) stay in the body, where the plan compiler folds them; the early evaluation
+recomputes those it needs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from ..ir.core import Operation, Value
+from ..ir.types import TensorType, is_float
+
+RETURNS = frozenset({"stablehlo.return"})
+CONSTANT = frozenset({"stablehlo.constant", "stablehlo.iota"})
+# Any element type: moving data around cannot fail on static shapes.
+MOVES = frozenset("stablehlo." + n for n in (
+    "slice", "reshape", "broadcast_in_dim", "transpose", "concatenate"))
+# Float elements only (integer division by zero, conversions out of range stay put).
+FLOAT_MATH = frozenset("stablehlo." + n for n in (
+    "add", "subtract", "multiply", "divide", "negate", "abs", "exponential", "log", "tanh",
+    "logistic", "sqrt", "rsqrt", "maximum", "minimum", "convert"))
+MAX_ELEMENTS = 1 << 22  # larger results would stay alive for the whole loop
+
+
+class Invariants:
+    """The early evaluation of one while op: `ops` (in program order) are evaluated from
+    the loop's operands; the results of `hoisted` are stored for the body, which skips
+    those ops."""
+
+    __slots__ = ("ops", "hoisted", "arguments")
+
+    def __init__(self, ops: list[Operation], hoisted: set[Operation],
+                 arguments: list[Value]) -> None:
+        self.ops = ops
+        self.hoisted = hoisted
+        self.arguments = arguments
+
+
+def _static(value: Value) -> TensorType | None:
+    t = value.type
+    if isinstance(t, TensorType) and t.is_static and math.prod(t.shape) <= MAX_ELEMENTS:
+        return t
+    return None
+
+
+def _movable(op: Operation) -> bool:
+    if op.regions or len(op.results) != 1 or not op.operands:
+        return False
+    types = [_static(v) for v in (*op.operands, op.results[0])]
+    if any(t is None for t in types):
+        return False
+    if op.name in MOVES:
+        return True
+    return op.name in FLOAT_MATH and all(
+        is_float(t.element) for t in types if t is not None)
+
+
+def find_invariants(op: Operation, planned: list[Operation]) -> Invariants | None:
+    """The loop-invariant ops among `planned` (the ops the plan of the while op's body
+    runs: its own before the terminator, small callees inlined), or None when there is
+    nothing to move."""
+    if op.name != "stablehlo.while" or len(op.regions) != 2:
+        return None
+    blocks = op.regions[1].blocks
+    if len(blocks) != 1:
+        return None
+    block = blocks[0]
+    terminator = block.operations[-1] if block.operations else None
+    if terminator is None or terminator.name not in RETURNS:
+        return None
+    returned = terminator.operands
+    if len(returned) != len(block.arguments) or len(op.operands) != len(block.arguments):
+        return None
+    ops = planned
+    local = set(block.arguments) | {r for o in ops for r in o.results}
+    # values equal on every iteration, and those among them derived from constants alone
+    same = {a for a, r in zip(block.arguments, returned, strict=True) if a is r}
+    constant: set[Value] = set()
+    early: list[Operation] = []
+    hoisted: set[Operation] = set()
+    for inner in ops:
+        if inner.name in CONSTANT and not inner.operands and len(inner.results) == 1:
+            early.append(inner)
+            same.add(inner.results[0])
+            constant.add(inner.results[0])
+            continue
+        if not _movable(inner):
+            continue
+        if not all(v in same or v not in local for v in inner.operands):
+            continue
+        early.append(inner)
+        same.add(inner.results[0])
+        if all(v in constant for v in inner.operands):
+            constant.add(inner.results[0])  # folded in the body's plan: stays there
+        else:
+            hoisted.add(inner)
+    if not hoisted:
+        return None
+    needed = _needed(early, hoisted)
+    return Invariants([o for o in early if o in needed], hoisted, list(block.arguments))
+
+
+def _needed(early: list[Operation], hoisted: set[Operation]) -> set[Operation]:
+    """The early ops the hoisted ones depend on (themselves included)."""
+    by_result = {o.results[0]: o for o in early}
+    needed: set[Operation] = set()
+    stack = list(hoisted)
+    while stack:
+        o = stack.pop()
+        if o in needed:
+            continue
+        needed.add(o)
+        stack.extend(by_result[v] for v in o.operands if v in by_result)
+    return needed
+
+
+def early_evaluator(invariants: Invariants, bind: Callable[[Operation], Callable[..., Any]]
+                    ) -> Callable[[dict[Value, Any], tuple[Any, ...]], None]:
+    """`run(frame, operands)`: evaluates the invariant ops from the loop's operands (and
+    the values of enclosing blocks in `frame`) and stores the hoisted ones in `frame`."""
+    steps = [(o, bind(o)) for o in invariants.ops]
+    arguments = invariants.arguments
+    hoisted = invariants.hoisted
+
+    def run(frame: dict[Value, Any], operands: tuple[Any, ...]) -> None:
+        values: dict[Value, Any] = dict(zip(arguments, operands, strict=True))
+        for o, kernel in steps:
+            args = [values[v] if v in values else frame[v] for v in o.operands]
+            out = kernel(*args)
+            values[o.results[0]] = out
+            if o in hoisted:
+                frame[o.results[0]] = out
+
+    return run

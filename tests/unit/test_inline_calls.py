@@ -1,0 +1,129 @@
+"""Straight-line callees planned inline at their call sites (interpreter/inline.py): the
+same results as calling them, a callee inlined twice in one block, nested calls, callees
+that keep their call (regions, returned arguments, recursion), locations kept."""
+# ruff: noqa: E501  (MLIR test programs keep upstream line lengths)
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from shlo_cli.interpreter import engine
+from shlo_cli.interpreter.engine import Interpreter
+from shlo_cli.ir.parser import parse_source
+from shlo_cli.ir.printer import print_module
+
+PROGRAM = """
+func.func @main(%x: tensor<4xf32>, %n: tensor<i32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:3 = stablehlo.while(%i = %c0, %a = %x, %b = %x) : tensor<i32>, tensor<4xf32>, tensor<4xf32>
+  cond {
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %u:2 = func.call @step(%a, %b) : (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+    %v:2 = func.call @step(%u#1, %u#0) : (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+    %w0 = func.call @keeps(%v#0) : (tensor<4xf32>) -> tensor<4xf32>
+    %w = func.call @total(%w0) : (tensor<4xf32>) -> tensor<4xf32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %w, %v#1 : tensor<i32>, tensor<4xf32>, tensor<4xf32>
+  }
+  %s = func.call @passes(%r#1, %r#2) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %s, %r#2 : tensor<4xf32>, tensor<4xf32>
+}
+func.func private @step(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %t = stablehlo.tanh %a : tensor<4xf32>
+  %m = func.call @scale(%t, %b) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %e = stablehlo.exponential %m : tensor<4xf32>
+  return %m, %e : tensor<4xf32>, tensor<4xf32>
+}
+func.func private @scale(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  %h = stablehlo.constant dense<0.5> : tensor<4xf32>
+  %m = stablehlo.multiply %a, %h : tensor<4xf32>
+  %s = stablehlo.add %m, %b : tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+func.func private @keeps(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %p = stablehlo.constant dense<true> : tensor<i1>
+  %r = "stablehlo.if"(%p) ({
+    %n = stablehlo.negate %a : tensor<4xf32>
+    stablehlo.return %n : tensor<4xf32>
+  }, {
+    stablehlo.return %a : tensor<4xf32>
+  }) : (tensor<i1>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+func.func private @total(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %s = stablehlo.reduce(%a init: %z) across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+   reducer(%p: tensor<f32>, %q: tensor<f32>) {
+    %t = stablehlo.add %p, %q : tensor<f32>
+    stablehlo.return %t : tensor<f32>
+  }
+  %b = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<f32>) -> tensor<4xf32>
+  %r = stablehlo.subtract %a, %b : tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+func.func private @passes(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  return %a : tensor<4xf32>
+}
+"""
+
+
+def _run(inline: bool, monkeypatch: pytest.MonkeyPatch,
+         args: list[np.ndarray]) -> tuple[list[np.ndarray], list[str], Interpreter]:
+    with monkeypatch.context() as m:
+        if not inline:
+            m.setattr(engine, "inline_calls", lambda ops, lookup: list(ops))
+        module = parse_source(PROGRAM)
+        before = print_module(module)
+        interpreter = Interpreter(module)
+        with np.errstate(all="ignore"):
+            out = interpreter.call(interpreter.lookup_function("main"), args)
+        assert print_module(module) == before
+    names = [step.op.name for plan in interpreter._plans.values() for step in plan.steps]
+    return [np.asarray(o) for o in out], names, interpreter
+
+
+def test_inlined_calls_give_the_called_results(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(3)
+    for trial in range(4):
+        x = (rng.standard_normal(4) * 3).astype(np.float32)
+        x[trial] = [np.nan, -0.0, np.inf, -np.inf][trial]
+        args = [x, np.array(trial + 1, np.int32)]
+        got, names, interpreter = _run(True, monkeypatch, args)
+        want, plain, _ = _run(False, monkeypatch, args)
+        for a, b in zip(got, want, strict=True):
+            assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+    # @step (twice), @scale inside it and @total (a self-contained reduce body) are
+    # inlined; @keeps (its region reads the callee's argument) and @passes (it returns an
+    # argument) keep their calls
+    assert names.count("func.call") == 2 and plain.count("func.call") == 6
+    assert "stablehlo.reduce" in names
+    assert names.count("stablehlo.tanh") == 2  # one copy per call site
+    body = max(interpreter._plans.values(), key=lambda p: len(p.steps))
+    tanh = [s.op for s in body.steps if s.op.name == "stablehlo.tanh"]
+    assert tanh[0].results[0] is not tanh[1].results[0]
+    assert all(op.location.line == PROGRAM.splitlines().index(
+        "  %t = stablehlo.tanh %a : tensor<4xf32>") + 1 for op in tanh)
+
+
+def test_recursion_keeps_its_call() -> None:
+    text = """
+func.func @main(%x: tensor<f32>) -> tensor<f32> {
+  %y = func.call @f(%x) : (tensor<f32>) -> tensor<f32>
+  return %y : tensor<f32>
+}
+func.func private @f(%x: tensor<f32>) -> tensor<f32> {
+  %y = func.call @f(%x) : (tensor<f32>) -> tensor<f32>
+  return %y : tensor<f32>
+}
+"""
+    from shlo_cli.interpreter.inline import MAX_DEPTH, inline_calls
+
+    module = parse_source(text)
+    main = module.functions()[0]
+    symbols = {f.attr("sym_name").value: f for f in module.functions()}
+    ops = inline_calls(main.regions[0].blocks[0].operations[:-1], symbols.get)
+    assert [op.name for op in ops] == ["func.call"] and MAX_DEPTH >= 1

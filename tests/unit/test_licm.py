@@ -1,0 +1,125 @@
+"""Loop-invariant ops of while bodies evaluated once per loop execution (interpreter/licm.py):
+the same results as evaluating them every iteration, bit for bit; recomputed for each
+execution (a function called twice with other weights), not evaluated by a loop that never
+runs its body, nested loops, values updated by the loop never moved."""
+# ruff: noqa: E501  (MLIR test programs keep upstream line lengths)
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from shlo_cli.interpreter import engine
+from shlo_cli.interpreter.engine import Interpreter
+from shlo_cli.ir.parser import parse_source
+
+PROGRAM = """
+func.func @main(%w: tensor<3x4xf32>, %b: tensor<4xf32>, %n: tensor<i32>, %w2: tensor<3x4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %h0 = stablehlo.constant dense<0.5> : tensor<4xf32>
+  %r1 = func.call @scan(%w, %b, %n, %h0) : (tensor<3x4xf32>, tensor<4xf32>, tensor<i32>, tensor<4xf32>) -> tensor<4xf32>
+  %r2 = func.call @scan(%w2, %r1, %n, %r1) : (tensor<3x4xf32>, tensor<4xf32>, tensor<i32>, tensor<4xf32>) -> tensor<4xf32>
+  return %r1, %r2 : tensor<4xf32>, tensor<4xf32>
+}
+func.func @scan(%w: tensor<3x4xf32>, %b: tensor<4xf32>, %n: tensor<i32>, %h0: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %outside = stablehlo.negate %b : tensor<4xf32>
+  %r:4 = stablehlo.while(%i = %c0, %h = %h0, %ww = %w, %bb = %b) : tensor<i32>, tensor<4xf32>, tensor<3x4xf32>, tensor<4xf32>
+  cond {
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %row = stablehlo.slice %ww [1:2, 0:4] : (tensor<3x4xf32>) -> tensor<1x4xf32>
+    %v = stablehlo.reshape %row : (tensor<1x4xf32>) -> tensor<4xf32>
+    %t = stablehlo.transpose %ww, dims = [1, 0] : (tensor<3x4xf32>) -> tensor<4x3xf32>
+    %two = stablehlo.constant dense<2.0> : tensor<4xf32>
+    %s = stablehlo.multiply %v, %two : tensor<4xf32>
+    %bias = stablehlo.add %bb, %outside : tensor<4xf32>
+    %e = stablehlo.exponential %s : tensor<4xf32>
+    %col = stablehlo.slice %t [0:4, 2:3] : (tensor<4x3xf32>) -> tensor<4x1xf32>
+    %c = stablehlo.reshape %col : (tensor<4x1xf32>) -> tensor<4xf32>
+    %m = stablehlo.multiply %h, %e : tensor<4xf32>
+    %a = stablehlo.add %m, %c : tensor<4xf32>
+    %a2 = stablehlo.add %a, %bias : tensor<4xf32>
+    %hn = stablehlo.tanh %a2 : tensor<4xf32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %hn, %ww, %bb : tensor<i32>, tensor<4xf32>, tensor<3x4xf32>, tensor<4xf32>
+  }
+  return %r#1 : tensor<4xf32>
+}
+"""
+
+
+def _run(text: str, args: list[np.ndarray], licm: bool,
+         monkeypatch: pytest.MonkeyPatch) -> tuple[list[np.ndarray], list[str]]:
+    with monkeypatch.context() as m:
+        if not licm:
+            m.setattr(engine, "find_invariants", lambda op, ops: None)
+        interpreter = Interpreter(parse_source(text))
+        with np.errstate(all="ignore"):
+            out = interpreter.call(interpreter.lookup_function("main"), args)
+    names = [step.op.name for plan in interpreter._plans.values() for step in plan.steps]
+    return [np.asarray(o) for o in out], names
+
+
+@pytest.mark.parametrize("steps", [0, 1, 5])
+def test_invariants_moved_out_of_the_loop(steps: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(steps)
+    w = rng.standard_normal((3, 4)).astype(np.float32)
+    w[1, 0], w[0, 2] = np.nan, -0.0
+    args = [w, rng.standard_normal(4).astype(np.float32), np.array(steps, np.int32),
+            (rng.standard_normal((3, 4)) * 3).astype(np.float32)]
+    got, names = _run(PROGRAM, args, True, monkeypatch)
+    want, plain = _run(PROGRAM, args, False, monkeypatch)
+    for a, b in zip(got, want, strict=True):
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+    if steps:
+        # slice, reshape, transpose, multiply, add (of an outside value), exponential, slice,
+        # reshape: out of the body; the ops on the loop's own values stay
+        for name, moved in (("stablehlo.transpose", 1), ("stablehlo.exponential", 1),
+                            ("stablehlo.slice", 2), ("stablehlo.tanh", 0)):
+            assert plain.count(name) - names.count(name) == moved, name
+
+
+NESTED = """
+func.func @main(%w: tensor<4xf32>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %c3 = stablehlo.constant dense<3> : tensor<i32>
+  %r:3 = stablehlo.while(%i = %c0, %h = %x, %ww = %w) : tensor<i32>, tensor<4xf32>, tensor<4xf32>
+  cond {
+    %p = stablehlo.compare LT, %i, %c3, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %sq = stablehlo.multiply %ww, %ww : tensor<4xf32>
+    %q:3 = stablehlo.while(%k = %c0, %g = %h, %s = %sq) : tensor<i32>, tensor<4xf32>, tensor<4xf32>
+    cond {
+      %p2 = stablehlo.compare LT, %k, %i, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %p2 : tensor<i1>
+    } do {
+      %n = stablehlo.negate %s : tensor<4xf32>
+      %hn = stablehlo.multiply %h, %ww : tensor<4xf32>
+      %g2 = stablehlo.add %g, %n : tensor<4xf32>
+      %g3 = stablehlo.add %g2, %hn : tensor<4xf32>
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %k2 = stablehlo.add %k, %one : tensor<i32>
+      stablehlo.return %k2, %g3, %s : tensor<i32>, tensor<4xf32>, tensor<4xf32>
+    }
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    %h2 = stablehlo.tanh %q#1 : tensor<4xf32>
+    stablehlo.return %j, %h2, %ww : tensor<i32>, tensor<4xf32>, tensor<4xf32>
+  }
+  return %r#1 : tensor<4xf32>
+}
+"""
+
+
+def test_nested_loops_read_the_outer_iteration(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The inner loop's invariants read the outer body's values (%h changes per outer
+    iteration): recomputed for each execution of the inner loop."""
+    rng = np.random.default_rng(7)
+    args = [rng.standard_normal(4).astype(np.float32), rng.standard_normal(4).astype(np.float32)]
+    got, names = _run(NESTED, args, True, monkeypatch)
+    want, plain = _run(NESTED, args, False, monkeypatch)
+    assert got[0].tobytes() == want[0].tobytes()
+    assert names.count("stablehlo.negate") == 0 and plain.count("stablehlo.negate") == 1

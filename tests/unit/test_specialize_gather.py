@@ -1,0 +1,85 @@
+"""The row-gather kernel (dialects/stablehlo/specialize_gather.py) gives the general
+evaluator's result bit for bit (out-of-range and negative ids clamped, NaN and -0.0 rows,
+empty id lists, several index types) and is chosen only for whole-row gathers."""
+# ruff: noqa: E501  (MLIR test programs keep upstream line lengths)
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from shlo_cli.dialects.stablehlo import specialize_gather
+from shlo_cli.interpreter import engine
+from shlo_cli.interpreter.engine import Interpreter
+from shlo_cli.ir.parser import parse_source
+
+
+def _t(shape: tuple[int, ...], elem: str) -> str:
+    return "tensor<" + "".join(f"{d}x" for d in shape) + elem + ">"
+
+
+def _program(table: tuple[int, ...], ids: tuple[int, ...], elem: str, ielem: str,
+             vector_dim: int, offset: list[int], sizes: list[int], result: tuple[int, ...],
+             collapsed: int = 0) -> str:
+    return f"""
+func.func @main(%t: {_t(table, elem)}, %i: {_t(ids, ielem)}) -> {_t(result, elem)} {{
+  %0 = "stablehlo.gather"(%t, %i) <{{dimension_numbers = #stablehlo.gather<offset_dims = {offset}, collapsed_slice_dims = [{collapsed}], start_index_map = [{collapsed}], index_vector_dim = {vector_dim}>, indices_are_sorted = false, slice_sizes = array<i64: {', '.join(map(str, sizes))}>}}> : ({_t(table, elem)}, {_t(ids, ielem)}) -> {_t(result, elem)}
+  func.return %0 : {_t(result, elem)}
+}}
+"""
+
+
+def _run(text: str, args: list[np.ndarray], specialized: bool) -> tuple[np.ndarray, object]:
+    saved = list(engine.BIND_HOOKS)
+    if not specialized:
+        engine.BIND_HOOKS[:] = [h for h in saved if h is not specialize_gather.bind_gather]
+    try:
+        interpreter = Interpreter(parse_source(text))
+        out = interpreter.call(interpreter.lookup_function("main"), args)[0]
+        kernel = next(iter(interpreter._plans.values())).steps[0].fn
+    finally:
+        engine.BIND_HOOKS[:] = saved
+    return np.asarray(out), kernel
+
+
+CASES = [
+    # (table, ids, elem, index elem, index_vector_dim, offset_dims, slice sizes, result)
+    ((10, 6), (7, 1), "f32", "i32", 1, [1], [1, 6], (7, 6)),
+    ((10, 6), (4, 5), "f32", "i64", 2, [2], [1, 6], (4, 5, 6)),
+    ((10, 3, 2), (5, 1), "f16", "ui8", 1, [1, 2], [1, 3, 2], (5, 3, 2)),
+    ((10, 6), (0, 1), "f32", "i32", 1, [1], [1, 6], (0, 6)),
+    ((10, 6), (), "f32", "i32", 0, [0], [1, 6], (6,)),
+    ((4, 6), (9, 1), "i8", "i16", 1, [1], [1, 6], (9, 6)),
+]
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_row_gather_matches_general_evaluator(case: int) -> None:
+    table, ids, elem, ielem, vector_dim, offset, sizes, result = CASES[case]
+    text = _program(table, ids, elem, ielem, vector_dim, offset, sizes, result)
+    rng = np.random.default_rng(case)
+    dtype = {"f32": np.float32, "f16": np.float16, "i8": np.int8}[elem]
+    t = (rng.standard_normal(table) * 50).astype(dtype)
+    if dtype != np.int8:
+        t.reshape(-1)[:3] = [np.nan, -0.0, np.inf]
+    idtype = {"i32": np.int32, "i64": np.int64, "ui8": np.uint8, "i16": np.int16}[ielem]
+    lo = 0 if idtype == np.uint8 else -3
+    i = rng.integers(lo, table[0] + 4, ids).astype(idtype)
+    fast, kernel = _run(text, [t, i], True)
+    plain, general = _run(text, [t, i], False)
+    assert kernel is not general and getattr(kernel, "__qualname__", "").startswith("bind_gather")
+    assert fast.dtype == plain.dtype and fast.shape == plain.shape
+    assert fast.tobytes() == plain.tobytes() and fast.flags.c_contiguous
+
+
+def test_other_gathers_keep_the_general_path() -> None:
+    # partial rows, and a gather along the second axis
+    for text in (_program((10, 6), (7, 1), "f32", "i32", 1, [1], [1, 4], (7, 4)),
+                 _program((6, 10), (7, 1), "f32", "i32", 1, [1], [6, 1], (7, 6), collapsed=1)):
+        rng = np.random.default_rng(0)
+        t = rng.standard_normal((10, 6) if "10x6" in text.split("->")[0] else (6, 10))
+        i = rng.integers(-2, 12, (7, 1)).astype(np.int32)
+        fast, kernel = _run(text, [t.astype(np.float32), i], True)
+        plain, _ = _run(text, [t.astype(np.float32), i], False)
+        assert not getattr(kernel, "__qualname__", "").startswith("bind_gather")
+        assert fast.tobytes() == plain.tobytes()
