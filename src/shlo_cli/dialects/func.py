@@ -21,6 +21,7 @@ from ..ir.parse_fast import (
     cached_function,
     cached_tensor,
     cached_tensors,
+    register_fast_op_parser,
     register_fast_parser,
     same_types,
 )
@@ -204,6 +205,22 @@ def _parse_func(p: Any, opdef: OpDef, location: Location, num_results: int) -> O
         regions.append(Region())
     return p.build_operation(opdef.name, opdef, [], [], properties, attributes, regions, None,
                              location)
+
+
+def _fast_func(p: Any, opdef: OpDef, pos: int, location: Location) -> Operation | None:
+    """func.func whose header `_fast_header` reads (see `ir.parse_fast.register_fast_op_parser`):
+    the body then read by the region parser, as `_parse_func` does."""
+    p.tok = lex_at(p.src, pos)
+    header = _fast_header(p)
+    if header is None:
+        return None
+    properties, entry_args, _, attributes = header
+    region = p.parse_region(entry_args=entry_args, isolated=True, default_dialect="func")
+    return p.build_operation(opdef.name, opdef, [], [], properties, attributes, [region], None,
+                             location)
+
+
+register_fast_op_parser("func.func", _fast_func)
 
 
 def _print_func(pr: Any, op: Operation) -> None:

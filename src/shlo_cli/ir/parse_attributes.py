@@ -27,7 +27,11 @@ from .attributes import (
     TypeAttr,
     UnitAttr,
 )
-from .dense import DenseLiteralError, parse_dense
+
+# `parse_dense` is looked up here at each call (dialects' fast paths too), so a caller can
+# wrap it for a whole parse (benchmarks/parse_print.py times the literals apart that way).
+from .dense import DenseLiteralError
+from .dense import parse_dense as parse_dense
 from .diagnostics import Diagnostic, SourceFile
 from .lexer import (
     AT,

@@ -52,7 +52,7 @@ from .parse_attributes import (  # noqa: F401  (re-exported: dialects and passes
     parse_struct_fields,
     register_dialect_attributes,
 )
-from .parse_fast import FastStatements
+from .parse_fast import CUSTOM_PARSER_ERRORS, FastStatements
 from .parse_types import (  # noqa: F401
     DIALECT_TYPE_HOOKS,
     MAX_INT_WIDTH,
@@ -384,9 +384,9 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
                 f"and {len(types)} types", tok)
         self.check_operand_types(operands, types, tok)
 
-    def parse_operation(self) -> Operation:
+    def parse_operation(self, try_fast: bool = True) -> Operation:
         start = self.tok
-        if start.kind == PERCENT or start.kind == BARE:
+        if try_fast and (start.kind == PERCENT or start.kind == BARE):
             fast = self.fast_operation(start)
             if fast is not None:
                 return fast
@@ -454,7 +454,7 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
         self.custom_ops.append(opdef.name)
         try:
             return opdef.syntax.parse(self, opdef, location, num_results)
-        except (AttributeError, IndexError, KeyError, TypeError, ValueError) as e:
+        except CUSTOM_PARSER_ERRORS as e:
             # A custom parser tripping over malformed input still gives a located error.
             raise self.error(f"custom op '{name}' could not be parsed: {e}", tok) from None
         finally:
@@ -668,9 +668,20 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
         return block
 
     def _parse_block_body(self, block: Block) -> None:
-        while not (self.at("}") or self.tok.kind in (CARET, EOF)):
-            block.append(self.parse_operation())
-        if self.tok.kind == EOF:
+        ops = block.operations
+        fast = self.fast_operation
+        while True:
+            tok = self.tok
+            kind = tok.kind
+            if kind == PERCENT or kind == BARE:  # what `parse_operation` would try first
+                op = fast(tok) or self.parse_operation(False)
+            elif kind == CARET or kind == EOF or (kind == PUNCT and tok.text == "}"):
+                break
+            else:
+                op = self.parse_operation(False)
+            op.parent = block
+            ops.append(op)
+        if kind == EOF:
             raise self.error("expected '}' to end region")
 
 
