@@ -7,8 +7,15 @@ from typing import Any
 
 from ..ir.attributes import StringAttr
 from ..ir.core import Block, Location, Operation
-from ..ir.lexer import AT, lex_at
-from ..ir.parse_fast import KEYWORD_END, SYMBOL, WS, cached_dict, register_fast_op_parser
+from ..ir.lexer import AT
+from ..ir.parse_fast import (
+    KEYWORD_END,
+    SYMBOL,
+    WS,
+    brace_token,
+    cached_dict,
+    register_fast_op_parser,
+)
 from .registry import OpDef, declare_op, folder
 from .syntax import Custom
 
@@ -53,7 +60,7 @@ def _fast_module(p: Any, opdef: OpDef, pos: int, location: Location) -> Operatio
         if brace is None:
             return None
         end = brace.end()
-    p.tok = lex_at(src, end)
+    p.tok = brace_token(src, end)
     region = p.parse_region(isolated=True, default_dialect="builtin")
     if not region.blocks:
         region.add_block(Block())

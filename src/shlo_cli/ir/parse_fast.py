@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from . import registry
 from .attributes import Attribute
 from .core import Location, Operation, Value, new_operation
-from .lexer import BARE, Token, lex_at
+from .lexer import BARE, PUNCT, Token, lex_at
 from .parse_attributes import _DICT_CACHE, _SIMPLE_DICT
 from .parse_host import ParserHost
 from .parse_types import _FUNC_CACHE, _SIMPLE_FUNC, _TYPE_CACHE
@@ -88,6 +88,14 @@ def register_fast_op_parser(name: str, fn: FastOpParser) -> None:
     FAST_OP_PARSERS[name] = fn
 
 
+def brace_token(src: str, pos: int) -> Token:
+    """The token at `pos`, where the text has a `{`: made directly (no lexing) unless it
+    starts `{-#`, which the lexer reads as one token."""
+    if src.startswith("{-#", pos):
+        return lex_at(src, pos)
+    return Token(PUNCT, "{", pos, pos + 1)
+
+
 def cached_tensor(text: str) -> Type | None:
     """The tensor type spelled `text` if the full parser has built it before."""
     return _TYPE_CACHE.get(text)
@@ -110,13 +118,21 @@ def cached_function(src: str, pos: int) -> tuple[FunctionType, Token] | None:
 
 def cached_tensors(text: str) -> list[Type] | None:
     """The types of a `tensor<...>, tensor<...>` list, if all were built before."""
+    known = _TENSOR_LISTS.get(text)
+    if known is not None:
+        return list(known)
     out = []
     for part in text.split(","):
         t = _TYPE_CACHE.get(part.strip())
         if t is None:
             return None
         out.append(t)
+    if len(_TENSOR_LISTS) < 4096:
+        _TENSOR_LISTS[text] = tuple(out)
     return out
+
+
+_TENSOR_LISTS: dict[str, tuple[Type, ...]] = {}  # list text -> its (cached) types
 
 
 def cached_dict(src: str, pos: int) -> tuple[dict[str, Attribute], int] | None:

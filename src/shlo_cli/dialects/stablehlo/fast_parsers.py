@@ -90,6 +90,9 @@ def _constant(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult | 
 _CALL = lazy_regex(rf"{WS}({SYMBOL}){WS}\({WS}((?:{VALUE_LIST})?){WS}\)")
 
 
+_TARGETS: dict[str, StringAttr] = {}  # `@target` -> its name attribute (immutable)
+
+
 def _custom_call(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult | None:
     """`@target(%a, %b) {attrs} : (ta, tb) -> r`."""
     src = p.src
@@ -103,7 +106,13 @@ def _custom_call(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult
     attributes, ftype, after = tail
     if not same_types(operands, ftype.inputs):
         return None
-    props: dict[str, Attribute] = {"call_target_name": StringAttr(m.group(1)[1:])}
+    target = m.group(1)
+    name = _TARGETS.get(target)
+    if name is None:
+        name = StringAttr(target[1:])
+        if len(_TARGETS) < 4096:
+            _TARGETS[target] = name
+    props: dict[str, Attribute] = {"call_target_name": name}
     return operands, list(ftype.results), props, attributes, after
 
 
