@@ -34,8 +34,12 @@ def _outcome(text: str) -> Any:
 
 
 def _slow(text: str, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The outcome with every fast path off: statements, block arguments and dictionaries
+    all read token by token."""
     with monkeypatch.context() as m:
         m.setattr(Parser, "fast_operation", lambda self, start: None)
+        m.setattr(Parser, "_fast_block_arguments", lambda self, block: False)
+        m.setattr(Parser, "_parse_dict_by_text", Parser._parse_attr_dict_body)
         return _outcome(text)
 
 
@@ -81,6 +85,18 @@ BODIES = [
     f"return %a : {T}, tensor<*xf32>",
     f"%0 = call @g(%a) : ({T}) -> ({T}, {T})\n  return %0 : {T}",
     f"%0 = call @g(%a) : (tensor<4xi1>) -> {T}\n  return %0 : {T}",
+    # Block arguments and dictionaries the token-level reader reads once per text.
+    *(f'%0 = "stablehlo.reduce"(%a, %b) <{{dimensions = array<i64: 0>}}> ({{\n'
+      f"  ^bb0({args}):\n    stablehlo.return %x : tensor<f32>\n  }}) : ({T}, {T}) -> {T}\n"
+      f"  return %0 : {T}"
+      for args in ("%x: tensor<f32>, %y: tensor<f32>", "%x: tensor<f32>, %x: tensor<f32>",
+                   "%a: tensor<f32>, %y: tensor<f32>", "%x: tensor<f32> loc(\"q\":1:2)",
+                   "%x: tensor<f32>, %y: tensor<f64>", "%x : tensor<f32> , %y:tensor<f32>",
+                   "%x#0: tensor<f32>", "%x: tensor<f32>,")),
+    f'stablehlo.custom_call @f(%a) {{api_version = 2 : i32, backend_config = "{{}}", x = [1]}}'
+    f" : ({T}) -> ()\n  return %a : {T}",
+    f'stablehlo.custom_call @f(%a) {{x = #stablehlo<bad>}} : ({T}) -> ()\n  return %a : {T}',
+    f'stablehlo.custom_call @f(%a) {{x = [1, {{y}}] : ({T}) -> ()\n  return %a : {T}',
 ]
 
 

@@ -45,6 +45,12 @@ VALUES_AND_TYPES = re.compile(rf"(?:{WS}({VALUE_LIST}){COLON}({TENSOR_LIST}))?")
 _DICT_OR_COLON = re.compile(rf"{WS}(?:(?=(\{{))|:(?!:){WS})")
 _COLON = re.compile(COLON)
 
+# A block's argument list `(%a: tensor<...>, ...)` up to the `:` after it (its items in
+# group 1, each read by BLOCK_ARGUMENT): names without `#N`, no locations.
+_ARGUMENT = rf"%[A-Za-z0-9_$.\-]+(?![A-Za-z0-9_$.\-#]){COLON}{TENSOR}"
+BLOCK_ARGUMENTS = re.compile(rf"\({WS}({_ARGUMENT}(?:{WS},{WS}{_ARGUMENT})*){WS}\)(?={COLON})")
+BLOCK_ARGUMENT = re.compile(rf"(%[A-Za-z0-9_$.\-]+){COLON}({TENSOR})")
+
 # `%name = op.name`, `%name:2 = op.name` or `op.name` at the start of a statement.
 _HEAD = re.compile(
     r"(?:(%[A-Za-z0-9_$.\-]+)(?::([1-9][0-9]*))?[ \t]*=[ \t]*)?([A-Za-z_][A-Za-z0-9_$.]*)")
