@@ -684,7 +684,7 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
         if m is None or self.forward_refs:
             return False
         names = self.scopes[-1][0]
-        items = []
+        items: list[tuple[str, Type, int]] = []
         for item in BLOCK_ARGUMENT.finditer(src, m.start(1), m.end(1)):
             name = item.group(1)
             t = cached_tensor(item.group(2))
