@@ -75,10 +75,12 @@ _DICT_CACHE: dict[str, dict[str, Attribute]] = {}
 _HASH_ATTR_CACHE: dict[tuple[str, str], Attribute] = {}  # (`#dialect.name`, body) -> attribute
 
 # Dictionaries `_SIMPLE_DICT` does not match, by (text, allow_unregistered); texts that name
-# something outside themselves (locations, resources, dialect hooks) are never kept.
+# something outside themselves (locations, resources, dialect hooks) are never kept, nor
+# ones holding `dense<...>` literals: those are decoded every time (by `parse_dense`, which
+# benchmarks/parse_print.py times apart).
 _TEXT_DICT_CACHE: dict[tuple[str, bool], dict[str, Attribute]] = {}
-_TEXT_DICT_MAX = 2000  # characters: longer dictionaries (large literals) are read each time
-_CONTEXT_WORDS = ("loc(", "dense_resource", "vhlo", "#loc")
+_TEXT_DICT_MAX = 2000  # characters: longer dictionaries are read each time
+_UNCACHED_WORDS = ("loc(", "dense_resource", "vhlo", "#loc", "dense<")
 
 DIALECT_ATTR_HOOKS: dict[str, Callable[[Parser, Token], Attribute]] = {}
 
@@ -147,7 +149,7 @@ class AttributeParsing(ParserHost):
         parsed = self._parse_attr_dict_body()
         text = key[0]
         if (len(text) <= _TEXT_DICT_MAX and len(_TEXT_DICT_CACHE) < _CACHE_LIMIT
-                and not any(word in text for word in _CONTEXT_WORDS)
+                and not any(word in text for word in _UNCACHED_WORDS)
                 and self.tok.start == lex_at(src, end).start):
             _TEXT_DICT_CACHE[key] = dict(parsed)
         return parsed
