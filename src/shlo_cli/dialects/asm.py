@@ -86,6 +86,12 @@ class Format:
 
     def fast_parse(self, p: Any, opdef: Any, pos: int, num_results: int) -> Any:
         """The statement at `pos` read by the compiled regex (see `asm_fast`), or None."""
+        fast = self.fast_parser()
+        return None if fast is None else fast(p, opdef, pos, num_results)
+
+    def fast_parser(self) -> Any:
+        """The compiled fast parser's `parse` (None when this format has none); compiled on
+        first use, so the parser can keep it instead of calling `fast_parse`."""
         fast = self._fast
         if fast is None:
             fast = False
@@ -96,9 +102,7 @@ class Format:
 
                 fast = compile_format(self) or False
             self._fast = fast
-        if fast is False:
-            return None
-        return fast.parse(p, opdef, pos, num_results)
+        return None if fast is False else fast.parse
 
     # ---- parsing ----------------------------------------------------------------------------
 

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..ir.attributes import StringAttr
-from ..ir.core import Location, Operation
+from ..ir.core import Block, Location, Operation
 from ..ir.lexer import AT
+from ..ir.parse_fast import (
+    KEYWORD_END,
+    SYMBOL,
+    WS,
+    brace_token,
+    cached_dict,
+    register_fast_op_parser,
+)
 from .registry import OpDef, declare_op, folder
 from .syntax import Custom
 
@@ -20,11 +29,46 @@ def _parse_module(p: Any, opdef: OpDef, location: Location, num_results: int) ->
         attributes = p.parse_attr_dict_body()
     region = p.parse_region(isolated=True, default_dialect="builtin")
     if not region.blocks:
-        from ..ir.core import Block
-
         region.add_block(Block())
     return p.build_operation(opdef.name, opdef, [], [], properties, attributes, [region], None,
                              location)
+
+
+_MODULE_HEAD = re.compile(
+    rf"{WS}(?:({SYMBOL}){WS})?(?:attributes{KEYWORD_END}{WS}(?=(\{{)))?(?=\{{)")
+_BRACE = re.compile(rf"{WS}(?=\{{)")
+
+
+def _fast_module(p: Any, opdef: OpDef, pos: int, location: Location) -> Operation | None:
+    """`module @name attributes {cached dict} {` read by regex, the body by the region
+    parser, as `_parse_module` does (see `ir.parse_fast.register_fast_op_parser`)."""
+    src = p.src
+    m = _MODULE_HEAD.match(src, pos)
+    if m is None:
+        return None
+    properties = {}
+    if m.group(1):
+        properties["sym_name"] = StringAttr(m.group(1)[1:])
+    attributes: dict[str, Any] = {}
+    end = m.end()
+    if m.group(2):
+        found = cached_dict(src, end)
+        if found is None:
+            return None
+        attributes, end = found
+        brace = _BRACE.match(src, end)
+        if brace is None:
+            return None
+        end = brace.end()
+    p.tok = brace_token(src, end)
+    region = p.parse_region(isolated=True, default_dialect="builtin")
+    if not region.blocks:
+        region.add_block(Block())
+    return p.build_operation(opdef.name, opdef, [], [], properties, attributes, [region], None,
+                             location)
+
+
+register_fast_op_parser("builtin.module", _fast_module)
 
 
 def _print_module(pr: Any, op: Operation) -> None:

@@ -17,10 +17,12 @@ from ..ir.parse_fast import (
     VALUES_AND_TYPES,
     WS,
     FastResult,
+    brace_token,
     cached_dict,
     cached_function,
     cached_tensor,
     cached_tensors,
+    register_fast_op_parser,
     register_fast_parser,
     same_types,
 )
@@ -75,13 +77,13 @@ def _fast_items(p: Any, pattern: re.Pattern[str], start: int,
         pos = sep.end()
 
 
-def _fast_header(p: Any) -> _Header | None:
+def _fast_header(p: Any, pos: int | None = None) -> _Header | None:
     """`public @f(%a: t {attrs}) -> (r {attrs}) {` from cached types and dictionaries; the
     parser is left at the body's `{` (None, with nothing read, at anything else). A header
     text seen before is not read again: its properties are shared (attributes are immutable)
     and only its argument tokens are placed anew."""
     src = p.src
-    m = _FUNC_HEAD.match(src, p.tok.start)
+    m = _FUNC_HEAD.match(src, p.tok.start if pos is None else pos)
     if m is None:
         return None
     text = m.group(0)
@@ -96,7 +98,7 @@ def _fast_header(p: Any) -> _Header | None:
     base = m.start()
     entry_args = [(Token(PERCENT, name, base + start, base + end), t, None)
                   for name, start, end, t in args]
-    p.tok = lex_at(src, m.end())
+    p.tok = brace_token(src, m.end())
     return dict(properties), entry_args, len(args), {}
 
 
@@ -204,6 +206,21 @@ def _parse_func(p: Any, opdef: OpDef, location: Location, num_results: int) -> O
         regions.append(Region())
     return p.build_operation(opdef.name, opdef, [], [], properties, attributes, regions, None,
                              location)
+
+
+def _fast_func(p: Any, opdef: OpDef, pos: int, location: Location) -> Operation | None:
+    """func.func whose header `_fast_header` reads (see `ir.parse_fast.register_fast_op_parser`):
+    the body then read by the region parser, as `_parse_func` does."""
+    header = _fast_header(p, pos)
+    if header is None:
+        return None
+    properties, entry_args, _, attributes = header
+    region = p.parse_region(entry_args=entry_args, isolated=True, default_dialect="func")
+    return p.build_operation(opdef.name, opdef, [], [], properties, attributes, [region], None,
+                             location)
+
+
+register_fast_op_parser("func.func", _fast_func)
 
 
 def _print_func(pr: Any, op: Operation) -> None:
@@ -345,8 +362,16 @@ def _fast_call(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult |
     ftype, after = typed
     if not same_types(operands, ftype.inputs):
         return None
-    return (operands, list(ftype.results), {"callee": SymbolRefAttr(m.group(1)[1:])}, {},
-            after)
+    callee = m.group(1)
+    attr = _CALLEES.get(callee)
+    if attr is None:
+        attr = SymbolRefAttr(callee[1:])
+        if len(_CALLEES) < 4096:
+            _CALLEES[callee] = attr
+    return operands, list(ftype.results), {"callee": attr}, {}, after
+
+
+_CALLEES: dict[str, SymbolRefAttr] = {}  # `@name` -> its attribute (attributes are immutable)
 
 
 register_fast_parser("func.call", _fast_call)

@@ -31,6 +31,7 @@ from typing import Any
 
 # Tables keyed by op name: a module's new keys there that name its own new ops are allowed.
 _OP_KEYED = {("shlo_cli.ir.registry", "_REGISTRY"), ("shlo_cli.ir.parse_fast", "FAST_PARSERS"),
+             ("shlo_cli.ir.parse_fast", "FAST_OP_PARSERS"),
              ("shlo_cli.ir.verifier", "SYMBOL_USE_VERIFIERS")}
 # Tables only read after everything is imported: custom-call targets are looked up through
 # `custom_calls.registry._ensure_loaded`, which runs `registry.all_ops()` first.

@@ -180,6 +180,32 @@ class Operation:
         return f"<Operation {self.name} at {self.location}>"
 
 
+_new_object = object.__new__
+
+
+def new_operation(name: str, operands: list[Value], result_types: list[Type],
+                  properties: dict[str, Attribute], attributes: dict[str, Attribute],
+                  location: Location, opdef: OpDef | None) -> Operation:
+    """`Operation(...)` for an op without regions or successors, from lists and dicts it may
+    keep (the parser's fast paths build most ops this way: fewer steps than `__init__`)."""
+    op: Operation = _new_object(Operation)
+    op.name = name
+    op.operands = operands
+    if len(result_types) == 1:
+        op.results = [Value(result_types[0], op, 0)]
+    else:
+        op.results = [Value(t, op, i) for i, t in enumerate(result_types)]
+    op.properties = properties
+    op.attributes = attributes
+    op.regions = []
+    op.successors = []
+    op.location = location
+    op.parent = None
+    op.opdef = opdef
+    op._plan_cache = None
+    return op
+
+
 class Module:
     """A parsed file chunk: the top-level `builtin.module` op plus file-level extras."""
 

@@ -10,12 +10,14 @@ from .record import Struct
 
 
 class SourceFile(Struct):
-    """A named source text with a lazily built line index for offset -> line:col."""
+    """A named source text with offset -> line:col: counted forward from the last position
+    asked for (the parser asks in text order), else by a lazily built line index."""
 
     name: str
     text: str
     line_offset: int  # lines before this chunk (for -split-input-file)
     _starts: list[int] | None
+    _mark: tuple[int, int, int]  # the last offset asked for, its line index and line start
 
     def __init__(self, name: str, text: str, line_offset: int = 0,
                  _starts: list[int] | None = None) -> None:
@@ -23,8 +25,18 @@ class SourceFile(Struct):
         self.text = text
         self.line_offset = line_offset
         self._starts = _starts
+        self._mark = (0, 0, 0)
 
     def position(self, offset: int) -> tuple[int, int]:
+        mark, line, start = self._mark
+        if offset >= mark:
+            text = self.text
+            newlines = text.count("\n", mark, offset)
+            if newlines:
+                line += newlines
+                start = text.rfind("\n", mark, offset) + 1
+            self._mark = (offset, line, start)
+            return line + 1 + self.line_offset, offset - start + 1
         if self._starts is None:
             starts = [0]
             find = self.text.find

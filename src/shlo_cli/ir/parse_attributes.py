@@ -27,7 +27,11 @@ from .attributes import (
     TypeAttr,
     UnitAttr,
 )
-from .dense import DenseLiteralError, parse_dense
+
+# `parse_dense` is looked up here at each call (dialects' fast paths too), so a caller can
+# wrap it for a whole parse (benchmarks/parse_print.py times the literals apart that way).
+from .dense import DenseLiteralError
+from .dense import parse_dense as parse_dense
 from .diagnostics import Diagnostic, SourceFile
 from .lexer import (
     AT,
@@ -69,6 +73,14 @@ _SIMPLE_DICT = lazy_regex(
 _DICT_CACHE: dict[str, dict[str, Attribute]] = {}
 
 _HASH_ATTR_CACHE: dict[tuple[str, str], Attribute] = {}  # (`#dialect.name`, body) -> attribute
+
+# Dictionaries `_SIMPLE_DICT` does not match, by (text, allow_unregistered); texts that name
+# something outside themselves (locations, resources, dialect hooks) are never kept, nor
+# ones holding `dense<...>` literals: those are decoded every time (by `parse_dense`, which
+# benchmarks/parse_print.py times apart).
+_TEXT_DICT_CACHE: dict[tuple[str, bool], dict[str, Attribute]] = {}
+_TEXT_DICT_MAX = 2000  # characters: longer dictionaries are read each time
+_UNCACHED_WORDS = ("loc(", "dense_resource", "vhlo", "#loc", "dense<")
 
 DIALECT_ATTR_HOOKS: dict[str, Callable[[Parser, Token], Attribute]] = {}
 
@@ -115,7 +127,32 @@ class AttributeParsing(ParserHost):
                 if len(_DICT_CACHE) < _CACHE_LIMIT:
                     _DICT_CACHE[key] = dict(parsed)
                 return parsed
+            if not (self.attr_aliases or self.type_aliases):
+                return self._parse_dict_by_text()
         return self._parse_attr_dict_body()
+
+    def _parse_dict_by_text(self) -> dict[str, Attribute]:
+        """A dictionary at `{` read once per text: with no aliases defined, its attributes
+        depend on its text alone (`#dialect.attr<...>` bodies, strings, arrays), so a text
+        the token-level reader read before (ending where the brackets balance) is reused."""
+        src = self.src
+        start = self.tok.start
+        try:
+            end = self._balanced_end(start, "{", "}")
+        except Diagnostic:
+            return self._parse_attr_dict_body()  # it reports the unbalanced text its way
+        key = (src[start:end], self.allow_unregistered)
+        cached = _TEXT_DICT_CACHE.get(key)
+        if cached is not None:
+            self.tok = lex_at(src, end)
+            return dict(cached)
+        parsed = self._parse_attr_dict_body()
+        text = key[0]
+        if (len(text) <= _TEXT_DICT_MAX and len(_TEXT_DICT_CACHE) < _CACHE_LIMIT
+                and not any(word in text for word in _UNCACHED_WORDS)
+                and self.tok.start == lex_at(src, end).start):
+            _TEXT_DICT_CACHE[key] = dict(parsed)
+        return parsed
 
     def _parse_attr_dict_body(self) -> dict[str, Attribute]:
         self.expect("{")

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from . import registry
 from .attributes import Attribute
-from .core import Location, Operation, Value
-from .lexer import BARE, Token, lex_at
+from .core import Location, Operation, Value, new_operation
+from .lexer import BARE, PUNCT, Token, lex_at
 from .parse_attributes import _DICT_CACHE, _SIMPLE_DICT
 from .parse_host import ParserHost
 from .parse_types import _FUNC_CACHE, _SIMPLE_FUNC, _TYPE_CACHE
@@ -45,6 +45,12 @@ VALUES_AND_TYPES = re.compile(rf"(?:{WS}({VALUE_LIST}){COLON}({TENSOR_LIST}))?")
 _DICT_OR_COLON = re.compile(rf"{WS}(?:(?=(\{{))|:(?!:){WS})")
 _COLON = re.compile(COLON)
 
+# A block's argument list `(%a: tensor<...>, ...)` up to the `:` after it (its items in
+# group 1, each read by BLOCK_ARGUMENT): names without `#N`, no locations.
+_ARGUMENT = rf"%[A-Za-z0-9_$.\-]+(?![A-Za-z0-9_$.\-#]){COLON}{TENSOR}"
+BLOCK_ARGUMENTS = re.compile(rf"\({WS}({_ARGUMENT}(?:{WS},{WS}{_ARGUMENT})*){WS}\)(?={COLON})")
+BLOCK_ARGUMENT = re.compile(rf"(%[A-Za-z0-9_$.\-]+){COLON}({TENSOR})")
+
 # `%name = op.name`, `%name:2 = op.name` or `op.name` at the start of a statement.
 _HEAD = re.compile(
     r"(?:(%[A-Za-z0-9_$.\-]+)(?::([1-9][0-9]*))?[ \t]*=[ \t]*)?([A-Za-z_][A-Za-z0-9_$.]*)")
@@ -56,13 +62,44 @@ FastParser = Callable[[Any, Any, int, int], "FastResult | None"]
 
 FAST_PARSERS: dict[str, FastParser] = {}
 
+# Ops with regions (func.func, builtin.module) whose statement head a fast parser reads
+# before the token-level region parser takes over: `fn(parser, opdef, pos, location)` builds
+# the op, or returns None, with nothing read, to leave the statement to the full parser.
+FastOpParser = Callable[[Any, Any, int, Location], "Operation | None"]
+FAST_OP_PARSERS: dict[str, FastOpParser] = {}
+
+# Exceptions a custom parser may trip over; the token-level parser reports them at the op
+# name as `custom op '<name>' could not be parsed: ...` (`Parser._parse_custom_operation`).
+CUSTOM_PARSER_ERRORS = (AttributeError, IndexError, KeyError, TypeError, ValueError)
+
 _REGISTERED = registry._REGISTRY  # what `registry.lookup` returns once dialects are loaded
+
+# What a statement's op name resolves to (`FastStatements._resolve`): (opdef, fast parser,
+# op builder), keyed by the written name, or (default dialect, name) for a dotless one. An
+# entry counts only while its opdef is still the registered one.
+_Resolved = tuple[Any, "FastParser | None", "FastOpParser | None"]
+_RESOLVED: dict[str | tuple[str, str], _Resolved] = {}
 
 
 def register_fast_parser(name: str, fn: FastParser) -> None:
     """Let `fn(parser, opdef, pos, num_results)` read op `name`'s statements from `pos` (just
     after the op name) when it can; it returns None to leave a statement to the full parser."""
     FAST_PARSERS[name] = fn
+
+
+def register_fast_op_parser(name: str, fn: FastOpParser) -> None:
+    """Let `fn` build op `name` (one with regions, no results) from `pos`, just after its
+    name: it returns None, having read nothing, for any head it does not read itself; once
+    it returns an op, everything it read matched what the token-level parser reads."""
+    FAST_OP_PARSERS[name] = fn
+
+
+def brace_token(src: str, pos: int) -> Token:
+    """The token at `pos`, where the text has a `{`: made directly (no lexing) unless it
+    starts `{-#`, which the lexer reads as one token."""
+    if src.startswith("{-#", pos):
+        return lex_at(src, pos)
+    return Token(PUNCT, "{", pos, pos + 1)
 
 
 def cached_tensor(text: str) -> Type | None:
@@ -87,13 +124,21 @@ def cached_function(src: str, pos: int) -> tuple[FunctionType, Token] | None:
 
 def cached_tensors(text: str) -> list[Type] | None:
     """The types of a `tensor<...>, tensor<...>` list, if all were built before."""
+    known = _TENSOR_LISTS.get(text)
+    if known is not None:
+        return list(known)
     out = []
     for part in text.split(","):
         t = _TYPE_CACHE.get(part.strip())
         if t is None:
             return None
         out.append(t)
+    if len(_TENSOR_LISTS) < 4096:
+        _TENSOR_LISTS[text] = tuple(out)
     return out
+
+
+_TENSOR_LISTS: dict[str, tuple[Type, ...]] = {}  # list text -> its (cached) types
 
 
 def cached_dict(src: str, pos: int) -> tuple[dict[str, Attribute], int] | None:
@@ -181,23 +226,22 @@ class FastStatements(ParserHost):
         m = _HEAD.match(src, start.start)
         if m is None:
             return None
-        name = m.group(3)
-        opdef = _REGISTERED.get(name)
-        if opdef is None:
-            if "." in name:
-                opdef = registry.lookup(name)
-            else:  # `return` in a function: the default dialect's op
-                if name == "module" or not (self.default_dialects and self.default_dialects[-1]):
-                    return None
-                full = f"{self.default_dialects[-1]}.{name}"
-                opdef = _REGISTERED.get(full) or registry.lookup(full)
-        if opdef is None or opdef.syntax is None:
-            return None
-        fast = FAST_PARSERS.get(opdef.name) or getattr(opdef.syntax, "fast_parse", None)
+        result, count_text, name = m.groups()
+        if "." in name:
+            entry = _RESOLVED.get(name)
+        else:
+            dialects = self.default_dialects
+            entry = _RESOLVED.get((dialects[-1] if dialects else "", name))
+        if entry is None or _REGISTERED.get(entry[0].name) is not entry[0]:
+            entry = self._resolve(name)
+            if entry is None:
+                return None
+        opdef, fast, builder = entry
         if fast is None:
-            return None
-        result = m.group(1)
-        count = 0 if result is None else int(m.group(2) or 1)
+            if result is not None or builder is None:
+                return None
+            return self._fast_op(builder, opdef, name, m.start(3), m.end())
+        count = 0 if result is None else int(count_text or 1)
         names = self.scopes[-1][0]
         if count == 1 and result in names:
             return None  # a redefinition (or a forward reference being resolved)
@@ -213,9 +257,10 @@ class FastStatements(ParserHost):
         if attributes:  # inherent attributes written in the dictionary are properties
             for key in [k for k in attributes if k in opdef.properties]:
                 properties.setdefault(key, attributes.pop(key))
-        line, col = self.source.position(m.start(3))
-        op = Operation(opdef.name, operands, result_types, properties, attributes, None, None,
-                       Location(self.source.name, line, col), opdef)
+        source = self.source
+        line, col = source.position(m.start(3))
+        op = new_operation(opdef.name, operands, result_types, properties, attributes,
+                           Location(source.name, line, col), opdef)
         self.tok = after
         if after.kind == BARE and after.text == "loc":
             op.location.attr = self.parse_location()
@@ -228,4 +273,60 @@ class FastStatements(ParserHost):
                 hint = f"{result}#{i}"
                 names[hint] = value
                 value.name_hint = hint
+        return op
+
+    def _resolve(self, name: str) -> _Resolved | None:
+        """The op a statement's written name means here (as `Parser._parse_custom_operation`
+        finds it) with its fast parser or op builder, remembered for the next statement;
+        None when it has neither."""
+        key: str | tuple[str, str] = name
+        opdef = _REGISTERED.get(name)
+        if opdef is None:
+            if "." in name:
+                opdef = registry.lookup(name)
+            elif name == "module":
+                opdef = registry.lookup("builtin.module")
+            else:  # `return` in a function: the default dialect's op
+                if not (self.default_dialects and self.default_dialects[-1]):
+                    return None
+                full = f"{self.default_dialects[-1]}.{name}"
+                opdef = _REGISTERED.get(full) or registry.lookup(full)
+        if "." not in name:
+            key = (self.default_dialects[-1] if self.default_dialects else "", name)
+        if opdef is None or opdef.syntax is None or _REGISTERED.get(opdef.name) is not opdef:
+            return None
+        fast = FAST_PARSERS.get(opdef.name)
+        if fast is None:
+            resolver = getattr(opdef.syntax, "fast_parser", None)
+            fast = resolver() if resolver is not None else getattr(opdef.syntax, "fast_parse",
+                                                                   None)
+        builder = FAST_OP_PARSERS.get(opdef.name) if fast is None else None
+        if fast is None and builder is None:
+            return None
+        entry = (opdef, fast, builder)
+        if len(_RESOLVED) < 4096:
+            _RESOLVED[key] = entry
+        return entry
+
+    def _fast_op(self, builder: FastOpParser, opdef: Any, name: str, start: int,
+                 end: int) -> Operation | None:
+        """An op with regions read by `builder` (see `register_fast_op_parser`), with the
+        token-level parser's handling of its custom parser's errors and trailing location."""
+        line, col = self.source.position(start)
+        location = Location(self.source.name, line, col)
+        saved = self.tok
+        self.custom_ops.append(opdef.name)
+        try:
+            op = builder(self, opdef, end, location)
+        except CUSTOM_PARSER_ERRORS as e:
+            raise self.error(f"custom op '{name}' could not be parsed: {e}",
+                             Token(BARE, name, start, start + len(name))) from None
+        finally:
+            self.custom_ops.pop()
+        if op is None:
+            self.tok = saved
+            return None
+        tok = self.tok
+        if tok.kind == BARE and tok.text == "loc":
+            op.location.attr = self.parse_location()
         return op

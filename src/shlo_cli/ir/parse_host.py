@@ -27,6 +27,7 @@ class ParserHost:
         attr_aliases: dict[str, Attribute]
         type_aliases: dict[str, Type]
         resources: dict[str, Any]
+        allow_unregistered: bool
         custom_ops: list[str | None]
 
         def advance(self) -> Token: ...

@@ -79,6 +79,10 @@ _SIMPLE_FUNC = lazy_regex(rf"\((?:{_T}(?:, {_T})*)?\) -> (?:{_T}|\((?:{_T}(?:, {
 
 _FUNC_CACHE: dict[str, Type] = {}
 
+# `_balanced_end`'s scanners by bracket pair: the next string (skipped whole), `->` (its `>`
+# is no bracket) or bracket.
+_BRACKETS: dict[tuple[str, str], re.Pattern[str]] = {}
+
 _CACHE_LIMIT = 1 << 16  # entries per cache; beyond it texts are parsed every time
 
 MAX_INT_WIDTH = 16777215  # IntegerType::kMaxWidth
@@ -356,25 +360,21 @@ class TypeParsing(ParserHost):
 
     def _balanced_end(self, start: int, open_ch: str, close_ch: str) -> int:
         """Offset just past the bracket matching the one at `start` (skips strings, `->`)."""
-        src = self.src
+        pattern = _BRACKETS.get((open_ch, close_ch))
+        if pattern is None:
+            pattern = _BRACKETS[(open_ch, close_ch)] = re.compile(
+                rf'"(?:[^"\\]|\\.)*"|"|->|[{re.escape(open_ch + close_ch)}]', re.DOTALL)
         depth = 0
-        i = start
-        n = len(src)
-        while i < n:
-            c = src[i]
-            if c == '"':
-                i += 1
-                while i < n and src[i] != '"':
-                    i += 2 if src[i] == "\\" else 1
-            elif c == "-" and i + 1 < n and src[i + 1] == ">":
-                i += 1
-            elif c == open_ch:
+        for m in pattern.finditer(self.src, start):
+            c = m.group()
+            if c == open_ch:
                 depth += 1
             elif c == close_ch:
                 depth -= 1
                 if depth == 0:
-                    return i + 1
-            i += 1
+                    return m.end()
+            elif c == '"':  # a string left open runs to the end of the text
+                break
         raise self.error(f"unbalanced '{open_ch}' character in pretty dialect name",
                          offset=start)
 

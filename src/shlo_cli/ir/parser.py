@@ -52,7 +52,13 @@ from .parse_attributes import (  # noqa: F401  (re-exported: dialects and passes
     parse_struct_fields,
     register_dialect_attributes,
 )
-from .parse_fast import FastStatements
+from .parse_fast import (
+    BLOCK_ARGUMENT,
+    BLOCK_ARGUMENTS,
+    CUSTOM_PARSER_ERRORS,
+    FastStatements,
+    cached_tensor,
+)
 from .parse_types import (  # noqa: F401
     DIALECT_TYPE_HOOKS,
     MAX_INT_WIDTH,
@@ -384,9 +390,9 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
                 f"and {len(types)} types", tok)
         self.check_operand_types(operands, types, tok)
 
-    def parse_operation(self) -> Operation:
+    def parse_operation(self, try_fast: bool = True) -> Operation:
         start = self.tok
-        if start.kind == PERCENT or start.kind == BARE:
+        if try_fast and (start.kind == PERCENT or start.kind == BARE):
             fast = self.fast_operation(start)
             if fast is not None:
                 return fast
@@ -454,7 +460,7 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
         self.custom_ops.append(opdef.name)
         try:
             return opdef.syntax.parse(self, opdef, location, num_results)
-        except (AttributeError, IndexError, KeyError, TypeError, ValueError) as e:
+        except CUSTOM_PARSER_ERRORS as e:
             # A custom parser tripping over malformed input still gives a located error.
             raise self.error(f"custom op '{name}' could not be parsed: {e}", tok) from None
         finally:
@@ -646,7 +652,8 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
             blocks[tok.text] = block
         elif block.parent is not None:
             raise self.error(f"redefinition of block '{tok.text}'", tok)
-        if self.accept("("):
+        read = self.tok.text == "(" and self._fast_block_arguments(block)
+        if not read and self.accept("("):
             if not self.at(")"):
                 while True:
                     arg_tok = self.tok
@@ -667,10 +674,48 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
         self._parse_block_body(block)
         return block
 
+    def _fast_block_arguments(self, block: Block) -> bool:
+        """`(%a: tensor<...>, %b: tensor<...>):` after a block label, every type one the
+        token-level reader built before and every name new in this scope: the arguments
+        added and defined as that reader does (located at their names), the parser left at
+        the `:`. False, with nothing read, for anything else."""
+        src = self.src
+        m = BLOCK_ARGUMENTS.match(src, self.tok.start)
+        if m is None or self.forward_refs:
+            return False
+        names = self.scopes[-1][0]
+        items: list[tuple[str, Type, int]] = []
+        for item in BLOCK_ARGUMENT.finditer(src, m.start(1), m.end(1)):
+            name = item.group(1)
+            t = cached_tensor(item.group(2))
+            if t is None or name in names or any(name == n for n, _, _ in items):
+                return False
+            items.append((name, t, item.start(1)))
+        source = self.source
+        for name, t, start in items:
+            value = block.add_argument(t)
+            line, col = source.position(start)
+            block.arg_locations[-1] = FileLineColLoc(source.name, line, col)
+            names[name] = value
+            value.name_hint = name
+        self.tok = lex_at(src, m.end())
+        return True
+
     def _parse_block_body(self, block: Block) -> None:
-        while not (self.at("}") or self.tok.kind in (CARET, EOF)):
-            block.append(self.parse_operation())
-        if self.tok.kind == EOF:
+        ops = block.operations
+        fast = self.fast_operation
+        while True:
+            tok = self.tok
+            kind = tok.kind
+            if kind == PERCENT or kind == BARE:  # what `parse_operation` would try first
+                op = fast(tok) or self.parse_operation(False)
+            elif kind == CARET or kind == EOF or (kind == PUNCT and tok.text == "}"):
+                break
+            else:
+                op = self.parse_operation(False)
+            op.parent = block
+            ops.append(op)
+        if kind == EOF:
             raise self.error("expected '}' to end region")
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ...ir import parse_attributes
 from ...ir.attributes import (
     Attribute,
     DenseElementsAttr,
@@ -16,48 +17,80 @@ from ...ir.attributes import (
     IntegerAttr,
     StringAttr,
 )
-from ...ir.lexer import BARE, Token, lazy_regex
+from ...ir.lexer import BARE, Token, lazy_regex, lex_at
 from ...ir.parse_fast import (
     INT,
     KEYWORD_END,
     SYMBOL,
+    TENSOR,
     VALUE,
     VALUE_LIST,
     WORD,
     WS,
     FastResult,
+    cached_tensor,
     functional_tail,
     register_fast_parser,
     same_types,
 )
-from ...ir.types import I64
+from ...ir.types import I64, TensorType
 from ..func import fast_return
 from ..registry import OpDef
 from .elementwise_select import COMPARE_TYPES, DIRECTIONS
 
 _DENSE = re.compile(rf"{WS}dense<")
+# `> : tensor<...>` closing a literal, the type group the cached tensor's text.
+_DENSE_TYPE = re.compile(rf">{WS}:(?!:){WS}({TENSOR})")
 
 
 def _constant(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult | None:
-    """`dense<...> : type` (the literal read by the attribute parser itself)."""
-    m = _DENSE.match(p.src, pos)
+    """`dense<...> : type`: a plain literal decoded straight from the text when its type is
+    cached, else the literal read by the attribute parser itself."""
+    src = p.src
+    m = _DENSE.match(src, pos)
     if m is None:
         return None
+    body_start = m.end()
+    # The attribute parser's own steps: a body starting with a string runs to the string's
+    # closing quote, any other to the first `>`; then `: type`, a tensor type built before.
+    # A body with a string elsewhere, or an empty one, is left to it.
+    if src.startswith('"', body_start):
+        end = src.find('"', body_start + 1) + 1
+        string = True
+    else:
+        end = src.find(">", body_start)
+        string = False
+    if end > 0:
+        typed = _DENSE_TYPE.match(src, end)
+        if typed is not None:
+            body = src[body_start:end]
+            value_type = cached_tensor(typed.group(1))
+            if (isinstance(value_type, TensorType) and value_type.is_static
+                    and (string or ('"' not in body and not body.isspace() and body))):
+                try:
+                    value = parse_attributes.parse_dense(body, value_type)
+                except Exception:  # the token-level parser reads it again and reports it
+                    return None
+                if isinstance(value, DenseElementsAttr) and value.type is value_type:
+                    return [], [value_type], {"value": value}, {}, lex_at(src, typed.end())
     saved = p.tok
-    p.tok = Token(BARE, "dense", m.end() - 6, m.end() - 1)  # what the lexer reads there
+    p.tok = Token(BARE, "dense", body_start - 6, body_start - 1)  # what the lexer reads there
     try:
-        value = p.parse_dense_attr()
+        attr = p.parse_dense_attr()
     except Exception:  # the token-level parser reads it again and reports the error
         p.tok = saved
         return None
-    value_type = getattr(value, "type", None)
-    if not isinstance(value, (DenseElementsAttr, DenseResourceAttr)) or value_type is None:
+    attr_type = getattr(attr, "type", None)
+    if not isinstance(attr, (DenseElementsAttr, DenseResourceAttr)) or attr_type is None:
         p.tok = saved
         return None
-    return [], [value_type], {"value": value}, {}, p.tok
+    return [], [attr_type], {"value": attr}, {}, p.tok
 
 
 _CALL = lazy_regex(rf"{WS}({SYMBOL}){WS}\({WS}((?:{VALUE_LIST})?){WS}\)")
+
+
+_TARGETS: dict[str, StringAttr] = {}  # `@target` -> its name attribute (immutable)
 
 
 def _custom_call(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult | None:
@@ -73,7 +106,13 @@ def _custom_call(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult
     attributes, ftype, after = tail
     if not same_types(operands, ftype.inputs):
         return None
-    props: dict[str, Attribute] = {"call_target_name": StringAttr(m.group(1)[1:])}
+    target = m.group(1)
+    name = _TARGETS.get(target)
+    if name is None:
+        name = StringAttr(target[1:])
+        if len(_TARGETS) < 4096:
+            _TARGETS[target] = name
+    props: dict[str, Attribute] = {"call_target_name": name}
     return operands, list(ftype.results), props, attributes, after
 
 
