@@ -1,12 +1,13 @@
 """IR numbering for the writer (upstream `IRNumbering.cpp`): which dialects, op names,
 attributes, types, values, blocks and resources the IR uses, and the number of each.
 
-The order is upstream's, so that the bytes match: a pre-order walk first decides which ops
-are isolated from above (no use of an outer value); then the root op, and each region in
-LIFO worklist order, numbers what its ops reference (name, result types, attribute
+The order is upstream's, so that the bytes match: the root op, and each region in LIFO
+worklist order, numbers what its ops reference (name, result types, attribute
 dictionary, properties, location). Attributes and types are numbered when first met, then
 nested entries; entries are finally sorted by reference count (stable) and grouped by
-dialect within each run of indices that share a varint width.
+dialect within each run of indices that share a varint width. Whether an op with regions is
+isolated from above (its trait, or no use of an outer value inside) is decided when its
+regions are queued, walking only ops without the trait.
 
 One pass does all the lookups: each op's name, types, attributes and location are found
 (or added) in dictionaries keyed by value, and what the writer needs per op is kept as a
@@ -35,7 +36,7 @@ from ...ir.attributes import (
     TypeAttr,
     all_equal,
 )
-from ...ir.core import UNKNOWN_LOCATION, Location, Operation, Region, Value
+from ...ir.core import UNKNOWN_LOCATION, Block, Location, Operation, Region, Value
 from ...ir.locations import FileLineColLoc, LocationAttr, UnknownLoc
 from ...ir.types import IntegerType, TensorType, Type
 from . import builtin
@@ -51,7 +52,6 @@ from .ir_facts import (
     raw_dense,
     sorted_dictionary,
     split_inherent,
-    value_region,
 )
 from .properties import PropertySpec, op_spec
 from .recipes import (
@@ -180,7 +180,6 @@ class IRNumbering:
         self._type_dialects = False
         self._nested: list[Operation]
 
-        self._number_globally(root)
         nested = self._nested = []  # the ops with regions met by the last _number_ops calls
         self._number_ops([root], 0)
         work: list[tuple[Region, int]] = []
@@ -188,7 +187,16 @@ class IRNumbering:
         isolated = self.isolated
         while True:
             for op in nested:  # pushed in op order once their region's values are counted
-                first = 0 if isolated.get(id(op), False) else next_id
+                opdef = op.opdef
+                if opdef is not None and opdef.isolated:
+                    isolated[id(op)] = True
+                    first = 0
+                elif _uses_no_outer_value(op):
+                    isolated[id(op)] = True
+                    first = 0
+                else:
+                    isolated[id(op)] = False
+                    first = next_id
                 for nested_region in op.regions:
                     work.append((nested_region, first))
             if not work:
@@ -521,49 +529,6 @@ class IRNumbering:
 
     # ---- the IR ----------------------------------------------------------------------------
 
-    def _number_globally(self, root: Operation) -> None:
-        """Isolation of every op with regions (upstream's global numbering state): an op
-        with the trait is isolated; another one is unless a nested op uses a value defined
-        outside it."""
-        if root.regions:
-            self._visit(root, [])
-
-    def _visit(self, op: Operation, stack: list[list[Any]]) -> None:
-        """Stack entries: [op, isolation unresolved] of the ops enclosing `op`."""
-        if stack and stack[-1][1] and op.operands:
-            self._check_uses(op, stack)
-        trait = op.opdef is not None and op.opdef.isolated
-        if trait:
-            self.isolated[id(op)] = True
-        state = [op, not trait]
-        stack.append(state)
-        for region in op.regions:
-            for block in region.blocks:
-                for nested in block.operations:
-                    if nested.regions:
-                        self._visit(nested, stack)
-                    elif state[1] and nested.operands:
-                        self._check_uses(nested, stack)
-        stack.pop()
-        self.isolated.setdefault(id(op), True)
-
-    def _check_uses(self, op: Operation, stack: list[list[Any]]) -> None:
-        """An operand defined outside the enclosing ops below the top of `stack` makes
-        them not isolated."""
-        parent_region = op.parent.parent if op.parent is not None else None
-        for operand in op.operands:
-            region = value_region(operand)
-            if region is parent_region or region is None:
-                continue
-            container = region.parent
-            at = len(stack) - 1
-            while at > 0 and stack[at][1] and stack[at][0] is not container:
-                at -= 1
-            resolved = stack[at][1]
-            for state in stack[at + 1:]:
-                state[1] = resolved
-                self.isolated[id(state[0])] = False
-
     @property
     def use_counts(self) -> dict[int, int]:
         """How many uses each value has (by id), counted when first asked for."""
@@ -750,6 +715,34 @@ class IRNumbering:
 
     def value_number(self, value: Value) -> int:
         return self.values[value]
+
+
+def _uses_no_outer_value(op: Operation) -> bool:
+    """Whether no op nested in `op` (without the isolated-from-above trait) uses a value
+    defined outside it: such an op is isolated too (upstream's numbering checks every op with
+    regions). Regions are walked outside in, so a value's region is inside `op` exactly when
+    it was met before the use."""
+    inside: set[int] = set()
+    work = list(op.regions)
+    while work:
+        region = work.pop()
+        inside.add(id(region))
+        for block in region.blocks:
+            for nested in block.operations:
+                for operand in nested.operands:
+                    owner: Any = operand.owner
+                    if owner.__class__ is Block:
+                        defined = owner.parent
+                    else:  # an op's result (or a value without an owner)
+                        block_of = owner.parent if owner is not None else None
+                        defined = block_of.parent if block_of is not None else None
+                    if defined is not None and id(defined) not in inside:
+                        return False
+                if nested.regions:
+                    opdef = nested.opdef
+                    if opdef is None or not opdef.isolated:
+                        work.extend(nested.regions)
+    return True
 
 
 class _NoKey(Exception):
