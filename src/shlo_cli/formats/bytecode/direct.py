@@ -15,6 +15,7 @@ from ...ir.attributes import (
     DenseElementsAttr,
     DictAttr,
     IntegerAttr,
+    StringAttr,
     SymbolRefAttr,
     TypeAttr,
     UnitAttr,
@@ -45,7 +46,8 @@ def encode_dict(numbering: Any, attr: DictAttr) -> list[Any]:
     number_attr = numbering.number_attr
     for name, value in entries:
         recipe.append(number_string(name))
-        recipe.append(number_attr(value))
+        recipe.append(number_string(value.text) if value.__class__ is StringAttr
+                      else number_attr(value))
     return recipe
 
 

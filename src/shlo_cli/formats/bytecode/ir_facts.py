@@ -5,6 +5,8 @@ when it kept them, so writing needs no numpy), and which fields key a dialect at
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...ir import storage
 from ...ir.attributes import (
     Attribute,
@@ -22,6 +24,9 @@ from ...ir.types import ComplexType, FloatType, IndexType, IntegerType
 from .hooks import attribute_dialect, hooks_for
 
 UNKNOWN_LOC = UnknownLoc()
+# id(shaped type) -> (the type, its storage element type, that type's storage layout): the
+# type is held so that its id is not reused
+_ELEMENT_LAYOUTS: dict[int, tuple[Any, Any, storage.Layout | None]] = {}
 
 
 def op_location(op: Operation) -> LocationAttr:
@@ -58,11 +63,17 @@ def raw_dense(attr: DenseElementsAttr) -> bytes | None:
     """MLIR's raw storage bytes of a dense attribute, as `ir.dense.encode_raw_dense` gives
     them (a single element when all are equal), with the splat test done on the bytes that
     are written anyway. None if the element type has no numpy storage."""
-    etype = storage_type(attr.type)
-    if not isinstance(etype, (IntegerType, FloatType, IndexType, ComplexType)):
-        return None
+    type = attr.type
+    found = _ELEMENT_LAYOUTS.get(id(type))
+    if found is None or found[0] is not type:  # types are shared: kept by identity
+        etype = storage_type(type)
+        if not isinstance(etype, (IntegerType, FloatType, IndexType, ComplexType)):
+            return None
+        if len(_ELEMENT_LAYOUTS) >= 4096:
+            _ELEMENT_LAYOUTS.clear()
+        found = _ELEMENT_LAYOUTS[id(type)] = (type, etype, storage.layout(etype))
+    _, etype, lay = found
     held = attr.held_storage
-    lay = storage.layout(etype)
     if held is not None and lay is not None:  # the parser kept MLIR's bytes: no numpy
         size = lay.size
         if attr.splat or (held[size:size + size] == held[:size]  # cheap early "no"

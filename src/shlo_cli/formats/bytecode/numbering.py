@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections import deque
 from itertools import count as _count
 from itertools import repeat
-from operator import itemgetter, setitem
+from operator import attrgetter, itemgetter, setitem
 from typing import Any
 
 from ...ir.attributes import (
@@ -124,11 +124,7 @@ Entry = list[Any]
 REFS, NUMBER, VALUE, OWNER, RECIPE = range(5)  # OWNER: the dialect entry
 _by_refs = itemgetter(REFS)
 _owner = itemgetter(OWNER)
-
-
-def _by_owner_number(entry: Entry) -> int:
-    number: int = entry[OWNER].number
-    return number
+_number_of = attrgetter("number")
 
 
 def new_entry(value: Any, dialect: DialectEntry, recipe: Any = None) -> Entry:
@@ -204,8 +200,7 @@ class IRNumbering:
             nested.clear()
             region, next_id = work.pop()
             next_id = self._number_region(region, next_id)
-        for index, dialect in enumerate(self.dialects.values()):
-            dialect.number = index
+        # (a dialect's number is its index in `dialects`, set when it is added)
         for order, mixed in ((self.attr_order, self._attr_dialects),
                              (self.op_name_order, True), (self.type_order, self._type_dialects)):
             order.sort(key=_by_refs, reverse=True)  # stable: ties keep first-use order
@@ -231,13 +226,16 @@ class IRNumbering:
         if found is not None:
             return found[1]
         key: Any
-        if cls is DictAttr:
+        if cls is DictAttr:  # string values (the most common) keyed inline
             attr_key = self.attr_key
-            key = ("{}", tuple(sorted([(k, attr_key(v))
-                                       for k, v in attr.entries])))  # type: ignore[attr-defined]
+            parts = [(k, ('"', v.text) if v.__class__ is StringAttr else attr_key(v))
+                     for k, v in attr.entries]  # type: ignore[attr-defined]
+            parts.sort()
+            key = ("{}", tuple(parts))
         elif cls is ArrayAttr:
             attr_key = self.attr_key
-            key = ("[]", tuple([attr_key(e) for e in attr.elements]))  # type: ignore
+            key = ("[]", tuple([('"', e.text) if e.__class__ is StringAttr else attr_key(e)
+                                for e in attr.elements]))  # type: ignore[attr-defined]
         elif cls is DenseElementsAttr:
             key = self._dense_key(attr)  # type: ignore[arg-type]
         elif cls is SymbolRefAttr:
@@ -384,7 +382,8 @@ class IRNumbering:
     def _number_attr_value(self, attr: Attribute) -> Entry:
         """`number_attr` of an object not numbered yet: found, or added, by its key."""
         cls = attr.__class__
-        if isinstance(attr, LocationAttr):
+        encode = DIRECT.get(cls)  # builtin attributes (no locations) encoded directly
+        if encode is None and isinstance(attr, LocationAttr):
             attr = attr.resolved()
             cls = attr.__class__
             if cls is FileLineColLoc:
@@ -394,7 +393,6 @@ class IRNumbering:
         if entry is not None:
             entry[REFS] += 1
             return entry
-        encode = DIRECT.get(cls)
         if encode is not None:
             builtin_dialect = self._builtin or self._builtin_entry()
             entry = [1, -1, attr, builtin_dialect, None]
@@ -578,6 +576,7 @@ class IRNumbering:
         number_attr = self.number_attr
         number_type = self.number_type
         nested = self._nested
+        type_info = self._type_info
         last_filename = None  # the filename of the last new location, and its entry
         file_entry: Entry = []
         for op in ops:
@@ -640,6 +639,15 @@ class IRNumbering:
                             entry = strings.get(value.text)
                             if entry is None:
                                 entry = self.number_string(value.text)
+                            else:
+                                entry[REFS] += 1
+                            entries.append(entry)
+                        elif value.__class__ is TypeAttr:  # e.g. a function's type
+                            type_key = ("type", (type_info.get(id(value.type))
+                                                 or self._info(value.type))[1])
+                            entry = attrs.get(type_key)
+                            if entry is None:
+                                entry = self._number_keyed(value, type_key)
                             else:
                                 entry[REFS] += 1
                             entries.append(entry)
@@ -756,8 +764,11 @@ def group_by_dialect_per_byte(entries: list[Entry]) -> None:
     """Within each run of indices of one varint width (128, then 16256, ...), order entries
     by dialect, the previous run's last dialect first (upstream `groupByDialectPerByte`)."""
     if len(entries) <= 0x80:  # one run (most modules): dialect 0 first is number order
-        if len(set(map(_owner, entries))) > 1:
-            entries.sort(key=_by_owner_number)
+        owners = list(map(_owner, entries))
+        if owners and owners.count(owners[0]) != len(owners):  # more than one dialect
+            dialect_numbers = list(map(_number_of, owners))
+            positions = sorted(range(len(entries)), key=dialect_numbers.__getitem__)  # stable
+            entries[:] = map(entries.__getitem__, positions)
         return
     first_dialect = 0
     group = 0
