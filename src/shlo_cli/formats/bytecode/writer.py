@@ -57,6 +57,10 @@ DEFAULT_PRODUCER = "MLIR24.0.0git"
 
 BLOB_KIND = 0  # AsmResourceEntryKind::Blob
 _STRING_CODE = encode_varint(STRING_ATTR)
+# a string attribute whose string number is below 128 (its code, the number), and the
+# offset entry of a two-byte attribute encoded by its dialect (size 2, flagged)
+_STRING_ENTRIES = [_STRING_CODE + bytes(((n << 1) | 1,)) for n in range(0x80)]
+_TWO_BYTE_ENTRY = ((((2 << 1) | 1) << 1) | 1)
 _FILE_LINE_COL_CODE = encode_varint(FILE_LINE_COL_LOC)
 _SMALL = [bytes(((n << 1) | 1,)) for n in range(0x80)]  # the one-byte varints
 # The resource sections of a module without resources: offsets (no external groups, no
@@ -97,9 +101,15 @@ class _Writer:
         buf += header
         _section(buf, DIALECT, self._dialect_section())
         self._attr_type_sections(buf)
-        ir = bytearray(_ONE_REGION)
-        self._ops(ir, [self.module.op])
-        _section(buf, IR, ir)
+        buf.append(IR)  # written in place: its size goes in front after
+        start = len(buf)
+        buf += _ONE_REGION
+        self._ops(buf, [self.module.op])
+        size = len(buf) - start
+        if size < 0x80:
+            buf.insert(start, (size << 1) | 1)
+        else:
+            buf[start:start] = encode_varint(size)
         if any(dialect.resources for dialect in self.state.dialects.values()):
             self._resource_sections(out)
         else:  # no external resource groups, no dialect resources
@@ -209,11 +219,13 @@ class _Writer:
                         number = string_index.get(recipe, -1)
                         if number < 0:
                             number = string_index[recipe] = len(string_index)
+                        if number < 0x80:  # two bytes: their offset entry is known
+                            buf += _STRING_ENTRIES[number]
+                            offsets_buf.append(_TWO_BYTE_ENTRY)
+                            previous += 2
+                            continue
                         buf += _STRING_CODE
-                        if number < 0x80:
-                            buf.append((number << 1) | 1)
-                        else:
-                            buf += encode_varint(number)
+                        buf += encode_varint(number)
                     elif cls is bytes:  # file:line:col: code, filename attribute, numbers
                         filename = entry[VALUE]
                         if filename is not last_filename:  # mostly one file per module
@@ -366,10 +378,16 @@ class _Writer:
             isolated = state.isolated.get(id(op), False)
             buf += _varint((len(regions) << 1) | (1 if isolated else 0))
             if isolated and self.version >= LAZY_LOADING:
-                section = bytearray()
+                # a section of their own, written in place: its size goes in front after
+                buf.append(IR)
+                start = len(buf)
                 for region in regions:
-                    self._region(section, region)
-                _section(buf, IR, section)
+                    self._region(buf, region)
+                size = len(buf) - start
+                if size < 0x80:
+                    buf.insert(start, (size << 1) | 1)
+                else:
+                    buf[start:start] = encode_varint(size)
             else:
                 for region in regions:
                     self._region(buf, region)
@@ -382,12 +400,20 @@ class _Writer:
         buf += _varint(blocks)
         buf += _varint(values)
         for block in region.blocks:
-            self._block(buf, block)
+            args = block.arguments
+            operations = block.operations
+            count = (len(operations) << 1) | (1 if args else 0)
+            if count < 0x80:
+                buf.append((count << 1) | 1)
+            else:
+                buf += encode_varint(count)
+            if args:
+                self._block_arguments(buf, block)
+            self._ops(buf, operations)
 
-    def _block(self, buf: bytearray, block: Block) -> None:
+    def _block_arguments(self, buf: bytearray, block: Block) -> None:
+        """A block's argument count, types and locations, and their use-list orders."""
         args = block.arguments
-        operations = block.operations
-        buf += _varint((len(operations) << 1) | (1 if args else 0))
         if args:
             state = self.state
             buf += _varint(len(args))
@@ -408,7 +434,6 @@ class _Writer:
                     if self._use_lists(orders, args):
                         buf[mask_at] = HAS_USE_LIST_ORDERS
                         buf += orders.buf
-        self._ops(buf, operations)
 
     def _use_lists(self, out: Emitter, values: list[Value]) -> bool:
         """Emit the use-list orders read from bytecode that are still valid; True if any."""
@@ -444,26 +469,29 @@ class _Writer:
     def _properties(self, props: Any) -> bytes:
         """The op's entry in the properties section: its size, then its body."""
         if props.__class__ is list:  # an unregistered op's dictionary (an entry)
-            body = bytearray(encode_varint(props[NUMBER]))
-        else:
-            spec, entries = props
-            body = bytearray()
-            for optional, entry in zip(spec.optional, entries, strict=True):
-                if entry is not None:
-                    number = (entry[NUMBER] << 1) | 1 if optional else entry[NUMBER]
-                    if number < 0x80:
-                        body.append((number << 1) | 1)
-                    else:
-                        body += encode_varint(number)
-                elif optional:
-                    body.append(1)  # varint 0: absent
+            return _sized(encode_varint(props[NUMBER]))
+        spec, entries = props
+        body = bytearray(b"\x01")  # the size's place: one byte while the body is short
+        for optional, entry in zip(spec.optional, entries, strict=True):
+            if entry is not None:
+                number = (entry[NUMBER] << 1) | 1 if optional else entry[NUMBER]
+                if number < 0x80:
+                    body.append((number << 1) | 1)
                 else:
-                    name = next(item for item, flag, found in zip(
-                        spec.items, spec.optional, entries, strict=True)
-                        if found is None and not flag)
-                    raise ShloError(f"cannot write bytecode: required attribute '{name}' "
-                                    "is missing")
-        return _sized(body)
+                    body += encode_varint(number)
+            elif optional:
+                body.append(1)  # varint 0: absent
+            else:
+                name = next(item for item, flag, found in zip(
+                    spec.items, spec.optional, entries, strict=True)
+                    if found is None and not flag)
+                raise ShloError(f"cannot write bytecode: required attribute '{name}' "
+                                "is missing")
+        size = len(body) - 1
+        if size < 0x80:
+            body[0] = (size << 1) | 1
+            return bytes(body)
+        return _sized(body[1:])
 
     # ---- resources ---------------------------------------------------------------------------
 
