@@ -81,6 +81,7 @@ _OP_DIALECT: dict[str, str] = {}  # op name -> its dialect's name (kept for the 
 _SMALL = [bytes(((n << 1) | 1,)) for n in range(0x80)]  # the one-byte varints
 # the bytes of a line and a column both below 128 (at (line << 7) | col), made when first met
 _PAIRS: list[bytes | None] = [None] * (1 << 14)
+_LONG_PAIRS: dict[tuple[int, int], bytes] = {}  # the bytes of the other (line, col) pairs met
 
 
 # op name -> what an op of that name without attributes writes as properties: the entry's
@@ -340,7 +341,9 @@ class IRNumbering:
         dialect_name = _OP_DIALECT.get(name)
         if dialect_name is None:
             dialect_name = _OP_DIALECT[name] = name.split(".", 1)[0]
-        entry = new_entry(name, self.dialect(dialect_name))
+        dialect = self.dialects.get(dialect_name)
+        entry = [1, -1, name, dialect if dialect is not None else self.dialect(dialect_name),
+                 None]
         self.op_names[name] = entry
         self.op_name_order.append(entry)
         return entry
@@ -367,9 +370,19 @@ class IRNumbering:
                 entry[REFS] += 1
                 return entry
             return self._new_file_line_col(key, attr)  # type: ignore[arg-type]
-        keyed = CHEAP_KEYS.get(cls)
-        if keyed is not None:  # a key cheaper than looking the object up
-            return self._number_keyed(attr, keyed(self, attr))
+        if cls is SymbolRefAttr:  # the commonest cheap keys inline (see CHEAP_KEYS)
+            key = ("@", attr.root, attr.nested)  # type: ignore[attr-defined]
+        elif cls is BoolAttr:
+            key = ("bool", bool(attr.flag))  # type: ignore[attr-defined]
+        else:
+            keyed = CHEAP_KEYS.get(cls)
+            key = None if keyed is None else keyed(self, attr)
+        if key is not None:  # a key cheaper than looking the object up
+            entry = self.attrs.get(key)
+            if entry is not None:
+                entry[REFS] += 1
+                return entry
+            return self._number_keyed(attr, key)
         entry = self.attr_ids.get(id(attr))  # this very object numbered before
         if entry is not None:
             entry[REFS] += 1
@@ -682,7 +695,12 @@ class IRNumbering:
                         if numbers is None:
                             numbers = _PAIRS[(line << 7) | col] = _SMALL[line] + _SMALL[col]
                     else:
-                        numbers = encode_varint(line) + encode_varint(col)
+                        numbers = _LONG_PAIRS.get((line, col))
+                        if numbers is None:
+                            if len(_LONG_PAIRS) >= 1 << 16:
+                                _LONG_PAIRS.clear()
+                            numbers = _LONG_PAIRS[(line, col)] = (encode_varint(line)
+                                                                  + encode_varint(col))
                     if filename == last_filename:
                         file_entry[REFS] += 1
                     else:
