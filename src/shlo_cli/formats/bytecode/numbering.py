@@ -132,7 +132,8 @@ def new_entry(value: Any, dialect: DialectEntry, recipe: Any = None) -> Entry:
     return [1, -1, value, dialect, recipe]
 
 
-# What the writer emits for one op besides operands (`IRNumbering.ops[op]`):
+# What the writer emits for one op besides operands (`IRNumbering.ops[id(ops)][i]` for the
+# i-th op of the list `ops`, a block's operations or `IRNumbering.root_ops`):
 # (name entry, location entry, attribute dictionary entry or None, result type entries,
 #  properties), the properties being None (none written), an entry (an unregistered op's
 # dictionary), bytes (a properties entry of absent items) or (spec, entry or None per spec
@@ -159,7 +160,8 @@ class IRNumbering:
         self.blocks: dict[int, int] = {}
         self.region_counts: dict[int, tuple[int, int]] = {}
         self.isolated: dict[int, bool] = {}
-        self.ops: dict[Operation, OpRecord] = {}
+        self.ops: dict[int, list[OpRecord]] = {}  # per op list (by id): its ops' records
+        self.root_ops = [root]
         self.has_use_orders = False  # any value carries a use-list order read from bytecode
         self._use_counts: dict[int, int] | None = None
         self._root = root
@@ -178,7 +180,7 @@ class IRNumbering:
         self._nested: list[Operation]
 
         nested = self._nested = []  # the ops with regions met by the last _number_ops calls
-        self._number_ops([root], 0)
+        self._number_ops(self.root_ops, 0)
         work: list[tuple[Region, int]] = []
         next_id = 0
         isolated = self.isolated
@@ -584,7 +586,8 @@ class IRNumbering:
         attr_order = self.attr_order
         filenames = self._filenames
         strings = self.strings
-        records = self.ops
+        records: list[OpRecord] = []
+        self.ops[id(ops)] = records
         native = self._native_properties
         number_attr = self.number_attr
         number_type = self.number_type
@@ -715,7 +718,7 @@ class IRNumbering:
                         last_filename = filename
                     loc_entry = attrs[key] = [1, -1, file_entry, self._builtin, numbers]
                     attr_order.append(loc_entry)
-            records[op] = (name_entry, loc_entry, attrs_entry, result_entries, props)
+            records.append((name_entry, loc_entry, attrs_entry, result_entries, props))
         return next_id
 
     # ---- resources ---------------------------------------------------------------------------

@@ -104,7 +104,7 @@ class _Writer:
         buf.append(IR)  # written in place: its size goes in front after
         start = len(buf)
         buf += _ONE_REGION
-        self._ops(buf, [self.module.op])
+        self._ops(buf, self.state.root_ops)
         size = len(buf) - start
         if size < 0x80:
             buf.insert(start, (size << 1) | 1)
@@ -278,12 +278,12 @@ class _Writer:
     def _ops(self, buf: bytearray, operations: list[Operation]) -> None:
         """The ops of a block (or the root op), one after the other (one call per block)."""
         state = self.state
-        records = state.ops
+        records = state.ops[id(operations)]
         values = state.values
         props_index = self.props_index
         use_orders = state.has_use_orders and self.use_list_orders
-        for op in operations:
-            name_entry, loc_entry, attrs_entry, results, props = records[op]
+        for op, record in zip(operations, records, strict=True):
+            name_entry, loc_entry, attrs_entry, results, props = record
             number = name_entry[NUMBER]
             if number < 0x80:
                 buf.append((number << 1) | 1)
