@@ -1,7 +1,8 @@
 """What the bytecode numbering reads off the IR, free of numbering state: the locations
-MLIR gives ops and block arguments, an op's attributes split into inherent (properties) and
-discardable ones, a dense attribute's raw storage bytes (from the parser's held bytes
-when it kept them, so writing needs no numpy), and which fields key a dialect attribute."""
+MLIR gives ops and block arguments, whether an op without the trait is isolated from above,
+an op's attributes split into inherent (properties) and discardable ones, a dense
+attribute's raw storage bytes (from the parser's held bytes when it kept them, so writing
+needs no numpy), and which fields key a dialect attribute."""
 
 from __future__ import annotations
 
@@ -57,6 +58,34 @@ def value_region(value: Value) -> Region | None:
     if isinstance(owner, Operation) and owner.parent is not None:
         return owner.parent.parent
     return None
+
+
+def uses_no_outer_value(op: Operation) -> bool:
+    """Whether no op nested in `op` (without the isolated-from-above trait) uses a value
+    defined outside it: such an op is isolated too (upstream's numbering checks every op with
+    regions). Regions are walked outside in, so a value's region is inside `op` exactly when
+    it was met before the use."""
+    inside: set[int] = set()
+    work = list(op.regions)
+    while work:
+        region = work.pop()
+        inside.add(id(region))
+        for block in region.blocks:
+            for nested in block.operations:
+                for operand in nested.operands:
+                    owner: Any = operand.owner
+                    if owner.__class__ is Block:
+                        defined = owner.parent
+                    else:  # an op's result (or a value without an owner)
+                        block_of = owner.parent if owner is not None else None
+                        defined = block_of.parent if block_of is not None else None
+                    if defined is not None and id(defined) not in inside:
+                        return False
+                if nested.regions:
+                    opdef = nested.opdef
+                    if opdef is None or not opdef.isolated:
+                        work.extend(nested.regions)
+    return True
 
 
 def raw_dense(attr: DenseElementsAttr) -> bytes | None:

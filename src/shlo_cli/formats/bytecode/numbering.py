@@ -36,7 +36,7 @@ from ...ir.attributes import (
     TypeAttr,
     all_equal,
 )
-from ...ir.core import UNKNOWN_LOCATION, Block, Location, Operation, Region, Value
+from ...ir.core import UNKNOWN_LOCATION, Location, Operation, Region, Value
 from ...ir.locations import FileLineColLoc, LocationAttr, UnknownLoc
 from ...ir.types import IntegerType, TensorType, Type
 from . import builtin
@@ -52,6 +52,7 @@ from .ir_facts import (
     raw_dense,
     sorted_dictionary,
     split_inherent,
+    uses_no_outer_value,
 )
 from .properties import PropertySpec, op_spec
 from .recipes import (
@@ -190,7 +191,7 @@ class IRNumbering:
                 if opdef is not None and opdef.isolated:
                     isolated[id(op)] = True
                     first = 0
-                elif _uses_no_outer_value(op):
+                elif uses_no_outer_value(op):
                     isolated[id(op)] = True
                     first = 0
                 else:
@@ -744,34 +745,6 @@ class IRNumbering:
 
     def value_number(self, value: Value) -> int:
         return self.values[value]
-
-
-def _uses_no_outer_value(op: Operation) -> bool:
-    """Whether no op nested in `op` (without the isolated-from-above trait) uses a value
-    defined outside it: such an op is isolated too (upstream's numbering checks every op with
-    regions). Regions are walked outside in, so a value's region is inside `op` exactly when
-    it was met before the use."""
-    inside: set[int] = set()
-    work = list(op.regions)
-    while work:
-        region = work.pop()
-        inside.add(id(region))
-        for block in region.blocks:
-            for nested in block.operations:
-                for operand in nested.operands:
-                    owner: Any = operand.owner
-                    if owner.__class__ is Block:
-                        defined = owner.parent
-                    else:  # an op's result (or a value without an owner)
-                        block_of = owner.parent if owner is not None else None
-                        defined = block_of.parent if block_of is not None else None
-                    if defined is not None and id(defined) not in inside:
-                        return False
-                if nested.regions:
-                    opdef = nested.opdef
-                    if opdef is None or not opdef.isolated:
-                        work.extend(nested.regions)
-    return True
 
 
 class _NoKey(Exception):
