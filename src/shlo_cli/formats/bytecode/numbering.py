@@ -18,10 +18,7 @@ encoded directly, and a type's recorded encoding is kept across writes.
 
 from __future__ import annotations
 
-from collections import deque
-from itertools import count as _count
-from itertools import repeat
-from operator import attrgetter, itemgetter, setitem
+from operator import itemgetter
 from typing import Any
 
 from ...ir.attributes import (
@@ -126,7 +123,11 @@ Entry = list[Any]
 REFS, NUMBER, VALUE, OWNER, RECIPE = range(5)  # OWNER: the dialect entry
 _by_refs = itemgetter(REFS)
 _owner = itemgetter(OWNER)
-_number_of = attrgetter("number")
+
+
+def _by_owner_number(entry: Entry) -> int:
+    number: int = entry[OWNER].number
+    return number
 
 
 def new_entry(value: Any, dialect: DialectEntry, recipe: Any = None) -> Entry:
@@ -210,8 +211,10 @@ class IRNumbering:
             order.sort(key=_by_refs, reverse=True)  # stable: ties keep first-use order
             if mixed:  # else all builtin: grouping by dialect changes nothing
                 group_by_dialect_per_byte(order)
-            # entry[NUMBER] = index for each, iterated in C
-            deque(map(setitem, order, repeat(NUMBER), _count()), maxlen=0)
+            number = 0
+            for entry in order:
+                entry[NUMBER] = number
+                number += 1
         self._number_resources()
 
     # ---- keys ------------------------------------------------------------------------------
@@ -758,11 +761,12 @@ def group_by_dialect_per_byte(entries: list[Entry]) -> None:
     """Within each run of indices of one varint width (128, then 16256, ...), order entries
     by dialect, the previous run's last dialect first (upstream `groupByDialectPerByte`)."""
     if len(entries) <= 0x80:  # one run (most modules): dialect 0 first is number order
-        owners = list(map(_owner, entries))
-        if owners and owners.count(owners[0]) != len(owners):  # more than one dialect
-            dialect_numbers = list(map(_number_of, owners))
-            positions = sorted(range(len(entries)), key=dialect_numbers.__getitem__)  # stable
-            entries[:] = map(entries.__getitem__, positions)
+        if entries:
+            first = entries[0][OWNER]
+            for entry in entries:
+                if entry[OWNER] is not first:  # more than one dialect
+                    entries.sort(key=_by_owner_number)
+                    break
         return
     first_dialect = 0
     group = 0
