@@ -164,6 +164,7 @@ class IRNumbering:
         self.isolated: dict[int, bool] = {}
         self.ops: dict[int, list[OpRecord]] = {}  # per op list (by id): its ops' records
         self.root_ops = [root]
+        self.uses_resources = False  # any resource referenced (only builtin has them)
         self.has_use_orders = False  # any value carries a use-list order read from bytecode
         self._use_counts: dict[int, int] | None = None
         self._root = root
@@ -215,7 +216,8 @@ class IRNumbering:
             for entry in order:
                 entry[NUMBER] = number
                 number += 1
-        self._number_resources()
+        if self.uses_resources:
+            self._number_resources()
 
     # ---- keys ------------------------------------------------------------------------------
 
@@ -542,6 +544,7 @@ class IRNumbering:
         return entry
 
     def number_resource(self, key: str) -> None:
+        self.uses_resources = True
         self.dialect("builtin").resources.setdefault(key, -1)
 
     # ---- the IR ----------------------------------------------------------------------------

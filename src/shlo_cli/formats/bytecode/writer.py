@@ -110,7 +110,7 @@ class _Writer:
             buf.insert(start, (size << 1) | 1)
         else:
             buf[start:start] = encode_varint(size)
-        if any(dialect.resources for dialect in self.state.dialects.values()):
+        if self.state.uses_resources:
             self._resource_sections(out)
         else:  # no external resource groups, no dialect resources
             buf += _NO_RESOURCES
@@ -127,10 +127,14 @@ class _Writer:
         section = bytearray(_varint(len(strings)))
         joined = "\0".join(strings)
         if joined.isascii():  # one character a byte: sizes are lengths, one encode
-            lengths = list(map(len, strings))
-            if max(lengths, default=0) < len(_SIZE_CODES):
-                lengths.reverse()
-                section += bytes(map(_SIZE_CODES.__getitem__, lengths))
+            sizes = bytearray()
+            for text in reversed(strings):
+                size = len(text)
+                if size >= 0x7F:
+                    break
+                sizes.append(_SIZE_CODES[size])
+            else:
+                section += sizes
                 section += joined.encode("ascii")
                 if strings:
                     section.append(0)
