@@ -33,7 +33,7 @@ from ...ir.attributes import (
     TypeAttr,
     all_equal,
 )
-from ...ir.core import UNKNOWN_LOCATION, Location, Operation, Region, Value
+from ...ir.core import UNKNOWN_LOCATION, Block, Location, Operation, Region, Value
 from ...ir.locations import FileLineColLoc, LocationAttr, UnknownLoc
 from ...ir.types import IntegerType, TensorType, Type
 from . import builtin
@@ -187,6 +187,8 @@ class IRNumbering:
         work: list[tuple[Region, int]] = []
         next_id = 0
         isolated = self.isolated
+        block_numbers = self.blocks
+        region_counts = self.region_counts
         while True:
             for op in nested:  # pushed in op order once their region's values are counted
                 opdef = op.opdef
@@ -205,7 +207,16 @@ class IRNumbering:
                 break
             nested.clear()
             region, next_id = work.pop()
-            next_id = self._number_region(region, next_id)
+            blocks = region.blocks
+            if not blocks:
+                continue
+            first = next_id
+            for index, block in enumerate(blocks):
+                block_numbers[id(block)] = index
+                if block.arguments:
+                    next_id = self._number_arguments(block, next_id)
+                next_id = self._number_ops(block.operations, next_id)
+            region_counts[id(region)] = (len(blocks), next_id - first)
         # (a dialect's number is its index in `dialects`, set when it is added)
         for order, mixed in ((self.attr_order, self._attr_dialects),
                              (self.op_name_order, True), (self.type_order, self._type_dialects)):
@@ -560,27 +571,20 @@ class IRNumbering:
             self._use_counts = counts
         return self._use_counts
 
-    def _number_region(self, region: Region, next_id: int) -> int:
-        if not region.blocks:
-            return next_id
-        first = next_id
+    def _number_arguments(self, block: Block, next_id: int) -> int:
+        """Number a block's arguments (values from `next_id`), their types and locations."""
         values = self.values
-        for index, block in enumerate(region.blocks):
-            self.blocks[id(block)] = index
-            if block.arguments:
-                args = []
-                for arg, loc in zip(block.arguments, arg_locations(block), strict=True):
-                    values[arg] = next_id
-                    next_id += 1
-                    if arg.use_order is not None:
-                        self.has_use_orders = True
-                    location = arg_location(loc)
-                    loc_entry = self.number_attr(location)
-                    args.append((self.number_type(arg.type), loc_entry,
-                                 type(location) is not UnknownLoc))
-                self.block_args[id(block)] = args
-            next_id = self._number_ops(block.operations, next_id)
-        self.region_counts[id(region)] = (len(region.blocks), next_id - first)
+        args = []
+        for arg, loc in zip(block.arguments, arg_locations(block), strict=True):
+            values[arg] = next_id
+            next_id += 1
+            if arg.use_order is not None:
+                self.has_use_orders = True
+            location = arg_location(loc)
+            loc_entry = self.number_attr(location)
+            args.append((self.number_type(arg.type), loc_entry,
+                         type(location) is not UnknownLoc))
+        self.block_args[id(block)] = args
         return next_id
 
     def _number_ops(self, ops: list[Operation], next_id: int) -> int:
