@@ -28,6 +28,7 @@ from ...ir.attributes import (
     DenseArrayAttr,
     DenseElementsAttr,
     DictAttr,
+    IntegerAttr,
     StringAttr,
     SymbolRefAttr,
     TypeAttr,
@@ -242,6 +243,10 @@ class IRNumbering:
             return ("loc", attr.filename, attr.line, attr.col)  # type: ignore[attr-defined]
         if cls is TypeAttr:
             return ("type", self._info(attr.type)[1])  # type: ignore[attr-defined]
+        if cls is IntegerAttr and attr.number.__class__ is int:  # type: ignore[attr-defined]
+            # what _dialect_key gives it (its key fields), without looking them up
+            return (IntegerAttr, attr.number,  # type: ignore[attr-defined]
+                    ("!", self._info(attr.type)[1]))  # type: ignore[attr-defined]
         found = self._keys.get(id(attr))
         if found is not None:
             return found[1]

@@ -401,8 +401,12 @@ class _Writer:
             buf.append(1)  # varint 0
             return
         blocks, values = self.state.region_counts[id(region)]
-        buf += _varint(blocks)
-        buf += _varint(values)
+        if blocks < 0x80 and values < 0x80:
+            buf.append((blocks << 1) | 1)
+            buf.append((values << 1) | 1)
+        else:
+            buf += encode_varint(blocks)
+            buf += encode_varint(values)
         for block in region.blocks:
             args = block.arguments
             operations = block.operations
