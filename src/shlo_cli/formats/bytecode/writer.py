@@ -562,6 +562,11 @@ def _dialect_runs(entries: list[Entry]) -> list[tuple[int, list[Entry]]]:
         # up to 128 entries are ordered by dialect (numbering.group_by_dialect_per_byte):
         # the same dialect first and last is one run
         return [(first.number, entries)]
+    for entry in entries:
+        if entry[OWNER] is not first:
+            break
+    else:  # one dialect throughout
+        return [(first.number, entries)]
     return [(owner.number, list(run)) for owner, run in groupby(entries, _owner)]
 
 
