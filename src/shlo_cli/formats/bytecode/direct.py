@@ -25,7 +25,7 @@ from . import builtin
 from .encoding import encode_varint
 from .recipes import TemplateRecorder, apint_bytes
 
-_TYPE_ATTR_CODE = encode_varint(builtin.TYPE)
+TYPE_ATTR_CODE = encode_varint(builtin.TYPE)
 _FLAT_SYMBOL_CODE = encode_varint(builtin.FLAT_SYMBOL_REF)
 _UNIT_CODE = encode_varint(builtin.UNIT)
 _INTEGER_CODE = encode_varint(builtin.INTEGER)
@@ -63,7 +63,7 @@ def encode_array(numbering: Any, attr: ArrayAttr) -> list[Any]:
 
 
 def encode_type_attr(numbering: Any, attr: TypeAttr) -> list[Any]:
-    return [_TYPE_ATTR_CODE, numbering.number_type(attr.type)]
+    return [TYPE_ATTR_CODE, numbering.number_type(attr.type)]
 
 
 def encode_symbol(numbering: Any, attr: SymbolRefAttr) -> list[Any] | None:

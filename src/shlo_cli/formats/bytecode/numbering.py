@@ -38,7 +38,7 @@ from ...ir.core import UNKNOWN_LOCATION, Block, Location, Operation, Region, Val
 from ...ir.locations import FileLineColLoc, LocationAttr, UnknownLoc
 from ...ir.types import IntegerType, TensorType, Type
 from . import builtin
-from .direct import CHEAP_KEYS, DENSE_CODE, DIRECT
+from .direct import CHEAP_KEYS, DENSE_CODE, DIRECT, TYPE_ATTR_CODE
 from .encoding import NATIVE_PROPERTIES_ENCODING, encode_varint
 from .hooks import DialectHooks, attribute_dialect, hooks_for, type_dialect
 from .ir_facts import (
@@ -467,11 +467,7 @@ class IRNumbering:
     def _number_dense(self, attr: DenseElementsAttr) -> Entry:
         """`number_attr` of a dense attribute (a constant's value, the most common property
         besides strings), its key and builtin encoding inline: the same key and bytes as
-        `_dense_key` and `_encode_dense` give."""
-        entry = self.attr_ids.get(id(attr))
-        if entry is not None:
-            entry[REFS] += 1
-            return entry
+        `_dense_key` and `_encode_dense` give (found by value: an op's value is its own)."""
         type = attr.type
         raw = raw_dense(attr)
         if raw is None or type.__class__ is not TensorType or 0 in type.shape:
@@ -490,8 +486,6 @@ class IRNumbering:
             size = len(raw)
             entry[RECIPE] = [DENSE_CODE, self.number_type(type),
                              _SMALL[size] if size < 0x80 else encode_varint(size), raw]
-        self.attr_ids[id(attr)] = entry
-        self._held.append(attr)
         return entry
 
     def _resolve(self, template: list[Any]) -> list[Any]:
@@ -678,8 +672,11 @@ class IRNumbering:
                             type_key = ("type", (type_info.get(id(value.type))
                                                  or self._info(value.type))[1])
                             entry = attrs.get(type_key)
-                            if entry is None:
-                                entry = self._number_keyed(value, type_key)
+                            if entry is None:  # its builtin encoding: code, type
+                                entry = attrs[type_key] = [1, -1, value, self._builtin
+                                                           or self._builtin_entry(), None]
+                                attr_order.append(entry)
+                                entry[RECIPE] = [TYPE_ATTR_CODE, number_type(value.type)]
                             else:
                                 entry[REFS] += 1
                             entries.append(entry)
