@@ -145,6 +145,13 @@ OpRecord = tuple[Entry, Entry, "Entry | None", "list[Entry] | tuple[()]", Any]
 
 
 class IRNumbering:
+    __slots__ = ("version", "resource_data", "dialects", "attrs", "attr_order", "strings",
+                 "types", "type_ids", "attr_ids", "type_order", "op_names", "op_name_order",
+                 "values", "blocks", "region_counts", "isolated", "ops", "root_ops",
+                 "uses_resources", "has_use_orders", "block_args", "_use_counts", "_root",
+                 "_keys", "_dense_raw", "_held", "_builtin", "_filenames", "_type_info",
+                 "_native_properties", "_attr_dialects", "_type_dialects", "_nested")
+
     def __init__(self, root: Operation, version: int,
                  resource_data: dict[str, Any] | None = None) -> None:
         self.version = version

@@ -79,6 +79,9 @@ _SIZE_CODES = [((n + 1) << 1) | 1 for n in range(0x7F)]  # a string's one-byte s
 
 
 class _Writer:
+    __slots__ = ("module", "version", "strings", "blobs", "state", "props_index",
+                 "use_list_orders")
+
     def __init__(self, module: Module, version: int) -> None:
         self.module = module
         self.version = version
