@@ -63,6 +63,7 @@ _STRING_ENTRIES = [_STRING_CODE + bytes(((n << 1) | 1,)) for n in range(0x80)]
 _TWO_BYTE_ENTRY = ((((2 << 1) | 1) << 1) | 1)
 _FILE_LINE_COL_CODE = encode_varint(FILE_LINE_COL_LOC)
 _SMALL = [bytes(((n << 1) | 1,)) for n in range(0x80)]  # the one-byte varints
+_ONE_ITEM = [_SMALL[1] + _SMALL[n] for n in range(0x80)]  # a properties entry of one number
 # The resource sections of a module without resources: offsets (no external groups, no
 # dialect entries) and empty data.
 # op name -> (its name within the dialect, 1 if registered) (kept for the process)
@@ -321,7 +322,7 @@ class _Writer:
                     number = props[1][0][NUMBER]
                     if props[0].optional[0]:
                         number = (number << 1) | 1
-                    key = (_SMALL[1] + _SMALL[number] if number < 0x80
+                    key = (_ONE_ITEM[number] if number < 0x80
                            else _sized(encode_varint(number)))
                 else:
                     key = self._properties(props)
