@@ -760,11 +760,6 @@ class IRNumbering:
     def resource_number(self, key: str) -> int:
         return self.dialect("builtin").resources[key]
 
-    # ---- queries -----------------------------------------------------------------------------
-
-    def value_number(self, value: Value) -> int:
-        return self.values[value]
-
 
 class _NoKey(Exception):
     """A field without a structural key: the attribute is keyed by its printed form."""
