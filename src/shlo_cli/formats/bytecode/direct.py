@@ -15,6 +15,7 @@ from ...ir.attributes import (
     DenseElementsAttr,
     DictAttr,
     IntegerAttr,
+    StringAttr,
     SymbolRefAttr,
     TypeAttr,
     UnitAttr,
@@ -24,7 +25,7 @@ from . import builtin
 from .encoding import encode_varint
 from .recipes import TemplateRecorder, apint_bytes
 
-_TYPE_ATTR_CODE = encode_varint(builtin.TYPE)
+TYPE_ATTR_CODE = encode_varint(builtin.TYPE)
 _FLAT_SYMBOL_CODE = encode_varint(builtin.FLAT_SYMBOL_REF)
 _UNIT_CODE = encode_varint(builtin.UNIT)
 _INTEGER_CODE = encode_varint(builtin.INTEGER)
@@ -45,7 +46,8 @@ def encode_dict(numbering: Any, attr: DictAttr) -> list[Any]:
     number_attr = numbering.number_attr
     for name, value in entries:
         recipe.append(number_string(name))
-        recipe.append(number_attr(value))
+        recipe.append(number_string(value.text) if value.__class__ is StringAttr
+                      else number_attr(value))
     return recipe
 
 
@@ -61,7 +63,7 @@ def encode_array(numbering: Any, attr: ArrayAttr) -> list[Any]:
 
 
 def encode_type_attr(numbering: Any, attr: TypeAttr) -> list[Any]:
-    return [_TYPE_ATTR_CODE, numbering.number_type(attr.type)]
+    return [TYPE_ATTR_CODE, numbering.number_type(attr.type)]
 
 
 def encode_symbol(numbering: Any, attr: SymbolRefAttr) -> list[Any] | None:

@@ -61,6 +61,10 @@ def section_name(section_id: int) -> str:
 
 def encode_varint(value: int) -> bytes:
     """The PrefixVarInt bytes of an unsigned 64-bit value."""
+    if 0 <= value < 0x4000:  # one or two bytes (most values)
+        if value < 0x80:
+            return bytes(((value << 1) | 1,))
+        return ((value << 2) | 2).to_bytes(2, "little")
     value &= _MASK64
     if value < 0x80:
         return bytes(((value << 1) | 1,))

@@ -1,9 +1,12 @@
 """What the bytecode numbering reads off the IR, free of numbering state: the locations
-MLIR gives ops and block arguments, an op's attributes split into inherent (properties) and
-discardable ones, a dense attribute's raw storage bytes (from the parser's held bytes
-when it kept them, so writing needs no numpy), and which fields key a dialect attribute."""
+MLIR gives ops and block arguments, whether an op without the trait is isolated from above,
+an op's attributes split into inherent (properties) and discardable ones, a dense
+attribute's raw storage bytes (from the parser's held bytes when it kept them, so writing
+needs no numpy), and which fields key a dialect attribute."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from ...ir import storage
 from ...ir.attributes import (
@@ -22,6 +25,9 @@ from ...ir.types import ComplexType, FloatType, IndexType, IntegerType
 from .hooks import attribute_dialect, hooks_for
 
 UNKNOWN_LOC = UnknownLoc()
+# id(shaped type) -> (the type, its storage element type, that type's storage layout): the
+# type is held so that its id is not reused
+_ELEMENT_LAYOUTS: dict[int, tuple[Any, Any, storage.Layout | None]] = {}
 
 
 def op_location(op: Operation) -> LocationAttr:
@@ -54,15 +60,49 @@ def value_region(value: Value) -> Region | None:
     return None
 
 
+def uses_no_outer_value(op: Operation) -> bool:
+    """Whether no op nested in `op` (without the isolated-from-above trait) uses a value
+    defined outside it: such an op is isolated too (upstream's numbering checks every op with
+    regions). Regions are walked outside in, so a value's region is inside `op` exactly when
+    it was met before the use."""
+    inside: set[int] = set()
+    work = list(op.regions)
+    while work:
+        region = work.pop()
+        inside.add(id(region))
+        for block in region.blocks:
+            for nested in block.operations:
+                for operand in nested.operands:
+                    owner: Any = operand.owner
+                    if owner.__class__ is Block:
+                        defined = owner.parent
+                    else:  # an op's result (or a value without an owner)
+                        block_of = owner.parent if owner is not None else None
+                        defined = block_of.parent if block_of is not None else None
+                    if defined is not None and id(defined) not in inside:
+                        return False
+                if nested.regions:
+                    opdef = nested.opdef
+                    if opdef is None or not opdef.isolated:
+                        work.extend(nested.regions)
+    return True
+
+
 def raw_dense(attr: DenseElementsAttr) -> bytes | None:
     """MLIR's raw storage bytes of a dense attribute, as `ir.dense.encode_raw_dense` gives
     them (a single element when all are equal), with the splat test done on the bytes that
     are written anyway. None if the element type has no numpy storage."""
-    etype = storage_type(attr.type)
-    if not isinstance(etype, (IntegerType, FloatType, IndexType, ComplexType)):
-        return None
+    type = attr.type
+    found = _ELEMENT_LAYOUTS.get(id(type))
+    if found is None or found[0] is not type:  # types are shared: kept by identity
+        etype = storage_type(type)
+        if not isinstance(etype, (IntegerType, FloatType, IndexType, ComplexType)):
+            return None
+        if len(_ELEMENT_LAYOUTS) >= 4096:
+            _ELEMENT_LAYOUTS.clear()
+        found = _ELEMENT_LAYOUTS[id(type)] = (type, etype, storage.layout(etype))
+    _, etype, lay = found
     held = attr.held_storage
-    lay = storage.layout(etype)
     if held is not None and lay is not None:  # the parser kept MLIR's bytes: no numpy
         size = lay.size
         if attr.splat or (held[size:size + size] == held[:size]  # cheap early "no"

@@ -1,12 +1,13 @@
 """IR numbering for the writer (upstream `IRNumbering.cpp`): which dialects, op names,
 attributes, types, values, blocks and resources the IR uses, and the number of each.
 
-The order is upstream's, so that the bytes match: a pre-order walk first decides which ops
-are isolated from above (no use of an outer value); then the root op, and each region in
-LIFO worklist order, numbers what its ops reference (name, result types, attribute
+The order is upstream's, so that the bytes match: the root op, and each region in LIFO
+worklist order, numbers what its ops reference (name, result types, attribute
 dictionary, properties, location). Attributes and types are numbered when first met, then
 nested entries; entries are finally sorted by reference count (stable) and grouped by
-dialect within each run of indices that share a varint width.
+dialect within each run of indices that share a varint width. Whether an op with regions is
+isolated from above (its trait, or no use of an outer value inside) is decided when its
+regions are queued, walking only ops without the trait.
 
 One pass does all the lookups: each op's name, types, attributes and location are found
 (or added) in dictionaries keyed by value, and what the writer needs per op is kept as a
@@ -17,10 +18,7 @@ encoded directly, and a type's recorded encoding is kept across writes.
 
 from __future__ import annotations
 
-from collections import deque
-from itertools import count as _count
-from itertools import repeat
-from operator import itemgetter, setitem
+from operator import itemgetter
 from typing import Any
 
 from ...ir.attributes import (
@@ -30,16 +28,17 @@ from ...ir.attributes import (
     DenseArrayAttr,
     DenseElementsAttr,
     DictAttr,
+    IntegerAttr,
     StringAttr,
     SymbolRefAttr,
     TypeAttr,
     all_equal,
 )
-from ...ir.core import UNKNOWN_LOCATION, Location, Operation, Region, Value
+from ...ir.core import UNKNOWN_LOCATION, Block, Location, Operation, Region, Value
 from ...ir.locations import FileLineColLoc, LocationAttr, UnknownLoc
 from ...ir.types import IntegerType, TensorType, Type
 from . import builtin
-from .direct import CHEAP_KEYS, DENSE_CODE, DIRECT
+from .direct import CHEAP_KEYS, DENSE_CODE, DIRECT, TYPE_ATTR_CODE
 from .encoding import NATIVE_PROPERTIES_ENCODING, encode_varint
 from .hooks import DialectHooks, attribute_dialect, hooks_for, type_dialect
 from .ir_facts import (
@@ -51,7 +50,7 @@ from .ir_facts import (
     raw_dense,
     sorted_dictionary,
     split_inherent,
-    value_region,
+    uses_no_outer_value,
 )
 from .properties import PropertySpec, op_spec
 from .recipes import (
@@ -81,6 +80,7 @@ _OP_DIALECT: dict[str, str] = {}  # op name -> its dialect's name (kept for the 
 _SMALL = [bytes(((n << 1) | 1,)) for n in range(0x80)]  # the one-byte varints
 # the bytes of a line and a column both below 128 (at (line << 7) | col), made when first met
 _PAIRS: list[bytes | None] = [None] * (1 << 14)
+_LONG_PAIRS: dict[tuple[int, int], bytes] = {}  # the bytes of the other (line, col) pairs met
 
 
 # op name -> what an op of that name without attributes writes as properties: the entry's
@@ -135,7 +135,8 @@ def new_entry(value: Any, dialect: DialectEntry, recipe: Any = None) -> Entry:
     return [1, -1, value, dialect, recipe]
 
 
-# What the writer emits for one op besides operands (`IRNumbering.ops[op]`):
+# What the writer emits for one op besides operands (`IRNumbering.ops[id(ops)][i]` for the
+# i-th op of the list `ops`, a block's operations or `IRNumbering.root_ops`):
 # (name entry, location entry, attribute dictionary entry or None, result type entries,
 #  properties), the properties being None (none written), an entry (an unregistered op's
 # dictionary), bytes (a properties entry of absent items) or (spec, entry or None per spec
@@ -144,6 +145,13 @@ OpRecord = tuple[Entry, Entry, "Entry | None", "list[Entry] | tuple[()]", Any]
 
 
 class IRNumbering:
+    __slots__ = ("version", "resource_data", "dialects", "attrs", "attr_order", "strings",
+                 "types", "type_ids", "attr_ids", "type_order", "op_names", "op_name_order",
+                 "values", "blocks", "region_counts", "isolated", "ops", "root_ops",
+                 "uses_resources", "has_use_orders", "block_args", "_use_counts", "_root",
+                 "_keys", "_dense_raw", "_held", "_builtin", "_filenames", "_type_info",
+                 "_native_properties", "_attr_dialects", "_type_dialects", "_nested")
+
     def __init__(self, root: Operation, version: int,
                  resource_data: dict[str, Any] | None = None) -> None:
         self.version = version
@@ -162,7 +170,9 @@ class IRNumbering:
         self.blocks: dict[int, int] = {}
         self.region_counts: dict[int, tuple[int, int]] = {}
         self.isolated: dict[int, bool] = {}
-        self.ops: dict[Operation, OpRecord] = {}
+        self.ops: dict[int, list[OpRecord]] = {}  # per op list (by id): its ops' records
+        self.root_ops = [root]
+        self.uses_resources = False  # any resource referenced (only builtin has them)
         self.has_use_orders = False  # any value carries a use-list order read from bytecode
         self._use_counts: dict[int, int] | None = None
         self._root = root
@@ -180,32 +190,53 @@ class IRNumbering:
         self._type_dialects = False
         self._nested: list[Operation]
 
-        self._number_globally(root)
         nested = self._nested = []  # the ops with regions met by the last _number_ops calls
-        self._number_ops([root], 0)
+        self._number_ops(self.root_ops, 0)
         work: list[tuple[Region, int]] = []
         next_id = 0
         isolated = self.isolated
+        block_numbers = self.blocks
+        region_counts = self.region_counts
         while True:
             for op in nested:  # pushed in op order once their region's values are counted
-                first = 0 if isolated.get(id(op), False) else next_id
+                opdef = op.opdef
+                if opdef is not None and opdef.isolated:
+                    isolated[id(op)] = True
+                    first = 0
+                elif uses_no_outer_value(op):
+                    isolated[id(op)] = True
+                    first = 0
+                else:
+                    isolated[id(op)] = False
+                    first = next_id
                 for nested_region in op.regions:
                     work.append((nested_region, first))
             if not work:
                 break
             nested.clear()
             region, next_id = work.pop()
-            next_id = self._number_region(region, next_id)
-        for index, dialect in enumerate(self.dialects.values()):
-            dialect.number = index
+            blocks = region.blocks
+            if not blocks:
+                continue
+            first = next_id
+            for index, block in enumerate(blocks):
+                block_numbers[id(block)] = index
+                if block.arguments:
+                    next_id = self._number_arguments(block, next_id)
+                next_id = self._number_ops(block.operations, next_id)
+            region_counts[id(region)] = (len(blocks), next_id - first)
+        # (a dialect's number is its index in `dialects`, set when it is added)
         for order, mixed in ((self.attr_order, self._attr_dialects),
                              (self.op_name_order, True), (self.type_order, self._type_dialects)):
             order.sort(key=_by_refs, reverse=True)  # stable: ties keep first-use order
             if mixed:  # else all builtin: grouping by dialect changes nothing
                 group_by_dialect_per_byte(order)
-            # entry[NUMBER] = index for each, iterated in C
-            deque(map(setitem, order, repeat(NUMBER), _count()), maxlen=0)
-        self._number_resources()
+            number = 0
+            for entry in order:
+                entry[NUMBER] = number
+                number += 1
+        if self.uses_resources:
+            self._number_resources()
 
     # ---- keys ------------------------------------------------------------------------------
 
@@ -219,17 +250,24 @@ class IRNumbering:
             return ("loc", attr.filename, attr.line, attr.col)  # type: ignore[attr-defined]
         if cls is TypeAttr:
             return ("type", self._info(attr.type)[1])  # type: ignore[attr-defined]
+        if cls is IntegerAttr and attr.number.__class__ is int:  # type: ignore[attr-defined]
+            # what _dialect_key gives it (its key fields), without looking them up
+            return (IntegerAttr, attr.number,  # type: ignore[attr-defined]
+                    ("!", self._info(attr.type)[1]))  # type: ignore[attr-defined]
         found = self._keys.get(id(attr))
         if found is not None:
             return found[1]
         key: Any
-        if cls is DictAttr:
+        if cls is DictAttr:  # string values (the most common) keyed inline
             attr_key = self.attr_key
-            key = ("{}", tuple(sorted([(k, attr_key(v))
-                                       for k, v in attr.entries])))  # type: ignore[attr-defined]
+            parts = [(k, ('"', v.text) if v.__class__ is StringAttr else attr_key(v))
+                     for k, v in attr.entries]  # type: ignore[attr-defined]
+            parts.sort()
+            key = ("{}", tuple(parts))
         elif cls is ArrayAttr:
             attr_key = self.attr_key
-            key = ("[]", tuple([attr_key(e) for e in attr.elements]))  # type: ignore
+            key = ("[]", tuple([('"', e.text) if e.__class__ is StringAttr else attr_key(e)
+                                for e in attr.elements]))  # type: ignore[attr-defined]
         elif cls is DenseElementsAttr:
             key = self._dense_key(attr)  # type: ignore[arg-type]
         elif cls is SymbolRefAttr:
@@ -334,7 +372,9 @@ class IRNumbering:
         dialect_name = _OP_DIALECT.get(name)
         if dialect_name is None:
             dialect_name = _OP_DIALECT[name] = name.split(".", 1)[0]
-        entry = new_entry(name, self.dialect(dialect_name))
+        dialect = self.dialects.get(dialect_name)
+        entry = [1, -1, name, dialect if dialect is not None else self.dialect(dialect_name),
+                 None]
         self.op_names[name] = entry
         self.op_name_order.append(entry)
         return entry
@@ -361,9 +401,19 @@ class IRNumbering:
                 entry[REFS] += 1
                 return entry
             return self._new_file_line_col(key, attr)  # type: ignore[arg-type]
-        keyed = CHEAP_KEYS.get(cls)
-        if keyed is not None:  # a key cheaper than looking the object up
-            return self._number_keyed(attr, keyed(self, attr))
+        if cls is SymbolRefAttr:  # the commonest cheap keys inline (see CHEAP_KEYS)
+            key = ("@", attr.root, attr.nested)  # type: ignore[attr-defined]
+        elif cls is BoolAttr:
+            key = ("bool", bool(attr.flag))  # type: ignore[attr-defined]
+        else:
+            keyed = CHEAP_KEYS.get(cls)
+            key = None if keyed is None else keyed(self, attr)
+        if key is not None:  # a key cheaper than looking the object up
+            entry = self.attrs.get(key)
+            if entry is not None:
+                entry[REFS] += 1
+                return entry
+            return self._number_keyed(attr, key)
         entry = self.attr_ids.get(id(attr))  # this very object numbered before
         if entry is not None:
             entry[REFS] += 1
@@ -376,7 +426,8 @@ class IRNumbering:
     def _number_attr_value(self, attr: Attribute) -> Entry:
         """`number_attr` of an object not numbered yet: found, or added, by its key."""
         cls = attr.__class__
-        if isinstance(attr, LocationAttr):
+        encode = DIRECT.get(cls)  # builtin attributes (no locations) encoded directly
+        if encode is None and isinstance(attr, LocationAttr):
             attr = attr.resolved()
             cls = attr.__class__
             if cls is FileLineColLoc:
@@ -386,7 +437,6 @@ class IRNumbering:
         if entry is not None:
             entry[REFS] += 1
             return entry
-        encode = DIRECT.get(cls)
         if encode is not None:
             builtin_dialect = self._builtin or self._builtin_entry()
             entry = [1, -1, attr, builtin_dialect, None]
@@ -424,11 +474,7 @@ class IRNumbering:
     def _number_dense(self, attr: DenseElementsAttr) -> Entry:
         """`number_attr` of a dense attribute (a constant's value, the most common property
         besides strings), its key and builtin encoding inline: the same key and bytes as
-        `_dense_key` and `_encode_dense` give."""
-        entry = self.attr_ids.get(id(attr))
-        if entry is not None:
-            entry[REFS] += 1
-            return entry
+        `_dense_key` and `_encode_dense` give (found by value: an op's value is its own)."""
         type = attr.type
         raw = raw_dense(attr)
         if raw is None or type.__class__ is not TensorType or 0 in type.shape:
@@ -447,8 +493,6 @@ class IRNumbering:
             size = len(raw)
             entry[RECIPE] = [DENSE_CODE, self.number_type(type),
                              _SMALL[size] if size < 0x80 else encode_varint(size), raw]
-        self.attr_ids[id(attr)] = entry
-        self._held.append(attr)
         return entry
 
     def _resolve(self, template: list[Any]) -> list[Any]:
@@ -517,52 +561,10 @@ class IRNumbering:
         return entry
 
     def number_resource(self, key: str) -> None:
+        self.uses_resources = True
         self.dialect("builtin").resources.setdefault(key, -1)
 
     # ---- the IR ----------------------------------------------------------------------------
-
-    def _number_globally(self, root: Operation) -> None:
-        """Isolation of every op with regions (upstream's global numbering state): an op
-        with the trait is isolated; another one is unless a nested op uses a value defined
-        outside it."""
-        if root.regions:
-            self._visit(root, [])
-
-    def _visit(self, op: Operation, stack: list[list[Any]]) -> None:
-        """Stack entries: [op, isolation unresolved] of the ops enclosing `op`."""
-        if stack and stack[-1][1] and op.operands:
-            self._check_uses(op, stack)
-        trait = op.opdef is not None and op.opdef.isolated
-        if trait:
-            self.isolated[id(op)] = True
-        state = [op, not trait]
-        stack.append(state)
-        for region in op.regions:
-            for block in region.blocks:
-                for nested in block.operations:
-                    if nested.regions:
-                        self._visit(nested, stack)
-                    elif state[1] and nested.operands:
-                        self._check_uses(nested, stack)
-        stack.pop()
-        self.isolated.setdefault(id(op), True)
-
-    def _check_uses(self, op: Operation, stack: list[list[Any]]) -> None:
-        """An operand defined outside the enclosing ops below the top of `stack` makes
-        them not isolated."""
-        parent_region = op.parent.parent if op.parent is not None else None
-        for operand in op.operands:
-            region = value_region(operand)
-            if region is parent_region or region is None:
-                continue
-            container = region.parent
-            at = len(stack) - 1
-            while at > 0 and stack[at][1] and stack[at][0] is not container:
-                at -= 1
-            resolved = stack[at][1]
-            for state in stack[at + 1:]:
-                state[1] = resolved
-                self.isolated[id(state[0])] = False
 
     @property
     def use_counts(self) -> dict[int, int]:
@@ -575,27 +577,20 @@ class IRNumbering:
             self._use_counts = counts
         return self._use_counts
 
-    def _number_region(self, region: Region, next_id: int) -> int:
-        if not region.blocks:
-            return next_id
-        first = next_id
+    def _number_arguments(self, block: Block, next_id: int) -> int:
+        """Number a block's arguments (values from `next_id`), their types and locations."""
         values = self.values
-        for index, block in enumerate(region.blocks):
-            self.blocks[id(block)] = index
-            if block.arguments:
-                args = []
-                for arg, loc in zip(block.arguments, arg_locations(block), strict=True):
-                    values[arg] = next_id
-                    next_id += 1
-                    if arg.use_order is not None:
-                        self.has_use_orders = True
-                    location = arg_location(loc)
-                    loc_entry = self.number_attr(location)
-                    args.append((self.number_type(arg.type), loc_entry,
-                                 type(location) is not UnknownLoc))
-                self.block_args[id(block)] = args
-            next_id = self._number_ops(block.operations, next_id)
-        self.region_counts[id(region)] = (len(region.blocks), next_id - first)
+        args = []
+        for arg, loc in zip(block.arguments, arg_locations(block), strict=True):
+            values[arg] = next_id
+            next_id += 1
+            if arg.use_order is not None:
+                self.has_use_orders = True
+            location = arg_location(loc)
+            loc_entry = self.number_attr(location)
+            args.append((self.number_type(arg.type), loc_entry,
+                         type(location) is not UnknownLoc))
+        self.block_args[id(block)] = args
         return next_id
 
     def _number_ops(self, ops: list[Operation], next_id: int) -> int:
@@ -608,11 +603,13 @@ class IRNumbering:
         attr_order = self.attr_order
         filenames = self._filenames
         strings = self.strings
-        records = self.ops
+        records: list[OpRecord] = []
+        self.ops[id(ops)] = records
         native = self._native_properties
         number_attr = self.number_attr
         number_type = self.number_type
         nested = self._nested
+        type_info = self._type_info
         last_filename = None  # the filename of the last new location, and its entry
         file_entry: Entry = []
         for op in ops:
@@ -678,6 +675,18 @@ class IRNumbering:
                             else:
                                 entry[REFS] += 1
                             entries.append(entry)
+                        elif value.__class__ is TypeAttr:  # e.g. a function's type
+                            type_key = ("type", (type_info.get(id(value.type))
+                                                 or self._info(value.type))[1])
+                            entry = attrs.get(type_key)
+                            if entry is None:  # its builtin encoding: code, type
+                                entry = attrs[type_key] = [1, -1, value, self._builtin
+                                                           or self._builtin_entry(), None]
+                                attr_order.append(entry)
+                                entry[RECIPE] = [TYPE_ATTR_CODE, number_type(value.type)]
+                            else:
+                                entry[REFS] += 1
+                            entries.append(entry)
                         elif value.__class__ is DenseElementsAttr:
                             entries.append(self._number_dense(value))
                         else:
@@ -709,7 +718,12 @@ class IRNumbering:
                         if numbers is None:
                             numbers = _PAIRS[(line << 7) | col] = _SMALL[line] + _SMALL[col]
                     else:
-                        numbers = encode_varint(line) + encode_varint(col)
+                        numbers = _LONG_PAIRS.get((line, col))
+                        if numbers is None:
+                            if len(_LONG_PAIRS) >= 1 << 16:
+                                _LONG_PAIRS.clear()
+                            numbers = _LONG_PAIRS[(line, col)] = (encode_varint(line)
+                                                                  + encode_varint(col))
                     if filename == last_filename:
                         file_entry[REFS] += 1
                     else:
@@ -724,7 +738,7 @@ class IRNumbering:
                         last_filename = filename
                     loc_entry = attrs[key] = [1, -1, file_entry, self._builtin, numbers]
                     attr_order.append(loc_entry)
-            records[op] = (name_entry, loc_entry, attrs_entry, result_entries, props)
+            records.append((name_entry, loc_entry, attrs_entry, result_entries, props))
         return next_id
 
     # ---- resources ---------------------------------------------------------------------------
@@ -746,11 +760,6 @@ class IRNumbering:
     def resource_number(self, key: str) -> int:
         return self.dialect("builtin").resources[key]
 
-    # ---- queries -----------------------------------------------------------------------------
-
-    def value_number(self, value: Value) -> int:
-        return self.values[value]
-
 
 class _NoKey(Exception):
     """A field without a structural key: the attribute is keyed by its printed form."""
@@ -763,8 +772,12 @@ def group_by_dialect_per_byte(entries: list[Entry]) -> None:
     """Within each run of indices of one varint width (128, then 16256, ...), order entries
     by dialect, the previous run's last dialect first (upstream `groupByDialectPerByte`)."""
     if len(entries) <= 0x80:  # one run (most modules): dialect 0 first is number order
-        if len(set(map(_owner, entries))) > 1:
-            entries.sort(key=_by_owner_number)
+        if entries:
+            first = entries[0][OWNER]
+            for entry in entries:
+                if entry[OWNER] is not first:  # more than one dialect
+                    entries.sort(key=_by_owner_number)
+                    break
         return
     first_dialect = 0
     group = 0

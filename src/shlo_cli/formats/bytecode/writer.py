@@ -57,8 +57,13 @@ DEFAULT_PRODUCER = "MLIR24.0.0git"
 
 BLOB_KIND = 0  # AsmResourceEntryKind::Blob
 _STRING_CODE = encode_varint(STRING_ATTR)
+# a string attribute whose string number is below 128 (its code, the number), and the
+# offset entry of a two-byte attribute encoded by its dialect (size 2, flagged)
+_STRING_ENTRIES = [_STRING_CODE + bytes(((n << 1) | 1,)) for n in range(0x80)]
+_TWO_BYTE_ENTRY = ((((2 << 1) | 1) << 1) | 1)
 _FILE_LINE_COL_CODE = encode_varint(FILE_LINE_COL_LOC)
 _SMALL = [bytes(((n << 1) | 1,)) for n in range(0x80)]  # the one-byte varints
+_ONE_ITEM = [_SMALL[1] + _SMALL[n] for n in range(0x80)]  # a properties entry of one number
 # The resource sections of a module without resources: offsets (no external groups, no
 # dialect entries) and empty data.
 # op name -> (its name within the dialect, 1 if registered) (kept for the process)
@@ -75,6 +80,9 @@ _SIZE_CODES = [((n + 1) << 1) | 1 for n in range(0x7F)]  # a string's one-byte s
 
 
 class _Writer:
+    __slots__ = ("module", "version", "strings", "blobs", "state", "props_index",
+                 "use_list_orders")
+
     def __init__(self, module: Module, version: int) -> None:
         self.module = module
         self.version = version
@@ -97,10 +105,16 @@ class _Writer:
         buf += header
         _section(buf, DIALECT, self._dialect_section())
         self._attr_type_sections(buf)
-        ir = bytearray(_ONE_REGION)
-        self._ops(ir, [self.module.op])
-        _section(buf, IR, ir)
-        if any(dialect.resources for dialect in self.state.dialects.values()):
+        buf.append(IR)  # written in place: its size goes in front after
+        start = len(buf)
+        buf += _ONE_REGION
+        self._ops(buf, self.state.root_ops)
+        size = len(buf) - start
+        if size < 0x80:
+            buf.insert(start, (size << 1) | 1)
+        else:
+            buf[start:start] = encode_varint(size)
+        if self.state.uses_resources:
             self._resource_sections(out)
         else:  # no external resource groups, no dialect resources
             buf += _NO_RESOURCES
@@ -117,10 +131,14 @@ class _Writer:
         section = bytearray(_varint(len(strings)))
         joined = "\0".join(strings)
         if joined.isascii():  # one character a byte: sizes are lengths, one encode
-            lengths = list(map(len, strings))
-            if max(lengths, default=0) < len(_SIZE_CODES):
-                lengths.reverse()
-                section += bytes(map(_SIZE_CODES.__getitem__, lengths))
+            sizes = bytearray()
+            for text in reversed(strings):
+                size = len(text)
+                if size >= 0x7F:
+                    break
+                sizes.append(_SIZE_CODES[size])
+            else:
+                section += sizes
                 section += joined.encode("ascii")
                 if strings:
                     section.append(0)
@@ -209,11 +227,13 @@ class _Writer:
                         number = string_index.get(recipe, -1)
                         if number < 0:
                             number = string_index[recipe] = len(string_index)
+                        if number < 0x80:  # two bytes: their offset entry is known
+                            buf += _STRING_ENTRIES[number]
+                            offsets_buf.append(_TWO_BYTE_ENTRY)
+                            previous += 2
+                            continue
                         buf += _STRING_CODE
-                        if number < 0x80:
-                            buf.append((number << 1) | 1)
-                        else:
-                            buf += encode_varint(number)
+                        buf += encode_varint(number)
                     elif cls is bytes:  # file:line:col: code, filename attribute, numbers
                         filename = entry[VALUE]
                         if filename is not last_filename:  # mostly one file per module
@@ -266,12 +286,12 @@ class _Writer:
     def _ops(self, buf: bytearray, operations: list[Operation]) -> None:
         """The ops of a block (or the root op), one after the other (one call per block)."""
         state = self.state
-        records = state.ops
+        records = state.ops[id(operations)]
         values = state.values
         props_index = self.props_index
         use_orders = state.has_use_orders and self.use_list_orders
-        for op in operations:
-            name_entry, loc_entry, attrs_entry, results, props = records[op]
+        for op, record in zip(operations, records, strict=True):
+            name_entry, loc_entry, attrs_entry, results, props = record
             number = name_entry[NUMBER]
             if number < 0x80:
                 buf.append((number << 1) | 1)
@@ -302,7 +322,7 @@ class _Writer:
                     number = props[1][0][NUMBER]
                     if props[0].optional[0]:
                         number = (number << 1) | 1
-                    key = (_SMALL[1] + _SMALL[number] if number < 0x80
+                    key = (_ONE_ITEM[number] if number < 0x80
                            else _sized(encode_varint(number)))
                 else:
                     key = self._properties(props)
@@ -366,10 +386,16 @@ class _Writer:
             isolated = state.isolated.get(id(op), False)
             buf += _varint((len(regions) << 1) | (1 if isolated else 0))
             if isolated and self.version >= LAZY_LOADING:
-                section = bytearray()
+                # a section of their own, written in place: its size goes in front after
+                buf.append(IR)
+                start = len(buf)
                 for region in regions:
-                    self._region(section, region)
-                _section(buf, IR, section)
+                    self._region(buf, region)
+                size = len(buf) - start
+                if size < 0x80:
+                    buf.insert(start, (size << 1) | 1)
+                else:
+                    buf[start:start] = encode_varint(size)
             else:
                 for region in regions:
                     self._region(buf, region)
@@ -379,15 +405,27 @@ class _Writer:
             buf.append(1)  # varint 0
             return
         blocks, values = self.state.region_counts[id(region)]
-        buf += _varint(blocks)
-        buf += _varint(values)
+        if blocks < 0x80 and values < 0x80:
+            buf.append((blocks << 1) | 1)
+            buf.append((values << 1) | 1)
+        else:
+            buf += encode_varint(blocks)
+            buf += encode_varint(values)
         for block in region.blocks:
-            self._block(buf, block)
+            args = block.arguments
+            operations = block.operations
+            count = (len(operations) << 1) | (1 if args else 0)
+            if count < 0x80:
+                buf.append((count << 1) | 1)
+            else:
+                buf += encode_varint(count)
+            if args:
+                self._block_arguments(buf, block)
+            self._ops(buf, operations)
 
-    def _block(self, buf: bytearray, block: Block) -> None:
+    def _block_arguments(self, buf: bytearray, block: Block) -> None:
+        """A block's argument count, types and locations, and their use-list orders."""
         args = block.arguments
-        operations = block.operations
-        buf += _varint((len(operations) << 1) | (1 if args else 0))
         if args:
             state = self.state
             buf += _varint(len(args))
@@ -408,7 +446,6 @@ class _Writer:
                     if self._use_lists(orders, args):
                         buf[mask_at] = HAS_USE_LIST_ORDERS
                         buf += orders.buf
-        self._ops(buf, operations)
 
     def _use_lists(self, out: Emitter, values: list[Value]) -> bool:
         """Emit the use-list orders read from bytecode that are still valid; True if any."""
@@ -444,26 +481,29 @@ class _Writer:
     def _properties(self, props: Any) -> bytes:
         """The op's entry in the properties section: its size, then its body."""
         if props.__class__ is list:  # an unregistered op's dictionary (an entry)
-            body = bytearray(encode_varint(props[NUMBER]))
-        else:
-            spec, entries = props
-            body = bytearray()
-            for optional, entry in zip(spec.optional, entries, strict=True):
-                if entry is not None:
-                    number = (entry[NUMBER] << 1) | 1 if optional else entry[NUMBER]
-                    if number < 0x80:
-                        body.append((number << 1) | 1)
-                    else:
-                        body += encode_varint(number)
-                elif optional:
-                    body.append(1)  # varint 0: absent
+            return _sized(encode_varint(props[NUMBER]))
+        spec, entries = props
+        body = bytearray(b"\x01")  # the size's place: one byte while the body is short
+        for optional, entry in zip(spec.optional, entries, strict=True):
+            if entry is not None:
+                number = (entry[NUMBER] << 1) | 1 if optional else entry[NUMBER]
+                if number < 0x80:
+                    body.append((number << 1) | 1)
                 else:
-                    name = next(item for item, flag, found in zip(
-                        spec.items, spec.optional, entries, strict=True)
-                        if found is None and not flag)
-                    raise ShloError(f"cannot write bytecode: required attribute '{name}' "
-                                    "is missing")
-        return _sized(body)
+                    body += encode_varint(number)
+            elif optional:
+                body.append(1)  # varint 0: absent
+            else:
+                name = next(item for item, flag, found in zip(
+                    spec.items, spec.optional, entries, strict=True)
+                    if found is None and not flag)
+                raise ShloError(f"cannot write bytecode: required attribute '{name}' "
+                                "is missing")
+        size = len(body) - 1
+        if size < 0x80:
+            body[0] = (size << 1) | 1
+            return bytes(body)
+        return _sized(body[1:])
 
     # ---- resources ---------------------------------------------------------------------------
 
@@ -525,6 +565,11 @@ def _dialect_runs(entries: list[Entry]) -> list[tuple[int, list[Entry]]]:
     if len(entries) <= 0x80 and entries[-1][OWNER] is first:
         # up to 128 entries are ordered by dialect (numbering.group_by_dialect_per_byte):
         # the same dialect first and last is one run
+        return [(first.number, entries)]
+    for entry in entries:
+        if entry[OWNER] is not first:
+            break
+    else:  # one dialect throughout
         return [(first.number, entries)]
     return [(owner.number, list(run)) for owner, run in groupby(entries, _owner)]
 
