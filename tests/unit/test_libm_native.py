@@ -83,11 +83,11 @@ def test_native_kernel_flags_midpoints() -> None:
 
 @pytest.mark.parametrize("fn", FUNCTIONS, ids=lambda f: f.__name__)
 def test_large_f32_layouts(fn: object) -> None:
-    """f32 arrays from 1024 elements take the 32-bit test: C order, a transposed (Fortran)
-    view and a strided one give the reference bits in the input's own positions."""
+    """f32 arrays from 16384 elements take the 32-bit test: C order, a transposed (Fortran)
+    view and strided ones give the reference bits in the input's own positions."""
     kernel = libm.native_kernel(fn, np.dtype(np.float32))
-    x = _inputs(np.float32, 96 * 64, 11).reshape(96, 64)
-    for view in (x, x.T, x[::2, ::3], x[:, :32]):
+    x = _inputs(np.float32, 384 * 96, 11).reshape(384, 96)
+    for view in (x, x.T, x[::2, :], x[:, :48], x[::2, ::3]):
         got = kernel(view)
         want = _reference(fn, np.float32, view)
         assert got.shape == view.shape
@@ -95,7 +95,7 @@ def test_large_f32_layouts(fn: object) -> None:
 
 
 def test_large_f32_flags_midpoints() -> None:
-    """The midpoint cases of test_native_kernel_flags_midpoints among 3000 elements."""
+    """The midpoint cases of test_native_kernel_flags_midpoints among 18000 elements."""
 
     class Fake:
         __name__ = "fake"
@@ -107,9 +107,48 @@ def test_large_f32_flags_midpoints() -> None:
         def __call__(self, x: np.ndarray) -> np.ndarray:
             return np.nextafter(np.square(np.asarray(x, np.float64)), self.direction)
 
-    x = np.tile(np.array([1 + 2.0 ** -12, 1.5, 1 + 3 * 2.0 ** -12], np.float32), 1000)
+    x = np.tile(np.array([1 + 2.0 ** -12, 1.5, 1 + 3 * 2.0 ** -12], np.float32), 6000)
     exact = np.square(x.astype(np.float64))
     for direction in (np.inf, -np.inf):
         got = libm.native_kernel(Fake(direction), np.dtype(np.float32))(x)
         want = np.nextafter(exact, direction).astype(np.float32)
         assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+class _Planted:
+    """A fake libm function on inputs 0, 1, 2, ...: numpy's "guess" for input i is
+    guesses[i], the "C library" result is exact[i] (a kernel must round exact[i])."""
+
+    __name__ = "planted"
+
+    def __init__(self, guesses: np.ndarray, exact: np.ndarray) -> None:
+        self.guesses, self.exact = guesses, exact
+        self.ufunc = self
+
+    def __call__(self, x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        picked = self.guesses if out is not None else self.exact
+        result = picked[np.asarray(x).astype(np.int64)]
+        if out is not None:
+            out[...] = result
+            return out
+        return result
+
+
+@pytest.mark.parametrize(("dtype", "copies"),  # f32 x 9: the 32-bit test (> 16384)
+                         [(np.float32, 1), (np.float32, 9), (np.float16, 1)])
+def test_trusted_band_edges(dtype: type, copies: int) -> None:
+    """Guesses 1..512 and 2^13-511..2^13 double ulps (the trusted margin is 2^13) on the far
+    side of a midpoint from the C library's result are all caught, beside midpoints that
+    round down and up, whatever the array's size (2048 inputs per copy: f16 counts them)."""
+    nmant = np.finfo(dtype).nmant
+    ulp = 2.0 ** -52
+    steps = np.r_[1:513, 2 ** 13 - 511:2 ** 13 + 1].astype(np.float64)
+    down = 1 + 2.0 ** -(nmant + 1)  # midpoint rounding to even 1.0 (below)
+    up = 1 + 3 * 2.0 ** -(nmant + 1)  # midpoint rounding to even above
+    guesses = np.concatenate([down + steps * ulp, up - steps * ulp] * copies)
+    exact = np.concatenate([np.full(steps.size, down), np.full(steps.size, up)] * copies)
+    x = np.arange(guesses.size).astype(dtype)
+    got = libm.native_kernel(_Planted(guesses, exact), np.dtype(dtype))(x)
+    want = exact.astype(dtype)
+    assert not np.array_equal(guesses.astype(dtype), want)
+    assert np.array_equal(got.view(f"u{got.itemsize}"), want.view(f"u{want.itemsize}"))
