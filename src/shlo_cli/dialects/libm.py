@@ -218,7 +218,7 @@ def native_kernel(fn: Kernel, dtype: np.dtype) -> Kernel:
     `(bits << 1) - start` (sign dropped) is >= `limit` exactly there, a second arg-max.
     Doubtful elements are recomputed by `fn` (the C library), as are 0-d and empty
     inputs."""
-    ufunc = getattr(np, fn.ufunc.__name__, fn.ufunc)  # type: ignore[attr-defined]
+    ufunc: np.ufunc = getattr(np, fn.ufunc.__name__, fn.ufunc)  # type: ignore[attr-defined]
     info = np.finfo(dtype)
     mantissa = info.nmant
     discarded = 52 - mantissa
