@@ -218,7 +218,8 @@ def native_kernel(fn: Kernel, dtype: np.dtype) -> Kernel:
     `(bits << 1) - start` (sign dropped) is >= `limit` exactly there, a second arg-max.
     Doubtful elements are recomputed by `fn` (the C library), as are 0-d and empty
     inputs."""
-    ufunc: np.ufunc = getattr(np, fn.ufunc.__name__, fn.ufunc)  # type: ignore[attr-defined]
+    given: np.ufunc = fn.ufunc  # type: ignore[attr-defined]
+    ufunc: np.ufunc = getattr(np, given.__name__, given)  # numpy's own where it has it
     info = np.finfo(dtype)
     mantissa = info.nmant
     discarded = 52 - mantissa
