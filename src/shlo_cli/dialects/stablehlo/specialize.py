@@ -260,6 +260,9 @@ def _fix_zeros(out: np.ndarray, a: np.ndarray, b: np.ndarray, both: bool) -> np.
     return fixed.view(out.dtype)
 
 
+_ARGMAX_BELOW = 1 << 16  # past this numpy's SIMD maximum.reduce scans f32 faster than argmax
+
+
 def _signed_extremum(ufunc: np.ufunc, both: bool) -> Kernel:
     """elementwise._extremum's float branch without widening, in four passes: numpy's
     result r, then its sign bit set from the operands' sign bits. For maximum the spec's
@@ -267,7 +270,8 @@ def _signed_extremum(ufunc: np.ufunc, both: bool) -> Kernel:
     r's own sign (r > 0 has a non-negative operand, r < 0 two negative ones), so r's bits
     AND (ua & ub | ~sign) is the result. For minimum likewise with sa | sb: r OR
     ((ua | ub) & sign). A NaN's sign must stay numpy's: when r has a NaN (its reduction by
-    the same ufunc is NaN) `_fix_zeros` redoes the zeros alone."""
+    the same ufunc is NaN; below 2^16 elements, argmax finds a NaN first, cheaper)
+    `_fix_zeros` redoes the zeros alone."""
     def kernel(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         out = ufunc(a, b)
         bits = _BITS.get(out.dtype)
@@ -275,7 +279,9 @@ def _signed_extremum(ufunc: np.ufunc, both: bool) -> Kernel:
             return out if out.dtype.kind in "biu" else _fix_zeros(out, a, b, both)
         if out.ndim == 0 or out.size == 0:
             return _fix_zeros(out, a, b, both)
-        total = ufunc.reduce(out, axis=None)
+        # argmax stops at the first NaN (numpy's argmax treats NaN as the largest): one
+        # cheap scan and a Python float, where a reduce costs twice as much below ~2^16.
+        total = out.item(out.argmax()) if out.size < _ARGMAX_BELOW else ufunc.reduce(out, None)
         if total != total:
             return _fix_zeros(out, a, b, both)
         width = 8 * out.dtype.itemsize
