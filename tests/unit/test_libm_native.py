@@ -40,6 +40,7 @@ def test_native_kernel_is_c_library_rounded(fn: object, dtype: type) -> None:
     with warnings.catch_warnings(record=True) as caught:
         got = kernel(x)
         small = kernel(x[:64].reshape(1, 64))
+        middle = kernel(x[:8192].reshape(128, 64).T)  # f32: the range test on f32 bits
         strided = kernel(x[::3])
         empty = kernel(np.zeros((0, 4), dtype))
         scalar = kernel(np.asarray(x[3]))
@@ -50,6 +51,8 @@ def test_native_kernel_is_c_library_rounded(fn: object, dtype: type) -> None:
     assert np.array_equal(small.reshape(-1).view(f"u{got.itemsize}"),
                           want[:64].view(f"u{want.itemsize}"))
     assert np.array_equal(strided.view(f"u{got.itemsize}"), want[::3].view(f"u{want.itemsize}"))
+    assert np.array_equal(middle.view(f"u{got.itemsize}"),
+                          want[:8192].reshape(128, 64).T.view(f"u{want.itemsize}"))
     assert empty.shape == (0, 4) and empty.dtype == np.dtype(dtype)
     assert np.asarray(scalar).view(f"u{got.itemsize}") == want[3:4].view(f"u{got.itemsize}")[0]
 
@@ -134,8 +137,9 @@ class _Planted:
         return result
 
 
-@pytest.mark.parametrize(("dtype", "copies"),  # f32 x 9: the 32-bit test (> 16384)
-                         [(np.float32, 1), (np.float32, 9), (np.float16, 1)])
+@pytest.mark.parametrize(("dtype", "copies"),  # f32: x 3 range test on f32 bits, x 9 all
+                         [(np.float32, 1), (np.float32, 3), (np.float32, 9),  # 32-bit
+                          (np.float16, 1)])
 def test_trusted_band_edges(dtype: type, copies: int) -> None:
     """Guesses 1..512 and 2^13-511..2^13 double ulps (the trusted margin is 2^13) on the far
     side of a midpoint from the C library's result are all caught, beside midpoints that

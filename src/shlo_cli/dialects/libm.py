@@ -245,6 +245,11 @@ def native_kernel(fn: Kernel, dtype: np.dtype) -> Kernel:
     quiet, loud = switches()
 
     halves = _halves_kernel(fn, ufunc) if dtype == np.float32 else None
+    # f32 from _NARROW_RANGE_FROM elements: the range test on the f32 result's own bits
+    # (half the bytes per pass; exponent fields 2..254 are sure, as in _halves_kernel).
+    narrow = dtype == np.float32
+    u32, one32 = np.dtype(np.uint32), np.array(1, np.uint32)
+    start32, limit32 = np.array(2 << 24, np.uint32), 253 << 24
 
     def kernel(x: Any) -> Any:
         if x.__class__ is not array or x.dtype != dtype or not x.ndim or not x.size:
@@ -259,11 +264,15 @@ def native_kernel(fn: Kernel, dtype: np.dtype) -> Kernel:
             bits = guess.view(u64)
             edge = subtract(near, bits)
             left_shift(edge, move, edge)
-            left_shift(bits, one, bits)  # guess is spent: its bits become the range test
-            subtract(bits, start, bits)
+            if narrow and x.size >= _NARROW_RANGE_FROM:
+                binade, past_range = left_shift(out.view(u32), one32), limit32
+                subtract(binade, start32, binade)
+            else:  # guess is spent: its bits become the range test
+                binade, past_range = left_shift(bits, one, bits), limit
+                subtract(binade, start, binade)
             # .item(flat index): a Python int, compared without a numpy call
-            if edge.item(edge.argmax()) >= band or bits.item(bits.argmax()) >= limit:
-                doubtful = (edge >= band) | (bits >= limit)
+            if edge.item(edge.argmax()) >= band or binade.item(binade.argmax()) >= past_range:
+                doubtful = (edge >= band) | (binade >= past_range)
                 out[doubtful] = fn(x[doubtful].astype(f64)).astype(dtype)
         finally:
             loud(token)
@@ -272,6 +281,7 @@ def native_kernel(fn: Kernel, dtype: np.dtype) -> Kernel:
     return kernel
 
 
+_NARROW_RANGE_FROM = 4096  # below, one more view costs more than the bytes it saves
 _HALVES_FROM = 16384  # f32 arrays this large take the 32-bit test (fewer bytes per pass)
 
 
