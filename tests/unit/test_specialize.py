@@ -130,19 +130,22 @@ def test_specialized_kernels_match_general_evaluators(case):
 
 
 DYNAMIC_SLICE = """
-func.func @main(%x: tensor<7x5xf32>, %i: tensor<i32>, %j: tensor<i64>) -> tensor<3x2xf32> {
-  %0 = stablehlo.dynamic_slice %x, %i, %j, sizes = [3, 2] : (tensor<7x5xf32>, tensor<i32>, tensor<i64>) -> tensor<3x2xf32>
-  func.return %0 : tensor<3x2xf32>
-}
+func.func @main(%x: tensor<7x5xf32>, %i: tensor<i32>, %j: tensor<i64>) -> tensor<{M}x{N}xf32> {{
+  %0 = stablehlo.dynamic_slice %x, %i, %j, sizes = [{M}, {N}] : (tensor<7x5xf32>, tensor<i32>, tensor<i64>) -> tensor<{M}x{N}xf32>
+  func.return %0 : tensor<{M}x{N}xf32>
+}}
 """
 
 
 @pytest.mark.parametrize("i,j", [(0, 0), (4, 3), (-5, 9), (100, -1), (2, 2)])
-def test_specialized_dynamic_slice_clamps_like_the_general_one(i, j):
+@pytest.mark.parametrize("m,n", [(3, 2), (7, 2), (3, 5), (7, 5)])  # whole dims: fixed slices
+def test_specialized_dynamic_slice_clamps_like_the_general_one(i, j, m, n):
     x = _data(np.random.default_rng(0), (7, 5), "f32")
     args = [x, np.array(i, np.int32), np.array(j, np.int64)]
-    fast = _run(DYNAMIC_SLICE, args, True)[0]
-    plain = _run(DYNAMIC_SLICE, args, False)[0]
+    text = DYNAMIC_SLICE.format(M=m, N=n)
+    fast = _run(text, args, True)[0]
+    plain = _run(text, args, False)[0]
+    assert fast.shape == (m, n)
     assert fast.tobytes() == plain.tobytes()
     assert fast.flags.c_contiguous
 
