@@ -156,3 +156,24 @@ def test_trusted_band_edges(dtype: type, copies: int) -> None:
     want = exact.astype(dtype)
     assert not np.array_equal(guesses.astype(dtype), want)
     assert np.array_equal(got.view(f"u{got.itemsize}"), want.view(f"u{want.itemsize}"))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("fn", FUNCTIONS, ids=lambda f: f.__name__)
+def test_few_doubtful_elements_one_by_one(fn: object, dtype: type) -> None:
+    """A handful of doubtful elements (specials: zeros, NaN, infinities, subnormals,
+    overflow) among ordinary ones go through the scalar path; at every size class and in
+    a Fortran-ordered view they land in their own positions with the reference bits."""
+    kernel = libm.native_kernel(fn, np.dtype(dtype))
+    rng = np.random.default_rng(5)
+    specials = np.array(SPECIALS, np.float64)
+    for size in (64, 8192, 20000):
+        for chunk in (specials[:7], specials[7:15], specials[15:]):
+            with np.errstate(all="ignore"):
+                x = (rng.standard_normal(size) + 2).astype(dtype)
+                x[rng.choice(size, chunk.size, replace=False)] = chunk.astype(dtype)
+            for view in (x, x.reshape(-1, 8).T):
+                got = kernel(view)
+                want = _reference(fn, dtype, view)
+                assert got.shape == view.shape
+                assert np.array_equal(got.view(f"u{got.itemsize}"), want.view(f"u{want.itemsize}"))

@@ -272,8 +272,9 @@ def native_kernel(fn: Kernel, dtype: np.dtype) -> Kernel:
                 subtract(binade, start, binade)
             # .item(flat index): a Python int, compared without a numpy call
             if edge.item(edge.argmax()) >= band or binade.item(binade.argmax()) >= past_range:
-                doubtful = (edge >= band) | (binade >= past_range)
-                out[doubtful] = fn(x[doubtful].astype(f64)).astype(dtype)
+                doubtful = edge >= band
+                doubtful |= binade >= past_range
+                _redo(fn, x, out, doubtful)
         finally:
             loud(token)
         return out
@@ -318,13 +319,33 @@ def _halves_kernel(fn: Kernel, ufunc: np.ufunc) -> Kernel | None:
             binade = left_shift(out.reshape(-1).view(u32), one)
             subtract(binade, start, binade)
             if edge.item(edge.argmax()) >= band or binade.item(binade.argmax()) >= limit:
-                doubtful = ((edge >= band) | (binade >= limit)).reshape(out.shape)
-                out[doubtful] = fn(x[doubtful].astype(f64)).astype(f32)
+                doubtful = edge >= band  # in C order, as _redo counts
+                doubtful |= binade >= limit
+                _redo(fn, x, out, doubtful)
         finally:
             loud(token)
         return out
 
     return kernel
+
+
+_SCALAR_REDO = 16  # up to this many doubtful elements go one by one through `fn.scalar`
+
+
+def _redo(fn: Kernel, x: np.ndarray, out: np.ndarray, doubtful: np.ndarray) -> None:
+    """out's elements marked in `doubtful` (x's shape, or flat in C order) recomputed by
+    `fn` and rounded once to out's type. Typically one or two of thousands: those go
+    through `fn.scalar` (element for element what `fn` does, without its whole-array
+    set-up), many through `fn` itself; take/put address both arrays in C order whatever
+    their memory layout."""
+    index = np.flatnonzero(doubtful)
+    picked = x.take(index)
+    scalar = getattr(fn, "scalar", None)
+    if scalar is not None and index.size <= _SCALAR_REDO:
+        redone = np.array([scalar(v) for v in picked.tolist()], np.float64)
+    else:
+        redone = np.asarray(fn(picked.astype(np.float64)), np.float64)
+    out.put(index, redone.astype(out.dtype))
 
 
 def _rounded_any(fn: Kernel, dtype: np.dtype, x: Any) -> np.ndarray:
