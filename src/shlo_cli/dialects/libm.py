@@ -254,6 +254,8 @@ def native_kernel(fn: Kernel, dtype: np.dtype) -> Kernel:
     def kernel(x: Any) -> Any:
         if x.__class__ is not array or x.dtype != dtype or not x.ndim or not x.size:
             return _rounded_any(fn, dtype, x)
+        if x.size > 2 * _BLOCK and x.flags.c_contiguous:
+            return blocks(x)
         if halves is not None and x.size >= _HALVES_FROM:
             return halves(x)
         token = quiet()  # overflow, invalid: those elements are redone
@@ -279,9 +281,19 @@ def native_kernel(fn: Kernel, dtype: np.dtype) -> Kernel:
             loud(token)
         return out
 
+    def blocks(x: np.ndarray) -> np.ndarray:
+        """`kernel` block by block: each block's double temporaries stay in the cache
+        (whole, a large array's passes each stream them from memory: twice the time)."""
+        out = np.empty(x.shape, dtype)
+        source, target = x.reshape(-1), out.reshape(-1)
+        for start in range(0, source.size, _BLOCK):
+            target[start:start + _BLOCK] = kernel(source[start:start + _BLOCK])
+        return out
+
     return kernel
 
 
+_BLOCK = 16384  # elements per block of a large C-contiguous array (its doubles: 128 KiB)
 _NARROW_RANGE_FROM = 4096  # below, one more view costs more than the bytes it saves
 _HALVES_FROM = 16384  # f32 arrays this large take the 32-bit test (fewer bytes per pass)
 
