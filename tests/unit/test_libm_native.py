@@ -40,6 +40,7 @@ def test_native_kernel_is_c_library_rounded(fn: object, dtype: type) -> None:
     with warnings.catch_warnings(record=True) as caught:
         got = kernel(x)
         small = kernel(x[:64].reshape(1, 64))
+        middle = kernel(x[:8192].reshape(128, 64).T)  # f32: the range test on f32 bits
         strided = kernel(x[::3])
         empty = kernel(np.zeros((0, 4), dtype))
         scalar = kernel(np.asarray(x[3]))
@@ -50,6 +51,8 @@ def test_native_kernel_is_c_library_rounded(fn: object, dtype: type) -> None:
     assert np.array_equal(small.reshape(-1).view(f"u{got.itemsize}"),
                           want[:64].view(f"u{want.itemsize}"))
     assert np.array_equal(strided.view(f"u{got.itemsize}"), want[::3].view(f"u{want.itemsize}"))
+    assert np.array_equal(middle.view(f"u{got.itemsize}"),
+                          want[:8192].reshape(128, 64).T.view(f"u{want.itemsize}"))
     assert empty.shape == (0, 4) and empty.dtype == np.dtype(dtype)
     assert np.asarray(scalar).view(f"u{got.itemsize}") == want[3:4].view(f"u{got.itemsize}")[0]
 
@@ -83,11 +86,11 @@ def test_native_kernel_flags_midpoints() -> None:
 
 @pytest.mark.parametrize("fn", FUNCTIONS, ids=lambda f: f.__name__)
 def test_large_f32_layouts(fn: object) -> None:
-    """f32 arrays from 1024 elements take the 32-bit test: C order, a transposed (Fortran)
-    view and a strided one give the reference bits in the input's own positions."""
+    """f32 arrays from 16384 elements take the 32-bit test: C order, a transposed (Fortran)
+    view and strided ones give the reference bits in the input's own positions."""
     kernel = libm.native_kernel(fn, np.dtype(np.float32))
-    x = _inputs(np.float32, 96 * 64, 11).reshape(96, 64)
-    for view in (x, x.T, x[::2, ::3], x[:, :32]):
+    x = _inputs(np.float32, 384 * 96, 11).reshape(384, 96)
+    for view in (x, x.T, x[::2, :], x[:, :48], x[::2, ::3]):
         got = kernel(view)
         want = _reference(fn, np.float32, view)
         assert got.shape == view.shape
@@ -95,7 +98,7 @@ def test_large_f32_layouts(fn: object) -> None:
 
 
 def test_large_f32_flags_midpoints() -> None:
-    """The midpoint cases of test_native_kernel_flags_midpoints among 3000 elements."""
+    """The midpoint cases of test_native_kernel_flags_midpoints among 18000 elements."""
 
     class Fake:
         __name__ = "fake"
@@ -107,9 +110,70 @@ def test_large_f32_flags_midpoints() -> None:
         def __call__(self, x: np.ndarray) -> np.ndarray:
             return np.nextafter(np.square(np.asarray(x, np.float64)), self.direction)
 
-    x = np.tile(np.array([1 + 2.0 ** -12, 1.5, 1 + 3 * 2.0 ** -12], np.float32), 1000)
+    x = np.tile(np.array([1 + 2.0 ** -12, 1.5, 1 + 3 * 2.0 ** -12], np.float32), 6000)
     exact = np.square(x.astype(np.float64))
     for direction in (np.inf, -np.inf):
         got = libm.native_kernel(Fake(direction), np.dtype(np.float32))(x)
         want = np.nextafter(exact, direction).astype(np.float32)
         assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+class _Planted:
+    """A fake libm function on inputs 0, 1, 2, ...: numpy's "guess" for input i is
+    guesses[i], the "C library" result is exact[i] (a kernel must round exact[i])."""
+
+    __name__ = "planted"
+
+    def __init__(self, guesses: np.ndarray, exact: np.ndarray) -> None:
+        self.guesses, self.exact = guesses, exact
+        self.ufunc = self
+
+    def __call__(self, x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        picked = self.guesses if out is not None else self.exact
+        result = picked[np.asarray(x).astype(np.int64)]
+        if out is not None:
+            out[...] = result
+            return out
+        return result
+
+
+@pytest.mark.parametrize(("dtype", "copies"),  # f32: x 3 range test on f32 bits, x 9 all
+                         [(np.float32, 1), (np.float32, 3), (np.float32, 9),  # 32-bit
+                          (np.float16, 1)])
+def test_trusted_band_edges(dtype: type, copies: int) -> None:
+    """Guesses 1..512 and 2^13-511..2^13 double ulps (the trusted margin is 2^13) on the far
+    side of a midpoint from the C library's result are all caught, beside midpoints that
+    round down and up, whatever the array's size (2048 inputs per copy: f16 counts them)."""
+    nmant = np.finfo(dtype).nmant
+    ulp = 2.0 ** -52
+    steps = np.r_[1:513, 2 ** 13 - 511:2 ** 13 + 1].astype(np.float64)
+    down = 1 + 2.0 ** -(nmant + 1)  # midpoint rounding to even 1.0 (below)
+    up = 1 + 3 * 2.0 ** -(nmant + 1)  # midpoint rounding to even above
+    guesses = np.concatenate([down + steps * ulp, up - steps * ulp] * copies)
+    exact = np.concatenate([np.full(steps.size, down), np.full(steps.size, up)] * copies)
+    x = np.arange(guesses.size).astype(dtype)
+    got = libm.native_kernel(_Planted(guesses, exact), np.dtype(dtype))(x)
+    want = exact.astype(dtype)
+    assert not np.array_equal(guesses.astype(dtype), want)
+    assert np.array_equal(got.view(f"u{got.itemsize}"), want.view(f"u{want.itemsize}"))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("fn", FUNCTIONS, ids=lambda f: f.__name__)
+def test_few_doubtful_elements_one_by_one(fn: object, dtype: type) -> None:
+    """A handful of doubtful elements (specials: zeros, NaN, infinities, subnormals,
+    overflow) among ordinary ones go through the scalar path; at every size class and in
+    a Fortran-ordered view they land in their own positions with the reference bits."""
+    kernel = libm.native_kernel(fn, np.dtype(dtype))
+    rng = np.random.default_rng(5)
+    specials = np.array(SPECIALS, np.float64)
+    for size in (64, 8192, 20000):
+        for chunk in (specials[:7], specials[7:15], specials[15:]):
+            with np.errstate(all="ignore"):
+                x = (rng.standard_normal(size) + 2).astype(dtype)
+                x[rng.choice(size, chunk.size, replace=False)] = chunk.astype(dtype)
+            for view in (x, x.reshape(-1, 8).T):
+                got = kernel(view)
+                want = _reference(fn, dtype, view)
+                assert got.shape == view.shape
+                assert np.array_equal(got.view(f"u{got.itemsize}"), want.view(f"u{want.itemsize}"))

@@ -130,19 +130,22 @@ def test_specialized_kernels_match_general_evaluators(case):
 
 
 DYNAMIC_SLICE = """
-func.func @main(%x: tensor<7x5xf32>, %i: tensor<i32>, %j: tensor<i64>) -> tensor<3x2xf32> {
-  %0 = stablehlo.dynamic_slice %x, %i, %j, sizes = [3, 2] : (tensor<7x5xf32>, tensor<i32>, tensor<i64>) -> tensor<3x2xf32>
-  func.return %0 : tensor<3x2xf32>
-}
+func.func @main(%x: tensor<7x5xf32>, %i: tensor<i32>, %j: tensor<i64>) -> tensor<{M}x{N}xf32> {{
+  %0 = stablehlo.dynamic_slice %x, %i, %j, sizes = [{M}, {N}] : (tensor<7x5xf32>, tensor<i32>, tensor<i64>) -> tensor<{M}x{N}xf32>
+  func.return %0 : tensor<{M}x{N}xf32>
+}}
 """
 
 
 @pytest.mark.parametrize("i,j", [(0, 0), (4, 3), (-5, 9), (100, -1), (2, 2)])
-def test_specialized_dynamic_slice_clamps_like_the_general_one(i, j):
+@pytest.mark.parametrize("m,n", [(3, 2), (7, 2), (3, 5), (7, 5)])  # whole dims: fixed slices
+def test_specialized_dynamic_slice_clamps_like_the_general_one(i, j, m, n):
     x = _data(np.random.default_rng(0), (7, 5), "f32")
     args = [x, np.array(i, np.int32), np.array(j, np.int64)]
-    fast = _run(DYNAMIC_SLICE, args, True)[0]
-    plain = _run(DYNAMIC_SLICE, args, False)[0]
+    text = DYNAMIC_SLICE.format(M=m, N=n)
+    fast = _run(text, args, True)[0]
+    plain = _run(text, args, False)[0]
+    assert fast.shape == (m, n)
     assert fast.tobytes() == plain.tobytes()
     assert fast.flags.c_contiguous
 
@@ -220,20 +223,26 @@ func.func @main(%a: {_t(ls, elem)}, %b: {_t(rs, elem)}) -> {_t(out, elem)} {{
 
 @pytest.mark.parametrize("elem", ["f32", "f64", "f16"])
 @pytest.mark.parametrize("op", ["maximum", "minimum"])
-@pytest.mark.parametrize("nan", [False, True])
-def test_extremum_sign_bits_match_general_evaluator(op: str, elem: str, nan: bool) -> None:
-    """maximum/minimum's sign-bit pass (no NaN in the result) and its NaN fallback, on every
-    pairing of signed zeros, infinities and numbers, and as a ReLU against a broadcast +0."""
-    t = _t((3000,), elem)
+@pytest.mark.parametrize("nan", [False, True, "one"])
+@pytest.mark.parametrize("size", [3000, (1 << 16) + 3])  # NaN scan: argmax, then a reduce
+def test_extremum_sign_bits_match_general_evaluator(op: str, elem: str, nan: bool | str,
+                                                    size: int) -> None:
+    """maximum/minimum's sign-bit pass (no NaN in the result) and its NaN fallback (many
+    NaNs, or a single one last), on every pairing of signed zeros, infinities and numbers,
+    and as a ReLU against a broadcast +0."""
+    t = _t((size,), elem)
     text = (f"func.func @main(%a: {t}, %b: {t}) -> ({t}, {t}) {{\n"
             f"  %z = stablehlo.constant dense<0.0> : tensor<{elem}>\n"
             f"  %zb = stablehlo.broadcast_in_dim %z, dims = [] : (tensor<{elem}>) -> {t}\n"
             f"  %0 = stablehlo.{op} %a, %b : {t}\n"
             f"  %1 = stablehlo.{op} %a, %zb : {t}\n"
             f"  func.return %0, %1 : {t}, {t}\n}}\n")
-    rng = np.random.default_rng(3 + nan)
-    pool = [-0.0, 0.0, -1.5, 2.0, np.inf, -np.inf, 1e-3, -7.0] + ([np.nan, -np.nan] if nan else [])
-    args = [rng.choice(np.array(pool, ELEMS[elem]), 3000) for _ in range(2)]
+    rng = np.random.default_rng(3 + (nan is True))
+    pool = [-0.0, 0.0, -1.5, 2.0, np.inf, -np.inf, 1e-3, -7.0] + ([np.nan, -np.nan]
+                                                                   if nan is True else [])
+    args = [rng.choice(np.array(pool, ELEMS[elem]), size) for _ in range(2)]
+    if nan == "one":
+        args[0][-1] = np.nan
     got = _run(text, [a.copy() for a in args], True)
     want = _run(text, [a.copy() for a in args], False)
     for g, w in zip(got[:2], want[:2], strict=True):

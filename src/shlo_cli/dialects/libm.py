@@ -202,21 +202,24 @@ def rounded_native(fn: Kernel, dtype: np.dtype, x: np.ndarray) -> np.ndarray:
 @functools.cache
 def native_kernel(fn: Kernel, dtype: np.dtype) -> Kernel:
     """`x -> rounded(fn, astype(dtype), x)` for a unary `fn` of this module and f16 or f32,
-    in about ten whole-array numpy calls (a 64-element LSTM gate is all call overhead).
+    in eight whole-array numpy calls and two cheap arg-max scans (a 64-element LSTM gate is
+    all call overhead).
 
     numpy's double result g is trusted to 2^-40 relative, i.e. to 2^13 units in its last
     place (ulp). The C library's result rounds to the same narrow value as g unless a
     rounding boundary of the narrow type (a midpoint between two of its values) lies within
     that distance: with D the bits a double has beyond the narrow mantissa, that is when g's
-    low D bits are within 2^13 of 2^(D-1). That test holds where the narrow result is
-    normal, so g is also doubtful outside the binades whose narrow results are normal and
-    not in the smallest normal binade (zeros, subnormals, overflow, NaN). Both tests are
-    folded into one unsigned number per element, `(low - lo) | (g's bits << 1) - start`:
-    the left part wraps to >= 2^63 exactly in the boundary band and is < 2^D elsewhere, the
-    right part is >= `limit` exactly outside the binade range; so one maximum decides
-    whether any element is doubtful. Those are recomputed by `fn` (the C library), as are
-    0-d and empty inputs."""
-    ufunc = getattr(np, fn.ufunc.__name__)  # type: ignore[attr-defined]
+    low D bits w are within 2^13 of 2^(D-1). `(c - bits) << (64 - D)` with
+    c = 2^(D-1) - 2^13 - 1 maps that band, and only it, onto the top 2^14 + 1 values of the
+    low D bits (c - w runs from -1 down to -2^14 - 1 across the band), moved to the top of
+    the word: one arg-max tells whether any element is in it. The test holds where the
+    narrow result is normal, so g is also doubtful outside the binades whose narrow results
+    are normal and not in the smallest normal binade (zeros, subnormals, overflow, NaN):
+    `(bits << 1) - start` (sign dropped) is >= `limit` exactly there, a second arg-max.
+    Doubtful elements are recomputed by `fn` (the C library), as are 0-d and empty
+    inputs."""
+    given: np.ufunc = fn.ufunc  # type: ignore[attr-defined]
+    ufunc: np.ufunc = getattr(np, given.__name__, given)  # numpy's own where it has it
     info = np.finfo(dtype)
     mantissa = info.nmant
     discarded = 52 - mantissa
@@ -225,29 +228,34 @@ def native_kernel(fn: Kernel, dtype: np.dtype) -> Kernel:
     # the first binade past its largest finite value.
     first = 1023 + 2 - bias
     past = 1023 + 2 * bias + 1 - bias
-    assert 2 ** discarded < (past - first) << 53 < 2 ** 63 - 2 ** 15
+    assert 14 < discarded < 53 and 0 < first < past < 2047
 
     def word(v: int) -> np.ndarray:  # 0-d arrays: numpy converts a scalar operand per call
         return np.array(v % (1 << 64), np.uint64)
 
-    # (bits + shift) & low maps the band [2^(D-1) - 2^13, 2^(D-1) + 2^13] to [0, 2^14];
-    # minus (2^14 + 1) it wraps to the top of the range.
-    shift = word((1 << 13) - (1 << (discarded - 1)))
-    low = word((1 << discarded) - 1)
-    band = word((1 << 14) + 1)
+    near = word((1 << (discarded - 1)) - (1 << 13) - 1)
+    move = word(64 - discarded)
+    band = ((1 << discarded) - (1 << 14) - 1) << (64 - discarded)  # Python ints: .item()
     start = word(first << 53)
-    limit = word((past - first) << 53)
+    limit = (past - first) << 53
     one = word(1)
     f64, u64 = np.dtype(np.float64), np.dtype(np.uint64)
     array = np.ndarray
-    biggest = np.maximum.reduce
+    subtract, left_shift = np.subtract, np.left_shift
     quiet, loud = switches()
 
     halves = _halves_kernel(fn, ufunc) if dtype == np.float32 else None
+    # f32 from _NARROW_RANGE_FROM elements: the range test on the f32 result's own bits
+    # (half the bytes per pass; exponent fields 2..254 are sure, as in _halves_kernel).
+    narrow = dtype == np.float32
+    u32, one32 = np.dtype(np.uint32), np.array(1, np.uint32)
+    start32, limit32 = np.array(2 << 24, np.uint32), 253 << 24
 
     def kernel(x: Any) -> Any:
         if x.__class__ is not array or x.dtype != dtype or not x.ndim or not x.size:
             return _rounded_any(fn, dtype, x)
+        if x.size > 2 * _BLOCK and x.flags.c_contiguous:
+            return blocks(x)
         if halves is not None and x.size >= _HALVES_FROM:
             return halves(x)
         token = quiet()  # overflow, invalid: those elements are redone
@@ -256,43 +264,59 @@ def native_kernel(fn: Kernel, dtype: np.dtype) -> Kernel:
             ufunc(guess, guess)
             out = guess.astype(dtype)
             bits = guess.view(u64)
-            test = bits + shift
-            test &= low
-            test -= band
-            binade = bits << one
-            binade -= start
-            test |= binade
-            if biggest(test, None) >= limit:
-                doubtful = test >= limit
-                out[doubtful] = fn(x[doubtful].astype(f64)).astype(dtype)
+            edge = subtract(near, bits)
+            left_shift(edge, move, edge)
+            if narrow and x.size >= _NARROW_RANGE_FROM:
+                binade, past_range = left_shift(out.view(u32), one32), limit32
+                subtract(binade, start32, binade)
+            else:  # guess is spent: its bits become the range test
+                binade, past_range = left_shift(bits, one, bits), limit
+                subtract(binade, start, binade)
+            # .item(flat index): a Python int, compared without a numpy call
+            if edge.item(edge.argmax()) >= band or binade.item(binade.argmax()) >= past_range:
+                doubtful = edge >= band
+                doubtful |= binade >= past_range
+                _redo(fn, x, out, doubtful)
         finally:
             loud(token)
+        return out
+
+    def blocks(x: np.ndarray) -> np.ndarray:
+        """`kernel` block by block: each block's double temporaries stay in the cache
+        (whole, a large array's passes each stream them from memory: twice the time)."""
+        out = np.empty(x.shape, dtype)
+        source, target = x.reshape(-1), out.reshape(-1)
+        for start in range(0, source.size, _BLOCK):
+            target[start:start + _BLOCK] = kernel(source[start:start + _BLOCK])
         return out
 
     return kernel
 
 
-_HALVES_FROM = 1024  # f32 arrays this large take the 32-bit test (fewer bytes per pass)
+_BLOCK = 16384  # elements per block of a large C-contiguous array (its doubles: 128 KiB)
+_NARROW_RANGE_FROM = 4096  # below, one more view costs more than the bytes it saves
+_HALVES_FROM = 16384  # f32 arrays this large take the 32-bit test (fewer bytes per pass)
 
 
 def _halves_kernel(fn: Kernel, ufunc: np.ufunc) -> Kernel | None:
     """native_kernel's test for f32 in 32-bit words (half the memory traffic of each pass,
     what counts on large arrays): the boundary test reads the low word of each double
-    (D = 29 bits fit in it), the range test reads the f32 result's own exponent field
-    (0, 1 or 255 is doubtful: zeros, subnormals, the smallest binade, overflow, NaN).
-    Little-endian machines only (the low word comes first)."""
+    (D = 29 bits fit in it; the shift by 3 drops the word's other bits), the range test
+    reads the f32 result's own exponent field (0, 1 or 255 is doubtful: zeros, subnormals,
+    the smallest binade, overflow, NaN). Little-endian machines only (the low word comes
+    first)."""
     if sys.byteorder != "little":
         return None
 
     def word(v: int) -> np.ndarray:
         return np.array(v % (1 << 32), np.uint32)
 
-    shift, low, band = word((1 << 13) - (1 << 28)), word((1 << 29) - 1), word((1 << 14) + 1)
-    # (the f32 bits << 1) - (2 << 24) is below 253 << 24 exactly for exponent fields 2..254;
-    # the boundary part is < 2^29 when sure and wraps to >= 2^32 - 2^14 - 1 when doubtful.
-    start, limit, one = word(2 << 24), word(253 << 24), word(1)
+    near, move = word((1 << 28) - (1 << 13) - 1), word(3)
+    band = ((1 << 29) - (1 << 14) - 1) << 3
+    # (the f32 bits << 1) - (2 << 24) is below 253 << 24 exactly for exponent fields 2..254
+    start, limit, one = word(2 << 24), 253 << 24, word(1)
     f32, f64, u32 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.uint32)
-    biggest = np.maximum.reduce
+    subtract, left_shift = np.subtract, np.left_shift
     quiet, loud = switches()
 
     def kernel(x: np.ndarray) -> np.ndarray:
@@ -302,20 +326,38 @@ def _halves_kernel(fn: Kernel, ufunc: np.ufunc) -> Kernel | None:
             ufunc(guess, guess)
             out = guess.astype(f32)
             # reshape(-1) flattens both in C order (a copy when not C-contiguous)
-            test = guess.reshape(-1).view(u32)[0::2] + shift
-            test &= low
-            test -= band
-            binade = out.reshape(-1).view(u32) << one
-            binade -= start
-            test |= binade
-            if biggest(test, None) >= limit:
-                doubtful = (test >= limit).reshape(out.shape)
-                out[doubtful] = fn(x[doubtful].astype(f64)).astype(f32)
+            edge = subtract(near, guess.reshape(-1).view(u32)[0::2])
+            left_shift(edge, move, edge)
+            binade = left_shift(out.reshape(-1).view(u32), one)
+            subtract(binade, start, binade)
+            if edge.item(edge.argmax()) >= band or binade.item(binade.argmax()) >= limit:
+                doubtful = edge >= band  # in C order, as _redo counts
+                doubtful |= binade >= limit
+                _redo(fn, x, out, doubtful)
         finally:
             loud(token)
         return out
 
     return kernel
+
+
+_SCALAR_REDO = 16  # up to this many doubtful elements go one by one through `fn.scalar`
+
+
+def _redo(fn: Kernel, x: np.ndarray, out: np.ndarray, doubtful: np.ndarray) -> None:
+    """out's elements marked in `doubtful` (x's shape, or flat in C order) recomputed by
+    `fn` and rounded once to out's type. Typically one or two of thousands: those go
+    through `fn.scalar` (element for element what `fn` does, without its whole-array
+    set-up), many through `fn` itself; take/put address both arrays in C order whatever
+    their memory layout."""
+    index = np.flatnonzero(doubtful)
+    picked = x.take(index)
+    scalar = getattr(fn, "scalar", None)
+    if scalar is not None and index.size <= _SCALAR_REDO:
+        redone = np.array([scalar(v) for v in picked.tolist()], np.float64)
+    else:
+        redone = np.asarray(fn(picked.astype(np.float64)), np.float64)
+    out.put(index, redone.astype(out.dtype))
 
 
 def _rounded_any(fn: Kernel, dtype: np.dtype, x: Any) -> np.ndarray:

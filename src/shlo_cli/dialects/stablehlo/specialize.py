@@ -185,22 +185,25 @@ def _dynamic_update_slice(shape: tuple[int, ...], sizes: tuple[int, ...],
     """slicing.dynamic_update_slice: a C-ordered copy of the operand with the window at
     the clamped start indices (slicing.clamped_start) replaced by the update; operands of
     other shapes go to the general evaluator."""
-    bounds = tuple(zip([n - k for n, k in zip(shape, sizes, strict=True)], sizes,
-                       strict=True))
+    # Dimensions the update spans whole take a fixed slice (every start clamps to 0).
+    fixed = [slice(0, size) for size in sizes]
+    moving = tuple((d, n - k, k) for d, (n, k) in enumerate(zip(shape, sizes, strict=True))
+                   if n > k)
+    rank = len(sizes)
     array = np.ndarray
 
     def kernel(x: np.ndarray, update: np.ndarray, *starts: np.ndarray) -> np.ndarray:
         if (x.__class__ is not array or update.__class__ is not array or x.shape != shape
-                or update.shape != sizes or len(starts) != len(bounds)):
+                or update.shape != sizes or len(starts) != rank):
             return general(x, update, *starts)
-        window = []
-        for i, (top, size) in zip(starts, bounds):  # noqa: B905 - lengths checked above
-            start = int(i)
+        window = fixed.copy()
+        for d, top, size in moving:
+            start = int(starts[d])
             if start < 0:
                 start = 0
             elif start > top:
                 start = top
-            window.append(slice(start, start + size))
+            window[d] = slice(start, start + size)
         out = np.array(x, order="C")
         out[tuple(window)] = update
         return out
@@ -217,19 +220,23 @@ def _dynamic_slice(sizes: tuple[int, ...], shape: tuple[int, ...]) -> Kernel:
             return _fresh(x[start:start + size])
         return one
 
-    bounds = tuple(zip(highest, sizes, strict=True))
+    # A dimension the window spans whole clamps every start to 0: its slice is fixed (a
+    # scan's x[i] of a (T, 1, n) stack converts one index, not three).
+    fixed = [slice(0, size) for size in sizes]
+    moving = tuple((d, top, sizes[d]) for d, top in enumerate(highest) if top > 0)
+    rank = len(sizes)
 
     def kernel(x: np.ndarray, *starts: np.ndarray) -> np.ndarray:
-        if len(starts) != len(bounds):  # as zip(strict=True) would say
-            raise ValueError(f"dynamic_slice takes {len(bounds)} start indices")
-        window = []
-        for i, (top, size) in zip(starts, bounds):  # noqa: B905 - lengths checked above
-            start = int(i)
+        if len(starts) != rank:  # as zip(strict=True) would say
+            raise ValueError(f"dynamic_slice takes {rank} start indices")
+        window = fixed.copy()
+        for d, top, size in moving:
+            start = int(starts[d])
             if start < 0:
                 start = 0
             elif start > top:
                 start = top
-            window.append(slice(start, start + size))
+            window[d] = slice(start, start + size)
         return _fresh(x[tuple(window)])
     return kernel
 
@@ -260,6 +267,9 @@ def _fix_zeros(out: np.ndarray, a: np.ndarray, b: np.ndarray, both: bool) -> np.
     return fixed.view(out.dtype)
 
 
+_ARGMAX_BELOW = 1 << 16  # past this numpy's SIMD maximum.reduce scans f32 faster than argmax
+
+
 def _signed_extremum(ufunc: np.ufunc, both: bool) -> Kernel:
     """elementwise._extremum's float branch without widening, in four passes: numpy's
     result r, then its sign bit set from the operands' sign bits. For maximum the spec's
@@ -267,7 +277,8 @@ def _signed_extremum(ufunc: np.ufunc, both: bool) -> Kernel:
     r's own sign (r > 0 has a non-negative operand, r < 0 two negative ones), so r's bits
     AND (ua & ub | ~sign) is the result. For minimum likewise with sa | sb: r OR
     ((ua | ub) & sign). A NaN's sign must stay numpy's: when r has a NaN (its reduction by
-    the same ufunc is NaN) `_fix_zeros` redoes the zeros alone."""
+    the same ufunc is NaN; below 2^16 elements, argmax finds a NaN first, cheaper)
+    `_fix_zeros` redoes the zeros alone."""
     def kernel(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         out = ufunc(a, b)
         bits = _BITS.get(out.dtype)
@@ -275,7 +286,9 @@ def _signed_extremum(ufunc: np.ufunc, both: bool) -> Kernel:
             return out if out.dtype.kind in "biu" else _fix_zeros(out, a, b, both)
         if out.ndim == 0 or out.size == 0:
             return _fix_zeros(out, a, b, both)
-        total = ufunc.reduce(out, axis=None)
+        # argmax stops at the first NaN (numpy's argmax treats NaN as the largest): one
+        # cheap scan and a Python float, where a reduce costs twice as much below ~2^16.
+        total = out.item(out.argmax()) if out.size < _ARGMAX_BELOW else ufunc.reduce(out, None)
         if total != total:
             return _fix_zeros(out, a, b, both)
         width = 8 * out.dtype.itemsize
