@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ...ir import registry
 from ...ir.attributes import Attribute, DictAttr
-from ...ir.core import Block, Location, Operation, Region, Value
+from ...ir.core import Block, Location, Operation, Region, Value, new_operation
 from ...ir.locations import (
     CallSiteLoc,
     FileLineColLoc,
@@ -356,8 +356,12 @@ class IRReader:
         if odd_props is not None and odd_props.__class__ is DictAttr:
             props.update(odd_props.entries)
             odd_props = None
-        op = Operation(name, operands, result_types, props, attrs, regions, successors,
-                       location, info.opdef)
+        if regions or successors:
+            op = Operation(name, operands, result_types, props, attrs, regions, successors,
+                           location, info.opdef)
+        else:
+            op = new_operation(name, operands, result_types, props, attrs, location,
+                               info.opdef)
         if forward:
             for i, value in enumerate(operands):
                 if value.__class__ is _ForwardRef:
