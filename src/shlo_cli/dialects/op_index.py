@@ -6,6 +6,8 @@ op. OPS: every other op and the module that defines it, imported when the op is
 first looked up."""
 
 CORE = (
+    "shlo_cli.dialects.chlo",
+    "shlo_cli.dialects.stablehlo",
     "shlo_cli.dialects.stablehlo.attr_conv",
     "shlo_cli.dialects.stablehlo.dimension_numbers",
     "shlo_cli.dialects.stablehlo.attr_dot",

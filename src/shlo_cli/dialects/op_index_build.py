@@ -154,6 +154,9 @@ def build() -> tuple[tuple[str, ...], tuple[str, ...], dict[str, str]]:
             for entry in _walk(package.__path__, package.__name__, lazy)]
     for name, ispkg in _dependencies_first(walk):
         if name in sys.modules:  # imported by an earlier module: nothing left to see
+            if ispkg:  # listing the walk imported it; a package is core all the same
+                order.append(name)
+                core.add(name)
             continue
         tables, ops, keyed = _tables(), _ops(), _op_keyed()
         importlib.import_module(name)
