@@ -57,6 +57,20 @@ def test_native_kernel_is_c_library_rounded(fn: object, dtype: type) -> None:
     assert np.asarray(scalar).view(f"u{got.itemsize}") == want[3:4].view(f"u{got.itemsize}")[0]
 
 
+class _SquareOneUlpOff:
+    """A "C library" whose result is the exact double square moved one double ulp towards
+    `direction`, with numpy's `square` as the kernel's guess."""
+
+    __name__ = "fake"
+    ufunc = np.square
+
+    def __init__(self, direction: float) -> None:
+        self.direction = direction
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        return np.nextafter(np.square(np.asarray(x, np.float64)), self.direction)
+
+
 def test_native_kernel_flags_midpoints() -> None:
     """A double guess on (or within 2^-40 of) a rounding boundary of the narrow type is
     recomputed. With numpy's `square` as the guess (exact in double: 1 + 2^-12 squared is
@@ -64,20 +78,10 @@ def test_native_kernel_flags_midpoints() -> None:
     double ulp above it (or below), the result must follow the C side of the midpoint,
     where rounding the guess itself gives the even neighbour."""
 
-    class Fake:
-        __name__ = "fake"
-        ufunc = np.square
-
-        def __init__(self, direction: float) -> None:
-            self.direction = direction
-
-        def __call__(self, x: np.ndarray) -> np.ndarray:
-            return np.nextafter(np.square(np.asarray(x, np.float64)), self.direction)
-
     x = np.array([1 + 2.0 ** -12, 1.5, 1 + 3 * 2.0 ** -12], np.float32)
     exact = np.square(x.astype(np.float64))
     for direction in (np.inf, -np.inf):
-        kernel = libm.native_kernel(Fake(direction), np.dtype(np.float32))
+        kernel = libm.native_kernel(_SquareOneUlpOff(direction), np.dtype(np.float32))
         want = np.nextafter(exact, direction).astype(np.float32)
         got = kernel(x)
         assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
@@ -100,20 +104,10 @@ def test_large_f32_layouts(fn: object) -> None:
 def test_large_f32_flags_midpoints() -> None:
     """The midpoint cases of test_native_kernel_flags_midpoints among 18000 elements."""
 
-    class Fake:
-        __name__ = "fake"
-        ufunc = np.square
-
-        def __init__(self, direction: float) -> None:
-            self.direction = direction
-
-        def __call__(self, x: np.ndarray) -> np.ndarray:
-            return np.nextafter(np.square(np.asarray(x, np.float64)), self.direction)
-
     x = np.tile(np.array([1 + 2.0 ** -12, 1.5, 1 + 3 * 2.0 ** -12], np.float32), 6000)
     exact = np.square(x.astype(np.float64))
     for direction in (np.inf, -np.inf):
-        got = libm.native_kernel(Fake(direction), np.dtype(np.float32))(x)
+        got = libm.native_kernel(_SquareOneUlpOff(direction), np.dtype(np.float32))(x)
         want = np.nextafter(exact, direction).astype(np.float32)
         assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
 
