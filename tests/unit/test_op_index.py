@@ -99,3 +99,24 @@ def test_binding_hooks_load_when_binding_and_keep_their_order() -> None:
         print(orders == sorted(orders), len(hooks) >= len(op_index.BIND))
     """)
     assert out == "[]\nTrue\nTrue True\n"
+
+
+def test_dialect_attributes_load_their_module_on_first_use() -> None:
+    """`#stablehlo.gather<...>` is parsed by its own grammar (its module imported when the
+    parser first meets it): fields in upstream's order, spaces normalized."""
+    out = _run("""
+        import sys
+        from shlo_cli.ir.parser import parse_source
+        from shlo_cli.ir.printer import print_module
+        gather = "shlo_cli.dialects.stablehlo.gather_scatter"
+        module = parse_source('func.func @f() attributes {a = #stablehlo.gather<'
+                              'index_vector_dim = 1, offset_dims = [0]>} {\\n  return\\n}',
+                              "t.mlir", False, 0)
+        print(gather in sys.modules)
+        print(print_module(module))
+        print("shlo_cli.dialects.stablehlo.attr_conv" in sys.modules)
+    """)
+    assert out.startswith("True\n")
+    assert "#stablehlo.gather<offset_dims = [0], index_vector_dim = 1>" in out
+    assert out.endswith("False\n")
+    assert set(op_index.ATTRIBUTES) >= {"stablehlo.conv", "stablehlo.dot", "stablehlo.gather"}

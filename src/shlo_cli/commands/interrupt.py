@@ -3,11 +3,13 @@
 The SIGINT handler raises `Interrupted`, a SystemExit: it unwinds through `finally` blocks (so
 temporary output files are removed and nothing partial is left), is not caught by kernels'
 `except Exception`, and click lets it through, so Python exits with its code silently.
+Commands that never go through click leave SIGINT alone (importing `signal` costs 0.6 ms of
+each launch): their console-script wrapper (`entry`) turns the KeyboardInterrupt, which
+unwinds the same way, into the same line and status.
 """
 
 from __future__ import annotations
 
-import signal
 import sys
 from typing import Any
 
@@ -18,7 +20,8 @@ class Interrupted(SystemExit):
     """Raised in the main thread when the user presses Ctrl-C."""
 
 
-def _handler(signum: int, frame: Any) -> None:
+def announce() -> int:
+    """Say that the command was interrupted; the exit status to leave with."""
     try:
         sys.stdout.flush()
     except (OSError, ValueError):
@@ -28,11 +31,17 @@ def _handler(signum: int, frame: Any) -> None:
         sys.stderr.flush()
     except (OSError, ValueError):
         pass
-    raise Interrupted(EXIT_CODE)
+    return EXIT_CODE
+
+
+def _handler(signum: int, frame: Any) -> None:
+    raise Interrupted(announce())
 
 
 def install() -> None:
     """Route SIGINT to `Interrupted` (main thread only; elsewhere signals cannot be set)."""
+    import signal
+
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         try:
             signal.signal(signal.SIGINT, _handler)

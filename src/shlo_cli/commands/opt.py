@@ -208,13 +208,15 @@ def __getattr__(name: str) -> Any:
 
 
 def main() -> None:
-    from . import interrupt
-
-    interrupt.install()  # Ctrl-C: one line, exit 130, no partial -o file
+    """The command line read by hand when plain, else by click. Ctrl-C: one line, exit 130,
+    no partial -o file (through `entry` on the plain path, `interrupt` under click)."""
     args = _take_pass_options(sys.argv[1:])
     values = _simple_args(args)
     if values is None:
+        from . import interrupt
         from .opt_cli import opt
+
+        interrupt.install()
 
         opt(args=args, prog_name="stablehlo-opt")
         return

@@ -87,9 +87,7 @@ def main() -> None:
 
         translate(prog_name="stablehlo-translate")
         return
-    from . import interrupt
-
-    interrupt.install()  # Ctrl-C: one line, exit 130, no partial -o file
+    # Ctrl-C: one line, exit 130, no partial -o file (`entry` reports the KeyboardInterrupt).
     mode, values = simple
     try:
         if mode == "interpret":

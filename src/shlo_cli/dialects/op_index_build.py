@@ -7,14 +7,15 @@ checked-in index and this walk disagree.
 The walk imports the op modules in `load_all`'s order and, around each top-level import,
 compares every table of every `shlo_cli` module imported before it (module-level dicts, lists
 and sets, by length) and every registered op. A module is *on demand* only when all it did was
-register new ops and entries keyed by those ops (fast parsers, symbol-use verifiers); its ops
-are then indexed to it. A module that (also) registers binding hooks is listed in `BIND`, for
-the interpreter to import before it binds ops (each hook carries its order, so import order
-does not matter). Any other module is *core*: imported, in the walk's order, at the first op
-lookup, as every module was before. That covers modules that register hooks, verifiers of
-every op, constant materializers, attribute parsers or anything else not keyed by their own
-ops, that redefine an op or add a folder or pattern to another module's op (whose owner
-becomes core too, so it exists first), and packages. A module that changes no table at all (a
+register new ops and entries keyed by those ops (fast parsers, symbol-use verifiers), and new
+dialect attributes with their own grammar; its ops and attributes are then indexed to it. A
+module that (also) registers binding hooks is listed in `BIND`, for the interpreter to import
+before it binds ops (each hook carries its order, so import order does not matter). Any other
+module is *core*: imported, in the walk's order, at the first op lookup, as every module was
+before. That covers modules that register hooks, verifiers of every op, constant
+materializers, attribute hooks or anything else not keyed by their own ops, that redefine an
+op or add a folder or pattern to another module's op (whose owner becomes core too, so it
+exists first), and packages. A module that changes no table at all (a
 helper such as `asm.py`) is neither: whoever needs it imports it. Tables read only after every
 module is imported (`_AFTER_ALL`: custom-call targets) do not count.
 """
@@ -33,6 +34,9 @@ from typing import Any
 _OP_KEYED = {("shlo_cli.ir.registry", "_REGISTRY"), ("shlo_cli.ir.parse_fast", "FAST_PARSERS"),
              ("shlo_cli.ir.parse_fast", "FAST_OP_PARSERS"),
              ("shlo_cli.ir.verifier", "SYMBOL_USE_VERIFIERS")}
+# The table of dialect attributes with their own grammar, keyed by (dialect, name): a module's
+# new keys there are indexed to it (`ATTRIBUTES`), as its new ops are.
+_ATTRIBUTE_PARSERS = ("shlo_cli.ir.parse_attributes", "DIALECT_ATTR_PARSERS")
 # Tables only read after everything is imported: custom-call targets are looked up through
 # `custom_calls.registry._ensure_loaded`, which runs `registry.all_ops()` first.
 _AFTER_ALL = {("shlo_cli.custom_calls.registry", "_TARGETS")}
@@ -121,10 +125,10 @@ def _ids(names: set[tuple[str, str]]) -> set[int]:
     return {id(vars(sys.modules[m])[n]) for m, n in names if m in sys.modules}
 
 
-def _op_keyed() -> dict[int, dict[str, int]]:
-    """id of each op-keyed table that exists -> its key -> id of its value."""
+def _op_keyed() -> dict[int, dict[Any, int]]:
+    """id of each op- or attribute-keyed table that exists -> its key -> id of its value."""
     found = {}
-    for mod_name, name in _OP_KEYED:
+    for mod_name, name in _OP_KEYED | {_ATTRIBUTE_PARSERS}:
         module = sys.modules.get(mod_name)
         if module is not None:
             table = vars(module)[name]
@@ -135,9 +139,9 @@ def _op_keyed() -> dict[int, dict[str, int]]:
 REASONS: dict[str, list[str]] = {}  # core module -> why (filled by `build`)
 
 
-def build() -> tuple[tuple[str, ...], tuple[str, ...], dict[str, str]]:
+def build() -> tuple[tuple[str, ...], tuple[str, ...], dict[str, str], dict[str, str]]:
     """(core modules in import order, binding-hook modules, on-demand op name -> its
-    module)."""
+    module, on-demand `dialect.attribute` -> its module)."""
     from .. import check_dialect, dialects, ir
 
     # Every `ir` module first: what they register (ir.memory's binding hook, say) is theirs,
@@ -150,6 +154,7 @@ def build() -> tuple[tuple[str, ...], tuple[str, ...], dict[str, str]]:
     core: set[str] = set()
     binds: set[str] = set()
     owner: dict[str, str] = {}
+    attribute_owner: dict[str, str] = {}
     walk = [entry for package in (dialects, check_dialect)
             for entry in _walk(package.__path__, package.__name__, lazy)]
     for name, ispkg in _dependencies_first(walk):
@@ -159,6 +164,7 @@ def build() -> tuple[tuple[str, ...], tuple[str, ...], dict[str, str]]:
                 core.add(name)
             continue
         tables, ops, keyed = _tables(), _ops(), _op_keyed()
+        attributes = set(_ids({_ATTRIBUTE_PARSERS}))
         importlib.import_module(name)
         order.append(name)
         now_ops = _ops()
@@ -181,25 +187,35 @@ def build() -> tuple[tuple[str, ...], tuple[str, ...], dict[str, str]]:
                 continue
             if ident in keyed:
                 was, is_now = keyed[ident], now_keyed[ident]
-                if (all(is_now.get(k) == v for k, v in was.items())
-                        and set(is_now) - set(was) <= new):
+                added = set(is_now) - set(was)
+                unchanged = all(is_now.get(k) == v for k, v in was.items())
+                if unchanged and ident in attributes:
+                    for dialect, attribute in added:  # only new attributes: its own
+                        attribute_owner[f"{dialect}.{attribute}"] = name
+                    continue
+                if unchanged and added <= new:
                     continue  # only entries of its own new ops
             is_core = True
             REASONS.setdefault(name, []).append(f"table {before[0]}")
         if is_core:
             core.add(name)
     ops_index = {op: mod for op, mod in sorted(owner.items()) if mod not in core}
+    attributes_index = {attribute: mod for attribute, mod in sorted(attribute_owner.items())
+                        if mod not in core}
     return (tuple(m for m in order if m in core),
-            tuple(m for m in order if m in binds and m not in core), ops_index)
+            tuple(m for m in order if m in binds and m not in core), ops_index,
+            attributes_index)
 
 
-def render(core: tuple[str, ...], binds: tuple[str, ...], ops: dict[str, str]) -> str:
+def render(core: tuple[str, ...], binds: tuple[str, ...], ops: dict[str, str],
+           attributes: dict[str, str]) -> str:
     lines = ['"""Generated by `python -m shlo_cli.dialects.op_index_build`: do not edit.',
              "",
              "CORE: op modules imported at the first op lookup, in this order. BIND: the other",
              "modules that register binding hooks, imported when the interpreter first binds an",
              "op. OPS: every other op and the module that defines it, imported when the op is",
-             'first looked up."""',
+             "first looked up. ATTRIBUTES: the same for dialect attributes with their own",
+             'grammar (`#stablehlo.conv<...>`), imported when the parser first meets one."""',
              "",
              "CORE = ("]
     lines += [f'    "{m}",' for m in core]
@@ -207,6 +223,8 @@ def render(core: tuple[str, ...], binds: tuple[str, ...], ops: dict[str, str]) -
     lines += [f'    "{m}",' for m in binds]
     lines += [")", "", "OPS = {"]
     lines += [f'    "{op}": "{mod}",' for op, mod in ops.items()]
+    lines += ["}", "", "ATTRIBUTES = {"]
+    lines += [f'    "{attribute}": "{mod}",' for attribute, mod in attributes.items()]
     lines += ["}", ""]
     return "\n".join(lines)
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from . import storage
+from . import registry, storage
 from .attributes import (
     ArrayAttr,
     Attribute,
@@ -85,7 +85,8 @@ _UNCACHED_WORDS = ("loc(", "dense_resource", "vhlo", "#loc", "dense<")
 DIALECT_ATTR_HOOKS: dict[str, Callable[[Parser, Token], Attribute]] = {}
 
 # Dialect attributes with their own grammar: (dialect, name) -> fn(parser, body, body offset),
-# registered by the op modules that own them (e.g. `#stablehlo.conv<...>`).
+# registered by the op modules that own them (e.g. `#stablehlo.conv<...>`), which are
+# imported on the attribute's first use (`registry.load_attribute`).
 DIALECT_ATTR_PARSERS: dict[tuple[str, str], Callable[[Parser, str, int], Attribute]] = {}
 
 # Structs upstream prints in a fixed field order, leaving out empty lists and zero integers.
@@ -436,6 +437,8 @@ class AttributeParsing(ParserHost):
         if dialect == "stablehlo" and name in ("bounds", "type_extensions"):
             return self._bounds_attr(name, body, body_start)
         parse_body = DIALECT_ATTR_PARSERS.get((dialect, name))
+        if parse_body is None and registry.load_attribute(dialect, name):
+            parse_body = DIALECT_ATTR_PARSERS.get((dialect, name))
         if parse_body is not None:
             return parse_body(cast("Parser", self), body, body_start)
         fields = None

@@ -310,6 +310,14 @@ def lookup(name: str) -> OpDef | None:
     return opdef
 
 
+def load_attribute(dialect: str, name: str) -> bool:
+    """Import the module that parses `#dialect.name<...>`, when the plugins' index names one
+    not imported yet (True then)."""
+    if not _core_loaded:
+        load_core()
+    return any(_plugin(p, "load_attribute", dialect, name) for p in PLUGIN_PACKAGES)
+
+
 def is_known_dialect(dialect: str) -> bool:
     return dialect in _DIALECTS
 
@@ -347,9 +355,11 @@ def ensure_loaded() -> None:
 # Packages whose modules declare ops. The registry sits in the lowest layer, so it names its
 # plugins instead of importing them (no upward import). Each package's `load_all()` imports
 # its modules, which register their ops and parser hooks; a package may also offer
-# `load_core()` (what every launch needs: hooks, verifiers of every op, ...) and
-# `load_op(name) -> bool` (the module of one op; False when unknown), so a launch imports
-# only the op modules its program uses. Without them `load_core()` means `load_all()`.
+# `load_core()` (what every launch needs: hooks, verifiers of every op, ...),
+# `load_op(name) -> bool` (the module of one op; False when unknown) and
+# `load_attribute(dialect, name) -> bool` (the module parsing one dialect attribute), so a
+# launch imports only the op modules its program uses. Without them `load_core()` means
+# `load_all()`.
 PLUGIN_PACKAGES: list[str] = ["shlo_cli.dialects"]
 
 
@@ -357,7 +367,7 @@ def _plugin(package: str, hook: str, *args: Any) -> Any:
     module = importlib.import_module(package)
     if hasattr(module, hook):
         return getattr(module, hook)(*args)
-    if hook != "load_op":
+    if hook not in ("load_op", "load_attribute"):
         module.load_all()
     return False
 

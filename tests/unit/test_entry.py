@@ -1,0 +1,78 @@
+"""The console-script wrappers leave with `os._exit`: what a normal exit would have flushed
+must still arrive, and exit codes must be Python's."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from shlo_cli.commands import entry
+
+
+def _entry(name: str, *args: str, **kwargs: object) -> subprocess.CompletedProcess[str]:
+    code = f"import sys; sys.argv = ['tool', *{list(args)!r}]; " \
+           f"from shlo_cli.commands.entry import {name}; {name}()"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=False, **kwargs)  # type: ignore[call-overload]
+
+
+def test_large_output_arrives_whole(tmp_path: Path) -> None:
+    """Buffered stdout is flushed before the early exit (a pipe, many buffers' worth)."""
+    body = "".join(f"  %{i} = stablehlo.add %arg0, %arg0 : tensor<2xf32>\n"
+                   for i in range(2000))
+    path = tmp_path / "big.mlir"
+    path.write_text(f"func.func @main(%arg0: tensor<2xf32>) -> tensor<2xf32> {{\n{body}"
+                    "  return %arg0 : tensor<2xf32>\n}\n")
+    proc = _entry("stablehlo_opt", str(path))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("stablehlo.add") == 2000
+    assert proc.stdout.endswith("}\n\n")
+
+
+def test_error_exit_code_and_diagnostic(tmp_path: Path) -> None:
+    path = tmp_path / "bad.mlir"
+    path.write_text("func.func @main() {\n")
+    proc = _entry("stablehlo_opt", str(path))
+    assert proc.returncode == 1
+    assert "bad.mlir:2:1: error:" in proc.stderr
+
+
+def test_closed_pipe_is_exit_1_without_traceback(tmp_path: Path) -> None:
+    body = "".join(f"  %{i} = stablehlo.add %arg0, %arg0 : tensor<2xf32>\n"
+                   for i in range(20000))
+    path = tmp_path / "big.mlir"
+    path.write_text(f"func.func @main(%arg0: tensor<2xf32>) -> tensor<2xf32> {{\n{body}"
+                    "  return %arg0 : tensor<2xf32>\n}\n")
+    code = f"import sys; sys.argv = ['tool', {str(path)!r}]; " \
+           "from shlo_cli.commands.entry import stablehlo_opt; stablehlo_opt()"
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait() == 1
+    assert err == "error: cannot write to standard output: Broken pipe\n"
+
+
+@pytest.mark.parametrize(("code", "expected", "printed"),
+                         [(None, 0, ""), (3, 3, ""), ("bad", 1, "bad\n")])
+def test_exit_code_as_python_makes_it(code: object, expected: int, printed: str,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    assert entry._exit_code(code) == expected
+    assert capsys.readouterr().err == printed
+
+
+def test_ctrl_c_without_a_handler_is_one_line_and_130() -> None:
+    """The plain command paths install no SIGINT handler: the wrapper reports the
+    KeyboardInterrupt as the handler would."""
+    code = ("from shlo_cli.commands import entry\n"
+            "def main():\n    print('partial', end='')\n    raise KeyboardInterrupt\n"
+            "entry._run(main)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=False)
+    assert proc.returncode == 130
+    assert proc.stdout == "partial"
+    assert proc.stderr == "error: interrupted\n"
