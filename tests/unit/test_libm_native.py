@@ -171,3 +171,36 @@ def test_few_doubtful_elements_one_by_one(fn: object, dtype: type) -> None:
                 want = _reference(fn, dtype, view)
                 assert got.shape == view.shape
                 assert np.array_equal(got.view(f"u{got.itemsize}"), want.view(f"u{want.itemsize}"))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_many_results_deep_in_the_underflow(dtype: type) -> None:
+    """exp of a -1e9 attention mask: thousands of results round to +0 whatever the C
+    library's last bits, beside ones at the edge of the narrow type's subnormals (-103.3 ..
+    -104.0 in f32, -16.6 .. -17.4 in f16), which must still be recomputed: the reference
+    bits everywhere, in place, C and Fortran order."""
+    rng = np.random.default_rng(3)
+    n = 20000
+    x = rng.standard_normal(n).astype(dtype)
+    x[rng.random(n) < 0.5] = -1e9 if dtype == np.float32 else -6e4
+    low, high = (-103.3, -104.0) if dtype == np.float32 else (-16.6, -17.4)
+    edge = np.linspace(low, high, 200)
+    x[rng.choice(n, edge.size, replace=False)] = edge.astype(dtype)
+    kernel = libm.native_kernel(libm.exp, np.dtype(dtype))
+    for view in (x, x.reshape(-1, 8).T, x[:4000]):
+        got = kernel(view)
+        want = _reference(libm.exp, dtype, view)
+        assert np.array_equal(got.view(f"u{got.itemsize}"), want.view(f"u{want.itemsize}"))
+
+
+def test_deep_underflow_trusts_only_tiny_guesses() -> None:
+    """Planted: guesses below 2^-200 are kept (the C result rounds to +-0 too), a tiny-looking
+    but larger guess (2^-140, an f32 subnormal) is recomputed and follows the C result."""
+    count = 40
+    guesses = np.full(count, 2.0 ** -300)
+    guesses[::2] = 2.0 ** -140
+    exact = np.full(count, 2.0 ** -310)
+    exact[::2] = 2.0 ** -139
+    x = np.arange(count).astype(np.float32)
+    got = libm.native_kernel(_Planted(guesses, exact), np.dtype(np.float32))(x)
+    assert np.array_equal(got.view(np.uint32), exact.astype(np.float32).view(np.uint32))

@@ -169,7 +169,10 @@ def _binary(name: str, math_fn: Kernel, np_fn: np.ufunc,
 # NPY_DISABLE_CPU_FEATURES select) are all within a few ULP of the exact result; trusting
 # them only to a relative 2^-40 (about 4000 ULP) leaves a wide safety margin.
 _TRUSTED = 2.0 ** -40
-_TINY = 2.0 ** -900  # below this numpy's relative error is not bounded (subnormal results)
+# Results below this round to +-0 in every narrower float (f32's least subnormal is 2^-149):
+# numpy's value decides them however large its relative error (unbounded only for subnormal
+# doubles, far below), as long as it is tiny too; its sign is the function's.
+_DEEP = 2.0 ** -200
 
 
 def rounded(fn: Kernel, round_to: Callable[[np.ndarray], np.ndarray],
@@ -178,7 +181,8 @@ def rounded(fn: Kernel, round_to: Callable[[np.ndarray], np.ndarray],
     narrower than double: exactly `round_to(fn(*xs))`, at numpy's speed. numpy's result r
     decides the element when every value within r * (1 +- 2^-40) rounds to the same narrow
     value (the C library's result is among them, and rounding is monotonic); the elements
-    near a rounding boundary, non-finite, zero or tiny are recomputed by `fn`."""
+    near a rounding boundary and the non-finite ones are recomputed by `fn` (tiny ones round
+    to zero on both sides of the margin: see _DEEP)."""
     wide = np.broadcast_arrays(*[np.asarray(x, np.float64) for x in xs])
     with np.errstate(all="ignore"):
         guess = fn.ufunc(*wide)  # type: ignore[attr-defined]
@@ -186,7 +190,7 @@ def rounded(fn: Kernel, round_to: Callable[[np.ndarray], np.ndarray],
         margin = np.abs(guess) * _TRUSTED
         low, high = round_to(guess - margin), round_to(guess + margin)
     bits = f"u{out.dtype.itemsize}"
-    doubtful = ~(np.isfinite(guess) & (np.abs(guess) > _TINY)
+    doubtful = ~(np.isfinite(guess)
                  & (np.asarray(low).view(bits) == np.asarray(high).view(bits)))
     if doubtful.any():
         out[doubtful] = round_to(fn(*[w[doubtful] for w in wide]))
@@ -352,6 +356,12 @@ def _redo(fn: Kernel, x: np.ndarray, out: np.ndarray, doubtful: np.ndarray) -> N
     their memory layout."""
     index = np.flatnonzero(doubtful)
     picked = x.take(index)
+    if index.size > _SCALAR_REDO:  # results deep in the underflow (exp of a -1e9 mask): sure
+        with np.errstate(all="ignore"):
+            guess = fn.ufunc(picked.astype(np.float64))  # type: ignore[attr-defined]
+        deep = np.abs(guess) < _DEEP
+        if deep.any():
+            index, picked = index[~deep], picked[~deep]
     scalar = getattr(fn, "scalar", None)
     if scalar is not None and index.size <= _SCALAR_REDO:
         redone = np.array([scalar(v) for v in picked.tolist()], np.float64)
@@ -361,20 +371,18 @@ def _redo(fn: Kernel, x: np.ndarray, out: np.ndarray, doubtful: np.ndarray) -> N
 
 
 def _rounded_any(fn: Kernel, dtype: np.dtype, x: Any) -> np.ndarray:
-    """rounded_native for any input (0-d, other types), with the margin test in floats:
-    for an infinite or NaN guess, guess -+ margin has a NaN on one side, so its bounds
-    never agree."""
+    """rounded_native for any input (0-d, other types), with the margin test in floats; an
+    infinite or NaN guess is always recomputed (the C library's NaN sign and payload)."""
     bits = _UINT[dtype.itemsize]
     with np.errstate(all="ignore"):
         wide = np.asarray(x).astype(np.float64)
         guess = fn.ufunc(wide)  # type: ignore[attr-defined]
         out = np.array(guess.astype(dtype))  # an array even for 0-d input (written below)
-        size = np.abs(guess)
-        margin = size * _TRUSTED
+        margin = np.abs(guess) * _TRUSTED
         low = (guess - margin).astype(dtype)
         high = (guess + margin).astype(dtype)
         sure = low.view(bits) == high.view(bits)
-        sure &= size > _TINY
+        sure &= np.isfinite(guess)
     if not sure.all():
         doubtful = ~sure
         out[doubtful] = fn(wide[doubtful]).astype(dtype)

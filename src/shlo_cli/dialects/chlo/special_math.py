@@ -18,6 +18,7 @@ import numpy as np
 
 from ...lazy_imports import lazy
 from .. import libm
+from . import erf_guess
 
 LANCZOS_GAMMA = 7.0
 LANCZOS_BASE = 0.99999999999980993227684700473478
@@ -112,31 +113,6 @@ def digamma(x: np.ndarray) -> np.ndarray:
         return np.where(x == np.inf, np.inf, result)
 
 
-_ERF_SERIES_LIMIT = 6.0
-_ERF_TERMS = 160
-_ERFC_CF_START = 3.0
-_ERFC_CF_TERMS = 120
-
-
-def _erf_series(x: np.ndarray) -> np.ndarray:
-    """erf(x) = 2/sqrt(pi) e^(-x^2) sum_n 2^n x^(2n+1) / (2n+1)!! (terms all positive)."""
-    x2 = x * x
-    term = x.copy()
-    total = x.copy()
-    for n in range(1, _ERF_TERMS):
-        term = term * (2.0 * x2) / (2 * n + 1)
-        total = total + term
-    return 2.0 / math.sqrt(math.pi) * libm.exp(-x2) * total
-
-
-def _erfc_fraction(x: np.ndarray) -> np.ndarray:
-    """erfc(x) for x >= 3: e^(-x^2)/sqrt(pi) / (x + (1/2)/(x + 1/(x + (3/2)/(x + ...))))."""
-    f = x.copy()
-    for k in range(_ERFC_CF_TERMS, 0, -1):
-        f = x + (k / 2.0) / f
-    return libm.exp(-x * x) / math.sqrt(math.pi) / f
-
-
 def _libm(fn: Any, at_error: float) -> Any:
     """`fn` (a C99 libm function from `math`, accurate to ~1 ulp in double) over an array;
     the points where it raises (lgamma's poles) give `at_error`."""
@@ -167,6 +143,12 @@ def erf(x: np.ndarray) -> np.ndarray:
 def erfc(x: np.ndarray) -> np.ndarray:
     """libm's erfc: 1 - erf(x) cancels (thousands of ulp at x = 2.6)."""
     return _erfc(x)
+
+
+# Results rounded to f32, f16, bf16 start from a fast guess and recompute only the elements
+# near a rounding boundary with the C library (see `libm.rounded`, `erf_guess`).
+erf.ufunc = erf_guess.erf_guess  # type: ignore[attr-defined]
+erfc.ufunc = erf_guess.erfc_guess  # type: ignore[attr-defined]
 
 
 def erf_inv(y: np.ndarray) -> np.ndarray:

@@ -1,0 +1,117 @@
+"""Fast double-precision guesses of erf and erfc, for results rounded to a narrower float.
+
+numpy has no erf, so the exact path calls the C library once per element (~0.1 us each: a
+GELU over 100k activations costs 12 ms). For f32, f16 and bf16 results `libm.rounded` needs
+only a guess within its trusted margin (2^-40 relative) of the C library's double result:
+it keeps the guess where every value in that margin rounds the same, and recomputes the
+rest (a handful per array) with the C library.
+
+The guess is piecewise polynomial in a = |x|, fitted once at first use: on each piece a
+Chebyshev interpolant of degree `_DEGREE` through the C library's own values at the
+Chebyshev points, turned into powers of the piece's local variable t in [-1, 1] (the
+coefficients decay fast, so Horner's rule there loses nothing that matters). The fitted
+function is erf(a) / a on [0, 1/2] (erf = a * fit, erfc = 1 - erf >= 0.47) and
+erfcx(a) = exp(a^2) erfc(a), smooth and slowly varying, on the pieces up to 12 (erfc =
+exp(-a^2) * fit, erf = 1 - erfc; a^2 is exact for f32 and f16 inputs, whose doubles have at
+most 24 significant bits). Past 12 erfc is 0 (the true erfc(12) is 1.4e-64, far below any
+narrower float's least subnormal, so every result there rounds alike) and erf is 1.
+Negative x by symmetry: erf(-a) = -erf(a), erfc(-a) = 2 - erfc(a). NaN stays NaN. Every
+element is evaluated with its own piece's coefficients in one pass (no per-piece masks).
+The unit tests bound the guess's error against the C library at 2^-48 relative.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any
+
+import numpy as np
+
+_DEGREE = 10
+_WIDTH = 0.25  # every piece's width: a's piece is int(a / _WIDTH), no search
+_INNER = 0.5  # below: erf(a) / a is fitted; from here up: erfcx(a)
+_LIMIT = 12.0
+
+
+def _erf_over_a(a: float) -> float:
+    return math.erf(a) / a
+
+
+def _erfcx(a: float) -> float:
+    """exp(a^2) erfc(a), with a^2 split so that exp sees an exact square (a rounded a^2
+    would cost up to a^2 * 2^-53 relative, 2^-46 at a = 12)."""
+    high = float(np.float32(a))
+    low = a - high
+    return math.erfc(a) * math.exp(high * high) * math.exp(low * (2.0 * high + low))
+
+
+def _power_fit(fn: Any, low: float, high: float) -> np.ndarray:
+    """Coefficients (constant first) in t = (2a - low - high) / (high - low) of the
+    Chebyshev interpolant of `fn` on [low, high]."""
+    k = np.arange(_DEGREE + 1)
+    t = np.cos(np.pi * (k + 0.5) / (_DEGREE + 1))
+    values = [fn(0.5 * (high + low) + 0.5 * (high - low) * v) for v in t.tolist()]
+    chebyshev = np.polynomial.chebyshev.chebfit(t, values, _DEGREE)
+    return np.polynomial.chebyshev.cheb2poly(chebyshev)
+
+
+@functools.cache
+def _columns() -> np.ndarray:
+    """Per coefficient (highest power first) its value on every piece."""
+    pieces = round(_LIMIT / _WIDTH)
+    rows = [_power_fit(_erf_over_a if (i + 1) * _WIDTH <= _INNER else _erfcx,
+                       i * _WIDTH, (i + 1) * _WIDTH) for i in range(pieces)]
+    return np.array(rows).T[::-1].copy()
+
+
+def _fit(a: np.ndarray) -> np.ndarray:
+    """Each element's piece's fitted function at a (NaN stays NaN)."""
+    columns = _columns()
+    piece = (a * (1.0 / _WIDTH)).astype(np.intp)
+    np.clip(piece, 0, columns.shape[1] - 1, out=piece)
+    t = a * (2.0 / _WIDTH)
+    t -= 2 * piece + 1  # the piece's local variable, in [-1, 1]
+    value = columns[0].take(piece)
+    for column in columns[1:]:
+        value *= t
+        value += column.take(piece)
+    return value
+
+
+def _tail(a: np.ndarray, fit: np.ndarray) -> np.ndarray:
+    """erfc(a) from erfcx's fit (0 past _LIMIT)."""
+    square = a * a
+    np.negative(square, out=square)
+    np.exp(square, out=square)
+    square *= fit
+    return np.where(a > _LIMIT, 0.0, square)
+
+
+def erfc_guess(x: Any, out: np.ndarray | None = None) -> np.ndarray:
+    """erfc within 2^-48 relative of the C library's double result (`out` as a ufunc's)."""
+    x = np.asarray(x, np.float64)
+    with np.errstate(all="ignore"):
+        a = np.abs(x)
+        fit = _fit(a)
+        result = np.where(a < _INNER, 1.0 - a * fit, _tail(a, fit))
+        result = np.where(x < 0, 2.0 - result, result)
+    return _into(result, out)
+
+
+def erf_guess(x: Any, out: np.ndarray | None = None) -> np.ndarray:
+    """erf within 2^-48 relative of the C library's double result (`out` as a ufunc's)."""
+    x = np.asarray(x, np.float64)
+    with np.errstate(all="ignore"):
+        a = np.abs(x)
+        fit = _fit(a)
+        result = np.where(a < _INNER, a * fit, 1.0 - _tail(a, fit))
+        np.copysign(result, x, out=result)
+    return _into(result, out)
+
+
+def _into(result: np.ndarray, out: np.ndarray | None) -> np.ndarray:
+    if out is None:
+        return result
+    out[...] = result
+    return out

@@ -1,0 +1,62 @@
+"""erf / erfc for f32, f16 and bf16 results start from a piecewise-polynomial guess
+(dialects/chlo/erf_guess.py) and recompute doubtful elements with the C library: the guess
+stays within 2^-47 of the C library's double result (far inside libm.rounded's 2^-40 trust),
+and the rounded results equal the C library's double rounded once, bit for bit."""
+
+from __future__ import annotations
+
+import math
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from shlo_cli.dialects.chlo import erf_guess, special_math
+from shlo_cli.dialects.stablehlo.elementwise_numerics import round_float, upcast_to_double
+
+SPECIALS = [0.0, -0.0, np.nan, np.inf, -np.inf, 1e-40, -1e-45, 3e38, -3e38]
+
+
+def _inputs(seed: int) -> np.ndarray:
+    """f32 values: wide and narrow random ranges, every piece edge and its neighbours, the
+    deep underflow of erfc, specials."""
+    rng = np.random.default_rng(seed)
+    edges = np.arange(0, 12.25, 0.25, dtype=np.float32)
+    near = np.concatenate([np.nextafter(edges, np.float32(-1)), edges,
+                           np.nextafter(edges, np.float32(20))])
+    parts = [rng.uniform(-1, 1, 20000), rng.uniform(-13, 13, 20000),
+             rng.standard_normal(5000) * 1e-4, near, -near, np.linspace(9, 12.5, 3000), SPECIALS]
+    return np.concatenate([np.asarray(p, np.float64) for p in parts]).astype(np.float32)
+
+
+@pytest.mark.parametrize(("guess", "exact"), [(erf_guess.erf_guess, math.erf),
+                                              (erf_guess.erfc_guess, math.erfc)],
+                         ids=["erf", "erfc"])
+def test_guess_within_its_bound(guess: object, exact: object) -> None:
+    x = _inputs(1).astype(np.float64)
+    got = guess(x)  # type: ignore[operator]
+    want = np.array([exact(v) for v in x.tolist()])  # type: ignore[operator]
+    finite = np.isfinite(want)
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    assert np.array_equal(got[~finite & ~np.isnan(want)], want[~finite & ~np.isnan(want)])
+    big = finite & (np.abs(want) > 2.0 ** -200)
+    assert np.max(np.abs(got[big] - want[big]) / np.abs(want[big])) < 2.0 ** -47
+    assert np.all(np.abs(got[finite & ~big]) < 2.0 ** -200)  # deep in the underflow: tiny too
+    out = np.empty_like(x)
+    assert guess(x, out) is out and np.array_equal(out, got, equal_nan=True)  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, ml_dtypes.bfloat16])
+@pytest.mark.parametrize("fn", [special_math.erf, special_math.erfc], ids=["erf", "erfc"])
+def test_rounded_results_are_the_c_library_rounded_once(fn: object, dtype: type) -> None:
+    x = _inputs(2)
+    with np.errstate(all="ignore"):
+        x = x.astype(dtype)
+    wide = x.astype(np.float64)
+    want = round_float(np.asarray(fn(wide)), np.dtype(dtype))  # type: ignore[operator]
+    for view in (x, x[:40000].reshape(-1, 8).T, x[::3], x[:10]):
+        got = upcast_to_double(fn, np.dtype(dtype), view)  # type: ignore[arg-type]
+        expected = round_float(np.asarray(fn(view.astype(np.float64))), np.dtype(dtype))  # type: ignore[operator]
+        assert got.shape == view.shape
+        assert got.tobytes() == np.ascontiguousarray(expected).tobytes()
+    assert upcast_to_double(fn, np.dtype(dtype), x).tobytes() == want.tobytes()  # type: ignore[arg-type]
