@@ -68,6 +68,25 @@ def _densenet_specs() -> list[tuple[Shape, str]]:
 
 
 _SEQ, _VOCAB, _D, _HEADS, _LAYERS = 32, 1000, 64, 4, 2
+_NEXT_C, _EFF_C, _GRU_STEPS, _GRU_H = 32, 16, 64, 64
+_DEC_T, _GRAPH_N, _GRAPH_E = 128, 256, 2048
+
+
+def _convnext_specs() -> list[tuple[Shape, str]]:
+    c = _NEXT_C
+    block = [((7, 7, 1, c), "float32"), ((c,), "float32:pos"), ((c,), "float32"),
+             ((c, 4 * c), "float32"), ((4 * c,), "float32"), ((4 * c, c), "float32"),
+             ((c,), "float32"), ((c,), "float32")]
+    return [((1, 64, 64, 3), "float32"), ((4, 4, 3, c), "float32")] + block * 3
+
+
+def _efficient_specs() -> list[tuple[Shape, str]]:
+    c = _EFF_C
+    block = [((1, 1, c, 4 * c), "float32"), ((3, 3, 1, 4 * c), "float32"),
+             ((4 * c, 4), "float32"), ((4,), "float32"), ((4, 4 * c), "float32"),
+             ((4 * c,), "float32"), ((1, 1, 4 * c, c), "float32"), ((c,), "float32"),
+             ((c,), "float32"), ((c,), "float32"), ((c,), "float32:pos")]
+    return [((1, 64, 64, 3), "float32"), ((3, 3, 3, c), "float32")] + block * 3
 
 SPECS: dict[str, tuple[list[tuple[Shape, str]], str]] = {
     "resnet": (_resnet_specs(), "ResNet-style: stem + 4 basic residual blocks (BN, relu, "
@@ -87,6 +106,21 @@ SPECS: dict[str, tuple[list[tuple[Shape, str]], str]] = {
                    + [((_D, 2), "float32"), ((2,), "float32")],
                    "transformer text classifier: token + position embedding, 2 post-norm "
                    "layers (d 64, 4 heads, gelu), mean pool, batch 1, 32 tokens"),
+    "convnext": (_convnext_specs(), "ConvNeXt-style: 4x4/4 stem + 3 blocks (depthwise 7x7, "
+                 "layer norm, 4x MLP with exact erf gelu, layer scale), 64x64x3, batch 1"),
+    "efficientnet": (_efficient_specs(), "EfficientNet-style: stem + 3 MBConv blocks (1x1 "
+                     "expand, depthwise 3x3, swish, squeeze-excite, BN), 64x64x3, batch 1"),
+    "gru": ([((_GRU_STEPS, 1, 32), "float32")]
+            + [((32, _GRU_H), "float32"), ((_GRU_H, _GRU_H), "float32")] * 3,
+            "GRU (lax.scan) over 64 steps, input 32, hidden 64, all hidden states summed"),
+    "decoder": ([((_DEC_T,), "int32:500"), ((500, _D), "float32")]
+                + [((_D, _D), "float32")] * 4,
+                "causal self-attention decoder layer: embedding gather, -1e9 mask, softmax, "
+                "top_k 8, cumsum gathered at the top positions, 128 tokens"),
+    "gnn": ([((_GRAPH_N, 32), "float32"), ((_GRAPH_E,), f"int32:{_GRAPH_N}"),
+             ((_GRAPH_E,), f"int32:{_GRAPH_N}"), ((32, 32), "float32")],
+            "graph message passing: gather of 2048 edge sources, segment sum (scatter-add) "
+            "onto 256 nodes, argsort by the first feature"),
 }
 
 
@@ -184,5 +218,57 @@ def functions() -> dict[str, Callable[..., Any]]:
         w, b = p
         return jax.nn.softmax(x.mean(0) @ w + b)[None]
 
+    def layer_norm(h: Any, g: Any, b: Any) -> Any:
+        mu = h.mean(-1, keepdims=True)
+        return (h - mu) * lax.rsqrt(((h - mu) ** 2).mean(-1, keepdims=True) + 1e-6) * g + b
+
+    def convnext(x: Any, stem: Any, *params: Any) -> Any:
+        p = list(params)
+        h = lax.conv_general_dilated(x, stem, (4, 4), "VALID", dimension_numbers=dn)
+        for _ in range(3):
+            dw, g, b, w1, b1, w2, b2, scale = (p.pop(0) for _ in range(8))
+            y = layer_norm(conv(h, dw, groups=_NEXT_C), g, b)
+            y = jax.nn.gelu(y @ w1 + b1, approximate=False)
+            h = h + (y @ w2 + b2) * scale
+        return h.mean(axis=(1, 2))
+
+    def efficientnet(x: Any, stem: Any, *params: Any) -> Any:
+        p = list(params)
+        h = jax.nn.swish(conv(x, stem, 2))
+        for _ in range(3):
+            expand, dw, w1, b1, w2, b2, project, *stats = (p.pop(0) for _ in range(11))
+            y = jax.nn.swish(conv(h, expand))
+            y = jax.nn.swish(conv(y, dw, groups=4 * _EFF_C))
+            s = y.mean(axis=(1, 2), keepdims=True)
+            y = y * jax.nn.sigmoid(jax.nn.swish(s @ w1 + b1) @ w2 + b2)
+            h = h + bn(conv(y, project), *stats)
+        return h.mean(axis=(1, 2))
+
+    def gru(xs: Any, wz: Any, uz: Any, wr: Any, ur: Any, wh: Any, uh: Any) -> Any:
+        def step(h: Any, x: Any) -> Any:
+            z = jax.nn.sigmoid(x @ wz + h @ uz)
+            r = jax.nn.sigmoid(x @ wr + h @ ur)
+            h = (1 - z) * h + z * jnp.tanh(x @ wh + (r * h) @ uh)
+            return h, h
+
+        _, hs = lax.scan(step, jnp.zeros((1, _GRU_H), xs.dtype), xs)
+        return hs.sum(0)
+
+    def decoder(tokens: Any, embed: Any, wq: Any, wk: Any, wv: Any, wo: Any) -> Any:
+        h = embed[tokens]
+        heads = [(h @ w).reshape(_DEC_T, _HEADS, _D // _HEADS).transpose(1, 0, 2)
+                 for w in (wq, wk, wv)]
+        s = jnp.einsum("hqd,hkd->hqk", heads[0], heads[1]) / 4.0
+        s = jnp.where(jnp.tril(jnp.ones((_DEC_T, _DEC_T), bool)), s, -1e9)
+        o = jnp.einsum("hqk,hkd->hqd", jax.nn.softmax(s, -1), heads[2])
+        o = o.transpose(1, 0, 2).reshape(_DEC_T, _D) @ wo
+        top, at = lax.top_k(o.sum(-1), 8)
+        return jnp.cumsum(o, 0)[at].sum(0) + top.sum()
+
+    def gnn(features: Any, src: Any, dst: Any, w: Any) -> Any:
+        summed = jnp.zeros_like(features).at[dst].add(features[src] @ w)
+        return summed[jnp.argsort(summed[:, 0])].sum(0)
+
     return {"resnet": resnet, "mobilenet": mobilenet, "densenet": densenet, "lstm": lstm,
-            "classifier": classifier}
+            "classifier": classifier, "convnext": convnext, "efficientnet": efficientnet,
+            "gru": gru, "decoder": decoder, "gnn": gnn}

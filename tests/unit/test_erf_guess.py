@@ -44,6 +44,8 @@ def test_guess_within_its_bound(guess: object, exact: object) -> None:
     assert np.all(np.abs(got[finite & ~big]) < 2.0 ** -200)  # deep in the underflow: tiny too
     out = np.empty_like(x)
     assert guess(x, out) is out and np.array_equal(out, got, equal_nan=True)  # type: ignore[operator]
+    for one in (x[7], float(x[7]), x[7:8].reshape(())):  # 0-d and scalars, as folders pass them
+        assert np.asarray(guess(one)).shape == () and guess(one) == got[7]  # type: ignore[operator]
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, ml_dtypes.bfloat16])
@@ -54,7 +56,7 @@ def test_rounded_results_are_the_c_library_rounded_once(fn: object, dtype: type)
         x = x.astype(dtype)
     wide = x.astype(np.float64)
     want = round_float(np.asarray(fn(wide)), np.dtype(dtype))  # type: ignore[operator]
-    for view in (x, x[:40000].reshape(-1, 8).T, x[::3], x[:10]):
+    for view in (x, x[:40000].reshape(-1, 8).T, x[::3], x[:10], x[5], x[5:6].reshape(())):
         got = upcast_to_double(fn, np.dtype(dtype), view)  # type: ignore[arg-type]
         expected = round_float(np.asarray(fn(view.astype(np.float64))), np.dtype(dtype))  # type: ignore[operator]
         assert got.shape == view.shape

@@ -91,23 +91,25 @@ def _tail(a: np.ndarray, fit: np.ndarray) -> np.ndarray:
 def erfc_guess(x: Any, out: np.ndarray | None = None) -> np.ndarray:
     """erfc within 2^-48 relative of the C library's double result (`out` as a ufunc's)."""
     x = np.asarray(x, np.float64)
+    flat = x.reshape(-1)  # 0-d too: every step below works on a 1-D array
     with np.errstate(all="ignore"):
-        a = np.abs(x)
+        a = np.abs(flat)
         fit = _fit(a)
         result = np.where(a < _INNER, 1.0 - a * fit, _tail(a, fit))
-        result = np.where(x < 0, 2.0 - result, result)
-    return _into(result, out)
+        result = np.where(flat < 0, 2.0 - result, result)
+    return _into(result.reshape(x.shape), out)
 
 
 def erf_guess(x: Any, out: np.ndarray | None = None) -> np.ndarray:
     """erf within 2^-48 relative of the C library's double result (`out` as a ufunc's)."""
     x = np.asarray(x, np.float64)
+    flat = x.reshape(-1)
     with np.errstate(all="ignore"):
-        a = np.abs(x)
+        a = np.abs(flat)
         fit = _fit(a)
         result = np.where(a < _INNER, a * fit, 1.0 - _tail(a, fit))
-        np.copysign(result, x, out=result)
-    return _into(result, out)
+        np.copysign(result, flat, out=result)
+    return _into(result.reshape(x.shape), out)
 
 
 def _into(result: np.ndarray, out: np.ndarray | None) -> np.ndarray:
