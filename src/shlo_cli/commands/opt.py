@@ -217,7 +217,6 @@ def main() -> None:
         from .opt_cli import opt
 
         interrupt.install()
-
         opt(args=args, prog_name="stablehlo-opt")
         return
     try:
