@@ -19,14 +19,19 @@ def _entry(name: str, *args: str, **kwargs: object) -> subprocess.CompletedProce
                           check=False, **kwargs)  # type: ignore[call-overload]
 
 
-def test_large_output_arrives_whole(tmp_path: Path) -> None:
-    """Buffered stdout is flushed before the early exit (a pipe, many buffers' worth)."""
+def _adds(tmp_path: Path, count: int) -> Path:
+    """A program of `count` adds (its printed form is ~50 bytes per add)."""
     body = "".join(f"  %{i} = stablehlo.add %arg0, %arg0 : tensor<2xf32>\n"
-                   for i in range(2000))
+                   for i in range(count))
     path = tmp_path / "big.mlir"
     path.write_text(f"func.func @main(%arg0: tensor<2xf32>) -> tensor<2xf32> {{\n{body}"
                     "  return %arg0 : tensor<2xf32>\n}\n")
-    proc = _entry("stablehlo_opt", str(path))
+    return path
+
+
+def test_large_output_arrives_whole(tmp_path: Path) -> None:
+    """Buffered stdout is flushed before the early exit (a pipe, many buffers' worth)."""
+    proc = _entry("stablehlo_opt", str(_adds(tmp_path, 2000)))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("stablehlo.add") == 2000
     assert proc.stdout.endswith("}\n\n")
@@ -41,11 +46,7 @@ def test_error_exit_code_and_diagnostic(tmp_path: Path) -> None:
 
 
 def test_closed_pipe_is_exit_1_without_traceback(tmp_path: Path) -> None:
-    body = "".join(f"  %{i} = stablehlo.add %arg0, %arg0 : tensor<2xf32>\n"
-                   for i in range(20000))
-    path = tmp_path / "big.mlir"
-    path.write_text(f"func.func @main(%arg0: tensor<2xf32>) -> tensor<2xf32> {{\n{body}"
-                    "  return %arg0 : tensor<2xf32>\n}\n")
+    path = _adds(tmp_path, 20000)
     code = f"import sys; sys.argv = ['tool', {str(path)!r}]; " \
            "from shlo_cli.commands.entry import stablehlo_opt; stablehlo_opt()"
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from bind_helpers import run_first_op
 
 from shlo_cli.dialects.stablehlo import specialize_scatter
-from shlo_cli.interpreter import engine
-from shlo_cli.interpreter.engine import Interpreter
-from shlo_cli.ir.parser import parse_source
 
 
 def _t(shape: tuple[int, ...], elem: str) -> str:
@@ -43,16 +41,7 @@ def _body(kind: str, elem: str) -> str:
 
 
 def _run(text: str, args: list[np.ndarray], specialized: bool) -> tuple[np.ndarray, object]:
-    saved = list(engine.BIND_HOOKS)
-    if not specialized:
-        engine.BIND_HOOKS[:] = [h for h in saved if h is not specialize_scatter.bind_scatter]
-    try:
-        interpreter = Interpreter(parse_source(text))
-        out = interpreter.call(interpreter.lookup_function("main"), args)[0]
-        kernel = next(iter(interpreter._plans.values())).steps[0].fn
-    finally:
-        engine.BIND_HOOKS[:] = saved
-    return np.asarray(out), kernel
+    return run_first_op(text, args, specialize_scatter.bind_scatter, specialized)
 
 
 CASES = [

@@ -32,6 +32,16 @@ def _ints(dims: Any, name: str) -> list[int] | None:
         return None
 
 
+def index_batch(vector_dim: int, index_shape: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The batch shape of one-element index vectors along `vector_dim` (the last dimension
+    of size 1, or past the last), else None."""
+    if vector_dim == len(index_shape):
+        return index_shape
+    if vector_dim == len(index_shape) - 1 and index_shape[-1] == 1:
+        return index_shape[:-1]
+    return None
+
+
 def bind_gather(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | None:
     """A row-gather kernel, or None (the general evaluator)."""
     if op.name != "stablehlo.gather" or len(op.operands) != 2 or len(op.results) != 1:
@@ -58,11 +68,8 @@ def bind_gather(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
     if (collapsed != [0] or index_map != [0] or batching or index_batching
             or not shape or shape[0] == 0 or sizes != [1, *shape[1:]]):
         return None
-    if vector_dim == len(index_shape):
-        batch = index_shape
-    elif vector_dim == len(index_shape) - 1 and index_shape[-1] == 1:
-        batch = index_shape[:-1]
-    else:
+    batch = index_batch(vector_dim, index_shape)
+    if batch is None:
         return None
     if offset != list(range(len(batch), len(batch) + len(shape) - 1)):
         return None

@@ -24,7 +24,7 @@ from ...ir.types import TensorType
 from ..quiet import switches
 from .gather_scatter import _KEEP, _REPLACE, _combiners, _last_occurrences
 from .specialize import _native_types
-from .specialize_gather import _ints
+from .specialize_gather import _ints, index_batch
 
 Kernel = Callable[..., Any]
 
@@ -44,11 +44,8 @@ def _row_batch(dims: Any, operand: tuple[int, ...], indices: tuple[int, ...],
     if (inserted != [0] or to_operand != [0] or batching or index_batching
             or not operand or operand[0] == 0):
         return None
-    if vector_dim == len(indices):
-        batch = indices
-    elif vector_dim == len(indices) - 1 and indices[-1] == 1:
-        batch = indices[:-1]
-    else:
+    batch = index_batch(vector_dim, indices)
+    if batch is None:
         return None
     if window != list(range(len(batch), len(batch) + len(operand) - 1)):
         return None

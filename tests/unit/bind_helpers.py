@@ -1,0 +1,27 @@
+"""Running a one-op program with and without a binding hook (the specialized-kernel tests)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from shlo_cli.interpreter import engine
+from shlo_cli.interpreter.engine import Interpreter
+from shlo_cli.ir.parser import parse_source
+
+
+def run_first_op(text: str, args: list[np.ndarray], hook: Any,
+                 specialized: bool) -> tuple[np.ndarray, object]:
+    """(main's first result, the kernel bound for its first op); without `hook` when not
+    `specialized`."""
+    saved = list(engine.BIND_HOOKS)
+    if not specialized:
+        engine.BIND_HOOKS[:] = [h for h in saved if h is not hook]
+    try:
+        interpreter = Interpreter(parse_source(text))
+        out = interpreter.call(interpreter.lookup_function("main"), args)[0]
+        kernel = next(iter(interpreter._plans.values())).steps[0].fn
+    finally:
+        engine.BIND_HOOKS[:] = saved
+    return np.asarray(out), kernel
