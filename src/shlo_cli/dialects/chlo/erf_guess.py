@@ -17,7 +17,7 @@ most 24 significant bits). Past 12 erfc is 0 (the true erfc(12) is 1.4e-64, far 
 narrower float's least subnormal, so every result there rounds alike) and erf is 1.
 Negative x by symmetry: erf(-a) = -erf(a), erfc(-a) = 2 - erfc(a). NaN stays NaN. Every
 element is evaluated with its own piece's coefficients in one pass (no per-piece masks).
-The unit tests bound the guess's error against the C library at 2^-48 relative.
+The unit tests bound the guess's error against the C library at 2^-47 relative.
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def _tail(a: np.ndarray, fit: np.ndarray) -> np.ndarray:
 
 
 def erfc_guess(x: Any, out: np.ndarray | None = None) -> np.ndarray:
-    """erfc within 2^-48 relative of the C library's double result (`out` as a ufunc's)."""
+    """erfc within 2^-47 relative of the C library's double result (`out` as a ufunc's)."""
     x = np.asarray(x, np.float64)
     flat = x.reshape(-1)  # 0-d too: every step below works on a 1-D array
     with np.errstate(all="ignore"):
@@ -101,7 +101,7 @@ def erfc_guess(x: Any, out: np.ndarray | None = None) -> np.ndarray:
 
 
 def erf_guess(x: Any, out: np.ndarray | None = None) -> np.ndarray:
-    """erf within 2^-48 relative of the C library's double result (`out` as a ufunc's)."""
+    """erf within 2^-47 relative of the C library's double result (`out` as a ufunc's)."""
     x = np.asarray(x, np.float64)
     flat = x.reshape(-1)
     with np.errstate(all="ignore"):
