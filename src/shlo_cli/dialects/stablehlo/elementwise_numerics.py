@@ -164,16 +164,19 @@ def _round_to_odd_f32(x: np.ndarray) -> np.ndarray:
     Rounding that result to a type with at most 22 significand bits is then correct."""
     x = np.asarray(x)  # a numpy scalar (0-d results) has no item assignment
     with np.errstate(over="ignore", invalid="ignore"):
-        y = x.astype(np.float32)
+        y = np.array(x, np.float32)  # a fresh array, corrected in place below
         back = y.astype(np.float64)
-        inexact = (back != x) & np.isfinite(x)
+        inexact = back != x
+        inexact &= np.isfinite(x)
         if not inexact.any():
             return y
-        bits = y.view(np.uint32).copy()
-        too_big = inexact & (np.abs(back) > np.abs(x))
-        bits[too_big] -= np.uint32(1)
-        bits[inexact] |= np.uint32(1)
-        return bits.view(np.float32)
+        # Whole-array passes, no masked indexing: rounded up in magnitude (never where
+        # exact, NaN compares false) steps one ulp back towards zero, then every inexact
+        # result gets its last bit set.
+        bits = y.view(np.uint32)
+        np.subtract(bits, np.abs(back) > np.abs(x), out=bits, casting="unsafe")
+        np.bitwise_or(bits, inexact, out=bits, casting="unsafe")
+        return y
 
 
 def round_float(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
