@@ -7,8 +7,9 @@ the best warm run (plans kept, as XLA's execute keeps its compiled executable). 
 installed (`pip install -e '.[bench]'`), XLA's jit compile + first run and its best execute
 time are measured in the same run and the ratios printed; without it only our times are
 printed, labelled as such. The real-architecture suite (models/archs.py: ResNet, MobileNet,
-DenseNet, LSTM, transformer classifier at batch 1, weights as arguments) gets a total and
-worst-model line against issue 13's targets, in wall and in CPU time.
+DenseNet, LSTM, transformer classifier, ConvNeXt, EfficientNet, GRU, causal decoder, GNN, a
+dropout MLP and a bf16 MLP, weights as arguments) gets a total and worst-model line against
+issue 13's targets, in wall and in CPU time.
 """
 
 from __future__ import annotations

@@ -121,6 +121,11 @@ SPECS: dict[str, tuple[list[tuple[Shape, str]], str]] = {
              ((_GRAPH_E,), f"int32:{_GRAPH_N}"), ((32, 32), "float32")],
             "graph message passing: gather of 2048 edge sources, segment sum (scatter-add) "
             "onto 256 nodes, argsort by the first feature"),
+    "dropout_mlp": ([((64, 128), "float32"), ((128, 256), "float32"), ((256, 10), "float32")],
+                    "MLP with training-mode dropout (threefry random bits, rate 0.1), batch 64"),
+    "mlp_bf16": ([((32, 128), "float32"), ((128, 256), "float32"), ((256, 256), "float32"),
+                  ((256, 10), "float32")],
+                 "bf16 MLP (tanh gelu), f32 in and out, batch 32"),
 }
 
 
@@ -269,6 +274,17 @@ def functions() -> dict[str, Callable[..., Any]]:
         summed = jnp.zeros_like(features).at[dst].add(features[src] @ w)
         return summed[jnp.argsort(summed[:, 0])].sum(0)
 
+    def dropout_mlp(x: Any, w1: Any, w2: Any) -> Any:
+        h = jax.nn.relu(x @ w1)
+        keep = jax.random.bernoulli(jax.random.PRNGKey(42), 0.9, h.shape)
+        return jnp.where(keep, h / 0.9, 0) @ w2
+
+    def mlp_bf16(x: Any, w1: Any, w2: Any, w3: Any) -> Any:
+        x, w1, w2, w3 = (a.astype(jnp.bfloat16) for a in (x, w1, w2, w3))
+        h = jax.nn.gelu(jax.nn.gelu(x @ w1) @ w2)
+        return (h @ w3).astype(jnp.float32)
+
     return {"resnet": resnet, "mobilenet": mobilenet, "densenet": densenet, "lstm": lstm,
             "classifier": classifier, "convnext": convnext, "efficientnet": efficientnet,
-            "gru": gru, "decoder": decoder, "gnn": gnn}
+            "gru": gru, "decoder": decoder, "gnn": gnn, "dropout_mlp": dropout_mlp,
+            "mlp_bf16": mlp_bf16}
