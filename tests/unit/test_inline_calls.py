@@ -1,6 +1,7 @@
 """Straight-line callees planned inline at their call sites (interpreter/inline.py): the
 same results as calling them, a callee inlined twice in one block, nested calls, callees
-that keep their call (regions, returned arguments, recursion), locations kept."""
+that keep their call (regions reading the callee's arguments, recursion), returned
+arguments and values returned twice (identity copies), locations kept."""
 # ruff: noqa: E501  (MLIR test programs keep upstream line lengths)
 
 from __future__ import annotations
@@ -96,10 +97,11 @@ def test_inlined_calls_give_the_called_results(monkeypatch: pytest.MonkeyPatch) 
         want, plain, _ = _run(False, monkeypatch, args)
         for a, b in zip(got, want, strict=True):
             assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
-    # @step (twice), @scale inside it and @total (a self-contained reduce body) are
-    # inlined; @keeps (its region reads the callee's argument) and @passes (it returns an
-    # argument) keep their calls
-    assert names.count("func.call") == 2 and plain.count("func.call") == 6
+    # @step (twice), @scale inside it, @total (a self-contained reduce body) and @passes
+    # (it returns an argument: an identity copy) are inlined; @keeps (its region reads the
+    # callee's argument) keeps its call
+    assert names.count("func.call") == 1 and plain.count("func.call") == 6
+    assert names.count("stablehlo.optimization_barrier") == 1
     assert "stablehlo.reduce" in names
     assert names.count("stablehlo.tanh") == 2  # one copy per call site
     body = max(interpreter._plans.values(), key=lambda p: len(p.steps))
@@ -127,3 +129,34 @@ func.func private @f(%x: tensor<f32>) -> tensor<f32> {
     symbols = {f.attr("sym_name").value: f for f in module.functions()}
     ops = inline_calls(main.regions[0].blocks[0].operations[:-1], symbols.get)
     assert [op.name for op in ops] == ["func.call"] and MAX_DEPTH >= 1
+
+
+def test_values_returned_twice_and_arguments_returned(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A scan step's `return %h, %h` and a returned argument: each call result is its own
+    value, equal to what the call gives."""
+    text = """
+func.func @main(%x: tensor<3xf32>, %y: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) {
+  %r:4 = func.call @step(%x, %y) : (tensor<3xf32>, tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>)
+  %s = stablehlo.add %r#1, %r#3 : tensor<3xf32>
+  return %r#0, %s, %r#2, %r#3 : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
+}
+func.func private @step(%a: tensor<3xf32>, %b: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) {
+  %h = stablehlo.tanh %a : tensor<3xf32>
+  return %h, %h, %b, %h : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
+}
+"""
+    x = np.array([0.5, -0.0, np.nan], np.float32)
+    y = np.array([1.0, 2.0, -3.0], np.float32)
+    got, want = [], []
+    for inline, out in ((True, got), (False, want)):
+        with monkeypatch.context() as m:
+            if not inline:
+                m.setattr(engine, "inline_calls", lambda ops, lookup: list(ops))
+            interpreter = Interpreter(parse_source(text))
+            out += interpreter.call(interpreter.lookup_function("main"), [x, y])
+        if inline:
+            names = [s.op.name for plan in interpreter._plans.values() for s in plan.steps]
+    assert "func.call" not in names and names.count("stablehlo.optimization_barrier") == 3
+    for a, b in zip(got, want, strict=True):
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+    assert got[2].tobytes() == y.tobytes() and got[1].tobytes() == (got[0] * 2).tobytes()

@@ -13,20 +13,24 @@ changed. Every copy keeps its op's location, so a run-time error is reported whe
 before.
 
 Only calls whose operand and result types are the callee's own are inlined (kernels are
-specialized by those types), only callees whose returned values are distinct results of
-their own ops, and nested calls only to a few levels (a recursive program keeps its calls).
+specialized by those types), and nested calls only to a few levels (a recursive program
+keeps its calls). A callee that returns one value twice (a scan step's `return %h, %h`) or
+returns an argument gets, for each such result, an `optimization_barrier` copy (an
+identity) defining the call's result.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from ..ir import registry
 from ..ir.core import Operation, Value
 
 CALL = "func.call"
 RETURN = "func.return"
 MAX_DEPTH = 4
 MAX_OPS = 4096  # larger callees keep their call (a plan per call site would be compiled)
+IDENTITY = "stablehlo.optimization_barrier"  # defines a call result that aliases another
 
 
 def _body(call: Operation, lookup: Callable[[str], Operation | None]) -> list[Operation] | None:
@@ -49,8 +53,8 @@ def _body(call: Operation, lookup: Callable[[str], Operation | None]) -> list[Op
     if len(returned) != len(call.results) or any(
             r.type != v.type for r, v in zip(call.results, returned, strict=True)):
         return None
-    defined = {r for op in ops[:-1] for r in op.results}
-    if len(set(returned)) != len(returned) or any(v not in defined for v in returned):
+    aliased = len(set(returned)) != len(returned) or any(v in block.arguments for v in returned)
+    if aliased and registry.lookup(IDENTITY) is None:
         return None
     if any(op.successors or (op.regions and not _self_contained(op)) for op in ops):
         return None
@@ -75,11 +79,19 @@ def _self_contained(op: Operation) -> bool:
 
 
 def _copy(ops: list[Operation], call: Operation) -> list[Operation]:
-    """The callee's ops as detached copies reading the call's operands."""
+    """The callee's ops as detached copies reading the call's operands; each call result
+    is defined by the copy of the op that returns it, or (a value returned twice, an
+    argument returned) by an identity op."""
     block = ops[-1].parent
     assert block is not None
     values: dict[Value, Value] = dict(zip(block.arguments, call.operands, strict=True))
-    results = dict(zip(ops[-1].operands, call.results, strict=True))
+    results: dict[Value, Value] = {}
+    aliases: list[tuple[Value, Value]] = []  # (callee value, call result it defines)
+    for returned, result in zip(ops[-1].operands, call.results, strict=True):
+        if returned in results or returned in values:
+            aliases.append((returned, result))
+        else:
+            results[returned] = result
     out = []
     for op in ops[:-1]:
         new = Operation(op.name, [values.get(v, v) for v in op.operands],
@@ -90,6 +102,11 @@ def _copy(ops: list[Operation], call: Operation) -> list[Operation]:
         for r, n in zip(op.results, new.results, strict=True):
             values[r] = n
         out.append(new)
+    for returned, result in aliases:
+        identity = Operation(IDENTITY, [values[returned]], [result.type],
+                             location=call.location, opdef=registry.lookup(IDENTITY))
+        identity.results = [result]
+        out.append(identity)
     return out
 
 
