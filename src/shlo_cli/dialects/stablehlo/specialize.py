@@ -216,7 +216,11 @@ def _dynamic_slice(sizes: tuple[int, ...], shape: tuple[int, ...]) -> Kernel:
         size, top = sizes[0], highest[0]
 
         def one(x: np.ndarray, i: np.ndarray) -> np.ndarray:
-            start = min(max(int(i), 0), top)
+            start = int(i)
+            if start < 0:  # (comparisons cost less than min(max(...)) on this path)
+                start = 0
+            elif start > top:
+                start = top
             return _fresh(x[start:start + size])
         return one
 

@@ -53,15 +53,16 @@ def _float_op(op: Kernel, ufunc: np.ufunc) -> Kernel:
     recomputed by the ufunc (any other result is IEEE's, the same either way). Arrays (a
     region run on whole arrays at once, e.g. a vectorized reducer body) reach the ufunc
     through the operator itself."""
+    floats = frozenset((np.float16, np.float32, np.float64))  # built with numpy loaded
+
     def kernel(a: Any, b: Any) -> Any:
         r = op(a, b)
-        if r.__class__ in _FLOAT_SCALARS and r != r:
+        if r.__class__ in floats and r != r:
             return ufunc(a, b)
         return r
     return kernel
 
 
-_FLOAT_SCALARS = lazy(lambda: frozenset((np.float16, np.float32, np.float64)))
 _FLOAT_KERNELS = lazy(lambda: {name: _float_op(fn, uf) for name, fn, uf in (
     ("stablehlo.add", operator.add, np.add), ("stablehlo.subtract", operator.sub, np.subtract),
     ("stablehlo.multiply", operator.mul, np.multiply),
