@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import warnings
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -204,3 +205,101 @@ def test_deep_underflow_trusts_only_tiny_guesses() -> None:
     x = np.arange(count).astype(np.float32)
     got = libm.native_kernel(_Planted(guesses, exact), np.dtype(np.float32))(x)
     assert np.array_equal(got.view(np.uint32), exact.astype(np.float32).view(np.uint32))
+
+
+def _bits(a: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(a)
+    return a.view(f"u{a.itemsize}")
+
+
+def _c_library_elementwise(fn: object, x: np.ndarray) -> np.ndarray:
+    """The C library's double result, one element at a time (no shortcuts to test)."""
+    with np.errstate(all="ignore"):
+        flat = np.asarray(x, np.float64).reshape(-1)
+        return np.array([fn(flat[i:i + 1])[0] for i in range(flat.size)],  # type: ignore[operator]
+                        np.float64).reshape(np.shape(x))
+
+
+@pytest.mark.parametrize("fn", FUNCTIONS, ids=lambda f: f.__name__)
+def test_bfloat16_kernel_is_c_library_rounded_once(fn: object) -> None:
+    """bfloat16 results: the same kernel with a rounding that goes through round-to-odd
+    (astype from double can round twice), the C library's result rounded once."""
+    from shlo_cli.dialects.stablehlo.elementwise_numerics import round_float, rounder
+
+    bf16 = np.dtype(ml_dtypes.bfloat16)
+    kernel = libm.native_kernel(fn, bf16, rounder(bf16))
+    x = _inputs(np.float32, 20000, 11).astype(bf16)
+    with np.errstate(all="ignore"):
+        want = round_float(np.asarray(fn(x.astype(np.float64)), np.float64), bf16)  # type: ignore[operator]
+    for view, expected in ((x, want), (x[:64].reshape(1, 64), want[:64].reshape(1, 64)),
+                           (x[::3], want[::3]), (x[:4096].reshape(64, 64).T,
+                                                 want[:4096].reshape(64, 64).T)):
+        got = kernel(view)
+        assert got.dtype == bf16 and got.shape == expected.shape
+        assert np.array_equal(_bits(got), _bits(expected))
+    assert kernel(np.zeros((0, 3), bf16)).shape == (0, 3)
+    assert _bits(np.asarray(kernel(np.asarray(x[5]))))[()] == _bits(want[5:6])[0]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, "bfloat16"])
+def test_repeated_doubtful_arguments_computed_once(dtype: object) -> None:
+    """NaN padding and -inf masks: many doubtful elements with one argument (or a few:
+    NaN with either sign and another payload, infinities) take the C library's result of
+    that argument; mixed with ordinary elements, in C and Fortran order."""
+    from shlo_cli.dialects.stablehlo.elementwise_numerics import round_float, rounder
+
+    dt = np.dtype(ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype)  # type: ignore[call-overload]
+    payload = np.array([0x7FC00001], np.uint32).view(np.float32)[0]
+    rng = np.random.default_rng(9)
+    for fills in ([np.nan], [-np.inf], [np.nan, -np.nan, payload, np.inf, -np.inf]):
+        for size in (40, 5000, 40000):
+            x = (rng.standard_normal(size) * 3).astype(np.float32)
+            where = rng.random(size) < 0.6
+            x[where] = rng.choice(np.array(fills, np.float32), int(where.sum()))
+            x = x.astype(dt)
+            for fn in (libm.exp, libm.log1p, libm.tanh):
+                kernel = libm.native_kernel(fn, dt, None if dt.kind == "f" else rounder(dt))
+                want = round_float(_c_library_elementwise(fn, x), dt)
+                for view, expected in ((x, want), (x.reshape(-1, 8).T, want.reshape(-1, 8).T)):
+                    assert np.array_equal(_bits(kernel(view)), _bits(expected))
+
+
+def test_double_results_of_repeated_special_arguments() -> None:
+    """float64 results (the C library for every element): NaN, infinities and
+    out-of-domain arguments repeated many times, unary and binary, equal the per-element
+    C results, payloads and NaN signs included."""
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal(3000) * 4
+    x[rng.random(3000) < 0.5] = np.nan
+    x[rng.random(3000) < 0.1] = -np.inf
+    x[rng.random(3000) < 0.05] = -np.nan
+    for fn in (libm.exp, libm.log, libm.log1p, libm.arccosh):
+        assert np.array_equal(_bits(np.asarray(fn(x))), _bits(_c_library_elementwise(fn, x)))
+    y = np.where(rng.random(3000) < 0.5, np.inf, rng.standard_normal(3000))
+    for fn2 in (libm.power, libm.arctan2):
+        got = np.asarray(fn2(x, y))
+        with np.errstate(all="ignore"):
+            want = np.array([fn2(x[i:i + 1], y[i:i + 1])[0] for i in range(x.size)])
+        assert np.array_equal(_bits(got), _bits(want))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, "bfloat16"])
+def test_sixteen_bit_kernels_switch_to_a_table(dtype: object) -> None:
+    """After 2^16 elements a 16-bit kernel answers from a table of all bit patterns: before
+    and after the switch, every pattern (NaN payloads included), a strided view and 0-d
+    inputs give libm.rounded's bits (the margin test, another path)."""
+    from shlo_cli.dialects.stablehlo.elementwise_numerics import rounder
+
+    dt = np.dtype(ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype)  # type: ignore[call-overload]
+    rounding = None if dt.kind == "f" else rounder(dt)
+    every = np.arange(1 << 16, dtype=np.uint16).view(dt)
+    for fn in (libm.exp, libm.tanh, libm.log):
+        want = libm.rounded(fn, rounding or (lambda r: r.astype(dt)), every)
+        fresh = libm.native_kernel.__wrapped__(fn, dt, rounding)  # uncached: no table yet
+        first = fresh(every[:1000].copy())  # computed
+        whole = fresh(every)  # crosses 2^16 elements: builds the table
+        later = fresh(every[::-7].reshape(-1, 1))  # from the table
+        assert np.array_equal(_bits(first), _bits(want[:1000]))
+        assert np.array_equal(_bits(whole), _bits(want))
+        assert np.array_equal(_bits(later), _bits(want[::-7].reshape(-1, 1)))
+        assert _bits(np.asarray(fresh(np.asarray(every[15360]))))[()] == _bits(want[15360:15361])[0]

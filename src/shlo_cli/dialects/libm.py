@@ -110,8 +110,32 @@ def _evaluate(math_fn: Kernel, slow: Kernel, columns: list[np.ndarray],
             out[index] = _map(slow, batch)
     rest = np.flatnonzero(~fast)
     if rest.size:
-        out[rest] = _map(slow, [c[rest] for c in columns])
+        out[rest] = _map_distinct(slow, [c[rest] for c in columns])
     return out
+
+
+_FEW = 8  # up to this many elements are mapped directly (np.unique costs more)
+
+
+def _map_distinct(fn: Kernel, columns: list[np.ndarray]) -> np.ndarray:
+    """`fn` over the elements of float64 `columns`, called once per distinct argument (bit
+    pattern): the elements `math` cannot take (NaN, infinities, poles, out of domain) are
+    mostly a few values repeated (a NaN-padded window, a -inf mask), and each costs a
+    ctypes call."""
+    if columns[0].size <= _FEW:
+        return _map(fn, columns)
+    if len(columns) == 1:
+        bits = columns[0].view(np.uint64)
+        if (bits == bits[0]).all():  # one value (a canonical NaN): no sort
+            return np.full(bits.size, _map(fn, [columns[0][:1]])[0])
+        distinct, inverse = np.unique(bits, return_inverse=True)
+        arguments = [distinct.view(np.float64)]
+    else:
+        keys = np.stack([c.view(np.uint64) for c in columns], axis=1)
+        distinct, inverse = np.unique(keys, axis=0, return_inverse=True)
+        arguments = [np.ascontiguousarray(distinct[:, i]).view(np.float64)
+                     for i in range(len(columns))]
+    return _map(fn, arguments)[inverse.reshape(-1)]
 
 
 def _unary(name: str, math_fn: Kernel, np_fn: np.ufunc,
@@ -204,10 +228,12 @@ def rounded_native(fn: Kernel, dtype: np.dtype, x: np.ndarray) -> np.ndarray:
 
 
 @functools.cache
-def native_kernel(fn: Kernel, dtype: np.dtype) -> Kernel:
-    """`x -> rounded(fn, astype(dtype), x)` for a unary `fn` of this module and f16 or f32,
-    in eight whole-array numpy calls and two cheap arg-max scans (a 64-element LSTM gate is
-    all call overhead).
+def native_kernel(fn: Kernel, dtype: np.dtype,
+                  round_to: Callable[[np.ndarray], np.ndarray] | None = None) -> Kernel:
+    """`x -> rounded(fn, round_to, x)` for a unary `fn` of this module and f16 or f32 (where
+    `round_to` defaults to astype) or bfloat16 (`round_to` rounds double once to it: a
+    cached function, so the kernel is too), in eight whole-array numpy calls and two cheap
+    arg-max scans (a 64-element LSTM gate is all call overhead).
 
     numpy's double result g is trusted to 2^-40 relative, i.e. to 2^13 units in its last
     place (ulp). The C library's result rounds to the same narrow value as g unless a
@@ -222,9 +248,12 @@ def native_kernel(fn: Kernel, dtype: np.dtype) -> Kernel:
     `(bits << 1) - start` (sign dropped) is >= `limit` exactly there, a second arg-max.
     Doubtful elements are recomputed by `fn` (the C library), as are 0-d and empty
     inputs."""
+    narrowed = round_to or _astype(dtype)
     given: np.ufunc = fn.ufunc  # type: ignore[attr-defined]
     ufunc: np.ufunc = getattr(np, given.__name__, given)  # numpy's own where it has it
-    info = np.finfo(dtype)
+    import ml_dtypes  # (its finfo knows bfloat16 too)
+
+    info = ml_dtypes.finfo(dtype)
     mantissa = info.nmant
     discarded = 52 - mantissa
     bias = (1 << (8 * dtype.itemsize - mantissa - 2)) - 1
@@ -248,7 +277,7 @@ def native_kernel(fn: Kernel, dtype: np.dtype) -> Kernel:
     subtract, left_shift = np.subtract, np.left_shift
     quiet, loud = switches()
 
-    halves = _halves_kernel(fn, ufunc) if dtype == np.float32 else None
+    halves = _halves_kernel(fn, ufunc) if dtype == np.float32 and round_to is None else None
     # f32 from _NARROW_RANGE_FROM elements: the range test on the f32 result's own bits
     # (half the bytes per pass; exponent fields 2..254 are sure, as in _halves_kernel).
     narrow = dtype == np.float32
@@ -257,7 +286,7 @@ def native_kernel(fn: Kernel, dtype: np.dtype) -> Kernel:
 
     def kernel(x: Any) -> Any:
         if x.__class__ is not array or x.dtype != dtype or not x.ndim or not x.size:
-            return _rounded_any(fn, dtype, x)
+            return _rounded_any(fn, dtype, x, narrowed)
         if x.size > 2 * _BLOCK and x.flags.c_contiguous:
             return blocks(x)
         if halves is not None and x.size >= _HALVES_FROM:
@@ -266,7 +295,7 @@ def native_kernel(fn: Kernel, dtype: np.dtype) -> Kernel:
         try:
             guess = x.astype(f64)
             ufunc(guess, guess)
-            out = guess.astype(dtype)
+            out = narrowed(guess)
             bits = guess.view(u64)
             edge = subtract(near, bits)
             left_shift(edge, move, edge)
@@ -280,7 +309,7 @@ def native_kernel(fn: Kernel, dtype: np.dtype) -> Kernel:
             if edge.item(edge.argmax()) >= band or binade.item(binade.argmax()) >= past_range:
                 doubtful = edge >= band
                 doubtful |= binade >= past_range
-                _redo(fn, x, out, doubtful)
+                _redo(fn, x, out, doubtful, narrowed)
         finally:
             loud(token)
         return out
@@ -294,9 +323,33 @@ def native_kernel(fn: Kernel, dtype: np.dtype) -> Kernel:
             target[start:start + _BLOCK] = kernel(source[start:start + _BLOCK])
         return out
 
+    return _tabulated(kernel, dtype) if dtype.itemsize == 2 else kernel
+
+
+def _tabulated(compute: Kernel, dtype: np.dtype) -> Kernel:
+    """`compute` for a 16-bit float type, answered from a table of its results for all
+    65536 bit patterns once it has been asked for that many elements: a result is then one
+    gather (an f16 LSTM step, a bf16 softmax), and exactly compute's own result, NaN
+    payloads included. Until then (and for 0-d inputs and other types) `compute` runs."""
+    table: np.ndarray | None = None
+    seen = 0
+    array, u16 = np.ndarray, np.dtype(np.uint16)
+
+    def kernel(x: Any) -> Any:
+        nonlocal table, seen
+        if x.__class__ is not array or x.dtype != dtype or not x.ndim:
+            return compute(x)
+        if table is None:
+            seen += x.size
+            if seen < _TABLE_AFTER:
+                return compute(x)
+            table = compute(np.arange(1 << 16, dtype=np.uint16).view(dtype))
+        return table.take(x.view(u16))
+
     return kernel
 
 
+_TABLE_AFTER = 1 << 16  # elements a 16-bit kernel computes before it builds its table
 _BLOCK = 16384  # elements per block of a large C-contiguous array (its doubles: 128 KiB)
 _NARROW_RANGE_FROM = 4096  # below, one more view costs more than the bytes it saves
 _HALVES_FROM = 16384  # f32 arrays this large take the 32-bit test (fewer bytes per pass)
@@ -337,7 +390,7 @@ def _halves_kernel(fn: Kernel, ufunc: np.ufunc) -> Kernel | None:
             if edge.item(edge.argmax()) >= band or binade.item(binade.argmax()) >= limit:
                 doubtful = edge >= band  # in C order, as _redo counts
                 doubtful |= binade >= limit
-                _redo(fn, x, out, doubtful)
+                _redo(fn, x, out, doubtful, _astype(f32))
         finally:
             loud(token)
         return out
@@ -345,18 +398,34 @@ def _halves_kernel(fn: Kernel, ufunc: np.ufunc) -> Kernel | None:
     return kernel
 
 
+@functools.cache
+def _astype(dtype: np.dtype) -> Callable[[np.ndarray], np.ndarray]:
+    """Rounding double to a native numpy float type: astype (one cached function per type,
+    as native_kernel's cache key)."""
+    def narrow(x: np.ndarray) -> np.ndarray:
+        return x.astype(dtype)
+    return narrow
+
+
 _SCALAR_REDO = 16  # up to this many doubtful elements go one by one through `fn.scalar`
 
 
-def _redo(fn: Kernel, x: np.ndarray, out: np.ndarray, doubtful: np.ndarray) -> None:
+def _redo(fn: Kernel, x: np.ndarray, out: np.ndarray, doubtful: np.ndarray,
+          narrowed: Callable[[np.ndarray], np.ndarray]) -> None:
     """out's elements marked in `doubtful` (x's shape, or flat in C order) recomputed by
-    `fn` and rounded once to out's type. Typically one or two of thousands: those go
+    `fn` and rounded once to out's type by `narrowed`. Typically one or two of thousands: those go
     through `fn.scalar` (element for element what `fn` does, without its whole-array
     set-up), many through `fn` itself; take/put address both arrays in C order whatever
     their memory layout."""
     index = np.flatnonzero(doubtful)
     picked = x.take(index)
-    if index.size > _SCALAR_REDO:  # results deep in the underflow (exp of a -1e9 mask): sure
+    if index.size > _SCALAR_REDO:
+        bits = picked.view(_UINT[picked.itemsize])
+        if (bits == bits[0]).all():  # one argument repeated (NaN padding, a -inf mask)
+            one = np.asarray(fn(picked[:1].astype(np.float64)), np.float64)
+            out.put(index, narrowed(one))  # put repeats the value
+            return
+        # results deep in the underflow (exp of a -1e9 mask): sure
         with np.errstate(all="ignore"):
             guess = fn.ufunc(picked.astype(np.float64))  # type: ignore[attr-defined]
         deep = np.abs(guess) < _DEEP
@@ -367,25 +436,26 @@ def _redo(fn: Kernel, x: np.ndarray, out: np.ndarray, doubtful: np.ndarray) -> N
         redone = np.array([scalar(v) for v in picked.tolist()], np.float64)
     else:
         redone = np.asarray(fn(picked.astype(np.float64)), np.float64)
-    out.put(index, redone.astype(out.dtype))
+    out.put(index, narrowed(redone))
 
 
-def _rounded_any(fn: Kernel, dtype: np.dtype, x: Any) -> np.ndarray:
+def _rounded_any(fn: Kernel, dtype: np.dtype, x: Any,
+                 narrowed: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
     """rounded_native for any input (0-d, other types), with the margin test in floats; an
     infinite or NaN guess is always recomputed (the C library's NaN sign and payload)."""
     bits = _UINT[dtype.itemsize]
     with np.errstate(all="ignore"):
         wide = np.asarray(x).astype(np.float64)
         guess = fn.ufunc(wide)  # type: ignore[attr-defined]
-        out = np.array(guess.astype(dtype))  # an array even for 0-d input (written below)
+        out = np.array(narrowed(guess))  # an array even for 0-d input (written below)
         margin = np.abs(guess) * _TRUSTED
-        low = (guess - margin).astype(dtype)
-        high = (guess + margin).astype(dtype)
+        low = np.asarray(narrowed(guess - margin))
+        high = np.asarray(narrowed(guess + margin))
         sure = low.view(bits) == high.view(bits)
         sure &= np.isfinite(guess)
     if not sure.all():
         doubtful = ~sure
-        out[doubtful] = fn(wide[doubtful]).astype(dtype)
+        out[doubtful] = narrowed(np.asarray(fn(wide[doubtful]), np.float64))
     return out
 
 

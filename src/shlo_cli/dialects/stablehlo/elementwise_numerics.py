@@ -13,6 +13,7 @@ once to the element type. These helpers reproduce that on whole numpy arrays:
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Callable
 
@@ -189,6 +190,14 @@ def round_float(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
         return x.astype(dtype)
 
 
+@functools.cache
+def rounder(dtype: np.dtype) -> Callable[[np.ndarray], np.ndarray]:
+    """round_float to `dtype` as one function per type (a cache key for libm's kernels)."""
+    def narrow(x: np.ndarray) -> np.ndarray:
+        return round_float(x, dtype)
+    return narrow
+
+
 def compute_type(dtype: np.dtype) -> np.dtype:
     """Where basic float ops run: natively for f16/f32/f64, in f32 for narrower types (one
     rounding back is exact enough: f32 holds more than twice their precision plus two)."""
@@ -212,6 +221,8 @@ def upcast_to_double(fn: Callable[..., np.ndarray], dtype: np.dtype,
         # a C library function (dialects/libm) rounded to a narrower float: numpy's speed
         if len(xs) == 1 and dtype in _NATIVE_FLOATS:  # f16, f32: round_float is astype
             return libm.rounded_native(fn, dtype, xs[0])
+        if len(xs) == 1 and dtype == ml_dtypes.bfloat16:  # f32's exponent range, IEEE specials
+            return libm.native_kernel(fn, dtype, rounder(dtype))(xs[0])
         return libm.rounded(fn, lambda r: round_float(r, dtype), *xs)
     with np.errstate(all="ignore"):
         if isinstance(fn, np.ufunc) and all(x.dtype in _NATIVE_WIDENABLE for x in xs):
