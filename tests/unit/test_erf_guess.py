@@ -62,3 +62,43 @@ def test_rounded_results_are_the_c_library_rounded_once(fn: object, dtype: type)
         assert got.shape == view.shape
         assert got.tobytes() == np.ascontiguousarray(expected).tobytes()
     assert upcast_to_double(fn, np.dtype(dtype), x).tobytes() == want.tobytes()  # type: ignore[arg-type]
+
+
+def _inverse_inputs(seed: int) -> np.ndarray:
+    """Arguments of erf_inv: uniform on (-1, 1) (what jax.random.normal feeds it), tails
+    down to 1 - 2^-52 and their negatives, tiny and subnormal values, the edges of the
+    erf/erfc switch at 1/2, 0, -0, +-1, outside [-1, 1], NaN, infinities."""
+    rng = np.random.default_rng(seed)
+    tails = 1.0 - 2.0 ** -rng.uniform(1, 52, 3000)
+    parts = [rng.uniform(-1, 1, 20000), tails, -tails, rng.standard_normal(500) * 1e-300,
+             [0.0, -0.0, 1.0, -1.0, 1.5, -2.0, np.nan, np.inf, -np.inf, 5e-324,
+              np.nextafter(0.5, 0), 0.5, np.nextafter(0.5, 1), -0.5]]
+    return np.concatenate([np.asarray(p, np.float64) for p in parts])
+
+
+def test_erf_inv_guess_within_its_bound() -> None:
+    y = _inverse_inputs(3)
+    exact = special_math.erf_inv(y)
+    got = special_math.erf_inv_guess(y)
+    finite = np.isfinite(exact) & (exact != 0)
+    assert np.max(np.abs(got[finite] - exact[finite]) / np.abs(exact[finite])) < 2.0 ** -44
+    assert np.array_equal(np.isnan(got), np.isnan(exact))
+    zeros = exact == 0
+    assert np.array_equal(np.signbit(got[zeros]), np.signbit(exact[zeros]))
+    out = np.empty_like(y)
+    assert special_math.erf_inv_guess(y, out) is out
+    assert np.array_equal(out, got, equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, ml_dtypes.bfloat16])
+def test_erf_inv_rounded_once(dtype: type) -> None:
+    """f32, f16 and bf16 results of erf_inv equal its double result rounded once, bit for
+    bit, in several layouts (the guess decides only where that rounding is sure)."""
+    with np.errstate(all="ignore"):
+        x = _inverse_inputs(4).astype(np.float32).astype(dtype)
+    for view in (x, x[:20000].reshape(-1, 8).T, x[::3], x[:10], x[5:6].reshape(())):
+        got = upcast_to_double(special_math.erf_inv, np.dtype(dtype), view)  # type: ignore[arg-type]
+        want = round_float(np.asarray(special_math.erf_inv(view.astype(np.float64))),
+                           np.dtype(dtype))
+        assert got.shape == view.shape
+        assert got.tobytes() == np.ascontiguousarray(want).tobytes()
