@@ -162,3 +162,25 @@ def test_kernels_take_whole_arrays(elem: str) -> None:
         _, kernels = _run(text, [a[0]], True)
         slow, _ = _run(text.replace(f"tensor<{elem}>", f"tensor<{a.size}x{elem}>"), [a], False)
         assert _same(kernels[0](a), slow[0]), op
+
+
+def test_no_warnings_escape() -> None:
+    """inf - inf, overflow and 0 * inf in 0-d kernels, also when a vectorized region body
+    hands them whole arrays, give their IEEE results silently under numpy's default error
+    state, as a library caller has it (in a fresh process: pytest replaces the filters
+    installed at import)."""
+    import subprocess
+    import sys
+
+    script = (
+        "import warnings, numpy as np\n"
+        "from shlo_cli.dialects.stablehlo import specialize_scalar as s\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    for name in ('stablehlo.subtract', 'stablehlo.multiply', 'stablehlo.add'):\n"
+        "        for a, b in ((np.inf, np.inf), (3e38, -3e38), (0.0, np.inf)):\n"
+        "            s._FLOAT_KERNELS[name](np.float32(a), np.float32(b))\n"
+        "            s._FLOAT_KERNELS[name](np.array([a], np.float32), np.array([b], np.float32))\n"
+        "print(len(caught))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "0", done.stdout + done.stderr

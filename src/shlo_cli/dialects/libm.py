@@ -197,6 +197,7 @@ _TRUSTED = 2.0 ** -40
 # numpy's value decides them however large its relative error (unbounded only for subnormal
 # doubles, far below), as long as it is tiny too; its sign is the function's.
 _DEEP = 2.0 ** -200
+_DEEP_EXPONENT = 1023 - 200  # _DEEP's biased exponent: doubles below it are below _DEEP
 
 
 def rounded(fn: Kernel, round_to: Callable[[np.ndarray], np.ndarray],
@@ -271,13 +272,15 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
     band = ((1 << discarded) - (1 << 14) - 1) << (64 - discarded)  # Python ints: .item()
     start = word(first << 53)
     limit = (past - first) << 53
+    deep64 = word(_DEEP_EXPONENT << 53)  # guess << 1 below this: |guess| < _DEEP
     one = word(1)
     f64, u64 = np.dtype(np.float64), np.dtype(np.uint64)
     array = np.ndarray
     subtract, left_shift = np.subtract, np.left_shift
     quiet, loud = switches()
 
-    halves = _halves_kernel(fn, ufunc) if dtype == np.float32 and round_to is None else None
+    evaluate = _guesser(fn, ufunc)
+    halves = _halves_kernel(fn, evaluate) if dtype == np.float32 and round_to is None else None
     # f32 from _NARROW_RANGE_FROM elements: the range test on the f32 result's own bits
     # (half the bytes per pass; exponent fields 2..254 are sure, as in _halves_kernel).
     narrow = dtype == np.float32
@@ -294,7 +297,7 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
         token = quiet()  # overflow, invalid: those elements are redone
         try:
             guess = x.astype(f64)
-            ufunc(guess, guess)
+            evaluate(guess)
             out = narrowed(guess)
             bits = guess.view(u64)
             edge = subtract(near, bits)
@@ -309,6 +312,10 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
             if edge.item(edge.argmax()) >= band or binade.item(binade.argmax()) >= past_range:
                 doubtful = edge >= band
                 doubtful |= binade >= past_range
+                if np.count_nonzero(doubtful) > _SCALAR_REDO:  # a mask's zeros: sure
+                    # guess << 1: kept whole, or the range test's binade + start
+                    doubled = left_shift(bits, one) if binade is not bits else binade + start
+                    doubtful &= doubled >= deep64
                 _redo(fn, x, out, doubtful, narrowed)
         finally:
             loud(token)
@@ -355,7 +362,22 @@ _NARROW_RANGE_FROM = 4096  # below, one more view costs more than the bytes it s
 _HALVES_FROM = 16384  # f32 arrays this large take the 32-bit test (fewer bytes per pass)
 
 
-def _halves_kernel(fn: Kernel, ufunc: np.ufunc) -> Kernel | None:
+def _guesser(fn: Kernel, ufunc: np.ufunc) -> Callable[[np.ndarray], Any]:
+    """numpy's double result in place; arguments below `fn.underflow_below` (results deep
+    in the underflow whatever the argument) are raised to it first: numpy's exp takes five
+    times longer on lanes that underflow (a softmax's -inf or -1e9 mask)."""
+    floor = getattr(fn, "underflow_below", None)
+    if floor is None:
+        return lambda guess: ufunc(guess, guess)
+    low, maximum = np.array(floor), np.maximum
+
+    def evaluate(guess: np.ndarray) -> None:
+        maximum(guess, low, out=guess)  # NaN stays NaN
+        ufunc(guess, guess)
+    return evaluate
+
+
+def _halves_kernel(fn: Kernel, evaluate: Callable[[np.ndarray], Any]) -> Kernel | None:
     """native_kernel's test for f32 in 32-bit words (half the memory traffic of each pass,
     what counts on large arrays): the boundary test reads the low word of each double
     (D = 29 bits fit in it; the shift by 3 drops the word's other bits), the range test
@@ -372,6 +394,7 @@ def _halves_kernel(fn: Kernel, ufunc: np.ufunc) -> Kernel | None:
     band = ((1 << 29) - (1 << 14) - 1) << 3
     # (the f32 bits << 1) - (2 << 24) is below 253 << 24 exactly for exponent fields 2..254
     start, limit, one = word(2 << 24), 253 << 24, word(1)
+    deep32 = word(_DEEP_EXPONENT << 21)  # a high word << 1 below this: |guess| < _DEEP
     f32, f64, u32 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.uint32)
     subtract, left_shift = np.subtract, np.left_shift
     quiet, loud = switches()
@@ -380,7 +403,7 @@ def _halves_kernel(fn: Kernel, ufunc: np.ufunc) -> Kernel | None:
         token = quiet()  # overflow, invalid: those elements are redone
         try:
             guess = x.astype(f64)
-            ufunc(guess, guess)
+            evaluate(guess)
             out = guess.astype(f32)
             # reshape(-1) flattens both in C order (a copy when not C-contiguous)
             edge = subtract(near, guess.reshape(-1).view(u32)[0::2])
@@ -390,6 +413,9 @@ def _halves_kernel(fn: Kernel, ufunc: np.ufunc) -> Kernel | None:
             if edge.item(edge.argmax()) >= band or binade.item(binade.argmax()) >= limit:
                 doubtful = edge >= band  # in C order, as _redo counts
                 doubtful |= binade >= limit
+                if np.count_nonzero(doubtful) > _SCALAR_REDO:  # a mask's zeros: sure
+                    high = guess.reshape(-1).view(u32)[1::2]  # sign, exponent, top bits
+                    doubtful &= left_shift(high, one) >= deep32
                 _redo(fn, x, out, doubtful, _astype(f32))
         finally:
             loud(token)
@@ -477,6 +503,7 @@ def _everywhere(x: np.ndarray) -> np.ndarray:
 _EXP_LIMIT = 709.0
 
 exp = _unary("exp", math.exp, numpy_function("exp"), lambda x: x < _EXP_LIMIT)
+exp.underflow_below = -200.0  # type: ignore[attr-defined]  # e^-200 < 2^-288: deep
 expm1 = _unary("expm1", math.expm1, numpy_function("expm1"), lambda x: x < _EXP_LIMIT)
 log = _unary("log", math.log, numpy_function("log"), lambda x: x > 0)
 log1p = _unary("log1p", math.log1p, numpy_function("log1p"), lambda x: x > -1)
