@@ -70,6 +70,7 @@ def _densenet_specs() -> list[tuple[Shape, str]]:
 _SEQ, _VOCAB, _D, _HEADS, _LAYERS = 32, 1000, 64, 4, 2
 _NEXT_C, _EFF_C, _GRU_STEPS, _GRU_H = 32, 16, 64, 64
 _DEC_T, _GRAPH_N, _GRAPH_E = 128, 256, 2048
+_LOCAL_T = 256
 
 
 def _convnext_specs() -> list[tuple[Shape, str]]:
@@ -126,6 +127,14 @@ SPECS: dict[str, tuple[list[tuple[Shape, str]], str]] = {
     "mlp_bf16": ([((32, 128), "float32"), ((128, 256), "float32"), ((256, 256), "float32"),
                   ((256, 10), "float32")],
                  "bf16 MLP (tanh gelu), f32 in and out, batch 32"),
+    "vae": ([((32, 256), "float32"), ((256, 128), "float32"), ((128, 32), "float32"),
+             ((128, 32), "float32"), ((32, 128), "float32"), ((128, 256), "float32")],
+            "VAE step: encoder, reparameterized jax.random.normal sample (erf_inv), decoder, "
+            "sigmoid reconstruction loss + KL, batch 32"),
+    "local_attn": ([((_LOCAL_T, _D), "float32")] + [((_D, _D), "float32")] * 4
+                   + [((_D, 100), "float32"), ((_LOCAL_T,), "int32:100")],
+                   "sliding-window causal attention (window 32, -inf mask), 256 tokens, then a "
+                   "100-class head: log_softmax cross-entropy and argmax accuracy"),
 }
 
 
@@ -284,7 +293,31 @@ def functions() -> dict[str, Callable[..., Any]]:
         h = jax.nn.gelu(jax.nn.gelu(x @ w1) @ w2)
         return (h @ w3).astype(jnp.float32)
 
+    def vae(x: Any, w1: Any, w_mu: Any, w_logvar: Any, w3: Any, w4: Any) -> Any:
+        h = jax.nn.relu(x @ w1)
+        mu, logvar = h @ w_mu, h @ w_logvar
+        eps = jax.random.normal(jax.random.PRNGKey(7), mu.shape)
+        z = mu + jnp.exp(0.5 * logvar) * eps
+        logits = jax.nn.relu(z @ w3) @ w4
+        reconstruction = -jnp.sum(x * jax.nn.log_sigmoid(logits)
+                                  + (1 - x) * jax.nn.log_sigmoid(-logits))
+        kl = -0.5 * jnp.sum(1 + logvar - mu ** 2 - jnp.exp(logvar))
+        return reconstruction + kl
+
+    def local_attn(x: Any, wq: Any, wk: Any, wv: Any, wo: Any, w_cls: Any,
+                   labels: Any) -> Any:
+        q, k, v = (x @ w for w in (wq, wk, wv))
+        s = (q @ k.T) / 8.0
+        i, j = jnp.arange(_LOCAL_T)[:, None], jnp.arange(_LOCAL_T)[None, :]
+        s = jnp.where((j <= i) & (i - j < 32), s, -jnp.inf)
+        h = x + (jax.nn.softmax(s, -1) @ v) @ wo
+        logits = h @ w_cls
+        log_p = jax.nn.log_softmax(logits, -1)
+        loss = -jnp.take_along_axis(log_p, labels[:, None], 1).mean()
+        accuracy = (jnp.argmax(logits, -1) == labels).mean()
+        return loss, accuracy
+
     return {"resnet": resnet, "mobilenet": mobilenet, "densenet": densenet, "lstm": lstm,
             "classifier": classifier, "convnext": convnext, "efficientnet": efficientnet,
             "gru": gru, "decoder": decoder, "gnn": gnn, "dropout_mlp": dropout_mlp,
-            "mlp_bf16": mlp_bf16}
+            "mlp_bf16": mlp_bf16, "vae": vae, "local_attn": local_attn}
