@@ -21,6 +21,7 @@ BIND = (
     "shlo_cli.dialects.stablehlo.dynamic_conv",
     "shlo_cli.dialects.stablehlo.quantization",
     "shlo_cli.dialects.stablehlo.specialize",
+    "shlo_cli.dialects.stablehlo.specialize_argreduce",
     "shlo_cli.dialects.stablehlo.specialize_bits",
     "shlo_cli.dialects.stablehlo.specialize_conv",
     "shlo_cli.dialects.stablehlo.specialize_gather",
