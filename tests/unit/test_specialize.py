@@ -68,6 +68,11 @@ for elem in ("f32", "i32", "ui16", "i1"):
         ctype = {"f32": "FLOAT", "i32": "SIGNED", "ui16": "UNSIGNED", "i1": "UNSIGNED"}[elem]
         CASES.append((f"%0 = stablehlo.compare {direction}, %a, %b, {ctype} : ({{T}}, {{T}}) -> {{R}}",
                       elem, (6,), 2, "i1"))
+for elem in ("f32", "f64", "f16"):  # "zeros" data: -0, +0 and NaN pairs; "nans": none
+    for direction in ("EQ", "NE", "LT", "LE", "GT", "GE"):
+        for data in ("zeros", "numbers"):
+            CASES.append((f"%0 = stablehlo.compare {direction}, %a, %b, TOTALORDER : "
+                          "({T}, {T}) -> {R}", elem, (40,), 2, ("i1", data)))
 for elem in ("f32", "i8", "i1"):
     CASES.append(("%0 = stablehlo.reshape %a : ({T}) -> tensor<3x2x{E}>", elem, (6,), 1, "3x2"))
     CASES.append(("%0 = stablehlo.slice %a [1:5:2, 0:3] : ({T}) -> tensor<2x3x{E}>", elem, (6, 3), 1, "2x3"))
@@ -97,7 +102,11 @@ for src, dst in (("f32", "f64"), ("i32", "f32"), ("f64", "i8"), ("f32", "f16"), 
 @pytest.mark.parametrize("case", range(len(CASES)))
 def test_specialized_kernels_match_general_evaluators(case):
     body, elem, shape, arity, result = CASES[case]
-    pairs = result == "zeros"
+    if isinstance(result, tuple) and result[0] == "i1":  # TOTALORDER compares
+        result, pairs, numbers = "i1", result[1] == "zeros", result[1] == "numbers"
+        payloads = pairs
+    else:
+        pairs, numbers, payloads = result == "zeros", False, False
     wide = result == "wide"
     result = None if pairs or wide else result
     t = _t(shape, elem)
@@ -121,6 +130,13 @@ def test_specialized_kernels_match_general_evaluators(case):
         args = [rng.choice(pool, shape).astype(args[0].dtype) for _ in range(2)]
         if shape:
             args[0][:25], args[1][:25] = np.repeat(pool, 5), np.tile(pool, 5)
+        if payloads and elem == "f32":  # NaNs of both signs, other payloads, signaling
+            nans = np.array([0xFFC00000, 0x7F800001, 0x7FC00001, 0xFF812345], np.uint32)
+            args[0][25:29], args[1][25:29] = nans.view(np.float32), nans[::-1].view(np.float32)
+    if numbers:  # no NaN: equal values, both zeros, infinities
+        pool = np.array([-0.0, 0.0, -1.5, 2.0, np.inf, -np.inf, 1e-40], args[0].dtype)
+        args = [rng.choice(pool, shape).astype(args[0].dtype) for _ in range(2)]
+        args[0][:5] = args[1][:5]
     with np.errstate(all="ignore"):
         fast, fast_kernels = _run(text, args, True)[0], _run(text, args, True)[1]
         plain, plain_kernels = _run(text, args, False)[0], _run(text, args, False)[1]
