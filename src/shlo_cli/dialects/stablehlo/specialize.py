@@ -57,7 +57,7 @@ _COMPARE = lazy(lambda: {"EQ": np.equal, "NE": np.not_equal, "GE": np.greater_eq
 
 # elementwise_select.compare with TOTALORDER on floats: the order of an integer key made
 # from the float64 widening of each value (_total_order_key).
-_SAME_WIDTH_KEYS = lazy(lambda: {np.dtype(np.float16): np.dtype(np.int16),
+_SAME_WIDTH_KEYS: dict[np.dtype, np.dtype] = lazy(lambda: {np.dtype(np.float16): np.dtype(np.int16),
                                  np.dtype(np.float32): np.dtype(np.int32),
                                  np.dtype(np.float64): np.dtype(np.int64)})
 
