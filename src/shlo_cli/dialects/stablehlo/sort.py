@@ -21,7 +21,7 @@ from ...ir.types import IntegerType, TensorType
 from ..registry import define_op
 from .reducer import cached_analysis
 from .reducer import contiguous as _contiguous
-from .sort_keys import comparator_key, key_comparator
+from .sort_keys import comparator_key, key_comparator, lex_comparator, lex_keys
 
 _RETURNS = frozenset({"stablehlo.return", "func.return"})
 
@@ -67,6 +67,21 @@ def _total_order_key(x: np.ndarray) -> np.ndarray:
     return np.where(raw < 0, -magnitude - 1, magnitude)
 
 
+def _signaling_nans(x: np.ndarray) -> bool:
+    """Whether a float narrower than f64 holds a signaling NaN: the comparator's TOTALORDER
+    compare orders the float64 widening, whose conversion may quiet it (then it ties with
+    or passes quiet NaNs its own bits order below), so its bits are no key for it."""
+    if x.dtype.itemsize >= 8 or not np.isnan(x).any():
+        return False
+    width = 8 * x.dtype.itemsize
+    mantissa = {16: 10 if x.dtype == np.float16 else 7, 32: 23}.get(width)
+    if mantissa is None:
+        return True  # (8-bit floats: be safe)
+    bits = _contiguous(x).view({2: np.uint16, 4: np.uint32}[x.dtype.itemsize]).astype(np.uint32)
+    quiet = np.uint32(1 << (mantissa - 1))
+    return bool(np.any(np.isnan(x) & ((bits & quiet) == 0)))
+
+
 def _sort_key(x: np.ndarray, kind: str) -> np.ndarray | None:
     """An array numpy orders exactly as the comparator does, or None (use the merge sort)."""
     if x.dtype == np.bool_ or x.dtype.kind in "iu":
@@ -74,7 +89,7 @@ def _sort_key(x: np.ndarray, kind: str) -> np.ndarray | None:
     if x.dtype.kind == "c":
         return None
     if kind == "TOTALORDER":
-        return _total_order_key(x)
+        return None if _signaling_nans(x) else _total_order_key(x)
     wide = x.astype(np.float64)
     if np.isnan(wide).any():
         return None  # FLOAT comparisons are not a strict weak order with NaNs
@@ -87,6 +102,36 @@ def _stable_argsort(key: np.ndarray, descending: bool) -> np.ndarray:
     n = key.shape[-1]
     flipped = np.argsort(key[..., ::-1], axis=-1, kind="stable")[..., ::-1]
     return n - 1 - flipped
+
+
+def _descending_key(key: np.ndarray) -> np.ndarray:
+    """A key whose ascending order is `key`'s descending one (ties stay ties)."""
+    if key.dtype.kind in "iub":
+        return ~key  # (exact for every integer; bools: not)
+    return -key  # float64 without NaN (-0 and +0 stay equal)
+
+
+def _lex_permutation(op: Operation, count: int, flat: list[np.ndarray],
+                     ctx: Any) -> np.ndarray | None:
+    """The stable order of a lexicographic comparator from numpy's lexsort on one key per
+    level (see sort_keys.lex_comparator), or None (the merge sort decides). Each level's
+    `eq_i` holds exactly when neither side is `lt_i`, as the level's key is an exact order
+    (integers, NaN-free floats, TOTALORDER keys), so the comparator is the lexicographic
+    order of the keys, and a stable sort by it is unique."""
+    spec = cached_analysis(op, "sort_lex", lambda: lex_comparator(op.regions[0], count))
+    if spec is None:
+        return None
+    run = ctx.interpreter.region_callable(spec.region)
+    raw = lex_keys(spec, run, flat)
+    if raw is None:
+        return None
+    keys = []
+    for values, (descending, kind) in zip(raw, spec.levels, strict=True):
+        key = _sort_key(values, kind)
+        if key is None:
+            return None
+        keys.append(_descending_key(key) if descending else key)
+    return np.lexsort(keys[::-1], axis=-1)
 
 
 def merge_sort_permutation(comparator: Callable[..., Any],
@@ -221,6 +266,8 @@ def sort(*inputs: np.ndarray, dimension: int | None = None, is_stable: bool | No
             key = _sort_key(key, keyed.kind) if key is not None else None
             if key is not None:
                 perm = _stable_argsort(key, keyed.descending)
+    if perm is None and op is not None and op.regions and ctx is not None:
+        perm = _lex_permutation(op, len(inputs), flat, ctx)
     if perm is None:
         try:
             perm = merge_sort_permutation(comparator, flat)

@@ -115,3 +115,117 @@ def comparator_key(spec: KeyComparator, run: Callable[..., Any],
     if f.dtype != g.dtype or f.tobytes() != g.tobytes():
         return None
     return f
+
+
+# ---- lexicographic comparators (jnp.lexsort, sorts on several keys) --------------------------
+
+
+@dataclass
+class LexComparator:
+    """A comparator `lt_1 or (eq_1 and (lt_2 or (eq_2 and ... lt_m)))`: `region` is rewritten
+    to return `(f_1(lhs), g_1(rhs), ..., f_m(lhs), g_m(rhs))`, the operands of the `lt_i`;
+    per level, whether it sorts descending and its compare type."""
+
+    region: Region
+    levels: list[tuple[bool, str]]
+
+
+def _compare(value: Value, directions: tuple[str, ...]) -> Operation | None:
+    owner = value.owner
+    if (isinstance(owner, Operation) and owner.name == "stablehlo.compare"
+            and len(owner.operands) == 2):
+        direction = owner.attr("comparison_direction")
+        if direction is not None and direction.value in directions:
+            return owner
+    return None
+
+
+def _binary(value: Value, name: str) -> list[tuple[Value, Value]]:
+    """Both orders of the operands of `value`'s producer when that is `name`."""
+    owner = value.owner
+    if isinstance(owner, Operation) and owner.name == name and len(owner.operands) == 2:
+        a, b = owner.operands
+        return [(a, b), (b, a)]
+    return []
+
+
+def _kind(op: Operation) -> str:
+    kind = op.attr("compare_type")
+    return kind.value if kind is not None else ""
+
+
+def _lex_chain(value: Value) -> list[Operation] | None:
+    """The strict compares `lt_1 ... lt_m` of a lexicographic chain ending in `value`; each
+    `eq_i` compares the same two values with EQ and the same compare type as `lt_i`."""
+    last = _compare(value, ("LT", "GT"))
+    if last is not None:
+        return [last]
+    for strict_value, rest in _binary(value, "stablehlo.or"):
+        strict = _compare(strict_value, ("LT", "GT"))
+        if strict is None:
+            continue
+        for eq_value, tail in _binary(rest, "stablehlo.and"):
+            eq = _compare(eq_value, ("EQ",))
+            if (eq is None or _kind(eq) != _kind(strict)
+                    or {id(v) for v in eq.operands} != {id(v) for v in strict.operands}):
+                continue
+            chain = _lex_chain(tail)
+            if chain is not None:
+                return [strict, *chain]
+    return None
+
+
+def lex_comparator(region: Region, count: int) -> LexComparator | None:
+    """The lexicographic form of the comparator (at least two levels), or None."""
+    if len(region.blocks) != 1:
+        return None
+    block = region.entry
+    ops = block.operations
+    if (len(block.arguments) != 2 * count or not ops or ops[-1].name not in _RETURNS
+            or len(ops[-1].operands) != 1):
+        return None
+    chain = _lex_chain(ops[-1].operands[0])
+    if chain is None or len(chain) < 2:
+        return None
+    memo: dict[int, frozenset[int] | None] = {}
+    levels: list[tuple[bool, str]] = []
+    for strict in chain:
+        left = _arg_deps(strict.operands[0], block, memo)
+        right = _arg_deps(strict.operands[1], block, memo)
+        if not left or not right or len(left) != 1 or len(right) != 1:
+            return None
+        (a,), (b,) = left, right
+        if a // 2 != b // 2 or a == b:
+            return None
+        descending = strict.attr("comparison_direction").value == "GT"  # type: ignore[union-attr]
+        levels.append((descending != (a % 2 == 1), _kind(strict)))
+    mapping: dict[Value, Value] = {}
+    copy = clone_region(region, mapping)
+    ret = copy.entry.operations[-1]
+    ret.operands = [mapping[v] for strict in chain for v in strict.operands]
+    return LexComparator(copy, levels)
+
+
+def lex_keys(spec: LexComparator, run: Callable[..., Any],
+             flat: list[np.ndarray]) -> list[np.ndarray] | None:
+    """Each level's key array (the row shape), in the region's lhs-first orientation, or
+    None when a level's `f` and `g` disagree on the data or the region needs scalars. (The
+    caller orders the levels: a level whose lhs is the compare's second operand flips.)"""
+    from ...ir.diagnostics import Diagnostic
+
+    args: list[np.ndarray] = []
+    for x in flat:
+        args += [x, x]
+    try:
+        out = run(*args)
+    except Diagnostic:
+        return None
+    shape = flat[0].shape
+    keys = []
+    for i in range(len(spec.levels)):
+        f = np.ascontiguousarray(np.broadcast_to(out[2 * i], shape))
+        g = np.ascontiguousarray(np.broadcast_to(out[2 * i + 1], shape))
+        if f.dtype != g.dtype or f.tobytes() != g.tobytes():
+            return None
+        keys.append(f)
+    return keys
