@@ -335,3 +335,27 @@ def test_transposed_dot_operands_read_in_place(elem: str, m: int, k: int, n: int
         assert any(getattr(f, "__qualname__", "").startswith("_dot_general") for f in got[-1])
         assert got[0].shape == want.shape == (m, n) and got[0].dtype == want.dtype
         assert np.array_equal(got[0].view(np.uint8), want.view(np.uint8))
+
+
+@pytest.mark.parametrize("elem", ["f32", "f16", "i8", "ui16", "i1"])
+@pytest.mark.parametrize("rank", [1, 3])
+def test_scalar_broadcast_to_unit_shape_is_a_fresh_copy(elem: str, rank: int) -> None:
+    """A 0-d value (array or numpy scalar; NaN with the sign bit set) broadcast to
+    (1, ..., 1): the same bits as the general evaluator, in a fresh writeable array."""
+    t = "tensor<" + "1x" * rank + elem + ">"
+    text = (f"func.func @main(%a: tensor<{elem}>) -> {t} {{\n"
+            f"  %0 = stablehlo.broadcast_in_dim %a, dims = [] : (tensor<{elem}>) -> {t}\n"
+            f"  func.return %0 : {t}\n}}\n")
+    rng = np.random.default_rng(rank)
+    values = list(_data(rng, (6,), elem))
+    if elem.startswith("f"):
+        values.append(-np.array(np.nan, ELEMS[elem]))
+    for v in values:
+        for arg in (np.array(v), v):
+            got = _run(text, [arg], True)
+            want = _run(text, [arg], False)
+            assert got[0].shape == want[0].shape == (1,) * rank
+            assert got[0].dtype == want[0].dtype and got[0].tobytes() == want[0].tobytes()
+            assert got[0].flags.writeable and not np.shares_memory(got[0], np.asarray(arg))
+            assert any(getattr(k, "__qualname__", "").startswith("_scalar_to_ones")
+                       for k in got[-1])

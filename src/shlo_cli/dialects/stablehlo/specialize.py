@@ -453,6 +453,16 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
     return plain
 
 
+def _scalar_to_ones(rank: int) -> Kernel:
+    """A 0-d value as shape (1, ..., 1): one fresh copy (a dynamic index vector built from
+    a scalar in a loop body; half the cost of asarray + reshape + the freshness check)."""
+    array = np.array
+
+    def ones(x: Any) -> np.ndarray:
+        return array(x, ndmin=rank)
+    return ones
+
+
 def _broadcast_view(op: Operation, kwargs: dict[str, Any]) -> Kernel | None:
     """broadcast.broadcast_in_dim without materializing where that pays: a read-only view
     with zero strides (kernels never write into their operands; constants are read-only
@@ -487,6 +497,9 @@ def _broadcast_view(op: Operation, kwargs: dict[str, Any]) -> Kernel | None:
         out[...] = (np.asarray(x) if keep else np.transpose(x, order)).reshape(expanded_shape)
         return out
     if keep and math.prod(src) == math.prod(shape):
+        if not src and shape:
+            return _scalar_to_ones(len(shape))
+
         def same(x: np.ndarray) -> np.ndarray:  # only unit dimensions added: a reshape
             return _fresh(np.asarray(x).reshape(shape))
         return same

@@ -164,31 +164,55 @@ def bind_scatter_element(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> K
     return _element_kernel(operand, indices, updates, dtypes[0], starts, combiners[0], general)
 
 
+def _locator(starts: list[int], operand: tuple[int, ...]) -> Callable[[Any], Any]:
+    """`ids -> the addressed operand index` (None when out of bounds, where the general path
+    skips the update); an int for a vector operand."""
+    if starts == [0]:
+        rows = operand[0]
+
+        def one(ids: Any) -> Any:  # one start index (a numpy integer of any width)
+            i = ids.item()
+            return i if 0 <= i < rows else None
+        if len(operand) == 1:
+            return one
+    count = max(starts) + 1
+    bounds = list(zip(starts, operand, strict=True))
+
+    def many(ids: Any) -> Any:
+        vector = ids.reshape(count).tolist() if count else []
+        where = tuple(vector[s] if s >= 0 else 0 for s, _ in bounds)
+        for i, (_, size) in zip(where, bounds, strict=True):
+            if not 0 <= i < size:
+                return None
+        return where
+    return many
+
+
 def _element_kernel(operand: tuple[int, ...], indices: tuple[int, ...],
                     updates: tuple[int, ...], dtype: np.dtype, starts: list[int],
                     combine: Any, general: Kernel) -> Kernel:
     """Copy the operand, then combine its one addressed element with the update."""
-    count = max(starts) + 1
-    bounds = list(zip(starts, operand, strict=True))
+    locate = _locator(starts, operand)
     quiet, loud = switches()
-    ndarray, generic = np.ndarray, np.generic
+    ndarray, generic, scalar = np.ndarray, np.generic, dtype.type
 
     def kernel(x: Any, ids: Any, new: Any) -> Any:
+        if new.__class__ is scalar and not updates:
+            value = new
+        elif new.__class__ is ndarray and new.shape == updates and new.dtype == dtype:
+            value = new.reshape(())
+        else:
+            return general(x, ids, new)
         if (x.__class__ is not ndarray or x.shape != operand
                 or not (ids.shape == indices if ids.__class__ is ndarray
-                        else isinstance(ids, generic) and not indices)
-                or not (new.shape == updates if new.__class__ is ndarray
-                        else isinstance(new, generic) and not updates)
-                or new.dtype != dtype):
+                        else isinstance(ids, generic) and not indices)):
             return general(x, ids, new)
-        result = np.array(x, order="C")
+        result = x.copy()  # C order, as the general path's np.array(x, order="C")
         if combine is _KEEP:
             return result
-        vector = ids.reshape(count).tolist() if count else []
-        where = tuple(vector[s] if s >= 0 else 0 for s, _ in bounds)
-        if not all(0 <= i < size for i, (_, size) in zip(where, bounds, strict=True)):
+        where = locate(ids)
+        if where is None:
             return result
-        value = new.reshape(()) if new.__class__ is ndarray else new
         if combine is _REPLACE:
             result[where] = value
             return result
