@@ -55,21 +55,34 @@ CASES = [
     ((10, 6), (40, 1), (40, 6), "f32", "i32", 1, [1], "replace"),
     ((10, 6), (40, 1), (40, 6), "i32", "i32", 1, [1], "keep"),
     ((10, 6), (40, 1), (40, 6), "f32", "i32", 1, [1], "minimum"),
+    # many updates per row (the rounds), a few rows left without any
+    ((12, 40), (400, 1), (400, 40), "f32", "i32", 1, [1], "add"),
+    ((12, 40), (400, 1), (400, 40), "f64", "i64", 1, [1], "maximum"),
+    ((12, 40), (400, 1), (400, 40), "f32", "i32", 1, [1], "minimum"),
+    ((12, 40), (400, 1), (400, 40), "f64", "i32", 1, [1], "multiply"),
+    ((300, 2), (400, 1), (400, 2), "i8", "i32", 1, [1], "add"),
+    ((12, 40), (400, 1), (400, 40), "i32", "ui8", 1, [1], "maximum"),
+    ((12, 40), (400, 1), (400, 40), "f16", "i32", 1, [1], "add"),
 ]
 
 
+@pytest.mark.parametrize("special", [True, False])
 @pytest.mark.parametrize("case", range(len(CASES)))
-def test_row_scatter_matches_general_evaluator(case: int) -> None:
+def test_row_scatter_matches_general_evaluator(case: int, special: bool) -> None:
     operand, ids, updates, elem, ielem, vector_dim, window, kind = CASES[case]
     text = _program(operand, ids, updates, elem, ielem, vector_dim, window, _body(kind, elem))
     rng = np.random.default_rng(case)
-    dtype = {"f32": np.float32, "f16": np.float16, "i8": np.int8, "i32": np.int32}[elem]
+    dtype = {"f32": np.float32, "f16": np.float16, "f64": np.float64, "i8": np.int8,
+             "i32": np.int32}[elem]
     x = (rng.standard_normal(operand) * 50).astype(dtype)
     u = (rng.standard_normal(updates) * 50).astype(dtype)
-    if dtype in (np.float32, np.float16):
+    if dtype in (np.float32, np.float16, np.float64) and special:
         x.reshape(-1)[:3] = [np.nan, -0.0, np.inf]
         if u.size:
             u.reshape(-1)[:4] = [-0.0, np.nan, -np.inf, 1e-30]
+    elif dtype in (np.float32, np.float16, np.float64) and u.size:
+        u.reshape(-1)[:3] = [np.inf, -np.inf, 0.0]  # inf - inf: a NaN made on the way
+        x.reshape(-1)[:2] = [-np.nan, -0.0]  # a NaN only in the operand
     idtype = {"i32": np.int32, "i64": np.int64, "ui8": np.uint8, "i16": np.int16}[ielem]
     lo = 0 if idtype == np.uint8 else -3
     i = rng.integers(lo, operand[0] + 4, ids).astype(idtype)
@@ -96,3 +109,67 @@ def test_other_scatters_keep_the_general_path() -> None:
         plain, _ = _run(text, [x, i, u], False)
         assert not getattr(kernel, "__qualname__", "").startswith("bind_scatter")
         assert fast.tobytes() == plain.tobytes()
+
+
+ROUND_DTYPES = [np.float32, np.float64, np.int8, np.int32, np.uint64, np.bool_]
+
+
+def _round_data(rng: np.random.Generator, shape: tuple[int, ...], dtype: type) -> np.ndarray:
+    if dtype is np.bool_:
+        return rng.integers(0, 2, shape).astype(bool)
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        return rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
+    x = (rng.standard_normal(shape) * 1e3).astype(dtype)
+    x.reshape(-1)[:4] = [np.inf, -np.inf, 0.0, 1e-300]
+    return x
+
+
+@pytest.mark.parametrize("dtype", ROUND_DTYPES)
+@pytest.mark.parametrize("name", ["add", "multiply", "maximum", "minimum", "bitwise_xor",
+                                  "logical_or"])
+@pytest.mark.parametrize("spread", ["even", "skewed", "sparse", "one"])
+def test_rounds_give_ufunc_at_bits(dtype: type, name: str, spread: str) -> None:
+    """The rounds apply each row's updates in update order: the bits of `ufunc.at` (or they
+    decline, leaving the result untouched, when one row has too many updates)."""
+    combine = getattr(np, name)
+    if (dtype is np.bool_) != name.startswith("logical") or (
+            name == "bitwise_xor" and not np.issubdtype(dtype, np.integer)):
+        pytest.skip("no such region for this element type")
+    rng = np.random.default_rng(ROUND_DTYPES.index(dtype))
+    rows, count = 9, 500
+    if spread == "even":
+        targets = rng.integers(0, rows, count)
+    elif spread == "skewed":  # row 0 gets most updates, rows 1.. a few, row 8 none
+        targets = np.where(rng.random(count) < 0.8, 0, rng.integers(1, rows - 1, count))
+    elif spread == "sparse":  # one row with many updates among 400 rows with one each
+        rows = 500
+        targets = np.concatenate([np.full(100, 7), np.arange(100, 500)])
+        rng.shuffle(targets)
+    else:  # one row with all updates, one element each: as many rounds as updates
+        targets = np.full(count, 3)
+    targets = targets.astype(np.intp)
+    width = 1 if spread == "one" else 64
+    x = _round_data(rng, (rows, width), dtype)
+    values = _round_data(rng, (targets.size, width), dtype)
+    want = x.copy()
+    got = x.copy()
+    with np.errstate(all="ignore"):
+        combine.at(want, targets, values)
+        done = specialize_scatter._combine_in_rounds(got, targets, values, combine)
+    assert done == (spread != "one")
+    assert (got.tobytes() == want.tobytes()) if done else (got.tobytes() == x.tobytes())
+
+
+@pytest.mark.parametrize("value", [np.nan, -np.nan, -0.0])
+@pytest.mark.parametrize("name", ["add", "maximum", "minimum"])
+def test_rounds_leave_nan_and_negative_zero_to_ufunc_at(value: float, name: str) -> None:
+    """Data on which the two loops may pick different bits is declined."""
+    combine = getattr(np, name)
+    values = np.ones((40, 2), np.float32)
+    values[17, 1] = value
+    result = np.zeros((4, 2), np.float32)
+    done = specialize_scatter._combine_in_rounds(result, np.arange(40) % 4, values, combine)
+    assert done == (name == "add" and value == 0.0)
+    if not done:
+        assert not result.any()

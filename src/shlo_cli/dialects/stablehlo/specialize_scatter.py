@@ -19,6 +19,7 @@ any coordinate is out of bounds, as the general path skips it; a ufunc region ap
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -82,6 +83,7 @@ def bind_scatter(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | 
     count, rows = int(np.prod(batch, dtype=np.int64)), operand[0]
     row_shape = (count, *operand[1:])
     quiet, loud = switches()
+    in_rounds = combine not in (_KEEP, _REPLACE) and _round_safe(combine, dtypes[0])
 
     def kernel(x: Any, ids: Any, new: Any) -> Any:
         if (x.__class__ is not np.ndarray or ids.__class__ is not np.ndarray
@@ -97,12 +99,13 @@ def bind_scatter(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | 
         if not inside.all():
             targets, values = targets[inside], values[inside]
         if combine is _REPLACE:
-            last = _last_occurrences(targets)
+            last = _last_occurrences(_narrow(targets, rows))
             result[targets[last]] = values[last]
             return result
         token = quiet()
         try:
-            combine.at(result, targets, values)
+            if not in_rounds or not _combine_in_rounds(result, targets, values, combine):
+                combine.at(result, targets, values)
         finally:
             loud(token)
         return result
@@ -111,6 +114,94 @@ def bind_scatter(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | 
 
 
 register_bind_hook(bind_scatter, 60)
+
+# ---- many updates per row: one round per occurrence --------------------------------------
+# `ufunc.at` applies updates one element at a time (~20 ns each). Grouping the updates by
+# target row (a stable sort keeps each row's updates in update order) and laying them out
+# round-major, round m holding every row's m-th update, turns the work into one whole-array
+# `combine(current, update)` per round: per element the same ufunc on the same operands in
+# the same order as `ufunc.at`. Rounds pay when rows get many updates each and the layout
+# stays dense; a few rows with many updates and many with one would leave it mostly padding.
+# A round costs about as much as `ufunc.at` on this many elements: more rounds than the
+# elements / this (and than _ROUNDS) are left to `ufunc.at`.
+_ELEMENTS_PER_ROUND = 64
+_ROUNDS = 16
+_EXACT_FLOATS = ("float32", "float64")
+
+
+def _round_safe(combine: Any, dtype: np.dtype) -> bool:
+    """Whether whole-array rounds can give `ufunc.at`'s bits for this element type: integer
+    and bool arithmetic always; f32 / f64 when the data passes `_plain_floats` (other floats
+    convert through wider types, possibly differently in the two loops)."""
+    return dtype.kind in "biu" or (dtype.name in _EXACT_FLOATS and combine in _FLOAT_UFUNCS)
+
+
+_FLOAT_UFUNCS = (np.add, np.multiply, np.maximum, np.minimum)
+
+
+def _plain_floats(combine: Any, values: np.ndarray, current: np.ndarray) -> bool:
+    """No input where the two loops could choose different bits: a NaN update (two NaN
+    operands: which payload wins is the loop's choice) and, for max / min, a NaN or -0.0
+    on either side (ties between -0.0 and +0.0, NaN selection)."""
+    if np.isnan(values).any():
+        return False
+    if combine is np.add or combine is np.multiply:
+        return True
+    if np.isnan(current).any():
+        return False
+    width = np.dtype(f"u{values.dtype.itemsize}")
+    negative_zero = np.array(-0.0, values.dtype).view(width)
+    return not ((values.view(width) == negative_zero).any()
+                or (current.view(width) == negative_zero).any())
+
+
+def _narrow(targets: np.ndarray, rows: int) -> np.ndarray:
+    """The in-bounds targets as the narrowest unsigned type holding `rows` values: numpy's
+    stable sort is a radix sort for 8- and 16-bit keys (8x faster than its int64 merge
+    sort), and any stable sort gives the same order (ties keep update order)."""
+    for dtype in (np.uint8, np.uint16):
+        if rows <= np.iinfo(dtype).max + 1:
+            return targets.astype(dtype)
+    return targets
+
+
+def _combine_in_rounds(result: np.ndarray, targets: np.ndarray, values: np.ndarray,
+                       combine: Any) -> bool:
+    """Apply `values` (one row per target) to `result` in rounds; False (nothing done) when
+    the layout would be too sparse or the data needs `ufunc.at`'s own loop."""
+    count = targets.size
+    order = np.argsort(_narrow(targets, result.shape[0]), kind="stable")
+    ordered = targets[order]
+    first = np.ones(count, dtype=bool)
+    first[1:] = ordered[1:] != ordered[:-1]
+    starts = np.flatnonzero(first)
+    sizes = np.diff(starts, append=count)
+    groups, depth = starts.size, int(sizes.max())
+    if depth > max(_ROUNDS, count * math.prod(values.shape[1:]) // _ELEMENTS_PER_ROUND):
+        return False
+    # Rows with more updates first, so each round's live rows are a prefix.
+    by_size = np.argsort(-sizes, kind="stable")
+    rows, ranked = ordered[starts[by_size]], sizes[by_size]
+    current = result[rows]
+    if values.dtype.kind == "f" and not _plain_floats(combine, values, current):
+        return False
+    slot = np.empty(groups, dtype=np.intp)
+    slot[by_size] = np.arange(groups)
+    live = np.searchsorted(-ranked, -np.arange(depth), side="left")
+    offsets = np.zeros(depth + 1, dtype=np.intp)
+    np.cumsum(live, out=offsets[1:])
+    # Round m is `layout[offsets[m]:offsets[m + 1]]`: the m-th update of each live row.
+    rank = np.arange(count) - np.repeat(starts, sizes)
+    source = np.empty(count, dtype=np.intp)
+    source[offsets[rank] + np.repeat(slot, sizes)] = order
+    layout = values.take(source, axis=0)
+    bounds = offsets.tolist()
+    for m in range(depth):
+        start, stop = bounds[m], bounds[m + 1]
+        part = current[:stop - start]
+        combine(part, layout[start:stop], out=part)
+    result[rows] = current
+    return True
 
 
 def _element_position(dims: Any, operand: tuple[int, ...], indices: tuple[int, ...],
