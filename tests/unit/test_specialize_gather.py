@@ -19,10 +19,14 @@ def _t(shape: tuple[int, ...], elem: str) -> str:
 
 def _program(table: tuple[int, ...], ids: tuple[int, ...], elem: str, ielem: str,
              vector_dim: int, offset: list[int], sizes: list[int], result: tuple[int, ...],
-             collapsed: int = 0) -> str:
+             collapsed: int | None = 0) -> str:
+    """A gather along axis `collapsed` (axis 0 kept as a unit slice dimension when None, axis
+    1 kept when -1)."""
+    axis = 0 if collapsed is None else 1 if collapsed == -1 else collapsed
+    dropped = "" if collapsed is None or collapsed == -1 else str(collapsed)
     return f"""
 func.func @main(%t: {_t(table, elem)}, %i: {_t(ids, ielem)}) -> {_t(result, elem)} {{
-  %0 = "stablehlo.gather"(%t, %i) <{{dimension_numbers = #stablehlo.gather<offset_dims = {offset}, collapsed_slice_dims = [{collapsed}], start_index_map = [{collapsed}], index_vector_dim = {vector_dim}>, indices_are_sorted = false, slice_sizes = array<i64: {', '.join(map(str, sizes))}>}}> : ({_t(table, elem)}, {_t(ids, ielem)}) -> {_t(result, elem)}
+  %0 = "stablehlo.gather"(%t, %i) <{{dimension_numbers = #stablehlo.gather<offset_dims = {offset}, collapsed_slice_dims = [{dropped}], start_index_map = [{axis}], index_vector_dim = {vector_dim}>, indices_are_sorted = false, slice_sizes = array<i64: {', '.join(map(str, sizes))}>}}> : ({_t(table, elem)}, {_t(ids, ielem)}) -> {_t(result, elem)}
   func.return %0 : {_t(result, elem)}
 }}
 """
@@ -49,6 +53,10 @@ CASES = [
     ((4, 5, 3), (7,), "f32", "i16", 1, [1, 2], [4, 1, 3], (7, 4, 3), 1),
     ((4, 5, 3), (7,), "f32", "i32", 1, [0, 1], [4, 5, 1], (4, 5, 7), 2),
     ((0, 5), (7,), "f32", "i32", 1, [0], [0, 1], (0, 7), 1),
+    # the gathered axis kept as a unit slice dimension (no collapsed dimensions)
+    ((20,), (9, 1), "f32", "i32", 1, [1], [1], (9, 1), None),
+    ((20,), (9, 1), "f32", "i32", 1, [0], [1], (1, 9), None),
+    ((5, 4), (3, 2), "f16", "i64", 2, [0, 2], [5, 1], (5, 3, 1, 2), -1),
 ]
 
 
@@ -57,6 +65,7 @@ def test_row_gather_matches_general_evaluator(case: int) -> None:
     table, ids, elem, ielem, vector_dim, offset, sizes, result, *axis = CASES[case]
     collapsed = axis[0] if axis else 0
     text = _program(table, ids, elem, ielem, vector_dim, offset, sizes, result, collapsed)
+    along = 0 if collapsed is None else 1 if collapsed == -1 else collapsed
     rng = np.random.default_rng(case)
     dtype = {"f32": np.float32, "f16": np.float16, "i8": np.int8}[elem]
     t = (rng.standard_normal(table) * 50).astype(dtype)
@@ -64,7 +73,7 @@ def test_row_gather_matches_general_evaluator(case: int) -> None:
         t.reshape(-1)[:3] = [np.nan, -0.0, np.inf]
     idtype = {"i32": np.int32, "i64": np.int64, "ui8": np.uint8, "i16": np.int16}[ielem]
     lo = 0 if idtype == np.uint8 else -3
-    i = rng.integers(lo, table[collapsed] + 4, ids).astype(idtype)
+    i = rng.integers(lo, table[along] + 4, ids).astype(idtype)
     fast, kernel = _run(text, [t, i], True)
     plain, general = _run(text, [t, i], False)
     assert kernel is not general and getattr(kernel, "__qualname__", "").startswith("_take_kernel")

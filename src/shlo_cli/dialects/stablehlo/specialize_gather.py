@@ -2,14 +2,15 @@
 specialized once per op when the plan is built (an engine binding hook).
 
 `jnp.take(table, ids, axis=a)` and `table[ids]` export as a gather whose slices span every
-dimension but one: `collapsed_slice_dims = start_index_map = [a]`, slice sizes the
-operand's with 1 at `a`. The general evaluator builds the spec's full index grids for that
-(hundreds of microseconds for a 32-token lookup); it is `np.take(..., axis=a)` with the
-start indices clamped into the operand (`mode="clip"`: the spec clamps each start index to
-[0, size - 1] for a one-wide slice; the other dimensions start at 0), which returns a fresh
-C-ordered array of the same elements with the batch dimensions where axis `a` was. When the
-result puts them elsewhere (`offset_dims`), a transposed C-ordered copy. Anything else, or
-operands of other shapes, goes to the general evaluator.
+dimension but one: `start_index_map = [a]`, slice sizes the operand's with 1 at `a`, and
+`a` collapsed (or kept as a unit dimension of the result). The general evaluator builds
+the spec's full index grids for that (hundreds of microseconds for a 32-token lookup); it
+is `np.take(..., axis=a)` with the start indices clamped into the operand (`mode="clip"`:
+the spec clamps each start index to [0, size - 1] for a one-wide slice; the other
+dimensions start at 0), which returns a fresh C-ordered array of the same elements with
+the batch dimensions where axis `a` was. When the result puts them elsewhere
+(`offset_dims`), a transposed C-ordered copy. Anything else, or operands of other shapes,
+goes to the general evaluator.
 """
 
 from __future__ import annotations
@@ -44,19 +45,23 @@ def index_batch(vector_dim: int, index_shape: tuple[int, ...]) -> tuple[int, ...
     return None
 
 
-def _take_layout(axis: int, batch: int, rank: int, offset: list[int]) -> list[int] | None:
+def _take_layout(axis: int, batch: int, rank: int, kept: bool,
+                 offset: list[int]) -> list[int] | None:
     """For each result dimension, its dimension in `np.take(operand, ids, axis)` (operand
-    dimensions before `axis`, then the `batch` index dimensions, then the rest), when the
-    slice dimensions sit at `offset`; else None."""
-    dims = batch + rank - 1
-    if len(offset) != rank - 1 or sorted(set(offset)) != offset or any(
+    dimensions before `axis`, the `batch` index dimensions, a unit dimension standing for
+    `axis` when it is `kept` as a one-wide slice dimension, then the rest), when the slice
+    dimensions sit at `offset`; else None."""
+    extra = 1 if kept else 0
+    dims = batch + rank - 1 + extra
+    if len(offset) != rank - 1 + extra or sorted(set(offset)) != offset or any(
             not 0 <= d < dims for d in offset):
         return None
-    kept = [d if d < axis else d + batch - 1 for d in range(rank) if d != axis]
+    slices = [d if d < axis else d + batch + extra - 1 for d in range(rank)
+              if d != axis or kept]
     layout, seen = [], 0
     for d in range(dims):
         if d in offset:
-            layout.append(kept[offset.index(d)])
+            layout.append(slices[offset.index(d)])
         else:
             layout.append(axis + seen)
             seen += 1
@@ -86,28 +91,30 @@ def bind_gather(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
     except (TypeError, ValueError):
         return None
     shape, index_shape = tuple(operand.shape), tuple(indices.shape)
-    if (offset is None or collapsed is None or len(collapsed) != 1 or index_map != collapsed
-            or batching or index_batching):
+    if (offset is None or collapsed not in ([], index_map) or index_map is None
+            or len(index_map) != 1 or batching or index_batching):
         return None
-    axis = collapsed[0]
+    axis, kept = index_map[0], not collapsed
     if (not 0 <= axis < len(shape) or shape[axis] == 0
             or sizes != [1 if d == axis else n for d, n in enumerate(shape)]):
         return None
     batch = index_batch(vector_dim, index_shape)
     if batch is None:
         return None
-    layout = _take_layout(axis, len(batch), len(shape), offset)
-    taken = shape[:axis] + batch + shape[axis + 1:]
+    layout = _take_layout(axis, len(batch), len(shape), kept, offset)
+    picks = batch + (1,) * kept
+    taken = shape[:axis] + picks + shape[axis + 1:]
     if layout is None or tuple(result.shape) != tuple(taken[d] for d in layout):
         return None
     general = bind_after(bind_gather, op, opdef, kwargs)
-    return _take_kernel(shape, index_shape, batch, axis, layout, general)
+    return _take_kernel(shape, index_shape, picks, axis, layout, general)
 
 
 def _take_kernel(shape: tuple[int, ...], index_shape: tuple[int, ...],
-                 batch: tuple[int, ...], axis: int, layout: list[int],
+                 picks: tuple[int, ...], axis: int, layout: list[int],
                  general: Kernel) -> Kernel:
-    """`np.take` along `axis` with clamped indices, transposed to the result's layout."""
+    """`np.take` along `axis` with clamped indices (as an array of shape `picks`),
+    transposed to the result's layout."""
     take, transpose, contiguous = np.take, np.transpose, np.ascontiguousarray
     same = layout == list(range(len(layout)))
 
@@ -115,7 +122,7 @@ def _take_kernel(shape: tuple[int, ...], index_shape: tuple[int, ...],
         if (table.__class__ is not np.ndarray or ids.__class__ is not np.ndarray
                 or table.shape != shape or ids.shape != index_shape):
             return general(table, ids)
-        out = take(table, ids.reshape(batch), axis=axis, mode="clip")
+        out = take(table, ids.reshape(picks), axis=axis, mode="clip")
         return out if same else contiguous(transpose(out, layout))
     return kernel
 
