@@ -25,6 +25,7 @@ BIND = (
     "shlo_cli.dialects.stablehlo.specialize_bits",
     "shlo_cli.dialects.stablehlo.specialize_conv",
     "shlo_cli.dialects.stablehlo.specialize_gather",
+    "shlo_cli.dialects.stablehlo.specialize_half",
     "shlo_cli.dialects.stablehlo.specialize_int",
     "shlo_cli.dialects.stablehlo.specialize_reduce",
     "shlo_cli.dialects.stablehlo.specialize_scalar",
