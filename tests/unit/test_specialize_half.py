@@ -61,6 +61,9 @@ def test_f16_extremum_matches_general_evaluator(op: str, nans: bool) -> None:
     rng = np.random.default_rng(11 + nans)
     a, b = _specials(rng, 600, nans), _specials(rng, 600, nans)
     _check(_binary(op, "20x30x"), [a.reshape(20, 30), b.reshape(20, 30)])
+    neighbours = (a.view(np.uint16) ^ np.uint16(1)).view(np.float16)  # adjacent values
+    neighbours[np.isnan(neighbours) & ~np.isnan(a)] = 2.0
+    _check(_binary(op, "20x30x"), [a.reshape(20, 30), neighbours.reshape(20, 30)])
     _check(_binary(op, "0x"), [a[:0], b[:0]])
     _check(_binary(op, ""), [a[:1].reshape(()), b[:1].reshape(())])
 
