@@ -79,3 +79,22 @@ def test_f16_extremum_with_one_value_operand(op: str, value: float) -> None:
             f"  %1 = stablehlo.{op} %a, %0 : tensor<257xf16>\n"
             "  func.return %1 : tensor<257xf16>\n}\n")
     _check(text, [a, np.array(value, np.float16)])
+
+
+def _no_fallback(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    raise AssertionError("NaN-free operands must not fall back")
+
+
+@pytest.mark.parametrize("op", ["maximum", "minimum"])
+def test_f16_extremum_without_nan_takes_the_key_path(op: str) -> None:
+    """Without NaN the key path itself answers (no fallback), adjacent values included."""
+    rng = np.random.default_rng(8)
+    a = _specials(rng, 900, False)
+    b = (a.view(np.uint16) ^ np.uint16(1)).view(np.float16)
+    b[np.isnan(b)] = -2.0
+    ufunc = np.maximum if op == "maximum" else np.minimum
+    kernel = specialize_half._extremum(ufunc, _no_fallback)
+    fast = kernel(a, b)
+    plain = _run(_binary(op, "900x"), [a, b], (specialize_half.bind_half,
+                                              specialize.bind_specialized))
+    assert fast.tobytes() == plain.tobytes()
