@@ -28,6 +28,7 @@ BIND = (
     "shlo_cli.dialects.stablehlo.specialize_half",
     "shlo_cli.dialects.stablehlo.specialize_int",
     "shlo_cli.dialects.stablehlo.specialize_reduce",
+    "shlo_cli.dialects.stablehlo.specialize_rounding",
     "shlo_cli.dialects.stablehlo.specialize_scalar",
     "shlo_cli.dialects.stablehlo.specialize_scatter",
 )
