@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from shlo_cli.dialects.stablehlo import specialize
+from shlo_cli.dialects.stablehlo import specialize, specialize_half
 from shlo_cli.interpreter import engine
 from shlo_cli.interpreter.engine import Interpreter
 from shlo_cli.ir.parser import parse_source
@@ -35,7 +35,8 @@ def _data(rng: np.random.Generator, shape: tuple[int, ...], elem: str) -> np.nda
 def _run(text: str, args: list[np.ndarray], specialized: bool) -> list[np.ndarray]:
     saved = list(engine.BIND_HOOKS)
     if not specialized:
-        engine.BIND_HOOKS[:] = [h for h in saved if h is not specialize.bind_specialized]
+        engine.BIND_HOOKS[:] = [h for h in saved if h not in (
+            specialize.bind_specialized, specialize_half.bind_half)]  # f16 extremum
     try:
         interpreter = Interpreter(parse_source(text))
         out = interpreter.call(interpreter.lookup_function("main"), args)
@@ -264,7 +265,8 @@ def test_extremum_sign_bits_match_general_evaluator(op: str, elem: str, nan: boo
     for g, w in zip(got[:2], want[:2], strict=True):
         assert g.dtype == w.dtype
         assert np.array_equal(g.view(f"u{g.itemsize}"), w.view(f"u{w.itemsize}"))
-    assert any(getattr(k, "__qualname__", "").startswith("_signed_extremum") for k in got[2])
+    kernel = "_extremum" if elem == "f16" else "_signed_extremum"  # f16: specialize_half
+    assert any(getattr(k, "__qualname__", "").startswith(kernel) for k in got[2])
 
 
 def _misaligned(x: np.ndarray, offset: int) -> np.ndarray:
