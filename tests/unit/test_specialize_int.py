@@ -176,3 +176,16 @@ def test_legacy_dot_matches_general_evaluator() -> None:
             f"  %0 = stablehlo.dot %a, %b : ({lt}, {rt}) -> {res}\n"
             f"  func.return %0 : {res}\n}}\n")
     _check(text, [a, b])
+
+
+@pytest.mark.parametrize("source", list(TYPES))
+def test_int_convert_matches_general_evaluator(source: str) -> None:
+    """Every integer pair: wrap-around when narrowing, sign or zero extension when widening."""
+    a = _edges(np.dtype(TYPES[source]), (3, 30), 9)
+    for target in TYPES:
+        if target == source:
+            continue
+        s, t = _tensor(source, (3, 30)), _tensor(target, (3, 30))
+        text = (f"func.func @main(%a: {s}) -> {t} {{\n"
+                f"  %0 = stablehlo.convert %a : ({s}) -> {t}\n  func.return %0 : {t}\n}}\n")
+        _check(text, [a])

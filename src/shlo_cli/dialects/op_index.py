@@ -31,6 +31,7 @@ BIND = (
     "shlo_cli.dialects.stablehlo.specialize_rounding",
     "shlo_cli.dialects.stablehlo.specialize_scalar",
     "shlo_cli.dialects.stablehlo.specialize_scatter",
+    "shlo_cli.dialects.stablehlo.specialize_select",
 )
 
 OPS = {

@@ -19,7 +19,8 @@ matmul (no BLAS). Here, for i8..i64 and u8..u64:
   the general evaluator defines them.
 - `count_leading_zeros` as the width minus the bit count of the value with all bits below its
   top bit set, `popcnt` with numpy's bit count on the unsigned view, `abs`
-  and `sign` of signed types directly (numpy's abs wraps INT_MIN to itself, as the spec's).
+  and `sign` of signed types directly (numpy's abs wraps INT_MIN to itself, as the spec's),
+  `convert` between integer types as numpy's astype (keeps the low bits).
 Operands that are not arrays of the bound dtype (or 0-d) go to the general evaluator.
 """
 
@@ -179,8 +180,9 @@ def _signed_divide(a: np.ndarray, b: np.ndarray, unsigned: np.dtype) -> np.ndarr
 
 
 def _signed_remainder(a: np.ndarray, b: np.ndarray, unsigned: np.dtype) -> np.ndarray:
-    """elementwise.remainder on a signed type: a - (a / b) * b with wrap-around (the
-    identity holds modulo 2^bits, so INT_MIN % -1 = 0), and x % 0 = x."""
+    """elementwise.remainder on a signed type, x % 0 = x. By one value: a - (a / b) * b with
+    wrap-around (the identity holds modulo 2^bits, so INT_MIN % -1 = 0), the division by a
+    scalar being numpy's fast one; else numpy's fmod (one hardware division)."""
     if _one_value(b):
         if b.reshape(-1)[0] == 0:
             return a.copy()
@@ -188,10 +190,9 @@ def _signed_remainder(a: np.ndarray, b: np.ndarray, unsigned: np.dtype) -> np.nd
         q *= b.reshape(-1)[0]
         return a - q
     zero = b == 0
-    safe = np.where(zero, b.dtype.type(1), b) if zero.any() else b
-    q = _signed_quotient(a, safe, unsigned)
-    q *= safe
-    return np.where(zero, a, a - q) if safe is not b else a - q
+    if not zero.any():
+        return np.fmod(a, b)  # C's %: the sign of the dividend; INT_MIN % -1 = 0
+    return np.where(zero, a, np.fmod(a, np.where(zero, b.dtype.type(1), b)))
 
 
 def _divmod_kernel(dtype: np.dtype, quotient: bool, general: Kernel) -> Kernel:
@@ -230,8 +231,9 @@ def _clz_kernel(dtype: np.dtype, general: Kernel) -> Kernel:
         if x.__class__ is not array or x.dtype != dtype or x.ndim == 0:
             return general(x)
         smeared = x.view(unsigned).copy()
+        spare = np.empty_like(smeared)  # one buffer for every round's shifted copy
         for shift in shifts:
-            smeared |= smeared >> shift
+            smeared |= np.right_shift(smeared, shift, out=spare)
         length = np.bitwise_count(smeared)
         return (np.uint8(width) - length).astype(dtype)
     return kernel
@@ -261,8 +263,20 @@ def _unary_kernel(ufunc: np.ufunc, dtype: np.dtype, general: Kernel) -> Kernel:
 
 # ---- the hook -------------------------------------------------------------------------------
 
-_HANDLED = frozenset(("stablehlo.dot_general", "stablehlo.dot", "stablehlo.divide",
-                      "stablehlo.remainder", "stablehlo.count_leading_zeros",
+def _int_convert(source: np.dtype, target: np.dtype, general: Kernel) -> Kernel:
+    """conversions.convert_array between integer types: numpy's astype keeps the low bits
+    (sign- or zero-extending first), the general path's wrap-around."""
+    array = np.ndarray
+
+    def kernel(x: Any) -> Any:
+        if x.__class__ is not array or x.dtype != source or x.ndim == 0:
+            return general(x)
+        return x.astype(target)
+    return kernel
+
+
+_HANDLED = frozenset(("stablehlo.convert", "stablehlo.dot_general", "stablehlo.dot",
+                      "stablehlo.divide", "stablehlo.remainder", "stablehlo.count_leading_zeros",
                       "stablehlo.popcnt", "stablehlo.abs", "stablehlo.sign"))
 
 
@@ -275,6 +289,10 @@ def bind_int(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | None
     if dtypes is None or dtypes[-1] not in NATIVE_INTS:
         return None
     dtype = dtypes[-1]
+    if name == "stablehlo.convert":
+        if dtypes[0] not in NATIVE_INTS or dtypes[0] == dtype:
+            return None
+        return _int_convert(dtypes[0], dtype, bind_after(bind_int, op, opdef, kwargs))
     if name in ("stablehlo.dot_general", "stablehlo.dot"):
         if len(dtypes) != 3 or any(d not in NATIVE_INTS and d != np.bool_ for d in dtypes[:2]):
             return None

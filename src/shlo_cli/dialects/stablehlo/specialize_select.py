@@ -1,0 +1,60 @@
+"""`select` on numpy's integer and float types without branches (an engine binding hook).
+
+The general evaluator's np.where branches per element: on an unpredictable predicate (jnp's
+floor division picks `q - 1` where signs differ, `where(a > b, a, b)`) it runs several times
+slower than a pass of arithmetic. Here the predicate becomes a mask of all-ones or zero bits
+in the unsigned type of the operands' width, and on_false ^ ((on_true ^ on_false) & mask)
+picks every element's bits exactly (NaN payloads and signed zeros included).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ...ir.core import Operation
+from ...ir.registry import bind_after, register_bind_hook
+from .elementwise_numerics import NATIVE_FLOATS, NATIVE_INTS
+from .specialize import _native_types
+
+Kernel = Callable[..., Any]
+
+
+def _select(dtype: np.dtype, general: Kernel) -> Kernel:
+    unsigned = np.dtype(f"u{dtype.itemsize}")
+    array, boolean = np.ndarray, np.dtype(np.bool_)
+
+    def kernel(pred: Any, on_true: Any, on_false: Any) -> Any:
+        if (pred.__class__ is not array or on_true.__class__ is not array
+                or on_false.__class__ is not array or pred.dtype != boolean
+                or on_true.dtype != dtype or on_false.dtype != dtype or pred.ndim == 0
+                or not pred.shape == on_true.shape == on_false.shape):
+            return general(pred, on_true, on_false)
+        mask = pred.view(np.uint8).astype(unsigned)  # 1 where pred holds, else 0
+        np.negative(mask, out=mask)  # all ones / zero (unsigned negation wraps)
+        low = on_false.view(unsigned)
+        out = on_true.view(unsigned) ^ low
+        out &= mask
+        out ^= low
+        return out.view(dtype)
+
+    return kernel
+
+
+def bind_select(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | None:
+    """A branchless select kernel, or None (the next hook / the general evaluator)."""
+    if op.name != "stablehlo.select":
+        return None
+    dtypes = _native_types(op)
+    if dtypes is None or len(dtypes) != 4 or dtypes[0] != np.bool_:
+        return None
+    dtype = dtypes[1]
+    if any(d != dtype for d in dtypes[2:]) or (dtype not in NATIVE_INTS
+                                               and dtype not in NATIVE_FLOATS):
+        return None
+    return _select(dtype, bind_after(bind_select, op, opdef, kwargs))
+
+
+register_bind_hook(bind_select, 55)

@@ -1,0 +1,64 @@
+"""Branchless select (dialects/stablehlo/specialize_select.py) picks the general evaluator's
+bits: every native int and float type, NaNs with payloads and signed zeros, a broadcast
+operand, random and uniform predicates, empty and 0-d tensors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from bind_helpers import run_first_op
+
+from shlo_cli.dialects.stablehlo import specialize_select
+
+TYPES = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64, "ui8": np.uint8,
+         "ui64": np.uint64, "f16": np.float16, "f32": np.float32, "f64": np.float64}
+
+
+def _program(elem: str, shape: str) -> str:
+    t, p = f"tensor<{shape}{elem}>", f"tensor<{shape}i1>"
+    return (f"func.func @main(%p: {p}, %a: {t}, %b: {t}) -> {t} {{\n"
+            f"  %0 = stablehlo.select %p, %a, %b : {p}, {t}\n  func.return %0 : {t}\n}}\n")
+
+
+def _bits(elem: str, shape: tuple[int, ...], seed: int) -> np.ndarray:
+    """Any bit patterns of the type (NaNs with payloads, -0.0, extremes)."""
+    dtype = np.dtype(TYPES[elem])
+    unsigned = np.dtype(f"u{dtype.itemsize}")
+    rng = np.random.default_rng(seed)
+    raw = rng.integers(0, np.iinfo(unsigned).max, shape, dtype=unsigned, endpoint=True)
+    return raw.view(dtype)
+
+
+def _check(text: str, args: list[np.ndarray]) -> None:
+    fast, kernel = run_first_op(text, args, specialize_select.bind_select, True)
+    plain, general = run_first_op(text, args, specialize_select.bind_select, False)
+    assert kernel is not general
+    assert fast.dtype == plain.dtype and fast.shape == plain.shape
+    assert fast.tobytes() == plain.tobytes()
+
+
+@pytest.mark.parametrize("elem", list(TYPES))
+def test_select_matches_general_evaluator(elem: str) -> None:
+    rng = np.random.default_rng(4)
+    a, b = _bits(elem, (7, 31), 1), _bits(elem, (7, 31), 2)
+    for pred in (rng.random((7, 31)) < 0.5, np.ones((7, 31), bool), np.zeros((7, 31), bool)):
+        _check(_program(elem, "7x31x"), [pred, a, b])
+    _check(_program(elem, "0x"), [np.zeros(0, bool), a.reshape(-1)[:0], b.reshape(-1)[:0]])
+    p = np.array(True)
+    _check(_program(elem, ""), [p, a.reshape(-1)[:1].reshape(()), b.reshape(-1)[:1].reshape(())])
+
+
+def test_select_with_broadcast_operand() -> None:
+    """relu-like where(p, x, broadcast 0) and -0.0/NaN bits in the broadcast value."""
+    rng = np.random.default_rng(6)
+    x = _bits("f32", (300,), 3)
+    text = ("func.func @main(%p: tensor<300xi1>, %a: tensor<300xf32>, %z: tensor<f32>)"
+            " -> tensor<300xf32> {\n"
+            "  %0 = stablehlo.broadcast_in_dim %z, dims = [] : (tensor<f32>) -> tensor<300xf32>\n"
+            "  %1 = stablehlo.select %p, %a, %0 : tensor<300xi1>, tensor<300xf32>\n"
+            "  func.return %1 : tensor<300xf32>\n}\n")
+    for z in (-0.0, np.nan, 1.0):
+        args = [rng.random(300) < 0.5, x, np.array(z, np.float32)]
+        fast, _ = run_first_op(text, args, specialize_select.bind_select, True)
+        plain, _ = run_first_op(text, args, specialize_select.bind_select, False)
+        assert fast.tobytes() == plain.tobytes()
