@@ -40,9 +40,9 @@ def _check(text: str, args: list[np.ndarray]) -> None:
 @pytest.mark.parametrize("elem", list(TYPES))
 def test_select_matches_general_evaluator(elem: str) -> None:
     rng = np.random.default_rng(4)
-    a, b = _bits(elem, (7, 31), 1), _bits(elem, (7, 31), 2)
-    for pred in (rng.random((7, 31)) < 0.5, np.ones((7, 31), bool), np.zeros((7, 31), bool)):
-        _check(_program(elem, "7x31x"), [pred, a, b])
+    a, b = _bits(elem, (70, 31), 1), _bits(elem, (70, 31), 2)
+    for pred in (rng.random((70, 31)) < 0.5, np.ones((70, 31), bool), np.zeros((70, 31), bool)):
+        _check(_program(elem, "70x31x"), [pred, a, b])
     _check(_program(elem, "0x"), [np.zeros(0, bool), a.reshape(-1)[:0], b.reshape(-1)[:0]])
     p = np.array(True)
     _check(_program(elem, ""), [p, a.reshape(-1)[:1].reshape(()), b.reshape(-1)[:1].reshape(())])
@@ -51,14 +51,14 @@ def test_select_matches_general_evaluator(elem: str) -> None:
 def test_select_with_broadcast_operand() -> None:
     """relu-like where(p, x, broadcast 0) and -0.0/NaN bits in the broadcast value."""
     rng = np.random.default_rng(6)
-    x = _bits("f32", (300,), 3)
-    text = ("func.func @main(%p: tensor<300xi1>, %a: tensor<300xf32>, %z: tensor<f32>)"
-            " -> tensor<300xf32> {\n"
-            "  %0 = stablehlo.broadcast_in_dim %z, dims = [] : (tensor<f32>) -> tensor<300xf32>\n"
-            "  %1 = stablehlo.select %p, %a, %0 : tensor<300xi1>, tensor<300xf32>\n"
-            "  func.return %1 : tensor<300xf32>\n}\n")
+    x = _bits("f32", (3000,), 3)
+    text = ("func.func @main(%p: tensor<3000xi1>, %a: tensor<3000xf32>, %z: tensor<f32>)"
+            " -> tensor<3000xf32> {\n"
+            "  %0 = stablehlo.broadcast_in_dim %z, dims = [] : (tensor<f32>) -> tensor<3000xf32>\n"
+            "  %1 = stablehlo.select %p, %a, %0 : tensor<3000xi1>, tensor<3000xf32>\n"
+            "  func.return %1 : tensor<3000xf32>\n}\n")
     for z in (-0.0, np.nan, 1.0):
-        args = [rng.random(300) < 0.5, x, np.array(z, np.float32)]
+        args = [rng.random(3000) < 0.5, x, np.array(z, np.float32)]
         fast, _ = run_first_op(text, args, specialize_select.bind_select, True)
         plain, _ = run_first_op(text, args, specialize_select.bind_select, False)
         assert fast.tobytes() == plain.tobytes()

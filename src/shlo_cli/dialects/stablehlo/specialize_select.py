@@ -4,7 +4,8 @@ The general evaluator's np.where branches per element: on an unpredictable predi
 floor division picks `q - 1` where signs differ, `where(a > b, a, b)`) it runs several times
 slower than a pass of arithmetic. Here the predicate becomes a mask of all-ones or zero bits
 in the unsigned type of the operands' width, and on_false ^ ((on_true ^ on_false) & mask)
-picks every element's bits exactly (NaN payloads and signed zeros included).
+picks every element's bits exactly (NaN payloads and signed zeros included). Arrays
+below `_SMALL` elements keep np.where (one call, no branch cost to speak of).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from .specialize import _native_types
 
 Kernel = Callable[..., Any]
 
+_SMALL = 2048  # below this np.where's single call costs less than the mask's five passes
+
 
 def _select(dtype: np.dtype, general: Kernel) -> Kernel:
     unsigned = np.dtype(f"u{dtype.itemsize}")
@@ -30,7 +33,7 @@ def _select(dtype: np.dtype, general: Kernel) -> Kernel:
         if (pred.__class__ is not array or on_true.__class__ is not array
                 or on_false.__class__ is not array or pred.dtype != boolean
                 or on_true.dtype != dtype or on_false.dtype != dtype or pred.ndim == 0
-                or not pred.shape == on_true.shape == on_false.shape):
+                or on_true.size < _SMALL or not pred.shape == on_true.shape == on_false.shape):
             return general(pred, on_true, on_false)
         mask = pred.view(np.uint8).astype(unsigned)  # 1 where pred holds, else 0
         np.negative(mask, out=mask)  # all ones / zero (unsigned negation wraps)
