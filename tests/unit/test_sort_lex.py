@@ -138,3 +138,31 @@ def test_quiet_nans_on_a_totalorder_level(monkeypatch: Any) -> None:
 def test_other_comparators_use_the_merge_sort(monkeypatch: Any) -> None:
     args = _data(np.random.default_rng(3), (40,), False)
     _same(_program(NOT_CHAIN, (40,), 0), args, monkeypatch, fast=False)
+
+
+def test_comparator_that_is_no_order_still_permutes() -> None:
+    """FLOAT LT with NaN keys is no strict weak order (the spec leaves the order open): the
+    merge sort still returns a permutation of every row, and NaN-free rows sorted."""
+    from shlo_cli.interpreter.engine import Interpreter
+    from shlo_cli.ir.parser import parse_source
+
+    text = """
+func.func @main(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
+  %0 = "stablehlo.sort"(%x) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %p = stablehlo.compare LT, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  }) {dimension = 1 : i64, is_stable = true} : (tensor<4x64xf32>) -> tensor<4x64xf32>
+  return %0 : tensor<4x64xf32>
+}
+"""
+    rng = np.random.default_rng(0)
+    interpreter = Interpreter(parse_source(text))
+    main = interpreter.lookup_function("main")
+    for _ in range(30):
+        x = rng.standard_normal((4, 64)).astype(np.float32)
+        x[:3][rng.random((3, 64)) < 0.3] = np.nan
+        out = np.asarray(interpreter.call(main, [x])[0])
+        for r in range(4):
+            assert sorted(v.tobytes() for v in out[r]) == sorted(v.tobytes() for v in x[r])
+        assert out[3].tobytes() == np.sort(x[3]).tobytes()

@@ -169,8 +169,12 @@ def merge_sort_permutation(comparator: Callable[..., Any],
             lo = np.where(active & before, mid + 1, lo)
             hi = np.where(active & ~before, mid, hi)
         target = np.minimum(run_start, partner) + own + lo
-        merged = np.empty_like(perm)
+        merged = np.full_like(perm, -1)
         merged[row, target] = perm
+        if (merged < 0).any():
+            # Two elements got one place: the comparator is no strict weak order (FLOAT
+            # LT on NaN). Any order is then the spec's; this one is a permutation.
+            merged = np.take_along_axis(perm, np.argsort(target, axis=1, kind="stable"), 1)
         perm = merged
         width *= 2
     return perm
