@@ -38,6 +38,7 @@ def _slow(text: str, monkeypatch: pytest.MonkeyPatch) -> Any:
     all read token by token."""
     with monkeypatch.context() as m:
         m.setattr(Parser, "fast_operation", lambda self, start: None)
+        m.setattr(Parser, "fast_statement", lambda self, head: None)
         m.setattr(Parser, "_fast_block_arguments", lambda self, block: False)
         m.setattr(Parser, "_parse_dict_by_text", Parser._parse_attr_dict_body)
         return _outcome(text)
@@ -118,15 +119,15 @@ def test_fast_paths_read_the_common_statements(body: str,
     module = parse_source(text)
     expected = sorted(op.name for op in module.op.walk())[1:]  # not the implicit module
     taken: list[str] = []
-    real = Parser.fast_operation
+    real = Parser.fast_statement
 
-    def spy(self: Parser, start: Any) -> Any:
-        op = real(self, start)
-        if op is not None:
-            taken.append(op.name)
-        return op
+    def spy(self: Parser, head: Any) -> Any:
+        found = real(self, head)
+        if found is not None:
+            taken.append(found[0].name)
+        return found
 
-    monkeypatch.setattr(Parser, "fast_operation", spy)
+    monkeypatch.setattr(Parser, "fast_statement", spy)
     parse_source(text)
     assert sorted(taken) == expected
 

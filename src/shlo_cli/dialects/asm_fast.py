@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..ir.attributes import Attribute, DenseArrayAttr, DialectAttr, IntegerAttr
 from ..ir.core import Value
-from ..ir.lexer import lex_at
 from ..ir.parse_fast import (
     COLON,
     INT,
@@ -27,6 +26,7 @@ from ..ir.parse_fast import (
     FastResult,
     cached_function,
     cached_tensor,
+    not_before,
     same_types,
 )
 from ..ir.types import I64, Type
@@ -45,9 +45,9 @@ _Slot = tuple[str, str, str]
 _TYPE_PATTERNS = {
     "same": rf"{COLON}(?:({TENSOR})|(?=\())",  # one type, or a function type after it
     "result": rf"{COLON}({TENSOR})",
-    "select": rf"{COLON}({TENSOR}){WS},{WS}({TENSOR})",
+    "select": rf"{COLON}({TENSOR}){WS},{WS}({TENSOR}){not_before(',')}",
     "functional": COLON,
-    "none": "",
+    "none": not_before("{"),
 }
 
 
@@ -102,10 +102,10 @@ class FastFormat:
                 found = cached_function(src, m.end())
                 if found is None:
                     return None
-                ftype, after = found
+                ftype, end = found
                 if len(ftype.results) != 1 or not same_types(operands, ftype.inputs):
                     return None
-                return operands, list(ftype.results), props, {}, after
+                return operands, list(ftype.results), props, {}, end
             t = cached_tensor(text)
             if t is None:
                 return None
@@ -114,13 +114,13 @@ class FastFormat:
                     return None
             results = [t] * (self.num_results if self.num_results is not None
                              else num_results or 1)
-            after = lex_at(src, m.end())
+            end = m.end()
         elif mode == "result":
             t = cached_tensor(texts[index])
             if t is None or operands:
                 return None
             results = [t]
-            after = lex_at(src, m.end())
+            end = m.end()
         elif mode == "select":
             pred = cached_tensor(texts[index])
             value = cached_tensor(texts[index + 1])
@@ -128,24 +128,20 @@ class FastFormat:
                 return None
             if not same_types(operands, [pred] + [value] * (len(operands) - 1)):
                 return None
-            after = lex_at(src, m.end())
-            if after.text == ",":  # a longer type list: the full parser reports it
-                return None
+            end = m.end()  # (not before a `,`: the full parser reports a longer type list)
             results = [value]
         elif mode == "functional":
             found = cached_function(src, m.end())
             if found is None:
                 return None
-            ftype, after = found
+            ftype, end = found
             if not same_types(operands, ftype.inputs):
                 return None
             results = list(ftype.results)
-        else:  # none
-            after = lex_at(src, m.end())
-            if after.text == "{":
-                return None
+        else:  # none (not before a `{`: an attribute dictionary is the full parser's)
+            end = m.end()
             results = []
-        return operands, results, props, {}, after
+        return operands, results, props, {}, end
 
     def _attributes(self, texts: tuple[str, ...], props: dict[str, Attribute],
                     groups: dict[str, list[Value]] | None = None, p: Any = None) -> bool:

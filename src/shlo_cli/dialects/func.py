@@ -7,14 +7,14 @@ from typing import Any
 
 from ..ir.attributes import ArrayAttr, DictAttr, StringAttr, SymbolRefAttr, TypeAttr
 from ..ir.core import Location, Operation
-from ..ir.lexer import PERCENT, STRING, Token, lazy_regex, lex_at
+from ..ir.lexer import PERCENT, STRING, Token, lazy_regex
 from ..ir.parse_fast import (
     COLON,
     KEYWORD_END,
     SYMBOL,
     TENSOR,
+    TENSOR_LIST,
     VALUE_LIST,
-    VALUES_AND_TYPES,
     WS,
     FastResult,
     brace_token,
@@ -22,6 +22,7 @@ from ..ir.parse_fast import (
     cached_function,
     cached_tensor,
     cached_tensors,
+    not_before,
     register_fast_op_parser,
     register_fast_parser,
     same_types,
@@ -294,25 +295,30 @@ declare_op("func.return", operands=("*operands",), results=0,
            syntax=Custom(_parse_return, print_values_and_types), terminator=True)
 
 
+# Return-like ops: `%a, %b : ta, tb` (values, types) not before a longer type list, nor
+# before the dictionary func.return reads after its types; or nothing (not before a value
+# or a dictionary, which the full parser reads).
+_RETURN_VALUES = {
+    True: lazy_regex(rf"{WS}({VALUE_LIST}){COLON}({TENSOR_LIST}){not_before(',{')}"),
+    False: lazy_regex(rf"{WS}({VALUE_LIST}){COLON}({TENSOR_LIST}){not_before(',')}"),
+}
+_NO_VALUES = lazy_regex(not_before("%{"))
+
+
 def fast_return(p: Any, pos: int, dict_after_types: bool) -> FastResult | None:
     """`%a, %b : ta, tb` or nothing, for return-like ops (see `ir.parse_fast`); with
     `dict_after_types` the op's attribute dictionary follows the types (func.return)."""
     src = p.src
-    m = VALUES_AND_TYPES.match(src, pos)
-    assert m is not None  # every part of the pattern is optional
-    if m.group(1) is None:
-        after = lex_at(src, pos)
-        if after.kind == PERCENT or after.text == "{":
+    m = _RETURN_VALUES[dict_after_types].match(src, pos)
+    if m is None:
+        if _NO_VALUES.match(src, pos) is None:
             return None
-        return [], [], {}, {}, after
+        return [], [], {}, {}, pos
     operands = p.fast_values(m.group(1))
     types = cached_tensors(m.group(2))
     if operands is None or types is None or not same_types(operands, types):
         return None
-    after = lex_at(src, m.end())
-    if after.text == "," or (dict_after_types and after.text == "{"):
-        return None
-    return operands, [], {}, {}, after
+    return operands, [], {}, {}, m.end()
 
 
 register_fast_parser("func.return", lambda p, opdef, pos, n: fast_return(p, pos, True))
@@ -359,7 +365,7 @@ def _fast_call(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult |
     typed = cached_function(src, m.end())
     if operands is None or typed is None:
         return None
-    ftype, after = typed
+    ftype, end = typed
     if not same_types(operands, ftype.inputs):
         return None
     callee = m.group(1)
@@ -368,7 +374,7 @@ def _fast_call(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult |
         attr = SymbolRefAttr(callee[1:])
         if len(_CALLEES) < 4096:
             _CALLEES[callee] = attr
-    return operands, list(ftype.results), {"callee": attr}, {}, after
+    return operands, list(ftype.results), {"callee": attr}, {}, end
 
 
 _CALLEES: dict[str, SymbolRefAttr] = {}  # `@name` -> its attribute (attributes are immutable)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .attributes import Attribute
 from .types import Type
@@ -28,6 +28,51 @@ class Location:
 
 
 UNKNOWN_LOCATION = Location("<unknown>", 0, 0)
+
+
+class _Positions(Protocol):
+    """What a `SourceLocation` reads its line and column from (`diagnostics.SourceFile`)."""
+
+    name: str
+
+    def position(self, offset: int) -> tuple[int, int]: ...
+
+
+class SourceLocation(Location):
+    """A parsed op's location, kept as an offset into its source: the parser places every
+    op, while only diagnostics and printed locations read a line and column, worked out
+    (once) on first read. Behaves as a `Location` with those values."""
+
+    __slots__ = ("_source", "_offset", "_at")
+
+    def __init__(self, source: _Positions, offset: int) -> None:
+        self.filename = source.name
+        self.attr = None
+        self._source = source
+        self._offset = offset
+        self._at: tuple[int, int] | None = None
+
+    def _line_col(self) -> tuple[int, int]:
+        at = self._at
+        if at is None:
+            at = self._at = self._source.position(self._offset)
+        return at
+
+    @property
+    def line(self) -> int:
+        return self._line_col()[0]
+
+    @line.setter
+    def line(self, value: int) -> None:
+        self._at = (value, self._line_col()[1])
+
+    @property
+    def col(self) -> int:
+        return self._line_col()[1]
+
+    @col.setter
+    def col(self, value: int) -> None:
+        self._at = (self._line_col()[0], value)
 
 
 class Value:

@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING, Any
 
 from . import registry
 from .attributes import Attribute
-from .core import Location, Operation, Value, new_operation
-from .lexer import BARE, PUNCT, Token, lex_at
+from .core import Location, Operation, SourceLocation, Value, new_operation
+from .lexer import BARE, PUNCT, Token, lazy_regex, lex_at
 from .parse_attributes import _DICT_CACHE, _SIMPLE_DICT
 from .parse_host import ParserHost
-from .parse_types import _FUNC_CACHE, _SIMPLE_FUNC, _TYPE_CACHE
+from .parse_types import _FUNC_CACHE, _TYPE_CACHE, SIMPLE_FUNC_PATTERN
 from .types import FunctionType, Type
 
 # Regex fragments, each reading exactly what the lexer reads as one token.
@@ -40,8 +40,6 @@ WORD = r"[A-Za-z_][A-Za-z0-9_$.]*(?![A-Za-z0-9_$.])"
 TENSOR_LIST = rf"{TENSOR}(?:{WS},{WS}{TENSOR})*"
 SYMBOL = r"@[A-Za-z_][A-Za-z0-9_$.\-]*(?![A-Za-z0-9_$.\-])"
 
-# `%a, %b : ta, tb` (return-like ops), the values and types as two groups; empty if absent.
-VALUES_AND_TYPES = re.compile(rf"(?:{WS}({VALUE_LIST}){COLON}({TENSOR_LIST}))?")
 _DICT_OR_COLON = re.compile(rf"{WS}(?:(?=(\{{))|:(?!:){WS})")
 _COLON = re.compile(COLON)
 
@@ -51,13 +49,28 @@ _ARGUMENT = rf"%[A-Za-z0-9_$.\-]+(?![A-Za-z0-9_$.\-#]){COLON}{TENSOR}"
 BLOCK_ARGUMENTS = re.compile(rf"\({WS}({_ARGUMENT}(?:{WS},{WS}{_ARGUMENT})*){WS}\)(?={COLON})")
 BLOCK_ARGUMENT = re.compile(rf"(%[A-Za-z0-9_$.\-]+){COLON}({TENSOR})")
 
-# `%name = op.name`, `%name:2 = op.name` or `op.name` at the start of a statement.
-_HEAD = re.compile(
-    r"(?:(%[A-Za-z0-9_$.\-]+)(?::([1-9][0-9]*))?[ \t]*=[ \t]*)?([A-Za-z_][A-Za-z0-9_$.]*)")
+# What the lexer skips before a token: whitespace and `//` comments.
+SKIP = r"(?:[ \t\r\n]+|//[^\n]*)*"
 
-# What a fast parser returns: operands, result types, properties, attributes and the token
-# after the statement (which becomes the parser's current token).
-FastResult = tuple[list[Value], list[Type], dict[str, Attribute], dict[str, Attribute], Token]
+
+def not_before(chars: str) -> str:
+    """A lookahead failing where the next token may start with one of `chars` (or where a
+    comment follows, which might hide one): what a fast parser's regex checks where the
+    token-level parser looks at the next token."""
+    return rf"(?!{WS}(?:[{re.escape(chars)}]|//))"
+
+
+# `%name = op.name`, `%name:2 = op.name` or `op.name` at the start of a statement.
+_HEAD_PATTERN = (
+    r"(?:(%[A-Za-z0-9_$.\-]+)(?::([1-9][0-9]*))?[ \t]*=[ \t]*)?([A-Za-z_][A-Za-z0-9_$.]*)")
+_HEAD = re.compile(_HEAD_PATTERN)
+# The same after what the lexer skips: the block parser reads the next statement's head
+# straight from where the last one ended, with no token in between.
+STATEMENT = re.compile(SKIP + _HEAD_PATTERN)
+
+# What a fast parser returns: operands, result types, properties, attributes and the offset
+# the statement ends at (the next token is at or after it).
+FastResult = tuple[list[Value], list[Type], dict[str, Attribute], dict[str, Attribute], int]
 FastParser = Callable[[Any, Any, int, int], "FastResult | None"]
 
 FAST_PARSERS: dict[str, FastParser] = {}
@@ -107,19 +120,20 @@ def cached_tensor(text: str) -> Type | None:
     return _TYPE_CACHE.get(text)
 
 
-def cached_function(src: str, pos: int) -> tuple[FunctionType, Token] | None:
+# `_SIMPLE_FUNC` not followed by `->` (a function type returning a function) nor a comment.
+_FUNCTION_TYPE = lazy_regex(rf"({SIMPLE_FUNC_PATTERN}){not_before('-')}")
+
+
+def cached_function(src: str, pos: int) -> tuple[FunctionType, int] | None:
     """A `(tensor<...>, ...) -> ...` function type at `pos` the full parser has built before,
-    and the token after it; None when it is new or another `->` follows."""
-    m = _SIMPLE_FUNC.match(src, pos)
+    and the offset after it; None when it is new or another `->` may follow."""
+    m = _FUNCTION_TYPE.match(src, pos)
     if m is None:
         return None
-    ftype = _FUNC_CACHE.get(m.group(0))
+    ftype = _FUNC_CACHE.get(m.group(1))
     if ftype is None:
         return None
-    after = lex_at(src, m.end())
-    if after.text == "->":
-        return None
-    return ftype, after  # type: ignore[return-value]  # the cache holds function types
+    return ftype, m.end()  # type: ignore[return-value]  # the cache holds function types
 
 
 def cached_tensors(text: str) -> list[Type] | None:
@@ -154,9 +168,9 @@ def cached_dict(src: str, pos: int) -> tuple[dict[str, Attribute], int] | None:
 
 
 def functional_tail(src: str, pos: int) -> tuple[dict[str, Attribute], FunctionType,
-                                                 Token] | None:
+                                                 int] | None:
     """`{attrs} : (A, B) -> R` (the dictionary optional) from cached texts: the attributes,
-    the function type and the token after it."""
+    the function type and the offset after it."""
     m = _DICT_OR_COLON.match(src, pos)
     if m is None:
         return None
@@ -219,12 +233,27 @@ class FastStatements(ParserHost):
         return out
 
     def fast_operation(self, start: Token) -> Operation | None:
-        """The statement at `start` read by a fast parser, or None (nothing consumed)."""
-        if self.forward_refs:
-            return None
-        src = self.src
-        m = _HEAD.match(src, start.start)
+        """The statement at `start` read by a fast parser, or None (nothing consumed); the
+        parser is left at the token after it, its trailing `loc(...)` read."""
+        m = _HEAD.match(self.src, start.start)
         if m is None:
+            return None
+        found = self.fast_statement(m)
+        if found is None:
+            self.tok = start
+            return None
+        op, end = found
+        tok = self.tok = lex_at(self.src, end)
+        if tok.kind == BARE and tok.text == "loc":
+            op.location.attr = self.parse_location()
+        return op
+
+    def fast_statement(self, m: re.Match[str]) -> tuple[Operation, int] | None:
+        """The statement whose head `m` (`_HEAD` or `STATEMENT`) matched, read by a fast
+        parser: the op and the offset it ends at, before any trailing `loc(...)` (which the
+        caller reads). None, with no names defined, to leave it to the full parser; the
+        current token is then undefined (the caller sets it again)."""
+        if self.forward_refs:
             return None
         result, count_text, name = m.groups()
         if "." in name:
@@ -248,22 +277,16 @@ class FastStatements(ParserHost):
         parsed = fast(self, opdef, m.end(), count)
         if parsed is None:
             return None
-        operands, result_types, properties, attributes, after = parsed
+        operands, result_types, properties, attributes, end = parsed
         # `count` comes from the text: only once it matches the types is it looped over.
         if result is not None and (len(result_types) != count or count > 1 and any(
                 f"{result}#{i}" in names for i in range(count))):
-            self.tok = start  # a fast parser may have moved the cursor (constants do)
             return None
         if attributes:  # inherent attributes written in the dictionary are properties
             for key in [k for k in attributes if k in opdef.properties]:
                 properties.setdefault(key, attributes.pop(key))
-        source = self.source
-        line, col = source.position(m.start(3))
         op = new_operation(opdef.name, operands, result_types, properties, attributes,
-                           Location(source.name, line, col), opdef)
-        self.tok = after
-        if after.kind == BARE and after.text == "loc":
-            op.location.attr = self.parse_location()
+                           SourceLocation(self.source, m.start(3)), opdef)
         if count == 1:
             value = op.results[0]
             names[result] = value
@@ -273,7 +296,7 @@ class FastStatements(ParserHost):
                 hint = f"{result}#{i}"
                 names[hint] = value
                 value.name_hint = hint
-        return op
+        return op, end
 
     def _resolve(self, name: str) -> _Resolved | None:
         """The op a statement's written name means here (as `Parser._parse_custom_operation`
@@ -309,12 +332,11 @@ class FastStatements(ParserHost):
         return entry
 
     def _fast_op(self, builder: FastOpParser, opdef: Any, name: str, start: int,
-                 end: int) -> Operation | None:
+                 end: int) -> tuple[Operation, int] | None:
         """An op with regions read by `builder` (see `register_fast_op_parser`), with the
-        token-level parser's handling of its custom parser's errors and trailing location."""
-        line, col = self.source.position(start)
-        location = Location(self.source.name, line, col)
-        saved = self.tok
+        token-level parser's handling of its custom parser's errors, and the offset of the
+        token after it."""
+        location = SourceLocation(self.source, start)
         self.custom_ops.append(opdef.name)
         try:
             op = builder(self, opdef, end, location)
@@ -324,9 +346,5 @@ class FastStatements(ParserHost):
         finally:
             self.custom_ops.pop()
         if op is None:
-            self.tok = saved
             return None
-        tok = self.tok
-        if tok.kind == BARE and tok.text == "loc":
-            op.location.attr = self.parse_location()
-        return op
+        return op, self.tok.start

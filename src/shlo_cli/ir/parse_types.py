@@ -75,7 +75,8 @@ _TYPE_CACHE: dict[str, Type] = {}
 # parsed once per distinct text (types and attributes are immutable, so sharing is safe).
 _T = r"tensor<(?:(?:[0-9]+|\?)x)*(?:[A-Za-z][A-Za-z0-9]*|complex<[a-z0-9]+>)>"
 
-_SIMPLE_FUNC = lazy_regex(rf"\((?:{_T}(?:, {_T})*)?\) -> (?:{_T}|\((?:{_T}(?:, {_T})*)?\))")
+SIMPLE_FUNC_PATTERN = rf"\((?:{_T}(?:, {_T})*)?\) -> (?:{_T}|\((?:{_T}(?:, {_T})*)?\))"
+_SIMPLE_FUNC = lazy_regex(SIMPLE_FUNC_PATTERN)
 
 _FUNC_CACHE: dict[str, Type] = {}
 

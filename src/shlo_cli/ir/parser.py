@@ -15,7 +15,7 @@ from . import registry
 from .attributes import (
     Attribute,
 )
-from .core import Block, Location, Module, Operation, Region, Value
+from .core import Block, Location, Module, Operation, Region, SourceLocation, Value
 from .diagnostics import Diagnostic, SourceFile
 from .lexer import (
     AT,
@@ -56,6 +56,7 @@ from .parse_fast import (
     BLOCK_ARGUMENT,
     BLOCK_ARGUMENTS,
     CUSTOM_PARSER_ERRORS,
+    STATEMENT,
     FastStatements,
     cached_tensor,
 )
@@ -205,8 +206,7 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
         return FileLineColLoc(self.source.name, line, col)
 
     def location_here(self, tok: Token | None = None) -> Location:
-        line, col = self.source.position((tok or self.tok).start)
-        return Location(self.source.name, line, col)
+        return SourceLocation(self.source, (tok or self.tok).start)
 
     def parse_module(self) -> Module:
         ops: list[Operation] = []
@@ -420,8 +420,7 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
             self.expect("=", "after SSA name")
             num_results = sum(c for _, c, _ in result_names)
         name_tok = self.tok
-        line, col = self.source.position(name_tok.start)
-        location = Location(self.source.name, line, col)
+        location = SourceLocation(self.source, name_tok.start)
         if name_tok.kind == STRING:
             op = self.parse_generic_operation(location)
         elif name_tok.kind == BARE:
@@ -702,19 +701,42 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
         return True
 
     def _parse_block_body(self, block: Block) -> None:
+        """The ops of `block` up to its end (`}`, the next `^label` or the end of the text).
+        Statements a fast parser reads go from one end offset to the next head with no
+        token in between: the current token is lexed again only for the token-level
+        parser, and a `loc(...)` after a fast-read op is read as the token-level parser
+        reads it after any op."""
         ops = block.operations
-        fast = self.fast_operation
+        src = self.src
+        statement = STATEMENT.match
+        fast = self.fast_statement
+        pos = self.tok.start
+        lexed = True  # whether self.tok is the token at `pos`
+        last: Operation | None = None  # the fast-read op a trailing `loc(...)` may follow
         while True:
-            tok = self.tok
+            m = statement(src, pos)
+            if m is not None:
+                if last is not None and m.group(3) == "loc" and m.group(1) is None:
+                    self.tok = lex_at(src, m.start(3))
+                    last.location.attr = self.parse_location()
+                    pos, lexed, last = self.tok.start, True, None
+                    continue
+                found = fast(m)
+                if found is not None:
+                    op, pos = found
+                    op.parent = block
+                    ops.append(op)
+                    lexed, last = False, op
+                    continue
+            tok = self.tok if lexed else lex_at(src, pos)
+            self.tok = tok
             kind = tok.kind
-            if kind == PERCENT or kind == BARE:  # what `parse_operation` would try first
-                op = fast(tok) or self.parse_operation(False)
-            elif kind == CARET or kind == EOF or (kind == PUNCT and tok.text == "}"):
+            if kind == CARET or kind == EOF or (kind == PUNCT and tok.text == "}"):
                 break
-            else:
-                op = self.parse_operation(False)
+            op = self.parse_operation(False)
             op.parent = block
             ops.append(op)
+            pos, lexed, last = self.tok.start, True, None
         if kind == EOF:
             raise self.error("expected '}' to end region")
 

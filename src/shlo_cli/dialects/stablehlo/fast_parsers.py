@@ -17,7 +17,7 @@ from ...ir.attributes import (
     IntegerAttr,
     StringAttr,
 )
-from ...ir.lexer import BARE, Token, lazy_regex, lex_at
+from ...ir.lexer import BARE, Token, lazy_regex
 from ...ir.parse_fast import (
     INT,
     KEYWORD_END,
@@ -72,7 +72,7 @@ def _constant(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult | 
                 except Exception:  # the token-level parser reads it again and reports it
                     return None
                 if isinstance(value, DenseElementsAttr) and value.type is value_type:
-                    return [], [value_type], {"value": value}, {}, lex_at(src, typed.end())
+                    return [], [value_type], {"value": value}, {}, typed.end()
     saved = p.tok
     p.tok = Token(BARE, "dense", body_start - 6, body_start - 1)  # what the lexer reads there
     try:
@@ -84,7 +84,7 @@ def _constant(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult | 
     if not isinstance(attr, (DenseElementsAttr, DenseResourceAttr)) or attr_type is None:
         p.tok = saved
         return None
-    return [], [attr_type], {"value": attr}, {}, p.tok
+    return [], [attr_type], {"value": attr}, {}, p.tok.start
 
 
 _CALL = lazy_regex(rf"{WS}({SYMBOL}){WS}\({WS}((?:{VALUE_LIST})?){WS}\)")
@@ -103,7 +103,7 @@ def _custom_call(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult
     tail = functional_tail(src, m.end())
     if operands is None or tail is None:
         return None
-    attributes, ftype, after = tail
+    attributes, ftype, end = tail
     if not same_types(operands, ftype.inputs):
         return None
     target = m.group(1)
@@ -113,7 +113,7 @@ def _custom_call(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult
         if len(_TARGETS) < 4096:
             _TARGETS[target] = name
     props: dict[str, Attribute] = {"call_target_name": name}
-    return operands, list(ftype.results), props, attributes, after
+    return operands, list(ftype.results), props, attributes, end
 
 
 _COMPARE = lazy_regex(
@@ -143,7 +143,7 @@ def _compare(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult | N
     tail = functional_tail(src, m.end())
     if a is None or b is None or tail is None:
         return None
-    attributes, ftype, after = tail
+    attributes, ftype, end = tail
     operands = [a, b]
     if not same_types(operands, ftype.inputs):
         return None
@@ -151,7 +151,7 @@ def _compare(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult | N
         "comparison_direction": _enum("comparison_direction", direction)}
     if compare_type is not None:
         props["compare_type"] = _enum("comparison_type", compare_type)
-    return operands, list(ftype.results), props, attributes, after
+    return operands, list(ftype.results), props, attributes, end
 
 
 _CONCATENATE = lazy_regex(rf"{WS}((?:{VALUE}{WS},{WS})*)dim{KEYWORD_END}{WS}={WS}({INT})")
@@ -168,11 +168,11 @@ def _concatenate(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult
     tail = functional_tail(src, m.end())
     if operands is None or tail is None:
         return None
-    attributes, ftype, after = tail
+    attributes, ftype, end = tail
     if not same_types(operands, ftype.inputs):
         return None
     props: dict[str, Attribute] = {"dimension": IntegerAttr(int(m.group(2)), I64)}
-    return operands, list(ftype.results), props, attributes, after
+    return operands, list(ftype.results), props, attributes, end
 
 
 register_fast_parser("stablehlo.constant", _constant)
