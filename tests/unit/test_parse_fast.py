@@ -98,6 +98,31 @@ BODIES = [
     f" : ({T}) -> ()\n  return %a : {T}",
     f'stablehlo.custom_call @f(%a) {{x = #stablehlo<bad>}} : ({T}) -> ()\n  return %a : {T}',
     f'stablehlo.custom_call @f(%a) {{x = [1, {{y}}] : ({T}) -> ()\n  return %a : {T}',
+    # Trailing locations, read after a fast statement when the next head is reached.
+    f"%0 = stablehlo.add %a, %b : {T}\n  loc(\"x\":1:2)\n  return %0 : {T}",
+    f"%0 = stablehlo.add %a, %b : {T} // c\n loc(\"x\":1:2) loc(\"y\":1:2)\n  return %0 : {T}",
+    f"%0 = stablehlo.add %a, %b : {T} loc(#bad)\n  return %0 : {T}",
+    f"%0 = stablehlo.add %a, %b : {T} loc(\n  return %0 : {T}",
+    f"%0 = stablehlo.add %a, %b : {T} loc\n  return %0 : {T}",
+    f"%0 = stablehlo.add %a, %b : {T} loc.x\n  return %0 : {T}",
+    f"%0 = stablehlo.add %a, %b : {T}\n  %1 = loc(\"x\":1:2)\n  return %0 : {T}",
+    f"loc(\"x\":1:2)\n  return %a : {T}",
+    f"return %a : {T} loc(\"r\":1:2)",
+    "return loc(\"r\":1:2)",
+    "return",
+    f"return %a : {T} // end",
+    f"%0 = stablehlo.add %a, %b : {T}\n  return %0 : {T}\n  ^bb1:\n  return %a : {T}",
+    f"%0 = stablehlo.add %a, %b : {T}\n  ^bb1:\n  return %a : {T}",
+    # What follows a statement, as the token-level parser checks it.
+    f"%0 = stablehlo.select %p, %a, %b : tensor<4xi1>, {T} // c\n  , {T}\n  return %0 : {T}",
+    f"%0 = stablehlo.convert %a : ({T}) -> tensor<4xi32> -> {T}\n  return %a : {T}",
+    f"%0 = stablehlo.convert %a : ({T}) -> tensor<4xi32> // c\n -> {T}\n  return %a : {T}",
+    f"%0 = stablehlo.convert %a : ({T}) -> tensor<4xi32> - {T}\n  return %a : {T}",
+    f"return %a : {T} {{x}}",
+    f"return %a : {T} // c\n {{x}}",
+    "return {x}",
+    "return %",
+    f"return %a : {T} {{-# x #-}}",
 ]
 
 
@@ -270,3 +295,33 @@ def test_balanced_end_matches_the_character_scan() -> None:
             except Diagnostic:
                 got = -1
             assert got == expected, (src, open_ch)
+
+
+_FUNC = f"func.func @g(%x: {T}) -> {T} {{\n  return %x : {T}\n}}"
+
+MODULES = [
+    # A trailing location after an op with a region, read by the block parser after the
+    # fast-read head and body, and what may follow it.
+    f'{_FUNC} loc("f":1:1)\n{_FUNC.replace("@g", "@h")}\n',
+    f'{_FUNC}\n// c\nloc("f":1:1)\n',
+    f'{_FUNC} loc("f":1:1) loc("g":1:1)\n',
+    f"{_FUNC} loc(\n",
+    f'module {{\n{_FUNC} loc("f":1:1)\n}} loc("m":2:2)\n',
+    f'module @m {{\n{_FUNC}\n  loc("f":1:1)\n}}\n',
+    f'module {{\n  loc("f":1:1)\n{_FUNC}\n}}\n',
+    # Redefinitions, forward references and result groups across fast statements.
+    f"{HEAD}  %0 = stablehlo.add %a, %b : {T}\n  %0 = stablehlo.add %a, %b : {T}\n"
+    f"  return %0 : {T}\n}}\n",
+    f"{HEAD}  %0 = stablehlo.add %1, %b : {T}\n  %1 = stablehlo.add %a, %b : {T}\n"
+    f"  return %0 : {T}\n}}\n",
+    f"{HEAD}  %0:2 = call @g2(%a) : ({T}) -> ({T}, {T})\n  %1 = stablehlo.add %0#1, %0#0 : {T}"
+    f"\n  %2 = stablehlo.add %0, %0#2 : {T}\n  return %1 : {T}\n}}\n",
+    f'{HEAD}  %0 = "stablehlo.add"(%a, %b) : ({T}, {T}) -> {T}\n'
+    f"  %1 = stablehlo.add %0, %0 : {T}\n  return %1 : {T}\n}}\n",
+]
+
+
+@pytest.mark.parametrize("text", MODULES)
+def test_fast_paths_agree_on_whole_modules(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    _outcome(text)  # the types and heads cached, so the fast paths do run
+    _agree(text, monkeypatch)

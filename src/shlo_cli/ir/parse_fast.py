@@ -64,9 +64,10 @@ def not_before(chars: str) -> str:
 _HEAD_PATTERN = (
     r"(?:(%[A-Za-z0-9_$.\-]+)(?::([1-9][0-9]*))?[ \t]*=[ \t]*)?([A-Za-z_][A-Za-z0-9_$.]*)")
 _HEAD = re.compile(_HEAD_PATTERN)
-# The same after what the lexer skips: the block parser reads the next statement's head
-# straight from where the last one ended, with no token in between.
-STATEMENT = re.compile(SKIP + _HEAD_PATTERN)
+# The same after what the lexer skips, or (group 4) the `}` ending a block: the block parser
+# reads the next statement's head straight from where the last one ended, with no token in
+# between.
+STATEMENT = re.compile(rf"{SKIP}(?:{_HEAD_PATTERN}|(\}}))")
 
 # What a fast parser returns: operands, result types, properties, attributes and the offset
 # the statement ends at (the next token is at or after it).
@@ -255,7 +256,7 @@ class FastStatements(ParserHost):
         current token is then undefined (the caller sets it again)."""
         if self.forward_refs:
             return None
-        result, count_text, name = m.groups()
+        result, count_text, name = m.group(1, 2, 3)
         if "." in name:
             entry = _RESOLVED.get(name)
         else:

@@ -617,7 +617,12 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
                      isolated: bool = False, default_dialect: str = "") -> Region:
         """`{ ops }` or `{ ^bb0(%a: t): ops ^bb1: ... }`; `entry_args` are pre-declared
         block arguments (from custom syntax like `func.func @f(%arg0: t)`)."""
-        self.expect("{", "to begin a region")
+        brace = self.tok
+        body_start = None  # with entry arguments, the body is read from after the `{`
+        if entry_args is not None and brace.kind == PUNCT and brace.text == "{":
+            body_start = brace.end
+        else:
+            self.expect("{", "to begin a region")
         region = Region()
         self.push_scope(isolated)
         self.default_dialects.append(default_dialect)
@@ -631,7 +636,7 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
                     block.arg_locations[-1] = loc or self.file_location(tok)
                     self.define_value(tok.text, value, tok)
                 region.add_block(block)
-                self._parse_block_body(block)
+                self._parse_block_body(block, body_start)
             while self.tok.kind == CARET:
                 region.add_block(self._parse_labeled_block())
             self.expect("}", "to end region")
@@ -700,22 +705,25 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
         self.tok = lex_at(src, m.end())
         return True
 
-    def _parse_block_body(self, block: Block) -> None:
-        """The ops of `block` up to its end (`}`, the next `^label` or the end of the text).
-        Statements a fast parser reads go from one end offset to the next head with no
-        token in between: the current token is lexed again only for the token-level
-        parser, and a `loc(...)` after a fast-read op is read as the token-level parser
-        reads it after any op."""
+    def _parse_block_body(self, block: Block, start: int | None = None) -> None:
+        """The ops of `block` up to its end (`}`, the next `^label` or the end of the text),
+        from the current token or, when given, offset `start`. Statements a fast parser
+        reads go from one end offset to the next head with no token in between: the
+        current token is lexed again only for the token-level parser, and a `loc(...)`
+        after a fast-read op is read as the token-level parser reads it after any op."""
         ops = block.operations
         src = self.src
         statement = STATEMENT.match
         fast = self.fast_statement
-        pos = self.tok.start
-        lexed = True  # whether self.tok is the token at `pos`
+        lexed = start is None  # whether self.tok is the token at `pos`
+        pos = self.tok.start if start is None else start
         last: Operation | None = None  # the fast-read op a trailing `loc(...)` may follow
         while True:
             m = statement(src, pos)
             if m is not None:
+                if m.group(4):  # the `}` ending the block
+                    self.tok = Token(PUNCT, "}", m.start(4), m.end(4))
+                    return
                 if last is not None and m.group(3) == "loc" and m.group(1) is None:
                     self.tok = lex_at(src, m.start(3))
                     last.location.attr = self.parse_location()
