@@ -325,3 +325,37 @@ MODULES = [
 def test_fast_paths_agree_on_whole_modules(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
     _outcome(text)  # the types and heads cached, so the fast paths do run
     _agree(text, monkeypatch)
+
+
+_Q = "!quant.uniform<i8:f32, 0.5:-128>"
+QUANTIZED = [
+    f"%0 = stablehlo.uniform_quantize %a : ({T}) -> tensor<4x{_Q}>\n"
+    f"  %1 = stablehlo.uniform_dequantize %0 : (tensor<4x{_Q}>) -> {T}\n  return %1 : {T}",
+    f"%0 = stablehlo.uniform_quantize %a : ({T}) -> tensor<4x{_Q.replace(', ', ',  ')}>\n"
+    f"  return %a : {T}",
+    f"%0 = stablehlo.uniform_quantize %a : ({T}) -> tensor<4x!quant.uniform<i8:f32, 1e300:0>>"
+    f"\n  return %a : {T}",
+    f"%0 = stablehlo.uniform_quantize %a : ({T}) -> tensor<4x!quant.uniform<i8:f32, 0.5>>x\n"
+    f"  return %a : {T}",
+    f"%0 = stablehlo.uniform_quantize %a : ({T}) -> tensor<4x!quant.uniform<i8<-8:7>:f32, 0.5>>"
+    f"\n  return %a : {T}",
+    f"%0 = stablehlo.uniform_quantize %a : ({T}) -> tensor<4x!quant.uniform<i8:f32:0, "
+    f"{{0.5:1, 0.25:2, 1.0:0, 2.0:3}}>>\n  return %a : {T}",
+]
+
+
+@pytest.mark.parametrize("body", QUANTIZED)
+def test_quantized_tensor_types_read_once_per_text(body: str,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A quantized tensor type looked up by its text gives what reading it in full gives,
+    the same diagnostics included; with a type alias defined it is always read in full."""
+    from shlo_cli.ir import parse_types
+
+    for text in (HEAD + "  " + body + "\n}\n",
+                 "!quant.uniform = f32\n" + HEAD + "  " + body + "\n}\n"):
+        with monkeypatch.context() as m:
+            m.setattr(Parser, "_quantized_tensor_type", Parser._parse_tensor_type)
+            expected = _outcome(text)
+        parse_types._QUANT_TENSOR_CACHE.clear()
+        assert _outcome(text) == expected
+        assert _outcome(text) == expected  # from the cache

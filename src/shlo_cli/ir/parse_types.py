@@ -80,6 +80,11 @@ _SIMPLE_FUNC = lazy_regex(SIMPLE_FUNC_PATTERN)
 
 _FUNC_CACHE: dict[str, Type] = {}
 
+# A ranked tensor of a `!quant.uniform<...>` element with no brackets inside: read in full
+# once per text, then looked up (quantized programs repeat a few such types many times).
+_QUANT_TENSOR = lazy_regex(r"tensor<(?:(?:[0-9]+|\?)x)*!quant\.uniform<[^<>]*>>")
+_QUANT_TENSOR_CACHE: dict[str, Type] = {}
+
 # `_balanced_end`'s scanners by bracket pair: the next string (skipped whole), `->` (its `>`
 # is no bracket) or bracket.
 _BRACKETS: dict[tuple[str, str], re.Pattern[str]] = {}
@@ -134,7 +139,7 @@ class TypeParsing(ParserHost):
                     else:
                         self.tok = lex_at(self.src, m.end())
                     return cached
-                return self._parse_tensor_type()
+                return self._quantized_tensor_type()
             scalar = scalar_type(text)
             if scalar is not None:
                 self.advance()
@@ -237,6 +242,26 @@ class TypeParsing(ParserHost):
                 dims.append(DYNAMIC if part == "?" else int(part))
         self.tok = lex_at(self.src, m.end())
         return dims
+
+    def _quantized_tensor_type(self) -> Type:
+        """The tensor type at `tensor` (one `_SIMPLE_TENSOR` does not match): a quantized
+        one read before is looked up by its text (unless type aliases are defined, which
+        `!quant.uniform` might name), else it is read in full and kept when the reading
+        ended where the text does."""
+        src = self.src
+        m = None if self.type_aliases else _QUANT_TENSOR.match(src, self.tok.start)
+        if m is None:
+            return self._parse_tensor_type()
+        key = m.group(0)
+        cached = _QUANT_TENSOR_CACHE.get(key)
+        if cached is not None:
+            self.tok = lex_at(src, m.end())
+            return cached
+        parsed = self._parse_tensor_type()
+        if (self.tok.start == lex_at(src, m.end()).start
+                and len(_QUANT_TENSOR_CACHE) < _CACHE_LIMIT):
+            _QUANT_TENSOR_CACHE[key] = parsed
+        return parsed
 
     def _parse_tensor_type(self) -> Type:
         tensor_tok = self.advance()  # tensor
