@@ -39,6 +39,7 @@ def _slow(text: str, monkeypatch: pytest.MonkeyPatch) -> Any:
     with monkeypatch.context() as m:
         m.setattr(Parser, "fast_operation", lambda self, start: None)
         m.setattr(Parser, "fast_statement", lambda self, head: None)
+        m.setattr(Parser, "fast_generic_head", lambda self: None)
         m.setattr(Parser, "_fast_block_arguments", lambda self, block: False)
         m.setattr(Parser, "_parse_dict_by_text", Parser._parse_attr_dict_body)
         return _outcome(text)
@@ -123,6 +124,24 @@ BODIES = [
     "return {x}",
     "return %",
     f"return %a : {T} {{-# x #-}}",
+    # Generic-form heads: `"name"(operands)` read by regex only for a registered op with
+    # plainly defined operands.
+    f'%0 = "stablehlo.add"(%a, %b) : ({T}, {T}) -> {T}\n  return %0 : {T}',
+    f'%0 = "stablehlo.add"( %a ,%b ) : ({T}, {T}) -> {T}\n  return %0 : {T}',
+    f'%0 = "stablehlo.add"(%a, // c\n %b) : ({T}, {T}) -> {T}\n  return %0 : {T}',
+    f'%0 = "stablehlo.add"(%a, %1) : ({T}, {T}) -> {T}\n  %1 = stablehlo.add %a, %b : {T}\n'
+    f"  return %0 : {T}",
+    f'%0 = "stablehlo.add"(%a, %zz) : ({T}, {T}) -> {T}\n  return %0 : {T}',
+    f'%0 = "stablehlo.add"(%a, %a#1) : ({T}, {T}) -> {T}\n  return %0 : {T}',
+    f'%0 = "stablehlo.add"(%a, %b) : ({T}, {T}) -> tensor<4xf64>\n  return %a : {T}',
+    f'%0 = "stablehlo.add"(%a, %b, %p) : ({T}, {T}) -> {T}\n  return %0 : {T}',
+    f'%0 = "stablehlo.add"(%a) {{x = 1}} : ({T}) -> {T}\n  return %0 : {T}',
+    f'%0 = "stablehlo.nope"(%a) : ({T}) -> {T}\n  return %0 : {T}',
+    f'%0 = "nodialect.op"(%a) : ({T}) -> {T}\n  return %0 : {T}',
+    f'%0 = "stablehlo.\\61dd"(%a, %b) : ({T}, {T}) -> {T}\n  return %0 : {T}',
+    f'%0 = "stablehlo.add"(%a, %b)[^bb1] : ({T}, {T}) -> {T}\n  return %0 : {T}',
+    f'"stablehlo.add"(%a, %b : ({T}, {T}) -> {T}\n  return %a : {T}',
+    f'%0:2 = "stablehlo.add"(%a, %b) : ({T}, {T}) -> {T}\n  return %a : {T}',
 ]
 
 

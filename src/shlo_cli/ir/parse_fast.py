@@ -69,6 +69,10 @@ _HEAD = re.compile(_HEAD_PATTERN)
 # between.
 STATEMENT = re.compile(rf"{SKIP}(?:{_HEAD_PATTERN}|(\}}))")
 
+# `"dialect.op"(%a, %b)` opening a generic-form statement: the op name (a string without
+# escapes) and the operand list.
+_GENERIC_HEAD = re.compile(rf'"([A-Za-z_][A-Za-z0-9_$.]*)"{WS}\({WS}((?:{VALUE_LIST})?){WS}\)')
+
 # What a fast parser returns: operands, result types, properties, attributes and the offset
 # the statement ends at (the next token is at or after it).
 FastResult = tuple[list[Value], list[Type], dict[str, Attribute], dict[str, Attribute], int]
@@ -298,6 +302,24 @@ class FastStatements(ParserHost):
                 names[hint] = value
                 value.name_hint = hint
         return op, end
+
+    def fast_generic_head(self) -> tuple[Any, str, list[Value]] | None:
+        """At a generic-form op's name: a registered op's definition, name and operands (all
+        plainly defined values), read up to the `)` closing them (the parser left at the
+        token after it), as the token-level reader reads them; None, with nothing read,
+        for anything else."""
+        if self.forward_refs:
+            return None
+        src = self.src
+        m = _GENERIC_HEAD.match(src, self.tok.start)
+        if m is None:
+            return None
+        opdef = _REGISTERED.get(m.group(1))
+        operands = self.fast_values(m.group(2)) if m.group(2) else []
+        if opdef is None or operands is None:
+            return None
+        self.tok = lex_at(src, m.end())
+        return opdef, m.group(1), operands
 
     def _resolve(self, name: str) -> _Resolved | None:
         """The op a statement's written name means here (as `Parser._parse_custom_operation`

@@ -473,19 +473,8 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
             self.custom_ops.pop()
 
     def _parse_generic_operation(self, location: Location) -> Operation:
-        name_tok = self.advance()
-        name = unescape_string(name_tok.text)
-        opdef = registry.lookup(name)
-        dialect = name.split(".", 1)[0] if "." in name else ""
-        # An unknown op of a known dialect is built; the verifier rejects it, in MLIR's order.
-        if opdef is None and not self.allow_unregistered and not registry.is_known_dialect(
-                dialect):
-            raise self.error(
-                "operation being parsed with an unregistered dialect. If this is intended, "
-                "please use -allow-unregistered-dialect with the MLIR tool used", name_tok)
-        self.expect("(", "to start operand list")
-        operands = self.parse_operand_list(")")
-        self.expect(")", "to end operand list")
+        name_tok = self.tok
+        opdef, name, operands = self.fast_generic_head() or self._parse_generic_head()
         successors: list[Block] = []
         if self.accept("["):
             successors.append(self.parse_successor())
@@ -518,6 +507,24 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
         self.check_operand_types(operands, list(ftype.inputs), name_tok)
         return self.build_operation(name, opdef, operands, list(ftype.results), properties,
                                     attributes, regions, successors, location)
+
+    def _parse_generic_head(self) -> tuple[Any, str, list[Value]]:
+        """A generic-form op's quoted name and operand list, token by token: its definition
+        (None for an unknown op of a known dialect), name and operands."""
+        name_tok = self.advance()
+        name = unescape_string(name_tok.text)
+        opdef = registry.lookup(name)
+        dialect = name.split(".", 1)[0] if "." in name else ""
+        # An unknown op of a known dialect is built; the verifier rejects it, in MLIR's order.
+        if opdef is None and not self.allow_unregistered and not registry.is_known_dialect(
+                dialect):
+            raise self.error(
+                "operation being parsed with an unregistered dialect. If this is intended, "
+                "please use -allow-unregistered-dialect with the MLIR tool used", name_tok)
+        self.expect("(", "to start operand list")
+        operands = self.parse_operand_list(")")
+        self.expect(")", "to end operand list")
+        return opdef, name, operands
 
     def build_operation(self, name: str, opdef: Any, operands: list[Value],
                         result_types: list[Type],
