@@ -114,6 +114,20 @@ BODIES = [
     f"return %a : {T} // end",
     f"%0 = stablehlo.add %a, %b : {T}\n  return %0 : {T}\n  ^bb1:\n  return %a : {T}",
     f"%0 = stablehlo.add %a, %b : {T}\n  ^bb1:\n  return %a : {T}",
+    # Comments between statements, holding what would be code outside them.
+    f"%0 = stablehlo.add %a, %b : {T}\n  // }}\n  return %0 : {T}",
+    f"// %0 = stablehlo.add %a, %b : {T}\n  %0 = stablehlo.add %a, %b : {T}\n"
+    f"  // %0 = stablehlo.add %a, %b : {T}\n  return %0 : {T}",
+    f"%0 = stablehlo.add %a, %b : {T} // loc(\"x\":1:2)\n  return %0 : {T} // }}",
+    f"%0 = stablehlo.add %a, %b : {T}\n  // c }}\n  // %1 = }}\n//\n  return %0 : {T}\n//}}",
+    # (followed by what no statement head matches, nor a `}`)
+    f"%0 = stablehlo.add %a, %b : {T}\n  // }}\n"
+    f'  %1 = "stablehlo.add"(%a, %b) : ({T}, {T}) -> {T}\n  return %1 : {T}',
+    f"%0 = stablehlo.add %a, %b : {T}\n  // %2 = stablehlo.add %a, %b : {T}\n"
+    f'  %1 = "stablehlo.add"(%a, %b) : ({T}, {T}) -> {T}\n  return %1 : {T}',
+    f"%0 = stablehlo.add %a, %b : {T}\n  // }} loc(\"x\":1:2)\n  ^bb1:\n  return %a : {T}",
+    f"%0 = stablehlo.add %a, %b : {T} // loc(\"x\":1:2)\n  %%1 = stablehlo.add %a, %b : {T}"
+    f"\n  return %0 : {T}",
     # What follows a statement, as the token-level parser checks it.
     f"%0 = stablehlo.select %p, %a, %b : tensor<4xi1>, {T} // c\n  , {T}\n  return %0 : {T}",
     f"%0 = stablehlo.convert %a : ({T}) -> tensor<4xi32> -> {T}\n  return %a : {T}",

@@ -30,7 +30,8 @@ from .types import FunctionType, Type
 
 # Regex fragments, each reading exactly what the lexer reads as one token.
 WS = r"[ \t\r\n]*"
-VALUE = r"%[A-Za-z0-9_$.\-]+(?![A-Za-z0-9_$.\-])(?:#[0-9]+(?![0-9]))?"
+# (no `#` after a value: a regex backtracking past its `#N` must not read `%x` alone)
+VALUE = r"%[A-Za-z0-9_$.\-]+(?![A-Za-z0-9_$.\-])(?:#[0-9]+(?![0-9]))?(?!#)"
 VALUE_LIST = rf"{VALUE}(?:{WS},{WS}{VALUE})*"
 KEYWORD_END = r"(?![A-Za-z0-9_$.])"
 TENSOR = r"tensor<(?:(?:[0-9]+|\?)x)*(?:[A-Za-z][A-Za-z0-9]*|complex<[a-z0-9]+>)>"
@@ -49,8 +50,9 @@ _ARGUMENT = rf"%[A-Za-z0-9_$.\-]+(?![A-Za-z0-9_$.\-#]){COLON}{TENSOR}"
 BLOCK_ARGUMENTS = re.compile(rf"\({WS}({_ARGUMENT}(?:{WS},{WS}{_ARGUMENT})*){WS}\)(?={COLON})")
 BLOCK_ARGUMENT = re.compile(rf"(%[A-Za-z0-9_$.\-]+){COLON}({TENSOR})")
 
-# What the lexer skips before a token: whitespace and `//` comments.
-SKIP = r"(?:[ \t\r\n]+|//[^\n]*)*"
+# What the lexer skips before a token: whitespace and `//` comments, each comment read to
+# its line's end (so that no backtracking ends one early and reads its text as code).
+SKIP = r"(?:[ \t\r\n]+|//[^\n]*(?![^\n]))*"
 
 
 def not_before(chars: str) -> str:
