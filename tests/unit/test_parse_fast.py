@@ -392,3 +392,20 @@ def test_quantized_tensor_types_read_once_per_text(body: str,
         parse_types._QUANT_TENSOR_CACHE.clear()
         assert _outcome(text) == expected
         assert _outcome(text) == expected  # from the cache
+
+
+@pytest.mark.parametrize("gap", [" " * 100_000, "\n  " * 30_000, "  // x }\n" * 20_000,
+                                 "\n" + "\t \r\n" * 20_000 + "//"])
+def test_a_statement_head_fails_in_linear_time(gap: str) -> None:
+    """The next-statement regex backtracks in time linear in the whitespace and comments
+    it skipped (a nested `(\\s+)*` used to try every split of a run: 2^n steps)."""
+    import time
+
+    from shlo_cli.ir.parse_fast import STATEMENT
+
+    start = time.perf_counter()
+    assert STATEMENT.match(gap + '"stablehlo.add"') is None
+    assert STATEMENT.match(gap + "^bb0") is None
+    text = f'{HEAD}  %0 = stablehlo.add %a, %b : {T}\n{gap}\n  return %0 : {T}\n}}\n'
+    _outcome(text)
+    assert time.perf_counter() - start < 10

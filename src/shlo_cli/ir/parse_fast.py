@@ -50,9 +50,11 @@ _ARGUMENT = rf"%[A-Za-z0-9_$.\-]+(?![A-Za-z0-9_$.\-#]){COLON}{TENSOR}"
 BLOCK_ARGUMENTS = re.compile(rf"\({WS}({_ARGUMENT}(?:{WS},{WS}{_ARGUMENT})*){WS}\)(?={COLON})")
 BLOCK_ARGUMENT = re.compile(rf"(%[A-Za-z0-9_$.\-]+){COLON}({TENSOR})")
 
-# What the lexer skips before a token: whitespace and `//` comments, each comment read to
-# its line's end (so that no backtracking ends one early and reads its text as code).
-SKIP = r"(?:[ \t\r\n]+|//[^\n]*(?![^\n]))*"
+# What the lexer skips before a token: whitespace and `//` comments. Each whitespace run
+# and each comment is read whole, so the text splits into them one way only: a regex
+# failing after it backtracks in linear time (not trying every split of a long run), and
+# never ends a comment early to read its text as code.
+SKIP = r"(?:[ \t\r\n]+(?![ \t\r\n])|//[^\n]*(?![^\n]))*"
 
 
 def not_before(chars: str) -> str:
