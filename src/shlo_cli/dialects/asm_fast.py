@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..ir.attributes import Attribute, DenseArrayAttr, DialectAttr, IntegerAttr
 from ..ir.core import Value
+from ..ir.parse_caches import text_cache
 from ..ir.parse_fast import (
     COLON,
     INT,
@@ -37,8 +38,8 @@ if TYPE_CHECKING:
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*")
 
 # Attributes by their text, shared between ops (attributes are immutable).
-_ARRAYS: dict[str, DenseArrayAttr] = {}
-_ENUMS: dict[tuple[str, str], DialectAttr] = {}
+_ARRAYS: dict[str, DenseArrayAttr] = text_cache()
+_ENUMS: dict[tuple[str, str], DialectAttr] = text_cache()
 
 # One compiled slot per regex group: (kind, name, enum kind).
 _Slot = tuple[str, str, str]

@@ -8,6 +8,7 @@ from typing import Any
 from ..ir.attributes import ArrayAttr, DictAttr, StringAttr, SymbolRefAttr, TypeAttr
 from ..ir.core import Location, Operation
 from ..ir.lexer import PERCENT, STRING, Token, lazy_regex
+from ..ir.parse_caches import text_cache
 from ..ir.parse_fast import (
     COLON,
     KEYWORD_END,
@@ -104,7 +105,7 @@ def _fast_header(p: Any, pos: int | None = None) -> _Header | None:
 
 
 # Header text -> (properties, (argument name, start, end relative to the text, type) each).
-_HEADERS: dict[str, tuple[dict[str, Any], list[tuple[str, int, int, Type]]]] = {}
+_HEADERS: dict[str, tuple[dict[str, Any], list[tuple[str, int, int, Type]]]] = text_cache()
 
 
 def _read_header(p: Any, m: re.Match[str]) -> tuple[dict[str, Any],
@@ -377,7 +378,8 @@ def _fast_call(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult |
     return operands, list(ftype.results), {"callee": attr}, {}, end
 
 
-_CALLEES: dict[str, SymbolRefAttr] = {}  # `@name` -> its attribute (attributes are immutable)
+# `@name` -> its attribute (attributes are immutable)
+_CALLEES: dict[str, SymbolRefAttr] = text_cache()
 
 
 register_fast_parser("func.call", _fast_call)

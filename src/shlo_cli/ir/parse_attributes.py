@@ -48,6 +48,7 @@ from .lexer import (
     lex_at,
     unescape_string,
 )
+from .parse_caches import text_cache
 from .parse_host import ParserHost
 from .parse_types import (
     _CACHE_LIMIT,
@@ -70,15 +71,16 @@ _SIMPLE_DICT = lazy_regex(
     r'\{(?:[A-Za-z_][A-Za-z0-9_$.]* = (?:"[^"\\\n]*"|-?[0-9]+ : i[0-9]+|true|false)'
     r'(?:, (?=[A-Za-z_]))?)*\}')
 
-_DICT_CACHE: dict[str, dict[str, Attribute]] = {}
+_DICT_CACHE: dict[str, dict[str, Attribute]] = text_cache()
 
-_HASH_ATTR_CACHE: dict[tuple[str, str], Attribute] = {}  # (`#dialect.name`, body) -> attribute
+# (`#dialect.name`, body) -> attribute
+_HASH_ATTR_CACHE: dict[tuple[str, str], Attribute] = text_cache()
 
 # Dictionaries `_SIMPLE_DICT` does not match, by (text, allow_unregistered); texts that name
 # something outside themselves (locations, resources, dialect hooks) are never kept, nor
 # ones holding `dense<...>` literals: those are decoded every time (by `parse_dense`, which
 # benchmarks/parse_print.py times apart).
-_TEXT_DICT_CACHE: dict[tuple[str, bool], dict[str, Attribute]] = {}
+_TEXT_DICT_CACHE: dict[tuple[str, bool], dict[str, Attribute]] = text_cache()
 _TEXT_DICT_MAX = 2000  # characters: longer dictionaries are read each time
 _UNCACHED_WORDS = ("loc(", "dense_resource", "vhlo", "#loc", "dense<")
 

@@ -24,6 +24,7 @@ from .attributes import Attribute
 from .core import Location, Operation, SourceLocation, Value, new_operation
 from .lexer import BARE, PUNCT, Token, lazy_regex, lex_at
 from .parse_attributes import _DICT_CACHE, _SIMPLE_DICT
+from .parse_caches import text_cache
 from .parse_host import ParserHost
 from .parse_types import _FUNC_CACHE, _TYPE_CACHE, SIMPLE_FUNC_PATTERN
 from .types import FunctionType, Type
@@ -100,7 +101,7 @@ _REGISTERED = registry._REGISTRY  # what `registry.lookup` returns once dialects
 # op builder), keyed by the written name, or (default dialect, name) for a dotless one. An
 # entry counts only while its opdef is still the registered one.
 _Resolved = tuple[Any, "FastParser | None", "FastOpParser | None"]
-_RESOLVED: dict[str | tuple[str, str], _Resolved] = {}
+_RESOLVED: dict[str | tuple[str, str], _Resolved] = text_cache()
 
 
 def register_fast_parser(name: str, fn: FastParser) -> None:
@@ -161,7 +162,7 @@ def cached_tensors(text: str) -> list[Type] | None:
     return out
 
 
-_TENSOR_LISTS: dict[str, tuple[Type, ...]] = {}  # list text -> its (cached) types
+_TENSOR_LISTS: dict[str, tuple[Type, ...]] = text_cache()  # list text -> its (cached) types
 
 
 def cached_dict(src: str, pos: int) -> tuple[dict[str, Attribute], int] | None:

@@ -24,6 +24,7 @@ from .lexer import (
     lazy_regex,
     lex_at,
 )
+from .parse_caches import text_cache
 from .parse_host import ParserHost
 from .types import (
     DYNAMIC,
@@ -69,7 +70,7 @@ _QUANT_HEAD = (
 _QUANT_PARAM = (
     r"\s*([-+]?[0-9.]+(?:[eE][-+]?[0-9]+)?|0x[0-9A-Fa-f]+)\s*(?::\s*(-?[0-9]+))?\s*")
 
-_TYPE_CACHE: dict[str, Type] = {}
+_TYPE_CACHE: dict[str, Type] = text_cache()
 
 # Fast paths: whole function types of plain tensors and dictionaries of plain entries are
 # parsed once per distinct text (types and attributes are immutable, so sharing is safe).
@@ -78,12 +79,12 @@ _T = r"tensor<(?:(?:[0-9]+|\?)x)*(?:[A-Za-z][A-Za-z0-9]*|complex<[a-z0-9]+>)>"
 SIMPLE_FUNC_PATTERN = rf"\((?:{_T}(?:, {_T})*)?\) -> (?:{_T}|\((?:{_T}(?:, {_T})*)?\))"
 _SIMPLE_FUNC = lazy_regex(SIMPLE_FUNC_PATTERN)
 
-_FUNC_CACHE: dict[str, Type] = {}
+_FUNC_CACHE: dict[str, Type] = text_cache()
 
 # A ranked tensor of a `!quant.uniform<...>` element with no brackets inside: read in full
 # once per text, then looked up (quantized programs repeat a few such types many times).
 _QUANT_TENSOR = lazy_regex(r"tensor<(?:(?:[0-9]+|\?)x)*!quant\.uniform<[^<>]*>>")
-_QUANT_TENSOR_CACHE: dict[str, Type] = {}
+_QUANT_TENSOR_CACHE: dict[str, Type] = text_cache()
 
 # `_balanced_end`'s scanners by bracket pair: the next string (skipped whole), `->` (its `>`
 # is no bracket) or bracket.

@@ -18,6 +18,7 @@ from ...ir.attributes import (
     StringAttr,
 )
 from ...ir.lexer import BARE, Token, lazy_regex
+from ...ir.parse_caches import text_cache
 from ...ir.parse_fast import (
     INT,
     KEYWORD_END,
@@ -90,7 +91,7 @@ def _constant(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult | 
 _CALL = lazy_regex(rf"{WS}({SYMBOL}){WS}\({WS}((?:{VALUE_LIST})?){WS}\)")
 
 
-_TARGETS: dict[str, StringAttr] = {}  # `@target` -> its name attribute (immutable)
+_TARGETS: dict[str, StringAttr] = text_cache()  # `@target` -> its name attribute (immutable)
 
 
 def _custom_call(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult | None:
@@ -118,7 +119,7 @@ def _custom_call(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult
 
 _COMPARE = lazy_regex(
     rf"{WS}({WORD}){WS},{WS}({VALUE}){WS},{WS}({VALUE})(?:{WS},{WS}({WORD}))?")
-_ENUMS: dict[tuple[str, str], DialectAttr] = {}
+_ENUMS: dict[tuple[str, str], DialectAttr] = text_cache()
 
 
 def _enum(kind: str, word: str) -> DialectAttr:
