@@ -17,7 +17,7 @@ materializers, attribute hooks or anything else not keyed by their own ops, that
 op or add a folder or pattern to another module's op (whose owner becomes core too, so it
 exists first), and packages. A module that changes no table at all (a
 helper such as `asm.py`) is neither: whoever needs it imports it. Tables read only after every
-module is imported (`_AFTER_ALL`: custom-call targets) do not count.
+module is imported (`_AFTER_ALL`: custom-call targets, the list of parser caches) do not count.
 """
 
 from __future__ import annotations
@@ -39,7 +39,10 @@ _OP_KEYED = {("shlo_cli.ir.registry", "_REGISTRY"), ("shlo_cli.ir.parse_fast", "
 _ATTRIBUTE_PARSERS = ("shlo_cli.ir.parse_attributes", "DIALECT_ATTR_PARSERS")
 # Tables only read after everything is imported: custom-call targets are looked up through
 # `custom_calls.registry._ensure_loaded`, which runs `registry.all_ops()` first.
-_AFTER_ALL = {("shlo_cli.custom_calls.registry", "_TARGETS")}
+_AFTER_ALL = {("shlo_cli.custom_calls.registry", "_TARGETS"),
+              # parser caches registering themselves: a cache not created yet holds nothing
+              # `clear_parse_caches` would have to empty
+              ("shlo_cli.ir.parse_caches", "_CACHES")}
 # Binding-hook tables: read when the interpreter first binds an op (`registry.bind_hooks`),
 # which imports the modules that fill them (`BIND`); each hook carries its own order.
 _BIND = {("shlo_cli.ir.registry", "BIND_HOOKS"), ("shlo_cli.ir.registry", "_BIND_ORDER")}
