@@ -121,3 +121,16 @@ def test_lazy_numpy_loads_whole_whichever_import_comes_first(first: str) -> None
         print(np.fft.fftn(np.ones(2)).tolist())
     """))
     assert out == "[(2+0j), 0j]\n"
+
+
+def test_importing_every_op_module_never_loads_numpy() -> None:
+    """A program naming an op the index does not know imports every op module
+    (`dialects.load_all`): none may touch numpy at import (tables of numpy objects are
+    built on first use)."""
+    out = _run(textwrap.dedent("""
+        import shlo_cli.commands
+        from shlo_cli import dialects, lazy_imports
+        dialects.load_all()
+        print("NUMPY LOADED" if lazy_imports.is_loaded("numpy") else "numpy not loaded")
+    """))
+    assert out.endswith("numpy not loaded\n")

@@ -447,7 +447,9 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
     def _parse_custom_operation(self, location: Location, num_results: int) -> Operation:
         tok = self.tok
         name = tok.text
-        opdef = registry.lookup(name)
+        # every op name has its dialect's prefix: a bare `module` or `return` is never
+        # looked up as written (an unknown name imports every op module)
+        opdef = registry.lookup(name) if "." in name else None
         if opdef is None and "." not in name:
             if name == "module":
                 opdef = registry.lookup("builtin.module")

@@ -28,6 +28,7 @@ import numpy as np
 from ...ir.core import Operation
 from ...ir.registry import bind_after, register_bind_hook
 from ...ir.types import TensorType
+from ...lazy_imports import lazy
 from ..quiet import switches
 from .gather_scatter import _KEEP, _REPLACE, _combiners, _last_occurrences
 from .specialize import _native_types
@@ -136,7 +137,7 @@ def _round_safe(combine: Any, dtype: np.dtype) -> bool:
     return dtype.kind in "biu" or (dtype.name in _EXACT_FLOATS and combine in _FLOAT_UFUNCS)
 
 
-_FLOAT_UFUNCS = (np.add, np.multiply, np.maximum, np.minimum)
+_FLOAT_UFUNCS = lazy(lambda: (np.add, np.multiply, np.maximum, np.minimum))
 
 
 def _plain_floats(combine: Any, values: np.ndarray, current: np.ndarray) -> bool:
