@@ -60,8 +60,11 @@ def _row_batch(dims: Any, operand: tuple[int, ...], indices: tuple[int, ...],
     return batch if updates == batch + operand[1:] else None
 
 
-def bind_scatter(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | None:
-    """A row-scatter kernel, or None (the general evaluator)."""
+def _one_scatter(op: Operation, kwargs: dict[str, Any]) -> tuple[list[Any], tuple[int, ...],
+                                                                  tuple[int, ...],
+                                                                  tuple[int, ...], Any] | None:
+    """(native dtypes, operand, indices and updates shapes, dimension numbers) of a scatter
+    of one operand with integer indices and one element type throughout, else None."""
     if op.name != "stablehlo.scatter" or len(op.operands) != 3 or len(op.results) != 1:
         return None
     dtypes = _native_types(op)
@@ -75,6 +78,15 @@ def bind_scatter(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | 
     dims = kwargs.get("scatter_dimension_numbers")
     if dims is None or not hasattr(dims, "get"):
         return None
+    return dtypes, operand, indices, updates, dims
+
+
+def bind_scatter(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | None:
+    """A row-scatter kernel, or None (the general evaluator)."""
+    found = _one_scatter(op, kwargs)
+    if found is None:
+        return None
+    dtypes, operand, indices, updates, dims = found
     batch = _row_batch(dims, operand, indices, updates)
     combiners = _combiners(op, 1, [dtypes[0]])
     if batch is None or combiners is None:
@@ -235,19 +247,10 @@ def _element_position(dims: Any, operand: tuple[int, ...], indices: tuple[int, .
 
 def bind_scatter_element(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | None:
     """A single-element scatter kernel, or None (the next hook / the general evaluator)."""
-    if op.name != "stablehlo.scatter" or len(op.operands) != 3 or len(op.results) != 1:
+    found = _one_scatter(op, kwargs)
+    if found is None:
         return None
-    dtypes = _native_types(op)
-    if (dtypes is None or dtypes[1].kind not in "iu" or dtypes[0] != dtypes[3]
-            or dtypes[2] != dtypes[3]):
-        return None
-    types = [*op.operand_types, op.result_types[0]]
-    if not all(isinstance(t, TensorType) for t in types):
-        return None
-    operand, indices, updates = (tuple(t.shape) for t in types[:3])  # type: ignore[attr-defined]
-    dims = kwargs.get("scatter_dimension_numbers")
-    if dims is None or not hasattr(dims, "get"):
-        return None
+    dtypes, operand, indices, updates, dims = found
     starts = _element_position(dims, operand, indices, updates)
     combiners = _combiners(op, 1, [dtypes[0]])
     if starts is None or combiners is None:
