@@ -349,6 +349,34 @@ def _fortran_only(view: np.ndarray) -> bool:
     return bool(flags.f_contiguous and not flags.c_contiguous)
 
 
+def dot_dimensions(op: Operation, kwargs: dict[str, Any], ls: tuple[int, ...],
+                   rs: tuple[int, ...]) -> tuple[list[int], list[int], list[int],
+                                                 list[int]] | None:
+    """(lhs batch, rhs batch, lhs contracting, rhs contracting) dimensions of a dot_general
+    (or a dot: the last lhs and first rhs dimension contract) on operand shapes `ls`, `rs`,
+    when they are in range and their sizes agree; else None."""
+    if op.name == "stablehlo.dot":
+        lb: list[int] = []
+        rb: list[int] = []
+        lc, rc = [len(ls) - 1], [0]
+    else:
+        dims = kwargs.get("dot_dimension_numbers")
+        if dims is None or not hasattr(dims, "get"):
+            return None
+
+        def ints_of(name: str) -> list[int]:
+            value = dims.get(name)
+            return [int(v) for v in value] if value else []
+
+        lb, rb = ints_of("lhs_batching_dimensions"), ints_of("rhs_batching_dimensions")
+        lc, rc = ints_of("lhs_contracting_dimensions"), ints_of("rhs_contracting_dimensions")
+    if any(not 0 <= d < len(ls) for d in lb + lc) or any(not 0 <= d < len(rs) for d in rb + rc):
+        return None
+    if [ls[d] for d in lc] != [rs[d] for d in rc] or [ls[d] for d in lb] != [rs[d] for d in rb]:
+        return None
+    return lb, rb, lc, rc
+
+
 def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kernel | None:
     """dot_general.dot_general_arrays + gemm.float_matmul with the permutations and shapes
     worked out once. The operands reach BLAS in the same layout, so the results are the
@@ -356,21 +384,11 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
     lhs_t, rhs_t, res_t = op.operand_types[0], op.operand_types[1], op.result_types[0]
     assert isinstance(lhs_t, TensorType) and isinstance(rhs_t, TensorType)
     assert isinstance(res_t, TensorType)
-    dims = kwargs.get("dot_dimension_numbers")
-    if dims is None or not hasattr(dims, "get"):
-        return None
-
-    def ints_of(name: str) -> list[int]:
-        value = dims.get(name)
-        return [int(v) for v in value] if value else []
-
-    lb, rb = ints_of("lhs_batching_dimensions"), ints_of("rhs_batching_dimensions")
-    lc, rc = ints_of("lhs_contracting_dimensions"), ints_of("rhs_contracting_dimensions")
     ls, rs = tuple(lhs_t.shape), tuple(rhs_t.shape)
-    if any(d >= len(ls) for d in lb + lc) or any(d >= len(rs) for d in rb + rc):
+    found = dot_dimensions(op, kwargs, ls, rs)
+    if found is None:
         return None
-    if [ls[d] for d in lc] != [rs[d] for d in rc] or [ls[d] for d in lb] != [rs[d] for d in rb]:
-        return None
+    lb, rb, lc, rc = found
     lf = [d for d in range(len(ls)) if d not in lb and d not in lc]
     rf = [d for d in range(len(rs)) if d not in rb and d not in rc]
     b = math.prod(ls[d] for d in lb)

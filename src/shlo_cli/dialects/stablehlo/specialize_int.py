@@ -37,7 +37,7 @@ from ...ir.registry import bind_after, register_bind_hook
 from ...ir.types import TensorType
 from .blas_threads import matmul
 from .elementwise_numerics import NATIVE_INTS
-from .specialize import _native_types
+from .specialize import _native_types, dot_dimensions
 
 Kernel = Callable[..., Any]
 
@@ -61,25 +61,10 @@ def _dot_layout(op: Operation, kwargs: dict[str, Any]) -> tuple[Any, ...] | None
             and isinstance(res_t, TensorType)):
         return None
     ls, rs = tuple(lhs_t.shape), tuple(rhs_t.shape)
-    if op.name == "stablehlo.dot":
-        lb: list[int] = []
-        rb: list[int] = []
-        lc, rc = [len(ls) - 1], [0]
-    else:
-        dims = kwargs.get("dot_dimension_numbers")
-        if dims is None or not hasattr(dims, "get"):
-            return None
-
-        def ints_of(name: str) -> list[int]:
-            value = dims.get(name)
-            return [int(v) for v in value] if value else []
-
-        lb, rb = ints_of("lhs_batching_dimensions"), ints_of("rhs_batching_dimensions")
-        lc, rc = ints_of("lhs_contracting_dimensions"), ints_of("rhs_contracting_dimensions")
-    if any(not 0 <= d < len(ls) for d in lb + lc) or any(not 0 <= d < len(rs) for d in rb + rc):
+    found = dot_dimensions(op, kwargs, ls, rs)
+    if found is None:
         return None
-    if [ls[d] for d in lc] != [rs[d] for d in rc] or [ls[d] for d in lb] != [rs[d] for d in rb]:
-        return None
+    lb, rb, lc, rc = found
     lf = [d for d in range(len(ls)) if d not in lb and d not in lc]
     rf = [d for d in range(len(rs)) if d not in rb and d not in rc]
     out_shape = tuple([ls[d] for d in lb] + [ls[d] for d in lf] + [rs[d] for d in rf])
