@@ -13,11 +13,12 @@ from shlo_cli.ir.parser import parse_source
 
 def run_first_op(text: str, args: list[np.ndarray], hook: Any,
                  specialized: bool) -> tuple[np.ndarray, object]:
-    """(main's first result, the kernel bound for its first op); without `hook` when not
-    `specialized`."""
+    """(main's first result, the kernel bound for its first op); without `hook` (a hook or
+    a tuple of hooks) when not `specialized`."""
+    hooks = hook if isinstance(hook, tuple) else (hook,)
     saved = list(engine.BIND_HOOKS)
     if not specialized:
-        engine.BIND_HOOKS[:] = [h for h in saved if h is not hook]
+        engine.BIND_HOOKS[:] = [h for h in saved if h not in hooks]
     try:
         interpreter = Interpreter(parse_source(text))
         out = interpreter.call(interpreter.lookup_function("main"), args)[0]

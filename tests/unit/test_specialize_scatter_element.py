@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from bind_helpers import run_first_op
 
 from shlo_cli.dialects.stablehlo import specialize_scatter
-from shlo_cli.interpreter import engine
-from shlo_cli.interpreter.engine import Interpreter
-from shlo_cli.ir.parser import parse_source
 
 ELEM = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i8": np.int8,
         "i32": np.int32, "i64": np.int64, "ui8": np.uint8, "ui64": np.uint64, "i1": np.bool_, "i16": np.int16}
@@ -46,17 +44,8 @@ func.func @main(%x: {_t(operand, elem)}, %i: {_t(ids, ielem)}, %u: {_t(updates, 
 def _run(text: str, args: list[object], specialized: bool) -> tuple[np.ndarray, object]:
     """(main's result, the kernel bound for the scatter); without either scatter hook when
     not `specialized` (the general evaluator)."""
-    saved = list(engine.BIND_HOOKS)
-    if not specialized:
-        engine.BIND_HOOKS[:] = [h for h in saved if h not in (
-            specialize_scatter.bind_scatter, specialize_scatter.bind_scatter_element)]
-    try:
-        interpreter = Interpreter(parse_source(text))
-        out = interpreter.call(interpreter.lookup_function("main"), args)[0]
-        kernel = next(iter(interpreter._plans.values())).steps[0].fn
-    finally:
-        engine.BIND_HOOKS[:] = saved
-    return np.asarray(out), kernel
+    hooks = (specialize_scatter.bind_scatter, specialize_scatter.bind_scatter_element)
+    return run_first_op(text, args, hooks, specialized)
 
 
 ONE = "inserted_window_dims = [0], scatter_dims_to_operand_dims = [0]"
