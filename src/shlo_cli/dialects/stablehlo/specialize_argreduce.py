@@ -24,7 +24,6 @@ reductions as well as its sequential fold.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +35,7 @@ from ...ir.registry import bind_after, register_bind_hook
 from ...ir.types import TensorType
 from ..quiet import switches
 from .specialize import _native_types
+from .specialize_reduce import reduced_layout
 
 Kernel = Callable[..., Any]
 
@@ -325,23 +325,16 @@ def _orderable(dtype: np.dtype) -> bool:
 
 def _layout(op: Operation, kwargs: dict[str, Any]
             ) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
-    """The general path's flattening: the axis permutation (kept axes, then the reduced ones
-    in the attribute's order) and the (kept..., reduced count) shape."""
+    """The general path's flattening (`specialize_reduce.reduced_layout`), when both
+    results have the kept axes' shape."""
     source, result, second = op.operand_types[0], op.result_types[0], op.result_types[1]
     assert isinstance(source, TensorType) and isinstance(result, TensorType)
     assert isinstance(second, TensorType)
-    try:
-        dims = tuple(int(d) for d in kwargs.get("dimensions") or ())
-    except (TypeError, ValueError):
+    layout = reduced_layout(tuple(source.shape), kwargs.get("dimensions"))
+    if layout is None:
         return None
-    rank = len(source.shape)
-    if len(set(dims)) != len(dims) or any(d < 0 or d >= rank for d in dims):
-        return None
-    kept = [d for d in range(rank) if d not in dims]
-    outer = tuple(source.shape[d] for d in kept)
-    if tuple(result.shape) != outer or tuple(second.shape) != outer:
-        return None
-    return tuple(kept + list(dims)), outer + (math.prod(source.shape[d] for d in dims),)
+    outer = layout[1][:-1]
+    return layout if tuple(result.shape) == outer and tuple(second.shape) == outer else None
 
 
 def _kernel(policy: ArgPolicy, perm: tuple[int, ...], flat_shape: tuple[int, ...],

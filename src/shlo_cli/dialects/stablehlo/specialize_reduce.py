@@ -36,6 +36,23 @@ from .specialize import _native_types
 Kernel = Callable[..., Any]
 
 
+def reduced_layout(shape: tuple[int, ...], dimensions: Any
+                   ) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """The general path's flattening of a reduce over `dimensions` of `shape`: the axis
+    permutation (kept axes, then the reduced ones in the attribute's order) and the
+    (kept..., reduced count) shape; None for repeated or out-of-range dimensions."""
+    try:
+        dims = tuple(int(d) for d in dimensions or ())
+    except (TypeError, ValueError):
+        return None
+    rank = len(shape)
+    if len(set(dims)) != len(dims) or any(d < 0 or d >= rank for d in dims):
+        return None
+    kept = [d for d in range(rank) if d not in dims]
+    outer = tuple(shape[d] for d in kept)
+    return tuple(kept + list(dims)), outer + (math.prod(shape[d] for d in dims),)
+
+
 def bind_reduce(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | None:
     """A specialized single-input reduce kernel, or None (the general evaluator)."""
     if op.name != "stablehlo.reduce" or len(op.operands) != 2 or len(op.results) != 1:
@@ -51,20 +68,11 @@ def bind_reduce(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
     name = names[0]
     source, result = op.operand_types[0], op.result_types[0]
     assert isinstance(source, TensorType) and isinstance(result, TensorType)
-    try:
-        dims = tuple(int(d) for d in kwargs.get("dimensions") or ())
-    except (TypeError, ValueError):
+    layout = reduced_layout(tuple(source.shape), kwargs.get("dimensions"))
+    if layout is None or tuple(result.shape) != layout[1][:-1]:
         return None
-    rank = len(source.shape)
-    if len(set(dims)) != len(dims) or any(d < 0 or d >= rank for d in dims):
-        return None
-    kept = [d for d in range(rank) if d not in dims]
-    outer = tuple(source.shape[d] for d in kept)
-    if tuple(result.shape) != outer:
-        return None
-    flat_shape = outer + (math.prod(source.shape[d] for d in dims),)
-    perm = tuple(kept + list(dims))
-    identity = perm == tuple(range(rank))
+    perm, flat_shape = layout
+    identity = perm == tuple(range(len(perm)))
 
     def kernel(x: Any, init: Any) -> Any:
         flat = (x if identity else x.transpose(perm)).reshape(flat_shape)
