@@ -3,6 +3,7 @@ must still arrive, and exit codes must be Python's."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -52,6 +53,34 @@ def test_closed_pipe_is_exit_1_without_traceback(tmp_path: Path) -> None:
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
     assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait() == 1
+    assert err == "error: cannot write to standard output: Broken pipe\n"
+
+
+@pytest.mark.parametrize("unbuffered", ["1", ""])
+@pytest.mark.parametrize(("name", "flags"), [("stablehlo_opt", []),
+                                             ("stablehlo_translate", ["--interpret"])])
+def test_pipe_closed_midway_is_reported(tmp_path: Path, name: str, flags: list[str],
+                                        unbuffered: str) -> None:
+    """A reader that takes a few bytes and closes (`| head -c 10`): one write of the whole
+    output then writes only what the pipe holds and reports no error, which must not pass
+    for success (buffered or unbuffered stdout, bytes or text written)."""
+    body = "".join(f"  %{i} = stablehlo.add %arg0, %arg0 : tensor<2xf32>\n"
+                   for i in range(3000))
+    path = tmp_path / "big.mlir"
+    path.write_text("func.func @main() -> tensor<400000xf32> {\n"
+                    "  %arg0 = stablehlo.constant dense<1.0> : tensor<2xf32>\n"
+                    f"{body}  %r = stablehlo.iota dim = 0 : tensor<400000xf32>\n"
+                    "  return %r : tensor<400000xf32>\n}\n")
+    code = f"import sys; sys.argv = ['tool', *{[*flags, str(path)]!r}]; " \
+           f"from shlo_cli.commands.entry import {name}; {name}()"
+    env = {**os.environ, "PYTHONUNBUFFERED": unbuffered}
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)
+    assert proc.stdout is not None and proc.stderr is not None
+    assert len(proc.stdout.read(10)) == 10
     proc.stdout.close()
     err = proc.stderr.read().decode()
     assert proc.wait() == 1

@@ -11,6 +11,7 @@ import re
 import stat
 import sys
 from collections.abc import Iterator
+from typing import BinaryIO
 
 from ..formats.bytecode import is_bytecode
 from ..ir.core import Module
@@ -110,7 +111,7 @@ def write_output(text: str | bytes, path: str | None) -> None:
     if path is None or path == "-":
         try:
             sys.stdout.flush()
-            sys.stdout.buffer.write(data)
+            write_all(sys.stdout.buffer, data)
             sys.stdout.buffer.flush()
         except OSError as e:
             _silence_stdout()
@@ -138,6 +139,15 @@ def write_output(text: str | bytes, path: str | None) -> None:
             raise
     except OSError as e:
         raise ShloError(f"cannot write output file '{path}': {e.strerror}") from None
+
+
+def write_all(stream: BinaryIO, data: bytes | memoryview) -> None:
+    """All of `data` to `stream`: a buffered write into a pipe its reader closes midway
+    returns the count written so far instead of failing, and the next write raises."""
+    view = memoryview(data).cast("B")
+    while view:
+        written = stream.write(view)
+        view = view[written:]
 
 
 def _temporary_file(directory: str) -> tuple[int, str]:

@@ -12,7 +12,9 @@ these wrappers exit early.
 
 from __future__ import annotations
 
+import errno
 import gc
+import io
 import os
 import sys
 from collections.abc import Callable
@@ -33,7 +35,43 @@ def _exit_code(code: object) -> int:
     return 1
 
 
+class _WholeWrites(io.FileIO):
+    """The standard output file with every write whole. One write into a pipe whose reader
+    closes midway (`| head`) writes what fits and reports that count, not an error; the
+    layers above drop the rest without a word (unbuffered, as under PYTHONUNBUFFERED, or
+    from a buffered write larger than the buffer). Writing the rest raises BrokenPipeError,
+    which the commands report (exit 1)."""
+
+    def write(self, data: object) -> int:  # type: ignore[override]
+        view = memoryview(data).cast("B")  # type: ignore[arg-type]
+        size = len(view)
+        while view:
+            written = super().write(view)
+            if written is None:  # a non-blocking descriptor that would block
+                raise BlockingIOError(errno.EAGAIN, "standard output would block")
+            view = view[written:]
+        return size
+
+
+def _whole_stdout() -> None:
+    """sys.stdout again, over `_WholeWrites` (same descriptor, encoding and buffering)."""
+    out = sys.stdout
+    if not isinstance(out, io.TextIOWrapper):
+        return
+    try:
+        descriptor = out.fileno()
+        out.flush()
+    except (OSError, ValueError):
+        return
+    raw = _WholeWrites(descriptor, "w", closefd=False)
+    binary = io.BufferedWriter(raw) if isinstance(out.buffer, io.BufferedWriter) else raw
+    sys.stdout = io.TextIOWrapper(binary, encoding=out.encoding, errors=out.errors,  # type: ignore[arg-type]
+                                  newline="\n", line_buffering=out.line_buffering,
+                                  write_through=out.write_through)
+
+
 def _run(main: Callable[[], object]) -> NoReturn:
+    _whole_stdout()
     # A launch allocates a few hundred thousand objects, nearly all kept (modules, the IR):
     # fewer young-generation collections save 2-4 ms of a tiny one and change no result.
     gc.set_threshold(20_000, 10, 10)

@@ -140,8 +140,8 @@ def run_interpret(input: str, *, output: str | None = None, split_input_file: bo
     collected: list[str] = []
     failed = False
     for index, (name, chunk, load) in enumerate(programs):
-        if index:
-            _emit(CHUNK_SEPARATOR, to_stdout, collected)
+        if index and not _emit(CHUNK_SEPARATOR, to_stdout, collected):
+            return 1
         if verify_diagnostics:  # its module (regexes, ~1 ms) only for -verify-diagnostics
             from ..ir.expected_diagnostics import DiagnosticVerifier
         checker = (DiagnosticVerifier(SourceFile(name, chunk.text, chunk.line_offset))
@@ -152,8 +152,8 @@ def run_interpret(input: str, *, output: str | None = None, split_input_file: bo
                 text = _run_one(module, signature, chunk.line_offset, options, data)
             if text is None:
                 failed = True
-            else:
-                _emit(text, to_stdout, collected)
+            elif not _emit(text, to_stdout, collected):
+                return 1
         except ArgsError as e:
             failed = True
             for diagnostic in e.diagnostics:
@@ -261,12 +261,18 @@ def _at(module: Module, func: Any, message: str, line_offset: int) -> Diagnostic
     return Diagnostic(message)
 
 
-def _emit(text: str, to_stdout: bool, collected: list[str]) -> None:
-    if to_stdout:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    else:
+def _emit(text: str, to_stdout: bool, collected: list[str]) -> bool:
+    """Results to stdout now (or kept for the -o file); False, reported, when stdout
+    cannot take them (a closed pipe): nothing after them can be shown either."""
+    if not to_stdout:
         collected.append(text)
+        return True
+    try:
+        write_output(text, None)
+    except ShloError as e:
+        _report(e)
+        return False
+    return True
 
 
 def _report(error: Diagnostic | ShloError | InputError) -> None:

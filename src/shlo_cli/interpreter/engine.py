@@ -183,6 +183,9 @@ class Interpreter:
                                    f"{': ' + str(e) if str(e) else ''}")
         if isinstance(e, RecursionError):
             return self.diagnostic(op, "regions or calls nest too deeply to evaluate")
+        if isinstance(e, OSError):  # interpreter.print into a closed pipe, a full disk
+            return self.diagnostic(op, f"'{op.name}' could not write its output: "
+                                   f"{e.strerror or e}")
         # a kernel bug must not become a traceback
         return self.diagnostic(op, f"internal error while evaluating: {type(e).__name__}: {e}")
 
