@@ -158,3 +158,77 @@ func.func @main(%x: tensor<6xf32>, %k: tensor<i32>) -> (tensor<?xf32>, tensor<?x
     values, indices = shlo_cli.interpret(text, x, np.array(3, np.int32))
     np.testing.assert_array_equal(values, [9, 9, 5])
     np.testing.assert_array_equal(indices, [1, 3, 5])
+
+
+# jax's lowering of a reduce_window whose window depends on a symbolic dimension (a cumulative
+# op along a `b` axis): the window operands are values, the reducer a function.
+REDUCERS = """
+func.func private @add(%a: tensor<f32>, %b: tensor<f32>) -> tensor<f32> {
+  %0 = stablehlo.add %a, %b : tensor<f32>
+  return %0 : tensor<f32>
+}
+func.func private @decay(%a: tensor<f32>, %b: tensor<f32>) -> tensor<f32> {
+  %h = stablehlo.constant dense<0.5> : tensor<f32>
+  %0 = stablehlo.multiply %a, %h : tensor<f32>
+  %1 = stablehlo.add %0, %b : tensor<f32>
+  return %1 : tensor<f32>
+}
+"""
+
+
+def _dynamic_window(reducer: str, padding: str = "[[4, 0], [0, 0]]",
+                    window: str = "[5, 1]") -> str:
+    return REDUCERS + f"""
+func.func @main(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {{
+  %init = stablehlo.constant dense<0.0> : tensor<f32>
+  %w = stablehlo.constant dense<{window}> : tensor<2xi32>
+  %one = stablehlo.constant dense<1> : tensor<2xi32>
+  %pad = stablehlo.constant dense<{padding}> : tensor<2x2xi32>
+  %0 = stablehlo.custom_call @stablehlo.dynamic_reduce_window(%x, %init, %w, %one, %one, %one, %pad) {{api_version = 2 : i32, called_computations = [@{reducer}]}} : (tensor<?x3xf32>, tensor<f32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>, tensor<2x2xi32>) -> tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}}
+"""
+
+
+def _static_window(body: str) -> str:
+    return f"""
+func.func @main(%x: tensor<5x3xf32>) -> tensor<5x3xf32> {{
+  %init = stablehlo.constant dense<0.0> : tensor<f32>
+  %0 = "stablehlo.reduce_window"(%x, %init) ({{
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+{body}
+  }}) {{window_dimensions = array<i64: 5, 1>, padding = dense<[[4, 0], [0, 0]]> : tensor<2x2xi64>}} : (tensor<5x3xf32>, tensor<f32>) -> tensor<5x3xf32>
+  return %0 : tensor<5x3xf32>
+}}
+"""
+
+
+@pytest.mark.parametrize(("reducer", "body"), [
+    ("add", "    %0 = stablehlo.add %a, %b : tensor<f32>\n    stablehlo.return %0 : tensor<f32>"),
+    ("decay", "    %h = stablehlo.constant dense<0.5> : tensor<f32>\n"
+              "    %0 = stablehlo.multiply %a, %h : tensor<f32>\n"
+              "    %1 = stablehlo.add %0, %b : tensor<f32>\n    stablehlo.return %1 : tensor<f32>"),
+])
+def test_dynamic_reduce_window_matches_static_op(reducer: str, body: str) -> None:
+    """A cumulative sum (the window algorithms' path) and a body no algorithm knows (the
+    reducer function called on whole arrays): the static op's values, bit for bit."""
+    x = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
+    [got] = shlo_cli.interpret(_dynamic_window(reducer), x)
+    [want] = shlo_cli.interpret(_static_window(body), x)
+    assert got.shape == (5, 3)
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+    if reducer == "add":
+        np.testing.assert_allclose(got, np.cumsum(x, axis=0), rtol=1e-5)
+
+
+@pytest.mark.parametrize(("padding", "window", "message"), [
+    ("[4, 0, 0, 0]", "[5, 1]", r"padding must have shape \[2, 2\], got \[4\]"),
+    ("[[4, 0], [0, 0]]", "[-1, 1]", r"window_dimensions must be >= 0, got \[-1, 1\]"),
+])
+def test_dynamic_reduce_window_bad_operands(padding: str, window: str, message: str) -> None:
+    text = _dynamic_window("add", padding, window)
+    if padding.count("[") == 1:
+        text = text.replace("tensor<2x2xi32>", "tensor<4xi32>")
+    x = np.zeros((5, 3), np.float32)
+    with pytest.raises(Diagnostic, match=message):
+        shlo_cli.interpret(text, x)

@@ -17,6 +17,11 @@ jax/_src/export/shape_poly.py, jax/_src/lax/ann.py, lax.py):
 - `@stablehlo.dynamic_approx_top_k(inputs..., init_values..., k, shape operands...)`: the
   same with k as an operand; `indices_of_shape_operands` names the trailing operands that
   only carry the result shapes.
+- `@stablehlo.dynamic_reduce_window(inputs..., init_values..., window_dimensions,
+  window_strides, base_dilations, window_dilations: 1-D integers, padding: rank x 2)` with
+  `called_computations = [@reducer]`: `stablehlo.reduce_window` with those attributes
+  given at run time (jax's lowering when they depend on a symbolic dimension, e.g. a
+  cumulative sum along it).
 - `@stablehlo.dynamic_rng_bit_generator(state, output_shape: 1-D integer)`, attribute
   `rng_algorithm`: `stablehlo.rng_bit_generator` whose output shape is given at run time.
 - `@Sharding`, `@SPMDFullToShardShape`, `@SPMDShardToFullShape`,
@@ -101,16 +106,21 @@ register_target("stablehlo.dynamic_top_k", _dynamic_top_k,
                 results=[Operand(same_as=0, min_rank=1), Operand(_INTEGERS, min_rank=1)])
 
 
-def _comparator(call: TargetCall) -> Any:
+def _called_function(call: TargetCall, what: str) -> tuple[Any, Any]:
+    """(interpreter, function) of the one function named in 'called_computations'."""
     attr = _attr(call, "called_computations")
     names = attr.elements if isinstance(attr, ArrayAttr) else []
     if len(names) != 1 or not isinstance(names[0], SymbolRefAttr | StringAttr):
-        raise TargetError("requires one comparator in 'called_computations'")
+        raise TargetError(f"requires one {what} in 'called_computations'")
     name = names[0].value if isinstance(names[0], StringAttr) else str(names[0]).lstrip("@")
     if call.ctx is None:
-        raise TargetError("needs an interpreter context to run its comparator")
+        raise TargetError(f"needs an interpreter context to run its {what}")
     interpreter = call.ctx.interpreter
-    func = interpreter.lookup_function(name)
+    return interpreter, interpreter.lookup_function(name)
+
+
+def _comparator(call: TargetCall) -> Any:
+    interpreter, func = _called_function(call, "comparator")
     return lambda *args: interpreter.call(func, args)
 
 
@@ -216,6 +226,55 @@ def _algorithm_name(value: Any) -> str:
 register_target("stablehlo.dynamic_rng_bit_generator", _dynamic_rng,
                 operands=[Operand(min_rank=1), Operand(_INTEGERS, rank=1)],
                 results=[Operand(same_as=0, min_rank=1), Operand(min_rank=0)])
+
+
+# ---- dynamic_reduce_window ----------------------------------------------------------------
+
+_WINDOW_OPERANDS = ("window_dimensions", "window_strides", "base_dilations",
+                    "window_dilations")
+
+
+def _verify_dynamic_reduce_window(call: TargetCall) -> None:
+    _verify_paired(call, len(_WINDOW_OPERANDS) + 1)
+
+
+def _window_ints(value: Any, rank: int, name: str, least: int) -> tuple[int, ...]:
+    ints = np.asarray(value).reshape(-1)
+    if ints.size != rank:
+        raise TargetError(f"{name} has {ints.size} entries for an operand of rank {rank}")
+    out = tuple(int(v) for v in ints)
+    if any(v < least for v in out):
+        raise TargetError(f"{name} must be >= {least}, got {list(out)}")
+    return out
+
+
+def _dynamic_reduce_window(call: TargetCall) -> list[np.ndarray]:
+    """`stablehlo.reduce_window` whose window sizes, strides, dilations and padding are
+    operands (jax's lowering when they depend on a symbolic dimension), reduced by the
+    function named in called_computations."""
+    from ..dialects.stablehlo.reduce_window import windowed_reduce
+    from ..dialects.stablehlo.reducer import binary_body_ops, cached_analysis
+
+    n = _verify_paired(call, len(_WINDOW_OPERANDS) + 1)
+    args = [np.asarray(x) for x in call.operands[:2 * n]]
+    rank = args[0].ndim
+    sizes = [_window_ints(call.operands[2 * n + i], rank, name, 0 if i == 0 else 1)
+             for i, name in enumerate(_WINDOW_OPERANDS)]
+    padding = np.asarray(call.operands[-1]).astype(np.int64)
+    if padding.shape != (rank, 2):
+        raise TargetError(f"padding must have shape [{rank}, 2], got {list(padding.shape)}")
+    interpreter, func = _called_function(call, "reducer")
+    names = cached_analysis(call.op, "dynamic_reduce_window",
+                            lambda: binary_body_ops(func.regions[0], n))
+    window, strides, base, dilations = sizes
+    out = windowed_reduce(args, window, strides, base, dilations, padding,
+                          lambda *xs: interpreter.call(func, list(xs)), names,
+                          call.result_types)
+    return list(out) if isinstance(out, tuple) else [out]
+
+
+register_target("stablehlo.dynamic_reduce_window", _dynamic_reduce_window,
+                verify=_verify_dynamic_reduce_window)
 
 
 # ---- single-device annotations -----------------------------------------------------------

@@ -92,6 +92,22 @@ def reduce_window(*args: np.ndarray, window_dimensions: tuple[int, ...],
                   body: Callable[..., Any], op: Operation | None = None,
                   result_types: Sequence[Type] = ()) -> Any:
     """spec reduce_window: pad with the init values, slide windows, reduce each window."""
+    fast = None
+    if op is not None and op.regions:
+        count = len(args) // 2
+        fast = cached_analysis(op, "reduce", lambda: binary_body_ops(op.regions[0], count))
+    return windowed_reduce(args, window_dimensions, window_strides, base_dilations,
+                           window_dilations, padding, body, fast, result_types)
+
+
+def windowed_reduce(args: Sequence[np.ndarray], window_dimensions: Sequence[int],
+                    window_strides: Sequence[int] | None,
+                    base_dilations: Sequence[int] | None,
+                    window_dilations: Sequence[int] | None, padding: Any,
+                    body: Callable[..., Any], fast: list[str] | None,
+                    result_types: Sequence[Type]) -> Any:
+    """reduce_window on evaluated attributes; `fast` names the body's ops when each result
+    is one known op of its two arguments (`binary_body_ops`), for the window algorithms."""
     count = len(args) // 2
     if any(np.ndim(v) for v in args[count:]):  # upstream's verifier lets these through
         raise EvaluationError("reduce_window with non-scalar init values cannot be evaluated")
@@ -112,9 +128,6 @@ def reduce_window(*args: np.ndarray, window_dimensions: tuple[int, ...],
                   for n, w, d, s in zip(padded[0].shape, window, dil, strides, strict=False)]
     size = int(np.prod(window, dtype=np.int64))
     views = [window_view(x, counts, strides, window, dil) for x in padded]  # checks the fit
-    fast = None
-    if op is not None and op.regions:
-        fast = cached_analysis(op, "reduce", lambda: binary_body_ops(op.regions[0], count))
     if fast is not None:  # no materialized windows (see window_algorithms)
         lead = [max(lo, 0) for lo in low]
         done = [fast_reduce_window(name, x, i, lead, counts, strides, window, dil)
