@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from jax_call_helpers import run_call
 
+import shlo_cli
 from shlo_cli.custom_calls import lapack_kernels
 
 TYPES = [("s", np.float32, 1e-4), ("d", np.float64, 1e-10), ("c", np.complex64, 1e-4),
@@ -330,3 +331,30 @@ def test_geqp3_column_pivoted_qr(p: str, dtype: type, tol: float) -> None:
     r = np.triu(qr)[:4]
     _close(q @ r, a[:, jpvt - 1], tol)
     assert np.all(np.diff(np.abs(np.diag(r))) <= tol * 10)  # pivoting: |r_ii| decreasing
+
+
+ATTRS = ("indices_of_shape_operands = dense<[1, 2]> : tensor<2xi64>, "
+         "mhlo.backend_config = {uplo = 76 : ui8}, operand_layouts = "
+         "[dense<[1, 2, 0]> : tensor<3xindex>, dense<0> : tensor<1xindex>, "
+         "dense<0> : tensor<1xindex>], result_layouts = [dense<[1, 2, 0]> : tensor<3xindex>, "
+         "dense<0> : tensor<1xindex>]")
+
+
+def test_shape_operands_of_a_polymorphic_call_are_dropped() -> None:
+    """jax appends a shape-polymorphic call's result shapes as operands, listed in
+    `indices_of_shape_operands`: the target reads the same operands as the static call."""
+    a = np.stack([_hpd(4, np.float32), 2 * _hpd(4, np.float32)])
+    text = """
+func.func @main(%a: tensor<?x4x4xf32>) -> (tensor<?x4x4xf32>, tensor<?xi32>) {
+  %s = stablehlo.constant dense<[2, 4, 4]> : tensor<3xi32>
+  %n = stablehlo.constant dense<2> : tensor<1xi32>
+  %0:2 = stablehlo.custom_call @lapack_spotrf_ffi(%a, %s, %n) {""" + ATTRS + """} : \
+(tensor<?x4x4xf32>, tensor<3xi32>, tensor<1xi32>) -> (tensor<?x4x4xf32>, tensor<?xi32>)
+  return %0#0, %0#1 : tensor<?x4x4xf32>, tensor<?xi32>
+}
+"""
+    out, info = shlo_cli.interpret(text, a)
+    want, want_info = run_call("lapack_spotrf_ffi", [a], [((2, 4, 4), np.float32),
+                                                          ((2,), np.int32)], {"uplo": "L"})
+    np.testing.assert_array_equal(out, want)
+    np.testing.assert_array_equal(info, want_info)

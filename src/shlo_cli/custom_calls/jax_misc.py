@@ -39,7 +39,14 @@ import numpy as np
 from ..ir.attributes import ArrayAttr, StringAttr, SymbolRefAttr
 from ..ir.diagnostics import EvaluationError
 from ..ir.types import TensorType, numpy_dtype
-from .registry import Config, Operand, TargetCall, TargetError, register_target
+from .registry import (
+    Config,
+    Operand,
+    TargetCall,
+    TargetError,
+    register_target,
+    shape_operand_indices,
+)
 
 _INTEGERS = ("i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "ui64")
 
@@ -174,10 +181,7 @@ register_target("ApproxTopK", _approx_top_k_static,
 
 
 def _shape_operand_count(call: TargetCall) -> int:
-    attr = _attr(call, "indices_of_shape_operands")
-    if attr is None:
-        return 0
-    return int(np.asarray(attr.data).size)
+    return len(shape_operand_indices(call.op))
 
 
 def _approx_top_k_dynamic(call: TargetCall) -> list[np.ndarray]:
@@ -190,7 +194,7 @@ def _approx_top_k_dynamic(call: TargetCall) -> list[np.ndarray]:
 
 
 register_target("stablehlo.dynamic_approx_top_k", _approx_top_k_dynamic,
-                config=_APPROX_CONFIG,
+                config=_APPROX_CONFIG, shape_operands=True,
                 verify=lambda call: _verify_paired(call, 1 + _shape_operand_count(call)) and None)
 
 

@@ -108,15 +108,20 @@ class TargetCall(Struct):
     result_types: list[Type]
     op: Any
     ctx: Any
+    operand_types: list[Type]  # of `operands` (the op's, less dropped shape operands)
 
     def __init__(self, name: str, operands: list[Any], config: dict[str, Any],
-                 result_types: list[Type], op: Any = None, ctx: Any = None) -> None:
+                 result_types: list[Type], op: Any = None, ctx: Any = None,
+                 operand_types: list[Type] | None = None) -> None:
         self.name = name
         self.operands = operands
         self.config = config
         self.result_types = result_types
         self.op = op
         self.ctx = ctx
+        if operand_types is None:
+            operand_types = list(getattr(op, "operand_types", None) or [])
+        self.operand_types = operand_types
 
 
 Evaluator = Callable[[TargetCall], Sequence[Any] | None]
@@ -132,12 +137,13 @@ class Target(Struct):
     config: Mapping[str, Config]
     verify: Callable[[TargetCall], None] | None
     variadic: bool  # operands/results: the last entry repeats
+    shape_operands: bool  # reads jax's shape operands itself (else they are dropped)
 
     def __init__(self, name: str, evaluate: Evaluator, operands: Sequence[Operand] | None = None,
                  results: Sequence[Operand] | None = None,
                  config: Mapping[str, Config] | None = None,
                  verify: Callable[[TargetCall], None] | None = None,
-                 variadic: bool = False) -> None:
+                 variadic: bool = False, shape_operands: bool = False) -> None:
         self.name = name
         self.evaluate = evaluate
         self.operands = operands
@@ -145,6 +151,7 @@ class Target(Struct):
         self.config = {} if config is None else config
         self.verify = verify
         self.variadic = variadic
+        self.shape_operands = shape_operands
 
 
 _TARGETS: dict[str, Target] = {}
@@ -160,13 +167,17 @@ def register_target(
     config: Mapping[str, Config] | None = None,
     verify: Callable[[TargetCall], None] | None = None,
     variadic: bool = False,
+    shape_operands: bool = False,
 ) -> Target:
     """Declare `@name` (replacing any earlier declaration) and return it.
 
     `operands`/`results`: one `Operand` per position (None: not checked). `config`: the
     backend_config keys the target reads. `verify(call)`: extra checks raising `TargetError`.
+    `shape_operands`: the target reads the operands jax lists in `indices_of_shape_operands`
+    (the result shapes of a shape-polymorphic call); for other targets they are dropped.
     """
-    target = Target(name, evaluate, operands, results, dict(config or {}), verify, variadic)
+    target = Target(name, evaluate, operands, results, dict(config or {}), verify, variadic,
+                    shape_operands)
     _TARGETS[name] = target
     _VERIFIED.clear()
     return target
@@ -223,6 +234,17 @@ def _tuple_result(op: Any) -> TupleType | None:
     return None
 
 
+def shape_operand_indices(op: Any) -> frozenset[int]:
+    """The operands jax's `indices_of_shape_operands` marks: a shape-polymorphic call's
+    result shapes, appended after its real operands."""
+    holders = (getattr(op, "attributes", {}), getattr(op, "properties", {}))
+    attr = next((h["indices_of_shape_operands"] for h in holders
+                 if "indices_of_shape_operands" in h), None)
+    if not isinstance(attr, DenseElementsAttr):
+        return frozenset()
+    return frozenset(int(i) for i in np.asarray(attr.data).reshape(-1))
+
+
 def _make_call(target: Target, operands: Sequence[Any], op: Any, ctx: Any) -> TargetCall:
     result_types = list(getattr(op, "result_types", None) or [])
     packed = _tuple_result(op)
@@ -230,12 +252,18 @@ def _make_call(target: Target, operands: Sequence[Any], op: Any, ctx: Any) -> Ta
         result_types = list(packed.types)
     config = decode_config(target, op) if op is not None and target.config else {
         k: c.default for k, c in target.config.items()}
-    return TargetCall(target.name, list(operands), config, result_types, op, ctx)
+    operand_types = list(getattr(op, "operand_types", None) or [])
+    dropped = frozenset() if target.shape_operands else shape_operand_indices(op)
+    if dropped:
+        operands = [x for i, x in enumerate(operands) if i not in dropped]
+        operand_types = [t for i, t in enumerate(operand_types) if i not in dropped]
+    return TargetCall(target.name, list(operands), config, result_types, op, ctx,
+                      operand_types)
 
 
 def _check(target: Target, call: TargetCall) -> None:
     if hasattr(call.op, "operand_types"):
-        operand_types = list(call.op.operand_types)
+        operand_types = call.operand_types
         _check_list("operand", target.operands, operand_types, operand_types, target.variadic)
         _check_list("result", target.results, call.result_types, operand_types,
                     target.variadic)
