@@ -12,6 +12,7 @@ import pytest
 
 from shlo_cli.dialects.stablehlo import specialize_reduce
 from shlo_cli.interpreter.engine import Interpreter
+from shlo_cli.ir.diagnostics import Diagnostic
 from shlo_cli.ir.parser import parse_source
 from shlo_cli.ir.registry import BIND_HOOKS
 
@@ -153,3 +154,43 @@ def test_small_sums_stay_sequential(elem: str, outer: int, count: int) -> None:
     want, _ = _run(text, [x, init], False)
     assert any("_sum_rows" in k for k in kinds)
     assert got.tobytes() == want.tobytes()
+
+
+NON_SCALAR_INITS = {
+    "plain": """
+func.func @main(%x: tensor<4x4xf32>, %i: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "stablehlo.reduce"(%x, %i) ({
+  ^bb0(%a: tensor<4xf32>, %b: tensor<4xf32>):
+    %1 = "stablehlo.add"(%a, %b) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    "stablehlo.return"(%1) : (tensor<4xf32>) -> ()
+  }) {dimensions = array<i64: 0>} : (tensor<4x4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}""",
+    "argmax": """
+func.func @main(%x: tensor<4x4xf32>, %i: tensor<4xf32>) -> tensor<4xi32> {
+  %ix = stablehlo.iota dim = 0 : tensor<4x4xi32>
+  %j = stablehlo.constant dense<0> : tensor<4xi32>
+  %0:2 = "stablehlo.reduce"(%x, %ix, %i, %j) ({
+  ^bb0(%a: tensor<4xf32>, %ai: tensor<4xi32>, %b: tensor<4xf32>, %bi: tensor<4xi32>):
+    %1 = stablehlo.compare GT, %a, %b, FLOAT : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+    %2 = stablehlo.select %1, %a, %b : tensor<4xi1>, tensor<4xf32>
+    %3 = stablehlo.select %1, %ai, %bi : tensor<4xi1>, tensor<4xi32>
+    "stablehlo.return"(%2, %3) : (tensor<4xf32>, tensor<4xi32>) -> ()
+  }) {dimensions = array<i64: 0>}
+    : (tensor<4x4xf32>, tensor<4x4xi32>, tensor<4xf32>, tensor<4xi32>)
+    -> (tensor<4xf32>, tensor<4xi32>)
+  return %0#1 : tensor<4xi32>
+}""",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(NON_SCALAR_INITS))
+def test_non_scalar_init_values_are_a_diagnostic(kind: str) -> None:
+    """Upstream's verifier accepts reduce bodies on tensor<4xf32> (init values that are not
+    0-d); evaluating one is refused in words, by every kernel, not an internal error."""
+    module = parse_source(NON_SCALAR_INITS[kind])
+    interpreter = Interpreter(module)
+    with pytest.raises(Diagnostic, match="reduce with non-scalar init values cannot be "
+                                         "evaluated"):
+        interpreter.call(interpreter.lookup_function("main"),
+                         [np.ones((4, 4), np.float32), np.zeros(4, np.float32)])

@@ -41,6 +41,8 @@ def reduce(*args: np.ndarray, dimensions: tuple[int, ...], body: Callable[..., A
            op: Operation | None = None, result_types: Sequence[Type] = ()) -> Any:
     """results[j] = body-fold of init and inputs[..., dimensions] (spec: reduce)."""
     count = len(args) // 2
+    if any(np.ndim(v) for v in args[count:]):  # upstream's verifier lets these through
+        raise EvaluationError("reduce with non-scalar init values cannot be evaluated")
     inputs, init_values = promoted(args, count, result_types)
     dims = tuple(dimensions or ())
     rank = inputs[0].ndim

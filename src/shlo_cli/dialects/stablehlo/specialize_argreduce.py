@@ -35,7 +35,7 @@ from ...ir.registry import bind_after, register_bind_hook
 from ...ir.types import TensorType
 from ..quiet import switches
 from .specialize import _native_types
-from .specialize_reduce import reduced_layout
+from .specialize_reduce import reduced_layout, scalar_inits
 
 Kernel = Callable[..., Any]
 
@@ -279,7 +279,7 @@ def _resolve_ties(policy: ArgPolicy, x: np.ndarray, idx: np.ndarray, keys: np.nd
 def bind_argreduce(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | None:
     """A specialized argmax/argmin reduce kernel, or None (the later hooks / general path)."""
     if (op.name != "stablehlo.reduce" or len(op.operands) != 4 or len(op.results) != 2
-            or len(op.regions) != 1):
+            or len(op.regions) != 1 or not scalar_inits(op)):
         return None
     dtypes = _native_types(op)
     if dtypes is None:

@@ -53,11 +53,19 @@ def reduced_layout(shape: tuple[int, ...], dimensions: Any
     return tuple(kept + list(dims)), outer + (math.prod(shape[d] for d in dims),)
 
 
+def scalar_inits(op: Operation) -> bool:
+    """Whether a reduce's init values (its second half of operands) are 0-d, as the spec
+    has them; upstream's verifier also lets non-scalar ones through, which the general
+    evaluator refuses with a diagnostic."""
+    types = op.operand_types
+    return all(isinstance(t, TensorType) and t.rank == 0 for t in types[len(types) // 2:])
+
+
 def bind_reduce(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | None:
     """A specialized single-input reduce kernel, or None (the general evaluator)."""
     if op.name != "stablehlo.reduce" or len(op.operands) != 2 or len(op.results) != 1:
         return None
-    if len(op.regions) != 1:
+    if len(op.regions) != 1 or not scalar_inits(op):
         return None
     dtypes = _native_types(op)
     if dtypes is None or len(set(dtypes)) != 1:
