@@ -105,8 +105,8 @@ def convert_array(x: np.ndarray, target: np.dtype) -> np.ndarray:
             return wide.astype(target)
         return round_float(wide.astype(np.float64), target)
     # float source
-    if is_int(target):
-        return _float_to_int(widen(x), target)
+    if is_int(target):  # (f32 and f64 hold every value exactly: no wider copy needed)
+        return _float_to_int(x if source in _WIDE_FLOATS else widen(x), target)
     return round_float(widen(x), target)
 
 
