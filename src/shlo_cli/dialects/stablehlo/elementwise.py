@@ -515,9 +515,16 @@ def sign(operand: np.ndarray) -> np.ndarray:
 
 
 def _round(operand: np.ndarray, fn: Any) -> np.ndarray:
-    if not is_float(operand.dtype):
-        raise unsupported("rounding", operand.dtype)
-    return fn(widen(operand)).astype(operand.dtype)
+    """`fn` rounds to an integral value, which every float type holds exactly: f32 and f64
+    round in place of their own type (the same bits as through float64, NaN payloads
+    included), narrower types through float64."""
+    dtype = operand.dtype
+    if not is_float(dtype):
+        raise unsupported("rounding", dtype)
+    if dtype == np.float32 or dtype == np.float64:
+        with np.errstate(invalid="ignore"):  # (signaling NaNs come out quiet, as widened)
+            return np.asarray(fn(operand), dtype)
+    return fn(widen(operand)).astype(dtype)
 
 
 def _round_half_away(x: np.ndarray) -> np.ndarray:
