@@ -110,6 +110,25 @@ def convert_array(x: np.ndarray, target: np.dtype) -> np.ndarray:
     return round_float(widen(x), target)
 
 
+def f32_to_bfloat16(x: np.ndarray) -> np.ndarray:
+    """convert f32 -> bf16 on the bit patterns: bf16 is f32's upper half, so rounding the
+    low half away to nearest even (add 0x7FFF plus the kept lowest bit, shift) is the exact
+    conversion of every non-NaN value, subnormals and overflow to inf included. NaNs (rare)
+    are converted by `convert_array`, whose NaN bits they keep."""
+    bfloat16 = np.dtype(ml_dtypes.bfloat16)
+    bits = np.asarray(x).view(np.uint32)
+    rounded = bits >> np.uint32(16)
+    rounded &= np.uint32(1)
+    rounded += bits
+    rounded += np.uint32(0x7FFF)  # (only NaN patterns wrap around)
+    rounded >>= np.uint32(16)
+    out = rounded.astype(np.uint16).view(bfloat16)
+    nan = (bits & np.uint32(0x7FFFFFFF)) > np.uint32(0x7F800000)
+    if nan.any():
+        out[nan] = convert_array(np.asarray(x)[nan], bfloat16)
+    return out
+
+
 _NATIVE_INT_TARGETS = lazy(lambda: frozenset(np.dtype(t) for t in (
     np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)))
 
