@@ -70,6 +70,10 @@ CASES += [(elem, "add", dims, (9, 4, 16)) for elem in ("f32", "f64", "f16") for 
 CASES += [(elem, op, dims, (9, 4, 16)) for elem, op in (("f32", "maximum"), ("f16", "minimum"),
                                                        ("i32", "maximum")) for dims in DIMS]
 
+# rows of a large row-major matrix: the row copy is a blocked transpose (both sides >= 64)
+CASES += [(elem, op, (1,), (150, 70)) for elem, op in (("f32", "add"), ("f32", "maximum"),
+                                                      ("f64", "add"))]
+
 
 def _specialized(kinds: list[str]) -> bool:
     return any(("bind_reduce" in k or "_sum_rows" in k or "_extremum" in k) for k in kinds)
