@@ -307,3 +307,20 @@ def test_broadcast_dimensions_out_of_range_are_a_diagnostic(dims: str) -> None:
             "  func.return %0 : tensor<1x4xf32>\n}\n")
     with pytest.raises(Diagnostic, match=r"broadcast_dimensions \[-?\d\] are not distinct"):
         run(text, np.ones((1, 4), np.float32), np.ones(4, np.float32))
+
+
+@pytest.mark.parametrize(("dtype", "bits"), [(np.float16, np.uint16), (np.float32, np.uint32),
+                                             (np.float64, np.uint64)])
+def test_square_in_its_own_type_is_the_widened_square(dtype: type, bits: type) -> None:
+    """chlo.square of f16/f32/f64 squares in the type itself: the same bits as the float64
+    square rounded once, for random bit patterns (NaN payloads, infinities, overflow)."""
+    from shlo_cli.dialects.chlo.unary import square
+    from shlo_cli.dialects.stablehlo.elementwise_numerics import upcast_to_double
+
+    x = np.random.default_rng(2).integers(0, np.iinfo(bits).max, 50_000, dtype=bits,
+                                          endpoint=True).view(dtype)
+    with np.errstate(all="ignore"):
+        want = upcast_to_double(np.square, np.dtype(dtype), x)
+    got = square(x)
+    assert got.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(got.view(bits), want.view(bits))

@@ -13,7 +13,13 @@ from ...ir.types import BOOL
 from ...lazy_imports import numpy_function
 from .. import libm
 from ..registry import define_op
-from ..stablehlo.elementwise_numerics import is_complex, is_float, make_complex, upcast_to_double
+from ..stablehlo.elementwise_numerics import (
+    NATIVE_FLOATS,
+    is_complex,
+    is_float,
+    make_complex,
+    upcast_to_double,
+)
 from ..stablehlo.elementwise_verify import check_inferred, with_element
 from . import special_math
 from .numeric import Kernel, in_double, real_in_double, unsupported
@@ -105,10 +111,14 @@ def _complex_square(z: np.ndarray) -> np.ndarray:
 
 @define_op("chlo.square", operands=("operand",), results=1, syntax=UNARY)
 def square(operand: np.ndarray) -> np.ndarray:
-    """operand * operand."""
+    """operand * operand (f16/f32/f64: numpy's correctly rounded product in the type itself,
+    the float64 square rounded once, as it is exact in float64)."""
     dtype = operand.dtype
     if is_complex(dtype):
         return upcast_to_double(_complex_square, dtype, operand)
+    if dtype in NATIVE_FLOATS:
+        with np.errstate(all="ignore"):
+            return np.square(operand)
     if is_float(dtype):
         return upcast_to_double(np.square, dtype, operand)
     with np.errstate(all="ignore"):
