@@ -31,6 +31,7 @@ from .conversions import _EXACT_TO_FLOAT, _WIDE_FLOATS, convert_array, f32_to_bf
 from .elementwise_numerics import NATIVE_ARITH, NATIVE_FLOATS, NATIVE_INTS
 from .elementwise_select import NATIVE_COMPARE
 from .gemm import SEQUENTIAL_DEPTH
+from .transposed_copy import transposed_copy
 
 _BLAS_TYPES = lazy(lambda: frozenset((np.dtype(np.float32), np.dtype(np.float64))))
 
@@ -153,7 +154,11 @@ def _transpose(perm: tuple[int, ...], shape: tuple[int, ...], general: Kernel) -
     def kernel(x: np.ndarray) -> np.ndarray:
         if x.__class__ is not np.ndarray or x.shape != shape:
             return general(x)
-        return _fresh(x.transpose(perm))
+        view = x.transpose(perm)
+        flags = view.flags
+        if flags.c_contiguous and flags.writeable:
+            return view
+        return transposed_copy(x, perm)
     return kernel
 
 
