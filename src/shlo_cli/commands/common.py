@@ -11,7 +11,6 @@ import re
 import stat
 import sys
 from collections.abc import Iterator
-from typing import BinaryIO
 
 from ..formats.bytecode import is_bytecode
 from ..ir.core import Module
@@ -111,7 +110,7 @@ def write_output(text: str | bytes, path: str | None) -> None:
     if path is None or path == "-":
         try:
             sys.stdout.flush()
-            write_all(sys.stdout.buffer, data)
+            sys.stdout.buffer.write(data)  # whole: see entry._WholeWrites
             sys.stdout.buffer.flush()
         except OSError as e:
             _silence_stdout()
@@ -139,15 +138,6 @@ def write_output(text: str | bytes, path: str | None) -> None:
             raise
     except OSError as e:
         raise ShloError(f"cannot write output file '{path}': {e.strerror}") from None
-
-
-def write_all(stream: BinaryIO, data: bytes | memoryview) -> None:
-    """All of `data` to `stream`: a buffered write into a pipe its reader closes midway
-    returns the count written so far instead of failing, and the next write raises."""
-    view = memoryview(data).cast("B")
-    while view:
-        written = stream.write(view)
-        view = view[written:]
 
 
 def _temporary_file(directory: str) -> tuple[int, str]:
