@@ -27,7 +27,7 @@ from ...lazy_imports import lazy
 from .. import libm
 from ..quiet import switches
 from .blas_threads import ONE_THREAD_BELOW, SINGLE_THREAD_WORK, matmul
-from .conversions import _EXACT_TO_FLOAT, _WIDE_FLOATS, convert_array, f32_to_bfloat16
+from .conversions import _EXACT_TO_FLOAT, _WIDE_FLOATS, convert_array
 from .elementwise_numerics import NATIVE_ARITH, NATIVE_FLOATS, NATIVE_INTS
 from .elementwise_select import NATIVE_COMPARE
 from .gemm import SEQUENTIAL_DEPTH
@@ -624,8 +624,6 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
             return _identity
         if operand in _EXACT_TO_FLOAT and target in _WIDE_FLOATS:
             return functools.partial(_astype, target=target)
-        if operand == np.float32 and target.name == "bfloat16":
-            return f32_to_bfloat16
         return functools.partial(convert_array, target=target)
     if len(set(dtypes[:1] + dtypes[-1:])) != 1:  # data movement keeps the element type
         return None
