@@ -8,6 +8,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+import shlo_cli
 from shlo_cli.interpreter.engine import Interpreter
 from shlo_cli.ir.parser import parse_source
 
@@ -238,3 +239,20 @@ def test_tuple_round_trip() -> None:
     got = Interpreter(module).call(module.functions()[0],
                                    [np.array(1, np.int32), np.array(2.5, np.float32)])[0]
     assert float(got) == 2.5
+
+
+@pytest.mark.parametrize(("elem", "count"), [
+    ("ui32", 5), ("ui8", 300), ("i8", 200), ("i64", 10), ("f16", 5000), ("f32", 20_000_000),
+    ("bf16", 600), ("f8E4M3FN", 40), ("ui64", 7), ("f64", 9), ("complex<f32>", 6)])
+def test_iota_is_the_index_converted(elem: str, count: int) -> None:
+    """iota in the type itself where every index fits exactly (numpy's arange), else the
+    int64 indices converted (wrapping ints, rounding floats): the same values either way."""
+    from shlo_cli.dialects.stablehlo.conversions import convert_array
+
+    text = (f"func.func @main() -> tensor<2x{count}x{elem}> {{\n"
+            f"  %0 = stablehlo.iota dim = 1 : tensor<2x{count}x{elem}>\n"
+            f"  return %0 : tensor<2x{count}x{elem}>\n}}\n")
+    [got] = shlo_cli.interpret(text)
+    want = convert_array(np.arange(count, dtype=np.int64), got.dtype)
+    assert got.shape == (2, count)
+    np.testing.assert_array_equal(got[1].view(np.uint8), want.view(np.uint8))

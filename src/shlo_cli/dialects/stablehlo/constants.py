@@ -121,10 +121,25 @@ def iota(*, iota_dimension: int, result_type: Any) -> np.ndarray:
     if not 0 <= iota_dimension < len(shape):
         raise EvaluationError(f"iota dimension {iota_dimension} out of range")
     index_shape = [1] * len(shape)
-    index_shape[iota_dimension] = shape[iota_dimension]
-    indices = np.arange(shape[iota_dimension], dtype=np.int64).reshape(index_shape)
-    values = convert_array(indices, result_dtype(result_type))
+    count = index_shape[iota_dimension] = shape[iota_dimension]
+    dtype = result_dtype(result_type)
+    if _exact_range(dtype, count):  # every index is exactly a value of the type
+        values = np.arange(count, dtype=dtype).reshape(index_shape)
+    else:
+        values = convert_array(np.arange(count, dtype=np.int64).reshape(index_shape), dtype)
+    if len(shape) == 1:
+        return values
     return np.broadcast_to(values, shape).copy()
+
+
+def _exact_range(dtype: np.dtype, count: int) -> bool:
+    """Whether numpy's arange in `dtype` itself gives 0..count-1 exactly: native ints that
+    hold count - 1, native floats whose mantissa holds it."""
+    if dtype.kind in "iu" and dtype.itemsize <= 8:
+        return count - 1 <= np.iinfo(dtype).max
+    if dtype in (np.float16, np.float32, np.float64):
+        return count <= 2 ** (np.finfo(dtype).nmant + 1)
+    return False
 
 
 def verify_dynamic_iota_op(op: Operation) -> None:
