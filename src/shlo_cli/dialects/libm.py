@@ -330,7 +330,9 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
             target[start:start + _BLOCK] = kernel(source[start:start + _BLOCK])
         return out
 
-    return _tabulated(kernel, dtype) if dtype.itemsize == 2 else kernel
+    result = _tabulated(kernel, dtype) if dtype.itemsize == 2 else kernel
+    result.blockwise = True  # type: ignore[attr-defined]  # elementwise on any slice
+    return result
 
 
 def _tabulated(compute: Kernel, dtype: np.dtype) -> Kernel:

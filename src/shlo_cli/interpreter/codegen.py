@@ -25,6 +25,14 @@ import numpy as np
 
 from ..ir.core import Block, Operation, Value
 from ..ir.types import TensorType
+from .blocked import (
+    ELEMENTWISE,
+    SCALAR,
+    SCALAR_BROADCAST,
+    find_chains,
+    result_dtype,
+    rows_per_block,
+)
 
 # Pure ops cheap enough to evaluate while compiling when all operands are constants, with
 # results of at most this many elements (larger ones would stay alive for the whole run).
@@ -112,6 +120,75 @@ def _fold(step: Any, consts: dict[Value, Any]) -> Any:
     return value
 
 
+def _chain_lines(steps: Sequence[Any], start: int, end: int, kinds: list[str],
+                 names: dict[Value, str], ref: Callable[[Value], str], ns: dict[str, Any],
+                 last: dict[Value, int], kept: set[Value], captured: set[Value]
+                 ) -> list[tuple[str, Any]]:
+    """Steps start..end-1 as one loop over blocks of rows (blocked.py). Scalar steps run
+    first; a broadcast of a scalar is the scalar itself inside the loop; results used after
+    the chain are written block by block into arrays allocated first, the others live one
+    block at a time."""
+    chain = list(enumerate(steps[start:end], start))
+    shape = tuple(steps[start].op.results[0].type.shape)
+    rows = rows_per_block(shape)
+    inner: dict[Value, str] = {}  # chain values as the loop names them
+    lines: list[tuple[str, Any]] = []
+    outputs = []
+
+    def call(i: int, step: Any, args: list[str]) -> str:
+        ns[f"K{i}"] = step.fn
+        return f"K{i}({', '.join(args)})"
+
+    for (i, step), kind in zip(chain, kinds, strict=True):
+        result = step.op.results[0]
+        live = result in kept or last.get(result, -1) >= end
+        if kind == SCALAR or (kind == SCALAR_BROADCAST and live):
+            names[result] = f"v{i}"
+            lines.append((f"    v{i} = {call(i, step, [ref(v) for v in step.op.operands])}",
+                          step))
+        if kind == SCALAR_BROADCAST:  # a 0-d array, as kernels get a broadcast view
+            lines.append((f"    b{i} = _asarray({ref(step.op.operands[0])})", step))
+            inner[result] = f"b{i}"
+        elif kind == ELEMENTWISE:
+            inner[result] = f"t{i}"
+            if live:
+                outputs.append(i)
+                ns[f"D{i}"] = result_dtype(step)
+                lines.append((f"    v{i} = _empty({shape!r}, D{i})", step))
+    ns["_empty"], ns["_asarray"] = np.empty, np.asarray
+    lines.append((f"    for _s in range(0, {shape[0]}, {rows}):", steps[start]))
+    for (i, step), kind in zip(chain, kinds, strict=True):
+        if kind != ELEMENTWISE:
+            continue
+        args = []
+        for v in step.op.operands:
+            if v in inner:
+                args.append(inner[v])
+            elif v.type.rank == 0:  # type: ignore[attr-defined]
+                args.append(ref(v))
+            else:
+                args.append(f"{ref(v)}[_s:_s + {rows}]")
+        target = f"t{i} = v{i}[_s:_s + {rows}]" if i in outputs else f"t{i}"
+        lines.append((f"        {target} = {call(i, step, args)}", step))
+    after = []
+    for i in outputs:
+        result = steps[i].op.results[0]
+        names[result] = f"v{i}"
+    for i, step in chain:
+        result = step.op.results[0]
+        if result in captured and result in names:
+            ns[f"R{i}"] = result
+            after.append(f"frame[R{i}] = {names[result]}")
+    dead = {names[v] for _, step in chain for v in step.op.operands
+            if start <= last.get(v, -1) < end and v not in kept and _large(v)
+            and v in names and names[v][0] == "v"}
+    if dead:
+        after.append(f"del {', '.join(sorted(dead))}")
+    if after:
+        lines.append(("    " + "; ".join(after), steps[end - 1]))
+    return lines
+
+
 def compile_block(arguments: Sequence[Value], steps: Sequence[Any],
                   terminator: Sequence[Value] | None, block: Block,
                   fold: bool) -> CompiledBlock:
@@ -146,7 +223,15 @@ def compile_block(arguments: Sequence[Value], steps: Sequence[Any],
             body.append(f"    frame[A{i}] = a{i}")
             ns[f"A{i}"] = v
     emitted: list[tuple[str, Any]] = []
+    chains = find_chains(steps) if fold else {}
+    chained = {i for start, (end, _) in chains.items() for i in range(start, end)}
     for i, step in enumerate(steps):
+        if i in chains:
+            stop, kinds = chains[i]
+            emitted += _chain_lines(steps, i, stop, kinds, names, ref, ns, last, kept,
+                                    captured)
+        if i in chained:
+            continue
         value = _fold(step, consts) if fold else None
         if value is not None:
             result = step.op.results[0]

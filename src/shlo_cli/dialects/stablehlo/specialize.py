@@ -346,6 +346,7 @@ def _signed_extremum(ufunc: np.ufunc, both: bool) -> Kernel:
             mask &= bits(1 << (width - 1))
             current |= mask
         return out
+    kernel.blockwise = True  # type: ignore[attr-defined]  # elementwise on any slice
     return kernel
 
 

@@ -55,6 +55,7 @@ def _shift(ufunc: np.ufunc, dtype: np.dtype, view: np.dtype, general: Kernel) ->
         out = ufunc(lhs.view(view), rhs.view(view))
         return out.view(dtype)
 
+    kernel.blockwise = True  # type: ignore[attr-defined]  # elementwise on any slice
     return kernel
 
 

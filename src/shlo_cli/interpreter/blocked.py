@@ -1,0 +1,123 @@
+"""Chains of elementwise ops over large tensors, run a block of rows at a time.
+
+A chain such as jax.random's threefry rounds (add, shift, shift, or, xor, ... on 1M uint32)
+or an activation (negate, exp, add, divide, multiply) run op by op streams every
+intermediate tensor through memory: each op reads and writes megabytes that no cache holds.
+Run on ~32K elements at a time, the intermediates of a block stay in the cache and only the
+chain's inputs and the results used after it touch memory (a threefry round: 3x faster).
+
+Every op of a chain is elementwise and its kernel works on any slice (numpy ufuncs, or
+kernels marked `blockwise`), so each element is computed by the same kernel from the same
+operand elements: the results are the op-by-op results, bit for bit. A chain is a run of
+consecutive steps whose results all have one static shape of at least `CHAIN_MIN` elements,
+whose operands are results of the chain, values of that same shape, or 0-d values; blocks
+split the leading axis.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..ir.core import Value
+from ..ir.types import TensorType, numpy_dtype
+
+CHAIN_MIN = 1 << 17  # elements: below, one op's tensors stay in the cache anyway
+BLOCK = 1 << 14  # elements per block (rows of the leading axis rounded down, at least one)
+
+
+def blockable(fn: Any) -> bool:
+    """Whether a kernel computes each element from the same elements of its operands,
+    whatever their shape: numpy's ufuncs and kernels marked `blockwise`."""
+    return isinstance(fn, np.ufunc) or getattr(fn, "blockwise", False)
+
+
+# Pure ops whose small results may be computed before a chain they sit in (a rotation's
+# `32 - r`, a key word sliced out): moving them changes nothing a program can observe.
+_SCALAR_PURE = frozenset("stablehlo." + name for name in (
+    "constant", "slice", "reshape", "convert", "add", "subtract", "multiply", "and", "or",
+    "xor", "negate", "broadcast_in_dim", "maximum", "minimum", "compare", "select"))
+
+ELEMENTWISE, SCALAR_BROADCAST, SCALAR = "elementwise", "broadcast", "scalar"
+_SMALL = 16  # elements: results this small (scalars, a key word sliced out) count as scalar
+
+
+def _shape(value: Value) -> tuple[int, ...] | None:
+    t = value.type
+    if isinstance(t, TensorType) and t.is_static:
+        return tuple(t.shape)
+    return None
+
+
+def _large_shape(step: Any) -> tuple[int, ...] | None:
+    """The result shape of a single-result step, when it is large enough for a chain."""
+    op = step.op
+    if len(op.results) != 1 or op.regions:
+        return None
+    shape = _shape(op.results[0])
+    if shape is None or len(shape) == 0 or shape[0] < 2 or math.prod(shape) < CHAIN_MIN:
+        return None
+    try:
+        numpy_dtype(op.results[0].type.element)  # type: ignore[union-attr]
+    except Exception:  # noqa: BLE001 - a type numpy cannot hold: no chain
+        return None
+    return shape
+
+
+def _kind(step: Any, shape: tuple[int, ...] | None, inside: set[Value]) -> str | None:
+    """How a step can take part in a chain over `shape` (None: it ends the chain)."""
+    op = step.op
+    small = _shape(op.results[0]) if len(op.results) == 1 and not op.regions else None
+    if small is not None and math.prod(small) <= _SMALL:
+        if op.name in _SCALAR_PURE and not any(v in inside for v in op.operands):
+            return SCALAR
+        return None
+    if shape is None or _large_shape(step) != shape:
+        return None
+    if op.name == "stablehlo.broadcast_in_dim" and _shape(op.operands[0]) == ():
+        return SCALAR_BROADCAST
+    if blockable(step.fn) and all(v in inside or _shape(v) in (shape, ())
+                                  for v in op.operands):
+        return ELEMENTWISE
+    return None
+
+
+def find_chains(steps: Sequence[Any]) -> dict[int, tuple[int, list[str]]]:
+    """{first step index: (one past the last, each step's kind)} for every chain with at
+    least two elementwise steps."""
+    chains: dict[int, tuple[int, list[str]]] = {}
+    i = 0
+    while i < len(steps):
+        shape = _large_shape(steps[i])
+        if shape is None or _kind(steps[i], shape, set()) != ELEMENTWISE:
+            i += 1
+            continue
+        inside: set[Value] = set()
+        kinds: list[str] = []
+        end = i
+        while end < len(steps):
+            kind = _kind(steps[end], shape, inside)
+            if kind is None:
+                break
+            kinds.append(kind)
+            if kind != SCALAR:
+                inside.add(steps[end].op.results[0])
+            end += 1
+        while kinds and kinds[-1] != ELEMENTWISE:  # (trailing scalars stay outside)
+            kinds.pop()
+            end -= 1
+        if kinds.count(ELEMENTWISE) >= 2:
+            chains[i] = (end, kinds)
+        i = max(end, i + 1)
+    return chains
+
+
+def rows_per_block(shape: tuple[int, ...]) -> int:
+    return max(1, BLOCK // max(1, math.prod(shape[1:])))
+
+
+def result_dtype(step: Any) -> np.dtype:
+    return numpy_dtype(step.op.results[0].type.element)

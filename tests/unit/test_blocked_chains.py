@@ -1,0 +1,121 @@
+"""Elementwise chains over large tensors run a block of rows at a time (interpreter/blocked.py):
+the same bits as op by op, for ufuncs, shifts, libm kernels and signed extrema, scalar
+steps and scalar broadcasts inside the chain, results used after it or by a region."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from shlo_cli.interpreter import blocked
+from shlo_cli.interpreter.engine import Interpreter
+from shlo_cli.ir.parser import parse_source
+
+ROUNDS = """
+func.func @main(%x: tensor<SHAPExui32>, %y: tensor<SHAPExui32>, %k: tensor<2xui32>)
+    -> (tensor<SHAPExui32>, tensor<SHAPExui32>) {
+  %s = stablehlo.add %x, %y : tensor<SHAPExui32>
+  %w = stablehlo.slice %k [0:1] : (tensor<2xui32>) -> tensor<1xui32>
+  %r = stablehlo.reshape %w : (tensor<1xui32>) -> tensor<ui32>
+  %b = stablehlo.broadcast_in_dim %r, dims = [] : (tensor<ui32>) -> tensor<SHAPExui32>
+  %l = stablehlo.shift_left %y, %b : tensor<SHAPExui32>
+  %c32 = stablehlo.constant dense<32> : tensor<ui32>
+  %n = stablehlo.subtract %c32, %r : tensor<ui32>
+  %nb = stablehlo.broadcast_in_dim %n, dims = [] : (tensor<ui32>) -> tensor<SHAPExui32>
+  %h = stablehlo.shift_right_logical %y, %nb : tensor<SHAPExui32>
+  %o = stablehlo.or %l, %h : tensor<SHAPExui32>
+  %z = stablehlo.xor %s, %o : tensor<SHAPExui32>
+  %t = stablehlo.add %s, %z : tensor<SHAPExui32>
+  return %t, %b : tensor<SHAPExui32>, tensor<SHAPExui32>
+}
+"""
+
+FLOATS = """
+func.func @main(%x: tensor<SHAPExf32>) -> (tensor<SHAPExf32>, tensor<f32>) {
+  %n = stablehlo.negate %x : tensor<SHAPExf32>
+  %e = stablehlo.exponential %n : tensor<SHAPExf32>
+  %one = stablehlo.constant dense<1.0> : tensor<f32>
+  %ob = stablehlo.broadcast_in_dim %one, dims = [] : (tensor<f32>) -> tensor<SHAPExf32>
+  %d = stablehlo.add %ob, %e : tensor<SHAPExf32>
+  %q = stablehlo.divide %ob, %d : tensor<SHAPExf32>
+  %m = stablehlo.maximum %q, %n : tensor<SHAPExf32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %sum = stablehlo.reduce(%m init: %zero) applies stablehlo.add across dimensions = DIMS
+    : (tensor<SHAPExf32>, tensor<f32>) -> tensor<f32>
+  %p = stablehlo.multiply %x, %q : tensor<SHAPExf32>
+  return %p, %sum : tensor<SHAPExf32>, tensor<f32>
+}
+"""
+
+
+def _run(text: str, args: list[np.ndarray], monkeypatch: pytest.MonkeyPatch,
+         chains: bool) -> tuple[list[np.ndarray], str]:
+    if not chains:
+        monkeypatch.setattr(blocked, "CHAIN_MIN", 1 << 62)
+    interpreter = Interpreter(parse_source(text))
+    out = interpreter.call(interpreter.lookup_function("main"), args)
+    monkeypatch.undo()
+    sources = [p.compiled.source for p in interpreter._plans.values() if p.compiled]
+    return [np.asarray(o) for o in out], "\n".join(sources)
+
+
+def _same(a: list[np.ndarray], b: list[np.ndarray]) -> None:
+    for x, y in zip(a, b, strict=True):
+        assert x.shape == y.shape and x.dtype == y.dtype
+        x, y = np.ascontiguousarray(x), np.ascontiguousarray(y)
+        assert np.array_equal(x.reshape(-1).view(np.uint8), y.reshape(-1).view(np.uint8))
+
+
+@pytest.mark.parametrize("shape", [(300_000,), (7, 300, 100), (131_075,)])
+def test_threefry_like_rounds(shape: tuple[int, ...], monkeypatch: pytest.MonkeyPatch) -> None:
+    text = ROUNDS.replace("SHAPE", "x".join(map(str, shape)))
+    rng = np.random.default_rng(0)
+    x, y = (rng.integers(0, 1 << 32, shape, dtype=np.uint64).astype(np.uint32) for _ in "xy")
+    args = [x, y, np.array([13, 7], np.uint32)]
+    got, source = _run(text, args, monkeypatch, chains=True)
+    want, plain = _run(text, args, monkeypatch, chains=False)
+    assert "for _s in range" in source and "for _s in range" not in plain
+    _same(got, want)
+
+
+def test_floats_with_nan_and_a_result_used_by_a_region(monkeypatch: pytest.MonkeyPatch) -> None:
+    shape = (5, 300, 100)
+    text = FLOATS.replace("SHAPE", "x".join(map(str, shape))).replace("DIMS", "[0, 1, 2]")
+    x = (np.random.default_rng(1).standard_normal(shape) * 30).astype(np.float32)
+    x.reshape(-1)[::97] = np.nan
+    x.reshape(-1)[::89] = -0.0
+    got, source = _run(text, [x], monkeypatch, chains=True)
+    want, _ = _run(text, [x], monkeypatch, chains=False)
+    assert "for _s in range" in source
+    _same(got, want)
+
+
+def test_small_tensors_make_no_chain(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = FLOATS.replace("SHAPE", "4x100").replace("DIMS", "[0, 1]")
+    _, source = _run(text, [np.ones((4, 100), np.float32)], monkeypatch, chains=True)
+    assert "for _s in range" not in source
+
+
+CAPTURED = """
+func.func @main(%x: tensor<5x300x100xf32>, %c: tensor<i1>) -> tensor<5x300x100xf32> {
+  %a = stablehlo.multiply %x, %x : tensor<5x300x100xf32>
+  %b = stablehlo.add %a, %x : tensor<5x300x100xf32>
+  %r = "stablehlo.if"(%c) ({
+    stablehlo.return %b : tensor<5x300x100xf32>
+  }, {
+    stablehlo.return %a : tensor<5x300x100xf32>
+  }) : (tensor<i1>) -> tensor<5x300x100xf32>
+  return %r : tensor<5x300x100xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("branch", [True, False])
+def test_chain_results_read_by_a_region(branch: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    x = np.random.default_rng(2).standard_normal((5, 300, 100)).astype(np.float32)
+    args = [x, np.array(branch)]
+    got, source = _run(CAPTURED, args, monkeypatch, chains=True)
+    want, _ = _run(CAPTURED, args, monkeypatch, chains=False)
+    assert "for _s in range" in source
+    _same(got, want)
+    _same(got, [x * x + x if branch else x * x])
