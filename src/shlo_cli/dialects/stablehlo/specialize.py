@@ -180,6 +180,7 @@ def _logistic(dtype: np.dtype, general: Kernel) -> Kernel:
         add(one, out, out)
         divide(one, out, out)
         return out
+    kernel.blockwise = True  # type: ignore[attr-defined]  # elementwise on any slice
     return kernel
 
 
@@ -191,6 +192,7 @@ def _clear_sign(dtype: np.dtype) -> Kernel:
 
     def kernel(x: np.ndarray) -> np.ndarray:
         return and_(np.asarray(x).view(bits), mask).view(dtype)
+    kernel.blockwise = True  # type: ignore[attr-defined]  # elementwise on any slice
     return kernel
 
 
@@ -216,6 +218,7 @@ def _root(reciprocal: bool, dtype: np.dtype, general: Kernel) -> Kernel:
         finally:
             loud(token)
         return wide.astype(dtype)
+    kernel.blockwise = True  # type: ignore[attr-defined]  # elementwise on any slice
     return kernel
 
 
@@ -623,9 +626,11 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
         target = dtypes[1]
         if operand == target:
             return _identity
-        if operand in _EXACT_TO_FLOAT and target in _WIDE_FLOATS:
-            return functools.partial(_astype, target=target)
-        return functools.partial(convert_array, target=target)
+        convert = (functools.partial(_astype, target=target)
+                   if operand in _EXACT_TO_FLOAT and target in _WIDE_FLOATS
+                   else functools.partial(convert_array, target=target))
+        convert.blockwise = True  # type: ignore[attr-defined]  # elementwise on any slice
+        return convert
     if len(set(dtypes[:1] + dtypes[-1:])) != 1:  # data movement keeps the element type
         return None
     result = op.result_types[0]
