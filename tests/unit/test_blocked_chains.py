@@ -119,3 +119,30 @@ def test_chain_results_read_by_a_region(branch: bool, monkeypatch: pytest.Monkey
     assert "for _s in range" in source
     _same(got, want)
     _same(got, [x * x + x if branch else x * x])
+
+
+MORE_KERNELS = """
+func.func @main(%x: tensor<5x300x100xf32>) -> (tensor<5x300x100xf32>, tensor<5x300x100xi1>) {
+  %l = stablehlo.logistic %x : tensor<5x300x100xf32>
+  %a = stablehlo.abs %x : tensor<5x300x100xf32>
+  %s = stablehlo.sqrt %a : tensor<5x300x100xf32>
+  %r = stablehlo.rsqrt %a : tensor<5x300x100xf32>
+  %b = stablehlo.convert %s : (tensor<5x300x100xf32>) -> tensor<5x300x100xbf16>
+  %f = stablehlo.convert %b : (tensor<5x300x100xbf16>) -> tensor<5x300x100xf32>
+  %m = stablehlo.multiply %f, %r : tensor<5x300x100xf32>
+  %p = stablehlo.add %m, %l : tensor<5x300x100xf32>
+  %c = stablehlo.compare LT, %p, %x, FLOAT
+    : (tensor<5x300x100xf32>, tensor<5x300x100xf32>) -> tensor<5x300x100xi1>
+  return %p, %c : tensor<5x300x100xf32>, tensor<5x300x100xi1>
+}
+"""
+
+
+def test_more_kernels_in_a_chain(monkeypatch: pytest.MonkeyPatch) -> None:
+    x = (np.random.default_rng(3).standard_normal((5, 300, 100)) * 20).astype(np.float32)
+    flat = x.reshape(-1)
+    flat[::101], flat[::103], flat[::107] = np.nan, -0.0, np.inf
+    got, source = _run(MORE_KERNELS, [x], monkeypatch, chains=True)
+    want, _ = _run(MORE_KERNELS, [x], monkeypatch, chains=False)
+    assert source.count("        t") >= 9  # every op inside the loop
+    _same(got, want)
