@@ -207,6 +207,57 @@ def test_deep_underflow_trusts_only_tiny_guesses() -> None:
     assert np.array_equal(got.view(np.uint32), exact.astype(np.float32).view(np.uint32))
 
 
+class _PlantedGuess(_Planted):
+    """Like _Planted, but numpy's guess is `guesses` wherever it is asked for (the second
+    look at the doubtful elements too); only calling the function gives `exact`."""
+
+    def __init__(self, guesses: np.ndarray, exact: np.ndarray) -> None:
+        super().__init__(guesses, exact)
+        self.ufunc = lambda x, out=None: _Planted.__call__(self, x, out if out is not None
+                                                           else np.empty(np.shape(x)))
+
+
+def test_subnormal_results_trusted_only_off_a_rounding_boundary() -> None:
+    """Results in f32's subnormal range (the bit tests leave them doubtful): a guess whose
+    2^-40 margin rounds to one f32 subnormal is kept, one on a midpoint between two is
+    recomputed by the function and rounds as the exact result does."""
+    count = 40
+    quantum = 2.0 ** -149
+    steps = 2.0 * np.arange(count) + 4.0  # even: a midpoint above one rounds down to it
+    guesses = np.where(np.arange(count) % 2 == 0, steps + 0.5, steps + 0.25) * quantum
+    exact = np.where(np.arange(count) % 2 == 0, steps + 0.5 + 1e-6, steps + 0.25 + 1e-6)
+    exact = exact * quantum
+    x = np.arange(count).astype(np.float32)
+    got = libm.native_kernel(_PlantedGuess(guesses, exact), np.dtype(np.float32))(x)
+    want = exact.astype(np.float32)
+    assert not np.array_equal(guesses.astype(np.float32), want)  # midpoints round to even
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, "bfloat16"])
+def test_results_in_the_narrow_subnormals(dtype: object) -> None:
+    """exp of arguments whose results are the narrow type's subnormals, smallest normals or
+    round to zero above 2^-200 (a Sinkhorn or RBF kernel's exp(-d/eps)), log1p and expm1
+    near them, mixed with ordinary ones: the C library's result rounded once, in C and
+    Fortran order."""
+    from shlo_cli.dialects.stablehlo.elementwise_numerics import round_float, rounder
+
+    dt = np.dtype(ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype)  # type: ignore[call-overload]
+    low, high = (-9.0, -18.0) if dt == np.float16 else (-85.0, -140.0)
+    rng = np.random.default_rng(12)
+    x = rng.uniform(high, low, 30000)
+    x[rng.random(x.size) < 0.2] = rng.standard_normal() * 3
+    x[:6] = [np.nan, -np.inf, -0.0, 0.0, high - 60.0, low + 2.0]
+    x = x.astype(np.float32).astype(dt)
+    for fn in (libm.exp, libm.expm1, libm.log1p):
+        kernel = libm.native_kernel(fn, dt, None if dt.kind == "f" else rounder(dt))
+        if dt.itemsize == 2:
+            kernel = libm.native_kernel.__wrapped__(fn, dt, None if dt.kind == "f" else rounder(dt))
+        for view in (x[:20000], x[:20000].reshape(-1, 8).T, x[:5000]):
+            want = round_float(_c_library_elementwise(fn, view), dt)
+            assert np.array_equal(_bits(kernel(view)), _bits(want))
+
+
 def _bits(a: np.ndarray) -> np.ndarray:
     a = np.ascontiguousarray(a)
     return a.view(f"u{a.itemsize}")

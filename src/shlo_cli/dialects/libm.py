@@ -197,7 +197,6 @@ _TRUSTED = 2.0 ** -40
 # numpy's value decides them however large its relative error (unbounded only for subnormal
 # doubles, far below), as long as it is tiny too; its sign is the function's.
 _DEEP = 2.0 ** -200
-_DEEP_EXPONENT = 1023 - 200  # _DEEP's biased exponent: doubles below it are below _DEEP
 
 
 def rounded(fn: Kernel, round_to: Callable[[np.ndarray], np.ndarray],
@@ -272,7 +271,7 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
     band = ((1 << discarded) - (1 << 14) - 1) << (64 - discarded)  # Python ints: .item()
     start = word(first << 53)
     limit = (past - first) << 53
-    deep64 = word(_DEEP_EXPONENT << 53)  # guess << 1 below this: |guess| < _DEEP
+    deep64 = word(_zero_exponent(mantissa, bias) << 53)  # guess << 1 below: rounds to +-0
     one = word(1)
     f64, u64 = np.dtype(np.float64), np.dtype(np.uint64)
     array = np.ndarray
@@ -364,6 +363,15 @@ _NARROW_RANGE_FROM = 4096  # below, one more view costs more than the bytes it s
 _HALVES_FROM = 16384  # f32 arrays this large take the 32-bit test (fewer bytes per pass)
 
 
+def _zero_exponent(mantissa: int, bias: int) -> int:
+    """The biased double exponent below which a guess g surely rounds to +-0 (g's sign) in
+    a narrow type with `mantissa` bits and exponent `bias`: |g| < 2^-(s + 2), s the least
+    subnormal's exponent, keeps the C result under 2^-(s + 2) * (1 + 2^-40), below half the
+    least subnormal (the elements _DEEP would leave to the margin test)."""
+    least = bias - 1 + mantissa
+    return 1023 - least - 2
+
+
 def _guesser(fn: Kernel, ufunc: np.ufunc) -> Callable[[np.ndarray], Any]:
     """numpy's double result in place; arguments below `fn.underflow_below` (results deep
     in the underflow whatever the argument) are raised to it first: numpy's exp takes five
@@ -396,7 +404,7 @@ def _halves_kernel(fn: Kernel, evaluate: Callable[[np.ndarray], Any]) -> Kernel 
     band = ((1 << 29) - (1 << 14) - 1) << 3
     # (the f32 bits << 1) - (2 << 24) is below 253 << 24 exactly for exponent fields 2..254
     start, limit, one = word(2 << 24), 253 << 24, word(1)
-    deep32 = word(_DEEP_EXPONENT << 21)  # a high word << 1 below this: |guess| < _DEEP
+    deep32 = word(_zero_exponent(23, 127) << 21)  # a high word << 1 below: rounds to +-0
     f32, f64, u32 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.uint32)
     subtract, left_shift = np.subtract, np.left_shift
     quiet, loud = switches()
@@ -458,13 +466,35 @@ def _redo(fn: Kernel, x: np.ndarray, out: np.ndarray, doubtful: np.ndarray,
             guess = fn.ufunc(picked.astype(np.float64))  # type: ignore[attr-defined]
         deep = np.abs(guess) < _DEEP
         if deep.any():
-            index, picked = index[~deep], picked[~deep]
+            index, picked, guess = index[~deep], picked[~deep], guess[~deep]
+        index, picked = _settle(index, picked, guess, out, narrowed)
     scalar = getattr(fn, "scalar", None)
     if scalar is not None and index.size <= _SCALAR_REDO:
         redone = np.array([scalar(v) for v in picked.tolist()], np.float64)
     else:
         redone = np.asarray(fn(picked.astype(np.float64)), np.float64)
     out.put(index, narrowed(redone))
+
+
+def _settle(index: np.ndarray, picked: np.ndarray, guess: np.ndarray, out: np.ndarray,
+            narrowed: Callable[[np.ndarray], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """`rounded`'s margin test on the doubtful elements the bit tests could not clear: a
+    finite guess whose whole 2^-40 margin rounds to one narrow value gives that value (the
+    results in the narrow type's subnormal and smallest normal binades, the ones that
+    underflow to zero above _DEEP: exp of -90..-140, a softmax over distant logits). Those
+    are written to `out`; the (index, picked) still doubtful are returned."""
+    bits = _UINT[out.itemsize]
+    with np.errstate(all="ignore"):
+        margin = np.abs(guess) * _TRUSTED
+        low = np.asarray(narrowed(guess - margin))
+        high = np.asarray(narrowed(guess + margin))
+        sure = low.view(bits) == high.view(bits)
+        sure &= np.isfinite(guess)
+    if not sure.any():
+        return index, picked
+    out.put(index[sure], narrowed(guess[sure]))
+    unsure = ~sure
+    return index[unsure], picked[unsure]
 
 
 def _rounded_any(fn: Kernel, dtype: np.dtype, x: Any,
