@@ -32,6 +32,7 @@ BIND = (
     "shlo_cli.dialects.stablehlo.specialize_scalar",
     "shlo_cli.dialects.stablehlo.specialize_scatter",
     "shlo_cli.dialects.stablehlo.specialize_select",
+    "shlo_cli.dialects.stablehlo.specialize_sign",
 )
 
 OPS = {
