@@ -84,14 +84,19 @@ def _print_top_k(pr: Any, op: Operation) -> None:
     pr.write(f" : {op.operand_types[0]} -> ({values}, {indices})")
 
 
+def order_key(operand: np.ndarray) -> np.ndarray:
+    """What top_k orders by: floats as int64 keys of their total order (NaN above +inf,
+    +0 above -0, negative NaNs below -inf), other types as themselves."""
+    if is_float(operand.dtype):
+        bits = operand.astype(np.float64).view(np.int64)
+        return np.where(bits < 0, bits ^ np.int64(0x7FFFFFFFFFFFFFFF), bits)
+    return operand
+
+
 def descending_order(operand: np.ndarray) -> np.ndarray:
     """Indices sorting the last dimension in descending order (floats in total order: NaN
     first, +0 before -0), equal values keeping their original order."""
-    if is_float(operand.dtype):
-        bits = operand.astype(np.float64).view(np.int64)
-        key = np.where(bits < 0, bits ^ np.int64(0x7FFFFFFFFFFFFFFF), bits)
-    else:
-        key = operand
+    key = order_key(operand)
     reversed_order = np.argsort(key[..., ::-1], axis=-1, kind="stable")[..., ::-1]
     return operand.shape[-1] - 1 - reversed_order
 
