@@ -18,11 +18,12 @@ def _t(shape: tuple[int, ...], elem: str) -> str:
 
 
 def _program(operand: tuple[int, ...], ids: tuple[int, ...], updates: tuple[int, ...],
-             elem: str, ielem: str, vector_dim: int, window: list[int], body: str) -> str:
+             elem: str, ielem: str, vector_dim: int, window: list[int], body: str,
+             axis: int = 0) -> str:
     s = _t((), elem)
     return f"""
 func.func @main(%x: {_t(operand, elem)}, %i: {_t(ids, ielem)}, %u: {_t(updates, elem)}) -> {_t(operand, elem)} {{
-  %0 = "stablehlo.scatter"(%x, %i, %u) <{{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = {window}, inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = {vector_dim}>, unique_indices = false}}> ({{
+  %0 = "stablehlo.scatter"(%x, %i, %u) <{{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = {window}, inserted_window_dims = [{axis}], scatter_dims_to_operand_dims = [{axis}], index_vector_dim = {vector_dim}>, unique_indices = false}}> ({{
   ^bb0(%a: {s}, %b: {s}):
     {body}
   }}) : ({_t(operand, elem)}, {_t(ids, ielem)}, {_t(updates, elem)}) -> {_t(operand, elem)}
@@ -66,11 +67,30 @@ CASES = [
 ]
 
 
+AXIS_CASES = [
+    # (operand, ids, updates, elem, index elem, index_vector_dim, update_window_dims, region,
+    # axis): rows along a later axis (`x.at[:, i].set(column)`)
+    ((4, 16), (1,), (4,), "i32", "i32", 0, [0], "replace", 1),
+    ((5, 7, 3), (20, 1), (20, 5, 3), "f32", "i32", 1, [1, 2], "add", 1),
+    ((5, 7, 3), (6,), (6, 5, 7), "f32", "i64", 1, [1, 2], "maximum", 2),
+    ((5, 7, 3), (9, 1), (9, 5, 7), "f32", "i32", 1, [1, 2], "replace", 2),
+    ((3, 8), (300, 1), (300, 3), "f32", "i32", 1, [1], "add", 1),  # rounds
+    ((3, 8), (40, 1), (40, 3), "f64", "i32", 1, [1], "multiply", 1),
+    ((6, 5), (), (6,), "i8", "i16", 0, [0], "keep", 1),
+]
+
+
 @pytest.mark.parametrize("special", [True, False])
-@pytest.mark.parametrize("case", range(len(CASES)))
+@pytest.mark.parametrize("case", range(len(CASES) + len(AXIS_CASES)))
 def test_row_scatter_matches_general_evaluator(case: int, special: bool) -> None:
-    operand, ids, updates, elem, ielem, vector_dim, window, kind = CASES[case]
-    text = _program(operand, ids, updates, elem, ielem, vector_dim, window, _body(kind, elem))
+    axis = 0
+    if case < len(CASES):
+        operand, ids, updates, elem, ielem, vector_dim, window, kind = CASES[case]
+    else:
+        operand, ids, updates, elem, ielem, vector_dim, window, kind, axis = AXIS_CASES[
+            case - len(CASES)]
+    text = _program(operand, ids, updates, elem, ielem, vector_dim, window, _body(kind, elem),
+                    axis)
     rng = np.random.default_rng(case)
     dtype = {"f32": np.float32, "f16": np.float16, "f64": np.float64, "i8": np.int8,
              "i32": np.int32}[elem]
@@ -85,7 +105,7 @@ def test_row_scatter_matches_general_evaluator(case: int, special: bool) -> None
         x.reshape(-1)[:2] = [-np.nan, -0.0]  # a NaN only in the operand
     idtype = {"i32": np.int32, "i64": np.int64, "ui8": np.uint8, "i16": np.int16}[ielem]
     lo = 0 if idtype == np.uint8 else -3
-    i = rng.integers(lo, operand[0] + 4, ids).astype(idtype)
+    i = rng.integers(lo, operand[axis] + 4, ids).astype(idtype)
     fast, kernel = _run(text, [x, i, u], True)
     plain, general = _run(text, [x, i, u], False)
     assert kernel is not general and getattr(kernel, "__qualname__", "").startswith("bind_scatter")

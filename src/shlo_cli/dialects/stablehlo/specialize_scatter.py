@@ -1,5 +1,6 @@
-"""`scatter` of whole rows along the first axis (`x.at[ids].add(rows)`, a segment sum),
-specialized once per op when the plan is built (an engine binding hook).
+"""`scatter` of whole rows along one axis (`x.at[ids].add(rows)`, a segment sum; `x.at[:, i]
+.set(column)`, a decode loop's token history), specialized once per op when the plan is built
+(an engine binding hook).
 
 jax exports `x.at[ids].op(rows)` as a scatter whose windows are whole rows:
 `inserted_window_dims = scatter_dims_to_operand_dims = [0]`, the update's window dimensions
@@ -8,7 +9,10 @@ grid per update element for that; here each update row has one target row, in bo
 exactly when 0 <= id < rows (the window's other indices start at 0 and span the row), and
 the update computation is a single ufunc (`ufunc.at`, applied in update order, as the general
 path applies it element by element) or a plain replacement (the last update of a row wins).
-Anything else, or operands of other shapes, goes to the general evaluator.
+Rows along another axis a (`inserted_window_dims = scatter_dims_to_operand_dims = [a]`, the
+window the operand without axis a, in order) are the same on the result with axis a moved to
+the front (a view: the writes land in the result). Anything else, or operands of other
+shapes, goes to the general evaluator.
 
 A scatter of a single element (`x.at[i].set(v)` with a scalar `i`: jax's LU pivots loop runs
 two per iteration on a 128-element vector) is a copy and one assignment: its one update lands
@@ -38,8 +42,9 @@ Kernel = Callable[..., Any]
 
 
 def _row_batch(dims: Any, operand: tuple[int, ...], indices: tuple[int, ...],
-               updates: tuple[int, ...]) -> tuple[int, ...] | None:
-    """The update rows' batch shape when `dims` scatter whole rows along axis 0, else None."""
+               updates: tuple[int, ...]) -> tuple[tuple[int, ...], int] | None:
+    """(the update rows' batch shape, the axis) when `dims` scatter whole rows along one
+    axis, else None."""
     window = _ints(dims, "update_window_dims")
     inserted = _ints(dims, "inserted_window_dims")
     to_operand = _ints(dims, "scatter_dims_to_operand_dims")
@@ -49,15 +54,18 @@ def _row_batch(dims: Any, operand: tuple[int, ...], indices: tuple[int, ...],
         vector_dim = int(dims.get("index_vector_dim", 0))
     except (TypeError, ValueError):
         return None
-    if (inserted != [0] or to_operand != [0] or batching or index_batching
-            or not operand or operand[0] == 0):
+    if (inserted is None or len(inserted) != 1 or to_operand != inserted or batching
+            or index_batching
+            or not 0 <= inserted[0] < len(operand) or operand[inserted[0]] == 0):
         return None
+    axis = inserted[0]
     batch = index_batch(vector_dim, indices)
     if batch is None:
         return None
     if window != list(range(len(batch), len(batch) + len(operand) - 1)):
         return None
-    return batch if updates == batch + operand[1:] else None
+    row = operand[:axis] + operand[axis + 1:]
+    return (batch, axis) if updates == batch + row else None
 
 
 def _one_scatter(op: Operation, kwargs: dict[str, Any]) -> tuple[list[Any], tuple[int, ...],
@@ -87,14 +95,15 @@ def bind_scatter(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | 
     if found is None:
         return None
     dtypes, operand, indices, updates, dims = found
-    batch = _row_batch(dims, operand, indices, updates)
+    found_rows = _row_batch(dims, operand, indices, updates)
     combiners = _combiners(op, 1, [dtypes[0]])
-    if batch is None or combiners is None:
+    if found_rows is None or combiners is None:
         return None
+    batch, axis = found_rows
     combine = combiners[0]
     general = bind_after(bind_scatter, op, opdef, kwargs)
-    count, rows = int(np.prod(batch, dtype=np.int64)), operand[0]
-    row_shape = (count, *operand[1:])
+    count, rows = int(np.prod(batch, dtype=np.int64)), operand[axis]
+    row_shape = (count, *operand[:axis], *operand[axis + 1:])
     quiet, loud = switches()
     in_rounds = combine not in (_KEEP, _REPLACE) and _round_safe(combine, dtypes[0])
 
@@ -103,9 +112,10 @@ def bind_scatter(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | 
                 or new.__class__ is not np.ndarray or x.shape != operand
                 or ids.shape != indices or new.shape != updates):
             return general(x, ids, new)
-        result = np.array(x, order="C")
+        out = np.array(x, order="C")
         if combine is _KEEP or count == 0:
-            return result
+            return out
+        result = np.moveaxis(out, axis, 0) if axis else out  # writes land in `out`
         targets = ids.reshape(count).astype(np.intp)
         values = new.reshape(row_shape)
         inside = (targets >= 0) & (targets < rows)
@@ -114,14 +124,14 @@ def bind_scatter(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | 
         if combine is _REPLACE:
             last = _last_occurrences(_narrow(targets, rows))
             result[targets[last]] = values[last]
-            return result
+            return out
         token = quiet()
         try:
             if not in_rounds or not _combine_in_rounds(result, targets, values, combine):
                 combine.at(result, targets, values)
         finally:
             loud(token)
-        return result
+        return out
 
     return kernel
 
