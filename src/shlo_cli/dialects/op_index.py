@@ -26,6 +26,7 @@ BIND = (
     "shlo_cli.dialects.stablehlo.specialize_argreduce",
     "shlo_cli.dialects.stablehlo.specialize_bits",
     "shlo_cli.dialects.stablehlo.specialize_conv",
+    "shlo_cli.dialects.stablehlo.specialize_cumulative",
     "shlo_cli.dialects.stablehlo.specialize_gather",
     "shlo_cli.dialects.stablehlo.specialize_half",
     "shlo_cli.dialects.stablehlo.specialize_int",

@@ -1,0 +1,137 @@
+"""Running-fold cumulative reduce_window (dialects/stablehlo/specialize_cumulative.py) gives
+the general evaluator's bits: jax's cumlogsumexp body along either axis with NaN, ±inf and
+-0.0; windows longer than the axis; two reduced inputs (a running arg-max); several element
+types; a body whose fold of the init value is not the init value (the general path runs);
+other windows (strided, short, padded elsewhere) are left to the general evaluator."""
+
+# ruff: noqa: E501  (MLIR test programs keep upstream line lengths)
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+from bind_helpers import run_first_op
+
+from shlo_cli.dialects.stablehlo import specialize_cumulative
+
+LOGADDEXP = """
+      %1 = stablehlo.maximum %a, %b : {s}
+      %2 = stablehlo.subtract %a, %b : {s}
+      %3 = stablehlo.compare NE, %2, %2, FLOAT : ({s}, {s}) -> tensor<i1>
+      %4 = stablehlo.add %a, %b : {s}
+      %5 = stablehlo.abs %2 : {s}
+      %6 = stablehlo.negate %5 : {s}
+      %7 = stablehlo.exponential %6 : {s}
+      %8 = stablehlo.log_plus_one %7 : {s}
+      %9 = stablehlo.add %1, %8 : {s}
+      %10 = stablehlo.select %3, %4, %9 : tensor<i1>, {s}
+      stablehlo.return %10 : {s}"""
+AFFINE = """
+      %1 = stablehlo.multiply %a, %b : {s}
+      %2 = stablehlo.add %1, %b : {s}
+      stablehlo.return %2 : {s}"""
+
+
+def _t(shape: tuple[int, ...], elem: str) -> str:
+    return "tensor<" + "".join(f"{d}x" for d in shape) + elem + ">"
+
+
+def _program(shape: tuple[int, ...], elem: str, body: str, window: list[int],
+             padding: list[list[int]], strides: list[int] | None = None) -> str:
+    """The reduce_window first (run_first_op looks at the first op), its init an argument."""
+    t, s = _t(shape, elem), _t((), elem)
+    strides = strides or [1] * len(shape)
+    out = tuple((n + lo + hi - w) // st + 1 for n, (lo, hi), w, st in
+                zip(shape, padding, window, strides, strict=True))
+    r = _t(out, elem)
+    ones = ", ".join("1" for _ in shape)
+    return f"""
+func.func @main(%x: {t}, %init: {s}) -> {r} {{
+  %0 = "stablehlo.reduce_window"(%x, %init) <{{base_dilations = array<i64: {ones}>, padding = dense<{padding}> : tensor<{len(shape)}x2xi64>, window_dilations = array<i64: {ones}>, window_dimensions = array<i64: {", ".join(map(str, window))}>, window_strides = array<i64: {", ".join(map(str, strides))}>}}> ({{
+    ^bb0(%a: {s}, %b: {s}):{body.format(s=s)}
+  }}) : ({t}, {s}) -> {r}
+  func.return %0 : {r}
+}}
+"""
+
+
+def _running(kernel: object) -> bool:
+    return getattr(kernel, "__qualname__", "").startswith("_running_fold")
+
+
+def _check(text: str, x: np.ndarray, init: float, bound: bool = True) -> None:
+    args = [x, np.array(init, x.dtype)]
+    fast, kernel = run_first_op(text, args, specialize_cumulative.bind_cumulative, True)
+    plain, _ = run_first_op(text, args, specialize_cumulative.bind_cumulative, False)
+    assert _running(kernel) == bound
+    assert fast.dtype == plain.dtype and fast.shape == plain.shape
+    assert fast.tobytes() == plain.tobytes()
+
+
+def _values(shape: tuple[int, ...], dtype: object, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal(shape) * 3).astype(dtype)  # type: ignore[call-overload]
+    flat = x.reshape(-1)
+    if np.dtype(dtype).kind == "f" or dtype == ml_dtypes.bfloat16:  # type: ignore[comparison-overlap]
+        flat[3::17] = -np.inf
+        flat[5::29] = np.nan
+        flat[7::31] = np.inf
+        flat[11::37] = -0.0
+    return x
+
+
+@pytest.mark.parametrize("elem", ["f32", "f16", "bf16", "f64"])
+def test_cumlogsumexp_matches_general_evaluator(elem: str) -> None:
+    dtype = {"f32": np.float32, "f16": np.float16, "bf16": ml_dtypes.bfloat16,
+             "f64": np.float64}[elem]
+    x = _values((24, 40), dtype, 1)
+    _check(_program((24, 40), elem, LOGADDEXP, [24, 1], [[23, 0], [0, 0]]), x, -np.inf)
+    _check(_program((24, 40), elem, LOGADDEXP, [1, 40], [[0, 0], [39, 0]]), x, -np.inf)
+    # a window longer than the axis
+    _check(_program((24, 40), elem, LOGADDEXP, [1, 50], [[0, 0], [49, 0]]), x, -np.inf)
+
+
+def test_other_init_values_and_types() -> None:
+    """An integer running product-plus (fold of 0 with 0 is 0), and an init whose fold with
+    itself changes it: the general path, same bits."""
+    x = np.random.default_rng(2).integers(-5, 5, (6, 30)).astype(np.int32)
+    _check(_program((6, 30), "i32", AFFINE, [1, 30], [[0, 0], [29, 0]]), x, 0)
+    y = _values((6, 30), np.float32, 3)
+    _check(_program((6, 30), "f32", AFFINE, [1, 30], [[0, 0], [29, 0]]), y, 1.0)
+    _check(_program((5,), "f32", AFFINE, [5], [[4, 0]]), y[0, :5].copy(), 0.5)
+
+
+def test_two_inputs_running_argmax() -> None:
+    """A (value, index) pair folded together: max value, first index among ties."""
+    s, i = _t((), "f32"), _t((), "i32")
+    t, ti = _t((8, 20), "f32"), _t((8, 20), "i32")
+    text = f"""
+func.func @main(%x: {t}, %ix: {ti}, %m: {s}, %z: {i}) -> ({t}, {ti}) {{
+  %0:2 = "stablehlo.reduce_window"(%x, %ix, %m, %z) <{{padding = dense<[[0, 0], [19, 0]]> : tensor<2x2xi64>, window_dimensions = array<i64: 1, 20>}}> ({{
+    ^bb0(%a: {s}, %ai: {i}, %b: {s}, %bi: {i}):
+      %gt = stablehlo.compare GT, %b, %a, FLOAT : ({s}, {s}) -> tensor<i1>
+      %v = stablehlo.select %gt, %b, %a : tensor<i1>, {s}
+      %k = stablehlo.select %gt, %bi, %ai : tensor<i1>, {i}
+      stablehlo.return %v, %k : {s}, {i}
+  }}) : ({t}, {ti}, {s}, {i}) -> ({t}, {ti})
+  func.return %0#0, %0#1 : {t}, {ti}
+}}
+"""
+    x = np.round(_values((8, 20), np.float32, 4))
+    ix = np.broadcast_to(np.arange(20, dtype=np.int32), (8, 20)).copy()
+    args = [x, ix, np.array(-np.inf, np.float32), np.array(0, np.int32)]
+    fast, kernel = run_first_op(text, args, specialize_cumulative.bind_cumulative, True)
+    plain, _ = run_first_op(text, args, specialize_cumulative.bind_cumulative, False)
+    assert _running(kernel)
+    assert fast.tobytes() == plain.tobytes()
+
+
+def test_other_windows_keep_the_general_path() -> None:
+    x = _values((12, 10), np.float32, 5)
+    for window, padding, strides in (([12, 1], [[11, 0], [0, 0]], [2, 1]),  # strided
+                                     ([6, 1], [[5, 0], [0, 0]], None),  # shorter than the axis
+                                     ([12, 1], [[0, 11], [0, 0]], None),  # reversed
+                                     ([12, 2], [[11, 0], [1, 0]], None)):  # two long axes
+        _check(_program((12, 10), "f32", LOGADDEXP, window, padding, strides), x, -np.inf,
+               bound=False)
