@@ -96,10 +96,14 @@ def _map(fn: Kernel, columns: list[np.ndarray]) -> np.ndarray:
 
 
 def _evaluate(math_fn: Kernel, slow: Kernel, columns: list[np.ndarray],
-              fast: np.ndarray) -> np.ndarray:
+              fast: np.ndarray, np_fn: Any) -> np.ndarray:
     """`math_fn` over the elements marked `fast` (in batches, a batch that raises anyway is
-    redone element by element), `slow` over the others."""
+    redone element by element), `slow` over the others; finite arguments outside the
+    domain first (`_invalid_operations`)."""
     out = np.empty(columns[0].shape, np.float64)
+    filled = _invalid_operations(slow, columns, np_fn, out)
+    if filled is not None:
+        fast = fast & ~filled
     where = np.flatnonzero(fast)
     for start in range(0, where.size, _CHUNK):
         index = where[start:start + _CHUNK]
@@ -108,10 +112,39 @@ def _evaluate(math_fn: Kernel, slow: Kernel, columns: list[np.ndarray],
             out[index] = _map(math_fn, batch)
         except (OverflowError, ValueError):
             out[index] = _map(slow, batch)
-    rest = np.flatnonzero(~fast)
+    rest = np.flatnonzero(~fast if filled is None else ~(fast | filled))
     if rest.size:
         out[rest] = _map_distinct(slow, [c[rest] for c in columns])
     return out
+
+
+_SAMPLES = 4  # arguments outside the domain checked to give one NaN, before it is used
+
+
+def _invalid_operations(fn: Kernel, columns: list[np.ndarray], np_fn: Any,
+                        out: np.ndarray) -> np.ndarray | None:
+    """Finite arguments outside the domain (log of a negative number, pow of one to a
+    fractional power: `where(x > 0, log(x), 0)` evaluates every one of them) get the one NaN
+    the C library returns for an invalid operation (glibc computes it as (x - x) / (x - x),
+    whatever x), written to `out`; the mask of them, or None when there are few. numpy's
+    NaN marks them, and `fn` on a few of them, spread over the array, must give one NaN bit
+    pattern before the rest take it (else None: each goes to the C library)."""
+    if np_fn is None or columns[0].size <= _FEW * _SAMPLES:
+        return None
+    with np.errstate(all="ignore"):
+        invalid = np.isnan(np_fn(*columns))
+        for c in columns:
+            invalid &= np.isfinite(c)
+    where = np.flatnonzero(invalid)
+    if where.size <= _FEW * _SAMPLES:
+        return None
+    picks = where[np.linspace(0, where.size - 1, _SAMPLES).astype(np.intp)]
+    results = _map(fn, [c[picks] for c in columns])
+    bits = results.view(np.uint64)
+    if not (np.isnan(results).all() and (bits == bits[0]).all()):
+        return None
+    out[where] = results[0]
+    return invalid
 
 
 _FEW = 8  # up to this many elements are mapped directly (np.unique costs more)
@@ -139,7 +172,7 @@ def _map_distinct(fn: Kernel, columns: list[np.ndarray]) -> np.ndarray:
 
 
 def _unary(name: str, math_fn: Kernel, np_fn: np.ufunc,
-           domain: Callable[[Any], Any]) -> Kernel:
+           domain: Callable[[Any], Any], invalid_nan: bool = True) -> Kernel:
     slow = _slow(name, 1, math_fn, np_fn)
 
     def apply(x: Any) -> Any:
@@ -149,7 +182,8 @@ def _unary(name: str, math_fn: Kernel, np_fn: np.ufunc,
         wide = a.astype(np.float64).ravel()
         with np.errstate(invalid="ignore"):
             fast = np.isfinite(wide) & domain(wide)
-        return _shaped(_evaluate(math_fn, slow, [wide], fast), a)
+        return _shaped(_evaluate(math_fn, slow, [wide], fast,
+                                 np_fn if invalid_nan else None), a)
 
     def scalar(v: float) -> float:
         """`apply` on one Python float, element for element what `_evaluate` does (the
@@ -181,7 +215,7 @@ def _binary(name: str, math_fn: Kernel, np_fn: np.ufunc,
         with np.errstate(invalid="ignore"):
             fast = np.isfinite(wide[0]) & np.isfinite(wide[1]) & domain(*wide)
         like = np.empty(a.shape, np.result_type(a.dtype, b.dtype, np.float16))
-        return _shaped(_evaluate(math_fn, slow, wide, fast), like)
+        return _shaped(_evaluate(math_fn, slow, wide, fast, np_fn), like)
 
     apply.__name__ = np_fn.__name__
     apply.__doc__ = f"C library `{name}` elementwise (complex: numpy's `{np_fn.__name__}`)."
@@ -572,4 +606,4 @@ def _lgamma_fallback(v: float) -> float:
 # math.lgamma is not the C library's: every element goes to the C function (`slow`).
 lgamma = _unary("lgamma", _lgamma_fallback,
                 lazy_function(lambda: np.frompyfunc(_lgamma_fallback, 1, 1), "lgamma"),
-                lambda x: np.zeros(x.shape, bool))
+                lambda x: np.zeros(x.shape, bool), invalid_nan=False)  # (no NaN for finite x)
