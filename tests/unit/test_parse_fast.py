@@ -4,7 +4,9 @@ statement is malformed (the fast path must leave those to the full parser)."""
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,10 +19,10 @@ T = "tensor<4xf32>"
 HEAD = f"func.func @f(%a: {T}, %b: {T}, %p: tensor<4xi1>) -> {T} {{\n"
 
 
-def _outcome(text: str) -> Any:
+def _outcome(text: str, name: str = "t.mlir", line_offset: int = 0) -> Any:
     """What parsing `text` gives: the diagnostic, or ops with locations and both printings."""
     try:
-        module = parse_source(text, "t.mlir")
+        module = parse_source(text, name, line_offset=line_offset)
     except Diagnostic as d:
         return ("error", d.render(), [n.render() for n in d.notes])
     ops = [(op.name, op.location.line, op.location.col, str(op.location.attr),
@@ -33,16 +35,21 @@ def _outcome(text: str) -> Any:
     return ops, printed
 
 
-def _slow(text: str, monkeypatch: pytest.MonkeyPatch) -> Any:
-    """The outcome with every fast path off: statements, block arguments and dictionaries
-    all read token by token."""
+def _slow(text: str, monkeypatch: pytest.MonkeyPatch, name: str = "t.mlir",
+          line_offset: int = 0) -> Any:
+    """The outcome with every fast path off: statements, block arguments, dictionaries and
+    types all read token by token."""
+    from shlo_cli.ir import parse_types
+
     with monkeypatch.context() as m:
+        m.setattr(parse_types, "plain_tensor", lambda text: None)
+        m.setattr(parse_types, "plain_function", lambda text: None)
         m.setattr(Parser, "fast_operation", lambda self, start: None)
         m.setattr(Parser, "fast_statement", lambda self, head: None)
         m.setattr(Parser, "fast_generic_head", lambda self: None)
         m.setattr(Parser, "_fast_block_arguments", lambda self, block: False)
         m.setattr(Parser, "_parse_dict_by_text", Parser._parse_attr_dict_body)
-        return _outcome(text)
+        return _outcome(text, name, line_offset)
 
 
 BODIES = [
@@ -87,6 +94,16 @@ BODIES = [
     f"return %a : {T}, tensor<*xf32>",
     f"%0 = call @g(%a) : ({T}) -> ({T}, {T})\n  return %0 : {T}",
     f"%0 = call @g(%a) : (tensor<4xi1>) -> {T}\n  return %0 : {T}",
+    # Type texts read for the first time (`parse_types.plain_tensor`), some no types at all.
+    *(f"%0 = stablehlo.convert %a : ({T}) -> {t}\n  return %a : {T}"
+      for t in ("tensor<4xfoo>", "tensor<4xcomplex<index>>", "tensor<4xcomplex<f8E5M2>>",
+                "tensor<4xi16777216>", "tensor<4xi16777215>", "tensor<4xnone>",
+                "tensor<?x4xcomplex<i8>>", "tensor<4xtuple>", "tensor<4xtensor>",
+                "tensor<4xvector>", "tensor<04x0xui3>", "tensor<4xcomplex>", "tensor<4xx1>",
+                "tensor<4xf8E4M3FNx>", "tensor<4xsi7>")),
+    f"%0:2 = call @g(%a) : ({T}) -> (tensor<4xf16>, tensor<4xbad>)\n  return %a : {T}",
+    f"%0:2 = call @g(%a) : ({T}) -> (tensor<4xf16>, tensor<4xi7>) -> {T}\n  return %a : {T}",
+    f"%0 = call @g(%a) : (tensor<4xcomplex<si4>>) -> tensor<3xcomplex<f64>>\n  return %a : {T}",
     # Block arguments and dictionaries the token-level reader reads once per text.
     *(f'%0 = "stablehlo.reduce"(%a, %b) <{{dimensions = array<i64: 0>}}> ({{\n'
       f"  ^bb0({args}):\n    stablehlo.return %x : tensor<f32>\n  }}) : ({T}, {T}) -> {T}\n"
@@ -409,3 +426,29 @@ def test_a_statement_head_fails_in_linear_time(gap: str) -> None:
     text = f'{HEAD}  %0 = stablehlo.add %a, %b : {T}\n{gap}\n  return %0 : {T}\n}}\n'
     _outcome(text)
     assert time.perf_counter() - start < 10
+
+
+_CONFORMANCE = Path(os.environ.get("SHLO_CONFORMANCE",
+                                   Path(__file__).resolve().parents[3] / "shared" / "conformance"))
+CORPORA = [_CONFORMANCE / "testdata", Path("/tmp/hidden/testdata")]
+
+
+@pytest.mark.parametrize("folder", CORPORA, ids=["testdata", "hidden"])
+def test_fast_paths_agree_on_the_corpus(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every chunk of every corpus file reads the same with the fast paths on (from empty
+    caches, then with them filled) and off: the same ops, locations, printed text (generic
+    with locations, and pretty) or the same diagnostic."""
+    from shlo_cli.commands.common import split_chunks
+    from shlo_cli.ir.parse_caches import clear_parse_caches
+
+    files = sorted(folder.rglob("*.mlir")) if folder.is_dir() else []
+    if not files:
+        pytest.skip(f"no corpus at {folder}")
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        for chunk in split_chunks(text, "// -----" in text):
+            clear_parse_caches()
+            cold = _outcome(chunk.text, str(path), chunk.line_offset)
+            slow = _slow(chunk.text, monkeypatch, str(path), chunk.line_offset)
+            assert cold == slow, f"{path}:{chunk.line_offset}"
+            assert _outcome(chunk.text, str(path), chunk.line_offset) == slow, path

@@ -3,11 +3,13 @@
 expression reads the whole statement instead of one token at a time.
 
 A fast parser only ever accepts text the token-level parser would read the same way into the
-same op: it returns None at anything unusual (comments inside the statement, a type or
-attribute not seen before, a value not defined yet, a type mismatch, ...), before changing any
-parser state, and the token-level parser then reads the statement, with its diagnostics.
-Types come from the token-level parser's caches (`parse_types._TYPE_CACHE`, `_FUNC_CACHE`),
-so a type text is built once by the full parser and then only looked up.
+same op: it returns None at anything unusual (comments inside the statement, a type that
+is not plain, an attribute not seen before, a value not defined yet, a type mismatch, ...),
+before changing any parser state, and the token-level parser then reads the statement, with
+its diagnostics.
+Plain tensor and function types come from the parser's caches (`parse_types._TYPE_CACHE`,
+`_FUNC_CACHE`), a text met for the first time built from its parts as the token-level reader
+builds it (`parse_types.plain_tensor`, `plain_function`; None for a text that is no type).
 
 Dialects register fast parsers by op name with `register_fast_parser`; a syntax object may
 also offer one as its `fast_parse` attribute (`dialects.asm.Format` compiles its own).
@@ -26,7 +28,13 @@ from .lexer import BARE, PUNCT, Token, lazy_regex, lex_at
 from .parse_attributes import _DICT_CACHE, _SIMPLE_DICT
 from .parse_caches import text_cache
 from .parse_host import ParserHost
-from .parse_types import _FUNC_CACHE, _TYPE_CACHE, SIMPLE_FUNC_PATTERN
+from .parse_types import (
+    _FUNC_CACHE,
+    _TYPE_CACHE,
+    SIMPLE_FUNC_PATTERN,
+    plain_function,
+    plain_tensor,
+)
 from .types import FunctionType, Type
 
 # Regex fragments, each reading exactly what the lexer reads as one token.
@@ -126,8 +134,9 @@ def brace_token(src: str, pos: int) -> Token:
 
 
 def cached_tensor(text: str) -> Type | None:
-    """The tensor type spelled `text` if the full parser has built it before."""
-    return _TYPE_CACHE.get(text)
+    """The tensor type spelled `text` (a `TENSOR` text), as the full parser builds it (see
+    `parse_types.plain_tensor`); None when it is no type."""
+    return _TYPE_CACHE.get(text) or plain_tensor(text)
 
 
 # `_SIMPLE_FUNC` not followed by `->` (a function type returning a function) nor a comment.
@@ -140,7 +149,7 @@ def cached_function(src: str, pos: int) -> tuple[FunctionType, int] | None:
     m = _FUNCTION_TYPE.match(src, pos)
     if m is None:
         return None
-    ftype = _FUNC_CACHE.get(m.group(1))
+    ftype = _FUNC_CACHE.get(m.group(1)) or plain_function(m.group(1))
     if ftype is None:
         return None
     return ftype, m.end()  # type: ignore[return-value]  # the cache holds function types
@@ -153,7 +162,7 @@ def cached_tensors(text: str) -> list[Type] | None:
         return list(known)
     out = []
     for part in text.split(","):
-        t = _TYPE_CACHE.get(part.strip())
+        t = cached_tensor(part.strip())
         if t is None:
             return None
         out.append(t)

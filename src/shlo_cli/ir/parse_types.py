@@ -111,7 +111,7 @@ class TypeParsing(ParserHost):
         if tok.text == "tensor":  # the most common case first: a tensor type seen before
             m = _SIMPLE_TENSOR.match(self.src, tok.start)
             if m is not None:
-                cached = _TYPE_CACHE.get(m.group(0))
+                cached = plain_tensor(m.group(0))
                 if cached is not None:
                     self.tok = lex_at(self.src, m.end())
                     return cached
@@ -132,8 +132,8 @@ class TypeParsing(ParserHost):
                 m = _SIMPLE_TENSOR.match(self.src, tok.start)
                 if m is not None:
                     key = m.group(0)
-                    cached = _TYPE_CACHE.get(key)
-                    if cached is None:
+                    cached = plain_tensor(key)
+                    if cached is None:  # not a type: the token-level reader reports it
                         cached = self._parse_tensor_type()
                         if len(_TYPE_CACHE) < _CACHE_LIMIT:
                             _TYPE_CACHE[key] = cached
@@ -188,6 +188,12 @@ class TypeParsing(ParserHost):
                         self.tok = after
                         return cached
                 else:
+                    built = plain_function(key)
+                    if built is not None:
+                        after = lex_at(self.src, m.end())
+                        if after.text != "->":
+                            self.tok = after
+                            return built
                     cached = self._parse_function_type()
                     if self.tok.start == lex_at(self.src, m.end()).start:
                         if len(_FUNC_CACHE) < _CACHE_LIMIT:
@@ -414,6 +420,65 @@ class TypeParsing(ParserHost):
         start = self.tok.end
         self.tok = lex_at(self.src, end)
         return self.src[start:end - 1], start
+
+
+def plain_tensor(text: str) -> Type | None:
+    """The tensor type spelled `text` (all of it a `_SIMPLE_TENSOR` text: dims and a scalar or
+    complex element, no spaces), as the token-level reader builds it, kept in `_TYPE_CACHE`;
+    None when `text` is no such type (that reader then reports why). Built from the text's
+    parts: a type read for the first time costs a few dictionary look-ups, not a lexer pass
+    per token."""
+    cached = _TYPE_CACHE.get(text)
+    if cached is not None:
+        return cached
+    m = _SIMPLE_TENSOR.fullmatch(text)
+    if m is None:
+        return None
+    dims, name = m.groups()
+    element: Type | None
+    if name.startswith("complex<"):
+        inner = scalar_type(name[8:-1])
+        if not isinstance(inner, (FloatType, IntegerType)):
+            return None
+        element = ComplexType(inner)
+    else:
+        element = scalar_type(name)
+        if element is None:
+            return None
+    shape = tuple(DYNAMIC if d == "?" else int(d) for d in dims.split("x")[:-1]) if dims else ()
+    built = TensorType(shape, element)
+    if len(_TYPE_CACHE) < _CACHE_LIMIT:
+        _TYPE_CACHE[text] = built
+    return built
+
+
+def plain_function(text: str) -> FunctionType | None:
+    """The function type spelled `text` (all of it a `SIMPLE_FUNC_PATTERN` text), built from
+    its tensor types (`plain_tensor`) and kept in `_FUNC_CACHE`; None if a part is no type.
+    The caller checks that no `->` follows the text (a function type returning one)."""
+    cached = _FUNC_CACHE.get(text)
+    if cached is not None:
+        return cached  # type: ignore[return-value]  # the cache holds function types
+    close = text.find(") -> ")
+    if close < 0 or not text.startswith("("):
+        return None
+    results = text[close + 5:]
+    if results.startswith("("):
+        results = results[1:-1]
+    types: list[list[Type]] = []
+    for part in (text[1:close], results):
+        out: list[Type] = []
+        if part:
+            for item in part.split(", "):
+                t = plain_tensor(item)
+                if t is None:
+                    return None
+                out.append(t)
+        types.append(out)
+    built = FunctionType(tuple(types[0]), tuple(types[1]))
+    if len(_FUNC_CACHE) < _CACHE_LIMIT:
+        _FUNC_CACHE[text] = built
+    return built
 
 
 def scalar_type(name: str) -> Type | None:
