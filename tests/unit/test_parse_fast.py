@@ -452,3 +452,17 @@ def test_fast_paths_agree_on_the_corpus(folder: Path, monkeypatch: pytest.Monkey
             slow = _slow(chunk.text, monkeypatch, str(path), chunk.line_offset)
             assert cold == slow, f"{path}:{chunk.line_offset}"
             assert _outcome(chunk.text, str(path), chunk.line_offset) == slow, path
+
+
+@pytest.mark.parametrize("body", ["a" * 200_000, "-" * 200_000, '"' + "a" * 200_000,
+                                  "- " * 100_000, '"\\' * 100_000, "x\n" * 100_000])
+def test_balanced_end_fails_in_linear_time(body: str) -> None:
+    """A bracket left open before a long tail is reported without a search restarting at
+    every offset of the tail."""
+    import time
+
+    start = time.perf_counter()
+    for open_ch, close_ch in (("<", ">"), ("{", "}"), ("(", ")")):
+        with pytest.raises(Diagnostic):
+            Parser(SourceFile("t", open_ch + body))._balanced_end(0, open_ch, close_ch)
+    assert time.perf_counter() - start < 5

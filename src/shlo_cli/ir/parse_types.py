@@ -395,18 +395,22 @@ class TypeParsing(ParserHost):
         """Offset just past the bracket matching the one at `start` (skips strings, `->`)."""
         pattern = _BRACKETS.get((open_ch, close_ch))
         if pattern is None:
+            # Each match: the run of other characters (one character class, so a match
+            # never backtracks into it more than once), then what ends it; `\Z` ends the
+            # text's last run, so no failed search restarts at every offset of a long tail.
+            brackets = re.escape(open_ch + close_ch)
             pattern = _BRACKETS[(open_ch, close_ch)] = re.compile(
-                rf'"(?:[^"\\]|\\.)*"|"|->|[{re.escape(open_ch + close_ch)}]', re.DOTALL)
+                rf'[^"\-{brackets}]*("(?:[^"\\]|\\.)*"|"|->|[{brackets}]|-|\Z)', re.DOTALL)
         depth = 0
         for m in pattern.finditer(self.src, start):
-            c = m.group()
+            c = m.group(1)
             if c == open_ch:
                 depth += 1
             elif c == close_ch:
                 depth -= 1
                 if depth == 0:
                     return m.end()
-            elif c == '"':  # a string left open runs to the end of the text
+            elif c == '"' or not c:  # a string left open runs to the end of the text
                 break
         raise self.error(f"unbalanced '{open_ch}' character in pretty dialect name",
                          offset=start)
