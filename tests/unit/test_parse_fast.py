@@ -69,6 +69,7 @@ BODIES = [
     f"  return %a : {T}",
     f"%0:2 = call @g(%a) : ({T}) -> ({T}, {T})\n  return %0#1 : {T}",
     f"%0 = stablehlo.add %a, %b : {T} loc(\"x.py\":3:4)\n  return %0 : {T}",
+    f"%0 = stablehlo.slice %a [0:2, 1:4:2] : ({T}) -> tensor<2xf32>\n  return %a : {T}",
     # Statements the fast paths must leave to the full parser (with its diagnostics).
     f"%0 = stablehlo.add %a, // comment\n %b : {T}\n  return %0 : {T}",
     f"%0 = stablehlo.add %a, %b : tensor<4xf64>\n  return %0 : {T}",
@@ -94,6 +95,17 @@ BODIES = [
     f"return %a : {T}, tensor<*xf32>",
     f"%0 = call @g(%a) : ({T}) -> ({T}, {T})\n  return %0 : {T}",
     f"%0 = call @g(%a) : (tensor<4xi1>) -> {T}\n  return %0 : {T}",
+    # stablehlo.slice: decimal ranges, a stride of 1 when none is written.
+    *(f"%0 = stablehlo.slice %a {r} : ({T}) -> tensor<2xf32>\n  return %a : {T}"
+      for r in ("[0:2]", "[0:4:2]", "[ 1 : 3 ]", "[-1:2]", "[0x1:2]", "[- 1:2]", "[0:1:2:3]",
+                "[0:2,]", "[]", "[0:2] {x = 1 : i32}", "[0:2] {start_indices = 1 : i32}",
+                "[0:2 // c\n]", "[1.0:2]", "[0:2], [1:2]", "[0:2]]")),
+    f"%0 = stablehlo.slice %a#1 [0:2] : ({T}) -> tensor<2xf32>\n  return %a : {T}",
+    f"%0 = stablehlo.slice %a [0:2] : (tensor<4xf64>) -> tensor<2xf32>\n  return %a : {T}",
+    f"%0 = stablehlo.slice %a [0:2] : ({T}, {T}) -> tensor<2xf32>\n  return %a : {T}",
+    f"%0 = stablehlo.slice %a [0:2] : {T}\n  return %a : {T}",
+    f"%0 = stablehlo.slice %b2 [0:2] : ({T}) -> tensor<2xf32>\n  %b2 = stablehlo.add %a, %b"
+    f" : {T}\n  return %a : {T}",
     # Type texts read for the first time (`parse_types.plain_tensor`), some no types at all.
     *(f"%0 = stablehlo.convert %a : ({T}) -> {t}\n  return %a : {T}"
       for t in ("tensor<4xfoo>", "tensor<4xcomplex<index>>", "tensor<4xcomplex<f8E5M2>>",
@@ -185,7 +197,7 @@ def test_fast_paths_agree_with_the_token_parser(body: str,
     assert _outcome(text) == slow  # again, with every cache filled
 
 
-@pytest.mark.parametrize("body", BODIES[:11])
+@pytest.mark.parametrize("body", BODIES[:12])
 def test_fast_paths_read_the_common_statements(body: str,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """The plain statements above are all taken by a fast parser once their types are

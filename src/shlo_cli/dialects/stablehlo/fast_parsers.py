@@ -11,6 +11,7 @@ from typing import Any
 from ...ir import parse_attributes
 from ...ir.attributes import (
     Attribute,
+    DenseArrayAttr,
     DenseElementsAttr,
     DenseResourceAttr,
     DialectAttr,
@@ -176,7 +177,49 @@ def _concatenate(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult
     return operands, list(ftype.results), props, attributes, end
 
 
+_SLICE_RANGE = rf"{INT}{WS}:{WS}{INT}(?:{WS}:{WS}{INT})?"
+_SLICE = lazy_regex(
+    rf"{WS}({VALUE}){WS}\[{WS}((?:{_SLICE_RANGE}(?:{WS},{WS}{_SLICE_RANGE})*)?){WS}\]")
+_SLICE_ARRAYS: dict[str, tuple[DenseArrayAttr, DenseArrayAttr, DenseArrayAttr]] = text_cache()
+
+
+def _slice(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult | None:
+    """`%x [0:2, 1:4:2] {attrs} : (t) -> r` (decimal bounds; a stride of 1 when none)."""
+    src = p.src
+    m = _SLICE.match(src, pos)
+    if m is None:
+        return None
+    operand = p.fast_value(m.group(1))
+    tail = functional_tail(src, m.end())
+    if operand is None or tail is None:
+        return None
+    attributes, ftype, end = tail
+    operands = [operand]
+    if not same_types(operands, ftype.inputs):
+        return None
+    text = m.group(2)
+    arrays = _SLICE_ARRAYS.get(text)
+    if arrays is None:
+        starts: list[int] = []
+        limits: list[int] = []
+        strides: list[int] = []
+        if text:
+            for item in text.split(","):
+                bounds = [int(b) for b in item.split(":")]
+                starts.append(bounds[0])
+                limits.append(bounds[1])
+                strides.append(bounds[2] if len(bounds) == 3 else 1)
+        arrays = (DenseArrayAttr(I64, tuple(starts)), DenseArrayAttr(I64, tuple(limits)),
+                  DenseArrayAttr(I64, tuple(strides)))
+        if len(_SLICE_ARRAYS) < 4096:
+            _SLICE_ARRAYS[text] = arrays
+    props: dict[str, Attribute] = {"start_indices": arrays[0], "limit_indices": arrays[1],
+                                   "strides": arrays[2]}
+    return operands, list(ftype.results), props, attributes, end
+
+
 register_fast_parser("stablehlo.constant", _constant)
+register_fast_parser("stablehlo.slice", _slice)
 register_fast_parser("stablehlo.return", lambda p, opdef, pos, n: fast_return(p, pos, False))
 register_fast_parser("stablehlo.custom_call", _custom_call)
 register_fast_parser("stablehlo.compare", _compare)
