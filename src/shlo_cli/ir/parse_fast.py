@@ -23,8 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 from . import registry
 from .attributes import Attribute
-from .core import Location, Operation, SourceLocation, Value, new_operation
-from .lexer import BARE, PUNCT, Token, lazy_regex, lex_at
+from .core import Block, Location, Operation, SourceLocation, Value, new_operation
+from .lexer import BARE, PERCENT, PUNCT, STRING, Token, lazy_regex, lex_at
+from .locations import FileLineColLoc
 from .parse_attributes import _DICT_CACHE, _SIMPLE_DICT
 from .parse_caches import text_cache
 from .parse_host import ParserHost
@@ -77,10 +78,13 @@ def not_before(chars: str) -> str:
 _HEAD_PATTERN = (
     r"(?:(%[A-Za-z0-9_$.\-]+)(?::([1-9][0-9]*))?[ \t]*=[ \t]*)?([A-Za-z_][A-Za-z0-9_$.]*)")
 _HEAD = re.compile(_HEAD_PATTERN)
-# The same after what the lexer skips, or (group 4) the `}` ending a block: the block parser
-# reads the next statement's head straight from where the last one ended, with no token in
-# between.
-STATEMENT = re.compile(rf"{SKIP}(?:{_HEAD_PATTERN}|(\}}))")
+# The same after what the lexer skips, or (group 4) the `}` ending a block, or (groups 5-7)
+# a generic-form head `%name = "dialect.op"` (the quoted name without escapes): the block
+# parser reads the next statement's head straight from where the last one ended, with no
+# token in between.
+STATEMENT = re.compile(
+    rf"{SKIP}(?:{_HEAD_PATTERN}|(\}})|"
+    r'(?:(%[A-Za-z0-9_$.\-]+)(?::([1-9][0-9]{0,3}))?[ \t]*=[ \t]*)?"([A-Za-z_][A-Za-z0-9_$.]*)")')
 
 # `"dialect.op"(%a, %b)` opening a generic-form statement: the op name (a string without
 # escapes) and the operand list.
@@ -229,6 +233,11 @@ class FastStatements(ParserHost):
         forward_refs: dict[int, Any]
         default_dialects: list[str]
 
+        def parse_generic_tail(self, opdef: Any, name: str, operands: list[Value],
+                               name_tok: Token, location: Location) -> Operation: ...
+        def finish_operation(self, op: Operation, result_names: list[tuple[str, int, Token]],
+                             num_results: int, start: Token) -> Operation: ...
+
     def fast_value(self, name: str) -> Value | None:
         """The value `name` refers to, when it is plainly defined (else None: the full
         parser's lookup handles `%x#0` aliases, forward references and errors)."""
@@ -316,6 +325,71 @@ class FastStatements(ParserHost):
                 names[hint] = value
                 value.name_hint = hint
         return op, end
+
+    def fast_generic_statement(self, m: re.Match[str]) -> Operation | None:
+        """The generic-form statement whose head `STATEMENT` matched (groups 5-7), when its
+        op is registered, its operands plainly defined and its result names new: read from
+        the token after the operand list by the token-level reader's own steps (properties,
+        regions, attributes, type, trailing location, result names), so its diagnostics
+        are that reader's. None, with nothing read, for anything else."""
+        if self.forward_refs:
+            return None
+        result, count_text, name = m.group(5, 6, 7)
+        opdef = _REGISTERED.get(name)
+        if opdef is None:
+            return None
+        names = self.scopes[-1][0]
+        count = 0 if result is None else int(count_text or 1)
+        if count == 1 and result in names or count > 1 and any(
+                f"{result}#{i}" in names for i in range(count)):
+            return None  # a redefinition: the token-level reader reports it
+        src = self.src
+        name_start = m.start(7) - 1
+        head = _GENERIC_HEAD.match(src, name_start)
+        if head is None:
+            return None
+        operands = self.fast_values(head.group(2)) if head.group(2) else []
+        if operands is None:
+            return None
+        name_tok = Token(STRING, src[name_start:m.end(7) + 1], name_start, m.end(7) + 1)
+        self.tok = lex_at(src, head.end())
+        self.custom_ops.append(None)
+        try:
+            op = self.parse_generic_tail(opdef, name, operands, name_tok,
+                                         SourceLocation(self.source, name_start))
+        finally:
+            self.custom_ops.pop()
+        if result is None:
+            return self.finish_operation(op, [], 0, name_tok)
+        start = Token(PERCENT, result, m.start(5), m.end(5))
+        return self.finish_operation(op, [(result, count, start)], count, start)
+
+    def _fast_block_arguments(self, block: Block) -> bool:
+        """`(%a: tensor<...>, %b: tensor<...>):` after a block label, every type one the
+        token-level reader built before and every name new in this scope: the arguments
+        added and defined as that reader does (located at their names), the parser left at
+        the `:`. False, with nothing read, for anything else."""
+        src = self.src
+        m = BLOCK_ARGUMENTS.match(src, self.tok.start)
+        if m is None or self.forward_refs:
+            return False
+        names = self.scopes[-1][0]
+        items: list[tuple[str, Type, int]] = []
+        for item in BLOCK_ARGUMENT.finditer(src, m.start(1), m.end(1)):
+            name = item.group(1)
+            t = cached_tensor(item.group(2))
+            if t is None or name in names or any(name == n for n, _, _ in items):
+                return False
+            items.append((name, t, item.start(1)))
+        source = self.source
+        for name, t, start in items:
+            value = block.add_argument(t)
+            line, col = source.position(start)
+            block.arg_locations[-1] = FileLineColLoc(source.name, line, col)
+            names[name] = value
+            value.name_hint = name
+        self.tok = lex_at(src, m.end())
+        return True
 
     def fast_generic_head(self) -> tuple[Any, str, list[Value]] | None:
         """At a generic-form op's name: a registered op's definition, name and operands (all

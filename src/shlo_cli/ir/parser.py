@@ -53,12 +53,9 @@ from .parse_attributes import (  # noqa: F401  (re-exported: dialects and passes
     register_dialect_attributes,
 )
 from .parse_fast import (
-    BLOCK_ARGUMENT,
-    BLOCK_ARGUMENTS,
     CUSTOM_PARSER_ERRORS,
     STATEMENT,
     FastStatements,
-    cached_tensor,
 )
 from .parse_types import (  # noqa: F401
     DIALECT_TYPE_HOOKS,
@@ -355,6 +352,8 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
         return self.lookup_value(tok.text, tok)
 
     def parse_operand_with_type(self, value: Value, type: Type, tok: Token) -> Value:
+        if value.type is type:  # the common case: one shared type object
+            return value
         if value.type is None:
             value.type = type
         elif value.type != type:
@@ -427,6 +426,11 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
             op = self._parse_custom_operation(location, num_results)
         else:
             raise self.error("expected operation name in quotes")
+        return self.finish_operation(op, result_names, num_results, start)
+
+    def finish_operation(self, op: Operation, result_names: list[tuple[str, int, Token]],
+                         num_results: int, start: Token) -> Operation:
+        """After an op's text: its trailing location, then its result names defined."""
         self._parse_trailing_location(op)
         if result_names and num_results != len(op.results):
             raise self.error(
@@ -477,6 +481,12 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
     def _parse_generic_operation(self, location: Location) -> Operation:
         name_tok = self.tok
         opdef, name, operands = self.fast_generic_head() or self._parse_generic_head()
+        return self.parse_generic_tail(opdef, name, operands, name_tok, location)
+
+    def parse_generic_tail(self, opdef: Any, name: str, operands: list[Value], name_tok: Token,
+                           location: Location) -> Operation:
+        """A generic-form op after its operand list: successors, properties, regions,
+        attributes and the function type."""
         successors: list[Block] = []
         if self.accept("["):
             successors.append(self.parse_successor())
@@ -687,33 +697,6 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
         self._parse_block_body(block)
         return block
 
-    def _fast_block_arguments(self, block: Block) -> bool:
-        """`(%a: tensor<...>, %b: tensor<...>):` after a block label, every type one the
-        token-level reader built before and every name new in this scope: the arguments
-        added and defined as that reader does (located at their names), the parser left at
-        the `:`. False, with nothing read, for anything else."""
-        src = self.src
-        m = BLOCK_ARGUMENTS.match(src, self.tok.start)
-        if m is None or self.forward_refs:
-            return False
-        names = self.scopes[-1][0]
-        items: list[tuple[str, Type, int]] = []
-        for item in BLOCK_ARGUMENT.finditer(src, m.start(1), m.end(1)):
-            name = item.group(1)
-            t = cached_tensor(item.group(2))
-            if t is None or name in names or any(name == n for n, _, _ in items):
-                return False
-            items.append((name, t, item.start(1)))
-        source = self.source
-        for name, t, start in items:
-            value = block.add_argument(t)
-            line, col = source.position(start)
-            block.arg_locations[-1] = FileLineColLoc(source.name, line, col)
-            names[name] = value
-            value.name_hint = name
-        self.tok = lex_at(src, m.end())
-        return True
-
     def _parse_block_body(self, block: Block, start: int | None = None) -> None:
         """The ops of `block` up to its end (`}`, the next `^label` or the end of the text),
         from the current token or, when given, offset `start`. Statements a fast parser
@@ -738,13 +721,21 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
                     last.location.attr = self.parse_location()
                     pos, lexed, last = self.tok.start, True, None
                     continue
-                found = fast(m)
-                if found is not None:
-                    op, pos = found
-                    op.parent = block
-                    ops.append(op)
-                    lexed, last = False, op
-                    continue
+                if m.group(7) is not None:  # a generic-form head
+                    generic = self.fast_generic_statement(m)
+                    if generic is not None:
+                        generic.parent = block
+                        ops.append(generic)
+                        pos, lexed, last = self.tok.start, True, None
+                        continue
+                else:
+                    found = fast(m)
+                    if found is not None:
+                        op, pos = found
+                        op.parent = block
+                        ops.append(op)
+                        lexed, last = False, op
+                        continue
             tok = self.tok if lexed else lex_at(src, pos)
             self.tok = tok
             kind = tok.kind
