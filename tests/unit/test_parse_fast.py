@@ -48,7 +48,7 @@ def _slow(text: str, monkeypatch: pytest.MonkeyPatch, name: str = "t.mlir",
         m.setattr(Parser, "fast_statement", lambda self, head: None)
         m.setattr(Parser, "fast_generic_head", lambda self: None)
         m.setattr(Parser, "fast_generic_statement", lambda self, head: None)
-        m.setattr(Parser, "_fast_block_arguments", lambda self, block: False)
+        m.setattr(Parser, "fast_block_arguments", lambda self, block: -1)
         m.setattr(Parser, "_parse_dict_by_text", Parser._parse_attr_dict_body)
         return _outcome(text, name, line_offset)
 
@@ -124,7 +124,12 @@ BODIES = [
       for args in ("%x: tensor<f32>, %y: tensor<f32>", "%x: tensor<f32>, %x: tensor<f32>",
                    "%a: tensor<f32>, %y: tensor<f32>", "%x: tensor<f32> loc(\"q\":1:2)",
                    "%x: tensor<f32>, %y: tensor<f64>", "%x : tensor<f32> , %y:tensor<f32>",
-                   "%x#0: tensor<f32>", "%x: tensor<f32>,")),
+                   "%x#0: tensor<f32>", "%x: tensor<f32>,",
+                   "%x: tensor<f32>, %y: tensor<f32>)::(",
+                   "%x: tensor<f32>, %y: tensor<f32>) // c\n :(",
+                   "%x: tensor<f32>, %y: tensor<f32>) :(",
+                   "%x: tensor<f32>, %y: tensor<f32>):%z = stablehlo.add %x, %y : tensor<f32>\n(",
+                   "%x: tensor<f32>, %y: tensor<f32>):}) : (tensor<4xf32>) -> tensor<f32>\n(")),
     f'stablehlo.custom_call @f(%a) {{api_version = 2 : i32, backend_config = "{{}}", x = [1]}}'
     f" : ({T}) -> ()\n  return %a : {T}",
     f'stablehlo.custom_call @f(%a) {{x = #stablehlo<bad>}} : ({T}) -> ()\n  return %a : {T}',

@@ -54,11 +54,10 @@ SYMBOL = r"@[A-Za-z_][A-Za-z0-9_$.\-]*(?![A-Za-z0-9_$.\-])"
 _DICT_OR_COLON = re.compile(rf"{WS}(?:(?=(\{{))|:(?!:){WS})")
 _COLON = re.compile(COLON)
 
-# A block's argument list `(%a: tensor<...>, ...)` up to the `:` after it (its items in
-# group 1, each read by BLOCK_ARGUMENT): names without `#N`, no locations.
+# A block's argument list `(%a: tensor<...>, ...):` and the `:` after it (its items in
+# group 1, split at their commas and colons): names without `#N`, no locations.
 _ARGUMENT = rf"%[A-Za-z0-9_$.\-]+(?![A-Za-z0-9_$.\-#]){COLON}{TENSOR}"
-BLOCK_ARGUMENTS = re.compile(rf"\({WS}({_ARGUMENT}(?:{WS},{WS}{_ARGUMENT})*){WS}\)(?={COLON})")
-BLOCK_ARGUMENT = re.compile(rf"(%[A-Za-z0-9_$.\-]+){COLON}({TENSOR})")
+BLOCK_ARGUMENTS = re.compile(rf"\({WS}({_ARGUMENT}(?:{WS},{WS}{_ARGUMENT})*){WS}\){COLON}")
 
 # What the lexer skips before a token: whitespace and `//` comments. Each whitespace run
 # and each comment is read whole, so the text splits into them one way only: a regex
@@ -364,23 +363,28 @@ class FastStatements(ParserHost):
         start = Token(PERCENT, result, m.start(5), m.end(5))
         return self.finish_operation(op, [(result, count, start)], count, start)
 
-    def _fast_block_arguments(self, block: Block) -> bool:
-        """`(%a: tensor<...>, %b: tensor<...>):` after a block label, every type one the
-        token-level reader built before and every name new in this scope: the arguments
-        added and defined as that reader does (located at their names), the parser left at
-        the `:`. False, with nothing read, for anything else."""
+    def fast_block_arguments(self, block: Block) -> int:
+        """`(%a: tensor<...>, %b: tensor<...>):` after a block label, every type a plain one
+        and every name new in this scope: the arguments added and defined as the token-level
+        reader does (located at their names), and the offset after the `:` (where the
+        block's body starts). -1, with nothing read, for anything else."""
         src = self.src
         m = BLOCK_ARGUMENTS.match(src, self.tok.start)
         if m is None or self.forward_refs:
-            return False
+            return -1
         names = self.scopes[-1][0]
         items: list[tuple[str, Type, int]] = []
-        for item in BLOCK_ARGUMENT.finditer(src, m.start(1), m.end(1)):
-            name = item.group(1)
-            t = cached_tensor(item.group(2))
+        offset = m.start(1)
+        for part in m.group(1).split(","):  # `%name: type` (no commas nor colons inside)
+            written, _, type_text = part.partition(":")
+            name = written.lstrip()
+            start = offset + len(written) - len(name)
+            name = name.rstrip()
+            offset += len(part) + 1
+            t = cached_tensor(type_text.strip())
             if t is None or name in names or any(name == n for n, _, _ in items):
-                return False
-            items.append((name, t, item.start(1)))
+                return -1
+            items.append((name, t, start))
         source = self.source
         for name, t, start in items:
             value = block.add_argument(t)
@@ -388,8 +392,7 @@ class FastStatements(ParserHost):
             block.arg_locations[-1] = FileLineColLoc(source.name, line, col)
             names[name] = value
             value.name_hint = name
-        self.tok = lex_at(src, m.end())
-        return True
+        return m.end()
 
     def fast_generic_head(self) -> tuple[Any, str, list[Value]] | None:
         """At a generic-form op's name: a registered op's definition, name and operands (all

@@ -675,8 +675,11 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
             blocks[tok.text] = block
         elif block.parent is not None:
             raise self.error(f"redefinition of block '{tok.text}'", tok)
-        read = self.tok.text == "(" and self._fast_block_arguments(block)
-        if not read and self.accept("("):
+        body = self.fast_block_arguments(block) if self.tok.text == "(" else -1
+        if body >= 0:  # the arguments and the `:` read
+            self._parse_block_body(block, body)
+            return block
+        if self.accept("("):
             if not self.at(")"):
                 while True:
                     arg_tok = self.tok
@@ -699,10 +702,11 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
 
     def _parse_block_body(self, block: Block, start: int | None = None) -> None:
         """The ops of `block` up to its end (`}`, the next `^label` or the end of the text),
-        from the current token or, when given, offset `start`. Statements a fast parser
-        reads go from one end offset to the next head with no token in between: the
-        current token is lexed again only for the token-level parser, and a `loc(...)`
-        after a fast-read op is read as the token-level parser reads it after any op."""
+        from the current token or, when given, offset `start` (after a `{` or a `:`).
+        Statements a fast parser reads go from one end offset to the next head with no
+        token in between: the current token is lexed again only for the token-level
+        parser, and a `loc(...)` after a fast-read op is read as the token-level parser
+        reads it after any op."""
         ops = block.operations
         src = self.src
         statement = STATEMENT.match
