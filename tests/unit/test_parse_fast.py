@@ -53,6 +53,60 @@ def _slow(text: str, monkeypatch: pytest.MonkeyPatch, name: str = "t.mlir",
         return _outcome(text, name, line_offset)
 
 
+_F = "tensor<f32>"
+_RT = f"({T}, {_F}) -> {_F}"
+_REDUCER = (f"({T}, {T}, {_F}, {_F}) -> ({_F}, {_F})\n   reducer(%x: {_F}, %y: {_F}) "
+            f"(%z: {_F}, %w: {_F})  {{\n    %1 = stablehlo.add %x, %y : {_F}\n"
+            f"    stablehlo.return %1, %z : {_F}, {_F}\n  }}")
+_REDUCES = [
+    f"%0 = stablehlo.reduce(%a init: %s) applies stablehlo.add across dimensions = [0] : {_RT}",
+    f"stablehlo.reduce(%a init: %s) applies stablehlo.add across dimensions = [0] : {_RT}",
+    f"%0 = stablehlo.reduce( %a  init :%s ) applies  stablehlo.maximum across  dimensions=[ 0 ]"
+    f" : {_RT}",
+    f"%0 = stablehlo.reduce(%a init: %s) applies stablehlo.add across dimensions = [0] : {_RT}"
+    f' loc("r":1:2)',
+    f"%0 = stablehlo.reduce(%a init: %s) applies stablehlo.foo across dimensions = [0] : {_RT}",
+    f"%0 = stablehlo.reduce(%a init: %s) applies stablehlo.add across dimensions = [0x0] : {_RT}",
+    f"%0 = stablehlo.reduce(%a init: %s) applies stablehlo.add across dimensions = "
+    f"[9223372036854775808] : {_RT}",
+    f"%0 = stablehlo.reduce(%a init: %s) applies stablehlo.add across dimensions = [-1] : {_RT}",
+    f"%0 = stablehlo.reduce(%a init: %s) applies stablehlo.add across dimensions = [] : {_RT}",
+    f"%0:2 = stablehlo.reduce(%a init: %s) applies stablehlo.add across dimensions = [0] : {_RT}",
+    f"%0 = stablehlo.reduce(%a init: %s), applies stablehlo.add across dimensions = [0] : {_RT}",
+    f"%0 = stablehlo.reduce(%a init: %s) applies stablehlo.add // c\n across dimensions = [0] "
+    f": {_RT}",
+    f"%0 = stablehlo.reduce(%a init: %s) applies stablehlo.add across dimensions = [0] "
+    f"{{x = 1 : i32}} : {_RT}",
+    f"%0 = stablehlo.reduce(%a init: %s) applies stablehlo.add across dimensions = [0] : "
+    f"({T}, tensor<f64>) -> {_F}",
+    f"%0 = stablehlo.reduce(%a init: %q) applies stablehlo.add across dimensions = [0] : {_RT}",
+    f"%0 = stablehlo.reduce(%a init: %a#0) applies stablehlo.add across dimensions = [0] : {_RT}",
+    f"%0 = stablehlo.reduce(%a init: %s) applies stablehlo.add across dimensions = [0] : "
+    f"({T}) -> {_F}",
+    f"%0:2 = stablehlo.reduce(%a init: %s), (%b init: %s) across dimensions = [0] : {_REDUCER}",
+    f"stablehlo.reduce(%a init: %s), (%b init: %s) across dimensions = [0] : {_REDUCER}",
+    f"%0 = stablehlo.reduce(%a init: %s), (%b init: %s) across dimensions = [0] : {_REDUCER}",
+    f"%0:3 = stablehlo.reduce(%a init: %s), (%b init: %s) across dimensions = [0] : {_REDUCER}",
+    "%0:2 = stablehlo.reduce(%a init: %s), (%b init: %s) across dimensions = [0] : "
+    + _REDUCER.replace("%w:", "%x:"),
+    "%0:2 = stablehlo.reduce(%a init: %s), (%b init: %s) across dimensions = [0] : "
+    + _REDUCER.replace("%w:", "%a:"),
+    "%0:2 = stablehlo.reduce(%a init: %s), (%b init: %s) across dimensions = [0] : "
+    + _REDUCER.replace(f"%w: {_F}", f'%w: {_F} loc("w":1:1)'),
+    "%0:2 = stablehlo.reduce(%a init: %s), (%b init: %s) across dimensions = [0] : "
+    + _REDUCER.replace("reducer", "reduce"),
+    "%0:2 = stablehlo.reduce(%a init: %s), (%b init: %s) across dimensions = [0] : "
+    + _REDUCER.replace("%1, %z", "%1, %9"),
+    "%0:2 = stablehlo.reduce(%a init: %s), (%b init: %s) across dimensions = [0] : "
+    + _REDUCER.replace("  {", " // c\n {"),
+    "%0:2 = stablehlo.reduce(%a init: %s), (%b init: %s) across dimensions = [0] : "
+    + _REDUCER.replace(f"(%z: {_F}, %w: {_F})", f"(%z: {_F})"),
+    "%0:2 = stablehlo.reduce(%a init: %s), (%b init: %s) across dimensions = [0] : "
+    + _REDUCER.replace(f"%z: {_F}", "%z: tensor<*xf32>"),
+    "%0:2 = stablehlo.reduce(%a init: %s), (%b init: %s) across dimensions = [0] : "
+    + _REDUCER.replace("  }", "  }}"),
+]
+
 BODIES = [
     # Plain statements every fast parser reads.
     f"%0 = stablehlo.add %a, %b : {T}\n  return %0 : {T}",
@@ -107,6 +161,9 @@ BODIES = [
     f"%0 = stablehlo.slice %a [0:2] : {T}\n  return %a : {T}",
     f"%0 = stablehlo.slice %b2 [0:2] : ({T}) -> tensor<2xf32>\n  %b2 = stablehlo.add %a, %b"
     f" : {T}\n  return %a : {T}",
+    # stablehlo.reduce, compact and with a reducer region (`register_fast_op_parser`).
+    *(f"%s = stablehlo.constant dense<0.0> : tensor<f32>\n  {r}\n  return %a : {T}"
+      for r in _REDUCES),
     # Type texts read for the first time (`parse_types.plain_tensor`), some no types at all.
     *(f"%0 = stablehlo.convert %a : ({T}) -> {t}\n  return %a : {T}"
       for t in ("tensor<4xfoo>", "tensor<4xcomplex<index>>", "tensor<4xcomplex<f8E5M2>>",
@@ -252,6 +309,35 @@ def test_fast_paths_read_the_common_statements(body: str,
     monkeypatch.setattr(Parser, "fast_statement", spy)
     parse_source(text)
     assert sorted(taken) == expected
+
+
+def test_reduce_statements_are_built_by_their_fast_parser(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both spellings of stablehlo.reduce are built by the fast op parser (so the agreement
+    tests above compare two readers)."""
+    from shlo_cli.dialects.stablehlo import reduce
+    from shlo_cli.ir.parse_fast import FAST_OP_PARSERS
+
+    taken: list[str] = []
+    real = reduce._fast_reduce
+
+    def spy(*args: Any) -> Any:
+        found = real(*args)
+        taken.append("built" if found is not None else "left")
+        return found
+
+    for body in (_REDUCES[0], _REDUCES[17]):
+        text = (HEAD + f"  %s = stablehlo.constant dense<0.0> : tensor<f32>\n  {body}\n"
+                f"  return %a : {T}\n}}\n")
+        parse_source(text)
+        with monkeypatch.context() as m:
+            m.setitem(FAST_OP_PARSERS, "stablehlo.reduce", spy)
+            from shlo_cli.ir.parse_caches import clear_parse_caches
+
+            clear_parse_caches()
+            parse_source(text)
+        clear_parse_caches()  # (the spy is no longer remembered as the op's fast parser)
+    assert taken == ["built", "built"]
 
 
 def test_generic_statements_are_read_from_their_heads(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -39,11 +39,12 @@ _MODULE_HEAD = re.compile(
 _BRACE = re.compile(rf"{WS}(?=\{{)")
 
 
-def _fast_module(p: Any, opdef: OpDef, pos: int, location: Location) -> Operation | None:
+def _fast_module(p: Any, opdef: OpDef, pos: int, location: Location,
+                 num_results: int) -> Operation | None:
     """`module @name attributes {cached dict} {` read by regex, the body by the region
     parser, as `_parse_module` does (see `ir.parse_fast.register_fast_op_parser`)."""
     src = p.src
-    m = _MODULE_HEAD.match(src, pos)
+    m = None if num_results else _MODULE_HEAD.match(src, pos)
     if m is None:
         return None
     properties = {}

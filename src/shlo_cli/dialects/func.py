@@ -210,10 +210,11 @@ def _parse_func(p: Any, opdef: OpDef, location: Location, num_results: int) -> O
                              location)
 
 
-def _fast_func(p: Any, opdef: OpDef, pos: int, location: Location) -> Operation | None:
+def _fast_func(p: Any, opdef: OpDef, pos: int, location: Location,
+               num_results: int) -> Operation | None:
     """func.func whose header `_fast_header` reads (see `ir.parse_fast.register_fast_op_parser`):
     the body then read by the region parser, as `_parse_func` does."""
-    header = _fast_header(p, pos)
+    header = None if num_results else _fast_header(p, pos)
     if header is None:
         return None
     properties, entry_args, _, attributes = header

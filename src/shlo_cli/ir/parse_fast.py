@@ -96,11 +96,13 @@ FastParser = Callable[[Any, Any, int, int], "FastResult | None"]
 
 FAST_PARSERS: dict[str, FastParser] = {}
 
-# Ops with regions (func.func, builtin.module) whose statement head a fast parser reads
-# before the token-level region parser takes over: `fn(parser, opdef, pos, location)` builds
-# the op, or returns None, with nothing read, to leave the statement to the full parser.
-FastOpParser = Callable[[Any, Any, int, Location], "Operation | None"]
+# Ops with regions (func.func, builtin.module, stablehlo.reduce) whose statement head a fast
+# parser reads before the token-level region parser takes over: `fn(parser, opdef, pos,
+# location, num_results)` builds the op, or returns None, with nothing read, to leave the
+# statement to the full parser.
+FastOpParser = Callable[[Any, Any, int, Location, int], "Operation | None"]
 FAST_OP_PARSERS: dict[str, FastOpParser] = {}
+_MAX_GROUP = 1024  # a larger `%r:N` group is left to the full parser (never looped over here)
 
 # Exceptions a custom parser may trip over; the token-level parser reports them at the op
 # name as `custom op '<name>' could not be parsed: ...` (`Parser._parse_custom_operation`).
@@ -122,9 +124,10 @@ def register_fast_parser(name: str, fn: FastParser) -> None:
 
 
 def register_fast_op_parser(name: str, fn: FastOpParser) -> None:
-    """Let `fn` build op `name` (one with regions, no results) from `pos`, just after its
-    name: it returns None, having read nothing, for any head it does not read itself; once
-    it returns an op, everything it read matched what the token-level parser reads."""
+    """Let `fn` build op `name` (one with regions) from `pos`, just after its name: it
+    returns None, having read nothing, for any head it does not read itself; once it returns
+    an op, everything it read matched what the token-level parser reads. A statement naming
+    `num_results` results (0: none named) gets an op with exactly that many, or None."""
     FAST_OP_PARSERS[name] = fn
 
 
@@ -293,14 +296,22 @@ class FastStatements(ParserHost):
             if entry is None:
                 return None
         opdef, fast, builder = entry
-        if fast is None:
-            if result is not None or builder is None:
-                return None
-            return self._fast_op(builder, opdef, name, m.start(3), m.end())
+        if count_text is not None and len(count_text) > 9:
+            return None  # (not a Python int of thousands of digits: the full parser's)
         count = 0 if result is None else int(count_text or 1)
         names = self.scopes[-1][0]
         if count == 1 and result in names:
             return None  # a redefinition (or a forward reference being resolved)
+        if fast is None:
+            if builder is None:
+                return None
+            if count > 1 and (count > _MAX_GROUP
+                              or any(f"{result}#{i}" in names for i in range(count))):
+                return None
+            built = self._fast_op(builder, opdef, name, m.start(3), m.end(), count)
+            if built is not None and count:
+                self._define_results(built[0], result, count, names)
+            return built
         parsed = fast(self, opdef, m.end(), count)
         if parsed is None:
             return None
@@ -314,16 +325,23 @@ class FastStatements(ParserHost):
                 properties.setdefault(key, attributes.pop(key))
         op = new_operation(opdef.name, operands, result_types, properties, attributes,
                            SourceLocation(self.source, m.start(3)), opdef)
+        if count:
+            self._define_results(op, result, count, names)
+        return op, end
+
+    @staticmethod
+    def _define_results(op: Operation, result: str, count: int,
+                        names: dict[str, Value]) -> None:
+        """`%r` (or `%r#0`, `%r#1`, ... for a group) named in this scope, all of them new."""
         if count == 1:
             value = op.results[0]
             names[result] = value
             value.name_hint = result
-        elif count:
+        else:
             for i, value in enumerate(op.results):
                 hint = f"{result}#{i}"
                 names[hint] = value
                 value.name_hint = hint
-        return op, end
 
     def fast_generic_statement(self, m: re.Match[str]) -> Operation | None:
         """The generic-form statement whose head `STATEMENT` matched (groups 5-7), when its
@@ -446,14 +464,14 @@ class FastStatements(ParserHost):
         return entry
 
     def _fast_op(self, builder: FastOpParser, opdef: Any, name: str, start: int,
-                 end: int) -> tuple[Operation, int] | None:
+                 end: int, num_results: int) -> tuple[Operation, int] | None:
         """An op with regions read by `builder` (see `register_fast_op_parser`), with the
         token-level parser's handling of its custom parser's errors, and the offset of the
         token after it."""
         location = SourceLocation(self.source, start)
         self.custom_ops.append(opdef.name)
         try:
-            op = builder(self, opdef, end, location)
+            op = builder(self, opdef, end, location, num_results)
         except CUSTOM_PARSER_ERRORS as e:
             raise self.error(f"custom op '{name}' could not be parsed: {e}",
                              Token(BARE, name, start, start + len(name))) from None

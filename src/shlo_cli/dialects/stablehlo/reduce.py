@@ -11,7 +11,21 @@ import numpy as np
 from ...ir.attributes import DenseArrayAttr
 from ...ir.core import Block, Location, Operation, Region, Value
 from ...ir.diagnostics import EvaluationError
-from ...ir.lexer import PERCENT
+from ...ir.lexer import PERCENT, Token, lazy_regex, lex_at
+from ...ir.parse_fast import (
+    COLON,
+    INT,
+    KEYWORD_END,
+    TENSOR,
+    VALUE,
+    WORD,
+    WS,
+    brace_token,
+    cached_tensor,
+    functional_tail,
+    register_fast_op_parser,
+    same_types,
+)
 from ...ir.types import (
     I64,
     FunctionType,
@@ -208,6 +222,63 @@ def _parse_reducer(p: Any) -> Region:
                 p.expect(",")
         p.expect(")")
     return p.parse_region(entry_args=firsts + seconds)
+
+
+# ---- the fast path (see `ir.parse_fast.register_fast_op_parser`) -------------------------
+
+_PAIR = rf"\({WS}{VALUE}{WS}init{KEYWORD_END}{COLON}{VALUE}{WS}\)"
+_REDUCE_HEAD = lazy_regex(
+    rf"{WS}({_PAIR}(?:{WS},{WS}{_PAIR})*)(?:{WS}applies{KEYWORD_END}{WS}({WORD}))?"
+    rf"{WS}across{KEYWORD_END}{WS}dimensions{KEYWORD_END}{WS}={WS}"
+    rf"\[{WS}((?:{INT}(?:{WS},{WS}{INT})*)?){WS}\]")
+_VALUE_NAME = lazy_regex(VALUE)
+_ARG = rf"%[A-Za-z0-9_$.\-]+(?![A-Za-z0-9_$.\-#]){COLON}{TENSOR}"
+_REDUCER = lazy_regex(
+    rf"{WS}reducer{KEYWORD_END}((?:{WS}\({WS}{_ARG}{WS},{WS}{_ARG}{WS}\))+){WS}(?=\{{)")
+_REDUCER_ARG = lazy_regex(rf"(%[A-Za-z0-9_$.\-]+){COLON}({TENSOR})")
+
+
+def _fast_reduce(p: Any, opdef: OpDef, pos: int, location: Location,
+                 num_results: int) -> Operation | None:
+    """`(%x init: %i), ... applies op across dimensions = [d] : type` (its region built as
+    the token-level reader builds it) or `... : type reducer(%a: t, %b: t) ... { region }`
+    (the region then read by the region parser), with plain operands and types."""
+    src = p.src
+    m = _REDUCE_HEAD.match(src, pos)
+    if m is None:
+        return None
+    values = [p.fast_value(v) for v in _VALUE_NAME.findall(m.group(1))]
+    inner_name = m.group(2)
+    dims = [int(d) for d in m.group(3).split(",")] if m.group(3).strip() else []
+    tail = functional_tail(src, m.end())
+    if (tail is None or any(v is None for v in values) or any(
+            not -(1 << 63) <= d < (1 << 63) for d in dims)
+            or inner_name is not None and inner_name not in COMMUTATIVE_OPS):
+        return None
+    attributes, ftype, end = tail
+    operands: list[Value] = values[0::2] + values[1::2]  # type: ignore[operator]
+    if not same_types(operands, ftype.inputs) or num_results and len(
+            ftype.results) != num_results:
+        return None
+    props = {"dimensions": DenseArrayAttr(I64, tuple(dims))}
+    if inner_name is not None:
+        p.tok = lex_at(src, end)
+        region = _compact_region(inner_name, ftype.inputs[0], location)
+    else:
+        reducer = _REDUCER.match(src, end)
+        if reducer is None:
+            return None
+        args = [(Token(PERCENT, a.group(1), a.start(1), a.end(1)), cached_tensor(a.group(2)),
+                 None) for a in _REDUCER_ARG.finditer(src, reducer.start(1), reducer.end(1))]
+        if any(t is None for _, t, _ in args):
+            return None
+        p.tok = brace_token(src, reducer.end())
+        region = p.parse_region(entry_args=args[0::2] + args[1::2])
+    return p.build_operation(opdef.name, opdef, operands, list(ftype.results), props,
+                             attributes, [region], None, location)
+
+
+register_fast_op_parser("stablehlo.reduce", _fast_reduce)
 
 
 def verify_reduce(op: Operation) -> None:
