@@ -717,28 +717,29 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
         while True:
             m = statement(src, pos)
             if m is not None:
-                if m.group(4):  # the `}` ending the block
-                    self.tok = Token(PUNCT, "}", m.start(4), m.end(4))
-                    return
-                if last is not None and m.group(3) == "loc" and m.group(1) is None:
-                    self.tok = lex_at(src, m.start(3))
-                    last.location.attr = self.parse_location()
-                    pos, lexed, last = self.tok.start, True, None
-                    continue
-                if m.group(7) is not None:  # a generic-form head
-                    generic = self.fast_generic_statement(m)
-                    if generic is not None:
-                        generic.parent = block
-                        ops.append(generic)
+                which = m.lastindex  # 3: a custom-form head, 4: `}`, 7: a generic-form head
+                if which == 3:
+                    if last is not None and m.group(1) is None and m.group(3) == "loc":
+                        self.tok = lex_at(src, m.start(3))
+                        last.location.attr = self.parse_location()
                         pos, lexed, last = self.tok.start, True, None
                         continue
-                else:
                     found = fast(m)
                     if found is not None:
                         op, pos = found
                         op.parent = block
                         ops.append(op)
                         lexed, last = False, op
+                        continue
+                elif which == 4:  # the `}` ending the block
+                    self.tok = Token(PUNCT, "}", m.start(4), m.end(4))
+                    return
+                else:
+                    generic = self.fast_generic_statement(m)
+                    if generic is not None:
+                        generic.parent = block
+                        ops.append(generic)
+                        pos, lexed, last = self.tok.start, True, None
                         continue
             tok = self.tok if lexed else lex_at(src, pos)
             self.tok = tok
