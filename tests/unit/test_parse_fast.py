@@ -16,7 +16,8 @@ from shlo_cli.ir.parser import Parser, parse_source
 from shlo_cli.ir.printer import print_module
 
 T = "tensor<4xf32>"
-HEAD = f"func.func @f(%a: {T}, %b: {T}, %p: tensor<4xi1>) -> {T} {{\n"
+HEAD = (f"func.func @f(%a: {T}, %b: {T}, %p: tensor<4xi1>, %m: tensor<2x2xf32>, "
+        f"%n: tensor<2x2xf32>) -> {T} {{\n")
 
 
 def _outcome(text: str, name: str = "t.mlir", line_offset: int = 0) -> Any:
@@ -54,6 +55,7 @@ def _slow(text: str, monkeypatch: pytest.MonkeyPatch, name: str = "t.mlir",
 
 
 _F = "tensor<f32>"
+_M = "tensor<2x2xf32>"
 _RT = f"({T}, {_F}) -> {_F}"
 _REDUCER = (f"({T}, {T}, {_F}, {_F}) -> ({_F}, {_F})\n   reducer(%x: {_F}, %y: {_F}) "
             f"(%z: {_F}, %w: {_F})  {{\n    %1 = stablehlo.add %x, %y : {_F}\n"
@@ -125,6 +127,8 @@ BODIES = [
     f"%0:2 = call @g(%a) : ({T}) -> ({T}, {T})\n  return %0#1 : {T}",
     f"%0 = stablehlo.add %a, %b : {T} loc(\"x.py\":3:4)\n  return %0 : {T}",
     f"%0 = stablehlo.slice %a [0:2, 1:4:2] : ({T}) -> tensor<2xf32>\n  return %a : {T}",
+    "%0 = stablehlo.dot_general %m, %n, batching_dims = [0] x [0], contracting_dims = [1] x "
+    f"[1] : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2xf32>\n  return %a : {T}",
     # Statements the fast paths must leave to the full parser (with its diagnostics).
     f"%0 = stablehlo.add %a, // comment\n %b : {T}\n  return %0 : {T}",
     f"%0 = stablehlo.add %a, %b : tensor<4xf64>\n  return %0 : {T}",
@@ -164,6 +168,19 @@ BODIES = [
     # stablehlo.reduce, compact and with a reducer region (`register_fast_op_parser`).
     *(f"%s = stablehlo.constant dense<0.0> : tensor<f32>\n  {r}\n  return %a : {T}"
       for r in _REDUCES),
+    # stablehlo.dot_general without precision or algorithm.
+    *(f"%0 = stablehlo.dot_general %m, %n, {d} : ({_M}, {_M}) -> {_M}\n  return %a : {T}"
+      for d in ("contracting_dims = [1] x [0]", "batching_dims = [] x [], contracting_dims = "
+                "[1] x [0]", "contracting_dims=[1]x[0]", "contracting_dims = [1] x [0], "
+                "precision = [DEFAULT, DEFAULT]", "contracting_dims = [1] x [0] {x = 1 : i32}",
+                "contracting_dims = [0x1] x [0]", "contracting_dims = [1] y [0]",
+                "contracting_dims = [9223372036854775808] x [0]", "contracting_dims = [1] x [0],",
+                "batching_dims = [0] x [0] contracting_dims = [1] x [0]",
+                "contracting_dims = [1] x [0] // c\n")),
+    f"%0 = stablehlo.dot_general %m, %a, contracting_dims = [1] x [0] : ({_M}, {_M}) -> {_M}"
+    f"\n  return %a : {T}",
+    f"%0 = stablehlo.dot_general %m, %n contracting_dims = [1] x [0] : ({_M}, {_M}) -> {_M}"
+    f"\n  return %a : {T}",
     # Type texts read for the first time (`parse_types.plain_tensor`), some no types at all.
     *(f"%0 = stablehlo.convert %a : ({T}) -> {t}\n  return %a : {T}"
       for t in ("tensor<4xfoo>", "tensor<4xcomplex<index>>", "tensor<4xcomplex<f8E5M2>>",
@@ -289,7 +306,7 @@ def test_fast_paths_agree_with_the_token_parser(body: str,
     assert _outcome(text) == slow  # again, with every cache filled
 
 
-@pytest.mark.parametrize("body", BODIES[:12])
+@pytest.mark.parametrize("body", BODIES[:13])
 def test_fast_paths_read_the_common_statements(body: str,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """The plain statements above are all taken by a fast parser once their types are

@@ -19,6 +19,18 @@ import numpy as np
 from ...ir.attributes import ArrayAttr, Attribute, DialectAttr
 from ...ir.core import Location, Operation
 from ...ir.diagnostics import Diagnostic, EvaluationError
+from ...ir.lexer import lazy_regex
+from ...ir.parse_fast import (
+    INT,
+    KEYWORD_END,
+    VALUE,
+    WS,
+    FastResult,
+    functional_tail,
+    not_before,
+    register_fast_parser,
+    same_types,
+)
 from ...ir.types import (
     DYNAMIC,
     FunctionType,
@@ -210,6 +222,37 @@ def _parse_dot_general(p: Any, opdef: OpDef, location: Location, num_results: in
     return finish_op(p, opdef, [lhs, rhs], props, location, tok)
 
 
+_DIMS = rf"\[{WS}((?:{INT}(?:{WS},{WS}{INT})*)?){WS}\]"
+_DIMS_PAIR = rf"{WS}={WS}{_DIMS}{WS}x{KEYWORD_END}{WS}{_DIMS}"
+_DOT_GENERAL = lazy_regex(
+    rf"{WS}({VALUE}){WS},{WS}({VALUE}){WS},{WS}(?:batching_dims{KEYWORD_END}{_DIMS_PAIR}"
+    rf"{WS},{WS})?contracting_dims{KEYWORD_END}{_DIMS_PAIR}{not_before(',')}")
+
+
+def _fast_dot_general(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult | None:
+    """`%a, %b, batching_dims = [0] x [0], contracting_dims = [1] x [2] {attrs} : type`
+    (see `ir.parse_fast`): no precision nor algorithm, the batching dims optional."""
+    src = p.src
+    m = _DOT_GENERAL.match(src, pos)
+    if m is None:
+        return None
+    lhs = p.fast_value(m.group(1))
+    rhs = p.fast_value(m.group(2))
+    tail = functional_tail(src, m.end())
+    if lhs is None or rhs is None or tail is None:
+        return None
+    attributes, ftype, end = tail
+    operands = [lhs, rhs]
+    if not same_types(operands, ftype.inputs):
+        return None
+    dims = [[int(d) for d in text.split(",")] if text and text.strip() else []
+            for text in m.group(3, 4, 5, 6)]
+    if any(not -(1 << 63) <= d < (1 << 63) for group in dims for d in group):
+        return None  # (`integer value too large`, from the token-level reader)
+    props: dict[str, Attribute] = {"dot_dimension_numbers": dot_dimension_attr(*dims)}
+    return operands, list(ftype.results), props, attributes, end
+
+
 def finish_op(p: Any, opdef: OpDef, operands: list[Any], props: dict[str, Attribute],
               location: Location, tok: Any) -> Operation:
     dict_tok = p.tok
@@ -364,6 +407,7 @@ define_op("stablehlo.dot_general", operands=("lhs", "rhs"), results=1,
           attributes=("dot_dimension_numbers", "precision_config?", "algorithm?"),
           syntax=Custom(_parse_dot_general, _print_dot_general),
           verify=verify_dot_general)(dot_general)
+register_fast_parser("stablehlo.dot_general", _fast_dot_general)
 define_op("stablehlo.dot", operands=("lhs", "rhs"), results=1, attributes=("precision_config?",),
           syntax=Custom(_parse_dot, _print_dot), verify=verify_dot)(dot)
 
