@@ -18,6 +18,7 @@ from ..ir.core import Value
 from ..ir.parse_caches import text_cache
 from ..ir.parse_fast import (
     COLON,
+    FUNCTION_TYPE,
     INT,
     KEYWORD_END,
     TENSOR,
@@ -27,6 +28,7 @@ from ..ir.parse_fast import (
     FastResult,
     cached_function,
     cached_tensor,
+    function_type,
     not_before,
     same_types,
 )
@@ -47,7 +49,7 @@ _TYPE_PATTERNS = {
     "same": rf"{COLON}(?:({TENSOR})|(?=\())",  # one type, or a function type after it
     "result": rf"{COLON}({TENSOR})",
     "select": rf"{COLON}({TENSOR}){WS},{WS}({TENSOR}){not_before(',')}",
-    "functional": COLON,
+    "functional": rf"{COLON}({FUNCTION_TYPE}){not_before('-')}",  # (see cached_function)
     "none": not_before("{"),
 }
 
@@ -60,7 +62,7 @@ class FastFormat:
         self.operands = fmt.operands
         self.mode = fmt.types
         self.num_results = fmt.num_results
-        self.num_types = {"same": 1, "result": 1, "select": 2}.get(fmt.types, 0)
+        self.num_types = {"same": 1, "result": 1, "select": 2, "functional": 1}.get(fmt.types, 0)
         # The common case, read without a dictionary of groups: the format's operands are
         # single ones, written first and in their declared order (`$lhs `,` $rhs`).
         kinds = [kind for kind, _, _ in slots]
@@ -132,13 +134,11 @@ class FastFormat:
             end = m.end()  # (not before a `,`: the full parser reports a longer type list)
             results = [value]
         elif mode == "functional":
-            found = cached_function(src, m.end())
-            if found is None:
+            typed = function_type(texts[index])
+            if typed is None or not same_types(operands, typed.inputs):
                 return None
-            ftype, end = found
-            if not same_types(operands, ftype.inputs):
-                return None
-            results = list(ftype.results)
+            end = m.end()
+            results = list(typed.results)
         else:  # none (not before a `{`: an attribute dictionary is the full parser's)
             end = m.end()
             results = []

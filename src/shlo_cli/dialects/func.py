@@ -11,6 +11,7 @@ from ..ir.lexer import PERCENT, STRING, Token, lazy_regex
 from ..ir.parse_caches import text_cache
 from ..ir.parse_fast import (
     COLON,
+    FUNCTION_TYPE,
     KEYWORD_END,
     SYMBOL,
     TENSOR,
@@ -20,9 +21,9 @@ from ..ir.parse_fast import (
     FastResult,
     brace_token,
     cached_dict,
-    cached_function,
     cached_tensor,
     cached_tensors,
+    function_type,
     not_before,
     register_fast_op_parser,
     register_fast_parser,
@@ -354,7 +355,8 @@ declare_op("func.call", operands=("*operands",), results="*",
            attributes=("callee", "arg_attrs?", "res_attrs?", "no_inline?"),
            syntax=Custom(_parse_call, _print_call))
 
-_CALL = lazy_regex(rf"{WS}({SYMBOL}){WS}\({WS}((?:{VALUE_LIST})?){WS}\){COLON}")
+_CALL = lazy_regex(rf"{WS}({SYMBOL}){WS}\({WS}((?:{VALUE_LIST})?){WS}\){COLON}"
+                   rf"({FUNCTION_TYPE}){not_before('-')}")
 
 
 def _fast_call(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult | None:
@@ -364,12 +366,10 @@ def _fast_call(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult |
     if m is None:
         return None
     operands = p.fast_values(m.group(2)) if m.group(2) else []
-    typed = cached_function(src, m.end())
-    if operands is None or typed is None:
+    ftype = function_type(m.group(3))
+    if operands is None or ftype is None or not same_types(operands, ftype.inputs):
         return None
-    ftype, end = typed
-    if not same_types(operands, ftype.inputs):
-        return None
+    end = m.end()
     callee = m.group(1)
     attr = _CALLEES.get(callee)
     if attr is None:

@@ -67,9 +67,10 @@ from .types import (
     numpy_dtype,
 )
 
-_SIMPLE_DICT = lazy_regex(
+SIMPLE_DICT_PATTERN = (
     r'\{(?:[A-Za-z_][A-Za-z0-9_$.]* = (?:"[^"\\\n]*"|-?[0-9]+ : i[0-9]+|true|false)'
     r'(?:, (?=[A-Za-z_]))?)*\}')
+_SIMPLE_DICT = lazy_regex(SIMPLE_DICT_PATTERN)
 
 _DICT_CACHE: dict[str, dict[str, Attribute]] = text_cache()
 

@@ -26,7 +26,7 @@ from .attributes import Attribute
 from .core import Block, Location, Operation, SourceLocation, Value, new_operation
 from .lexer import BARE, PERCENT, PUNCT, STRING, Token, lazy_regex, lex_at
 from .locations import FileLineColLoc
-from .parse_attributes import _DICT_CACHE, _SIMPLE_DICT
+from .parse_attributes import _DICT_CACHE, _SIMPLE_DICT, SIMPLE_DICT_PATTERN
 from .parse_caches import text_cache
 from .parse_host import ParserHost
 from .parse_types import (
@@ -37,6 +37,9 @@ from .parse_types import (
     plain_tensor,
 )
 from .types import FunctionType, Type
+
+# A plain function type `(tensor<...>, ...) -> ...` (spaces as the printer writes them).
+FUNCTION_TYPE = SIMPLE_FUNC_PATTERN
 
 # Regex fragments, each reading exactly what the lexer reads as one token.
 WS = r"[ \t\r\n]*"
@@ -51,8 +54,6 @@ WORD = r"[A-Za-z_][A-Za-z0-9_$.]*(?![A-Za-z0-9_$.])"
 TENSOR_LIST = rf"{TENSOR}(?:{WS},{WS}{TENSOR})*"
 SYMBOL = r"@[A-Za-z_][A-Za-z0-9_$.\-]*(?![A-Za-z0-9_$.\-])"
 
-_DICT_OR_COLON = re.compile(rf"{WS}(?:(?=(\{{))|:(?!:){WS})")
-_COLON = re.compile(COLON)
 
 # A block's argument list `(%a: tensor<...>, ...):` and the `:` after it (its items in
 # group 1, split at their commas and colons): names without `#N`, no locations.
@@ -161,6 +162,12 @@ def cached_function(src: str, pos: int) -> tuple[FunctionType, int] | None:
     return ftype, m.end()  # type: ignore[return-value]  # the cache holds function types
 
 
+def function_type(text: str) -> FunctionType | None:
+    """The function type spelled `text` (a `SIMPLE_FUNC_PATTERN` text, matched by a fast
+    parser's own regex) as the full parser builds it; None when a part is no type."""
+    return _FUNC_CACHE.get(text) or plain_function(text)  # type: ignore[return-value]
+
+
 def cached_tensors(text: str) -> list[Type] | None:
     """The types of a `tensor<...>, tensor<...>` list, if all were built before."""
     known = _TENSOR_LISTS.get(text)
@@ -192,28 +199,31 @@ def cached_dict(src: str, pos: int) -> tuple[dict[str, Attribute], int] | None:
     return dict(cached), m.end()
 
 
+# `{attrs} : (A, B) -> R`: a plain dictionary (group 1, optional) and a plain function type
+# (group 2) not followed by another `->` nor a comment, in one regex step.
+_FUNCTIONAL_TAIL = lazy_regex(
+    rf"{WS}(?:({SIMPLE_DICT_PATTERN}){WS})?:(?!:){WS}({SIMPLE_FUNC_PATTERN}){not_before('-')}")
+
+
 def functional_tail(src: str, pos: int) -> tuple[dict[str, Attribute], FunctionType,
                                                  int] | None:
-    """`{attrs} : (A, B) -> R` (the dictionary optional) from cached texts: the attributes,
-    the function type and the offset after it."""
-    m = _DICT_OR_COLON.match(src, pos)
+    """`{attrs} : (A, B) -> R` (the dictionary optional, one read before) with a plain
+    function type: the attributes (a fresh copy), the function type and the offset after
+    it."""
+    m = _FUNCTIONAL_TAIL.match(src, pos)
     if m is None:
         return None
+    dict_text, type_text = m.group(1, 2)
     attributes: dict[str, Attribute] = {}
-    end = m.end()
-    if m.group(1):  # at the dictionary
-        found = cached_dict(src, end)
-        if found is None:
+    if dict_text is not None:
+        cached = _DICT_CACHE.get(dict_text)
+        if cached is None:
             return None
-        attributes, end = found
-        colon = _COLON.match(src, end)
-        if colon is None:
-            return None
-        end = colon.end()
-    typed = cached_function(src, end)
-    if typed is None:
+        attributes = dict(cached)
+    ftype = _FUNC_CACHE.get(type_text) or plain_function(type_text)
+    if ftype is None:
         return None
-    return attributes, typed[0], typed[1]
+    return attributes, ftype, m.end()  # type: ignore[return-value]  # function types
 
 
 def same_types(values: list[Value], types: tuple[Type, ...] | list[Type]) -> bool:
