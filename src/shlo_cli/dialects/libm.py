@@ -245,11 +245,7 @@ def rounded(fn: Kernel, round_to: Callable[[np.ndarray], np.ndarray],
     with np.errstate(all="ignore"):
         guess = fn.ufunc(*wide)  # type: ignore[attr-defined]
         out = np.array(round_to(guess))  # an array even for 0-d input (written below)
-        margin = np.abs(guess) * _TRUSTED
-        low, high = round_to(guess - margin), round_to(guess + margin)
-    bits = f"u{out.dtype.itemsize}"
-    doubtful = ~(np.isfinite(guess)
-                 & (np.asarray(low).view(bits) == np.asarray(high).view(bits)))
+    doubtful = ~_margin_sure(guess, round_to, f"u{out.dtype.itemsize}")
     if doubtful.any():
         out[doubtful] = round_to(fn(*[w[doubtful] for w in wide]))
     return out
@@ -517,13 +513,7 @@ def _settle(index: np.ndarray, picked: np.ndarray, guess: np.ndarray, out: np.nd
     results in the narrow type's subnormal and smallest normal binades, the ones that
     underflow to zero above _DEEP: exp of -90..-140, a softmax over distant logits). Those
     are written to `out`; the (index, picked) still doubtful are returned."""
-    bits = _UINT[out.itemsize]
-    with np.errstate(all="ignore"):
-        margin = np.abs(guess) * _TRUSTED
-        low = np.asarray(narrowed(guess - margin))
-        high = np.asarray(narrowed(guess + margin))
-        sure = low.view(bits) == high.view(bits)
-        sure &= np.isfinite(guess)
+    sure = _margin_sure(guess, narrowed, _UINT[out.itemsize])
     if not sure.any():
         return index, picked
     out.put(index[sure], narrowed(guess[sure]))
@@ -535,20 +525,29 @@ def _rounded_any(fn: Kernel, dtype: np.dtype, x: Any,
                  narrowed: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
     """rounded_native for any input (0-d, other types), with the margin test in floats; an
     infinite or NaN guess is always recomputed (the C library's NaN sign and payload)."""
-    bits = _UINT[dtype.itemsize]
     with np.errstate(all="ignore"):
         wide = np.asarray(x).astype(np.float64)
         guess = fn.ufunc(wide)  # type: ignore[attr-defined]
         out = np.array(narrowed(guess))  # an array even for 0-d input (written below)
+    sure = _margin_sure(guess, narrowed, _UINT[dtype.itemsize])
+    if not sure.all():
+        doubtful = ~sure
+        out[doubtful] = narrowed(np.asarray(fn(wide[doubtful]), np.float64))
+    return out
+
+
+def _margin_sure(guess: np.ndarray, narrowed: Callable[[np.ndarray], np.ndarray],
+                 bits: Any) -> np.ndarray:
+    """Where numpy's guess decides the narrow result: it is finite and its whole 2^-40
+    margin rounds to one narrow value (the C library's result is in the margin, and
+    rounding is monotonic)."""
+    with np.errstate(all="ignore"):
         margin = np.abs(guess) * _TRUSTED
         low = np.asarray(narrowed(guess - margin))
         high = np.asarray(narrowed(guess + margin))
         sure = low.view(bits) == high.view(bits)
         sure &= np.isfinite(guess)
-    if not sure.all():
-        doubtful = ~sure
-        out[doubtful] = narrowed(np.asarray(fn(wide[doubtful]), np.float64))
-    return out
+    return sure
 
 
 _UINT = lazy(lambda: {2: np.uint16, 4: np.uint32, 8: np.uint64})

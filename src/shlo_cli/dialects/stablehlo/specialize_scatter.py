@@ -175,9 +175,7 @@ def bind_scatter(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | 
     apply = _combined(combine, in_rounds)
 
     def kernel(x: Any, ids: Any, new: Any) -> Any:
-        if (x.__class__ is not np.ndarray or ids.__class__ is not np.ndarray
-                or new.__class__ is not np.ndarray or x.shape != operand
-                or ids.shape != indices or new.shape != updates):
+        if not _expected(x, ids, new, operand, indices, updates):
             return general(x, ids, new)
         out = np.array(x, order="C")
         if combine is _KEEP or count == 0:
@@ -192,6 +190,15 @@ def bind_scatter(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | 
         return out
 
     return kernel
+
+
+def _expected(x: Any, ids: Any, new: Any, operand: tuple[int, ...], indices: tuple[int, ...],
+              updates: tuple[int, ...]) -> bool:
+    """Whether a scatter's operands are arrays of the shapes its kernel was made for (else
+    the general evaluator, with its diagnostics)."""
+    return (x.__class__ is np.ndarray and ids.__class__ is np.ndarray
+            and new.__class__ is np.ndarray and x.shape == operand
+            and ids.shape == indices and new.shape == updates)
 
 
 def _point_kernel(operand: tuple[int, ...], indices: tuple[int, ...], updates: tuple[int, ...],
@@ -209,9 +216,7 @@ def _point_kernel(operand: tuple[int, ...], indices: tuple[int, ...], updates: t
     strides = np.array([steps[d] for d in to_operand], np.intp)
 
     def kernel(x: Any, ids: Any, new: Any) -> Any:
-        if (x.__class__ is not np.ndarray or ids.__class__ is not np.ndarray
-                or new.__class__ is not np.ndarray or x.shape != operand
-                or ids.shape != indices or new.shape != updates):
+        if not _expected(x, ids, new, operand, indices, updates):
             return general(x, ids, new)
         out = np.array(x, order="C")
         if combine is _KEEP or count == 0:
