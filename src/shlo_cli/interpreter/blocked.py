@@ -3,8 +3,9 @@
 A chain such as jax.random's threefry rounds (add, shift, shift, or, xor, ... on 1M uint32)
 or an activation (negate, exp, add, divide, multiply) run op by op streams every
 intermediate tensor through memory: each op reads and writes megabytes that no cache holds.
-Run on ~32K elements at a time, the intermediates of a block stay in the cache and only the
-chain's inputs and the results used after it touch memory (a threefry round: 3x faster).
+Run on `BLOCK` elements at a time, the intermediates of a block stay in the cache and only
+the chain's inputs and the results used after it touch memory (measured: twenty uint32 ops
+over 1M elements 3x faster; jax.random.uniform over 1M, 98 -> ~60 ms).
 
 Every op of a chain is elementwise and its kernel works on any slice (numpy ufuncs, or
 kernels marked `blockwise`), so each element is computed by the same kernel from the same
@@ -116,8 +117,10 @@ def find_chains(steps: Sequence[Any]) -> dict[int, tuple[int, list[str]]]:
 
 
 def rows_per_block(shape: tuple[int, ...]) -> int:
+    """Rows of the leading axis in one block (at least one)."""
     return max(1, BLOCK // max(1, math.prod(shape[1:])))
 
 
 def result_dtype(step: Any) -> np.dtype:
+    """The numpy type of a chain step's result (the array its blocks are written into)."""
     return numpy_dtype(step.op.results[0].type.element)
