@@ -41,19 +41,30 @@ from .specialize_gather import _ints, index_batch
 Kernel = Callable[..., Any]
 
 
-def _row_batch(dims: Any, operand: tuple[int, ...], indices: tuple[int, ...],
-               updates: tuple[int, ...]) -> tuple[tuple[int, ...], int] | None:
-    """(the update rows' batch shape, the axis) when `dims` scatter whole rows along one
-    axis, else None."""
-    window = _ints(dims, "update_window_dims")
-    inserted = _ints(dims, "inserted_window_dims")
-    to_operand = _ints(dims, "scatter_dims_to_operand_dims")
-    batching = _ints(dims, "input_batching_dims")
-    index_batching = _ints(dims, "scatter_indices_batching_dims")
+Ints = list[int] | None
+
+
+def _dimension_numbers(dims: Any) -> tuple[Ints, Ints, Ints, Ints, Ints, int] | None:
+    """update_window_dims, inserted_window_dims, scatter_dims_to_operand_dims,
+    input_batching_dims, scatter_indices_batching_dims (each None when absent or not
+    integers) and index_vector_dim; None when that is not an integer."""
     try:
         vector_dim = int(dims.get("index_vector_dim", 0))
     except (TypeError, ValueError):
         return None
+    return (_ints(dims, "update_window_dims"), _ints(dims, "inserted_window_dims"),
+            _ints(dims, "scatter_dims_to_operand_dims"), _ints(dims, "input_batching_dims"),
+            _ints(dims, "scatter_indices_batching_dims"), vector_dim)
+
+
+def _row_batch(dims: Any, operand: tuple[int, ...], indices: tuple[int, ...],
+               updates: tuple[int, ...]) -> tuple[tuple[int, ...], int] | None:
+    """(the update rows' batch shape, the axis) when `dims` scatter whole rows along one
+    axis, else None."""
+    found = _dimension_numbers(dims)
+    if found is None:
+        return None
+    window, inserted, to_operand, batching, index_batching, vector_dim = found
     if (inserted is None or len(inserted) != 1 or to_operand != inserted or batching
             or index_batching
             or not 0 <= inserted[0] < len(operand) or operand[inserted[0]] == 0):
@@ -95,17 +106,13 @@ def _point_batch(dims: Any, operand: tuple[int, ...], indices: tuple[int, ...],
     `dims` scatter single elements at full coordinates (`x.at[i, j].set(v)`: every operand
     dimension inserted, no window, the coordinates along the indices' last dimension), else
     None."""
-    window = _ints(dims, "update_window_dims")
-    inserted = _ints(dims, "inserted_window_dims")
-    to_operand = _ints(dims, "scatter_dims_to_operand_dims")
-    if (_ints(dims, "input_batching_dims") or _ints(dims, "scatter_indices_batching_dims")
-            or window or inserted is None or to_operand is None):
+    found = _dimension_numbers(dims)
+    if found is None:
+        return None
+    window, inserted, to_operand, batching, index_batching, vector_dim = found
+    if batching or index_batching or window or inserted is None or to_operand is None:
         return None
     rank = len(operand)
-    try:
-        vector_dim = int(dims.get("index_vector_dim", 0))
-    except (TypeError, ValueError):
-        return None
     if (rank < 2 or inserted != list(range(rank)) or sorted(to_operand) != inserted
             or not indices or vector_dim != len(indices) - 1 or indices[-1] != rank
             or 0 in operand):
@@ -328,15 +335,10 @@ def _element_position(dims: Any, operand: tuple[int, ...], indices: tuple[int, .
                       updates: tuple[int, ...]) -> list[int] | None:
     """For each operand dimension, which entry of the index vector starts it (-1: starts at
     0), when `dims` scatter one update element to one operand element; else None."""
-    window = _ints(dims, "update_window_dims")
-    inserted = _ints(dims, "inserted_window_dims")
-    to_operand = _ints(dims, "scatter_dims_to_operand_dims")
-    batching = _ints(dims, "input_batching_dims")
-    index_batching = _ints(dims, "scatter_indices_batching_dims")
-    try:
-        vector_dim = int(dims.get("index_vector_dim", 0))
-    except (TypeError, ValueError):
+    found = _dimension_numbers(dims)
+    if found is None:
         return None
+    window, inserted, to_operand, batching, index_batching, vector_dim = found
     if (window is None or inserted is None or to_operand is None or batching
             or index_batching or not operand or 0 in operand or any(d != 1 for d in updates)
             or not 0 <= vector_dim <= len(indices) or len(set(to_operand)) != len(to_operand)
