@@ -133,7 +133,9 @@ func.func @main(%x: tensor<5x300x100xf32>) -> (tensor<5x300x100xf32>, tensor<5x3
   %p = stablehlo.add %m, %l : tensor<5x300x100xf32>
   %c = stablehlo.compare LT, %p, %x, FLOAT
     : (tensor<5x300x100xf32>, tensor<5x300x100xf32>) -> tensor<5x300x100xi1>
-  return %p, %c : tensor<5x300x100xf32>, tensor<5x300x100xi1>
+  %g = stablehlo.sign %x : tensor<5x300x100xf32>
+  %w = stablehlo.select %c, %g, %p : tensor<5x300x100xi1>, tensor<5x300x100xf32>
+  return %w, %c : tensor<5x300x100xf32>, tensor<5x300x100xi1>
 }
 """
 
@@ -142,7 +144,8 @@ def test_more_kernels_in_a_chain(monkeypatch: pytest.MonkeyPatch) -> None:
     x = (np.random.default_rng(3).standard_normal((5, 300, 100)) * 20).astype(np.float32)
     flat = x.reshape(-1)
     flat[::101], flat[::103], flat[::107] = np.nan, -0.0, np.inf
+    flat[:40000] = np.random.default_rng(4).standard_normal(40000)  # blocks without NaN
     got, source = _run(MORE_KERNELS, [x], monkeypatch, chains=True)
     want, _ = _run(MORE_KERNELS, [x], monkeypatch, chains=False)
-    assert source.count("        t") >= 9  # every op inside the loop
+    assert source.count("        t") >= 11  # every op inside the loop
     _same(got, want)

@@ -43,6 +43,7 @@ def _select(dtype: np.dtype, general: Kernel) -> Kernel:
         out ^= low
         return out.view(dtype)
 
+    kernel.blockwise = True  # type: ignore[attr-defined]  # elementwise on any slice
     return kernel
 
 

@@ -51,6 +51,7 @@ def _sign(dtype: np.dtype, general: Kernel) -> Kernel:
         out |= nonzero
         return out.view(dtype)
 
+    kernel.blockwise = True  # type: ignore[attr-defined]  # elementwise on any slice
     return kernel
 
 
