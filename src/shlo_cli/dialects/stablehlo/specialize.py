@@ -386,13 +386,13 @@ def dot_dimensions(op: Operation, kwargs: dict[str, Any], ls: tuple[int, ...],
     return lb, rb, lc, rc
 
 
-def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kernel | None:
-    """dot_general.dot_general_arrays + gemm.float_matmul with the permutations and shapes
-    worked out once. The operands reach BLAS in the same layout, so the results are the
-    general path's bit for bit."""
+def dot_layout(op: Operation, kwargs: dict[str, Any]) -> tuple[Any, ...] | None:
+    """(lhs permutation, rhs permutation, b, m, k, n, result shape) of a dot_general or
+    dot whose static shapes agree; else None."""
     lhs_t, rhs_t, res_t = op.operand_types[0], op.operand_types[1], op.result_types[0]
-    assert isinstance(lhs_t, TensorType) and isinstance(rhs_t, TensorType)
-    assert isinstance(res_t, TensorType)
+    if not (isinstance(lhs_t, TensorType) and isinstance(rhs_t, TensorType)
+            and isinstance(res_t, TensorType)):
+        return None
     ls, rs = tuple(lhs_t.shape), tuple(rhs_t.shape)
     found = dot_dimensions(op, kwargs, ls, rs)
     if found is None:
@@ -400,16 +400,25 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
     lb, rb, lc, rc = found
     lf = [d for d in range(len(ls)) if d not in lb and d not in lc]
     rf = [d for d in range(len(rs)) if d not in rb and d not in rc]
-    b = math.prod(ls[d] for d in lb)
-    m = math.prod(ls[d] for d in lf)
-    n = math.prod(rs[d] for d in rf)
-    k = math.prod(ls[d] for d in lc)
-    out_shape = tuple(res_t.shape)
-    if out_shape != tuple([ls[d] for d in lb] + [ls[d] for d in lf] + [rs[d] for d in rf]):
+    out_shape = tuple([ls[d] for d in lb] + [ls[d] for d in lf] + [rs[d] for d in rf])
+    if out_shape != tuple(res_t.shape):
         return None
+    b, m = math.prod(ls[d] for d in lb), math.prod(ls[d] for d in lf)
+    k, n = math.prod(ls[d] for d in lc), math.prod(rs[d] for d in rf)
+    return tuple(lb + lf + lc), tuple(rb + rc + rf), b, m, k, n, out_shape
+
+
+def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kernel | None:
+    """dot_general.dot_general_arrays + gemm.float_matmul with the permutations and shapes
+    worked out once. The operands reach BLAS in the same layout, so the results are the
+    general path's bit for bit."""
+    layout = dot_layout(op, kwargs)
+    if layout is None:
+        return None
+    lperm, rperm, b, m, k, n, out_shape = layout
     if k <= SEQUENTIAL_DEPTH:
         return None
-    lperm, rperm = tuple(lb + lf + lc), tuple(rb + rc + rf)
+    ls, rs = (tuple(t.shape) for t in op.operand_types[:2])  # type: ignore[attr-defined]
     quiet, loud = switches()
     zero = dtype.type(0)
 

@@ -26,7 +26,6 @@ Operands that are not arrays of the bound dtype (or 0-d) go to the general evalu
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -34,10 +33,9 @@ import numpy as np
 
 from ...ir.core import Operation
 from ...ir.registry import bind_after, register_bind_hook
-from ...ir.types import TensorType
 from .blas_threads import matmul
 from .elementwise_numerics import NATIVE_INTS
-from .specialize import _native_types, dot_dimensions
+from .specialize import _native_types, dot_layout
 
 Kernel = Callable[..., Any]
 
@@ -51,28 +49,6 @@ _F64_EXACT = 1 << 53
 def _magnitude_bound(x: np.ndarray) -> int:
     """max |x| as a Python int (exact for INT_MIN too)."""
     return max(int(x.max()), -int(x.min()), 0)
-
-
-def _dot_layout(op: Operation, kwargs: dict[str, Any]) -> tuple[Any, ...] | None:
-    """(lhs permutation, rhs permutation, b, m, k, n, result shape) of a dot_general or
-    dot whose static shapes agree; else None."""
-    lhs_t, rhs_t, res_t = op.operand_types[0], op.operand_types[1], op.result_types[0]
-    if not (isinstance(lhs_t, TensorType) and isinstance(rhs_t, TensorType)
-            and isinstance(res_t, TensorType)):
-        return None
-    ls, rs = tuple(lhs_t.shape), tuple(rhs_t.shape)
-    found = dot_dimensions(op, kwargs, ls, rs)
-    if found is None:
-        return None
-    lb, rb, lc, rc = found
-    lf = [d for d in range(len(ls)) if d not in lb and d not in lc]
-    rf = [d for d in range(len(rs)) if d not in rb and d not in rc]
-    out_shape = tuple([ls[d] for d in lb] + [ls[d] for d in lf] + [rs[d] for d in rf])
-    if out_shape != tuple(res_t.shape):
-        return None
-    b, m = math.prod(ls[d] for d in lb), math.prod(ls[d] for d in lf)
-    k, n = math.prod(ls[d] for d in lc), math.prod(rs[d] for d in rf)
-    return tuple(lb + lf + lc), tuple(rb + rc + rf), b, m, k, n, out_shape
 
 
 def _int_dot(layout: tuple[Any, ...], dtypes: list[np.dtype], general: Kernel) -> Kernel:
@@ -281,7 +257,7 @@ def bind_int(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | None
     if name in ("stablehlo.dot_general", "stablehlo.dot"):
         if len(dtypes) != 3 or any(d not in NATIVE_INTS and d != np.bool_ for d in dtypes[:2]):
             return None
-        layout = _dot_layout(op, kwargs)
+        layout = dot_layout(op, kwargs)
         if layout is None:
             return None
         return _int_dot(layout, dtypes, bind_after(bind_int, op, opdef, kwargs))
