@@ -179,8 +179,7 @@ class ConformanceFormat(ShTest):  # type: ignore[misc,valid-type]
         for test in super().getTestsInDirectory(testSuite, path_in_suite, litConfig,
                                                 localConfig):
             relative = "/".join(test.path_in_suite)
-            if self.only and ("/" in relative or
-                              not any(fnmatch.fnmatch(relative, glob) for glob in self.only)):
+            if self.only and not _taken(relative, self.only):
                 continue  # a checkout's stablehlo/tests holds other suites' folders too
             if self.suite.mode == "disabled" and not _disabled_commands(test):
                 continue
@@ -194,6 +193,13 @@ class ConformanceFormat(ShTest):  # type: ignore[misc,valid-type]
         if self.suite.mode == "dynamic":
             return _execute_dynamic(test, litConfig)
         return super().execute(test, litConfig)
+
+
+def _taken(relative: str, globs: Sequence[str]) -> bool:
+    """Whether a glob names the file: `transforms/*.mlir` takes that folder's files, and a
+    glob without a folder only top-level ones (not those of another suite's folder)."""
+    depth = relative.count("/")
+    return any(glob.count("/") == depth and fnmatch.fnmatch(relative, glob) for glob in globs)
 
 
 def _run_script(test: Any, litConfig: Any, script: list[Any]) -> Any:
