@@ -117,6 +117,17 @@ def test_row_scatter_matches_general_evaluator(case: int, special: bool) -> None
     assert fast is not x
 
 
+@pytest.mark.parametrize("kind", ["add", "minimum", "maximum", "multiply", "replace"])
+def test_row_scatter_with_every_id_out_of_bounds_leaves_the_operand(kind: str) -> None:
+    text = _program((1,), (2, 1), (2,), "i16", "i64", 1, [], _body(kind, "i16"))
+    x = np.array([4], np.int16)
+    u = np.array([-3, 0], np.int16)
+    i = np.array([[-2], [5]], np.int64)
+    fast, _ = _run(text, [x, i, u], True)
+    plain, _ = _run(text, [x, i, u], False)
+    assert fast.tobytes() == plain.tobytes() == x.tobytes()
+
+
 def test_other_scatters_keep_the_general_path() -> None:
     # partial rows (window smaller than the operand's row), and a two-op region
     partial = _program((10, 6), (7, 1), (7, 4), "f32", "i32", 1, [1], _body("add", "f32"))

@@ -141,6 +141,8 @@ def _combined(combine: Any, in_rounds: bool) -> Callable[[np.ndarray, np.ndarray
     quiet, loud = switches()
 
     def apply(result: np.ndarray, targets: np.ndarray, values: np.ndarray, rows: int) -> None:
+        if not targets.size:  # every update out of bounds
+            return
         if combine is _REPLACE:
             last = _last_writes(targets, rows)
             result[targets[last]] = values[last]
