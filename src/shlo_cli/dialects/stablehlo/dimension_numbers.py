@@ -87,13 +87,13 @@ _BOOL_ARRAYS = frozenset({"window_reversal"})
 
 
 def check_dense_array_properties(op: Operation) -> None:
-    """A StableHLO op's `array<...>` properties hold i64 (i1 for window_reversal), as the
-    ODS attribute constraints require; another element type would reach the kernels."""
-    if not op.name.startswith("stablehlo."):
+    """A StableHLO or CHLO op's `array<...>` properties hold i64 (i1 for window_reversal), as
+    the ODS attribute constraints require; another element type would reach the kernels."""
+    if not op.name.startswith(("stablehlo.", "chlo.")):
         return
     for name, value in op.properties.items():
-        if not isinstance(value, DenseArrayAttr):
-            continue
+        if not isinstance(value, DenseArrayAttr) or name.endswith("SegmentSizes"):
+            continue  # (segment sizes are i32, checked with the operands they count)
         want, what = (BOOL, "i1") if name in _BOOL_ARRAYS else (I64, "i64")
         if value.element != want:
             raise op_error(op, f"attribute '{name}' failed to satisfy constraint: {what} dense "
