@@ -106,3 +106,13 @@ def test_ctrl_c_without_a_handler_is_one_line_and_130() -> None:
     assert proc.returncode == 130
     assert proc.stdout == "partial"
     assert proc.stderr == "error: interrupted\n"
+
+
+def test_an_unforeseen_exception_is_one_error_line_not_a_traceback() -> None:
+    code = ("from shlo_cli.commands.entry import _run\n"
+            "def main():\n    raise ValueError('boom')\n"
+            "_run(main)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=False)
+    assert proc.returncode == 1
+    assert proc.stderr == "error: internal error: ValueError: boom\n"

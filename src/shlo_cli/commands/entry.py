@@ -35,6 +35,16 @@ def _exit_code(code: object) -> int:
     return 1
 
 
+def _internal_error(e: Exception) -> int:
+    """`error: internal error: ...` on stderr, exit status 1 (every input error has its own
+    diagnostic: this is the net under the ones not foreseen)."""
+    try:
+        sys.stderr.write(f"error: internal error: {type(e).__name__}: {e}\n")
+    except (OSError, ValueError):
+        pass
+    return 1
+
+
 class _WholeWrites(io.FileIO):
     """The standard output file with every write whole. One write into a pipe whose reader
     closes midway (`| head`) writes what fits and reports that count, not an error; the
@@ -84,6 +94,8 @@ def _run(main: Callable[[], object]) -> NoReturn:
         from .interrupt import announce
 
         code = announce()
+    except Exception as e:  # a bug, still reported as a diagnostic rather than a traceback
+        code = _internal_error(e)
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
