@@ -123,6 +123,7 @@ ATTRS = [
     ("#stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>",
      "#stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>"),
     ("#stablehlo.channel_handle<handle = 1, type = 0>", "#stablehlo.channel_handle<handle = 1, type = 0>"),
+    ("#stablehlo.channel_handle<type = 2, handle = -1>", "#stablehlo.channel_handle<handle = -1, type = 2>"),
     ("#stablehlo.result_accuracy<atol = 1.0e-5, rtol = 0.0, ulps = 0, mode = #stablehlo.result_accuracy_mode<TOLERANCE>>",
      "#stablehlo.result_accuracy<atol = 1.000000e-05, mode = #stablehlo.result_accuracy_mode<TOLERANCE>>"),
     ("#chlo.ragged_dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [1]>",
@@ -135,6 +136,23 @@ def test_attribute_prints_canonically(text: str, printed: str) -> None:
     attr = parse_attr(text)
     assert str(attr) == printed
     assert str(parse_attr(printed)) == printed
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ("handle = dense, type = 0", "parameter 'handle' which is to be a `int64_t`"),
+    ("handle = 1, type = 1.5", "parameter 'type' which is to be a `int64_t`"),
+    ("handle = 1, type = [1]", "parameter 'type' which is to be a `int64_t`"),
+    ("handle = 1", "struct is missing required parameter: type"),
+    ("handle = 1, type = 0, handle = 2", "duplicate or unknown struct parameter name: handle"),
+    ("handle = 1, kind = 0", "duplicate or unknown struct parameter name: kind"),
+    ("1, 0", "struct is missing required parameter: handle"),
+])
+def test_channel_handle_takes_exactly_two_integers(body: str, message: str) -> None:
+    from shlo_cli.ir.diagnostics import Diagnostic
+
+    with pytest.raises(Diagnostic) as caught:
+        parse_attr(f"#stablehlo.channel_handle<{body}>")
+    assert message in caught.value.message
 
 
 def test_dense_values_have_exact_dtypes() -> None:

@@ -253,6 +253,7 @@ OPS = {
 }
 
 ATTRIBUTES = {
+    "stablehlo.channel_handle": "shlo_cli.dialects.stablehlo.collectives",
     "stablehlo.conv": "shlo_cli.dialects.stablehlo.attr_conv",
     "stablehlo.dot": "shlo_cli.dialects.stablehlo.attr_dot",
     "stablehlo.dot_algorithm": "shlo_cli.dialects.stablehlo.attr_dot",
