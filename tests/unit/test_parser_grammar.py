@@ -124,6 +124,8 @@ ATTRS = [
      "#stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>"),
     ("#stablehlo.channel_handle<handle = 1, type = 0>", "#stablehlo.channel_handle<handle = 1, type = 0>"),
     ("#stablehlo.channel_handle<type = 2, handle = -1>", "#stablehlo.channel_handle<handle = -1, type = 2>"),
+    ("#stablehlo.output_operand_alias<output_tuple_indices = [0],\n operand_index = 1, operand_tuple_indices = []>",
+     "#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 1, operand_tuple_indices = []>"),
     ("#stablehlo.result_accuracy<atol = 1.0e-5, rtol = 0.0, ulps = 0, mode = #stablehlo.result_accuracy_mode<TOLERANCE>>",
      "#stablehlo.result_accuracy<atol = 1.000000e-05, mode = #stablehlo.result_accuracy_mode<TOLERANCE>>"),
     ("#chlo.ragged_dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [1]>",
@@ -152,6 +154,24 @@ def test_channel_handle_takes_exactly_two_integers(body: str, message: str) -> N
 
     with pytest.raises(Diagnostic) as caught:
         parse_attr(f"#stablehlo.channel_handle<{body}>")
+    assert message in caught.value.message
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ("output_tuple_indices = [dense], operand_index = 0, operand_tuple_indices = []",
+     "parameter 'outputTupleIndices' which is to be a `::llvm::ArrayRef<int64_t>`"),
+    ("output_tuple_indices = [], operand_index = x, operand_tuple_indices = []",
+     "parameter 'operandIndex' which is to be a `int64_t`"),
+    ("output_tuple_indices = [], operand_index = 0", "expected 'operand_tuple_indices'"),
+    ("operand_index = 0, output_tuple_indices = [], operand_tuple_indices = []",
+     "expected 'output_tuple_indices'"),
+])
+def test_output_operand_alias_reads_its_three_parameters_in_order(body: str,
+                                                                   message: str) -> None:
+    from shlo_cli.ir.diagnostics import Diagnostic
+
+    with pytest.raises(Diagnostic) as caught:
+        parse_attr(f"#stablehlo.output_operand_alias<{body}>")
     assert message in caught.value.message
 
 

@@ -253,11 +253,12 @@ OPS = {
 }
 
 ATTRIBUTES = {
-    "stablehlo.channel_handle": "shlo_cli.dialects.stablehlo.collectives",
+    "stablehlo.channel_handle": "shlo_cli.dialects.stablehlo.attr_structs",
     "stablehlo.conv": "shlo_cli.dialects.stablehlo.attr_conv",
     "stablehlo.dot": "shlo_cli.dialects.stablehlo.attr_dot",
     "stablehlo.dot_algorithm": "shlo_cli.dialects.stablehlo.attr_dot",
     "stablehlo.gather": "shlo_cli.dialects.stablehlo.gather_scatter",
+    "stablehlo.output_operand_alias": "shlo_cli.dialects.stablehlo.attr_structs",
     "stablehlo.result_accuracy": "shlo_cli.dialects.stablehlo.elementwise",
     "stablehlo.scatter": "shlo_cli.dialects.stablehlo.gather_scatter",
 }

@@ -19,7 +19,6 @@ from ...ir.attributes import DialectAttr
 from ...ir.context import Context, Process, ProcessGroup
 from ...ir.core import Operation, Region
 from ...ir.diagnostics import EvaluationError
-from ...ir.parse_attributes import DIALECT_ATTR_PARSERS, format_field, parse_struct_fields
 from ...ir.types import TensorType, element_type, numpy_dtype
 from ..asm import Format
 from ..registry import define_op
@@ -47,33 +46,6 @@ def _process(ctx: Context, op: Operation) -> Process:
         raise EvaluationError(
             f"{short} is only supported when run via interpreter.run_parallel")
     return process
-
-
-_CHANNEL_FIELDS = ("handle", "type")
-
-
-def parse_channel_handle(p: Any, body: str, offset: int) -> DialectAttr:
-    """`#stablehlo.channel_handle<handle = 1, type = 0>`: exactly its two int64 parameters,
-    as upstream's generated struct parser requires."""
-    fields = parse_struct_fields(p, body, offset) or []
-    names = [key for key, _ in fields]
-    for key in names:
-        if key not in _CHANNEL_FIELDS or names.count(key) > 1:
-            raise p.error(f"duplicate or unknown struct parameter name: {key}", offset=offset)
-    values = dict(fields)
-    for key in _CHANNEL_FIELDS:
-        if key not in values:
-            raise p.error(f"struct is missing required parameter: {key}", offset=offset)
-        value = values[key]
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise p.error(f"failed to parse StableHLO_ChannelHandle parameter '{key}' which is "
-                          "to be a `int64_t`", offset=offset)
-    ordered = [(key, values[key]) for key in _CHANNEL_FIELDS]
-    text = ", ".join(f"{k} = {format_field(v)}" for k, v in ordered)
-    return DialectAttr("stablehlo", "channel_handle", text, tuple(ordered))
-
-
-DIALECT_ATTR_PARSERS[("stablehlo", "channel_handle")] = parse_channel_handle
 
 
 def _channel_id(channel_handle: DialectAttr | None) -> int:
