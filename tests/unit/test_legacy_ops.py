@@ -337,13 +337,14 @@ def test_future_type_prints_its_types_canonically() -> None:
 
 def test_einsum_without_its_config_is_a_diagnostic() -> None:
     """A missing (or non-string) einsum_config reached np.einsum as None: a TypeError, i.e.
-    an internal error; now the evaluator's diagnostic names the attribute."""
+    an internal error; now the verifier's diagnostic names the attribute."""
     import shlo_cli
 
     for attrs, message in (('{comparison_direction = "ab,bc->ac"}',  # ODS: a required attribute
                             "requires attribute 'einsum_config'"),
                            ("{einsum_config = 3 : i64}",
-                            "requires a string attribute 'einsum_config'")):
+                            "attribute 'einsum_config' failed to satisfy constraint: string "
+                            "attribute")):
         text = ("func.func @main(%a: tensor<1x2xi8>, %b: tensor<2x1xi8>) -> tensor<1x1xi16> {\n"
                 f'  %0 = "stablehlo.einsum"(%a, %b) {attrs} : (tensor<1x2xi8>, tensor<2x1xi8>)'
                 " -> tensor<1x1xi16>\n  return %0 : tensor<1x1xi16>\n}")

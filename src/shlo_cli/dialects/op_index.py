@@ -10,6 +10,7 @@ CORE = (
     "shlo_cli.dialects.chlo",
     "shlo_cli.dialects.stablehlo",
     "shlo_cli.dialects.stablehlo.dimension_numbers",
+    "shlo_cli.dialects.stablehlo.attr_kinds",
     "shlo_cli.dialects.stablehlo.quantization_verify",
     "shlo_cli.dialects.stablehlo.collectives_verify",
     "shlo_cli.dialects.stablehlo.constants",

@@ -1,0 +1,143 @@
+"""The kind of each scalar-valued attribute of the StableHLO ops (ODS's `I64Attr`, `BoolAttr`,
+`ConfinedAttr<I64Attr, [IntNonNegative]>`, ...), checked before the op's own verifier with
+ODS's `failed to satisfy constraint` text: the verifiers and kernels may then read an
+attribute's value as the kind it is declared with. (Enum, struct and dense-array attributes
+are checked where they are parsed: `enums.py`, `attr_structs.py`, `dimension_numbers.py`.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ...ir.attributes import (
+    ArrayAttr,
+    Attribute,
+    BoolAttr,
+    DenseElementsAttr,
+    DictAttr,
+    FloatAttr,
+    IntegerAttr,
+    StringAttr,
+    SymbolRefAttr,
+    UnitAttr,
+)
+from ...ir.core import Operation
+from ...ir.types import IntegerType, TensorType
+from ...ir.verifier import TYPE_CONSTRAINTS, op_error
+
+
+def _signless(attr: Attribute | None, width: int) -> bool:
+    return (isinstance(attr, IntegerAttr) and isinstance(attr.type, IntegerType)
+            and attr.type.width == width and not attr.type.signedness)
+
+
+def _integer(width: int, least: int | None) -> Callable[[Attribute | None], bool]:
+    def check(attr: Attribute | None) -> bool:
+        return _signless(attr, width) and (least is None or attr.number >= least)  # type: ignore[union-attr]
+    return check
+
+
+def _is_bool(attr: Attribute | None) -> bool:
+    return isinstance(attr, BoolAttr) or _signless(attr, 1)
+
+
+def _is_f32(attr: Attribute | None) -> bool:
+    return isinstance(attr, FloatAttr) and str(attr.type) == "f32"
+
+
+def _is_flat_symbol(attr: Attribute | None) -> bool:
+    return isinstance(attr, SymbolRefAttr) and not attr.nested
+
+
+def _is_i64_elements(attr: Attribute | None) -> bool:
+    element = getattr(getattr(attr, "type", None), "element", None)
+    return (isinstance(attr, DenseElementsAttr) and isinstance(attr.type, TensorType)
+            and isinstance(element, IntegerType) and element.width == 64
+            and not element.signedness)
+
+
+# kind -> (test, ODS's summary of the constraint)
+_KINDS: dict[str, tuple[Callable[[Attribute | None], bool], str]] = {
+    "i64": (_integer(64, None), "64-bit signless integer attribute"),
+    "i64>=0": (_integer(64, 0), "64-bit signless integer attribute whose value is non-negative"),
+    "i64>0": (_integer(64, 1), "64-bit signless integer attribute whose value is positive"),
+    "i32": (_integer(32, None), "32-bit signless integer attribute"),
+    "i32>=0": (_integer(32, 0), "32-bit signless integer attribute whose value is non-negative"),
+    "i32>0": (_integer(32, 1), "32-bit signless integer attribute whose value is positive"),
+    "bool": (_is_bool, "bool attribute"),
+    "unit": (lambda a: isinstance(a, UnitAttr), "unit attribute"),
+    "f32": (_is_f32, "32-bit float attribute"),
+    "str": (lambda a: isinstance(a, StringAttr), "string attribute"),
+    "dict": (lambda a: isinstance(a, DictAttr), "dictionary of named attribute values"),
+    "str|dict": (lambda a: isinstance(a, (StringAttr, DictAttr)),
+                 "string attribute or dictionary of named attribute values"),
+    "symbol": (_is_flat_symbol, "flat symbol reference attribute"),
+    "symbols": (lambda a: isinstance(a, ArrayAttr) and all(_is_flat_symbol(s)
+                                                            for s in a.elements),
+                "flat symbol ref array attribute"),
+    "i64 elements": (_is_i64_elements, "64-bit signless integer elements attribute"),
+}
+
+_BATCH_NORM = {"epsilon": "f32", "feature_index": "i64>=0"}
+_CONVOLUTION = {"feature_group_count": "i64>0", "batch_group_count": "i64>0",
+                "padding": "i64 elements"}
+
+# Op (without `stablehlo.`) -> attribute -> kind, as StablehloOps.td declares them.
+ATTRIBUTE_KINDS: dict[str, dict[str, str]] = {
+    "concatenate": {"dimension": "i64>=0"},
+    "get_dimension_size": {"dimension": "i64>=0"},
+    "sort": {"dimension": "i64", "is_stable": "bool"},
+    "iota": {"iota_dimension": "i64>=0"},
+    "dynamic_iota": {"iota_dimension": "i64>=0"},
+    "batch_norm_training": _BATCH_NORM,
+    "batch_norm_inference": _BATCH_NORM,
+    "batch_norm_grad": _BATCH_NORM,
+    "all_gather": {"all_gather_dim": "i64>=0", "use_global_device_ids": "unit"},
+    "all_reduce": {"use_global_device_ids": "unit"},
+    "reduce_scatter": {"scatter_dimension": "i64>=0", "use_global_device_ids": "unit"},
+    "all_to_all": {"split_dimension": "i64>=0", "concat_dimension": "i64>=0",
+                   "split_count": "i64>0"},
+    "collective_permute": {"source_target_pairs": "i64 elements"},
+    "send": {"is_host_transfer": "bool", "source_target_pairs": "i64 elements"},
+    "recv": {"is_host_transfer": "bool", "source_target_pairs": "i64 elements"},
+    "convolution": _CONVOLUTION,
+    "dynamic_conv": _CONVOLUTION,
+    "reduce_window": {"padding": "i64 elements"},
+    "select_and_scatter": {"padding": "i64 elements"},
+    "reduce_precision": {"exponent_bits": "i32>0", "mantissa_bits": "i32>=0"},
+    "get_tuple_element": {"index": "i32>=0"},
+    "scatter": {"indices_are_sorted": "bool", "unique_indices": "bool"},
+    "gather": {"indices_are_sorted": "bool"},
+    "dynamic_gather": {"indices_are_sorted": "bool"},
+    "triangular_solve": {"left_side": "bool", "lower": "bool", "unit_diagonal": "bool"},
+    "cholesky": {"lower": "bool"},
+    "custom_call": {"call_target_name": "str", "has_side_effect": "bool",
+                    "backend_config": "str|dict", "called_computations": "symbols"},
+    "infeed": {"infeed_config": "str"},
+    "outfeed": {"outfeed_config": "str"},
+    "composite": {"name": "str", "composite_attributes": "dict", "decomposition": "symbol",
+                  "version": "i32"},
+    "einsum": {"einsum_config": "str"},
+    "unary_einsum": {"einsum_config": "str"},
+    "torch_index_select": {"dim": "i64", "batch_dims": "i64"},
+}
+
+
+def check_attribute_kinds(op: Operation) -> None:
+    """Each declared scalar attribute of a StableHLO op holds its kind."""
+    if not op.name.startswith("stablehlo."):
+        return
+    kinds = ATTRIBUTE_KINDS.get(op.name[len("stablehlo."):])
+    if kinds is None:
+        return
+    for name, kind in kinds.items():
+        attr = op.attr(name)
+        if attr is None:
+            continue
+        test, summary = _KINDS[kind]
+        if not test(attr):
+            raise op_error(op, f"attribute '{name}' failed to satisfy constraint: {summary}")
+
+
+if check_attribute_kinds.__qualname__ not in (c.__qualname__ for c in TYPE_CONSTRAINTS):
+    TYPE_CONSTRAINTS.append(check_attribute_kinds)

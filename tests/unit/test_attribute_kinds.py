@@ -1,0 +1,65 @@
+"""Scalar attributes of StableHLO ops are checked against their declared kind
+(dialects/stablehlo/attr_kinds.py) before the op's verifier reads them: a value of another
+kind is ODS's `failed to satisfy constraint` error, never an internal error."""
+
+from __future__ import annotations
+
+import pytest
+
+from shlo_cli.dialects.stablehlo.attr_kinds import ATTRIBUTE_KINDS
+from shlo_cli.ir.diagnostics import Diagnostic
+from shlo_cli.ir.parser import parse_source
+from shlo_cli.ir.verifier import verify_module
+
+_CONCAT = ('%0 = "stablehlo.concatenate"(%a, %a) {{dimension = {value}}} : '
+           '(tensor<2xf32>, tensor<2xf32>) -> tensor<4xf32>')
+_SORT = ('%0 = "stablehlo.sort"(%a) ({{\n  ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n'
+         '    %c = stablehlo.compare LT, %x, %y : (tensor<f32>, tensor<f32>) -> tensor<i1>\n'
+         '    stablehlo.return %c : tensor<i1>\n  }}) {{is_stable = {value}}} : '
+         '(tensor<2xf32>) -> tensor<2xf32>')
+_CALL = ('%0 = stablehlo.custom_call @foo(%a) {{backend_config = {value}}} : '
+         '(tensor<2xf32>) -> tensor<2xf32>')
+_PRECISION = ('%0 = "stablehlo.reduce_precision"(%a) {{exponent_bits = {value}, '
+              'mantissa_bits = 2 : i32}} : (tensor<2xf32>) -> tensor<2xf32>')
+_BATCH_NORM = ('%0 = "stablehlo.batch_norm_inference"(%m, %s, %s, %s, %s) {{epsilon = {value}, '
+               'feature_index = 1 : i64}} : (tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>, '
+               'tensor<2xf32>, tensor<2xf32>) -> tensor<2x2xf32>')
+
+
+def _verify(statement: str, value: str) -> None:
+    text = ("func.func @f(%a: tensor<2xf32>, %m: tensor<2x2xf32>, %s: tensor<2xf32>) {\n"
+            f"  {statement.format(value=value)}\n  return\n}}\n")
+    verify_module(parse_source(text))
+
+
+@pytest.mark.parametrize(("statement", "value", "summary"), [
+    (_CONCAT, '"x"', "64-bit signless integer attribute whose value is non-negative"),
+    (_CONCAT, "0 : i32", "64-bit signless integer attribute whose value is non-negative"),
+    (_CONCAT, "-1 : i64", "64-bit signless integer attribute whose value is non-negative"),
+    (_SORT, "1 : i32", "bool attribute"),
+    (_CALL, "3 : i64", "string attribute or dictionary of named attribute values"),
+    (_PRECISION, "0 : i32", "32-bit signless integer attribute whose value is positive"),
+    (_PRECISION, "2 : i64", "32-bit signless integer attribute whose value is positive"),
+    (_BATCH_NORM, "1.0 : f64", "32-bit float attribute"),
+])
+def test_a_value_of_another_kind_fails_the_constraint(statement: str, value: str,
+                                                      summary: str) -> None:
+    with pytest.raises(Diagnostic) as caught:
+        _verify(statement, value)
+    assert f"failed to satisfy constraint: {summary}" in caught.value.message
+
+
+@pytest.mark.parametrize(("statement", "value"), [
+    (_CONCAT, "0 : i64"), (_CONCAT, "0"), (_SORT, "true"), (_SORT, "0 : i1"),
+    (_CALL, '"config"'), (_CALL, "{a = 1 : i32}, api_version = 4 : i32"), (_PRECISION, "5 : i32"),
+    (_BATCH_NORM, "1.0e-3 : f32"),
+])
+def test_values_of_the_declared_kind_verify(statement: str, value: str) -> None:
+    _verify(statement, value)
+
+
+def test_every_kind_named_in_the_table_exists() -> None:
+    from shlo_cli.dialects.stablehlo.attr_kinds import _KINDS
+
+    named = {kind for kinds in ATTRIBUTE_KINDS.values() for kind in kinds.values()}
+    assert named <= set(_KINDS)
