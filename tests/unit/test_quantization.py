@@ -161,6 +161,7 @@ def test_maximum_with_equal_parameters_compares_storage() -> None:
 @pytest.mark.parametrize(("result", "message"), [
     ("tensor<1x5x2x!quant.uniform<i8:f32:1, {0.1:-30, 0.1:-30}>>", "result #0 must be ranked tensor of"),
     ("tensor<1x5x2x!quant.uniform<i8:f64, 0.1>>", "Expressed type of result expected to be 'f32', but got 'f64'"),
+    ("tensor<1x2x2x!quant.uniform<i8:f32, 0.1>>", "requires the same shape for all operands and results"),
 ])
 def test_uniform_quantize_verifier(result: str, message: str) -> None:
     from shlo_cli.ir.diagnostics import Diagnostic
@@ -173,6 +174,19 @@ def test_uniform_quantize_verifier(result: str, message: str) -> None:
     with pytest.raises(Diagnostic) as info:
         verify_module(parse_source(text))
     assert message in info.value.render()
+
+
+def test_uniform_dequantize_keeps_the_shape() -> None:
+    from shlo_cli.ir.diagnostics import Diagnostic
+    from shlo_cli.ir.verifier import verify_module
+
+    text = """func.func @main(%q: tensor<2x2x!quant.uniform<i8:f32, 0.1>>) {
+  %0 = "stablehlo.uniform_dequantize"(%q) : (tensor<2x2x!quant.uniform<i8:f32, 0.1>>) -> tensor<2x3xf32>
+  return
+}"""
+    with pytest.raises(Diagnostic) as info:
+        verify_module(parse_source(text))
+    assert "requires the same shape for all operands and results" in info.value.render()
 
 
 def test_reduce_over_quantized_values_runs_the_quantized_body() -> None:

@@ -210,3 +210,37 @@ def test_ctrl_c_in_stablehlo_opt(tmp_path: Path) -> None:
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "interrupted" in err
     assert sorted(os.listdir(tmp_path)) == ["big.mlir"]
+
+
+_HUGE = "dense<[2143289344]> : tensor<1xi64>"
+
+
+def test_a_pad_its_result_type_cannot_hold_is_refused_before_padding() -> None:
+    prog = """func.func @main(%high: tensor<1xi64>) -> tensor<11xf32> {
+  %x = stablehlo.constant dense<1.0> : tensor<4xf32>
+  %v = stablehlo.constant dense<0.0> : tensor<f32>
+  %z = stablehlo.constant dense<[0]> : tensor<1xi64>
+  %0 = stablehlo.dynamic_pad %x, %v, %z, %high, %z : (tensor<4xf32>, tensor<f32>,
+       tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<11xf32>
+  return %0 : tensor<11xf32>
+}"""
+    with pytest.raises(Diagnostic) as caught:  # (not the budget's refusal of the padding)
+        shlo_cli.interpret(prog, np.array([2143289344], np.int64), memory_limit=64 << 20)
+    assert "result shape [2143289348] does not match tensor<11xf32>" in str(caught.value)
+
+
+@pytest.mark.parametrize(("body", "result", "message"), [
+    (f"%x = stablehlo.constant dense<1.0> : tensor<f32>\n  %s = stablehlo.constant {_HUGE}\n"
+     "  %0 = stablehlo.dynamic_broadcast_in_dim %x, %s, dims = [] : "
+     "(tensor<f32>, tensor<1xi64>) -> tensor<?xf32>",
+     "tensor<?xf32>", "result needs 7.98 GiB"),
+    (f"%s = stablehlo.constant {_HUGE}\n"
+     "  %0 = stablehlo.dynamic_iota %s, dim = 0 : (tensor<1xi64>) -> tensor<?xi32>",
+     "tensor<?xi32>", "dynamic_iota needs 7.98 GiB"),
+])
+def test_sizes_read_from_operands_are_budgeted_before_allocating(body: str, result: str,
+                                                                 message: str) -> None:
+    prog = f"func.func @main() -> {result} {{\n  {body}\n  return %0 : {result}\n}}"
+    with pytest.raises(Diagnostic) as caught:
+        shlo_cli.interpret(prog, memory_limit=64 << 20)
+    assert message in str(caught.value)

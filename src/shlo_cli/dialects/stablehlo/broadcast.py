@@ -11,6 +11,7 @@ import numpy as np
 
 from ...ir.core import Operation
 from ...ir.diagnostics import EvaluationError
+from ...ir.memory import check_elements
 from ...ir.types import (
     DYNAMIC,
     TensorType,
@@ -64,6 +65,7 @@ def _broadcast(operand: np.ndarray, dims: Sequence[int], shape: tuple[int, ...])
     expanded = [1] * len(shape)
     for d in order:
         expanded[dims[d]] = operand.shape[d]
+    check_elements(shape, operand.dtype.itemsize, "result")  # (a shape read from an operand)
     try:  # filled in place: a fresh array at once, cheaper than broadcast_to + copy
         out = np.empty(shape, operand.dtype)
         out[...] = arranged.reshape(expanded)

@@ -18,6 +18,7 @@ from ...ir.attributes import Attribute, DenseArrayAttr, int_values
 from ...ir.core import Operation, Value
 from ...ir.diagnostics import Diagnostic, EvaluationError
 from ...ir.lexer import PERCENT
+from ...ir.memory import check_elements
 from ...ir.types import (
     DYNAMIC,
     I64,
@@ -47,8 +48,12 @@ def ints(value: Any) -> tuple[int, ...]:
 
 def result_array(array: np.ndarray, result_type: TensorType) -> np.ndarray:
     """`array` as a fresh contiguous array of the result's dtype (its shape checked against the
-    static dimensions of the result type)."""
-    out = np.asarray(array, dtype=numpy_dtype(result_type.element), order="C")
+    static dimensions of the result type). A result whose size came from operand values
+    (a `?` dimension) is checked against the memory budget before it is made."""
+    dtype = numpy_dtype(result_type.element)
+    if not result_type.is_static:
+        check_elements(np.shape(array), dtype.itemsize, "result")
+    out = np.asarray(array, dtype=dtype, order="C")
     if not out.flags.writeable:  # a broadcast view: give later kernels a real array
         out = out.copy()
     expected = tuple(result_type.shape)

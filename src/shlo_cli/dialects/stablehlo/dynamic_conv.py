@@ -18,8 +18,9 @@ import numpy as np
 from ...ir.attributes import IntegerAttr
 from ...ir.core import Operation, Value
 from ...ir.diagnostics import EvaluationError
+from ...ir.memory import check_elements
 from ...ir.registry import register_bind_hook
-from ...ir.types import DYNAMIC, QuantizedType, TensorType, Type
+from ...ir.types import DYNAMIC, QuantizedType, TensorType, Type, numpy_dtype
 from ..asm import Format
 from ..registry import define_op
 from .attr_conv import decode_conv_dims
@@ -226,6 +227,7 @@ def dynamic_iota(output_shape: np.ndarray, *, iota_dimension: int,
         if len(dims) != result_type.rank:
             raise EvaluationError("output_shape does not match the result rank")
         static = result_type.with_shape(dims)
+        check_elements(dims, numpy_dtype(result_type.element).itemsize, "dynamic_iota")
     else:
         static = result_type
     return iota(iota_dimension=iota_dimension, result_type=static)

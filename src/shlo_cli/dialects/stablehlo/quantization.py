@@ -41,7 +41,7 @@ from ...ir.types import (
 )
 from ..registry import define_op
 from .elementwise import UNARY
-from .elementwise_verify import error
+from .elementwise_verify import check_elementwise_shapes, error
 
 # ---- quantization parameters -------------------------------------------------------------
 
@@ -145,6 +145,7 @@ def verify_uniform_quantize(op: Operation) -> None:
     result = op.results[0].type
     if not valid_quantized_tensor(result):
         raise error(op, f"result #0 must be {_QUANT_TENSOR}, but got '{result}'")
+    check_elementwise_shapes(op, same_shape_trait=True)
     operand = op.operands[0].type
     source = quant_of(operand)
     expected = source.expressed if source is not None else element_type(operand)
@@ -158,6 +159,7 @@ def verify_uniform_dequantize(op: Operation) -> None:
     operand = op.operands[0].type
     if not valid_quantized_tensor(operand):
         raise error(op, f"operand #0 must be {_QUANT_TENSOR}, but got '{operand}'")
+    check_elementwise_shapes(op, same_shape_trait=True)
 
 
 @define_op("stablehlo.uniform_quantize", operands=("operand",), results=1, syntax=UNARY,

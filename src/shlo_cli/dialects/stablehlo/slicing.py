@@ -12,6 +12,7 @@ import numpy as np
 from ...ir.attributes import Attribute, DenseArrayAttr, IntegerAttr
 from ...ir.core import Location, Operation
 from ...ir.diagnostics import EvaluationError
+from ...ir.memory import check_elements
 from ...ir.types import (
     DYNAMIC,
     I64,
@@ -160,6 +161,7 @@ def _pad(operand: np.ndarray, padding_value: np.ndarray, low: Sequence[int],
                                                               strict=True)]
     canvas_shape = [max(lo, 0) + s + max(hi, 0) for lo, s, hi in zip(low, spread, high,
                                                                        strict=True)]
+    check_elements(tuple(canvas_shape), operand.dtype.itemsize, "pad")
     canvas = np.full(canvas_shape, padding_value, dtype=operand.dtype)
     canvas[tuple(slice(max(lo, 0), max(lo, 0) + s, i + 1)
                  for lo, s, i in zip(low, spread, interior, strict=True))] = operand
@@ -176,10 +178,16 @@ def _pad(operand: np.ndarray, padding_value: np.ndarray, low: Sequence[int],
 def dynamic_pad(operand: np.ndarray, padding_value: np.ndarray, edge_padding_low: np.ndarray,
                 edge_padding_high: np.ndarray, interior_padding: np.ndarray, *,
                 result_type: TensorType) -> np.ndarray:
-    """pad with the paddings given as tensors."""
-    return result_array(_pad(operand, padding_value, shape_operand(edge_padding_low),
-                             shape_operand(edge_padding_high), shape_operand(interior_padding)),
-                        result_type)
+    """pad with the paddings given as tensors, their result shape checked before any padding
+    is made (a huge padding that cannot match the result type is no allocation)."""
+    low, high = shape_operand(edge_padding_low), shape_operand(edge_padding_high)
+    interior = shape_operand(interior_padding)
+    if len(low) == len(high) == len(interior) == operand.ndim == len(result_type.shape):
+        shape = [lo + ((n - 1) * (i + 1) + 1 if n else 0) + hi
+                 for n, lo, hi, i in zip(operand.shape, low, high, interior, strict=True)]
+        if any(d not in (n, DYNAMIC) for n, d in zip(shape, result_type.shape, strict=True)):
+            raise EvaluationError(f"result shape {shape} does not match {result_type}")
+    return result_array(_pad(operand, padding_value, low, high, interior), result_type)
 
 
 # ---- slice -----------------------------------------------------------------------------------
