@@ -97,6 +97,8 @@ class Program:
             recorded = self.recorded_signature
             if recorded is not None and platforms is None:
                 platforms = recorded.platforms  # a .jax artifact's platforms
+            if recorded is not None:
+                inputs = recorded.select(inputs)  # all of jax's inputs: the module's ones
             if recorded is not None and recorded.check is not None \
                     and len(inputs) == len(recorded.args):
                 try:  # shape symbols (jax's `b`) must agree across the inputs

@@ -159,7 +159,7 @@ def jax_signature(exported: Exported, module: Module, path: str) -> Any:
     base = signature_of(func)
     has_index, tokens = implicit_inputs(func)
     arg_specs = base.args[int(has_index) + tokens:]
-    kept = exported.module_kept_var_idx or list(range(len(exported.in_avals)))
+    kept = exported.module_kept_var_idx
     if len(kept) != len(arg_specs) or any(i >= len(exported.in_avals) for i in kept):
         raise ShloError(f"{path}: the module takes {len(arg_specs)} arrays but the export "
                         f"records {len(kept)} kept inputs of {len(exported.in_avals)}")
@@ -171,7 +171,8 @@ def jax_signature(exported: Exported, module: Module, path: str) -> Any:
             raise ShloError(f"{path}: {spec.label} of the module is {spec.type} but the "
                             f"export records {aval}")
         names = tuple(None if d.isdigit() else d for d in aval.dims)
-        args.append(ArgSpec(position, spec.name, spec.type, spec.dim_var, names))
+        name = spec.name if spec.name != f"arg{spec.index}" else f"arg{kept[position]}"
+        args.append(ArgSpec(kept[position], name, spec.type, spec.dim_var, names))
     labels = [a.label for a in args]
 
     def check(arrays: list[Any]) -> None:
@@ -183,4 +184,5 @@ def jax_signature(exported: Exported, module: Module, path: str) -> Any:
     results = base.results[len(base.results) - len(exported.out_avals):] \
         if len(base.results) >= len(exported.out_avals) else base.results
     return Signature(args, list(results), platforms=list(exported.platforms) or None,
-                     check=check if exported.symbols else None)
+                     check=check if exported.symbols else None,
+                     inputs=len(exported.in_avals))

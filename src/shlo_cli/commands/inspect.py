@@ -36,7 +36,7 @@ def describe(exported: Exported, arg_names: list[str] | None = None) -> str:
         lines.append(f"disabled safety checks: {', '.join(exported.disabled_checks)}")
     if exported.has_vjp:
         lines.append("vjp: recorded")
-    kept = set(exported.module_kept_var_idx or range(len(exported.in_avals)))
+    kept = set(exported.module_kept_var_idx)
     lines.append(f"arguments ({len(exported.in_avals)}):")
     position = 0
     for index, aval in enumerate(exported.in_avals):

@@ -138,10 +138,12 @@ class DataOptions(Struct):
         if self.inputs:
             values = inputs_from_npz(self.inputs.removeprefix("@"), signature)
         elif self.input_values:
-            values = [input_from_option(text) for text in self.input_values]
+            values = signature.select([input_from_option(t) for t in self.input_values])
             if len(values) != len(signature.args):
+                counts = f"{len(signature.args)}" if signature.inputs == len(signature.args) \
+                    else f"{signature.inputs} (or the module's {len(signature.args)})"
                 raise InputError(f"{len(values)} --input values given but the entry "
-                                 f"function takes {len(signature.args)} arguments")
+                                 f"function takes {counts} arguments")
         else:
             values = random_inputs(signature, self.seed, parse_dims(self.dims))
         arrays = [coerce_input(value, spec)

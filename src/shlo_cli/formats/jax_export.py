@@ -145,7 +145,10 @@ def _exported(t: Table) -> Exported:
         unordered_effects=[e.string(0) or "" for e in t.tables(_UNORDERED_EFFECTS)],
         disabled_checks=checks,
         calling_convention_version=t.scalar(_CALLING_CONVENTION, "H", 0),
-        module_kept_var_idx=t.scalars(_KEPT_VAR_IDX, "H"),
+        # jax always writes the vector: an empty one means the module takes none of the
+        # inputs (their values do not matter), not that the field is missing
+        module_kept_var_idx=(t.scalars(_KEPT_VAR_IDX, "H") if t.has(_KEPT_VAR_IDX)
+                             else list(range(len(in_avals)))),
         uses_global_constants=bool(t.scalar(_USES_GLOBAL_CONSTANTS, "B", 0)),
         mlir_module_serialized=module,
         jax_version=t.string(_JAX_VERSION),

@@ -70,15 +70,29 @@ class Signature(Struct):
     A `.jax` loader also sets `platforms` (the args are then only jax's arrays: the platform
     index and effect tokens are filled in, see `jax_convention`) and `check`, run on the
     coerced arrays for what one argument alone cannot tell (shape symbols such as `b`
-    agreeing across arguments); it raises InputError."""
+    agreeing across arguments); it raises InputError.
+
+    `inputs` is the number of inputs the caller gives when that differs from `args`: jax
+    drops inputs a function does not use from the module but its callers still pass them,
+    so an arg's `index` is its position among all of jax's inputs (`arg{index}` in an .npz)
+    and `select` keeps the module's ones."""
 
     def __init__(self, args: list[ArgSpec], results: list[Type] | None = None,
                  platforms: list[str] | None = None,
-                 check: Callable[[list[np.ndarray]], None] | None = None) -> None:
+                 check: Callable[[list[np.ndarray]], None] | None = None,
+                 inputs: int | None = None) -> None:
         self.args = args
         self.results = [] if results is None else results
         self.platforms = platforms
         self.check = check
+        self.inputs = len(args) if inputs is None else inputs
+
+    def select(self, values: Sequence[Any]) -> list[Any]:
+        """The module's arguments from all of the caller's inputs (given as many as
+        `inputs`); any other count is returned as is, for the count check to report."""
+        if self.inputs != len(self.args) and len(values) == self.inputs:
+            return [values[spec.index] for spec in self.args]
+        return list(values)
 
 
 # ---- signature ---------------------------------------------------------------------------

@@ -1,0 +1,59 @@
+"""Regressions found by exporting jax functions (`jax.export`) and running them here: each
+test exports a small function, runs the artifact, and compares with jax's own result."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import shlo_cli
+from shlo_cli.commands.main import cli
+
+jax = pytest.importorskip("jax")
+jnp = pytest.importorskip("jax.numpy")
+
+
+def export(f: Callable[..., Any], *args: Any, path: Path) -> Path:
+    """`f` exported for CPU and written as a .jax artifact."""
+    exported = jax.export.export(jax.jit(f))(*args)
+    path.write_bytes(exported.serialize())
+    return path
+
+
+# ---- inputs jax leaves out of the module -------------------------------------------------
+
+def test_unused_inputs_are_given_as_jax_calls_take_them(tmp_path: Path) -> None:
+    """jax drops unused inputs from the module (`module_kept_var_idx`) but its callers pass
+    all of them: the API, `--input` and the .npz keys `argN` follow jax's numbering."""
+    a, b, c = np.arange(3, dtype=np.float32), np.ones(2, np.int32), np.full(3, 5, np.float32)
+    path = export(lambda x, unused, y: x * 2 + y, a, b, c, path=tmp_path / "kept.jax")
+    want = np.asarray(a * 2 + c)
+    [got] = shlo_cli.interpret(path, a, b, c)
+    np.testing.assert_array_equal(got, want)
+    [got] = shlo_cli.interpret(path, a, c)  # the module's own arguments still work
+    np.testing.assert_array_equal(got, want)
+    np.savez(tmp_path / "in.npz", arg0=a, arg1=b, arg2=c)
+    result = CliRunner().invoke(cli, ["interpret", str(path), "--inputs",
+                                      str(tmp_path / "in.npz"), "--save-results",
+                                      str(tmp_path / "out.npz")])
+    assert result.exit_code == 0, result.output
+    np.testing.assert_array_equal(np.load(tmp_path / "out.npz")["result0"], want)
+    result = CliRunner().invoke(cli, ["interpret", str(path), "--input", "3xf32=1 2 3"])
+    assert result.exit_code == 1
+    assert "1 --input values given but the entry function takes 3 (or the module's 2)" \
+        in result.output
+
+
+def test_no_input_used(tmp_path: Path) -> None:
+    """An empty `module_kept_var_idx` means no input is used, not that the field is absent."""
+    a = np.ones((3, 3), np.float32)
+    path = export(lambda x: jnp.linalg.matrix_power(x, 0), a, path=tmp_path / "eye.jax")
+    [got] = shlo_cli.interpret(path, a)
+    np.testing.assert_array_equal(got, np.eye(3, dtype=np.float32))
+    result = CliRunner().invoke(cli, ["inspect", str(path), "--no-module"])
+    assert "#0: tensor<3x3xf32> (float32[3, 3]) (unused, not in the module)" in result.output
