@@ -57,3 +57,21 @@ def test_no_input_used(tmp_path: Path) -> None:
     np.testing.assert_array_equal(got, np.eye(3, dtype=np.float32))
     result = CliRunner().invoke(cli, ["inspect", str(path), "--no-module"])
     assert "#0: tensor<3x3xf32> (float32[3, 3]) (unused, not in the module)" in result.output
+
+
+# ---- approx_max_k without aggregate_to_topk ----------------------------------------------
+
+@pytest.mark.parametrize("size", [100, 3000])
+def test_approx_max_k_without_aggregation(tmp_path: Path, size: int) -> None:
+    """jax sizes the result for the approximate algorithm (the whole row, or 256 of 3000);
+    XLA CPU sorts and returns that many: the result's size says how many."""
+    x = np.random.default_rng(0).standard_normal((2, size)).astype(np.float32)
+
+    def f(a: Any) -> Any:
+        return jax.lax.approx_max_k(a, 5, recall_target=0.5, aggregate_to_topk=False)
+
+    want_values, want_indices = jax.jit(f)(x)
+    values, indices = shlo_cli.interpret(export(f, x, path=tmp_path / "k.jax"), x)
+    assert values.shape == want_values.shape and values.shape[1] < size + 1
+    np.testing.assert_array_equal(values, want_values)
+    np.testing.assert_array_equal(indices, want_indices)

@@ -13,7 +13,8 @@ jax/_src/export/shape_poly.py, jax/_src/lax/ann.py, lax.py):
 - `@ApproxTopK(inputs..., init_values...)` with `called_computations = [@comparator]` and
   backend_config `top_k`, `reduction_dim`, `recall_target`, `aggregate_to_topk`,
   `reduction_input_size_override`, `is_fallback`: on CPU XLA sorts the inputs together
-  along `reduction_dim` with the comparator (stable) and keeps the first `top_k`.
+  along `reduction_dim` with the comparator (stable) and keeps the first `top_k` (without
+  `aggregate_to_topk`: as many as the result has along `reduction_dim`).
 - `@stablehlo.dynamic_approx_top_k(inputs..., init_values..., k, shape operands...)`: the
   same with k as an operand; `indices_of_shape_operands` names the trailing operands that
   only carry the result shapes.
@@ -167,12 +168,32 @@ def _verify_paired(call: TargetCall, extra: int) -> int:
     return n
 
 
+def _kept(call: TargetCall, k: int, result_size: Any) -> int:
+    """How many sorted entries are returned: `top_k`, or without `aggregate_to_topk` the
+    result's size along `reduction_dim` (jax sizes it for the approximate algorithm; XLA
+    CPU's fallback sorts and returns that many)."""
+    if call.config["aggregate_to_topk"]:
+        return k
+    if result_size is None:
+        raise TargetError("aggregate_to_topk = false needs the result's size along "
+                          "reduction_dim")
+    return int(result_size)
+
+
+def _result_size(call: TargetCall) -> int | None:
+    """The first result's static size along `reduction_dim`, if known."""
+    shape = getattr(call.result_types[0], "shape", None)
+    rank = len(shape) if shape is not None else 0
+    dim = call.config["reduction_dim"]
+    if shape is None or not -rank <= dim < rank or shape[dim] < 0:
+        return None
+    return int(shape[dim])
+
+
 def _approx_top_k_static(call: TargetCall) -> list[np.ndarray]:
     n = _verify_paired(call, 0)
-    if not call.config["aggregate_to_topk"]:
-        raise TargetError("aggregate_to_topk = false is not supported")
-    return _approx_top_k(call, [np.asarray(x) for x in call.operands[:n]],
-                         int(call.config["top_k"]))
+    k = _kept(call, int(call.config["top_k"]), _result_size(call))
+    return _approx_top_k(call, [np.asarray(x) for x in call.operands[:n]], k)
 
 
 register_target("ApproxTopK", _approx_top_k_static,
@@ -187,10 +208,14 @@ def _shape_operand_count(call: TargetCall) -> int:
 def _approx_top_k_dynamic(call: TargetCall) -> list[np.ndarray]:
     extra = _shape_operand_count(call)
     n = _verify_paired(call, 1 + extra)
-    if not call.config["aggregate_to_topk"]:
-        raise TargetError("aggregate_to_topk = false is not supported")
     k = _scalar_int(call.operands[2 * n], "k")
-    return _approx_top_k(call, [np.asarray(x) for x in call.operands[:n]], k)
+    size = _result_size(call)
+    if size is None and extra:  # the first shape operand is the first result's shape
+        shape = np.asarray(call.operands[2 * n + 1]).reshape(-1)
+        dim = call.config["reduction_dim"]
+        size = int(shape[dim]) if -len(shape) <= dim < len(shape) else None
+    return _approx_top_k(call, [np.asarray(x) for x in call.operands[:n]],
+                         _kept(call, k, size))
 
 
 register_target("stablehlo.dynamic_approx_top_k", _approx_top_k_dynamic,
