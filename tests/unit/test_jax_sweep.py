@@ -75,3 +75,24 @@ def test_approx_max_k_without_aggregation(tmp_path: Path, size: int) -> None:
     assert values.shape == want_values.shape and values.shape[1] < size + 1
     np.testing.assert_array_equal(values, want_values)
     np.testing.assert_array_equal(indices, want_indices)
+
+
+# ---- shape-polymorphic custom calls ------------------------------------------------------
+
+def test_symbolic_svd_reads_result_shapes_from_shape_operands(tmp_path: Path) -> None:
+    """A shape-polymorphic LAPACK call has `?` result types; its shape operands give the
+    run's sizes (u and vt of gesdd), which the kernels read from the result types."""
+    a = np.random.default_rng(1).standard_normal((5, 3)).astype(np.float32)
+
+    def f(x: Any) -> Any:
+        u, s, vt = jnp.linalg.svd(x, full_matrices=False)
+        return jnp.abs(u), s, jnp.abs(vt), jnp.linalg.svd(x, compute_uv=False)
+
+    specs = jax.export.symbolic_args_specs((a,), ["m, n"])
+    path = tmp_path / "svd.jax"
+    path.write_bytes(jax.export.export(jax.jit(f))(*specs).serialize())
+    for x in (a, a[:4], a.T):
+        got = shlo_cli.interpret(path, x)
+        for g, w in zip(got, jax.jit(f)(x), strict=True):
+            assert g.shape == w.shape
+            np.testing.assert_allclose(g, np.asarray(w), rtol=1e-4, atol=1e-5)

@@ -245,6 +245,23 @@ def shape_operand_indices(op: Any) -> frozenset[int]:
     return frozenset(int(i) for i in np.asarray(attr.data).reshape(-1))
 
 
+def _result_shapes(types: list[Any], shapes: list[Any]) -> list[Any]:
+    """The result types with the shapes a shape-polymorphic call's shape operands give (one
+    per result, in order): evaluators then read the run's sizes from `result_types` as they
+    do for a static call."""
+    if len(shapes) != len(types):
+        return types
+    out = []
+    for t, shape in zip(types, shapes, strict=True):
+        dims = tuple(int(d) for d in np.asarray(shape).reshape(-1))
+        if isinstance(t, TensorType) and not t.is_static and len(dims) == t.rank \
+                and all(d >= 0 and (s < 0 or s == d) for d, s in zip(dims, t.shape,
+                                                                     strict=True)):
+            t = t.with_shape(dims)
+        out.append(t)
+    return out
+
+
 def _make_call(target: Target, operands: Sequence[Any], op: Any, ctx: Any) -> TargetCall:
     result_types = list(getattr(op, "result_types", None) or [])
     packed = _tuple_result(op)
@@ -255,6 +272,8 @@ def _make_call(target: Target, operands: Sequence[Any], op: Any, ctx: Any) -> Ta
     operand_types = list(getattr(op, "operand_types", None) or [])
     dropped = frozenset() if target.shape_operands else shape_operand_indices(op)
     if dropped:
+        result_types = _result_shapes(result_types, [operands[i] for i in sorted(dropped)
+                                                     if i < len(operands)])
         operands = [x for i, x in enumerate(operands) if i not in dropped]
         operand_types = [t for i, t in enumerate(operand_types) if i not in dropped]
     return TargetCall(target.name, list(operands), config, result_types, op, ctx,
