@@ -96,3 +96,63 @@ def test_symbolic_svd_reads_result_shapes_from_shape_operands(tmp_path: Path) ->
         for g, w in zip(got, jax.jit(f)(x), strict=True):
             assert g.shape == w.shape
             np.testing.assert_allclose(g, np.asarray(w), rtol=1e-4, atol=1e-5)
+
+
+# ---- Shardy ops in single-device exports -------------------------------------------------
+
+@pytest.mark.parametrize("impl", ["threefry2x32", "rbg"])
+def test_typed_key_argument_and_sharding_constraint(tmp_path: Path, impl: str) -> None:
+    """A `jax.random.key` argument (or `with_sharding_constraint`) puts `sdy.mesh` and
+    `sdy.sharding_constraint` in the module: no-ops on one device, removed with a note."""
+    key = jax.random.key(5, impl=impl)
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:1]), ("d",))
+    spec = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("d"))
+
+    def f(k: Any) -> Any:
+        x = jax.random.uniform(k, (4,))
+        return jax.lax.with_sharding_constraint(x * 2, spec) + 1
+
+    path = tmp_path / "key.jax"
+    path.write_bytes(jax.export.export(jax.jit(f))(key).serialize())
+    [got] = shlo_cli.interpret(path, np.asarray(jax.random.key_data(key)))
+    np.testing.assert_array_equal(got, np.asarray(f(key)))
+    result = CliRunner().invoke(cli, ["inspect", str(path), "--no-module"])
+    assert result.exit_code == 0
+    result = CliRunner().invoke(cli, ["inspect", str(path)])
+    assert "note: removed Shardy sharding ops (no-ops on one device): sdy.mesh x2, " \
+           "sdy.sharding_constraint x" in result.output
+    assert "sdy." not in result.output.split("\nmodule")[1]
+
+
+SHARDY_GENERIC = """
+module {
+  "sdy.mesh"() {sym_name = "m"} : () -> ()
+  func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+    %0 = "sdy.manual_computation"(%x) ({
+    ^bb0(%a: tensor<4xf32>):
+      %1 = stablehlo.add %a, %a : tensor<4xf32>
+      %2 = "sdy.reshard"(%1) : (tensor<4xf32>) -> tensor<4xf32>
+      "sdy.return"(%2) : (tensor<4xf32>) -> ()
+    }) : (tensor<4xf32>) -> tensor<4xf32>
+    %3 = stablehlo.multiply %0, %x : tensor<4xf32>
+    return %3 : tensor<4xf32>
+  }
+}
+"""
+
+
+def test_manual_computation_body_runs_on_the_whole_arrays() -> None:
+    from shlo_cli.formats.jax_shardy import remove_sharding_ops
+    from shlo_cli.ir.diagnostics import ShloError
+    from shlo_cli.ir.parser import parse_source
+
+    module = parse_source(SHARDY_GENERIC, "m.mlir", allow_unregistered=True)
+    assert remove_sharding_ops(module, "m.jax") == {
+        "sdy.mesh": 1, "sdy.manual_computation": 1, "sdy.reshard": 1}
+    x = np.array([1, 2, 3, 4], np.float32)
+    [got] = shlo_cli.interpret(module, x)
+    np.testing.assert_array_equal(got, 2 * x * x)
+    other = parse_source(SHARDY_GENERIC.replace('"sdy.reshard"', '"sdy.all_gather"'), "m.mlir",
+                         allow_unregistered=True)
+    with pytest.raises(ShloError, match="m.jax: Shardy op 'sdy.all_gather' .* is not supported"):
+        remove_sharding_ops(other, "m.jax")

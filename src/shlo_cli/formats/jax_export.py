@@ -289,11 +289,13 @@ def bind_symbols(avals: list[Aval], shapes: list[tuple[int, ...]],
 def load_exported(data: bytes, filename: str) -> tuple[Exported, Module]:
     """The record and its StableHLO module. Raises ShloError or Diagnostic."""
     from ..ir.verifier import verify_module
+    from .jax_shardy import remove_sharding_ops
     from .portable import deserialize
 
     exported = read_exported(data, filename)
     try:
         module = deserialize(exported.mlir_module_serialized, filename, keep_undecodable=True)
+        sharding_ops = remove_sharding_ops(module, filename)
         drop_undecoded_attrs = drop_undecoded(module)
         verify_module(module)  # a corrupt module stops here, not deep in a later step
     except Diagnostic as e:
@@ -303,6 +305,9 @@ def load_exported(data: bytes, filename: str) -> tuple[Exported, Module]:
         e.notes.append(Diagnostic(f"while reading the module of jax.export artifact "
                                   f"'{filename}'", severity="note"))
         raise
+    if sharding_ops:
+        exported.notes.append("removed Shardy sharding ops (no-ops on one device): " + ", ".join(
+            f"{name} x{count}" for name, count in sharding_ops.items()))
     dropped = drop_undecoded_attrs
     if dropped:
         exported.notes.append("dropped attributes we cannot decode (sharding annotations, "

@@ -40,6 +40,7 @@ from .encoding import (
 )
 from .hooks import OpSpec, hooks_for
 from .properties import op_spec
+from .tables import UNDECODABLE_DIALECTS
 
 if TYPE_CHECKING:
     from .tables import AttrTypeTable
@@ -126,6 +127,7 @@ class IRReader:
         forward_refs: int
         use_orders: list[tuple[Value, list[int], bool]]
         odd_props: list[Operation]
+        keep_undecodable: bool
         op_infos: dict[int, OpInfo]
         unregistered_op: Operation | None
         props_data: Reader | None
@@ -159,6 +161,8 @@ class IRReader:
         spec = info.spec
         table = self.table
         if spec is None:
+            if self.keep_undecodable and name.split(".", 1)[0] in UNDECODABLE_DIALECTS:
+                return None  # an unknown op's own encoding (Shardy's): its entry is skipped
             value, pos = slow_varint(_window(data, end), pos)
             return table.attribute(value)
         attr_values = table.attr_values

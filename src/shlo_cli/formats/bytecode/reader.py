@@ -40,7 +40,7 @@ from .encoding import (
 )
 from .hooks import hooks_for
 from .ir_reader import IRReader, OpInfo, entry_at, open_section, slow_varint
-from .tables import AttrTypeTable, DialectState
+from .tables import UNDECODABLE_DIALECTS, AttrTypeTable, DialectState
 from .uselists import decode_order
 
 
@@ -218,7 +218,8 @@ class _Reader(IRReader):
         dialect.loaded = True
         dialect.hooks = hooks_for(dialect.name)
         dialect.known = dialect.hooks is not None or registry.is_known_dialect(dialect.name)
-        if not dialect.known and not self.allow_unregistered:
+        if not dialect.known and not self.allow_unregistered \
+                and not (self.keep_undecodable and dialect.name in UNDECODABLE_DIALECTS):
             raise BytecodeError(
                 f"dialect '{dialect.name}' is unknown. If this is intended, please call "
                 "allowUnregisteredDialects() on the MLIRContext, or use "

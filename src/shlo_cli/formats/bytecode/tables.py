@@ -42,6 +42,11 @@ _TEXT_VALUES: dict[tuple[str, str, bool], Any] = {}
 _TEXT_VALUES_LIMIT = 1 << 14
 
 
+# Dialects whose ops a `keep_undecodable` read keeps as unregistered ops (Shardy's sharding
+# ops in jax exports: the jax loader removes them, as they do nothing on one device).
+UNDECODABLE_DIALECTS = frozenset({"sdy"})
+
+
 class UndecodedAttr(OpaqueAttr):
     """An attribute of a dialect we cannot decode (e.g. Shardy's `sdy`), kept only when the
     caller asked for it (`read_bytecode(keep_undecodable=True)`) so it can drop it."""
