@@ -156,3 +156,32 @@ def test_manual_computation_body_runs_on_the_whole_arrays() -> None:
                          allow_unregistered=True)
     with pytest.raises(ShloError, match="m.jax: Shardy op 'sdy.all_gather' .* is not supported"):
         remove_sharding_ops(other, "m.jax")
+
+
+# ---- collectives of a single-device export -----------------------------------------------
+
+def test_psum_in_shard_map_runs_on_the_one_device(tmp_path: Path) -> None:
+    """A module declaring one replica and one partition (every single-device jax export)
+    runs as process (0, 0) of a 1 x 1 grid: its `all_reduce` reduces over that process."""
+    try:
+        from jax import shard_map
+    except ImportError:  # older jax
+        from jax.experimental.shard_map import shard_map
+    spec = jax.sharding.PartitionSpec
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:1]), ("d",))
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+
+    def f(a: Any) -> Any:
+        return shard_map(lambda p: jax.lax.psum(p, "d") * 2, mesh=mesh, in_specs=spec("d"),
+                         out_specs=spec())(a)
+
+    exported = jax.export.export(jax.jit(f))(x)
+    assert "all_reduce" in exported.mlir_module()
+    path = tmp_path / "psum.jax"
+    path.write_bytes(exported.serialize())
+    [got] = shlo_cli.interpret(path, x)
+    np.testing.assert_array_equal(got, np.asarray(f(x)))
+    without = exported.mlir_module().replace("mhlo.num_replicas = 1", "mhlo.num_replicas = 2")
+    with pytest.raises(shlo_cli.Diagnostic, match="all_reduce is only supported when run via "
+                                                  "interpreter.run_parallel"):
+        shlo_cli.interpret(without, x)

@@ -183,7 +183,8 @@ def evaluate(module: Module, arguments: Sequence[Argument] | None = None,
     interpreter = Interpreter(module, stdout=stdout or sys.stdout,
                               options={"probe_output_dir": options.probe_output_dir or "",
                                        "timeout": options.timeout},
-                              line_offset=line_offset, observer=observer)
+                              line_offset=line_offset, observer=observer,
+                              process=single_device_process(module, options.timeout))
     try:
         validate_entry_signature(func, arguments)
     except EvaluationError as e:
@@ -204,6 +205,23 @@ def evaluate(module: Module, arguments: Sequence[Argument] | None = None,
         raise interpreter.diagnostic(func, e.message()) from None
     ftype: FunctionType = func.attr("function_type").value
     return list(zip(results, ftype.results, strict=False))
+
+
+def single_device_process(module: Module, timeout: float | None) -> Any:
+    """Process (0, 0) of a 1 x 1 grid for a module that declares one device
+    (`mhlo.num_replicas = 1` and `mhlo.num_partitions = 1`, as every single-device jax export
+    does), so its collectives (a `psum` in a `shard_map`) run over that one process as XLA
+    runs them; None for any other module (its collectives need `interpreter.run_parallel`)."""
+    attrs = module.op.attributes
+    counts = [getattr(attrs.get(name), "value", None)
+              for name in ("mhlo.num_replicas", "mhlo.num_partitions")]
+    if counts != [1, 1]:
+        return None
+    from ..ir.context import Process, ProcessId
+    from .processes import DEFAULT_TIMEOUT, ProcessGrid
+
+    grid = ProcessGrid(1, 1, timeout=timeout if timeout and timeout > 0 else DEFAULT_TIMEOUT)
+    return Process(ProcessId(0, 0), grid)
 
 
 def _reset_probe_index(directory: str) -> None:
