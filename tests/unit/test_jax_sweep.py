@@ -185,3 +185,13 @@ def test_psum_in_shard_map_runs_on_the_one_device(tmp_path: Path) -> None:
     with pytest.raises(shlo_cli.Diagnostic, match="all_reduce is only supported when run via "
                                                   "interpreter.run_parallel"):
         shlo_cli.interpret(without, x)
+
+
+def test_shardy_ops_in_text_name_the_jax_artifact() -> None:
+    text = SHARDY_GENERIC.replace('"sdy.mesh"() {sym_name = "m"} : () -> ()',
+                                  "sdy.mesh @m = <[]>")
+    with pytest.raises(shlo_cli.Diagnostic) as info:
+        shlo_cli.interpret(text, np.zeros(4, np.float32))
+    assert "custom op 'sdy.mesh' is unknown" in str(info.value)
+    assert "note: Shardy sharding ops are read from jax.export artifacts (.jax)" \
+        in str(info.value)

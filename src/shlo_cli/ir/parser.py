@@ -460,7 +460,12 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
             elif self.default_dialects and self.default_dialects[-1]:
                 opdef = registry.lookup(f"{self.default_dialects[-1]}.{name}")
         if opdef is None or opdef.syntax is None:
-            raise self.error(f"custom op '{name}' is unknown")
+            error = self.error(f"custom op '{name}' is unknown")
+            if name.startswith("sdy."):
+                error.notes.append(Diagnostic(
+                    "Shardy sharding ops are read from jax.export artifacts (.jax), which "
+                    "remove them for one device, not from text", severity="note"))
+            raise error
         self.advance()
         self.custom_ops.append(opdef.name)
         try:
