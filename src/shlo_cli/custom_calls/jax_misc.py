@@ -168,7 +168,7 @@ def _verify_paired(call: TargetCall, extra: int) -> int:
     return n
 
 
-def _kept(call: TargetCall, k: int, result_size: Any) -> int:
+def _kept(call: TargetCall, k: int, result_size: int | None) -> int:
     """How many sorted entries are returned: `top_k`, or without `aggregate_to_topk` the
     result's size along `reduction_dim` (jax sizes it for the approximate algorithm; XLA
     CPU's fallback sorts and returns that many)."""
