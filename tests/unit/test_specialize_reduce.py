@@ -74,6 +74,12 @@ CASES += [(elem, op, dims, (9, 4, 16)) for elem, op in (("f32", "maximum"), ("f1
 CASES += [(elem, op, (1,), (150, 70)) for elem, op in (("f32", "add"), ("f32", "maximum"),
                                                       ("f64", "add"))]
 
+# rows of LONG_ROW elements or more: maxima reduce the last axis in place, no row copy
+CASES += [(elem, op, dims, (12, 300)) for elem, op in (("f32", "maximum"), ("f32", "minimum"),
+                                                       ("f16", "maximum"), ("i32", "minimum"))
+          for dims in ((1,), (0,))]
+CASES += [("f32", "maximum", (0, 2), (20, 3, 100))]
+
 
 def _specialized(kinds: list[str]) -> bool:
     return any(("bind_reduce" in k or "_sum_rows" in k or "_extremum" in k) for k in kinds)

@@ -164,13 +164,29 @@ def erf_inv_guess(y: Any, out: np.ndarray | None = None) -> np.ndarray:
     library's) and two Halley steps (cubic: Winitzki's 2e-3 is past 1e-20 after two): within
     about 2^-48 relative of erf_inv's result, what `libm.rounded` needs to round it once to
     a narrower float without recomputing but near a rounding boundary (`out` as a
-    ufunc's)."""
-    result = _erf_inv_refined(y, np.log1p, _halley, erf_guess.erf_guess,
-                              erf_guess.erfc_guess)
+    ufunc's). The steps run on every element at once (`erf_guess.halley_steps` takes erf
+    or erfc per element from one evaluation), not on masked subsets as `erf_inv`'s."""
+    shape = np.shape(y)
+    y = np.asarray(y, np.float64).reshape(-1)
+    with np.errstate(all="ignore"):
+        a = np.abs(y)
+        inside = a < 1.0
+        w = np.where(inside, a, 0.0)
+        x = erf_guess.halley_steps(_winitzki(w, np.log1p), w, 2)
+        result = np.where(inside, x, np.where(a == 1.0, np.inf, np.nan))
+        result = np.copysign(result, y).reshape(shape)
     if out is None:
         return result
     out[...] = result
     return out
+
+
+def _winitzki(w: np.ndarray, log1p: Any) -> np.ndarray:
+    """Winitzki's approximation of erf_inv(w) for w in [0, 1) (2e-3 relative)."""
+    log_term = log1p(-w * w)
+    k = 0.147
+    c = 2.0 / (math.pi * k) + 0.5 * log_term
+    return np.sqrt(np.sqrt(c * c - log_term / k) - c)
 
 
 def _erf_inv_refined(y: Any, log1p: Any, refine: Any, erf_fn: Any,
@@ -183,10 +199,7 @@ def _erf_inv_refined(y: Any, log1p: Any, refine: Any, erf_fn: Any,
         a = np.abs(y)
         inside = a < 1.0
         w = np.where(inside, a, 0.0)
-        log_term = log1p(-w * w)
-        k = 0.147
-        c = 2.0 / (math.pi * k) + 0.5 * log_term
-        x = np.sqrt(np.sqrt(c * c - log_term / k) - c)
+        x = _winitzki(w, log1p)
         tail = w > 0.5
         x[tail] = refine(x[tail], 1.0 - w[tail], lambda v: -erfc_fn(v))
         head = ~tail
@@ -201,16 +214,6 @@ def _newton(exp: Any, x: np.ndarray, offset: np.ndarray, fn: Any) -> np.ndarray:
     for _ in range(6):
         slope = _TWO_OVER_ROOT_PI * exp(-x * x)
         x = x - (fn(x) + offset) / slope
-        x = np.where(np.isfinite(x), x, 0.0)
-    return x
-
-
-def _halley(x: np.ndarray, offset: np.ndarray, fn: Any) -> np.ndarray:
-    """Two Halley steps: with f = fn(x) + offset, f' = s = erf'(x) and f'' = -2x s, the
-    step f f' / (f'^2 - f f'' / 2) is f / (s + x f)."""
-    for _ in range(2):
-        f = fn(x) + offset
-        x = x - f / (_TWO_OVER_ROOT_PI * np.exp(-x * x) + x * f)
         x = np.where(np.isfinite(x), x, 0.0)
     return x
 
