@@ -354,3 +354,48 @@ def test_sixteen_bit_kernels_switch_to_a_table(dtype: object) -> None:
         assert np.array_equal(_bits(whole), _bits(want))
         assert np.array_equal(_bits(later), _bits(want[::-7].reshape(-1, 1)))
         assert _bits(np.asarray(fresh(np.asarray(every[15360]))))[()] == _bits(want[15360:15361])[0]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, ml_dtypes.bfloat16])
+@pytest.mark.parametrize("fn", [libm.log, libm.log1p], ids=lambda f: f.__name__)
+def test_masked_out_arguments(fn: object, dtype: type) -> None:
+    """`where(x > 0, log(x), 0)` feeds log every masked-out argument: zeros (a ReLU's
+    output), negatives, NaN and infinities are evaluated at a regular argument and then
+    recomputed by the C library; all-special, mixed and all-regular blocks, in every size
+    class, give the straightforward evaluation's bits."""
+    rng = np.random.default_rng(3)
+    n = 3 * 16384 + 77
+    x = rng.standard_normal(n) * rng.choice([1e-40, 1e-3, 1.0, 1e3], n)
+    x[rng.random(n) < 0.3] = 0.0
+    x[:4096] = np.abs(x[:4096])  # a block with few specials
+    x[4096:8192] = -np.abs(x[4096:8192]) - 1.5  # a block of specials only
+    x[8192:8192 + 40] = [0.0, -0.0, np.nan, -np.nan, np.inf, -np.inf, -1.0, 5e-324, -5e-324,
+                         1e-45, -1e-45, -1.0000001, -0.9999999, 3e38] * 2 + [0.0] * 12
+    with np.errstate(all="ignore"):
+        x = x.astype(dtype)
+    rounder = None if dtype != ml_dtypes.bfloat16 else _bf16_rounder()
+    kernel = libm.native_kernel(fn, np.dtype(dtype), rounder)
+    for view in (x, x[:20000], x[:3000], x[::3], x[:4096 * 4].reshape(64, 256).T, x[8195:8196]):
+        got = kernel(view)
+        with np.errstate(all="ignore"):
+            want = np.asarray(fn(np.asarray(view, np.float64)))  # type: ignore[operator]
+        want = want.astype(dtype) if rounder is None else rounder(want)
+        assert got.shape == view.shape
+        assert np.ascontiguousarray(got).tobytes() == np.ascontiguousarray(want).tobytes()
+
+
+def _bf16_rounder() -> object:
+    from shlo_cli.dialects.stablehlo.elementwise_numerics import rounder
+
+    return rounder(np.dtype(ml_dtypes.bfloat16))
+
+
+def test_fill_is_boolean_assignment() -> None:
+    rng = np.random.default_rng(4)
+    for shape in [(0,), (1,), (1000,), (30, 40)]:
+        target = rng.standard_normal(shape)
+        mask = rng.random(shape) < 0.5
+        want = target.copy()
+        want[mask] = np.nan
+        libm._fill(target, mask, np.array(np.nan))
+        assert target.tobytes() == want.tobytes()

@@ -172,8 +172,15 @@ def _map_distinct(fn: Kernel, columns: list[np.ndarray]) -> np.ndarray:
 
 
 def _unary(name: str, math_fn: Kernel, np_fn: np.ufunc,
-           domain: Callable[[Any], Any], invalid_nan: bool = True) -> Kernel:
+           domain: Callable[[Any], Any], invalid_nan: bool = True,
+           nan_below: float | None = None) -> Kernel:
+    """`nan_below`: the finite arguments below it are exactly those numpy's function
+    answers with NaN (found by a comparison: numpy's log is slow on them)."""
     slow = _slow(name, 1, math_fn, np_fn)
+    finder: Any = np_fn if invalid_nan else None
+    if nan_below is not None:
+        def finder(x: np.ndarray) -> np.ndarray:
+            return np.where(x < nan_below, np.nan, 0.0)
 
     def apply(x: Any) -> Any:
         a = np.asarray(x)
@@ -182,8 +189,7 @@ def _unary(name: str, math_fn: Kernel, np_fn: np.ufunc,
         wide = a.astype(np.float64).ravel()
         with np.errstate(invalid="ignore"):
             fast = np.isfinite(wide) & domain(wide)
-        return _shaped(_evaluate(math_fn, slow, [wide], fast,
-                                 np_fn if invalid_nan else None), a)
+        return _shaped(_evaluate(math_fn, slow, [wide], fast, finder), a)
 
     def scalar(v: float) -> float:
         """`apply` on one Python float, element for element what `_evaluate` does (the
@@ -279,8 +285,6 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
     Doubtful elements are recomputed by `fn` (the C library), as are 0-d and empty
     inputs."""
     narrowed = round_to or _astype(dtype)
-    given: np.ufunc = fn.ufunc  # type: ignore[attr-defined]
-    ufunc: np.ufunc = getattr(np, given.__name__, given)  # numpy's own where it has it
     import ml_dtypes  # (its finfo knows bfloat16 too)
 
     info = ml_dtypes.finfo(dtype)
@@ -308,7 +312,7 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
     subtract, left_shift = np.subtract, np.left_shift
     quiet, loud = switches()
 
-    evaluate = _guesser(fn, ufunc)
+    evaluate = _guesser(fn)
     halves = _halves_kernel(fn, evaluate) if dtype == np.float32 and round_to is None else None
     # f32 from _NARROW_RANGE_FROM elements: the range test on the f32 result's own bits
     # (half the bytes per pass; exponent fields 2..254 are sure, as in _halves_kernel).
@@ -402,11 +406,32 @@ def _zero_exponent(mantissa: int, bias: int) -> int:
     return 1023 - least - 2
 
 
-def _guesser(fn: Kernel, ufunc: np.ufunc) -> Callable[[np.ndarray], Any]:
-    """numpy's double result in place; arguments below `fn.underflow_below` (results deep
-    in the underflow whatever the argument) are raised to it first: numpy's exp takes five
-    times longer on lanes that underflow (a softmax's -inf or -1e9 mask)."""
+@functools.cache
+def _guesser(fn: Kernel) -> Callable[[np.ndarray], Any]:
+    """numpy's double result of `fn.ufunc` (numpy's own function of that name where it has
+    one) in place. Arguments below `fn.underflow_below` (results deep in the underflow
+    whatever the argument) are raised to it first: numpy's exp takes five times longer on
+    lanes that underflow (a softmax's -inf or -1e9 mask). Arguments not above
+    `fn.regular_above` (log's zeros and negatives, NaN: what `where(x > 0, log(x), 0)`
+    evaluates) make numpy's log six times slower too: they are evaluated at a regular
+    argument and their guess then set to NaN, which every caller recomputes with `fn`."""
+    given: np.ufunc = fn.ufunc  # type: ignore[attr-defined]
+    ufunc: np.ufunc = getattr(np, given.__name__, given)
     floor = getattr(fn, "underflow_below", None)
+    edge = getattr(fn, "regular_above", None)
+    if edge is not None:
+        regular = np.array(edge + 1.0)
+
+        def fenced(guess: np.ndarray) -> None:
+            if guess.min() > edge:  # (False when there is a NaN)
+                ufunc(guess, guess)
+                return
+            special = guess > edge
+            np.logical_not(special, out=special)
+            _fill(guess, special, regular)
+            ufunc(guess, guess)
+            _fill(guess, special, _NAN)
+        return fenced
     if floor is None:
         return lambda guess: ufunc(guess, guess)
     low, maximum = np.array(floor), np.maximum
@@ -415,6 +440,21 @@ def _guesser(fn: Kernel, ufunc: np.ufunc) -> Callable[[np.ndarray], Any]:
         maximum(guess, low, out=guess)  # NaN stays NaN
         ufunc(guess, guess)
     return evaluate
+
+
+_NAN = np.array(np.nan)
+
+
+def _fill(target: np.ndarray, mask: np.ndarray, value: np.ndarray) -> None:
+    """target[mask] = value for float64 `target` and a bool `mask` of its shape, without
+    branches (a boolean assignment mispredicts on a mask with no pattern)."""
+    u64 = np.dtype(np.uint64)
+    bits = mask.view(np.uint8).astype(u64)
+    np.negative(bits, out=bits)  # all ones where mask holds
+    words = target.view(u64)
+    change = np.bitwise_xor(words, value.view(u64))
+    change &= bits
+    words ^= change
 
 
 def _halves_kernel(fn: Kernel, evaluate: Callable[[np.ndarray], Any]) -> Kernel | None:
@@ -493,7 +533,11 @@ def _redo(fn: Kernel, x: np.ndarray, out: np.ndarray, doubtful: np.ndarray,
             return
         # results deep in the underflow (exp of a -1e9 mask): sure
         with np.errstate(all="ignore"):
-            guess = fn.ufunc(picked.astype(np.float64))  # type: ignore[attr-defined]
+            if getattr(fn, "regular_above", None) is None:
+                guess = fn.ufunc(picked.astype(np.float64))  # type: ignore[attr-defined]
+            else:  # (log's masked-out arguments: NaN guesses without numpy's slow lanes)
+                guess = picked.astype(np.float64)
+                _guesser(fn)(guess)
         deep = np.abs(guess) < _DEEP
         if deep.any():
             index, picked, guess = index[~deep], picked[~deep], guess[~deep]
@@ -570,8 +614,10 @@ _EXP_LIMIT = 709.0
 exp = _unary("exp", math.exp, numpy_function("exp"), lambda x: x < _EXP_LIMIT)
 exp.underflow_below = -200.0  # type: ignore[attr-defined]  # e^-200 < 2^-288: deep
 expm1 = _unary("expm1", math.expm1, numpy_function("expm1"), lambda x: x < _EXP_LIMIT)
-log = _unary("log", math.log, numpy_function("log"), lambda x: x > 0)
-log1p = _unary("log1p", math.log1p, numpy_function("log1p"), lambda x: x > -1)
+log = _unary("log", math.log, numpy_function("log"), lambda x: x > 0, nan_below=0.0)
+log.regular_above = 0.0  # type: ignore[attr-defined]
+log1p = _unary("log1p", math.log1p, numpy_function("log1p"), lambda x: x > -1, nan_below=-1.0)
+log1p.regular_above = -1.0  # type: ignore[attr-defined]
 sin = _unary("sin", math.sin, numpy_function("sin"), _everywhere)
 cos = _unary("cos", math.cos, numpy_function("cos"), _everywhere)
 tan = _unary("tan", math.tan, numpy_function("tan"), _everywhere)

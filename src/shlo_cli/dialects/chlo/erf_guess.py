@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-_DEGREE = 10
-_WIDTH = 0.25  # every piece's width: a's piece is int(a / _WIDTH), no search
+_DEGREE = 7
+_WIDTH = 0.0625  # every piece's width: a's piece is int(a / _WIDTH), no search
 _INNER = 0.5  # below: erf(a) / a is fitted; from here up: erfcx(a)
 _LIMIT = 12.0
 
@@ -58,23 +58,27 @@ def _power_fit(fn: Any, low: float, high: float) -> np.ndarray:
 
 @functools.cache
 def _columns() -> np.ndarray:
-    """Per coefficient (highest power first) its value on every piece."""
+    """Per coefficient (highest power first) its value on every piece, for the powers of
+    u = t / 2 in [-1/2, 1/2] (scaled by powers of two: exact)."""
     pieces = round(_LIMIT / _WIDTH)
     rows = [_power_fit(_erf_over_a if (i + 1) * _WIDTH <= _INNER else _erfcx,
                        i * _WIDTH, (i + 1) * _WIDTH) for i in range(pieces)]
-    return np.array(rows).T[::-1].copy()
+    scaled = np.array(rows) * 2.0 ** np.arange(_DEGREE + 1)
+    return scaled.T[::-1].copy()
 
 
 def _fit(a: np.ndarray) -> np.ndarray:
-    """Each element's piece's fitted function at a (NaN stays NaN)."""
+    """Each element's piece's fitted function at a (NaN stays NaN). The piece's local
+    variable u = a / _WIDTH - piece - 1/2 is exact (a fraction's extraction)."""
     columns = _columns()
-    piece = (a * (1.0 / _WIDTH)).astype(np.intp)
+    u = a * (1.0 / _WIDTH)
+    piece = u.astype(np.intp)
     np.clip(piece, 0, columns.shape[1] - 1, out=piece)
-    t = a * (2.0 / _WIDTH)
-    t -= 2 * piece + 1  # the piece's local variable, in [-1, 1]
+    u -= piece
+    u -= 0.5
     value = columns[0].take(piece)
     for column in columns[1:]:
-        value *= t
+        value *= u
         value += column.take(piece)
     return value
 
