@@ -6,6 +6,7 @@ double result rounded once, bit for bit: random inputs over many scales, NaN, in
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -384,7 +385,7 @@ def test_masked_out_arguments(fn: object, dtype: type) -> None:
         assert np.ascontiguousarray(got).tobytes() == np.ascontiguousarray(want).tobytes()
 
 
-def _bf16_rounder() -> object:
+def _bf16_rounder() -> Any:
     from shlo_cli.dialects.stablehlo.elementwise_numerics import rounder
 
     return rounder(np.dtype(ml_dtypes.bfloat16))
