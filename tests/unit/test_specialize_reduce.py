@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -17,7 +18,7 @@ from shlo_cli.ir.parser import parse_source
 from shlo_cli.ir.registry import BIND_HOOKS
 
 ELEMS = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "i32": np.int32,
-         "ui8": np.uint8, "i1": np.bool_}
+         "ui8": np.uint8, "i1": np.bool_, "bf16": ml_dtypes.bfloat16}
 
 
 def _run(text: str, args: list, specialized: bool) -> tuple[np.ndarray, list[str]]:
@@ -79,6 +80,10 @@ CASES += [(elem, op, dims, (12, 300)) for elem, op in (("f32", "maximum"), ("f32
                                                        ("f16", "maximum"), ("i32", "minimum"))
           for dims in ((1,), (0,))]
 CASES += [("f32", "maximum", (0, 2), (20, 3, 100))]
+# bfloat16 maxima and minima run as f32 ones (short rows, long rows, every dims choice)
+CASES += [("bf16", op, dims, shape) for op in ("maximum", "minimum")
+          for dims in DIMS for shape in ((3, 4, 5), (9, 4, 16))]
+CASES += [("bf16", "maximum", (1,), (12, 300))]
 
 
 def _specialized(kinds: list[str]) -> bool:
@@ -204,3 +209,19 @@ def test_non_scalar_init_values_are_a_diagnostic(kind: str) -> None:
                                          "evaluated"):
         interpreter.call(interpreter.lookup_function("main"),
                          [np.ones((4, 4), np.float32), np.zeros(4, np.float32)])
+
+
+@pytest.mark.parametrize("specialized", [True, False])
+@pytest.mark.parametrize(("op", "sign"), [("maximum", 0x0000), ("minimum", 0x8000)])
+def test_bfloat16_extremum_of_zeros_is_ieee(op: str, sign: int, specialized: bool) -> None:
+    """maximum(+0, -0) = +0 and minimum = -0 in either order, as the elementwise ops give,
+    on both paths (ml_dtypes' own maximum returns its first argument for equal zeros)."""
+    t, r, s = "tensor<2x2xbf16>", "tensor<2xbf16>", "tensor<bf16>"
+    text = (f"func.func @main(%x: {t}, %i: {s}) -> {r} {{\n"
+            f"  %0 = stablehlo.reduce(%x init: %i) applies stablehlo.{op} across dimensions = "
+            f"[1] : ({t}, {s}) -> {r}\n  func.return %0 : {r}\n}}\n")
+    bf16 = ml_dtypes.bfloat16
+    x = np.array([[0.0, -0.0], [-0.0, 0.0]], bf16)
+    init = np.asarray(np.inf if op == "minimum" else -np.inf, bf16)
+    got, _ = _run(text, [x, init], specialized)
+    assert got.view(np.uint16).tolist() == [sign, sign]

@@ -1,9 +1,10 @@
 """Branchless select (dialects/stablehlo/specialize_select.py) picks the general evaluator's
-bits: every native int and float type, NaNs with payloads and signed zeros, a broadcast
-operand, random and uniform predicates, empty and 0-d tensors."""
+bits: every native int and float type, bfloat16 and f8E5M2, NaNs with payloads and signed
+zeros, a broadcast operand, random and uniform predicates, empty and 0-d tensors."""
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 import pytest
 from bind_helpers import run_first_op
@@ -11,7 +12,8 @@ from bind_helpers import run_first_op
 from shlo_cli.dialects.stablehlo import specialize_select
 
 TYPES = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64, "ui8": np.uint8,
-         "ui64": np.uint64, "f16": np.float16, "f32": np.float32, "f64": np.float64}
+         "ui64": np.uint64, "f16": np.float16, "f32": np.float32, "f64": np.float64,
+         "bf16": ml_dtypes.bfloat16, "f8E5M2": ml_dtypes.float8_e5m2}
 
 
 def _program(elem: str, shape: str) -> str:

@@ -31,6 +31,7 @@ from ...ir.types import (
 )
 from ...ir.verifier import inferred_type_mismatch
 from ...lazy_imports import lazy
+from .elementwise_numerics import is_float
 
 
 def _contiguous(x: Any) -> np.ndarray:
@@ -163,7 +164,7 @@ def fast_reduce_last(name: str, x: np.ndarray, init: np.ndarray) -> np.ndarray |
         else:
             folded = ufunc.reduce(x, axis=-1)
         out = np.asarray(ufunc(init, folded), dtype=x.dtype)
-        if x.dtype.kind == "f" and ufunc in (np.maximum, np.minimum):
+        if is_float(x.dtype) and ufunc in (np.maximum, np.minimum):  # ml_dtypes' too
             out = _signed_zero_extremum(out, x, init, ufunc is np.maximum)
         return out
 

@@ -4,7 +4,8 @@ The general evaluator's np.where branches per element: on an unpredictable predi
 floor division picks `q - 1` where signs differ, `where(a > b, a, b)`) it runs several times
 slower than a pass of arithmetic. Here the predicate becomes a mask of all-ones or zero bits
 in the unsigned type of the operands' width, and on_false ^ ((on_true ^ on_false) & mask)
-picks every element's bits exactly (NaN payloads and signed zeros included). Arrays
+picks every element's bits exactly (NaN payloads and signed zeros included; ml_dtypes'
+floats such as bfloat16 are selected as their bits too). Arrays
 below `_SMALL` elements keep np.where (one call, no branch cost to speak of).
 """
 
@@ -17,7 +18,7 @@ import numpy as np
 
 from ...ir.core import Operation
 from ...ir.registry import bind_after, register_bind_hook
-from .elementwise_numerics import NATIVE_FLOATS, NATIVE_INTS
+from .elementwise_numerics import NATIVE_FLOATS, NATIVE_INTS, is_float
 from .specialize import _native_types
 
 Kernel = Callable[..., Any]
@@ -56,7 +57,8 @@ def bind_select(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
         return None
     dtype = dtypes[1]
     if any(d != dtype for d in dtypes[2:]) or (dtype not in NATIVE_INTS
-                                               and dtype not in NATIVE_FLOATS):
+                                               and dtype not in NATIVE_FLOATS
+                                               and not is_float(dtype)):  # bf16, f8: bits
         return None
     return _select(dtype, bind_after(bind_select, op, opdef, kwargs))
 
