@@ -211,3 +211,33 @@ def test_invalid_operations_need_one_nan(monkeypatch: pytest.MonkeyPatch) -> Non
     same = libm._invalid_operations(lambda v: calls.append(v) or math.nan, [x], np.log, out)
     assert same is not None and same.all() and np.isnan(out).all()
     assert len(calls) == libm._SAMPLES
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_power_of_masked_out_bases(dtype: type) -> None:
+    """`where(x >= 0, x ** y, 0)` evaluates pow at negative and zero bases: its guess skips
+    them (NaN, recomputed by the C library) and the finder of NaN results is a comparison;
+    bases of every sign and kind against integer, half-integer, huge and special exponents
+    still give the C library's result rounded once."""
+    from shlo_cli.dialects.stablehlo.elementwise_numerics import round_float
+
+    rng = np.random.default_rng(12)
+    n = 30000
+    x = rng.standard_normal(n) * rng.choice([1e-6, 1.0, 30.0], n)
+    x[rng.random(n) < 0.2] = 0.0
+    y = rng.choice([-3.0, -2.0, -0.5, 0.0, 0.5, 1.0, 2.0, 3.0, 2.0 ** 60, np.inf, -np.inf,
+                    np.nan], n)
+    y[: n // 2] = rng.uniform(-4, 4, n // 2)
+    x[:12] = [0.0, -0.0, -1.0, -1.0, np.inf, -np.inf, np.nan, -2.0, -2.0, 5e-324, -0.0, 1.0]
+    y[:12] = [-1.0, -1.0, np.inf, np.nan, -0.5, 0.5, 0.0, 3.0, 0.5, 0.5, -3.0, np.nan]
+    narrow = np.dtype(dtype)
+    with np.errstate(all="ignore"):
+        xs = [x.astype(narrow), y.astype(narrow)]
+    fast = libm.rounded(libm.power, lambda r: round_float(r, narrow), *xs)
+    exact = round_float(libm.power(*[v.astype(np.float64) for v in xs]), narrow)
+    assert fast.tobytes() == exact.tobytes()
+    wide = [v.astype(np.float64) for v in xs]
+    finite = np.isfinite(wide[0]) & np.isfinite(wide[1])
+    with np.errstate(all="ignore"):
+        want = np.isnan(np.power(*wide)) & finite
+    assert np.array_equal(np.isnan(libm._pow_nan(*wide)) & finite, want)
