@@ -214,7 +214,8 @@ def test_arg_reduce_is_the_general_path(body: str, elem: str, index: str,
 
 
 @pytest.mark.parametrize("body", list(BODIES))
-@pytest.mark.parametrize("shape", [(3, 1500), (1100,), (0, 4), (4, 0), (1, 1), (6,)])
+@pytest.mark.parametrize("shape", [(3, 1500), (1100,), (0, 4), (4, 0), (1, 1), (6,), (700, 4),
+                                   (3, 200, 2)])
 def test_long_short_and_empty_rows(body: str, shape: tuple) -> None:
     """Rows past the sequential limit (the general path's pairwise tree), 1-D inputs to
     0-d results, and empty inputs."""
@@ -283,3 +284,17 @@ def test_iota_indices(body: str, shape: tuple, dim: int, index: str) -> None:
         itype = np.int8 if index == "i8" else ELEMS[index]
         for i0 in (0, -1, 2):
             _check(text, [x, np.float32(init), np.asarray(i0, itype)])
+
+
+def test_flat_gather_is_take_along_axis() -> None:
+    """_take_at (one flat gather) picks what take_along_axis picks, for C-contiguous rows
+    and (falling back) strided ones, 1-D to 3-D, bf16 bits included."""
+    rng = np.random.default_rng(9)
+    for shape in [(5,), (40, 4), (3, 7, 2)]:
+        base = rng.standard_normal((2,) + shape).astype(np.float32)
+        for a in (base[0], base[1][..., ::-1], base.astype(ml_dtypes.bfloat16)[0]):
+            k = rng.integers(0, shape[-1], shape[:-1]).astype(np.intp)
+            flat = specialize_argreduce._positions(k, shape[-1])
+            got = specialize_argreduce._take_at(a, flat, k)
+            want = np.take_along_axis(a, k[..., None], axis=-1)[..., 0]
+            assert got.shape == want.shape and got.tobytes() == want.tobytes()
