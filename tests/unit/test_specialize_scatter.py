@@ -264,3 +264,24 @@ def test_point_scatter_matches_general_evaluator(case: int, special: bool) -> No
     assert getattr(kernel, "__qualname__", "").startswith("_point_kernel")
     assert fast.dtype == plain.dtype and fast.shape == plain.shape
     assert fast.tobytes() == plain.tobytes() and fast is not x
+
+
+@pytest.mark.parametrize("repeat", [False, True])
+def test_point_replace_with_distinct_targets(repeat: bool) -> None:
+    """A max-unpool's replacement writes every position at most once (one assignment, no
+    search for last writes); one repeated position among them takes the general order."""
+    operand, ids = (4, 6, 5), (100, 3)
+    text = _point_program(operand, ids, "f32", "i32", [0, 1, 2], _body("replace", "f32"))
+    rng = np.random.default_rng(7)
+    flat = rng.permutation(120)[:100]
+    i = np.stack(np.unravel_index(flat, operand), axis=1).astype(np.int32)
+    i[5] = [4, 0, 0]  # out of bounds: skipped
+    if repeat:
+        i[7] = i[60]
+    x = rng.standard_normal(operand).astype(np.float32)
+    u = rng.standard_normal(ids[:-1]).astype(np.float32)
+    u[:3] = [np.nan, -0.0, np.inf]
+    fast, kernel = _run(text, [x, i, u], True)
+    plain, _ = _run(text, [x, i, u], False)
+    assert getattr(kernel, "__qualname__", "").startswith("_point_kernel")
+    assert fast.tobytes() == plain.tobytes()
