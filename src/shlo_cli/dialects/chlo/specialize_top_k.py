@@ -7,7 +7,8 @@ Here, on the same order keys (structured.order_key), np.partition finds each row
 largest key; the elements at or above it (at least k, more only with ties) are the only
 ones the sorted prefix can hold. They are gathered in index order into a small padded block
 and sorted there by descending key, ties by ascending index (what the stable descending sort
-gives), padding last: the same k indices, hence the same values.
+gives), padding last: the same k indices, hence the same values. Rows without ties at the
+k-th key (the usual case) have exactly k candidates: no padded block to lay out.
 """
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ def _candidates(rows: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray] | Non
     width = int(per_row.max())
     if 2 * width > n:
         return None
+    if width == k and int(per_row.min()) == k:  # no ties at the k-th key: k per row
+        columns = (np.flatnonzero(mask) % n).reshape(count, k)
+        return columns, np.take_along_axis(rows, columns, axis=-1)
     row, column = np.nonzero(mask)  # row-major: columns ascending within each row
     starts = np.cumsum(per_row) - per_row
     slot = np.arange(row.size) - np.repeat(starts, per_row)
