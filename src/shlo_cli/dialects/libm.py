@@ -324,13 +324,17 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
     u32, one32 = np.dtype(np.uint32), np.array(1, np.uint32)
     start32, limit32 = np.array(2 << 24, np.uint32), 253 << 24
 
-    def kernel(x: Any) -> Any:
-        if x.__class__ is not array or x.dtype != dtype or not x.ndim or not x.size:
-            return _rounded_any(fn, dtype, x, narrowed)
-        if x.size > 2 * _BLOCK and x.flags.c_contiguous:
-            return blocks(x)
+    def kernel(x: Any, defer: bool = False) -> Any:
+        """The rounded result; with `defer` (a block of `blocks`, 1-D, not empty) the
+        pair (result, doubtful mask or None), the doubtful elements not yet redone."""
+        if not defer:
+            if x.__class__ is not array or x.dtype != dtype or not x.ndim or not x.size:
+                return _rounded_any(fn, dtype, x, narrowed)
+            if x.size > 2 * _BLOCK and x.flags.c_contiguous:
+                return blocks(x)
         if halves is not None and x.size >= _HALVES_FROM:
-            return halves(x)
+            return halves(x, defer)
+        doubtful = None
         token = quiet()  # overflow, invalid: those elements are redone
         try:
             guess = x.astype(f64)
@@ -353,21 +357,37 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
                     # guess << 1: kept whole, or the range test's binade + start
                     doubled = left_shift(bits, one) if binade is not bits else binade + start
                     doubtful &= doubled >= deep64
-                _redo(fn, x, out, doubtful, narrowed)
+                if not defer:
+                    _redo(fn, x, out, doubtful, narrowed)
         finally:
             loud(token)
-        return out
+        return (out, doubtful) if defer else out
 
     def blocks(x: np.ndarray) -> np.ndarray:
         """`kernel` block by block: each block's double temporaries stay in the cache
-        (whole, a large array's passes each stream them from memory: twice the time)."""
+        (whole, a large array's passes each stream them from memory: twice the time). The
+        blocks' doubtful elements are redone together at the end (each redo has a fixed
+        cost: a softmax's or Sinkhorn's underflowing exps are in every block)."""
         out = np.empty(x.shape, dtype)
         source, target = x.reshape(-1), out.reshape(-1)
+        pending: np.ndarray | None = None
         for start in range(0, source.size, _BLOCK):
-            target[start:start + _BLOCK] = kernel(source[start:start + _BLOCK])
+            end = start + _BLOCK
+            block, doubtful = kernel(source[start:end], True)
+            target[start:end] = block
+            if doubtful is not None:
+                if pending is None:
+                    pending = np.zeros(source.size, np.bool_)
+                pending[start:end] = doubtful
+        if pending is not None:
+            token = quiet()  # as in `kernel`
+            try:
+                _redo(fn, source, target, pending, narrowed)
+            finally:
+                loud(token)
         return out
 
-    result = _tabulated(kernel, dtype) if dtype.itemsize == 2 else kernel
+    result: Kernel = _tabulated(kernel, dtype) if dtype.itemsize == 2 else kernel
     result.blockwise = True  # type: ignore[attr-defined]  # elementwise on any slice
     return result
 
@@ -483,7 +503,8 @@ def _halves_kernel(fn: Kernel, evaluate: Callable[[np.ndarray], Any]) -> Kernel 
     subtract, left_shift = np.subtract, np.left_shift
     quiet, loud = switches()
 
-    def kernel(x: np.ndarray) -> np.ndarray:
+    def kernel(x: np.ndarray, defer: bool = False) -> Any:
+        doubtful = None
         token = quiet()  # overflow, invalid: those elements are redone
         try:
             guess = x.astype(f64)
@@ -500,10 +521,11 @@ def _halves_kernel(fn: Kernel, evaluate: Callable[[np.ndarray], Any]) -> Kernel 
                 if np.count_nonzero(doubtful) > _SCALAR_REDO:  # a mask's zeros: sure
                     high = guess.reshape(-1).view(u32)[1::2]  # sign, exponent, top bits
                     doubtful &= left_shift(high, one) >= deep32
-                _redo(fn, x, out, doubtful, _astype(f32))
+                if not defer:
+                    _redo(fn, x, out, doubtful, _astype(f32))
         finally:
             loud(token)
-        return out
+        return (out, doubtful) if defer else out
 
     return kernel
 
