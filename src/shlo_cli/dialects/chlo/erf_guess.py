@@ -93,15 +93,53 @@ def _tail(a: np.ndarray, fit: np.ndarray) -> np.ndarray:
 
 
 def erfc_guess(x: Any, out: np.ndarray | None = None) -> np.ndarray:
-    """erfc within 2^-47 relative of the C library's double result (`out` as a ufunc's)."""
+    """erfc within 2^-47 relative of the C library's double result (`out` as a ufunc's).
+    From pieces over signed x (`_signed_columns`): erfc itself below _INNER (between 1/2
+    and 2, no cancellation), exp(-x^2) erfcx(x) from there; arguments are clipped to
+    [-_LIMIT, _LIMIT] (erfc(-12) is 2 within 1e-64, erfc(12) is below every narrow
+    float's least subnormal)."""
     x = np.asarray(x, np.float64)
-    flat = x.reshape(-1)  # 0-d too: every step below works on a 1-D array
+    flat = x.reshape(-1)
     with np.errstate(all="ignore"):
-        a = np.abs(flat)
-        fit = _fit(a)
-        result = _pick(a < _INNER, 1.0 - a * fit, _tail(a, fit))
-        result = _pick(flat < 0, 2.0 - result, result)
+        clipped = np.clip(flat, -_LIMIT, _LIMIT)  # NaN stays NaN
+        result = _signed_fit(clipped)
+        square = clipped * clipped
+        np.multiply(square, clipped >= _INNER, out=square)  # 0 (exp: 1) below _INNER
+        np.negative(square, out=square)
+        np.exp(square, out=square)
+        result *= square
     return _into(result.reshape(x.shape), out)
+
+
+@functools.cache
+def _signed_columns() -> np.ndarray:
+    """_columns for erfc over [-_LIMIT, _LIMIT]: pieces ending at or below _INNER fit
+    erfc, the others erfcx."""
+    pieces = round(2 * _LIMIT / _WIDTH)
+    rows = []
+    for i in range(pieces):
+        low = -_LIMIT + i * _WIDTH
+        rows.append(_power_fit(math.erfc if low + _WIDTH <= _INNER else _erfcx,
+                               low, low + _WIDTH))
+    scaled = np.array(rows) * 2.0 ** np.arange(_DEGREE + 1)
+    return scaled.T[::-1].copy()
+
+
+def _signed_fit(x: np.ndarray) -> np.ndarray:
+    """Each element's signed piece's fitted function at x in [-_LIMIT, _LIMIT] (NaN stays
+    NaN); the local variable as in `_fit` (exact for x with 24 significant bits)."""
+    columns = _signed_columns()
+    u = x * (1.0 / _WIDTH)
+    u += _LIMIT / _WIDTH
+    piece = u.astype(np.intp)
+    np.clip(piece, 0, columns.shape[1] - 1, out=piece)
+    u -= piece
+    u -= 0.5
+    value = columns[0].take(piece)
+    for column in columns[1:]:
+        value *= u
+        value += column.take(piece)
+    return value
 
 
 def erf_guess(x: Any, out: np.ndarray | None = None) -> np.ndarray:
