@@ -6,16 +6,17 @@ only a guess within its trusted margin (2^-40 relative) of the C library's doubl
 it keeps the guess where every value in that margin rounds the same, and recomputes the
 rest (a handful per array) with the C library.
 
-The guess is piecewise polynomial in a = |x|, fitted once at first use: on each piece a
-Chebyshev interpolant of degree `_DEGREE` through the C library's own values at the
-Chebyshev points, turned into powers of the piece's local variable t in [-1, 1] (the
-coefficients decay fast, so Horner's rule there loses nothing that matters). The fitted
-function is erf(a) / a on [0, 1/2] (erf = a * fit, erfc = 1 - erf >= 0.47) and
-erfcx(a) = exp(a^2) erfc(a), smooth and slowly varying, on the pieces up to 12 (erfc =
-exp(-a^2) * fit, erf = 1 - erfc; a^2 is exact for f32 and f16 inputs, whose doubles have at
-most 24 significant bits). Past 12 erfc is 0 (the true erfc(12) is 1.4e-64, far below any
-narrower float's least subnormal, so every result there rounds alike) and erf is 1.
-Negative x by symmetry: erf(-a) = -erf(a), erfc(-a) = 2 - erfc(a). NaN stays NaN. Every
+The guess is piecewise polynomial, fitted once at first use: on each piece of width
+`_WIDTH` a Chebyshev interpolant of degree `_DEGREE` through the C library's own values at
+the Chebyshev points, turned into powers of the piece's local variable u in [-1/2, 1/2]
+(exact: a fraction's extraction; the coefficients decay fast, so Horner's rule there loses
+nothing that matters). erf's pieces are in a = |x|: the fitted function is erf(a) / a on
+[0, 1/2] (erf = a * fit) and erfcx(a) = exp(a^2) erfc(a), smooth and slowly varying, on the
+pieces up to 12 (erf = 1 - exp(-a^2) * fit; a^2 is exact for f32 and f16 inputs, whose
+doubles have at most 24 significant bits); past 12 erf is 1, and erf(-a) = -erf(a). erfc's
+pieces are over signed x in [-12, 12]: erfc itself (between 1/2 and 2) below 1/2, erfcx
+from there, so no symmetry step is needed; past 12 erfc is below 1.4e-64, far under any
+narrower float's least subnormal, so every result there rounds alike. NaN stays NaN. Every
 element is evaluated with its own piece's coefficients in one pass (no per-piece masks).
 The unit tests bound the guess's error against the C library at 2^-47 relative.
 """
