@@ -444,7 +444,7 @@ def _guesser(fn: Kernel) -> Callable[[np.ndarray], Any]:
     floor = getattr(fn, "underflow_below", None)
     edge = getattr(fn, "regular_above", None)
     if edge is not None:
-        regular = np.array(edge + 1.0)
+        regular, nan = np.array(edge + 1.0), np.array(np.nan)
 
         def fenced(guess: np.ndarray) -> None:
             if guess.min() > edge:  # (False when there is a NaN)
@@ -454,7 +454,7 @@ def _guesser(fn: Kernel) -> Callable[[np.ndarray], Any]:
             np.logical_not(special, out=special)
             _fill(guess, special, regular)
             ufunc(guess, guess)
-            _fill(guess, special, _NAN)
+            _fill(guess, special, nan)
         return fenced
     if floor is None:
         return lambda guess: ufunc(guess, guess)
@@ -464,9 +464,6 @@ def _guesser(fn: Kernel) -> Callable[[np.ndarray], Any]:
         maximum(guess, low, out=guess)  # NaN stays NaN
         ufunc(guess, guess)
     return evaluate
-
-
-_NAN = np.array(np.nan)
 
 
 def _fill(target: np.ndarray, mask: np.ndarray, value: np.ndarray) -> None:

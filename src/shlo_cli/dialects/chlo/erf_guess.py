@@ -155,17 +155,15 @@ def erf_guess(x: Any, out: np.ndarray | None = None) -> np.ndarray:
     return _into(result.reshape(x.shape), out)
 
 
-_U64 = np.dtype(np.uint64)
-
-
 def _pick(mask: np.ndarray, on_true: np.ndarray, on_false: np.ndarray) -> np.ndarray:
     """np.where(mask, on_true, on_false) for 1-D float64 arrays of one size, bit for bit,
     without branches: np.where mispredicts on a mask with no pattern (erf's inner and outer
     pieces, the signs of a GELU's inputs), three times the cost of these five passes."""
-    bits = mask.view(np.uint8).astype(_U64)
+    u64 = np.dtype(np.uint64)
+    bits = mask.view(np.uint8).astype(u64)
     np.negative(bits, out=bits)  # all ones where mask holds, else zero
-    low = on_false.view(_U64)
-    out = on_true.view(_U64) ^ low
+    low = on_false.view(u64)
+    out = on_true.view(u64) ^ low
     out &= bits
     out ^= low
     return out.view(np.float64)

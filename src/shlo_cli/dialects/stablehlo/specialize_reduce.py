@@ -17,7 +17,6 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
 from ...ir.core import Operation
@@ -96,22 +95,19 @@ def bind_reduce(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
     if (name in ("stablehlo.maximum", "stablehlo.minimum") and dtype.kind in "fiu"
             and flat_shape[-1] > 0):
         return _extremum(kernel, perm, identity, flat_shape, dtype, name == "stablehlo.maximum")
-    if (name in ("stablehlo.maximum", "stablehlo.minimum") and dtype == _BFLOAT16
+    if (name in ("stablehlo.maximum", "stablehlo.minimum") and dtype.name == "bfloat16"
             and flat_shape[-1] > 0):
-        return _bfloat16_extremum(kernel, _extremum(_no_result, perm, identity, flat_shape,
-                                                    np.dtype(np.float32),
-                                                    name == "stablehlo.maximum"))
+        return _bfloat16_extremum(dtype, kernel, _extremum(
+            _no_result, perm, identity, flat_shape, np.dtype(np.float32),
+            name == "stablehlo.maximum"))
     return kernel
-
-
-_BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 
 
 def _no_result(x: Any, init: Any) -> None:
     return None
 
 
-def _bfloat16_extremum(general: Kernel, in_f32: Kernel) -> Kernel:
+def _bfloat16_extremum(bfloat16: np.dtype, general: Kernel, in_f32: Kernel) -> Kernel:
     """bfloat16 maxima and minima (a bf16 attention's row max) as f32 ones: widening is
     exact and keeps the order, the sign of zero and NaN payloads, and the extremum is one
     of the elements (or the init value), so it narrows back exactly. ml_dtypes' own
@@ -120,15 +116,15 @@ def _bfloat16_extremum(general: Kernel, in_f32: Kernel) -> Kernel:
     array, f32 = np.ndarray, np.dtype(np.float32)
 
     def kernel(x: Any, init: Any) -> Any:
-        if init.__class__ is array and init.dtype == _BFLOAT16 and not init.ndim:
+        if init.__class__ is array and init.dtype == bfloat16 and not init.ndim:
             init = init[()]
-        if (x.__class__ is not array or x.dtype != _BFLOAT16
-                or init.__class__ is not _BFLOAT16.type):
+        if (x.__class__ is not array or x.dtype != bfloat16
+                or init.__class__ is not bfloat16.type):
             return general(x, init)
         out = in_f32(x.astype(f32), f32.type(init))
         if out is None:
             return general(x, init)
-        return np.asarray(out).astype(_BFLOAT16)
+        return np.asarray(out).astype(bfloat16)
     return kernel
 
 
