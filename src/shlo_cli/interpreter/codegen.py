@@ -120,14 +120,29 @@ def _fold(step: Any, consts: dict[Value, Any]) -> Any:
     return value
 
 
+class BlockCode:
+    """One block's part of a generated function: `entry` stores the block's captured
+    arguments for nested regions, `outer` reads values of enclosing blocks from the
+    environment (once per run of the function), `lines` are the steps (each with the step
+    its line runs), `returned` the terminator's operands as expressions."""
+
+    __slots__ = ("entry", "outer", "lines", "returned")
+
+    def __init__(self) -> None:
+        self.entry: list[str] = []
+        self.outer: list[str] = []
+        self.lines: list[tuple[str, Any]] = []
+        self.returned: list[str] = []
+
+
 def _chain_lines(steps: Sequence[Any], start: int, end: int, kinds: list[str],
                  names: dict[Value, str], ref: Callable[[Value], str], ns: dict[str, Any],
-                 last: dict[Value, int], kept: set[Value], captured: set[Value]
-                 ) -> list[tuple[str, Any]]:
+                 last: dict[Value, int], kept: set[Value], captured: set[Value],
+                 p: str, step_names: set[str]) -> list[tuple[str, Any]]:
     """Steps start..end-1 as one loop over blocks of rows (blocked.py). Scalar steps run
     first; a broadcast of a scalar is the scalar itself inside the loop; results used after
     the chain are written block by block into arrays allocated first, the others live one
-    block at a time."""
+    block at a time. `p` prefixes every name the block's code defines."""
     chain = list(enumerate(steps[start:end], start))
     shape = tuple(steps[start].op.results[0].type.shape)
     rows = rows_per_block(shape)
@@ -136,27 +151,28 @@ def _chain_lines(steps: Sequence[Any], start: int, end: int, kinds: list[str],
     outputs = []
 
     def call(i: int, step: Any, args: list[str]) -> str:
-        ns[f"K{i}"] = step.fn
-        return f"K{i}({', '.join(args)})"
+        ns[f"{p}K{i}"] = step.fn
+        return f"{p}K{i}({', '.join(args)})"
 
     for (i, step), kind in zip(chain, kinds, strict=True):
         result = step.op.results[0]
         live = result in kept or last.get(result, -1) >= end
         if kind == SCALAR or (kind == SCALAR_BROADCAST and live):
-            names[result] = f"v{i}"
-            lines.append((f"    v{i} = {call(i, step, [ref(v) for v in step.op.operands])}",
+            names[result] = f"{p}v{i}"
+            step_names.add(names[result])
+            lines.append((f"{p}v{i} = {call(i, step, [ref(v) for v in step.op.operands])}",
                           step))
         if kind == SCALAR_BROADCAST:  # a 0-d array, as kernels get a broadcast view
-            lines.append((f"    b{i} = _asarray({ref(step.op.operands[0])})", step))
-            inner[result] = f"b{i}"
+            lines.append((f"{p}b{i} = _asarray({ref(step.op.operands[0])})", step))
+            inner[result] = f"{p}b{i}"
         elif kind == ELEMENTWISE:
-            inner[result] = f"t{i}"
+            inner[result] = f"{p}t{i}"
             if live:
                 outputs.append(i)
-                ns[f"D{i}"] = result_dtype(step)
-                lines.append((f"    v{i} = _empty({shape!r}, D{i})", step))
+                ns[f"{p}D{i}"] = result_dtype(step)
+                lines.append((f"{p}v{i} = _empty({shape!r}, {p}D{i})", step))
     ns["_empty"], ns["_asarray"] = np.empty, np.asarray
-    lines.append((f"    for _s in range(0, {shape[0]}, {rows}):", steps[start]))
+    lines.append((f"for _s in range(0, {shape[0]}, {rows}):", steps[start]))
     for (i, step), kind in zip(chain, kinds, strict=True):
         if kind != ELEMENTWISE:
             continue
@@ -168,43 +184,48 @@ def _chain_lines(steps: Sequence[Any], start: int, end: int, kinds: list[str],
                 args.append(ref(v))
             else:
                 args.append(f"{ref(v)}[_s:_s + {rows}]")
-        target = f"t{i} = v{i}[_s:_s + {rows}]" if i in outputs else f"t{i}"
-        lines.append((f"        {target} = {call(i, step, args)}", step))
+        target = f"{p}t{i} = {p}v{i}[_s:_s + {rows}]" if i in outputs else f"{p}t{i}"
+        lines.append((f"    {target} = {call(i, step, args)}", step))
     after = []
     for i in outputs:
         result = steps[i].op.results[0]
-        names[result] = f"v{i}"
+        names[result] = f"{p}v{i}"
+        step_names.add(names[result])
     for i, step in chain:
         result = step.op.results[0]
         if result in captured and result in names:
-            ns[f"R{i}"] = result
-            after.append(f"frame[R{i}] = {names[result]}")
+            ns[f"{p}R{i}"] = result
+            after.append(f"frame[{p}R{i}] = {names[result]}")
     dead = {names[v] for _, step in chain for v in step.op.operands
             if start <= last.get(v, -1) < end and v not in kept and _large(v)
-            and v in names and names[v][0] == "v"}
+            and v in names and names[v] in step_names}
     if dead:
         after.append(f"del {', '.join(sorted(dead))}")
     if after:
-        lines.append(("    " + "; ".join(after), steps[end - 1]))
+        lines.append(("; ".join(after), steps[end - 1]))
     return lines
 
 
-def compile_block(arguments: Sequence[Value], steps: Sequence[Any],
-                  terminator: Sequence[Value] | None, block: Block,
-                  fold: bool) -> CompiledBlock:
-    """Generate and compile the function for one planned block (see the module doc)."""
+def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequence[Any],
+               terminator: Sequence[Value] | None, block: Block, fold: bool,
+               ns: dict[str, Any], p: str) -> BlockCode:
+    """The code of one planned block, its arguments named `arg_names`, every other name it
+    defines (in the function's locals and in `ns`, its globals) prefixed by `p`."""
     captured = captured_values(block)
-    names: dict[Value, str] = {}
-    ns: dict[str, Any] = {"__name__": _MODULE}
+    names: dict[Value, str] = dict(zip(arguments, arg_names, strict=True))
+    step_names: set[str] = set()  # locals holding step results (may be deleted early)
     consts: dict[Value, Any] = {}
+    code = BlockCode()
     outer: list[Value] = []
 
     def ref(v: Value) -> str:
         name = names.get(v)
         if name is None:  # defined in an enclosing block: read once, at entry
-            name = names[v] = f"o{len(outer)}"
-            ns[f"O{len(outer)}"] = v
+            k = len(outer)
+            name = names[v] = f"{p}o{k}"
+            ns[f"{p}O{k}"] = v
             outer.append(v)
+            code.outer.append(f"{p}o{k} = frame[{p}O{k}]")
         return name
 
     # Last use of each value (terminator uses count as the end).
@@ -214,70 +235,92 @@ def compile_block(arguments: Sequence[Value], steps: Sequence[Any],
             last[v] = i
     kept = set(terminator or ()) | captured
 
-    body: list[str] = []
-    lines: dict[int, Any] = {}
-    for i, v in enumerate(arguments):
-        names[v] = f"a{i}"
     for i, v in enumerate(arguments):
         if v in captured:
-            body.append(f"    frame[A{i}] = a{i}")
-            ns[f"A{i}"] = v
-    emitted: list[tuple[str, Any]] = []
+            code.entry.append(f"frame[{p}A{i}] = {arg_names[i]}")
+            ns[f"{p}A{i}"] = v
+    emitted = code.lines
     chains = find_chains(steps) if fold else {}
     chained = {i for start, (end, _) in chains.items() for i in range(start, end)}
     for i, step in enumerate(steps):
         if i in chains:
             stop, kinds = chains[i]
             emitted += _chain_lines(steps, i, stop, kinds, names, ref, ns, last, kept,
-                                    captured)
+                                    captured, p, step_names)
         if i in chained:
             continue
         value = _fold(step, consts) if fold else None
         if value is not None:
             result = step.op.results[0]
             consts[result] = value
-            names[result] = f"C{i}"
-            ns[f"C{i}"] = value
+            names[result] = f"{p}C{i}"
+            ns[f"{p}C{i}"] = value
             if result in captured:
-                ns[f"R{i}"] = result
-                body.append(f"    frame[R{i}] = C{i}")
+                ns[f"{p}R{i}"] = result
+                code.entry.append(f"frame[{p}R{i}] = {p}C{i}")
             continue
-        ns[f"K{i}"] = step.fn
-        call = f"K{i}({', '.join(ref(v) for v in step.op.operands)})"
+        ns[f"{p}K{i}"] = step.fn
+        call = f"{p}K{i}({', '.join(ref(v) for v in step.op.operands)})"
         results = step.op.results
         stores = []
         if len(results) == 1:
-            names[results[0]] = f"v{i}"
-            line = f"    v{i} = {call}"
+            names[results[0]] = f"{p}v{i}"
+            step_names.add(names[results[0]])
+            line = f"{p}v{i} = {call}"
         elif results:
-            line = f"    r = {call}"
+            line = f"r = {call}"
             for j, r in enumerate(results):
-                names[r] = f"v{i}_{j}"
-                stores.append(f"v{i}_{j} = r[{j}]")
+                names[r] = f"{p}v{i}_{j}"
+                step_names.add(names[r])
+                stores.append(f"{p}v{i}_{j} = r[{j}]")
         else:
-            line = f"    {call}"
+            line = call
         for j, r in enumerate(results):
             if r in captured:
-                ns[f"R{i}_{j}"] = r
-                stores.append(f"frame[R{i}_{j}] = {names[r]}")
+                ns[f"{p}R{i}_{j}"] = r
+                stores.append(f"frame[{p}R{i}_{j}] = {names[r]}")
         dead = [names[v] for v in step.op.operands
                 if last.get(v) == i and v not in kept and _large(v) and v in names
-                and names[v][0] == "v"]
+                and names[v] in step_names]
         if dead:
             stores.append(f"del {', '.join(dict.fromkeys(dead))}")
-        emitted.append(("; ".join([line.rstrip()] + stores) if stores else line, step))
-    returned = ", ".join(ref(v) for v in terminator or ())
-    head = [f"    o{k} = frame[O{k}]" for k in range(len(outer))]
-    params = ", ".join(f"a{i}" for i in range(len(arguments)))
-    src = ["def block(frame, args):"]
+        emitted.append(("; ".join([line] + stores) if stores else line, step))
+    code.returned = [ref(v) for v in terminator or ()]
+    return code
+
+
+class Source:
+    """A generated function's source, line by line, with the step each line runs."""
+
+    def __init__(self, head: str) -> None:
+        self.src = [head]
+        self.lines: dict[int, Any] = {}
+
+    def add(self, text: str, indent: int, step: Any = None) -> None:
+        self.src.append("    " * indent + text)
+        if step is not None:
+            self.lines[len(self.src)] = step
+
+    def compile(self, ns: dict[str, Any], name: str, arity: int) -> CompiledBlock:
+        filename = f"<shlo plan {next(_COUNTER)}>"
+        source = "\n".join(self.src) + "\n"
+        exec(compile(source, filename, "exec"), ns)  # noqa: S102 - our own code
+        return CompiledBlock(ns[name], arity, filename, self.lines, source)
+
+
+def compile_block(arguments: Sequence[Value], steps: Sequence[Any],
+                  terminator: Sequence[Value] | None, block: Block,
+                  fold: bool) -> CompiledBlock:
+    """Generate and compile the function for one planned block (see the module doc)."""
+    ns: dict[str, Any] = {"__name__": _MODULE}
+    arg_names = [f"a{i}" for i in range(len(arguments))]
+    code = block_code(arguments, arg_names, steps, terminator, block, fold, ns, "")
+    src = Source("def block(frame, args):")
     if arguments:
-        src.append(f"    {params}{',' if len(arguments) == 1 else ''} = args")
-    src += body + head
-    for line, step in emitted:
-        src.append(line)
-        lines[len(src)] = step
-    src.append(f"    return [{returned}]")
-    filename = f"<shlo plan {next(_COUNTER)}>"
-    source = "\n".join(src) + "\n"
-    exec(compile(source, filename, "exec"), ns)  # noqa: S102 - our own code
-    return CompiledBlock(ns["block"], len(arguments), filename, lines, source)
+        src.add(f"{', '.join(arg_names)}{',' if len(arguments) == 1 else ''} = args", 1)
+    for line in code.entry + code.outer:
+        src.add(line, 1)
+    for line, step in code.lines:
+        src.add(line, 1, step)
+    src.add(f"return [{', '.join(code.returned)}]", 1)
+    return src.compile(ns, "block", len(arguments))

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..ir import registry
+from ..ir import limits, registry
 from ..ir.context import Context
 from ..ir.core import Block, Module, Operation, Region, Value
 from ..ir.diagnostics import Diagnostic, EvaluationError, SourceFile
@@ -26,6 +26,8 @@ from .deadline import TimedOut
 from .hoist import hoist_slices
 from .inline import inline_calls
 from .licm import early_evaluator, find_invariants
+from .loopgen import Region as LoopRegion
+from .loopgen import compile_loop
 
 RETURN_OPS = frozenset({"func.return", "stablehlo.return", "chlo.return", "builtin.return"})
 
@@ -251,9 +253,11 @@ class Interpreter:
             ops = inline_calls(ops, self._symbols.get)
         return ops, terminator
 
-    def _plan_block(self, block: Block, planned: list[Operation] | None = None) -> _BlockPlan:
+    def _plan_block(self, block: Block, planned: list[Operation] | None = None,
+                    compiled: bool = True) -> _BlockPlan:
         """The block's plan; `planned`: its ops as _block_ops gives them, some left out
-        (their values are in the environment already)."""
+        (their values are in the environment already); `compiled`: with its generated
+        function (not for a loop's regions, which loopgen compiles together)."""
         steps = []
         ops, terminator = self._block_ops(block)
         if planned is not None:
@@ -265,9 +269,9 @@ class Interpreter:
             if self.observer is not None:
                 kernel = self.observer.wrap(op, kernel)
             steps.append(_Step(kernel, op))
-        compiled = compile_block(block.arguments, steps, terminator, block,
-                                 fold=self.observer is None)
-        return _BlockPlan(block.arguments, steps, terminator, compiled)
+        code = compile_block(block.arguments, steps, terminator, block,
+                             fold=self.observer is None) if compiled else None
+        return _BlockPlan(block.arguments, steps, terminator, code)
 
     def _bind(self, op: Operation) -> Callable[..., Any]:
         if op.name == "func.call":
@@ -279,11 +283,14 @@ class Interpreter:
             return self._bind_while(op, opdef)
         return _bind_with(bind_hooks(), op, opdef, self._kwargs(op, opdef))
 
-    def _bind_while(self, op: Operation, opdef: Any) -> Callable[..., Any]:
+    def _bind_while(self, op: Operation, opdef: Any, compiled: bool = True
+                    ) -> Callable[..., Any]:
         """A while loop whose body's loop-invariant ops (licm.py) run once per execution,
-        before the body's first run; the body's plan skips them. The body is planned on
-        its first run (as region_callable does)."""
-        body_block = op.regions[1].entry
+        before the body's first run; the body's plan skips them. Condition and body are
+        planned on the loop's first run (as region_callable does) and, when both are single
+        blocks of the loop's arity, compiled into one function (loopgen.py)."""
+        if compiled and _compilable_loop(op):
+            return self._bind_compiled_while(op)
         plan: _BlockPlan | None = None
         early: Callable[..., None] | None = None
         pending: list[list[Any]] = []  # per running execution: [operands or None]
@@ -291,13 +298,7 @@ class Interpreter:
         def body(*args: Any) -> list[Any]:
             nonlocal plan, early
             if plan is None:
-                ops, _ = self._block_ops(body_block)
-                invariants = find_invariants(op, ops)
-                if invariants is not None:
-                    early = early_evaluator(invariants, self._bind)
-                    ops = [o for o in ops if o not in invariants.hoisted]
-                # kept with the other plans (only this kernel runs the body region)
-                plan = self._plans[id(op.regions[1])] = self._plan_block(body_block, ops)
+                plan, early = self._plan_body(op)
             if early is not None:
                 top = pending[-1]
                 if top[0] is not None:
@@ -317,6 +318,72 @@ class Interpreter:
                 pending.pop()
 
         return kernel
+
+    def _plan_body(self, op: Operation, compiled: bool = True
+                   ) -> tuple[_BlockPlan, Callable[..., None] | None]:
+        """The plan of a while op's body without its loop invariants, and the early
+        evaluator of those (None when there are none)."""
+        body_block = op.regions[1].entry
+        ops, _ = self._block_ops(body_block)
+        invariants = find_invariants(op, ops)
+        early = None
+        if invariants is not None:
+            early = early_evaluator(invariants, self._bind)
+            ops = [o for o in ops if o not in invariants.hoisted]
+        # kept with the other plans (only this kernel runs the body region)
+        plan = self._plans[id(op.regions[1])] = self._plan_block(body_block, ops, compiled)
+        return plan, early
+
+    def _bind_compiled_while(self, op: Operation) -> Callable[..., Any]:
+        """The while op as one generated function (loopgen.py), built on its first run."""
+        loop: CompiledBlock | None = None
+
+        def build() -> CompiledBlock:
+            cond_region = op.regions[0]
+            cond = self._plans.get(id(cond_region))
+            if cond is None:
+                cond = self._plans[id(cond_region)] = self._plan_block(cond_region.entry,
+                                                                       compiled=False)
+            body, early = self._plan_body(op, compiled=False)
+            assert cond.terminator is not None and body.terminator is not None
+            return compile_loop(
+                LoopRegion(cond_region.entry, cond.arguments, cond.steps, cond.terminator),
+                LoopRegion(op.regions[1].entry, body.arguments, body.steps, body.terminator),
+                early, self, self._tick, limits.max_iterations, _over_cap)
+
+        fallback: Callable[..., Any] | None = None
+
+        def kernel(*operands: Any) -> Any:
+            nonlocal loop, fallback
+            if loop is None:
+                if fallback is not None:
+                    return fallback(*operands)
+                try:
+                    loop = build()
+                except Diagnostic:  # e.g. an unsupported op: an error once the body runs
+                    self._plans.pop(id(op.regions[1]), None)
+                    fallback = self._bind_while(op, op.opdef or registry.lookup(op.name),
+                                                compiled=False)
+                    return fallback(*operands)
+            try:
+                return loop.run(self.frame, operands)
+            except (Diagnostic, _Abort):
+                raise
+            except (Exception, TimedOut) as e:
+                step = loop.step_at(e.__traceback__)
+                if step is None:  # the loop's own checks: the while op's errors
+                    raise
+                raise self._located(step, e) from None
+
+        return kernel
+
+    def _tick(self) -> None:
+        """What `_run_plan` checks at each region entry: another process failed, or the
+        time limit passed."""
+        if self.stop is not None and self.stop.is_set():
+            raise _Abort("stopped: another process failed")
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise TimedOut(self.time_limit)
 
     def _kwargs(self, op: Operation, opdef: Any) -> dict[str, Any]:
         """The evaluator's keyword arguments for `op`: attributes, types, region runners."""
@@ -341,6 +408,27 @@ class Interpreter:
                 attr = op.attr(name)
                 kwargs[name] = attr.value if attr is not None else None
         return kwargs
+
+
+def _compilable_loop(op: Operation) -> bool:
+    """A while op loopgen can compile: single-block regions ending in a return, the
+    condition returning one value, as many block arguments and body results as operands
+    (anything else keeps the evaluator, which reports it)."""
+    n = len(op.operands)
+    for index, returned in ((0, 1), (1, n)):
+        blocks = op.regions[index].blocks
+        if len(blocks) != 1:
+            return False
+        block = blocks[0]
+        last = block.operations[-1] if block.operations else None
+        if (len(block.arguments) != n or last is None or last.name not in RETURN_OPS
+                or len(last.operands) != returned):
+            return False
+    return True
+
+
+def _over_cap(cap: int) -> None:
+    raise EvaluationError(f"while loop exceeded {cap} iterations (--max-iterations)")
 
 
 class _Abort(Exception):

@@ -1,0 +1,96 @@
+"""A `while` loop as one generated Python function (codegen.py's plans, one level up).
+
+Run through its region callables, each iteration of a loop calls the condition's plan and
+the body's plan: two closures, two `_run_plan` entries with their checks, two generated
+functions each unpacking its arguments and building a result list, and the evaluator's own
+loop around them, about a microsecond per iteration; a scalar RNN step's kernels cost little
+more. Here the condition's and the body's steps are lines of one function: the loop-carried
+values are its local variables (the body's results assigned to them), the condition is a
+local test, values of enclosing blocks are read from the environment once per execution of
+the loop. What the region callables did per iteration stays: the stop and deadline checks
+(`tick`), the iteration cap (read once per execution, as the evaluator reads it), the
+loop-invariant ops (licm.py) evaluated once per execution right after the condition first
+holds. Every step is on its own line, so a failing one is found from the traceback
+(`CompiledBlock.step_at`); the loop's own checks are on lines of no step, so their errors
+stay the while op's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..ir.core import Block, Value
+from .codegen import _MODULE, CompiledBlock, Source, block_code
+
+
+class Region:
+    """What a planned single-block region gives the loop: its block, block arguments,
+    bound steps and terminator operands."""
+
+    __slots__ = ("block", "arguments", "steps", "terminator")
+
+    def __init__(self, block: Block, arguments: Sequence[Value], steps: Sequence[Any],
+                 terminator: Sequence[Value]) -> None:
+        self.block = block
+        self.arguments = arguments
+        self.steps = steps
+        self.terminator = terminator
+
+
+def compile_loop(cond: Region, body: Region, early: Callable[..., None] | None,
+                 interpreter: Any, tick: Callable[[], None], cap: Callable[[], int | None],
+                 over: Callable[[int], None]) -> CompiledBlock:
+    """`run(frame, operands)` -> the loop's results (one bare, several as a tuple, as the
+    while evaluator returns them). `early(frame, operands)` evaluates the loop invariants;
+    `tick()` raises when the run must stop (checked when `interpreter.stop` or
+    `interpreter.deadline` is set); `cap()` is the iteration cap, `over(cap)` raises the
+    cap's error."""
+    ns: dict[str, Any] = {"__name__": _MODULE, "I": interpreter, "TICK": tick, "CAP": cap,
+                          "OVER": over, "EARLY": early}
+    n = len(body.arguments)
+    names = [f"a{i}" for i in range(n)]
+    test = block_code(cond.arguments, names, cond.steps, cond.terminator, cond.block, True,
+                      ns, "c_")
+    step = block_code(body.arguments, names, body.steps, body.terminator, body.block, True,
+                      ns, "w_")
+    carried = ", ".join(names)
+    result = names[0] if n == 1 else f"({carried})"
+    src = Source("def loop(frame, args):")
+    if n:
+        src.add(f"{carried}{',' if n == 1 else ''} = args", 1)
+    src.add("if I.stop is not None or I.deadline is not None:", 1)
+    src.add("TICK()", 2)
+    for line in test.outer:
+        src.add(line, 1)
+
+    def condition(indent: int) -> None:
+        for line in test.entry:
+            src.add(line, indent)
+        for line, s in test.lines:
+            src.add(line, indent, s)
+        src.add(f"if not {test.returned[0]}:", indent)
+        src.add(f"return {result}", indent + 1)
+
+    condition(1)
+    if early is not None:
+        src.add("EARLY(frame, args)", 1)
+    for line in step.outer:  # after EARLY: the invariants it stores are among them
+        src.add(line, 1)
+    src.add("cap = CAP()", 1)
+    src.add("count = 0", 1)
+    src.add("while True:", 1)
+    src.add("if cap is not None:", 2)
+    src.add("if count >= cap:", 3)
+    src.add("OVER(cap)", 4)
+    src.add("count += 1", 3)
+    for line in step.entry:
+        src.add(line, 2)
+    for line, s in step.lines:
+        src.add(line, 2, s)
+    if n:
+        src.add(f"{carried} = {', '.join(step.returned)}", 2)
+    src.add("if I.stop is not None or I.deadline is not None:", 2)
+    src.add("TICK()", 3)
+    condition(2)
+    return src.compile(ns, "loop", n)
