@@ -197,8 +197,11 @@ def test_many_results_deep_in_the_underflow(dtype: type) -> None:
 
 def test_deep_underflow_trusts_only_tiny_guesses() -> None:
     """Planted: guesses below 2^-200 are kept (the C result rounds to +-0 too), a tiny-looking
-    but larger guess (2^-140, an f32 subnormal) is recomputed and follows the C result."""
-    count = 40
+    but larger guess (2^-140, an f32 subnormal) is recomputed and follows the C result. (The
+    bit tests of arrays past libm._SMALL flag every subnormal result and look at numpy's
+    guess a second time, which the planted function answers exactly; the small arrays'
+    margin test keeps a guess whose margin rounds to one value, as the second look does.)"""
+    count = 2 * libm._SMALL + 40
     guesses = np.full(count, 2.0 ** -300)
     guesses[::2] = 2.0 ** -140
     exact = np.full(count, 2.0 ** -310)
@@ -400,3 +403,42 @@ def test_fill_is_boolean_assignment() -> None:
         want[mask] = np.nan
         libm._fill(target, mask, np.array(np.nan))
         assert target.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("fn", FUNCTIONS, ids=lambda f: f.__name__)
+def test_small_f32_arrays(fn: object, seed: int) -> None:
+    """f32 arrays up to libm._SMALL elements (the margin test on two roundings of the
+    guess): the reference bits for random inputs at every scale with NaN, infinities,
+    -0.0, subnormals and overflow among them, in C order, transposed and strided, and
+    arrays of specials only (every element doubtful)."""
+    kernel = libm.native_kernel(fn, np.dtype(np.float32))
+    x = _inputs(np.float32, libm._SMALL, seed)
+    rng = np.random.default_rng(seed)
+    x = x[rng.permutation(x.size)]
+    specials = np.array(SPECIALS, np.float32)
+    with warnings.catch_warnings(record=True) as caught:
+        for view in (x, x[:64].reshape(1, 64), x[:1], x.reshape(32, 64).T, x[::5],
+                     specials, -specials, np.full(7, -0.0, np.float32)):
+            got = kernel(view)
+            want = _reference(fn, np.float32, view)
+            assert got.shape == view.shape and got.dtype == np.float32
+            assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), view
+    assert not [(w.filename, w.lineno, str(w.message)) for w in caught]
+
+
+def test_small_f32_margin_is_at_least_the_trusted_one() -> None:
+    """Guesses 2^13 double ulps (a relative 2^-40 at the top of a binade, 2^-39 at its
+    bottom) on either side of f32 midpoints, at the bottom and the top of binades: every
+    one whose C result rounds elsewhere than the guess is caught."""
+    ulp = 2.0 ** -52
+    mids = np.array([1 + 2.0 ** -24, 1 + 3 * 2.0 ** -24, 2 - 2.0 ** -24, 2 - 3 * 2.0 ** -24])
+    steps = np.array([1, 2 ** 12, 2 ** 13 - 1, 2 ** 13]) * ulp
+    guesses = np.concatenate([mids + d for d in steps] + [mids - d for d in steps])
+    exact = np.concatenate([mids - d / 2 ** 14 for d in steps] + [mids + d / 2 ** 14
+                                                                 for d in steps])
+    x = np.arange(guesses.size).astype(np.float32)
+    got = libm.native_kernel(_Planted(guesses, exact), np.dtype(np.float32))(x)
+    want = exact.astype(np.float32)
+    assert not np.array_equal(guesses.astype(np.float32), want)
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32))

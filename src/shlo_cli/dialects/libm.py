@@ -323,6 +323,9 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
     narrow = dtype == np.float32
     u32, one32 = np.dtype(np.uint32), np.array(1, np.uint32)
     start32, limit32 = np.array(2 << 24, np.uint32), 253 << 24
+    # the guess's margin as factors (0-d arrays: a Python float operand costs a conversion)
+    below, above = np.array(1 - 2.0 ** -39), np.array(1 + 2.0 ** -39)
+    divide = np.divide
 
     def kernel(x: Any, defer: bool = False) -> Any:
         """The rounded result; with `defer` (a block of `blocks`, 1-D, not empty) the
@@ -330,6 +333,8 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
         if not defer:
             if x.__class__ is not array or x.dtype != dtype or not x.ndim or not x.size:
                 return _rounded_any(fn, dtype, x, narrowed)
+            if x.size <= _SMALL and halves is not None:  # f32 (halves' condition)
+                return small(x)
             if x.size > 2 * _BLOCK and x.flags.c_contiguous:
                 return blocks(x)
         if halves is not None and x.size >= _HALVES_FROM:
@@ -362,6 +367,29 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
         finally:
             loud(token)
         return (out, doubtful) if defer else out
+
+    def small(x: np.ndarray) -> np.ndarray:
+        """f32 arrays of a few hundred elements (an RNN's gates), where each numpy call
+        costs more than its elements: the guess g rounded twice, as g(1 - 2^-39) and
+        g(1 + 2^-39) (every value within 2^-40 of g lies between them, whatever the
+        double rounding of the products); where both round to the same f32 value, so does
+        the C library's result, by monotonic rounding. Their quotient (the first's
+        magnitude is at most the second's) is exactly 1 there and nowhere else: adjacent
+        f32 values differ by more than a relative 2^-24, zeros give 0 or NaN, NaN and
+        infinities NaN, so one arg-min finds every doubtful element (signed zeros
+        included, which the rounding test alone would miss)."""
+        token = quiet()  # overflow, invalid: those elements are redone
+        try:
+            guess = x.astype(f64)
+            evaluate(guess)
+            out = (guess * below).astype(dtype)
+            high = (guess * above).astype(dtype)
+            divide(out, high, high)
+            if high.item(high.argmin()) != 1.0:
+                _redo(fn, x, out, high != 1.0, narrowed)
+        finally:
+            loud(token)
+        return out
 
     def blocks(x: np.ndarray) -> np.ndarray:
         """`kernel` block by block: each block's double temporaries stay in the cache
@@ -416,6 +444,7 @@ def _tabulated(compute: Kernel, dtype: np.dtype) -> Kernel:
 
 
 _TABLE_AFTER = 1 << 16  # elements a 16-bit kernel computes before it builds its table
+_SMALL = 2048  # f32 arrays up to this many elements take `small` (fewer numpy calls)
 _BLOCK = 16384  # elements per block of a large C-contiguous array (its doubles: 128 KiB)
 _NARROW_RANGE_FROM = 4096  # below, one more view costs more than the bytes it saves
 _HALVES_FROM = 16384  # f32 arrays this large take the 32-bit test (fewer bytes per pass)
