@@ -112,3 +112,45 @@ def test_wrong_argument_count_falls_back_to_the_step_loop() -> None:
     with pytest.raises(Diagnostic):  # %x unbound: the step loop reports it at the add
         interpreter.call(main, [])
     assert float(interpreter.call(main, [np.float32(2)])[0]) == 4.0
+
+
+ELEMENT_READS = """
+func.func @main(%x: tensor<5xf32>, %i: tensor<i32>) -> (tensor<f32>, tensor<f32>, tensor<1xf32>, tensor<f32>) {
+  %s = stablehlo.dynamic_slice %x, %i, sizes = [1] : (tensor<5xf32>, tensor<i32>) -> tensor<1xf32>
+  %e = stablehlo.reshape %s : (tensor<1xf32>) -> tensor<f32>
+  %t = stablehlo.dynamic_slice %x, %i, sizes = [1] : (tensor<5xf32>, tensor<i32>) -> tensor<1xf32>
+  %f = stablehlo.reshape %t : (tensor<1xf32>) -> tensor<f32>
+  %n = stablehlo.negate %e : tensor<f32>
+  %u = stablehlo.dynamic_slice %x, %i, sizes = [1] : (tensor<5xf32>, tensor<i32>) -> tensor<1xf32>
+  %g = stablehlo.reshape %u : (tensor<1xf32>) -> tensor<f32>
+  %r = "stablehlo.reduce"(%x, %g) ({
+    ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+      %m = stablehlo.maximum %p, %q : tensor<f32>
+      stablehlo.return %m : tensor<f32>
+  }) {dimensions = array<i64: 0>} : (tensor<5xf32>, tensor<f32>) -> tensor<f32>
+  return %n, %f, %t, %r : tensor<f32>, tensor<f32>, tensor<1xf32>, tensor<f32>
+}
+"""
+
+
+@pytest.mark.parametrize("i", [-7, -1, 0, 2, 4, 5, 2**31 - 1])
+def test_element_reads_match_slice_and_reshape(i: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A size-1 dynamic_slice used only by a reshape to 0-d runs as one element read (the
+    first pair, and the third, whose element is a reduce's init; not the second, whose
+    slice is also returned): the same numpy scalars as the pair, clamped indices, NaN and -0.0 included."""
+    from shlo_cli.interpreter import codegen
+
+    x = np.array([np.nan, -0.0, 2.5, -np.inf, 1e-45], np.float32)
+    results = []
+    for fused in (True, False):
+        with monkeypatch.context() as m:
+            if not fused:
+                m.setattr(codegen, "_element_reads", lambda steps, kept, chained: {})
+            interpreter = Interpreter(parse_source(ELEMENT_READS))
+            main = interpreter.lookup_function("main")
+            results.append([interpreter.call(main, [x, np.int32(i)]) for _ in range(2)][-1])
+            source = interpreter._plans[id(main.regions[0])].compiled.source
+            assert source.count("E0(") + source.count("E5(") == (2 if fused else 0)
+            assert "E2(" not in source  # its slice is a result too
+    for a, b in zip(*results, strict=True):
+        assert type(a) is type(b) and np.asarray(a).tobytes() == np.asarray(b).tobytes()

@@ -184,3 +184,18 @@ def test_no_warnings_escape() -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           check=True)
     assert done.stdout.strip() == "0", done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("elem", FLOATS)
+def test_transcendental_results_are_fresh_scalars(elem: str) -> None:
+    """The 0-d kernels round through a cell of their own: each result is a new numpy scalar
+    of the element type, equal to the scalar type's own rounding, never changed by the
+    kernel's next call."""
+    text = _program("%0 = stablehlo.tanh %a : {T}", elem, 1)
+    _, kernels = _run(text, [ELEMS[elem](0.5)], True)
+    kernel = kernels[0]
+    values = _values(elem, 40)
+    results = [kernel(v) for v in values]
+    for v, got in zip(values, results, strict=True):
+        want = ELEMS[elem](libm.tanh.scalar(float(v)))
+        assert type(got) is ELEMS[elem] and _same(got, want), (v, got, want)

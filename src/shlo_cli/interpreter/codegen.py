@@ -242,12 +242,13 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
     emitted = code.lines
     chains = find_chains(steps) if fold else {}
     chained = {i for start, (end, _) in chains.items() for i in range(start, end)}
+    reads = _element_reads(steps, kept, chained) if fold else {}
     for i, step in enumerate(steps):
         if i in chains:
             stop, kinds = chains[i]
             emitted += _chain_lines(steps, i, stop, kinds, names, ref, ns, last, kept,
                                     captured, p, step_names)
-        if i in chained:
+        if i in chained or reads.get(i, i) < i:  # a read's reshape: done with its slice
             continue
         value = _fold(step, consts) if fold else None
         if value is not None:
@@ -259,9 +260,15 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
                 ns[f"{p}R{i}"] = result
                 code.entry.append(f"frame[{p}R{i}] = {p}C{i}")
             continue
-        ns[f"{p}K{i}"] = step.fn
-        call = f"{p}K{i}({', '.join(ref(v) for v in step.op.operands)})"
-        results = step.op.results
+        args = ", ".join(ref(v) for v in step.op.operands)
+        if i in reads:  # the slice and its reshape as one element read
+            ns[f"{p}E{i}"] = step.fn.element
+            call = f"{p}E{i}({args})"
+            results = steps[reads[i]].op.results
+        else:
+            ns[f"{p}K{i}"] = step.fn
+            call = f"{p}K{i}({args})"
+            results = step.op.results
         stores = []
         if len(results) == 1:
             names[results[0]] = f"{p}v{i}"
@@ -287,6 +294,29 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
         emitted.append(("; ".join([line] + stores) if stores else line, step))
     code.returned = [ref(v) for v in terminator or ()]
     return code
+
+
+def _element_reads(steps: Sequence[Any], kept: set[Value], chained: set[int]
+                   ) -> dict[int, int]:
+    """Size-1 dynamic slices (kernels with an `element` variant) whose only use is a
+    reshape to 0-d (a kernel that `reads_element`), slice index -> reshape index and back:
+    `x[i]` of a fori_loop over a vector, one element read instead of a slice and a read."""
+    uses: dict[Value, int] = {}
+    for step in steps:
+        for v in step.op.operands:
+            uses[v] = uses.get(v, 0) + 1
+    producer = {step.op.results[0]: j for j, step in enumerate(steps)
+                if len(step.op.results) == 1 and hasattr(step.fn, "element")}
+    reads: dict[int, int] = {}
+    for i, step in enumerate(steps):
+        if not getattr(step.fn, "reads_element", False) or len(step.op.operands) != 1:
+            continue
+        v = step.op.operands[0]
+        j = producer.get(v)
+        if j is None or uses[v] != 1 or v in kept or i in chained or j in chained:
+            continue
+        reads[j], reads[i] = i, j
+    return reads
 
 
 class Source:

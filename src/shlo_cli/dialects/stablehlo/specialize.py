@@ -264,6 +264,26 @@ def _dynamic_slice(sizes: tuple[int, ...], shape: tuple[int, ...]) -> Kernel:
             elif start > top:
                 start = top
             return _fresh(x[start:start + size])
+
+        if size == 1:
+            full = (shape[0],)
+            array = np.ndarray
+
+            def element(x: np.ndarray, i: np.ndarray) -> Any:
+                """one(x, i) reshaped to 0-d by a scalar reshape (specialize_scalar's
+                _element): x's element at the clamped index, a numpy scalar."""
+                if x.__class__ is not array or x.shape != full:
+                    window = one(x, i)  # what the pair does, its error included
+                    if window.size != 1:
+                        raise EvaluationError(f"cannot reshape {list(window.shape)} into []")
+                    return window[(0,) * window.ndim]
+                start = int(i)
+                if start < 0:
+                    start = 0
+                elif start > top:
+                    start = top
+                return x[start]
+            one.element = element  # type: ignore[attr-defined]  # codegen fuses the pair
         return one
 
     # A dimension the window spans whole clamps every start to 0: its slice is fixed (a

@@ -80,10 +80,18 @@ def _is_scalar(t: Any) -> bool:
 
 
 def _transcendental(scalar: Callable[[float], float], to: type, general: Kernel) -> Kernel:
+    """The C library's result rounded once to `to`: stored into a 0-d array of that type
+    (the same C cast as `to(value)`, which costs three times as much: the scalar type's
+    constructor parses its arguments), read back as a new numpy scalar. The array is this
+    kernel's own (one bound op of one interpreter, which runs on one thread) and nothing
+    runs between the store and the read."""
+    cell: np.ndarray = np.empty((), to)
+
     def kernel(x: Any) -> Any:
         if x.ndim:  # a region run on whole arrays at once (a vectorized reducer body)
             return general(x)
-        return to(scalar(float(x)))
+        cell[()] = scalar(float(x))
+        return cell[()]
     return kernel
 
 
@@ -93,6 +101,8 @@ def _element(index: tuple[int, ...], general: Kernel) -> Kernel:
         if x.size != 1:  # a region run on whole arrays at once: the general kernel's error
             return general(x)
         return x[index]
+    # codegen may run a size-1 dynamic_slice feeding only this op as one element read
+    kernel.reads_element = True  # type: ignore[attr-defined]
     return kernel
 
 
