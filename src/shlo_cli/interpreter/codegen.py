@@ -126,13 +126,14 @@ class BlockCode:
     environment (once per run of the function), `lines` are the steps (each with the step
     its line runs), `returned` the terminator's operands as expressions."""
 
-    __slots__ = ("entry", "outer", "lines", "returned")
+    __slots__ = ("entry", "outer", "lines", "returned", "locals")
 
     def __init__(self) -> None:
         self.entry: list[str] = []
         self.outer: list[str] = []
         self.lines: list[tuple[str, Any]] = []
         self.returned: list[str] = []
+        self.locals: set[str] = set()  # the names of step results
 
 
 def _chain_lines(steps: Sequence[Any], start: int, end: int, kinds: list[str],
@@ -213,9 +214,9 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
     defines (in the function's locals and in `ns`, its globals) prefixed by `p`."""
     captured = captured_values(block)
     names: dict[Value, str] = dict(zip(arguments, arg_names, strict=True))
-    step_names: set[str] = set()  # locals holding step results (may be deleted early)
     consts: dict[Value, Any] = {}
     code = BlockCode()
+    step_names = code.locals  # locals holding step results (may be deleted early)
     outer: list[Value] = []
 
     def ref(v: Value) -> str:
@@ -265,6 +266,10 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             ns[f"{p}E{i}"] = step.fn.element
             call = f"{p}E{i}({args})"
             results = steps[reads[i]].op.results
+        elif _in_place(step, i, last, kept, names, step_names):
+            ns[f"{p}K{i}"] = step.fn.in_place
+            call = f"{p}K{i}({args})"
+            results = step.op.results
         else:
             ns[f"{p}K{i}"] = step.fn
             call = f"{p}K{i}({args})"
@@ -294,6 +299,20 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
         emitted.append(("; ".join([line] + stores) if stores else line, step))
     code.returned = [ref(v) for v in terminator or ()]
     return code
+
+
+def _in_place(step: Any, i: int, last: dict[Value, int], kept: set[Value],
+              names: dict[Value, str], step_names: set[str]) -> bool:
+    """Whether step i may take its kernel's `in_place` variant (in_place.py): its first
+    operand is read for the last time here, from a local variable (a step result or a
+    block argument; the kernel checks that nothing else holds the array)."""
+    if not hasattr(step.fn, "in_place") or not step.op.operands:
+        return False
+    x = step.op.operands[0]
+    name = names.get(x)
+    return (last.get(x) == i and x not in kept and name is not None
+            and (name in step_names or name[0] == "a")
+            and step.op.operands.count(x) == 1)
 
 
 def _element_reads(steps: Sequence[Any], kept: set[Value], chained: set[int]

@@ -90,6 +90,11 @@ def compile_loop(cond: Region, body: Region, early: Callable[..., None] | None,
         src.add(line, 2, s)
     if n:
         src.add(f"{carried} = {', '.join(step.returned)}", 2)
+        # the body's names of the carried values go: a carried array is then held by its
+        # loop variable alone (a kernel may update it in place at its last use)
+        stale = [name for name in dict.fromkeys(step.returned) if name in step.locals]
+        if stale:
+            src.add(f"del {', '.join(stale)}", 2)
     src.add("if I.stop is not None or I.deadline is not None:", 2)
     src.add("TICK()", 3)
     condition(2)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import math
 import operator
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -31,6 +32,7 @@ from .conversions import _EXACT_TO_FLOAT, _WIDE_FLOATS, convert_array
 from .elementwise_numerics import NATIVE_ARITH, NATIVE_FLOATS, NATIVE_INTS
 from .elementwise_select import NATIVE_COMPARE
 from .gemm import SEQUENTIAL_DEPTH
+from .in_place import writable_alone
 from .transposed_copy import transposed_copy
 
 _BLAS_TYPES = lazy(lambda: frozenset((np.dtype(np.float32), np.dtype(np.float64))))
@@ -249,6 +251,27 @@ def _dynamic_update_slice(shape: tuple[int, ...], sizes: tuple[int, ...],
         out = np.array(x, order="C")
         out[tuple(window)] = update
         return out
+
+    def in_place(x: np.ndarray, update: np.ndarray, *starts: np.ndarray) -> np.ndarray:
+        """`kernel`, writing into `x` when nothing else can see it (in_place.py): for
+        generated plans passing `x` at its last use."""
+        seen = count(x)  # a statement of its own: as an argument, x would be on the stack
+        if (x.__class__ is not array or not writable_alone(x, seen)
+                or update.__class__ is not array or x.shape != shape
+                or update.shape != sizes or len(starts) != rank):
+            return kernel(x, update, *starts)
+        window = fixed.copy()
+        for d, top, size in moving:
+            start = int(starts[d])
+            if start < 0:
+                start = 0
+            elif start > top:
+                start = top
+            window[d] = slice(start, start + size)
+        x[tuple(window)] = update
+        return x
+    count = sys.getrefcount
+    kernel.in_place = in_place  # type: ignore[attr-defined]
     return kernel
 
 
