@@ -154,3 +154,106 @@ def test_element_reads_match_slice_and_reshape(i: int, monkeypatch: pytest.Monke
             assert "E2(" not in source  # its slice is a result too
     for a, b in zip(*results, strict=True):
         assert type(a) is type(b) and np.asarray(a).tobytes() == np.asarray(b).tobytes()
+
+
+SUMS = """
+func.func @main(%x: tensor<2x9xf32>, %w: tensor<9x3xf32>, %h: tensor<2x10xf32>, %u: tensor<10x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) {
+  %a = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<2x9xf32>, tensor<9x3xf32>) -> tensor<2x3xf32>
+  %b = stablehlo.dot_general %h, %u, contracting_dims = [1] x [0] : (tensor<2x10xf32>, tensor<10x3xf32>) -> tensor<2x3xf32>
+  %s = stablehlo.add %a, %b : tensor<2x3xf32>
+  %c = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<2x9xf32>, tensor<9x3xf32>) -> tensor<2x3xf32>
+  %t = stablehlo.add %c, %c : tensor<2x3xf32>
+  return %s, %t, %b : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sums_of_products_skip_one_normalization(seed: int,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """x @ w + h @ u with the first product's +0 left out: the bits of normalizing both,
+    with all -0.0 sums (zero rows times positive weights), NaN and infinities; a product
+    added to itself keeps its +0."""
+    from shlo_cli.interpreter import codegen
+
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((2, 9)).astype(np.float32)
+    w = rng.standard_normal((9, 3)).astype(np.float32)
+    h = rng.standard_normal((2, 10)).astype(np.float32)
+    u = rng.standard_normal((10, 3)).astype(np.float32)
+    x[0], h[0] = -0.0, -0.0  # row 0: every product -0.0 (w, u made positive there)
+    w, u = np.abs(w), np.abs(u)
+    if seed == 1:
+        x[1, 3], u[2, 1] = np.nan, np.inf
+    if seed == 2:
+        h[1] = 0.0
+        x[1] = -0.0
+    results, sources = [], []
+    for fast in (True, False):
+        with monkeypatch.context() as m:
+            if not fast:
+                m.setattr(codegen, "_signed_zero_sums", lambda steps, kept, chained: set())
+            interpreter = Interpreter(parse_source(SUMS))
+            main = interpreter.lookup_function("main")
+            results.append(interpreter.call(main, [x, w, h, u]))
+            sources.append(interpreter._plans[id(main.regions[0])].compiled.source)
+    assert sources[0].count(", False)") == 1 and ", False)" not in sources[1]
+    for a, b in zip(*results, strict=True):
+        assert a.tobytes() == b.tobytes()
+    plan = Interpreter(parse_source(SUMS))
+    main = plan.lookup_function("main")
+    plan.call(main, [x, w, h, u])
+    kernel = plan._plans[id(main.regions[0])].steps[0].fn
+    raw, normalized = kernel(x, w, False), kernel(x, w)
+    assert (raw + np.float32(0)).tobytes() == normalized.tobytes()  # at most -0.0 differs
+    assert not np.signbit(normalized[0]).any()
+    # the identity the skip rests on: -0.0 + y is +0.0 + y for every y but -0.0 (in bits)
+    ys = np.array([0.0, 1e-45, -1e-45, 1.0, -1.0, np.inf, -np.inf, np.nan, -np.nan,
+                   3.4e38], np.float32)
+    for zero in (np.float32(-0.0), np.float32(0.0)):
+        assert (zero + ys).tobytes() == (np.float32(0.0) + ys).tobytes()
+
+
+ROW_READS = """
+func.func @main(%x: tensor<4x1x3xf32>, %y: tensor<5x2xf32>, %i: tensor<i32>) -> (tensor<1x3xf32>, tensor<2xf32>, tensor<1x3xf32>, tensor<1x3xf32>) {
+  %z = stablehlo.constant dense<0> : tensor<i32>
+  %k = stablehlo.constant dense<[[[1.0, -0.0, 2.0]], [[3.0, 4.0, 5.0]]]> : tensor<2x1x3xf32>
+  %s = stablehlo.dynamic_slice %x, %i, %z, %z, sizes = [1, 1, 3] : (tensor<4x1x3xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x1x3xf32>
+  %r = stablehlo.reshape %s : (tensor<1x1x3xf32>) -> tensor<1x3xf32>
+  %t = stablehlo.dynamic_slice %y, %i, %z, sizes = [1, 2] : (tensor<5x2xf32>, tensor<i32>, tensor<i32>) -> tensor<1x2xf32>
+  %q = stablehlo.reshape %t : (tensor<1x2xf32>) -> tensor<2xf32>
+  %u = stablehlo.dynamic_slice %k, %i, %z, %z, sizes = [1, 1, 3] : (tensor<2x1x3xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x1x3xf32>
+  %c = stablehlo.reshape %u : (tensor<1x1x3xf32>) -> tensor<1x3xf32>
+  %v = stablehlo.dynamic_slice %x, %i, %z, %z, sizes = [1, 1, 3] : (tensor<4x1x3xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x1x3xf32>
+  %w = stablehlo.reshape %v : (tensor<1x1x3xf32>) -> tensor<3xf32>
+  %ww = stablehlo.reshape %w : (tensor<3xf32>) -> tensor<1x3xf32>
+  return %r, %q, %c, %ww : tensor<1x3xf32>, tensor<2xf32>, tensor<1x3xf32>, tensor<1x3xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("i", [-3, 0, 1, 3, 4, 9])
+def test_row_reads_match_slice_and_reshape(i: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dynamic_slice of one index along the first dimension used only by a reshape that
+    drops it runs as one row read (of an argument and of a folded, read-only constant; not
+    where the reshape drops another dimension): the pair's values, clamped indices, NaN and
+    -0.0, and results the next kernels may not write into the constant through."""
+    from shlo_cli.interpreter import codegen
+
+    rng = np.random.default_rng(i + 5)
+    x = rng.standard_normal((4, 1, 3)).astype(np.float32)
+    x[1, 0, 1], x[2, 0, 0] = np.nan, -0.0
+    y = rng.standard_normal((5, 2)).astype(np.float32)
+    results = []
+    for fused in (True, False):
+        with monkeypatch.context() as m:
+            if not fused:
+                m.setattr(codegen, "_element_reads", lambda steps, kept, chained: {})
+            interpreter = Interpreter(parse_source(ROW_READS))
+            main = interpreter.lookup_function("main")
+            results.append([interpreter.call(main, [x, y, np.int32(i)]) for _ in range(2)][-1])
+            source = interpreter._plans[id(main.regions[0])].compiled.source
+            assert source.count("E") == (3 if fused else 0), source
+    for a, b in zip(*results, strict=True):
+        assert a.shape == b.shape and a.tobytes() == b.tobytes()
+    assert results[0][2].flags.writeable  # a copy of the frozen constant's row

@@ -244,6 +244,7 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
     chains = find_chains(steps) if fold else {}
     chained = {i for start, (end, _) in chains.items() for i in range(start, end)}
     reads = _element_reads(steps, kept, chained) if fold else {}
+    signed = _signed_zero_sums(steps, kept, chained) if fold else set()
     for i, step in enumerate(steps):
         if i in chains:
             stop, kinds = chains[i]
@@ -262,8 +263,8 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
                 code.entry.append(f"frame[{p}R{i}] = {p}C{i}")
             continue
         args = ", ".join(ref(v) for v in step.op.operands)
-        if i in reads:  # the slice and its reshape as one element read
-            ns[f"{p}E{i}"] = step.fn.element
+        if i in reads:  # the slice and its reshape as one element (or row) read
+            ns[f"{p}E{i}"] = getattr(step.fn, "element", None) or step.fn.row
             call = f"{p}E{i}({args})"
             results = steps[reads[i]].op.results
         elif _in_place(step, i, last, kept, names, step_names):
@@ -272,7 +273,7 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             results = step.op.results
         else:
             ns[f"{p}K{i}"] = step.fn
-            call = f"{p}K{i}({args})"
+            call = f"{p}K{i}({args}{', False' if i in signed else ''})"
             results = step.op.results
         stores = []
         if len(results) == 1:
@@ -315,27 +316,67 @@ def _in_place(step: Any, i: int, last: dict[Value, int], kept: set[Value],
             and step.op.operands.count(x) == 1)
 
 
-def _element_reads(steps: Sequence[Any], kept: set[Value], chained: set[int]
-                   ) -> dict[int, int]:
-    """Size-1 dynamic slices (kernels with an `element` variant) whose only use is a
-    reshape to 0-d (a kernel that `reads_element`), slice index -> reshape index and back:
-    `x[i]` of a fori_loop over a vector, one element read instead of a slice and a read."""
+def _signed_zero_sums(steps: Sequence[Any], kept: set[Value], chained: set[int]
+                      ) -> set[int]:
+    """Products (kernels with `signed_zeros`: they may skip the +0 that turns an all -0.0
+    sum into +0.0) whose only use is a float add (numpy's) of another such product,
+    normalized: -0.0 + y and +0.0 + y are the same for every y but -0.0. One of each pair;
+    `x @ W + h @ U` in an RNN cell."""
     uses: dict[Value, int] = {}
     for step in steps:
         for v in step.op.operands:
             uses[v] = uses.get(v, 0) + 1
     producer = {step.op.results[0]: j for j, step in enumerate(steps)
-                if len(step.op.results) == 1 and hasattr(step.fn, "element")}
+                if getattr(step.fn, "signed_zeros", False) and len(step.op.results) == 1
+                and j not in chained}
+    picked: set[int] = set()
+    for step in steps:
+        if step.op.name != "stablehlo.add" or step.fn is not np.add or len(step.op.operands) != 2:
+            continue
+        x, y = step.op.operands
+        j, k = producer.get(x), producer.get(y)
+        if j is None or k is None or j == k or k in picked or x in kept or uses[x] != 1:
+            continue
+        picked.add(j)
+    return picked
+
+
+def _element_reads(steps: Sequence[Any], kept: set[Value], chained: set[int]
+                   ) -> dict[int, int]:
+    """Dynamic slices of one index along the first dimension whose only use is a reshape
+    dropping that unit dimension, slice index -> reshape index and back: `x[i]` of a
+    fori_loop over a vector (a size-1 slice with an `element` kernel, a reshape to 0-d that
+    `reads_element`) or of a scan over a stack (a slice kernel with a `row` variant, a
+    `plain_reshape`), one read instead of a slice and a reshape."""
+    uses: dict[Value, int] = {}
+    for step in steps:
+        for v in step.op.operands:
+            uses[v] = uses.get(v, 0) + 1
+    producer = {step.op.results[0]: j for j, step in enumerate(steps)
+                if len(step.op.results) == 1
+                and (hasattr(step.fn, "element") or hasattr(step.fn, "row"))}
     reads: dict[int, int] = {}
     for i, step in enumerate(steps):
-        if not getattr(step.fn, "reads_element", False) or len(step.op.operands) != 1:
+        if len(step.op.operands) != 1 or len(step.op.results) != 1:
             continue
         v = step.op.operands[0]
         j = producer.get(v)
         if j is None or uses[v] != 1 or v in kept or i in chained or j in chained:
             continue
+        fn = steps[j].fn
+        if hasattr(fn, "element"):
+            if not getattr(step.fn, "reads_element", False):
+                continue
+        elif not (getattr(step.fn, "plain_reshape", False)
+                  and _shape(step.op.results[0]) == _shape(v)[1:]):
+            continue
         reads[j], reads[i] = i, j
     return reads
+
+
+def _shape(value: Value) -> tuple[int, ...]:
+    t = value.type
+    return tuple(t.shape) if isinstance(t, TensorType) else ()
 
 
 class Source:

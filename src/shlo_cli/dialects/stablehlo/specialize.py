@@ -141,6 +141,7 @@ def _reshape(shape: tuple[int, ...], size: int) -> Kernel:
         if x.size != size:
             raise EvaluationError(f"cannot reshape {list(np.shape(x))} into {list(shape)}")
         return _fresh(x.reshape(shape))
+    kernel.plain_reshape = True  # type: ignore[attr-defined]  # codegen may fuse a row read
     return kernel
 
 
@@ -327,6 +328,27 @@ def _dynamic_slice(sizes: tuple[int, ...], shape: tuple[int, ...]) -> Kernel:
                 start = top
             window[d] = slice(start, start + size)
         return _fresh(x[tuple(window)])
+
+    if moving and moving[0][0] == 0 and sizes[0] == 1 and sizes[1:] == shape[1:]:
+        top0 = moving[0][1]
+        array = np.ndarray
+
+        def row(x: np.ndarray, *starts: np.ndarray) -> np.ndarray:
+            """kernel(x, *starts) reshaped without its leading unit dimension (a scan's
+            x[i]): the row at the clamped first index."""
+            if x.__class__ is not array or x.shape != shape or len(starts) != rank:
+                window = kernel(x, *starts)  # what the pair does, its error included
+                if window.size != math.prod(shape[1:]):
+                    raise EvaluationError(f"cannot reshape {list(window.shape)} into "
+                                          f"{list(shape[1:])}")
+                return _fresh(window.reshape(shape[1:]))
+            start = int(starts[0])
+            if start < 0:
+                start = 0
+            elif start > top0:
+                start = top0
+            return _fresh(x[start])
+        kernel.row = row  # type: ignore[attr-defined]  # codegen fuses it with the reshape
     return kernel
 
 
@@ -499,13 +521,13 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
     work = m * k * n
     product = matmul if ONE_THREAD_BELOW <= work <= SINGLE_THREAD_WORK else operator.matmul
 
-    def plain(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    def plain(lhs: np.ndarray, rhs: np.ndarray, normalize: bool = True) -> np.ndarray:
         """(m, k) x (k, n) whose operand views (after the permutations: a transposed
         operand is a Fortran-ordered view) are laid out exactly as the copies above would
         be: BLAS reads them in place (an LSTM step's 1x64 x 64x256, a backward pass's
         transposed operands). C strides of the full shape mean C-contiguous; with no unit
         dimension, Fortran strides mean Fortran- and not C-contiguous, else the flags
-        decide (as for the copy)."""
+        decide (as for the copy). `normalize=False` leaves an all -0.0 sum -0.0."""
         if (lhs.__class__ is array and rhs.__class__ is array and lhs.dtype == dtype
                 and rhs.dtype == dtype):
             if left_same and lhs.shape == left_shape:
@@ -524,11 +546,17 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
                     token = quiet()
                     try:
                         out = product(left, right)
-                        out += zero_array
+                        if normalize:
+                            out += zero_array
                     finally:
                         loud(token)
                     return out if out_same else out.reshape(out_shape)
         return kernel(lhs, rhs)
+
+    # codegen passes normalize=False for a product whose only use is an add with a value
+    # that is never -0.0 (another normalized product): x + y is then the same for x = -0.0
+    # and x = +0.0
+    plain.signed_zeros = True  # type: ignore[attr-defined]
     return plain
 
 
