@@ -257,3 +257,49 @@ def test_row_reads_match_slice_and_reshape(i: int, monkeypatch: pytest.MonkeyPat
     for a, b in zip(*results, strict=True):
         assert a.shape == b.shape and a.tobytes() == b.tobytes()
     assert results[0][2].flags.writeable  # a copy of the frozen constant's row
+
+
+SCALARS = """
+func.func @main(%a: tensor<f32>, %b: tensor<f32>, %i: tensor<i32>, %v: tensor<5xf32>) -> (tensor<f32>, tensor<f32>, tensor<i32>, tensor<i1>, tensor<f32>) {
+  %m = stablehlo.multiply %a, %b : tensor<f32>
+  %s = stablehlo.subtract %m, %a : tensor<f32>
+  %d = stablehlo.divide %s, %b : tensor<f32>
+  %k = stablehlo.constant dense<7> : tensor<i32>
+  %j = stablehlo.add %i, %k : tensor<i32>
+  %lt = stablehlo.compare LT, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+  %r = "stablehlo.reduce"(%v, %a) ({
+    ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+      %pq = stablehlo.multiply %p, %q : tensor<f32>
+      %pp = stablehlo.add %pq, %p : tensor<f32>
+      stablehlo.return %pp : tensor<f32>
+  }) {dimensions = array<i64: 0>} : (tensor<5xf32>, tensor<f32>) -> tensor<f32>
+  return %m, %d, %j, %lt, %r : tensor<f32>, tensor<f32>, tensor<i32>, tensor<i1>, tensor<f32>
+}
+"""
+
+
+def test_scalar_operators_written_inline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """0-d operator kernels are written as the operators (float arithmetic redone by the
+    kernel where the result is NaN): the bits of calling the kernels, for NaN of either
+    sign, infinities, -0.0, int32 overflow, and a reducer body run on whole arrays."""
+    from shlo_cli.interpreter import codegen
+
+    values = [np.float32(v) for v in (np.nan, -np.nan, np.inf, -np.inf, -0.0, 0.0, 1.5, -3.0)]
+    vector = np.array([2.0, np.nan, -0.0, 1.0, -np.nan], np.float32)
+    for fast in (True, False):
+        with monkeypatch.context() as m:
+            if not fast:
+                m.setattr(codegen, "_inline", lambda *args: None)
+            interpreter = Interpreter(parse_source(SCALARS))
+            main = interpreter.lookup_function("main")
+            outs = [interpreter.call(main, [a, b, np.int32(2**31 - 3), vector])
+                    for a in values for b in values]
+            source = interpreter._plans[id(main.regions[0])].compiled.source
+        assert (" * " in source) == fast and ("a2 + C" in source) == fast
+        if fast:
+            got = outs
+        else:
+            want = outs
+    for g, w in zip(got, want, strict=True):
+        for a, b in zip(g, w, strict=True):
+            assert type(a) is type(b) and np.asarray(a).tobytes() == np.asarray(b).tobytes()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -275,6 +276,9 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             ns[f"{p}K{i}"] = step.fn
             call = f"{p}K{i}({args}{', False' if i in signed else ''})"
             results = step.op.results
+            if len(results) == 1 and results[0] not in captured:
+                call = _inline(step, f"{p}K{i}", [ref(v) for v in step.op.operands], ns,
+                               f"{p}v{i}") or call
         stores = []
         if len(results) == 1:
             names[results[0]] = f"{p}v{i}"
@@ -314,6 +318,36 @@ def _in_place(step: Any, i: int, last: dict[Value, int], kept: set[Value],
     return (last.get(x) == i and x not in kept and name is not None
             and (name in step_names or name[0] == "a")
             and step.op.operands.count(x) == 1)
+
+
+# Kernels that are Python's operators, written as the operators themselves (the same call:
+# a < b is operator.lt(a, b)); 0-d loops are dominated by call overhead.
+_OPERATORS = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.lt: "<",
+              operator.le: "<=", operator.gt: ">", operator.ge: ">=", operator.eq: "==",
+              operator.ne: "!="}
+
+
+def _inline(step: Any, kernel: str, args: list[str], ns: dict[str, Any], target: str
+            ) -> str | None:
+    """The expression computing `step` without calling its kernel, or None: an operator
+    kernel's operator; a kernel with `inline = (symbol, types)` is the operator, redone by
+    the kernel where the result is one of `types` and NaN (0-d float arithmetic,
+    specialize_scalar._float_op: the NaN's sign is the ufunc's)."""
+    fn = step.fn
+    try:
+        symbol = _OPERATORS.get(fn)
+    except TypeError:  # unhashable kernel
+        return None
+    if symbol is not None and len(args) == 2:
+        return f"{args[0]} {symbol} {args[1]}"
+    inline = getattr(fn, "inline", None)
+    if inline is None or len(args) != 2:
+        return None
+    symbol, types = inline
+    ns[f"{kernel}T"] = types
+    expr = f"{args[0]} {symbol} {args[1]}"
+    return (f"{expr}; {target} = {kernel}({args[0]}, {args[1]}) "
+            f"if {target}.__class__ in {kernel}T and {target} != {target} else {target}")
 
 
 def _signed_zero_sums(steps: Sequence[Any], kept: set[Value], chained: set[int]

@@ -65,7 +65,12 @@ def _float_op(op: Kernel, ufunc: np.ufunc) -> Kernel:
         if r.__class__ in floats and r != r:
             return ufunc(a, b)
         return r
+    # codegen writes the operator inline, then this test (interpreter/codegen.py)
+    kernel.inline = (_SYMBOLS[op], floats)  # type: ignore[attr-defined]
     return kernel
+
+
+_SYMBOLS = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/"}
 
 
 _FLOAT_KERNELS = lazy(lambda: {name: _float_op(fn, uf) for name, fn, uf in (
