@@ -303,3 +303,36 @@ def test_scalar_operators_written_inline(monkeypatch: pytest.MonkeyPatch) -> Non
     for g, w in zip(got, want, strict=True):
         for a, b in zip(g, w, strict=True):
             assert type(a) is type(b) and np.asarray(a).tobytes() == np.asarray(b).tobytes()
+
+
+SELECTS = """
+func.func @main(%p: tensor<i1>, %a: tensor<f32>, %b: tensor<f32>, %q: tensor<3xi1>, %x: tensor<3xf32>, %y: tensor<3xf32>) -> (tensor<f32>, tensor<3xf32>, tensor<3xf32>) {
+  %s = stablehlo.select %p, %a, %b : tensor<i1>, tensor<f32>
+  %t = stablehlo.select %p, %x, %y : tensor<i1>, tensor<3xf32>
+  %u = stablehlo.select %q, %x, %y : tensor<3xi1>, tensor<3xf32>
+  return %s, %t, %u : tensor<f32>, tensor<3xf32>, tensor<3xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("p", [True, False])
+def test_selects_on_a_scalar_pred_written_inline(p: bool,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """select written as a pick when its pred is 0-d (whole operands, scalars or tensors),
+    the kernel otherwise: the same objects' bits either way, NaN and -0.0 included."""
+    from shlo_cli.interpreter import codegen
+
+    args = [np.bool_(p), np.float32(np.nan), np.float32(-0.0), np.array([True, False, True]),
+            np.array([1.0, -0.0, np.nan], np.float32), np.array([-np.nan, 2.0, 0.0], np.float32)]
+    results = []
+    for fast in (True, False):
+        with monkeypatch.context() as m:
+            if not fast:
+                m.setattr(codegen, "_inline", lambda *a: None)
+            interpreter = Interpreter(parse_source(SELECTS))
+            main = interpreter.lookup_function("main")
+            results.append(interpreter.call(main, args))
+            source = interpreter._plans[id(main.regions[0])].compiled.source
+            assert (".ndim == 0" in source) == fast
+    for a, b in zip(*results, strict=True):
+        assert type(a) is type(b) and np.asarray(a).tobytes() == np.asarray(b).tobytes()

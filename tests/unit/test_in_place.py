@@ -124,3 +124,41 @@ def test_only_a_sole_local_reference_counts() -> None:
 
     assert alone()
     assert not listed() and not viewed() and not frozen() and not view_of_another()
+
+
+ALIASED = """
+func.func @main(%x: tensor<4xf32>, %u: tensor<1xf32>, %i: tensor<i32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %y = stablehlo.add %x, %x : tensor<4xf32>
+  %c = stablehlo.convert %y : tensor<4xf32>
+  %d = stablehlo.dynamic_update_slice %c, %u, %i : (tensor<4xf32>, tensor<1xf32>, tensor<i32>) -> tensor<4xf32>
+  %e = stablehlo.multiply %y, %y : tensor<4xf32>
+  %z = stablehlo.add %x, %u0 : tensor<4xf32>
+  %f = stablehlo.dynamic_update_slice %z, %u, %i : (tensor<4xf32>, tensor<1xf32>, tensor<i32>) -> tensor<4xf32>
+  return %d, %e, %f : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+""".replace("%u0", "%x")
+
+
+def test_a_value_with_two_names_is_not_updated_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An identity convert names its operand's array anew: the update of the converted
+    value (its last use) must not write the array the operand still reads after it; an
+    unaliased temporary is updated in place."""
+    x = np.array([1.0, -0.0, np.nan, 4.0], np.float32)
+    u = np.array([9.0], np.float32)
+    spy: list[bool] = []
+    original = specialize.writable_alone
+
+    def watched(a: np.ndarray, seen: int) -> bool:
+        alone = original(a, seen)
+        spy.append(alone)
+        return alone
+
+    monkeypatch.setattr(specialize, "writable_alone", watched)
+    interpreter = Interpreter(parse_source(ALIASED))
+    main = interpreter.lookup_function("main")
+    d, e, f = interpreter.call(main, [x, u, np.int32(1)])
+    y = x + x
+    np.testing.assert_array_equal(e, y * y)
+    np.testing.assert_array_equal(d, np.where(np.arange(4) == 1, 9.0, y).astype(np.float32))
+    np.testing.assert_array_equal(f, np.where(np.arange(4) == 1, 9.0, y).astype(np.float32))
+    assert spy == [True]  # %f's temporary only

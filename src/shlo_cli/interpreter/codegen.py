@@ -246,6 +246,7 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
     chained = {i for start, (end, _) in chains.items() for i in range(start, end)}
     reads = _element_reads(steps, kept, chained) if fold else {}
     signed = _signed_zero_sums(steps, kept, chained) if fold else set()
+    aliased: set[str] = set()  # names standing for more than one value
     for i, step in enumerate(steps):
         if i in chains:
             stop, kinds = chains[i]
@@ -253,6 +254,13 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
                                     captured, p, step_names)
         if i in chained or reads.get(i, i) < i:  # a read's reshape: done with its slice
             continue
+        if fold and _returns_operand(step, captured):
+            v = step.op.operands[0]
+            name = ref(v)
+            if name not in step_names or not _large(v):  # (large step locals are deleted)
+                names[step.op.results[0]] = name  # the same value: a second name for it
+                aliased.add(name)
+                continue
         value = _fold(step, consts) if fold else None
         if value is not None:
             result = step.op.results[0]
@@ -268,7 +276,7 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             ns[f"{p}E{i}"] = getattr(step.fn, "element", None) or step.fn.row
             call = f"{p}E{i}({args})"
             results = steps[reads[i]].op.results
-        elif _in_place(step, i, last, kept, names, step_names):
+        elif _in_place(step, i, last, kept, names, step_names, aliased):
             ns[f"{p}K{i}"] = step.fn.in_place
             call = f"{p}K{i}({args})"
             results = step.op.results
@@ -307,17 +315,26 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
 
 
 def _in_place(step: Any, i: int, last: dict[Value, int], kept: set[Value],
-              names: dict[Value, str], step_names: set[str]) -> bool:
+              names: dict[Value, str], step_names: set[str], aliased: set[str]) -> bool:
     """Whether step i may take its kernel's `in_place` variant (in_place.py): its first
     operand is read for the last time here, from a local variable (a step result or a
-    block argument; the kernel checks that nothing else holds the array)."""
+    block argument) that names no other value (the kernel checks that nothing else holds
+    the array)."""
     if not hasattr(step.fn, "in_place") or not step.op.operands:
         return False
     x = step.op.operands[0]
     name = names.get(x)
     return (last.get(x) == i and x not in kept and name is not None
-            and (name in step_names or name[0] == "a")
+            and (name in step_names or name[0] == "a") and name not in aliased
             and step.op.operands.count(x) == 1)
+
+
+def _returns_operand(step: Any, captured: set[Value]) -> bool:
+    """A kernel returning its operand itself (an identity convert): no call, its result
+    is another name for the operand's value."""
+    op = step.op
+    return (getattr(step.fn, "returns_operand", False) and len(op.operands) == 1
+            and len(op.results) == 1 and op.results[0] not in captured)
 
 
 # Kernels that are Python's operators, written as the operators themselves (the same call:
@@ -330,7 +347,7 @@ _OPERATORS = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.
 def _inline(step: Any, kernel: str, args: list[str], ns: dict[str, Any], target: str
             ) -> str | None:
     """The expression computing `step` without calling its kernel, or None: an operator
-    kernel's operator; a kernel with `inline = (symbol, types)` is the operator, redone by
+    kernel's operator; a select kernel that `picks` on a 0-d pred, the pick; a kernel with `inline = (symbol, types)` is the operator, redone by
     the kernel where the result is one of `types` and NaN (0-d float arithmetic,
     specialize_scalar._float_op: the NaN's sign is the ufunc's)."""
     fn = step.fn
@@ -340,6 +357,9 @@ def _inline(step: Any, kernel: str, args: list[str], ns: dict[str, Any], target:
         return None
     if symbol is not None and len(args) == 2:
         return f"{args[0]} {symbol} {args[1]}"
+    if getattr(fn, "picks", False) and len(args) == 3:  # select on a 0-d pred
+        p, t, f = args
+        return f"({t} if {p} else {f}) if {p}.ndim == 0 else {kernel}({p}, {t}, {f})"
     inline = getattr(fn, "inline", None)
     if inline is None or len(args) != 2:
         return None

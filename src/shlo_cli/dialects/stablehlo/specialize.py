@@ -642,6 +642,9 @@ def _identity(x: np.ndarray) -> np.ndarray:
     return x
 
 
+_identity.returns_operand = True  # type: ignore[attr-defined]  # codegen names it anew
+
+
 def _astype(x: np.ndarray, target: np.dtype) -> np.ndarray:
     return x.astype(target)
 

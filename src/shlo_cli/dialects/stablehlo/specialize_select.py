@@ -45,6 +45,9 @@ def _select(dtype: np.dtype, general: Kernel) -> Kernel:
         return out.view(dtype)
 
     kernel.blockwise = True  # type: ignore[attr-defined]  # elementwise on any slice
+    # a 0-d pred picks a whole operand (the general evaluator's first case): codegen writes
+    # that pick inline
+    kernel.picks = True  # type: ignore[attr-defined]
     return kernel
 
 
