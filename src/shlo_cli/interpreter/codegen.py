@@ -347,9 +347,10 @@ _OPERATORS = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.
 def _inline(step: Any, kernel: str, args: list[str], ns: dict[str, Any], target: str
             ) -> str | None:
     """The expression computing `step` without calling its kernel, or None: an operator
-    kernel's operator; a select kernel that `picks` on a 0-d pred, the pick; a kernel with `inline = (symbol, types)` is the operator, redone by
-    the kernel where the result is one of `types` and NaN (0-d float arithmetic,
-    specialize_scalar._float_op: the NaN's sign is the ufunc's)."""
+    kernel's operator; a select kernel that `picks` on a 0-d pred, the pick; a kernel
+    with `inline = (symbol, types)` is the operator, redone by the kernel where the
+    result is one of `types` and NaN (0-d float arithmetic, specialize_scalar._float_op:
+    the NaN's sign is the ufunc's)."""
     fn = step.fn
     try:
         symbol = _OPERATORS.get(fn)
