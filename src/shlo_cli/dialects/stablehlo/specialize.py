@@ -330,7 +330,7 @@ def _dynamic_slice(sizes: tuple[int, ...], shape: tuple[int, ...]) -> Kernel:
         return _fresh(x[tuple(window)])
 
     if moving and moving[0][0] == 0 and sizes[0] == 1 and sizes[1:] == shape[1:]:
-        top0 = moving[0][1]
+        top0, rest = moving[0][1], shape[1:]
         array = np.ndarray
 
         def row(x: np.ndarray, *starts: np.ndarray) -> np.ndarray:
@@ -347,7 +347,9 @@ def _dynamic_slice(sizes: tuple[int, ...], shape: tuple[int, ...]) -> Kernel:
                 start = 0
             elif start > top0:
                 start = top0
-            return _fresh(x[start])
+            # the pair's own view and reshape (x[start] may keep another stride for a
+            # unit dimension, and a product's kernel reads the layout)
+            return _fresh(x[start:start + 1].reshape(rest))
         kernel.row = row  # type: ignore[attr-defined]  # codegen fuses it with the reshape
     return kernel
 
