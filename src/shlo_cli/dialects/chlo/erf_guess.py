@@ -71,8 +71,12 @@ def _columns() -> np.ndarray:
 def _fit(a: np.ndarray) -> np.ndarray:
     """Each element's piece's fitted function at a (NaN stays NaN). The piece's local
     variable u = a / _WIDTH - piece - 1/2 is exact (a fraction's extraction)."""
-    columns = _columns()
-    u = a * (1.0 / _WIDTH)
+    return _evaluate(_columns(), a * (1.0 / _WIDTH))
+
+
+def _evaluate(columns: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """The fitted polynomials at the scaled arguments `u` (consumed): piece int(u) of
+    `columns` (clipped to the table) at u - piece - 1/2."""
     piece = u.astype(np.intp)
     np.clip(piece, 0, columns.shape[1] - 1, out=piece)
     u -= piece
@@ -129,18 +133,9 @@ def _signed_columns() -> np.ndarray:
 def _signed_fit(x: np.ndarray) -> np.ndarray:
     """Each element's signed piece's fitted function at x in [-_LIMIT, _LIMIT] (NaN stays
     NaN); the local variable as in `_fit` (exact for x with 24 significant bits)."""
-    columns = _signed_columns()
     u = x * (1.0 / _WIDTH)
     u += _LIMIT / _WIDTH
-    piece = u.astype(np.intp)
-    np.clip(piece, 0, columns.shape[1] - 1, out=piece)
-    u -= piece
-    u -= 0.5
-    value = columns[0].take(piece)
-    for column in columns[1:]:
-        value *= u
-        value += column.take(piece)
-    return value
+    return _evaluate(_signed_columns(), u)
 
 
 def erf_guess(x: Any, out: np.ndarray | None = None) -> np.ndarray:

@@ -237,20 +237,24 @@ def _dynamic_update_slice(shape: tuple[int, ...], sizes: tuple[int, ...],
     rank = len(sizes)
     array = np.ndarray
 
-    def kernel(x: np.ndarray, update: np.ndarray, *starts: np.ndarray) -> np.ndarray:
-        if (x.__class__ is not array or update.__class__ is not array or x.shape != shape
-                or update.shape != sizes or len(starts) != rank):
-            return general(x, update, *starts)
-        window = fixed.copy()
+    def window(starts: tuple[np.ndarray, ...]) -> tuple[slice, ...]:
+        """The update's window at the clamped start indices."""
+        found = fixed.copy()
         for d, top, size in moving:
             start = int(starts[d])
             if start < 0:
                 start = 0
             elif start > top:
                 start = top
-            window[d] = slice(start, start + size)
+            found[d] = slice(start, start + size)
+        return tuple(found)
+
+    def kernel(x: np.ndarray, update: np.ndarray, *starts: np.ndarray) -> np.ndarray:
+        if (x.__class__ is not array or update.__class__ is not array or x.shape != shape
+                or update.shape != sizes or len(starts) != rank):
+            return general(x, update, *starts)
         out = np.array(x, order="C")
-        out[tuple(window)] = update
+        out[window(starts)] = update
         return out
 
     def in_place(x: np.ndarray, update: np.ndarray, *starts: np.ndarray) -> np.ndarray:
@@ -261,15 +265,7 @@ def _dynamic_update_slice(shape: tuple[int, ...], sizes: tuple[int, ...],
                 or update.__class__ is not array or x.shape != shape
                 or update.shape != sizes or len(starts) != rank):
             return kernel(x, update, *starts)
-        window = fixed.copy()
-        for d, top, size in moving:
-            start = int(starts[d])
-            if start < 0:
-                start = 0
-            elif start > top:
-                start = top
-            window[d] = slice(start, start + size)
-        x[tuple(window)] = update
+        x[window(starts)] = update
         return x
     count = sys.getrefcount
     kernel.in_place = in_place  # type: ignore[attr-defined]
