@@ -47,14 +47,31 @@ def _erfcx(a: float) -> float:
     return math.erfc(a) * math.exp(high * high) * math.exp(low * (2.0 * high + low))
 
 
+@functools.cache
+def _interpolation() -> tuple[list[float], np.ndarray, np.ndarray]:
+    """The Chebyshev points t, the linear map from a function's values there to its
+    interpolant's Chebyshev coefficients, and the (integer) map from those to powers of t:
+    the same for every piece, so each piece's fit is two matrix products (fitting them one
+    by one cost 80 ms at first use). The power basis is reached from the coefficients, as
+    `cheb2poly` does: they decay fast, so the conversion's cancellation stays small."""
+    k = np.arange(_DEGREE + 1)
+    t = np.cos(np.pi * (k + 0.5) / (_DEGREE + 1))
+    chebyshev = np.polynomial.chebyshev
+    units = np.eye(_DEGREE + 1)
+    to_chebyshev = np.array([chebyshev.chebfit(t, unit, _DEGREE) for unit in units]).T
+    to_powers = np.zeros((_DEGREE + 1, _DEGREE + 1))
+    for j, unit in enumerate(units):
+        powers = chebyshev.cheb2poly(unit)  # (trailing zeros trimmed)
+        to_powers[:len(powers), j] = powers
+    return t.tolist(), to_chebyshev, to_powers
+
+
 def _power_fit(fn: Any, low: float, high: float) -> np.ndarray:
     """Coefficients (constant first) in t = (2a - low - high) / (high - low) of the
     Chebyshev interpolant of `fn` on [low, high]."""
-    k = np.arange(_DEGREE + 1)
-    t = np.cos(np.pi * (k + 0.5) / (_DEGREE + 1))
-    values = [fn(0.5 * (high + low) + 0.5 * (high - low) * v) for v in t.tolist()]
-    chebyshev = np.polynomial.chebyshev.chebfit(t, values, _DEGREE)
-    return np.polynomial.chebyshev.cheb2poly(chebyshev)
+    points, to_chebyshev, to_powers = _interpolation()
+    values = np.array([fn(0.5 * (high + low) + 0.5 * (high - low) * v) for v in points])
+    return to_powers @ (to_chebyshev @ values)
 
 
 @functools.cache
