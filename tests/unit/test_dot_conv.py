@@ -241,3 +241,12 @@ def test_conv_attribute_forms_and_errors() -> None:
         parse_source("module attributes {c = #stablehlo.conv<[c, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>} {\n}\n")
     with pytest.raises(Diagnostic, match="Duplicate entries for spatial dimension 1"):
         parse_source("module attributes {c = #stablehlo.conv<[b, f, 1, 0, 1]x[o, 0, 1, i]->[f, b, 0, 1]>} {\n}\n")
+
+
+def test_conv_dims_with_negative_axes_print_as_a_list() -> None:
+    """A corrupted artifact can carry negative axes: printed (in a diagnostic) as a list of
+    axis:role pairs, not laid out."""
+    from shlo_cli.dialects.stablehlo.attr_conv import ConvDims
+
+    dims = ConvDims(-5, 1, (2, 3), 2, 3, (0, 1), 0, 3, (1, 2))
+    assert dims.text() == "[-5:b, 1:f, 2:0, 3:1]x[0, 1, i, o]->[b, 0, 1, f]"

@@ -60,7 +60,8 @@ _MAX_RANK = 1 << 16
 
 def _layout(spatial: Sequence[int], named: dict[int, str]) -> str:
     size = max([s + 1 for s in spatial] + [d + 1 for d in named] + [0])
-    if size > 1024:  # absurd dimension numbers (the verifier rejects them): list, don't lay out
+    if size > 1024 or min([*spatial, *named], default=0) < 0:
+        # absurd dimension numbers (the verifier rejects them): list, don't lay out
         return "[" + ", ".join([f"{d}:{n}" for d, n in named.items()]
                                + [f"{d}:{i}" for i, d in enumerate(spatial)]) + "]"
     slots = ["?"] * size
