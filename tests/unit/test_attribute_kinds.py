@@ -32,7 +32,13 @@ def _verify(statement: str, value: str) -> None:
     verify_module(parse_source(text))
 
 
+_TOP_K = ('%0:2 = "chlo.top_k"(%a) {{k = {value}}} : (tensor<2xf32>) -> '
+          '(tensor<1xf32>, tensor<1xi32>)')
+
+
 @pytest.mark.parametrize(("statement", "value", "summary"), [
+    (_TOP_K, '"x"', "64-bit signless integer attribute"),
+    (_TOP_K, "1 : i32", "64-bit signless integer attribute"),
     (_CONCAT, '"x"', "64-bit signless integer attribute whose value is non-negative"),
     (_CONCAT, "0 : i32", "64-bit signless integer attribute whose value is non-negative"),
     (_CONCAT, "-1 : i64", "64-bit signless integer attribute whose value is non-negative"),
@@ -50,7 +56,7 @@ def test_a_value_of_another_kind_fails_the_constraint(statement: str, value: str
 
 
 @pytest.mark.parametrize(("statement", "value"), [
-    (_CONCAT, "0 : i64"), (_CONCAT, "0"), (_SORT, "true"), (_SORT, "0 : i1"),
+    (_CONCAT, "0 : i64"), (_CONCAT, "0"), (_SORT, "true"), (_SORT, "0 : i1"), (_TOP_K, "1"),
     (_CALL, '"config"'), (_CALL, "{a = 1 : i32}, api_version = 4 : i32"), (_PRECISION, "5 : i32"),
     (_BATCH_NORM, "1.0e-3 : f32"),
 ])

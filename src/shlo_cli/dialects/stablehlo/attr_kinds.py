@@ -1,8 +1,9 @@
-"""The kind of each scalar-valued attribute of the StableHLO ops (ODS's `I64Attr`, `BoolAttr`,
-`ConfinedAttr<I64Attr, [IntNonNegative]>`, ...), checked before the op's own verifier with
-ODS's `failed to satisfy constraint` text: the verifiers and kernels may then read an
-attribute's value as the kind it is declared with. (Enum, struct and dense-array attributes
-are checked where they are parsed: `enums.py`, `attr_structs.py`, `dimension_numbers.py`.)
+"""The kind of each scalar-valued attribute of the StableHLO and CHLO ops (ODS's `I64Attr`,
+`BoolAttr`, `ConfinedAttr<I64Attr, [IntNonNegative]>`, ...), checked before the op's own
+verifier with ODS's `failed to satisfy constraint` text: the verifiers and kernels may then
+read an attribute's value as the kind it is declared with. (Enum, struct and dense-array
+attributes are checked where they are parsed: `enums.py`, `attr_structs.py`,
+`dimension_numbers.py`.)
 """
 
 from __future__ import annotations
@@ -82,8 +83,11 @@ _BATCH_NORM = {"epsilon": "f32", "feature_index": "i64>=0"}
 _CONVOLUTION = {"feature_group_count": "i64>0", "batch_group_count": "i64>0",
                 "padding": "i64 elements"}
 
-# Op (without `stablehlo.`) -> attribute -> kind, as StablehloOps.td declares them.
+# Op -> attribute -> kind, as StablehloOps.td and ChloOps.td declare them.
 ATTRIBUTE_KINDS: dict[str, dict[str, str]] = {
+    "chlo.top_k": {"k": "i64", "is_stable": "bool"},
+    "chlo.scan": {"dimension": "i64>=0", "scan_dim_size": "i64>=0", "is_reverse": "bool",
+                  "is_associative": "bool"},
     "concatenate": {"dimension": "i64>=0"},
     "get_dimension_size": {"dimension": "i64>=0"},
     "sort": {"dimension": "i64", "is_stable": "bool"},
@@ -124,10 +128,10 @@ ATTRIBUTE_KINDS: dict[str, dict[str, str]] = {
 
 
 def check_attribute_kinds(op: Operation) -> None:
-    """Each declared scalar attribute of a StableHLO op holds its kind."""
-    if not op.name.startswith("stablehlo."):
-        return
-    kinds = ATTRIBUTE_KINDS.get(op.name[len("stablehlo."):])
+    """Each declared scalar attribute of a StableHLO or CHLO op holds its kind."""
+    op_name = op.name
+    kinds = ATTRIBUTE_KINDS.get(op_name[len("stablehlo."):] if op_name.startswith("stablehlo.")
+                                else op_name)
     if kinds is None:
         return
     for name, kind in kinds.items():
