@@ -229,6 +229,21 @@ def test_map_vectorized_and_per_element(body_op: str) -> None:
     assert got.tolist() == ((a * b) if mul else a).tolist()
 
 
+def test_map_operands_of_different_shapes_fail_verification() -> None:
+    from shlo_cli.ir.diagnostics import Diagnostic
+    from shlo_cli.ir.parser import parse_source
+    from shlo_cli.ir.verifier import verify_module
+
+    text = ("func.func @f(%a: tensor<3xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {\n"
+            '  %0 = "stablehlo.map"(%a, %b) ({\n  ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n'
+            "    stablehlo.return %x : tensor<f32>\n"
+            "  }) {dimensions = array<i64: 0>} : (tensor<3xf32>, tensor<4xf32>) -> tensor<4xf32>\n"
+            "  return %0 : tensor<4xf32>\n}\n")
+    with pytest.raises(Diagnostic) as caught:
+        verify_module(parse_source(text))
+    assert "requires the same shape for all operands and results" in caught.value.message
+
+
 def test_tuple_round_trip() -> None:
     text = ("stablehlo.tuple %a, %b : tuple<tensor<i32>, tensor<f32>>\n"
             "  %r2 = stablehlo.get_tuple_element %r[1] : "

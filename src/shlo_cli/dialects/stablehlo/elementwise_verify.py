@@ -214,7 +214,9 @@ def verify_reduce_precision(op: Operation) -> None:
 
 
 def verify_map(op: Operation) -> None:
-    """inferMapOp: every failure is an inference failure."""
+    """SameOperandsAndResultShape, then inferMapOp, whose every failure is an inference
+    failure."""
+    check_elementwise_shapes(op, same_shape_trait=True)
     region = op.regions[0] if op.regions else None
     if region is None or not region.blocks:
         return
