@@ -125,6 +125,12 @@ CASES = [
      " : (tensor<4xf32>) -> tensor<4xf32>\n"
      "  func.return %0 : tensor<4xf32>\n}\n",
      2, "'stablehlo.reduce_precision' op requires attribute 'mantissa_bits'"),
+    ("reduce_precision_shape",
+     "func.func @f(%a: tensor<3xf32>) -> tensor<4xf32> {\n"
+     "  %0 = \"stablehlo.reduce_precision\"(%a) {exponent_bits = 5 : i32, mantissa_bits = 2 : i32}"
+     " : (tensor<3xf32>) -> tensor<4xf32>\n"
+     "  func.return %0 : tensor<4xf32>\n}\n",
+     2, "'stablehlo.reduce_precision' op requires compatible types for all operands and results"),
     ("public_declaration", "func.func @g()\n",
      1, "'func.func' op symbol declaration cannot have public visibility"),
     ("unknown_op_of_known_dialect",
