@@ -164,22 +164,27 @@ def test_nested_loops(monkeypatch: pytest.MonkeyPatch) -> None:
     assert _compiled_loops(interpreter) == 2
 
 
-FAILING = """
-func.func @main(%x: tensor<2xf32>, %n: tensor<i32>) -> tensor<2xf32> {
+def _counting_loop(step: str) -> str:
+    """A loop of `%n` iterations whose body computes `%bad = <step>` from the carried `%h`."""
+    return f"""
+func.func @main(%x: tensor<2xf32>, %n: tensor<i32>) -> tensor<2xf32> {{
   %c0 = stablehlo.constant dense<0> : tensor<i32>
   %r:2 = stablehlo.while(%i = %c0, %h = %x) : tensor<i32>, tensor<2xf32>
-    cond {
+    cond {{
       %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
       stablehlo.return %p : tensor<i1>
-    } do {
+    }} do {{
       %one = stablehlo.constant dense<1> : tensor<i32>
       %j = stablehlo.add %i, %one : tensor<i32>
-      %bad = "stablehlo.custom_call"(%h) {call_target_name = "no_such_target"} : (tensor<2xf32>) -> tensor<2xf32>
+      %bad = {step} : (tensor<2xf32>) -> tensor<2xf32>
       stablehlo.return %j, %bad : tensor<i32>, tensor<2xf32>
-    }
+    }}
   return %r#1 : tensor<2xf32>
-}
+}}
 """
+
+
+FAILING = _counting_loop('"stablehlo.custom_call"(%h) {call_target_name = "no_such_target"}')
 
 
 @pytest.mark.parametrize("compiled", [True, False])
@@ -227,22 +232,7 @@ def test_a_passed_deadline_stops_the_loop() -> None:
     assert "timed out after 0.05 s while evaluating" in str(info.value)
 
 
-UNSUPPORTED = """
-func.func @main(%x: tensor<2xf32>, %n: tensor<i32>) -> tensor<2xf32> {
-  %c0 = stablehlo.constant dense<0> : tensor<i32>
-  %r:2 = stablehlo.while(%i = %c0, %h = %x) : tensor<i32>, tensor<2xf32>
-    cond {
-      %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-      stablehlo.return %p : tensor<i1>
-    } do {
-      %one = stablehlo.constant dense<1> : tensor<i32>
-      %j = stablehlo.add %i, %one : tensor<i32>
-      %bad = "test.no_such_op"(%h) : (tensor<2xf32>) -> tensor<2xf32>
-      stablehlo.return %j, %bad : tensor<i32>, tensor<2xf32>
-    }
-  return %r#1 : tensor<2xf32>
-}
-"""
+UNSUPPORTED = _counting_loop('"test.no_such_op"(%h)')
 
 
 def test_a_body_that_cannot_be_planned_fails_only_when_it_runs() -> None:
