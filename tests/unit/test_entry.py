@@ -46,6 +46,17 @@ def test_error_exit_code_and_diagnostic(tmp_path: Path) -> None:
     assert "bad.mlir:2:1: error:" in proc.stderr
 
 
+def test_diagnostic_quotes_non_utf8_bytes_as_they_are(tmp_path: Path) -> None:
+    """A quoted source line keeps its bytes (MLIR prints them raw), not `\\udcff` escapes."""
+    path = tmp_path / "bin.mlir"
+    path.write_bytes(b"\xff\xfe\n")
+    code = f"import sys; sys.argv = ['tool', {str(path)!r}]; " \
+           "from shlo_cli.commands.entry import stablehlo_opt; stablehlo_opt()"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, check=False)
+    assert proc.returncode == 1
+    assert proc.stderr.endswith(b"error: unexpected character\n\xff\xfe\n^\n"), proc.stderr
+
+
 def test_closed_pipe_is_exit_1_without_traceback(tmp_path: Path) -> None:
     path = _adds(tmp_path, 20000)
     code = f"import sys; sys.argv = ['tool', {str(path)!r}]; " \

@@ -80,8 +80,18 @@ def _whole_stdout() -> None:
                                   write_through=out.write_through)
 
 
+def _raw_stderr() -> None:
+    """Source text is decoded with `surrogateescape`, so a diagnostic quoting a line with
+    bytes that are not UTF-8 writes those bytes back as they were (as MLIR does), not as
+    `\\udcXX` escapes."""
+    err = sys.stderr
+    if isinstance(err, io.TextIOWrapper):
+        err.reconfigure(errors="surrogateescape")
+
+
 def _run(main: Callable[[], object]) -> NoReturn:
     _whole_stdout()
+    _raw_stderr()
     # A launch allocates a few hundred thousand objects, nearly all kept (modules, the IR):
     # fewer young-generation collections save 2-4 ms of a tiny one and change no result.
     gc.set_threshold(20_000, 10, 10)
