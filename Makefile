@@ -8,9 +8,11 @@ STAMP := $(VENV)/.installed
 .PHONY: install run test lint conformance bench clean bytecode interop fuzz opt-sweep
 
 # Python reads cached bytecode even where PYTHONDONTWRITEBYTECODE is set, so compiling the
-# sources once (incremental: only changed files) saves every tool launch recompiling them.
+# sources once (incremental: only changed files) saves every tool launch recompiling them;
+# the regex programs are saved beside them likewise (`shlo_cli.regex_programs_build`).
 bytecode: $(STAMP)
 	@$(BIN)/python -m compileall -q src
+	@$(BIN)/python -m shlo_cli.regex_programs_build >/dev/null
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,7 +20,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test,linalg,interop,bench]'
 	touch $(STAMP)
 
-install: $(STAMP)
+install: bytecode
 
 run: bytecode
 	$(BIN)/shlo interpret examples/softmax.mlir
@@ -58,7 +60,7 @@ fuzz: bytecode
 opt-sweep: bytecode
 	$(BIN)/python benchmarks/opt_sweep.py $(CONFORMANCE) $(OPT_SWEEP_ARGS)
 
-bench: $(STAMP)
+bench: bytecode
 	$(BIN)/python benchmarks/run.py $(CONFORMANCE)
 
 clean:

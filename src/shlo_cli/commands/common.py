@@ -13,6 +13,7 @@ import sys
 from collections.abc import Iterator
 
 from ..formats.bytecode import is_bytecode
+from ..ir import regex_programs
 from ..ir.core import Module
 from ..ir.diagnostics import Diagnostic, ShloError
 from ..ir.parser import parse_source
@@ -20,7 +21,7 @@ from ..ir.record import Struct
 
 SPLIT_MARKER = "// -----"
 # MLIR splits at the marker wherever it appears on a line (so `// // -----` splits too).
-_SPLIT_LINE = re.compile(r"^.*?// -----.*$", re.MULTILINE)
+_SPLIT_LINE = regex_programs.compile(r"^.*?// -----.*$", re.MULTILINE)
 
 
 class Chunk(Struct):

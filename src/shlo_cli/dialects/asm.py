@@ -20,16 +20,16 @@ Directives:
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from ..ir import regex_programs
 from ..ir.attributes import Attribute, DenseArrayAttr, DialectAttr, IntegerAttr, StringAttr
 from ..ir.core import Operation, Value
 from ..ir.diagnostics import Diagnostic
 from ..ir.record import Struct
 from ..ir.types import I64, FunctionType, TupleType, Type
 
-_TOKEN = re.compile(r"\s*(?:`([^`]*)`|\$([A-Za-z_][A-Za-z0-9_]*)|(\[)|(\]))")
+_TOKEN = regex_programs.compile(r"\s*(?:`([^`]*)`|\$([A-Za-z_][A-Za-z0-9_]*)|(\[)|(\]))")
 
 
 class _Item(Struct):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from ..ir import regex_programs
 from ..ir.attributes import Attribute, DenseArrayAttr, DialectAttr, IntegerAttr
 from ..ir.core import Value
 from ..ir.parse_caches import text_cache
@@ -37,7 +38,7 @@ from ..ir.types import I64, Type
 if TYPE_CHECKING:
     from .asm import Format
 
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*")
+_WORD = regex_programs.compile(r"[A-Za-z_][A-Za-z0-9_$.]*")
 
 # Attributes by their text, shared between ops (attributes are immutable).
 _ARRAYS: dict[str, DenseArrayAttr] = text_cache()
@@ -58,7 +59,7 @@ class FastFormat:
     """The compiled regex of one format and what each of its groups holds."""
 
     def __init__(self, pattern: str, slots: list[_Slot], fmt: Format) -> None:
-        self.regex = re.compile(pattern)
+        self.regex = regex_programs.compile(pattern)
         self.operands = fmt.operands
         self.mode = fmt.types
         self.num_results = fmt.num_results

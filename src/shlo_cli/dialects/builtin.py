@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from ..ir import regex_programs
 from ..ir.attributes import StringAttr
 from ..ir.core import Block, Location, Operation
 from ..ir.lexer import AT
@@ -34,9 +34,9 @@ def _parse_module(p: Any, opdef: OpDef, location: Location, num_results: int) ->
                              location)
 
 
-_MODULE_HEAD = re.compile(
+_MODULE_HEAD = regex_programs.compile(
     rf"{WS}(?:({SYMBOL}){WS})?(?:attributes{KEYWORD_END}{WS}(?=(\{{)))?(?=\{{)")
-_BRACE = re.compile(rf"{WS}(?=\{{)")
+_BRACE = regex_programs.compile(rf"{WS}(?=\{{)")
 
 
 def _fast_module(p: Any, opdef: OpDef, pos: int, location: Location,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..ir import regex_programs
 from ..ir.attributes import ArrayAttr, DictAttr, StringAttr, SymbolRefAttr, TypeAttr
 from ..ir.core import Location, Operation
 from ..ir.lexer import PERCENT, STRING, Token, lazy_regex
@@ -39,13 +40,13 @@ from .syntax import Custom
 # properties, entry block arguments (name token, type, location), argument count, attributes
 _Header = tuple[dict[str, Any], list[tuple[Any, Type, Any]], int, dict[str, Any]]
 
-_FUNC_HEAD = re.compile(
+_FUNC_HEAD = regex_programs.compile(
     rf"{WS}(?:(public|private|nested){KEYWORD_END}{WS})?({SYMBOL}){WS}\(([^()]*)\)"
     rf"(?:{WS}->{WS}(?:\(([^()]*)\)|({TENSOR})))?{WS}(?=\{{)")
 _FUNC_ARG = lazy_regex(
     rf"{WS}(%[A-Za-z0-9_$.\-]+)(?![A-Za-z0-9_$.\-#]){COLON}({TENSOR})(?:{WS}(?=(\{{)))?")
-_FUNC_RESULT = re.compile(rf"{WS}({TENSOR})(?:{WS}(?=(\{{)))?")
-_NEXT = re.compile(rf"{WS}(?:(,)|$)")
+_FUNC_RESULT = regex_programs.compile(rf"{WS}({TENSOR})(?:{WS}(?=(\{{)))?")
+_NEXT = regex_programs.compile(rf"{WS}(?:(,)|$)")
 
 
 def _fast_items(p: Any, pattern: re.Pattern[str], start: int,

@@ -17,7 +17,8 @@ materializers, attribute hooks or anything else not keyed by their own ops, that
 op or add a folder or pattern to another module's op (whose owner becomes core too, so it
 exists first), and packages. A module that changes no table at all (a
 helper such as `asm.py`) is neither: whoever needs it imports it. Tables read only after every
-module is imported (`_AFTER_ALL`: custom-call targets, the list of parser caches) do not count.
+module is imported (`_AFTER_ALL`: custom-call targets, the list of parser caches, the
+patterns compiled so far) do not count.
 """
 
 from __future__ import annotations
@@ -42,7 +43,9 @@ _ATTRIBUTE_PARSERS = ("shlo_cli.ir.parse_attributes", "DIALECT_ATTR_PARSERS")
 _AFTER_ALL = {("shlo_cli.custom_calls.registry", "_TARGETS"),
               # parser caches registering themselves: a cache not created yet holds nothing
               # `clear_parse_caches` would have to empty
-              ("shlo_cli.ir.parse_caches", "_CACHES")}
+              ("shlo_cli.ir.parse_caches", "_CACHES"),
+              # the patterns compiled so far, read only by `regex_programs_build`
+              ("shlo_cli.ir.regex_programs", "_REQUESTED")}
 # Binding-hook tables: read when the interpreter first binds an op (`registry.bind_hooks`),
 # which imports the modules that fill them (`BIND`); each hook carries its own order.
 _BIND = {("shlo_cli.ir.registry", "BIND_HOOKS"), ("shlo_cli.ir.registry", "_BIND_ORDER")}

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..ir import regex_programs
 from ..ir.core import Module
 from ..ir.diagnostics import Diagnostic, ShloError, SourceFile
 from ..ir.types import ComplexType, FloatType, IntegerType, TensorType, Type
@@ -42,7 +43,7 @@ _DTYPES: dict[int, tuple[str, str | None]] = {
     27: ("key<fry>", None), 28: ("key<rbg>", None), 29: ("key<unsafe_rbg>", None),
 }
 _MEMORY_SPACES = {0: "", 1: "device", 2: "host", 3: "any"}
-_SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SYMBOL = regex_programs.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _FUNCTIONS = {"floordiv", "mod", "max", "min", "non_negative"}
 
 

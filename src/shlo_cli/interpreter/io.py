@@ -18,6 +18,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
+from ..ir import regex_programs
 from ..ir.core import Operation
 from ..ir.locations import LocAliasRef, NameLoc
 from ..ir.record import Struct
@@ -281,7 +282,7 @@ def input_from_option(text: str) -> np.ndarray:
     return parse_literal(text)
 
 
-_LITERAL = re.compile(r"^\s*(?:((?:\d+x)*)([a-z][\w<>]*))\s*(?:=(.*))?$", re.DOTALL)
+_LITERAL = regex_programs.compile(r"^\s*(?:((?:\d+x)*)([a-z][\w<>]*))\s*(?:=(.*))?$", re.DOTALL)
 
 
 def parse_literal(text: str) -> np.ndarray:

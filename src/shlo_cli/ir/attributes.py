@@ -9,7 +9,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from . import storage
+from . import regex_programs, storage
 from .floats import format_float, format_float_array, format_float_bits
 from .record import Record, set_field
 from .types import (
@@ -101,7 +101,7 @@ class FloatAttr(Attribute, Record):
         return self.number
 
 
-_PLAIN_STRING = re.compile(r'[ !#-\[\]-~]*')  # printable ASCII but `"` and `\\`
+_PLAIN_STRING = regex_programs.compile(r'[ !#-\[\]-~]*')  # printable ASCII but `"` and `\\`
 
 
 def escape_string(text: str) -> str:
@@ -173,7 +173,6 @@ class SymbolRefAttr(Attribute, Record):
 
 
 def _symbol(name: str) -> str:
-    import re
 
     if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$.]*", name):
         return "@" + name
@@ -260,7 +259,6 @@ def format_attr_entries(entries: dict[str, Attribute]) -> str:
 
 
 def _is_bare(name: str) -> bool:
-    import re
 
     return re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$.]*", name) is not None
 

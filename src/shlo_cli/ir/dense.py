@@ -14,7 +14,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from . import storage
+from . import regex_programs, storage
 from .attributes import DenseElementsAttr, all_equal, raw_bytes
 from .lexer import lazy_regex
 from .types import (
@@ -199,7 +199,7 @@ def _stored_from_raw(raw: bytes, lay: storage.Layout, count: int) -> tuple[bytes
     return raw, False
 
 
-_ELEMENT = re.compile(
+_ELEMENT = regex_programs.compile(
     r"[-+]?(?:0x[0-9A-Fa-f]+|[0-9]+\.?[0-9]*(?:[eE][-+]?[0-9]+)?|inf|nan)|true|false")
 _NO_SPACE = str.maketrans("", "", " \t\r\n")
 

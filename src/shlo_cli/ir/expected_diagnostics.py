@@ -14,13 +14,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from . import regex_programs
 from .diagnostics import Diagnostic, SourceFile
 from .record import Struct
 
-_ANNOTATION = re.compile(
+_ANNOTATION = regex_programs.compile(
     r"expected-(error|note|remark|warning)(-re)? *(@([+-][0-9]+|above|below|unknown))? *"
     r"\{\{(.*)\}\}$")
-_REGEX_PART = re.compile(r"\{\{(.*?)\}\}")
+_REGEX_PART = regex_programs.compile(r"\{\{(.*?)\}\}")
 
 
 class ExpectedDiagnostic(Struct):

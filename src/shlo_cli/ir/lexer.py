@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from . import regex_programs
+
 # Token kinds.
 EOF = "eof"
 PERCENT = "%"
@@ -29,7 +31,7 @@ class _LazyPattern:
         self._source = (pattern, flags)
 
     def __getattr__(self, name: str) -> object:
-        compiled = re.compile(*self._source)
+        compiled = regex_programs.compile(*self._source)
         for attr in ("match", "fullmatch", "search", "finditer", "findall", "sub", "split",
                      "groups", "groupindex", "pattern", "flags"):
             setattr(self, attr, getattr(compiled, attr))
@@ -43,7 +45,7 @@ def lazy_regex(pattern: str, flags: int = 0) -> re.Pattern[str]:
 
 
 # One pattern: leading whitespace/comments, then at most one token group.
-_TOKEN = re.compile(
+_TOKEN = regex_programs.compile(
     r"""
     (?:[ \t\r\n]+|//[^\n]*)*
     (?:
@@ -96,7 +98,7 @@ def lex_at(src: str, pos: int) -> Token:
     return Token(kind, text, end - len(text), end)
 
 
-_ESCAPE = re.compile(r"\\(?:([0-9A-Fa-f]{2})|(.))", re.DOTALL)
+_ESCAPE = regex_programs.compile(r"\\(?:([0-9A-Fa-f]{2})|(.))", re.DOTALL)
 
 
 def unescape_string(literal: str) -> str:

@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from . import registry
+from . import regex_programs, registry
 from .attributes import Attribute
 from .core import Block, Location, Operation, SourceLocation, Value, new_operation
 from .lexer import BARE, PERCENT, PUNCT, STRING, Token, lazy_regex, lex_at
@@ -58,7 +58,8 @@ SYMBOL = r"@[A-Za-z_][A-Za-z0-9_$.\-]*(?![A-Za-z0-9_$.\-])"
 # A block's argument list `(%a: tensor<...>, ...):` and the `:` after it (its items in
 # group 1, split at their commas and colons): names without `#N`, no locations.
 _ARGUMENT = rf"%[A-Za-z0-9_$.\-]+(?![A-Za-z0-9_$.\-#]){COLON}{TENSOR}"
-BLOCK_ARGUMENTS = re.compile(rf"\({WS}({_ARGUMENT}(?:{WS},{WS}{_ARGUMENT})*){WS}\){COLON}")
+BLOCK_ARGUMENTS = regex_programs.compile(
+    rf"\({WS}({_ARGUMENT}(?:{WS},{WS}{_ARGUMENT})*){WS}\){COLON}")
 
 # What the lexer skips before a token: whitespace and `//` comments. Each whitespace run
 # and each comment is read whole, so the text splits into them one way only: a regex
@@ -77,18 +78,19 @@ def not_before(chars: str) -> str:
 # `%name = op.name`, `%name:2 = op.name` or `op.name` at the start of a statement.
 _HEAD_PATTERN = (
     r"(?:(%[A-Za-z0-9_$.\-]+)(?::([1-9][0-9]*))?[ \t]*=[ \t]*)?([A-Za-z_][A-Za-z0-9_$.]*)")
-_HEAD = re.compile(_HEAD_PATTERN)
+_HEAD = regex_programs.compile(_HEAD_PATTERN)
 # The same after what the lexer skips, or (group 4) the `}` ending a block, or (groups 5-7)
 # a generic-form head `%name = "dialect.op"` (the quoted name without escapes): the block
 # parser reads the next statement's head straight from where the last one ended, with no
 # token in between.
-STATEMENT = re.compile(
+STATEMENT = regex_programs.compile(
     rf"{SKIP}(?:{_HEAD_PATTERN}|(\}})|"
     r'(?:(%[A-Za-z0-9_$.\-]+)(?::([1-9][0-9]{0,3}))?[ \t]*=[ \t]*)?"([A-Za-z_][A-Za-z0-9_$.]*)")')
 
 # `"dialect.op"(%a, %b)` opening a generic-form statement: the op name (a string without
 # escapes) and the operand list.
-_GENERIC_HEAD = re.compile(rf'"([A-Za-z_][A-Za-z0-9_$.]*)"{WS}\({WS}((?:{VALUE_LIST})?){WS}\)')
+_GENERIC_HEAD = regex_programs.compile(
+    rf'"([A-Za-z_][A-Za-z0-9_$.]*)"{WS}\({WS}((?:{VALUE_LIST})?){WS}\)')
 
 # What a fast parser returns: operands, result types, properties, attributes and the offset
 # the statement ends at (the next token is at or after it).

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, TypeVar, cast
 import ml_dtypes
 import numpy as np
 
-from . import registry
+from . import regex_programs, registry
 from .attributes import (
     Attribute,
     DialectAttr,
@@ -56,12 +56,12 @@ _FLOAT_NAMES = {
     "f8E8M0FNU",
 }
 
-_INT_TYPE = re.compile(r"([su]?)i([0-9]+)")
+_INT_TYPE = regex_programs.compile(r"([su]?)i([0-9]+)")
 
-_SIMPLE_TENSOR = re.compile(
+_SIMPLE_TENSOR = regex_programs.compile(
     r"tensor<((?:(?:[0-9]+|\?)x)*)([A-Za-z][A-Za-z0-9]*|complex<[a-z0-9]+>)>")
 
-_DIMS = re.compile(r"\s*((?:(?:[0-9]+|\?)\s*x\s*)*)")
+_DIMS = regex_programs.compile(r"\s*((?:(?:[0-9]+|\?)\s*x\s*)*)")
 
 # Quantized types are rare: these compile on first use (re caches them), not at every launch.
 _QUANT_HEAD = (
@@ -399,7 +399,7 @@ class TypeParsing(ParserHost):
             # never backtracks into it more than once), then what ends it; `\Z` ends the
             # text's last run, so no failed search restarts at every offset of a long tail.
             brackets = re.escape(open_ch + close_ch)
-            pattern = _BRACKETS[(open_ch, close_ch)] = re.compile(
+            pattern = _BRACKETS[(open_ch, close_ch)] = regex_programs.compile(
                 rf'[^"\-{brackets}]*("(?:[^"\\]|\\.)*"|"|->|[{brackets}]|-|\Z)', re.DOTALL)
         depth = 0
         for m in pattern.finditer(self.src, start):

@@ -16,10 +16,10 @@ Option text is MLIR's: space-separated `name=value` items, values optionally quo
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any
 
+from ..ir import regex_programs
 from ..ir.core import Module
 from ..ir.diagnostics import Diagnostic, ShloError
 from ..ir.record import Record, set_field
@@ -113,7 +113,7 @@ def _parse_flag(text: str) -> bool:
     raise ValueError(f"'{text}' is invalid value for boolean argument! Try 0 or 1")
 
 
-_DECLARATION = re.compile(r"""@register_pass\(\s*["']([^"']+)["']""")
+_DECLARATION = regex_programs.compile(r"""@register_pass\(\s*["']([^"']+)["']""")
 
 
 class PassRegistry(MutableMapping[str, "Pass"]):

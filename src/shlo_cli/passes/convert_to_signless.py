@@ -10,10 +10,9 @@ values are left as they are. Casts between a signed type and its signless twin
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
+from ..ir import regex_programs
 from ..ir.attributes import DenseElementsAttr, TypeAttr
 from ..ir.core import Module, Operation
 from ..ir.types import (
@@ -29,7 +28,7 @@ from ..ir.types import (
 from . import register_pass
 
 _CONSTANT_OPS = ("stablehlo.constant", "arith.constant")
-_SIGNED_MEMREF_ELEMENT = re.compile(r"(?<=[<x])[su]i(\d+)\b")
+_SIGNED_MEMREF_ELEMENT = regex_programs.compile(r"(?<=[<x])[su]i(\d+)\b")
 
 
 def signless(t: Type) -> Type:

@@ -14,10 +14,9 @@ InferenceFailed with upstream's message.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
-from ..ir import registry
+from ..ir import regex_programs, registry
 from ..ir.attributes import DialectAttr
 from ..ir.core import Operation, Value
 from ..ir.diagnostics import Diagnostic
@@ -239,7 +238,7 @@ def chlo_inference_error(op: Operation) -> str | None:
 # ---- StableHLO: ask the op's verifier --------------------------------------------------------
 
 _PROBE = OpaqueType("!shlo.inference_probe")
-_INFERRED = re.compile(r"inferred type\(s\) (.*) are incompatible with return type")
+_INFERRED = regex_programs.compile(r"inferred type\(s\) (.*) are incompatible with return type")
 
 
 def _infer_by_verifier(op: Operation) -> list[Type] | None:

@@ -9,10 +9,10 @@ Element types are never inferred here: a refinement keeps the result's element t
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..ir import regex_programs
 from ..ir.attributes import DenseElementsAttr
 from ..ir.core import Operation
 from ..ir.types import DYNAMIC, ComplexType, TensorType, TupleType, Type
@@ -286,7 +286,7 @@ def _ragged_dot(op: Operation) -> list[Dims | None]:
                              get("rhs_group_dimensions", []))]
 
 
-_LAYOUT = re.compile(r"\[([^\]]*)\]x\[([^\]]*)\]->\[([^\]]*)\]")
+_LAYOUT = regex_programs.compile(r"\[([^\]]*)\]x\[([^\]]*)\]->\[([^\]]*)\]")
 
 
 def _conv_layout(text: str) -> tuple[list[str], list[str], list[str]] | None:

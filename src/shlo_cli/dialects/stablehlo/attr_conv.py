@@ -10,6 +10,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from ...ir import regex_programs
 from ...ir.attributes import DialectAttr
 from ...ir.diagnostics import EvaluationError
 from ...ir.parse_attributes import DIALECT_ATTR_PARSERS
@@ -72,7 +73,7 @@ def _layout(spatial: Sequence[int], named: dict[int, str]) -> str:
     return "[" + ", ".join(slots) + "]"
 
 
-_CONV_TEXT = re.compile(r"\s*\[([^\]]*)\]\s*x\s*\[([^\]]*)\]\s*->\s*\[([^\]]*)\]\s*")
+_CONV_TEXT = regex_programs.compile(r"\s*\[([^\]]*)\]\s*x\s*\[([^\]]*)\]\s*->\s*\[([^\]]*)\]\s*")
 
 
 def _roles(items: Sequence[str], names: tuple[str, ...]) -> tuple[int, int, tuple[int, ...]]:

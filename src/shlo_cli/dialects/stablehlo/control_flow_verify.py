@@ -8,9 +8,9 @@ its own verify(): layouts, output/operand aliases, backend_config and buffer cus
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
+from ...ir import regex_programs
 from ...ir.attributes import ArrayAttr, DenseElementsAttr, DictAttr, IntegerAttr, StringAttr
 from ...ir.core import Module, Operation
 from ...ir.types import (
@@ -108,7 +108,7 @@ def verify_conditional(op: Operation) -> None:
 # ---- composite ------------------------------------------------------------------------------
 
 # A namespaced op name: a dialect prefix, then dot-separated parts.
-_NAMESPACED = re.compile(r"[a-zA-Z][a-zA-Z0-9_]*(\.[a-zA-Z0-9_$]+)+")
+_NAMESPACED = regex_programs.compile(r"[a-zA-Z][a-zA-Z0-9_]*(\.[a-zA-Z0-9_$]+)+")
 
 
 def verify_composite_symbol_uses(op: Operation, module: Module) -> None:

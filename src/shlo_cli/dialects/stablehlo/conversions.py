@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import functools
-import re
 from typing import Any
 
 import ml_dtypes
 import numpy as np
 
+from ...ir import regex_programs
 from ...ir.attributes import IntegerAttr
 from ...ir.core import Location, Operation
 from ...ir.diagnostics import EvaluationError
@@ -208,7 +208,7 @@ def bitcast_convert(operand: np.ndarray, *, result_type: Any) -> np.ndarray:
 
 # ---- reduce_precision ------------------------------------------------------------------------
 
-_INT = re.compile(r"[-+]?[0-9]+")
+_INT = regex_programs.compile(r"[-+]?[0-9]+")
 
 
 def _int32(text: str) -> int | None:

@@ -7,9 +7,9 @@ constraints do: an unknown case or another kind of attribute never reaches a ker
 
 from __future__ import annotations
 
-import re
 from typing import Any, NamedTuple
 
+from ...ir import regex_programs
 from ...ir.attributes import ArrayAttr, Attribute, DialectAttr, IntegerAttr
 from ...ir.core import Operation
 from ...ir.parse_attributes import DIALECT_ATTR_PARSERS
@@ -57,7 +57,7 @@ def _enums(dialect: str, prefix: str) -> dict[str, Enum]:
 
 
 ENUMS = {"stablehlo": _enums("stablehlo", "StableHLO"), "chlo": _enums("chlo", "CHLO")}
-_WORD = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_$.]*)?")
+_WORD = regex_programs.compile(r"\s*([A-Za-z_][A-Za-z0-9_$.]*)?")
 
 
 def _word(body: str, pos: int) -> tuple[str | None, int, int]:

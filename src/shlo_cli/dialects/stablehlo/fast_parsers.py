@@ -5,10 +5,9 @@ when the token-level parser in the op's module would read it the same way, else 
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from ...ir import parse_attributes
+from ...ir import parse_attributes, regex_programs
 from ...ir.attributes import (
     Attribute,
     DenseArrayAttr,
@@ -40,9 +39,9 @@ from ..func import fast_return
 from ..registry import OpDef
 from .elementwise_select import COMPARE_TYPES, DIRECTIONS
 
-_DENSE = re.compile(rf"{WS}dense<")
+_DENSE = regex_programs.compile(rf"{WS}dense<")
 # `> : tensor<...>` closing a literal, the type group the cached tensor's text.
-_DENSE_TYPE = re.compile(rf">{WS}:(?!:){WS}({TENSOR})")
+_DENSE_TYPE = regex_programs.compile(rf">{WS}:(?!:){WS}({TENSOR})")
 
 
 def _constant(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult | None:

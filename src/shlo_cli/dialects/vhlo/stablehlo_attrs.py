@@ -12,9 +12,9 @@ with the parser, so they come out exactly as a parsed file holds them.
 
 from __future__ import annotations
 
-import re
 import struct
 
+from ...ir import regex_programs
 from ...ir.attributes import (
     ArrayAttr,
     Attribute,
@@ -221,7 +221,7 @@ def _stablehlo_to_vhlo(attr: DialectAttr) -> Attribute:
     raise NoCounterpart(f"{attr} has no VHLO counterpart")
 
 
-_AXIS_REF = re.compile(r'name\s*=\s*("(?:[^"\\]|\\.)*")(?:\s*,\s*sub_axis_info\s*=\s*'
+_AXIS_REF = regex_programs.compile(r'name\s*=\s*("(?:[^"\\]|\\.)*")(?:\s*,\s*sub_axis_info\s*=\s*'
                        r'\(\s*(-?[0-9]+)\s*\)\s*(-?[0-9]+))?')
 
 

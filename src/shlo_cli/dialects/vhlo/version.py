@@ -14,11 +14,10 @@ Dated log of the window's ends (from upstream's history of `Version.h`):
 
 from __future__ import annotations
 
-import re
-
+from ...ir import regex_programs
 from ...ir.record import Record, set_field
 
-_VERSION_TEXT = re.compile(r"([0-9]+)\.([0-9]+)\.([0-9]+)")
+_VERSION_TEXT = regex_programs.compile(r"([0-9]+)\.([0-9]+)\.([0-9]+)")
 _FORM_HINT = "Target version must be of the form `#.#.#`."
 
 
