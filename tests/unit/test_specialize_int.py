@@ -89,6 +89,19 @@ def test_divmod_empty_and_scalar(op: str) -> None:
     _check(_binary(op, "i32", ()), [np.array(-7, np.int32), np.array(2, np.int32)])
 
 
+@pytest.mark.parametrize("elem", list(TYPES))
+@pytest.mark.parametrize("op", ["divide", "remainder"])
+def test_divmod_of_0d_values_matches_general_evaluator(op: str, elem: str) -> None:
+    """0-d operands (`i % 4` in a loop) are divided as Python ints: every pair of edge
+    values, zero divisors and INT_MIN / -1 among them."""
+    dtype = np.dtype(TYPES[elem])
+    values = _edges(dtype, (12,), 9)
+    text = _binary(op, elem, ())
+    for a in values:
+        for b in values:
+            _check(text, [np.array(a), np.array(b)])
+
+
 def _unary(op: str, elem: str, shape: tuple[int, ...]) -> str:
     t = _tensor(elem, shape)
     return (f"func.func @main(%a: {t}) -> {t} {{\n"

@@ -16,12 +16,13 @@ matmul (no BLAS). Here, for i8..i64 and u8..u64:
   same width (the hardware divide; numpy's signed floor division is several times slower),
   the sign restored with an xor/subtract; a divisor broadcast from one value (`a // 7`) is
   divided by as a scalar. x / 0 = -1 (all bits), x % 0 = x and INT_MIN / -1 = INT_MIN as
-  the general evaluator defines them.
+  the general evaluator defines them. 0-d operands are divided as Python ints.
 - `count_leading_zeros` as the width minus the bit count of the value with all bits below its
   top bit set, `popcnt` with numpy's bit count on the unsigned view, `abs`
   and `sign` of signed types directly (numpy's abs wraps INT_MIN to itself, as the spec's),
   `convert` between integer types as numpy's astype (keeps the low bits).
-Operands that are not arrays of the bound dtype (or 0-d) go to the general evaluator.
+Operands that are not arrays of the bound dtype go to the general evaluator (0-d ones too,
+but for division).
 """
 
 from __future__ import annotations
@@ -156,22 +157,51 @@ def _signed_remainder(a: np.ndarray, b: np.ndarray, unsigned: np.dtype) -> np.nd
     return np.where(zero, a, np.fmod(a, np.where(zero, b.dtype.type(1), b)))
 
 
+def _scalar_divmod(dtype: np.dtype, quotient: bool) -> Callable[[int, int], Any]:
+    """The 0-d case on Python ints (`i % 4` in a loop: numpy's call overhead is most of the
+    cost): the truncating quotient or remainder of the magnitudes, the sign restored, then
+    wrapped to the width. x / 0 = -1 (all bits), x % 0 = x, INT_MIN / -1 = INT_MIN."""
+    make = dtype.type
+    bits = 8 * dtype.itemsize
+    modulus, half = 1 << bits, (1 << (bits - 1)) if dtype.kind == "i" else 0
+
+    def scalar(x: int, y: int) -> Any:
+        if y == 0:
+            return np.array(make(-1 if dtype.kind == "i" else modulus - 1) if quotient
+                            else make(x))
+        if quotient:
+            value = abs(x) // abs(y)
+            if (x < 0) != (y < 0):
+                value = -value
+        else:
+            value = abs(x) % abs(y)
+            if x < 0:
+                value = -value
+        return np.array(make((value + half) % modulus - half))
+    return scalar
+
+
 def _divmod_kernel(dtype: np.dtype, quotient: bool, general: Kernel) -> Kernel:
     unsigned = np.dtype(f"u{dtype.itemsize}")
     array = np.ndarray
+    scalar = _scalar_divmod(dtype, quotient)
     if dtype.kind == "u":
         def unsigned_kernel(a: Any, b: Any) -> Any:
             if (a.__class__ is not array or b.__class__ is not array or a.dtype != dtype
-                    or b.dtype != dtype or a.ndim == 0 or a.shape != b.shape):
+                    or b.dtype != dtype or a.shape != b.shape):
                 return general(a, b)
+            if a.ndim == 0:
+                return scalar(int(a), int(b))
             return _unsigned_divmod(a, b, quotient)
         return unsigned_kernel
     body = _signed_divide if quotient else _signed_remainder
 
     def signed_kernel(a: Any, b: Any) -> Any:
         if (a.__class__ is not array or b.__class__ is not array or a.dtype != dtype
-                or b.dtype != dtype or a.ndim == 0 or a.shape != b.shape):
+                or b.dtype != dtype or a.shape != b.shape):
             return general(a, b)
+        if a.ndim == 0:
+            return scalar(int(a), int(b))
         with np.errstate(over="ignore"):
             return body(a, b, unsigned)
     return signed_kernel
