@@ -160,15 +160,15 @@ def _signed_remainder(a: np.ndarray, b: np.ndarray, unsigned: np.dtype) -> np.nd
 def _scalar_divmod(dtype: np.dtype, quotient: bool) -> Callable[[int, int], Any]:
     """The 0-d case on Python ints (`i % 4` in a loop: numpy's call overhead is most of the
     cost): the truncating quotient or remainder of the magnitudes, the sign restored, then
-    wrapped to the width. x / 0 = -1 (all bits), x % 0 = x, INT_MIN / -1 = INT_MIN."""
+    wrapped to the width. x / 0 = -1 (all bits), x % 0 = x, INT_MIN / -1 = INT_MIN. A numpy
+    scalar, as the general evaluator returns for 0-d operands."""
     make = dtype.type
     bits = 8 * dtype.itemsize
     modulus, half = 1 << bits, (1 << (bits - 1)) if dtype.kind == "i" else 0
 
     def scalar(x: int, y: int) -> Any:
         if y == 0:
-            return np.array(make(-1 if dtype.kind == "i" else modulus - 1) if quotient
-                            else make(x))
+            return make(-1 if dtype.kind == "i" else modulus - 1) if quotient else make(x)
         if quotient:
             value = abs(x) // abs(y)
             if (x < 0) != (y < 0):
@@ -177,16 +177,18 @@ def _scalar_divmod(dtype: np.dtype, quotient: bool) -> Callable[[int, int], Any]
             value = abs(x) % abs(y)
             if x < 0:
                 value = -value
-        return np.array(make((value + half) % modulus - half))
+        return make((value + half) % modulus - half)
     return scalar
 
 
 def _divmod_kernel(dtype: np.dtype, quotient: bool, general: Kernel) -> Kernel:
     unsigned = np.dtype(f"u{dtype.itemsize}")
-    array = np.ndarray
+    array, number = np.ndarray, dtype.type
     scalar = _scalar_divmod(dtype, quotient)
     if dtype.kind == "u":
         def unsigned_kernel(a: Any, b: Any) -> Any:
+            if a.__class__ is number and b.__class__ is number:
+                return scalar(int(a), int(b))
             if (a.__class__ is not array or b.__class__ is not array or a.dtype != dtype
                     or b.dtype != dtype or a.shape != b.shape):
                 return general(a, b)
@@ -197,6 +199,8 @@ def _divmod_kernel(dtype: np.dtype, quotient: bool, general: Kernel) -> Kernel:
     body = _signed_divide if quotient else _signed_remainder
 
     def signed_kernel(a: Any, b: Any) -> Any:
+        if a.__class__ is number and b.__class__ is number:
+            return scalar(int(a), int(b))
         if (a.__class__ is not array or b.__class__ is not array or a.dtype != dtype
                 or b.dtype != dtype or a.shape != b.shape):
             return general(a, b)
