@@ -32,7 +32,7 @@ def _same(got: np.ndarray, want: np.ndarray) -> None:
 
 
 SHAPES = [(8, 1), (8, 2), (64, 128), (3, 5, 300), (16, 1000), (4, 40), (1, 500), (500,),
-          (9, 3, 7)]
+          (9, 3, 7), (1,), (7,), (32,)]
 
 
 # complex products stay on numpy's accumulate, whose complex infinities/NaN parts follow its
@@ -67,9 +67,22 @@ def test_last_axis_sum_is_sequential(dtype: type, shape: tuple[int, ...], name: 
         _same(got, want)
 
 
-def test_all_negative_zeros_keep_their_sign() -> None:
-    x = np.full((16, 9), -0.0, np.float32)
+@pytest.mark.parametrize("shape", [(16, 9), (9,), (1,)])
+def test_all_negative_zeros_keep_their_sign(shape: tuple[int, ...]) -> None:
+    x = np.full(shape, -0.0, np.float32)
     got = reducer.fast_reduce_last("stablehlo.add", x, np.asarray(np.float32(-0.0)))
     assert np.all(np.signbit(got))
     got = reducer.fast_reduce_last("stablehlo.add", x, np.asarray(np.float32(0.0)))
     assert not np.any(np.signbit(got))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_one_row_from_zero_with_zeros_nan_and_infinities(dtype: type) -> None:
+    """One row summed from +0 (accumulated without the start prepended): zero signs, NaN
+    and infinities placed first, last and alone, against the sequential sum."""
+    values = [-0.0, 0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 3e-8, -3e-8]
+    rng = np.random.default_rng(4)
+    for _ in range(300):
+        x = np.array(rng.choice(values, rng.integers(1, 6)), dtype)
+        got = reducer.fast_reduce_last("stablehlo.add", x, np.asarray(dtype(0.0)))
+        _same(np.asarray(got), _sequential(np.add, x, np.asarray(dtype(0.0))))

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from bind_helpers import run_first_op
 
-from shlo_cli.dialects.stablehlo import elementwise, specialize_int
+from shlo_cli.dialects.stablehlo import conversions, elementwise, specialize_int
 
 TYPES = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
          "ui8": np.uint8, "ui16": np.uint16, "ui32": np.uint32, "ui64": np.uint64}
@@ -198,14 +198,24 @@ def test_legacy_dot_matches_general_evaluator() -> None:
     _check(text, [a, b])
 
 
-@pytest.mark.parametrize("source", list(TYPES))
+@pytest.mark.parametrize("source", [*TYPES, "i1"])
 def test_int_convert_matches_general_evaluator(source: str) -> None:
-    """Every integer pair: wrap-around when narrowing, sign or zero extension when widening."""
-    a = _edges(np.dtype(TYPES[source]), (3, 30), 9)
+    """Every integer pair: wrap-around when narrowing, sign or zero extension when widening;
+    bools become 0 or 1; 0-d arrays and numpy scalars (a generated loop's 0-d values)."""
+    dtype = np.dtype(TYPES.get(source, np.bool_))
+    a = (np.arange(90).reshape(3, 30) % 3 == 0 if source == "i1"
+         else _edges(dtype, (3, 30), 9))
     for target in TYPES:
         if target == source:
             continue
-        s, t = _tensor(source, (3, 30)), _tensor(target, (3, 30))
-        text = (f"func.func @main(%a: {s}) -> {t} {{\n"
-                f"  %0 = stablehlo.convert %a : ({s}) -> {t}\n  func.return %0 : {t}\n}}\n")
-        _check(text, [a])
+        for shape, value in (((3, 30), a), ((), a[0, 0]), ((), a[0, 1]), ((), a[1, 0])):
+            s, t = _tensor(source, shape), _tensor(target, shape)
+            text = (f"func.func @main(%a: {s}) -> {t} {{\n"
+                    f"  %0 = stablehlo.convert %a : ({s}) -> {t}\n  func.return %0 : {t}\n}}\n")
+            _check(text, [np.asarray(value)])
+        fast = specialize_int._int_convert(dtype, np.dtype(TYPES[target]), lambda x: None)
+        for value in a.reshape(-1)[:9]:  # numpy scalars
+            ours = np.asarray(fast(value))
+            theirs = np.asarray(conversions.convert_array(np.asarray(value),
+                                                          np.dtype(TYPES[target])))
+            assert ours.dtype == theirs.dtype and ours.tobytes() == theirs.tobytes()

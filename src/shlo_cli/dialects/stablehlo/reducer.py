@@ -156,6 +156,12 @@ def fast_reduce_last(name: str, x: np.ndarray, init: np.ndarray) -> np.ndarray |
             # scalar code)
             rows = np.moveaxis(x, -1, 0).copy()
             return _contiguous(np.add.reduce(rows, axis=0, dtype=x.dtype, initial=init[()]))
+        if (ufunc is np.add and x.ndim == 1 and x.dtype in _OUTER_SEQUENTIAL
+                and x.dtype.kind == "f" and init == 0 and not np.signbit(init)):
+            # one row from +0 (a sum's usual start): +0 + x0 is x0 but for its zero sign,
+            # which no later nonzero term sees and the final `+ init` makes +0 as the
+            # sequential sum has it; no copy with the start prepended
+            return np.add.accumulate(x, dtype=x.dtype)[-1] + init
         if x.dtype.kind in "fcV" and ufunc in (np.add, np.multiply):
             seq = np.concatenate([np.broadcast_to(init, x.shape[:-1] + (1,)), x], axis=-1)
             return _contiguous(ufunc.accumulate(seq, axis=-1, dtype=x.dtype)[..., -1])

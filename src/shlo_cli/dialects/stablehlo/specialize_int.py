@@ -20,7 +20,8 @@ matmul (no BLAS). Here, for i8..i64 and u8..u64:
 - `count_leading_zeros` as the width minus the bit count of the value with all bits below its
   top bit set, `popcnt` with numpy's bit count on the unsigned view, `abs`
   and `sign` of signed types directly (numpy's abs wraps INT_MIN to itself, as the spec's),
-  `convert` between integer types as numpy's astype (keeps the low bits).
+  `convert` from integer and bool types to integer types as numpy's astype (keeps the low
+  bits).
 Operands that are not arrays of the bound dtype go to the general evaluator (0-d ones too,
 but for division).
 """
@@ -259,14 +260,17 @@ def _unary_kernel(ufunc: np.ufunc, dtype: np.dtype, general: Kernel) -> Kernel:
 # ---- the hook -------------------------------------------------------------------------------
 
 def _int_convert(source: np.dtype, target: np.dtype, general: Kernel) -> Kernel:
-    """conversions.convert_array between integer types: numpy's astype keeps the low bits
-    (sign- or zero-extending first), the general path's wrap-around."""
-    array = np.ndarray
+    """conversions.convert_array from an integer or bool type to an integer type: numpy's
+    astype keeps the low bits (sign- or zero-extending first), the general path's
+    wrap-around, and makes a bool 0 or 1; numpy scalars too (`lax.cond`'s predicate turned
+    into a branch index in a loop)."""
+    array, number = np.ndarray, source.type
 
     def kernel(x: Any) -> Any:
-        if x.__class__ is not array or x.dtype != source or x.ndim == 0:
-            return general(x)
-        return x.astype(target)
+        cls = x.__class__
+        if cls is number or cls is array and x.dtype == source:
+            return x.astype(target)
+        return general(x)
     return kernel
 
 
@@ -285,7 +289,7 @@ def bind_int(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | None
         return None
     dtype = dtypes[-1]
     if name == "stablehlo.convert":
-        if dtypes[0] not in NATIVE_INTS or dtypes[0] == dtype:
+        if dtypes[0] not in NATIVE_INTS and dtypes[0] != np.bool_ or dtypes[0] == dtype:
             return None
         return _int_convert(dtypes[0], dtype, bind_after(bind_int, op, opdef, kwargs))
     if name in ("stablehlo.dot_general", "stablehlo.dot"):
