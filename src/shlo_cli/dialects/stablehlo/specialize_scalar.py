@@ -8,7 +8,8 @@ tensor of one native numpy type, the kernel is the operator itself (numpy scalar
 element type's arithmetic, rounded once; a NaN result is redone by the ufunc, whose choice
 between two NaN operands can differ), transcendental
 functions are the C library's on a Python float rounded once to the element type (what
-dialects/libm does per element), and size-1 reshapes to 0-d return the element as a numpy
+dialects/libm does per element; sqrt, rsqrt and logistic as specialize.py computes them),
+and size-1 reshapes to 0-d return the element as a numpy
 scalar. Anything else (quantized, narrow ml_dtypes floats, bool arithmetic, integer division)
 stays with the general evaluators.
 """
@@ -16,6 +17,7 @@ stays with the general evaluators.
 from __future__ import annotations
 
 import functools
+import math
 import operator
 import warnings
 from collections.abc import Callable
@@ -100,6 +102,38 @@ def _transcendental(scalar: Callable[[float], float], to: type, general: Kernel)
     return kernel
 
 
+def _root(reciprocal: bool, to: type, general: Kernel) -> Kernel:
+    """sqrt or 1/sqrt of a positive value in double, rounded once (specialize._root's steps
+    on one Python float); zeros, negatives and NaN take the general path (their signs)."""
+    cell: np.ndarray = np.empty((), to)
+    sqrt = math.sqrt
+
+    def kernel(x: Any) -> Any:
+        if x.ndim:
+            return general(x)
+        v = float(x)
+        if not v > 0.0:
+            return general(x)
+        r = sqrt(v)
+        cell[()] = 1.0 / r if reciprocal else r
+        return cell[()]
+    return kernel
+
+
+def _logistic(to: type, general: Kernel) -> Kernel:
+    """1 / (1 + exp(-x)) as specialize._logistic computes it: exp in double rounded once
+    to the type, then the add and the divide in the type (numpy scalar arithmetic)."""
+    cell: np.ndarray = np.empty((), to)
+    exp, one = libm.exp.scalar, to(1)  # type: ignore[attr-defined]
+
+    def kernel(x: Any) -> Any:
+        if x.ndim:
+            return general(x)
+        cell[()] = exp(-float(x))
+        return one / (one + cell[()])
+    return kernel
+
+
 def _element(index: tuple[int, ...], general: Kernel) -> Kernel:
     """A size-1 tensor's only element as a numpy scalar (a copy: nothing aliases it)."""
     def kernel(x: Any) -> Any:
@@ -150,6 +184,11 @@ def bind_scalar(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
         return operator.neg
     if opdef.evaluate is None:
         return None
+    general = functools.partial(opdef.evaluate, **kwargs) if kwargs else opdef.evaluate
+    if name in ("stablehlo.sqrt", "stablehlo.rsqrt"):
+        return _root(name == "stablehlo.rsqrt", operand.type, general)
+    if name == "stablehlo.logistic":
+        return _logistic(operand.type, general)
     return _transcendental(_LIBM[name].scalar, operand.type,  # type: ignore[attr-defined]
                            opdef.evaluate)
 
@@ -157,6 +196,7 @@ def bind_scalar(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
 # _FLOAT_KERNELS' names written out: reading its keys here would load numpy at import.
 _HANDLED = frozenset(("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply",
                       "stablehlo.divide", *_LIBM, "stablehlo.negate", "stablehlo.compare",
-                      "stablehlo.reshape"))
+                      "stablehlo.reshape", "stablehlo.sqrt", "stablehlo.rsqrt",
+                      "stablehlo.logistic"))
 
 register_bind_hook(bind_scalar, 20)
