@@ -176,12 +176,8 @@ def _logistic(dtype: np.dtype, general: Kernel) -> Kernel:
     one = np.array(1, dtype)
     add, divide, xor = np.add, np.divide, np.bitwise_xor
 
-    number = dtype.type
-
     def kernel(x: np.ndarray) -> np.ndarray:
         if x.__class__ is not np.ndarray or x.dtype != dtype or not x.ndim:
-            if x.__class__ is number or x.__class__ is np.ndarray and x.dtype == dtype:
-                return kernel(x.reshape(1))[0]  # 0-d: as one element
             return general(x)
         out = exp(xor(x.view(bits), sign).view(dtype))
         add(one, out, out)
@@ -212,12 +208,9 @@ def _root(reciprocal: bool, dtype: np.dtype, general: Kernel) -> Kernel:
     f64 = np.dtype(np.float64)
     sqrt, divide, one = np.sqrt, np.divide, np.array(1.0)
     quiet, loud = switches()
-    number = dtype.type
 
     def kernel(x: np.ndarray) -> np.ndarray:
         if x.__class__ is not np.ndarray or x.dtype != dtype or not x.ndim:
-            if x.__class__ is number or x.__class__ is np.ndarray and x.dtype == dtype:
-                return kernel(x.reshape(1))[0]  # 0-d: as one element
             return general(x)
         wide = x.astype(f64)
         token = quiet()
