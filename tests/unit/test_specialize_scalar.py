@@ -104,6 +104,41 @@ def test_unary_float(op: str, elem: str) -> None:
         kernels[0] is specialize_scalar.operator.neg
 
 
+@pytest.mark.parametrize("elem", FLOATS)
+@pytest.mark.parametrize("op", ["maximum", "minimum"])
+def test_extremum(op: str, elem: str) -> None:
+    text = _program(f"%0 = stablehlo.{op} %a, %b : {{T}}", elem, 2)
+    values = _values(elem, 3)
+    values = values[:8] + values[-3:]  # NaNs, zeros, infinities, tiny values, random ones
+    for a, b in itertools.product(values, values):
+        fast, kernels = _run(text, [a, b], True)
+        slow, _ = _run(text, [a, b], False)
+        assert _same(fast[0], slow[0]), (op, elem, a, b)
+    assert "specialize_scalar" in kernels[0].__module__
+    whole = np.array(values, ELEMS[elem])
+    slow, _ = _run(text.replace(f"tensor<{elem}>", f"tensor<{whole.size}x{elem}>"),
+                   [whole, whole[::-1].copy()], False)
+    assert _same(kernels[0](whole, whole[::-1].copy()), slow[0])
+
+
+@pytest.mark.parametrize("source", FLOATS)
+@pytest.mark.parametrize("target", ["i8", "ui16", "i32", "i64"])
+def test_float_to_int_convert(source: str, target: str) -> None:
+    """Truncation toward zero, saturation at both ends (and just inside), NaN -> 0."""
+    text = (f"func.func @main(%a: tensor<{source}>) -> tensor<{target}> {{\n"
+            f"  %0 = stablehlo.convert %a : (tensor<{source}>) -> tensor<{target}>\n"
+            f"  func.return %0 : tensor<{target}>\n}}\n")
+    info = np.iinfo(ELEMS[target])
+    bounds = [info.min, info.max, info.min - 1, info.max + 1, -0.5, 0.5, -1.5, 2.99, -2.99]
+    with np.errstate(all="ignore"):
+        values = _values(source, 20) + [ELEMS[source](v) for v in bounds]
+    for a in values:
+        fast, kernels = _run(text, [a], True)
+        slow, _ = _run(text, [np.array(a)], False)
+        assert _same(fast[0], slow[0]), (source, target, a, fast[0], slow[0])
+    assert "specialize_scalar" in kernels[0].__module__
+
+
 def test_libm_scalar_matches_arrays() -> None:
     """libm's per-element scalar path against its array path, at domain edges."""
     edges = [np.nan, -0.0, 0.0, np.inf, -np.inf, 709.0, 709.5, 710.0, -745.5, -1.0, -0.999,

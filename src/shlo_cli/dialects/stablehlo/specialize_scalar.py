@@ -9,7 +9,8 @@ element type's arithmetic, rounded once; a NaN result is redone by the ufunc, wh
 between two NaN operands can differ), transcendental
 functions are the C library's on a Python float rounded once to the element type (what
 dialects/libm does per element; sqrt, rsqrt and logistic as specialize.py computes them),
-and size-1 reshapes to 0-d return the element as a numpy
+float maximum/minimum of unequal operands are comparisons, float -> int converts truncate a
+Python float, and size-1 reshapes to 0-d return the element as a numpy
 scalar. Anything else (quantized, narrow ml_dtypes floats, bool arithmetic, integer division)
 stays with the general evaluators.
 """
@@ -26,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ...ir.core import Operation
-from ...ir.registry import register_bind_hook
+from ...ir.registry import bind_after, register_bind_hook
 from ...ir.types import TensorType
 from ...lazy_imports import lazy
 from .. import libm
@@ -134,6 +135,40 @@ def _logistic(to: type, general: Kernel) -> Kernel:
     return kernel
 
 
+def _extremum(largest: bool, general: Kernel) -> Kernel:
+    """max/min of two floats that compare unequal: the larger (smaller) operand itself; equal
+    values (±0, whose sign the spec fixes), NaN and whole arrays take the next kernel."""
+    def kernel(a: Any, b: Any) -> Any:
+        if a.ndim or b.ndim:
+            return general(a, b)
+        if a > b:
+            return a if largest else b
+        if b > a:
+            return b if largest else a
+        return general(a, b)
+    return kernel
+
+
+def _float_to_int(to: np.dtype, general: Kernel) -> Kernel:
+    """convert's float -> int: toward zero, saturating at the type's range, NaN -> 0."""
+    make, info = to.type, np.iinfo(to)
+    low, high, zero = make(info.min), make(info.max), make(0)
+    below, above = info.min - 1, info.max + 1  # (Python compares these exactly with floats)
+
+    def kernel(x: Any) -> Any:
+        if x.ndim:
+            return general(x)
+        v = float(x)
+        if v != v:
+            return zero
+        if v >= above:
+            return high
+        if v <= below:
+            return low
+        return make(int(v))
+    return kernel
+
+
 def _element(index: tuple[int, ...], general: Kernel) -> Kernel:
     """A size-1 tensor's only element as a numpy scalar (a copy: nothing aliases it)."""
     def kernel(x: Any) -> Any:
@@ -172,6 +207,10 @@ def bind_scalar(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
                 and direction in _COMPARE):
             return _COMPARE[direction]
         return None
+    if name == "stablehlo.convert":
+        if operand in NATIVE_FLOATS and dtypes[1] in NATIVE_INTS:
+            return _float_to_int(dtypes[1], bind_after(bind_scalar, op, opdef, kwargs))
+        return None
     if any(d != operand for d in dtypes):
         return None
     if name in _ARITH and operand in NATIVE_INTS:
@@ -189,6 +228,8 @@ def bind_scalar(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
         return _root(name == "stablehlo.rsqrt", operand.type, general)
     if name == "stablehlo.logistic":
         return _logistic(operand.type, general)
+    if name in ("stablehlo.maximum", "stablehlo.minimum"):
+        return _extremum(name == "stablehlo.maximum", bind_after(bind_scalar, op, opdef, kwargs))
     return _transcendental(_LIBM[name].scalar, operand.type,  # type: ignore[attr-defined]
                            opdef.evaluate)
 
@@ -197,6 +238,7 @@ def bind_scalar(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
 _HANDLED = frozenset(("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply",
                       "stablehlo.divide", *_LIBM, "stablehlo.negate", "stablehlo.compare",
                       "stablehlo.reshape", "stablehlo.sqrt", "stablehlo.rsqrt",
-                      "stablehlo.logistic"))
+                      "stablehlo.logistic", "stablehlo.maximum", "stablehlo.minimum",
+                      "stablehlo.convert"))
 
 register_bind_hook(bind_scalar, 20)
