@@ -248,6 +248,71 @@ def test_ragged_dot_with_per_batch_group_sizes() -> None:
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
 
 
+def test_ragged_dot_batch_dimension_after_the_ragged_one() -> None:
+    """Upstream's group_sizes [b..., x..., g] takes every batch dimension, also one placed
+    after the ragged dimension: lhs [m, b, k] with batch dimension 1 has group_sizes [b, g]."""
+    text = ("func.func @main(%l: tensor<4x2x3xf32>, %r: tensor<2x2x3x5xf32>, %g: tensor<2x2xi64>)"
+            " -> tensor<2x4x5xf32> {\n"
+            "  %0 = \"chlo.ragged_dot\"(%l, %r, %g) {ragged_dot_dimension_numbers ="
+            " #chlo.ragged_dot<lhs_batching_dimensions = [1], rhs_batching_dimensions = [1],"
+            " lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [2],"
+            " lhs_ragged_dimensions = [0], rhs_group_dimensions = [0]>}"
+            " : (tensor<4x2x3xf32>, tensor<2x2x3x5xf32>, tensor<2x2xi64>) -> tensor<2x4x5xf32>\n"
+            "  func.return %0 : tensor<2x4x5xf32>\n}\n")
+    rng = np.random.default_rng(5)
+    lhs = rng.standard_normal((4, 2, 3)).astype(np.float32)
+    rhs = rng.standard_normal((2, 2, 3, 5)).astype(np.float32)
+    sizes = np.array([[3, 1], [0, 4]], np.int64)
+    got = run(text, lhs, rhs, sizes)[0]
+    expected = np.zeros((2, 4, 5))
+    for b in range(2):
+        row = 0
+        for g in range(2):
+            for _ in range(sizes[b, g]):
+                expected[b, row] = lhs[row, b].astype(np.float64) @ rhs[g, b]
+                row += 1
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+
+
+RAGGED = ("func.func @main(%l: tensor<{L}xf32>, %r: tensor<{R}xf32>, %g: tensor<{G}xi64>)"
+          " -> tensor<{O}xf32> {{\n"
+          "  %0 = \"chlo.ragged_dot\"(%l, %r, %g) {{ragged_dot_dimension_numbers ="
+          " #chlo.ragged_dot<lhs_batching_dimensions = [{lb}], rhs_batching_dimensions = [{rb}],"
+          " lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [2],"
+          " lhs_ragged_dimensions = [{ragged}], rhs_group_dimensions = [{group}]>}}"
+          " : (tensor<{L}xf32>, tensor<{R}xf32>, tensor<{G}xi64>) -> tensor<{O}xf32>\n"
+          "  func.return %0 : tensor<{O}xf32>\n}}\n")
+
+
+@pytest.mark.parametrize("fields,message", [
+    (dict(L="2x11x5", lb="1", ragged="0"),  # batch sizes 11 and 2
+     "batching dimension sizes must match for lhs/rhs"),
+    (dict(ragged="5"),
+     "Expects lhs_ragged_dim to be in range [0, lhs_rank) i.e. [0, 3). got: 5."),
+    (dict(group="4"),
+     "Expects rhs_group_dim to be in range [0, rhs_rank) i.e. [0, 4). got: 4."),
+    (dict(group="1"),
+     "has duplicated dimension from rhs_group_dimensions and rhs_batching_dimensions: 1"),
+    (dict(G="5x3"), "group_sizes is expected to have shape [2, 3], got [5, 3]"),
+    (dict(G="3x2x3"), "expected group_sizes to have rank 2, got 3"),
+    (dict(G="4"), "rhs group dimension is expected to have size=4, got 3"),
+    (dict(O="11x2x7"),
+     "inferred shape '[2, 11, 7]' is incompatible with return type of operation "
+     "tensor<11x2x7xf32>"),
+])
+def test_ragged_dot_verifier_messages(fields: dict, message: str) -> None:
+    """Upstream's RaggedDotOp::verify wording (emitOptionalError: no op prefix)."""
+    from shlo_cli.ir.diagnostics import Diagnostic
+    from shlo_cli.ir.verifier import verify_module
+
+    base = dict(L="11x2x5", R="3x2x5x7", G="3", O="2x11x7", lb="1", rb="1", ragged="0",
+                group="0")
+    base.update(fields)
+    with pytest.raises(Diagnostic) as caught:
+        verify_module(parse_source(RAGGED.format(**base)))
+    assert caught.value.message == message
+
+
 SCAN_DYNAMIC = """func.func @main(%input: tensor<?xi32>) -> (tensor<?xi32>, tensor<i32>) {
   %init = stablehlo.constant dense<0> : tensor<i32>
   %0:2 = chlo.scan(%input) inits(%init) dimension=0 {

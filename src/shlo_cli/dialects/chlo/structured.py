@@ -15,7 +15,13 @@ from ...ir.types import I32, I64, FunctionType, numpy_dtype
 from ..registry import OpDef, define_op
 from ..stablehlo.elementwise_numerics import is_float, round_float
 from ..syntax import Custom
-from .verify import verify_constant_like, verify_ragged_dot, verify_scan, verify_top_k
+from .verify import (
+    ragged_group_prefix,
+    verify_constant_like,
+    verify_ragged_dot,
+    verify_scan,
+    verify_top_k,
+)
 
 # ---- constant / constant_like ------------------------------------------------------------
 
@@ -130,10 +136,14 @@ def _group_masks(group_sizes: np.ndarray, lhs_shape: tuple[int, ...], ragged: in
     belongs to group g when start_g <= r < end_g. group_sizes is [g] (shared) or
     [prefix..., g] with its leading dimensions laid along lhs dimensions `prefix_dims`."""
     sizes = group_sizes.astype(np.int64)
+    dims = prefix_dims if sizes.ndim > 1 else []
+    if dims:  # leading axes in the order of the lhs dimensions they stand for
+        order = sorted(range(len(dims)), key=dims.__getitem__)
+        sizes = np.transpose(sizes, [*order, len(dims)])
+        dims = [dims[i] for i in order]
     ends = np.cumsum(sizes, axis=-1)
     starts = ends - sizes
     layout = [1] * len(lhs_shape)
-    dims = prefix_dims if sizes.ndim > 1 else []
     for axis, d in enumerate(dims):
         layout[d] = sizes.shape[axis]
     rows_shape = [1] * len(lhs_shape)
@@ -159,7 +169,7 @@ def ragged_dot(lhs: np.ndarray, rhs: np.ndarray, group_sizes: np.ndarray, *,
     """dot_general where the ragged lhs dimension is split into groups of `group_sizes` rows:
     a non-contracting ragged dimension picks rhs group g per row group (mode 1), a contracting
     one yields one result per group (mode 2), a batch one is an ordinary batched dot (mode 3).
-    group_sizes is [g] or [batch and same-kind lhs dimensions before the ragged one..., g].
+    group_sizes is [g] or [prefix..., g] (`verify.ragged_group_prefix`).
     """
     dn = ragged_dot_dimension_numbers
     lb, rb = _dims(dn, "lhs_batching_dimensions"), _dims(dn, "rhs_batching_dimensions")
@@ -186,9 +196,7 @@ def ragged_dot(lhs: np.ndarray, rhs: np.ndarray, group_sizes: np.ndarray, *,
     ct = np.float64 if is_float(lhs.dtype) else (np.complex128 if lhs.dtype.kind == "c"
                                                   else np.int64)
     a, b = lhs.astype(ct), rhs.astype(ct)
-    same_kind = lc if ragged in lc else ([] if ragged in lb else
-                                         [d for d in range(lhs.ndim) if d not in lb + lc])
-    prefix = [d for d in range(ragged) if d in lb or d in same_kind]
+    prefix = ragged_group_prefix(lb, lc, ragged, lhs.ndim)
     masks = _group_masks(group_sizes, lhs.shape, ragged, prefix)
     if group_dims:  # mode 1: ragged non-contracting dimension, rhs has a group dimension
         (g_dim,) = group_dims

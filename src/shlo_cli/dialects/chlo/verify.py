@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ...ir.attributes import BoolAttr
 from ...ir.core import Operation
-from ...ir.types import BOOL, IntegerType, QuantizedType, TensorType, Type, UnrankedTensorType
+from ...ir.types import (
+    BOOL,
+    DYNAMIC,
+    IntegerType,
+    QuantizedType,
+    TensorType,
+    Type,
+    UnrankedTensorType,
+)
 from ...ir.verifier import inference_error
+from ..stablehlo.dot_dimensions import check_dot_dimensions
 from ..stablehlo.elementwise_verify import error
 
 
@@ -105,10 +116,26 @@ def _dims(dn: object, name: str) -> list[int]:
     return [int(v) for v in (value or [])]
 
 
+def ragged_group_prefix(lb: Sequence[int], lc: Sequence[int], ragged: int,
+                        lhs_rank: int) -> list[int]:
+    """The lhs dimensions a group_sizes of shape [b..., x..., g] lays its leading dimensions
+    along (upstream's checkRaggedDotConstraints): every batch dimension, then the ragged
+    dimension's own kind before it (contracting ones in their listed order, non-contracting
+    ones in place order); for a ragged batch dimension only the batch dimensions listed
+    before it."""
+    if ragged in lb:
+        return list(lb[:list(lb).index(ragged)])
+    if ragged in lc:
+        return [*lb, *lc[:list(lc).index(ragged)]]
+    return [*lb, *(d for d in range(ragged) if d not in lb and d not in lc)]
+
+
 def verify_ragged_dot(op: Operation) -> None:
-    """Ragged dimension numbers: one lhs ragged dimension; one rhs group dimension exactly
-    when that dimension is non-contracting (mode 1); group_sizes of shape [g] or the lhs
-    batch/same-kind dimensions before the ragged one followed by [g]."""
+    """Upstream's RaggedDotOp::verify, first failure reported: dot_general's dimension
+    checks, then the ragged ones (one lhs ragged dimension in range; group_sizes [g] or
+    [prefix..., g]; rhs group dimensions in range and distinct, exactly one when the ragged
+    dimension is non-contracting (mode 1), none otherwise, of size g), then the inferred
+    result shape."""
     lhs, rhs, group_sizes = op.operand_types
     dn = op.attr("ragged_dot_dimension_numbers")
     if dn is None or not all(isinstance(t, TensorType) for t in (lhs, rhs, group_sizes)):
@@ -116,38 +143,63 @@ def verify_ragged_dot(op: Operation) -> None:
     lb, rb = _dims(dn, "lhs_batching_dimensions"), _dims(dn, "rhs_batching_dimensions")
     lc, rc = _dims(dn, "lhs_contracting_dimensions"), _dims(dn, "rhs_contracting_dimensions")
     ragged, group = _dims(dn, "lhs_ragged_dimensions"), _dims(dn, "rhs_group_dimensions")
+    check_dot_dimensions(op, lhs.shape, rhs.shape, lb, rb, lc, rc)
     if len(ragged) != 1:
-        raise error(op, "There must be exactly one ragged dimension in the lhs")
-    for name, others in (("rhs_batching_dimensions", rb), ("rhs_contracting_dimensions", rc)):
-        for d in group:
-            if d in others:
-                raise error(op, f"has duplicated dimension from rhs_group_dimensions and "
-                                f"{name}: {d}")
+        raise error(op, "There must be exactly one ragged dimension in the lhs.", False)
     (r,) = ragged
-    non_contracting = r not in lb and r not in lc
-    if non_contracting and len(group) != 1:
-        raise error(op, "There must be exactly one group dimension in the rhs when the lhs "
-                        "ragged dimension is non-contracting")
-    if not non_contracting and group:
-        raise error(op, "There must be zero group dimensions in the rhs when the ragged "
-                        "dimension is batch or contracting")
-    for ld, rd in zip(lc, rc, strict=False):
-        if 0 <= ld < lhs.rank and 0 <= rd < rhs.rank and lhs.shape[ld] >= 0 \
-                and rhs.shape[rd] >= 0 and lhs.shape[ld] != rhs.shape[rd]:
-            raise error(op, "contracting dimension sizes must match")
-    if not 0 <= r < lhs.rank or group_sizes.rank < 1:
-        return
+    _in_range(op, r, lhs.rank, "lhs_ragged_dim", "lhs_rank")
+    prefix = [lhs.shape[d] for d in ragged_group_prefix(lb, lc, r, lhs.rank)]
+    if group_sizes.rank < 1:
+        raise error(op, f"expected group_sizes to have rank {len(prefix) + 1}, got 0", False)
     g = group_sizes.shape[-1]
-    same_kind = lc if r in lc else ([] if r in lb else
-                                    [d for d in range(lhs.rank) if d not in lb + lc])
-    prefix = [lhs.shape[d] for d in range(r) if d in lb or d in same_kind]
     if group_sizes.rank != 1:
-        if not prefix:
-            raise error(op, f"expected group_sizes to have rank 1, got {group_sizes.rank}")
-        expected = [*prefix, g]
-        if list(group_sizes.shape) != expected:
-            raise error(op, f"group_sizes is expected to have shape {expected}, "
-                            f"got {list(group_sizes.shape)}")
-    if group and 0 <= group[0] < rhs.rank and rhs.shape[group[0]] != g:
-        raise error(op, f"rhs group dimension is expected to have size={g}, "
-                        f"got {rhs.shape[group[0]]}")
+        if group_sizes.rank != len(prefix) + 1:
+            raise error(op, f"expected group_sizes to have rank {len(prefix) + 1}, "
+                            f"got {group_sizes.rank}", False)
+        if list(group_sizes.shape[:-1]) != prefix:
+            raise error(op, f"group_sizes is expected to have shape {_shape([*prefix, g])}, "
+                            f"got {_shape(group_sizes.shape)}", False)
+    for d in group:
+        _in_range(op, d, rhs.rank, "rhs_group_dim", "rhs_rank")
+    for name, others in (("rhs_batching_dimensions", rb), ("rhs_contracting_dimensions", rc)):
+        seen: set[int] = set()
+        for d in [*group, *others]:
+            if d in seen:
+                raise error(op, f"has duplicated dimension from rhs_group_dimensions and "
+                                f"{name}: {d}", False)
+            seen.add(d)
+    if r in lb or r in lc:
+        if group:
+            raise error(op, "There must be zero group dimensions in the rhs when the ragged "
+                            "dimension is batch or contracting.", False)
+    else:
+        if len(group) != 1:
+            raise error(op, "There must be exactly one group dimension in the rhs when the "
+                            "lhs ragged dimension is non-contracting.", False)
+        size = rhs.shape[group[0]]
+        if g != size and DYNAMIC not in (g, size):
+            raise error(op, f"rhs group dimension is expected to have size={g}, "
+                            f"got {size}", False)
+    inferred = ([g] if r in lc else []) + [lhs.shape[d] for d in lb] + [
+        lhs.shape[d] for d in range(lhs.rank) if d not in lb and d not in lc] + [
+        rhs.shape[d] for d in range(rhs.rank) if d not in rb and d not in rc and d not in group]
+    result = op.result_types[0]
+    if isinstance(result, TensorType) and (len(result.shape) != len(inferred) or any(
+            a != b and DYNAMIC not in (a, b)
+            for a, b in zip(result.shape, inferred, strict=True))):
+        raise error(op, f"inferred shape '{_shape(inferred, '?')}' is incompatible with return "
+                        f"type of operation {result}", False)
+
+
+def _in_range(op: Operation, dim: int, bound: int, name: str, bound_name: str) -> None:
+    """Upstream's checkDimInBounds."""
+    if not 0 <= dim < bound:
+        raise error(op, f"Expects {name} to be in range [0, {bound_name}) i.e. [0, {bound}). "
+                        f"got: {dim}.", False)
+
+
+def _shape(dims: Sequence[int], dynamic: str | None = None) -> str:
+    """`[a, b, c]`, a dynamic size written as `dynamic` (else as its int64 value)."""
+    words = [dynamic if d == DYNAMIC and dynamic else str(d if d != DYNAMIC else -(1 << 63))
+             for d in dims]
+    return "[" + ", ".join(words) + "]"

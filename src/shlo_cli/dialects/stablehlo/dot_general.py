@@ -45,6 +45,7 @@ from ..registry import OpDef, define_op
 from ..syntax import Custom
 from .attr_dot import dot_dimension_attr, parse_dot_algorithm_attr
 from .dimension_numbers import parse_dim_list
+from .dot_dimensions import check_dot_dimensions
 from .gemm import SEQUENTIAL_DEPTH, blas_dtype, float_matmul
 from .quantization_verify import check_dot_general_quantization
 from .reducer import contiguous as _contiguous
@@ -343,33 +344,9 @@ def verify_dot_general(op: Operation) -> None:
     dims = op.attr("dot_dimension_numbers")
     lb, rb = _dims(dims, "lhs_batching_dimensions"), _dims(dims, "rhs_batching_dimensions")
     lc, rc = _dims(dims, "lhs_contracting_dimensions"), _dims(dims, "rhs_contracting_dimensions")
-    if len(lb) != len(rb):
-        raise error_at_op(op, "lhs and rhs should have the same number of batching dimensions")
-    if len(lc) != len(rc):
-        raise error_at_op(op, "lhs and rhs should have the same number of contracting dimensions")
-    for side, batch, contract in (("lhs", lb, lc), ("rhs", rb, rc)):
-        seen: set[int] = set()
-        for d in batch + contract:
-            if d in seen:
-                raise error_at_op(op, f"has duplicated dimension from {side}_batching_dimensions "
-                                      f"and {side}_contracting_dimensions: {d}")
-            seen.add(d)
     lhs, rhs = op.operand_types[:2] if len(op.operands) == 2 else (None, None)
-    shapes = {"lhs": getattr(lhs, "shape", None), "rhs": getattr(rhs, "shape", None)}
-    for name, values in (("lhs_batching_dimensions", lb), ("lhs_contracting_dimensions", lc),
-                         ("rhs_batching_dimensions", rb), ("rhs_contracting_dimensions", rc)):
-        shape = shapes[name[:3]]
-        if shape is None:
-            continue
-        for d in values:
-            if d < 0 or d >= len(shape):
-                raise error_at_op(op, f"{name} value: {d} is out of range: [0, {len(shape)})")
-    if shapes["lhs"] is not None and shapes["rhs"] is not None:
-        for kind, ls, rs in (("batching", lb, rb), ("contracting", lc, rc)):
-            for a, b in zip(ls, rs, strict=True):
-                x, y = shapes["lhs"][a], shapes["rhs"][b]
-                if x != y and DYNAMIC not in (x, y):
-                    raise error_at_op(op, f"{kind} dimension sizes must match for lhs/rhs")
+    check_dot_dimensions(op, getattr(lhs, "shape", None), getattr(rhs, "shape", None),
+                         lb, rb, lc, rc)
     verify_precision_count(op)
     algorithm = op.attr("algorithm")
     if isinstance(algorithm, DialectAttr) and algorithm.fields:
