@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -136,3 +138,27 @@ def test_rfft_of_length_zero_keeps_the_empty_dimension() -> None:
     assert out.shape == (2, 0) and out.dtype == np.complex64
     with pytest.raises(Diagnostic):
         verify_module(parse_source(text.replace("2x0xcomplex", "2x1xcomplex")))
+
+
+@pytest.mark.parametrize("kind,shape,lengths,message", [
+    ("IFFT", "2x2x2xcomplex<f64>", "2, 2, -9223372036854775808", "has a negative length"),
+    ("FFT", "2x4xcomplex<f32>", "8", "its trailing dimensions must be [8]"),
+    ("IRFFT", "2x4xcomplex<f32>", "8", "its trailing dimensions must be [5]"),
+])
+def test_lengths_that_do_not_fit_the_operand_are_a_diagnostic(kind: str, shape: str,
+                                                              lengths: str,
+                                                              message: str) -> None:
+    """Upstream's verifier lets these through (FFT/IFFT lengths are not checked, a length
+    of INT64_MIN reads as a dynamic size): evaluation stops with a diagnostic."""
+    from shlo_cli.ir.diagnostics import Diagnostic
+
+    result = shape if kind != "IRFFT" else "2x8xf32"
+    text = (f"func.func @main(%a: tensor<{shape}>) -> tensor<{result}> {{\n"
+            f"  %0 = stablehlo.fft %a, type = {kind}, length = [{lengths}] : "
+            f"(tensor<{shape}>) -> tensor<{result}>\n  func.return %0 : tensor<{result}>\n}}\n")
+    module = parse_source(text)
+    dims = [int(d) for d in shape.split("xcomplex")[0].split("x")]
+    operand = np.zeros(dims, np.complex128 if "f64" in shape else np.complex64)
+    interpreter = Interpreter(module)
+    with pytest.raises(Diagnostic, match=re.escape(message)):
+        interpreter.call(interpreter.lookup_function("main"), [operand])

@@ -58,8 +58,24 @@ def fft(operand: np.ndarray, *, fft_type: Any, fft_length: Any,
     rank = len(lengths)
     if rank == 0 or rank > operand.ndim:
         raise EvaluationError("fft_length must name 1 to rank(operand) trailing dimensions")
+    check_lengths(operand.shape, str(fft_type), lengths)
     dtype = numpy_dtype(element_type(result_type))
     shape = tuple(result_type.shape) if hasattr(result_type, "shape") else operand.shape
     if operand.size == 0 or 0 in shape:
         return np.zeros(shape, dtype)
     return transform(operand, str(fft_type), lengths, dtype)
+
+
+def check_lengths(shape: tuple[int, ...], kind: str, lengths: list[int]) -> None:
+    """The operand's trailing dimensions must be the transform's lengths (IRFFT: the last
+    one L//2+1 for L = fft_length[-1]). Upstream's verifier checks only RFFT/IRFFT, and a
+    dynamic operand or a length read as a dynamic size (INT64_MIN) passes it."""
+    trailing = list(shape[len(shape) - len(lengths):])
+    expected = list(lengths)
+    if kind == "IRFFT":
+        expected[-1] = lengths[-1] // 2 + 1
+    if any(n < 0 for n in lengths):
+        raise EvaluationError(f"fft_length {lengths} has a negative length")
+    if trailing != expected:
+        raise EvaluationError(f"{kind} of an operand of shape {list(shape)} with fft_length "
+                              f"{lengths}: its trailing dimensions must be {expected}")
