@@ -93,7 +93,7 @@ def test_compare(elem: str, direction: str) -> None:
 
 @pytest.mark.parametrize("elem", FLOATS)
 @pytest.mark.parametrize("op", sorted(name.split(".")[1] for name in specialize_scalar._LIBM)
-                         + ["negate", "sqrt", "rsqrt", "logistic"])
+                         + ["negate", "sqrt", "rsqrt", "logistic", "sign"])
 def test_unary_float(op: str, elem: str) -> None:
     text = _program(f"%0 = stablehlo.{op} %a : {{T}}", elem, 1)
     for a in _values(elem, 40):
@@ -137,6 +137,18 @@ def test_float_to_int_convert(source: str, target: str) -> None:
         slow, _ = _run(text, [np.array(a)], False)
         assert _same(fast[0], slow[0]), (source, target, a, fast[0], slow[0])
     assert "specialize_scalar" in kernels[0].__module__
+
+
+@pytest.mark.parametrize("elem", ["i8", "i32", "i64", "ui16"])
+@pytest.mark.parametrize("op", ["negate", "abs", "sign"])
+def test_integer_unary(op: str, elem: str) -> None:
+    """-INT_MIN and |INT_MIN| wrap to INT_MIN as the general evaluator's."""
+    text = _program(f"%0 = stablehlo.{op} %a : {{T}}", elem, 1)
+    for a in _values(elem, 12):
+        fast, kernels = _run(text, [a], True)
+        slow, _ = _run(text, [np.array(a)], False)
+        assert _same(fast[0], slow[0]), (op, elem, a, fast[0], slow[0])
+    assert kernels[0] is specialize_scalar._INT_UNARY[f"stablehlo.{op}"]
 
 
 def test_libm_scalar_matches_arrays() -> None:

@@ -49,6 +49,10 @@ _LIBM = {"stablehlo.exponential": libm.exp, "stablehlo.exponential_minus_one": l
          "stablehlo.sine": libm.sin, "stablehlo.cosine": libm.cos, "stablehlo.tan": libm.tan,
          "stablehlo.tanh": libm.tanh, "stablehlo.cbrt": libm.cbrt}
 _NUMBERS = lazy(lambda: NATIVE_INTS | NATIVE_FLOATS)
+# Integer negate/abs/sign: numpy's ufuncs on a scalar wrap as the spec's (-INT_MIN and
+# |INT_MIN| are INT_MIN) without the overflow warning numpy's scalar operators give.
+_INT_UNARY = lazy(lambda: {"stablehlo.negate": np.negative, "stablehlo.abs": np.abs,
+                           "stablehlo.sign": np.sign})
 # numpy scalar arithmetic warns (inf - inf, overflow) from these kernels' frames: those
 # results are the ops' defined ones (as in codegen's filter for bare ufunc kernels).
 warnings.filterwarnings("ignore", category=RuntimeWarning,
@@ -149,6 +153,22 @@ def _extremum(largest: bool, general: Kernel) -> Kernel:
     return kernel
 
 
+def _sign(to: type, general: Kernel) -> Kernel:
+    """sign of a nonzero number: ±1 of the type; zeros (their sign kept) and NaN take the
+    next kernel."""
+    plus, minus = to(1), to(-1)
+
+    def kernel(x: Any) -> Any:
+        if x.ndim:
+            return general(x)
+        if x > 0:
+            return plus
+        if x < 0:
+            return minus
+        return general(x)
+    return kernel
+
+
 def _float_to_int(to: np.dtype, general: Kernel) -> Kernel:
     """convert's float -> int: toward zero, saturating at the type's range, NaN -> 0."""
     make, info = to.type, np.iinfo(to)
@@ -213,8 +233,10 @@ def bind_scalar(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
         return None
     if any(d != operand for d in dtypes):
         return None
-    if name in _ARITH and operand in NATIVE_INTS:
-        return _ARITH[name]
+    if operand in NATIVE_INTS:
+        if name in _ARITH:
+            return _ARITH[name]
+        return _INT_UNARY.get(name)
     if operand not in NATIVE_FLOATS:
         return None
     if name in _FLOAT_KERNELS:
@@ -230,6 +252,10 @@ def bind_scalar(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
         return _logistic(operand.type, general)
     if name in ("stablehlo.maximum", "stablehlo.minimum"):
         return _extremum(name == "stablehlo.maximum", bind_after(bind_scalar, op, opdef, kwargs))
+    if name == "stablehlo.sign":
+        return _sign(operand.type, bind_after(bind_scalar, op, opdef, kwargs))
+    if name not in _LIBM:
+        return None
     return _transcendental(_LIBM[name].scalar, operand.type,  # type: ignore[attr-defined]
                            opdef.evaluate)
 
@@ -239,6 +265,6 @@ _HANDLED = frozenset(("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply
                       "stablehlo.divide", *_LIBM, "stablehlo.negate", "stablehlo.compare",
                       "stablehlo.reshape", "stablehlo.sqrt", "stablehlo.rsqrt",
                       "stablehlo.logistic", "stablehlo.maximum", "stablehlo.minimum",
-                      "stablehlo.convert"))
+                      "stablehlo.convert", "stablehlo.abs", "stablehlo.sign"))
 
 register_bind_hook(bind_scalar, 20)
