@@ -199,6 +199,10 @@ def fast_reduce_window(name: str, padded: np.ndarray, init: np.ndarray, lead: Se
     size = int(np.prod(window, dtype=np.int64))
     with np.errstate(all="ignore"):
         if size <= SMALL_WINDOW or 0 in counts:
+            if isinstance(fn, np.ufunc) and 0 not in counts:  # a short cumsum: one pass
+                done = _cumulative(fn, padded, init, lead, counts, strides, window, dilations)
+                if done is not None:
+                    return done
             return _offset_fold(fn, padded, init, counts, strides, window, dilations)
         if exact_any_order:
             return _separable(fn, padded, init, counts, strides, window, dilations)
