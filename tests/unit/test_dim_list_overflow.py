@@ -30,3 +30,14 @@ def test_out_of_int64_is_a_located_diagnostic(value: str) -> None:
 def test_int64_bounds_still_parse() -> None:
     parse_source(CONV.format(value="9223372036854775807"))
     parse_source(CONV.format(value="1"))
+
+
+@pytest.mark.parametrize("value", ["18446744073709551616", "-9223372036854775809"])
+def test_const_shape_extent_out_of_int64(value: str) -> None:
+    """shape.const_shape's extents are index values (int64): fuzz found an OverflowError."""
+    text = (f"func.func @f() -> tensor<2xindex> {{\n"
+            f"  %0 = shape.const_shape [6, {value}] : tensor<2xindex>\n"
+            f"  return %0 : tensor<2xindex>\n}}\n")
+    with pytest.raises(Diagnostic, match="integer value too large") as info:
+        parse_source(text)
+    assert ":2:30:" in str(info.value)

@@ -133,7 +133,11 @@ def _parse_const_shape(p: Any, opdef: OpDef, location: Location,
     p.expect("[")
     extents: list[int] = []
     while not p.at("]"):
-        extents.append(p.parse_integer())
+        tok = p.tok
+        extent = p.parse_integer()
+        if not -(1 << 63) <= extent < (1 << 63):  # an index: int64, as MLIR parses it
+            raise p.error("integer value too large", tok)
+        extents.append(extent)
         if not p.accept(","):
             break
     p.expect("]")
