@@ -227,3 +227,17 @@ def test_custom_call_checks_fail_on_mismatched_element_types(target: str) -> Non
     from shlo_cli.interpreter.run import evaluate
 
     evaluate(parse_source(_CONSTANTS.replace("OP", same), "t.mlir"))  # equal values pass
+
+
+def test_ulp_bounds_beyond_ui64_are_a_parse_error() -> None:
+    """max/min_ulp_difference are ui64 attributes: 2^64 is `integer value too large` at its
+    token (fuzz: an OverflowError when the check ran); 2^64 - 1 still parses."""
+    from shlo_cli.ir.diagnostics import Diagnostic
+
+    text = ("func.func @f() {{\n  %a = stablehlo.constant dense<5.0> : tensor<f16>\n"
+            "  check.expect_close %a, %a, max_ulp_difference = {} : tensor<f16>, tensor<f16>\n"
+            "  func.return\n}}\n")
+    with pytest.raises(Diagnostic, match="integer value too large") as caught:
+        parse_source(text.format(1 << 64))
+    assert ":3:" in str(caught.value)
+    parse_source(text.format((1 << 64) - 1))

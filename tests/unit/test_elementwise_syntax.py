@@ -145,6 +145,10 @@ def verify_first(body: str, args: str = "") -> str | None:
      "'stablehlo.iota' op iota dimension cannot go beyond the output rank"),
     ('%0 = "stablehlo.iota"() {iota_dimension = 0 : i64} : () -> tensor<i32>', "",
      "'stablehlo.iota' op does not support scalars"),
+    ('%0 = "stablehlo.iota"() {iota_dimension = 0 : i64} : () -> tensor<2x?xi32>', "",
+     "'stablehlo.iota' op result #0 must be statically shaped tensor of 2/4/8/16/32/64-bit "
+     "integer or 4/6/8/16/32/64-bit float or complex type with 32/64-bit float elements or "
+     "per-tensor integer quantized values, but got 'tensor<2x?xi32>'"),
     ('%0 = "stablehlo.clamp"(%b, %a, %a) : (tensor<2xi32>, tensor<1xi32>, tensor<1xi32>) -> '
      'tensor<1xi32>', "%a: tensor<1xi32>, %b: tensor<2xi32>",
      "min shape [2] is not scalar and is not compatible to operand shape [1]"),

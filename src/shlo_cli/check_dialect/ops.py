@@ -88,9 +88,13 @@ def _parse_float_literal(p: Any) -> FloatAttr:
 
 
 def _parse_unsigned(p: Any, type: Type) -> IntegerAttr:
+    """A ui64 attribute's value (beyond 2^64 - 1: MLIR's `integer value too large`)."""
+    tok = p.tok
     value = p.parse_integer()
     if value < 0:
         raise p.error("expected a non-negative integer")
+    if value >= 1 << 64:
+        raise p.error("integer value too large", tok)
     return IntegerAttr(value, type)
 
 

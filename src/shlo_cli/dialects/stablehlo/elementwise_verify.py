@@ -174,7 +174,8 @@ def verify_iota(op: Operation) -> None:
     result = op.result_types[0]
     if not isinstance(result, TensorType):
         return
-    if isinstance(result.element, IntegerType) and result.element.width == 1:  # i1 is no Int
+    if (isinstance(result.element, IntegerType) and result.element.width == 1  # i1: no Int
+            or not result.is_static):
         raise error(op, "result #0 must be statically shaped tensor of 2/4/8/16/32/64-bit "
                         "integer or 4/6/8/16/32/64-bit float or complex type with 32/64-bit "
                         f"float elements or per-tensor integer quantized values, but got "
