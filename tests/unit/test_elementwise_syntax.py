@@ -145,6 +145,18 @@ def verify_first(body: str, args: str = "") -> str | None:
      "'stablehlo.iota' op iota dimension cannot go beyond the output rank"),
     ('%0 = "stablehlo.iota"() {iota_dimension = 0 : i64} : () -> tensor<i32>', "",
      "'stablehlo.iota' op does not support scalars"),
+    ('%t = stablehlo.create_token : !stablehlo.token\n'
+     '%0:2 = "stablehlo.infeed"(%t) {infeed_config = ""} : (!stablehlo.token) -> '
+     '(tensor<?xf32>, !stablehlo.token)', "",
+     "'stablehlo.infeed' op result #0 must be variadic of statically shaped tensor of "
+     "4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type with "
+     "32/64-bit float elements or per-tensor integer quantized values or statically shaped "
+     "tensor or token, but got 'tensor<?xf32>'"),
+    ('%0:2 = stablehlo.rng_bit_generator %s, algorithm = DEFAULT : (tensor<2xui64>) -> '
+     '(tensor<2xui64>, tensor<?xui32>)', "%s: tensor<2xui64>",
+     "'stablehlo.rng_bit_generator' op result #1 must be statically shaped tensor of "
+     "2/4/8/16/32/64-bit integer or 4/6/8/16/32/64-bit float values, but got "
+     "'tensor<?xui32>'"),
     ('%0 = "stablehlo.iota"() {iota_dimension = 0 : i64} : () -> tensor<2x?xi32>', "",
      "'stablehlo.iota' op result #0 must be statically shaped tensor of 2/4/8/16/32/64-bit "
      "integer or 4/6/8/16/32/64-bit float or complex type with 32/64-bit float elements or "

@@ -20,7 +20,7 @@ from ...ir.types import (
     Type,
 )
 from ...ir.verifier import SYMBOL_USE_VERIFIERS, inference_error, inferred_type_mismatch
-from .elementwise_verify import compatible, error, quoted
+from .elementwise_verify import compatible, error, quoted, require_static_results
 
 # channel_handle `type` values (stablehlo ChannelType)
 DEVICE_TO_DEVICE, DEVICE_TO_HOST, HOST_TO_DEVICE = 1, 2, 3
@@ -400,13 +400,22 @@ def _verify_results_end_in_token(op: Operation, not_tensor: str) -> None:
                         f"got '{results[-1]}'", op_prefix=False)
 
 
+# ODS: Variadic<AnyTypeOf<[HLO_StaticShapeTensor, ..OrPerAxisQuantizedTensor, HLO_Token]>>
+_STATIC_OR_TOKEN = (
+    "variadic of statically shaped tensor of 4/6/8/16/32/64-bit float or bool or "
+    "2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or per-tensor "
+    "integer quantized values or statically shaped tensor or token")
+
+
 def verify_recv(op: Operation) -> None:
+    require_static_results(op, _STATIC_OR_TOKEN)
     _verify_channel_kind(op, HOST_TO_DEVICE, "HOST_TO_DEVICE")
     _verify_results_end_in_token(op, "everything but the last element of result types is "
                                      "expected to be of tensor type")
 
 
 def verify_infeed(op: Operation) -> None:
+    require_static_results(op, _STATIC_OR_TOKEN)
     _verify_results_end_in_token(op, "all elements of result types, except the last element, "
                                      "are expected to be of tensor type")
     layout = op.attr("layout")

@@ -30,6 +30,15 @@ def error(op: Operation, message: str, op_prefix: bool = True) -> Diagnostic:
     return Diagnostic(text, line=op.location.line or None, col=op.location.col or None)
 
 
+def require_static_results(op: Operation, description: str, first: int = 0) -> None:
+    """ODS's static-shape result constraint, from result `first` on: `result #i must be
+    <description>, but got '<type>'` for a tensor result with a dynamic dimension."""
+    for index, value in enumerate(op.results[first:], first):
+        t = value.type
+        if isinstance(t, TensorType) and not t.is_static:
+            raise error(op, f"result #{index} must be {description}, but got '{t}'")
+
+
 def quoted(types: Sequence[Type]) -> str:
     return ", ".join(f"'{t}'" for t in types)
 

@@ -9,7 +9,13 @@ from ...ir.attributes import FloatAttr, IntegerAttr
 from ...ir.core import Operation
 from ...ir.types import DYNAMIC, ComplexType, FloatType, IntegerType, TensorType, Type
 from ...ir.verifier import inference_error
-from .elementwise_verify import bounds_attr, bounds_of, check_inferred, error
+from .elementwise_verify import (
+    bounds_attr,
+    bounds_of,
+    check_inferred,
+    error,
+    require_static_results,
+)
 
 KDYNAMIC = -(1 << 63)  # how upstream prints a `?` size inside a shape list
 
@@ -124,6 +130,8 @@ def fft_result_type(operand: TensorType, kind: str, lengths: Sequence[int]) -> T
 
 
 def verify_rng_bit_generator(op: Operation) -> None:
+    require_static_results(op, "statically shaped tensor of 2/4/8/16/32/64-bit integer or "
+                               "4/6/8/16/32/64-bit float values", first=1)  # ODS: output
     state, out_state = op.operands[0].type, op.results[0].type
     if isinstance(state, TensorType) and isinstance(out_state, TensorType):
         same_rank = state.rank == out_state.rank
