@@ -157,6 +157,29 @@ def verify_first(body: str, args: str = "") -> str | None:
      "'stablehlo.rng_bit_generator' op result #1 must be statically shaped tensor of "
      "2/4/8/16/32/64-bit integer or 4/6/8/16/32/64-bit float values, but got "
      "'tensor<?xui32>'"),
+    ("%0 = stablehlo.dynamic_iota %s, dim = 0 : (tensor<?xi64>) -> tensor<?xf32>",
+     "%s: tensor<?xi64>",
+     "'stablehlo.dynamic_iota' op operand #0 must be statically shaped 1-dimensional tensor "
+     "of index or 4/8/16/32/64-bit signless integer or 4/8/16/32/64-bit unsigned integer "
+     "values, but got 'tensor<?xi64>'"),
+    ("%0 = stablehlo.dynamic_pad %a, %v, %l, %l, %l : (tensor<4xf32>, tensor<f32>, "
+     "tensor<?xi64>, tensor<?xi64>, tensor<?xi64>) -> tensor<?xf32>",
+     "%a: tensor<4xf32>, %v: tensor<f32>, %l: tensor<?xi64>",
+     "'stablehlo.dynamic_pad' op operand #2 must be statically shaped 1-dimensional tensor "
+     "of index or 4/8/16/32/64-bit signless integer or 4/8/16/32/64-bit unsigned integer "
+     "values, but got 'tensor<?xi64>'"),
+    ('%0 = "stablehlo.dynamic_gather"(%a, %i, %s) {dimension_numbers = #stablehlo.gather<'
+     "offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], "
+     "index_vector_dim = 1>} : (tensor<4x3xf32>, tensor<2x1xi64>, tensor<?xi64>) -> "
+     "tensor<2x3xf32>", "%a: tensor<4x3xf32>, %i: tensor<2x1xi64>, %s: tensor<?xi64>",
+     "'stablehlo.dynamic_gather' op operand #2 must be statically shaped 1-dimensional "
+     "integer tensor of 2/4/8/16/32/64-bit integer values, but got 'tensor<?xi64>'"),
+    ('%0 = "stablehlo.dynamic_conv"(%a, %b, %p) {dimension_numbers = #stablehlo.conv<[b, 0, '
+     "f]x[0, i, o]->[b, 0, f]>, feature_group_count = 1 : i64, batch_group_count = 1 : i64}"
+     " : (tensor<1x8x2xf32>, tensor<3x2x4xf32>, tensor<1x2xf32>) -> tensor<1x?x4xf32>",
+     "%a: tensor<1x8x2xf32>, %b: tensor<3x2x4xf32>, %p: tensor<1x2xf32>",
+     "'stablehlo.dynamic_conv' op operand #2 must be statically shaped 2-dimensional integer "
+     "tensor of 2/4/8/16/32/64-bit integer values, but got 'tensor<1x2xf32>'"),
     ('%0 = "stablehlo.iota"() {iota_dimension = 0 : i64} : () -> tensor<2x?xi32>', "",
      "'stablehlo.iota' op result #0 must be statically shaped tensor of 2/4/8/16/32/64-bit "
      "integer or 4/6/8/16/32/64-bit float or complex type with 32/64-bit float elements or "

@@ -16,7 +16,7 @@ from ..asm import Format
 from ..registry import OpDef, constant_materializer, define_op, lookup
 from ..syntax import Custom
 from .conversions import convert_array, result_dtype
-from .data_movement import constant_ints, verify_output_shape
+from .data_movement import constant_ints, require_static_dimension_tensor, verify_output_shape
 from .elementwise_verify import verify_iota
 from .linalg_verify import verify_dynamic_iota
 
@@ -145,5 +145,6 @@ def _exact_range(dtype: np.dtype, count: int) -> bool:
 def verify_dynamic_iota_op(op: Operation) -> None:
     """dynamic_iota's attribute and rank checks, then a constant `output_shape` against the
     result type (upstream verifyDynamicIotaOp)."""
+    require_static_dimension_tensor(op, 0)
     verify_dynamic_iota(op)
     verify_output_shape(op, constant_ints(op.operands[0]))

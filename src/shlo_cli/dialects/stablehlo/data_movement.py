@@ -205,6 +205,17 @@ def require_static_dimension_tensor(op: Operation, index: int) -> None:
                                     f"tensor of {_DIMENSION_VALUES} values, but got '{t}'")
 
 
+def require_static_int_tensor(op: Operation, index: int, rank: int) -> None:
+    """The ODS operand constraints HLO_Static1DIntTensor / HLO_Static2DIntTensor."""
+    t = op.operands[index].type
+    if not (isinstance(t, TensorType) and t.rank == rank and t.is_static
+            and isinstance(t.element, IntegerType) and t.element.signedness != "s"
+            and t.element.width in (2, 4, 8, 16, 32, 64)):
+        raise verifier_op_error(op, f"operand #{index} must be statically shaped "
+                                    f"{rank}-dimensional integer tensor of 2/4/8/16/32/64-bit "
+                                    f"integer values, but got '{t}'")
+
+
 def verify_output_shape(op: Operation, shape: Sequence[int] | None) -> None:
     """A constant shape operand must agree with the static dimensions of the result."""
     result = op.results[0].type

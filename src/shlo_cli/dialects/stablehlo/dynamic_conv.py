@@ -25,6 +25,7 @@ from ..asm import Format
 from ..registry import define_op
 from .attr_conv import decode_conv_dims
 from .constants import iota, verify_dynamic_iota_op
+from .data_movement import require_static_int_tensor
 from .elementwise_verify import error
 from .quantization_verify import check_convolution_quantization
 
@@ -78,6 +79,7 @@ def verify_dynamic_conv(op: Operation) -> None:
         if isinstance(attr, IntegerAttr) and int(attr.value) <= 0:
             raise error(op, f"attribute '{name}' failed to satisfy constraint: 64-bit signless "
                             "integer attribute whose value is positive")
+    require_static_int_tensor(op, 2, 2)  # ODS: padding is HLO_Static2DIntTensor
     lhs, rhs = op.operands[0].type, op.operands[1].type
     if not isinstance(lhs, TensorType) or not isinstance(rhs, TensorType):
         return

@@ -41,7 +41,13 @@ from ...ir.types import (
 from ...ir.verifier import inference_error, inferred_type_mismatch
 from ...lazy_imports import lazy
 from ..registry import define_op
-from .data_movement import compatible_dim, constant_ints, op_error, result_array
+from .data_movement import (
+    compatible_dim,
+    constant_ints,
+    op_error,
+    require_static_int_tensor,
+    result_array,
+)
 from .dimension_numbers import parse_dimension_struct
 from .reducer import is_promotable, verify_reducer_arity
 
@@ -129,7 +135,7 @@ def gather(operand: np.ndarray, start_indices: np.ndarray, *, dimension_numbers:
 
 @define_op("stablehlo.dynamic_gather", operands=("operand", "start_indices", "slice_sizes"),
            results=1, attributes=("dimension_numbers", "indices_are_sorted?"),
-           verify=lambda op: verify_gather(op))
+           verify=lambda op: verify_dynamic_gather(op))
 def dynamic_gather(operand: np.ndarray, start_indices: np.ndarray, slice_sizes: np.ndarray, *,
                    dimension_numbers: Any, indices_are_sorted: Any,
                    result_type: TensorType) -> np.ndarray:
@@ -633,6 +639,12 @@ def _verify_scatter_bounds(fail: Fail, operand: tuple[int, ...], indices: list[i
                        f"scatter dimension {d}, updates bound is {size} , scatter_indices "
                        f"bound is {indices[seen]}.")
         seen += 1
+
+
+def verify_dynamic_gather(op: Operation) -> None:
+    """ODS: slice_sizes is HLO_Static1DIntTensor; then gather's checks."""
+    require_static_int_tensor(op, 2, 1)
+    verify_gather(op)
 
 
 def verify_gather(op: Operation) -> None:

@@ -38,6 +38,7 @@ from .data_movement import (
     parse_i64_list,
     print_tail,
     ranked,
+    require_static_dimension_tensor,
     result_array,
     shape_operand,
 )
@@ -401,6 +402,8 @@ def verify_pad(op: Operation) -> None:
 
 
 def verify_dynamic_pad(op: Operation) -> None:
+    for index in (2, 3, 4):  # ODS: the paddings are HLO_StaticDimensionTensor
+        require_static_dimension_tensor(op, index)
     types = [v.type for v in op.operands]
     if len(types) != 5 or not ranked(*types):
         return
