@@ -17,12 +17,13 @@ import pkgutil
 import sys
 import tempfile
 
-import shlo_cli
 from shlo_cli.ir import regex_programs
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))  # shlo_cli's own folder
 
 
 def _import_everything() -> None:
-    for info in pkgutil.walk_packages(shlo_cli.__path__, "shlo_cli."):
+    for info in pkgutil.walk_packages([_PACKAGE], "shlo_cli."):
         if info.name.endswith("__main__") or info.name == __name__:
             continue
         try:
