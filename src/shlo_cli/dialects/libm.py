@@ -205,6 +205,10 @@ def _unary(name: str, math_fn: Kernel, np_fn: np.ufunc,
     apply.__doc__ = f"C library `{name}` elementwise (complex: numpy's `{np_fn.__name__}`)."
     apply.ufunc = np_fn  # type: ignore[attr-defined]  # for `rounded`
     apply.scalar = scalar  # type: ignore[attr-defined]
+    if domain is _everywhere:  # finite arguments never raise: `scalar` written inline
+        # (interpreter/pyscalar.py) as `finite(v) if v - v == 0.0 else slow(v)`
+        scalar.finite = math_fn  # type: ignore[attr-defined]
+        scalar.slow = slow  # type: ignore[attr-defined]
     return apply
 
 

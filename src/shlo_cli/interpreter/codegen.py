@@ -18,8 +18,9 @@ from __future__ import annotations
 import itertools
 import math
 import operator
+import re
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 import numpy as np
@@ -34,6 +35,7 @@ from .blocked import (
     result_dtype,
     rows_per_block,
 )
+from .pyscalar import QUIETING, expression, kind_of, plan_scalars
 
 # Pure ops cheap enough to evaluate while compiling when all operands are constants, with
 # results of at most this many elements (larger ones would stay alive for the whole run).
@@ -127,7 +129,8 @@ class BlockCode:
     environment (once per run of the function), `lines` are the steps (each with the step
     its line runs), `returned` the terminator's operands as expressions."""
 
-    __slots__ = ("entry", "outer", "lines", "returned", "locals")
+    __slots__ = ("entry", "outer", "lines", "returned", "locals", "scalar_args",
+                 "clean_returned")
 
     def __init__(self) -> None:
         self.entry: list[str] = []
@@ -135,6 +138,10 @@ class BlockCode:
         self.lines: list[tuple[str, Any]] = []
         self.returned: list[str] = []
         self.locals: set[str] = set()  # the names of step results
+        # Scalar mode (pyscalar.py): the arguments held as Python scalars whose every use
+        # takes one; whether each returned value is a Python scalar computed here.
+        self.scalar_args: set[int] = set()
+        self.clean_returned: list[bool] = []
 
 
 def _chain_lines(steps: Sequence[Any], start: int, end: int, kinds: list[str],
@@ -210,11 +217,23 @@ def _chain_lines(steps: Sequence[Any], start: int, end: int, kinds: list[str],
 
 def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequence[Any],
                terminator: Sequence[Value] | None, block: Block, fold: bool,
-               ns: dict[str, Any], p: str) -> BlockCode:
+               ns: dict[str, Any], p: str, scalars: Collection[int] | None = None,
+               returned_scalars: Collection[int] = ()) -> BlockCode:
     """The code of one planned block, its arguments named `arg_names`, every other name it
-    defines (in the function's locals and in `ns`, its globals) prefixed by `p`."""
+    defines (in the function's locals and in `ns`, its globals) prefixed by `p`. With
+    `scalars` (argument indices: those arguments are Python scalars), 0-d steps run on
+    Python scalars where pyscalar.py can (scalar mode); the terminator operands at
+    `returned_scalars` are then returned as Python scalars."""
     captured = captured_values(block)
     names: dict[Value, str] = dict(zip(arguments, arg_names, strict=True))
+    py: dict[Value, str] = {}  # scalar mode: values' Python-scalar names
+    # ... those computed here, which may be converted back (pyscalar.py; a value converted
+    # from numpy is left to its numpy name: it may be a 0-d array, not a numpy scalar)
+    clean: set[Value] = set()
+    if scalars is not None:
+        for i in scalars:
+            v = arguments[i]
+            py[v] = names.pop(v)
     consts: dict[Value, Any] = {}
     code = BlockCode()
     step_names = code.locals  # locals holding step results (may be deleted early)
@@ -222,6 +241,11 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
 
     def ref(v: Value) -> str:
         name = names.get(v)
+        if name is None and v in py:  # (only where scalar planning let a use through)
+            kind = kind_of(v)
+            assert kind is not None
+            ns[f"_N{kind.dtype.name}"] = kind.to_numpy
+            return f"_N{kind.dtype.name}({py[v]})"
         if name is None:  # defined in an enclosing block: read once, at entry
             k = len(outer)
             name = names[v] = f"{p}o{k}"
@@ -247,13 +271,74 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
     reads = _element_reads(steps, kept, chained) if fold else {}
     signed = _signed_zero_sums(steps, kept, chained) if fold else set()
     aliased: set[str] = set()  # names standing for more than one value
+    scalar_steps: dict[int, str] = {}
+    to_numpy: set[Value] = set()  # values that numpy kernels (and the like) read
+    if scalars is not None:
+        scalar_steps, to_numpy, code.scalar_args = plan_scalars(
+            arguments, scalars, steps, terminator or (), returned_scalars, captured,
+            chained | set(reads), reads, lambda step: _returns_operand(step, captured))
+
+    def pref(v: Value, i: int) -> str:
+        """v as a Python scalar for step i: converted where needed (a constant once, a
+        value of an enclosing block once per run, any other value once, before step i)."""
+        name = py.get(v)
+        if name is not None:
+            return name
+        kind = kind_of(v)
+        assert kind is not None
+        if v in consts:
+            value = kind.to_py(consts[v])
+            name = py[v] = f"{p}P{len(py)}"
+            ns[name] = value
+            return name
+        source = ref(v)
+        name = py[v] = f"{p}u{len(py)}"
+        line = f"{name} = {kind.to_py.__name__}({source})"
+        if source.startswith(f"{p}o"):  # an enclosing block's value: once per run
+            code.outer.append(line)
+        else:
+            emitted.append((line, steps[i]))
+        return name
+
     for i, step in enumerate(steps):
+        if i in scalar_steps and scalar_steps[i] != "same":
+            value = _fold(step, consts) if fold else None
+            if value is not None:
+                result = step.op.results[0]
+                consts[result] = value
+                names[result] = f"{p}C{i}"
+                ns[f"{p}C{i}"] = value
+                continue
+            result = step.op.results[0]
+            scalar_args = [pref(v, i) for v in step.op.operands]
+            py[result] = f"{p}s{i}"
+            tag = scalar_steps[i]
+            passed = step.op.operands[1:] if tag == "select" else step.op.operands
+            if tag in QUIETING or all(v in clean for v in passed):
+                clean.add(result)
+            lines = expression(scalar_steps[i], step, scalar_args, f"{p}s{i}", ns,
+                               f"{p}K{i}")
+            if result in to_numpy:
+                kind = kind_of(result)
+                assert kind is not None
+                ns[f"_N{kind.dtype.name}"] = kind.to_numpy
+                names[result] = f"{p}v{i}"
+                lines.append(f"{p}v{i} = _N{kind.dtype.name}({p}s{i})")
+            emitted += [(line, step) for line in lines]
+            continue
         if i in chains:
             stop, kinds = chains[i]
             emitted += _chain_lines(steps, i, stop, kinds, names, ref, ns, last, kept,
                                     captured, p, step_names)
         if i in chained or reads.get(i, i) < i:  # a read's reshape: done with its slice
             continue
+        if scalar_steps.get(i) == "same":  # an identity on a Python scalar
+            v = step.op.operands[0]
+            py[step.op.results[0]] = py[v]
+            if v in clean:
+                clean.add(step.op.results[0])
+            if v not in names:
+                continue
         if fold and _returns_operand(step, captured):
             v = step.op.operands[0]
             name = ref(v)
@@ -272,8 +357,25 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
                 code.entry.append(f"frame[{p}R{i}] = {p}C{i}")
             continue
         args = ", ".join(ref(v) for v in step.op.operands)
+        if i in reads and scalars is not None:  # start indices: Python ints are read too
+            args = ", ".join(py[v] if k and v in py and v not in names else ref(v)
+                             for k, v in enumerate(step.op.operands))
+        element = getattr(step.fn, "element", None) if i in reads else None
+        top = getattr(element, "top", None)
+        index = step.op.operands[-1] if top is not None else None
+        if index in py and kind_of(index) is not None:  # x[i] of a vector, by a Python int
+            x, at, got = ref(step.op.operands[0]), f"{p}j{i}", f"{p}s{i}"
+            result = steps[reads[i]].op.results[0]
+            py[result] = got
+            line = (f"{at} = {py[index]} if 0 <= {py[index]} <= {top} else "
+                    f"(0 if {py[index]} < 0 else {top}); {got} = {x}.item({at})")
+            if result in to_numpy:
+                names[result] = f"{p}v{i}"
+                line += f"; {p}v{i} = {x}[{at}]"
+            emitted.append((line, step))
+            continue
         if i in reads:  # the slice and its reshape as one element (or row) read
-            ns[f"{p}E{i}"] = getattr(step.fn, "element", None) or step.fn.row
+            ns[f"{p}E{i}"] = element or step.fn.row
             call = f"{p}E{i}({args})"
             results = steps[reads[i]].op.results
         elif _in_place(step, i, last, kept, names, step_names, aliased):
@@ -310,7 +412,10 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
         if dead:
             stores.append(f"del {', '.join(dict.fromkeys(dead))}")
         emitted.append(("; ".join([line] + stores) if stores else line, step))
-    code.returned = [ref(v) for v in terminator or ()]
+    # (a requested value that is no Python scalar: the loop drops that scalar and retries)
+    code.returned = [py[v] if k in returned_scalars and v in py else ref(v)
+                     for k, v in enumerate(terminator or ())]
+    code.clean_returned = [v in clean for v in terminator or ()]
     return code
 
 
@@ -446,8 +551,17 @@ class Source:
         if step is not None:
             self.lines[len(self.src)] = step
 
-    def compile(self, ns: dict[str, Any], name: str, arity: int) -> CompiledBlock:
+    def compile(self, ns: dict[str, Any], name: str, arity: int,
+                local: bool = False) -> CompiledBlock:
+        """With `local`, the globals the function reads become keyword-only parameters
+        with those values as defaults: local variables, which a long loop reads for less."""
         filename = f"<shlo plan {next(_COUNTER)}>"
+        if local:
+            used = sorted(set(re.findall(r"\b[A-Za-z_]\w*", "\n".join(self.src[1:])))
+                          & ns.keys() - {"__name__", "__builtins__"})
+            if used:
+                bound = ", ".join(f"{k}={k}" for k in used)
+                self.src[0] = self.src[0].replace("):", f", *, {bound}):", 1)
         source = "\n".join(self.src) + "\n"
         exec(compile(source, filename, "exec"), ns)  # noqa: S102 - our own code
         return CompiledBlock(ns[name], arity, filename, self.lines, source)

@@ -304,6 +304,8 @@ def _dynamic_slice(sizes: tuple[int, ...], shape: tuple[int, ...]) -> Kernel:
                     start = top
                 return x[start]
             one.element = element  # type: ignore[attr-defined]  # codegen fuses the pair
+            # codegen's scalar loops clamp a Python int index to it themselves (pyscalar.py)
+            element.top = top  # type: ignore[attr-defined]
         return one
 
     # A dimension the window spans whole clamps every start to 0: its slice is fixed (a

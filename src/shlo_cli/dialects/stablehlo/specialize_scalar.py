@@ -104,6 +104,9 @@ def _transcendental(scalar: Callable[[float], float], to: type, general: Kernel)
             return general(x)
         cell[()] = scalar(float(x))
         return cell[()]
+    # codegen's Python-scalar loops (interpreter/pyscalar.py) call the double function
+    # themselves and round its result as the cell does
+    kernel.scalar = scalar  # type: ignore[attr-defined]
     return kernel
 
 

@@ -1,0 +1,256 @@
+"""0-d values of a generated loop held as Python floats, ints and bools (codegen.py's
+scalar mode, used by loopgen.py).
+
+A scalar loop step (an RNN's `tanh(w*h + u*x[i] + b)`, a counter) on numpy scalars costs
+tens of nanoseconds per operator in numpy's scalar machinery; on Python floats and ints the
+same operators cost a few. The results stay the element type's, bit for bit:
+- f32 `+ - * /` are computed in double and rounded once to f32 (a C cast: a store into a
+  one-element `array('f')`, read back). The double result is exact for + - * of two f32
+  values, and double rounding is innocuous for / (53 >= 2*24 + 2), subnormals included;
+  overflow gives the infinity the cast gives. f64 is Python's float arithmetic itself.
+- A NaN result is redone by the numpy ufunc on numpy scalars (which of two NaN operands
+  numpy returns is its loop's choice, as specialize_scalar._float_op redoes it); so is a
+  division by zero, which Python refuses.
+- Integers are Python ints wrapped to the type's width where they leave its range.
+- Transcendentals call the same double function the 0-d kernel calls (libm's `scalar`)
+  and round its result as the kernel's 0-d cell does.
+Floats converted from numpy (`float(x)`) may lose a signalling NaN's quiet bit, so such
+"unclean" values only feed ops whose results are quiet anyway (arithmetic, comparisons,
+transcendentals); selects and negations (which pass a NaN on as it is) take only values
+computed here, and only those are converted back to numpy scalars.
+"""
+
+from __future__ import annotations
+
+import array
+import functools
+import operator
+import warnings
+from collections.abc import Callable, Collection, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..ir.core import Value
+from ..ir.types import TensorType, element_type, numpy_dtype
+
+# numpy scalar arithmetic in the NaN and zero-division redos warns from this module: those
+# results are the ops' defined ones
+warnings.filterwarnings("ignore", category=RuntimeWarning,
+                        module=r"shlo_cli\.interpreter\.pyscalar$")
+
+
+class Kind:
+    """How a 0-d element type is held as a Python scalar: `to_py` converts a numpy value,
+    `to_numpy` converts back; ints have their range (`low`, `high`)."""
+
+    __slots__ = ("dtype", "to_py", "to_numpy", "is_float", "f32", "low", "high")
+
+    def __init__(self, dtype: np.dtype) -> None:
+        self.dtype = dtype
+        self.to_numpy = dtype.type
+        self.is_float = dtype.kind == "f"
+        self.f32 = dtype == np.float32
+        self.to_py: Callable[[Any], Any] = (float if self.is_float
+                                            else bool if dtype.kind == "b" else int)
+        self.low = self.high = 0
+        if dtype.kind in "iu":
+            info = np.iinfo(dtype)
+            self.low, self.high = int(info.min), int(info.max)
+
+
+_KINDS: dict[np.dtype, Kind] = {}
+_HELD = ("float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
+         "uint32", "uint64", "bool")
+
+
+def kind_of(value: Value) -> Kind | None:
+    """The Python-scalar kind of a static 0-d value of a held type, else None."""
+    t = value.type
+    if not isinstance(t, TensorType) or not t.is_static or t.shape:
+        return None
+    try:
+        dtype = np.dtype(numpy_dtype(element_type(t)))
+    except Exception:  # noqa: BLE001 - a type numpy cannot hold
+        return None
+    if dtype.name not in _HELD:
+        return None
+    kind = _KINDS.get(dtype)
+    if kind is None:
+        kind = _KINDS[dtype] = Kind(dtype)
+    return kind
+
+
+_ARITH = {operator.add: "+", operator.sub: "-", operator.mul: "*"}
+_FLOAT_ARITH = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}
+_COMPARE = {operator.lt: "<", operator.le: "<=", operator.gt: ">", operator.ge: ">=",
+            operator.eq: "==", operator.ne: "!="}
+# Results that are quiet whatever their operands (a converted operand may be unclean).
+QUIETING = frozenset(("arith", "compare", "unary"))
+
+
+def classify(step: Any) -> str | None:
+    """What a step computes on Python scalars: "arith" (+ - * /), "negate", "compare",
+    "select", "unary" (a transcendental), or None (its kernel runs). Every operand and
+    result must be 0-d of a held kind, and the kernel the 0-d one (specialize_scalar)."""
+    op = step.op
+    if len(op.results) != 1:
+        return None
+    maybe = [kind_of(v) for v in (*op.operands, op.results[0])]
+    kinds = [k for k in maybe if k is not None]
+    if len(kinds) != len(maybe):
+        return None
+    fn = step.fn
+    result = kinds[-1]
+    name = op.name
+    try:
+        if name in ("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply",
+                    "stablehlo.divide"):
+            if len(op.operands) != 2 or not all(k is result for k in kinds):
+                return None
+            if result.is_float:
+                inline = getattr(fn, "inline", None)
+                return "arith" if inline is not None and inline[0] in _FLOAT_ARITH else None
+            return "arith" if fn in _ARITH and result.dtype.kind in "iu" else None
+        if name == "stablehlo.compare":
+            return ("compare" if fn in _COMPARE and len(op.operands) == 2
+                    and kinds[0] is kinds[1] else None)
+        if name == "stablehlo.select":
+            return ("select" if getattr(fn, "picks", False) and len(op.operands) == 3
+                    and kinds[0].dtype.kind == "b" and kinds[1] is kinds[2] is result
+                    else None)
+        if name == "stablehlo.negate":
+            return ("negate" if fn is operator.neg and result.is_float
+                    and kinds[0] is result else None)
+    except TypeError:  # an unhashable kernel
+        return None
+    if getattr(fn, "scalar", None) is not None and len(op.operands) == 1 and result.is_float \
+            and kinds[0] is result:
+        return "unary"
+    return None
+
+
+def plan_scalars(arguments: Sequence[Value], scalars: Collection[int], steps: Sequence[Any],
+                 terminator: Sequence[Value], returned_scalars: Collection[int],
+                 captured: set[Value], skipped: set[int], reads: dict[int, int],
+                 same: Callable[[Any], bool]) -> tuple[dict[int, str], set[Value], set[int]]:
+    """Scalar mode's plan of a block (codegen.block_code): the steps run on Python scalars
+    (index -> what `classify` says, "same" for an identity `same(step)` on one), the values
+    some use reads as numpy values (other steps, nested regions, the terminator outside
+    `returned_scalars`), and the `scalars` arguments (indices) no such use reads. `skipped`
+    steps run as they are; `reads` are codegen's fused element reads, whose start indices
+    may be Python ints.
+
+    A step runs on Python scalars when one of its operands is one already (chains grow from
+    the loop's carried scalars: converting operands costs about what the step saves), or
+    when only such steps read its result (x[i] * w in an RNN step: its operands are
+    converted instead); a select or negate of floats only on clean values."""
+    held = {arguments[i] for i in scalars}
+    clean: set[Value] = set()
+    py = set(held)
+    chosen: dict[int, str] = {}
+    for i, step in enumerate(steps):
+        operands = step.op.operands
+        if i in skipped or not step.op.results:
+            continue
+        result = step.op.results[0]
+        if same(step) and operands[0] in py:  # another name for the same value
+            chosen[i] = "same"
+            py.add(result)
+            if operands[0] in clean:
+                clean.add(result)
+            continue
+        tag = classify(step)
+        if tag is None or result in captured or not any(v in py for v in operands):
+            continue
+        passed = operands[1:] if tag == "select" else operands  # values passed on as is
+        if tag in QUIETING or all(v in clean for v in passed):
+            clean.add(result)
+        elif _kind(result).is_float:
+            continue
+        chosen[i] = tag
+        py.add(result)
+    readers: dict[Value, list[int]] = {}
+    for i, step in enumerate(steps):
+        for v in step.op.operands:
+            readers.setdefault(v, []).append(i)
+    returned = set(terminator)
+    for i in range(len(steps) - 1, -1, -1):
+        step = steps[i]
+        if i in chosen or i in skipped or not step.op.results:
+            continue
+        result = step.op.results[0]
+        tag = classify(step)
+        users = readers.get(result, [])
+        if (tag in QUIETING and result not in captured and result not in returned and users
+                and all(chosen.get(j, "same") != "same" for j in users)):
+            chosen[i] = tag
+            py.add(result)
+            clean.add(result)
+    numpy_read: set[Value] = set()
+    for i, step in enumerate(steps):
+        for k, v in enumerate(step.op.operands):  # element reads take Python int indices
+            if not (i in chosen or (k > 0 and reads.get(i, -1) > i)):
+                numpy_read.add(v)
+    numpy_read.update(v for k, v in enumerate(terminator) if k not in returned_scalars)
+    numpy_read |= captured
+    return chosen, numpy_read, {i for i in scalars if arguments[i] not in numpy_read}
+
+
+def _kind(v: Value) -> Kind:
+    kind = kind_of(v)
+    assert kind is not None
+    return kind
+
+
+def _redo(ufunc: np.ufunc, to: type, a: float, b: float) -> float:
+    """The ufunc's result on numpy scalars, as a Python float (a NaN or a division by
+    zero)."""
+    return float(ufunc(to(a), to(b)))
+
+
+def _wrap(low: int, high: int, v: int) -> int:
+    """`v` wrapped to the integer range [low, high] (two's complement)."""
+    return ((v - low) % (high - low + 1)) + low
+
+
+def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[str, Any],
+               key: str) -> list[str]:
+    """The lines setting `target` (a Python scalar) from the operands' Python-scalar names
+    `args` (the rare redo on a line of its own: the usual path only tests); `key` names
+    the globals they need in `ns`."""
+    op = step.op
+    kind = kind_of(op.results[0])
+    assert kind is not None
+    if tag == "compare":
+        return [f"{target} = {args[0]} {_COMPARE[step.fn]} {args[1]}"]
+    if tag == "select":
+        return [f"{target} = {args[1]} if {args[0]} else {args[2]}"]
+    if tag == "negate":
+        return [f"{target} = -{args[0]}"]
+    if kind.f32:
+        ns["_cell"] = ns.get("_cell") or array.array("f", [0.0])
+    if tag == "unary":
+        scalar = step.fn.scalar
+        call = f"{key}({args[0]})"
+        ns[key] = scalar
+        finite = getattr(scalar, "finite", None)
+        if finite is not None:  # libm's scalar written out
+            ns[key], ns[f"{key}S"] = finite, scalar.slow
+            call = f"({call} if {args[0]} - {args[0]} == 0.0 else {key}S({args[0]}))"
+        return [f"_cell[0] = {call}; {target} = _cell[0]" if kind.f32 else f"{target} = {call}"]
+    a, b = args
+    if not kind.is_float:
+        symbol = _ARITH[step.fn]
+        ns[key] = functools.partial(_wrap, kind.low, kind.high)
+        return [f"{target} = {a} {symbol} {b}",
+                f"if not {kind.low} <= {target} <= {kind.high}: {target} = {key}({target})"]
+    symbol = step.fn.inline[0]
+    ns[key] = functools.partial(_redo, _FLOAT_ARITH[symbol], kind.to_numpy)
+    value = f"{a} {symbol} {b}"
+    if symbol == "/":
+        value = f"{value} if {b} else {key}({a}, {b})"
+    fix = f"if {target} != {target}: {target} = {key}({a}, {b})"
+    if kind.f32:
+        return [f"_cell[0] = {value}; {target} = _cell[0]", fix]
+    return [f"{target} = {value}", fix]

@@ -1,0 +1,169 @@
+"""Loops whose 0-d values are Python scalars (interpreter/pyscalar.py): the same results as
+the evaluator, bit for bit and type for type (NaN payloads and signalling NaNs, -0.0,
+infinities, f32 overflow and subnormals, division by zero, integer wrap-around, element
+reads out of range), and the scalar lines themselves against numpy's scalar arithmetic."""
+# ruff: noqa: E501  (MLIR test programs keep upstream line lengths)
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import numpy as np
+import pytest
+
+from shlo_cli.interpreter import engine, pyscalar
+from shlo_cli.interpreter.engine import Interpreter
+from shlo_cli.ir.parser import parse_source
+
+PROGRAM = """
+func.func @main(%xs: tensor<8xf32>, %w: tensor<f32>, %h0: tensor<f32>, %n: tensor<i32>, %k0: tensor<i32>, %d0: tensor<f64>, %u0: tensor<ui32>) -> (tensor<f32>, tensor<i32>, tensor<i32>, tensor<f64>, tensor<i1>, tensor<ui32>, tensor<i64>) {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %f = stablehlo.constant dense<false> : tensor<i1>
+  %l0 = stablehlo.constant dense<9223372036854775000> : tensor<i64>
+  %r:8 = stablehlo.while(%i = %c0, %h = %h0, %k = %k0, %d = %d0, %p = %f, %ww = %w, %u = %u0, %l = %l0) : tensor<i32>, tensor<f32>, tensor<i32>, tensor<f64>, tensor<i1>, tensor<f32>, tensor<ui32>, tensor<i64>
+    cond {
+      %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    } do {
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %big = stablehlo.constant dense<2147483000> : tensor<i32>
+      %x = stablehlo.dynamic_slice %xs, %k, sizes = [1] : (tensor<8xf32>, tensor<i32>) -> tensor<1xf32>
+      %xr = stablehlo.reshape %x : (tensor<1xf32>) -> tensor<f32>
+      %a = stablehlo.multiply %ww, %h : tensor<f32>
+      %b = stablehlo.add %a, %xr : tensor<f32>
+      %q = stablehlo.divide %b, %h : tensor<f32>
+      %t = stablehlo.tanh %q : tensor<f32>
+      %e = stablehlo.exponential %b : tensor<f32>
+      %s = stablehlo.subtract %t, %e : tensor<f32>
+      %ng = stablehlo.negate %s : tensor<f32>
+      %cmp = stablehlo.compare GT, %ng, %h, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %sel = stablehlo.select %cmp, %ng, %t : tensor<i1>, tensor<f32>
+      %k2 = stablehlo.multiply %k, %big : tensor<i32>
+      %k3 = stablehlo.add %k2, %one : tensor<i32>
+      %kc = stablehlo.convert %k3 : tensor<i32>
+      %dd = stablehlo.multiply %d, %d : tensor<f64>
+      %d2 = stablehlo.subtract %dd, %d : tensor<f64>
+      %lg = stablehlo.log %d2 : tensor<f64>
+      %ub = stablehlo.constant dense<4000000000> : tensor<ui32>
+      %u2 = stablehlo.add %u, %ub : tensor<ui32>
+      %l2 = stablehlo.multiply %l, %l0 : tensor<i64>
+      %i2 = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %i2, %sel, %kc, %lg, %cmp, %ww, %u2, %l2 : tensor<i32>, tensor<f32>, tensor<i32>, tensor<f64>, tensor<i1>, tensor<f32>, tensor<ui32>, tensor<i64>
+    }
+  return %r#1, %r#0, %r#2, %r#3, %r#4, %r#6, %r#7 : tensor<f32>, tensor<i32>, tensor<i32>, tensor<f64>, tensor<i1>, tensor<ui32>, tensor<i64>
+}
+"""
+
+
+def _f32(bits: int) -> np.ndarray:
+    return np.array(bits, np.uint32).view(np.float32)
+
+
+F32 = [np.array(v, np.float32) for v in (0.0, -0.0, 0.5, -1.25, np.inf, -np.inf, np.nan, 1e-45,
+                                         -3e-39, 3e38, 7.0)]
+F32 += [_f32(0x7FA00001), _f32(0xFFC12345), _f32(0x7F800001)]  # payloads, a signalling NaN
+
+
+def _run(args: list[np.ndarray], compiled: bool, monkeypatch: pytest.MonkeyPatch
+         ) -> tuple[list[Any], list[str]]:
+    sources: list[str] = []
+    with monkeypatch.context() as m:
+        if compiled:
+            build = engine.compile_loop
+
+            def spy(*a: Any, **k: Any) -> Any:
+                loop = build(*a, **k)
+                sources.append(loop.source)
+                return loop
+            m.setattr(engine, "compile_loop", spy)
+        else:
+            m.setattr(engine, "_compilable_loop", lambda op: False)
+        interpreter = Interpreter(parse_source(PROGRAM))
+        main = interpreter.lookup_function("main")
+        with np.errstate(all="ignore"):
+            out = [interpreter.call(main, list(args)) for _ in range(2)][-1]
+    return out, sources
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_scalar_loops_match_the_evaluator(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(seed)
+
+    def pick(values: list[np.ndarray]) -> np.ndarray:
+        return values[int(rng.integers(len(values)))]
+
+    xs = np.array([pick(F32) for _ in range(8)], np.float32)
+    args = [xs, pick(F32), pick(F32), np.array(rng.integers(0, 6), np.int32),
+            np.array(rng.choice([-5, 3, 100, 2**31 - 1]), np.int32),
+            np.array(rng.choice([0.0, -0.0, 0.5, 3.0, np.nan, 1e300, -np.inf]), np.float64),
+            np.array(rng.choice([0, 5, 2**32 - 1]), np.uint32)]
+    got, sources = _run(args, True, monkeypatch)
+    want, _ = _run(args, False, monkeypatch)
+    for a, b in zip(got, want, strict=True):
+        assert type(a) is type(b)
+        assert np.asarray(a).dtype == np.asarray(b).dtype
+        assert np.asarray(a).tobytes() == np.asarray(b).tobytes()
+    assert sources and "_cell[0] =" in sources[0] and ".item(" in sources[0]
+
+
+def _line_function(tag: str, fn: Any, dtype: type, arity: int) -> Any:
+    """A function of Python scalars running pyscalar.expression's lines for one op."""
+    class Step:
+        class op:  # noqa: N801 - a stand-in for an Operation
+            results = [type("V", (), {})()]
+    Step.fn = fn  # type: ignore[attr-defined]
+    kind = pyscalar.Kind(np.dtype(dtype))
+    ns: dict[str, Any] = {}
+    original = pyscalar.kind_of
+    pyscalar.kind_of = lambda v: kind  # type: ignore[assignment]
+    try:
+        lines = pyscalar.expression(tag, Step, [f"x{i}" for i in range(arity)], "t", ns, "K")
+    finally:
+        pyscalar.kind_of = original
+    params = ", ".join(f"x{i}" for i in range(arity))
+    body = "\n".join(f"    {line}" for line in lines)
+    exec(f"def f({params}):\n{body}\n    return t\n", ns)  # noqa: S102
+    return ns["f"]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("symbol", ["+", "-", "*", "/"])
+def test_float_lines_round_as_numpy_does(dtype: type, symbol: str) -> None:
+    """Random bit patterns (all exponents: subnormals, overflow, NaN payloads) and the
+    special values, as numpy's scalar ufunc computes them."""
+    ufunc = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}[symbol]
+    kernel = type("Kernel", (), {"inline": (symbol, ()), "__call__": None})()
+    f = _line_function("arith", kernel, dtype, 2)
+    rng = np.random.default_rng(0)
+    width = np.uint32 if dtype == np.float32 else np.uint64
+    values = rng.integers(0, np.iinfo(width).max, 3000, dtype=width, endpoint=True).view(dtype)
+    # the same binade more often: cancellation, exact halves
+    near = (rng.standard_normal(3000) * 4).astype(dtype)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0], dtype)
+    a = np.concatenate([values, near, np.repeat(specials, len(specials))])
+    b = np.concatenate([values[::-1], near[::-1], np.tile(specials, len(specials))])
+    quiet = (a == a) | ((a.view(width) >> (22 if dtype == np.float32 else 51)) & 1 == 1)
+    quiet &= (b == b) | ((b.view(width) >> (22 if dtype == np.float32 else 51)) & 1 == 1)
+    a, b = a[quiet], b[quiet]  # (a signalling NaN never reaches these lines as it is)
+    with np.errstate(all="ignore"):
+        want = ufunc(a, b)
+        got = np.array([f(float(x), float(y)) for x, y in zip(a.tolist(), b.tolist(), strict=True)],
+                       np.float64).astype(dtype)
+    assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint16, np.uint32, np.uint64])
+@pytest.mark.parametrize("fn", [operator.add, operator.sub, operator.mul])
+def test_integer_lines_wrap_as_numpy_does(dtype: type, fn: Any) -> None:
+    f = _line_function("arith", fn, dtype, 2)
+    info = np.iinfo(dtype)
+    edges = [info.min, info.min + 1, -1, 0, 1, info.max - 1, info.max]
+    values = np.array([v for v in edges if info.min <= v <= info.max], dtype)
+    a, b = np.repeat(values, len(values)), np.tile(values, len(values))
+    ufunc = {operator.add: np.add, operator.sub: np.subtract, operator.mul: np.multiply}[fn]
+    with np.errstate(all="ignore"):
+        want = ufunc(a, b)
+    got = np.array([f(int(x), int(y)) for x, y in zip(a.tolist(), b.tolist(), strict=True)],
+                   dtype)
+    assert got.tobytes() == want.tobytes()
