@@ -316,8 +316,12 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             passed = step.op.operands[1:] if tag == "select" else step.op.operands
             if tag in QUIETING or all(v in clean for v in passed):
                 clean.add(result)
+            second = step.op.operands[1] if len(step.op.operands) == 2 else None
+            constant = consts.get(second) if second is not None else None
             lines = expression(scalar_steps[i], step, scalar_args, f"{p}s{i}", ns,
-                               f"{p}K{i}")
+                               f"{p}K{i}", None if constant is None
+                               or np.asarray(constant).dtype.kind not in "iu"
+                               else int(constant))
             if result in to_numpy:
                 kind = kind_of(result)
                 assert kind is not None

@@ -78,7 +78,9 @@ def compile_loop(cond: Region, body: Region, early: Callable[..., None] | None,
     for i in sorted(slots):
         to_py = kinds[i].to_py.__name__
         src.add(f"{names[i]} = {to_py}({names[i]})", 1)
-    src.add("if I.stop is not None or I.deadline is not None:", 1)
+    # set before a run starts (run.py, parallel.py): read once per execution of the loop
+    src.add("checked = I.stop is not None or I.deadline is not None", 1)
+    src.add("if checked:", 1)
     src.add("TICK()", 2)
     for line in test.outer:
         src.add(line, 1)
@@ -119,7 +121,7 @@ def compile_loop(cond: Region, body: Region, early: Callable[..., None] | None,
         stale = [name for name in dict.fromkeys(step.returned) if name in step.locals]
         if stale:
             src.add(f"del {', '.join(stale)}", 2)
-    src.add("if I.stop is not None or I.deadline is not None:", 2)
+    src.add("if checked:", 2)
     src.add("TICK()", 3)
     condition(2)
     return src.compile(ns, "loop", n, local=True)

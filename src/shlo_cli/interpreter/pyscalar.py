@@ -215,10 +215,11 @@ def _wrap(low: int, high: int, v: int) -> int:
 
 
 def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[str, Any],
-               key: str) -> list[str]:
+               key: str, constant: int | None = None) -> list[str]:
     """The lines setting `target` (a Python scalar) from the operands' Python-scalar names
     `args` (the rare redo on a line of its own: the usual path only tests); `key` names
-    the globals they need in `ns`."""
+    the globals they need in `ns`. `constant`: the second operand's value when it is a
+    constant integer (a sum then only needs the range test on one side)."""
     op = step.op
     kind = kind_of(op.results[0])
     assert kind is not None
@@ -243,8 +244,11 @@ def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[s
     if not kind.is_float:
         symbol = _ARITH[step.fn]
         ns[key] = functools.partial(_wrap, kind.low, kind.high)
-        return [f"{target} = {a} {symbol} {b}",
-                f"if not {kind.low} <= {target} <= {kind.high}: {target} = {key}({target})"]
+        test = f"not {kind.low} <= {target} <= {kind.high}"
+        if constant is not None and symbol != "*":  # x + 1 can only pass the top
+            test = (f"{target} > {kind.high}" if (constant >= 0) == (symbol == "+")
+                    else f"{target} < {kind.low}")
+        return [f"{target} = {a} {symbol} {b}", f"if {test}: {target} = {key}({target})"]
     symbol = step.fn.inline[0]
     ns[key] = functools.partial(_redo, _FLOAT_ARITH[symbol], kind.to_numpy)
     value = f"{a} {symbol} {b}"
