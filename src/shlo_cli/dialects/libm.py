@@ -321,6 +321,8 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
     quiet, loud = switches()
 
     evaluate = _guesser(fn)
+    given: np.ufunc = fn.ufunc  # type: ignore[attr-defined]
+    plain: np.ufunc = getattr(np, given.__name__, given)  # (as _guesser picks it)
     halves = _halves_kernel(fn, evaluate) if dtype == np.float32 and round_to is None else None
     # f32 from _NARROW_RANGE_FROM elements: the range test on the f32 result's own bits
     # (half the bytes per pass; exponent fields 2..254 are sure, as in _halves_kernel).
@@ -380,16 +382,21 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
         the C library's result, by monotonic rounding. Their quotient (the first's
         magnitude is at most the second's) is exactly 1 there and nowhere else: adjacent
         f32 values differ by more than a relative 2^-24, zeros give 0 or NaN, NaN and
-        infinities NaN, so one arg-min finds every doubtful element (signed zeros
-        included, which the rounding test alone would miss)."""
+        infinities NaN, so comparing its bytes with 1.0's finds every doubtful element
+        (signed zeros included, which the rounding test alone would miss). The guess is
+        numpy's function alone (`plain`): the arguments `evaluate` fences (deep underflow,
+        log's non-positive ones) are doubtful either way, and redone."""
         token = quiet()  # overflow, invalid: those elements are redone
         try:
             guess = x.astype(f64)
-            evaluate(guess)
+            plain(guess, guess)
             out = (guess * below).astype(dtype)
             high = (guess * above).astype(dtype)
             divide(out, high, high)
-            if high.item(high.argmin()) != 1.0:
+            ones = _ONES.get(x.size)
+            if ones is None:
+                ones = _ONES[x.size] = np.ones(x.size, np.float32).tobytes()
+            if high.tobytes() != ones:
                 _redo(fn, x, out, high != 1.0, narrowed)
         finally:
             loud(token)
@@ -449,6 +456,7 @@ def _tabulated(compute: Kernel, dtype: np.dtype) -> Kernel:
 
 _TABLE_AFTER = 1 << 16  # elements a 16-bit kernel computes before it builds its table
 _SMALL = 2048  # f32 arrays up to this many elements take `small` (fewer numpy calls)
+_ONES: dict[int, bytes] = {}  # size -> the bytes of that many f32 1.0 (`small`'s test)
 _BLOCK = 16384  # elements per block of a large C-contiguous array (its doubles: 128 KiB)
 _NARROW_RANGE_FROM = 4096  # below, one more view costs more than the bytes it saves
 _HALVES_FROM = 16384  # f32 arrays this large take the 32-bit test (fewer bytes per pass)
