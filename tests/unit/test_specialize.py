@@ -281,7 +281,8 @@ def _misaligned(x: np.ndarray, offset: int) -> np.ndarray:
 @pytest.mark.parametrize("elem", ["f32", "f64"])
 @pytest.mark.parametrize(("m", "k", "n"), [(1, 64, 256), (1, 16, 256), (64, 32, 128),
                                            (7, 300, 1), (1, 9, 1), (3, 0, 4), (0, 12, 5),
-                                           (33, 65, 17), (128, 64, 32)])
+                                           (33, 65, 17), (128, 64, 32), (1, 64, 64),
+                                           (1, 32, 64), (1, 100, 3), (1, 2, 1000)])
 def test_plain_dot_reads_operands_in_place(elem: str, m: int, k: int, n: int) -> None:
     """The (m, k) x (k, n) dot kernel that hands C-contiguous operands to BLAS uncopied
     equals the general evaluator (which copies) bit for bit, at any alignment, with NaN,
@@ -361,3 +362,15 @@ def test_scalar_broadcast_to_unit_shape_is_a_fresh_copy(elem: str, rank: int) ->
             assert got[0].flags.writeable and not np.shares_memory(got[0], np.asarray(arg))
             assert any(getattr(k, "__qualname__", "").startswith("_scalar_to_ones")
                        for k in got[-1])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_row_times_a_matrix_is_the_same_by_dot_and_matmul(dtype: type) -> None:
+    """The premise of the row kernel's np.dot (specialize._dot_general's `plain`): for a
+    (1, k) row and a C-ordered (k, n) matrix, np.dot and matmul make the same BLAS call."""
+    rng = np.random.default_rng(0)
+    for k in (2, 3, 16, 31, 64, 100, 256):
+        for n in (2, 5, 64, 65, 257):
+            a = (rng.standard_normal((1, k)) * 10.0 ** rng.integers(-5, 5)).astype(dtype)
+            b = (rng.standard_normal((k, n)) * 10.0 ** rng.integers(-5, 5)).astype(dtype)
+            assert np.dot(a, b).tobytes() == (a @ b).tobytes()
