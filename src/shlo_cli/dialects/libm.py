@@ -428,6 +428,9 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
 
     result: Kernel = _tabulated(kernel, dtype) if dtype.itemsize == 2 else kernel
     result.blockwise = True  # type: ignore[attr-defined]  # elementwise on any slice
+    # each call costs about ten numpy calls: codegen runs two calls on small arrays as one
+    # (interpreter/batching.py; every element's result is the same in any array)
+    result.batch = True  # type: ignore[attr-defined]
     return result
 
 

@@ -27,6 +27,7 @@ import numpy as np
 
 from ..ir.core import Block, Operation, Value
 from ..ir.types import TensorType
+from .batching import batch_pairs
 from .blocked import (
     ELEMENTWISE,
     SCALAR,
@@ -254,6 +255,9 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             code.outer.append(f"{p}o{k} = frame[{p}O{k}]")
         return name
 
+    pairs: dict[int, int] = {}  # batching.py: step -> the later step it runs with
+    if fold:
+        steps, pairs = batch_pairs(steps, captured)
     # Last use of each value (terminator uses count as the end).
     last: dict[Value, int] = {}
     for i, step in enumerate(steps):
@@ -300,7 +304,22 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             emitted.append((line, steps[i]))
         return name
 
+    pairs = {i: j for i, j in pairs.items() if i not in chained and j not in chained}
+    seconds = set(pairs.values())
     for i, step in enumerate(steps):
+        if i in seconds:  # computed with its pair's first step
+            continue
+        if i in pairs:
+            j = pairs[i]
+            first, second = step.op.results[0], steps[j].op.results[0]
+            ns[f"{p}K{i}"], ns["_cat"] = step.fn, np.concatenate
+            rows = _shape(first)[0]
+            names[first], names[second] = f"{p}v{i}", f"{p}v{j}"
+            step_names.update((names[first], names[second]))
+            emitted.append((f"{p}y{i} = {p}K{i}(_cat(({ref(step.op.operands[0])}, "
+                            f"{ref(steps[j].op.operands[0])}))); {p}v{i} = {p}y{i}[:{rows}]; "
+                            f"{p}v{j} = {p}y{i}[{rows}:]", step))
+            continue
         if i in scalar_steps and scalar_steps[i] != "same":
             value = _fold(step, consts) if fold else None
             if value is not None:

@@ -1,0 +1,87 @@
+"""Two calls of a costly elementwise kernel run as one (interpreter/batching.py): the same
+results as the calls one by one, bit for bit, with the steps the second call's operand
+needs moved up; a call whose operand depends on the other's result stays on its own."""
+# ruff: noqa: E501  (MLIR test programs keep upstream line lengths)
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from shlo_cli.interpreter import batching, codegen
+from shlo_cli.interpreter.engine import Interpreter
+from shlo_cli.ir.parser import parse_source
+
+PROGRAM = """
+func.func @main(%a: tensor<2x8xf32>, %b: tensor<2x8xf32>, %w: tensor<8x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>) {
+  %na = stablehlo.negate %a : tensor<2x8xf32>
+  %ea = stablehlo.exponential %na : tensor<2x8xf32>
+  %one = stablehlo.constant dense<1.0> : tensor<2x8xf32>
+  %sa = stablehlo.add %ea, %one : tensor<2x8xf32>
+  %bw = stablehlo.dot_general %b, %w, contracting_dims = [1] x [0] : (tensor<2x8xf32>, tensor<8x8xf32>) -> tensor<2x8xf32>
+  %nb = stablehlo.negate %bw : tensor<2x8xf32>
+  %eb = stablehlo.exponential %nb : tensor<2x8xf32>
+  %t1 = stablehlo.tanh %sa : tensor<2x8xf32>
+  %t2 = stablehlo.tanh %t1 : tensor<2x8xf32>
+  return %sa, %eb, %t1, %t2 : tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>
+}
+"""
+
+SPECIALS = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -3e-39, 88.7, -103.9, 1e30, -1e30]
+
+
+def _run(args: list[np.ndarray], batched: bool, monkeypatch: pytest.MonkeyPatch
+         ) -> tuple[list[Any], list[str]]:
+    with monkeypatch.context() as m:
+        if not batched:
+            m.setattr(codegen, "batch_pairs", lambda steps, captured: (list(steps), {}))
+        interpreter = Interpreter(parse_source(PROGRAM))
+        main = interpreter.lookup_function("main")
+        with np.errstate(all="ignore"):
+            out = [interpreter.call(main, list(args)) for _ in range(2)][-1]
+        sources = [plan.compiled.source for plan in interpreter._plans.values()
+                   if plan.compiled is not None]
+    return out, sources
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_batched_calls_match_the_calls_one_by_one(seed: int,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(seed)
+    a, b = (rng.standard_normal((2, 8)) * 30).astype(np.float32), rng.standard_normal(
+        (2, 8)).astype(np.float32)
+    a.reshape(-1)[:len(SPECIALS)] = np.array(SPECIALS, np.float32)[rng.permutation(len(SPECIALS))]
+    w = rng.standard_normal((8, 8)).astype(np.float32)
+    got, sources = _run([a, b, w], True, monkeypatch)
+    want, plain = _run([a, b, w], False, monkeypatch)
+    for x, y in zip(got, want, strict=True):
+        assert x.shape == y.shape and x.dtype == y.dtype and x.tobytes() == y.tobytes()
+    # the two exps together, the dependent tanh pair not
+    assert sum(s.count("_cat(") for s in sources) == 1
+    assert not any("_cat(" in s for s in plain)
+
+
+def test_a_dependent_or_impure_step_keeps_the_order() -> None:
+    """The pairs batch_pairs finds: not a call whose operand needs the other's result."""
+    module = parse_source(PROGRAM)
+    interpreter = Interpreter(module)
+    main = interpreter.lookup_function("main")
+    block = main.regions[0].entry
+    ops = [op for op in block.operations if op.name != "func.return"]
+
+    class Step:
+        def __init__(self, op: Any) -> None:
+            self.op = op
+            self.fn = interpreter._bind(op)
+
+    steps = [Step(op) for op in ops]
+    order, pairs = batching.batch_pairs(steps, set())
+    names = [s.op.name.split(".")[-1] for s in order]
+    assert len(pairs) == 1
+    (i, j), = pairs.items()
+    assert names[i] == names[j] == "exponential"
+    assert order[j].op.operands[0] not in {r for s in order[i:j] for r in s.op.results}
+    # the moved steps (dot, negate) come before the first call, in their order
+    assert names.index("dot_general") < i and sorted(map(id, order)) == sorted(map(id, steps))
