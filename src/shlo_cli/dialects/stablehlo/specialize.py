@@ -238,19 +238,11 @@ def _dynamic_update_slice(shape: tuple[int, ...], sizes: tuple[int, ...],
     array = np.ndarray
 
     leading = len(moving) == 1 and moving[0][0] == 0
-    first_top, first_size = moving[0][1:] if moving else (0, 0)
 
     def window(starts: tuple[np.ndarray, ...]) -> tuple[slice, ...] | slice:
         """The update's window at the clamped start indices (a slice of the leading
         dimension alone when the update spans every other one: a scan's stacked output
         row, which numpy assigns in half the time of a tuple of slices)."""
-        if leading:
-            start = int(starts[0])
-            if start < 0:
-                start = 0
-            elif start > first_top:
-                start = first_top
-            return slice(start, start + first_size)
         found = fixed.copy()
         for d, top, size in moving:
             start = int(starts[d])
@@ -259,7 +251,7 @@ def _dynamic_update_slice(shape: tuple[int, ...], sizes: tuple[int, ...],
             elif start > top:
                 start = top
             found[d] = slice(start, start + size)
-        return tuple(found)
+        return found[0] if leading else tuple(found)
 
     def kernel(x: np.ndarray, update: np.ndarray, *starts: np.ndarray) -> np.ndarray:
         if (x.__class__ is not array or update.__class__ is not array or x.shape != shape
