@@ -167,3 +167,40 @@ def test_integer_lines_wrap_as_numpy_does(dtype: type, fn: Any) -> None:
     got = np.array([f(int(x), int(y)) for x, y in zip(a.tolist(), b.tolist(), strict=True)],
                    dtype)
     assert got.tobytes() == want.tobytes()
+
+
+PASSED_ON = """
+func.func @main(%n: tensor<i32>, %a: tensor<i64>, %b: tensor<i64>) -> (tensor<i32>, tensor<i64>, tensor<i64>) {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:3 = stablehlo.while(%i = %c0, %x = %a, %y = %b) : tensor<i32>, tensor<i64>, tensor<i64>
+    cond {
+      %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    } do {
+      %two = stablehlo.constant dense<2> : tensor<i32>
+      %p = stablehlo.compare LT, %i, %two, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      %s = stablehlo.select %p, %y, %x : tensor<i1>, tensor<i64>
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %i2 = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %i2, %s, %x : tensor<i32>, tensor<i64>, tensor<i64>
+    }
+  return %r#0, %r#1, %r#2 : tensor<i32>, tensor<i64>, tensor<i64>
+}
+"""
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_values_passed_on_keep_their_type(n: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A select of carried values returns one of them: a 0-d array stays one (a Python
+    scalar converted back would be a numpy scalar)."""
+    args = [np.array(n, np.int32), np.array(-5, np.int64), np.array(2**62, np.int64)]
+    results = []
+    for compiled in (True, False):
+        with monkeypatch.context() as m:
+            if not compiled:
+                m.setattr(engine, "_compilable_loop", lambda op: False)
+            interpreter = Interpreter(parse_source(PASSED_ON))
+            main = interpreter.lookup_function("main")
+            results.append([interpreter.call(main, list(args)) for _ in range(2)][-1])
+    for a, b in zip(*results, strict=True):
+        assert type(a) is type(b) and np.asarray(a).tobytes() == np.asarray(b).tobytes()

@@ -14,10 +14,10 @@ same operators cost a few. The results stay the element type's, bit for bit:
 - Integers are Python ints wrapped to the type's width where they leave its range.
 - Transcendentals call the same double function the 0-d kernel calls (libm's `scalar`)
   and round its result as the kernel's 0-d cell does.
-Floats converted from numpy (`float(x)`) may lose a signalling NaN's quiet bit, so such
-"unclean" values only feed ops whose results are quiet anyway (arithmetic, comparisons,
-transcendentals); selects and negations (which pass a NaN on as it is) take only values
-computed here, and only those are converted back to numpy scalars.
+Values converted from numpy (`float(x)`, `int(x)`) may have lost a signalling NaN's quiet
+bit or been 0-d arrays, so such "unclean" values only feed ops computing new values
+(arithmetic, comparisons, transcendentals); selects and negations (which pass a value on as
+it is) take only values computed here, and only those are converted back to numpy.
 """
 
 from __future__ import annotations
@@ -144,7 +144,8 @@ def plan_scalars(arguments: Sequence[Value], scalars: Collection[int], steps: Se
     A step runs on Python scalars when one of its operands is one already (chains grow from
     the loop's carried scalars: converting operands costs about what the step saves), or
     when only such steps read its result (x[i] * w in an RNN step: its operands are
-    converted instead); a select or negate of floats only on clean values."""
+    converted instead); a select or negate only on clean values (what it passes on would
+    be converted back: a signalling NaN's quiet bit, a 0-d array's type)."""
     held = {arguments[i] for i in scalars}
     clean: set[Value] = set()
     py = set(held)
@@ -164,10 +165,9 @@ def plan_scalars(arguments: Sequence[Value], scalars: Collection[int], steps: Se
         if tag is None or result in captured or not any(v in py for v in operands):
             continue
         passed = operands[1:] if tag == "select" else operands  # values passed on as is
-        if tag in QUIETING or all(v in clean for v in passed):
-            clean.add(result)
-        elif _kind(result).is_float:
+        if tag not in QUIETING and not all(v in clean for v in passed):
             continue
+        clean.add(result)
         chosen[i] = tag
         py.add(result)
     readers: dict[Value, list[int]] = {}
@@ -195,12 +195,6 @@ def plan_scalars(arguments: Sequence[Value], scalars: Collection[int], steps: Se
     numpy_read.update(v for k, v in enumerate(terminator) if k not in returned_scalars)
     numpy_read |= captured
     return chosen, numpy_read, {i for i in scalars if arguments[i] not in numpy_read}
-
-
-def _kind(v: Value) -> Kind:
-    kind = kind_of(v)
-    assert kind is not None
-    return kind
 
 
 def _redo(ufunc: np.ufunc, to: type, a: float, b: float) -> float:
