@@ -144,9 +144,32 @@ def plan_scalars(arguments: Sequence[Value], scalars: Collection[int], steps: Se
     A step runs on Python scalars when one of its operands is one already (chains grow from
     the loop's carried scalars: converting operands costs about what the step saves), or
     when only such steps read its result (x[i] * w in an RNN step: its operands are
-    converted instead); a select or negate only on clean values (what it passes on would
-    be converted back: a signalling NaN's quiet bit, a 0-d array's type)."""
+    converted instead). What a select, a negate or an identity passes on from an unclean
+    value (a carried scalar as it came in included) is unclean too: such a step runs as
+    its kernel where a numpy use reads its result (converted back, a signalling NaN's quiet
+    bit or a 0-d array's type would be lost)."""
     held = {arguments[i] for i in scalars}
+    banned: set[int] = set()
+    while True:
+        chosen, clean = _choose(held, steps, terminator, captured, skipped | banned, same)
+        numpy_read: set[Value] = set()
+        for i, step in enumerate(steps):
+            for k, v in enumerate(step.op.operands):  # element reads take Python int indices
+                if not (i in chosen or (k > 0 and reads.get(i, -1) > i)):
+                    numpy_read.add(v)
+        numpy_read.update(v for k, v in enumerate(terminator) if k not in returned_scalars)
+        numpy_read |= captured
+        unclean = {i for i in chosen if steps[i].op.results[0] in numpy_read
+                   and steps[i].op.results[0] not in clean}
+        if not unclean:
+            return chosen, numpy_read, {i for i in scalars if arguments[i] not in numpy_read}
+        banned |= unclean
+
+
+def _choose(held: set[Value], steps: Sequence[Any], terminator: Sequence[Value],
+            captured: set[Value], skipped: set[int], same: Callable[[Any], bool]
+            ) -> tuple[dict[int, str], set[Value]]:
+    """plan_scalars' steps on Python scalars (not those `skipped`) and their clean results."""
     clean: set[Value] = set()
     py = set(held)
     chosen: dict[int, str] = {}
@@ -155,19 +178,12 @@ def plan_scalars(arguments: Sequence[Value], scalars: Collection[int], steps: Se
         if i in skipped or not step.op.results:
             continue
         result = step.op.results[0]
-        if same(step) and operands[0] in py:  # another name for the same value
-            chosen[i] = "same"
-            py.add(result)
-            if operands[0] in clean:
-                clean.add(result)
-            continue
-        tag = classify(step)
+        tag = "same" if same(step) and operands[0] in py else classify(step)
         if tag is None or result in captured or not any(v in py for v in operands):
             continue
         passed = operands[1:] if tag == "select" else operands  # values passed on as is
-        if tag not in QUIETING and not all(v in clean for v in passed):
-            continue
-        clean.add(result)
+        if tag in QUIETING or all(v in clean for v in passed):
+            clean.add(result)
         chosen[i] = tag
         py.add(result)
     readers: dict[Value, list[int]] = {}
@@ -187,14 +203,7 @@ def plan_scalars(arguments: Sequence[Value], scalars: Collection[int], steps: Se
             chosen[i] = tag
             py.add(result)
             clean.add(result)
-    numpy_read: set[Value] = set()
-    for i, step in enumerate(steps):
-        for k, v in enumerate(step.op.operands):  # element reads take Python int indices
-            if not (i in chosen or (k > 0 and reads.get(i, -1) > i)):
-                numpy_read.add(v)
-    numpy_read.update(v for k, v in enumerate(terminator) if k not in returned_scalars)
-    numpy_read |= captured
-    return chosen, numpy_read, {i for i in scalars if arguments[i] not in numpy_read}
+    return chosen, clean
 
 
 def _redo(ufunc: np.ufunc, to: type, a: float, b: float) -> float:
