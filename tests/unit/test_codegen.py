@@ -336,3 +336,51 @@ def test_selects_on_a_scalar_pred_written_inline(p: bool,
             assert (".ndim == 0" in source) == fast
     for a, b in zip(*results, strict=True):
         assert type(a) is type(b) and np.asarray(a).tobytes() == np.asarray(b).tobytes()
+
+
+GATES = """
+func.func @main(%x: tensor<2x9xf32>, %w: tensor<9x3xf32>, %h: tensor<2x10xf32>, %u: tensor<10x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %a = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<2x9xf32>, tensor<9x3xf32>) -> tensor<2x3xf32>
+  %b = stablehlo.dot_general %h, %u, contracting_dims = [1] x [0] : (tensor<2x10xf32>, tensor<10x3xf32>) -> tensor<2x3xf32>
+  %s = stablehlo.add %a, %b : tensor<2x3xf32>
+  %n = stablehlo.negate %s : tensor<2x3xf32>
+  %e = stablehlo.exponential %n : tensor<2x3xf32>
+  %c = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<2x9xf32>, tensor<9x3xf32>) -> tensor<2x3xf32>
+  %d = stablehlo.dot_general %h, %u, contracting_dims = [1] x [0] : (tensor<2x10xf32>, tensor<10x3xf32>) -> tensor<2x3xf32>
+  %t = stablehlo.add %c, %d : tensor<2x3xf32>
+  %n2 = stablehlo.negate %t : tensor<2x3xf32>
+  %g = stablehlo.tanh %n2 : tensor<2x3xf32>
+  return %e, %g : tensor<2x3xf32>, tensor<2x3xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_sums_read_only_by_sign_blind_ops_skip_both_normalizations(
+        seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """exp(-(x @ w + h @ u)) with neither product's +0 (exp(-(-0.0)) is exp(-(+0.0))); the
+    same sum under tanh (tanh(-0.0) is -0.0) keeps one: the bits of normalizing both."""
+    from shlo_cli.interpreter import codegen
+
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((2, 9)).astype(np.float32)
+    h = rng.standard_normal((2, 10)).astype(np.float32)
+    w = np.abs(rng.standard_normal((9, 3))).astype(np.float32)
+    u = np.abs(rng.standard_normal((10, 3))).astype(np.float32)
+    x[0], h[0] = -0.0, -0.0  # row 0: every product -0.0
+    if seed == 1:
+        x[1, 3], u[2, 1] = np.nan, np.inf
+    results, sources = [], []
+    for fast in (True, False):
+        with monkeypatch.context() as m:
+            if not fast:
+                m.setattr(codegen, "_signed_zero_sums", lambda steps, kept, chained: set())
+            interpreter = Interpreter(parse_source(GATES))
+            main = interpreter.lookup_function("main")
+            results.append(interpreter.call(main, [x, w, h, u]))
+            sources.append(interpreter._plans[id(main.regions[0])].compiled.source)
+    assert sources[0].count(", False)") == 3 and ", False)" not in sources[1]
+    for a, b in zip(*results, strict=True):
+        assert a.tobytes() == b.tobytes()
+    if seed != 1:  # (there -0.0 * inf puts a NaN in row 0)
+        assert np.signbit(results[0][1][0]).all()  # tanh(-0.0) kept its sign

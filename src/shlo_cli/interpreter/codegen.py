@@ -504,11 +504,14 @@ def _signed_zero_sums(steps: Sequence[Any], kept: set[Value], chained: set[int]
     """Products (kernels with `signed_zeros`: they may skip the +0 that turns an all -0.0
     sum into +0.0) whose only use is a float add (numpy's) of another such product,
     normalized: -0.0 + y and +0.0 + y are the same for every y but -0.0. One of each pair;
-    `x @ W + h @ U` in an RNN cell."""
+    `x @ W + h @ U` in an RNN cell. Both where the sum's zero sign is lost anyway (a gate's
+    sigmoid(x @ W + h @ U): exp(-(-0.0)) is exp(-(+0.0)), `_blind`)."""
     uses: dict[Value, int] = {}
+    readers: dict[Value, list[Any]] = {}
     for step in steps:
         for v in step.op.operands:
             uses[v] = uses.get(v, 0) + 1
+            readers.setdefault(v, []).append(step)
     producer = {step.op.results[0]: j for j, step in enumerate(steps)
                 if getattr(step.fn, "signed_zeros", False) and len(step.op.results) == 1
                 and j not in chained}
@@ -521,7 +524,32 @@ def _signed_zero_sums(steps: Sequence[Any], kept: set[Value], chained: set[int]
         if j is None or k is None or j == k or k in picked or x in kept or uses[x] != 1:
             continue
         picked.add(j)
+        if y not in kept and uses[y] == 1 and _blind(step.op.results[0], readers, kept):
+            picked.add(k)
     return picked
+
+
+# Ops whose result is the same for -0.0 and +0.0 (exp(±0) = 1, cos, logistic, |±0| = +0).
+_SIGN_BLIND = frozenset(("stablehlo.exponential", "stablehlo.logistic", "stablehlo.cosine",
+                         "stablehlo.abs"))
+
+
+def _blind(v: Value, readers: dict[Value, list[Any]], kept: set[Value]) -> bool:
+    """Whether every use of `v` gives the same bits for v's -0.0 as for +0.0: only such
+    ops read it, or negations whose results are blind too."""
+    users = readers.get(v, [])
+    if v in kept or not users:
+        return False
+    for step in users:
+        op = step.op
+        if len(op.operands) != 1 or len(op.results) != 1:
+            return False
+        if op.name == "stablehlo.negate":
+            if not _blind(op.results[0], readers, kept):
+                return False
+        elif op.name not in _SIGN_BLIND:
+            return False
+    return True
 
 
 def _element_reads(steps: Sequence[Any], kept: set[Value], chained: set[int]
