@@ -37,6 +37,7 @@ from .blocked import (
     rows_per_block,
 )
 from .pyscalar import QUIETING, expression, kind_of, plan_scalars
+from .splat import splat_position, splat_scalar
 
 # Pure ops cheap enough to evaluate while compiling when all operands are constants, with
 # results of at most this many elements (larger ones would stay alive for the whole run).
@@ -409,7 +410,10 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             ns[f"{p}K{i}"] = step.fn
             call = f"{p}K{i}({args}{', False' if i in signed else ''})"
             results = step.op.results
-            if len(results) == 1 and results[0] not in captured:
+            position = splat_position(step, consts) if fold else None
+            if position is not None:
+                call = _splat_call(step, i, position, consts, ref, ns, p)
+            elif len(results) == 1 and results[0] not in captured:
                 call = _inline(step, f"{p}K{i}", [ref(v) for v in step.op.operands], ns,
                                f"{p}v{i}") or call
         stores = []
@@ -440,6 +444,20 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
                      for k, v in enumerate(terminator or ())]
     code.clean_returned = [v in clean for v in terminator or ()]
     return code
+
+
+def _splat_call(step: Any, i: int, position: int, consts: dict[Value, Any],
+                ref: Callable[[Value], str], ns: dict[str, Any], p: str) -> str:
+    """Step i's call with its splat constant operand (at `position`) as a 0-d array when
+    the other operand is a C-contiguous array (splat.py), else with the full constant."""
+    ns[f"{p}S{i}"] = splat_scalar(consts[step.op.operands[position]])
+    ns["_ndarray"] = np.ndarray
+    full = [ref(v) for v in step.op.operands]
+    scalar = list(full)
+    scalar[position] = f"{p}S{i}"
+    other = full[1 - position]
+    return (f"{p}K{i}({', '.join(scalar)}) if {other}.__class__ is _ndarray and "
+            f"{other}.flags.c_contiguous else {p}K{i}({', '.join(full)})")
 
 
 def _in_place(step: Any, i: int, last: dict[Value, int], kept: set[Value],
