@@ -9,7 +9,11 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from shlo_cli.dialects.stablehlo.transposed_copy import batched_transpose, transposed_copy
+from shlo_cli.dialects.stablehlo.transposed_copy import (
+    batched_transpose,
+    transposed_copy,
+    transposer,
+)
 
 SHAPES = [(130, 70), (3, 70, 65), (2, 3, 64, 66), (64, 64), (7,), (1000, 3), (0, 80, 70)]
 
@@ -24,6 +28,22 @@ def test_every_permutation_copies_the_values(shape: tuple[int, ...], dtype: type
         want = x.transpose(perm)
         assert got.flags.c_contiguous and got.dtype == x.dtype and got.shape == want.shape
         assert np.array_equal(got.view(np.uint8), np.ascontiguousarray(want).view(np.uint8))
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_transposer_is_transposed_copy(shape: tuple[int, ...]) -> None:
+    """The tiling decided once per shape: the same bytes and layout, contiguous and
+    strided (reversed) sources, NaN, infinities, -0.0 and subnormals included."""
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    special = np.array([np.nan, np.inf, -np.inf, -0.0, 1e-45, -3e-39], np.float32)
+    x.reshape(-1)[: min(x.size, special.size)] = special[: x.size]
+    sources = [x, x[::-1]] if x.ndim else [x]
+    for perm in itertools.permutations(range(len(shape))):
+        copy = transposer(perm, shape)
+        for source in sources:
+            got, want = copy(source), transposed_copy(source, perm)
+            assert got.flags.c_contiguous and got.shape == want.shape
+            assert got.tobytes() == want.tobytes()
 
 
 def test_non_contiguous_source() -> None:

@@ -33,7 +33,7 @@ from .elementwise_numerics import NATIVE_ARITH, NATIVE_FLOATS, NATIVE_INTS
 from .elementwise_select import NATIVE_COMPARE
 from .gemm import SEQUENTIAL_DEPTH
 from .in_place import writable_alone
-from .transposed_copy import transposed_copy
+from .transposed_copy import transposer
 
 _BLAS_TYPES = lazy(lambda: frozenset((np.dtype(np.float32), np.dtype(np.float64))))
 
@@ -154,14 +154,17 @@ def _slice(window: tuple[slice, ...]) -> Kernel:
 def _transpose(perm: tuple[int, ...], shape: tuple[int, ...], general: Kernel) -> Kernel:
     """reshaping.transpose: the permuted view as a fresh contiguous array (result_array);
     an operand of another shape goes to the general evaluator (its error)."""
+    copy = transposer(perm, shape)
+    array = np.ndarray
+
     def kernel(x: np.ndarray) -> np.ndarray:
-        if x.__class__ is not np.ndarray or x.shape != shape:
+        if x.__class__ is not array or x.shape != shape:
             return general(x)
         view = x.transpose(perm)
         flags = view.flags
         if flags.c_contiguous and flags.writeable:
             return view
-        return transposed_copy(x, perm)
+        return copy(x)
     return kernel
 
 

@@ -14,6 +14,7 @@ NHWC -> NCHW, and so on. Other permutations, and small sides, use numpy's copy.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -50,3 +51,23 @@ def transposed_copy(x: np.ndarray, perm: tuple[int, ...]) -> np.ndarray:
     for start in range(0, rows, TILE):
         out[:, :, start:start + TILE] = source[:, start:start + TILE].transpose(0, 2, 1)
     return out.reshape(view.shape)
+
+
+def transposer(perm: tuple[int, ...], shape: tuple[int, ...]
+               ) -> Callable[[np.ndarray], np.ndarray]:
+    """`transposed_copy(x, perm)` for arrays x of `shape`, with the tiling decided once
+    (a 10x128 gradient's transpose in a training loop: the decision cost as much as the
+    copy)."""
+    found = batched_transpose(perm, shape)
+    if found is None or min(found[1:]) < TILE:
+        array = np.array
+
+        def copy(x: np.ndarray) -> np.ndarray:
+            return array(x.transpose(perm), order="C")
+        return copy
+
+    def tiled(x: np.ndarray) -> np.ndarray:
+        if not x.flags.c_contiguous:
+            return np.array(x.transpose(perm), order="C")
+        return transposed_copy(x, perm)
+    return tiled
