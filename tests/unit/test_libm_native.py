@@ -154,6 +154,55 @@ def test_trusted_band_edges(dtype: type, copies: int) -> None:
     assert np.array_equal(got.view(f"u{got.itemsize}"), want.view(f"u{want.itemsize}"))
 
 
+class _PlantedScalar(_Planted):
+    """_Planted with the 0-d path (`scalar`) libm's functions have; it counts its calls."""
+
+    def __init__(self, guesses: np.ndarray, exact: np.ndarray) -> None:
+        super().__init__(guesses, exact)
+        self.calls = 0
+
+    def scalar(self, v: float) -> float:
+        self.calls += 1
+        return float(self.exact[int(v)])
+
+
+@pytest.mark.parametrize(("dtype", "size"),  # f32: range test on double / f32 bits
+                         [(np.float32, 3000), (np.float32, 4096), (np.float32, 8192),
+                          (np.float16, 2048)])  # (f16 holds the integers to 2048)
+@pytest.mark.parametrize("planted", [1, 2, 4, 5, 7])
+@pytest.mark.parametrize("special", [None, np.nan, -np.inf, -0.0, 1e-45])
+def test_near_midpoint_guesses_redone_one_by_one(dtype: type, size: int, planted: int,
+                                                 special: float | None,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Up to libm._FEW_REDO guesses within the margin of a midpoint are found one arg-max
+    at a time and redone with `scalar` (no mask); the rest of more, or all of them beside
+    a result out of the normal range (NaN, infinite, zero, subnormal), go the mask's way:
+    each redone once, the exact results in their own positions, C order or transposed."""
+    nmant = np.finfo(dtype).nmant
+    rng = np.random.default_rng(planted)
+    exact = rng.uniform(1.1, 1.9, size).astype(dtype).astype(np.float64)  # (far from edges)
+    if special is not None:
+        exact[5] = special
+    guesses = exact.copy()
+    spots = rng.choice(np.arange(6, size), planted, replace=False)
+    midpoint = 1 + 2.0 ** -(nmant + 1)  # rounds to even 1.0
+    exact[spots] = midpoint + 2.0 ** -52  # the C result: just above, rounds up
+    guesses[spots] = midpoint - 2.0 ** -52 * rng.integers(1, 2 ** 13, planted)
+    x = np.arange(size).astype(dtype)
+    masks: list[int] = []
+    redo = libm._redo
+    monkeypatch.setattr(libm, "_redo", lambda *a: masks.append(1) or redo(*a))
+    for view in (x, x.reshape(-1, 8).T if size % 8 == 0 else x[::-1]):
+        fake = _PlantedScalar(guesses, exact)
+        with np.errstate(all="ignore"):
+            got = libm.native_kernel(fake, np.dtype(dtype))(view)
+            want = exact[view.astype(np.int64)].astype(dtype)
+        assert got.shape == view.shape
+        assert np.array_equal(got.view(f"u{got.itemsize}"), want.view(f"u{want.itemsize}"))
+        assert fake.calls == planted + (special is not None)
+    assert bool(masks) == (special is not None or planted > libm._FEW_REDO)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
 @pytest.mark.parametrize("fn", FUNCTIONS, ids=lambda f: f.__name__)
 def test_few_doubtful_elements_one_by_one(fn: object, dtype: type) -> None:

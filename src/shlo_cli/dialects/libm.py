@@ -323,6 +323,8 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
     evaluate = _guesser(fn)
     given: np.ufunc = fn.ufunc  # type: ignore[attr-defined]
     plain: np.ufunc = getattr(np, given.__name__, given)  # (as _guesser picks it)
+    # one by one (_redo_few) only where x.item gives the float `scalar` takes
+    scalar = getattr(fn, "scalar", None) if round_to is None else None
     halves = _halves_kernel(fn, evaluate) if dtype == np.float32 and round_to is None else None
     # f32 from _NARROW_RANGE_FROM elements: the range test on the f32 result's own bits
     # (half the bytes per pass; exponent fields 2..254 are sure, as in _halves_kernel).
@@ -361,7 +363,12 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
                 binade, past_range = left_shift(bits, one, bits), limit
                 subtract(binade, start, binade)
             # .item(flat index): a Python int, compared without a numpy call
-            if edge.item(edge.argmax()) >= band or binade.item(binade.argmax()) >= past_range:
+            top = edge.argmax()
+            near_edge = edge.item(top) >= band
+            out_of_range = binade.item(binade.argmax()) >= past_range
+            if near_edge and not out_of_range and not defer and scalar is not None:
+                near_edge = not _redo_few(scalar, x, out, edge, top, band, narrowed)
+            if near_edge or out_of_range:
                 doubtful = edge >= band
                 doubtful |= binade >= past_range
                 if np.count_nonzero(doubtful) > _SCALAR_REDO:  # a mask's zeros: sure
@@ -615,6 +622,28 @@ def _redo(fn: Kernel, x: np.ndarray, out: np.ndarray, doubtful: np.ndarray,
     else:
         redone = np.asarray(fn(picked.astype(np.float64)), np.float64)
     out.put(index, narrowed(redone))
+
+
+_FEW_REDO = 4  # doubtful elements redone one by one, each found by one arg-max
+
+
+def _redo_few(scalar: Callable[[float], float], x: np.ndarray, out: np.ndarray,
+              edge: np.ndarray, top: Any, band: int,
+              narrowed: Callable[[np.ndarray], np.ndarray]) -> bool:
+    """native_kernel's near-boundary elements redone one at a time, while there are at
+    most `_FEW_REDO`: `top` is the arg-max of `edge` (x's shape, C-order flat indices) and
+    at or above `band`; each redone element's edge is cleared and the next arg-max taken.
+    The typical array has none or one (a 64x128 tanh: one in four), and the mask, its
+    indices and the gathers of `_redo` cost three times that. Each element is what `_redo`
+    gives it (`scalar`, rounded once by `narrowed`). False when more remain: those are
+    still marked in `edge`, the cleared ones are done."""
+    for _ in range(_FEW_REDO):
+        out.put(top, narrowed(np.array(scalar(x.item(top)), np.float64)))
+        edge.put(top, 0)
+        top = edge.argmax()
+        if edge.item(top) < band:
+            return True
+    return False
 
 
 def _settle(index: np.ndarray, picked: np.ndarray, guess: np.ndarray, out: np.ndarray,
