@@ -269,6 +269,30 @@ def test_extremum_sign_bits_match_general_evaluator(op: str, elem: str, nan: boo
     assert any(getattr(k, "__qualname__", "").startswith(kernel) for k in got[2])
 
 
+@pytest.mark.parametrize("elem", ["f32", "f64"])
+@pytest.mark.parametrize("op", ["maximum", "minimum"])
+@pytest.mark.parametrize("size", [0, 1, 300, 4095, 4096])
+@pytest.mark.parametrize("zero", [False, True])
+def test_small_extremum_without_zeros_is_numpys(op: str, elem: str, size: int,
+                                                zero: bool) -> None:
+    """Below 4096 elements a result with no zero is numpy's own: NaNs of both signs,
+    infinities and subnormals with no zero among the operands, or one zero pair, give the
+    general evaluator's bits; empty tensors too."""
+    t = _t((size,), elem)
+    text = (f"func.func @main(%a: {t}, %b: {t}) -> {t} {{\n"
+            f"  %0 = stablehlo.{op} %a, %b : {t}\n  func.return %0 : {t}\n}}\n")
+    rng = np.random.default_rng(size)
+    pool = np.array([-1.5, 2.0, np.inf, -np.inf, 1e-45, -1e-45, np.nan, -np.nan, 3.0],
+                    ELEMS[elem])
+    args = [rng.choice(pool, size) for _ in range(2)]
+    if zero and size:
+        args[0][-1], args[1][-1] = -0.0, 0.0
+    got = _run(text, [a.copy() for a in args], True)
+    want = _run(text, [a.copy() for a in args], False)
+    assert got[0].dtype == want[0].dtype and got[0].shape == want[0].shape
+    assert np.array_equal(got[0].view(f"u{got[0].itemsize}"), want[0].view(f"u{want[0].itemsize}"))
+
+
 def _misaligned(x: np.ndarray, offset: int) -> np.ndarray:
     """A C-contiguous copy of x starting `offset` elements into a larger buffer."""
     buf = np.empty(x.size + offset, x.dtype)

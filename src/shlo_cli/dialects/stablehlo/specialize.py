@@ -386,6 +386,7 @@ def _fix_zeros(out: np.ndarray, a: np.ndarray, b: np.ndarray, both: bool) -> np.
 
 
 _ARGMAX_BELOW = 1 << 16  # past this numpy's SIMD maximum.reduce scans f32 faster than argmax
+_ZERO_TEST_BELOW = 4096  # elements: below, a zero test replaces the sign-bit passes
 
 
 def _signed_extremum(ufunc: np.ufunc, both: bool) -> Kernel:
@@ -396,9 +397,17 @@ def _signed_extremum(ufunc: np.ufunc, both: bool) -> Kernel:
     AND (ua & ub | ~sign) is the result. For minimum likewise with sa | sb: r OR
     ((ua | ub) & sign). A NaN's sign must stay numpy's: when r has a NaN (its reduction by
     the same ufunc is NaN; below 2^16 elements, argmax finds a NaN first, cheaper)
-    `_fix_zeros` redoes the zeros alone."""
+    `_fix_zeros` redoes the zeros alone. Below `_ZERO_TEST_BELOW` elements (a loop over
+    box coordinates), where each numpy call costs more than its elements, a result with
+    no zero is numpy's own (a non-zero non-NaN result already has the spec's sign, a NaN
+    keeps numpy's): one comparison and its `any` instead of the mask passes."""
+    equal = np.equal
+
     def kernel(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         out = ufunc(a, b)
+        if out.__class__ is np.ndarray and 0 < out.size < _ZERO_TEST_BELOW:
+            if out.dtype.kind == "f" and not equal(out, 0).any():
+                return out
         bits = _BITS.get(out.dtype)
         if bits is None:  # a region body typed f32 called on other arrays (all_reduce)
             return out if out.dtype.kind in "biu" else _fix_zeros(out, a, b, both)
