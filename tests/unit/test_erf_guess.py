@@ -21,7 +21,10 @@ def _inputs(seed: int) -> np.ndarray:
     """f32 values: wide and narrow random ranges, every piece edge and its neighbours, the
     deep underflow of erfc, specials."""
     rng = np.random.default_rng(seed)
-    edges = np.arange(0, 12 + 2 * erf_guess._WIDTH, erf_guess._WIDTH).astype(np.float32)
+    edges = np.concatenate([
+        np.arange(0, 12 + 2 * erf_guess._WIDTH, erf_guess._WIDTH),
+        np.arange(0, erf_guess._ONE + 2 * erf_guess._ERF_WIDTH, erf_guess._ERF_WIDTH),
+    ]).astype(np.float32)
     near = np.concatenate([np.nextafter(edges, np.float32(-1)), edges,
                            np.nextafter(edges, np.float32(20))])
     parts = [rng.uniform(-1, 1, 20000), rng.uniform(-13, 13, 20000),

@@ -10,10 +10,12 @@ The guess is piecewise polynomial, fitted once at first use: on each piece of wi
 `_WIDTH` a Chebyshev interpolant of degree `_DEGREE` through the C library's own values at
 the Chebyshev points, turned into powers of the piece's local variable u in [-1/2, 1/2]
 (exact: a fraction's extraction; the coefficients decay fast, so Horner's rule there loses
-nothing that matters). erf's pieces are in a = |x|: the fitted function is erf(a) / a on
-[0, 1/2] (erf = a * fit) and erfcx(a) = exp(a^2) erfc(a), smooth and slowly varying, on the
-pieces up to 12 (erf = 1 - exp(-a^2) * fit; a^2 is exact for f32 and f16 inputs, whose
-doubles have at most 24 significant bits); past 12 erf is 1, and erf(-a) = -erf(a). erfc's
+nothing that matters). erf's guess is a * (erf(a) / a) for a = |x| up to 6 (past it erf is
+1 in double), from its own pieces of degree 4 (`_erf_columns`), and erf(-a) = -erf(a).
+erf_inv's Halley steps need erf near 1 as 1 - erfc, so their pieces (`_columns`) fit
+erf(a) / a on [0, 1/2] (erf = a * fit) and erfcx(a) = exp(a^2) erfc(a), smooth and slowly
+varying, on the pieces up to 12 (erfc = exp(-a^2) * fit; a^2 is exact for f32 and f16
+inputs, whose doubles have at most 24 significant bits). erfc's
 pieces are over signed x in [-12, 12]: erfc itself (between 1/2 and 2) below 1/2, erfcx
 from there, so no symmetry step is needed; past 12 erfc is below 1.4e-64, far under any
 narrower float's least subnormal, so every result there rounds alike. NaN stays NaN. Every
@@ -48,28 +50,28 @@ def _erfcx(a: float) -> float:
 
 
 @functools.cache
-def _interpolation() -> tuple[list[float], np.ndarray, np.ndarray]:
+def _interpolation(degree: int = _DEGREE) -> tuple[list[float], np.ndarray, np.ndarray]:
     """The Chebyshev points t, the linear map from a function's values there to its
     interpolant's Chebyshev coefficients, and the (integer) map from those to powers of t:
     the same for every piece, so each piece's fit is two matrix products (fitting them one
     by one cost 80 ms at first use). The power basis is reached from the coefficients, as
     `cheb2poly` does: they decay fast, so the conversion's cancellation stays small."""
-    k = np.arange(_DEGREE + 1)
-    t = np.cos(np.pi * (k + 0.5) / (_DEGREE + 1))
+    k = np.arange(degree + 1)
+    t = np.cos(np.pi * (k + 0.5) / (degree + 1))
     chebyshev = np.polynomial.chebyshev
-    units = np.eye(_DEGREE + 1)
-    to_chebyshev = np.array([chebyshev.chebfit(t, unit, _DEGREE) for unit in units]).T
-    to_powers = np.zeros((_DEGREE + 1, _DEGREE + 1))
+    units = np.eye(degree + 1)
+    to_chebyshev = np.array([chebyshev.chebfit(t, unit, degree) for unit in units]).T
+    to_powers = np.zeros((degree + 1, degree + 1))
     for j, unit in enumerate(units):
         powers = chebyshev.cheb2poly(unit)  # (trailing zeros trimmed)
         to_powers[:len(powers), j] = powers
     return t.tolist(), to_chebyshev, to_powers
 
 
-def _power_fit(fn: Any, low: float, high: float) -> np.ndarray:
+def _power_fit(fn: Any, low: float, high: float, degree: int = _DEGREE) -> np.ndarray:
     """Coefficients (constant first) in t = (2a - low - high) / (high - low) of the
     Chebyshev interpolant of `fn` on [low, high]."""
-    points, to_chebyshev, to_powers = _interpolation()
+    points, to_chebyshev, to_powers = _interpolation(degree)
     values = np.array([fn(0.5 * (high + low) + 0.5 * (high - low) * v) for v in points])
     return to_powers @ (to_chebyshev @ values)
 
@@ -103,15 +105,6 @@ def _evaluate(columns: np.ndarray, u: np.ndarray) -> np.ndarray:
         value *= u
         value += column.take(piece)
     return value
-
-
-def _tail(a: np.ndarray, fit: np.ndarray) -> np.ndarray:
-    """erfc(a) from erfcx's fit (0 past _LIMIT)."""
-    square = a * a
-    np.negative(square, out=square)
-    np.exp(square, out=square)
-    square *= fit
-    return np.where(a > _LIMIT, 0.0, square)
 
 
 def erfc_guess(x: Any, out: np.ndarray | None = None) -> np.ndarray:
@@ -155,14 +148,46 @@ def _signed_fit(x: np.ndarray) -> np.ndarray:
     return _evaluate(_signed_columns(), u)
 
 
+# erf's own table: erf(a) / a (entire, no cancellation anywhere) on pieces of [0, _ONE],
+# degree 4 on width 1/128 (interpolation error 2^-48): five coefficients, a third fewer
+# gathers and Horner steps than the erfcx pieces' eight, and no exp, tail or select.
+_ERF_DEGREE = 4
+_ERF_WIDTH = 1.0 / 128
+_ONE = 6.0  # from here the C library's erf is 1.0 (erf(6) = 1 - 2e-17): a is clipped to it
+
+
+@functools.cache
+def _erf_columns() -> np.ndarray:
+    """_columns for erf(a) / a on [0, _ONE] in pieces of _ERF_WIDTH, one more piece past
+    _ONE (the piece of a = _ONE itself: no clip of the piece index)."""
+    pieces = round(_ONE / _ERF_WIDTH) + 1
+    rows = [_power_fit(_erf_over_a, i * _ERF_WIDTH, (i + 1) * _ERF_WIDTH, _ERF_DEGREE)
+            for i in range(pieces)]
+    scaled = np.array(rows) * 2.0 ** np.arange(_ERF_DEGREE + 1)
+    return scaled.T[::-1].copy()
+
+
 def erf_guess(x: Any, out: np.ndarray | None = None) -> np.ndarray:
-    """erf within 2^-47 relative of the C library's double result (`out` as a ufunc's)."""
+    """erf within 2^-47 relative of the C library's double result (`out` as a ufunc's):
+    a * (erf(a) / a) with a = min(|x|, _ONE), the sign of x. The piece of a is floor(a /
+    _ERF_WIDTH) (a float: the local variable is then one exact subtraction); a NaN's piece
+    index is whatever the conversion gives, clipped by `take` (its guess is NaN anyway)."""
     x = np.asarray(x, np.float64)
     flat = x.reshape(-1)
+    columns = _erf_columns()
     with np.errstate(all="ignore"):
         a = np.abs(flat)
-        fit = _fit(a)
-        result = _pick(a < _INNER, a * fit, 1.0 - _tail(a, fit))
+        np.minimum(a, _ONE, out=a)  # (NaN stays NaN)
+        u = a * (1.0 / _ERF_WIDTH)
+        start = np.floor(u)
+        u -= start
+        u -= 0.5
+        piece = start.astype(np.intp)
+        result = columns[0].take(piece, mode="clip")
+        for column in columns[1:]:
+            result *= u
+            result += column.take(piece, mode="clip")
+        result *= a
         np.copysign(result, flat, out=result)
     return _into(result.reshape(x.shape), out)
 
