@@ -24,6 +24,7 @@ def _inputs(seed: int) -> np.ndarray:
     edges = np.concatenate([
         np.arange(0, 12 + 2 * erf_guess._WIDTH, erf_guess._WIDTH),
         np.arange(0, erf_guess._ONE + 2 * erf_guess._ERF_WIDTH, erf_guess._ERF_WIDTH),
+        np.arange(-12, 12 + 2 * erf_guess._ERFC_WIDTH, erf_guess._ERFC_WIDTH),
     ]).astype(np.float32)
     near = np.concatenate([np.nextafter(edges, np.float32(-1)), edges,
                            np.nextafter(edges, np.float32(20))])

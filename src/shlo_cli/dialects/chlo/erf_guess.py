@@ -107,47 +107,6 @@ def _evaluate(columns: np.ndarray, u: np.ndarray) -> np.ndarray:
     return value
 
 
-def erfc_guess(x: Any, out: np.ndarray | None = None) -> np.ndarray:
-    """erfc within 2^-47 relative of the C library's double result (`out` as a ufunc's).
-    From pieces over signed x (`_signed_columns`): erfc itself below _INNER (between 1/2
-    and 2, no cancellation), exp(-x^2) erfcx(x) from there; arguments are clipped to
-    [-_LIMIT, _LIMIT] (erfc(-12) is 2 within 1e-64, erfc(12) is below every narrow
-    float's least subnormal)."""
-    x = np.asarray(x, np.float64)
-    flat = x.reshape(-1)
-    with np.errstate(all="ignore"):
-        clipped = np.clip(flat, -_LIMIT, _LIMIT)  # NaN stays NaN
-        result = _signed_fit(clipped)
-        square = clipped * clipped
-        np.multiply(square, clipped >= _INNER, out=square)  # 0 (exp: 1) below _INNER
-        np.negative(square, out=square)
-        np.exp(square, out=square)
-        result *= square
-    return _into(result.reshape(x.shape), out)
-
-
-@functools.cache
-def _signed_columns() -> np.ndarray:
-    """_columns for erfc over [-_LIMIT, _LIMIT]: pieces ending at or below _INNER fit
-    erfc, the others erfcx."""
-    pieces = round(2 * _LIMIT / _WIDTH)
-    rows = []
-    for i in range(pieces):
-        low = -_LIMIT + i * _WIDTH
-        rows.append(_power_fit(math.erfc if low + _WIDTH <= _INNER else _erfcx,
-                               low, low + _WIDTH))
-    scaled = np.array(rows) * 2.0 ** np.arange(_DEGREE + 1)
-    return scaled.T[::-1].copy()
-
-
-def _signed_fit(x: np.ndarray) -> np.ndarray:
-    """Each element's signed piece's fitted function at x in [-_LIMIT, _LIMIT] (NaN stays
-    NaN); the local variable as in `_fit` (exact for x with 24 significant bits)."""
-    u = x * (1.0 / _WIDTH)
-    u += _LIMIT / _WIDTH
-    return _evaluate(_signed_columns(), u)
-
-
 # erf's own table: erf(a) / a (entire, no cancellation anywhere) on pieces of [0, _ONE],
 # degree 4 on width 1/128 (interpolation error 2^-48): five coefficients, a third fewer
 # gathers and Horner steps than the erfcx pieces' eight, and no exp, tail or select.
@@ -167,28 +126,76 @@ def _erf_columns() -> np.ndarray:
     return scaled.T[::-1].copy()
 
 
+def _horner(columns: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """The fitted polynomials at scaled arguments u >= 0 (consumed; at most the table's
+    last piece index): piece floor(u) at u - piece - 1/2. The floor is taken as a float,
+    so the local variable is one exact subtraction; a NaN's piece index is whatever the
+    conversion gives, clipped by `take` (its value is NaN anyway)."""
+    start = np.floor(u)
+    u -= start
+    u -= 0.5
+    piece = start.astype(np.intp)
+    value = columns[0].take(piece, mode="clip")
+    for column in columns[1:]:
+        value *= u
+        value += column.take(piece, mode="clip")
+    return value
+
+
 def erf_guess(x: Any, out: np.ndarray | None = None) -> np.ndarray:
     """erf within 2^-47 relative of the C library's double result (`out` as a ufunc's):
-    a * (erf(a) / a) with a = min(|x|, _ONE), the sign of x. The piece of a is floor(a /
-    _ERF_WIDTH) (a float: the local variable is then one exact subtraction); a NaN's piece
-    index is whatever the conversion gives, clipped by `take` (its guess is NaN anyway)."""
+    a * (erf(a) / a) with a = min(|x|, _ONE), the sign of x."""
     x = np.asarray(x, np.float64)
     flat = x.reshape(-1)
-    columns = _erf_columns()
     with np.errstate(all="ignore"):
         a = np.abs(flat)
         np.minimum(a, _ONE, out=a)  # (NaN stays NaN)
-        u = a * (1.0 / _ERF_WIDTH)
-        start = np.floor(u)
-        u -= start
-        u -= 0.5
-        piece = start.astype(np.intp)
-        result = columns[0].take(piece, mode="clip")
-        for column in columns[1:]:
-            result *= u
-            result += column.take(piece, mode="clip")
+        result = _horner(_erf_columns(), a * (1.0 / _ERF_WIDTH))
         result *= a
         np.copysign(result, flat, out=result)
+    return _into(result.reshape(x.shape), out)
+
+
+# erfc's table: pieces over signed x in [-_LIMIT, _LIMIT], degree 5 on width 1/64
+# (interpolation error 2^-49; six coefficients instead of eight).
+_ERFC_DEGREE = 5
+_ERFC_WIDTH = 1.0 / 64
+
+
+@functools.cache
+def _erfc_columns() -> np.ndarray:
+    """_columns for erfc over [-_LIMIT, _LIMIT]: pieces ending at or below _INNER fit
+    erfc, the others erfcx; one more piece past _LIMIT (x = _LIMIT's own)."""
+    pieces = round(2 * _LIMIT / _ERFC_WIDTH) + 1
+    rows = []
+    for i in range(pieces):
+        low = -_LIMIT + i * _ERFC_WIDTH
+        rows.append(_power_fit(math.erfc if low + _ERFC_WIDTH <= _INNER else _erfcx,
+                               low, low + _ERFC_WIDTH, _ERFC_DEGREE))
+    scaled = np.array(rows) * 2.0 ** np.arange(_ERFC_DEGREE + 1)
+    return scaled.T[::-1].copy()
+
+
+def erfc_guess(x: Any, out: np.ndarray | None = None) -> np.ndarray:
+    """erfc within 2^-47 relative of the C library's double result (`out` as a ufunc's).
+    From pieces over signed x (`_erfc_columns`): erfc itself below _INNER (between 1/2
+    and 2, no cancellation), exp(-x^2) erfcx(x) from there; arguments are clipped to
+    [-_LIMIT, _LIMIT] (erfc(-12) is 2 within 1e-64, erfc(12) is below every narrow
+    float's least subnormal). x + _LIMIT and its scaling are exact for the doubles of
+    narrow floats (at most 24 significant bits)."""
+    x = np.asarray(x, np.float64)
+    flat = x.reshape(-1)
+    with np.errstate(all="ignore"):
+        clipped = np.minimum(flat, _LIMIT)  # NaN stays NaN
+        np.maximum(clipped, -_LIMIT, out=clipped)
+        u = clipped + _LIMIT
+        u *= 1.0 / _ERFC_WIDTH
+        result = _horner(_erfc_columns(), u)
+        square = clipped * clipped
+        np.multiply(square, clipped >= _INNER, out=square)  # 0 (exp: 1) below _INNER
+        np.negative(square, out=square)
+        np.exp(square, out=square)
+        result *= square
     return _into(result.reshape(x.shape), out)
 
 
