@@ -469,7 +469,7 @@ _SMALL = 2048  # f32 arrays up to this many elements take `small` (fewer numpy c
 _ONES: dict[int, bytes] = {}  # size -> the bytes of that many f32 1.0 (`small`'s test)
 _BLOCK = 16384  # elements per block of a large C-contiguous array (its doubles: 128 KiB)
 _NARROW_RANGE_FROM = 4096  # below, one more view costs more than the bytes it saves
-_HALVES_FROM = 16384  # f32 arrays this large take the 32-bit test (fewer bytes per pass)
+_HALVES_FROM = 8192  # f32 arrays this large take the 32-bit test (fewer bytes per pass)
 
 
 def _zero_exponent(mantissa: int, bias: int) -> int:
@@ -532,9 +532,11 @@ def _fill(target: np.ndarray, mask: np.ndarray, value: np.ndarray) -> None:
 def _halves_kernel(fn: Kernel, evaluate: Callable[[np.ndarray], Any]) -> Kernel | None:
     """native_kernel's test for f32 in 32-bit words (half the memory traffic of each pass,
     what counts on large arrays): the boundary test reads the low word of each double
-    (D = 29 bits fit in it; the shift by 3 drops the word's other bits), the range test
+    (D = 29 bits fit in it; the shift by 3 drops the word's other bits), taken out in one
+    contiguous narrowing pass (a strided view costs twice as much per pass); the range test
     reads the f32 result's own exponent field (0, 1 or 255 is doubtful: zeros, subnormals,
-    the smallest binade, overflow, NaN). Little-endian machines only (the low word comes
+    the smallest binade, overflow, NaN). Near-boundary guesses alone are redone one by one
+    (`_redo_few`) while there are few. Little-endian machines only (the low word comes
     first)."""
     if sys.byteorder != "little":
         return None
@@ -548,8 +550,11 @@ def _halves_kernel(fn: Kernel, evaluate: Callable[[np.ndarray], Any]) -> Kernel 
     start, limit, one = word(2 << 24), 253 << 24, word(1)
     deep32 = word(_zero_exponent(23, 127) << 21)  # a high word << 1 below: rounds to +-0
     f32, f64, u32 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.uint32)
+    u64 = np.dtype(np.uint64)
     subtract, left_shift = np.subtract, np.left_shift
     quiet, loud = switches()
+    scalar = getattr(fn, "scalar", None)
+    narrowed = _astype(f32)
 
     def kernel(x: np.ndarray, defer: bool = False) -> Any:
         doubtful = None
@@ -559,11 +564,17 @@ def _halves_kernel(fn: Kernel, evaluate: Callable[[np.ndarray], Any]) -> Kernel 
             evaluate(guess)
             out = guess.astype(f32)
             # reshape(-1) flattens both in C order (a copy when not C-contiguous)
-            edge = subtract(near, guess.reshape(-1).view(u32)[0::2])
+            edge = guess.reshape(-1).view(u64).astype(u32)  # the low words
+            subtract(near, edge, edge)
             left_shift(edge, move, edge)
             binade = left_shift(out.reshape(-1).view(u32), one)
             subtract(binade, start, binade)
-            if edge.item(edge.argmax()) >= band or binade.item(binade.argmax()) >= limit:
+            top = edge.argmax()
+            near_edge = edge.item(top) >= band
+            out_of_range = binade.item(binade.argmax()) >= limit
+            if near_edge and not out_of_range and not defer and scalar is not None:
+                near_edge = not _redo_few(scalar, x, out, edge, top, band, narrowed)
+            if near_edge or out_of_range:
                 doubtful = edge >= band  # in C order, as _redo counts
                 doubtful |= binade >= limit
                 if np.count_nonzero(doubtful) > _SCALAR_REDO:  # a mask's zeros: sure
