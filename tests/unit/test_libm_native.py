@@ -260,6 +260,22 @@ def test_deep_underflow_trusts_only_tiny_guesses() -> None:
     assert np.array_equal(got.view(np.uint32), exact.astype(np.float32).view(np.uint32))
 
 
+@pytest.mark.parametrize("count", [5000, 8192, 40000])  # regular test, 32-bit, blocks
+def test_deep_underflow_edge(count: int) -> None:
+    """Guesses just below 2^-151 are sure zeros, 2^-151 itself rounds to zero too (its
+    margin does), and NaN and infinite guesses are recomputed (the planted C results
+    differ), among enough doubtful elements for the deep test to run."""
+    edge = 2.0 ** -151
+    pattern = np.array([np.nextafter(edge, 0), edge, np.nan, np.inf, edge / 3, 1.5, -np.inf])
+    results = np.array([2.0 ** -310, edge, 1.0, 2.0, 0.0, 1.5, -3.0])
+    guesses = np.resize(pattern, count)
+    exact = np.resize(results, count)
+    x = np.arange(count).astype(np.float32)
+    got = libm.native_kernel(_PlantedGuess(guesses, exact), np.dtype(np.float32))(x)
+    want = exact.astype(np.float32)
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
 class _PlantedGuess(_Planted):
     """Like _Planted, but numpy's guess is `guesses` wherever it is asked for (the second
     look at the doubtful elements too); only calling the function gives `exact`."""

@@ -548,7 +548,7 @@ def _halves_kernel(fn: Kernel, evaluate: Callable[[np.ndarray], Any]) -> Kernel 
     band = ((1 << 29) - (1 << 14) - 1) << 3
     # (the f32 bits << 1) - (2 << 24) is below 253 << 24 exactly for exponent fields 2..254
     start, limit, one = word(2 << 24), 253 << 24, word(1)
-    deep32 = word(_zero_exponent(23, 127) << 21)  # a high word << 1 below: rounds to +-0
+    deep = np.array(2.0 ** (_zero_exponent(23, 127) - 1023))  # a guess below: rounds to +-0
     f32, f64, u32 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.uint32)
     u64 = np.dtype(np.uint64)
     subtract, left_shift = np.subtract, np.left_shift
@@ -578,8 +578,11 @@ def _halves_kernel(fn: Kernel, evaluate: Callable[[np.ndarray], Any]) -> Kernel 
                 doubtful = edge >= band  # in C order, as _redo counts
                 doubtful |= binade >= limit
                 if np.count_nonzero(doubtful) > _SCALAR_REDO:  # a mask's zeros: sure
-                    high = guess.reshape(-1).view(u32)[1::2]  # sign, exponent, top bits
-                    doubtful &= left_shift(high, one) >= deep32
+                    # |guess| below `deep` rounds to +-0 (a float test on the
+                    # contiguous guess, in C order; a NaN compares false and stays)
+                    magnitude = guess.reshape(-1)  # (the guess is spent from here)
+                    np.abs(magnitude, out=magnitude)
+                    np.greater(doubtful, np.less(magnitude, deep), out=doubtful)
                 if not defer:
                     _redo(fn, x, out, doubtful, _astype(f32))
         finally:
