@@ -9,7 +9,12 @@ import numpy as np
 import pytest
 from bind_helpers import run_first_op
 
-from shlo_cli.dialects.stablehlo import conversions, elementwise, specialize_int
+from shlo_cli.dialects.stablehlo import (
+    conversions,
+    elementwise,
+    specialize_int,
+    specialize_scalar,
+)
 
 TYPES = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
          "ui8": np.uint8, "ui16": np.uint16, "ui32": np.uint32, "ui64": np.uint64}
@@ -20,8 +25,10 @@ def _tensor(elem: str, shape: tuple[int, ...]) -> str:
 
 
 def _check(text: str, args: list[np.ndarray]) -> None:
-    fast, kernel = run_first_op(text, args, specialize_int.bind_int, True)
-    plain, general = run_first_op(text, args, specialize_int.bind_int, False)
+    # (0-d operands may bind to specialize_scalar's kernels first: both hooks are compared)
+    hooks = (specialize_int.bind_int, specialize_scalar.bind_scalar)
+    fast, kernel = run_first_op(text, args, hooks, True)
+    plain, general = run_first_op(text, args, hooks, False)
     assert kernel is not general or "broadcast_in_dim" in text
     assert fast.dtype == plain.dtype and fast.shape == plain.shape
     assert fast.tobytes() == plain.tobytes()

@@ -33,6 +33,7 @@ from .elementwise_numerics import NATIVE_ARITH, NATIVE_FLOATS, NATIVE_INTS
 from .elementwise_select import NATIVE_COMPARE
 from .gemm import SEQUENTIAL_DEPTH
 from .in_place import writable_alone
+from .specialize_extremum import _signed_extremum
 from .transposed_copy import transposer
 
 _BLAS_TYPES = lazy(lambda: frozenset((np.dtype(np.float32), np.dtype(np.float64))))
@@ -356,81 +357,6 @@ def _dynamic_slice(sizes: tuple[int, ...], shape: tuple[int, ...]) -> Kernel:
             # unit dimension, and a product's kernel reads the layout)
             return _fresh(x[start:start + 1].reshape(rest))
         kernel.row = row  # type: ignore[attr-defined]  # codegen fuses it with the reshape
-    return kernel
-
-
-_BITS = lazy(lambda: {np.dtype(np.float16): np.uint16, np.dtype(np.float32): np.uint32,
-         np.dtype(np.float64): np.uint64})
-
-
-def _fix_zeros(out: np.ndarray, a: np.ndarray, b: np.ndarray, both: bool) -> np.ndarray:
-    """numpy's maximum/minimum are the spec's except for which zero they return when both
-    operands are zeros. Where the result is a zero, the spec's sign bit is: for maximum, set
-    exactly when both operands have it (both are <= 0 there); for minimum, when either has
-    it. Done on the bit patterns (no float64 temporaries)."""
-    zero = out == 0
-    if not zero.any():
-        return out
-    bits = _BITS[np.dtype(out.dtype)]
-    sign = bits(1) << bits(8 * np.dtype(bits).itemsize - 1)
-    ua, ub = np.asarray(a).view(bits), np.asarray(b).view(bits)
-    signs = ((ua & ub) if both else (ua | ub)) & sign
-    current = np.asarray(out).view(bits)
-    # where(zero, signs, current) without a branch per element (a random mask makes
-    # np.where 4x slower): current + (signs - current) * zero, in wrapping unsigned ints.
-    with np.errstate(over="ignore"):
-        fixed = signs - current
-        fixed *= zero
-        fixed += current
-    return fixed.view(out.dtype)
-
-
-_ARGMAX_BELOW = 1 << 16  # past this numpy's SIMD maximum.reduce scans f32 faster than argmax
-_ZERO_TEST_BELOW = 4096  # elements: below, a zero test replaces the sign-bit passes
-
-
-def _signed_extremum(ufunc: np.ufunc, both: bool) -> Kernel:
-    """elementwise._extremum's float branch without widening, in four passes: numpy's
-    result r, then its sign bit set from the operands' sign bits. For maximum the spec's
-    sign is sa & sb: a zero result needs exactly that, and for any other non-NaN r it is
-    r's own sign (r > 0 has a non-negative operand, r < 0 two negative ones), so r's bits
-    AND (ua & ub | ~sign) is the result. For minimum likewise with sa | sb: r OR
-    ((ua | ub) & sign). A NaN's sign must stay numpy's: when r has a NaN (its reduction by
-    the same ufunc is NaN; below 2^16 elements, argmax finds a NaN first, cheaper)
-    `_fix_zeros` redoes the zeros alone. Below `_ZERO_TEST_BELOW` elements (a loop over
-    box coordinates), where each numpy call costs more than its elements, a result with
-    no zero is numpy's own (a non-zero non-NaN result already has the spec's sign, a NaN
-    keeps numpy's): one comparison and its `any` instead of the mask passes."""
-    equal = np.equal
-
-    def kernel(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        out = ufunc(a, b)
-        if out.__class__ is np.ndarray and 0 < out.size < _ZERO_TEST_BELOW:
-            if out.dtype.kind == "f" and not equal(out, 0).any():
-                return out
-        bits = _BITS.get(out.dtype)
-        if bits is None:  # a region body typed f32 called on other arrays (all_reduce)
-            return out if out.dtype.kind in "biu" else _fix_zeros(out, a, b, both)
-        if out.ndim == 0 or out.size == 0:
-            return _fix_zeros(out, a, b, both)
-        # argmax stops at the first NaN (numpy's argmax treats NaN as the largest): one
-        # cheap scan and a Python float, where a reduce costs twice as much below ~2^16.
-        total = out.item(out.argmax()) if out.size < _ARGMAX_BELOW else ufunc.reduce(out, None)
-        if total != total:
-            return _fix_zeros(out, a, b, both)
-        width = 8 * out.dtype.itemsize
-        ua, ub = np.asarray(a).view(bits), np.asarray(b).view(bits)
-        current = out.view(bits)
-        if both:
-            mask = ua & ub
-            mask |= bits((1 << (width - 1)) - 1)
-            current &= mask
-        else:
-            mask = ua | ub
-            mask &= bits(1 << (width - 1))
-            current |= mask
-        return out
-    kernel.blockwise = True  # type: ignore[attr-defined]  # elementwise on any slice
     return kernel
 
 

@@ -7,7 +7,7 @@ they encode, with -0 just below +0 (the spec's max(-0, +0) = +0, min = -0), and 
 inverse. The int16 maximum/minimum of the keys, mapped back, is the operand that the spec
 picks, bit for bit. NaN keys lie beyond the infinities' (±0x7C00 after mapping), so a
 min/max of each operand's keys finds them; with any NaN the call goes to the next kernel
-(specialize._signed_extremum), which propagates NaN payloads as the general evaluator does.
+(specialize_extremum._signed_extremum), which propagates NaN payloads as the general evaluator does.
 """
 
 from __future__ import annotations
