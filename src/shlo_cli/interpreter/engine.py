@@ -21,6 +21,7 @@ from ..ir.diagnostics import Diagnostic, EvaluationError, SourceFile
 
 # Re-exported: binding hooks and EvaluationError live below the dialects that use them.
 from ..ir.registry import BIND_HOOKS, BindHook, _bind_with, bind_after, bind_hooks  # noqa: F401
+from .allocator import tune_allocator
 from .codegen import CompiledBlock, captured_values, compile_block
 from .deadline import TimedOut
 from .hoist import hoist_slices
@@ -70,6 +71,7 @@ class Interpreter:
     def __init__(self, module: Module, stdout: Any = None, process: Any = None,
                  options: dict[str, Any] | None = None, line_offset: int = 0,
                  observer: Any = None) -> None:
+        tune_allocator()
         self.module = module
         # `observer.wrap(op, kernel)` (interpreter/observe.py: --trace, --profile, ...) is
         # applied while planning, only when given: a plain run binds the bare kernels.
