@@ -238,14 +238,19 @@ def test_ragged_dot_with_per_batch_group_sizes() -> None:
     rhs = rng.standard_normal((2, 2, 3, 5)).astype(np.float32)
     sizes = np.array([[1, 3], [2, 2]], np.int64)
     got = run(text, lhs, rhs, sizes)[0]
-    expected = np.zeros((2, 4, 5))
-    for b in range(2):
+    np.testing.assert_allclose(got, _per_batch_groups(lhs, rhs, sizes), rtol=1e-5, atol=1e-6)
+
+
+def _per_batch_groups(lhs: np.ndarray, rhs: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """lhs [b, m, k] x rhs [g, b, k, n] with group_sizes [b, g], row by row."""
+    expected = np.zeros((lhs.shape[0], lhs.shape[1], rhs.shape[-1]))
+    for b in range(lhs.shape[0]):
         row = 0
-        for g in range(2):
+        for g in range(sizes.shape[1]):
             for _ in range(sizes[b, g]):
                 expected[b, row] = lhs[b, row].astype(np.float64) @ rhs[g, b]
                 row += 1
-    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+    return expected
 
 
 def test_ragged_dot_batch_dimension_after_the_ragged_one() -> None:
@@ -264,13 +269,7 @@ def test_ragged_dot_batch_dimension_after_the_ragged_one() -> None:
     rhs = rng.standard_normal((2, 2, 3, 5)).astype(np.float32)
     sizes = np.array([[3, 1], [0, 4]], np.int64)
     got = run(text, lhs, rhs, sizes)[0]
-    expected = np.zeros((2, 4, 5))
-    for b in range(2):
-        row = 0
-        for g in range(2):
-            for _ in range(sizes[b, g]):
-                expected[b, row] = lhs[row, b].astype(np.float64) @ rhs[g, b]
-                row += 1
+    expected = _per_batch_groups(lhs.transpose(1, 0, 2), rhs, sizes)
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
 
 
