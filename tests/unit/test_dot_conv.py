@@ -250,3 +250,28 @@ def test_conv_dims_with_negative_axes_print_as_a_list() -> None:
 
     dims = ConvDims(-5, 1, (2, 3), 2, 3, (0, 1), 0, 3, (1, 2))
     assert dims.text() == "[-5:b, 1:f, 2:0, 3:1]x[0, 1, i, o]->[b, 0, 1, f]"
+
+
+def test_an_empty_padding_attribute_is_no_padding() -> None:
+    """`padding = dense<0> : tensor<0x2xi64>` passes upstream's verifier (an empty window
+    attribute means its defaults): the same result as no padding attribute (fuzz: a reshape
+    ValueError)."""
+    import numpy as np
+
+    from shlo_cli.interpreter.engine import Interpreter
+    from shlo_cli.ir.parser import parse_source
+
+    def run(padding: str) -> np.ndarray:
+        text = ("func.func @main(%x: tensor<1x4x4x1xf32>, %k: tensor<3x3x1x1xf32>) -> "
+                "tensor<1x2x2x1xf32> {\n"
+                f'  %0 = "stablehlo.convolution"(%x, %k) {{{padding}'
+                "dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>,"
+                " feature_group_count = 1 : i64, batch_group_count = 1 : i64} : "
+                "(tensor<1x4x4x1xf32>, tensor<3x3x1x1xf32>) -> tensor<1x2x2x1xf32>\n"
+                "  func.return %0 : tensor<1x2x2x1xf32>\n}\n")
+        interpreter = Interpreter(parse_source(text))
+        x = np.arange(16, dtype=np.float32).reshape(1, 4, 4, 1)
+        k = np.arange(9, dtype=np.float32).reshape(3, 3, 1, 1)
+        return np.asarray(interpreter.call(interpreter.lookup_function("main"), [x, k])[0])
+
+    assert np.array_equal(run("padding = dense<0> : tensor<0x2xi64>, "), run(""))

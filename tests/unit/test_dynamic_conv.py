@@ -106,3 +106,29 @@ def test_dynamic_conv_window_attributes_are_checked_only_with_a_constant_padding
     with pytest.raises(Exception, match="window_strides must have 1 entries, got 2"):
         _run(program("%q = stablehlo.add %p, %p : tensor<1x2xi64>"), np.ones((1, 5, 1), np.int32),
              np.ones((3, 1, 1), np.int32), np.zeros((1, 2), np.int64))
+
+
+def test_window_attributes_are_checked_when_running_with_a_runtime_padding() -> None:
+    """With a padding operand that is no constant, upstream's verifier checks no window
+    attribute: a zero lhs_dilation must stop the run with a diagnostic (fuzz: a numpy
+    ValueError)."""
+    import numpy as np
+    import pytest
+
+    from shlo_cli.interpreter.engine import Interpreter
+    from shlo_cli.ir.diagnostics import Diagnostic
+    from shlo_cli.ir.parser import parse_source
+
+    text = ("func.func @main(%x: tensor<1x6x6x2xf32>, %k: tensor<3x3x2x4xf32>, "
+            "%p: tensor<2x2xi32>) -> tensor<1x?x?x4xf32> {\n"
+            '  %0 = "stablehlo.dynamic_conv"(%x, %k, %p) {dimension_numbers = '
+            "#stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, window_strides = "
+            "array<i64: 1, 1>, lhs_dilation = array<i64: 0, 1>, rhs_dilation = array<i64: 1, 1>,"
+            " feature_group_count = 1 : i64, batch_group_count = 1 : i64} : "
+            "(tensor<1x6x6x2xf32>, tensor<3x3x2x4xf32>, tensor<2x2xi32>) -> tensor<1x?x?x4xf32>\n"
+            "  func.return %0 : tensor<1x?x?x4xf32>\n}\n")
+    interpreter = Interpreter(parse_source(text))
+    args = [np.ones((1, 6, 6, 2), np.float32), np.ones((3, 3, 2, 4), np.float32),
+            np.zeros((2, 2), np.int32)]
+    with pytest.raises(Diagnostic, match=r"lhs_dilation must be 2 positive values, got \[0, 1\]"):
+        interpreter.call(interpreter.lookup_function("main"), args)

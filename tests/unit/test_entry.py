@@ -127,3 +127,21 @@ def test_an_unforeseen_exception_is_one_error_line_not_a_traceback() -> None:
                           check=False)
     assert proc.returncode == 1
     assert proc.stderr == "error: internal error: ValueError: boom\n"
+
+
+def test_string_bytes_that_are_not_utf8_print_as_escapes(tmp_path: Path) -> None:
+    """A raw 0xFF byte in a string attribute prints as `\\FF` (MLIR's escape) and reads back
+    as the same byte, also next to an escape (an encode error reached the user before)."""
+    path = tmp_path / "ff.mlir"
+    path.write_bytes(b'func.func @f() attributes {x = "a\xff\\\\b"} {\n  return\n}\n')
+    first = subprocess.run([sys.executable, "-c", "import sys; sys.argv = ['tool', "
+                            f"{str(path)!r}]; from shlo_cli.commands.entry import stablehlo_opt; "
+                            "stablehlo_opt()"], capture_output=True, check=False)
+    assert first.returncode == 0, first.stderr
+    assert b'x = "a\\FF\\\\b"' in first.stdout
+    again = tmp_path / "again.mlir"
+    again.write_bytes(first.stdout)
+    second = subprocess.run([sys.executable, "-c", "import sys; sys.argv = ['tool', "
+                             f"{str(again)!r}]; from shlo_cli.commands.entry import stablehlo_opt; "
+                             "stablehlo_opt()"], capture_output=True, check=False)
+    assert second.stdout == first.stdout

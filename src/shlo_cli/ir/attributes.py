@@ -105,11 +105,12 @@ _PLAIN_STRING = regex_programs.compile(r'[ !#-\[\]-~]*')  # printable ASCII but 
 
 
 def escape_string(text: str) -> str:
-    """Quote `text` as MLIR prints string attributes."""
+    """Quote `text` as MLIR prints string attributes (bytes that are not UTF-8, held as
+    `surrogateescape` characters, print as `\\XX` escapes like other unprintable bytes)."""
     if _PLAIN_STRING.fullmatch(text):
         return f'"{text}"'
     out = ['"']
-    for byte in text.encode("utf-8"):
+    for byte in text.encode("utf-8", "surrogateescape"):
         ch = chr(byte)
         if ch == "\\":
             out.append("\\\\")

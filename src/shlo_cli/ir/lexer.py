@@ -102,19 +102,20 @@ _ESCAPE = regex_programs.compile(r"\\(?:([0-9A-Fa-f]{2})|(.))", re.DOTALL)
 
 
 def unescape_string(literal: str) -> str:
-    """The text of an MLIR string literal (quotes included in `literal`)."""
+    """The text of an MLIR string literal (quotes included in `literal`). Bytes that are not
+    UTF-8 (read with `surrogateescape`) stay the bytes they were."""
     body = literal[1:-1]
     if "\\" not in body:
         return body
     out = bytearray()
     pos = 0
     for m in _ESCAPE.finditer(body):
-        out += body[pos:m.start()].encode("utf-8")
+        out += body[pos:m.start()].encode("utf-8", "surrogateescape")
         if m.group(1):
             out.append(int(m.group(1), 16))
         else:
             ch = m.group(2)
-            out += {"n": b"\n", "t": b"\t"}.get(ch, ch.encode("utf-8"))
+            out += {"n": b"\n", "t": b"\t"}.get(ch, ch.encode("utf-8", "surrogateescape"))
         pos = m.end()
-    out += body[pos:].encode("utf-8")
+    out += body[pos:].encode("utf-8", "surrogateescape")
     return out.decode("utf-8", errors="surrogateescape")

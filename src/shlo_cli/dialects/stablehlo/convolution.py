@@ -73,8 +73,13 @@ def convolution(lhs: np.ndarray, rhs: np.ndarray, *, window_strides: Any = None,
     strides = list(window_strides or [1] * s)
     lhs_dil = list(lhs_dilation or [1] * s)
     rhs_dil = list(rhs_dilation or [1] * s)
-    pads = np.asarray(padding if padding is not None else np.zeros((s, 2)), dtype=np.int64)
-    pads = pads.reshape(s, 2)
+    for name, values in (("window_strides", strides), ("lhs_dilation", lhs_dil),
+                         ("rhs_dilation", rhs_dil)):
+        # (the verifier checks these only with a constant padding: dynamic_conv's may not be)
+        if len(values) != s or any(v < 1 for v in values):
+            raise EvaluationError(f"{name} must be {s} positive values, got {list(values)}")
+    pads = np.asarray(padding if padding is not None else (), dtype=np.int64)
+    pads = pads.reshape(s, 2) if pads.size else np.zeros((s, 2), np.int64)  # empty: none
     x = pad_dilate(x, [0, *pads[:, 0].tolist(), 0], [0, *pads[:, 1].tolist(), 0],
                    [0, *[v - 1 for v in lhs_dil], 0], np.zeros((), work)[()])
     sizes = list(k.shape[:s])

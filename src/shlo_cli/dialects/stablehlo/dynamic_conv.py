@@ -258,7 +258,8 @@ def bind_dynamic_results(op: Operation, opdef: Any,
             spatial = lhs.ndim - 2
             padding = rest.get("padding")
             pads = (np.asarray(padding, dtype=np.int64).reshape(spatial, 2)
-                    if padding is not None else np.zeros((spatial, 2), np.int64))
+                    if padding is not None and np.size(padding) else
+                    np.zeros((spatial, 2), np.int64))  # absent or empty: no padding
             shape = conv_result_shape(lhs.shape, rhs.shape, pads, rest.get("window_strides"),
                                       rest.get("lhs_dilation"), rest.get("rhs_dilation"),
                                       rest.get("dimension_numbers"),
