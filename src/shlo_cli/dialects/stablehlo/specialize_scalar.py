@@ -10,9 +10,10 @@ between two NaN operands can differ), transcendental
 functions are the C library's on a Python float rounded once to the element type (what
 dialects/libm does per element; sqrt, rsqrt and logistic as specialize.py computes them),
 float maximum/minimum of unequal operands are comparisons, float -> int converts truncate a
-Python float, and size-1 reshapes to 0-d return the element as a numpy
-scalar. Anything else (quantized, narrow ml_dtypes floats, bool arithmetic, integer division)
-stays with the general evaluators.
+Python float, integer negate/abs/sign are numpy's ufuncs (no overflow warning), and size-1
+reshapes to 0-d return the element as a numpy scalar. Anything else (quantized, narrow
+ml_dtypes floats, bool arithmetic; integer division: specialize_int.py) stays with the
+general evaluators or the other hooks.
 """
 
 from __future__ import annotations
