@@ -362,15 +362,9 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
             else:  # guess is spent: its bits become the range test
                 binade, past_range = left_shift(bits, one, bits), limit
                 subtract(binade, start, binade)
-            # .item(flat index): a Python int, compared without a numpy call
-            top = edge.argmax()
-            near_edge = edge.item(top) >= band
-            out_of_range = binade.item(binade.argmax()) >= past_range
-            if near_edge and not out_of_range and not defer and scalar is not None:
-                near_edge = not _redo_few(scalar, x, out, edge, top, band, narrowed)
-            if near_edge or out_of_range:
-                doubtful = edge >= band
-                doubtful |= binade >= past_range
+            doubtful = _doubtful(edge, binade, past_range, band, None if defer else scalar,
+                                 x, out, narrowed)
+            if doubtful is not None:
                 if np.count_nonzero(doubtful) > _SCALAR_REDO:  # a mask's zeros: sure
                     # guess << 1: kept whole, or the range test's binade + start
                     doubled = left_shift(bits, one) if binade is not bits else binade + start
@@ -569,14 +563,10 @@ def _halves_kernel(fn: Kernel, evaluate: Callable[[np.ndarray], Any]) -> Kernel 
             left_shift(edge, move, edge)
             binade = left_shift(out.reshape(-1).view(u32), one)
             subtract(binade, start, binade)
-            top = edge.argmax()
-            near_edge = edge.item(top) >= band
-            out_of_range = binade.item(binade.argmax()) >= limit
-            if near_edge and not out_of_range and not defer and scalar is not None:
-                near_edge = not _redo_few(scalar, x, out, edge, top, band, narrowed)
-            if near_edge or out_of_range:
-                doubtful = edge >= band  # in C order, as _redo counts
-                doubtful |= binade >= limit
+            # (edge and binade in C order, as _redo counts)
+            doubtful = _doubtful(edge, binade, limit, band, None if defer else scalar,
+                                 x, out, narrowed)
+            if doubtful is not None:
                 if np.count_nonzero(doubtful) > _SCALAR_REDO:  # a mask's zeros: sure
                     # |guess| below `deep` rounds to +-0 (a float test on the
                     # contiguous guess, in C order; a NaN compares false and stays)
@@ -584,12 +574,32 @@ def _halves_kernel(fn: Kernel, evaluate: Callable[[np.ndarray], Any]) -> Kernel 
                     np.abs(magnitude, out=magnitude)
                     np.greater(doubtful, np.less(magnitude, deep), out=doubtful)
                 if not defer:
-                    _redo(fn, x, out, doubtful, _astype(f32))
+                    _redo(fn, x, out, doubtful, narrowed)
         finally:
             loud(token)
         return (out, doubtful) if defer else out
 
     return kernel
+
+
+def _doubtful(edge: np.ndarray, binade: np.ndarray, past_range: Any, band: Any,
+              scalar: Callable[[float], float] | None, x: np.ndarray, out: np.ndarray,
+              narrowed: Callable[[np.ndarray], np.ndarray]) -> np.ndarray | None:
+    """The elements whose rounding is in doubt: near a midpoint (`edge >= band`) or out of
+    the binades the guess's error bound covers (`binade >= past_range`). None when there
+    are none, or when only a few were near a midpoint and `scalar` redid them one by one
+    (`_redo_few`). Maxima are read with `.item`: Python ints, compared without a numpy
+    call."""
+    top = edge.argmax()
+    near_edge = edge.item(top) >= band
+    out_of_range = binade.item(binade.argmax()) >= past_range
+    if near_edge and not out_of_range and scalar is not None:
+        near_edge = not _redo_few(scalar, x, out, edge, top, band, narrowed)
+    if not (near_edge or out_of_range):
+        return None
+    doubtful = edge >= band
+    doubtful |= binade >= past_range
+    return doubtful
 
 
 @functools.cache

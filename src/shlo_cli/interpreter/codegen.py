@@ -305,6 +305,17 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             emitted.append((line, steps[i]))
         return name
 
+    def folded(i: int, step: Any) -> Value | None:
+        """The step's result, now the constant `{p}C{i}`, when it folds (else None)."""
+        value = _fold(step, consts) if fold else None
+        if value is None:
+            return None
+        result: Value = step.op.results[0]
+        consts[result] = value
+        names[result] = f"{p}C{i}"
+        ns[f"{p}C{i}"] = value
+        return result
+
     pairs = {i: j for i, j in pairs.items() if i not in chained and j not in chained}
     seconds = set(pairs.values())
     for i, step in enumerate(steps):
@@ -322,12 +333,7 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
                             f"{p}v{j} = {p}y{i}[{rows}:]", step))
             continue
         if i in scalar_steps and scalar_steps[i] != "same":
-            value = _fold(step, consts) if fold else None
-            if value is not None:
-                result = step.op.results[0]
-                consts[result] = value
-                names[result] = f"{p}C{i}"
-                ns[f"{p}C{i}"] = value
+            if folded(i, step) is not None:
                 continue
             result = step.op.results[0]
             scalar_args = [pref(v, i) for v in step.op.operands]
@@ -370,12 +376,8 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
                 names[step.op.results[0]] = name  # the same value: a second name for it
                 aliased.add(name)
                 continue
-        value = _fold(step, consts) if fold else None
-        if value is not None:
-            result = step.op.results[0]
-            consts[result] = value
-            names[result] = f"{p}C{i}"
-            ns[f"{p}C{i}"] = value
+        result = folded(i, step)
+        if result is not None:
             if result in captured:
                 ns[f"{p}R{i}"] = result
                 code.entry.append(f"frame[{p}R{i}] = {p}C{i}")
