@@ -267,10 +267,12 @@ def test_body_policy(body: str, policy: ArgPolicy) -> None:
 
 @pytest.mark.parametrize("body", ["jax_max", "jax_min", "largest_index_max"])
 @pytest.mark.parametrize(("shape", "dim", "index"), [
-    ((4, 50), 1, "i32"), ((50, 4), 0, "i64"), ((2, 300), 1, "i8"), ((3, 1100), 1, "i32")])
+    ((4, 50), 1, "i32"), ((50, 4), 0, "i64"), ((2, 300), 1, "i8"), ((3, 1100), 1, "i32"),
+    ((50,), 0, "i32"), ((7,), 0, "i64"), ((300,), 0, "i8")])
 def test_iota_indices(body: str, shape: tuple, dim: int, index: str) -> None:
     """Indices from an iota along the reduced axis (JAX's argmax), which the kernel knows
-    to increase, unless they wrap around in a narrow type (i8 over 300 elements)."""
+    to increase, unless they wrap around in a narrow type (i8 over 300 elements); 1-D
+    inputs take the one-row path."""
     text = _program(BODIES[body], shape, (dim,), "f32", index)
     ti = _t(shape, index)
     text = (text.replace(f"%ix: {ti}, ", "")

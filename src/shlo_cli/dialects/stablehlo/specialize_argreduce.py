@@ -218,6 +218,10 @@ def arg_reduce(policy: ArgPolicy, x: np.ndarray, idx: np.ndarray, v0: Any, i0: A
     v0, i0 = np.asarray(v0, x.dtype), np.asarray(i0, idx.dtype)
     keys, key0 = _comparable(x), _comparable(v0)
     floats = keys.dtype.kind == "f"
+    if not outer and x.shape[0]:
+        row = _one_row(policy, x, idx, keys, v0, i0, key0, floats, increasing)
+        if row is not None:
+            return row
     init_nan = floats and bool(np.isnan(key0))
     if x.shape[-1] == 0 or 0 in outer or (init_nan and policy.nan_first):
         # (nothing folded, or the init value is the first NaN)
@@ -245,6 +249,31 @@ def arg_reduce(policy: ArgPolicy, x: np.ndarray, idx: np.ndarray, v0: Any, i0: A
     value = np.where(init_wins, v0, value)
     index = np.where(init_wins, i0, index)
     return np.asarray(value, order="C"), np.asarray(index, order="C")
+
+
+def _one_row(policy: ArgPolicy, x: np.ndarray, idx: np.ndarray, keys: np.ndarray,
+             v0: np.ndarray, i0: np.ndarray, key0: np.ndarray, floats: bool,
+             increasing: bool) -> tuple[np.ndarray, np.ndarray] | None:
+    """The fold of one non-empty row (a 0-d result: `jnp.argmax` of a vector, often in a
+    loop) on numpy scalars, where no tie between equal extrema can matter; None for a NaN,
+    or where a tie would need `arg_reduce`'s row work."""
+    if not (policy.tie_index == "first" or (increasing and policy.tie_index == "min")):
+        return None
+    k = int(keys.argmax() if policy.largest else keys.argmin())
+    m = keys[k]
+    if floats and (m != m or key0 != key0 or (policy.tie_value == "last" and m == 0)):
+        return None  # (a NaN, or which of the equal zeros is taken decides the sign)
+    value, index = x[k], idx[k]
+    if key0 == m:
+        if policy.tie_value == "first":
+            value = v0
+        if policy.tie_index == "first":
+            index = i0
+        else:
+            index = min(index, i0)
+    elif (key0 > m) if policy.largest else (key0 < m):
+        value, index = v0, i0
+    return np.asarray(value, x.dtype), np.asarray(index, idx.dtype)
 
 
 def _tied_rows(policy: ArgPolicy, first_index: bool, keys: np.ndarray, m: np.ndarray,
