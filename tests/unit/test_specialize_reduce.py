@@ -84,10 +84,14 @@ CASES += [("f32", "maximum", (0, 2), (20, 3, 100))]
 CASES += [("bf16", op, dims, shape) for op in ("maximum", "minimum")
           for dims in DIMS for shape in ((3, 4, 5), (9, 4, 16))]
 CASES += [("bf16", "maximum", (1,), (12, 300))]
+# float sums with one result (_sum_one_row): a vector, one row kept, a transposed row
+CASES += [(elem, "add", dims, shape) for elem in ("f32", "f64", "f16")
+          for dims, shape in (((0,), (40,)), ((1,), (1, 40)), ((0,), (40, 1)), ((1, 0), (3, 1)))]
 
 
 def _specialized(kinds: list[str]) -> bool:
-    return any(("bind_reduce" in k or "_sum_rows" in k or "_extremum" in k) for k in kinds)
+    return any(("bind_reduce" in k or "_sum_rows" in k or "_extremum" in k
+                or "_sum_one_row" in k) for k in kinds)
 
 
 @pytest.mark.parametrize(("elem", "op", "dims", "shape"),
@@ -150,10 +154,12 @@ def test_extremum_nan_payloads_follow_the_general_path(op: str) -> None:
 
 
 @pytest.mark.parametrize("elem", ["f32", "f16", "f64"])
-@pytest.mark.parametrize("outer,count", [(2, 3), (3, 33), (4, 32), (5, 1000), (7, 129)])
+@pytest.mark.parametrize("outer,count", [(2, 3), (3, 33), (4, 32), (5, 1000), (7, 129),
+                                         (1, 3), (1, 1000)])
 def test_small_sums_stay_sequential(elem: str, outer: int, count: int) -> None:
-    """A few results (fewer than OUTER_FROM): the row copy still sums in the sequential
-    order of the general path's accumulate, bit for bit, on magnitudes where order shows."""
+    """A few results (fewer than OUTER_FROM): the row copy (one result: the one-row
+    accumulate) still sums in the sequential order of the general path's accumulate, bit
+    for bit, on magnitudes where order shows."""
     t, r, s = _t((outer, count), elem), _t((outer,), elem), _t((), elem)
     text = (f"func.func @main(%x: {t}, %i: {s}) -> {r} {{\n"
             f"  %0 = stablehlo.reduce(%x init: %i) applies stablehlo.add across dimensions = "
@@ -164,11 +170,11 @@ def test_small_sums_stay_sequential(elem: str, outer: int, count: int) -> None:
     with np.errstate(all="ignore"):
         x = (rng.standard_normal((outer, count))
              * rng.choice([1e-3, 1.0, 3e3], (outer, count))).astype(dtype)
-    init = np.asarray(0.3, dtype)
-    got, kinds = _run(text, [x, init], True)
-    want, _ = _run(text, [x, init], False)
-    assert any("_sum_rows" in k for k in kinds)
-    assert got.tobytes() == want.tobytes()
+    for init in (np.asarray(0.3, dtype), np.asarray(0.0, dtype)):
+        got, kinds = _run(text, [x, init], True)
+        want, _ = _run(text, [x, init], False)
+        assert any(("_sum_rows" if outer > 1 else "_sum_one_row") in k for k in kinds)
+        assert got.tobytes() == want.tobytes()
 
 
 NON_SCALAR_INITS = {

@@ -92,6 +92,9 @@ def bind_reduce(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
     if (name == "stablehlo.add" and dtype in _OUTER_SEQUENTIAL and flat_shape[-1] > 0
             and results >= 2 and (results >= OUTER_FROM or math.prod(flat_shape) <= SMALL_SUM)):
         return _sum_rows(kernel, perm, flat_shape, dtype)
+    if (name == "stablehlo.add" and dtype in _OUTER_SEQUENTIAL and dtype.kind == "f"
+            and results == 1 and flat_shape[-1] > 0):
+        return _sum_one_row(kernel, perm, identity, flat_shape, dtype)
     if (name in ("stablehlo.maximum", "stablehlo.minimum") and dtype.kind in "fiu"
             and flat_shape[-1] > 0):
         return _extremum(kernel, perm, identity, flat_shape, dtype, name == "stablehlo.maximum")
@@ -224,6 +227,34 @@ def _sum_rows(general: Kernel, perm: tuple[int, ...], flat_shape: tuple[int, ...
         finally:
             loud(token)
         return np.asarray(out, order="C")
+    return kernel
+
+
+def _sum_one_row(general: Kernel, perm: tuple[int, ...], identity: bool,
+                 flat_shape: tuple[int, ...], dtype: Any) -> Kernel:
+    """A float sum with one result (a softmax's denominator over a vector, a loss):
+    fast_reduce_last's sequential accumulate of the one row, from +0 without the copy that
+    prepends the init value, its case decided per call without numpy's errstate."""
+    array, scalar = np.ndarray, dtype.type
+    length, out_shape = flat_shape[-1], flat_shape[:-1]
+    accumulate, concatenate = np.add.accumulate, np.concatenate
+    quiet, loud = switches()
+
+    def kernel(x: Any, init: Any) -> Any:
+        if init.__class__ is array and init.dtype == dtype and not init.ndim:
+            init = init[()]
+        if x.__class__ is not array or x.dtype != dtype or init.__class__ is not scalar:
+            return general(x, init)
+        row = (x if identity else x.transpose(perm)).reshape(length)
+        token = quiet()
+        try:
+            if init == 0 and math.copysign(1.0, init) > 0:
+                total = accumulate(row, dtype=dtype)[-1] + init
+            else:
+                total = accumulate(concatenate(([init], row)), dtype=dtype)[-1]
+        finally:
+            loud(token)
+        return total if not out_shape else np.full(out_shape, total, dtype)
     return kernel
 
 
