@@ -64,14 +64,32 @@ def _batched_matmul(lhs: np.ndarray, rhs: np.ndarray, dtype: np.dtype) -> np.nda
     with np.errstate(all="ignore"):
         if dtype.kind in "iu":
             return np.matmul(lhs, rhs)
-        # Complex: the reference's order, one contracting index at a time. Types narrower
-        # than f32 accumulate in f32 and round once at the end, as XLA does.
+        # The reference's order, one contracting index at a time. Types narrower than f32
+        # accumulate in f32 and round once at the end, as XLA does.
         acc_dtype = np.dtype(np.float32) if _is_narrow_float(dtype) else dtype
         lhs, rhs = lhs.astype(acc_dtype), rhs.astype(acc_dtype)
+        if acc_dtype.kind == "f":
+            return sequential_products(lhs, rhs).astype(dtype)
         acc = np.zeros((lhs.shape[0], lhs.shape[1], rhs.shape[2]), dtype=acc_dtype)
         for k in range(lhs.shape[2]):
             acc = acc + lhs[:, :, k, None] * rhs[:, None, k, :]
         return acc.astype(dtype)
+
+
+def sequential_products(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """(B, M, K) x (B, K, N) of real floats summed one contracting index at a time from +0,
+    each product and sum rounded in the operands' type (the reference's order): every
+    product in one multiply, their running sums along K in one accumulate (sequential, the
+    earlier sum first, as `acc + product`), then `+ 0`. Starting the sums at the first
+    product instead of at +0 changes only an all -0.0 sum (-0.0 where +0 + -0.0 is +0.0;
+    a sum from +0 is never -0.0), which the final `+ 0` makes +0.0 and leaves every other
+    value as it is."""
+    b, m, k = lhs.shape
+    n = rhs.shape[2]
+    if k == 0:
+        return np.zeros((b, m, n), lhs.dtype)
+    products = lhs[:, :, :, None] * rhs[:, None, :, :]
+    return np.add.accumulate(products, axis=2)[:, :, -1, :] + lhs.dtype.type(0)
 
 
 def _is_narrow_float(dtype: np.dtype) -> bool:

@@ -29,6 +29,7 @@ from .. import libm
 from ..quiet import switches
 from .blas_threads import ONE_THREAD_BELOW, SINGLE_THREAD_WORK, matmul
 from .conversions import _EXACT_TO_FLOAT, _WIDE_FLOATS, convert_array
+from .dot_general import sequential_products
 from .elementwise_numerics import NATIVE_ARITH, NATIVE_FLOATS, NATIVE_INTS
 from .elementwise_select import NATIVE_COMPARE
 from .gemm import SEQUENTIAL_DEPTH
@@ -415,6 +416,23 @@ def dot_layout(op: Operation, kwargs: dict[str, Any]) -> tuple[Any, ...] | None:
     return tuple(lb + lf + lc), tuple(rb + rc + rf), b, m, k, n, out_shape
 
 
+def _shallow_dot(lperm: tuple[int, ...], rperm: tuple[int, ...], left: tuple[int, ...],
+                 right: tuple[int, ...], out_shape: tuple[int, ...], dtype: np.dtype) -> Kernel:
+    """A dot of at most SEQUENTIAL_DEPTH terms (an RNN step's input projection of 8
+    features): the general path's sequential products with its layout worked out once."""
+    quiet, loud = switches()
+
+    def kernel(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        token = quiet()
+        try:
+            out = sequential_products(lhs.transpose(lperm).reshape(left).astype(dtype),
+                                      rhs.transpose(rperm).reshape(right).astype(dtype))
+        finally:
+            loud(token)
+        return np.asarray(out.reshape(out_shape), order="C")
+    return kernel
+
+
 def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kernel | None:
     """dot_general.dot_general_arrays + gemm.float_matmul with the permutations and shapes
     worked out once. The operands reach BLAS in the same layout, so the results are the
@@ -424,7 +442,7 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
         return None
     lperm, rperm, b, m, k, n, out_shape = layout
     if k <= SEQUENTIAL_DEPTH:
-        return None
+        return _shallow_dot(lperm, rperm, (b, m, k), (b, k, n), out_shape, dtype)
     ls, rs = (tuple(t.shape) for t in op.operand_types[:2])  # type: ignore[attr-defined]
     quiet, loud = switches()
     zero = dtype.type(0)

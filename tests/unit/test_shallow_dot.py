@@ -1,0 +1,124 @@
+"""Dots of at most SEQUENTIAL_DEPTH terms (dot_general.sequential_products, the plan-time
+kernel specialize._shallow_dot) are the reference's loop bit for bit: `acc = acc + l_k * r_k`
+from +0, one contracting index at a time, rounded in the operands' type (narrow floats in
+f32, rounded once); with -0.0 products (an all -0.0 sum is +0.0), NaN payloads, infinities,
+overflow, subnormals, empty operands and transposed layouts."""
+# ruff: noqa: E501  (MLIR test programs keep upstream line lengths)
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from shlo_cli.dialects.stablehlo import specialize
+from shlo_cli.dialects.stablehlo.dot_general import sequential_products
+from shlo_cli.interpreter.engine import Interpreter
+from shlo_cli.ir.parser import parse_source
+from shlo_cli.ir.registry import BIND_HOOKS
+
+TYPES = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "bf16": ml_dtypes.bfloat16}
+_NANS = np.array([0x7FC00000, 0xFFC00001, 0x7FC12345], np.uint32).view(np.float32)
+
+
+def _loop(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """The reference's order, written out."""
+    acc = np.zeros((lhs.shape[0], lhs.shape[1], rhs.shape[2]), lhs.dtype)
+    with np.errstate(all="ignore"):
+        for k in range(lhs.shape[2]):
+            acc = acc + lhs[:, :, k, None] * rhs[:, None, k, :]
+    return acc
+
+
+def _data(rng: np.random.Generator, shape: tuple[int, ...], dtype: type) -> np.ndarray:
+    x = rng.standard_normal(shape)
+    pool = np.array([0.0, -0.0, np.inf, -np.inf, 1e30, -1e30, 1e-40, 3.0], np.float64)
+    x = np.where(rng.random(shape) < 0.3, rng.choice(pool, shape), x)
+    with np.errstate(all="ignore"):
+        out = x.astype(dtype)
+    if out.size and rng.random() < 0.5 and np.dtype(dtype) == np.float32:
+        out.reshape(-1)[rng.integers(out.size)] = _NANS[rng.integers(len(_NANS))]
+    return out
+
+
+def _bits(a: np.ndarray) -> bytes:
+    return np.ascontiguousarray(a).tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("b,m,k,n", [(1, 1, 8, 32), (2, 3, 5, 4), (1, 4, 1, 1), (1, 2, 0, 3),
+                                     (3, 1, 7, 1), (1, 0, 3, 2)])
+def test_sequential_products_is_the_loop(dtype: type, b: int, m: int, k: int, n: int) -> None:
+    rng = np.random.default_rng(b * 1000 + m * 100 + k * 10 + n)
+    for _ in range(20):
+        lhs, rhs = _data(rng, (b, m, k), dtype), _data(rng, (b, k, n), dtype)
+        with np.errstate(all="ignore"):
+            got = sequential_products(lhs, rhs)
+        assert got.dtype == np.dtype(dtype) and got.shape == (b, m, n)
+        assert _bits(got) == _bits(_loop(lhs, rhs))
+
+
+def test_all_negative_zero_products_sum_to_positive_zero() -> None:
+    lhs = np.array([[[-0.0, 0.0, -1.0]]], np.float32)
+    rhs = np.array([[[1.0], [-1.0], [0.0]]], np.float32)
+    got = sequential_products(lhs, rhs)
+    assert got[0, 0, 0] == 0 and not np.signbit(got[0, 0, 0])
+
+
+def _program(lhs: tuple[int, ...], rhs: tuple[int, ...], contract: tuple[int, int],
+             out: tuple[int, ...], elem: str) -> str:
+    def t(shape: tuple[int, ...]) -> str:
+        return "tensor<" + "".join(f"{d}x" for d in shape) + elem + ">"
+    return (f"func.func @main(%a: {t(lhs)}, %b: {t(rhs)}) -> {t(out)} {{\n"
+            f"  %0 = stablehlo.dot_general %a, %b, contracting_dims = [{contract[0]}] x "
+            f"[{contract[1]}] : ({t(lhs)}, {t(rhs)}) -> {t(out)}\n"
+            f"  return %0 : {t(out)}\n}}\n")
+
+
+def _run(text: str, args: list[np.ndarray], specialized: bool) -> tuple[np.ndarray, list[str]]:
+    saved = list(BIND_HOOKS)
+    if not specialized:
+        BIND_HOOKS[:] = [h for h in BIND_HOOKS if h is not specialize.bind_specialized]
+    try:
+        interpreter = Interpreter(parse_source(text))
+        func = interpreter.lookup_function("main")
+        out = interpreter.call(func, list(args))[0]
+        kinds = [getattr(s.fn, "__qualname__", "") for s in
+                 interpreter._plans[id(func.regions[0])].steps]
+    finally:
+        BIND_HOOKS[:] = saved
+    return np.asarray(out), kinds
+
+
+@pytest.mark.parametrize("elem", ["f32", "f64"])
+@pytest.mark.parametrize("lhs,rhs,contract,out", [
+    ((1, 8), (8, 32), (1, 0), (1, 32)),     # an RNN step's input projection
+    ((8, 3), (8, 5), (0, 0), (3, 5)),       # both operands transposed
+    ((4, 2), (5, 2), (1, 1), (4, 5)),
+    ((6, 1), (1, 6), (1, 0), (6, 6)),       # an outer product
+    ((0, 4), (4, 3), (1, 0), (0, 3)),
+])
+def test_plan_kernel_is_the_general_path(elem: str, lhs: tuple, rhs: tuple, contract: tuple,
+                                         out: tuple) -> None:
+    text = _program(lhs, rhs, contract, out, elem)
+    rng = np.random.default_rng(sum(lhs) + 7 * sum(rhs))
+    for _ in range(10):
+        args = [_data(rng, lhs, TYPES[elem]), _data(rng, rhs, TYPES[elem])]
+        got, kinds = _run(text, args, True)
+        want, general = _run(text, args, False)
+        assert any("_shallow_dot" in k for k in kinds)
+        assert not any("_shallow_dot" in k for k in general)
+        assert got.shape == want.shape == out and got.dtype == want.dtype
+        assert _bits(got) == _bits(want)
+
+
+@pytest.mark.parametrize("elem", ["f16", "bf16"])
+def test_narrow_floats_sum_in_f32_and_round_once(elem: str) -> None:
+    text = _program((2, 6), (6, 3), (1, 0), (2, 3), elem)
+    rng = np.random.default_rng(5)
+    dtype = TYPES[elem]
+    for _ in range(10):
+        a, b = _data(rng, (2, 6), dtype), _data(rng, (6, 3), dtype)
+        got, _ = _run(text, [a, b], True)
+        want = _loop(a.astype(np.float32)[None], b.astype(np.float32)[None])[0].astype(dtype)
+        assert _bits(got) == _bits(want)
