@@ -630,12 +630,16 @@ def _redo(fn: Kernel, x: np.ndarray, out: np.ndarray, doubtful: np.ndarray,
             out.put(index, narrowed(one))  # put repeats the value
             return
         # results deep in the underflow (exp of a -1e9 mask): sure
-        with np.errstate(all="ignore"):
+        quiet, loud = switches()
+        token = quiet()
+        try:
             if getattr(fn, "regular_above", None) is None:
                 guess = fn.ufunc(picked.astype(np.float64))  # type: ignore[attr-defined]
             else:  # (log's masked-out arguments: NaN guesses without numpy's slow lanes)
                 guess = picked.astype(np.float64)
                 _guesser(fn)(guess)
+        finally:
+            loud(token)
         deep = np.abs(guess) < _DEEP
         if deep.any():
             index, picked, guess = index[~deep], picked[~deep], guess[~deep]
@@ -705,12 +709,16 @@ def _margin_sure(guess: np.ndarray, narrowed: Callable[[np.ndarray], np.ndarray]
     """Where numpy's guess decides the narrow result: it is finite and its whole 2^-40
     margin rounds to one narrow value (the C library's result is in the margin, and
     rounding is monotonic)."""
-    with np.errstate(all="ignore"):
+    quiet, loud = switches()
+    token = quiet()
+    try:
         margin = np.abs(guess) * _TRUSTED
         low = np.asarray(narrowed(guess - margin))
         high = np.asarray(narrowed(guess + margin))
         sure = low.view(bits) == high.view(bits)
         sure &= np.isfinite(guess)
+    finally:
+        loud(token)
     return sure
 
 
