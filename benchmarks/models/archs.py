@@ -71,6 +71,10 @@ _SEQ, _VOCAB, _D, _HEADS, _LAYERS = 32, 1000, 64, 4, 2
 _NEXT_C, _EFF_C, _GRU_STEPS, _GRU_H = 32, 16, 64, 64
 _DEC_T, _GRAPH_N, _GRAPH_E = 128, 256, 2048
 _LOCAL_T = 256
+_VIT_D, _VIT_PATCH = 64, 16
+_UNET_C = (3, 16, 32, 64)
+_BI_STEPS, _BI_H = 40, 32
+_RNN_STEPS, _RNN_H = 100, 32
 
 
 def _convnext_specs() -> list[tuple[Shape, str]]:
@@ -88,6 +92,28 @@ def _efficient_specs() -> list[tuple[Shape, str]]:
              ((4 * c,), "float32"), ((1, 1, 4 * c, c), "float32"), ((c,), "float32"),
              ((c,), "float32"), ((c,), "float32"), ((c,), "float32:pos")]
     return [((1, 64, 64, 3), "float32"), ((3, 3, 3, c), "float32")] + block * 3
+
+def _vit_specs() -> list[tuple[Shape, str]]:
+    d = _VIT_D
+    layer = [((d, d), "float32")] * 4 + [((d, 4 * d), "float32"), ((4 * d, d), "float32")]
+    return ([((1, 64, 64, 3), "float32"), ((_VIT_PATCH, _VIT_PATCH, 3, d), "float32"),
+             ((17, d), "float32"), ((d,), "float32")] + layer * 2 + [((d, 10), "float32")])
+
+
+def _unet_specs() -> list[tuple[Shape, str]]:
+    c0, c1, c2, c3 = _UNET_C
+    return [((1, 64, 64, c0), "float32"), ((3, 3, c0, c1), "float32"),
+            ((3, 3, c1, c2), "float32"), ((3, 3, c2, c3), "float32"),
+            ((2, 2, c3, c2), "float32"), ((3, 3, 2 * c2, c2), "float32"),
+            ((2, 2, c2, c1), "float32"), ((3, 3, 2 * c1, c1), "float32"),
+            ((1, 1, c1, 2), "float32")]
+
+
+def _bilstm_specs() -> list[tuple[Shape, str]]:
+    h = _BI_H
+    direction = [((16, 4 * h), "float32"), ((h, 4 * h), "float32"), ((4 * h,), "float32")]
+    return [((_BI_STEPS, 1, 16), "float32")] + direction * 2 + [((2 * h, 5), "float32")]
+
 
 SPECS: dict[str, tuple[list[tuple[Shape, str]], str]] = {
     "resnet": (_resnet_specs(), "ResNet-style: stem + 4 basic residual blocks (BN, relu, "
@@ -135,6 +161,17 @@ SPECS: dict[str, tuple[list[tuple[Shape, str]], str]] = {
                    + [((_D, 100), "float32"), ((_LOCAL_T,), "int32:100")],
                    "sliding-window causal attention (window 32, -inf mask), 256 tokens, then a "
                    "100-class head: log_softmax cross-entropy and argmax accuracy"),
+    "vit": (_vit_specs(), "ViT-style: 16x16/16 patch embedding of 64x64x3, class token, 2 "
+            "pre-norm layers (d 64, 4 heads, tanh gelu), batch 1"),
+    "unet": (_unet_specs(), "U-Net-style: 3 conv levels with 2x2 max pools, 2 up levels with "
+             "2x2/2 transposed convs and skip concats, 64x64x3, batch 1"),
+    "bilstm": (_bilstm_specs(), "bidirectional LSTM (a forward and a reverse lax.scan) over 40 "
+               "steps, input 16, hidden 32, dense head on every step, batch 1"),
+    "simple_rnn": ([((_RNN_STEPS, 1, 8), "float32"), ((8, _RNN_H), "float32"),
+                    ((_RNN_H, _RNN_H), "float32"), ((_RNN_H,), "float32"),
+                    ((_RNN_H, 3), "float32")],
+                   "Keras SimpleRNN (tanh) over 100 steps, input 8, hidden 32, softmax head, "
+                   "batch 1"),
 }
 
 
@@ -317,7 +354,63 @@ def functions() -> dict[str, Callable[..., Any]]:
         accuracy = (jnp.argmax(logits, -1) == labels).mean()
         return loss, accuracy
 
+    def vit(x: Any, patch: Any, pos: Any, cls: Any, *params: Any) -> Any:
+        p = list(params)
+        d = _VIT_D
+        h = lax.conv_general_dilated(x, patch, (_VIT_PATCH, _VIT_PATCH), "VALID",
+                                     dimension_numbers=dn).reshape(-1, d)
+        h = jnp.concatenate([cls[None], h], 0) + pos
+        ones, zeros = jnp.ones(d), jnp.zeros(d)
+        for _ in range(2):
+            wq, wk, wv, wo, w1, w2 = (p.pop(0) for _ in range(6))
+            y = layer_norm(h, ones, zeros)
+            q, k, v = ((y @ w).reshape(-1, _HEADS, d // _HEADS).transpose(1, 0, 2)
+                       for w in (wq, wk, wv))
+            att = jax.nn.softmax(q @ k.transpose(0, 2, 1) / jnp.sqrt(jnp.float32(d // _HEADS)))
+            h = h + (att @ v).transpose(1, 0, 2).reshape(-1, d) @ wo
+            h = h + jax.nn.gelu(layer_norm(h, ones, zeros) @ w1) @ w2
+        return layer_norm(h, ones, zeros)[0] @ p[0]
+
+    def unet(x: Any, c1: Any, c2: Any, c3: Any, u1: Any, c4: Any, u2: Any, c5: Any,
+             out: Any) -> Any:
+        def pool(h: Any) -> Any:
+            return lax.reduce_window(h, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+
+        def up(h: Any, k: Any) -> Any:
+            return lax.conv_transpose(h, k, (2, 2), "SAME", dimension_numbers=dn)
+
+        a = jax.nn.relu(conv(x, c1))
+        b = jax.nn.relu(conv(pool(a), c2))
+        c = jax.nn.relu(conv(pool(b), c3))
+        d = jax.nn.relu(conv(jnp.concatenate([up(c, u1), b], -1), c4))
+        e = jax.nn.relu(conv(jnp.concatenate([up(d, u2), a], -1), c5))
+        return conv(e, out)
+
+    def lstm_steps(xs: Any, wx: Any, wh: Any, b: Any, reverse: bool) -> Any:
+        def step(carry: Any, x: Any) -> Any:
+            h, c = carry
+            i, f, g, o = jnp.split(x @ wx + h @ wh + b, 4, axis=-1)
+            c = jax.nn.sigmoid(f) * c + jax.nn.sigmoid(i) * jnp.tanh(g)
+            h = jax.nn.sigmoid(o) * jnp.tanh(c)
+            return (h, c), h
+
+        zeros = jnp.zeros((1, _BI_H), xs.dtype)
+        return lax.scan(step, (zeros, zeros), xs, reverse=reverse)[1]
+
+    def bilstm(xs: Any, *params: Any) -> Any:
+        forward = lstm_steps(xs, *params[:3], reverse=False)
+        backward = lstm_steps(xs, *params[3:6], reverse=True)
+        return jnp.concatenate([forward, backward], -1)[:, 0] @ params[6]
+
+    def simple_rnn(xs: Any, wx: Any, wh: Any, b: Any, head: Any) -> Any:
+        def step(h: Any, x: Any) -> Any:
+            return jnp.tanh(x @ wx + h @ wh + b), None
+
+        h, _ = lax.scan(step, jnp.zeros((1, _RNN_H), xs.dtype), xs)
+        return jax.nn.softmax(h @ head)
+
     return {"resnet": resnet, "mobilenet": mobilenet, "densenet": densenet, "lstm": lstm,
             "classifier": classifier, "convnext": convnext, "efficientnet": efficientnet,
             "gru": gru, "decoder": decoder, "gnn": gnn, "dropout_mlp": dropout_mlp,
-            "mlp_bf16": mlp_bf16, "vae": vae, "local_attn": local_attn}
+            "mlp_bf16": mlp_bf16, "vae": vae, "local_attn": local_attn, "vit": vit,
+            "unet": unet, "bilstm": bilstm, "simple_rnn": simple_rnn}
