@@ -398,8 +398,9 @@ def functions() -> dict[str, Callable[..., Any]]:
         return lax.scan(step, (zeros, zeros), xs, reverse=reverse)[1]
 
     def bilstm(xs: Any, *params: Any) -> Any:
-        forward = lstm_steps(xs, *params[:3], reverse=False)
-        backward = lstm_steps(xs, *params[3:6], reverse=True)
+        wx, wh, b, wx_back, wh_back, b_back = params[:6]
+        forward = lstm_steps(xs, wx, wh, b, reverse=False)
+        backward = lstm_steps(xs, wx_back, wh_back, b_back, reverse=True)
         return jnp.concatenate([forward, backward], -1)[:, 0] @ params[6]
 
     def simple_rnn(xs: Any, wx: Any, wh: Any, b: Any, head: Any) -> Any:
