@@ -9,19 +9,21 @@ from ..stablehlo.elementwise_numerics import is_float, is_int, is_signed, num_bi
 from . import special_math
 from .numeric import real_in_double, unsupported
 from .syntax import BINARY
-from .verify import verify_mulhi
+from .verify import verify_compatible_operands_and_result, verify_mulhi
 
 _polygamma = real_in_double("polygamma", special_math.polygamma)
 _zeta = real_in_double("zeta", special_math.zeta)
 
 
-@define_op("chlo.polygamma", operands=("n", "x"), results=1, syntax=BINARY)
+@define_op("chlo.polygamma", operands=("n", "x"), results=1, syntax=BINARY,
+           verify=verify_compatible_operands_and_result)
 def polygamma(n: np.ndarray, x: np.ndarray) -> np.ndarray:
     """The n-th derivative of digamma at x."""
     return _polygamma(n, x)
 
 
-@define_op("chlo.zeta", operands=("x", "q"), results=1, syntax=BINARY)
+@define_op("chlo.zeta", operands=("x", "q"), results=1, syntax=BINARY,
+           verify=verify_compatible_operands_and_result)
 def zeta(x: np.ndarray, q: np.ndarray) -> np.ndarray:
     """Hurwitz zeta function zeta(x, q)."""
     return _zeta(x, q)
@@ -48,7 +50,8 @@ def next_after_values(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(xf) | np.isnan(yf), np.array(np.nan, dtype), out).astype(dtype)
 
 
-@define_op("chlo.next_after", operands=("x", "y"), results=1, syntax=BINARY)
+@define_op("chlo.next_after", operands=("x", "y"), results=1, syntax=BINARY,
+           verify=verify_compatible_operands_and_result)
 def next_after(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """The next representable value after x in the direction of y (y when equal)."""
     return next_after_values(x, y)

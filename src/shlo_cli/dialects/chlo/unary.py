@@ -24,11 +24,13 @@ from ..stablehlo.elementwise_verify import check_inferred, with_element
 from . import special_math
 from .numeric import Kernel, in_double, real_in_double, unsupported
 from .syntax import UNARY
+from .verify import verify_compatible_operands_and_result
 
 
 def _register(name: str, kernel: Kernel, doc: str) -> None:
     kernel.__doc__ = doc
-    define_op(f"chlo.{name}", operands=("operand",), results=1, syntax=UNARY)(kernel)
+    define_op(f"chlo.{name}", operands=("operand",), results=1, syntax=UNARY,
+              verify=verify_compatible_operands_and_result)(kernel)
 
 
 _register("acos", in_double("acos", libm.arccos, libm.arccos), "Inverse cosine.")
@@ -94,7 +96,8 @@ def _asin_acos_kernel(z: np.ndarray) -> np.ndarray:
     return make_complex(real, imag, np.dtype(np.complex128))
 
 
-@define_op("chlo._asin_acos_kernel", operands=("operand",), results=1, syntax=UNARY)
+@define_op("chlo._asin_acos_kernel", operands=("operand",), results=1, syntax=UNARY,
+           verify=verify_compatible_operands_and_result)
 def asin_acos_kernel(operand: np.ndarray) -> np.ndarray:
     """The shared kernel of the complex asin/acos decompositions."""
     if not is_complex(operand.dtype):
@@ -109,7 +112,8 @@ def _complex_square(z: np.ndarray) -> np.ndarray:
     return make_complex(real, (x * y) * 2.0, np.dtype(np.complex128))
 
 
-@define_op("chlo.square", operands=("operand",), results=1, syntax=UNARY)
+@define_op("chlo.square", operands=("operand",), results=1, syntax=UNARY,
+           verify=verify_compatible_operands_and_result)
 def square(operand: np.ndarray) -> np.ndarray:
     """operand * operand (f16/f32/f64: numpy's correctly rounded product in the type itself,
     the float64 square rounded once, as it is exact in float64)."""
@@ -125,7 +129,8 @@ def square(operand: np.ndarray) -> np.ndarray:
         return np.multiply(operand, operand, dtype=dtype)
 
 
-@define_op("chlo.conj", operands=("operand",), results=1, syntax=UNARY)
+@define_op("chlo.conj", operands=("operand",), results=1, syntax=UNARY,
+           verify=verify_compatible_operands_and_result)
 def conj(operand: np.ndarray) -> np.ndarray:
     """Complex conjugate (identity on real element types)."""
     return np.conj(operand) if is_complex(operand.dtype) else operand

@@ -17,7 +17,13 @@ from ...ir.types import (
 )
 from ...ir.verifier import inference_error
 from ..stablehlo.dot_dimensions import check_dot_dimensions
-from ..stablehlo.elementwise_verify import error
+from ..stablehlo.elementwise_verify import (
+    bounds_attr,
+    bounds_of,
+    check_inferred,
+    check_same_types,
+    error,
+)
 
 
 def _element(t: Type) -> Type | None:
@@ -70,6 +76,47 @@ def verify_mulhi(op: Operation) -> None:
         if not (isinstance(element, IntegerType) and element.width in (2, 4, 8, 16, 32, 64)):
             raise error(op, f"operand #{index} must be ranked tensor of 2/4/8/16/32/64-bit "
                             f"integer values, but got '{t}'")
+    verify_compatible_operands_and_result(op)
+
+
+def verify_compatible_operands_and_result(op: Operation) -> None:
+    """HLO_CompatibleOperandsAndResultType of the non-broadcasting CHLO ops, in upstream's
+    order: the result type inferred from the operands (ChloOps.cpp: the most specific of
+    them) must fit the declared one, then every operand and result type must be
+    compatible with every other."""
+    ranked = [t for t in op.operand_types if isinstance(t, TensorType)]
+    if ranked:
+        check_inferred(op, [_most_specific(op, ranked)])
+    check_same_types(op)
+
+
+def _most_specific(op: Operation, types: Sequence[TensorType]) -> TensorType:
+    """inferMostSpecificType over ranked tensors, with its errors: a static size wins over
+    `?` (and must fit the other side's bound), two static sizes must be equal, and the
+    tightest bound of a dimension left dynamic is kept; the element type is the first's."""
+    first = types[0]
+    for t in types[1:]:
+        if t.rank != first.rank:
+            raise inference_error(op, f"Mismatched ranks of types{first.rank} vs {t.rank}")
+    sizes, bounds = list(first.shape), bounds_of(first)
+    for t in types[1:]:
+        for dim, (size, bound) in enumerate(zip(t.shape, bounds_of(t), strict=True)):
+            left, left_bound = sizes[dim], bounds[dim]
+            if left == DYNAMIC and size == DYNAMIC:
+                known = [b for b in (left_bound, bound) if b is not None]
+                bounds[dim] = min(known) if known else None
+                continue
+            if left != DYNAMIC and size != DYNAMIC and left != size:
+                raise inference_error(op, f"Mismatched dimension sizes {left} and {size} in "
+                                          f"dimension {dim}")
+            inferred = left if left != DYNAMIC else size
+            limit = left_bound if left_bound is not None else bound
+            if limit is not None and inferred > limit:
+                raise inference_error(op, f"Mismatched dimension size {inferred} and bound "
+                                          f"{limit} in dimension {dim}")
+            sizes[dim], bounds[dim] = inferred, None
+    encoding = first.encoding if bounds == bounds_of(first) else bounds_attr(bounds)
+    return TensorType(tuple(sizes), first.element, encoding)
 
 
 def verify_top_k(op: Operation) -> None:
