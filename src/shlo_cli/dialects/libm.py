@@ -259,7 +259,7 @@ def rounded(fn: Kernel, round_to: Callable[[np.ndarray], np.ndarray],
         evaluate: Kernel = getattr(fn, "guess", None) or fn.ufunc  # type: ignore[attr-defined]
         guess = evaluate(*wide)
         out = np.array(round_to(guess))  # an array even for 0-d input (written below)
-    doubtful = ~_margin_sure(guess, round_to, f"u{out.dtype.itemsize}")
+        doubtful = ~_margin_sure(guess, round_to, f"u{out.dtype.itemsize}")
     if doubtful.any():
         out[doubtful] = round_to(fn(*[w[doubtful] for w in wide]))
     return out
@@ -620,7 +620,7 @@ def _redo(fn: Kernel, x: np.ndarray, out: np.ndarray, doubtful: np.ndarray,
     `fn` and rounded once to out's type by `narrowed`. Typically one or two of thousands: those go
     through `fn.scalar` (element for element what `fn` does, without its whole-array
     set-up), many through `fn` itself; take/put address both arrays in C order whatever
-    their memory layout."""
+    their memory layout. Callers quiet numpy's floating-point errors (every kernel here)."""
     index = np.flatnonzero(doubtful)
     picked = x.take(index)
     if index.size > _SCALAR_REDO:
@@ -630,16 +630,11 @@ def _redo(fn: Kernel, x: np.ndarray, out: np.ndarray, doubtful: np.ndarray,
             out.put(index, narrowed(one))  # put repeats the value
             return
         # results deep in the underflow (exp of a -1e9 mask): sure
-        quiet, loud = switches()
-        token = quiet()
-        try:
-            if getattr(fn, "regular_above", None) is None:
-                guess = fn.ufunc(picked.astype(np.float64))  # type: ignore[attr-defined]
-            else:  # (log's masked-out arguments: NaN guesses without numpy's slow lanes)
-                guess = picked.astype(np.float64)
-                _guesser(fn)(guess)
-        finally:
-            loud(token)
+        if getattr(fn, "regular_above", None) is None:
+            guess = fn.ufunc(picked.astype(np.float64))  # type: ignore[attr-defined]
+        else:  # (log's masked-out arguments: NaN guesses without numpy's slow lanes)
+            guess = picked.astype(np.float64)
+            _guesser(fn)(guess)
         deep = np.abs(guess) < _DEEP
         if deep.any():
             index, picked, guess = index[~deep], picked[~deep], guess[~deep]
@@ -697,7 +692,7 @@ def _rounded_any(fn: Kernel, dtype: np.dtype, x: Any,
         wide = np.asarray(x).astype(np.float64)
         guess = fn.ufunc(wide)  # type: ignore[attr-defined]
         out = np.array(narrowed(guess))  # an array even for 0-d input (written below)
-    sure = _margin_sure(guess, narrowed, _UINT[dtype.itemsize])
+        sure = _margin_sure(guess, narrowed, _UINT[dtype.itemsize])
     if not sure.all():
         doubtful = ~sure
         out[doubtful] = narrowed(np.asarray(fn(wide[doubtful]), np.float64))
@@ -708,17 +703,13 @@ def _margin_sure(guess: np.ndarray, narrowed: Callable[[np.ndarray], np.ndarray]
                  bits: Any) -> np.ndarray:
     """Where numpy's guess decides the narrow result: it is finite and its whole 2^-40
     margin rounds to one narrow value (the C library's result is in the margin, and
-    rounding is monotonic)."""
-    quiet, loud = switches()
-    token = quiet()
-    try:
-        margin = np.abs(guess) * _TRUSTED
-        low = np.asarray(narrowed(guess - margin))
-        high = np.asarray(narrowed(guess + margin))
-        sure = low.view(bits) == high.view(bits)
-        sure &= np.isfinite(guess)
-    finally:
-        loud(token)
+    rounding is monotonic). Callers quiet numpy's floating-point errors (an infinite
+    guess's margin is inf - inf)."""
+    margin = np.abs(guess) * _TRUSTED
+    low = np.asarray(narrowed(guess - margin))
+    high = np.asarray(narrowed(guess + margin))
+    sure = low.view(bits) == high.view(bits)
+    sure &= np.isfinite(guess)
     return sure
 
 
