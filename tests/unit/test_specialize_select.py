@@ -64,3 +64,21 @@ def test_select_with_broadcast_operand() -> None:
         fast, _ = run_first_op(text, args, specialize_select.bind_select, True)
         plain, _ = run_first_op(text, args, specialize_select.bind_select, False)
         assert fast.tobytes() == plain.tobytes()
+
+
+@pytest.mark.parametrize("elem", ["i8", "i64", "f16", "f32", "f64", "bf16"])
+def test_select_with_0d_operands(elem: str) -> None:
+    """A blocked chain passes a broadcast scalar as a 0-d array: either operand or both may
+    be 0-d (NaN payloads, -0.0 among them); the bits are np.where's."""
+    rng = np.random.default_rng(8)
+    n = 3000
+    x, y = _bits(elem, (n,), 5), _bits(elem, (n,), 6)
+    kernel = specialize_select._select(np.dtype(TYPES[elem]), np.where)
+    for pred in (rng.random(n) < 0.5, np.ones(n, bool), np.zeros(n, bool)):
+        for k in range(4):
+            s, t = x[k:k + 1].reshape(()), y[k:k + 1].reshape(())
+            for a, b in ((x, t), (s, y), (s, t), (x[::-1], t)):
+                fast = kernel(pred, a, b)
+                plain = np.where(pred, a, b)
+                assert fast.dtype == plain.dtype and fast.shape == plain.shape
+                assert fast.tobytes() == plain.tobytes()

@@ -5,7 +5,9 @@ floor division picks `q - 1` where signs differ, `where(a > b, a, b)`) it runs s
 slower than a pass of arithmetic. Here the predicate becomes a mask of all-ones or zero bits
 in the unsigned type of the operands' width, and on_false ^ ((on_true ^ on_false) & mask)
 picks every element's bits exactly (NaN payloads and signed zeros included; ml_dtypes'
-floats such as bfloat16 are selected as their bits too). Arrays
+floats such as bfloat16 are selected as their bits too). A 0-d on_true or on_false (a
+`where(mask, log(x), 0)`'s splat zero, as blocked chains pass a broadcast scalar) is
+broadcast by the same bit operations, not sent to np.where. Arrays
 below `_SMALL` elements keep np.where (one call, no branch cost to speak of).
 """
 
@@ -34,15 +36,16 @@ def _select(dtype: np.dtype, general: Kernel) -> Kernel:
         if (pred.__class__ is not array or on_true.__class__ is not array
                 or on_false.__class__ is not array or pred.dtype != boolean
                 or on_true.dtype != dtype or on_false.dtype != dtype or pred.ndim == 0
-                or on_true.size < _SMALL or not pred.shape == on_true.shape == on_false.shape):
+                or pred.size < _SMALL
+                or (on_true.ndim and on_true.shape != pred.shape)
+                or (on_false.ndim and on_false.shape != pred.shape)):
             return general(pred, on_true, on_false)
         mask = pred.view(np.uint8).astype(unsigned)  # 1 where pred holds, else 0
         np.negative(mask, out=mask)  # all ones / zero (unsigned negation wraps)
         low = on_false.view(unsigned)
-        out = on_true.view(unsigned) ^ low
-        out &= mask
-        out ^= low
-        return out.view(dtype)
+        mask &= on_true.view(unsigned) ^ low  # (a 0-d operand broadcasts)
+        mask ^= low
+        return mask.view(dtype)
 
     kernel.blockwise = True  # type: ignore[attr-defined]  # elementwise on any slice
     # a 0-d pred picks a whole operand (the general evaluator's first case): codegen writes
