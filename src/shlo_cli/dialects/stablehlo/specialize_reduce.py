@@ -31,6 +31,7 @@ from .reducer import (
     binary_body_ops,
     fast_reduce_last,
 )
+from .sequential_sum import BLOCKED_FROM, blocked_row_sums
 from .specialize import _native_types
 from .transposed_copy import transposed_copy
 
@@ -153,11 +154,11 @@ def _row_layout(perm: tuple[int, ...], flat_shape: tuple[int, ...]
 
 
 def _rows_copy(x: np.ndarray, rows: tuple[int, ...], shape: tuple[int, ...]) -> np.ndarray:
+    """The reduced elements as the rows of a C-contiguous array (x itself, reshaped, when
+    they already are: a column reduction's rows need no copy)."""
     copy = x.transpose(rows).reshape(shape)
-    if copy.base is None and copy.flags.c_contiguous:
-        return copy  # (the reshape has copied already)
     if copy.flags.c_contiguous:
-        return np.array(copy, order="C")
+        return copy
     return transposed_copy(x, rows).reshape(shape)
 
 
@@ -214,16 +215,21 @@ def _sum_rows(general: Kernel, perm: tuple[int, ...], flat_shape: tuple[int, ...
     array, scalar = np.ndarray, dtype.type
     add = np.add.reduce
     quiet, loud = switches()
+    results = math.prod(flat_shape[:-1])
+    # reduced axes last (a layer norm's mean): sums of the rows of x, a block at a time
+    blocked = (perm == tuple(range(len(perm))) and results * flat_shape[-1] >= BLOCKED_FROM)
+    matrix = (results, flat_shape[-1])
 
     def kernel(x: Any, init: Any) -> Any:
         if init.__class__ is array and init.dtype == dtype and not init.ndim:
             init = init[()]
         if x.__class__ is not array or x.dtype != dtype or init.__class__ is not scalar:
             return general(x, init)
-        copy = _rows_copy(x, rows, rows_shape)
         token = quiet()
         try:
-            out = add(copy, axis=0, dtype=dtype, initial=init)
+            if blocked and x.flags.c_contiguous:
+                return blocked_row_sums(x.reshape(matrix), init).reshape(flat_shape[:-1])
+            out = add(_rows_copy(x, rows, rows_shape), axis=0, dtype=dtype, initial=init)
         finally:
             loud(token)
         return np.asarray(out, order="C")
