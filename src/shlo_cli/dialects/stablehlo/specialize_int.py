@@ -101,7 +101,7 @@ def _unsigned_divmod(a: np.ndarray, b: np.ndarray, want_quotient: bool) -> np.nd
             return np.full(a.shape, np.iinfo(a.dtype).max, a.dtype) if want_quotient else a.copy()
         return a // divisor if want_quotient else a % divisor
     zero = b == 0
-    if not zero.any():
+    if not np.count_nonzero(zero):  # (ndarray.any: a Python wrapper, ~1.5 us)
         return a // b if want_quotient else a % b
     safe = np.where(zero, b.dtype.type(1), b)
     if want_quotient:
@@ -135,7 +135,7 @@ def _signed_divide(a: np.ndarray, b: np.ndarray, unsigned: np.dtype) -> np.ndarr
             return np.full(a.shape, -1, a.dtype)
         return _signed_quotient(a, b, unsigned)
     zero = b == 0
-    if not zero.any():
+    if not np.count_nonzero(zero):  # (ndarray.any: a Python wrapper, ~1.5 us)
         return _signed_quotient(a, b, unsigned)
     q = _signed_quotient(a, np.where(zero, b.dtype.type(1), b), unsigned)
     q[zero] = -1
@@ -153,7 +153,7 @@ def _signed_remainder(a: np.ndarray, b: np.ndarray, unsigned: np.dtype) -> np.nd
         q *= b.reshape(-1)[0]
         return a - q
     zero = b == 0
-    if not zero.any():
+    if not np.count_nonzero(zero):  # (ndarray.any: a Python wrapper, ~1.5 us)
         return np.fmod(a, b)  # C's %: the sign of the dividend; INT_MIN % -1 = 0
     return np.where(zero, a, np.fmod(a, np.where(zero, b.dtype.type(1), b)))
 
