@@ -98,12 +98,12 @@ def _run(text: str, args: list, specialized: bool) -> tuple[np.ndarray, list[str
 
 @pytest.mark.parametrize(("elem", "dtype"), [("f32", np.float32), ("f64", np.float64),
                                              ("f16", np.float16)])
-@pytest.mark.parametrize(("shape", "dims"), [((64, 8, 512), (2,)), ((16, 30, 300), (1, 2)),
-                                             ((1024, 160), (0,))])
+@pytest.mark.parametrize(("shape", "dims"), [((64, 8, 512), (2,)), ((16, 32, 32), (1, 2)),
+                                             ((1024, 160), (0,)), ((70, 300), (1,))])
 def test_large_sums_through_the_engine(elem: str, dtype: Any, shape: tuple[int, ...],
                                        dims: tuple[int, ...]) -> None:
-    """Sums over trailing axes of BLOCKED_FROM elements or more (blocked), and a column
-    sum (the rows already in place: no copy), against the general evaluator."""
+    """Sums over trailing axes where blocking pays (blocked), over rows where it does not,
+    and a column sum (the rows already in place: no copy), against the general evaluator."""
     out_shape = tuple(n for i, n in enumerate(shape) if i not in dims)
 
     def t(s: tuple[int, ...]) -> str:
@@ -122,3 +122,11 @@ def test_large_sums_through_the_engine(elem: str, dtype: Any, shape: tuple[int, 
         assert any("_sum_rows" in k for k in kinds)
         assert got.shape == want.shape == out_shape
         assert got.tobytes() == want.tobytes()
+
+
+def test_blocked_pays_on_long_rows_of_whole_cache_lines() -> None:
+    assert sequential_sum.blocked_pays(64, 512, 4) and sequential_sum.blocked_pays(1024, 128, 8)
+    assert not sequential_sum.blocked_pays(4096, 128, 4)  # short rows
+    assert not sequential_sum.blocked_pays(1000, 300, 4)  # rows of 16-byte units
+    assert not sequential_sum.blocked_pays(8, 256, 4)  # a small matrix
+    assert not sequential_sum.blocked_pays(1, 1 << 20, 4)  # one row: no vector across rows

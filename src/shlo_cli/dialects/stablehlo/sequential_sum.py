@@ -28,9 +28,19 @@ BLOCK = 1 << 16
 """Elements per block (rows x chunk columns): the block, its units and its rows buffer
 stay in a core's L2 cache."""
 
-BLOCKED_FROM = 1 << 17
-"""Matrices of at least this many elements take the blocked path (below, the whole
-transposed copy is in the cache anyway)."""
+_PAYS_FROM = 1 << 16
+_ROW_BYTES_FROM = 1024
+
+
+def blocked_pays(rows: int, length: int, itemsize: int) -> bool:
+    """Whether `blocked_row_sums` costs less than one transposed copy of the whole matrix:
+    rows of whole cache lines, at least `_ROW_BYTES_FROM` bytes long, in a matrix of at
+    least `_PAYS_FROM` bytes. Measured on f32 (time blocked / whole, 256 to 16384 rows):
+    0.3-0.75 for 256, 512 and 1024 columns; 1.2-1.5 for 64 to 300 columns (shorter rows,
+    or rows of 16-byte units); below 64 KiB, 1.2-1.7."""
+    row_bytes = length * itemsize
+    return (rows >= 2 and row_bytes % _UNITS[0] == 0 and row_bytes >= _ROW_BYTES_FROM
+            and rows * row_bytes >= _PAYS_FROM)
 
 _UNITS = (64, 32, 16)
 """Bytes moved as one element in the first step (a raw `V64`: 16 f32 elements, one cache

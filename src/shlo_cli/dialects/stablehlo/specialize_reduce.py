@@ -31,7 +31,7 @@ from .reducer import (
     binary_body_ops,
     fast_reduce_last,
 )
-from .sequential_sum import BLOCKED_FROM, blocked_row_sums
+from .sequential_sum import blocked_pays, blocked_row_sums
 from .specialize import _native_types
 from .transposed_copy import transposed_copy
 
@@ -217,7 +217,8 @@ def _sum_rows(general: Kernel, perm: tuple[int, ...], flat_shape: tuple[int, ...
     quiet, loud = switches()
     results = math.prod(flat_shape[:-1])
     # reduced axes last (a layer norm's mean): sums of the rows of x, a block at a time
-    blocked = (perm == tuple(range(len(perm))) and results * flat_shape[-1] >= BLOCKED_FROM)
+    blocked = (perm == tuple(range(len(perm)))
+               and blocked_pays(results, flat_shape[-1], dtype.itemsize))
     matrix = (results, flat_shape[-1])
 
     def kernel(x: Any, init: Any) -> Any:
