@@ -75,6 +75,12 @@ CASES += [(elem, op, dims, (9, 4, 16)) for elem, op in (("f32", "maximum"), ("f1
 CASES += [(elem, op, (1,), (150, 70)) for elem, op in (("f32", "add"), ("f32", "maximum"),
                                                       ("f64", "add"))]
 
+# and extrema of rows to copy, enough of them for the copy to pay (COPY_ROWS_FROM)
+CASES += [(elem, op, dims, (40, 9, 16)) for elem, op in (("f32", "maximum"),
+                                                        ("f16", "minimum"), ("i32", "maximum"))
+          for dims in ((2,), (1, 2), (0, 2))]
+CASES += [("f32", "minimum", (1,), (300, 20))]
+
 # rows of LONG_ROW elements or more: maxima reduce the last axis in place, no row copy
 CASES += [(elem, op, dims, (12, 300)) for elem, op in (("f32", "maximum"), ("f32", "minimum"),
                                                        ("f16", "maximum"), ("i32", "minimum"))
@@ -131,12 +137,14 @@ def test_specialized_reduce_empty(dims: tuple) -> None:
     assert np.array_equal(got.reshape(-1).view(np.uint8), want.reshape(-1).view(np.uint8))
 
 
+@pytest.mark.parametrize("rows", [16, 256])
 @pytest.mark.parametrize("op", ["maximum", "minimum"])
-def test_extremum_nan_payloads_follow_the_general_path(op: str) -> None:
+def test_extremum_nan_payloads_follow_the_general_path(op: str, rows: int) -> None:
     """Rows holding NaNs of different payloads and signs: the result is the general path's
-    NaN, bit for bit (the row-copy kernel recomputes rows whose result is NaN)."""
-    shape = (16, 8)
-    t, r, s = _t(shape, "f32"), _t((16,), "f32"), _t((), "f32")
+    NaN, bit for bit (the row-copy kernel, taken by 256 rows, recomputes rows whose result
+    is NaN)."""
+    shape = (rows, 8)
+    t, r, s = _t(shape, "f32"), _t((rows,), "f32"), _t((), "f32")
     text = (f"func.func @main(%x: {t}, %i: {s}) -> {r} {{\n"
             f"  %0 = stablehlo.reduce(%x init: %i) applies stablehlo.{op} across dimensions = "
             f"[1] : ({t}, {s}) -> {r}\n"
@@ -144,7 +152,7 @@ def test_extremum_nan_payloads_follow_the_general_path(op: str) -> None:
     rng = np.random.default_rng(4)
     x = rng.standard_normal(shape).astype(np.float32)
     payloads = np.array([0x7FC00001, 0xFFC00002, 0x7F800003, 0xFFC12345], np.uint32)
-    for row in range(0, 16, 2):
+    for row in range(0, rows, 2):
         cols = rng.choice(8, 2, replace=False)
         x[row, cols] = rng.choice(payloads, 2).view(np.float32)
     got, kinds = _run(text, [x, np.float32(0.0)], True)

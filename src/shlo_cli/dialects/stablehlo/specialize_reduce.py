@@ -137,6 +137,14 @@ LONG_ROW = 256
 last axis costs less than the transposed copy from here: 0.54 vs 1.04 ms for 4096 x 256 f32,
 0.33 vs 3.0 ms for 256 x 8192)."""
 
+COPY_ROWS_FROM, COPY_ROWS_BELOW = 128, 128
+"""Extrema whose rows must be copied to lie in place take that copy only with at least
+COPY_ROWS_FROM and four times their length results, rows shorter than COPY_ROWS_BELOW:
+the copy and the extra calls cost ~5 us, more than numpy's reduction of fewer rows
+(time copy / in place, f32: 1.5-2.0 at 16-32 rows of 4-32 elements, 0.8-0.9 at 128 rows,
+0.2-0.5 at 1024; at 64 elements 1.04 at 256 rows, 0.85 at 512; at 128 elements 1.07-1.3
+up to 8192 rows)."""
+
 SMALL_SUM = 1 << 16
 """Float sums of at most this many elements take the row copy even with fewer than
 OUTER_FROM results (an RNN step's 4x32 -> 4): at least two results keep numpy's
@@ -173,9 +181,14 @@ def _extremum(general: Kernel, perm: tuple[int, ...], identity: bool,
     all elements after), so that gives the same bits unless a NaN is involved, whose
     payload may depend on the order: such results are recomputed the general way. Rows of
     `LONG_ROW` elements or more (a softmax over a vocabulary) keep numpy's reduction of the
-    last axis: there the copy would cost up to ten times the reduction."""
+    last axis: there the copy would cost up to ten times the reduction; so do fewer rows
+    than pay for their copy (`COPY_ROWS_FROM`: a 32x32 softmax's max in a loop)."""
     rows, rows_shape = _row_layout(perm, flat_shape)
-    by_rows = math.prod(flat_shape[:-1]) >= OUTER_FROM and flat_shape[-1] < LONG_ROW
+    results, length = math.prod(flat_shape[:-1]), flat_shape[-1]
+    if rows == tuple(range(len(rows))):  # the rows in place (a column maximum): no copy
+        by_rows = results >= OUTER_FROM and length < LONG_ROW
+    else:
+        by_rows = length < COPY_ROWS_BELOW and results >= max(COPY_ROWS_FROM, 4 * length)
     ufunc = np.maximum if largest else np.minimum
     reduce = ufunc.reduce
     array, scalar = np.ndarray, dtype.type
