@@ -126,7 +126,9 @@ def test_large_sums_through_the_engine(elem: str, dtype: Any, shape: tuple[int, 
 
 def test_blocked_pays_on_long_rows_of_whole_cache_lines() -> None:
     assert sequential_sum.blocked_pays(64, 512, 4) and sequential_sum.blocked_pays(1024, 128, 8)
-    assert not sequential_sum.blocked_pays(4096, 128, 4)  # short rows
+    assert not sequential_sum.blocked_pays(4096, 128, 4)  # short rows...
+    assert sequential_sum.blocked_pays(65536, 128, 4)  # ...in a large matrix
+    assert not sequential_sum.blocked_pays(1 << 20, 16, 4)  # rows of one cache line
     assert not sequential_sum.blocked_pays(1000, 300, 4)  # rows of 16-byte units
     assert not sequential_sum.blocked_pays(8, 256, 4)  # a small matrix
     assert not sequential_sum.blocked_pays(1, 1 << 20, 4)  # one row: no vector across rows

@@ -33,17 +33,24 @@ _UNITS = (64, 32, 16)
 line; a smaller unit where a row's bytes are not a multiple of 64; else no first step)."""
 _PAYS_FROM = 1 << 16
 _ROW_BYTES_FROM = 1024
+_LARGE_FROM, _LARGE_ROW_BYTES_FROM = 16 << 20, 256
 
 
 def blocked_pays(rows: int, length: int, itemsize: int) -> bool:
     """Whether `blocked_row_sums` costs less than one transposed copy of the whole matrix:
     rows of whole cache lines, at least `_ROW_BYTES_FROM` bytes long, in a matrix of at
-    least `_PAYS_FROM` bytes. Measured on f32 (time blocked / whole, 256 to 16384 rows):
-    0.3-0.75 for 256, 512 and 1024 columns; 1.2-1.5 for 64 to 300 columns (shorter rows,
-    or rows of 16-byte units); below 64 KiB, 1.2-1.7."""
+    least `_PAYS_FROM` bytes; or rows of at least `_LARGE_ROW_BYTES_FROM` bytes in a matrix
+    of at least `_LARGE_FROM` bytes (an attention softmax's sum over 128 keys), whose whole
+    copy misses the cache throughout. Measured on f32 (time blocked / whole, 256 to 16384
+    rows): 0.3-0.75 for 256, 512 and 1024 columns; 1.1-1.5 for 64 to 300 columns (shorter
+    rows, or rows of 16-byte units); below 64 KiB, 1.2-1.7; from 16 MiB, 0.5-0.85 for 64,
+    128 and 192 columns."""
     row_bytes = length * itemsize
-    return (rows >= 2 and row_bytes % _UNITS[0] == 0 and row_bytes >= _ROW_BYTES_FROM
-            and rows * row_bytes >= _PAYS_FROM)
+    if rows < 2 or row_bytes % _UNITS[0]:
+        return False
+    size = rows * row_bytes
+    return ((row_bytes >= _ROW_BYTES_FROM and size >= _PAYS_FROM)
+            or (row_bytes >= _LARGE_ROW_BYTES_FROM and size >= _LARGE_FROM))
 
 
 _ALIGN = 128
