@@ -5,9 +5,10 @@ A scalar loop step (an RNN's `tanh(w*h + u*x[i] + b)`, a counter) on numpy scala
 tens of nanoseconds per operator in numpy's scalar machinery; on Python floats and ints the
 same operators cost a few. The results stay the element type's, bit for bit:
 - f32 `+ - * /` are computed in double and rounded once to f32 (a C cast: a store into a
-  one-element `array('f')`, read back). The double result is exact for + - * of two f32
-  values, and double rounding is innocuous for / (53 >= 2*24 + 2), subnormals included;
-  overflow gives the infinity the cast gives. f64 is Python's float arithmetic itself.
+  one-element float memoryview, read back; cheaper than an `array('f')` item). The double
+  result is exact for + - * of two f32 values, and double rounding is innocuous for /
+  (53 >= 2*24 + 2), subnormals included; overflow gives the infinity the cast gives. f64
+  is Python's float arithmetic itself.
 - A NaN result is redone by the numpy ufunc on numpy scalars (which of two NaN operands
   numpy returns is its loop's choice, as specialize_scalar._float_op redoes it); so is a
   division by zero, which Python refuses.
@@ -22,7 +23,6 @@ it is) take only values computed here, and only those are converted back to nump
 
 from __future__ import annotations
 
-import array
 import functools
 import operator
 import warnings
@@ -233,7 +233,7 @@ def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[s
     if tag == "negate":
         return [f"{target} = -{args[0]}"]
     if kind.f32:
-        ns["_cell"] = ns.get("_cell") or array.array("f", [0.0])
+        ns["_cell"] = ns.get("_cell") or memoryview(bytearray(4)).cast("f")
     if tag == "unary":
         scalar = step.fn.scalar
         call = f"{key}({args[0]})"
