@@ -8,7 +8,8 @@ more. Here the condition's and the body's steps are lines of one function: the l
 values are its local variables (the body's results assigned to them), the condition is a
 local test, values of enclosing blocks are read from the environment once per execution of
 the loop. What the region callables did per iteration stays: the stop and deadline checks
-(`tick`), the iteration cap (read once per execution, as the evaluator reads it), the
+(`tick`, before each run of the body: one test per iteration covers them and the cap when
+neither is set), the iteration cap (read once per execution, as the evaluator reads it), the
 loop-invariant ops (licm.py) evaluated once per execution right after the condition first
 holds. Every step is on its own line, so a failing one is found from the traceback
 (`CompiledBlock.step_at`); the loop's own checks are on lines of no step, so their errors
@@ -102,11 +103,14 @@ def compile_loop(cond: Region, body: Region, early: Callable[..., None] | None,
         src.add(line, 1)
     src.add("cap = CAP()", 1)
     src.add("count = 0", 1)
+    src.add("guarded = checked or cap is not None", 1)  # one test per iteration when not
     src.add("while True:", 1)
-    src.add("if cap is not None:", 2)
-    src.add("if count >= cap:", 3)
-    src.add("OVER(cap)", 4)
+    src.add("if guarded:", 2)
     src.add("count += 1", 3)
+    src.add("if cap is not None and count > cap:", 3)
+    src.add("OVER(cap)", 4)
+    src.add("if checked:", 3)
+    src.add("TICK()", 4)
     for line in step.entry:
         src.add(line, 2)
     for line, s in step.lines:
@@ -121,8 +125,6 @@ def compile_loop(cond: Region, body: Region, early: Callable[..., None] | None,
         stale = [name for name in dict.fromkeys(step.returned) if name in step.locals]
         if stale:
             src.add(f"del {', '.join(stale)}", 2)
-    src.add("if checked:", 2)
-    src.add("TICK()", 3)
     condition(2)
     return src.compile(ns, "loop", n, local=True)
 
