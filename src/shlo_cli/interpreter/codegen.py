@@ -20,7 +20,7 @@ import math
 import operator
 import re
 import warnings
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -37,6 +37,7 @@ from .blocked import (
     rows_per_block,
 )
 from .pyscalar import QUIETING, expression, kind_of, plan_scalars
+from .ranges import Bound, Facts, analyse
 from .splat import splat_position, splat_scalar
 
 # Pure ops cheap enough to evaluate while compiling when all operands are constants, with
@@ -220,12 +221,14 @@ def _chain_lines(steps: Sequence[Any], start: int, end: int, kinds: list[str],
 def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequence[Any],
                terminator: Sequence[Value] | None, block: Block, fold: bool,
                ns: dict[str, Any], p: str, scalars: Collection[int] | None = None,
-               returned_scalars: Collection[int] = ()) -> BlockCode:
+               returned_scalars: Collection[int] = (),
+               bounds: Mapping[Value, Bound] | None = None) -> BlockCode:
     """The code of one planned block, its arguments named `arg_names`, every other name it
     defines (in the function's locals and in `ns`, its globals) prefixed by `p`. With
     `scalars` (argument indices: those arguments are Python scalars), 0-d steps run on
     Python scalars where pyscalar.py can (scalar mode); the terminator operands at
-    `returned_scalars` are then returned as Python scalars."""
+    `returned_scalars` are then returned as Python scalars; `bounds`, of integer
+    arguments, are propagated through them (ranges.py)."""
     captured = captured_values(block)
     names: dict[Value, str] = dict(zip(arguments, arg_names, strict=True))
     py: dict[Value, str] = {}  # scalar mode: values' Python-scalar names
@@ -282,6 +285,7 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
         scalar_steps, to_numpy, code.scalar_args = plan_scalars(
             arguments, scalars, steps, terminator or (), returned_scalars, captured,
             chained | set(reads), reads, lambda step: _returns_operand(step, captured))
+    facts = analyse(steps, scalar_steps, bounds, kept) if bounds else Facts()
 
     def pref(v: Value, i: int) -> str:
         """v as a Python scalar for step i: converted where needed (a constant once, a
@@ -319,7 +323,7 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
     pairs = {i: j for i, j in pairs.items() if i not in chained and j not in chained}
     seconds = set(pairs.values())
     for i, step in enumerate(steps):
-        if i in seconds:  # computed with its pair's first step
+        if i in seconds or i in facts.dead:  # computed with its pair's first step; unread
             continue
         if i in pairs:
             j = pairs[i]
@@ -333,9 +337,19 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
                             f"{p}v{j} = {p}y{i}[{rows}:]", step))
             continue
         if i in scalar_steps and scalar_steps[i] != "same":
+            result = step.op.results[0]
+            if (i in facts.decided or i in facts.picked) and result not in to_numpy:
+                if i in facts.decided:  # a constant, a select on it is what it picks
+                    py[result] = str(facts.decided[i])
+                    clean.add(result)
+                else:
+                    v = step.op.operands[facts.picked[i]]
+                    py[result] = pref(v, i)
+                    if v in clean:
+                        clean.add(result)
+                continue
             if folded(i, step) is not None:
                 continue
-            result = step.op.results[0]
             scalar_args = [pref(v, i) for v in step.op.operands]
             py[result] = f"{p}s{i}"
             tag = scalar_steps[i]
@@ -347,7 +361,7 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             lines = expression(scalar_steps[i], step, scalar_args, f"{p}s{i}", ns,
                                f"{p}K{i}", None if constant is None
                                or np.asarray(constant).dtype.kind not in "iu"
-                               else int(constant))
+                               else int(constant), i not in facts.no_wrap)
             if result in to_numpy:
                 kind = kind_of(result)
                 assert kind is not None
@@ -389,12 +403,15 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
         element = getattr(step.fn, "element", None) if i in reads else None
         top = getattr(element, "top", None)
         index = step.op.operands[-1] if top is not None else None
-        if index in py and kind_of(index) is not None:  # x[i] of a vector, by a Python int
+        if top is not None and index in py and kind_of(index) is not None:  # x[i], Python int i
             x, at, got = ref(step.op.operands[0]), f"{p}j{i}", f"{p}s{i}"
             result = steps[reads[i]].op.results[0]
             py[result] = got
             line = (f"{at} = {py[index]} if 0 <= {py[index]} <= {top} else "
                     f"(0 if {py[index]} < 0 else {top}); {got} = {x}.item({at})")
+            if facts.within(index, 0, int(top)):  # in bounds: no clamp
+                at = py[index]
+                line = f"{got} = {x}.item({at})"
             if result in to_numpy:
                 names[result] = f"{p}v{i}"
                 line += f"; {p}v{i} = {x}[{at}]"

@@ -26,8 +26,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..ir.core import Block, Value
-from .codegen import _MODULE, CompiledBlock, Source, block_code, captured_values
+from .codegen import _MODULE, BlockCode, CompiledBlock, Source, block_code, captured_values
 from .pyscalar import kind_of
+from .ranges import Bound, cond_bounds, entry_facts
 
 
 class Region:
@@ -57,25 +58,21 @@ def compile_loop(cond: Region, body: Region, early: Callable[..., None] | None,
     n = len(body.arguments)
     names = [f"a{i}" for i in range(n)]
     slots = _scalar_slots(cond, body)
+    bounded = cond_bounds(cond.arguments, cond.steps, cond.terminator[0])
     while True:  # drop the carried values some use of which needs a numpy value
-        test = block_code(cond.arguments, names, cond.steps, cond.terminator, cond.block,
-                          True, ns, "c_", slots, (0,))
-        step = block_code(body.arguments, names, body.steps, body.terminator, body.block,
-                          True, ns, "w_", slots, slots)
+        test, step = _codes(cond, body, names, body.terminator, slots, bounded, ns, "")
         kept = {i for i in test.scalar_args & step.scalar_args if step.clean_returned[i]}
         if kept == slots:
             break
         slots = kept
-    carried = ", ".join(names)
     out = list(names)  # the results: Python scalars converted back
     kinds = {i: kind for i in slots if (kind := kind_of(body.arguments[i])) is not None}
     for i, kind in kinds.items():
         ns[f"_N{kind.dtype.name}"] = kind.to_numpy
         out[i] = f"_N{kind.dtype.name}({names[i]})"
-    result = out[0] if n == 1 else f"({', '.join(out)})"
     src = Source("def loop(frame, args):")
     if n:
-        src.add(f"{carried}{',' if n == 1 else ''} = args", 1)
+        src.add(f"{', '.join(names)}{',' if n == 1 else ''} = args", 1)
     for i in sorted(slots):
         to_py = kinds[i].to_py.__name__
         src.add(f"{names[i]} = {to_py}({names[i]})", 1)
@@ -85,48 +82,87 @@ def compile_loop(cond: Region, body: Region, early: Callable[..., None] | None,
     src.add("TICK()", 2)
     for line in test.outer:
         src.add(line, 1)
-
-    def condition(indent: int, first: bool = False) -> None:
-        for line in test.entry:
-            src.add(line, indent)
-        for line, s in test.lines:
-            src.add(line, indent, s)
-        src.add(f"if not {test.returned[0]}:", indent)
-        # the operands themselves: a converted scalar may have lost a signalling NaN's bit
-        src.add(f"return {'args[0]' if n == 1 else 'tuple(args)'}" if first and slots
-                else f"return {result}", indent + 1)
-
-    condition(1, True)
+    # the operands themselves: a converted scalar may have lost a signalling NaN's bit
+    first = ("args[0]" if n == 1 else "tuple(args)") if slots else _returned(out)
+    _condition(src, test, 1, f"return {first}")
     if early is not None:
         src.add("EARLY(frame, args)", 1)
-    for line in step.outer:  # after EARLY: the invariants it stores are among them
+    # the versioned loop (ranges.py): carried values known equal share one name
+    tests, known, alias = entry_facts(body.arguments, body.steps, body.terminator, slots,
+                                      bounded)
+    fast = None
+    if tests:
+        same = [names[alias.get(i, i)] for i in range(n)]
+        terminator = [body.terminator[alias.get(i, i)] for i in range(n)]
+        fast = _codes(cond, body, same, terminator, slots, known, ns, "f")
+        if not {i for i in fast[0].scalar_args & fast[1].scalar_args
+                if fast[1].clean_returned[i]} == slots:
+            fast = None
+    for line in step.outer + (fast[1].outer if fast else []):  # (after EARLY: invariants)
         src.add(line, 1)
     src.add("cap = CAP()", 1)
     src.add("count = 0", 1)
     src.add("guarded = checked or cap is not None", 1)  # one test per iteration when not
-    src.add("while True:", 1)
-    src.add("if guarded:", 2)
-    src.add("count += 1", 3)
-    src.add("if cap is not None and count > cap:", 3)
-    src.add("OVER(cap)", 4)
-    src.add("if checked:", 3)
-    src.add("TICK()", 4)
-    for line in step.entry:
-        src.add(line, 2)
-    for line, s in step.lines:
-        src.add(line, 2, s)
-    if n:
-        changed = [k for k in range(n) if step.returned[k] != names[k]]  # (not passed on)
-        if changed:
-            src.add(f"{', '.join(names[k] for k in changed)} = "
-                    f"{', '.join(step.returned[k] for k in changed)}", 2)
-        # the body's names of the carried values go: a carried array is then held by its
-        # loop variable alone (a kernel may update it in place at its last use)
-        stale = [name for name in dict.fromkeys(step.returned) if name in step.locals]
-        if stale:
-            src.add(f"del {', '.join(stale)}", 2)
-    condition(2)
+    if fast is not None:
+        src.add(f"if {' and '.join(tests)}:", 1)
+        _iterate(src, fast[0], fast[1], [names[alias.get(i, i)] for i in range(n)],
+                 _returned([out[alias.get(i, i)] for i in range(n)]), set(alias), 2)
+    _iterate(src, test, step, names, _returned(out), set(), 1)
     return src.compile(ns, "loop", n, local=True)
+
+
+def _codes(cond: Region, body: Region, names: list[str], terminator: Sequence[Value],
+           slots: set[int], bounds: dict[int, Bound], ns: dict[str, Any], p: str
+           ) -> tuple[BlockCode, BlockCode]:
+    """The condition's and the body's code, the carried values named `names`, knowing
+    `bounds` of carried values at the body's entry."""
+    test = block_code(cond.arguments, names, cond.steps, cond.terminator, cond.block,
+                      True, ns, f"c{p}_", slots, (0,))
+    known = {body.arguments[i]: b for i, b in bounds.items() if i in slots}
+    step = block_code(body.arguments, names, body.steps, terminator, body.block,
+                      True, ns, f"w{p}_", slots, slots, known)
+    return test, step
+
+
+def _returned(out: list[str]) -> str:
+    return out[0] if len(out) == 1 else f"({', '.join(out)})"
+
+
+def _condition(src: Source, test: BlockCode, indent: int, leave: str) -> None:
+    for line in test.entry:
+        src.add(line, indent)
+    for line, s in test.lines:
+        src.add(line, indent, s)
+    src.add(f"if not {test.returned[0]}:", indent)
+    src.add(leave, indent + 1)
+
+
+def _iterate(src: Source, test: BlockCode, step: BlockCode, names: list[str], result: str,
+             skipped: set[int], indent: int) -> None:
+    """The loop itself: the checks, the body's lines, the carried values' update (but
+    those `skipped`: another's name), the condition."""
+    src.add("while True:", indent)
+    src.add("if guarded:", indent + 1)
+    src.add("count += 1", indent + 2)
+    src.add("if cap is not None and count > cap:", indent + 2)
+    src.add("OVER(cap)", indent + 3)
+    src.add("if checked:", indent + 2)
+    src.add("TICK()", indent + 3)
+    for line in step.entry:
+        src.add(line, indent + 1)
+    for line, s in step.lines:
+        src.add(line, indent + 1, s)
+    changed = [k for k in range(len(names))
+               if step.returned[k] != names[k] and k not in skipped]  # (not passed on)
+    if changed:
+        src.add(f"{', '.join(names[k] for k in changed)} = "
+                f"{', '.join(step.returned[k] for k in changed)}", indent + 1)
+    # the body's names of the carried values go: a carried array is then held by its
+    # loop variable alone (a kernel may update it in place at its last use)
+    stale = [name for name in dict.fromkeys(step.returned) if name in step.locals]
+    if stale:
+        src.add(f"del {', '.join(stale)}", indent + 1)
+    _condition(src, test, indent + 1, f"return {result}")
 
 
 def _scalar_slots(cond: Region, body: Region) -> set[int]:

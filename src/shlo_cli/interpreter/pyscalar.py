@@ -218,11 +218,12 @@ def _wrap(low: int, high: int, v: int) -> int:
 
 
 def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[str, Any],
-               key: str, constant: int | None = None) -> list[str]:
+               key: str, constant: int | None = None, wraps: bool = True) -> list[str]:
     """The lines setting `target` (a Python scalar) from the operands' Python-scalar names
     `args` (the rare redo on a line of its own: the usual path only tests); `key` names
     the globals they need in `ns`. `constant`: the second operand's value when it is a
-    constant integer (a sum then only needs the range test on one side)."""
+    constant integer (a sum then only needs the range test on one side); not `wraps`: an
+    integer result known to stay in range (ranges.py) needs no test."""
     op = step.op
     kind = kind_of(op.results[0])
     assert kind is not None
@@ -246,6 +247,8 @@ def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[s
     a, b = args
     if not kind.is_float:
         symbol = _ARITH[step.fn]
+        if not wraps:
+            return [f"{target} = {a} {symbol} {b}"]
         ns[key] = functools.partial(_wrap, kind.low, kind.high)
         test = f"not {kind.low} <= {target} <= {kind.high}"
         if constant is not None and symbol != "*":  # x + 1 can only pass the top

@@ -1,0 +1,152 @@
+"""Integer ranges in generated loops (interpreter/ranges.py): the versioned loop (counters
+known from the condition and the entry values) gives the evaluator's results bit for bit
+and type for type, whatever the entry values (negative, equal or not, at the type's edges:
+the general version runs, wrap-around included), and the facts themselves are right."""
+# ruff: noqa: E501  (MLIR test programs keep upstream line lengths)
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import numpy as np
+import pytest
+
+from shlo_cli.interpreter import engine
+from shlo_cli.interpreter.engine import Interpreter
+from shlo_cli.ir.parser import parse_source
+
+# A fori_loop as JAX writes it: the while's index i, the step's own index j (stepped alike),
+# x[j] with a negative j counted from the end, a product of the index that may wrap.
+LOOP = """
+func.func @main(%xs: tensor<8xf32>, %i0: tensor<{t}>, %j0: tensor<{t}>, %h0: tensor<f32>, %a0: tensor<{t}>) -> (tensor<{t}>, tensor<{t}>, tensor<f32>, tensor<{t}>) {{
+  %r:4 = stablehlo.while(%i = %i0, %j = %j0, %h = %h0, %a = %a0) : tensor<{t}>, tensor<{t}>, tensor<f32>, tensor<{t}>
+    cond {{
+      %c = stablehlo.constant dense<{bound}> : tensor<{t}>
+      %p = stablehlo.compare {direction}, {cond_operands}, {compare_type} : (tensor<{t}>, tensor<{t}>) -> tensor<i1>
+      stablehlo.return %p : tensor<i1>
+    }} do {{
+      %s = stablehlo.constant dense<{step}> : tensor<{t}>
+      %zero = stablehlo.constant dense<0> : tensor<{t}>
+      %len = stablehlo.constant dense<8> : tensor<{t}>
+      %i2 = stablehlo.add %i, %s : tensor<{t}>
+      %j2 = stablehlo.add %s, %j : tensor<{t}>
+      %neg = stablehlo.compare LT, %j, %zero, {compare_type} : (tensor<{t}>, tensor<{t}>) -> tensor<i1>
+      %jn = stablehlo.add %j, %len : tensor<{t}>
+      %k = stablehlo.select %neg, %jn, %j : tensor<i1>, tensor<{t}>
+      %x = stablehlo.dynamic_slice %xs, %k, sizes = [1] : (tensor<8xf32>, tensor<{t}>) -> tensor<1xf32>
+      %xr = stablehlo.reshape %x : (tensor<1xf32>) -> tensor<f32>
+      %m = stablehlo.multiply %h, %xr : tensor<f32>
+      %h2 = stablehlo.add %m, %xr : tensor<f32>
+      %jj = stablehlo.multiply %j, %i : tensor<{t}>
+      %a2 = stablehlo.subtract %a, %jj : tensor<{t}>
+      stablehlo.return %i2, %j2, %h2, %a2 : tensor<{t}>, tensor<{t}>, tensor<f32>, tensor<{t}>
+    }}
+  return %r#0, %r#1, %r#2, %r#3 : tensor<{t}>, tensor<{t}>, tensor<f32>, tensor<{t}>
+}}
+"""
+
+
+def _program(t: str, bound: int, step: int, direction: str, flipped: bool) -> str:
+    unsigned = t.startswith("ui")
+    return LOOP.format(t=t, bound=bound, step=step, direction=direction,
+                       cond_operands="%c, %i" if flipped else "%i, %c",
+                       compare_type="UNSIGNED" if unsigned else "SIGNED")
+
+
+def _run(text: str, args: list[Any], compiled: bool, monkeypatch: pytest.MonkeyPatch
+         ) -> tuple[list[Any], list[str]]:
+    sources: list[str] = []
+    with monkeypatch.context() as m:
+        if compiled:
+            build = engine.compile_loop
+
+            def spy(*a: Any, **k: Any) -> Any:
+                loop = build(*a, **k)
+                sources.append(loop.source)
+                return loop
+            m.setattr(engine, "compile_loop", spy)
+        else:
+            m.setattr(engine, "_compilable_loop", lambda op: False)
+        interpreter = Interpreter(parse_source(text))
+        main = interpreter.lookup_function("main")
+        with np.errstate(all="ignore"):
+            out = [interpreter.call(main, list(args)) for _ in range(2)][-1]
+    return out, sources
+
+
+CASES = [  # type, bound, step, direction, flipped (bound first), whether `a0 >= 0` is tested
+    ("i32", 6, 1, "LT", False, True),
+    ("i32", 5, 1, "GT", True, True),       # 5 > i
+    ("i32", 2147483647, 1, "LT", False, True),
+    ("i8", 127, 1, "LT", False, True),
+    ("i8", 127, 7, "LT", False, False),    # 126 + 7 wraps: no lower bound
+    ("i8", 3, -1, "GT", False, False),     # counting down: the duplicates only
+    ("ui8", 250, 3, "LT", False, False),   # (unsigned: at least 0 anyway)
+    ("i64", 4, 2, "LE", False, True),
+]
+_HOLDS = {"LT": lambda a, b: a < b, "LE": lambda a, b: a <= b, "GT": lambda a, b: a > b}
+
+
+def _stops(i: int, case: tuple[Any, ...], dtype: np.dtype) -> bool:
+    """Whether the loop from index i ends within 300 steps (wrapping as the type does)."""
+    _, bound, step, direction, flipped, _ = case
+    for _ in range(300):
+        if not (_HOLDS[direction](bound, i) if flipped else _HOLDS[direction](i, bound)):
+            return True
+        i = int(np.array(i + step).astype(dtype)) if dtype.kind == "u" else \
+            int(np.array(i + step, np.int64).astype(dtype))
+    return False
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_versioned_loops_match_the_evaluator(case: tuple[Any, ...],
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    t, bound, step, direction, flipped, lower = case
+    text = _program(t, bound, step, direction, flipped)
+    dtype = np.dtype({"i32": np.int32, "i8": np.int8, "ui8": np.uint8, "i64": np.int64}[t])
+    info = np.iinfo(dtype)
+    near = [info.min, info.min + 1, -9, -8, -3, -1, 0, 1, 2, 5, 100, 119, 126,
+            bound - 2 * abs(step), bound - 1, bound, info.max - 1, info.max]
+    entries = sorted({v for v in near if info.min <= v <= info.max})
+    rng = np.random.default_rng(len(entries))
+    xs = np.array([0.5, -0.0, np.nan, 1e-45, -3.0, np.inf, 2.0, 0.25], np.float32)
+    pairs = [(i, j) for i, j in itertools.product(entries, entries) if _stops(i, case, dtype)]
+    assert len(pairs) > 10
+    for k in rng.choice(len(pairs), min(len(pairs), 30), replace=False):
+        i0, j0 = pairs[k]
+        for j in (i0, j0):  # equal entry values (the fast version), and not
+            args = [xs, np.array(i0, dtype), np.array(j, dtype), np.float32(0.75),
+                    np.array(int(rng.integers(info.min, info.max, endpoint=True)), dtype)]
+            got, sources = _run(text, args, True, monkeypatch)
+            want, _ = _run(text, args, False, monkeypatch)
+            for a, b in zip(got, want, strict=True):
+                assert type(a) is type(b), (i0, j)
+                assert np.asarray(a).tobytes() == np.asarray(b).tobytes(), (i0, j)
+    assert sources and "    if a1 == a0" in sources[0]
+    assert ("a0 >= 0:" in sources[0]) == lower
+
+
+def test_the_fast_version_drops_the_index_tests(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`i < 6` from 0: no wrap tests on the index, no negative-index select, no clamp."""
+    text = _program("i32", 6, 1, "LT", False)
+    args = [np.arange(8, dtype=np.float32), np.int32(0), np.int32(0), np.float32(1),
+            np.int32(3)]
+    _, sources = _run(text, args, True, monkeypatch)
+    fast = sources[0].split("if a1 == a0 and a0 >= 0:")[1].split("\n    while True:")[0]
+    assert ".item(a0)" in fast and " else " not in fast  # (selects, clamps)
+    assert fast.count("2147483647") == 1  # a - j * i: a is not bounded
+
+
+def test_a_counter_stepped_by_a_carried_value_is_not_versioned(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only constant steps: `i + a` keeps its wrap test and no entry test is made."""
+    text = _program("i32", 6, 1, "LT", False).replace("%i2 = stablehlo.add %i, %s",
+                                                      "%i2 = stablehlo.add %i, %a")
+    args = [np.arange(8, dtype=np.float32), np.int32(0), np.int32(0), np.float32(1),
+            np.int32(-2)]
+    got, sources = _run(text, args, True, monkeypatch)
+    want, _ = _run(text, args, False, monkeypatch)
+    assert "if a1 == a0" not in sources[0]
+    for a, b in zip(got, want, strict=True):
+        assert np.asarray(a).tobytes() == np.asarray(b).tobytes()
