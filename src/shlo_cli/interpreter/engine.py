@@ -25,6 +25,7 @@ from .allocator import tune_allocator
 from .codegen import CompiledBlock, captured_values, compile_block
 from .deadline import TimedOut
 from .hoist import hoist_slices
+from .ifconvert import if_convert
 from .inline import inline_calls
 from .licm import early_evaluator, find_invariants
 from .loopgen import Region as LoopRegion
@@ -242,8 +243,9 @@ class Interpreter:
     # ---- planning ----------------------------------------------------------------------
 
     def _block_ops(self, block: Block) -> tuple[list[Operation], list[Value] | None]:
-        """The ops a block's plan runs (small callees inlined, unless observed: a trace or
-        profile shows the program's own ops) and its terminator's operands."""
+        """The ops a block's plan runs (small callees inlined, small conditionals as their
+        branches and selects, unless observed: a trace or profile shows the program's own
+        ops) and its terminator's operands."""
         terminator = None
         ops: list[Operation] = []
         for op in block.operations:
@@ -252,7 +254,7 @@ class Interpreter:
                 break
             ops.append(op)
         if self.observer is None:
-            ops = inline_calls(ops, self._symbols.get)
+            ops = if_convert(inline_calls(ops, self._symbols.get))
         return ops, terminator
 
     def _plan_block(self, block: Block, planned: list[Operation] | None = None,

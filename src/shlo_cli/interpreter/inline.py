@@ -14,7 +14,8 @@ before.
 
 Only calls whose operand and result types are the callee's own are inlined (kernels are
 specialized by those types), and nested calls only to a few levels (a recursive program
-keeps its calls). A callee that returns one value twice (a scan step's `return %h, %h`) or
+keeps its calls). Small conditionals of the callee are its branches' ops first
+(ifconvert.py). A callee that returns one value twice (a scan step's `return %h, %h`) or
 returns an argument gets, for each such result, an `optimization_barrier` copy (an
 identity) defining the call's result.
 """
@@ -25,6 +26,7 @@ from collections.abc import Callable, Iterable
 
 from ..ir import registry
 from ..ir.core import Operation, Value
+from .ifconvert import if_convert
 
 CALL = "func.call"
 RETURN = "func.return"
@@ -46,6 +48,7 @@ def _body(call: Operation, lookup: Callable[[str], Operation | None]) -> list[Op
     ops = block.operations
     if not ops or ops[-1].name != RETURN or len(ops) > MAX_OPS:
         return None
+    ops = [*if_convert(ops[:-1]), ops[-1]]  # (its conditionals' regions read its values)
     if len(block.arguments) != len(call.operands) or any(
             a.type != v.type for a, v in zip(block.arguments, call.operands, strict=True)):
         return None
