@@ -285,7 +285,7 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
         scalar_steps, to_numpy, code.scalar_args = plan_scalars(
             arguments, scalars, steps, terminator or (), returned_scalars, captured,
             chained | set(reads), reads, lambda step: _returns_operand(step, captured))
-    facts = analyse(steps, scalar_steps, bounds, kept) if bounds else Facts()
+    facts = analyse(steps, scalar_steps, bounds or {}, kept) if scalars is not None else Facts()
 
     def pref(v: Value, i: int) -> str:
         """v as a Python scalar for step i: converted where needed (a constant once, a

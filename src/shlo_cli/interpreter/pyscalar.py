@@ -84,14 +84,25 @@ def kind_of(value: Value) -> Kind | None:
 _ARITH = {operator.add: "+", operator.sub: "-", operator.mul: "*"}
 _FLOAT_ARITH = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}
 _COMPARE = {operator.lt: "<", operator.le: "<=", operator.gt: ">", operator.ge: ">=",
-            operator.eq: "==", operator.ne: "!="}
-# Results that are quiet whatever their operands (a converted operand may be unclean).
-QUIETING = frozenset(("arith", "compare", "unary"))
+            operator.eq: "==", operator.ne: "!=",
+            # (bool comparisons' kernels: the ufuncs, on the values as Python's operators)
+            np.less: "<", np.less_equal: "<=", np.greater: ">", np.greater_equal: ">=",
+            np.equal: "==", np.not_equal: "!="}
+# Integer (and bool) ops whose Python lines are in `_integer_lines`.
+_INTEGER_OPS = {"stablehlo.maximum": "max", "stablehlo.minimum": "min",
+                "stablehlo.clamp": "clamp", "stablehlo.remainder": "rem",
+                "stablehlo.and": "logic", "stablehlo.or": "logic", "stablehlo.xor": "logic",
+                "stablehlo.not": "logic"}
+# Results that are quiet whatever their operands (a converted operand may be unclean); the
+# integer ops' 0-d kernels return numpy scalars even of 0-d arrays, and an integer has no
+# bit a conversion loses.
+QUIETING = frozenset(("arith", "compare", "unary", "convert", *_INTEGER_OPS.values()))
 
 
 def classify(step: Any) -> str | None:
     """What a step computes on Python scalars: "arith" (+ - * /), "negate", "compare",
-    "select", "unary" (a transcendental), or None (its kernel runs). Every operand and
+    "select", "unary" (a transcendental), "convert", and on integers and bools "max",
+    "min", "clamp", "rem", "logic" (and, or, xor, not), or None (its kernel runs). Every operand and
     result must be 0-d of a held kind, and the kernel the 0-d one (specialize_scalar)."""
     op = step.op
     if len(op.results) != 1:
@@ -124,6 +135,12 @@ def classify(step: Any) -> str | None:
                     and kinds[0] is result else None)
     except TypeError:  # an unhashable kernel
         return None
+    if name == "stablehlo.convert" and len(op.operands) == 1:
+        return "convert"
+    tag = _INTEGER_OPS.get(name)
+    if tag is not None and all(k.dtype.kind in "iub" for k in kinds) \
+            and all(k is result for k in kinds) and (tag != "rem" or result.dtype.kind != "b"):
+        return tag
     if getattr(fn, "scalar", None) is not None and len(op.operands) == 1 and result.is_float \
             and kinds[0] is result:
         return "unary"
@@ -235,6 +252,11 @@ def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[s
         return [f"{target} = -{args[0]}"]
     if kind.f32:
         ns["_cell"] = ns.get("_cell") or memoryview(bytearray(4)).cast("f")
+    if tag == "convert" or tag in _INTEGER_OPS.values():
+        ns[key] = functools.partial(_kernel, step.fn, [kind_of(v).to_numpy  # type: ignore[union-attr]
+                                                        for v in op.operands], kind.to_py)
+        return _converted(step, args, target, key) if tag == "convert" else \
+            _integer_lines(tag, step, args, target, key)
     if tag == "unary":
         scalar = step.fn.scalar
         call = f"{key}({args[0]})"
@@ -264,3 +286,67 @@ def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[s
     if kind.f32:
         return [f"_cell[0] = {value}; {target} = _cell[0]", fix]
     return [f"{target} = {value}", fix]
+
+
+def _kernel(fn: Callable[..., Any], to_numpy: list[Callable[[Any], Any]],
+            to_py: Callable[[Any], Any], *args: Any) -> Any:
+    """The step's own kernel on numpy scalars, its result as a Python scalar (the cases
+    the Python lines leave to it)."""
+    return to_py(fn(*[to(a) for to, a in zip(to_numpy, args, strict=True)]))
+
+
+def _converted(step: Any, args: Sequence[str], target: str, key: str) -> list[str]:
+    """`convert`'s line: Python's conversion where it is exact (or the C cast rounding
+    f64 to f32), the kernel for the rest (NaN, out of range, large integers to floats)."""
+    source, result = kind_of(step.op.operands[0]), kind_of(step.op.results[0])
+    assert source is not None and result is not None
+    a, fallback = args[0], f"{key}({args[0]})"
+    if result.dtype.kind == "b":
+        return [f"{target} = {a} != 0" if not source.is_float
+                else f"{target} = {a} != 0.0 if {a} == {a} else {fallback}"]
+    if not result.is_float:
+        if source.dtype.kind == "b":
+            return [f"{target} = int({a})"]
+        if source.is_float:  # truncation toward zero where the result is in range
+            return [f"{target} = int({a}) if {result.low - 1} < {a} < {result.high + 1} "
+                    f"else {fallback}"]
+        if result.low <= source.low and source.high <= result.high:
+            return [f"{target} = {a}"]
+        return [f"{target} = {a} if {result.low} <= {a} <= {result.high} else {fallback}"]
+    if source.dtype.kind == "b":
+        return [f"{target} = 1.0 if {a} else 0.0"]
+    if not source.is_float:  # integers a float holds exactly
+        exact = 1 << (24 if result.f32 else 53)
+        return [f"{target} = float({a}) if {-exact} <= {a} <= {exact} else {fallback}"]
+    if result.f32 and not source.f32:
+        return [f"if {a} == {a}: _cell[0] = {a}; {target} = _cell[0]",
+                f"else: {target} = {fallback}"]
+    return [f"{target} = {a} if {a} == {a} else {fallback}"]
+
+
+def _integer_lines(tag: str, step: Any, args: Sequence[str], target: str, key: str
+                   ) -> list[str]:
+    """Lines of the integer and bool ops (none can leave the type's range, but a
+    remainder by zero or a negative divisor, left to the kernel)."""
+    name = step.op.name
+    if tag == "max":
+        return [f"{target} = {args[0]} if {args[0]} >= {args[1]} else {args[1]}"]
+    if tag == "min":
+        return [f"{target} = {args[0]} if {args[0]} <= {args[1]} else {args[1]}"]
+    if tag == "clamp":  # min(max(x, low), high)
+        low, x, high = args
+        return [f"{target} = {x} if {x} >= {low} else {low}; "
+                f"{target} = {target} if {target} <= {high} else {high}"]
+    if tag == "rem":  # the sign of the dividend, C's %
+        a, b = args
+        return [f"{target} = ({a} % {b} if {a} >= 0 else -(-{a} % {b})) if {b} > 0 "
+                f"else {key}({a}, {b})"]
+    if name == "stablehlo.not":
+        kind = kind_of(step.op.results[0])
+        assert kind is not None
+        if kind.dtype.kind == "b":
+            return [f"{target} = not {args[0]}"]
+        return [f"{target} = ~{args[0]}" if kind.dtype.kind == "i"
+                else f"{target} = {args[0]} ^ {kind.high}"]
+    symbol = {"stablehlo.and": "&", "stablehlo.or": "|", "stablehlo.xor": "^"}[name]
+    return [f"{target} = {args[0]} {symbol} {args[1]}"]

@@ -1,0 +1,152 @@
+"""pyscalar's conversions and integer ops in generated loops (convert between every held
+kind, maximum, minimum, clamp, remainder, and/or/xor/not, bool comparisons): the
+evaluator's results bit for bit and type for type, on the values at the edges (NaN, the
+infinities, -0.0, floats just inside and outside an integer type, large integers to
+floats, a remainder by zero or by -1 of the minimum, wrap-around)."""
+# ruff: noqa: E501  (MLIR test programs keep upstream line lengths)
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from shlo_cli.interpreter import engine
+from shlo_cli.interpreter.engine import Interpreter
+from shlo_cli.ir.parser import parse_source
+
+TYPES = {"f32": np.float32, "f64": np.float64, "i8": np.int8, "i32": np.int32,
+         "i64": np.int64, "ui8": np.uint8, "ui32": np.uint32, "i1": np.bool_}
+
+# One carried value of type {a}, one of type {b}; each step reads the next element of each
+# input, so every iteration sees other values. `{op}` computes %y : {b} from %u : {a} and
+# the carried %w : {b} (and the element %e : {b}); %z (i1) records a comparison.
+LOOP = """
+func.func @main(%us: tensor<6x{a}>, %es: tensor<6x{b}>, %w0: tensor<{b}>, %v0: tensor<{a}>) -> (tensor<{b}>, tensor<i1>, tensor<{a}>) {{
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %f = stablehlo.constant dense<false> : tensor<i1>
+  %r:4 = stablehlo.while(%i = %c0, %w = %w0, %z = %f, %v = %v0) : tensor<i32>, tensor<{b}>, tensor<i1>, tensor<{a}>
+    cond {{
+      %c6 = stablehlo.constant dense<6> : tensor<i32>
+      %lt = stablehlo.compare LT, %i, %c6, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    }} do {{
+      %u0 = stablehlo.dynamic_slice %us, %i, sizes = [1] : (tensor<6x{a}>, tensor<i32>) -> tensor<1x{a}>
+      %u1 = stablehlo.reshape %u0 : (tensor<1x{a}>) -> tensor<{a}>
+      %e0 = stablehlo.dynamic_slice %es, %i, sizes = [1] : (tensor<6x{b}>, tensor<i32>) -> tensor<1x{b}>
+      %e = stablehlo.reshape %e0 : (tensor<1x{b}>) -> tensor<{b}>
+      %u = {mix}
+      {op}
+      %zz = stablehlo.compare NE, %z, %f, UNSIGNED : (tensor<i1>, tensor<i1>) -> tensor<i1>
+      %q = stablehlo.compare {direction}, %y, %w, {compare} : (tensor<{b}>, tensor<{b}>) -> tensor<i1>
+      %z2 = stablehlo.xor %zz, %q : tensor<i1>
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %i2 = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %i2, %y, %z2, %u : tensor<i32>, tensor<{b}>, tensor<i1>, tensor<{a}>
+    }}
+  return %r#1, %r#2, %r#3 : tensor<{b}>, tensor<i1>, tensor<{a}>
+}}
+"""
+
+
+def _compare_type(t: str) -> str:
+    return "FLOAT" if t.startswith("f") else "SIGNED" if t.startswith("i") and t != "i1" else "UNSIGNED"
+
+
+def _mix(a: str) -> str:
+    """%u from the carried %v and the element %u1 (so %u is a Python scalar)."""
+    if a.startswith("f"):
+        return f"stablehlo.add %v, %u1 : tensor<{a}>"
+    if a == "i1":
+        return "stablehlo.or %v, %u1 : tensor<i1>"
+    return f"stablehlo.maximum %v, %u1 : tensor<{a}>"
+
+
+def _values(t: str, rng: np.random.Generator) -> np.ndarray:
+    dtype = np.dtype(TYPES[t])
+    if t == "i1":
+        return rng.integers(0, 2, 6).astype(bool)
+    if dtype.kind == "f":
+        edges = [0.0, -0.0, np.nan, np.inf, -np.inf, 0.5, -0.5, 127.5, 128.0, -128.99,
+                 -129.0, 255.9, 256.0, 2**31 - 0.5, 2.0**31, -2.0**31 - 1, 2.0**31 * 2,
+                 16777217.0, 2.0**53 + 2, 1e300, 3.4e38, 1e-45, 2.0**63, -2.0**63]
+        with np.errstate(over="ignore"):  # (f32: the large ones are infinities)
+            return np.array([edges[int(k)] for k in rng.integers(len(edges), size=6)]
+                            ).astype(dtype)
+    info = np.iinfo(dtype)
+    edges = [info.min, info.min + 1, -1, 0, 1, 2, 3, 7, 127, 128, 255, 256, 2**24 + 1,
+             2**31 - 1, 2**53 + 1, info.max - 1, info.max]
+    return np.array([int(np.clip(edges[int(k)], info.min, info.max))
+                     for k in rng.integers(len(edges), size=6)], dtype)
+
+
+def _run(text: str, args: list[Any], compiled: bool, monkeypatch: pytest.MonkeyPatch
+         ) -> tuple[list[Any], str]:
+    sources: list[str] = []
+    with monkeypatch.context() as m:
+        if compiled:
+            build = engine.compile_loop
+
+            def spy(*a: Any, **k: Any) -> Any:
+                loop = build(*a, **k)
+                sources.append(loop.source)
+                return loop
+            m.setattr(engine, "compile_loop", spy)
+        else:
+            m.setattr(engine, "_compilable_loop", lambda op: False)
+        interpreter = Interpreter(parse_source(text))
+        main = interpreter.lookup_function("main")
+        with np.errstate(all="ignore"):
+            out = [interpreter.call(main, list(args)) for _ in range(2)][-1]
+    return out, "".join(sources)
+
+
+def _check(a: str, b: str, op: str, direction: str, seeds: int,
+           monkeypatch: pytest.MonkeyPatch) -> str:
+    text = LOOP.format(a=a, b=b, op=op, mix=_mix(a), direction=direction,
+                       compare=_compare_type(b))
+    source = ""
+    for seed in range(seeds):
+        rng = np.random.default_rng(seed)
+        args = [_values(a, rng), _values(b, rng), _values(b, rng)[0][()],
+                np.asarray(_values(a, rng)[0])]
+        got, source = _run(text, args, True, monkeypatch)
+        want, _ = _run(text, args, False, monkeypatch)
+        for x, y in zip(got, want, strict=True):
+            assert type(x) is type(y), (a, b, op, seed)
+            assert np.asarray(x).tobytes() == np.asarray(y).tobytes(), (a, b, op, seed, x, y)
+    return source
+
+
+@pytest.mark.parametrize("a", list(TYPES))
+@pytest.mark.parametrize("b", list(TYPES))
+def test_conversions(a: str, b: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    op = f"%y = stablehlo.convert %u : (tensor<{a}>) -> tensor<{b}>"
+    _check(a, b, op, "LT", 6, monkeypatch)
+
+
+INTEGER_OPS = {
+    "max": "%y = stablehlo.maximum %u, %e : tensor<{b}>",
+    "min": "%y = stablehlo.minimum %e, %u : tensor<{b}>",
+    "clamp": "%y = stablehlo.clamp %e, %u, %w : tensor<{b}>",
+    "rem": "%y = stablehlo.remainder %u, %e : tensor<{b}>",
+    "rem by -1": "%m1 = stablehlo.constant dense<-1> : tensor<{b}>\n      %y = stablehlo.remainder %u, %m1 : tensor<{b}>",
+    "and": "%y = stablehlo.and %u, %e : tensor<{b}>",
+    "or": "%y = stablehlo.or %e, %u : tensor<{b}>",
+    "xor": "%y = stablehlo.xor %u, %w : tensor<{b}>",
+    "not": "%y = stablehlo.not %u : tensor<{b}>",
+}
+
+
+@pytest.mark.parametrize("b", ["i8", "i32", "i64", "ui8", "ui32", "i1"])
+@pytest.mark.parametrize("name", list(INTEGER_OPS))
+def test_integer_ops(b: str, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    if name.startswith("rem") and b == "i1" or name == "rem by -1" and b.startswith("ui"):
+        pytest.skip("no remainder of bools; -1 is no unsigned constant")
+    source = _check(b, b, INTEGER_OPS[name].format(b=b), "GE", 8, monkeypatch)
+    # the op is a Python line (not its kernel on numpy values)
+    if name in ("rem", "rem by -1"):
+        assert " % " in source
+    elif name == "not":
+        assert ("not " if b == "i1" else "~" if b.startswith("i") else " ^ ") in source
