@@ -13,7 +13,7 @@ import pytest
 
 from shlo_cli.interpreter import engine, inline
 from shlo_cli.interpreter.engine import Interpreter
-from shlo_cli.interpreter.ifconvert import if_convert
+from shlo_cli.interpreter.ifconvert import drop_unread, if_convert
 from shlo_cli.ir.parser import parse_source
 
 # A scan whose step is a lax.cond in a callee (a case on convert(pred) whose branches read
@@ -175,3 +175,28 @@ func.func @main(%p: tensor<i1>, %a: tensor<{t}>, %b: tensor<{t}>) -> tensor<{t}>
         assert [o.name for o in if_convert(ops)] == [o.name for o in ops]
     converted = if_convert(_ops(template.format(op="stablehlo.divide %a, %b", t="f32")))
     assert [o.name for o in converted] == ["stablehlo.divide", "stablehlo.select"]
+
+
+def test_unread_pure_ops_are_dropped() -> None:
+    """What nothing reads goes (a converted case's index conversion); ops with effects,
+    values read by a nested region or the terminator stay."""
+    text = """
+func.func @main(%a: tensor<f32>, %b: tensor<i1>) -> tensor<f32> {
+  %unread = stablehlo.add %a, %a : tensor<f32>
+  %index = stablehlo.convert %b : (tensor<i1>) -> tensor<i32>
+  %effect = "stablehlo.custom_call"(%a) {call_target_name = "x", has_side_effect = true} : (tensor<f32>) -> tensor<f32>
+  %inner = stablehlo.multiply %a, %a : tensor<f32>
+  %r = "stablehlo.if"(%b) ({
+    %n = stablehlo.cbrt %inner : tensor<f32>
+    stablehlo.return %n : tensor<f32>
+  }, {
+    stablehlo.return %a : tensor<f32>
+  }) : (tensor<i1>) -> tensor<f32>
+  %out = stablehlo.subtract %r, %a : tensor<f32>
+  return %out : tensor<f32>
+}
+"""
+    block = parse_source(text).functions()[0].regions[0].blocks[0]
+    kept = drop_unread(block.operations[:-1], block.operations[-1].operands)
+    assert [o.name for o in kept] == ["stablehlo.custom_call", "stablehlo.multiply",
+                                      "stablehlo.if", "stablehlo.subtract"]

@@ -25,7 +25,7 @@ from .allocator import tune_allocator
 from .codegen import CompiledBlock, captured_values, compile_block
 from .deadline import TimedOut
 from .hoist import hoist_slices
-from .ifconvert import if_convert
+from .ifconvert import drop_unread, if_convert
 from .inline import inline_calls
 from .licm import early_evaluator, find_invariants
 from .loopgen import Region as LoopRegion
@@ -255,6 +255,9 @@ class Interpreter:
             ops.append(op)
         if self.observer is None:
             ops = if_convert(inline_calls(ops, self._symbols.get))
+            if len(ops) != len(block.operations) - 1 or any(
+                    a is not b for a, b in zip(ops, block.operations, strict=False)):
+                ops = drop_unread(ops, terminator or ())  # (what inlining left unread)
         return ops, terminator
 
     def _plan_block(self, block: Block, planned: list[Operation] | None = None,

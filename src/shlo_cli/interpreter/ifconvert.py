@@ -46,6 +46,27 @@ def if_convert(ops: Iterable[Operation]) -> list[Operation]:
     return out
 
 
+def drop_unread(ops: list[Operation], kept: Iterable[Value]) -> list[Operation]:
+    """`ops` without the small pure ops whose results nothing reads (not the ops after
+    them, their regions, nor `kept`): a converted case's index conversion."""
+    read = set(kept)
+    out = []
+    for op in reversed(ops):
+        if _pure(op) and not any(r in read for r in op.results):
+            continue
+        out.append(op)
+        read.update(op.operands)
+        stack = list(op.regions)
+        while stack:
+            region = stack.pop()
+            for block in region.blocks:
+                for inner in block.operations:
+                    read.update(inner.operands)
+                    stack.extend(inner.regions)
+    out.reverse()
+    return out
+
+
 def _small(v: Value) -> bool:
     t = v.type
     return isinstance(t, TensorType) and t.is_static and math.prod(t.shape) <= _ELEMENTS
