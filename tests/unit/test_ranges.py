@@ -134,6 +134,7 @@ def test_the_fast_version_drops_the_index_tests(monkeypatch: pytest.MonkeyPatch)
             np.int32(3)]
     _, sources = _run(text, args, True, monkeypatch)
     fast = sources[0].split("if a1 == a0 and a0 >= 0:")[1].split("\n    while True:")[0]
+    fast = fast.split(" != ")[0]  # (before the NaN redo's lines)
     assert ".item(a0)" in fast and " else " not in fast  # (selects, clamps)
     assert fast.count("2147483647") == 1  # a - j * i: a is not bounded
 

@@ -133,7 +133,7 @@ class BlockCode:
     its line runs), `returned` the terminator's operands as expressions."""
 
     __slots__ = ("entry", "outer", "lines", "returned", "locals", "scalar_args",
-                 "clean_returned")
+                 "clean_returned", "scalar", "fixes", "observed")
 
     def __init__(self) -> None:
         self.entry: list[str] = []
@@ -145,6 +145,12 @@ class BlockCode:
         # takes one; whether each returned value is a Python scalar computed here.
         self.scalar_args: set[int] = set()
         self.clean_returned: list[bool] = []
+        # Which lines are Python-scalar lines (pure: they may run twice), which of them
+        # redo a float result that is NaN, and the float results read after the block or
+        # as numpy values (a NaN among them: a NaN was computed in the block).
+        self.scalar: set[int] = set()
+        self.fixes: set[int] = set()
+        self.observed: list[str] = []
 
 
 def _chain_lines(steps: Sequence[Any], start: int, end: int, kinds: list[str],
@@ -306,6 +312,7 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
         if source.startswith(f"{p}o"):  # an enclosing block's value: once per run
             code.outer.append(line)
         else:
+            code.scalar.add(len(emitted))
             emitted.append((line, steps[i]))
         return name
 
@@ -368,7 +375,14 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
                 ns[f"_N{kind.dtype.name}"] = kind.to_numpy
                 names[result] = f"{p}v{i}"
                 lines.append(f"{p}v{i} = _N{kind.dtype.name}({p}s{i})")
-            emitted += [(line, step) for line in lines]
+                if kind.is_float:
+                    code.observed.append(f"{p}s{i}")
+            fix = f"if {p}s{i} != {p}s{i}:"
+            for line in lines:
+                if line.startswith(fix):
+                    code.fixes.add(len(emitted))
+                code.scalar.add(len(emitted))
+                emitted.append((line, step))
             continue
         if i in chains:
             stop, kinds = chains[i]
@@ -415,6 +429,7 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             if result in to_numpy:
                 names[result] = f"{p}v{i}"
                 line += f"; {p}v{i} = {x}[{at}]"
+            code.scalar.add(len(emitted))
             emitted.append((line, step))
             continue
         if i in reads:  # the slice and its reshape as one element (or row) read
@@ -462,6 +477,10 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
     code.returned = [py[v] if k in returned_scalars and v in py else ref(v)
                      for k, v in enumerate(terminator or ())]
     code.clean_returned = [v in clean for v in terminator or ()]
+    for v in terminator or ():
+        kind = kind_of(v)
+        if kind is not None and kind.is_float and py.get(v, "").startswith(f"{p}s"):
+            code.observed.append(py[v])
     return code
 
 

@@ -141,6 +141,7 @@ def _iterate(src: Source, test: BlockCode, step: BlockCode, names: list[str], re
              skipped: set[int], indent: int) -> None:
     """The loop itself: the checks, the body's lines, the carried values' update (but
     those `skipped`: another's name), the condition."""
+    base = indent
     src.add("while True:", indent)
     src.add("if guarded:", indent + 1)
     src.add("count += 1", indent + 2)
@@ -150,8 +151,17 @@ def _iterate(src: Source, test: BlockCode, step: BlockCode, names: list[str], re
     src.add("TICK()", indent + 3)
     for line in step.entry:
         src.add(line, indent + 1)
+    observed = list(dict.fromkeys(step.observed))
+    if (step.fixes and observed and not step.entry
+            and len(step.scalar) == len(step.lines)):  # NaN redos deferred
+        for k, (line, s) in enumerate(step.lines):
+            if k not in step.fixes:
+                src.add(line, indent + 1, s)
+        src.add(f"if {' or '.join(f'{v} != {v}' for v in observed)}:", indent + 1)
+        indent += 1  # (then all the lines again, with their redos)
     for line, s in step.lines:
         src.add(line, indent + 1, s)
+    indent = base
     changed = [k for k in range(len(names))
                if step.returned[k] != names[k] and k not in skipped]  # (not passed on)
     if changed:
