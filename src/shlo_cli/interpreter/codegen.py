@@ -133,7 +133,7 @@ class BlockCode:
     its line runs), `returned` the terminator's operands as expressions."""
 
     __slots__ = ("entry", "outer", "lines", "returned", "locals", "scalar_args",
-                 "clean_returned", "scalar", "fixes", "observed")
+                 "clean_returned", "scalar", "fixes", "observed", "lists")
 
     def __init__(self) -> None:
         self.entry: list[str] = []
@@ -151,6 +151,7 @@ class BlockCode:
         self.scalar: set[int] = set()
         self.fixes: set[int] = set()
         self.observed: list[str] = []
+        self.lists: dict[str, str] = {}  # the arrays read through lists: name -> list name
 
 
 def _chain_lines(steps: Sequence[Any], start: int, end: int, kinds: list[str],
@@ -228,13 +229,17 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
                terminator: Sequence[Value] | None, block: Block, fold: bool,
                ns: dict[str, Any], p: str, scalars: Collection[int] | None = None,
                returned_scalars: Collection[int] = (),
-               bounds: Mapping[Value, Bound] | None = None) -> BlockCode:
+               bounds: Mapping[Value, Bound] | None = None,
+               invariant: Collection[Value] | None = None) -> BlockCode:
     """The code of one planned block, its arguments named `arg_names`, every other name it
     defines (in the function's locals and in `ns`, its globals) prefixed by `p`. With
     `scalars` (argument indices: those arguments are Python scalars), 0-d steps run on
     Python scalars where pyscalar.py can (scalar mode); the terminator operands at
     `returned_scalars` are then returned as Python scalars; `bounds`, of integer
-    arguments, are propagated through them (ranges.py)."""
+    arguments, are propagated through them (ranges.py). Vectors the block does not change
+    (`invariant` arguments, values of enclosing blocks) whose elements it reads by Python
+    ints are read from lists (`lists`: the caller makes them, `x.tolist()`: a list item
+    costs a fifth of `x.item(i)`)."""
     captured = captured_values(block)
     names: dict[Value, str] = dict(zip(arguments, arg_names, strict=True))
     py: dict[Value, str] = {}  # scalar mode: values' Python-scalar names
@@ -421,11 +426,17 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             x, at, got = ref(step.op.operands[0]), f"{p}j{i}", f"{p}s{i}"
             result = steps[reads[i]].op.results[0]
             py[result] = got
+            read = f"{x}.item"
+            if invariant is not None and (step.op.operands[0] in invariant or (
+                    step.op.operands[0] not in arguments and x.startswith(f"{p}o"))):
+                read = code.lists.setdefault(x, f"{p}L{len(code.lists)}")
             line = (f"{at} = {py[index]} if 0 <= {py[index]} <= {top} else "
-                    f"(0 if {py[index]} < 0 else {top}); {got} = {x}.item({at})")
+                    f"(0 if {py[index]} < 0 else {top}); {got} = {read}({at})")
             if facts.within(index, 0, int(top)):  # in bounds: no clamp
                 at = py[index]
-                line = f"{got} = {x}.item({at})"
+                line = f"{got} = {read}({at})"
+            if read != f"{x}.item":
+                line = line.replace(f"{read}({at})", f"{read}[{at}]")
             if result in to_numpy:
                 names[result] = f"{p}v{i}"
                 line += f"; {p}v{i} = {x}[{at}]"

@@ -88,13 +88,15 @@ def compile_loop(cond: Region, body: Region, early: Callable[..., None] | None,
     if early is not None:
         src.add("EARLY(frame, args)", 1)
     # the versioned loop (ranges.py): carried values known equal share one name
-    tests, known, alias = entry_facts(body.arguments, body.steps, body.terminator, slots,
-                                      bounded)
+    tests, known, alias, trips = entry_facts(body.arguments, body.steps, body.terminator,
+                                             slots, bounded)
     fast = None
     if tests:
         same = [names[alias.get(i, i)] for i in range(n)]
         terminator = [body.terminator[alias.get(i, i)] for i in range(n)]
-        fast = _codes(cond, body, same, terminator, slots, known, ns, "f")
+        unchanged = {v for k, v in enumerate(body.arguments) if body.terminator[k] is v
+                     and k not in slots} if trips is not None else None
+        fast = _codes(cond, body, same, terminator, slots, known, ns, "f", unchanged)
         if not {i for i in fast[0].scalar_args & fast[1].scalar_args
                 if fast[1].clean_returned[i]} == slots:
             fast = None
@@ -105,6 +107,10 @@ def compile_loop(cond: Region, body: Region, early: Callable[..., None] | None,
     src.add("guarded = checked or cap is not None", 1)  # one test per iteration when not
     if fast is not None:
         src.add(f"if {' and '.join(tests)}:", 1)
+        for x, name in fast[1].lists.items():  # (worth it when most elements are read)
+            ns["_Items"] = _Items
+            src.add(f"{name} = {x}.tolist() if 4 * ({trips}) >= {x}.size else _Items({x})",
+                    2)
         _iterate(src, fast[0], fast[1], [names[alias.get(i, i)] for i in range(n)],
                  _returned([out[alias.get(i, i)] for i in range(n)]), set(alias), 2)
     _iterate(src, test, step, names, _returned(out), set(), 1)
@@ -112,16 +118,29 @@ def compile_loop(cond: Region, body: Region, early: Callable[..., None] | None,
 
 
 def _codes(cond: Region, body: Region, names: list[str], terminator: Sequence[Value],
-           slots: set[int], bounds: dict[int, Bound], ns: dict[str, Any], p: str
-           ) -> tuple[BlockCode, BlockCode]:
+           slots: set[int], bounds: dict[int, Bound], ns: dict[str, Any], p: str,
+           unchanged: set[Value] | None = None) -> tuple[BlockCode, BlockCode]:
     """The condition's and the body's code, the carried values named `names`, knowing
-    `bounds` of carried values at the body's entry."""
+    `bounds` of carried values at the body's entry; with `unchanged` (the carried values
+    passed on as they are), vectors read element by element are read from lists."""
     test = block_code(cond.arguments, names, cond.steps, cond.terminator, cond.block,
                       True, ns, f"c{p}_", slots, (0,))
     known = {body.arguments[i]: b for i, b in bounds.items() if i in slots}
     step = block_code(body.arguments, names, body.steps, terminator, body.block,
-                      True, ns, f"w{p}_", slots, slots, known)
+                      True, ns, f"w{p}_", slots, slots, known, unchanged)
     return test, step
+
+
+class _Items:
+    """A vector's `item` as indexing: the list's stand-in when few elements are read."""
+
+    __slots__ = ("item",)
+
+    def __init__(self, x: Any) -> None:
+        self.item = x.item
+
+    def __getitem__(self, i: int) -> Any:
+        return self.item(i)
 
 
 def _returned(out: list[str]) -> str:

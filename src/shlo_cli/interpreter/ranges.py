@@ -176,13 +176,15 @@ def cond_bounds(arguments: Sequence[Value], steps: Sequence[Any], returned: Valu
 
 def entry_facts(arguments: Sequence[Value], steps: Sequence[Any],
                 terminator: Sequence[Value], slots: Collection[int],
-                bounds: Mapping[int, Bound]) -> tuple[list[str], dict[int, Bound], dict[int, int]]:
+                bounds: Mapping[int, Bound]
+                ) -> tuple[list[str], dict[int, Bound], dict[int, int], str | None]:
     """The versioned loop's facts: tests of the entry values (Python source on the
     carried names `a{i}`), the bounds at the body's entry when they hold, and the carried
     values that are another one (index -> its representative). A counter (`a + c`, c > 0,
     at most `bounds`' high - c before: it cannot wrap) never falls below its entry value:
     tested to be at least 0; counters of one type stepped by the same constant that start
-    equal stay equal."""
+    equal stay equal. Last, the number of iterations such a counter bounded by the condition
+    makes (a Python expression on the entry values), or None."""
     producer = {s.op.results[0]: s for s in steps if len(s.op.results) == 1}
     steps_by: dict[tuple[Any, int], list[int]] = {}
     for k in sorted(slots):
@@ -193,19 +195,22 @@ def entry_facts(arguments: Sequence[Value], steps: Sequence[Any],
     tests: list[str] = []
     known = dict(bounds)
     alias: dict[int, int] = {}
+    trips = None
     for (kind, c), group in steps_by.items():
         rep = next((k for k in group if k in bounds), group[0])
         for k in group:
             if k != rep:
                 tests.append(f"a{k} == a{rep}")
                 alias[k] = rep
-        if rep in bounds and c > 0 and bounds[rep][1] + c <= kind.high and bounds[rep][0] < 0:
-            tests.append(f"a{rep} >= 0")
-            known[rep] = (0, bounds[rep][1])
+        if rep in bounds and c > 0 and bounds[rep][1] + c <= kind.high:
+            trips = f"({bounds[rep][1]} - a{rep}) // {c} + 1"
+            if bounds[rep][0] < 0:
+                tests.append(f"a{rep} >= 0")
+                known[rep] = (0, bounds[rep][1])
         for k in alias:
             if alias[k] == rep and rep in known:
                 known[k] = known[rep]
-    return tests, known, alias
+    return tests, known, alias, trips
 
 
 def _increment(arg: Value, returned: Value, producer: Mapping[Value, Any]) -> int | None:
