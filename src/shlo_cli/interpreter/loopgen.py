@@ -111,8 +111,10 @@ def compile_loop(cond: Region, body: Region, early: Callable[..., None] | None,
             ns["_Items"] = _Items
             src.add(f"{name} = {x}.tolist() if 4 * ({trips}) >= {x}.size else _Items({x})",
                     2)
+        counted = len(fast[0].lines) == 1 and not fast[0].entry  # (the condition: i < n)
         _iterate(src, fast[0], fast[1], [names[alias.get(i, i)] for i in range(n)],
-                 _returned([out[alias.get(i, i)] for i in range(n)]), set(alias), 2)
+                 _returned([out[alias.get(i, i)] for i in range(n)]), set(alias), 2,
+                 trips if counted else None)
     _iterate(src, test, step, names, _returned(out), set(), 1)
     return src.compile(ns, "loop", n, local=True)
 
@@ -157,11 +159,12 @@ def _condition(src: Source, test: BlockCode, indent: int, leave: str) -> None:
 
 
 def _iterate(src: Source, test: BlockCode, step: BlockCode, names: list[str], result: str,
-             skipped: set[int], indent: int) -> None:
+             skipped: set[int], indent: int, trips: str | None = None) -> None:
     """The loop itself: the checks, the body's lines, the carried values' update (but
-    those `skipped`: another's name), the condition."""
+    those `skipped`: another's name), the condition; with `trips` (a condition that only
+    bounds a counter: ranges.entry_facts), as many steps as it makes, no condition."""
     base = indent
-    src.add("while True:", indent)
+    src.add("while True:" if trips is None else f"for _ in range({trips}):", indent)
     src.add("if guarded:", indent + 1)
     src.add("count += 1", indent + 2)
     src.add("if cap is not None and count > cap:", indent + 2)
@@ -191,7 +194,10 @@ def _iterate(src: Source, test: BlockCode, step: BlockCode, names: list[str], re
     stale = [name for name in dict.fromkeys(step.returned) if name in step.locals]
     if stale:
         src.add(f"del {', '.join(stale)}", indent + 1)
-    _condition(src, test, indent + 1, f"return {result}")
+    if trips is None:
+        _condition(src, test, indent + 1, f"return {result}")
+    else:
+        src.add(f"return {result}", indent)
 
 
 def _scalar_slots(cond: Region, body: Region) -> set[int]:
