@@ -85,3 +85,51 @@ def test_a_dependent_or_impure_step_keeps_the_order() -> None:
     assert order[j].op.operands[0] not in {r for s in order[i:j] for r in s.op.results}
     # the moved steps (dot, negate) come before the first call, in their order
     assert names.index("dot_general") < i and sorted(map(id, order)) == sorted(map(id, steps))
+
+
+GATES = """
+func.func @main(%a: tensor<1x16xf32>, %b: tensor<1x16xf32>) -> (tensor<1x16xf32>, tensor<1x16xf32>, tensor<1x16xf32>) {
+  %na = stablehlo.negate %a : tensor<1x16xf32>
+  %ea = stablehlo.exponential %na : tensor<1x16xf32>
+  %one = stablehlo.constant dense<1.0> : tensor<1x16xf32>
+  %sa = stablehlo.add %one, %ea : tensor<1x16xf32>
+  %ra = stablehlo.divide %one, %sa : tensor<1x16xf32>
+  %nb = stablehlo.negate %b : tensor<1x16xf32>
+  %eb = stablehlo.exponential %nb : tensor<1x16xf32>
+  %c1 = stablehlo.constant dense<1.0> : tensor<f32>
+  %one2 = stablehlo.broadcast_in_dim %c1, dims = [] : (tensor<f32>) -> tensor<1x16xf32>
+  %sb = stablehlo.add %one2, %eb : tensor<1x16xf32>
+  %two = stablehlo.constant dense<2.0> : tensor<1x16xf32>
+  %rb = stablehlo.divide %two, %sb : tensor<1x16xf32>
+  %m = stablehlo.multiply %ra, %rb : tensor<1x16xf32>
+  return %m, %ra, %sb : tensor<1x16xf32>, tensor<1x16xf32>, tensor<1x16xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_steps_around_a_pair_run_on_both_halves(seed: int,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A gate's negate before its exp and its `1 + e` after run once on the stacked
+    halves (the same splat constant, written two ways); the divides by different
+    constants do not."""
+    rng = np.random.default_rng(seed)
+    a, b = [(rng.standard_normal((1, 16)) * 40).astype(np.float32) for _ in range(2)]
+    a.reshape(-1)[:len(SPECIALS)] = np.array(SPECIALS, np.float32)[rng.permutation(len(SPECIALS))]
+    b.reshape(-1)[:5] = np.array([np.nan, -0.0, np.inf, 1e-45, -88.0], np.float32)
+    runs = []
+    for batched in (True, False):
+        with monkeypatch.context() as m:
+            if not batched:
+                m.setattr(codegen, "batch_pairs", lambda steps, captured: (list(steps), {}))
+            interpreter = Interpreter(parse_source(GATES))
+            main = interpreter.lookup_function("main")
+            with np.errstate(all="ignore"):
+                runs.append([interpreter.call(main, [a, b]) for _ in range(2)][-1])
+            sources = [plan.compiled.source for plan in interpreter._plans.values()
+                       if plan.compiled is not None]
+        if batched:
+            line = next(line for s in sources for line in s.splitlines() if "_cat(" in line)
+            assert line.count(" = w_K") + line.count(" = K") == 3  # negate, exp, add
+    for x, y in zip(*runs, strict=True):
+        assert x.shape == y.shape and x.dtype == y.dtype and x.tobytes() == y.tobytes()

@@ -12,8 +12,10 @@ between the two calls move up, before the first (an order of pure steps is free)
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
+
+import numpy as np
 
 from ..ir.core import Value
 from ..ir.types import TensorType
@@ -90,3 +92,79 @@ def _ancestors(order: Sequence[Any], i: int, j: int) -> set[int] | None:
         found.add(k)
         stack.extend(order[k].op.operands)
     return found
+
+
+class Chain:
+    """A pair's batched run extended to the numpy ufunc steps around it that do the same to
+    both halves (a gate's `-x` before its `exp`, `1 + e` and `1 / s` after): `before`, the
+    pairs of unary steps whose results only the next step of each half reads, outermost
+    first; `after`, the pairs reading the previous result (alone, or with equal splat
+    constants at `position`), each with that position (None: unary)."""
+
+    __slots__ = ("before", "after")
+
+    def __init__(self) -> None:
+        self.before: list[tuple[int, int]] = []
+        self.after: list[tuple[int, int, int | None]] = []
+
+    def steps(self) -> set[int]:
+        return {k for pair in self.before for k in pair} | {
+            k for u, w, _ in self.after for k in (u, w)}
+
+
+def extend(steps: Sequence[Any], i: int, j: int, kept: set[Value], skipped: set[int],
+           splat: Callable[[Any], tuple[int, Any] | None]) -> Chain:
+    """The chain around pair (i, j) of `batch_pairs`' order; `skipped` steps stay out;
+    `splat(step)`: its splat constant operand's position and 0-d value, or None."""
+    producer = {r: k for k, s in enumerate(steps) for r in s.op.results}
+    readers: dict[Value, list[int]] = {}
+    for k, s in enumerate(steps):
+        for v in s.op.operands:
+            readers.setdefault(v, []).append(k)
+    chain = Chain()
+
+    def only(v: Value) -> int | None:
+        users = readers.get(v, [])
+        return users[0] if len(users) == 1 and v not in kept else None
+
+    a, b = i, j
+    while True:  # unary ufunc steps feeding both halves
+        p = producer.get(steps[a].op.operands[0])
+        q = producer.get(steps[b].op.operands[0])
+        if p is None or q is None or p == q or p in skipped or q in skipped:
+            break
+        if not (_unary(steps[p]) and steps[q].fn is steps[p].fn and _unary(steps[q])
+                and only(steps[p].op.results[0]) == a and only(steps[q].op.results[0]) == b
+                and steps[p].op.operands[0].type == steps[q].op.operands[0].type):
+            break
+        chain.before.insert(0, (p, q))
+        a, b = p, q
+    a, b = i, j
+    while True:  # ufunc steps reading both halves' results
+        u, w = only(steps[a].op.results[0]), only(steps[b].op.results[0])
+        if u is None or w is None or u == w or u in skipped or w in skipped \
+                or steps[u].fn is not steps[w].fn or not isinstance(steps[u].fn, np.ufunc) \
+                or steps[u].op.results[0].type != steps[w].op.results[0].type \
+                or steps[u].op.results[0].type != steps[a].op.results[0].type:
+            break
+        if _unary(steps[u]):
+            position = None
+        else:
+            found, other = splat(steps[u]), splat(steps[w])
+            if found is None or other is None or found[0] != other[0] \
+                    or steps[u].op.operands[1 - found[0]] is not steps[a].op.results[0] \
+                    or steps[w].op.operands[1 - found[0]] is not steps[b].op.results[0] \
+                    or found[1].dtype != other[1].dtype \
+                    or found[1].tobytes() != other[1].tobytes():
+                break
+            position = found[0]
+        chain.after.append((u, w, position))
+        a, b = u, w
+    return chain
+
+
+def _unary(step: Any) -> bool:
+    op = step.op
+    return (isinstance(step.fn, np.ufunc) and step.fn.nin == 1 and step.fn.nout == 1
+            and len(op.operands) == 1 and len(op.results) == 1 and not op.regions
+            and op.operands[0].type == op.results[0].type)

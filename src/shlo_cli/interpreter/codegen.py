@@ -27,7 +27,7 @@ import numpy as np
 
 from ..ir.core import Block, Operation, Value
 from ..ir.types import TensorType
-from .batching import batch_pairs
+from .batching import Chain, batch_pairs, extend
 from .blocked import (
     ELEMENTWISE,
     SCALAR,
@@ -334,19 +334,50 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
 
     pairs = {i: j for i, j in pairs.items() if i not in chained and j not in chained}
     seconds = set(pairs.values())
+    around: dict[int, Chain] = {}  # pairs' runs extended to the ufuncs before and after
+    if pairs:
+        known: dict[Value, Any] = {}
+        for step in steps:  # (the constants folded below, ahead of their steps)
+            if _fold(step, known) is not None:
+                known[step.op.results[0]] = _fold(step, known)
+
+        def splat(step: Any) -> tuple[int, Any] | None:
+            at = splat_position(step, known)
+            return None if at is None else (at, splat_scalar(known[step.op.operands[at]]))
+        out = chained | set(reads) | set(scalar_steps) | set(pairs) | seconds
+        for i, j in pairs.items():
+            around[i] = extend(steps, i, j, kept, out, splat)
+            out |= around[i].steps()
+            seconds |= around[i].steps()
     for i, step in enumerate(steps):
         if i in seconds or i in facts.dead:  # computed with its pair's first step; unread
             continue
         if i in pairs:
-            j = pairs[i]
-            first, second = step.op.results[0], steps[j].op.results[0]
-            ns[f"{p}K{i}"], ns["_cat"] = step.fn, np.concatenate
+            j, chain = pairs[i], around[i]
+            a, b = chain.before[0] if chain.before else (i, j)
+            y = f"{p}y{i}"
+            ns["_cat"] = np.concatenate
+            line = f"{y} = _cat(({ref(steps[a].op.operands[0])}, {ref(steps[b].op.operands[0])}))"
+            for k in [a for a, _ in chain.before] + [i]:
+                ns[f"{p}K{k}"] = steps[k].fn
+                line += f"; {y} = {p}K{k}({y})"
+            last_i, last_j = i, j
+            for u, w, position in chain.after:
+                ns[f"{p}K{u}"] = steps[u].fn
+                operands = [y]
+                if position is not None:
+                    constant = splat(steps[u])
+                    assert constant is not None
+                    ns[f"{p}S{u}"] = constant[1]
+                    operands.insert(position, f"{p}S{u}")
+                line += f"; {y} = {p}K{u}({', '.join(operands)})"
+                last_i, last_j = u, w
+            first, second = steps[last_i].op.results[0], steps[last_j].op.results[0]
             rows = _shape(first)[0]
-            names[first], names[second] = f"{p}v{i}", f"{p}v{j}"
+            names[first], names[second] = f"{p}v{last_i}", f"{p}v{last_j}"
             step_names.update((names[first], names[second]))
-            emitted.append((f"{p}y{i} = {p}K{i}(_cat(({ref(step.op.operands[0])}, "
-                            f"{ref(steps[j].op.operands[0])}))); {p}v{i} = {p}y{i}[:{rows}]; "
-                            f"{p}v{j} = {p}y{i}[{rows}:]", step))
+            emitted.append((f"{line}; {names[first]} = {y}[:{rows}]; "
+                            f"{names[second]} = {y}[{rows}:]", step))
             continue
         if i in scalar_steps and scalar_steps[i] != "same":
             result = step.op.results[0]
