@@ -255,9 +255,8 @@ class Interpreter:
             ops.append(op)
         if self.observer is None:
             ops = if_convert(inline_calls(ops, self._symbols.get))
-            if len(ops) != len(block.operations) - 1 or any(
-                    a is not b for a, b in zip(ops, block.operations, strict=False)):
-                ops = drop_unread(ops, terminator or ())  # (what inlining left unread)
+            if any(op.parent is not block for op in ops):  # copies: what they leave unread
+                ops = drop_unread(ops, terminator or ())
         return ops, terminator
 
     def _plan_block(self, block: Block, planned: list[Operation] | None = None,

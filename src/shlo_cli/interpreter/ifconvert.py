@@ -90,8 +90,10 @@ def _convert(op: Operation) -> list[Operation] | None:
             return None
         block_ops = region.blocks[0].operations
         if not block_ops or block_ops[-1].name != "stablehlo.return" \
-                or len(block_ops[-1].operands) != len(op.results):
-            return None
+                or len(block_ops[-1].operands) != len(op.results) or any(
+                    v.type != r.type for v, r in zip(block_ops[-1].operands, op.results,
+                                                     strict=True)):
+            return None  # (a select's operands have its result's type)
         body = if_convert(block_ops[:-1])  # (nested conditionals first)
         if not all(_pure(inner) for inner in body):
             return None
