@@ -200,3 +200,26 @@ func.func @main(%a: tensor<f32>, %b: tensor<i1>) -> tensor<f32> {
     kept = drop_unread(block.operations[:-1], block.operations[-1].operands)
     assert [o.name for o in kept] == ["stablehlo.custom_call", "stablehlo.multiply",
                                       "stablehlo.if", "stablehlo.subtract"]
+
+
+def test_costly_array_branches_keep_the_conditional() -> None:
+    """Both sides of a conditional run once converted: not when the branch not taken would
+    cost more than the case kernel's region call (transcendentals on arrays)."""
+    template = """
+func.func @main(%p: tensor<i1>, %a: tensor<64xf32>) -> tensor<64xf32> {{
+  %r = "stablehlo.if"(%p) ({{
+    {ops}
+    stablehlo.return %t3 : tensor<64xf32>
+  }}, {{
+    {ops}
+    stablehlo.return %t3 : tensor<64xf32>
+  }}) : (tensor<i1>) -> tensor<64xf32>
+  return %r : tensor<64xf32>
+}}
+"""
+    costly = ("%t1 = stablehlo.tanh %a : tensor<64xf32>\n    %t2 = stablehlo.exponential %t1 : tensor<64xf32>\n"
+              "    %t3 = stablehlo.log %t2 : tensor<64xf32>")
+    cheap = ("%t1 = stablehlo.add %a, %a : tensor<64xf32>\n    %t2 = stablehlo.tanh %t1 : tensor<64xf32>\n"
+             "    %t3 = stablehlo.multiply %t2, %a : tensor<64xf32>")
+    assert [o.name for o in if_convert(_ops(template.format(ops=costly)))] == ["stablehlo.if"]
+    assert "stablehlo.if" not in [o.name for o in if_convert(_ops(template.format(ops=cheap)))]

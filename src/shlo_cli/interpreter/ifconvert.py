@@ -9,7 +9,8 @@ in the enclosing block (copies of its ops, reading the enclosing values), and ea
 is a select of the branches' results by the predicate (`if`; a `case` on `convert(pred)`)
 or by `index == k` (other cases: an index out of range picks the last branch, as the case
 kernel does). Only ops that can neither fail nor have effects, on tensors of at most
-`_ELEMENTS` elements, qualify; running the branch not taken changes nothing but time.
+`_ELEMENTS` elements, qualify; running the branch not taken changes nothing but time, and
+that only while it costs less than the case kernel's region call (`_EXTRA`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,13 @@ _PURE = frozenset("stablehlo." + name for name in (
 _FLOAT_ONLY = frozenset(("stablehlo.divide",))  # (an integer division by zero: no)
 _ELEMENTS = 256  # at most this many elements in any value a converted branch defines
 _OPS = 48  # and at most this many ops in all branches together
+# The work of the branches not taken, in numpy calls on small arrays (a 0-d op: a fifth,
+# a Python line in a generated loop; a transcendental: four), at most about what the case
+# kernel's region call costs.
+_EXTRA = 8.0
+_COSTLY = frozenset("stablehlo." + name for name in (
+    "tanh", "exponential", "exponential_minus_one", "log", "log_plus_one", "logistic",
+    "sine", "cosine"))
 _SELECT, _COMPARE, _CONSTANT = "stablehlo.select", "stablehlo.compare", "stablehlo.constant"
 
 
@@ -81,6 +89,13 @@ def _pure(op: Operation) -> bool:
         np.dtype(numpy_dtype(element_type(r.type))).kind in "fc" for r in op.results)
 
 
+def _cost(op: Operation) -> float:
+    t = op.results[0].type if op.results else None
+    if isinstance(t, TensorType) and not t.shape:
+        return 0.2
+    return 4.0 if op.name in _COSTLY else 1.0
+
+
 def _convert(op: Operation) -> list[Operation] | None:
     """The branches' ops and the selects defining `op`'s results, or None."""
     branches = []
@@ -99,7 +114,9 @@ def _convert(op: Operation) -> list[Operation] | None:
             return None
         count += len(body)
         branches.append((body, block_ops[-1].operands))
-    if not branches or count > _OPS or not all(_small(r) for r in op.results) \
+    costs = [sum(_cost(inner) for inner in body) for body, _ in branches]
+    if not branches or count > _OPS or sum(costs) - min(costs) > _EXTRA \
+            or not all(_small(r) for r in op.results) \
             or any(registry.lookup(name) is None for name in (_SELECT, _COMPARE, _CONSTANT)):
         return None
     out: list[Operation] = []
