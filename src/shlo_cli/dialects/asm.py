@@ -144,9 +144,9 @@ class Format:
             values = []
             if not p.at("]"):
                 try:
-                    values.append(p.parse_integer())
+                    values.append(p.parse_int64())
                     while p.accept(","):
-                        values.append(p.parse_integer())
+                        values.append(p.parse_int64())
                 except Diagnostic as bad:
                     # MLIR's DenseArrayAttr parser still asks for the `]` after a bad element.
                     if not p.at("]"):
@@ -155,7 +155,7 @@ class Format:
             p.expect("]")
             return DenseArrayAttr(I64, tuple(values))
         if kind == "int":
-            return IntegerAttr(p.parse_integer(), I64)
+            return IntegerAttr(p.parse_int64(), I64)
         if kind.startswith("enum:"):
             return _enum(kind[5:], p.parse_keyword())
         if kind == "string":

@@ -49,7 +49,9 @@ VALUE_LIST = rf"{VALUE}(?:{WS},{WS}{VALUE})*"
 KEYWORD_END = r"(?![A-Za-z0-9_$.])"
 TENSOR = r"tensor<(?:(?:[0-9]+|\?)x)*(?:[A-Za-z][A-Za-z0-9]*|complex<[a-z0-9]+>)>"
 COLON = rf"{WS}:(?!:){WS}"
-INT = r"-?[0-9]+(?![0-9A-Za-z_.$])"
+# (at most 18 digits: always an int64; a longer one, in range or not, is the token-level
+# reader's, which reports `integer value too large` as MLIR's parseInteger<int64_t> does)
+INT = r"-?[0-9]{1,18}(?![0-9A-Za-z_.$])"
 WORD = r"[A-Za-z_][A-Za-z0-9_$.]*(?![A-Za-z0-9_$.])"
 TENSOR_LIST = rf"{TENSOR}(?:{WS},{WS}{TENSOR})*"
 SYMBOL = r"@[A-Za-z_][A-Za-z0-9_$.\-]*(?![A-Za-z0-9_$.\-])"

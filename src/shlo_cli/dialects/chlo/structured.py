@@ -67,7 +67,7 @@ def _parse_top_k(p: Any, opdef: OpDef, location: Location, num_results: int) -> 
     p.expect(",")
     p.expect_keyword("k")
     p.expect("=")
-    k = p.parse_integer()
+    k = p.parse_int64()
     p.expect(")")
     attributes = p.parse_optional_attr_dict()
     p.expect(":")
@@ -232,7 +232,7 @@ def _parse_scan(p: Any, opdef: OpDef, location: Location, num_results: int) -> O
     p.expect(")")
     p.expect_keyword("dimension")
     p.expect("=")
-    properties: dict[str, Any] = {"dimension": IntegerAttr(p.parse_integer(), I64)}
+    properties: dict[str, Any] = {"dimension": IntegerAttr(p.parse_int64(), I64)}
     attributes = p.parse_attr_dict_body() if p.accept("attributes") else {}
     body = p.parse_region()
     p.expect(":")

@@ -48,7 +48,7 @@ def _parse_entries(p: Any, keywords: Sequence[str], end: int,
             if keyword in seen:
                 raise p.error(f"duplicated `{keyword}` entry")
             p.expect("=")
-            value = p.parse_integer() if keyword in integer_fields else parse_dim_list(p)
+            value = p.parse_int64() if keyword in integer_fields else parse_dim_list(p)
             fields.append((keyword, value))
             seen.add(keyword)
             if not p.accept(",") and p.tok.start < end:
@@ -66,11 +66,7 @@ def parse_dim_list(p: Any) -> list[int]:
     values: list[int] = []
 
     def one() -> None:
-        tok = p.tok
-        value = p.parse_integer()
-        if not -(1 << 63) <= value < (1 << 63):
-            raise p.error("integer value too large", tok)
-        values.append(value)
+        values.append(p.parse_int64())
 
     if not p.at("]"):
         one()

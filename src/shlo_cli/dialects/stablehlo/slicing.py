@@ -52,7 +52,7 @@ def _parse_concatenate(p: Any, opdef: OpDef, location: Location, num_results: in
     inputs = operands_then_keyword(p)
     p.expect_keyword("dim")
     p.expect("=")
-    props: dict[str, Attribute] = {"dimension": IntegerAttr(p.parse_integer(), I64)}
+    props: dict[str, Attribute] = {"dimension": IntegerAttr(p.parse_int64(), I64)}
     attributes = p.parse_optional_attr_dict()
     results = parse_functional_type(p, inputs, tok)
     return p.build_operation(opdef.name, opdef, inputs, results, props, attributes, [], None,
@@ -204,10 +204,10 @@ def _parse_slice(p: Any, opdef: OpDef, location: Location, num_results: int) -> 
     p.expect("[")
     if not p.at("]"):
         while True:
-            starts.append(p.parse_integer())
+            starts.append(p.parse_int64())
             p.expect(":")
-            limits.append(p.parse_integer())
-            strides.append(p.parse_integer() if p.accept(":") else 1)
+            limits.append(p.parse_int64())
+            strides.append(p.parse_int64() if p.accept(":") else 1)
             if not p.accept(","):
                 break
     p.expect("]")
