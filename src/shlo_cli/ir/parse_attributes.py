@@ -112,6 +112,15 @@ class AttributeParsing(ParserHost):
     """Mixin: `parse_attribute`, attribute dictionaries (needs `Parser`'s token helpers and
     `parse_type`)."""
 
+    def parse_int64(self) -> int:
+        """An integer of an int64 attribute in custom syntax (MLIR's `parseInteger<int64_t>`:
+        a value beyond int64 is `integer value too large`, at the integer)."""
+        tok = self.tok
+        value = self.parse_integer()
+        if not -(1 << 63) <= value < (1 << 63):
+            raise self.error("integer value too large", tok)
+        return value
+
     def parse_optional_attr_dict(self) -> dict[str, Attribute]:
         if self.at("{"):
             return self.parse_attr_dict_body()

@@ -186,15 +186,6 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
         value = int(text, 16) if text.startswith("0x") else int(text)
         return -value if negative else value
 
-    def parse_int64(self) -> int:
-        """An integer of an int64 attribute in custom syntax (MLIR's `parseInteger<int64_t>`:
-        a value beyond int64 is `integer value too large`, at the integer)."""
-        tok = self.tok
-        value = self.parse_integer()
-        if not -(1 << 63) <= value < (1 << 63):
-            raise self.error("integer value too large", tok)
-        return value
-
     def parse_string(self) -> str:
         if self.tok.kind != STRING:
             raise self.error("expected string")
