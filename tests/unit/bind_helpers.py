@@ -1,4 +1,4 @@
-"""Running a one-op program with and without a binding hook (the specialized-kernel tests)."""
+"""Running a program with and without a binding hook (the specialized-kernel tests)."""
 
 from __future__ import annotations
 
@@ -26,3 +26,21 @@ def run_first_op(text: str, args: list[np.ndarray], hook: Any,
     finally:
         engine.BIND_HOOKS[:] = saved
     return np.asarray(out), kernel
+
+
+def run_main(text: str, args: list[Any], hook: Any,
+             specialized: bool) -> tuple[np.ndarray, list[str]]:
+    """(main's first result, the qualified names of the kernels its body's steps run);
+    without `hook` when not `specialized`."""
+    saved = list(engine.BIND_HOOKS)
+    if not specialized:
+        engine.BIND_HOOKS[:] = [h for h in saved if h is not hook]
+    try:
+        interpreter = Interpreter(parse_source(text))
+        func = interpreter.lookup_function("main")
+        out = interpreter.call(func, list(args))[0]
+        kinds = [getattr(s.fn, "__qualname__", "") for s in
+                 interpreter._plans[id(func.regions[0])].steps]
+    finally:
+        engine.BIND_HOOKS[:] = saved
+    return np.asarray(out), kinds

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from loop_helpers import run_loops
 
 from shlo_cli.interpreter import engine, pyscalar
 from shlo_cli.interpreter.engine import Interpreter
@@ -68,23 +69,7 @@ F32 += [_f32(0x7FA00001), _f32(0xFFC12345), _f32(0x7F800001)]  # payloads, a sig
 
 def _run(args: list[np.ndarray], compiled: bool, monkeypatch: pytest.MonkeyPatch
          ) -> tuple[list[Any], list[str]]:
-    sources: list[str] = []
-    with monkeypatch.context() as m:
-        if compiled:
-            build = engine.compile_loop
-
-            def spy(*a: Any, **k: Any) -> Any:
-                loop = build(*a, **k)
-                sources.append(loop.source)
-                return loop
-            m.setattr(engine, "compile_loop", spy)
-        else:
-            m.setattr(engine, "_compilable_loop", lambda op: False)
-        interpreter = Interpreter(parse_source(PROGRAM))
-        main = interpreter.lookup_function("main")
-        with np.errstate(all="ignore"):
-            out = [interpreter.call(main, list(args)) for _ in range(2)][-1]
-    return out, sources
+    return run_loops(PROGRAM, args, compiled, monkeypatch)
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -258,20 +243,5 @@ def test_nan_redos_deferred_to_the_step_end(seed: int, monkeypatch: pytest.Monke
 
 def _run_chain(args: list[np.ndarray], compiled: bool, monkeypatch: pytest.MonkeyPatch
                ) -> tuple[list[Any], str]:
-    sources: list[str] = []
-    with monkeypatch.context() as m:
-        if compiled:
-            build = engine.compile_loop
-
-            def spy(*a: Any, **k: Any) -> Any:
-                loop = build(*a, **k)
-                sources.append(loop.source)
-                return loop
-            m.setattr(engine, "compile_loop", spy)
-        else:
-            m.setattr(engine, "_compilable_loop", lambda op: False)
-        interpreter = Interpreter(parse_source(CHAIN))
-        main = interpreter.lookup_function("main")
-        with np.errstate(all="ignore"):
-            out = [interpreter.call(main, list(args)) for _ in range(2)][-1]
+    out, sources = run_loops(CHAIN, args, compiled, monkeypatch)
     return out, "".join(sources)

@@ -11,10 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-
-from shlo_cli.interpreter import engine
-from shlo_cli.interpreter.engine import Interpreter
-from shlo_cli.ir.parser import parse_source
+from loop_helpers import run_loops
 
 TYPES = {"f32": np.float32, "f64": np.float64, "i8": np.int8, "i32": np.int32,
          "i64": np.int64, "ui8": np.uint8, "ui32": np.uint32, "i1": np.bool_}
@@ -83,22 +80,7 @@ def _values(t: str, rng: np.random.Generator) -> np.ndarray:
 
 def _run(text: str, args: list[Any], compiled: bool, monkeypatch: pytest.MonkeyPatch
          ) -> tuple[list[Any], str]:
-    sources: list[str] = []
-    with monkeypatch.context() as m:
-        if compiled:
-            build = engine.compile_loop
-
-            def spy(*a: Any, **k: Any) -> Any:
-                loop = build(*a, **k)
-                sources.append(loop.source)
-                return loop
-            m.setattr(engine, "compile_loop", spy)
-        else:
-            m.setattr(engine, "_compilable_loop", lambda op: False)
-        interpreter = Interpreter(parse_source(text))
-        main = interpreter.lookup_function("main")
-        with np.errstate(all="ignore"):
-            out = [interpreter.call(main, list(args)) for _ in range(2)][-1]
+    out, sources = run_loops(text, args, compiled, monkeypatch)
     return out, "".join(sources)
 
 

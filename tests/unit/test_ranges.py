@@ -12,10 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-
-from shlo_cli.interpreter import engine
-from shlo_cli.interpreter.engine import Interpreter
-from shlo_cli.ir.parser import parse_source
+from loop_helpers import run_loops
 
 # A fori_loop as JAX writes it: the while's index i, the step's own index j (stepped alike),
 # x[j] with a negative j counted from the end, a product of the index that may wrap.
@@ -57,23 +54,7 @@ def _program(t: str, bound: int, step: int, direction: str, flipped: bool) -> st
 
 def _run(text: str, args: list[Any], compiled: bool, monkeypatch: pytest.MonkeyPatch
          ) -> tuple[list[Any], list[str]]:
-    sources: list[str] = []
-    with monkeypatch.context() as m:
-        if compiled:
-            build = engine.compile_loop
-
-            def spy(*a: Any, **k: Any) -> Any:
-                loop = build(*a, **k)
-                sources.append(loop.source)
-                return loop
-            m.setattr(engine, "compile_loop", spy)
-        else:
-            m.setattr(engine, "_compilable_loop", lambda op: False)
-        interpreter = Interpreter(parse_source(text))
-        main = interpreter.lookup_function("main")
-        with np.errstate(all="ignore"):
-            out = [interpreter.call(main, list(args)) for _ in range(2)][-1]
-    return out, sources
+    return run_loops(text, args, compiled, monkeypatch)
 
 
 CASES = [  # type, bound, step, direction, flipped (bound first), whether `a0 >= 0` is tested

@@ -10,11 +10,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from bind_helpers import run_main
 
 from shlo_cli.dialects.stablehlo import sequential_sum, specialize_reduce
-from shlo_cli.interpreter.engine import Interpreter
-from shlo_cli.ir.parser import parse_source
-from shlo_cli.ir.registry import BIND_HOOKS
 
 SPECIALS = [-0.0, 0.0, np.inf, -np.inf, np.nan, 1e-40, -3e-45, 3e38, -3e38, 65504.0]
 
@@ -82,18 +80,7 @@ def test_nan_payload_init_is_kept() -> None:
 
 
 def _run(text: str, args: list, specialized: bool) -> tuple[np.ndarray, list[str]]:
-    saved = list(BIND_HOOKS)
-    if not specialized:
-        BIND_HOOKS[:] = [h for h in BIND_HOOKS if h is not specialize_reduce.bind_reduce]
-    try:
-        interpreter = Interpreter(parse_source(text))
-        func = interpreter.lookup_function("main")
-        out = interpreter.call(func, list(args))[0]
-        kinds = [getattr(s.fn, "__qualname__", "") for s in
-                 interpreter._plans[id(func.regions[0])].steps]
-    finally:
-        BIND_HOOKS[:] = saved
-    return np.asarray(out), kinds
+    return run_main(text, args, specialize_reduce.bind_reduce, specialized)
 
 
 @pytest.mark.parametrize(("elem", "dtype"), [("f32", np.float32), ("f64", np.float64),

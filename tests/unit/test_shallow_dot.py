@@ -10,12 +10,10 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
+from bind_helpers import run_main
 
 from shlo_cli.dialects.stablehlo import specialize
 from shlo_cli.dialects.stablehlo.dot_general import sequential_products
-from shlo_cli.interpreter.engine import Interpreter
-from shlo_cli.ir.parser import parse_source
-from shlo_cli.ir.registry import BIND_HOOKS
 
 TYPES = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "bf16": ml_dtypes.bfloat16}
 _NANS = np.array([0x7FC00000, 0xFFC00001, 0x7FC12345], np.uint32).view(np.float32)
@@ -75,19 +73,8 @@ def _program(lhs: tuple[int, ...], rhs: tuple[int, ...], contract: tuple[int, in
             f"  return %0 : {t(out)}\n}}\n")
 
 
-def _run(text: str, args: list[np.ndarray], specialized: bool) -> tuple[np.ndarray, list[str]]:
-    saved = list(BIND_HOOKS)
-    if not specialized:
-        BIND_HOOKS[:] = [h for h in BIND_HOOKS if h is not specialize.bind_specialized]
-    try:
-        interpreter = Interpreter(parse_source(text))
-        func = interpreter.lookup_function("main")
-        out = interpreter.call(func, list(args))[0]
-        kinds = [getattr(s.fn, "__qualname__", "") for s in
-                 interpreter._plans[id(func.regions[0])].steps]
-    finally:
-        BIND_HOOKS[:] = saved
-    return np.asarray(out), kinds
+def _run(text: str, args: list, specialized: bool) -> tuple[np.ndarray, list[str]]:
+    return run_main(text, args, specialize.bind_specialized, specialized)
 
 
 @pytest.mark.parametrize("elem", ["f32", "f64"])

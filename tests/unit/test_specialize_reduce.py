@@ -10,30 +10,19 @@ import itertools
 import ml_dtypes
 import numpy as np
 import pytest
+from bind_helpers import run_main
 
 from shlo_cli.dialects.stablehlo import specialize_reduce
 from shlo_cli.interpreter.engine import Interpreter
 from shlo_cli.ir.diagnostics import Diagnostic
 from shlo_cli.ir.parser import parse_source
-from shlo_cli.ir.registry import BIND_HOOKS
 
 ELEMS = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "i32": np.int32,
          "ui8": np.uint8, "i1": np.bool_, "bf16": ml_dtypes.bfloat16}
 
 
 def _run(text: str, args: list, specialized: bool) -> tuple[np.ndarray, list[str]]:
-    saved = list(BIND_HOOKS)
-    if not specialized:
-        BIND_HOOKS[:] = [h for h in BIND_HOOKS if h is not specialize_reduce.bind_reduce]
-    try:
-        interpreter = Interpreter(parse_source(text))
-        func = interpreter.lookup_function("main")
-        out = interpreter.call(func, list(args))[0]
-        kinds = [getattr(s.fn, "__qualname__", "") for s in
-                 interpreter._plans[id(func.regions[0])].steps]
-    finally:
-        BIND_HOOKS[:] = saved
-    return np.asarray(out), kinds
+    return run_main(text, args, specialize_reduce.bind_reduce, specialized)
 
 
 def _t(shape: tuple[int, ...], elem: str) -> str:
