@@ -74,14 +74,22 @@ def storage_range(q: QuantizedType) -> tuple[int, int]:
     return lo, hi
 
 
-def _params(q: QuantizedType, rank: int, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
-    """Scales and zero points as arrays broadcastable against a rank-`rank` tensor."""
+def _params(q: QuantizedType, shape: tuple[int, ...],
+            dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    """Scales and zero points as arrays broadcastable against a tensor of `shape`; its
+    quantized dimension must hold one element per scale (a dynamic one is only known
+    here, at evaluation)."""
     scales = np.asarray(q.scales, dtype=np.float64).astype(dtype)
     zero_points = np.asarray(q.zero_points, dtype=np.int64)
     if q.quantized_dimension is None:
         return scales.reshape(()), zero_points.reshape(())
+    rank = len(shape)
     if not 0 <= q.quantized_dimension < rank:
         raise EvaluationError("quantized dimension out of range")
+    if shape[q.quantized_dimension] != len(q.scales):
+        raise EvaluationError(f"quantized dimension {q.quantized_dimension} has "
+                              f"{shape[q.quantized_dimension]} elements, but the type has "
+                              f"{len(q.scales)} scales")
     shape = [1] * rank
     shape[q.quantized_dimension] = -1
     return scales.reshape(shape), zero_points.reshape(shape)
@@ -90,7 +98,7 @@ def _params(q: QuantizedType, rank: int, dtype: np.dtype) -> tuple[np.ndarray, n
 def dequantize(storage: np.ndarray, q: QuantizedType, dtype: np.dtype | None = None) -> np.ndarray:
     """(storage - zero_point) * scale, in the compute type."""
     dtype = dtype or compute_dtype(q)
-    scales, zero_points = _params(q, storage.ndim, dtype)
+    scales, zero_points = _params(q, storage.shape, dtype)
     centered = storage.astype(np.int64) - zero_points
     with np.errstate(all="ignore"):
         return (centered.astype(dtype) * scales).astype(dtype)
@@ -103,7 +111,7 @@ def quantize(values: np.ndarray, q: QuantizedType) -> np.ndarray:
     if x.dtype.kind not in "f" or x.dtype.itemsize < dtype.itemsize:
         x = x.astype(dtype)
     x = x.astype(dtype)
-    scales, zero_points = _params(q, x.ndim, dtype)
+    scales, zero_points = _params(q, x.shape, dtype)
     lo, hi = storage_range(q)
     with np.errstate(all="ignore"):
         y = x / scales + zero_points.astype(dtype)
@@ -185,9 +193,8 @@ def requantize(storage: np.ndarray, source: QuantizedType, target: QuantizedType
     """quantize(dequantize(x)) folded as upstream's lowering computes it, in f32:
     x * (source_scale / target_scale) + (target_zp - source_zp * merged_scale), clamped
     and rounded half to even."""
-    rank = storage.ndim
-    s_scales, s_zps = _params(source, rank, np.dtype(np.float64))
-    t_scales, t_zps = _params(target, rank, np.dtype(np.float64))
+    s_scales, s_zps = _params(source, storage.shape, np.dtype(np.float64))
+    t_scales, t_zps = _params(target, storage.shape, np.dtype(np.float64))
     merged_scale = (s_scales / t_scales).astype(np.float32)
     merged_zp = (t_zps - s_zps * (s_scales / t_scales)).astype(np.float32)
     lo, hi = storage_range(target)
@@ -291,14 +298,14 @@ def _dot_like(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Callable[...
     lhs_zp = int(lhs_q.zero_points[0])
 
     def integer(lhs: np.ndarray, rhs: np.ndarray, *rest: np.ndarray) -> np.ndarray:
-        _, rhs_zp = _params(rhs_q, rhs.ndim, np.dtype(np.float64))
+        _, rhs_zp = _params(rhs_q, rhs.shape, np.dtype(np.float64))
         acc = fn(lhs.astype(np.int64) - lhs_zp, rhs.astype(np.int64) - rhs_zp, *rest)
         if result_q is None:  # float result: scale to the expressed value
             scale = lhs_q.scales[0] * _out_scales(rhs_q, None, acc.ndim, op)
             dtype = numpy_dtype(element_type(op.results[0].type))
             return (acc.astype(np.float64) * scale).astype(dtype)
         combined = lhs_q.scales[0] * _out_scales(rhs_q, result_q, acc.ndim, op)
-        _, result_zp = _params(result_q, acc.ndim, np.dtype(np.float64))
+        _, result_zp = _params(result_q, acc.shape, np.dtype(np.float64))
         lo, hi = storage_range(result_q)
         with np.errstate(all="ignore"):
             scaled = np.rint(acc.astype(np.float64) * combined) + result_zp
