@@ -90,9 +90,9 @@ def _params(q: QuantizedType, shape: tuple[int, ...],
         raise EvaluationError(f"quantized dimension {q.quantized_dimension} has "
                               f"{shape[q.quantized_dimension]} elements, but the type has "
                               f"{len(q.scales)} scales")
-    shape = [1] * rank
-    shape[q.quantized_dimension] = -1
-    return scales.reshape(shape), zero_points.reshape(shape)
+    along = [1] * rank
+    along[q.quantized_dimension] = -1
+    return scales.reshape(along), zero_points.reshape(along)
 
 
 def dequantize(storage: np.ndarray, q: QuantizedType, dtype: np.dtype | None = None) -> np.ndarray:
