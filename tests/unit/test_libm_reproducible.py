@@ -241,3 +241,19 @@ def test_power_of_masked_out_bases(dtype: type) -> None:
     with np.errstate(all="ignore"):
         want = np.isnan(np.power(*wide)) & finite
     assert np.array_equal(np.isnan(libm._pow_nan(*wide)) & finite, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_power_of_0d_operands(dtype: type) -> None:
+    """0-d bases and exponents (a scalar `x ** y`, fuzzing found it): numpy's power of 0-d
+    arrays is a scalar, which the guess must still be able to mark NaN in; every sign of
+    base gives the C library's result rounded once, as for arrays."""
+    from shlo_cli.dialects.stablehlo.elementwise_numerics import round_float
+
+    narrow = np.dtype(dtype)
+    for x, y in [(-1.0, -1.0), (0.0, 65504.0), (-2.0, 0.5), (-2.0, 3.0), (-0.0, -3.0),
+                 (np.nan, 0.0), (2.0, 0.5)]:
+        xs = [np.array(x, narrow), np.array(y, narrow)]
+        fast = libm.rounded(libm.power, lambda r: round_float(r, narrow), *xs)
+        exact = round_float(libm.power(*[v.astype(np.float64) for v in xs]), narrow)
+        assert fast.shape == () and fast.tobytes() == np.asarray(exact).tobytes()

@@ -773,7 +773,7 @@ def _pow_guess(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     special = ~(x > 0)
     if not special.any():
         return np.power(x, y)  # type: ignore[no-any-return]
-    guess = np.power(np.where(special, 1.0, x), y)
+    guess = np.asarray(np.power(np.where(special, 1.0, x), y))  # (0-d inputs: a scalar)
     guess[special] = np.nan
     return guess  # type: ignore[no-any-return]
 
