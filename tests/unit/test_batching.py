@@ -32,12 +32,12 @@ func.func @main(%a: tensor<2x8xf32>, %b: tensor<2x8xf32>, %w: tensor<8x8xf32>) -
 SPECIALS = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -3e-39, 88.7, -103.9, 1e30, -1e30]
 
 
-def _run(args: list[np.ndarray], batched: bool, monkeypatch: pytest.MonkeyPatch
-         ) -> tuple[list[Any], list[str]]:
+def _run(args: list[np.ndarray], batched: bool, monkeypatch: pytest.MonkeyPatch,
+         program: str = PROGRAM) -> tuple[list[Any], list[str]]:
     with monkeypatch.context() as m:
         if not batched:
             m.setattr(codegen, "batch_pairs", lambda steps, captured: (list(steps), {}))
-        interpreter = Interpreter(parse_source(PROGRAM))
+        interpreter = Interpreter(parse_source(program))
         main = interpreter.lookup_function("main")
         with np.errstate(all="ignore"):
             out = [interpreter.call(main, list(args)) for _ in range(2)][-1]
@@ -117,19 +117,9 @@ def test_the_steps_around_a_pair_run_on_both_halves(seed: int,
     a, b = [(rng.standard_normal((1, 16)) * 40).astype(np.float32) for _ in range(2)]
     a.reshape(-1)[:len(SPECIALS)] = np.array(SPECIALS, np.float32)[rng.permutation(len(SPECIALS))]
     b.reshape(-1)[:5] = np.array([np.nan, -0.0, np.inf, 1e-45, -88.0], np.float32)
-    runs = []
-    for batched in (True, False):
-        with monkeypatch.context() as m:
-            if not batched:
-                m.setattr(codegen, "batch_pairs", lambda steps, captured: (list(steps), {}))
-            interpreter = Interpreter(parse_source(GATES))
-            main = interpreter.lookup_function("main")
-            with np.errstate(all="ignore"):
-                runs.append([interpreter.call(main, [a, b]) for _ in range(2)][-1])
-            sources = [plan.compiled.source for plan in interpreter._plans.values()
-                       if plan.compiled is not None]
-        if batched:
-            line = next(line for s in sources for line in s.splitlines() if "_cat(" in line)
-            assert line.count(" = w_K") + line.count(" = K") == 3  # negate, exp, add
-    for x, y in zip(*runs, strict=True):
+    got, sources = _run([a, b], True, monkeypatch, GATES)
+    want, _ = _run([a, b], False, monkeypatch, GATES)
+    line = next(line for s in sources for line in s.splitlines() if "_cat(" in line)
+    assert line.count(" = w_K") + line.count(" = K") == 3  # negate, exp, add
+    for x, y in zip(got, want, strict=True):
         assert x.shape == y.shape and x.dtype == y.dtype and x.tobytes() == y.tobytes()

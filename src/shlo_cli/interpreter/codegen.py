@@ -20,7 +20,7 @@ import math
 import operator
 import re
 import warnings
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -85,8 +85,13 @@ class CompiledBlock:
 
 def captured_values(block: Block) -> set[Value]:
     """Values read by ops inside the regions of `block`'s ops (at any depth)."""
+    return region_reads(block.operations)
+
+
+def region_reads(ops: Iterable[Operation]) -> set[Value]:
+    """Values read by ops inside the regions of `ops` (at any depth)."""
     seen: set[Value] = set()
-    stack = [r for op in block.operations for r in op.regions]
+    stack = [r for op in ops for r in op.regions]
     while stack:
         region = stack.pop()
         for inner in region.blocks:

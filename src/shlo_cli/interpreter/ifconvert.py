@@ -25,6 +25,7 @@ from ..ir.attributes import DenseElementsAttr, DialectAttr
 from ..ir.clone import clone_op
 from ..ir.core import Operation, Value
 from ..ir.types import IntegerType, TensorType, element_type, numpy_dtype
+from .codegen import region_reads
 
 _PURE = frozenset("stablehlo." + name for name in (
     "add", "subtract", "multiply", "negate", "abs", "maximum", "minimum", "tanh",
@@ -64,13 +65,7 @@ def drop_unread(ops: list[Operation], kept: Iterable[Value]) -> list[Operation]:
             continue
         out.append(op)
         read.update(op.operands)
-        stack = list(op.regions)
-        while stack:
-            region = stack.pop()
-            for block in region.blocks:
-                for inner in block.operations:
-                    read.update(inner.operands)
-                    stack.extend(inner.regions)
+        read.update(region_reads([op]))
     out.reverse()
     return out
 
