@@ -335,7 +335,7 @@ class Interpreter:
         early = None
         if invariants is not None:
             early = early_evaluator(invariants, self._bind)
-            ops = [o for o in ops if o not in invariants.hoisted]
+            ops = invariants.body_ops(ops)
         # kept with the other plans (only this kernel runs the body region)
         plan = self._plans[id(op.regions[1])] = self._plan_block(body_block, ops, compiled)
         return plan, early

@@ -22,6 +22,8 @@ from typing import Any
 
 from ..ir.core import Operation, Value
 from ..ir.types import TensorType, is_float
+from .codegen import region_reads
+from .scan_inputs import Batching, batch_scan_inputs
 
 RETURNS = frozenset({"stablehlo.return"})
 CONSTANT = frozenset({"stablehlo.constant", "stablehlo.iota"})
@@ -38,15 +40,28 @@ MAX_ELEMENTS = 1 << 22  # larger results would stay alive for the whole loop
 class Invariants:
     """The early evaluation of one while op: `ops` (in program order) are evaluated from
     the loop's operands; the results of `hoisted` are stored for the body, which skips
-    those ops."""
+    those ops. Then `batching` (scan_inputs.py) computes a scan's per-step input work for
+    every step; the body reads it back instead (`body_ops`)."""
 
-    __slots__ = ("ops", "hoisted", "arguments")
+    __slots__ = ("ops", "hoisted", "arguments", "batching")
 
     def __init__(self, ops: list[Operation], hoisted: set[Operation],
-                 arguments: list[Value]) -> None:
+                 arguments: list[Value], batching: Batching | None = None) -> None:
         self.ops = ops
         self.hoisted = hoisted
         self.arguments = arguments
+        self.batching = batching
+
+    def body_ops(self, ops: list[Operation]) -> list[Operation]:
+        """The body's planned `ops` without the hoisted ones, batched ones read back."""
+        replaced = self.batching.replaced if self.batching is not None else {}
+        out: list[Operation] = []
+        for o in ops:
+            if o in replaced:
+                out += replaced[o]
+            elif o not in self.hoisted:
+                out.append(o)
+        return out
 
 
 def _static(value: Value) -> TensorType | None:
@@ -107,17 +122,24 @@ def find_invariants(op: Operation, planned: list[Operation]) -> Invariants | Non
             constant.add(inner.results[0])  # folded in the body's plan: stays there
         else:
             hoisted.add(inner)
-    if not hoisted:
+    rest = [o for o in ops if o not in hoisted]
+    batching = batch_scan_inputs(block, rest, returned,
+                                 lambda v: v in same or v not in local, region_reads(rest))
+    if not hoisted and batching is None:
         return None
-    needed = _needed(early, hoisted)
-    return Invariants([o for o in early if o in needed], hoisted, list(block.arguments))
-
-
-def _needed(early: list[Operation], hoisted: set[Operation]) -> set[Operation]:
-    """The early ops the hoisted ones depend on (themselves included)."""
     by_result = {o.results[0]: o for o in early}
+    roots = list(hoisted)
+    if batching is not None:  # the invariants the batched ops read
+        roots += [by_result[v] for o in batching.ops for v in o.operands if v in by_result]
+    needed = _needed(by_result, roots)
+    return Invariants([o for o in early if o in needed], hoisted, list(block.arguments),
+                      batching)
+
+
+def _needed(by_result: dict[Value, Operation], roots: list[Operation]) -> set[Operation]:
+    """The early ops `roots` depend on (themselves included)."""
     needed: set[Operation] = set()
-    stack = list(hoisted)
+    stack = list(roots)
     while stack:
         o = stack.pop()
         if o in needed:
@@ -132,16 +154,21 @@ def early_evaluator(invariants: Invariants, bind: Callable[[Operation], Callable
     """`run(frame, operands)`: evaluates the invariant ops from the loop's operands (and
     the values of enclosing blocks in `frame`) and stores the hoisted ones in `frame`."""
     steps = [(o, bind(o)) for o in invariants.ops]
+    stored = {o.results[0] for o in invariants.hoisted}
+    batching = invariants.batching
+    if batching is not None:
+        steps += [(o, batching.kernels.get(o) or bind(o)) for o in batching.ops]
+        stored |= batching.stored
     arguments = invariants.arguments
-    hoisted = invariants.hoisted
 
     def run(frame: dict[Value, Any], operands: tuple[Any, ...]) -> None:
         values: dict[Value, Any] = dict(zip(arguments, operands, strict=True))
         for o, kernel in steps:
             args = [values[v] if v in values else frame[v] for v in o.operands]
             out = kernel(*args)
-            values[o.results[0]] = out
-            if o in hoisted:
-                frame[o.results[0]] = out
+            result = o.results[0]
+            values[result] = out
+            if result in stored:
+                frame[result] = out
 
     return run

@@ -1,0 +1,157 @@
+"""A scan's per-step input work batched before its loop (interpreter/scan_inputs.py): the
+same results as the step-by-step evaluation, bit for bit (NaN, -0.0, infinities, indices the
+slice clamps, shallow and BLAS dots, weights read transposed, the sequence along another
+axis, a reversed scan, f64), loops that run no step or fewer steps than the sequence has,
+and no batching where the index is not counted by the loop."""
+# ruff: noqa: E501  (MLIR test programs keep upstream line lengths)
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from shlo_cli.interpreter import engine, licm
+from shlo_cli.interpreter.engine import Interpreter
+from shlo_cli.ir.parser import parse_source
+
+
+def _scan(t: int, f: int, h: int, *, axis: int = 0, reverse: bool = False,
+          transposed: bool = False, dtype: str = "f32", counted: bool = True) -> str:
+    """A tanh RNN over `t` steps of `f` features (`n` steps run) with an elementwise scale
+    of the input, in the chosen layout."""
+    xs = f"{t}x1x{f}" if axis == 0 else f"1x{t}x{f}"
+    w = f"{h}x{f}" if transposed else f"{f}x{h}"
+    w_dims = "[1] x [1]" if transposed else "[1] x [0]"
+    starts = "%idx, %z, %z" if axis == 0 else "%z, %idx, %z"
+    index = (f"%last = stablehlo.constant dense<{t - 1}> : tensor<i32>\n"
+             "    %idx = stablehlo.subtract %last, %i : tensor<i32>") if reverse else \
+        "%idx = stablehlo.add %i, %z : tensor<i32>"
+    step = "%one = stablehlo.constant dense<1> : tensor<i32>\n    %j = stablehlo.add %i, %one : tensor<i32>" \
+        if counted else "%j = stablehlo.multiply %i, %i : tensor<i32>"
+    e = dtype
+    return f"""
+func.func @main(%xs: tensor<{xs}x{e}>, %w: tensor<{w}x{e}>, %u: tensor<{h}x{h}x{e}>, %b: tensor<1x{h}x{e}>, %s: tensor<1x{f}x{e}>, %n: tensor<i32>, %i0: tensor<i32>) -> tensor<1x{h}x{e}> {{
+  %h0 = stablehlo.constant dense<0.0> : tensor<1x{h}x{e}>
+  %r:7 = stablehlo.while(%i = %i0, %hh = %h0, %x = %xs, %ww = %w, %uu = %u, %bb = %b, %ss = %s) : tensor<i32>, tensor<1x{h}x{e}>, tensor<{xs}x{e}>, tensor<{w}x{e}>, tensor<{h}x{h}x{e}>, tensor<1x{h}x{e}>, tensor<1x{f}x{e}>
+  cond {{
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  }} do {{
+    %z = stablehlo.constant dense<0> : tensor<i32>
+    {index}
+    %row = stablehlo.dynamic_slice %x, {starts}, sizes = [1, 1, {f}] : (tensor<{xs}x{e}>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x1x{f}x{e}>
+    %v = stablehlo.reshape %row : (tensor<1x1x{f}x{e}>) -> tensor<1x{f}x{e}>
+    %sc = stablehlo.multiply %v, %ss : tensor<1x{f}x{e}>
+    %p = stablehlo.dot_general %sc, %ww, contracting_dims = {w_dims} : (tensor<1x{f}x{e}>, tensor<{w}x{e}>) -> tensor<1x{h}x{e}>
+    %q = stablehlo.dot_general %hh, %uu, contracting_dims = [1] x [0] : (tensor<1x{h}x{e}>, tensor<{h}x{h}x{e}>) -> tensor<1x{h}x{e}>
+    %a = stablehlo.add %p, %q : tensor<1x{h}x{e}>
+    %a2 = stablehlo.add %a, %bb : tensor<1x{h}x{e}>
+    %hn = stablehlo.tanh %a2 : tensor<1x{h}x{e}>
+    {step}
+    stablehlo.return %j, %hn, %x, %ww, %uu, %bb, %ss : tensor<i32>, tensor<1x{h}x{e}>, tensor<{xs}x{e}>, tensor<{w}x{e}>, tensor<{h}x{h}x{e}>, tensor<1x{h}x{e}>, tensor<1x{f}x{e}>
+  }}
+  return %r#1 : tensor<1x{h}x{e}>
+}}
+"""
+
+
+def _inputs(t: int, f: int, h: int, steps: int, seed: int, *, axis: int = 0,
+            transposed: bool = False, dtype: type = np.float32, start: int = 0) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    xs = rng.standard_normal((t, 1, f) if axis == 0 else (1, t, f)).astype(dtype)
+    flat = xs.reshape(-1)
+    flat[rng.integers(0, flat.size, 3)] = [np.nan, -0.0, np.inf]
+    w = (rng.standard_normal((h, f) if transposed else (f, h)) / f).astype(dtype)
+    w.reshape(-1)[0] = -0.0
+    u = (rng.standard_normal((h, h)) / h).astype(dtype)
+    return [xs, w, u, rng.standard_normal((1, h)).astype(dtype),
+            rng.standard_normal((1, f)).astype(dtype), np.array(steps, np.int32),
+            np.array(start, np.int32)]
+
+
+def _run(text: str, args: list[np.ndarray], batched: bool, compiled: bool,
+         monkeypatch: pytest.MonkeyPatch) -> tuple[np.ndarray, list[str]]:
+    with monkeypatch.context() as m:
+        if not batched:
+            m.setattr(licm, "batch_scan_inputs", lambda *a, **k: None)
+        if not compiled:
+            m.setattr(engine, "_compilable_loop", lambda op: False)
+        interpreter = Interpreter(parse_source(text))
+        main = interpreter.lookup_function("main")
+        with np.errstate(all="ignore"):
+            out = [interpreter.call(main, list(args)) for _ in range(2)][-1]
+    names = [step.op.name for plan in interpreter._plans.values() for step in plan.steps]
+    return np.asarray(out[0]), names
+
+
+def _same(text: str, args: list[np.ndarray], compiled: bool,
+          monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], list[str]]:
+    got, names = _run(text, args, True, compiled, monkeypatch)
+    want, plain = _run(text, args, False, compiled, monkeypatch)
+    assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+    return names, plain
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+@pytest.mark.parametrize("f,h", [(4, 3), (8, 32), (16, 32), (9, 1), (24, 64)])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_batched_input_projection(f: int, h: int, transposed: bool, compiled: bool,
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Shallow (f <= 8) and BLAS dots, the weight read in place or transposed: one dot
+    product per step fewer, the same bits."""
+    t = 12
+    args = _inputs(t, f, h, t, f * h, transposed=transposed)
+    names, plain = _same(_scan(t, f, h, transposed=transposed), args, compiled, monkeypatch)
+    assert plain.count("stablehlo.dot_general") - names.count("stablehlo.dot_general") == 1
+    assert "stablehlo.multiply" not in names
+
+
+@pytest.mark.parametrize("steps,start", [(0, 0), (1, 0), (5, 0), (12, 3), (20, 0), (14, -2)])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_steps_other_than_the_sequence(steps: int, start: int, reverse: bool,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fewer steps than rows, none, more (the slice clamps its index), a negative start."""
+    t = 12
+    args = _inputs(t, 8, 16, steps, steps, start=start)
+    _same(_scan(t, 8, 16, reverse=reverse), args, True, monkeypatch)
+    args = _inputs(t, 16, 16, steps, steps + 1, start=start)
+    _same(_scan(t, 16, 16, reverse=reverse), args, True, monkeypatch)
+
+
+@pytest.mark.parametrize("f", [4, 16])
+def test_sequence_along_another_axis_and_f64(f: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    t = 7
+    args = _inputs(t, f, 5, t, 3, axis=1)
+    names, plain = _same(_scan(t, f, 5, axis=1), args, True, monkeypatch)
+    assert names.count("stablehlo.dot_general") < plain.count("stablehlo.dot_general")
+    args = _inputs(t, f, 5, t, 4, dtype=np.float64)
+    names, plain = _same(_scan(t, f, 5, dtype="f64"), args, True, monkeypatch)
+    assert names.count("stablehlo.dot_general") < plain.count("stablehlo.dot_general")
+
+
+def test_index_not_counted_by_the_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An index the loop squares (not a counter): the steps may read a few rows of many, so
+    nothing is batched."""
+    args = _inputs(12, 8, 4, 100, 5, start=2)  # steps i = 2, 4, 16
+    names, plain = _same(_scan(12, 8, 4, counted=False), args, True, monkeypatch)
+    assert names == plain
+
+
+def test_models_keep_their_bits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The benchmark's jax-exported recurrent models, batched and not."""
+    import os
+    import sys
+    here = os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks", "models")
+    sys.path.insert(0, here)
+    try:
+        import defs  # type: ignore[import-not-found]
+    finally:
+        sys.path.remove(here)
+    for name in ("simple_rnn", "gru", "bilstm"):
+        with open(os.path.join(here, f"{name}.mlir"), encoding="utf-8") as f:
+            text = f.read()
+        args = defs.inputs(name)
+        got, names = _run(text, args, True, True, monkeypatch)
+        want, plain = _run(text, args, False, True, monkeypatch)
+        assert got.tobytes() == want.tobytes(), name
+        assert names.count("stablehlo.dot_general") < plain.count("stablehlo.dot_general"), name
