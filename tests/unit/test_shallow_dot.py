@@ -10,7 +10,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
-from bind_helpers import run_main
+from bind_helpers import run_first_op, run_main
 
 from shlo_cli.dialects.stablehlo import specialize
 from shlo_cli.dialects.stablehlo.dot_general import sequential_products
@@ -45,7 +45,8 @@ def _bits(a: np.ndarray) -> bytes:
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("b,m,k,n", [(1, 1, 8, 32), (2, 3, 5, 4), (1, 4, 1, 1), (1, 2, 0, 3),
-                                     (3, 1, 7, 1), (1, 0, 3, 2)])
+                                     (3, 1, 7, 1), (1, 0, 3, 2), (1, 1, 8, 2), (2, 1, 8, 3),
+                                     (1, 1, 1, 5), (1, 1, 0, 4), (0, 2, 3, 4), (1, 2, 3, 0)])
 def test_sequential_products_is_the_loop(dtype: type, b: int, m: int, k: int, n: int) -> None:
     rng = np.random.default_rng(b * 1000 + m * 100 + k * 10 + n)
     for _ in range(20):
@@ -56,11 +57,29 @@ def test_sequential_products_is_the_loop(dtype: type, b: int, m: int, k: int, n:
         assert _bits(got) == _bits(_loop(lhs, rhs))
 
 
-def test_all_negative_zero_products_sum_to_positive_zero() -> None:
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("b,m,k,n", [(1, 3, 8, 17), (2, 5, 8, 9), (1, 1, 8, 64), (1, 4, 8, 256)])
+def test_sequential_products_is_the_loop_up_to_nan_payloads(dtype: type, b: int, m: int, k: int,
+                                                            n: int) -> None:
+    """Where two NaNs meet in a sum, which payload survives is the vector loops' choice (the
+    loop adds whole (m, n) arrays, the products' sum one row of n at a time): every other
+    bit is the loop's."""
+    rng = np.random.default_rng(b * 1000 + m * 100 + k * 10 + n)
+    for _ in range(20):
+        lhs, rhs = _nans(rng, (b, m, k), dtype), _nans(rng, (b, k, n), dtype)
+        with np.errstate(all="ignore"):
+            got, want = sequential_products(lhs, rhs), _loop(lhs, rhs)
+        nan = np.isnan(want)
+        assert np.array_equal(np.isnan(got), nan)
+        assert _bits(got[~nan]) == _bits(want[~nan])
+
+
+@pytest.mark.parametrize("n", [1, 2, 33])
+def test_all_negative_zero_products_sum_to_positive_zero(n: int) -> None:
     lhs = np.array([[[-0.0, 0.0, -1.0]]], np.float32)
-    rhs = np.array([[[1.0], [-1.0], [0.0]]], np.float32)
+    rhs = np.repeat(np.array([[[1.0], [-1.0], [0.0]]], np.float32), n, axis=2)
     got = sequential_products(lhs, rhs)
-    assert got[0, 0, 0] == 0 and not np.signbit(got[0, 0, 0])
+    assert (got == 0).all() and not np.signbit(got).any()
 
 
 def _program(lhs: tuple[int, ...], rhs: tuple[int, ...], contract: tuple[int, int],
@@ -108,4 +127,49 @@ def test_narrow_floats_sum_in_f32_and_round_once(elem: str) -> None:
         a, b = _data(rng, (2, 6), dtype), _data(rng, (6, 3), dtype)
         got, _ = _run(text, [a, b], True)
         want = _loop(a.astype(np.float32)[None], b.astype(np.float32)[None])[0].astype(dtype)
+        assert _bits(got) == _bits(want)
+
+
+def _nans(rng: np.random.Generator, shape: tuple[int, ...], dtype: type) -> np.ndarray:
+    """`_data` with a NaN of its own payload and sign in about a third of the elements (NaN
+    times NaN and NaN plus NaN: which payload survives is the loops' choice)."""
+    x = _data(rng, shape, dtype)
+    width = np.dtype(dtype).itemsize * 8
+    bits = np.dtype(f"u{width // 8}")
+    quiet = (0x7FC << (width - 12)) if width == 32 else (0x7FF8 << (width - 16))
+    payload = rng.integers(0, 1 << 20, shape).astype(bits) | bits.type(quiet)
+    payload |= rng.integers(0, 2, shape).astype(bits) << bits.type(width - 1)
+    mask = rng.random(shape) < 0.3
+    x.view(bits)[mask] = payload[mask]
+    return x
+
+
+@pytest.mark.parametrize("elem", ["f32", "f64"])
+@pytest.mark.parametrize("lhs,rhs,out", [
+    ((1, 8), (8, 32), (1, 32)), ((1, 8), (8, 2), (1, 2)), ((3, 5), (5, 17), (3, 17)),
+    ((1, 1), (1, 7), (1, 7)), ((1, 0), (0, 4), (1, 4)), ((0, 4), (4, 3), (0, 3)),
+    ((2, 3), (3, 0), (2, 0)), ((4, 2), (2, 1), (4, 1)),
+])
+def test_direct_kernel_is_the_general_path(elem: str, lhs: tuple, rhs: tuple,
+                                           out: tuple) -> None:
+    """The plan-time kernel on C-contiguous operands (the multiply and reduction without
+    the operands' copies) and on other layouts (its fallback) gives the general path's
+    bits, NaN payloads included where many NaNs meet."""
+    text = _program(lhs, rhs, (1, 0), out, elem)
+    dtype = TYPES[elem]
+    rng = np.random.default_rng(sum(lhs) * 31 + sum(rhs))
+    first = [_nans(rng, lhs, dtype), _nans(rng, rhs, dtype)]
+    _, kernel = run_first_op(text, first, specialize.bind_specialized, True)
+    assert kernel.__qualname__.endswith("direct") == (rhs[1] >= 2)  # type: ignore[attr-defined]
+    for trial in range(30):
+        a, b = _nans(rng, lhs, dtype), _nans(rng, rhs, dtype)
+        if trial % 3 == 1:  # Fortran-ordered operands (not C-contiguous unless a vector)
+            a, b = np.asfortranarray(a), np.asfortranarray(b)
+        elif trial % 3 == 2 and b.size:  # a strided view
+            b = np.repeat(b, 2, axis=1)[:, ::2]
+        want, _ = run_first_op(text, [a, b], specialize.bind_specialized, False)
+        with np.errstate(all="ignore"):
+            got = kernel(a, b)
+        assert got.shape == want.shape == out and got.dtype == want.dtype
+        assert got.flags.c_contiguous
         assert _bits(got) == _bits(want)

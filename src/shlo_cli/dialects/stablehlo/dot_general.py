@@ -79,17 +79,47 @@ def _batched_matmul(lhs: np.ndarray, rhs: np.ndarray, dtype: np.dtype) -> np.nda
 def sequential_products(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """(B, M, K) x (B, K, N) of real floats summed one contracting index at a time from +0,
     each product and sum rounded in the operands' type (the reference's order): every
-    product in one multiply, their running sums along K in one accumulate (sequential, the
-    earlier sum first, as `acc + product`), then `+ 0`. Starting the sums at the first
-    product instead of at +0 changes only an all -0.0 sum (-0.0 where +0 + -0.0 is +0.0;
-    a sum from +0 is never -0.0), which the final `+ 0` makes +0.0 and leaves every other
-    value as it is."""
+    product in one multiply, then their sums. From two results on (N >= 2), one reduction
+    along K (`product_layout`); else their running sums along K in one accumulate
+    (sequential, the earlier sum first, as `acc + product`), then `+ 0`. Starting the sums
+    at the first product instead of at +0 changes only an all -0.0 sum (-0.0 where
+    +0 + -0.0 is +0.0; a sum from +0 is never -0.0), which the final `+ 0` makes +0.0 and
+    leaves every other value as it is."""
     b, m, k = lhs.shape
     n = rhs.shape[2]
+    if n >= 2:
+        left, right, shape, axis = product_layout(b, m, k, n)
+        return summed_products(lhs.reshape(left), rhs.reshape(right), shape, axis).reshape(
+            b, m, n)
     if k == 0:
         return np.zeros((b, m, n), lhs.dtype)
     products = lhs[:, :, :, None] * rhs[:, None, :, :]
     return np.add.accumulate(products, axis=2)[:, :, -1, :] + lhs.dtype.type(0)
+
+
+def product_layout(b: int, m: int, k: int,
+                   n: int) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], int]:
+    """(lhs shape, rhs shape, products shape, K's axis) for `summed_products` of a
+    (B, M, K) x (B, K, N) dot, N >= 2: the products (B, M, K, N) without unit B or M (a
+    plan-time kernel of an RNN step passes its operands in these shapes, and the numpy
+    calls are then the same ones, NaN payloads included)."""
+    keep = [d for d, size in ((0, b), (1, m)) if size != 1]
+    full_left, full_right, full = (b, m, k, 1), (b, 1, k, n), (b, m, k, n)
+    dims = keep + [2, 3]
+    return (tuple(full_left[d] for d in dims), tuple(full_right[d] for d in dims),
+            tuple(full[d] for d in dims), len(keep))
+
+
+def summed_products(left: np.ndarray, right: np.ndarray, shape: tuple[int, ...],
+                    axis: int) -> np.ndarray:
+    """left * right (broadcast to `shape`) summed along `axis` from +0, in order. The
+    products are a fresh C-ordered array whose last axis (N >= 2) is not `axis`, so numpy's
+    reduction adds them one slice after the other into the accumulator, `acc + product`
+    (its pairwise summation is only along the innermost axis), from the initial +0."""
+    products = np.multiply(left, right, np.empty(shape, left.dtype))
+    # (positional: keywords cost a microsecond here; `0` is the initial value)
+    summed: np.ndarray = np.add.reduce(products, axis, None, None, False, 0)  # type: ignore[call-overload]
+    return summed
 
 
 def _is_narrow_float(dtype: np.dtype) -> bool:

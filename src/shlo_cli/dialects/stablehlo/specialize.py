@@ -29,7 +29,7 @@ from .. import libm
 from ..quiet import switches
 from .blas_threads import ONE_THREAD_BELOW, SINGLE_THREAD_WORK, matmul
 from .conversions import _EXACT_TO_FLOAT, _WIDE_FLOATS, convert_array
-from .dot_general import sequential_products
+from .dot_general import product_layout, sequential_products, summed_products
 from .elementwise_numerics import NATIVE_ARITH, NATIVE_FLOATS, NATIVE_INTS
 from .elementwise_select import NATIVE_COMPARE
 from .gemm import SEQUENTIAL_DEPTH
@@ -417,9 +417,12 @@ def dot_layout(op: Operation, kwargs: dict[str, Any]) -> tuple[Any, ...] | None:
 
 
 def _shallow_dot(lperm: tuple[int, ...], rperm: tuple[int, ...], left: tuple[int, ...],
-                 right: tuple[int, ...], out_shape: tuple[int, ...], dtype: np.dtype) -> Kernel:
+                 right: tuple[int, ...], out_shape: tuple[int, ...], dtype: np.dtype,
+                 shapes: tuple[tuple[int, ...], tuple[int, ...]]) -> Kernel:
     """A dot of at most SEQUENTIAL_DEPTH terms (an RNN step's input projection of 8
-    features): the general path's sequential products with its layout worked out once."""
+    features): the general path's sequential products with its layout worked out once.
+    Operands of `dtype` and their static `shapes` go straight to its multiply and reduction
+    (dot_general.summed_products, in the shapes it uses: the same numpy calls)."""
     quiet, loud = switches()
 
     def kernel(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
@@ -430,7 +433,31 @@ def _shallow_dot(lperm: tuple[int, ...], rperm: tuple[int, ...], left: tuple[int
         finally:
             loud(token)
         return np.asarray(out.reshape(out_shape), order="C")
-    return kernel
+
+    b, m, k = left
+    n = right[2]
+    if n < 2:
+        return kernel
+    lshape, rshape, pshape, axis = product_layout(b, m, k, n)
+    (ls, rs), array = shapes, np.ndarray
+    if lperm != tuple(range(len(ls))) or rperm != tuple(range(len(rs))):
+        return kernel  # (a transposed operand: its copy's layout steers numpy's loops)
+    final = None if out_shape == pshape[:axis] + pshape[axis + 1:] else out_shape
+
+    def direct(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        """`kernel` on C-contiguous operands: the same multiply and reduction, on the
+        operands themselves instead of their C-ordered copies."""
+        if (lhs.__class__ is not array or rhs.__class__ is not array or lhs.dtype != dtype
+                or rhs.dtype != dtype or lhs.shape != ls or rhs.shape != rs
+                or not lhs.flags.c_contiguous or not rhs.flags.c_contiguous):
+            return kernel(lhs, rhs)
+        token = quiet()
+        try:
+            out = summed_products(lhs.reshape(lshape), rhs.reshape(rshape), pshape, axis)
+        finally:
+            loud(token)
+        return out if final is None else out.reshape(final)
+    return direct
 
 
 def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kernel | None:
@@ -441,9 +468,9 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
     if layout is None:
         return None
     lperm, rperm, b, m, k, n, out_shape = layout
-    if k <= SEQUENTIAL_DEPTH:
-        return _shallow_dot(lperm, rperm, (b, m, k), (b, k, n), out_shape, dtype)
     ls, rs = (tuple(t.shape) for t in op.operand_types[:2])  # type: ignore[attr-defined]
+    if k <= SEQUENTIAL_DEPTH:
+        return _shallow_dot(lperm, rperm, (b, m, k), (b, k, n), out_shape, dtype, (ls, rs))
     quiet, loud = switches()
     zero = dtype.type(0)
 
