@@ -1,5 +1,5 @@
 """Dots of at most SEQUENTIAL_DEPTH terms (dot_general.sequential_products, the plan-time
-kernel specialize._shallow_dot) are the reference's loop bit for bit: `acc = acc + l_k * r_k`
+kernel specialize_dot._shallow_dot) are the reference's loop bit for bit: `acc = acc + l_k * r_k`
 from +0, one contracting index at a time, rounded in the operands' type (narrow floats in
 f32, rounded once); with -0.0 products (an all -0.0 sum is +0.0), NaN payloads, infinities,
 overflow, subnormals, empty operands and transposed layouts."""

@@ -390,7 +390,7 @@ def test_scalar_broadcast_to_unit_shape_is_a_fresh_copy(elem: str, rank: int) ->
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_a_row_times_a_matrix_is_the_same_by_dot_and_matmul(dtype: type) -> None:
-    """The premise of the row kernel's np.dot (specialize._dot_general's `plain`): for a
+    """The premise of the row kernel's np.dot (specialize_dot._dot_general's `plain`): for a
     (1, k) row and a C-ordered (k, n) matrix, np.dot and matmul make the same BLAS call."""
     rng = np.random.default_rng(0)
     for k in (2, 3, 16, 31, 64, 100, 256):

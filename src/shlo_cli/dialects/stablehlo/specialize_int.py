@@ -37,7 +37,8 @@ from ...ir.core import Operation
 from ...ir.registry import bind_after, register_bind_hook
 from .blas_threads import matmul
 from .elementwise_numerics import NATIVE_INTS
-from .specialize import _native_types, dot_layout
+from .specialize import _native_types
+from .specialize_dot import dot_layout
 
 Kernel = Callable[..., Any]
 

@@ -1,0 +1,213 @@
+"""Plan-time dot_general kernels (specialize.py's binding hook): the general path's
+permutations, shapes and BLAS call (or shallow dots' sequential sums) worked out once per op,
+so that each call is the numpy call itself (an RNN step's 1x64 x 64x256)."""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ...ir.core import Operation
+from ...ir.types import TensorType
+from ..quiet import switches
+from .blas_threads import ONE_THREAD_BELOW, SINGLE_THREAD_WORK, matmul
+from .dot_general import product_layout, sequential_products, summed_products
+from .gemm import SEQUENTIAL_DEPTH
+
+Kernel = Callable[..., Any]
+
+
+def _fortran_only(view: np.ndarray) -> bool:
+    flags = view.flags
+    return bool(flags.f_contiguous and not flags.c_contiguous)
+
+
+def dot_dimensions(op: Operation, kwargs: dict[str, Any], ls: tuple[int, ...],
+                   rs: tuple[int, ...]) -> tuple[list[int], list[int], list[int],
+                                                 list[int]] | None:
+    """(lhs batch, rhs batch, lhs contracting, rhs contracting) dimensions of a dot_general
+    (or a dot: the last lhs and first rhs dimension contract) on operand shapes `ls`, `rs`,
+    when they are in range and their sizes agree; else None."""
+    if op.name == "stablehlo.dot":
+        lb: list[int] = []
+        rb: list[int] = []
+        lc, rc = [len(ls) - 1], [0]
+    else:
+        dims = kwargs.get("dot_dimension_numbers")
+        if dims is None or not hasattr(dims, "get"):
+            return None
+
+        def ints_of(name: str) -> list[int]:
+            value = dims.get(name)
+            return [int(v) for v in value] if value else []
+
+        lb, rb = ints_of("lhs_batching_dimensions"), ints_of("rhs_batching_dimensions")
+        lc, rc = ints_of("lhs_contracting_dimensions"), ints_of("rhs_contracting_dimensions")
+    if any(not 0 <= d < len(ls) for d in lb + lc) or any(not 0 <= d < len(rs) for d in rb + rc):
+        return None
+    if [ls[d] for d in lc] != [rs[d] for d in rc] or [ls[d] for d in lb] != [rs[d] for d in rb]:
+        return None
+    return lb, rb, lc, rc
+
+
+def dot_layout(op: Operation, kwargs: dict[str, Any]) -> tuple[Any, ...] | None:
+    """(lhs permutation, rhs permutation, b, m, k, n, result shape) of a dot_general or
+    dot whose static shapes agree; else None."""
+    lhs_t, rhs_t, res_t = op.operand_types[0], op.operand_types[1], op.result_types[0]
+    if not (isinstance(lhs_t, TensorType) and isinstance(rhs_t, TensorType)
+            and isinstance(res_t, TensorType)):
+        return None
+    ls, rs = tuple(lhs_t.shape), tuple(rhs_t.shape)
+    found = dot_dimensions(op, kwargs, ls, rs)
+    if found is None:
+        return None
+    lb, rb, lc, rc = found
+    lf = [d for d in range(len(ls)) if d not in lb and d not in lc]
+    rf = [d for d in range(len(rs)) if d not in rb and d not in rc]
+    out_shape = tuple([ls[d] for d in lb] + [ls[d] for d in lf] + [rs[d] for d in rf])
+    if out_shape != tuple(res_t.shape):
+        return None
+    b, m = math.prod(ls[d] for d in lb), math.prod(ls[d] for d in lf)
+    k, n = math.prod(ls[d] for d in lc), math.prod(rs[d] for d in rf)
+    return tuple(lb + lf + lc), tuple(rb + rc + rf), b, m, k, n, out_shape
+
+
+def _shallow_dot(lperm: tuple[int, ...], rperm: tuple[int, ...], left: tuple[int, ...],
+                 right: tuple[int, ...], out_shape: tuple[int, ...], dtype: np.dtype,
+                 shapes: tuple[tuple[int, ...], tuple[int, ...]]) -> Kernel:
+    """A dot of at most SEQUENTIAL_DEPTH terms (an RNN step's input projection of 8
+    features): the general path's sequential products with its layout worked out once.
+    Operands of `dtype` and their static `shapes` go straight to its multiply and reduction
+    (dot_general.summed_products, in the shapes it uses: the same numpy calls)."""
+    quiet, loud = switches()
+
+    def kernel(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        token = quiet()
+        try:
+            out = sequential_products(lhs.transpose(lperm).reshape(left).astype(dtype),
+                                      rhs.transpose(rperm).reshape(right).astype(dtype))
+        finally:
+            loud(token)
+        return np.asarray(out.reshape(out_shape), order="C")
+
+    b, m, k = left
+    n = right[2]
+    if n < 2:
+        return kernel
+    lshape, rshape, pshape, axis = product_layout(b, m, k, n)
+    (ls, rs), array = shapes, np.ndarray
+    if lperm != tuple(range(len(ls))) or rperm != tuple(range(len(rs))):
+        return kernel  # (a transposed operand: its copy's layout steers numpy's loops)
+    final = None if out_shape == pshape[:axis] + pshape[axis + 1:] else out_shape
+
+    def direct(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        """`kernel` on C-contiguous operands: the same multiply and reduction, on the
+        operands themselves instead of their C-ordered copies."""
+        if (lhs.__class__ is not array or rhs.__class__ is not array or lhs.dtype != dtype
+                or rhs.dtype != dtype or lhs.shape != ls or rhs.shape != rs
+                or not lhs.flags.c_contiguous or not rhs.flags.c_contiguous):
+            return kernel(lhs, rhs)
+        token = quiet()
+        try:
+            out = summed_products(lhs.reshape(lshape), rhs.reshape(rshape), pshape, axis)
+        finally:
+            loud(token)
+        return out if final is None else out.reshape(final)
+    return direct
+
+
+def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kernel | None:
+    """dot_general.dot_general_arrays + gemm.float_matmul with the permutations and shapes
+    worked out once. The operands reach BLAS in the same layout, so the results are the
+    general path's bit for bit."""
+    layout = dot_layout(op, kwargs)
+    if layout is None:
+        return None
+    lperm, rperm, b, m, k, n, out_shape = layout
+    ls, rs = (tuple(t.shape) for t in op.operand_types[:2])  # type: ignore[attr-defined]
+    if k <= SEQUENTIAL_DEPTH:
+        return _shallow_dot(lperm, rperm, (b, m, k), (b, k, n), out_shape, dtype, (ls, rs))
+    quiet, loud = switches()
+    zero = dtype.type(0)
+
+    def kernel(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        # astype copies in the view's memory order ('K'), as the general path does: the
+        # layout BLAS sees (and so its summation order) is the same.
+        left = lhs.transpose(lperm).reshape(b, m, k).astype(dtype)
+        right = rhs.transpose(rperm).reshape(b, k, n).astype(dtype)
+        token = quiet()
+        try:
+            out = matmul(left[0], right[0])[None] if b == 1 else matmul(left, right)
+            out += zero
+        finally:
+            loud(token)
+        return out.reshape(out_shape)
+
+    if b != 1:
+        return kernel
+    array = np.ndarray
+    item = dtype.itemsize
+    # The strides astype's copy of a C- or Fortran-contiguous 2-D view has (numpy keeps a
+    # contiguous layout; an array contiguous both ways is copied in C order).
+    left_c, left_f = (k * item, item), (item, m * item)
+    right_c, right_f = (n * item, item), (item, k * item)
+    # With no unit dimension, Fortran strides mean Fortran- and not C-contiguous; else the
+    # flags decide (as for the copy).
+    left_f_sure, right_f_sure = m > 1 and k > 1, k > 1 and n > 1
+    left_shape, right_shape = (m, k), (k, n)
+    left_same = lperm == tuple(range(len(ls))) and ls == left_shape
+    right_same = rperm == tuple(range(len(rs))) and rs == right_shape
+    out_same = out_shape == (m, n)
+
+    f_only = _fortran_only
+    zero_array = np.array(0, dtype)  # a 0-d array operand costs less than a scalar
+    work = m * k * n
+    product = matmul if ONE_THREAD_BELOW <= work <= SINGLE_THREAD_WORK else operator.matmul
+    # A row times a C-ordered matrix: matmul and np.dot make the same BLAS call (gemv on
+    # the transposed matrix, row-major), np.dot for a third less overhead (an RNN step).
+    row = np.dot if product is operator.matmul and m == 1 and k > 1 and n > 1 else None
+
+    def plain(lhs: np.ndarray, rhs: np.ndarray, normalize: bool = True) -> np.ndarray:
+        """(m, k) x (k, n) whose operand views (after the permutations: a transposed
+        operand is a Fortran-ordered view) are laid out exactly as the copies above would
+        be: BLAS reads them in place (an LSTM step's 1x64 x 64x256, a backward pass's
+        transposed operands). C strides of the full shape mean C-contiguous; with no unit
+        dimension, Fortran strides mean Fortran- and not C-contiguous, else the flags
+        decide (as for the copy). `normalize=False` leaves an all -0.0 sum -0.0."""
+        if (lhs.__class__ is array and rhs.__class__ is array and lhs.dtype == dtype
+                and rhs.dtype == dtype):
+            if left_same and lhs.shape == left_shape:
+                left = lhs
+            else:
+                left = lhs.transpose(lperm).reshape(m, k)
+            if right_same and rhs.shape == right_shape:
+                right = rhs
+            else:
+                right = rhs.transpose(rperm).reshape(k, n)
+            strides = left.strides
+            if strides == left_c or (strides == left_f and (left_f_sure or f_only(left))):
+                strides = right.strides
+                if strides == right_c or (strides == right_f
+                                          and (right_f_sure or f_only(right))):
+                    token = quiet()
+                    try:
+                        if row is not None and strides == right_c:
+                            out = row(left, right)
+                        else:
+                            out = product(left, right)
+                        if normalize:
+                            out += zero_array
+                    finally:
+                        loud(token)
+                    return out if out_same else out.reshape(out_shape)
+        return kernel(lhs, rhs)
+
+    # codegen passes normalize=False for a product whose only use is an add with a value
+    # that is never -0.0 (another normalized product): x + y is then the same for x = -0.0
+    # and x = +0.0
+    plain.signed_zeros = True  # type: ignore[attr-defined]
+    return plain
