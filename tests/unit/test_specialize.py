@@ -398,3 +398,40 @@ def test_a_row_times_a_matrix_is_the_same_by_dot_and_matmul(dtype: type) -> None
             a = (rng.standard_normal((1, k)) * 10.0 ** rng.integers(-5, 5)).astype(dtype)
             b = (rng.standard_normal((k, n)) * 10.0 ** rng.integers(-5, 5)).astype(dtype)
             assert np.dot(a, b).tobytes() == (a @ b).tobytes()
+
+
+@pytest.mark.parametrize("elem", ["f32", "f64"])
+@pytest.mark.parametrize("k,n", [(16, 256), (32, 128), (64, 256), (9, 2), (100, 3)])
+def test_row_kernel_is_the_general_path(elem: str, k: int, n: int) -> None:
+    """An RNN step's row times a C-ordered matrix (`row_plain`, np.dot tested first) and its
+    other layouts (left to `plain`): the general path's bits, with and without the +0 that
+    turns an all -0.0 sum into +0.0, for NaN, infinities, -0.0 and subnormals."""
+    ls, rs = (1, k), (k, n)
+    text = (f"func.func @main(%a: {_t(ls, elem)}, %b: {_t(rs, elem)}) -> {_t((1, n), elem)} "
+            f"{{\n  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : "
+            f"({_t(ls, elem)}, {_t(rs, elem)}) -> {_t((1, n), elem)}\n"
+            f"  func.return %0 : {_t((1, n), elem)}\n}}\n")
+    rng = np.random.default_rng(k * n)
+    dtype = ELEMS[elem]
+    first = [_data(rng, ls, elem), _data(rng, rs, elem)]
+    kernel = _run(text, first, True)[-1][0]
+    assert kernel.__qualname__.endswith("row_plain")
+    tiny = np.finfo(dtype).smallest_subnormal
+    for trial in range(12):
+        a, b = _data(rng, ls, elem), _data(rng, rs, elem)
+        a = np.roll(a, trial, axis=1)
+        if trial % 4 == 1:  # all products -0.0 in every column
+            a = -np.abs(rng.standard_normal(ls)).astype(dtype) * 0
+            b = np.abs(b)
+        elif trial % 4 == 2:
+            a = a * tiny
+        if trial % 3 == 1:
+            b = np.asfortranarray(b)  # plain's Fortran case
+        elif trial % 3 == 2:
+            b = np.repeat(b, 2, axis=1)[:, ::2]  # strided: the general copy
+        want = _run(text, [a, b], False)[0]
+        with np.errstate(all="ignore"):
+            got, raw = kernel(a, b), kernel(a, b, False)
+        assert got.shape == want.shape == (1, n) and got.dtype == want.dtype
+        assert got.tobytes() == want.tobytes()
+        assert (raw + dtype(0)).tobytes() == want.tobytes()  # at most -0.0 differs

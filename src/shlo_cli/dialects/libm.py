@@ -341,8 +341,6 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
         if not defer:
             if x.__class__ is not array or x.dtype != dtype or not x.ndim or not x.size:
                 return _rounded_any(fn, dtype, x, narrowed)
-            if x.size <= _SMALL and halves is not None:  # f32 (halves' condition)
-                return small(x)
             if x.size > 2 * _BLOCK and x.flags.c_contiguous:
                 return blocks(x)
         if halves is not None and x.size >= _HALVES_FROM:
@@ -375,9 +373,10 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
             loud(token)
         return (out, doubtful) if defer else out
 
-    def small(x: np.ndarray) -> np.ndarray:
-        """f32 arrays of a few hundred elements (an RNN's gates), where each numpy call
-        costs more than its elements: the guess g rounded twice, as g(1 - 2^-39) and
+    def small(x: Any) -> Any:
+        """`kernel`, whose f32 arrays of a few hundred elements (an RNN's gates: each numpy
+        call costs more than its elements) are tested for first and computed here (a call
+        and a few tests less each): the guess g rounded twice, as g(1 - 2^-39) and
         g(1 + 2^-39) (every value within 2^-40 of g lies between them, whatever the
         double rounding of the products); where both round to the same f32 value, so does
         the C library's result, by monotonic rounding. Their quotient (the first's
@@ -387,6 +386,9 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
         (signed zeros included, which the rounding test alone would miss). The guess is
         numpy's function alone (`plain`): the arguments `evaluate` fences (deep underflow,
         log's non-positive ones) are doubtful either way, and redone."""
+        if (x.__class__ is not array or x.dtype != dtype or not x.ndim
+                or not 0 < x.size <= _SMALL):
+            return kernel(x)
         token = quiet()  # overflow, invalid: those elements are redone
         try:
             guess = x.astype(f64)
@@ -427,7 +429,8 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
                 loud(token)
         return out
 
-    result: Kernel = _tabulated(kernel, dtype) if dtype.itemsize == 2 else kernel
+    result: Kernel = (_tabulated(kernel, dtype) if dtype.itemsize == 2  # f32: `small` first
+                      else small if halves is not None else kernel)
     result.blockwise = True  # type: ignore[attr-defined]  # elementwise on any slice
     # each call costs about ten numpy calls: codegen runs two calls on small arrays as one
     # (interpreter/batching.py; every element's result is the same in any array)

@@ -210,4 +210,25 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
     # that is never -0.0 (another normalized product): x + y is then the same for x = -0.0
     # and x = +0.0
     plain.signed_zeros = True  # type: ignore[attr-defined]
-    return plain
+    if row is None or not (left_same and right_same and out_same):
+        return plain
+    dot, add = np.dot, np.add
+
+    def row_plain(lhs: np.ndarray, rhs: np.ndarray, normalize: bool = True) -> np.ndarray:
+        """`plain` for a C-ordered row and matrix as they come (an RNN step's h x W): its
+        np.dot case tested first, the others left to it."""
+        if (lhs.__class__ is array and rhs.__class__ is array and lhs.dtype == dtype
+                and rhs.dtype == dtype and lhs.shape == left_shape
+                and rhs.shape == right_shape and lhs.strides == left_c
+                and rhs.strides == right_c):
+            token = quiet()
+            try:
+                out = dot(lhs, rhs)
+                if normalize:
+                    add(out, zero_array, out)
+            finally:
+                loud(token)
+            return out  # type: ignore[no-any-return]
+        return plain(lhs, rhs, normalize)
+    row_plain.signed_zeros = True  # type: ignore[attr-defined]
+    return row_plain
