@@ -2,7 +2,9 @@
 kernel specialize_dot._shallow_dot) are the reference's loop bit for bit: `acc = acc + l_k * r_k`
 from +0, one contracting index at a time, rounded in the operands' type (narrow floats in
 f32, rounded once); with -0.0 products (an all -0.0 sum is +0.0), NaN payloads, infinities,
-overflow, subnormals, empty operands and transposed layouts."""
+overflow, subnormals, empty operands and transposed layouts. Where two NaNs meet, which payload
+survives is numpy's vector loops' choice: the plan kernel makes the general path's numpy calls,
+so its choice is the general path's."""
 # ruff: noqa: E501  (MLIR test programs keep upstream line lengths)
 
 from __future__ import annotations
