@@ -333,7 +333,7 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
     start32, limit32 = np.array(2 << 24, np.uint32), 253 << 24
     # the guess's margin as factors (0-d arrays: a Python float operand costs a conversion)
     below, above = np.array(1 - 2.0 ** -39), np.array(1 + 2.0 ** -39)
-    divide = np.divide
+    divide, multiply = np.divide, np.multiply
 
     def kernel(x: Any, defer: bool = False) -> Any:
         """The rounded result; with `defer` (a block of `blocks`, 1-D, not empty) the
@@ -386,19 +386,20 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
         (signed zeros included, which the rounding test alone would miss). The guess is
         numpy's function alone (`plain`): the arguments `evaluate` fences (deep underflow,
         log's non-positive ones) are doubtful either way, and redone."""
-        if (x.__class__ is not array or x.dtype != dtype or not x.ndim
-                or not 0 < x.size <= _SMALL):
+        size = x.size if x.__class__ is array and x.dtype == dtype and x.ndim else 0
+        if not 0 < size <= _SMALL:
             return kernel(x)
         token = quiet()  # overflow, invalid: those elements are redone
         try:
             guess = x.astype(f64)
             plain(guess, guess)
-            out = (guess * below).astype(dtype)
-            high = (guess * above).astype(dtype)
+            out = multiply(guess, below).astype(dtype)
+            multiply(guess, above, guess)  # (the guess is spent)
+            high = guess.astype(dtype)
             divide(out, high, high)
-            ones = _ONES.get(x.size)
+            ones = _ONES.get(size)
             if ones is None:
-                ones = _ONES[x.size] = np.ones(x.size, np.float32).tobytes()
+                ones = _ONES[size] = np.ones(size, np.float32).tobytes()
             if high.tobytes() != ones:
                 _redo(fn, x, out, high != 1.0, narrowed)
         finally:
