@@ -103,17 +103,22 @@ def _shallow_dot(lperm: tuple[int, ...], rperm: tuple[int, ...], left: tuple[int
     if lperm != tuple(range(len(ls))) or rperm != tuple(range(len(rs))):
         return kernel  # (a transposed operand: its copy's layout steers numpy's loops)
     final = None if out_shape == pshape[:axis] + pshape[axis + 1:] else out_shape
+    # numpy's strides for fresh arrays of these shapes (its astype copies'): operands with
+    # them are laid out as the copies would be
+    lstrides, rstrides = np.empty(ls, dtype).strides, np.empty(rs, dtype).strides
+    rsame = rshape == rs
 
     def direct(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-        """`kernel` on C-contiguous operands: the same multiply and reduction, on the
-        operands themselves instead of their C-ordered copies."""
+        """`kernel` on operands laid out as its copies: the same multiply and reduction,
+        on the operands themselves."""
         if (lhs.__class__ is not array or rhs.__class__ is not array or lhs.dtype != dtype
                 or rhs.dtype != dtype or lhs.shape != ls or rhs.shape != rs
-                or not lhs.flags.c_contiguous or not rhs.flags.c_contiguous):
+                or lhs.strides != lstrides or rhs.strides != rstrides):
             return kernel(lhs, rhs)
         token = quiet()
         try:
-            out = summed_products(lhs.reshape(lshape), rhs.reshape(rshape), pshape, axis)
+            out = summed_products(lhs.reshape(lshape), rhs if rsame else rhs.reshape(rshape),
+                                  pshape, axis)
         finally:
             loud(token)
         return out if final is None else out.reshape(final)
