@@ -136,3 +136,39 @@ def test_a_counter_stepped_by_a_carried_value_is_not_versioned(
     assert "if a1 == a0" not in sources[0]
     for a, b in zip(got, want, strict=True):
         assert np.asarray(a).tobytes() == np.asarray(b).tobytes()
+
+
+SCAN_OUT = """
+func.func @main(%xs: tensor<6x1x3xf32>, %i0: tensor<i32>, %n: tensor<i32>) -> (tensor<i32>, tensor<6x1x3xf32>) {
+  %out0 = stablehlo.constant dense<0.0> : tensor<6x1x3xf32>
+  %r:3 = stablehlo.while(%i = %i0, %x = %xs, %out = %out0) : tensor<i32>, tensor<6x1x3xf32>, tensor<6x1x3xf32>
+    cond {
+      %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %p : tensor<i1>
+    } do {
+      %z = stablehlo.constant dense<0> : tensor<i32>
+      %row = stablehlo.dynamic_slice %x, %i, %z, %z, sizes = [1, 1, 3] : (tensor<6x1x3xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x1x3xf32>
+      %e = stablehlo.exponential %row : tensor<1x1x3xf32>
+      %o = stablehlo.dynamic_update_slice %out, %e, %i, %z, %z : (tensor<6x1x3xf32>, tensor<1x1x3xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<6x1x3xf32>
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %j = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %j, %x, %o : tensor<i32>, tensor<6x1x3xf32>, tensor<6x1x3xf32>
+    }
+  return %r#0, %r#2 : tensor<i32>, tensor<6x1x3xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("i0,n", [(0, 6), (0, 9), (-3, 4), (5, 6), (4, 2)])
+def test_a_scan_writing_rows_at_its_counter(i0: int, n: int,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The output row write (dynamic_update_slice) takes the counter as a Python int: the
+    counter stays one (a counted loop), with the evaluator's results, clamped writes
+    included."""
+    xs = np.arange(18, dtype=np.float32).reshape(6, 1, 3) - 7.5
+    args = [xs, np.int32(i0), np.int32(n)]
+    got, sources = _run(SCAN_OUT, args, True, monkeypatch)
+    want, _ = _run(SCAN_OUT, args, False, monkeypatch)
+    for a, b in zip(got, want, strict=True):
+        assert type(a) is type(b) and np.asarray(a).tobytes() == np.asarray(b).tobytes()
+    assert "a0 = int(a0)" in sources[0] and re.search(r"K\d+\(a2, \w+, a0, ", sources[0])

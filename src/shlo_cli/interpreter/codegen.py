@@ -452,8 +452,9 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
                 code.entry.append(f"frame[{p}R{i}] = {p}C{i}")
             continue
         args = ", ".join(ref(v) for v in step.op.operands)
-        if i in reads and scalars is not None:  # start indices: Python ints are read too
-            args = ", ".join(py[v] if k and v in py and v not in names else ref(v)
+        ints = 1 if i in reads else getattr(step.fn, "int_starts", None)
+        if ints is not None and scalars is not None:  # start indices: Python ints too
+            args = ", ".join(py[v] if k >= ints and v in py and v not in names else ref(v)
                              for k, v in enumerate(step.op.operands))
         element = getattr(step.fn, "element", None) if i in reads else None
         top = getattr(element, "top", None)

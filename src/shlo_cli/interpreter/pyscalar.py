@@ -156,7 +156,7 @@ def plan_scalars(arguments: Sequence[Value], scalars: Collection[int], steps: Se
     some use reads as numpy values (other steps, nested regions, the terminator outside
     `returned_scalars`), and the `scalars` arguments (indices) no such use reads. `skipped`
     steps run as they are; `reads` are codegen's fused element reads, whose start indices
-    may be Python ints.
+    may be Python ints, as may a kernel's operands from its `int_starts` on.
 
     A step runs on Python scalars when one of its operands is one already (chains grow from
     the loop's carried scalars: converting operands costs about what the step saves), or
@@ -171,8 +171,10 @@ def plan_scalars(arguments: Sequence[Value], scalars: Collection[int], steps: Se
         chosen, clean = _choose(held, steps, terminator, captured, skipped | banned, same)
         numpy_read: set[Value] = set()
         for i, step in enumerate(steps):
-            for k, v in enumerate(step.op.operands):  # element reads take Python int indices
-                if not (i in chosen or (k > 0 and reads.get(i, -1) > i)):
+            # element reads and kernels marked `int_starts` take Python int indices
+            ints = 1 if reads.get(i, -1) > i else getattr(step.fn, "int_starts", None)
+            for k, v in enumerate(step.op.operands):
+                if not (i in chosen or (ints is not None and k >= ints)):
                     numpy_read.add(v)
         numpy_read.update(v for k, v in enumerate(terminator) if k not in returned_scalars)
         numpy_read |= captured

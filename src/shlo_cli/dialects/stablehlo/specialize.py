@@ -295,6 +295,9 @@ def _dynamic_update_slice(shape: tuple[int, ...], sizes: tuple[int, ...],
             x[start:start + size] = update
         return x
     count = sys.getrefcount
+    # (all three read each start with int(), the general evaluator through np.asarray:
+    # a generated loop may pass a Python int counter, pyscalar.py)
+    kernel.int_starts = 2  # type: ignore[attr-defined]
     if leading:
         _, top, size = moving[0]
         row = size == 1 and rank > 1  # (an element of a vector takes no array)
