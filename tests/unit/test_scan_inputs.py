@@ -93,7 +93,7 @@ def _same(text: str, args: list[np.ndarray], compiled: bool,
 
 
 @pytest.mark.parametrize("compiled", [True, False])
-@pytest.mark.parametrize("f,h", [(4, 3), (8, 32), (16, 32), (9, 1), (24, 64)])
+@pytest.mark.parametrize("f,h", [(4, 3), (8, 32), (16, 32), (9, 2), (24, 64)])
 @pytest.mark.parametrize("transposed", [False, True])
 def test_batched_input_projection(f: int, h: int, transposed: bool, compiled: bool,
                                   monkeypatch: pytest.MonkeyPatch) -> None:
@@ -155,3 +155,54 @@ def test_models_keep_their_bits(monkeypatch: pytest.MonkeyPatch) -> None:
         want, plain = _run(text, args, False, True, monkeypatch)
         assert got.tobytes() == want.tobytes(), name
         assert names.count("stablehlo.dot_general") < plain.count("stablehlo.dot_general"), name
+
+
+def _vector_scan(t: int, f: int, h: int, batch: int) -> str:
+    """A scan over (t, batch, f) inputs or, with batch 0, (t, f): each step's rows have no
+    unit axis."""
+    xs, x = (f"{t}x{batch}x{f}", f"{batch}x{f}") if batch else (f"{t}x{f}", f"{f}")
+    sizes, starts = ((f"[1, {batch}, {f}]", "%i, %z, %z") if batch else (f"[1, {f}]", "%i, %z"))
+    hs = f"{batch}x{h}" if batch else f"{h}"
+    lc = "[1]" if batch else "[0]"
+    return f"""
+func.func @main(%xs: tensor<{xs}xf32>, %w: tensor<{f}x{h}xf32>, %u: tensor<{h}x{h}xf32>, %n: tensor<i32>) -> tensor<{hs}xf32> {{
+  %h0 = stablehlo.constant dense<0.0> : tensor<{hs}xf32>
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:5 = stablehlo.while(%i = %c0, %hh = %h0, %x = %xs, %ww = %w, %uu = %u) : tensor<i32>, tensor<{hs}xf32>, tensor<{xs}xf32>, tensor<{f}x{h}xf32>, tensor<{h}x{h}xf32>
+  cond {{
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  }} do {{
+    %z = stablehlo.constant dense<0> : tensor<i32>
+    %row = stablehlo.dynamic_slice %x, {starts}, sizes = {sizes} : (tensor<{xs}xf32>, {', '.join(['tensor<i32>'] * (3 if batch else 2))}) -> tensor<1x{x}xf32>
+    %v = stablehlo.reshape %row : (tensor<1x{x}xf32>) -> tensor<{x}xf32>
+    %e = stablehlo.exponential %v : tensor<{x}xf32>
+    %p = stablehlo.dot_general %e, %ww, contracting_dims = {lc} x [0] : (tensor<{x}xf32>, tensor<{f}x{h}xf32>) -> tensor<{hs}xf32>
+    %q = stablehlo.dot_general %hh, %uu, contracting_dims = {lc} x [0] : (tensor<{hs}xf32>, tensor<{h}x{h}xf32>) -> tensor<{hs}xf32>
+    %a = stablehlo.add %p, %q : tensor<{hs}xf32>
+    %hn = stablehlo.tanh %a : tensor<{hs}xf32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %hn, %x, %ww, %uu : tensor<i32>, tensor<{hs}xf32>, tensor<{xs}xf32>, tensor<{f}x{h}xf32>, tensor<{h}x{h}xf32>
+  }}
+  return %r#1 : tensor<{hs}xf32>
+}}
+"""
+
+
+@pytest.mark.parametrize("f,h,batch", [(4, 3, 0), (16, 8, 0), (6, 5, 4), (12, 16, 3)])
+def test_steps_without_a_unit_axis(f: int, h: int, batch: int,
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A step's input of shape (f,) or (batch, f): the stacks add their own axis. Several
+    rows per step (batch > 1) make the dot a BLAS product of several rows: batched only
+    with at most SEQUENTIAL_DEPTH terms (the same sums per element)."""
+    t = 9
+    rng = np.random.default_rng(f + h + batch)
+    xs = rng.standard_normal((t, batch, f) if batch else (t, f)).astype(np.float32)
+    xs.reshape(-1)[:3] = [np.nan, -0.0, 90.0]  # exp(90) overflows f32
+    args = [xs, (rng.standard_normal((f, h)) / f).astype(np.float32),
+            (rng.standard_normal((h, h)) / h).astype(np.float32), np.array(t, np.int32)]
+    names, plain = _same(_vector_scan(t, f, h, batch), args, True, monkeypatch)
+    assert "stablehlo.exponential" not in names
+    moved = 1 if batch <= 1 or f <= 8 else 0
+    assert plain.count("stablehlo.dot_general") - names.count("stablehlo.dot_general") == moved

@@ -5,21 +5,24 @@ loop-invariant sequence, at an index counted by the loop) and projects it, `x_t 
 before anything reads the carried state. Those ops depend on the step only through the
 slice, and on a recurrent model's small vectors each costs a whole numpy call (a dot of
 eight or fewer terms, several). Here they run once per execution of the loop on the whole
-sequence: each per-step value `v` of that chain gets a batched counterpart, `v`'s shape with
-the sliced axis (size 1 in `v`) as long as the sequence, and the body reads `v` back as the
-slice of its counterpart at the step's own index (`dynamic_slice` clamps it alike, so it is
-the same row). Only values the body's other ops read are read back.
+sequence: each per-step value `v` of that chain gets a stacked counterpart of shape
+(T, *v.shape), the values of all T rows of the sequence, and the body reads `v` back as row
+`i` of its stack (a slice at the step's own index, which `dynamic_slice` clamps as it
+clamped the input's: the same row) and a reshape, which codegen fuses into one row read.
+Only values the body's other ops read are read back.
 
 Results are bit for bit the same: elementwise ops and data movement compute each element
 from the same elements; a dot whose sums keep the reference's order (at most
 SEQUENTIAL_DEPTH terms, or exact integer and complex sums) computes each output element by
-the same products and sums in any batch; a BLAS dot of one row per step (`x_t @ W`) becomes
-one `matmul` of the stacked rows, which numpy evaluates as a loop of the same one-row BLAS
-call on the same layouts (the per-step kernel's own call; numpy's loop picks its BLAS
-routine per row from the row's shape and strides). Only ops that cannot fail on operands
-of their static types are batched (rows no step reads are computed too), the index must be
-counted by the loop (an argument stepped by a constant, so the steps read about as many
-rows as there are), and the batched values are bounded in size (`MAX_ELEMENTS`).
+the same products and sums in any batch (where two NaNs meet, which payload a sum keeps is
+numpy's loops' choice, as it is for the step's own kernel); a BLAS dot of one row per step
+(`x_t @ W`) becomes one `matmul` of the stacked rows, which numpy evaluates as a loop of
+the same one-row BLAS call on the same layouts (the per-step kernel's own call; numpy's
+loop picks its BLAS routine per row from the row's shape and strides). Only ops that cannot
+fail on operands of their static types are batched (rows no step reads are computed too),
+the index must be counted by the loop (an argument stepped by a constant, so the steps read
+about as many rows as there are), and the stacks are bounded in size (`MAX_ELEMENTS`).
+Values of one element stay per step (a scalar loop reads them as Python numbers).
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ import numpy as np
 
 from ..dialects.stablehlo.blas_threads import ONE_THREAD_BELOW
 from ..dialects.stablehlo.gemm import SEQUENTIAL_DEPTH, blas_dtype
-from ..ir.attributes import DenseArrayAttr
+from ..ir.attributes import DenseArrayAttr, DialectAttr
 from ..ir.core import Block, Operation, Value
 from ..ir.types import IntegerType, TensorType, is_float, is_integer, numpy_dtype
 
@@ -83,10 +86,15 @@ def _dims(op: Operation, name: str) -> tuple[int, ...] | None:
     return tuple(int(v) for v in attr.items)
 
 
-def _with_axis(t: TensorType, axis: int, length: int) -> TensorType:
-    shape = list(t.shape)
-    shape[axis] = length
-    return TensorType(tuple(shape), t.element)
+def _stacked_type(t: TensorType, length: int) -> TensorType:
+    return TensorType((length, *t.shape), t.element)
+
+
+def _dot_attr(lc: list[int], rc: list[int]) -> DialectAttr:
+    """Dot dimension numbers without batching dimensions, as the parser gives them."""
+    fields = (("lhs_contracting_dimensions", list(lc)), ("rhs_contracting_dimensions", list(rc)))
+    body = ", ".join(f"{k} = [{', '.join(map(str, v))}]" for k, v in fields)
+    return DialectAttr("stablehlo", "dot", body, fields)
 
 
 def _counted(index: Value, defs: dict[Value, Operation], block: Block,
@@ -138,49 +146,84 @@ def _seed(op: Operation, invariant: Callable[[Value], bool]) -> tuple[int, Value
     return cut[0], index
 
 
-def _reshaped_axis(before: tuple[int, ...], after: tuple[int, ...], axis: int) -> int | None:
-    """The unit axis of `after` that a reshape maps the unit `axis` of `before` to, such
-    that the same reshape with both as long as the sequence keeps every row whole."""
-    leading = math.prod(before[:axis])
-    for d, n in enumerate(after):
-        if n == 1 and math.prod(after[:d]) == leading:
-            return d
-    return None
-
-
 class _Finder:
-    """The batched counterparts of one body's values (one sequence length and index)."""
+    """The stacked counterparts of one body's values: v -> (stack, index, T)."""
 
     def __init__(self, invariant: Callable[[Value], bool]) -> None:
         self.invariant = invariant
-        self.batched: dict[Value, tuple[Value, int, Value, int]] = {}  # v: (B, axis, index, T)
+        self.batched: dict[Value, tuple[Value, Value, int]] = {}
+        self.seeds: dict[Value, tuple[Operation, int]] = {}  # stacked lazily: (slice, axis)
         self.ops: list[Operation] = []
         self.kernels: dict[Operation, Kernel] = {}
-        self.origin: dict[Value, Operation] = {}  # batched value -> its body op
+        self.origin: dict[Value, Operation] = {}  # a batched value -> its body op
         self.elements = 0
 
-    def add(self, op: Operation, result: TensorType, operands: list[Value], axis: int,
-            index: Value, length: int, kernel: Kernel | None = None) -> bool:
-        size = math.prod(result.shape)
-        if self.elements + size > MAX_ELEMENTS:
-            return False
-        self.elements += size
-        new = Operation(op.name, operands, [result], dict(op.properties), dict(op.attributes),
-                        location=op.location, opdef=op.opdef)
+    def _new(self, name: str, operands: list[Value], result: TensorType,
+             properties: dict[str, Any], like: Operation) -> Operation:
+        new = Operation(name, operands, [result], properties, location=like.location,
+                        opdef=like.opdef if name == like.name else None)
         self.ops.append(new)
+        return new
+
+    def stack(self, v: Value) -> Value:
+        """The stack of `v` (a seed's made on first use: the sequence with the sliced
+        axis moved first, each row given the slice's shape)."""
+        if v in self.seeds:
+            op, axis = self.seeds.pop(v)
+            source = op.operands[0]
+            t = source.type
+            assert isinstance(t, TensorType)
+            if axis:
+                perm = (axis, *(d for d in range(len(t.shape)) if d != axis))
+                source = self._new("stablehlo.transpose", [source], TensorType(
+                    tuple(t.shape[d] for d in perm), t.element),
+                    {"permutation": DenseArrayAttr(_I64, perm)}, op).results[0]
+            step = op.results[0].type
+            assert isinstance(step, TensorType)
+            source = self._new("stablehlo.reshape", [source],
+                               _stacked_type(step, t.shape[axis]), {}, op).results[0]
+            _, index, length = self.batched[v]
+            self.batched[v] = (source, index, length)
+        return self.batched[v][0]
+
+    def add(self, op: Operation, operands: list[Value | None], properties: dict[str, Any],
+            length: int, index: Value, kernel: Kernel | None = None,
+            broadcast: Sequence[int] = ()) -> None:
+        """Batch `op`: its stacked copy reads the stacks of batched operands (None) and the
+        invariant ones as they are, or repeated along the sequence for the positions in
+        `broadcast` (an elementwise op's operands of the step's shape)."""
+        result = op.results[0].type
+        assert isinstance(result, TensorType)
+        size = length * math.prod(result.shape)
+        if self.elements + size * (1 + len(broadcast)) > MAX_ELEMENTS:
+            return
+        self.elements += size * (1 + len(broadcast))
+        values = []
+        for k, (v, mine) in enumerate(zip(op.operands, operands, strict=True)):
+            if mine is None:
+                values.append(self.stack(v))
+            elif k in broadcast:
+                t = v.type
+                assert isinstance(t, TensorType)
+                values.append(self._new("stablehlo.broadcast_in_dim", [v], _stacked_type(
+                    t, length), {"broadcast_dimensions": DenseArrayAttr(
+                        _I64, tuple(range(1, len(t.shape) + 1)))}, op).results[0])
+            else:
+                values.append(v)
+        new = self._new(op.name, values, _stacked_type(result, length), properties, op)
         if kernel is not None:
             self.kernels[new] = kernel
-        self.batched[op.results[0]] = (new.results[0], axis, index, length)
+        self.batched[op.results[0]] = (new.results[0], index, length)
         self.origin[op.results[0]] = op
-        return True
 
     def visit(self, op: Operation) -> None:
         seed = _seed(op, self.invariant)
         if seed is not None:
             axis, index = seed
             source = op.operands[0]
-            self.batched[op.results[0]] = (source, axis, index,
+            self.batched[op.results[0]] = (source, index,
                                            source.type.shape[axis])  # type: ignore[attr-defined]
+            self.seeds[op.results[0]] = (op, axis)
             self.origin[op.results[0]] = op
             return
         if op.regions or len(op.results) != 1 or not op.operands:
@@ -189,128 +232,70 @@ class _Finder:
         found = [b for b in inputs if b is not None]
         if not found:
             return
-        _, axis, index, length = found[0]
-        if any(b[2] is not index or b[3] != length for b in found):
+        _, index, length = found[0]
+        if any(b[1] is not index or b[2] != length for b in found):
             return
         if not all(b is not None or self.invariant(v)
                    for v, b in zip(op.operands, inputs, strict=True)):
             return
         result = _static(op.results[0])
-        if result is None or any(_static(v) is None for v in op.operands):
+        if (result is None or math.prod(result.shape) < 2
+                or any(_static(v) is None for v in op.operands)):
             return
+        operands: list[Value | None] = [None if b is not None else v
+                                        for v, b in zip(op.operands, inputs, strict=True)]
         if op.name in FLOAT_MATH:
-            self._elementwise(op, result, inputs, axis, index, length)
+            if all(is_float(t.element) for t in (result, *(v.type for v in op.operands))
+                   if isinstance(t, TensorType)) and all(
+                    v.type.shape == result.shape for v in op.operands):  # type: ignore[attr-defined]
+                self.add(op, operands, dict(op.properties), length, index,
+                         broadcast=[k for k, b in enumerate(inputs) if b is None])
         elif op.name in MOVES and len(op.operands) == 1:
-            self._move(op, result, found[0], index, length)
-        elif op.name == DOT and len(found) == 1 and len(op.operands) == 2:
-            self._dot(op, result, inputs, index, length)
+            self.add(op, operands, self._moved(op), length, index)
+        elif op.name == DOT and len(op.operands) == 2 and inputs[0] is not None \
+                and inputs[1] is None:
+            self._dot(op, result, operands, length, index)
 
-    def _elementwise(self, op: Operation, result: TensorType,
-                     inputs: list[tuple[Value, int, Value, int] | None], axis: int,
-                     index: Value, length: int) -> None:
-        if not all(is_float(t.element) for t in (result, *(v.type for v in op.operands))
-                   if isinstance(t, TensorType)):
-            return
-        if any(b is not None and b[1] != axis for b in inputs):
-            return
-        if any(b is None and v.type.shape != result.shape  # type: ignore[attr-defined]
-               for v, b in zip(op.operands, inputs, strict=True)):
-            return
-        batched = _with_axis(result, axis, length)
-        wide_size = math.prod(batched.shape) * sum(b is None for b in inputs)
-        if self.elements + wide_size + math.prod(batched.shape) > MAX_ELEMENTS:
-            return
-        operands = []
-        for v, b in zip(op.operands, inputs, strict=True):
-            if b is not None:
-                operands.append(b[0])
-                continue
-            # an invariant operand (of the step's shape) repeated along the sequence axis
-            wide = Operation("stablehlo.broadcast_in_dim", [v], [_with_axis(
-                v.type, axis, length)], {"broadcast_dimensions": DenseArrayAttr(  # type: ignore[arg-type]
-                    _I64, tuple(range(len(result.shape))))}, location=op.location)
-            self.ops.append(wide)
-            self.elements += math.prod(batched.shape)
-            operands.append(wide.results[0])
-        self.add(op, batched, operands, axis, index, length)
+    @staticmethod
+    def _moved(op: Operation) -> dict[str, Any]:
+        """The properties of a data movement op on stacks (the leading axis stays first)."""
+        for name in ("permutation", "broadcast_dimensions"):
+            dims = _dims(op, name)
+            if dims is not None:
+                shifted = (0, *(d + 1 for d in dims))  # (a transpose's or a broadcast's)
+                return {**op.properties, name: DenseArrayAttr(_I64, shifted)}
+        return dict(op.properties)
 
-    def _move(self, op: Operation, result: TensorType, source: tuple[Value, int, Value, int],
-              index: Value, length: int) -> None:
-        value, axis, _, _ = source
-        before = op.operands[0].type.shape  # type: ignore[attr-defined]
-        moved: int | None
-        if op.name == "stablehlo.reshape":
-            moved = _reshaped_axis(before, result.shape, axis)
-        elif op.name == "stablehlo.transpose":
-            perm = _dims(op, "permutation")
-            moved = perm.index(axis) if perm is not None and axis in perm else None
-        else:
-            dims = _dims(op, "broadcast_dimensions")
-            moved = dims[axis] if dims is not None and axis < len(dims) else None
-            if moved is not None and result.shape[moved] != 1:
-                return
-        if moved is None:
+    def _dot(self, op: Operation, result: TensorType, operands: list[Value | None],
+             length: int, index: Value) -> None:
+        """x_t @ W: the stacked x's first axis is one more free dimension of the lhs, the
+        result's first (no batching dimensions)."""
+        attr = op.attr("dot_dimension_numbers")
+        get = getattr(attr, "get", None)
+        if get is None or get("lhs_batching_dimensions") or get("rhs_batching_dimensions"):
             return
-        self.add(op, _with_axis(result, moved, length), [value], moved, index, length)
-
-    def _dot(self, op: Operation, result: TensorType,
-             inputs: list[tuple[Value, int, Value, int] | None], index: Value,
-             length: int) -> None:
-        layout = _dot_dimensions(op)
-        if layout is None:
-            return
-        lb, rb, lc, rc = layout
-        side = 0 if inputs[0] is not None else 1
-        batched = inputs[side]
-        assert batched is not None
-        value, axis, _, _ = batched
-        ranks = [len(v.type.shape) for v in op.operands]  # type: ignore[attr-defined]
-        free = [[d for d in range(ranks[s]) if d not in (lb, rb)[s] and d not in (lc, rc)[s]]
-                for s in (0, 1)]
-        if axis not in free[side]:
-            return
-        moved = len(lb) + (free[0].index(axis) if side == 0 else
-                           len(free[0]) + free[1].index(axis))
-        shapes = [v.type.shape for v in op.operands]  # type: ignore[attr-defined]
-        k = math.prod(shapes[0][d] for d in lc)
+        lc = [int(d) for d in get("lhs_contracting_dimensions") or ()]
+        rc = [int(d) for d in get("rhs_contracting_dimensions") or ()]
+        lhs_t, rhs_t = (v.type for v in op.operands)
+        assert isinstance(lhs_t, TensorType) and isinstance(rhs_t, TensorType)
+        properties = {**op.properties,
+                      "dot_dimension_numbers": _dot_attr([d + 1 for d in lc], rc)}
+        k = math.prod(lhs_t.shape[d] for d in lc)
         dtype = numpy_dtype(result.element)
-        operands = [value, op.operands[1]] if side == 0 else [op.operands[0], value]
-        batched_type = _with_axis(result, moved, length)
         if blas_dtype(dtype) is None or k <= SEQUENTIAL_DEPTH:  # the same sums per element
-            self.add(op, batched_type, operands, moved, index, length)
+            self.add(op, operands, properties, length, index)
             return
-        n = math.prod(shapes[1][d] for d in free[1])
-        m = math.prod(shapes[0][d] for d in free[0])
-        if (side != 0 or lb or m != 1 or blas_dtype(dtype) != dtype or k * n >= ONE_THREAD_BELOW
-                or any(numpy_dtype(v.type.element) != dtype  # type: ignore[attr-defined]
-                       for v in op.operands)):
+        free = [d for d in range(len(lhs_t.shape)) if d not in lc]
+        rfree = [d for d in range(len(rhs_t.shape)) if d not in rc]
+        n = math.prod(rhs_t.shape[d] for d in rfree)
+        if (math.prod(lhs_t.shape[d] for d in free) != 1 or blas_dtype(dtype) != dtype
+                or k * n >= ONE_THREAD_BELOW or numpy_dtype(lhs_t.element) != dtype
+                or numpy_dtype(rhs_t.element) != dtype):
             return
-        order = (axis, *(d for d in free[0] if d != axis), *lc)
-        rperm = (*rc, *free[1])
-        kernel = _row_products(order, rperm, length, k, n, batched_type.shape, dtype)
-        self.add(op, batched_type, operands, moved, index, length, kernel)
-
-
-def _dot_dimensions(op: Operation) -> tuple[list[int], list[int], list[int], list[int]] | None:
-    attr = op.attr("dot_dimension_numbers")
-    body = getattr(attr, "body", None)
-    if not isinstance(body, str):
-        return None
-    fields: dict[str, list[int]] = {"lhs_batching_dimensions": [], "rhs_batching_dimensions": [],
-              "lhs_contracting_dimensions": [], "rhs_contracting_dimensions": []}
-    for part in body.split("]"):
-        if "=" not in part:
-            continue
-        name, _, values = part.partition("=")
-        name = name.strip(" ,")
-        if name not in fields:
-            return None
-        try:
-            fields[name] = [int(v) for v in values.strip(" [").split(",") if v.strip()]
-        except ValueError:
-            return None
-    return (fields["lhs_batching_dimensions"], fields["rhs_batching_dimensions"],
-            fields["lhs_contracting_dimensions"], fields["rhs_contracting_dimensions"])
+        order = (0, *(d + 1 for d in free + lc))
+        kernel = _row_products(order, (*rc, *rfree), length, k, n,
+                               (length, *result.shape), dtype)
+        self.add(op, operands, properties, length, index, kernel)
 
 
 def _row_products(order: tuple[int, ...], rperm: tuple[int, ...], length: int, k: int,
@@ -349,16 +334,17 @@ def batch_scan_inputs(body: Block, ops: Sequence[Operation], returned: Sequence[
     finder = _Finder(invariant)
     for op in ops:
         finder.visit(op)
-    if not finder.ops:
+    made = [v for v, op in finder.origin.items() if op.name != DYNAMIC_SLICE]
+    if not made:
         return None
     # every index must be a loop counter (the steps then read about every row)
-    indices = {b[2] for b in finder.batched.values()}
+    indices = {finder.batched[v][1] for v in made}
     if not all(_counted(i, defs, body, returned, invariant) for i in indices):
         return None
     outside = set(returned) | set(captured)
     for op in ops:
         if not (op.results and op.results[0] in finder.origin):  # (a batched op's operands
-            outside.update(op.operands)  # are read by its batched copy)
+            outside.update(op.operands)  # are read by its stacked copy)
     stored: set[Value] = set()
     replaced: dict[Operation, list[Operation]] = {}
     for v, op in finder.origin.items():
@@ -367,10 +353,9 @@ def batch_scan_inputs(body: Block, ops: Sequence[Operation], returned: Sequence[
             continue
         if op.name == DYNAMIC_SLICE:
             continue  # a slice the body also reads as it is: it stays
-        value, axis, index, length = finder.batched[v]
+        stack, index, _ = finder.batched[v]
         t = v.type
         assert isinstance(t, TensorType)
-        stack = _stacked(finder, value, axis, length, t, op)
         stored.add(stack)
         row = (1, *t.shape)
         read = Operation(DYNAMIC_SLICE, [stack] + [index] * len(row),
@@ -383,24 +368,3 @@ def batch_scan_inputs(body: Block, ops: Sequence[Operation], returned: Sequence[
     if not computing or all(replaced.values()):  # not one op fewer per step
         return None
     return Batching(finder.ops, finder.kernels, stored, replaced)
-
-
-def _stacked(finder: _Finder, value: Value, axis: int, length: int, step: TensorType,
-             op: Operation) -> Value:
-    """`value` (the step's shape, `length` along `axis`) as the stack of the steps' values,
-    shape (length, *step): the body reads it as a scan reads its input, a slice of one row
-    and a reshape dropping the unit axis (codegen's fused row read, a Python int index)."""
-    t = value.type
-    assert isinstance(t, TensorType)
-    if axis:
-        perm = (axis, *(d for d in range(len(t.shape)) if d != axis))
-        moved = Operation("stablehlo.transpose", [value],
-                          [TensorType(tuple(t.shape[d] for d in perm), t.element)],
-                          {"permutation": DenseArrayAttr(_I64, perm)}, location=op.location)
-        finder.ops.append(moved)
-        value = moved.results[0]
-    stack = Operation("stablehlo.reshape", [value],
-                      [TensorType((length, *step.shape), t.element)], location=op.location)
-    finder.ops.append(stack)
-    return stack.results[0]
-
