@@ -157,13 +157,17 @@ def test_models_keep_their_bits(monkeypatch: pytest.MonkeyPatch) -> None:
         assert names.count("stablehlo.dot_general") < plain.count("stablehlo.dot_general"), name
 
 
-def _vector_scan(t: int, f: int, h: int, batch: int) -> str:
+def _vector_scan(t: int, f: int, h: int, batch: int, weight_first: bool = False) -> str:
     """A scan over (t, batch, f) inputs or, with batch 0, (t, f): each step's rows have no
-    unit axis."""
+    unit axis. `weight_first` (batch 0): W @ x with W of shape (h, f)."""
     xs, x = (f"{t}x{batch}x{f}", f"{batch}x{f}") if batch else (f"{t}x{f}", f"{f}")
     sizes, starts = ((f"[1, {batch}, {f}]", "%i, %z, %z") if batch else (f"[1, {f}]", "%i, %z"))
     hs = f"{batch}x{h}" if batch else f"{h}"
     lc = "[1]" if batch else "[0]"
+    product = (f"%p = stablehlo.dot_general %e, %ww, contracting_dims = {lc} x [0] : (tensor<{x}xf32>, tensor<{f}x{h}xf32>) -> tensor<{hs}xf32>"
+               if not weight_first else
+               f"%wt = stablehlo.transpose %ww, dims = [1, 0] : (tensor<{f}x{h}xf32>) -> tensor<{h}x{f}xf32>\n    "
+               f"%p = stablehlo.dot_general %wt, %e, contracting_dims = [1] x [0] : (tensor<{h}x{f}xf32>, tensor<{f}xf32>) -> tensor<{h}xf32>")
     return f"""
 func.func @main(%xs: tensor<{xs}xf32>, %w: tensor<{f}x{h}xf32>, %u: tensor<{h}x{h}xf32>, %n: tensor<i32>) -> tensor<{hs}xf32> {{
   %h0 = stablehlo.constant dense<0.0> : tensor<{hs}xf32>
@@ -177,7 +181,7 @@ func.func @main(%xs: tensor<{xs}xf32>, %w: tensor<{f}x{h}xf32>, %u: tensor<{h}x{
     %row = stablehlo.dynamic_slice %x, {starts}, sizes = {sizes} : (tensor<{xs}xf32>, {', '.join(['tensor<i32>'] * (3 if batch else 2))}) -> tensor<1x{x}xf32>
     %v = stablehlo.reshape %row : (tensor<1x{x}xf32>) -> tensor<{x}xf32>
     %e = stablehlo.exponential %v : tensor<{x}xf32>
-    %p = stablehlo.dot_general %e, %ww, contracting_dims = {lc} x [0] : (tensor<{x}xf32>, tensor<{f}x{h}xf32>) -> tensor<{hs}xf32>
+    {product}
     %q = stablehlo.dot_general %hh, %uu, contracting_dims = {lc} x [0] : (tensor<{hs}xf32>, tensor<{h}x{h}xf32>) -> tensor<{hs}xf32>
     %a = stablehlo.add %p, %q : tensor<{hs}xf32>
     %hn = stablehlo.tanh %a : tensor<{hs}xf32>
@@ -206,3 +210,17 @@ def test_steps_without_a_unit_axis(f: int, h: int, batch: int,
     assert "stablehlo.exponential" not in names
     moved = 1 if batch <= 1 or f <= 8 else 0
     assert plain.count("stablehlo.dot_general") - names.count("stablehlo.dot_general") == moved
+
+
+@pytest.mark.parametrize("f,h", [(4, 3), (8, 16), (16, 8), (40, 24)])
+def test_weight_times_step(f: int, h: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """W @ x_t (the weight read transposed, a Fortran-ordered view): the stacked x is the
+    rhs, its sequence axis moved first; the same bits."""
+    t = 9
+    rng = np.random.default_rng(f * h)
+    xs = rng.standard_normal((t, f)).astype(np.float32)
+    xs.reshape(-1)[:3] = [np.nan, -0.0, 90.0]
+    args = [xs, (rng.standard_normal((f, h)) / f).astype(np.float32),
+            (rng.standard_normal((h, h)) / h).astype(np.float32), np.array(t, np.int32)]
+    names, plain = _same(_vector_scan(t, f, h, 0, weight_first=True), args, True, monkeypatch)
+    assert plain.count("stablehlo.dot_general") - names.count("stablehlo.dot_general") == 1

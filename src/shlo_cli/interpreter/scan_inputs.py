@@ -188,16 +188,18 @@ class _Finder:
 
     def add(self, op: Operation, operands: list[Value | None], properties: dict[str, Any],
             length: int, index: Value, kernel: Kernel | None = None,
-            broadcast: Sequence[int] = ()) -> None:
+            broadcast: Sequence[int] = (), sequence_at: int = 0) -> None:
         """Batch `op`: its stacked copy reads the stacks of batched operands (None) and the
         invariant ones as they are, or repeated along the sequence for the positions in
-        `broadcast` (an elementwise op's operands of the step's shape)."""
+        `broadcast` (an elementwise op's operands of the step's shape). The copy's result
+        has the sequence axis at `sequence_at` (a transpose then moves it first)."""
         result = op.results[0].type
         assert isinstance(result, TensorType)
         size = length * math.prod(result.shape)
-        if self.elements + size * (1 + len(broadcast)) > MAX_ELEMENTS:
+        copies = 1 + len(broadcast) + (sequence_at > 0)
+        if self.elements + size * copies > MAX_ELEMENTS:
             return
-        self.elements += size * (1 + len(broadcast))
+        self.elements += size * copies
         values = []
         for k, (v, mine) in enumerate(zip(op.operands, operands, strict=True)):
             if mine is None:
@@ -210,9 +212,16 @@ class _Finder:
                         _I64, tuple(range(1, len(t.shape) + 1)))}, op).results[0])
             else:
                 values.append(v)
-        new = self._new(op.name, values, _stacked_type(result, length), properties, op)
+        shape = list(result.shape)
+        shape.insert(sequence_at, length)
+        new = self._new(op.name, values, TensorType(tuple(shape), result.element), properties,
+                        op)
         if kernel is not None:
             self.kernels[new] = kernel
+        if sequence_at:
+            perm = (sequence_at, *(d for d in range(len(shape)) if d != sequence_at))
+            new = self._new("stablehlo.transpose", new.results, _stacked_type(result, length),
+                            {"permutation": DenseArrayAttr(_I64, perm)}, op)
         self.batched[op.results[0]] = (new.results[0], index, length)
         self.origin[op.results[0]] = op
 
@@ -252,8 +261,7 @@ class _Finder:
                          broadcast=[k for k, b in enumerate(inputs) if b is None])
         elif op.name in MOVES and len(op.operands) == 1:
             self.add(op, operands, self._moved(op), length, index)
-        elif op.name == DOT and len(op.operands) == 2 and inputs[0] is not None \
-                and inputs[1] is None:
+        elif op.name == DOT and len(op.operands) == 2 and len(found) == 1:
             self._dot(op, result, operands, length, index)
 
     @staticmethod
@@ -268,8 +276,8 @@ class _Finder:
 
     def _dot(self, op: Operation, result: TensorType, operands: list[Value | None],
              length: int, index: Value) -> None:
-        """x_t @ W: the stacked x's first axis is one more free dimension of the lhs, the
-        result's first (no batching dimensions)."""
+        """x_t @ W or W @ x_t (no batching dimensions): the stacked x's first axis is one
+        more free dimension of its side, moved first in the result."""
         attr = op.attr("dot_dimension_numbers")
         get = getattr(attr, "get", None)
         if get is None or get("lhs_batching_dimensions") or get("rhs_batching_dimensions"):
@@ -278,46 +286,63 @@ class _Finder:
         rc = [int(d) for d in get("rhs_contracting_dimensions") or ()]
         lhs_t, rhs_t = (v.type for v in op.operands)
         assert isinstance(lhs_t, TensorType) and isinstance(rhs_t, TensorType)
-        properties = {**op.properties,
-                      "dot_dimension_numbers": _dot_attr([d + 1 for d in lc], rc)}
-        k = math.prod(lhs_t.shape[d] for d in lc)
+        lfree = [d for d in range(len(lhs_t.shape)) if d not in lc]
+        rfree = [d for d in range(len(rhs_t.shape)) if d not in rc]
+        stacked_lhs = operands[0] is None
+        properties = {**op.properties, "dot_dimension_numbers": _dot_attr(
+            [d + int(stacked_lhs) for d in lc], [d + int(not stacked_lhs) for d in rc])}
+        m, k, n = (math.prod(t.shape[d] for d in dims)
+                   for t, dims in ((lhs_t, lfree), (lhs_t, lc), (rhs_t, rfree)))
         dtype = numpy_dtype(result.element)
         if blas_dtype(dtype) is None or k <= SEQUENTIAL_DEPTH:  # the same sums per element
-            self.add(op, operands, properties, length, index)
+            self.add(op, operands, properties, length, index,
+                     sequence_at=0 if stacked_lhs else len(lfree))
             return
-        free = [d for d in range(len(lhs_t.shape)) if d not in lc]
-        rfree = [d for d in range(len(rhs_t.shape)) if d not in rc]
-        n = math.prod(rhs_t.shape[d] for d in rfree)
-        if (math.prod(lhs_t.shape[d] for d in free) != 1 or blas_dtype(dtype) != dtype
-                or k * n >= ONE_THREAD_BELOW or numpy_dtype(lhs_t.element) != dtype
+        # BLAS: only a step's one-row (x @ W) or one-column (W @ x) product
+        if (min(m, n) != 1 or (m if stacked_lhs else n) != 1 or blas_dtype(dtype) != dtype
+                or m * k * n >= ONE_THREAD_BELOW or numpy_dtype(lhs_t.element) != dtype
                 or numpy_dtype(rhs_t.element) != dtype):
             return
-        order = (0, *(d + 1 for d in free + lc))
-        kernel = _row_products(order, (*rc, *rfree), length, k, n,
-                               (length, *result.shape), dtype)
+        if stacked_lhs:
+            kernel = _stacked_products(length, (0, *(d + 1 for d in lfree + lc)),
+                                       (*rc, *rfree), (1, k), (k, n), result, dtype, True)
+        else:
+            kernel = _stacked_products(length, (*lfree, *lc),
+                                       (0, *(d + 1 for d in rc + rfree)), (m, k), (k, 1),
+                                       result, dtype, False)
         self.add(op, operands, properties, length, index, kernel)
 
 
-def _row_products(order: tuple[int, ...], rperm: tuple[int, ...], length: int, k: int,
-                  n: int, shape: tuple[int, ...], dtype: np.dtype) -> Kernel:
-    """Every step's one-row BLAS product `row @ W` as one stacked matmul: numpy runs the same
-    BLAS call per row that the per-step kernel makes for that row (specialize._dot_general:
-    the row contiguous; W as the step reads it, C- or Fortran-ordered in place, else copied
-    in its own memory order)."""
-    zero = np.array(0, dtype)
+def _as_stepped(view: np.ndarray, rows: int, cols: int, dtype: np.dtype) -> np.ndarray:
+    """A step's (rows, cols) operand as specialize_dot's kernel hands it to BLAS: in place
+    when C-ordered or (with no unit dimension, or by its flags) Fortran-ordered, else a
+    copy in its own memory order."""
     item = dtype.itemsize
-    right_c, right_f = (n * item, item), (item, k * item)
-    f_sure = k > 1 and n > 1  # with no unit dimension, Fortran strides are Fortran order
+    strides = view.strides
+    if strides == (cols * item, item) or strides == (item, rows * item) and (
+            rows > 1 and cols > 1 or view.flags.f_contiguous and not view.flags.c_contiguous):
+        return view
+    return view.astype(dtype)
+
+
+def _stacked_products(length: int, lorder: tuple[int, ...], rorder: tuple[int, ...],
+                      left: tuple[int, int], right: tuple[int, int], result: TensorType,
+                      dtype: np.dtype, stacked_lhs: bool) -> Kernel:
+    """Every step's one-row (x_t @ W) or one-column (W @ x_t) BLAS product as one matmul
+    of the stacked rows or columns: numpy runs, per step, the same BLAS call the step's own
+    kernel makes (specialize_dot: x_t contiguous, W laid out as the step reads it)."""
+    zero = np.array(0, dtype)
+    shape = (length, *result.shape)
 
     def kernel(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-        left = np.ascontiguousarray(lhs.transpose(order)).reshape(length, 1, k)
-        right = rhs.transpose(rperm).reshape(k, n)
-        strides = right.strides
-        if not (strides == right_c or strides == right_f and (
-                f_sure or right.flags.f_contiguous and not right.flags.c_contiguous)):
-            right = right.astype(dtype)  # as the step's kernel copies it (its memory order)
+        if stacked_lhs:
+            a = np.ascontiguousarray(lhs.transpose(lorder)).reshape(length, *left)
+            b = _as_stepped(rhs.transpose(rorder).reshape(right), *right, dtype)
+        else:
+            a = _as_stepped(lhs.transpose(lorder).reshape(left), *left, dtype)
+            b = np.ascontiguousarray(rhs.transpose(rorder)).reshape(length, *right)
         with np.errstate(all="ignore"):
-            out = np.matmul(left, right)
+            out = np.matmul(a, b)
             out += zero
         return out.reshape(shape)
     return kernel
