@@ -230,6 +230,8 @@ class _Finder:
         if seed is not None:
             axis, index = seed
             source = op.operands[0]
+            if axis and math.prod(source.type.shape) > MAX_ELEMENTS:  # type: ignore[attr-defined]
+                return  # (its stack would be a transposed copy of the whole sequence)
             self.batched[op.results[0]] = (source, index,
                                            source.type.shape[axis])  # type: ignore[attr-defined]
             self.seeds[op.results[0]] = (op, axis)
