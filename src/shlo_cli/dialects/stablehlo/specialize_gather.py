@@ -11,10 +11,16 @@ dimensions start at 0), which returns a fresh C-ordered array of the same elemen
 the batch dimensions where axis `a` was. When the result puts them elsewhere
 (`offset_dims`), a transposed C-ordered copy. Anything else, or operands of other shapes,
 goes to the general evaluator.
+
+A gather of single points along several axes (`img[ys, xs]`, jnp's multi-axis indexing:
+those axes collapsed, the others whole) is `np.ravel_multi_index(..., mode="clip")` (each
+index clamped to [0, size - 1], as the spec clamps a one-wide slice's start) and one
+`np.take` of the operand's rows, the indexed axes moved first.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -91,6 +97,11 @@ def bind_gather(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
     except (TypeError, ValueError):
         return None
     shape, index_shape = tuple(operand.shape), tuple(indices.shape)
+    if (offset is not None and collapsed is not None and index_map is not None
+            and len(index_map) > 1 and not batching and not index_batching
+            and (dtypes[1].itemsize < 8 or dtypes[1].kind == "i")):  # (intp holds them)
+        return _points(op, opdef, kwargs, shape, index_shape, tuple(result.shape), offset,
+                       collapsed, index_map, vector_dim, sizes)
     if (offset is None or collapsed not in ([], index_map) or index_map is None
             or len(index_map) != 1 or batching or index_batching):
         return None
@@ -124,6 +135,48 @@ def _take_kernel(shape: tuple[int, ...], index_shape: tuple[int, ...],
             return general(table, ids)
         out = take(table, ids.reshape(picks), axis=axis, mode="clip")
         return out if same else contiguous(transpose(out, layout))
+    return kernel
+
+
+def _points(op: Operation, opdef: Any, kwargs: dict[str, Any], shape: tuple[int, ...],
+            index_shape: tuple[int, ...], result: tuple[int, ...], offset: list[int],
+            collapsed: list[int], index_map: list[int], vector_dim: int,
+            sizes: list[int]) -> Kernel | None:
+    """A gather of single points along the `index_map` axes (collapsed), the other axes
+    whole: the clamped flat positions of the points in the operand with those axes first,
+    then one take of its rows; or None."""
+    picked = len(index_map)
+    rest = [d for d in range(len(shape)) if d not in index_map]
+    if (sorted(collapsed) != sorted(index_map) or len(set(index_map)) != picked
+            or any(not 0 <= d < len(shape) or shape[d] == 0 for d in index_map)
+            or sizes != [1 if d in index_map else n for d, n in enumerate(shape)]
+            or not 0 <= vector_dim < len(index_shape) or index_shape[vector_dim] != picked
+            or offset != sorted(set(offset)) or len(offset) != len(rest)):
+        return None
+    batch = index_shape[:vector_dim] + index_shape[vector_dim + 1:]
+    rank = len(batch) + len(rest)
+    if any(not 0 <= d < rank for d in offset):
+        return None
+    batch_dims = [d for d in range(rank) if d not in offset]
+    layout = [len(batch) + offset.index(d) if d in offset else batch_dims.index(d)
+              for d in range(rank)]
+    taken = batch + tuple(shape[d] for d in rest)
+    if result != tuple(taken[d] for d in layout):
+        return None
+    order = (*index_map, *rest)
+    rows = (math.prod(shape[d] for d in index_map), *(shape[d] for d in rest))
+    extents = tuple(shape[d] for d in index_map)
+    same = layout == list(range(rank))
+    general = bind_after(bind_gather, op, opdef, kwargs)
+    ravel, take, moveaxis = np.ravel_multi_index, np.take, np.moveaxis
+
+    def kernel(table: Any, ids: Any) -> Any:
+        if (table.__class__ is not np.ndarray or ids.__class__ is not np.ndarray
+                or table.shape != shape or ids.shape != index_shape):
+            return general(table, ids)
+        flat = ravel(moveaxis(ids, vector_dim, 0), extents, mode="clip")
+        out = take(table.transpose(order).reshape(rows), flat, axis=0)
+        return out if same else np.ascontiguousarray(out.transpose(layout))
     return kernel
 
 
