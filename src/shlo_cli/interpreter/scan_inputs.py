@@ -37,7 +37,14 @@ from ..dialects.stablehlo.blas_threads import ONE_THREAD_BELOW
 from ..dialects.stablehlo.gemm import SEQUENTIAL_DEPTH, blas_dtype
 from ..ir.attributes import DenseArrayAttr, DialectAttr
 from ..ir.core import Block, Operation, Value
-from ..ir.types import IntegerType, TensorType, is_float, is_integer, numpy_dtype
+from ..ir.types import (
+    IntegerType,
+    TensorType,
+    UnsupportedTypeError,
+    is_float,
+    is_integer,
+    numpy_dtype,
+)
 
 MAX_ELEMENTS = 1 << 20  # all batched values of one loop together
 DYNAMIC_SLICE = "stablehlo.dynamic_slice"
@@ -72,9 +79,14 @@ class Batching:
 
 
 def _static(value: Value) -> TensorType | None:
+    """The value's type when a static int or float tensor numpy holds, else None."""
     t = value.type
     if isinstance(t, TensorType) and t.is_static and (is_float(t.element)
                                                       or is_integer(t.element)):
+        try:
+            numpy_dtype(t.element)
+        except UnsupportedTypeError:
+            return None
         return t
     return None
 
