@@ -88,3 +88,54 @@ def _signed_extremum(ufunc: np.ufunc, both: bool) -> Kernel:
         return out
     kernel.blockwise = True  # type: ignore[attr-defined]  # elementwise on any slice
     return kernel
+
+
+def _is_positive_zero(value: Any) -> bool:
+    """Whether `value` (an op's operand) is +0.0 everywhere: a splat constant of +0.0 or a
+    broadcast of one."""
+    from ...ir.attributes import DenseElementsAttr  # (ir knows nothing of dialects)
+
+    owner = value.owner
+    if getattr(owner, "name", None) == "stablehlo.broadcast_in_dim" and owner.operands:
+        owner = owner.operands[0].owner
+    if getattr(owner, "name", None) != "stablehlo.constant":
+        return False
+    attr = owner.attr("value")
+    if not isinstance(attr, DenseElementsAttr) or not attr.splat:
+        return False
+    data = attr.data
+    return bool(data.dtype.kind == "f" and data.item() == 0 and not np.signbit(data))
+
+
+def positive_zero_operand(op: Any) -> bool:
+    """Whether a maximum's operand is +0.0 everywhere (a ReLU, `clip(x, 0)`)."""
+    return op.name == "stablehlo.maximum" and any(_is_positive_zero(v) for v in op.operands)
+
+
+def _max_positive_zero() -> Kernel:
+    """maximum(x, +0) (either order): numpy's maximum is the spec's except that either zero
+    may come back where the result is a zero, and there the spec's zero is +0 (its sign is
+    set only when both operands' are). `+ 0` makes every zero +0 and leaves every other
+    non-NaN value as it is, so it is done when the result has no NaN (argmax finds a NaN
+    first, as in _signed_extremum); a NaN's bits stay numpy's, through the general kernel:
+    half the passes of the sign-bit fix."""
+    general = _signed_extremum(np.maximum, True)
+    maximum, array = np.maximum, np.ndarray
+    zeros = {np.dtype(t): np.zeros((), t) for t in (np.float16, np.float32, np.float64)}
+
+    def kernel(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        out = maximum(a, b)
+        if out.__class__ is array and out.size:
+            zero = zeros.get(out.dtype)
+            if zero is not None:
+                top = out.item(out.argmax()) if out.size < _ARGMAX_BELOW else maximum.reduce(
+                    out, None)
+                if top == top:
+                    out += zero
+                    return out
+        return general(a, b)
+    kernel.blockwise = True  # type: ignore[attr-defined]  # elementwise on any slice
+    return kernel
+
+
+MAX_POSITIVE_ZERO = lazy(lambda: {"kernel": _max_positive_zero()})
