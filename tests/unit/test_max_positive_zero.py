@@ -1,5 +1,5 @@
 """maximum with a +0.0 splat operand (a ReLU, `clip(x, 0)`: specialize_extremum's
-_max_positive_zero) gives the general evaluator's result bit for bit: negative and positive
+max_positive_zero) gives the general evaluator's result bit for bit: negative and positive
 zeros in x, NaN (its payload and sign kept), infinities, subnormals, either operand order,
 the zero as a splat constant or a broadcast of a 0-d one, small and large arrays, f16, f32
 and f64; a -0.0 splat keeps the general kernel."""
@@ -11,6 +11,8 @@ import pytest
 from bind_helpers import run_first_op
 
 from shlo_cli.dialects.stablehlo import specialize
+from shlo_cli.interpreter.engine import Interpreter
+from shlo_cli.ir.parser import parse_source
 
 ELEMS = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
 
@@ -42,10 +44,9 @@ def _data(shape: tuple[int, ...], dtype: type, nan: bool, seed: int) -> np.ndarr
     return x
 
 
-def _run(text: str, x: np.ndarray, specialized: bool) -> tuple[np.ndarray, object]:
-    # (the maximum is the last op: the kernel of the plan's last step)
-    out, _ = run_first_op(text, [x], specialize.bind_specialized, specialized)
-    return out, None
+def _run(text: str, x: np.ndarray, specialized: bool) -> np.ndarray:
+    """main's result, with or without the specialized kernels."""
+    return run_first_op(text, [x], specialize.bind_specialized, specialized)[0]
 
 
 @pytest.mark.parametrize("elem", list(ELEMS))
@@ -57,16 +58,13 @@ def test_relu_matches_general_evaluator(elem: str, shape: tuple[int, ...], nan: 
     for zero_first in (False, True):
         for broadcast in (False, True):
             text = _program(shape, elem, "0.0", zero_first, broadcast)
-            fast, _ = _run(text, x, True)
-            plain, _ = _run(text, x, False)
+            fast = _run(text, x, True)
+            plain = _run(text, x, False)
             assert fast.dtype == plain.dtype and fast.tobytes() == plain.tobytes()
             assert not np.signbit(fast[fast == 0]).any()
 
 
 def test_the_kernel_is_chosen_for_positive_zero_only() -> None:
-    from shlo_cli.interpreter.engine import Interpreter
-    from shlo_cli.ir.parser import parse_source
-
     kinds = {}
     for zero in ("0.0", "-0.0", "1.0"):
         interpreter = Interpreter(parse_source(_program((8,), "f32", zero, True, True)))
@@ -74,9 +72,9 @@ def test_the_kernel_is_chosen_for_positive_zero_only() -> None:
         x = _data((8,), np.float32, False, 3)
         fast = interpreter.call(main, [x])[0]
         steps = next(iter(interpreter._plans.values())).steps
-        kinds[zero] = getattr(steps[-1].fn, "__qualname__", "")
-        general = _run(_program((8,), "f32", zero, True, True), x, False)[0]
+        kinds[zero] = getattr(steps[-1].fn, "__qualname__", "")  # (the maximum is last)
+        general = _run(_program((8,), "f32", zero, True, True), x, False)
         assert np.asarray(fast).tobytes() == general.tobytes()
-    assert kinds["0.0"].startswith("_max_positive_zero")
-    assert not kinds["-0.0"].startswith("_max_positive_zero")
-    assert not kinds["1.0"].startswith("_max_positive_zero")
+    assert kinds["0.0"].startswith("max_positive_zero")
+    assert not kinds["-0.0"].startswith("max_positive_zero")
+    assert not kinds["1.0"].startswith("max_positive_zero")

@@ -31,7 +31,7 @@ from .elementwise_numerics import NATIVE_ARITH, NATIVE_FLOATS, NATIVE_INTS
 from .elementwise_select import NATIVE_COMPARE
 from .in_place import writable_alone
 from .specialize_dot import _dot_general
-from .specialize_extremum import MAX_POSITIVE_ZERO, _signed_extremum, positive_zero_operand
+from .specialize_extremum import _signed_extremum, max_positive_zero, positive_zero_operand
 from .transposed_copy import transposer
 
 _BLAS_TYPES = lazy(lambda: frozenset((np.dtype(np.float32), np.dtype(np.float64))))
@@ -504,7 +504,7 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
     if name in ("stablehlo.maximum", "stablehlo.minimum"):
         if operand in NATIVE_FLOATS and all(d == operand for d in dtypes):
             if positive_zero_operand(op):
-                return MAX_POSITIVE_ZERO["kernel"]
+                return max_positive_zero()
             return _MAXIMUM[name]
         if operand in NATIVE_INTS and all(d == operand for d in dtypes):
             return np.maximum if name == "stablehlo.maximum" else np.minimum

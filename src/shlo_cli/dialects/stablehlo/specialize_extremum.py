@@ -4,6 +4,7 @@ float64 temporaries."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -112,7 +113,8 @@ def positive_zero_operand(op: Any) -> bool:
     return op.name == "stablehlo.maximum" and any(_is_positive_zero(v) for v in op.operands)
 
 
-def _max_positive_zero() -> Kernel:
+@functools.cache
+def max_positive_zero() -> Kernel:
     """maximum(x, +0) (either order): numpy's maximum is the spec's except that either zero
     may come back where the result is a zero, and there the spec's zero is +0 (its sign is
     set only when both operands' are). `+ 0` makes every zero +0 and leaves every other
@@ -136,6 +138,3 @@ def _max_positive_zero() -> Kernel:
         return general(a, b)
     kernel.blockwise = True  # type: ignore[attr-defined]  # elementwise on any slice
     return kernel
-
-
-MAX_POSITIVE_ZERO = lazy(lambda: {"kernel": _max_positive_zero()})
