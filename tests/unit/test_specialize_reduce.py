@@ -3,6 +3,8 @@ bit for bit: add, multiply, maximum, minimum, and, or over f32/f64/f16/ints/bool
 choice of reduced dimensions (none, leading, trailing, all, non-adjacent), empty inputs,
 NaN, -0.0 and infinities in data and init values; and it is the kernel chosen."""
 
+# ruff: noqa: E501  (MLIR test programs keep upstream line lengths)
+
 from __future__ import annotations
 
 import itertools
@@ -18,7 +20,7 @@ from shlo_cli.ir.diagnostics import Diagnostic
 from shlo_cli.ir.parser import parse_source
 
 ELEMS = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "i32": np.int32,
-         "ui8": np.uint8, "i1": np.bool_, "bf16": ml_dtypes.bfloat16}
+         "ui8": np.uint8, "i8": np.int8, "i1": np.bool_, "bf16": ml_dtypes.bfloat16}
 
 
 def _run(text: str, args: list, specialized: bool) -> tuple[np.ndarray, list[str]]:
@@ -34,7 +36,7 @@ def _data(rng: np.random.Generator, shape: tuple[int, ...], elem: str) -> np.nda
     if dtype == np.bool_:
         return rng.random(shape) < 0.5
     if dtype.kind in "iu":
-        return rng.integers(0, 50, shape).astype(dtype)
+        return rng.integers(0, 120, shape).astype(dtype)
     x = rng.standard_normal(shape).astype(dtype)
     flat = x.reshape(-1)
     pool = np.array([-0.0, 0.0, np.nan, np.inf, -np.inf], dtype)
@@ -84,9 +86,17 @@ CASES += [(elem, "add", dims, shape) for elem in ("f32", "f64", "f16")
           for dims, shape in (((0,), (40,)), ((1,), (1, 40)), ((0,), (40, 1)), ((1, 0), (3, 1)))]
 
 
+# bools and integers without the error state (_exact): reduced extents of one element, an
+# int8 sum that wraps, xor, an unsigned product
+CASES += [(elem, op, dims, shape) for elem, op in (("i1", "and"), ("i1", "xor"), ("i8", "add"),
+                                                   ("ui8", "multiply"), ("i32", "or"))
+          for dims, shape in (((1,), (1, 1)), ((1,), (4, 1)), ((0, 2), (1, 3, 1)), ((0,), (1,)),
+                              ((), (2, 3)), ((1,), (3, 40)))]
+
+
 def _specialized(kinds: list[str]) -> bool:
     return any(("bind_reduce" in k or "_sum_rows" in k or "_extremum" in k
-                or "_sum_one_row" in k) for k in kinds)
+                or "_sum_one_row" in k or "_exact" in k) for k in kinds)
 
 
 @pytest.mark.parametrize(("elem", "op", "dims", "shape"),
@@ -100,7 +110,7 @@ def test_specialized_reduce_is_the_general_path(elem: str, op: str, dims: tuple,
             f"[{', '.join(map(str, dims))}] : ({t}, {s}) -> {r}\n"
             f"  func.return %0 : {r}\n}}\n")
     rng = np.random.default_rng(len(CASES) + hash((elem, op, dims)) % 1000)
-    for init_value in ([0, 1] if elem in ("i32", "ui8", "i1") else [0.0, -0.0, 1.5, np.nan]):
+    for init_value in ([0, 1] if elem in ("i32", "ui8", "i8", "i1") else [0.0, -0.0, 1.5, np.nan]):
         x = _data(rng, shape, elem)
         init = np.asarray(init_value).astype(ELEMS[elem])
         got, kinds = _run(text, [x, init], True)
@@ -228,3 +238,59 @@ def test_bfloat16_extremum_of_zeros_is_ieee(op: str, sign: int, specialized: boo
     init = np.asarray(np.inf if op == "minimum" else -np.inf, bf16)
     got, _ = _run(text, [x, init], specialized)
     assert got.view(np.uint16).tolist() == [sign, sign]
+
+
+@pytest.mark.parametrize(("elem", "shape", "dims"), [("i1", (1, 1), (1,)), ("i32", (3, 40), (1,)),
+                                                     ("ui8", (2, 3), (0, 1))])
+def test_bool_and_integer_reductions_skip_the_error_state(elem: str, shape: tuple,
+                                                          dims: tuple) -> None:
+    """They take `_exact` (no floating-point error state), not the general kernel."""
+    out_shape = tuple(n for i, n in enumerate(shape) if i not in dims)
+    t, r, s = _t(shape, elem), _t(out_shape, elem), _t((), elem)
+    text = (f"func.func @main(%x: {t}, %i: {s}) -> {r} {{\n"
+            f"  %0 = stablehlo.reduce(%x init: %i) applies stablehlo.and across dimensions = "
+            f"[{', '.join(map(str, dims))}] : ({t}, {s}) -> {r}\n"
+            f"  func.return %0 : {r}\n}}\n")
+    x = _data(np.random.default_rng(5), shape, elem)
+    _, kinds = _run(text, [x, np.ones((), ELEMS[elem])], True)
+    assert any("_exact" in k for k in kinds)
+
+
+def test_bool_reduction_in_a_compiled_loop_is_the_general_path(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A masked RNN step's `all` of its (1, 1) mask row in a generated loop, whose init
+    value arrives as a numpy scalar: the same results as the general evaluator's loop."""
+    text = """
+func.func @main(%m: tensor<6x1x1xi1>, %h: tensor<1x4xf32>) -> tensor<1x4xf32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %c0, %acc = %h) : tensor<i32>, tensor<1x4xf32>
+  cond {
+    %n = stablehlo.constant dense<6> : tensor<i32>
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %z = stablehlo.constant dense<0> : tensor<i32>
+    %row = stablehlo.dynamic_slice %m, %i, %z, %z, sizes = [1, 1, 1] : (tensor<6x1x1xi1>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x1x1xi1>
+    %mask = stablehlo.reshape %row : (tensor<1x1x1xi1>) -> tensor<1x1xi1>
+    %not = stablehlo.not %mask : tensor<1x1xi1>
+    %t = stablehlo.constant dense<true> : tensor<i1>
+    %all = stablehlo.reduce(%not init: %t) applies stablehlo.and across dimensions = [1] : (tensor<1x1xi1>, tensor<i1>) -> tensor<1xi1>
+    %b = stablehlo.broadcast_in_dim %all, dims = [0] : (tensor<1xi1>) -> tensor<1x4xi1>
+    %two = stablehlo.constant dense<2.0> : tensor<1x4xf32>
+    %next = stablehlo.multiply %acc, %two : tensor<1x4xf32>
+    %kept = stablehlo.select %b, %acc, %next : tensor<1x4xi1>, tensor<1x4xf32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %kept : tensor<i32>, tensor<1x4xf32>
+  }
+  return %r#1 : tensor<1x4xf32>
+}
+"""
+    from loop_helpers import run_loops
+
+    mask = np.array([True, False, True, True, False, False]).reshape(6, 1, 1)
+    args = [mask, np.arange(4, dtype=np.float32).reshape(1, 4)]
+    got, sources = run_loops(text, args, True, monkeypatch)
+    want, _ = run_loops(text, args, False, monkeypatch)
+    assert sources and np.array_equal(got[0], want[0])
+    assert np.array_equal(want[0], args[1] * 2.0 ** 3)
