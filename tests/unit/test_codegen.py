@@ -9,9 +9,17 @@ import numpy as np
 import pytest
 
 import shlo_cli
+from shlo_cli.interpreter import engine
 from shlo_cli.interpreter.engine import Interpreter
 from shlo_cli.ir.diagnostics import Diagnostic
 from shlo_cli.ir.parser import parse_source
+
+
+@pytest.fixture(autouse=True)
+def _repeats_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These programs repeat ops on purpose (two reads of one element, a product read twice)
+    to test codegen's fusions: repeats stay unmerged here (test_dedupe.py merges them)."""
+    monkeypatch.setattr(engine, "merge_repeats", lambda ops, terminator: ops)
 
 PROGRAM = """
 func.func @main(%x: tensor<4xf32>, %n: tensor<i32>) -> (tensor<4xf32>, tensor<i32>, tensor<4xf32>) {

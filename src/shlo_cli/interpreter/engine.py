@@ -24,6 +24,7 @@ from ..ir.registry import BIND_HOOKS, BindHook, _bind_with, bind_after, bind_hoo
 from .allocator import tune_allocator
 from .codegen import CompiledBlock, captured_values, compile_block
 from .deadline import TimedOut
+from .dedupe import merge_repeats
 from .hoist import hoist_slices
 from .ifconvert import drop_unread, if_convert
 from .inline import inline_calls
@@ -257,6 +258,7 @@ class Interpreter:
             ops = if_convert(inline_calls(ops, self._symbols.get))
             if any(op.parent is not block for op in ops):  # copies: what they leave unread
                 ops = drop_unread(ops, terminator or ())
+            ops = merge_repeats(ops, terminator)
         return ops, terminator
 
     def _plan_block(self, block: Block, planned: list[Operation] | None = None,

@@ -39,6 +39,20 @@ class Attribute:
         return self
 
 
+def entries_key(entries: dict[str, Any]) -> tuple[Any, ...]:
+    """A hashable key of an op's properties or attributes, equal for equal dictionaries
+    (what CSE compares); an unhashable attribute counts by its text."""
+    return tuple(sorted((k, _hashable(v)) for k, v in entries.items()))
+
+
+def _hashable(value: Any) -> Any:
+    try:
+        hash(value)
+        return value
+    except TypeError:
+        return str(value)
+
+
 class UnitAttr(Attribute, Record):
     __slots__ = ()
 

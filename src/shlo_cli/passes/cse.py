@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..ir.attributes import entries_key
 from ..ir.core import Block, Module, Operation, Value
 from . import register_pass, statistic
 from .effects import has_no_effect, is_trivially_dead
@@ -71,20 +72,9 @@ def _find(scopes: list[dict[Any, Operation]], key: Any) -> Operation | None:
 
 
 def _key(op: Operation) -> Any:
-    return (op.name, tuple(map(id, op.operands)), _attrs(op.properties), _attrs(op.attributes),
-            tuple(op.result_types), tuple(_region_key(r.blocks) for r in op.regions))
-
-
-def _attrs(entries: dict[str, Any]) -> Any:
-    return tuple(sorted((k, _hashable(v)) for k, v in entries.items()))
-
-
-def _hashable(value: Any) -> Any:
-    try:
-        hash(value)
-        return value
-    except TypeError:
-        return str(value)
+    return (op.name, tuple(map(id, op.operands)), entries_key(op.properties),
+            entries_key(op.attributes), tuple(op.result_types),
+            tuple(_region_key(r.blocks) for r in op.regions))
 
 
 def _region_key(blocks: list[Block]) -> Any:
@@ -106,8 +96,8 @@ def _region_key(blocks: list[Block]) -> Any:
                 for inner in region.blocks:
                     for arg in inner.arguments:
                         numbers[arg] = len(numbers)
-            body.append((op.name, operands, _attrs(op.properties), _attrs(op.attributes),
-                         tuple(op.result_types)))
+            body.append((op.name, operands, entries_key(op.properties),
+                         entries_key(op.attributes), tuple(op.result_types)))
         ops_key.append((arg_types, tuple(body)))
     return tuple(ops_key)
 
