@@ -224,3 +224,72 @@ def test_weight_times_step(f: int, h: int, monkeypatch: pytest.MonkeyPatch) -> N
             (rng.standard_normal((h, h)) / h).astype(np.float32), np.array(t, np.int32)]
     names, plain = _same(_vector_scan(t, f, h, 0, weight_first=True), args, True, monkeypatch)
     assert plain.count("stablehlo.dot_general") - names.count("stablehlo.dot_general") == 1
+
+
+def _masked_scan(t: int, h: int, reverse: bool) -> str:
+    """A Keras masked RNN step: the step's (1, 1) mask row `not`ed and reduced with `and`,
+    broadcast to the state, picking the old state where the token is padding; integer
+    tokens summed with a wrapping add and compared, and a float comparison (NaN in the
+    inputs), feed the mask too."""
+    index = (f"%last = stablehlo.constant dense<{t - 1}> : tensor<i32>\n"
+             "    %idx = stablehlo.subtract %last, %i : tensor<i32>") if reverse else \
+        "%idx = stablehlo.add %i, %z : tensor<i32>"
+    return f"""
+func.func @main(%m: tensor<{t}x1x1xi1>, %tok: tensor<{t}x1x3xi32>, %xs: tensor<{t}x1x{h}xf32>, %h0: tensor<1x{h}xf32>, %n: tensor<i32>) -> tensor<1x{h}xf32> {{
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:5 = stablehlo.while(%i = %c0, %hh = %h0, %mm = %m, %tt = %tok, %x = %xs) : tensor<i32>, tensor<1x{h}xf32>, tensor<{t}x1x1xi1>, tensor<{t}x1x3xi32>, tensor<{t}x1x{h}xf32>
+  cond {{
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  }} do {{
+    %z = stablehlo.constant dense<0> : tensor<i32>
+    {index}
+    %mr = stablehlo.dynamic_slice %mm, %idx, %z, %z, sizes = [1, 1, 1] : (tensor<{t}x1x1xi1>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x1x1xi1>
+    %mask = stablehlo.reshape %mr : (tensor<1x1x1xi1>) -> tensor<1x1xi1>
+    %pad = stablehlo.not %mask : tensor<1x1xi1>
+    %t1 = stablehlo.constant dense<true> : tensor<i1>
+    %allpad = stablehlo.reduce(%pad init: %t1) applies stablehlo.and across dimensions = [1] : (tensor<1x1xi1>, tensor<i1>) -> tensor<1xi1>
+    %tr = stablehlo.dynamic_slice %tt, %idx, %z, %z, sizes = [1, 1, 3] : (tensor<{t}x1x3xi32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x1x3xi32>
+    %zi = stablehlo.constant dense<0> : tensor<i32>
+    %sum = stablehlo.reduce(%tr init: %zi) applies stablehlo.add across dimensions = [2] : (tensor<1x1x3xi32>, tensor<i32>) -> tensor<1x1xi32>
+    %lim = stablehlo.constant dense<0> : tensor<1x1xi32>
+    %neg = stablehlo.compare LT, %sum, %lim, SIGNED : (tensor<1x1xi32>, tensor<1x1xi32>) -> tensor<1x1xi1>
+    %negr = stablehlo.reshape %neg : (tensor<1x1xi1>) -> tensor<1xi1>
+    %skip = stablehlo.xor %allpad, %negr : tensor<1xi1>
+    %b1 = stablehlo.broadcast_in_dim %skip, dims = [0] : (tensor<1xi1>) -> tensor<1x1xi1>
+    %keep = stablehlo.broadcast_in_dim %b1, dims = [0, 1] : (tensor<1x1xi1>) -> tensor<1x{h}xi1>
+    %xr = stablehlo.dynamic_slice %x, %idx, %z, %z, sizes = [1, 1, {h}] : (tensor<{t}x1x{h}xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x1x{h}xf32>
+    %xv = stablehlo.reshape %xr : (tensor<1x1x{h}xf32>) -> tensor<1x{h}xf32>
+    %zf = stablehlo.constant dense<0.0> : tensor<1x{h}xf32>
+    %pos = stablehlo.compare GT, %xv, %zf, FLOAT : (tensor<1x{h}xf32>, tensor<1x{h}xf32>) -> tensor<1x{h}xi1>
+    %s = stablehlo.add %hh, %xv : tensor<1x{h}xf32>
+    %new = stablehlo.tanh %s : tensor<1x{h}xf32>
+    %newer = stablehlo.select %pos, %new, %s : tensor<1x{h}xi1>, tensor<1x{h}xf32>
+    %hn = stablehlo.select %keep, %hh, %newer : tensor<1x{h}xi1>, tensor<1x{h}xf32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %hn, %mm, %tt, %x : tensor<i32>, tensor<1x{h}xf32>, tensor<{t}x1x1xi1>, tensor<{t}x1x3xi32>, tensor<{t}x1x{h}xf32>
+  }}
+  return %r#1 : tensor<1x{h}xf32>
+}}
+"""
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("t,h,n", [(6, 4, 6), (9, 32, 9), (5, 3, 8), (4, 2, 0)])
+def test_masked_scan_batches_its_mask(t: int, h: int, n: int, reverse: bool,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The mask chain (not, and-reduce, a wrapping integer sum and its comparison, xor,
+    broadcasts, a float comparison) runs on the whole sequence: the body reads one
+    (1, h) mask row per step, with the unbatched results bit for bit."""
+    rng = np.random.default_rng(t * 10 + h + int(reverse))
+    mask = rng.random((t, 1, 1)) < 0.6
+    tokens = rng.integers(-2**31, 2**31 - 1, (t, 1, 3), dtype=np.int64).astype(np.int32)
+    xs = rng.standard_normal((t, 1, h)).astype(np.float32)
+    xs.reshape(-1)[rng.choice(t * h, max(1, t * h // 4), replace=False)] = np.nan
+    xs.reshape(-1)[0] = -0.0
+    args = [mask, tokens, xs, rng.standard_normal((1, h)).astype(np.float32),
+            np.array(n, np.int32)]
+    names, plain = _same(_masked_scan(t, h, reverse), args, True, monkeypatch)
+    assert names.count("stablehlo.reduce") < plain.count("stablehlo.reduce")
+    assert names.count("stablehlo.not") < plain.count("stablehlo.not")

@@ -12,8 +12,10 @@ clamped the input's: the same row) and a reshape, which codegen fuses into one r
 Only values the body's other ops read are read back.
 
 Results are bit for bit the same: elementwise ops and data movement compute each element
-from the same elements; a dot whose sums keep the reference's order (at most
-SEQUENTIAL_DEPTH terms, or exact integer and complex sums) computes each output element by
+from the same elements (a masked RNN's mask chain too: bool and integer ops, comparisons,
+and reduces of bools or integers by one op, exact in any order); a dot whose sums keep the
+reference's order (at most SEQUENTIAL_DEPTH terms, or exact integer and complex sums)
+computes each output element by
 the same products and sums in any batch (where two NaNs meet, which payload a sum keeps is
 numpy's loops' choice, as it is for the step's own kernel); a BLAS dot of one row per step
 (`x_t @ W`) becomes one `matmul` of the stacked rows, which numpy evaluates as a loop of
@@ -22,7 +24,8 @@ loop picks its BLAS routine per row from the row's shape and strides). Only ops 
 fail on operands of their static types are batched (rows no step reads are computed too),
 the index must be counted by the loop (an argument stepped by a constant, so the steps read
 about as many rows as there are), and the stacks are bounded in size (`MAX_ELEMENTS`).
-Values of one element stay per step (a scalar loop reads them as Python numbers).
+0-d values stay per step (a scalar loop reads them as Python numbers), as do other
+one-element values of float math and dots.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ import numpy as np
 
 from ..dialects.stablehlo.blas_threads import ONE_THREAD_BELOW
 from ..dialects.stablehlo.gemm import SEQUENTIAL_DEPTH, blas_dtype
+from ..dialects.stablehlo.reducer import binary_body_ops
 from ..ir.attributes import DenseArrayAttr, DialectAttr
 from ..ir.core import Block, Operation, Value
 from ..ir.types import (
@@ -54,6 +58,13 @@ FLOAT_MATH = frozenset("stablehlo." + n for n in (
     "add", "subtract", "multiply", "divide", "negate", "abs", "exponential",
     "exponential_minus_one", "log", "log_plus_one", "tanh", "logistic", "sine", "cosine",
     "sqrt", "rsqrt", "cbrt", "maximum", "minimum", "convert", "floor", "ceil"))
+# Elementwise ops that cannot fail on any element type, whose results are exact (bools,
+# masks and comparisons: a masked RNN's `not mask_t`).
+EXACT = frozenset("stablehlo." + n for n in ("not", "and", "or", "xor", "compare"))
+REDUCE = "stablehlo.reduce"
+# Batched whatever their size (one-element masks included): their chains end in values of
+# the step's full shape, and their steps cost a numpy call each.
+EXACT_STEPS = EXACT | {REDUCE} | MOVES
 DOT = "stablehlo.dot_general"
 _I64 = IntegerType(64)
 
@@ -174,6 +185,8 @@ class _Finder:
              properties: dict[str, Any], like: Operation) -> Operation:
         new = Operation(name, operands, [result], properties, location=like.location,
                         opdef=like.opdef if name == like.name else None)
+        if name == like.name:
+            new.regions = like.regions  # (a reduce's body, shared: its parent stays `like`)
         self.ops.append(new)
         return new
 
@@ -249,7 +262,7 @@ class _Finder:
             self.seeds[op.results[0]] = (op, axis)
             self.origin[op.results[0]] = op
             return
-        if op.regions or len(op.results) != 1 or not op.operands:
+        if (op.regions and op.name != REDUCE) or len(op.results) != 1 or not op.operands:
             return
         inputs = [self.batched.get(v) for v in op.operands]
         found = [b for b in inputs if b is not None]
@@ -262,12 +275,19 @@ class _Finder:
                    for v, b in zip(op.operands, inputs, strict=True)):
             return
         result = _static(op.results[0])
-        if (result is None or math.prod(result.shape) < 2
+        if (result is None or not result.shape or (math.prod(result.shape) < 2
+                                                   and op.name not in EXACT_STEPS)
                 or any(_static(v) is None for v in op.operands)):
             return
         operands: list[Value | None] = [None if b is not None else v
                                         for v, b in zip(op.operands, inputs, strict=True)]
-        if op.name in FLOAT_MATH:
+        if op.name == REDUCE:
+            self._reduce(op, result, operands, length, index)
+        elif op.name in EXACT:
+            if all(v.type.shape == result.shape for v in op.operands):  # type: ignore[attr-defined]
+                self.add(op, operands, dict(op.properties), length, index,
+                         broadcast=[k for k, b in enumerate(inputs) if b is None])
+        elif op.name in FLOAT_MATH:
             if all(is_float(t.element) for t in (result, *(v.type for v in op.operands))
                    if isinstance(t, TensorType)) and all(
                     v.type.shape == result.shape for v in op.operands):  # type: ignore[attr-defined]
@@ -277,6 +297,22 @@ class _Finder:
             self.add(op, operands, self._moved(op), length, index)
         elif op.name == DOT and len(op.operands) == 2 and len(found) == 1:
             self._dot(op, result, operands, length, index)
+
+    def _reduce(self, op: Operation, result: TensorType, operands: list[Value | None],
+                length: int, index: Value) -> None:
+        """A reduce of one stacked bool or integer input by one commutative op (and, or,
+        xor, max, min, wrapping add and multiply: exact, so any order of the terms gives
+        the same bits) with an invariant init value: the same reduce over the stack's
+        shifted dimensions."""
+        dims = _dims(op, "dimensions")
+        names = binary_body_ops(op.regions[0], 1) if len(op.regions) == 1 else None
+        if (dims is None or names is None or len(op.operands) != 2 or operands[0] is not None
+                or operands[1] is None or is_float(result.element)
+                or any(is_float(v.type.element) for v in op.operands)):  # type: ignore[attr-defined]
+            return
+        properties = {**op.properties, "dimensions": DenseArrayAttr(
+            _I64, tuple(d + 1 for d in dims))}
+        self.add(op, operands, properties, length, index)
 
     @staticmethod
     def _moved(op: Operation) -> dict[str, Any]:
@@ -403,7 +439,8 @@ def batch_scan_inputs(body: Block, ops: Sequence[Operation], returned: Sequence[
         reshape = Operation("stablehlo.reshape", [read.results[0]], [t], location=op.location)
         reshape.results = [v]
         replaced[op] = [read, reshape]
-    computing = [o for o in replaced if o.name in FLOAT_MATH or o.name == DOT]
+    computing = [o for o in replaced if o.name in FLOAT_MATH or o.name in EXACT
+                 or o.name in (REDUCE, DOT)]
     if not computing or all(replaced.values()):  # not one op fewer per step
         return None
     return Batching(finder.ops, finder.kernels, stored, replaced)
