@@ -82,3 +82,23 @@ def test_select_with_0d_operands(elem: str) -> None:
                 plain = np.where(pred, a, b)
                 assert fast.dtype == plain.dtype and fast.shape == plain.shape
                 assert fast.tobytes() == plain.tobytes()
+
+
+@pytest.mark.parametrize("elem", ["i8", "i64", "f16", "f32", "f64", "bf16"])
+@pytest.mark.parametrize("shape", [(1, 32), (5,), (2, 3, 4), (1, 1)])
+def test_small_selects_copy_the_picked_bits(elem: str, shape: tuple[int, ...]) -> None:
+    """Below _SMALL elements (a masked RNN's state select): the general evaluator's bits,
+    with either operand 0-d or a strided view."""
+    rng = np.random.default_rng(sum(shape))
+    n = int(np.prod(shape))
+    x, y = _bits(elem, shape, 7), _bits(elem, shape, 8)
+    kernel = specialize_select._select(np.dtype(TYPES[elem]), np.where)
+    wide = _bits(elem, (n * 2,), 9)
+    strided = wide[::2].reshape(shape)
+    for pred in (rng.random(shape) < 0.5, np.ones(shape, bool), np.zeros(shape, bool)):
+        s = y.reshape(-1)[:1].reshape(())
+        for a, b in ((x, y), (s, y), (x, s), (x, strided)):
+            got = kernel(pred, a, b)
+            want = np.where(pred, a, b)
+            assert got.shape == want.shape and got.dtype == want.dtype
+            assert got.tobytes() == want.tobytes()

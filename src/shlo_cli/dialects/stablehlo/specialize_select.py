@@ -7,8 +7,10 @@ in the unsigned type of the operands' width, and on_false ^ ((on_true ^ on_false
 picks every element's bits exactly (NaN payloads and signed zeros included; ml_dtypes'
 floats such as bfloat16 are selected as their bits too). A 0-d on_true or on_false (a
 `where(mask, log(x), 0)`'s splat zero, as blocked chains pass a broadcast scalar) is
-broadcast by the same bit operations, not sent to np.where. Arrays
-below `_SMALL` elements keep np.where (one call, no branch cost to speak of).
+broadcast by the same bit operations, not sent to np.where. Arrays below `_SMALL` elements
+keep its picks (no branch cost to speak of), made here directly as a copy of on_false and
+`np.copyto(..., where=pred)` of on_true (a masked RNN step's state select on 32 elements:
+1.2 us through the general evaluator's np.where, 0.75 here).
 """
 
 from __future__ import annotations
@@ -30,16 +32,21 @@ _SMALL = 2048  # below this np.where's single call costs less than the mask's fi
 
 def _select(dtype: np.dtype, general: Kernel) -> Kernel:
     unsigned = np.dtype(f"u{dtype.itemsize}")
-    array, boolean = np.ndarray, np.dtype(np.bool_)
+    array, boolean, where, copyto = np.ndarray, np.dtype(np.bool_), np.where, np.copyto
 
     def kernel(pred: Any, on_true: Any, on_false: Any) -> Any:
         if (pred.__class__ is not array or on_true.__class__ is not array
                 or on_false.__class__ is not array or pred.dtype != boolean
                 or on_true.dtype != dtype or on_false.dtype != dtype or pred.ndim == 0
-                or pred.size < _SMALL
                 or (on_true.ndim and on_true.shape != pred.shape)
                 or (on_false.ndim and on_false.shape != pred.shape)):
             return general(pred, on_true, on_false)
+        if pred.size < _SMALL:  # np.where's picks, without the general path's wrappers
+            if on_false.ndim:  # (copying bits: a quarter cheaper than np.where)
+                out = on_false.copy()
+                copyto(out, on_true, where=pred)
+                return out
+            return where(pred, on_true, on_false)
         mask = pred.view(np.uint8).astype(unsigned)  # 1 where pred holds, else 0
         np.negative(mask, out=mask)  # all ones / zero (unsigned negation wraps)
         low = on_false.view(unsigned)
