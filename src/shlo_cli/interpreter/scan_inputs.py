@@ -15,12 +15,12 @@ Results are bit for bit the same: elementwise ops and data movement compute each
 from the same elements (a masked RNN's mask chain too: bool and integer ops, comparisons,
 and reduces of bools or integers by one op, exact in any order); a dot whose sums keep the
 reference's order (at most SEQUENTIAL_DEPTH terms, or exact integer and complex sums)
-computes each output element by
-the same products and sums in any batch (where two NaNs meet, which payload a sum keeps is
-numpy's loops' choice, as it is for the step's own kernel); a BLAS dot of one row per step
-(`x_t @ W`) becomes one `matmul` of the stacked rows, which numpy evaluates as a loop of
-the same one-row BLAS call on the same layouts (the per-step kernel's own call; numpy's
-loop picks its BLAS routine per row from the row's shape and strides). Only ops that cannot
+computes each output element by the same products and sums in any batch (where two NaNs
+meet, which payload a sum keeps is numpy's loops' choice, as it is for the step's own
+kernel); a BLAS dot of one row per step (`x_t @ W`) becomes one `matmul` of the stacked
+rows, which numpy evaluates as a loop of the same one-row BLAS call on the same layouts
+(the per-step kernel's own call; numpy's loop picks its BLAS routine per row from the
+row's shape and strides). Only ops that cannot
 fail on operands of their static types are batched (rows no step reads are computed too),
 the index must be counted by the loop (an argument stepped by a constant, so the steps read
 about as many rows as there are), and the stacks are bounded in size (`MAX_ELEMENTS`).
