@@ -11,8 +11,10 @@ earlier repeats are resolved, same attributes and result types), its results are
 call result that aliases another; repeats nothing reads any more are then dropped.
 
 A pure op computes the same bits from the same operands each time it runs (its kernel is
-the earlier op's), so results do not change. Constants are not merged: the plan folds
-them, and a runtime copy would cost more. The module is not changed.
+the earlier op's), so results do not change. Constants and what is computed from them
+alone (a splat's broadcast) are not merged: the plan folds them, and a runtime copy would
+cost more and hide the constant from the kernels that take splats. The module is not
+changed.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from ..ir.core import Operation, Value
 from .ifconvert import drop_unread
 from .inline import IDENTITY
 
+CONSTANT = "stablehlo.constant"
 # Ops whose results depend on their operands and attributes alone (no effects, no random
 # bits, no regions); an op that fails fails at its first occurrence, before any repeat.
 MERGED = frozenset("stablehlo." + name for name in (
@@ -44,9 +47,14 @@ def merge_repeats(ops: list[Operation], terminator: Sequence[Value] | None) -> l
     `drop_unread` sees reads: by later ops, inside their regions, by the terminator)."""
     seen: dict[Any, Operation] = {}
     canonical: dict[Value, Value] = {}  # a repeat's result -> the earlier op's
+    constant: set[Value] = set()  # values computed from constants alone
     out: list[Operation] = []
     merged = False
     for op in ops:
+        if op.name == CONSTANT or (op.operands and all(v in constant for v in op.operands)):
+            constant.update(op.results)  # (folded by the plan: the repeat costs nothing)
+            out.append(op)
+            continue
         key = _key(op, canonical) if _mergeable(op) else None
         earlier = None if key is None else seen.get(key)
         if earlier is None:

@@ -31,6 +31,7 @@ from .inline import inline_calls
 from .licm import early_evaluator, find_invariants
 from .loopgen import Region as LoopRegion
 from .loopgen import compile_loop
+from .sink import sunk_constants
 
 RETURN_OPS = frozenset({"func.return", "stablehlo.return", "chlo.return", "builtin.return"})
 
@@ -258,6 +259,7 @@ class Interpreter:
             ops = if_convert(inline_calls(ops, self._symbols.get))
             if any(op.parent is not block for op in ops):  # copies: what they leave unread
                 ops = drop_unread(ops, terminator or ())
+            ops = sunk_constants(block, ops, terminator) + ops
             ops = merge_repeats(ops, terminator)
         return ops, terminator
 
