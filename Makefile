@@ -54,6 +54,7 @@ FUZZ_SEED ?= 1
 fuzz: bytecode
 	$(BIN)/python tests/fuzz/mutate.py --cases 10000 --seed $(FUZZ_SEED) $(CONFORMANCE)
 	$(BIN)/python tests/fuzz/generate.py --programs 2000 --seed $(FUZZ_SEED)
+	$(BIN)/python tests/fuzz/loops.py --programs 2000 --seed $(FUZZ_SEED)
 
 # Issue 12: --chlo-legalize-to-stablehlo --canonicalize --cse --stablehlo-aggressive-simplification
 # before interpreting must keep every testdata program passing (OPT_SWEEP_ARGS: --folder, --filter).
