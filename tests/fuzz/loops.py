@@ -47,6 +47,7 @@ from loops_gen import Spec, build, sink_constants  # noqa: E402
 
 from shlo_cli.interpreter import engine, licm  # noqa: E402
 from shlo_cli.interpreter.engine import Interpreter  # noqa: E402
+from shlo_cli.interpreter.io import save_arrays  # noqa: E402
 from shlo_cli.interpreter.observe import Observer  # noqa: E402
 from shlo_cli.ir import registry  # noqa: E402
 from shlo_cli.ir.parser import parse_source  # noqa: E402
@@ -124,7 +125,8 @@ def difference(a: list[np.ndarray], b: list[np.ndarray]) -> str | None:
         if x.tobytes() == y.tobytes():
             continue
         if _is_float(x.dtype):
-            fx, fy = x.astype(np.float64), y.astype(np.float64)
+            with np.errstate(all="ignore"):
+                fx, fy = x.astype(np.float64), y.astype(np.float64)
             nx, ny = np.isnan(fx), np.isnan(fy)
             if (nx == ny).all() and (fx[~nx].view(np.int64) == fy[~ny].view(np.int64)).all():
                 payload = True
@@ -275,7 +277,8 @@ def save(seed: int, spec: Spec, size: int, status: str, detail: str) -> Path:
     try:
         text, args, _ = export(spec)
         (where / "program.mlir").write_text(text)
-        np.savez(where / "inputs.npz", **{f"arg{k}": a for k, a in enumerate(args)})
+        # (bf16 and the like as raw bits and a `__dtypes__` entry, as `--inputs` reads them)
+        save_arrays(str(where / "inputs.npz"), {f"arg{k}": a for k, a in enumerate(args)})
     except Exception as e:
         text = f"(export failed: {e})"
     (where / "README").write_text(

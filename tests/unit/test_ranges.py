@@ -172,3 +172,51 @@ def test_a_scan_writing_rows_at_its_counter(i0: int, n: int,
     for a, b in zip(got, want, strict=True):
         assert type(a) is type(b) and np.asarray(a).tobytes() == np.asarray(b).tobytes()
     assert "a0 = int(a0)" in sources[0] and re.search(r"K\d+\(a2, \w+, a0, ", sources[0])
+
+
+# x[2 - i] with JAX's negative-index select, on bf16 (whose element reads are not fused into
+# Python reads; f16 for contrast): the select's pick is known (2 - i >= 0) but its result
+# goes to the numpy dynamic_slice. Found by tests/fuzz/loops.py: the pick's predicate was dropped as unread, and
+# the select still read it (KeyError from the frame).
+PICKED_TO_NUMPY = """
+func.func @main(%x: tensor<3x{e}>, %i0: tensor<i32>) -> (tensor<i32>, tensor<{e}>) {{
+  %z = stablehlo.constant dense<0.0> : tensor<{e}>
+  %r:3 = stablehlo.while(%i = %i0, %acc = %z, %xs = %x) : tensor<i32>, tensor<{e}>, tensor<3x{e}>
+  cond {{
+    %c3 = stablehlo.constant dense<3> : tensor<i32>
+    %p = stablehlo.compare LT, %i, %c3, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  }} do {{
+    %c0 = stablehlo.constant dense<0> : tensor<i32>
+    %c1 = stablehlo.constant dense<1> : tensor<i32>
+    %c2 = stablehlo.constant dense<2> : tensor<i32>
+    %c3 = stablehlo.constant dense<3> : tensor<i32>
+    %m = stablehlo.subtract %c2, %i : tensor<i32>
+    %neg = stablehlo.compare LT, %m, %c0, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %w = stablehlo.add %m, %c3 : tensor<i32>
+    %idx = stablehlo.select %neg, %w, %m : tensor<i1>, tensor<i32>
+    %s = stablehlo.dynamic_slice %xs, %idx, sizes = [1] : (tensor<3x{e}>, tensor<i32>) -> tensor<1x{e}>
+    %v = stablehlo.reshape %s : (tensor<1x{e}>) -> tensor<{e}>
+    %a = stablehlo.add %acc, %v : tensor<{e}>
+    %j = stablehlo.add %i, %c1 : tensor<i32>
+    stablehlo.return %j, %a, %xs : tensor<i32>, tensor<{e}>, tensor<3x{e}>
+  }}
+  return %r#0, %r#1 : tensor<i32>, tensor<{e}>
+}}
+"""
+
+
+@pytest.mark.parametrize("element", ["bf16", "f16"])
+@pytest.mark.parametrize("i0", [0, 1, 2, 3, -2])
+def test_a_known_pick_read_by_numpy(element: str, i0: int,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import ml_dtypes
+
+    dtype = ml_dtypes.bfloat16 if element == "bf16" else np.float16
+    text = PICKED_TO_NUMPY.format(e=element)
+    args = [np.array([1.0, 2.0, 4.0], dtype), np.array(i0, np.int32)]
+    fast, sources = _run(text, args, True, monkeypatch)
+    slow, _ = _run(text, args, False, monkeypatch)
+    assert any("if a0 >= 0" in s for s in sources)  # the versioned loop ran
+    for a, b in zip(fast, slow, strict=True):
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes()

@@ -386,7 +386,7 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             continue
         if i in scalar_steps and scalar_steps[i] != "same":
             result = step.op.results[0]
-            if (i in facts.decided or i in facts.picked) and result not in to_numpy:
+            if i in facts.decided or i in facts.picked:
                 if i in facts.decided:  # a constant, a select on it is what it picks
                     py[result] = str(facts.decided[i])
                     clean.add(result)
@@ -395,6 +395,13 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
                     py[result] = pref(v, i)
                     if v in clean:
                         clean.add(result)
+                if result in to_numpy:  # (a picking select's predicate may be dropped)
+                    kind = kind_of(result)
+                    assert kind is not None
+                    ns[f"_N{kind.dtype.name}"] = kind.to_numpy
+                    names[result] = f"{p}v{i}"
+                    code.scalar.add(len(emitted))
+                    emitted.append((f"{p}v{i} = _N{kind.dtype.name}({py[result]})", step))
                 continue
             if folded(i, step) is not None:
                 continue
