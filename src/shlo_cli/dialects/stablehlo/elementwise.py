@@ -36,6 +36,7 @@ from .elementwise_numerics import (
     make_complex,
     mlir_type_name,
     num_bits,
+    quiet_nans,
     round_complex,
     to_bits,
     upcast_to_double,
@@ -332,9 +333,10 @@ def _extremum(lhs: np.ndarray, rhs: np.ndarray, largest: bool) -> np.ndarray:
         else:
             pick = np.where(ar == br, ai < bi, ar < br)
         return np.where(pick, lhs, rhs).astype(dtype)
-    a, b = widen(lhs), widen(rhs)
+    a, b = widen(lhs), widen(rhs)  # (narrower floats: a signalling NaN made quiet)
     out = np.maximum(a, b) if largest else np.minimum(a, b)
     if is_float(dtype):
+        out = quiet_nans(out)  # IEEE-754 maximum/minimum: a quiet NaN, f64 too
         zeros = (a == 0) & (b == 0)
         if zeros.any():
             neg_a = np.signbit(a)

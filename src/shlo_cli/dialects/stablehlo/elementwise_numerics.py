@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import warnings
 from collections.abc import Callable
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -133,6 +134,19 @@ def from_bits(bits: np.ndarray, dtype: np.dtype) -> np.ndarray:
                 bits = (bits ^ sign) - sign
         return bits.view(np.int64).astype(dtype)
     return bits.astype(dtype)
+
+
+def quiet_nans(out: Any) -> Any:
+    """`out` with its NaNs quiet: IEEE-754 maximum/minimum return a signalling NaN operand
+    quieted (payload and sign kept), and so does the general evaluator (elementwise._extremum),
+    but numpy's maximum passes it on as it is. `x + 0` is x for a quiet NaN and the quiet
+    NaN of a signalling one."""
+    nan = out != out
+    if not np.count_nonzero(nan):
+        return out
+    if np.ndim(out) == 0:
+        return out + out.dtype.type(0)
+    return np.where(nan, out + out.dtype.type(0), out)
 
 
 def widen(a: np.ndarray) -> np.ndarray:

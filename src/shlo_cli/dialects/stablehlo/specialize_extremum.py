@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from ...lazy_imports import lazy
+from .elementwise_numerics import quiet_nans
 
 Kernel = Callable[..., Any]
 
@@ -59,22 +60,25 @@ def _signed_extremum(ufunc: np.ufunc, both: bool) -> Kernel:
     `ndarray.any`, whose Python wrapper costs three times numpy's maximum of 300 floats)."""
     equal, count = np.equal, np.count_nonzero
     unsigned = dict(_BITS)  # (a lazy table's lookup costs ~0.7 us a call)
+    zeros = {d: np.zeros((), d) for d in unsigned}
 
     def kernel(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         out = ufunc(a, b)
         if out.__class__ is np.ndarray and 0 < out.size < _ZERO_TEST_BELOW:
-            if out.dtype.kind == "f" and not count(equal(out, 0)):
+            zero = zeros.get(out.dtype)
+            if zero is not None and not count(equal(out, 0)):
+                out += zero  # (no zero to change: NaNs made quiet, `quiet_nans`)
                 return out
         bits = unsigned.get(out.dtype)
         if bits is None:  # a region body typed f32 called on other arrays (all_reduce)
-            return out if out.dtype.kind in "biu" else _fix_zeros(out, a, b, both)
+            return out if out.dtype.kind in "biu" else quiet_nans(_fix_zeros(out, a, b, both))
         if out.ndim == 0 or out.size == 0:
-            return _fix_zeros(out, a, b, both)
+            return quiet_nans(_fix_zeros(out, a, b, both))
         # argmax stops at the first NaN (numpy's argmax treats NaN as the largest): one
         # cheap scan and a Python float, where a reduce costs twice as much below ~2^16.
         total = out.item(out.argmax()) if out.size < _ARGMAX_BELOW else ufunc.reduce(out, None)
         if total != total:
-            return _fix_zeros(out, a, b, both)
+            return quiet_nans(_fix_zeros(out, a, b, both))
         width = 8 * out.dtype.itemsize
         ua, ub = np.asarray(a).view(bits), np.asarray(b).view(bits)
         current = out.view(bits)
