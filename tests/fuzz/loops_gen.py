@@ -8,11 +8,18 @@ ops, so a failing program can be shrunk by rebuilding it smaller.
 
 Templates: `lax.scan` (forward/reverse, xs of rank 1-3, a transposed sequence, unroll),
 `lax.fori_loop` (static bounds: jax makes a scan of it; dynamic ones: a while; 0 trips,
-negative starts), `lax.while_loop` with data-dependent conditions, each with random bodies:
-elementwise math, selects, reductions, dots (`x @ W`, `W @ x`, batched), reads at
+negative starts), `lax.while_loop` with data-dependent conditions, counted while loops
+(`k < bound`, `<=`, a flipped `>`, `!=`; steps 1-3; i8/u8/i16/i32/i64 counters near their
+types' edges; a twin counter starting equal or not), 0-d-only variants (pyscalar's Python
+numbers), LSTM/GRU steps (gates sliced from one projection), and any of them inside a
+`lax.cond`. Bodies are random: elementwise math, selects, reductions, dots (`x @ W`,
+`W @ x`, batched), cumsum/sort/argmax/gathers at data-dependent indices, reads at
 counter-derived indices (`x[i]`, `x[n-1-i]`, `x[-1-i]`, clamped dynamic slices), writes
-(`.at[i].set`, dynamic_update_slice), nested loops and `lax.cond` inside bodies, integer
-accumulators that wrap.
+(`.at[i].set`, dynamic_update_slice into zeros, a constant or an argument also returned),
+nested loops and `lax.cond` inside bodies, integer accumulators that wrap. Sizes are small
+(1-4 features), sometimes deep enough (9-47) that dots take the BLAS paths (scan_inputs.py's
+stacked matmul). `sink_constants` puts the constants jax 0.10 hoists out of loops back into
+their regions (as older exports and hand-written programs have them), for half the programs.
 """
 
 from __future__ import annotations
@@ -320,6 +327,8 @@ def build(seed: int, size: int = 12) -> Spec:
     x64 = "64" in fdt + idt + ctr
     t = int(pick([0, 1, 2, 2, 3, 3, 4, 5, 6, 9]))
     f, h = int(rng.integers(1, 5)), int(rng.integers(1, 5))
+    if rng.random() < 0.15:  # dots deeper than gemm.SEQUENTIAL_DEPTH: BLAS paths
+        f, h = int(rng.integers(9, 48)), int(rng.integers(2, 40))
     rate = float(pick([0.0, 0.02, 0.1, 0.3]))
     template = pick(TEMPLATES)
     scalar = template.endswith("_scalar")  # 0-d values only: pyscalar's Python numbers
