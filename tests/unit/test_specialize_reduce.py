@@ -31,6 +31,16 @@ def _t(shape: tuple[int, ...], elem: str) -> str:
     return "tensor<" + "".join(f"{d}x" for d in shape) + elem + ">"
 
 
+def _reduce(elem: str, op: str, dims: tuple, shape: tuple) -> str:
+    """main: reduce %x of `shape` over `dims` by `op`, from init %i."""
+    out_shape = tuple(n for i, n in enumerate(shape) if i not in dims)
+    t, r, s = _t(shape, elem), _t(out_shape, elem), _t((), elem)
+    return (f"func.func @main(%x: {t}, %i: {s}) -> {r} {{\n"
+            f"  %0 = stablehlo.reduce(%x init: %i) applies stablehlo.{op} across dimensions = "
+            f"[{', '.join(map(str, dims))}] : ({t}, {s}) -> {r}\n"
+            f"  func.return %0 : {r}\n}}\n")
+
+
 def _data(rng: np.random.Generator, shape: tuple[int, ...], elem: str) -> np.ndarray:
     dtype = np.dtype(ELEMS[elem])
     if dtype == np.bool_:
@@ -104,11 +114,7 @@ def _specialized(kinds: list[str]) -> bool:
 def test_specialized_reduce_is_the_general_path(elem: str, op: str, dims: tuple,
                                                 shape: tuple) -> None:
     out_shape = tuple(n for i, n in enumerate(shape) if i not in dims)
-    t, r, s = _t(shape, elem), _t(out_shape, elem), _t((), elem)
-    text = (f"func.func @main(%x: {t}, %i: {s}) -> {r} {{\n"
-            f"  %0 = stablehlo.reduce(%x init: %i) applies stablehlo.{op} across dimensions = "
-            f"[{', '.join(map(str, dims))}] : ({t}, {s}) -> {r}\n"
-            f"  func.return %0 : {r}\n}}\n")
+    text = _reduce(elem, op, dims, shape)
     rng = np.random.default_rng(len(CASES) + hash((elem, op, dims)) % 1000)
     for init_value in ([0, 1] if elem in ("i32", "ui8", "i8", "i1") else [0.0, -0.0, 1.5, np.nan]):
         x = _data(rng, shape, elem)
@@ -245,14 +251,8 @@ def test_bfloat16_extremum_of_zeros_is_ieee(op: str, sign: int, specialized: boo
 def test_bool_and_integer_reductions_skip_the_error_state(elem: str, shape: tuple,
                                                           dims: tuple) -> None:
     """They take `_exact` (no floating-point error state), not the general kernel."""
-    out_shape = tuple(n for i, n in enumerate(shape) if i not in dims)
-    t, r, s = _t(shape, elem), _t(out_shape, elem), _t((), elem)
-    text = (f"func.func @main(%x: {t}, %i: {s}) -> {r} {{\n"
-            f"  %0 = stablehlo.reduce(%x init: %i) applies stablehlo.and across dimensions = "
-            f"[{', '.join(map(str, dims))}] : ({t}, {s}) -> {r}\n"
-            f"  func.return %0 : {r}\n}}\n")
     x = _data(np.random.default_rng(5), shape, elem)
-    _, kinds = _run(text, [x, np.ones((), ELEMS[elem])], True)
+    _, kinds = _run(_reduce(elem, "and", dims, shape), [x, np.ones((), ELEMS[elem])], True)
     assert any("_exact" in k for k in kinds)
 
 
