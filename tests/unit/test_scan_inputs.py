@@ -147,14 +147,17 @@ def test_models_keep_their_bits(monkeypatch: pytest.MonkeyPatch) -> None:
         import defs  # type: ignore[import-not-found]
     finally:
         sys.path.remove(here)
-    for name in ("simple_rnn", "gru", "bilstm"):
+    # (each with one op fewer per step: an input projection; the scalar RNN's u * x[i])
+    fewer = {"simple_rnn": "stablehlo.dot_general", "gru": "stablehlo.dot_general",
+             "bilstm": "stablehlo.dot_general", "rnn_scalar": "stablehlo.multiply"}
+    for name, op in fewer.items():
         with open(os.path.join(here, f"{name}.mlir"), encoding="utf-8") as f:
             text = f.read()
         args = defs.inputs(name)
         got, names = _run(text, args, True, True, monkeypatch)
         want, plain = _run(text, args, False, True, monkeypatch)
         assert got.tobytes() == want.tobytes(), name
-        assert names.count("stablehlo.dot_general") < plain.count("stablehlo.dot_general"), name
+        assert names.count(op) < plain.count(op), name
 
 
 def _vector_scan(t: int, f: int, h: int, batch: int, weight_first: bool = False) -> str:
@@ -293,3 +296,52 @@ def test_masked_scan_batches_its_mask(t: int, h: int, n: int, reverse: bool,
     names, plain = _same(_masked_scan(t, h, reverse), args, True, monkeypatch)
     assert names.count("stablehlo.reduce") < plain.count("stablehlo.reduce")
     assert names.count("stablehlo.not") < plain.count("stablehlo.not")
+
+
+def _scalar_scan(t: int, e: str, reverse: bool) -> str:
+    """A scalar RNN: each step's 0-d input scaled, exponentiated and divided by loop
+    invariants (all batched: the loop reads the result from a list), then the recurrence."""
+    index = (f"%last = stablehlo.constant dense<{t - 1}> : tensor<i32>\n"
+             "    %idx = stablehlo.subtract %last, %i : tensor<i32>") if reverse else \
+        "%z = stablehlo.constant dense<0> : tensor<i32>\n    %idx = stablehlo.add %i, %z : tensor<i32>"
+    return f"""
+func.func @main(%xs: tensor<{t}x{e}>, %u: tensor<{e}>, %h0: tensor<{e}>, %n: tensor<i32>) -> tensor<{e}> {{
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:3 = stablehlo.while(%i = %c0, %h = %h0, %x = %xs) : tensor<i32>, tensor<{e}>, tensor<{t}x{e}>
+  cond {{
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  }} do {{
+    {index}
+    %e1 = stablehlo.dynamic_slice %x, %idx, sizes = [1] : (tensor<{t}x{e}>, tensor<i32>) -> tensor<1x{e}>
+    %v = stablehlo.reshape %e1 : (tensor<1x{e}>) -> tensor<{e}>
+    %a = stablehlo.multiply %v, %u : tensor<{e}>
+    %b = stablehlo.exponential %a : tensor<{e}>
+    %c = stablehlo.divide %b, %u : tensor<{e}>
+    %s = stablehlo.add %h, %c : tensor<{e}>
+    %hn = stablehlo.tanh %s : tensor<{e}>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %hn, %x : tensor<i32>, tensor<{e}>, tensor<{t}x{e}>
+  }}
+  return %r#1 : tensor<{e}>
+}}
+"""
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("e,dtype", [("f32", np.float32), ("f64", np.float64)])
+@pytest.mark.parametrize("t,n", [(12, 12), (7, 3), (5, 9), (4, 0)])
+def test_scalar_scan_inputs_are_batched(t: int, n: int, e: str, dtype: type, reverse: bool,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """0-d per-step values (a scalar RNN's u * x[i]) are batched too: the scalar loop reads
+    them from a list, with the step-by-step bits (NaN, -0.0, infinities, subnormals,
+    overflowing exponentials, a zero divisor)."""
+    rng = np.random.default_rng(t * 7 + n + int(reverse))
+    xs = (rng.standard_normal(t) * 40).astype(dtype)
+    edge = np.array([np.nan, -0.0, np.inf, -np.inf, np.finfo(dtype).tiny / 3, 1e30], dtype)
+    xs[: min(t, len(edge))] = edge[: min(t, len(edge))]
+    for u in (0.75, -0.0, 3.0):
+        args = [xs, np.array(u, dtype), np.array(0.25, dtype), np.array(n, np.int32)]
+        names, plain = _same(_scalar_scan(t, e, reverse), args, True, monkeypatch)
+        assert names.count("stablehlo.exponential") < plain.count("stablehlo.exponential")

@@ -24,8 +24,9 @@ row's shape and strides). Only ops that cannot
 fail on operands of their static types are batched (rows no step reads are computed too),
 the index must be counted by the loop (an argument stepped by a constant, so the steps read
 about as many rows as there are), and the stacks are bounded in size (`MAX_ELEMENTS`).
-0-d values stay per step (a scalar loop reads them as Python numbers), as do other
-one-element values of float math and dots.
+0-d values are batched too (a scalar loop reads their stack as a list of Python numbers,
+as it reads a vector's elements: a scalar RNN's u * x[i]); other one-element values of
+float math and dots stay per step.
 """
 
 from __future__ import annotations
@@ -275,8 +276,8 @@ class _Finder:
                    for v, b in zip(op.operands, inputs, strict=True)):
             return
         result = _static(op.results[0])
-        if (result is None or not result.shape or (math.prod(result.shape) < 2
-                                                   and op.name not in EXACT_STEPS)
+        if (result is None or (math.prod(result.shape) < 2 and result.shape
+                               and op.name not in EXACT_STEPS)
                 or any(_static(v) is None for v in op.operands)):
             return
         operands: list[Value | None] = [None if b is not None else v
