@@ -225,3 +225,43 @@ def test_hoisted_op_error_is_located_at_its_own_line(monkeypatch: pytest.MonkeyP
              for plan in interpreter._plans.values() for step in plan.steps}
     assert lines["stablehlo.exponential"] == text.splitlines().index(
         "  %e0 = stablehlo.exponential %n0 : tensor<2x4xf32>") + 1
+
+
+# A GRU step's update and reset gates: each adds the same window of two 1x3N products.
+TWO_SOURCES = """
+func.func @main(%x: tensor<2x12xf32>, %y: tensor<2x{Y}xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) {{
+  %x0 = stablehlo.slice %x [0:2, 0:4] : (tensor<2x12xf32>) -> tensor<2x4xf32>
+  %x1 = stablehlo.slice %x [0:2, 4:8] : (tensor<2x12xf32>) -> tensor<2x4xf32>
+  %x2 = stablehlo.slice %x [0:2, 8:12] : (tensor<2x12xf32>) -> tensor<2x4xf32>
+  %y0 = stablehlo.slice %y [0:2, 0:4] : (tensor<2x{Y}xf32>) -> tensor<2x4xf32>
+  %y1 = stablehlo.slice %y [0:2, {W1}] : (tensor<2x{Y}xf32>) -> tensor<2x4xf32>
+  %y2 = stablehlo.slice %y [0:2, 8:12] : (tensor<2x{Y}xf32>) -> tensor<2x4xf32>
+  %z = stablehlo.{op} %x0, %y0 : tensor<2x4xf32>
+  %r = stablehlo.{op} %x1, %y1 : tensor<2x4xf32>
+  %e0 = stablehlo.exponential %z : tensor<2x4xf32>
+  %e1 = stablehlo.exponential %r : tensor<2x4xf32>
+  %t = stablehlo.multiply %e1, %x2 : tensor<2x4xf32>
+  return %e0, %t, %y2, {RET} : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+}}
+"""
+
+
+@pytest.mark.parametrize("op", ["add", "subtract", "divide"])
+@pytest.mark.parametrize("y,w1,ret,hoisted", [
+    ("12", "4:8", "%e0", True),  # the same windows of two 2x12 values
+    ("12", "0:4", "%e0", False),  # the second pair's windows differ
+    ("16", "4:8", "%e0", False),  # values of different shapes
+    ("12", "4:8", "%y1", False),  # a slice also returned: it must stay
+])
+def test_slices_of_two_values(op: str, y: str, w1: str, ret: str, hoisted: bool,
+                              monkeypatch: pytest.MonkeyPatch) -> None:
+    text = TWO_SOURCES.format(op=op, Y=y, W1=w1, RET=ret)
+    rng = np.random.default_rng(3)
+    args = [_data(rng, (2, 12), np.float32), _data(rng, (2, int(y)), np.float32)]
+    got, names = _run(text, args, True, monkeypatch)
+    want, plain = _run(text, args, False, monkeypatch)
+    _same(got, want)
+    assert plain.count(f"stablehlo.{op}") == 2 and plain.count("stablehlo.exponential") == 2
+    assert names.count(f"stablehlo.{op}") == (1 if hoisted else 2)
+    assert names.count("stablehlo.exponential") == (1 if hoisted else 2)
+    assert names.count("stablehlo.slice") == plain.count("stablehlo.slice") - (2 if hoisted else 0)

@@ -5,8 +5,10 @@ result: `slice` x4 of a 1x256 tensor, each slice followed by the same logistic c
 (negate, exponential, add 1, divide). On small tensors each numpy call costs the same
 whatever its size, so four chains on 64 elements cost four times one chain on 256. When
 several slices of one value each feed the same elementwise op (same name and attributes,
-the slice in the same operand position, any other operand a broadcast of one scalar), the
-op is evaluated once on the whole value and each former result becomes a slice of that:
+the slice in the same operand position, any other operand a broadcast of one scalar, or
+the same window of one other value of the same shape: a GRU's gates add slices of two
+products), the op is evaluated once on the whole value and each former result becomes a
+slice of that:
 
     %s_i = slice %x [...]          %y   = op %x, broadcast(%c)       (once, x's shape)
     %u_i = op %s_i, broadcast(%c)  ->  %u_i = slice %y [...]         (same windows)
@@ -95,6 +97,18 @@ class _Block:
             return ("constant", str(t), _attr_key(source)), op
         return scalar, op
 
+    def sibling_slice(self, value: Value, slice_op: Operation) -> Operation | None:
+        """The slice defining `value` when it cuts `slice_op`'s window from a value of the
+        same shape, and `value` has one user (the op reading both)."""
+        op = self.defs.get(value)
+        if (op is None or op.name != SLICE or len(op.operands) != 1
+                or self.single_user(value) is None
+                or _static_float(op.operands[0]) is None
+                or op.operands[0].type != slice_op.operands[0].type
+                or _attr_key(op) != _attr_key(slice_op)):
+            return None
+        return op
+
 
 def _user_key(block: _Block, user: Operation, value: Value) -> tuple[Any, Any] | None:
     """What makes `user` (reading the slice result `value`) hoistable together with
@@ -107,10 +121,13 @@ def _user_key(block: _Block, user: Operation, value: Value) -> tuple[Any, Any] |
     if user.name in BINARY and len(operands) == 2 and (operands[0] is value) != (
             operands[1] is value):
         position = 0 if operands[0] is value else 1
-        splat = block.splat(operands[1 - position])
-        if splat is None:
-            return None
-        return (user.name, _attr_key(user), position, splat[0]), splat[1]
+        other = operands[1 - position]
+        splat = block.splat(other)
+        if splat is not None:
+            return (user.name, _attr_key(user), position, splat[0]), splat[1]
+        partner = block.sibling_slice(other, block.defs[value])
+        if partner is not None:
+            return (user.name, _attr_key(user), position, partner.operands[0]), partner
     return None
 
 
@@ -155,21 +172,24 @@ def _hoist_once(ops: list[Operation], pinned: set[Value]) -> list[Operation] | N
 def _rewrite(ops: list[Operation], source: Value, source_type: TensorType, position: int,
              members: list[tuple[int, int, Any]]) -> list[Operation]:
     first = min(j for _, j, _ in members)
-    i0, j0, broadcast = next(m for m in members if m[1] == first)
+    i0, j0, extra = next(m for m in members if m[1] == first)
     user = ops[j0]
     element = user.results[0].type.element  # type: ignore[attr-defined]
     whole = TensorType(tuple(source_type.shape), element)
     inserted: list[Operation] = []
     operands = [source]
-    if broadcast is not None:
-        scalar_type = broadcast.results[0].type
-        wide = _clone(broadcast, list(broadcast.operands),
+    removed = {i for i, _, _ in members}
+    if extra is not None and extra.name == SLICE:  # the other operand: a sibling slice
+        operands.insert(1 - position, extra.operands[0])
+        removed.update(ops.index(partner) for _, _, partner in members)
+    elif extra is not None:  # a splat, broadcast to the whole shape
+        scalar_type = extra.results[0].type
+        wide = _clone(extra, list(extra.operands),
                       TensorType(tuple(source_type.shape), scalar_type.element))
         inserted.append(wide)
         operands.insert(1 - position, wide.results[0])
     hoisted = _clone(user, operands, whole)
     inserted.append(hoisted)
-    removed = {i for i, _, _ in members}
     replaced = {j: _clone(ops[i], [hoisted.results[0]], ops[j].results[0].type,  # type: ignore[arg-type]
                           defines=ops[j].results[0])
                 for i, j, _ in members}
