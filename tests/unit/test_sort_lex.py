@@ -166,3 +166,39 @@ func.func @main(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
         for r in range(4):
             assert sorted(v.tobytes() for v in out[r]) == sorted(v.tobytes() for v in x[r])
         assert out[3].tobytes() == np.sort(x[3]).tobytes()
+
+
+# jax.export defines the comparator's constants at the top of `main`: the region reads them.
+KEY_ONLY = """
+    %2 = stablehlo.compare EQ, %c, %cst, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %3 = stablehlo.select %2, %cst, %c : tensor<i1>, tensor<f32>
+    %4 = stablehlo.compare NE, %c, %c, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %5 = stablehlo.select %4, %cst_1, %3 : tensor<i1>, tensor<f32>
+    %6 = stablehlo.compare EQ, %d, %cst, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %7 = stablehlo.select %6, %cst, %d : tensor<i1>, tensor<f32>
+    %8 = stablehlo.compare NE, %d, %d, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %9 = stablehlo.select %8, %cst_1, %7 : tensor<i1>, tensor<f32>
+    %r = stablehlo.compare LT, %5, %9, TOTALORDER : (tensor<f32>, tensor<f32>) -> tensor<i1>"""
+_CONSTANTS = """
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %cst_1 = stablehlo.constant dense<0x7FC00000> : tensor<f32>"""
+
+
+@pytest.mark.parametrize("body", ["key_only", "jax"])
+@pytest.mark.parametrize("nan", [False, True])
+def test_constants_read_from_outside_the_comparator(body: str, nan: bool,
+                                                    monkeypatch: Any) -> None:
+    """The comparator's 0.0 and NaN defined before the sort (as jax.export writes them) keep
+    the key and lexsort paths, with the merge sort's results."""
+    text = KEY_ONLY if body == "key_only" else "".join(
+        line for line in JAX.splitlines(keepends=True) if "stablehlo.constant" not in line)
+    sort_head = '  %0:3 = "stablehlo.sort"'
+    program = _program(text, (5, 30), 1).replace(sort_head, _CONSTANTS.lstrip("\n") + "\n"
+                                                  + sort_head)
+    rng = np.random.default_rng(40 + nan)
+    args = _data(rng, (5, 30), nan)
+    if nan:  # quiet NaNs (a signalling one on a TOTALORDER level takes the merge sort)
+        args[1][np.isnan(args[1])] = np.float32(np.nan)
+    if body == "key_only":
+        monkeypatch.setattr(sort, "_lex_permutation", lambda *a: None)
+    _same(program, args, monkeypatch, fast=True)

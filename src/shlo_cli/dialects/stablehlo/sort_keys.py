@@ -35,8 +35,10 @@ class KeyComparator:
 
 def _arg_deps(value: Value, block: Block, memo: dict[int, frozenset[int] | None]
               ) -> frozenset[int] | None:
-    """Indices of the block arguments `value` depends on; None if it depends on anything
-    else than block arguments and region-free ops of this block."""
+    """Indices of the block arguments `value` depends on; None if it depends on an op of
+    this block that has regions. A value the block reads from outside (jax.export defines
+    the comparator's 0.0 and NaN at the top of `main`) is the same in every comparison:
+    it depends on none."""
     key = id(value)
     if key in memo:
         return memo[key]
@@ -55,8 +57,10 @@ def _arg_deps(value: Value, block: Block, memo: dict[int, frozenset[int] | None]
             deps |= sub
         if result is not None:
             result = frozenset(deps)
-    else:
+    elif isinstance(owner, Operation) and owner.parent is block:
         result = None
+    else:
+        result = frozenset()
     memo[key] = result
     return result
 
