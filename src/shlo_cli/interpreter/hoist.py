@@ -98,10 +98,11 @@ class _Block:
         return scalar, op
 
     def sibling_slice(self, value: Value, slice_op: Operation) -> Operation | None:
-        """The slice defining `value` when it cuts `slice_op`'s window from a value of the
-        same shape, and `value` has one user (the op reading both)."""
+        """The slice defining `value` when it cuts `slice_op`'s window from another value of
+        the same shape, and `value` has one user (the op reading both)."""
         op = self.defs.get(value)
         if (op is None or op.name != SLICE or len(op.operands) != 1
+                or op.operands[0] is slice_op.operands[0]
                 or self.single_user(value) is None
                 or _static_float(op.operands[0]) is None
                 or op.operands[0].type != slice_op.operands[0].type
