@@ -21,6 +21,7 @@ CORE = (
 
 BIND = (
     "shlo_cli.dialects.chlo.specialize_top_k",
+    "shlo_cli.dialects.stablehlo.composite_kernels",
     "shlo_cli.dialects.stablehlo.dynamic_conv",
     "shlo_cli.dialects.stablehlo.quantization",
     "shlo_cli.dialects.stablehlo.specialize",

@@ -75,6 +75,12 @@ def _top_k(k: int, general: Kernel) -> Kernel:
     return kernel
 
 
+def top_k_kernel(k: int, n: int, general: Kernel) -> Kernel:
+    """The selecting kernel where it pays (rows of n at least _RATIO times k), else
+    `general`: for callers binding a top_k outside a chlo.top_k op."""
+    return _top_k(k, general) if 0 < k and k * _RATIO <= n else general
+
+
 def bind_top_k(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | None:
     """A selecting top_k kernel for rows much longer than k, or None (the general
     evaluator)."""
