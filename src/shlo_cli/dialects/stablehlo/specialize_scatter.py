@@ -8,7 +8,8 @@ last and as large as the operand's rows. The general evaluator builds the spec's
 grid per update element for that; here each update row has one target row, in bounds
 exactly when 0 <= id < rows (the window's other indices start at 0 and span the row), and
 the update computation is a single ufunc (`ufunc.at`, applied in update order, as the general
-path applies it element by element) or a plain replacement (the last update of a row wins).
+path applies it element by element; or the same steps grouped into rounds, below, for rows of
+a matrix) or a plain replacement (the last update of a row wins).
 Rows along another axis a (`inserted_window_dims = scatter_dims_to_operand_dims = [a]`, the
 window the operand without axis a, in order) are the same on the result with axis a moved to
 the front (a view: the writes land in the result). Anything else, or operands of other
@@ -182,7 +183,7 @@ def bind_scatter(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | 
     if combiners is None:
         return None
     combine = combiners[0]
-    in_rounds = combine not in (_KEEP, _REPLACE) and _round_safe(combine, dtypes[0])
+    in_rounds = _rounds_pay(combine, dtypes[0], operand)
     found_rows = _row_batch(dims, operand, indices, updates)
     if found_rows is None:
         found_points = _point_batch(dims, operand, indices, updates)
@@ -278,6 +279,16 @@ def _round_safe(combine: Any, dtype: np.dtype) -> bool:
     and bool arithmetic always; f32 / f64 when the data passes `_plain_floats` (other floats
     convert through wider types, possibly differently in the two loops)."""
     return dtype.kind in "biu" or (dtype.name in _EXACT_FLOATS and combine in _FLOAT_UFUNCS)
+
+
+def _rounds_pay(combine: Any, dtype: np.dtype, operand: tuple[int, ...]) -> bool:
+    """Whether to try rounds for a ufunc region: where they give `ufunc.at`'s bits, and not
+    into a vector (`x.at[ids].add(v)`, bincount), where `ufunc.at`'s one-dimensional indexed
+    loop (numpy >= 1.25; measured on 1.26 and 2.4) beats the rounds' sort and gather 3-100x
+    for every element type and region (a program adding 50k f32 into 4096: 0.79 -> 0.13 ms),
+    applying the same ufunc to the same operands in the same order."""
+    return (len(operand) > 1 and combine not in (_KEEP, _REPLACE)
+            and _round_safe(combine, dtype))
 
 
 _FLOAT_UFUNCS = lazy(lambda: (np.add, np.multiply, np.maximum, np.minimum))
