@@ -220,3 +220,19 @@ def test_a_known_pick_read_by_numpy(element: str, i0: int,
     assert any("if a0 >= 0" in s for s in sources)  # the versioned loop ran
     for a, b in zip(fast, slow, strict=True):
         assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+def test_a_bound_read_from_outside_the_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The versioned loop's own condition reads an enclosing value (the bound, a function
+    argument): it is read at the loop's entry for that version too."""
+    text = _program("i32", 6, 1, "LT", False).replace(
+        "      %c = stablehlo.constant dense<6> : tensor<i32>\n", "").replace(
+        "%a0: tensor<i32>)", "%a0: tensor<i32>, %c: tensor<i32>)")
+    xs = np.array([0.5, -0.0, np.nan, 1e-45, -3.0, np.inf, 2.0, 0.25], np.float32)
+    for i0, j0, n in [(0, 0, 6), (2, 2, 100), (-3, -3, 4), (1, 0, 5), (7, 7, 3)]:
+        args = [xs, np.int32(i0), np.int32(j0), np.float32(0.75), np.int32(-4), np.int32(n)]
+        got, sources = _run(text, args, True, monkeypatch)
+        want, _ = _run(text, args, False, monkeypatch)
+        for a, b in zip(got, want, strict=True):
+            assert type(a) is type(b) and np.asarray(a).tobytes() == np.asarray(b).tobytes()
+    assert "    if a1 == a0" in sources[0]

@@ -100,7 +100,8 @@ def compile_loop(cond: Region, body: Region, early: Callable[..., None] | None,
         if not {i for i in fast[0].scalar_args & fast[1].scalar_args
                 if fast[1].clean_returned[i]} == slots:
             fast = None
-    for line in step.outer + (fast[1].outer if fast else []):  # (after EARLY: invariants)
+    # (after EARLY: invariants; the versioned condition's own reads of enclosing values too)
+    for line in step.outer + (fast[0].outer + fast[1].outer if fast else []):
         src.add(line, 1)
     src.add("cap = CAP()", 1)
     src.add("count = 0", 1)
