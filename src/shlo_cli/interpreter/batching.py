@@ -6,7 +6,8 @@ calls whatever the size, so both vectors stacked along their first dimension cos
 call and a concatenation. The kernel is elementwise and its results do not depend on the
 array they are computed in, so each element is what it was. The second call's operand
 must not depend on the first call's result; the pure steps it depends on that stand
-between the two calls move up, before the first (an order of pure steps is free).
+between the two calls move up, before the first (an order of pure steps is free), and the
+second call moves next to the first.
 """
 
 from __future__ import annotations
@@ -72,8 +73,12 @@ def batch_pairs(steps: Sequence[Any], captured: set[Value]
             continue
         rest = [k for k in range(i, partner) if k not in moved]
         order[i:partner] = [order[k] for k in sorted(moved)] + [order[k] for k in rest]
-        pairs[i + len(moved)] = partner
-        i = partner + 1  # (the next pair's reordering stays after this one)
+        first = i + len(moved)
+        # the second's operand is computed before the first now: it moves next to it (both
+        # results are defined there), and a pair may start among the steps it passed
+        order.insert(first + 1, order.pop(partner))
+        pairs[first] = first + 1
+        i = first + 2
     return order, pairs
 
 

@@ -29,6 +29,7 @@ from .hoist import hoist_slices
 from .ifconvert import drop_unread, if_convert
 from .inline import inline_calls
 from .licm import early_evaluator, find_invariants
+from .loopfuse import fuse_loops
 from .loopgen import Region as LoopRegion
 from .loopgen import compile_loop
 from .sink import sunk_constants
@@ -260,7 +261,7 @@ class Interpreter:
             if any(op.parent is not block for op in ops):  # copies: what they leave unread
                 ops = drop_unread(ops, terminator or ())
             ops = sunk_constants(block, ops, terminator) + ops
-            ops = merge_repeats(ops, terminator)
+            ops = fuse_loops(merge_repeats(ops, terminator), self._symbols.get)
         return ops, terminator
 
     def _plan_block(self, block: Block, planned: list[Operation] | None = None,
