@@ -21,7 +21,8 @@ from shlo_cli.ir.parser import parse_source
 from shlo_cli.ir.registry import BIND_HOOKS
 
 ELEMS = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "bf16": ml_dtypes.bfloat16,
-         "i32": np.int32, "ui8": np.uint8, "i64": np.int64, "ui32": np.uint32}
+         "i32": np.int32, "ui8": np.uint8, "i64": np.int64, "ui32": np.uint32, "i8": np.int8,
+         "i1": np.bool_}
 
 # Reducer bodies: %a, %b the two values (accumulator first), %i, %j their indices.
 JAX_MAX = """
@@ -141,6 +142,8 @@ def _values(rng: np.random.Generator, shape: tuple[int, ...], elem: str,
     """Few distinct values (ties everywhere), zeros of both signs, infinities, extremes,
     NaNs of several payloads and signs, and whole rows of one value."""
     dtype = np.dtype(ELEMS[elem])
+    if dtype.kind == "b":
+        return rng.random(shape) < rng.random()
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
         pool = np.array([info.min, info.max, 0, 1, info.max - 1, 7], dtype)
@@ -176,6 +179,8 @@ def _indices(rng: np.random.Generator, shape: tuple[int, ...], dims: tuple[int, 
 
 def _inits(elem: str) -> list:
     dtype = np.dtype(ELEMS[elem])
+    if dtype.kind == "b":
+        return [False, True]
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
         return [info.min, info.max, 0, 7]
@@ -300,3 +305,122 @@ def test_flat_gather_is_take_along_axis() -> None:
             got = specialize_argreduce._take_at(a, flat, k)
             want = np.take_along_axis(a, k[..., None], axis=-1)[..., 0]
             assert got.shape == want.shape and got.tobytes() == want.tobytes()
+
+
+# ---- the per-call fast path (specialize_argreduce_fast) ------------------------------------
+
+
+def _iota_program(body: str, shape: tuple[int, ...], dim: int, elem: str, index: str) -> str:
+    """_program with the indices made by an iota along the reduced axis (JAX's argmax)."""
+    text = _program(body, shape, (dim,), elem, index)
+    ti = _t(shape, index)
+    return (text.replace(f"%ix: {ti}, ", "")
+            .replace("  %r:2", f"  %ix = stablehlo.iota dim = {dim} : {ti}\n  %r:2"))
+
+
+def _edge_rows(rng: np.random.Generator, x: np.ndarray, dim: int) -> np.ndarray:
+    """x with whole reduced rows (along `dim`) of one value, of zeros of both signs next to
+    smaller or larger values, and of one extreme value."""
+    rows = np.moveaxis(x, dim, -1)  # (a view: writes land in x)
+    n, kept = rows.shape[-1], rows.ndim - 1
+    first, last = (0,) * kept, (-1,) * kept  # (one row of a 1-D input)
+    other = (-1,) + (0,) * (kept - 1) if kept else ()
+    if x.dtype.kind == "b":
+        rows[first] = rng.random() < 0.5
+        return x
+    if x.dtype.kind in "iu":
+        info = np.iinfo(x.dtype)
+        rows[first], rows[last] = info.min, info.max
+        return x
+    with np.errstate(invalid="ignore"):
+        rows[first] = rng.choice(np.array([-0.0, 0.0, np.inf, -np.inf, 1.5, _NANS[0]]))
+        rows[last] = rng.choice(np.array([-0.0, 0.0, -1.0]), n)
+        rows[other] = rng.choice(np.array([-0.0, 0.0, 1.0]), n)
+        if kept > 1:
+            rows[(0,) * (kept - 1) + (-1,)] = rng.choice(np.array([-0.0, 0.0]), n)
+    return x
+
+
+FAST_ELEMS = ["f32", "f16", "bf16", "f64", "i8", "i32", "ui32", "i1"]
+FAST_CASES = [(body, elem, dim) for body in ("jax_max", "jax_min", "ge_min", "last_min")
+              for elem in FAST_ELEMS for dim in (0, 1, 2)]
+
+
+@pytest.mark.parametrize(("body", "elem", "dim"), FAST_CASES)
+def test_fast_path_is_the_general_path(body: str, elem: str, dim: int) -> None:
+    """Random 3-D inputs rich in ties, +-0, +-inf, NaN (both signs, several payloads),
+    all-equal reduced rows and extreme integers, reduced over the first, middle or last axis
+    with iota indices (i32 and i64) and arbitrary ones, contiguous and strided, every kind of
+    init value: the kernel's result is the general path's, bit for bit."""
+    shape = (4, 5, 6)
+    rng = np.random.default_rng(abs(hash((body, elem, dim))) % 10_000)
+    for trial, init in enumerate(_inits(elem) * 2):
+        index = "i64" if trial % 2 else "i32"
+        x = _edge_rows(rng, _values(rng, shape, elem, nan=trial % 4 < 2), dim)
+        if trial % 4 == 3:
+            x = np.swapaxes(np.swapaxes(x, 0, 2).copy(), 0, 2)  # (strided, same values)
+        x0 = np.asarray(init).astype(ELEMS[elem])
+        i0 = np.asarray([0, -1, 2][trial % 3]).astype(ELEMS[index])
+        if trial % 3 != 2:
+            _check(_iota_program(BODIES[body], shape, dim, elem, index), [x, x0, i0])
+        else:
+            text = _program(BODIES[body], shape, (dim,), elem, index)
+            _check(text, [x, _indices(rng, shape, (dim,), index, False), x0, i0])
+
+
+@pytest.mark.parametrize("elem", ["f32", "bf16", "i32", "i1"])
+@pytest.mark.parametrize("shape", [(0, 3, 4), (3, 0, 4), (3, 4, 0), (0,), (5,)])
+def test_fast_path_empty_and_vector_inputs(elem: str, shape: tuple) -> None:
+    """An empty reduced axis (the init everywhere), empty kept axes, and 1-D inputs to 0-d
+    results, on every axis, with an iota's indices or arbitrary ones."""
+    rng = np.random.default_rng(len(shape) + sum(shape))
+    for dim in range(len(shape)):
+        for body in ("jax_max", "jax_min", "ge_min"):
+            for init in _inits(elem):
+                x = (_values(rng, shape, elem, nan=True) if 0 not in shape
+                     else np.zeros(shape, ELEMS[elem]))
+                args = [x, np.asarray(init).astype(ELEMS[elem]), np.int32(3)]
+                if body == "ge_min":  # (indices of its own, not an iota)
+                    text = _program(BODIES[body], shape, (dim,), elem, "i32")
+                    args.insert(1, _indices(rng, shape, (dim,), "i32", False))
+                else:
+                    text = _iota_program(BODIES[body], shape, dim, elem, "i32")
+                _check(text, args)
+
+
+def _identity_init(body: str, dtype: np.dtype) -> object:
+    """JAX's init for argmax (body jax_max) or argmin: the order's least or greatest value."""
+    largest = body == "jax_max"
+    if dtype.kind in "fV":
+        return -np.inf if largest else np.inf
+    if dtype.kind == "b":
+        return not largest
+    return np.iinfo(dtype).min if largest else np.iinfo(dtype).max
+
+
+@pytest.mark.parametrize("elem", ["f32", "bf16", "f16", "f64", "i32", "i1"])
+@pytest.mark.parametrize(("shape", "dim"), [((32, 32), 0), ((32, 32), 1), ((3, 7, 5), 1),
+                                            ((200,), 0), ((2, 67, 33), 1), ((2, 67, 33), 2)])
+def test_jax_argmax_takes_the_fast_path(monkeypatch: pytest.MonkeyPatch, elem: str,
+                                        shape: tuple, dim: int) -> None:
+    """JAX's argmax/argmin (an iota's indices, NaN first, the lower index and the last
+    equal value on ties) never needs `arg_reduce`'s row work, whatever the data (NaN, rows
+    of zeros of both signs, long rows numpy's SIMD argmax scans) and the init, and agrees
+    with the general path."""
+    def no_row_work(*args: object) -> None:
+        raise AssertionError("arg_reduce called")
+    rng = np.random.default_rng(sum(shape) + dim)
+    dtype = np.dtype(ELEMS[elem])
+    for body in ("jax_max", "jax_min"):
+        text = _iota_program(BODIES[body], shape, dim, elem, "i32")
+        for trial, init in enumerate([_identity_init(body, dtype)] + _inits(elem)):
+            x = _edge_rows(rng, _values(rng, shape, elem, nan=trial % 2 == 0), dim)
+            args = [x, np.asarray(init).astype(dtype), np.int32([0, 0, 5, -1][trial % 4])]
+            want, _ = _run(text, args, False)
+            with monkeypatch.context() as patch:
+                patch.setattr(specialize_argreduce, "arg_reduce", no_row_work)
+                got, kind = _run(text, args, True)
+            assert "_kernel" in kind
+            for g, w in zip(got, want, strict=True):
+                assert g.shape == w.shape and g.dtype == w.dtype
+                assert np.array_equal(_bits(g), _bits(w)), (g, w)

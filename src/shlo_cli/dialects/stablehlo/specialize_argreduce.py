@@ -19,7 +19,9 @@ the fold has a closed form (`arg_reduce`), computed with numpy's argmax/argmin:
 
 That closed form is also what any in-order bracketing of the body gives (choosing "first",
 "last", "min", "max" is associative), so it equals the general path's pairwise tree for long
-reductions as well as its sequential fold.
+reductions as well as its sequential fold. Each call first tries the few-numpy-calls form of
+`specialize_argreduce_fast` (JAX's argmax/argmin and other ties to the first index), which
+settles what it can from facts fixed when the op is bound.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from ...ir.registry import bind_after, register_bind_hook
 from ...ir.types import TensorType
 from ..quiet import switches
 from .specialize import _native_types
+from .specialize_argreduce_fast import fast_kernel
 from .specialize_reduce import reduced_layout, scalar_inits
 
 Kernel = Callable[..., Any]
@@ -330,16 +333,18 @@ def bind_argreduce(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel 
     vtype, itype = dtypes[0], dtypes[1]
     if dtypes != [vtype, itype, vtype, itype, vtype, itype]:
         return None  # (no promotion of inputs to wider accumulators)
-    if vtype.kind not in "fiuV" or itype.kind not in "iu" or not _orderable(vtype):
+    if vtype.kind not in "fiuVb" or itype.kind not in "iu" or not _orderable(vtype):
         return None
     layout = _layout(op, kwargs)
     if layout is None:
         return None
-    policy = body_policy(op.regions[0], vtype.kind not in "iu")
+    policy = body_policy(op.regions[0], vtype.kind in "fV")
     if policy is None:
         return None
     increasing = _iota_along(op, *layout, itype)
-    return _kernel(policy, *layout, vtype, itype, increasing,
+    source = op.operand_types[0]
+    assert isinstance(source, TensorType)
+    return _kernel(policy, tuple(source.shape), layout, (vtype, itype), increasing,
                    bind_after(bind_argreduce, op, opdef, kwargs))
 
 
@@ -360,9 +365,9 @@ def _iota_along(op: Operation, perm: tuple[int, ...], flat_shape: tuple[int, ...
 
 
 def _orderable(dtype: np.dtype) -> bool:
-    """Native ints and floats, and ml_dtypes' narrow floats (bf16, f8: widened to float32
-    exactly for comparing)."""
-    return dtype.kind in "iuf" or (dtype.kind == "V" and "float" in dtype.name
+    """Native bools, ints and floats, and ml_dtypes' narrow floats (bf16, f8: widened to
+    float32 exactly for comparing)."""
+    return dtype.kind in "biuf" or (dtype.kind == "V" and "float" in dtype.name
                                     and dtype.itemsize <= 2)
 
 
@@ -380,16 +385,18 @@ def _layout(op: Operation, kwargs: dict[str, Any]
     return layout if tuple(result.shape) == outer and tuple(second.shape) == outer else None
 
 
-def _kernel(policy: ArgPolicy, perm: tuple[int, ...], flat_shape: tuple[int, ...],
-            vtype: np.dtype, itype: np.dtype, increasing: bool, general: Kernel) -> Kernel:
+def _kernel(policy: ArgPolicy, shape: tuple[int, ...], layout: tuple[tuple[int, ...], ...],
+            dtypes: tuple[np.dtype, np.dtype], increasing: bool, general: Kernel) -> Kernel:
+    """The op's kernel: `fast_kernel`'s few numpy calls where they settle the fold, else
+    `arg_reduce` on the general path's flattening, else the general path itself."""
+    perm, flat_shape = layout
+    vtype, itype = dtypes
     identity = perm == tuple(range(len(perm)))
     array = np.ndarray
     quiet, loud = switches()
+    fast = fast_kernel(policy, shape, perm, flat_shape, vtype, itype, increasing)
 
-    def kernel(x: Any, idx: Any, v0: Any, i0: Any) -> Any:
-        if (x.__class__ is not array or idx.__class__ is not array or x.dtype != vtype
-                or idx.dtype != itype or np.ndim(v0) or np.ndim(i0)):
-            return general(x, idx, v0, i0)
+    def slow(x: np.ndarray, idx: np.ndarray, v0: Any, i0: Any) -> Any:
         flat_x = (x if identity else x.transpose(perm)).reshape(flat_shape)
         flat_i = (idx if identity else idx.transpose(perm)).reshape(flat_shape)
         token = quiet()
@@ -398,6 +405,16 @@ def _kernel(policy: ArgPolicy, perm: tuple[int, ...], flat_shape: tuple[int, ...
         finally:
             loud(token)
         return general(x, idx, v0, i0) if out is None else out
+
+    def kernel(x: Any, idx: Any, v0: Any, i0: Any) -> Any:
+        if (x.__class__ is not array or idx.__class__ is not array or x.dtype != vtype
+                or idx.dtype != itype or np.ndim(v0) or np.ndim(i0)):
+            return general(x, idx, v0, i0)
+        if fast is not None:
+            out = fast(x, idx, v0, i0)
+            if out is not None:
+                return out
+        return slow(x, idx, v0, i0)
     return kernel
 
 
