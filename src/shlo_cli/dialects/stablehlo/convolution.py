@@ -1,7 +1,9 @@
 """`convolution`: the kernel, syntax and verifier (`#stablehlo.conv` is in attr_conv.py).
 
 The kernel is a GEMM over a strided window view of the padded, dilated lhs (im2col); operands
-are converted to the result element type first and accumulate as dot_general's do.
+are converted to the result element type first and accumulate as dot_general's do. With lhs
+dilation (transposed convolutions) that view is mostly inserted zeros: conv_subpixel splits
+the op into ordinary convolutions of the undilated lhs, one per output phase.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ from ...lazy_imports import lazy
 from ..registry import OpDef, define_op
 from ..syntax import Custom
 from .attr_conv import ConvDims, conv_dims_from_lists, decode_conv_dims
+from .conv_subpixel import applies as subpixel_applies
+from .conv_subpixel import scatter_gemm, subpixel
 from .dimension_numbers import parse_dim_list
 from .dot_general import (
     check_inferred_shape,
@@ -80,47 +84,20 @@ def convolution(lhs: np.ndarray, rhs: np.ndarray, *, window_strides: Any = None,
             raise EvaluationError(f"{name} must be {s} positive values, got {list(values)}")
     pads = np.asarray(padding if padding is not None else (), dtype=np.int64)
     pads = pads.reshape(s, 2) if pads.size else np.zeros((s, 2), np.int64)  # empty: none
-    x = pad_dilate(x, [0, *pads[:, 0].tolist(), 0], [0, *pads[:, 1].tolist(), 0],
-                   [0, *[v - 1 for v in lhs_dil], 0], np.zeros((), work)[()])
-    sizes = list(k.shape[:s])
-    if isinstance(result_type, TensorType) and result_type.is_static:
-        counts = [result_type.shape[a] for a in d.output_spatial]
-    else:  # dynamic result: the spec's shape inference
-        counts = [0 if n < (kk - 1) * dl + 1 else (n - (kk - 1) * dl - 1) // st + 1
-                  for n, kk, dl, st in zip(x.shape[1:-1], sizes, rhs_dil, strides, strict=True)]
-    for n, c, st, kk, dl in zip(x.shape[1:-1], counts, strides, sizes, rhs_dil, strict=False):
-        if c > 0 and kk > 0 and (c - 1) * st + (kk - 1) * dl >= n:
-            raise EvaluationError("convolution window does not fit in the padded input")
-    x = _contiguous(x)
-    step = x.strides
-    windows = strided_view(
-        x, (x.shape[0], *counts, *sizes, x.shape[-1]),
-        (step[0], *[st * b for st, b in zip(strides, step[1:-1], strict=False)],
-         *[dl * b for dl, b in zip(rhs_dil, step[1:-1], strict=False)], step[-1]))
-    flips = [1 + s + i for i, flip in enumerate(window_reversal or []) if flip]
-    if flips:
-        windows = np.flip(windows, tuple(flips))
+    pairs = [(int(lo), int(hi)) for lo, hi in pads.tolist()]
+    flips = [i for i, flip in enumerate(window_reversal or []) if flip]
     groups = int(feature_group_count or 1)
     batch_groups = int(batch_group_count or 1)
-    _check_groups(windows.shape[0], windows.shape[-1], k.shape[-1], groups, batch_groups)
-    depth = int(np.prod(k.shape[:s], dtype=np.int64)) * k.shape[s]
-    # Depthwise-style grouped convolutions (many groups, a shallow sum per group: MobileNet's
-    # 3x3 depthwise has depth 9) would be one tiny GEMM per group; the reference order's
-    # multiply-adds over all groups at once are a few whole-tensor passes instead.
-    depthwise = groups > 1 and depth <= DEPTHWISE_DEPTH and dtype in _WIDE_BLAS
-    result = None
-    if blas_dtype(dtype) is not None and depth > SEQUENTIAL_DEPTH and not depthwise:
-        if (groups == 1 and batch_groups == 1 and not flips and depth > k.shape[s]
-                and k.shape[s] >= SHIFTED_RATIO * k.shape[-1]
-                and all(st == 1 for st in strides)):
-            result = conv_shifted(x, k, tuple(counts), rhs_dil, dtype)
-        if result is None:
-            result = conv_im2col(windows, k, s, groups, batch_groups, dtype)
-    elif work.kind in "iu":  # einsum copies the strided windows into one array
-        check_elements(windows.shape, windows.itemsize, "the convolution's windows")
-        result = _grouped_einsum(windows, k, s, groups, batch_groups)
+    counts = None
+    if isinstance(result_type, TensorType) and result_type.is_static:
+        counts = tuple(result_type.shape[a] for a in d.output_spatial)
+    if counts is not None and subpixel_applies(x.shape[1:-1], k, counts, strides, lhs_dil,
+                                               rhs_dil, pairs):
+        result = _by_phase(x, k, counts, strides, lhs_dil, rhs_dil, pairs, flips, groups,
+                           batch_groups, dtype)
     else:
-        result = _grouped_sequential(windows, k, s, groups, batch_groups)
+        result = _evaluate(x, k, pairs, lhs_dil, strides, rhs_dil, counts, flips, groups,
+                           batch_groups, dtype)
     inverse = [0] * (s + 2)
     inverse[d.output_batch] = 0
     for i, a in enumerate(d.output_spatial):
@@ -139,6 +116,73 @@ DEPTHWISE_DEPTH = 32
 """Grouped convolutions (f32, f64) with at most this many products per sum take the
 sequential path (see `convolution`)."""
 _WIDE_BLAS = lazy(lambda: frozenset((np.dtype(np.float32), np.dtype(np.float64))))
+
+
+def _by_phase(x: np.ndarray, k: np.ndarray, counts: tuple[int, ...], strides: list[int],
+              lhs_dil: list[int], rhs_dil: list[int], pads: list[tuple[int, int]],
+              flips: list[int], groups: int, batch_groups: int, dtype: np.dtype) -> np.ndarray:
+    """lhs dilation without its zeros (conv_subpixel), the kernel reversed up front: the
+    scatter of one GEMM where the im2col path would be a GEMM with stride 1 and no groups,
+    else one ordinary convolution per output phase."""
+    _check_groups(x.shape[0], x.shape[-1], k.shape[-1], groups, batch_groups)
+    kernel = np.flip(k, tuple(flips)) if flips else k
+    if (groups == 1 and batch_groups == 1 and all(st == 1 for st in strides)
+            and blas_dtype(dtype) is not None and math.prod(k.shape[:-1]) > SEQUENTIAL_DEPTH):
+        result = scatter_gemm(x, kernel, counts, lhs_dil, rhs_dil, pads, dtype)
+        if result is not None:
+            return result
+
+    def run(xx: np.ndarray, kk: np.ndarray, sub_pads: list[tuple[int, int]],
+            sub_strides: list[int], sub_dil: list[int], sub_counts: tuple[int, ...]
+            ) -> np.ndarray:
+        return _evaluate(xx, kk, sub_pads, [1] * len(counts), sub_strides, sub_dil, sub_counts,
+                         [], groups, batch_groups, dtype)
+    return subpixel(x, kernel, counts, strides, lhs_dil, rhs_dil, pads,
+                    x.shape[0] // batch_groups, run)
+
+
+def _evaluate(x: np.ndarray, k: np.ndarray, pads: list[tuple[int, int]], lhs_dil: list[int],
+              strides: list[int], rhs_dil: list[int], counts: tuple[int, ...] | None,
+              flips: list[int], groups: int, batch_groups: int, dtype: np.dtype) -> np.ndarray:
+    """x (N, I.., C), k (K.., C/G, F) in the work type -> (N', O.., F): windows of the padded,
+    dilated input (`counts` None: as many as fit) contracted with the kernel."""
+    s = len(strides)
+    x = pad_dilate(x, [0, *[lo for lo, _ in pads], 0], [0, *[hi for _, hi in pads], 0],
+                   [0, *[v - 1 for v in lhs_dil], 0], np.zeros((), x.dtype)[()])
+    sizes = list(k.shape[:s])
+    if counts is None:  # dynamic result: the spec's shape inference
+        counts = tuple(0 if n < (kk - 1) * dl + 1 else (n - (kk - 1) * dl - 1) // st + 1
+                       for n, kk, dl, st in zip(x.shape[1:-1], sizes, rhs_dil, strides,
+                                                strict=True))
+    for n, c, st, kk, dl in zip(x.shape[1:-1], counts, strides, sizes, rhs_dil, strict=False):
+        if c > 0 and kk > 0 and (c - 1) * st + (kk - 1) * dl >= n:
+            raise EvaluationError("convolution window does not fit in the padded input")
+    x = _contiguous(x)
+    step = x.strides
+    windows = strided_view(
+        x, (x.shape[0], *counts, *sizes, x.shape[-1]),
+        (step[0], *[st * b for st, b in zip(strides, step[1:-1], strict=False)],
+         *[dl * b for dl, b in zip(rhs_dil, step[1:-1], strict=False)], step[-1]))
+    if flips:
+        windows = np.flip(windows, tuple(1 + s + i for i in flips))
+    _check_groups(windows.shape[0], windows.shape[-1], k.shape[-1], groups, batch_groups)
+    depth = int(np.prod(k.shape[:s], dtype=np.int64)) * k.shape[s]
+    # Depthwise-style grouped convolutions (many groups, a shallow sum per group: MobileNet's
+    # 3x3 depthwise has depth 9) would be one tiny GEMM per group; the reference order's
+    # multiply-adds over all groups at once are a few whole-tensor passes instead.
+    depthwise = groups > 1 and depth <= DEPTHWISE_DEPTH and dtype in _WIDE_BLAS
+    if blas_dtype(dtype) is not None and depth > SEQUENTIAL_DEPTH and not depthwise:
+        if (groups == 1 and batch_groups == 1 and not flips and depth > k.shape[s]
+                and k.shape[s] >= SHIFTED_RATIO * k.shape[-1]
+                and all(st == 1 for st in strides)):
+            result = conv_shifted(x, k, tuple(counts), rhs_dil, dtype)
+            if result is not None:
+                return result
+        return conv_im2col(windows, k, s, groups, batch_groups, dtype)
+    if x.dtype.kind in "iu":  # einsum copies the strided windows into one array
+        check_elements(windows.shape, windows.itemsize, "the convolution's windows")
+        return _grouped_einsum(windows, k, s, groups, batch_groups)
+    return _grouped_sequential(windows, k, s, groups, batch_groups)
 
 
 def _check_groups(batch: int, channels: int, features: int, groups: int,
