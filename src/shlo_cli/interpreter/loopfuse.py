@@ -36,14 +36,14 @@ PURE = MERGED | frozenset("stablehlo." + name for name in (
     "constant", "iota", "dynamic_update_slice", "optimization_barrier")) | RETURNS
 CALL = "func.call"
 MAX_DEPTH = 4  # calls followed into callees, at most
-MAX_FUSED = 8  # loops fused into one, at most
+MAX_FUSED = 8  # fusions per block, at most
 
 Lookup = Callable[[str], "Operation | None"]
 
 
 def fuse_loops(ops: list[Operation], lookup: Lookup) -> list[Operation]:
     """`ops` (a block's plan) with each pair of fusable while ops planned as one."""
-    for _ in range(MAX_FUSED - 1):
+    for _ in range(MAX_FUSED):
         fused = _fuse_one(ops, lookup)
         if fused is None:
             break
@@ -68,8 +68,8 @@ def _fuse_one(ops: list[Operation], lookup: Lookup) -> list[Operation] | None:
 
 def _split_between(ops: list[Operation], a: int, b: int, lookup: Lookup
                    ) -> tuple[list[Operation], list[Operation]] | None:
-    """The ops between loops ops[a] and ops[b] split into those the fused loop runs after
-    (the rest) and before (those reading, through any chain, the first loop's results:
+    """The ops between loops ops[a] and ops[b] as (those that run before the fused loop,
+    those that run after it: the ones reading, through any chain, the first loop's results,
     pure ones only, as they move past the second loop); None when the second loop reads
     the first's results."""
     tainted = set(ops[a].results)
