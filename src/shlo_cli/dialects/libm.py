@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..lazy_imports import lazy, lazy_function, numpy_function
+from .layout import astype
 from .quiet import switches
 
 if TYPE_CHECKING:
@@ -348,7 +349,7 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
         doubtful = None
         token = quiet()  # overflow, invalid: those elements are redone
         try:
-            guess = x.astype(f64)
+            guess = astype(x, f64)
             evaluate(guess)
             out = narrowed(guess)
             bits = guess.view(u64)
@@ -391,7 +392,7 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
             return kernel(x)
         token = quiet()  # overflow, invalid: those elements are redone
         try:
-            guess = x.astype(f64)
+            guess = astype(x, f64)
             plain(guess, guess)
             out = multiply(guess, below).astype(dtype)
             multiply(guess, above, guess)  # (the guess is spent)
@@ -558,16 +559,15 @@ def _halves_kernel(fn: Kernel, evaluate: Callable[[np.ndarray], Any]) -> Kernel 
         doubtful = None
         token = quiet()  # overflow, invalid: those elements are redone
         try:
-            guess = x.astype(f64)
+            guess = astype(x, f64)
             evaluate(guess)
             out = guess.astype(f32)
-            # reshape(-1) flattens both in C order (a copy when not C-contiguous)
+            # reshape(-1) flattens both in C order, as _redo counts (a copy if not C-ordered)
             edge = guess.reshape(-1).view(u64).astype(u32)  # the low words
             subtract(near, edge, edge)
             left_shift(edge, move, edge)
             binade = left_shift(out.reshape(-1).view(u32), one)
             subtract(binade, start, binade)
-            # (edge and binade in C order, as _redo counts)
             doubtful = _doubtful(edge, binade, limit, band, None if defer else scalar,
                                  x, out, narrowed)
             if doubtful is not None:

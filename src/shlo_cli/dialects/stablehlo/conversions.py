@@ -22,6 +22,7 @@ from ...ir.types import (
 )
 from ...lazy_imports import lazy
 from ..asm import Format
+from ..layout import astype, dense
 from ..registry import OpDef, define_op
 from ..syntax import Custom
 from .elementwise import UNARY
@@ -85,7 +86,8 @@ def convert_array(x: np.ndarray, target: np.dtype) -> np.ndarray:
     if source == target:
         return x
     if source in _EXACT_TO_FLOAT and target in _WIDE_FLOATS:
-        return x.astype(target)
+        return astype(x, target)
+    x = dense(x)  # (a broadcast view: the steps below keep a C-ordered layout)
     if is_complex(target):
         parts = complex_parts_dtype(target)
         if is_complex(source):

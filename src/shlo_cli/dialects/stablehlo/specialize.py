@@ -25,6 +25,7 @@ from ...ir.registry import bind_after, register_bind_hook
 from ...ir.types import QuantizedType, TensorType, element_type, numpy_dtype
 from ...lazy_imports import lazy
 from .. import libm
+from ..layout import astype
 from ..quiet import switches
 from .conversions import _EXACT_TO_FLOAT, _WIDE_FLOATS, convert_array
 from .elementwise_numerics import NATIVE_ARITH, NATIVE_FLOATS, NATIVE_INTS
@@ -482,7 +483,7 @@ _identity.returns_operand = True  # type: ignore[attr-defined]  # codegen names 
 
 
 def _astype(x: np.ndarray, target: np.dtype) -> np.ndarray:
-    return x.astype(target)
+    return astype(x, target)
 
 
 _MAXIMUM = lazy(lambda: {"stablehlo.maximum": _signed_extremum(np.maximum, True),

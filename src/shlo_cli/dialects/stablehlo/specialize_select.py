@@ -47,7 +47,7 @@ def _select(dtype: np.dtype, general: Kernel) -> Kernel:
                 copyto(out, on_true, where=pred)
                 return out
             return where(pred, on_true, on_false)
-        mask = pred.view(np.uint8).astype(unsigned)  # 1 where pred holds, else 0
+        mask = pred.view(np.uint8).astype(unsigned, order="C")  # 1 where pred holds, else 0
         np.negative(mask, out=mask)  # all ones / zero (unsigned negation wraps)
         low = on_false.view(unsigned)
         mask &= on_true.view(unsigned) ^ low  # (a 0-d operand broadcasts)
