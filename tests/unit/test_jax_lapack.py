@@ -358,3 +358,33 @@ func.func @main(%a: tensor<?x4x4xf32>) -> (tensor<?x4x4xf32>, tensor<?xi32>) {
                                                           ((2,), np.int32)], {"uplo": "L"})
     np.testing.assert_array_equal(out, want)
     np.testing.assert_array_equal(info, want_info)
+
+
+def test_backend_config_is_decoded_once_per_op(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A call run many times (a solve inside a scan step) decodes its backend_config once,
+    and every run gives the same solution."""
+    from jax_call_helpers import call_module
+
+    from shlo_cli.custom_calls import registry
+    from shlo_cli.interpreter.engine import Interpreter
+    from shlo_cli.ir.parser import parse_source
+
+    decoded: list[int] = []
+    decode = registry.decode_config
+
+    def counted(target: object, op: object) -> object:
+        decoded.append(1)
+        return decode(target, op)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(registry, "decode_config", counted)
+    a = _rand((4, 4), np.float64, 8) + 4 * np.eye(4)
+    b = _rand((4, 3), np.float64, 9)
+    text = call_module("lapack_dtrsm_ffi", [a, b], [(b.shape, np.float64)],
+                       {"side": "L", "uplo": "L", "trans_x": "N", "diag": "N"})
+    interpreter = Interpreter(parse_source(text))
+    main = interpreter.lookup_function("main")
+    first = np.asarray(interpreter.call(main, [a, b])[0])
+    for _ in range(4):
+        assert np.asarray(interpreter.call(main, [a, b])[0]).tobytes() == first.tobytes()
+    assert len(decoded) == 1
+    _close(np.tril(a) @ first, b, 1e-12)

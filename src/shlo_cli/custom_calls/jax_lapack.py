@@ -127,6 +127,10 @@ def _batched(call: TargetCall, fn: Callable[..., Sequence[Any]],
     """Apply `fn` to every batch element; `inputs` pairs each array with its item rank."""
     arrays = [np.asarray(a) for a, _ in inputs]
     batch = arrays[0].shape[: arrays[0].ndim - inputs[0][1]]
+    if not batch:  # one item (a solve inside a scan step): no stacking
+        single = list(fn(*arrays))
+        return [np.asarray(single[j]).astype(numpy_dtype(rtype.element))
+                for j, rtype in enumerate(call.result_types)]
     per_item: list[list[Any]] = []
     for idx in np.ndindex(*batch):
         per_item.append(list(fn(*(a[idx] for a in arrays))))

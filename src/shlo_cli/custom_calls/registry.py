@@ -180,12 +180,14 @@ def register_target(
                     shape_operands)
     _TARGETS[name] = target
     _VERIFIED.clear()
+    _PREPARED.clear()
     return target
 
 
 def unregister_target(name: str) -> None:
     _TARGETS.pop(name, None)
     _VERIFIED.clear()
+    _PREPARED.clear()
 
 
 def lookup_target(name: str) -> Target | None:
@@ -262,7 +264,17 @@ def _result_shapes(types: list[Any], shapes: list[Any]) -> list[Any]:
     return out
 
 
-def _make_call(target: Target, operands: Sequence[Any], op: Any, ctx: Any) -> TargetCall:
+_Static = tuple[list[Type], dict[str, Any], list[Type], frozenset[int]]
+# id(op) -> (op, target, what its calls take from the op alone), decoded once per op: a
+# LAPACK call in a loop body paid ~20 us per step decoding its backend_config again
+_PREPARED: dict[int, tuple[Any, Target, _Static]] = {}
+
+
+def _static_parts(target: Target, op: Any) -> _Static:
+    """Result types, decoded config, operand types and dropped shape operands of `op`."""
+    entry = _PREPARED.get(id(op)) if op is not None else None
+    if entry is not None and entry[0] is op and entry[1] is target:
+        return entry[2]
     result_types = list(getattr(op, "result_types", None) or [])
     packed = _tuple_result(op)
     if packed is not None:
@@ -271,6 +283,16 @@ def _make_call(target: Target, operands: Sequence[Any], op: Any, ctx: Any) -> Ta
         k: c.default for k, c in target.config.items()}
     operand_types = list(getattr(op, "operand_types", None) or [])
     dropped = frozenset() if target.shape_operands else shape_operand_indices(op)
+    parts = (result_types, config, operand_types, dropped)
+    if op is not None:
+        _PREPARED[id(op)] = (op, target, parts)
+    return parts
+
+
+def _make_call(target: Target, operands: Sequence[Any], op: Any, ctx: Any) -> TargetCall:
+    static_types, static_config, static_operand_types, dropped = _static_parts(target, op)
+    result_types, config = list(static_types), dict(static_config)
+    operand_types = list(static_operand_types)
     if dropped:
         result_types = _result_shapes(result_types, [operands[i] for i in sorted(dropped)
                                                      if i < len(operands)])
