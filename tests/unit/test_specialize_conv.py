@@ -64,6 +64,9 @@ CASES = [
     ((1, 8, 8, 3), (3, 3, 3, 16), 1, 1, 1, "nhwc"),  # stem: depth 27
     ((2, 10, 10, 12), (3, 3, 12, 6), 1, 1, 1, "nchw"),  # NCHW / OIHW, shifted
     ((1, 9, 9, 12), (3, 3, 12, 20), 2, 1, 1, "nchw"),  # NCHW / OIHW, im2col
+    ((1, 16, 16, 1), (3, 3, 1, 1), 1, 1, 1, "nchw"),  # one channel (a stencil): tap by tap
+    ((2, 12, 10, 1), (3, 3, 1, 4), 2, 1, 2, "nhwc"),  # one channel, strided and dilated
+    ((1, 9, 9, 1), (5, 5, 1, 2), 1, 0, 1, "nhwc"),  # one channel, 5x5, no padding
 ]
 
 

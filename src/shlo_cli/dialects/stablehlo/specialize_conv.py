@@ -16,6 +16,7 @@ an op's kernel never runs again before it returns.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -150,6 +151,9 @@ def bind_convolution(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
     window_shape = (batch, *counts, *sizes, channels)
     direct = not any_pad and all(kk == 1 for kk in sizes) and all(st == 1 for st in strides)
     zero = dtype.type(0)
+    lead = (slice(None),) * (1 + s)  # batch and output positions
+    taps: list[tuple[Any, ...]] | None = None if channels != 1 else [
+        (*lead, *tap, 0) for tap in itertools.product(*(range(kk) for kk in sizes))]
 
     def kernel(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
         x = padded_input(lhs)
@@ -166,7 +170,12 @@ def bind_convolution(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
             kept = bufs.get("rows")
             if kept is None:
                 kept = bufs["rows"] = np.empty((batch * opos, depth), dtype)
-            np.copyto(kept.reshape(window_shape), windows)
+            if taps is None:
+                np.copyto(kept.reshape(window_shape), windows)
+            else:  # one channel: numpy copies tap by tap 3x faster than whole windows
+                into = kept.reshape(window_shape)
+                for tap in taps:
+                    into[tap] = windows[tap]
             rows = kept
         with np.errstate(all="ignore"):
             out = matmul(rows, kmat)
