@@ -392,7 +392,7 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
             return kernel(x)
         token = quiet()  # overflow, invalid: those elements are redone
         try:
-            guess = astype(x, f64)
+            guess = x.astype(f64)  # (never a broadcast view: specialize._VIEW_FROM > _SMALL)
             plain(guess, guess)
             out = multiply(guess, below).astype(dtype)
             multiply(guess, above, guess)  # (the guess is spent)
