@@ -258,6 +258,26 @@ def test_missing_key_in_npz_names_argument(tmp_path: Path,
     assert "argument #1 'n' of type tensor<i32> is missing" in err and "'arg1' or 'n'" in err
 
 
+def test_positional_npz_files_read_as_arguments_and_results(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`np.savez(f, x, n)` names its arrays arr_0, arr_1: they are the arguments (and, for
+    --expected-output, the results) in order."""
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.savez(tmp_path / "in.npz", x, np.int32(7))
+    np.savez(tmp_path / "good.npz", 2 * x, np.int32(7))
+    np.savez(tmp_path / "bad.npz", 2 * x, np.int32(8))
+    prog = write(tmp_path, ADD)
+    code, out, err = run(capsys, prog, inputs=str(tmp_path / "in.npz"),
+                         expected_output=str(tmp_path / "good.npz"))
+    assert code == 0 and "result0: ok" in out and "result1: ok" in out, out + err
+    code, out, _ = run(capsys, prog, inputs=str(tmp_path / "in.npz"),
+                       expected_output=str(tmp_path / "bad.npz"))
+    assert code == 1 and "result1: MISMATCH" in out
+    np.savez(tmp_path / "mixed.npz", np.ones((2, 3), np.float32), n=np.int32(1))
+    code, _, err = run(capsys, prog, inputs=str(tmp_path / "mixed.npz"))
+    assert code == 1 and "'arg0'" in err  # arr_0 beside a named key: not positional
+
+
 def test_save_results_npy_and_npz(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     prog = write(tmp_path, IDENTITY.format(t="f32"))
     code, out, err = run(capsys, prog, input_values=("2x3xf32=1 2 3 4 5 6",),

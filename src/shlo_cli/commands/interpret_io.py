@@ -19,6 +19,7 @@ from ..interpreter.io import (
     input_from_option,
     inputs_from_npz,
     parse_dims,
+    positional_keys,
     random_inputs,
     read_array_file,
     results_dict,
@@ -41,8 +42,8 @@ def data_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     opts = [
         click.option("--inputs", "inputs", default=None, metavar="FILE.npz",
-                     help="Arguments from a .npz file: keys arg0, arg1, ... or the "
-                          "arguments' names."),
+                     help="Arguments from a .npz file: keys arg0, arg1, ..., the "
+                          "arguments' names, or arr_0, arr_1, ... (np.savez)."),
         click.option("--input", "input_values", multiple=True, metavar="@FILE.npy|LITERAL",
                      help="One argument, in order: @FILE.npy or an IREE-style literal such "
                           "as '2x3xf32=1 2 3 4 5 6'. Repeat for each argument."),
@@ -56,7 +57,8 @@ def data_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--save-results", default=None, metavar="FILE.npz|FILE.npy",
                      help="Save results (result0, result1, ...) instead of printing them."),
         click.option("--expected-output", default=None, metavar="@FILE.npz",
-                     help="Compare results with a .npz/.npy file; exit 1 on mismatch."),
+                     help="Compare results with a .npz/.npy file (keys result0, ... "
+                          "or arr_0, ...); exit 1 on mismatch."),
         click.option("--rtol", type=float, default=None, help="Relative tolerance "
                      "(default per dtype: f64 1e-9, f32 1e-4, f16/bf16 1e-2, f8 0.125)."),
         click.option("--atol", type=float, default=None, help="Absolute tolerance "
@@ -198,7 +200,7 @@ class DataOptions(Struct):
         if not self.expected_output:
             return True
         path = self.expected_output.removeprefix("@")
-        expected = read_array_file(path)
+        expected = positional_keys(read_array_file(path), "result")
         if "" in expected:
             expected = {"result0": expected.pop("")}
         for key, value in arrays.items():  # raw bits of bf16, f8, ... saved by other tools

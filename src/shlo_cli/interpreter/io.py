@@ -251,9 +251,18 @@ def read_array_file(path: str) -> dict[str, np.ndarray]:
     return arrays
 
 
+def positional_keys(arrays: dict[str, np.ndarray], stem: str) -> dict[str, np.ndarray]:
+    """`arrays` with numpy's names for unnamed arrays (`np.savez(f, x, y)` writes `arr_0`,
+    `arr_1`, ...) read as `{stem}0`, `{stem}1`, ...: the file a user saves first."""
+    if not arrays or not all(key.startswith("arr_") and key[4:].isdigit() for key in arrays):
+        return arrays
+    return {f"{stem}{int(key[4:])}": value for key, value in arrays.items()}
+
+
 def inputs_from_npz(path: str, signature: Signature) -> list[np.ndarray]:
-    """`--inputs FILE.npz`: keys `arg0`, `arg1`, ... or the arguments' names."""
-    arrays = read_array_file(path)
+    """`--inputs FILE.npz`: keys `arg0`, `arg1`, ..., the arguments' names, or numpy's
+    `arr_0`, `arr_1`, ... of `np.savez(path, *arrays)`."""
+    arrays = positional_keys(read_array_file(path), "arg")
     if "" in arrays and len(arrays) == 1:
         arrays = {"arg0": arrays[""]}
     values = []
