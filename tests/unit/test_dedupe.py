@@ -89,6 +89,8 @@ def _run(text: str, args: list[np.ndarray], merged: bool,
     with monkeypatch.context() as m:
         # (a scan's mask chain is otherwise batched before the loop: scan_inputs.py)
         m.setattr(licm, "batch_scan_inputs", lambda *a, **k: None)
+        # (and its one-element mask broadcasts read as 0-d: scalar_predicates.py)
+        m.setattr(engine, "scalar_predicates", lambda ops, kept: ops)
         if not merged:
             m.setattr(engine, "merge_repeats", lambda ops, terminator: ops)
         interpreter = Interpreter(parse_source(text))

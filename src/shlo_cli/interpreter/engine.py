@@ -32,6 +32,7 @@ from .licm import early_evaluator, find_invariants
 from .loopfuse import fuse_loops
 from .loopgen import Region as LoopRegion
 from .loopgen import compile_loop
+from .scalar_predicates import scalar_predicates
 from .sink import sunk_constants
 
 RETURN_OPS = frozenset({"func.return", "stablehlo.return", "chlo.return", "builtin.return"})
@@ -260,6 +261,7 @@ class Interpreter:
             ops = if_convert(inline_calls(ops, self._symbols.get))
             if any(op.parent is not block for op in ops):  # copies: what they leave unread
                 ops = drop_unread(ops, terminator or ())
+            ops = scalar_predicates(ops, terminator or ())
             ops = sunk_constants(block, ops, terminator) + ops
             ops = fuse_loops(merge_repeats(ops, terminator), self._symbols.get)
         return ops, terminator
