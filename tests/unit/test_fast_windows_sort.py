@@ -10,6 +10,7 @@ import functools
 import numpy as np
 import pytest
 
+from shlo_cli.dialects.stablehlo import window_algorithms
 from shlo_cli.dialects.stablehlo.reduce_window import pad_dilate
 from shlo_cli.dialects.stablehlo.window_algorithms import (
     fast_reduce_window,
@@ -81,7 +82,8 @@ def _fast(name, x, init, window, strides, base, dil, low, high):
     counts = [0 if w == 0 else max(0, (n - ((w - 1) * d + 1)) // s + 1)
               for n, w, d, s in zip(padded.shape, window, dil, strides, strict=False)]
     return fast_reduce_window("stablehlo." + name, padded, np.asarray(init, x.dtype),
-                              [max(v, 0) for v in low], counts, strides, window, dil)
+                              [max(v, 0) for v in low], counts, strides, window, dil,
+                              [max(v, 0) for v in high])
 
 
 CUMULATIVE = [  # (op, dtype, init): jax's cumsum/cumprod/cummax/cummin lowering
@@ -106,6 +108,21 @@ def test_cumulative_windows_match_literal(name, dtype, init, n, reverse):
     _same(_fast(*args), _literal(*args))
 
 
+def test_reverse_float_cumsum_folds_only_live_windows(monkeypatch):
+    """jax's reverse cumsum/cumprod (padding behind) skips the plain offset fold; the
+    trailing `+ init` steps stop at their fixed point (here after -0 + 0 = +0)."""
+    def refuse(*args):
+        raise AssertionError("the plain offset fold ran")
+
+    monkeypatch.setattr(window_algorithms, "_offset_fold", refuse)
+    for name, init in (("add", 0.0), ("multiply", 1.0), ("add", -0.0)):
+        x = _data(np.random.default_rng(7), (4, 90, 3), "float32")
+        x[1, 80:, 0] = -0.0
+        init = np.asarray(init, np.float32)
+        args = (name, x, init, [1, 90, 1], [1, 1, 1], [1, 1, 1], [1, 1, 1], [0, 0, 0], [0, 89, 0])
+        _same(_fast(*args), _literal(*args))
+
+
 GENERAL = [  # (window, strides, base dilation, window dilation, low, high)
     ([3, 3], [2, 2], [1, 1], [1, 1], [1, 1], [1, 1]),
     ([2, 40], [1, 3], [1, 1], [1, 1], [0, 39], [0, 0]),
@@ -113,6 +130,8 @@ GENERAL = [  # (window, strides, base dilation, window dilation, low, high)
     ([5, 9], [2, 1], [2, 1], [1, 2], [2, 1], [-1, 3]),
     ([1, 50], [1, 1], [1, 1], [1, 1], [0, 10], [0, 10]),
     ([4, 12], [3, 5], [1, 1], [1, 1], [0, 0], [0, 0]),
+    ([1, 50], [1, 1], [1, 1], [1, 1], [0, 0], [0, 30]),  # padded behind only, short of w - 1
+    ([2, 45], [1, 1], [1, 2], [1, 1], [0, 0], [1, 44]),  # ... over a base-dilated operand
 ]
 
 

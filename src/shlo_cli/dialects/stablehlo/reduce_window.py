@@ -130,7 +130,8 @@ def windowed_reduce(args: Sequence[np.ndarray], window_dimensions: Sequence[int]
     views = [window_view(x, counts, strides, window, dil) for x in padded]  # checks the fit
     if fast is not None:  # no materialized windows (see window_algorithms)
         lead = [max(lo, 0) for lo in low]
-        done = [fast_reduce_window(name, x, i, lead, counts, strides, window, dil)
+        trail = [max(hi, 0) for hi in high]
+        done = [fast_reduce_window(name, x, i, lead, counts, strides, window, dil, trail)
                 for name, x, i in zip(fast, padded, init_values, strict=True)]
         if all(d is not None for d in done):
             return pack_results(done)

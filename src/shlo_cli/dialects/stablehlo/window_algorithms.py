@@ -13,6 +13,13 @@ result equals the plain evaluation's bit for bit:
   `init op init == init` bit for bit, the padding in front of each window leaves `init`
   unchanged, so window i folds to entry `end_i` of one `ufunc.accumulate` over
   `[init, padded[lead:]...]`: the same operations in the same order.
+- float `add`/`multiply` with one long window whose padding is all behind the operand (jax's
+  reverse cumsum/cumprod: high padding = length - 1): window i folds x[i], x[i+1], ... then
+  the padding, left to right; no two windows share a partial result, so the work stays
+  quadratic, but `trailing_fold` skips what the plain fold wastes: each data step touches
+  only the windows that still have data there (half the work), and the trailing padding
+  steps stop once folding `init` changes no window (`-0 + 0` is `+0`, then nothing moves).
+  Same operations on the same operands in the same order per window.
 - integer ops (wrapping: associative and commutative), bool ops and float `maximum`/`minimum`
   (spec semantics: NaN wins, -0 < +0; associative and commutative, so exact in any order):
   per axis, sliding-window doubling (O(n log w)), axes one after another, then `init op`.
@@ -29,6 +36,7 @@ from ...lazy_imports import lazy
 SMALL_WINDOW = 32  # up to this many window elements, the offset fold is cheapest
 
 Binary = Callable[["np.ndarray", "np.ndarray"], "np.ndarray"]
+Step = Callable[[list["np.ndarray"], list["np.ndarray"]], list["np.ndarray"]]
 
 _NATIVE_INT = lazy(lambda: frozenset(np.dtype(t) for t in (
     np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)))
@@ -185,12 +193,71 @@ def _cumulative(ufunc: np.ufunc, padded: np.ndarray, init: np.ndarray, lead: Seq
     return np.ascontiguousarray(np.moveaxis(acc[..., picks], -1, axis))
 
 
+def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    """Bitwise equality (NaN payloads and zero signs count)."""
+    return bool(np.array_equal(np.ascontiguousarray(a).view(np.uint8),
+                               np.ascontiguousarray(b).view(np.uint8)))
+
+
+def trailing_fold(step: Step, data: list[np.ndarray], inits: list[np.ndarray], count: int,
+                  width: int) -> list[np.ndarray]:
+    """Windows i < count (<= n) of `width` over `data` (axis 0 of length n) then init padding,
+    each folded left to right: `acc = step(acc, element)` from the inits over data[i..] and
+    then its max(0, i + width - n) padding elements. Data step k runs only on the windows
+    with data at k; padding steps stop once one changes no window's bits (a fixed point of
+    `step(., init)` stays fixed). `step` works elementwise on whole arrays."""
+    n = data[0].shape[0]
+    outer = data[0].shape[1:]
+    acc = [np.empty((count,) + outer, x.dtype) for x in data]
+    for a, i in zip(acc, inits, strict=True):
+        a[...] = i
+    for k in range(min(width, n)):
+        m = min(count, n - k)
+        rows = [a[:m] for a in acc]
+        for row, v in zip(rows, step(rows, [x[k:k + m] for x in data]), strict=True):
+            if v is not row:
+                row[...] = v
+    t = 1
+    while (start := max(0, n - width + t)) < count:
+        rows = [a[start:] for a in acc]
+        old = [r.copy() for r in rows]  # `step` may write into its first operands
+        new = step(rows, [np.broadcast_to(i, r.shape) for i, r in zip(inits, rows, strict=True)])
+        settled = all(same_bits(v, r) for v, r in zip(new, old, strict=True))
+        for row, v in zip(rows, new, strict=True):
+            if v is not row:
+                row[...] = v
+        if settled:
+            break
+        t += 1
+    return acc
+
+
+def _trailing(fn: np.ufunc, padded: np.ndarray, init: np.ndarray, lead: Sequence[int],
+              trail: Sequence[int], counts: Sequence[int], strides: Sequence[int],
+              window: Sequence[int], dilations: Sequence[int]) -> np.ndarray | None:
+    """A long window along one axis padded only behind (see the module docstring), else None."""
+    long_axes = [a for a, w in enumerate(window) if w > 1]
+    if len(long_axes) != 1:
+        return None
+    axis = long_axes[0]
+    c, s, w, d = counts[axis], strides[axis], window[axis], dilations[axis]
+    n = padded.shape[axis] - trail[axis]  # data (and any interior padding) ends here
+    if lead[axis] or s != 1 or d != 1 or c == 0 or n <= 0 or trail[axis] > w - 1:
+        return None
+    index = [slice(0, n) if a == axis else _offset_slice(0, cc, ss, dd)
+             for a, (cc, ss, dd) in enumerate(zip(counts, strides, dilations, strict=True))]
+    data = np.ascontiguousarray(np.moveaxis(padded[tuple(index)], axis, 0))
+    out = trailing_fold(lambda a, x: [fn(a[0], x[0], out=a[0])], [data], [init], c, w)[0]
+    return np.ascontiguousarray(np.moveaxis(out, 0, axis))
+
+
 def fast_reduce_window(name: str, padded: np.ndarray, init: np.ndarray, lead: Sequence[int],
                        counts: Sequence[int], strides: Sequence[int], window: Sequence[int],
-                       dilations: Sequence[int]) -> np.ndarray | None:
+                       dilations: Sequence[int],
+                       trail: Sequence[int] | None = None) -> np.ndarray | None:
     """reduce_window of one input whose body is `name(acc, x)`, on the padded, base-dilated
-    operand; `lead[a]` leading elements of axis a are padding (= init). None when no fast
-    path applies (the caller evaluates plainly)."""
+    operand; `lead[a]` leading and `trail[a]` trailing elements of axis a are padding
+    (= init). None when no fast path applies (the caller evaluates plainly)."""
     kind = _classify(name, padded.dtype)
     if kind is None:
         return None
@@ -208,6 +275,8 @@ def fast_reduce_window(name: str, padded: np.ndarray, init: np.ndarray, lead: Se
             return _separable(fn, padded, init, counts, strides, window, dilations)
         assert isinstance(fn, np.ufunc)
         done = _cumulative(fn, padded, init, lead, counts, strides, window, dilations)
+        if done is None and trail is not None:
+            done = _trailing(fn, padded, init, lead, trail, counts, strides, window, dilations)
         if done is not None:
             return done
         return _offset_fold(fn, padded, init, counts, strides, window, dilations)
