@@ -1,8 +1,10 @@
-"""Running-fold cumulative reduce_window (dialects/stablehlo/specialize_cumulative.py) gives
-the general evaluator's bits: jax's cumlogsumexp body along either axis with NaN, ±inf and
--0.0; windows longer than the axis; two reduced inputs (a running arg-max); several element
-types; a body whose fold of the init value is not the init value (the general path runs);
-other windows (strided, short, padded elsewhere) are left to the general evaluator."""
+"""Cumulative reduce_window with a general body (dialects/stablehlo/specialize_cumulative.py)
+gives the general evaluator's bits, forward (running fold), reverse (trailing fold) and for
+windows past the sequential limit (shared-subtree tree): jax's cumlogsumexp body along either
+axis with NaN, ±inf and -0.0; windows longer than the axis; two reduced inputs (a running
+arg-max); several element types; a body whose fold of the init value is not the init value;
+other windows (strided, padded on both sides, two long axes) are left to the general
+evaluator, and so are empty operands."""
 
 # ruff: noqa: E501  (MLIR test programs keep upstream line lengths)
 
@@ -32,6 +34,12 @@ AFFINE = """
       %2 = stablehlo.add %1, %b : {s}
       stablehlo.return %2 : {s}"""
 
+LEAKY = """
+      %h = stablehlo.constant dense<0.75> : {s}
+      %1 = stablehlo.multiply %a, %h : {s}
+      %2 = stablehlo.add %1, %b : {s}
+      stablehlo.return %2 : {s}"""  # order-sensitive (neither commutative nor associative)
+
 
 def _t(shape: tuple[int, ...], elem: str) -> str:
     return "tensor<" + "".join(f"{d}x" for d in shape) + elem + ">"
@@ -56,16 +64,38 @@ func.func @main(%x: {t}, %init: {s}) -> {r} {{
 """
 
 
+KINDS = ("_running_fold", "_reverse_fold", "_tree_windows")
+
+
+def _kind(kernel: object) -> str | None:
+    name = getattr(kernel, "__qualname__", "")
+    return next((k for k in KINDS if name.startswith(k)), None)
+
+
 def _running(kernel: object) -> bool:
-    return getattr(kernel, "__qualname__", "").startswith("_running_fold")
+    return _kind(kernel) == "_running_fold"
 
 
-def _check(text: str, x: np.ndarray, init: float, bound: bool = True) -> None:
+def _check(text: str, x: np.ndarray, init: float, bound: bool | str = True) -> None:
+    """Bitwise equal to the general evaluator; `bound` names the kernel kind (True: the
+    running fold, False: none)."""
     args = [x, np.array(init, x.dtype)]
     fast, kernel = run_first_op(text, args, specialize_cumulative.bind_cumulative, True)
     plain, _ = run_first_op(text, args, specialize_cumulative.bind_cumulative, False)
-    assert _running(kernel) == bound
+    want = "_running_fold" if bound is True else None if bound is False else bound
+    assert _kind(kernel) == want
+    _same(fast, plain)
+
+
+def _same(fast: np.ndarray, plain: np.ndarray) -> None:
+    """Same bits, but for which NaN comes out where a binary op meets two (numpy's
+    contiguous and strided loops pick different operands, so the general path's own choice
+    depends on its array layout): NaN where the general path has NaN."""
     assert fast.dtype == plain.dtype and fast.shape == plain.shape
+    if fast.dtype.kind in "fV":
+        nan = np.isnan(plain.astype(np.float64))
+        assert np.array_equal(np.isnan(fast.astype(np.float64)), nan)
+        fast, plain = fast[~nan], plain[~nan]
     assert fast.tobytes() == plain.tobytes()
 
 
@@ -124,14 +154,81 @@ func.func @main(%x: {t}, %ix: {ti}, %m: {s}, %z: {i}) -> ({t}, {ti}) {{
     fast, kernel = run_first_op(text, args, specialize_cumulative.bind_cumulative, True)
     plain, _ = run_first_op(text, args, specialize_cumulative.bind_cumulative, False)
     assert _running(kernel)
-    assert fast.tobytes() == plain.tobytes()
+    _same(fast, plain)
+
+
+@pytest.mark.parametrize("elem", ["f32", "f16", "bf16", "f64"])
+def test_reverse_cumlogsumexp_matches_general_evaluator(elem: str) -> None:
+    """Padding behind the operand (`reverse=True`): each window folds from its own start."""
+    dtype = {"f32": np.float32, "f16": np.float16, "bf16": ml_dtypes.bfloat16,
+             "f64": np.float64}[elem]
+    x = _values((24, 40), dtype, 6)
+    _check(_program((24, 40), elem, LOGADDEXP, [24, 1], [[0, 23], [0, 0]]), x, -np.inf,
+           "_reverse_fold")
+    _check(_program((24, 40), elem, LOGADDEXP, [1, 40], [[0, 0], [0, 39]]), x, -np.inf,
+           "_reverse_fold")
+    _check(_program((24, 40), elem, LOGADDEXP, [1, 50], [[0, 0], [0, 49]]), x, -np.inf,
+           "_reverse_fold")  # a window longer than the axis
+    _check(_program((24, 40), elem, LOGADDEXP, [1, 9], [[0, 0], [0, 3]]), x, -np.inf,
+           "_reverse_fold")  # a sliding window padded behind, short of w - 1
+    _check(_program((24, 40), elem, LEAKY, [1, 40], [[0, 0], [0, 39]]), x, 0.5,
+           "_reverse_fold")
+
+
+def test_reverse_fold_with_other_inits_types_and_shapes() -> None:
+    """Padding steps that change the accumulator every time (`a * init + init` with init
+    1.0), integers, a size-1 axis, three axes, and an empty operand (the general path)."""
+    y = _values((6, 30), np.float32, 7)
+    _check(_program((6, 30), "f32", AFFINE, [1, 30], [[0, 0], [0, 29]]), y, 1.0,
+           "_reverse_fold")
+    _check(_program((6, 30), "f32", AFFINE, [1, 30], [[0, 0], [0, 29]]), y, -0.0,
+           "_reverse_fold")
+    x = np.random.default_rng(8).integers(-5, 5, (6, 30)).astype(np.int32)
+    _check(_program((6, 30), "i32", AFFINE, [1, 30], [[0, 0], [0, 29]]), x, 0, "_reverse_fold")
+    _check(_program((6, 1), "f32", LOGADDEXP, [2, 1], [[0, 1], [0, 0]]), y[:, :1].copy(),
+           -np.inf, "_reverse_fold")
+    z = _values((4, 5, 6), np.float32, 9)
+    _check(_program((4, 5, 6), "f32", LOGADDEXP, [1, 5, 1], [[0, 0], [0, 4], [0, 0]]), z,
+           -np.inf, "_reverse_fold")
+    _check(_program((4, 5, 6), "f32", LOGADDEXP, [1, 1, 6], [[0, 0], [0, 0], [5, 0]]), z,
+           -np.inf)
+    e = np.zeros((0, 30), np.float32)
+    _check(_program((0, 30), "f32", LOGADDEXP, [1, 30], [[0, 0], [0, 29]]), e, -np.inf,
+           "_reverse_fold")
+
+
+@pytest.mark.parametrize("width,padding", [
+    (1500, [1499, 0]), (1500, [0, 1499]),  # jax's forward and reverse cumulative windows
+    (1025, [0, 1024]), (1031, [1030, 0]),  # odd widths: carried last nodes
+    (1100, [200, 50]), (1026, [0, 0]),  # padded on both sides; unpadded
+])
+def test_long_windows_share_subtrees(width: int, padding: list[int]) -> None:
+    """Windows past the sequential limit: the general path's pairwise tree per window."""
+    x = _values((2, 1500), np.float32, width)
+    _check(_program((2, 1500), "f32", LOGADDEXP, [1, width], [[0, 0], padding]), x, -np.inf,
+           "_tree_windows")
+    y = np.random.default_rng(width).standard_normal((2, 1500)).astype(np.float32)
+    _check(_program((2, 1500), "f32", LEAKY, [1, width], [[0, 0], padding]), y, 0.5,
+           "_tree_windows")
+
+
+def test_long_windows_other_types_and_axes() -> None:
+    x = _values((1200, 2), ml_dtypes.bfloat16, 10)
+    _check(_program((1200, 2), "bf16", LOGADDEXP, [1200, 1], [[0, 1199], [0, 0]]), x, -np.inf,
+           "_tree_windows")
+    y = _values((1, 1100), np.float64, 11)
+    _check(_program((1, 1100), "f64", AFFINE, [1, 1100], [[0, 0], [1099, 0]]), y, 1.0,
+           "_tree_windows")
+    i = np.random.default_rng(12).integers(-3, 3, (3, 1050)).astype(np.int32)
+    _check(_program((3, 1050), "i32", AFFINE, [1, 1050], [[0, 0], [0, 1049]]), i, 0,
+           "_tree_windows")
 
 
 def test_other_windows_keep_the_general_path() -> None:
     x = _values((12, 10), np.float32, 5)
     for window, padding, strides in (([12, 1], [[11, 0], [0, 0]], [2, 1]),  # strided
                                      ([6, 1], [[5, 0], [0, 0]], None),  # shorter than the axis
-                                     ([12, 1], [[0, 11], [0, 0]], None),  # reversed
+                                     ([6, 1], [[3, 2], [0, 0]], None),  # padded on both sides
                                      ([12, 2], [[11, 0], [1, 0]], None)):  # two long axes
         _check(_program((12, 10), "f32", LOGADDEXP, window, padding, strides), x, -np.inf,
                bound=False)

@@ -1,17 +1,32 @@
 """Cumulative `reduce_window` with a general body (jax's cumlogsumexp, any cumulative scan
-whose body is not a single op) as a running fold (an engine binding hook).
+whose body is not a single op), forward or reverse, as folds that share work between
+windows (an engine binding hook).
 
 jax lowers a cumulative reduction along axis a of length n to a reduce_window whose window
-covers w >= n elements along a (1 elsewhere), strides and dilations 1, and low padding w - 1
-on a. The general evaluator folds each window in order, `acc = body(acc, element)` from the
-init value, one call per window position over every output: n body calls on n x (the rest)
-elements, O(n^2) work (a 512x512 cumlogsumexp: 512 calls of ten ops on 262,144 elements).
-Output i's window is w - 1 - i copies of the padding value (the init value) then x[0..i].
-When body(init, init) is init, bit for bit, at every position (checked on each call, on the
-whole init-filled slice: the first step of every padded window), the padding folds away and
-output i is output i - 1 folded with x[i]: the same body calls on the same operands, one per
-element of the axis, each on one slice. Otherwise, and for windows past the general path's
-sequential limit (it folds those as a tree), the general evaluator runs.
+covers w >= n elements along a (1 elsewhere), strides and dilations 1, and padding w - 1 on
+a: low for a forward scan, high for `reverse=True`. The general evaluator materializes every
+window and reduces it: for w <= SEQUENTIAL_LIMIT folding in order, `acc = body(acc, e)` from
+the init value (the reference interpreter's order), beyond it as a pairwise tree, O(n * w)
+body work either way (a 32x2048 cumlogsumexp: 15 s). Here, with the same body calls on the
+same operands for every window, so the same bits:
+
+- forward, w <= limit: output i's window is w - 1 - i copies of the padding value (the init
+  value) then x[0..i]. When body(init, init) is init, bit for bit, at every position
+  (checked on each call, on the whole init-filled slice: the first step of every padded
+  window), the padding folds away and output i is output i - 1 folded with x[i]: one body
+  call per element of the axis, each on one slice.
+- reverse, w <= limit: window i is x[i..n-1] then padding, folded from x[i]; no two windows
+  share a partial fold, so `trailing_fold` (window_algorithms) runs each data step only on
+  the windows with data there and stops the padding steps at their fixed point.
+- w > limit (any one-axis window of stride 1, padded on either side): the tree has the same
+  shape for every window, and every node but the last of each level is a perfect subtree
+  over 2^l consecutive padded elements, so it is one entry of P_l, where
+  P_l[s] = body(P_l-1[s], P_l-1[s + 2^(l-1)]) over all starts s: log2(w) body calls on
+  arrays of the padded length. The last node of a level (an odd element carried up, or
+  merged with it) is one array over the windows, updated once per level.
+
+Anything else (other windows, non-scalar init values, bodies that only run on scalars)
+runs the general evaluator.
 """
 
 from __future__ import annotations
@@ -26,6 +41,7 @@ from ...ir.diagnostics import Diagnostic
 from ...ir.registry import bind_after, register_bind_hook
 from ...ir.types import TensorType
 from .reducer import SEQUENTIAL_LIMIT, _call, binary_body_ops, pack_results, promoted
+from .window_algorithms import same_bits, trailing_fold
 
 Kernel = Callable[..., Any]
 
@@ -40,8 +56,9 @@ def _ints(value: Any, rank: int, default: int) -> list[int] | None:
     return out
 
 
-def cumulative_axis(shape: Sequence[int], kwargs: dict[str, Any]) -> int | None:
-    """The axis of a cumulative (prefix) window over `shape`, else None."""
+def window_axis(shape: Sequence[int], kwargs: dict[str, Any]) -> tuple[int, int, int, int] | None:
+    """(axis, window, low, high) of a window over `shape` that is longer than 1 on one axis
+    only, with unit strides and dilations and padding (>= 0) on that axis only; else None."""
     rank = len(shape)
     window = _ints(kwargs.get("window_dimensions"), rank, 1)
     strides = _ints(kwargs.get("window_strides"), rank, 1)
@@ -58,33 +75,54 @@ def cumulative_axis(shape: Sequence[int], kwargs: dict[str, Any]) -> int | None:
     if len(long) != 1:
         return None
     axis = long[0]
-    n, w = shape[axis], window[axis]
+    low, high = padding[2 * axis], padding[2 * axis + 1]
     pads = [0] * (2 * rank)
-    pads[2 * axis] = w - 1
-    if n < 1 or w < n or w > SEQUENTIAL_LIMIT or padding != pads:
+    pads[2 * axis], pads[2 * axis + 1] = low, high
+    if padding != pads or low < 0 or high < 0:
+        return None
+    return axis, window[axis], low, high
+
+
+def cumulative_axis(shape: Sequence[int], kwargs: dict[str, Any]) -> int | None:
+    """The axis of a forward cumulative (prefix) window over `shape` that the general path
+    folds in order, else None."""
+    geometry = window_axis(shape, kwargs)
+    if geometry is None:
+        return None
+    axis, w, low, high = geometry
+    if not 1 <= shape[axis] <= w <= SEQUENTIAL_LIMIT or (low, high) != (w - 1, 0):
         return None
     return axis
 
 
-def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
-    return bool(np.array_equal(np.ascontiguousarray(a).view(np.uint8),
-                               np.ascontiguousarray(b).view(np.uint8)))
+def _prepare(args: Sequence[Any], axis: int, count: int, result_types: Sequence[Any]
+             ) -> tuple[list[np.ndarray], list[np.ndarray], list[np.dtype]] | None:
+    """The inputs (reduced axis first) and init values in the result types, or None when
+    the general path must run (non-scalar init values, empty arrays)."""
+    inputs, inits = promoted(args, count, result_types)
+    if any(np.ndim(i) for i in inits) or any(x.ndim <= axis or x.size == 0 for x in inputs):
+        return None
+    dtypes = [x.dtype for x in inputs]
+    moved = [np.ascontiguousarray(np.moveaxis(x, axis, 0)) for x in inputs]
+    return moved, [np.asarray(i, dtype=d) for i, d in zip(inits, dtypes, strict=True)], dtypes
+
+
+def _restored(outs: Sequence[np.ndarray], axis: int) -> Any:
+    return pack_results([np.ascontiguousarray(np.moveaxis(o, 0, axis)) for o in outs])
 
 
 def _running_fold(axis: int, count: int, body: Kernel, result_types: Sequence[Any],
                   general: Kernel) -> Kernel:
     def kernel(*args: Any) -> Any:
-        inputs, inits = promoted(args, count, result_types)
-        if any(np.ndim(i) for i in inits) or any(x.ndim <= axis for x in inputs):
+        prepared = _prepare(args, axis, count, result_types)
+        if prepared is None:
             return general(*args)
-        dtypes = [x.dtype for x in inputs]
-        moved = [np.moveaxis(x, axis, 0) for x in inputs]
+        moved, inits, dtypes = prepared
         outer = moved[0].shape[1:]
-        start = [np.broadcast_to(np.asarray(i, dtype=d), outer)
-                 for i, d in zip(inits, dtypes, strict=True)]
+        start = [np.broadcast_to(i, outer) for i in inits]
         try:
             padded = _call(body, start + start, outer, dtypes)
-            if not all(_same_bits(p, s) for p, s in zip(padded, start, strict=True)):
+            if not all(same_bits(p, s) for p, s in zip(padded, start, strict=True)):
                 return general(*args)
             outs = [np.empty(x.shape, d) for x, d in zip(moved, dtypes, strict=True)]
             acc = start
@@ -94,13 +132,90 @@ def _running_fold(axis: int, count: int, body: Kernel, result_types: Sequence[An
                     o[k] = a
         except Diagnostic:  # a body that only works on scalars: the general path's fallback
             return general(*args)
-        return pack_results([np.ascontiguousarray(np.moveaxis(o, 0, axis)) for o in outs])
+        return _restored(outs, axis)
+
+    return kernel
+
+
+def _reverse_fold(axis: int, width: int, high: int, count: int, body: Kernel,
+                  result_types: Sequence[Any], general: Kernel) -> Kernel:
+    def kernel(*args: Any) -> Any:
+        prepared = _prepare(args, axis, count, result_types)
+        if prepared is None:
+            return general(*args)
+        moved, inits, dtypes = prepared
+        windows = moved[0].shape[0] + high - width + 1
+
+        def step(acc: list[np.ndarray], xs: list[np.ndarray]) -> list[np.ndarray]:
+            return _call(body, acc + xs, acc[0].shape, dtypes)
+
+        try:
+            outs = trailing_fold(step, moved, inits, windows, width)
+        except Diagnostic:
+            return general(*args)
+        return _restored(outs, axis)
+
+    return kernel
+
+
+def sliding_tree(body: Kernel, padded: list[np.ndarray], width: int, windows: int,
+                 dtypes: Sequence[np.dtype]) -> list[np.ndarray]:
+    """The pairwise tree (reducer.tree_reduce_last's) of each window padded[i:i + width],
+    i < windows, along axis 0, with shared perfect subtrees (see the module docstring)."""
+    shape = (windows,) + padded[0].shape[1:]
+    perfect = padded  # perfect[s]: the level's perfect subtree starting at padded[s]
+    span = 1  # its size
+    tail = [p[width - 1:width - 1 + windows] for p in padded]  # each level's last node
+    size = width  # nodes in the level
+    while size > 1:
+        if size % 2 == 0:  # the last pair merges the level's last node
+            start = (size - 2) * span
+            tail = _call(body, [p[start:start + windows] for p in perfect] + tail, shape,
+                         dtypes)
+        size = size // 2 + size % 2
+        if size > 1:
+            length = perfect[0].shape[0] - span
+            perfect = _call(body, [p[:length] for p in perfect]
+                            + [p[span:span + length] for p in perfect],
+                            (length,) + shape[1:], dtypes)
+        span *= 2
+    return tail
+
+
+def _padded(x: np.ndarray, init: np.ndarray, low: int, high: int) -> np.ndarray:
+    n = x.shape[0]
+    out = np.empty((low + n + high,) + x.shape[1:], x.dtype)
+    out[:low] = init
+    out[low:low + n] = x
+    out[low + n:] = init
+    return out
+
+
+def _tree_windows(axis: int, width: int, low: int, high: int, count: int, body: Kernel,
+                  result_types: Sequence[Any], general: Kernel) -> Kernel:
+    def kernel(*args: Any) -> Any:
+        prepared = _prepare(args, axis, count, result_types)
+        if prepared is None:
+            return general(*args)
+        moved, inits, dtypes = prepared
+        padded = [_padded(x, i, low, high) for x, i in zip(moved, inits, strict=True)]
+        windows = padded[0].shape[0] - width + 1
+        if windows < 1:
+            return general(*args)
+        shape = (windows,) + moved[0].shape[1:]
+        try:
+            top = sliding_tree(body, padded, width, windows, dtypes)
+            outs = _call(body, [np.broadcast_to(i, shape) for i in inits] + top, shape, dtypes)
+        except Diagnostic:  # a body that only works on scalars: the general path's fallback
+            return general(*args)
+        return _restored([np.asarray(o) for o in outs], axis)
 
     return kernel
 
 
 def bind_cumulative(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | None:
-    """A running-fold kernel for a cumulative reduce_window with a general body, or None."""
+    """A sharing kernel for a one-axis reduce_window with a general body (a cumulative one,
+    or any window longer than SEQUENTIAL_LIMIT), or None."""
     if op.name != "stablehlo.reduce_window" or not op.regions or len(op.operands) % 2:
         return None
     count = len(op.operands) // 2
@@ -110,14 +225,27 @@ def bind_cumulative(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel
     if binary_body_ops(op.regions[0], count) is not None:
         return None  # the general path's own fast reductions
     shape = tuple(op.operand_types[0].shape)  # type: ignore[attr-defined]
-    if any(tuple(t.shape) != shape for t in types[:count] + types[2 * count:]):  # type: ignore[attr-defined]
+    if any(tuple(t.shape) != shape for t in types[:count]):  # type: ignore[attr-defined]
         return None
-    axis = cumulative_axis(shape, kwargs)
+    geometry = window_axis(shape, kwargs)
     body = kwargs.get("body")
-    if axis is None or body is None:
+    if geometry is None or body is None:
         return None
-    return _running_fold(axis, count, body, kwargs.get("result_types") or (),
-                         bind_after(bind_cumulative, op, opdef, kwargs))
+    axis, w, low, high = geometry
+    n = shape[axis]
+    out = list(shape)
+    out[axis] = n + low + high - w + 1
+    if out[axis] < 1 or any(tuple(t.shape) != tuple(out) for t in types[2 * count:]):  # type: ignore[attr-defined]
+        return None
+    general = bind_after(bind_cumulative, op, opdef, kwargs)
+    result_types = kwargs.get("result_types") or ()
+    if w > SEQUENTIAL_LIMIT:
+        return _tree_windows(axis, w, low, high, count, body, result_types, general)
+    if cumulative_axis(shape, kwargs) is not None:
+        return _running_fold(axis, count, body, result_types, general)
+    if low == 0 and 1 <= n and high <= w - 1:
+        return _reverse_fold(axis, w, high, count, body, result_types, general)
+    return None
 
 
 register_bind_hook(bind_cumulative, 65)

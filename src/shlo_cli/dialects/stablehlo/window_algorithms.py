@@ -214,7 +214,11 @@ def trailing_fold(step: Step, data: list[np.ndarray], inits: list[np.ndarray], c
     for k in range(min(width, n)):
         m = min(count, n - k)
         rows = [a[:m] for a in acc]
-        for row, v in zip(rows, step(rows, [x[k:k + m] for x in data]), strict=True):
+        new = step(rows, [x[k:k + m] for x in data])
+        if len(rows) > 1:  # a result may read another's accumulator: write none before all
+            new = [v.copy() if any(np.may_share_memory(v, r) for r in rows) else v
+                   for v in new]
+        for row, v in zip(rows, new, strict=True):
             if v is not row:
                 row[...] = v
     t = 1
