@@ -21,7 +21,7 @@ from shlo_cli.interpreter.engine import Interpreter
 from shlo_cli.ir.parser import parse_source
 
 OPS = {"add": np.add, "multiply": np.multiply, "maximum": np.maximum, "minimum": np.minimum,
-       "or": np.bitwise_or, "xor": np.bitwise_xor}
+       "or": np.bitwise_or, "xor": np.bitwise_xor, "and": np.bitwise_and}
 
 
 def _binary(name: str, dtype: np.dtype):
@@ -32,7 +32,7 @@ def _binary(name: str, dtype: np.dtype):
     if dtype == np.bool_:
         return {"add": np.logical_or, "or": np.logical_or, "maximum": np.logical_or,
                 "multiply": np.logical_and, "minimum": np.logical_and,
-                "xor": np.logical_xor}[name]
+                "xor": np.logical_xor, "and": np.logical_and}[name]
     return OPS[name]
 
 
@@ -92,6 +92,8 @@ CUMULATIVE = [  # (op, dtype, init): jax's cumsum/cumprod/cummax/cummin lowering
     ("minimum", "float64", np.inf), ("add", "int32", 0), ("multiply", "int8", 1),
     ("maximum", "int16", -(2 ** 15)), ("xor", "uint8", 0), ("or", "bool", False),
     ("add", "float32", 1.0),  # not idempotent: the fold path
+    ("maximum", "float32", -0.0), ("minimum", "float16", 0.0), ("maximum", "float64", 0.0),
+    ("minimum", "uint32", 2 ** 32 - 1), ("and", "bool", True), ("add", "int64", 3),
 ]
 
 
@@ -120,6 +122,31 @@ def test_reverse_float_cumsum_folds_only_live_windows(monkeypatch):
         x[1, 80:, 0] = -0.0
         init = np.asarray(init, np.float32)
         args = (name, x, init, [1, 90, 1], [1, 1, 1], [1, 1, 1], [1, 1, 1], [0, 0, 0], [0, 89, 0])
+        _same(_fast(*args), _literal(*args))
+
+
+@pytest.mark.parametrize("name,dtype,init", [
+    ("maximum", "float32", -np.inf), ("minimum", "float64", 0.0), ("maximum", "float64", 0.0),
+    ("minimum", "float32", np.inf), ("maximum", "float16", -0.0)])
+@pytest.mark.parametrize("axis", [0, 1])
+def test_float_extremum_scans_accumulate_in_both_directions(monkeypatch, name, dtype, init,
+                                                            axis):
+    """Cumulative windows of float maximum/minimum (cummax, cummin) take one accumulate,
+    reverse ones on the reversed operand, not the sliding doubling; zero signs as the spec's."""
+    def refuse(*args):
+        raise AssertionError("the doubling ran")
+
+    monkeypatch.setattr(window_algorithms, "_separable", refuse)
+    x = _data(np.random.default_rng(axis), (40, 50), dtype)
+    if np.dtype(dtype).kind == "f":
+        x[3:9, 5:30] = np.where(np.arange(25) % 2, 0.0, -0.0).astype(dtype)
+    n = x.shape[axis]
+    for reverse in (False, True):
+        low, high = [0, 0], [0, 0]
+        (high if reverse else low)[axis] = n - 1
+        window = [1, 1]
+        window[axis] = n
+        args = (name, x, np.asarray(init, dtype), window, [1, 1], [1, 1], [1, 1], low, high)
         _same(_fast(*args), _literal(*args))
 
 
