@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -25,9 +26,9 @@ OPS = {"add": np.add, "multiply": np.multiply, "maximum": np.maximum, "minimum":
 
 
 def _binary(name: str, dtype: np.dtype):
-    if dtype.kind == "f" and name == "maximum":
+    if dtype.kind in "fV" and name == "maximum":
         return float_maximum
-    if dtype.kind == "f" and name == "minimum":
+    if dtype.kind in "fV" and name == "minimum":
         return float_minimum
     if dtype == np.bool_:
         return {"add": np.logical_or, "or": np.logical_or, "maximum": np.logical_or,
@@ -55,6 +56,8 @@ def _literal(name, x, init, window, strides, base, dil, low, high):
 
 def _same(a: np.ndarray, b: np.ndarray) -> None:
     assert a.shape == b.shape and a.dtype == b.dtype
+    if a.dtype.kind == "V":  # ml_dtypes' floats: compared through float32 (exact)
+        a, b = a.astype(np.float32), b.astype(np.float32)
     if a.dtype.kind in "fc":
         assert np.array_equal(a, b, equal_nan=True)
         assert np.array_equal(np.signbit(a.real), np.signbit(b.real))
@@ -86,6 +89,7 @@ def _fast(name, x, init, window, strides, base, dil, low, high):
                               [max(v, 0) for v in high])
 
 
+BF16, F8 = np.dtype(ml_dtypes.bfloat16), np.dtype(ml_dtypes.float8_e5m2)
 CUMULATIVE = [  # (op, dtype, init): jax's cumsum/cumprod/cummax/cummin lowering
     ("add", "float32", 0.0), ("add", "float32", -0.0), ("add", "float64", 0.0),
     ("multiply", "float32", 1.0), ("maximum", "float32", -np.inf),
@@ -94,6 +98,8 @@ CUMULATIVE = [  # (op, dtype, init): jax's cumsum/cumprod/cummax/cummin lowering
     ("add", "float32", 1.0),  # not idempotent: the fold path
     ("maximum", "float32", -0.0), ("minimum", "float16", 0.0), ("maximum", "float64", 0.0),
     ("minimum", "uint32", 2 ** 32 - 1), ("and", "bool", True), ("add", "int64", 3),
+    ("add", BF16, 0.0), ("multiply", BF16, 1.0), ("maximum", BF16, -np.inf),
+    ("minimum", BF16, 0.0), ("add", F8, -0.0), ("maximum", F8, -0.0),
 ]
 
 
@@ -117,10 +123,12 @@ def test_reverse_float_cumsum_folds_only_live_windows(monkeypatch):
         raise AssertionError("the plain offset fold ran")
 
     monkeypatch.setattr(window_algorithms, "_offset_fold", refuse)
-    for name, init in (("add", 0.0), ("multiply", 1.0), ("add", -0.0)):
-        x = _data(np.random.default_rng(7), (4, 90, 3), "float32")
+    for name, init, dtype in (("add", 0.0, "float32"), ("multiply", 1.0, "float32"),
+                              ("add", -0.0, "float32"), ("add", 0.0, BF16),
+                              ("multiply", 1.0, BF16), ("add", 0.0, "float16")):
+        x = _data(np.random.default_rng(7), (4, 90, 3), dtype)
         x[1, 80:, 0] = -0.0
-        init = np.asarray(init, np.float32)
+        init = np.asarray(init, dtype)
         args = (name, x, init, [1, 90, 1], [1, 1, 1], [1, 1, 1], [1, 1, 1], [0, 0, 0], [0, 89, 0])
         _same(_fast(*args), _literal(*args))
 
@@ -165,16 +173,17 @@ GENERAL = [  # (window, strides, base dilation, window dilation, low, high)
 @pytest.mark.parametrize("name,dtype", [("add", "float32"), ("maximum", "float32"),
                                         ("minimum", "float64"), ("multiply", "float64"),
                                         ("add", "int64"), ("maximum", "uint16"),
-                                        ("xor", "int32"), ("add", "bool")])
+                                        ("xor", "int32"), ("add", "bool"), ("add", BF16),
+                                        ("maximum", BF16)])
 @pytest.mark.parametrize("case", range(len(GENERAL)))
 def test_general_windows_match_literal(name, dtype, case):
     window, strides, base, dil, low, high = GENERAL[case]
     rng = np.random.default_rng(case)
     x = _data(rng, (9, 40), dtype)
-    if name == "multiply" and dtype.startswith("float"):
+    if name == "multiply" and np.dtype(dtype).kind == "f":
         x = np.where(np.isfinite(x), 1 + x / 64, x).astype(dtype)
     init = np.asarray(0 if name in ("add", "xor") else 1 if name == "multiply" else
-                      (-np.inf if name == "maximum" else np.inf) if dtype.startswith("float")
+                      (-np.inf if name == "maximum" else np.inf) if np.dtype(dtype).kind in "fV"
                       else 0, dtype)
     args = (name, x, init, window, strides, base, dil, low, high)
     _same(_fast(*args), _literal(*args))

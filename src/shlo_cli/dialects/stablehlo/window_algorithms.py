@@ -3,7 +3,8 @@
 The plain evaluation takes a strided view of shape `counts + window` and reshapes it, which
 copies `output size x window size` elements (a jax cumsum over 256k elements asked for
 256 GiB). Here nothing grows with window size x input; which algorithm runs, and why each
-result equals the plain evaluation's bit for bit:
+result equals the plain evaluation's bit for bit (ml_dtypes' floats, bfloat16 and the f8
+types, fold with their own ufuncs, as the plain path's reductions do):
 
 - small windows (and any window of a float `add`/`multiply` that is not cumulative): fold the
   window offsets in row-major order, `acc = acc op padded[offset::stride]`, one numpy call per
@@ -36,6 +37,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ...lazy_imports import lazy
+from .elementwise_numerics import is_float
 
 SMALL_WINDOW = 32  # up to this many window elements, the offset fold is cheapest
 
@@ -92,7 +94,8 @@ def _classify(name: str, dtype: np.dtype) -> tuple[Binary, bool] | None:
     if dtype in _NATIVE_INT:
         fn = _INT_OPS.get(name)
         return (fn, True) if fn is not None else None
-    if dtype in _NATIVE_FLOAT:
+    if dtype in _NATIVE_FLOAT or is_float(dtype):  # ml_dtypes' floats: their own ufuncs,
+        # which the general path (reducer.fast_reduce_last) folds with too
         if name in _FLOAT_EXACT:
             return _FLOAT_EXACT[name], True
         fn = _FLOAT_ORDERED.get(name)
@@ -287,7 +290,21 @@ def _trailing(fn: np.ufunc, padded: np.ndarray, init: np.ndarray, lead: Sequence
     index = [slice(0, n) if a == axis else _offset_slice(0, cc, ss, dd)
              for a, (cc, ss, dd) in enumerate(zip(counts, strides, dilations, strict=True))]
     data = np.ascontiguousarray(np.moveaxis(padded[tuple(index)], axis, 0))
-    out = trailing_fold(lambda a, x: [fn(a[0], x[0], out=a[0])], [data], [init], c, w)[0]
+    dtype = padded.dtype
+    if dtype.kind == "V" and dtype.itemsize == 2:  # bfloat16: ml_dtypes' add and multiply
+        # round float32's result, which for 8-bit significands is the exact result rounded
+        # (24 >= 2 * 8 + 2); float32 arrays plus a rounding pass are 3x faster than its loops.
+        # Where two NaNs meet, which one comes out is the loop's choice (numpy's SIMD and
+        # scalar loops differ), here as between the general path's own array layouts
+        def step(a: list[np.ndarray], x: list[np.ndarray]) -> list[np.ndarray]:
+            v = fn(a[0], x[0], out=a[0])
+            v[...] = v.astype(dtype)
+            return [v]
+
+        wide = trailing_fold(step, [data.astype(np.float32)], [init.astype(np.float32)], c, w)
+        out = wide[0].astype(dtype)
+    else:
+        out = trailing_fold(lambda a, x: [fn(a[0], x[0], out=a[0])], [data], [init], c, w)[0]
     return np.ascontiguousarray(np.moveaxis(out, 0, axis))
 
 
