@@ -139,12 +139,14 @@ def test_reverse_float_cumsum_folds_only_live_windows(monkeypatch):
 @pytest.mark.parametrize("axis", [0, 1])
 def test_float_extremum_scans_accumulate_in_both_directions(monkeypatch, name, dtype, init,
                                                             axis):
-    """Cumulative windows of float maximum/minimum (cummax, cummin) take one accumulate,
-    reverse ones on the reversed operand, not the sliding doubling; zero signs as the spec's."""
+    """Cumulative windows of float maximum/minimum (cummax, cummin) along the last axis take
+    one accumulate, reverse ones on the reversed operand, not the sliding doubling; zero
+    signs as the spec's."""
     def refuse(*args):
         raise AssertionError("the doubling ran")
 
-    monkeypatch.setattr(window_algorithms, "_separable", refuse)
+    if axis == 1:  # along an outer axis the doubling is faster
+        monkeypatch.setattr(window_algorithms, "_separable", refuse)
     x = _data(np.random.default_rng(axis), (40, 50), dtype)
     if np.dtype(dtype).kind == "f":
         x[3:9, 5:30] = np.where(np.arange(25) % 2, 0.0, -0.0).astype(dtype)

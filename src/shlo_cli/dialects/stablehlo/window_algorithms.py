@@ -24,10 +24,11 @@ types, fold with their own ufuncs, as the plain path's reductions do):
 - integer ops (wrapping: associative and commutative), bool ops and float `maximum`/`minimum`
   (spec semantics: NaN wins, -0 < +0; associative and commutative, so exact in any order):
   per axis, sliding-window doubling (O(n log w)), axes one after another, then `init op`;
-  but float maximum/minimum over a cumulative window, forward or reverse (then on the
-  operand reversed along its axis), is one accumulate as above: numpy's, zero signs fixed
-  from a running "seen +0 / -0" (2-3x faster than the doubling, which pays the zero-sign
-  test per level; integer accumulates are scalar loops, slower than vectorized doubling).
+  but float maximum/minimum over a cumulative window along the innermost axis, forward or
+  reverse (then on the operand reversed along that axis), is one accumulate as above:
+  numpy's, zero signs fixed from a running "seen +0 / -0" (2-3x faster than the doubling,
+  which pays the zero-sign test per level; numpy's accumulates are scalar loops, slower
+  than vectorized doubling for integers and along outer axes).
 """
 
 from __future__ import annotations
@@ -308,6 +309,12 @@ def _trailing(fn: np.ufunc, padded: np.ndarray, init: np.ndarray, lead: Sequence
     return np.ascontiguousarray(np.moveaxis(out, 0, axis))
 
 
+def _innermost(window: Sequence[int], shape: Sequence[int]) -> bool:
+    """Whether the window's one long axis is the last of `shape` but for size-1 axes."""
+    long_axes = [a for a, w in enumerate(window) if w > 1]
+    return len(long_axes) == 1 and all(n == 1 for n in shape[long_axes[0] + 1:])
+
+
 def fast_reduce_window(name: str, padded: np.ndarray, init: np.ndarray, lead: Sequence[int],
                        counts: Sequence[int], strides: Sequence[int], window: Sequence[int],
                        dilations: Sequence[int],
@@ -329,8 +336,9 @@ def fast_reduce_window(name: str, padded: np.ndarray, init: np.ndarray, lead: Se
                     return done
             return _offset_fold(fn, padded, init, counts, strides, window, dilations)
         if exact_any_order:
-            if not isinstance(fn, np.ufunc):  # float extrema (integer accumulates are
-                # scalar loops, doubling is as fast)
+            if not isinstance(fn, np.ufunc) and _innermost(window, padded.shape):
+                # float extrema along contiguous memory (numpy's accumulates are scalar
+                # loops, slower than the vectorized doubling elsewhere and for integers)
                 done = _cumulative(fn, padded, init, lead, counts, strides, window, dilations)
                 if done is None and trail is not None:
                     done = _flipped_cumulative(fn, padded, init, trail, counts, strides,
