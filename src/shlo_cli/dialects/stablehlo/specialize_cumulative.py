@@ -158,11 +158,16 @@ def _reverse_fold(axis: int, width: int, high: int, count: int, body: Kernel,
     return kernel
 
 
-def sliding_tree(body: Kernel, padded: list[np.ndarray], width: int, windows: int,
+def sliding_tree(body: Kernel, padded: list[np.ndarray], inits: list[np.ndarray],
+                 data: tuple[int, int], width: int, windows: int,
                  dtypes: Sequence[np.dtype]) -> list[np.ndarray]:
     """The pairwise tree (reducer.tree_reduce_last's) of each window padded[i:i + width],
-    i < windows, along axis 0, with shared perfect subtrees (see the module docstring)."""
+    i < windows, along axis 0, with shared perfect subtrees (see the module docstring).
+    Subtrees over padding only (outside padded[data[0]:data[1]]) are one value per level,
+    computed once: half the work of a cumulative window."""
     shape = (windows,) + padded[0].shape[1:]
+    low, end = data
+    constant = [np.broadcast_to(i, shape[1:]) for i in inits]  # a padding-only subtree
     perfect = padded  # perfect[s]: the level's perfect subtree starting at padded[s]
     span = 1  # its size
     tail = [p[width - 1:width - 1 + windows] for p in padded]  # each level's last node
@@ -175,9 +180,20 @@ def sliding_tree(body: Kernel, padded: list[np.ndarray], width: int, windows: in
         size = size // 2 + size % 2
         if size > 1:
             length = perfect[0].shape[0] - span
-            perfect = _call(body, [p[:length] for p in perfect]
-                            + [p[span:span + length] for p in perfect],
-                            (length,) + shape[1:], dtypes)
+            last = max(0, min(length, end))
+            first = min(max(0, low - 2 * span + 1), last)
+            constant = _call(body, constant + constant, shape[1:], dtypes)
+            mixed = _call(body, [p[first:last] for p in perfect]
+                          + [p[first + span:last + span] for p in perfect],
+                          (last - first,) + shape[1:], dtypes)
+            grown = []
+            for c, m in zip(constant, mixed, strict=True):
+                level = np.empty((length,) + shape[1:], m.dtype)
+                level[:first] = c
+                level[first:last] = m
+                level[last:] = c
+                grown.append(level)
+            perfect = grown
         span *= 2
     return tail
 
@@ -204,7 +220,8 @@ def _tree_windows(axis: int, width: int, low: int, high: int, count: int, body: 
             return general(*args)
         shape = (windows,) + moved[0].shape[1:]
         try:
-            top = sliding_tree(body, padded, width, windows, dtypes)
+            top = sliding_tree(body, padded, inits, (low, low + moved[0].shape[0]), width,
+                               windows, dtypes)
             outs = _call(body, [np.broadcast_to(i, shape) for i in inits] + top, shape, dtypes)
         except Diagnostic:  # a body that only works on scalars: the general path's fallback
             return general(*args)
