@@ -147,10 +147,14 @@ def test_float_extremum_scans_accumulate_in_both_directions(monkeypatch, name, d
 
     if axis == 1:  # along an outer axis the doubling is faster
         monkeypatch.setattr(window_algorithms, "_separable", refuse)
-    x = _data(np.random.default_rng(axis), (40, 50), dtype)
-    if np.dtype(dtype).kind == "f":
-        x[3:9, 5:30] = np.where(np.arange(25) % 2, 0.0, -0.0).astype(dtype)
-    n = x.shape[axis]
+    n = 40  # past SMALL_WINDOW
+    x = _data(np.random.default_rng(axis), (n, 5) if axis == 0 else (5, n), dtype)
+    if np.dtype(dtype).kind == "f":  # runs of signed zeros
+        zeros = np.where(np.arange(25) % 2, 0.0, -0.0).astype(dtype)
+        if axis == 0:
+            x[5:30, 1:3] = zeros[:, None]
+        else:
+            x[1:3, 5:30] = zeros
     for reverse in (False, True):
         low, high = [0, 0], [0, 0]
         (high if reverse else low)[axis] = n - 1
