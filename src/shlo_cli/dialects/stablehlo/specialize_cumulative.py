@@ -22,8 +22,9 @@ same operands for every window, so the same bits:
   shape for every window, and every node but the last of each level is a perfect subtree
   over 2^l consecutive padded elements, so it is one entry of P_l, where
   P_l[s] = body(P_l-1[s], P_l-1[s + 2^(l-1)]) over all starts s: log2(w) body calls on
-  arrays of the padded length. The last node of a level (an odd element carried up, or
-  merged with it) is one array over the windows, updated once per level.
+  arrays of at most the padded length (a subtree over padding only is one value per level,
+  computed once). The last node of a level (an odd element carried up, or merged with it)
+  is one array over the windows, updated once per level.
 
 Anything else (other windows, non-scalar init values, bodies that only run on scalars)
 runs the general evaluator.
