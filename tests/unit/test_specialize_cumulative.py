@@ -224,6 +224,29 @@ def test_long_windows_other_types_and_axes() -> None:
            "_tree_windows")
 
 
+def test_reverse_fold_results_reading_each_others_accumulators() -> None:
+    """A body returning one accumulator as the other's result (a view of it): each step
+    reads every accumulator before writing any, padding steps included."""
+    s, t = _t((), "f32"), _t((5, 12), "f32")
+    text = f"""
+func.func @main(%x: {t}, %y: {t}, %i: {s}, %j: {s}) -> ({t}, {t}) {{
+  %0:2 = "stablehlo.reduce_window"(%x, %y, %i, %j) <{{padding = dense<[[0, 0], [0, 11]]> : tensor<2x2xi64>, window_dimensions = array<i64: 1, 12>}}> ({{
+    ^bb0(%a0: {s}, %a1: {s}, %b0: {s}, %b1: {s}):
+      %1 = stablehlo.add %a1, %b0 : {s}
+      stablehlo.return %1, %a0 : {s}, {s}
+  }}) : ({t}, {t}, {s}, {s}) -> ({t}, {t})
+  func.return %0#1, %0#0 : {t}, {t}
+}}
+"""
+    rng = np.random.default_rng(13)
+    x, y = (rng.standard_normal((5, 12)).astype(np.float32) for _ in range(2))
+    args = [x, y, np.array(0.5, np.float32), np.array(2.0, np.float32)]
+    fast, kernel = run_first_op(text, args, specialize_cumulative.bind_cumulative, True)
+    plain, _ = run_first_op(text, args, specialize_cumulative.bind_cumulative, False)
+    assert _kind(kernel) == "_reverse_fold"
+    _same(fast, plain)
+
+
 def test_other_windows_keep_the_general_path() -> None:
     x = _values((12, 10), np.float32, 5)
     for window, padding, strides in (([12, 1], [[11, 0], [0, 0]], [2, 1]),  # strided

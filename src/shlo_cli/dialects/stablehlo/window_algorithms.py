@@ -239,6 +239,16 @@ def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
                                np.ascontiguousarray(b).view(np.uint8)))
 
 
+def _store(rows: list[np.ndarray], new: list[np.ndarray]) -> None:
+    """rows[j][...] = new[j]; a result may read another's accumulator, so none is written
+    before all are read."""
+    if len(rows) > 1:
+        new = [v.copy() if any(np.may_share_memory(v, r) for r in rows) else v for v in new]
+    for row, v in zip(rows, new, strict=True):
+        if v is not row:
+            row[...] = v
+
+
 def trailing_fold(step: Step, data: list[np.ndarray], inits: list[np.ndarray], count: int,
                   width: int) -> list[np.ndarray]:
     """Windows i < count (<= n) of `width` over `data` (axis 0 of length n) then init padding,
@@ -254,22 +264,14 @@ def trailing_fold(step: Step, data: list[np.ndarray], inits: list[np.ndarray], c
     for k in range(min(width, n)):
         m = min(count, n - k)
         rows = [a[:m] for a in acc]
-        new = step(rows, [x[k:k + m] for x in data])
-        if len(rows) > 1:  # a result may read another's accumulator: write none before all
-            new = [v.copy() if any(np.may_share_memory(v, r) for r in rows) else v
-                   for v in new]
-        for row, v in zip(rows, new, strict=True):
-            if v is not row:
-                row[...] = v
+        _store(rows, step(rows, [x[k:k + m] for x in data]))
     t = 1
     while (start := max(0, n - width + t)) < count:
         rows = [a[start:] for a in acc]
         old = [r.copy() for r in rows]  # `step` may write into its first operands
         new = step(rows, [np.broadcast_to(i, r.shape) for i, r in zip(inits, rows, strict=True)])
         settled = all(same_bits(v, r) for v, r in zip(new, old, strict=True))
-        for row, v in zip(rows, new, strict=True):
-            if v is not row:
-                row[...] = v
+        _store(rows, new)
         if settled:
             break
         t += 1
