@@ -260,7 +260,7 @@ def rounded(fn: Kernel, round_to: Callable[[np.ndarray], np.ndarray],
         evaluate: Kernel = getattr(fn, "guess", None) or fn.ufunc  # type: ignore[attr-defined]
         guess = evaluate(*wide)
         out = np.array(round_to(guess))  # an array even for 0-d input (written below)
-        doubtful = ~_margin_sure(guess, round_to, f"u{out.dtype.itemsize}")
+        doubtful = ~margin_sure(guess, round_to, f"u{out.dtype.itemsize}")
     if doubtful.any():
         out[doubtful] = round_to(fn(*[w[doubtful] for w in wide]))
     return out
@@ -680,7 +680,7 @@ def _settle(index: np.ndarray, picked: np.ndarray, guess: np.ndarray, out: np.nd
     results in the narrow type's subnormal and smallest normal binades, the ones that
     underflow to zero above _DEEP: exp of -90..-140, a softmax over distant logits). Those
     are written to `out`; the (index, picked) still doubtful are returned."""
-    sure = _margin_sure(guess, narrowed, _UINT[out.itemsize])
+    sure = margin_sure(guess, narrowed, _UINT[out.itemsize])
     if not sure.any():
         return index, picked
     out.put(index[sure], narrowed(guess[sure]))
@@ -696,14 +696,14 @@ def _rounded_any(fn: Kernel, dtype: np.dtype, x: Any,
         wide = np.asarray(x).astype(np.float64)
         guess = fn.ufunc(wide)  # type: ignore[attr-defined]
         out = np.array(narrowed(guess))  # an array even for 0-d input (written below)
-        sure = _margin_sure(guess, narrowed, _UINT[dtype.itemsize])
+        sure = margin_sure(guess, narrowed, _UINT[dtype.itemsize])
     if not sure.all():
         doubtful = ~sure
         out[doubtful] = narrowed(np.asarray(fn(wide[doubtful]), np.float64))
     return out
 
 
-def _margin_sure(guess: np.ndarray, narrowed: Callable[[np.ndarray], np.ndarray],
+def margin_sure(guess: np.ndarray, narrowed: Callable[[np.ndarray], np.ndarray],
                  bits: Any) -> np.ndarray:
     """Where numpy's guess decides the narrow result: it is finite and its whole 2^-40
     margin rounds to one narrow value (the C library's result is in the margin, and

@@ -19,6 +19,7 @@ from ...ir.parser import (
 from ...lazy_imports import lazy
 from .. import libm
 from ..asm import Format
+from ..pow_rounded import rounded_power
 from ..registry import define_op
 from .elementwise_numerics import (
     NATIVE_ARITH,
@@ -38,6 +39,7 @@ from .elementwise_numerics import (
     num_bits,
     quiet_nans,
     round_complex,
+    rounder,
     to_bits,
     upcast_to_double,
     widen,
@@ -273,6 +275,8 @@ def power(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
             return np.where(x == 0, at_zero, general)
         return upcast_to_double(cpow, dtype, lhs, rhs)
     if is_float(dtype):
+        if dtype != np.float64:  # (f64: numpy's pow is not the C library's bit for bit)
+            return rounded_power(lhs, rhs, rounder(dtype))
         return upcast_to_double(libm.power, dtype, lhs, rhs)
     raise unsupported("power", dtype)
 
