@@ -88,6 +88,29 @@ def test_divmod_by_one_value_matches_general_evaluator(op: str, elem: str) -> No
         _check(_by_one_value(op, elem, (4, 33)), [a, np.array(d).astype(dtype)])
 
 
+@pytest.mark.parametrize("elem", ["ui8", "i8"])
+@pytest.mark.parametrize("op", ["divide", "remainder"])
+def test_byte_divmod_by_every_one_value(op: str, elem: str) -> None:
+    """Every byte divided by every byte broadcast from one value (an unsigned remainder by
+    one value is a mask for a power of two, else a - (a / d) * d). 64x64: a broadcast of
+    fewer elements is written out, not a view."""
+    dtype = np.dtype(TYPES[elem])
+    a = np.tile(np.arange(256, dtype=np.uint8).view(dtype), 16).reshape(64, 64)
+    for d in range(256):
+        _check(_by_one_value(op, elem, (64, 64)), [a, np.array(d, np.uint8).view(dtype)])
+
+
+@pytest.mark.parametrize("elem", ["ui16", "ui32", "ui64", "i16", "i32", "i64"])
+def test_remainder_by_powers_of_two_and_neighbours(elem: str) -> None:
+    dtype = np.dtype(TYPES[elem])
+    a = _edges(dtype, (64, 64), 6)
+    bits = 8 * dtype.itemsize - (dtype.kind == "i")
+    for k in range(bits):
+        for d in (1 << k) - 1, 1 << k, (1 << k) + 1:
+            _check(_by_one_value("remainder", elem, (64, 64)),
+                   [a, np.array(d % (1 << (8 * dtype.itemsize)), np.uint64).astype(dtype)])
+
+
 @pytest.mark.parametrize("op", ["divide", "remainder"])
 def test_divmod_empty_and_scalar(op: str) -> None:
     empty = np.zeros((0, 3), np.int32)
