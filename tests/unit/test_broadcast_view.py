@@ -96,3 +96,55 @@ def test_views_feed_later_kernels() -> None:
     want = np.broadcast_to(x, (128, 64)).copy()
     want[5] = args[1][0]
     np.testing.assert_array_equal(fast[0], want)
+
+
+@pytest.mark.parametrize("elem,dtype", [("f32", np.float32), ("bf16", "bfloat16"),
+                                        ("ui32", np.uint32), ("i1", np.bool_),
+                                        ("f64", np.float64), ("i8", np.int8)])
+@pytest.mark.parametrize("src,dims", [((), []), ((1, 1), [0, 2]), ((1,), [1])])
+def test_one_value_views(elem: str, dtype: object, src: tuple[int, ...],
+                         dims: list[int]) -> None:
+    """One value (jax's scalar operands: threefry's key words, `x * c`) broadcast to a large
+    shape is a read-only zero-stride view made directly: the general evaluator's bytes,
+    for 0-d arrays, size-1 arrays and numpy scalars (NaN payloads and -0.0 too); a
+    dynamic_update_slice into it, an in-place kernel's candidate, leaves the operand as it
+    was."""
+    import ml_dtypes
+
+    np_dtype = np.dtype(ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype)
+    out = (64, 3, 64)
+    t_src, t_out = _t(src, elem), _t(out, elem)
+    text = (f"func.func @main(%x: {t_src}, %u: {_t((1, 3, 64), elem)}) -> ({t_out}, {t_out}) {{\n"
+            f"  %0 = stablehlo.broadcast_in_dim %x, dims = {dims} : ({t_src}) -> {t_out}\n"
+            f"  %z = stablehlo.constant dense<0> : tensor<i32>\n"
+            f"  %1 = stablehlo.dynamic_update_slice %0, %u, %z, %z, %z : ({t_out}, {_t((1, 3, 64), elem)}, tensor<i32>, tensor<i32>, tensor<i32>) -> {t_out}\n"
+            f"  func.return %0, %1 : {t_out}, {t_out}\n}}\n")
+    update = np.ones((1, 3, 64), np_dtype)
+    values = [np.array(1.0), np.array(-0.0), np.array(np.nan)]
+    if np_dtype.kind == "f":
+        values.append(np.array(0x7FC01234, np.uint32).view(np.float32))  # a NaN payload
+    for value in values:
+        with np.errstate(invalid="ignore"):
+            x = value.astype(np_dtype).reshape(src)
+        fast = _run(text, [x, update], True)
+        slow = _run(text, [x, update], False)
+        for a, b in zip(fast, slow, strict=True):
+            a, b = np.asarray(a), np.asarray(b)
+            assert a.shape == b.shape == out and a.dtype == b.dtype == np_dtype
+            assert a.tobytes() == b.tobytes()
+        assert not fast[0].flags.writeable and fast[0].strides == (0, 0, 0)
+        assert np.asarray(fast[0]).reshape(-1)[:1].tobytes() == x.tobytes()
+
+
+def test_one_value_view_of_a_numpy_scalar() -> None:
+    """0-d values in generated loops may be numpy scalars: the same view."""
+    text = ("func.func @main(%x: tensor<ui32>) -> tensor<128x128xui32> {\n"
+            "  %0 = stablehlo.broadcast_in_dim %x, dims = [] : (tensor<ui32>) -> tensor<128x128xui32>\n"
+            "  func.return %0 : tensor<128x128xui32>\n}\n")
+    module = parse_source(text)
+    op = next(o for o in module.op.walk() if o.name == "stablehlo.broadcast_in_dim")
+    kernel = specialize._broadcast_view(op, {"broadcast_dimensions": []})
+    assert kernel is not None
+    got = kernel(np.uint32(0xDEADBEEF))
+    assert got.shape == (128, 128) and got.dtype == np.uint32 and got.strides == (0, 0)
+    assert not got.flags.writeable and (got == 0xDEADBEEF).all()
