@@ -60,3 +60,29 @@ def test_bitwise_match_general_evaluator(op: str, elem: str) -> None:
         args = [rng.integers(info.min, info.max, (5, 9), dtype=TYPES[elem], endpoint=True)
                 for _ in range(2)]
     _check(_program(op, elem, (5, 9), unary=op == "not"), args[:1] if op == "not" else args)
+
+
+@pytest.mark.parametrize("elem", ["ui8", "ui16", "ui32", "ui64", "i32"])
+@pytest.mark.parametrize("op", ["shift_left", "shift_right_logical", "shift_right_arithmetic"])
+def test_shift_by_one_broadcast_amount(op: str, elem: str) -> None:
+    """Threefry's rotations: a 128x128 block shifted by one amount broadcast to it (a
+    zero-stride view), every amount from 0 past the width; unsigned logical shifts call
+    numpy's loop on the operands as they are, without the views the other kernels take."""
+    dtype = np.dtype(TYPES[elem])
+    width = dtype.itemsize * 8
+    info = np.iinfo(dtype)
+    values = np.random.default_rng(width).integers(info.min, info.max, (128, 128), dtype=dtype,
+                                                   endpoint=True)
+    t, s = f"tensor<128x128x{elem}>", f"tensor<{elem}>"
+    text = (f"func.func @main(%a: {t}, %n: {s}) -> {t} {{\n"
+            f"  %0 = stablehlo.broadcast_in_dim %n, dims = [] : ({s}) -> {t}\n"
+            f"  %1 = stablehlo.{op} %a, %0 : {t}\n  func.return %1 : {t}\n}}\n")
+    for amount in [*range(width + 3), info.max]:
+        n = np.array(amount).astype(dtype)
+        hooks = (specialize_bits.bind_bits,)
+        fast = run_first_op(text, [values, n], hooks, True)[0]
+        plain = run_first_op(text, [values, n], hooks, False)[0]
+        assert fast.dtype == plain.dtype == dtype and fast.tobytes() == plain.tobytes()
+    kernel = specialize_bits._shift(np.left_shift, dtype, np.dtype(f"u{dtype.itemsize}"),
+                                    lambda a, b: None)
+    assert (kernel.__name__ == "unsigned") == (dtype.kind == "u")
