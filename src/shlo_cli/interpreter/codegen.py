@@ -38,7 +38,7 @@ from .blocked import (
 )
 from .pyscalar import QUIETING, expression, kind_of, plan_scalars
 from .ranges import Bound, Facts, analyse
-from .splat import splat_position, splat_scalar
+from .splat import runtime_splat_call, runtime_splats, splat_position, splat_scalar
 
 # Pure ops cheap enough to evaluate while compiling when all operands are constants, with
 # results of at most this many elements (larger ones would stay alive for the whole run).
@@ -354,6 +354,9 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             around[i] = extend(steps, i, j, kept, out, splat)
             out |= around[i].steps()
             seconds |= around[i].steps()
+    runtime = runtime_splats(steps, chained | set(reads) | set(reads.values()) | set(
+        scalar_steps) | set(pairs) | seconds, kept) if fold else set()
+    splatted: dict[Value, Value] = {}  # such a broadcast's result -> its 0-d operand
     for i, step in enumerate(steps):
         if i in seconds or i in facts.dead:  # computed with its pair's first step; unread
             continue
@@ -458,6 +461,11 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
                 ns[f"{p}R{i}"] = result
                 code.entry.append(f"frame[{p}R{i}] = {p}C{i}")
             continue
+        if i in runtime:  # made by its readers, where one needs it (splat.py)
+            ns[f"{p}K{i}"], ns["_ndarray"] = step.fn, np.ndarray
+            splatted[step.op.results[0]] = step.op.operands[0]
+            names[step.op.results[0]] = f"{p}K{i}({ref(step.op.operands[0])})"
+            continue
         args = ", ".join(ref(v) for v in step.op.operands)
         ints = 1 if i in reads else getattr(step.fn, "int_starts", None)
         if ints is not None and scalars is not None:  # start indices: Python ints too
@@ -500,8 +508,12 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             call = f"{p}K{i}({args}{', False' if i in signed else ''})"
             results = step.op.results
             position = splat_position(step, consts) if fold else None
+            spots = [k for k, v in enumerate(step.op.operands) if v in splatted]
             if position is not None:
                 call = _splat_call(step, i, position, consts, ref, ns, p)
+            elif spots:
+                call = runtime_splat_call(f"{p}K{i}", [ref(v) for v in step.op.operands],
+                                          spots[0], ref(splatted[step.op.operands[spots[0]]]))
             elif len(results) == 1 and results[0] not in captured:
                 call = _inline(step, f"{p}K{i}", [ref(v) for v in step.op.operands], ns,
                                f"{p}v{i}") or call

@@ -9,16 +9,24 @@ types make the result's. Only the result's memory order could differ: numpy lays
 result like its array operands, and with the scalar it follows the other operand alone.
 So the 0-d form is taken only when that operand is C-contiguous (as the full constant
 is: both then give a C-contiguous result), which the generated code tests per run.
+
+The same holds for a runtime value broadcast from 0-d (jax's scalar operands: threefry
+adds its key words and shifts by its rotation amounts, broadcast to the block, at every
+round): when every reader of the broadcast is such a binary kernel, the broadcast is made
+only where a reader's other operand is not C-contiguous, and the readers take the 0-d
+value. Integer and i1 elements only: a NaN cannot be ruled out at plan time.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from ..ir.core import Value
-from ..ir.types import TensorType
+from ..ir.types import TensorType, element_type, numpy_dtype
 
 _BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
@@ -73,3 +81,57 @@ def splat_position(step: Any, consts: dict[Value, Any]) -> int | None:
     if _static_shape(other) != shape or getattr(value, "shape", None) != shape:
         return None
     return found if splat_scalar(value) is not None else None
+
+
+def _takes_scalar(step: Any, value: Value, shape: tuple[int, ...]) -> bool:
+    """Whether `step` is a binary kernel reading `value` once, beside an operand of the
+    result's static shape `shape`, that may read a 0-d value there instead: a ufunc, or a
+    kernel marked `takes_scalar` (numpy scalars and 0-d arrays of its type)."""
+    fn, op = step.fn, step.op
+    if not (isinstance(fn, np.ufunc) and fn.nin == 2 and fn.nout == 1
+            or getattr(fn, "takes_scalar", False)):
+        return False
+    if len(op.operands) != 2 or len(op.results) != 1 or op.operands.count(value) != 1:
+        return False
+    other = op.operands[1 - op.operands.index(value)]
+    return _static_shape(other) == shape and _static_shape(op.results[0]) == shape
+
+
+def runtime_splats(steps: Sequence[Any], excluded: set[int], kept: set[Value]) -> set[int]:
+    """The broadcast_in_dim steps (none of `excluded`, results not in `kept`) of a 0-d
+    integer or i1 value to a static shape of two or more elements whose every reader (none
+    of `excluded`) takes the 0-d value instead (`_takes_scalar`)."""
+    readers: dict[Value, list[int]] = {}
+    for j, step in enumerate(steps):
+        for v in step.op.operands:
+            readers.setdefault(v, []).append(j)
+    found = set()
+    for i, step in enumerate(steps):
+        op = step.op
+        if (i in excluded or op.name != "stablehlo.broadcast_in_dim" or len(op.operands) != 1
+                or len(op.results) != 1 or op.results[0] in kept
+                or _static_shape(op.operands[0]) != ()):
+            continue
+        result = op.results[0]
+        shape = _static_shape(result)
+        if shape is None or math.prod(shape) < 2:
+            continue
+        try:
+            kind = np.dtype(numpy_dtype(element_type(result.type))).kind
+        except Exception:  # noqa: BLE001 - a type numpy cannot hold
+            continue
+        uses = readers.get(result, [])
+        if kind in "iub" and uses and all(
+                j not in excluded and _takes_scalar(steps[j], result, shape) for j in uses):
+            found.add(i)
+    return found
+
+
+def runtime_splat_call(kernel: str, operands: list[str], position: int, scalar: str) -> str:
+    """A reader's call with the 0-d `scalar` at `position` when the other operand is a
+    C-contiguous array, else with the broadcast (`operands[position]`, its expression)."""
+    with_scalar = list(operands)
+    with_scalar[position] = scalar
+    other = operands[1 - position]
+    return (f"{kernel}({', '.join(with_scalar)}) if {other}.__class__ is _ndarray and "
+            f"{other}.flags.c_contiguous else {kernel}({', '.join(operands)})")

@@ -55,16 +55,29 @@ def _shift(ufunc: np.ufunc, dtype: np.dtype, view: np.dtype, general: Kernel) ->
         out = ufunc(lhs.view(view), rhs.view(view))
         return out.view(dtype)
 
+    number = dtype.type
+
     def unsigned(lhs: Any, rhs: Any) -> Any:
         """`kernel` where `view` is the type itself (threefry's uint32 rotations: its
-        three views cost a third of a 128x128 shift)."""
-        if lhs.__class__ is not array or rhs.__class__ is not array or lhs.dtype != dtype:
-            return general(lhs, rhs)
-        return ufunc(lhs, rhs)
+        three views cost a third of a 128x128 shift); one operand may be a 0-d value of
+        the type beside an array (interpreter/splat.py: an amount broadcast from 0-d)."""
+        if lhs.__class__ is array and rhs.__class__ is array and lhs.dtype == dtype:
+            return ufunc(lhs, rhs)
+        if (lhs.__class__ is array and lhs.dtype == dtype and lhs.ndim
+                and (rhs.__class__ is number or rhs.__class__ is array and rhs.dtype == dtype
+                     and not rhs.ndim)) or (
+                rhs.__class__ is array and rhs.dtype == dtype and rhs.ndim
+                and (lhs.__class__ is number or lhs.__class__ is array and lhs.dtype == dtype
+                     and not lhs.ndim)):
+            return ufunc(lhs, rhs)
+        return general(lhs, rhs)
 
-    chosen = unsigned if view == dtype else kernel
-    chosen.blockwise = True  # type: ignore[attr-defined]  # elementwise on any slice
-    return chosen
+    if view == dtype:
+        unsigned.blockwise = True  # type: ignore[attr-defined]  # elementwise on any slice
+        unsigned.takes_scalar = True  # type: ignore[attr-defined]
+        return unsigned
+    kernel.blockwise = True  # type: ignore[attr-defined]
+    return kernel
 
 
 def bind_bits(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | None:
