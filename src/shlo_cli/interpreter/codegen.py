@@ -235,7 +235,8 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
                ns: dict[str, Any], p: str, scalars: Collection[int] | None = None,
                returned_scalars: Collection[int] = (),
                bounds: Mapping[Value, Bound] | None = None,
-               invariant: Collection[Value] | None = None) -> BlockCode:
+               invariant: Collection[Value] | None = None,
+               earlier: Mapping[Value, str] | None = None) -> BlockCode:
     """The code of one planned block, its arguments named `arg_names`, every other name it
     defines (in the function's locals and in `ns`, its globals) prefixed by `p`. With
     `scalars` (argument indices: those arguments are Python scalars), 0-d steps run on
@@ -244,9 +245,11 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
     arguments, are propagated through them (ranges.py). Vectors the block does not change
     (`invariant` arguments, values of enclosing blocks) whose elements it reads by Python
     ints are read from lists (`lists`: the caller makes them, `x.tolist()`: a list item
-    costs a fifth of `x.item(i)`)."""
+    costs a fifth of `x.item(i)`); `earlier` values are locals the function defines before
+    the block's code (loopgen.py's condition invariants), read as enclosing values are."""
     captured = captured_values(block)
     names: dict[Value, str] = dict(zip(arguments, arg_names, strict=True))
+    names.update(earlier or {})
     py: dict[Value, str] = {}  # scalar mode: values' Python-scalar names
     # ... those computed here, which may be converted back (pyscalar.py; a value converted
     # from numpy is left to its numpy name: it may be a 0-d array, not a numpy scalar)
@@ -319,7 +322,7 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
         source = ref(v)
         name = py[v] = f"{p}u{len(py)}"
         line = f"{name} = {kind.to_py.__name__}({source})"
-        if source.startswith(f"{p}o"):  # an enclosing block's value: once per run
+        if source.startswith(f"{p}o") or v in (earlier or ()):  # once per run
             code.outer.append(line)
         else:
             code.scalar.add(len(emitted))

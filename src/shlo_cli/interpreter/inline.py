@@ -12,6 +12,12 @@ ops share their regions (and so their plans) with the callee's op. The module is
 changed. Every copy keeps its op's location, so a run-time error is reported where it was
 before.
 
+A `stablehlo.composite` is a call of its decomposition (its reference semantics, as the
+evaluator runs it) and is inlined the same way (jax exports `jnp.cosh`, `jnp.sinh`, ...
+as composites of a few ops: its ops can then be moved out of a loop, licm.py and
+loopgen.py's condition invariants), unless a kernel of ours stands in for it
+(composite_kernels.py).
+
 Only calls whose operand and result types are the callee's own are inlined (kernels are
 specialized by those types), and nested calls only to a few levels (a recursive program
 keeps its calls). Small conditionals of the callee are its branches' ops first
@@ -24,11 +30,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from ..dialects.stablehlo.composite_kernels import COMPOSITE_KERNELS
 from ..ir import registry
 from ..ir.core import Operation, Value
 from .ifconvert import if_convert
 
 CALL = "func.call"
+COMPOSITE = "stablehlo.composite"
 RETURN = "func.return"
 MAX_DEPTH = 4
 MAX_OPS = 4096  # larger callees keep their call (a plan per call site would be compiled)
@@ -37,7 +45,7 @@ IDENTITY = "stablehlo.optimization_barrier"  # defines a call result that aliase
 
 def _body(call: Operation, lookup: Callable[[str], Operation | None]) -> list[Operation] | None:
     """The callee's ops (its `func.return` last) when the call can be inlined, else None."""
-    callee = getattr(call.attr("callee"), "value", None)
+    callee = _callee(call)
     func = lookup(callee) if isinstance(callee, str) else None
     if func is None or func.name != "func.func" or len(func.regions) != 1:
         return None
@@ -62,6 +70,21 @@ def _body(call: Operation, lookup: Callable[[str], Operation | None]) -> list[Op
     if any(op.successors or (op.regions and not _self_contained(op)) for op in ops):
         return None
     return list(ops)
+
+
+def _callee(op: Operation) -> str | None:
+    """The function a call or a composite (its decomposition, when no kernel of ours
+    stands in for the composite) runs, else None."""
+    if op.name == CALL:
+        callee = getattr(op.attr("callee"), "value", None)
+    elif op.name == COMPOSITE and not op.regions:
+        name = getattr(op.attr("name"), "value", None)
+        if not isinstance(name, str) or name in COMPOSITE_KERNELS:
+            return None
+        callee = getattr(op.attr("decomposition"), "value", None)
+    else:
+        return None
+    return callee if isinstance(callee, str) else None
 
 
 def _self_contained(op: Operation) -> bool:
@@ -118,7 +141,8 @@ def inline_calls(ops: Iterable[Operation], lookup: Callable[[str], Operation | N
     """`ops` with each inlinable `func.call` replaced by copies of its callee's ops."""
     out: list[Operation] = []
     for op in ops:
-        body = _body(op, lookup) if op.name == CALL and depth < MAX_DEPTH else None
+        body = (_body(op, lookup) if op.name in (CALL, COMPOSITE) and depth < MAX_DEPTH
+                else None)
         if body is None:
             out.append(op)
             continue

@@ -15,6 +15,13 @@ holds. Every step is on its own line, so a failing one is found from the traceba
 (`CompiledBlock.step_at`); the loop's own checks are on lines of no step, so their errors
 stay the while op's.
 
+Condition steps that compute the same value on every test (they read only carried values
+the body passes on unchanged, values of enclosing blocks and constants: a line search's
+`f(x)` beside its `f(x + t*d)`) run once per execution of the loop, before its first
+test; each later test reads their locals. Only pure ops are moved (dedupe.MERGED, and
+reduces whose bodies read nothing else), so the results and any error are the same: the
+first test runs them anyway.
+
 0-d carried values every use of which takes one are Python scalars for the whole loop
 (pyscalar.py: converted once on entry, back on exit), and so are the 0-d steps computing
 from them; the function's globals are its keyword defaults (locals: cheaper to read).
@@ -25,8 +32,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..ir.core import Block, Value
-from .codegen import _MODULE, BlockCode, CompiledBlock, Source, block_code, captured_values
+from ..ir.core import Block, Operation, Value
+from .codegen import (
+    _MODULE,
+    BlockCode,
+    CompiledBlock,
+    Source,
+    block_code,
+    captured_values,
+    region_reads,
+)
+from .dedupe import MERGED
 from .pyscalar import kind_of
 from .ranges import Bound, cond_bounds, entry_facts
 
@@ -59,8 +75,11 @@ def compile_loop(cond: Region, body: Region, early: Callable[..., None] | None,
     names = [f"a{i}" for i in range(n)]
     slots = _scalar_slots(cond, body)
     bounded = cond_bounds(cond.arguments, cond.steps, cond.terminator[0])
+    once, needed, cond = _condition_invariants(cond, body, names, ns)
+    earlier = dict(zip(needed, once.returned, strict=True)) if once else {}
     while True:  # drop the carried values some use of which needs a numpy value
-        test, step = _codes(cond, body, names, body.terminator, slots, bounded, ns, "")
+        test, step = _codes(cond, body, names, body.terminator, slots, bounded, ns, "",
+                            earlier=earlier)
         kept = {i for i in test.scalar_args & step.scalar_args if step.clean_returned[i]}
         if kept == slots:
             break
@@ -80,6 +99,11 @@ def compile_loop(cond: Region, body: Region, early: Callable[..., None] | None,
     src.add("checked = I.stop is not None or I.deadline is not None", 1)
     src.add("if checked:", 1)
     src.add("TICK()", 2)
+    if once is not None:  # the condition's invariants, once per execution
+        for line in once.outer + once.entry:
+            src.add(line, 1)
+        for line, s in once.lines:
+            src.add(line, 1, s)
     for line in test.outer:
         src.add(line, 1)
     # the operands themselves: a converted scalar may have lost a signalling NaN's bit
@@ -96,7 +120,8 @@ def compile_loop(cond: Region, body: Region, early: Callable[..., None] | None,
         terminator = [body.terminator[alias.get(i, i)] for i in range(n)]
         unchanged = {v for k, v in enumerate(body.arguments) if body.terminator[k] is v
                      and k not in slots} if trips is not None else None
-        fast = _codes(cond, body, same, terminator, slots, known, ns, "f", unchanged)
+        fast = _codes(cond, body, same, terminator, slots, known, ns, "f", unchanged,
+                      earlier)
         if not {i for i in fast[0].scalar_args & fast[1].scalar_args
                 if fast[1].clean_returned[i]} == slots:
             fast = None
@@ -122,12 +147,14 @@ def compile_loop(cond: Region, body: Region, early: Callable[..., None] | None,
 
 def _codes(cond: Region, body: Region, names: list[str], terminator: Sequence[Value],
            slots: set[int], bounds: dict[int, Bound], ns: dict[str, Any], p: str,
-           unchanged: set[Value] | None = None) -> tuple[BlockCode, BlockCode]:
+           unchanged: set[Value] | None = None, earlier: dict[Value, str] | None = None
+           ) -> tuple[BlockCode, BlockCode]:
     """The condition's and the body's code, the carried values named `names`, knowing
     `bounds` of carried values at the body's entry; with `unchanged` (the carried values
-    passed on as they are), vectors read element by element are read from lists."""
+    passed on as they are), vectors read element by element are read from lists;
+    `earlier`: the condition's invariants, computed before the loop (their names)."""
     test = block_code(cond.arguments, names, cond.steps, cond.terminator, cond.block,
-                      True, ns, f"c{p}_", slots, (0,))
+                      True, ns, f"c{p}_", slots, (0,), earlier=earlier)
     known = {body.arguments[i]: b for i, b in bounds.items() if i in slots}
     step = block_code(body.arguments, names, body.steps, terminator, body.block,
                       True, ns, f"w{p}_", slots, slots, known, unchanged)
@@ -212,3 +239,47 @@ def _scalar_slots(cond: Region, body: Region) -> set[int]:
                 and body.terminator[i] is not b):  # (passed on as it is: left alone)
             slots.add(i)
     return slots
+
+
+def _condition_invariants(cond: Region, body: Region, names: list[str], ns: dict[str, Any]
+                          ) -> tuple[BlockCode | None, list[Value], Region]:
+    """The code of the condition's steps that give the same values on every test (from
+    the loop's entry values; with the constants they read), the values of theirs the
+    tests read, and the condition without them; (None, [], cond) when there are none."""
+    unchanged = {c for c, a, r in zip(cond.arguments, body.arguments, body.terminator,
+                                      strict=True) if r is a}
+    local = set(cond.arguments) | {r for step in cond.steps for r in step.op.results}
+    captured = captured_values(cond.block)
+    constant: set[Value] = set()
+    same: set[Value] = set()
+    moved: set[int] = set()
+    for i, step in enumerate(cond.steps):
+        op = step.op
+        if op.name == "stablehlo.constant" or (op.operands and all(
+                v in constant for v in op.operands)):
+            constant.update(op.results)
+            continue
+        if not op.results or any(r in captured for r in op.results) or not _pure(op):
+            continue
+        reads = list(op.operands) + [v for v in region_reads([op]) if v in local]
+        if all(v in unchanged or v in same or v in constant or v not in local for v in reads):
+            same.update(op.results)
+            moved.add(i)
+    if not moved:
+        return None, [], cond
+    rest = [s for i, s in enumerate(cond.steps) if i not in moved]
+    read = {v for s in rest for v in (*s.op.operands, *region_reads([s.op]))}
+    needed = [r for i in sorted(moved) for r in cond.steps[i].op.results
+              if r in read or r in cond.terminator]
+    steps = [s for i, s in enumerate(cond.steps) if i in moved or not set(
+        s.op.results) - constant]  # (constants: folded, where they are read)
+    first = block_code(cond.arguments, names, steps, needed, cond.block, True, ns, "ci_")
+    return first, needed, Region(cond.block, cond.arguments, rest, cond.terminator)
+
+
+def _pure(op: Operation) -> bool:
+    """An op whose results depend on its operands alone, or a reduce (its body reads
+    only its own values: region reads of the condition's values are checked apart)."""
+    if op.name in MERGED:
+        return not op.regions
+    return op.name == "stablehlo.reduce" and not op.successors
