@@ -145,9 +145,43 @@ def _reshape(shape: tuple[int, ...], size: int) -> Kernel:
     return kernel
 
 
-def _slice(window: tuple[slice, ...]) -> Kernel:
+def _slice(window: tuple[slice, ...], shape: tuple[int, ...], size: int) -> Kernel:
     def kernel(x: np.ndarray) -> np.ndarray:
         return _fresh(x[window])
+    if size == 1 and shape:
+        at = tuple(w.start for w in window)
+        array = np.ndarray
+
+        def element(x: np.ndarray) -> Any:
+            """kernel(x) reshaped to 0-d by a scalar reshape (specialize_scalar's
+            _element): x's element at the window's start, a numpy scalar (a state
+            vector's c[0] in a scan step: one read for the pair)."""
+            if x.__class__ is not array or x.shape != shape:
+                window = kernel(x)  # what the pair does, its error included
+                if window.size != 1:
+                    raise EvaluationError(f"cannot reshape {list(window.shape)} into []")
+                return window[(0,) * window.ndim]
+            return x[at]
+        kernel.element = element  # type: ignore[attr-defined]  # codegen fuses the pair
+    return kernel
+
+
+def _concatenate(axis: int, shape: tuple[int, ...], dtype: np.dtype, general: Kernel
+                 ) -> Kernel:
+    """slicing.concatenate of operands of the result's element type: numpy's
+    concatenate, a fresh C-ordered array of that type (what result_array returns), without
+    result_array's conversions; anything else (another shape or type: its error) goes to
+    the general evaluator."""
+    concatenate = np.concatenate
+
+    def kernel(*inputs: np.ndarray) -> np.ndarray:
+        try:
+            out = concatenate(inputs, axis=axis)
+        except (ValueError, TypeError):
+            return general(*inputs)
+        if out.shape != shape or out.dtype != dtype:
+            return general(*inputs)
+        return out
     return kernel
 
 
@@ -451,6 +485,12 @@ def _broadcast_view(op: Operation, kwargs: dict[str, Any]) -> Kernel | None:
         out = np.empty(shape, dtype)
         out[...] = (np.asarray(x) if keep else np.transpose(x, order)).reshape(expanded_shape)
         return out
+
+    def splat(x: np.ndarray) -> np.ndarray:  # a 0-d value: numpy broadcasts it itself
+        out = empty(shape, dtype)
+        out[...] = x
+        return out
+    empty = np.empty
     if keep and math.prod(src) == math.prod(shape):
         if not src and shape:
             return _scalar_to_ones(len(shape))
@@ -460,7 +500,7 @@ def _broadcast_view(op: Operation, kwargs: dict[str, Any]) -> Kernel | None:
         return same
     if result.num_elements >= _VIEW_FROM and _innermost_run(expanded_shape, shape) >= _VIEW_RUN:
         return view
-    return small
+    return splat if not src else small
 
 
 _VIEW_FROM = 1 << 12  # broadcasts to at least this many elements may be views...
@@ -572,6 +612,13 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
         return _broadcast_view(op, kwargs)
     if name == "stablehlo.reshape":
         return _reshape(tuple(result.shape), result.num_elements)
+    if name == "stablehlo.concatenate":
+        axis = kwargs.get("dimension")
+        if (not isinstance(axis, int) or not 0 <= axis < len(result.shape)
+                or len(set(dtypes)) != 1 or not result.is_static):
+            return None
+        return _concatenate(axis, tuple(result.shape), operand,
+                            bind_after(bind_specialized, op, opdef, kwargs))
     source = op.operand_types[0]
     assert isinstance(source, TensorType)
     if name == "stablehlo.slice":
@@ -584,7 +631,7 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
         if tuple(len(range(*w.indices(n))) for w, n in zip(
                 window, source.shape, strict=True)) != tuple(result.shape):
             return None
-        return _slice(window)
+        return _slice(window, tuple(source.shape), result.num_elements)
     if name == "stablehlo.transpose":
         try:
             perm = tuple(int(v) for v in kwargs["permutation"])
@@ -631,6 +678,6 @@ _HANDLED = frozenset(("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply
                       "stablehlo.convert", "stablehlo.reshape", "stablehlo.slice",
                       "stablehlo.broadcast_in_dim",
                       "stablehlo.dynamic_slice", "stablehlo.transpose",
-                      "stablehlo.dynamic_update_slice"))
+                      "stablehlo.dynamic_update_slice", "stablehlo.concatenate"))
 
 register_bind_hook(bind_specialized, 60)
