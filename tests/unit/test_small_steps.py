@@ -181,3 +181,42 @@ def test_a_filter_scan_is_the_evaluator_one(n: int, special: str | None,
     _same([np.asarray(v) for v in got], [np.asarray(v) for v in want], fresh=False)
     if n:  # c[0] (its reshape too): one element read of the carried state
         assert re.search(r"w_E\d+\(a1\)", sources[0])
+
+
+MASKED = """
+func.func @main(%m: tensor<16xi1>, %x: tensor<16xf32>, %n: tensor<i32>) -> (tensor<f32>, tensor<i32>) {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %r:2 = stablehlo.while(%i = %c0, %s = %z) : tensor<i32>, tensor<f32>
+  cond {
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %ms = stablehlo.dynamic_slice %m, %i, sizes = [1] : (tensor<16xi1>, tensor<i32>) -> tensor<1xi1>
+    %mi = stablehlo.reshape %ms : (tensor<1xi1>) -> tensor<i1>
+    %xs = stablehlo.dynamic_slice %x, %i, sizes = [1] : (tensor<16xf32>, tensor<i32>) -> tensor<1xf32>
+    %xi = stablehlo.reshape %xs : (tensor<1xf32>) -> tensor<f32>
+    %sx = stablehlo.add %s, %xi : tensor<f32>
+    %s2 = stablehlo.select %mi, %sx, %s : tensor<i1>, tensor<f32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %i2 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i2, %s2 : tensor<i32>, tensor<f32>
+  }
+  return %r#1, %r#0 : tensor<f32>, tensor<i32>
+}
+"""
+
+
+@pytest.mark.parametrize("n", [0, 1, 16, 40])
+def test_a_mask_element_is_one_read(n: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """x[i] of a bool vector (a precomputed mask) with its 0-d reshape: one element read,
+    an index past the end clamped as dynamic_slice clamps it."""
+    rng = np.random.default_rng(n)
+    m = rng.random(16) < 0.5
+    x = _data(rng, (16,), "f32")
+    args = [m, x, np.array(n, np.int32)]
+    got, sources = run_loops(MASKED, args, True, monkeypatch)
+    want, _ = run_loops(MASKED, args, False, monkeypatch)
+    _same([np.asarray(v) for v in got], [np.asarray(v) for v in want], fresh=False)
+    if n:
+        assert sources[0].count(".item(") >= 2  # the mask's and x's elements

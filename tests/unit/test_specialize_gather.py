@@ -76,9 +76,41 @@ def test_row_gather_matches_general_evaluator(case: int) -> None:
     i = rng.integers(lo, table[along] + 4, ids).astype(idtype)
     fast, kernel = _run(text, [t, i], True)
     plain, general = _run(text, [t, i], False)
-    assert kernel is not general and getattr(kernel, "__qualname__", "").startswith("_take_kernel")
+    assert kernel is not general and getattr(kernel, "__qualname__", "").startswith(
+        ("_take_kernel", "_one_take"))
     assert fast.dtype == plain.dtype and fast.shape == plain.shape
     assert fast.tobytes() == plain.tobytes() and fast.flags.c_contiguous
+
+
+ONE = [  # a single index (jnp's x[:, i] with a traced i): one basic slice
+    ((8, 49), (1,), "f32", "i32", 0, [0, 1], [8, 1], (8, 1), -1),
+    ((10, 6), (), "f32", "i64", 0, [0], [1, 6], (6,)),
+    ((10, 6), (1, 1), "i8", "ui8", 1, [1], [1, 6], (1, 6)),
+    ((6, 10), (1,), "f16", "i16", 1, [0], [6, 1], (6, 1), 1),
+    ((4, 5, 3), (1, 1), "f32", "i32", 1, [0, 2], [4, 1, 3], (4, 1, 3), 1),  # (a copy)
+    ((20,), (1,), "f32", "i32", 1, [0], [1], (1, 1), None),
+]
+
+
+@pytest.mark.parametrize("case", range(len(ONE)))
+def test_one_index_gather_matches_general_evaluator(case: int) -> None:
+    table, ids, elem, ielem, vector_dim, offset, sizes, result, *axis = ONE[case]
+    collapsed = axis[0] if axis else 0
+    text = _program(table, ids, elem, ielem, vector_dim, offset, sizes, result, collapsed)
+    along = 0 if collapsed is None else 1 if collapsed == -1 else collapsed
+    dtype = {"f32": np.float32, "f16": np.float16, "i8": np.int8}[elem]
+    t = (np.random.default_rng(case).standard_normal(table) * 50).astype(dtype)
+    if dtype != np.int8:
+        t.reshape(-1)[:3] = [np.nan, -0.0, np.inf]
+    idtype = np.dtype({"i32": np.int32, "i64": np.int64, "ui8": np.uint8, "i16": np.int16}[ielem])
+    n = table[along]
+    for value in (-5, -1, 0, 1, n - 1, n, n + 7, np.iinfo(idtype).max, np.iinfo(idtype).min):
+        i = np.full(ids, value).astype(idtype)  # (negative values wrap for unsigned types)
+        fast, kernel = _run(text, [t, i], True)
+        plain, _ = _run(text, [t, i], False)
+        assert getattr(kernel, "__qualname__", "").startswith("_one_take")
+        assert fast.dtype == plain.dtype and fast.shape == plain.shape
+        assert fast.tobytes() == plain.tobytes() and fast.flags.c_contiguous
 
 
 def test_other_gathers_keep_the_general_path() -> None:

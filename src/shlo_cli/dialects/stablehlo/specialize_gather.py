@@ -128,6 +128,8 @@ def _take_kernel(shape: tuple[int, ...], index_shape: tuple[int, ...],
     transposed to the result's layout."""
     take, transpose, contiguous = np.take, np.transpose, np.ascontiguousarray
     same = layout == list(range(len(layout)))
+    if math.prod(index_shape) == 1:
+        return _one_take(shape, index_shape, picks, axis, layout, general)
 
     def kernel(table: Any, ids: Any) -> Any:
         if (table.__class__ is not np.ndarray or ids.__class__ is not np.ndarray
@@ -135,6 +137,35 @@ def _take_kernel(shape: tuple[int, ...], index_shape: tuple[int, ...],
             return general(table, ids)
         out = take(table, ids.reshape(picks), axis=axis, mode="clip")
         return out if same else contiguous(transpose(out, layout))
+    return kernel
+
+
+def _one_take(shape: tuple[int, ...], index_shape: tuple[int, ...],
+              picks: tuple[int, ...], axis: int, layout: list[int],
+              general: Kernel) -> Kernel:
+    """`_take_kernel` of a single index (`x[:, i]` with a traced `i`, jnp's dynamic
+    indexing): the one-wide window at the clamped index, a basic slice (a view where it
+    is contiguous, as a static slice's kernel returns; else a copy), not a take."""
+    top = shape[axis] - 1
+    before: tuple[slice, ...] = (slice(None),) * axis
+    taken = shape[:axis] + picks + shape[axis + 1:]
+    same = layout == list(range(len(layout)))
+    array = np.ndarray
+
+    def kernel(table: Any, ids: Any) -> Any:
+        if (table.__class__ is not array or ids.__class__ is not array
+                or table.shape != shape or ids.shape != index_shape):
+            return general(table, ids)
+        i = ids.item()
+        if i < 0:
+            i = 0
+        elif i > top:
+            i = top
+        out = table[before + (slice(i, i + 1),)].reshape(taken)
+        if not same:
+            out = out.transpose(layout)
+        flags = out.flags
+        return out if flags.c_contiguous and flags.writeable else np.array(out, order="C")
     return kernel
 
 
