@@ -122,9 +122,9 @@ def _run(args: list[Any], converted: bool, monkeypatch: pytest.MonkeyPatch) -> l
         main = interpreter.lookup_function("main")
         with np.errstate(all="ignore"):
             out = [interpreter.call(main, list(args)) for _ in range(2)][-1]
-    if converted:  # all of them
+    if converted:  # all of them but the 4xf32 if (its branches run inline: branches.py)
         assert "stablehlo.select" in planned
-        assert "stablehlo.case" not in planned and "stablehlo.if" not in planned
+        assert {n for n in planned if n in ("stablehlo.case", "stablehlo.if")} == {"stablehlo.if"}
     return out
 
 
@@ -202,9 +202,9 @@ func.func @main(%a: tensor<f32>, %b: tensor<i1>) -> tensor<f32> {
                                       "stablehlo.if", "stablehlo.subtract"]
 
 
-def test_costly_array_branches_keep_the_conditional() -> None:
-    """Both sides of a conditional run once converted: not when the branch not taken would
-    cost more than the case kernel's region call (transcendentals on arrays)."""
+def test_array_branches_keep_the_conditional() -> None:
+    """Both sides of a conditional run once converted: not for array results, whose
+    branches a generated function runs inline (branches.py), the one taken alone."""
     template = """
 func.func @main(%p: tensor<i1>, %a: tensor<64xf32>) -> tensor<64xf32> {{
   %r = "stablehlo.if"(%p) ({{
@@ -222,4 +222,4 @@ func.func @main(%p: tensor<i1>, %a: tensor<64xf32>) -> tensor<64xf32> {{
     cheap = ("%t1 = stablehlo.add %a, %a : tensor<64xf32>\n    %t2 = stablehlo.tanh %t1 : tensor<64xf32>\n"
              "    %t3 = stablehlo.multiply %t2, %a : tensor<64xf32>")
     assert [o.name for o in if_convert(_ops(template.format(ops=costly)))] == ["stablehlo.if"]
-    assert "stablehlo.if" not in [o.name for o in if_convert(_ops(template.format(ops=cheap)))]
+    assert [o.name for o in if_convert(_ops(template.format(ops=cheap)))] == ["stablehlo.if"]

@@ -98,9 +98,11 @@ def test_inlined_calls_give_the_called_results(monkeypatch: pytest.MonkeyPatch) 
         for a, b in zip(got, want, strict=True):
             assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
     # @step (twice), @scale inside it, @total (a self-contained reduce body) and @passes
-    # (it returns an argument: an identity copy) are inlined; @keeps (its region reads the
-    # callee's argument, and cbrt is no op ifconvert.py runs in both branches) keeps its call
-    assert names.count("func.call") == 1 and plain.count("func.call") == 6
+    # (it returns an argument: an identity copy) are inlined; so is @keeps, its conditional
+    # copied with its regions (they read the callee's argument; cbrt is no op ifconvert.py
+    # runs in both branches)
+    assert names.count("func.call") == 0 and plain.count("func.call") == 6
+    assert names.count("stablehlo.if") == 1
     assert names.count("stablehlo.optimization_barrier") == 1
     assert "stablehlo.reduce" in names
     assert names.count("stablehlo.tanh") == 2  # one copy per call site

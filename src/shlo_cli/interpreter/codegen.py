@@ -15,6 +15,7 @@ traceback's line number (`step_at`); no per-op bookkeeping is needed on the hot 
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import operator
@@ -25,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..ir.core import Block, Operation, Value
+from ..ir.core import Block, Operation, Region, Value
 from ..ir.types import TensorType
 from .batching import Chain, batch_pairs, extend
 from .blocked import (
@@ -36,6 +37,7 @@ from .blocked import (
     result_dtype,
     rows_per_block,
 )
+from .branches import BRANCHING, branch_lines
 from .pyscalar import QUIETING, expression, kind_of, plan_scalars
 from .ranges import Bound, Facts, analyse
 from .splat import runtime_splat_call, runtime_splats, splat_position, splat_scalar
@@ -236,7 +238,8 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
                returned_scalars: Collection[int] = (),
                bounds: Mapping[Value, Bound] | None = None,
                invariant: Collection[Value] | None = None,
-               earlier: Mapping[Value, str] | None = None) -> BlockCode:
+               earlier: Mapping[Value, str] | None = None,
+               plan_region: Callable[[Region], Any] | None = None) -> BlockCode:
     """The code of one planned block, its arguments named `arg_names`, every other name it
     defines (in the function's locals and in `ns`, its globals) prefixed by `p`. With
     `scalars` (argument indices: those arguments are Python scalars), 0-d steps run on
@@ -246,8 +249,11 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
     (`invariant` arguments, values of enclosing blocks) whose elements it reads by Python
     ints are read from lists (`lists`: the caller makes them, `x.tolist()`: a list item
     costs a fifth of `x.item(i)`); `earlier` values are locals the function defines before
-    the block's code (loopgen.py's condition invariants), read as enclosing values are."""
-    captured = captured_values(block)
+    the block's code (loopgen.py's condition invariants), read as enclosing values are;
+    with `plan_region` (a region's plan), if and case ops run their branches inline
+    (branches.py)."""
+    # (inlined copies of conditionals read the block's values too: inline.py)
+    captured = captured_values(block) | region_reads(step.op for step in steps)
     names: dict[Value, str] = dict(zip(arguments, arg_names, strict=True))
     names.update(earlier or {})
     py: dict[Value, str] = {}  # scalar mode: values' Python-scalar names
@@ -469,6 +475,16 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             splatted[step.op.results[0]] = step.op.operands[0]
             names[step.op.results[0]] = f"{p}K{i}({ref(step.op.operands[0])})"
             continue
+        if plan_region is not None and step.op.name in BRANCHING and step.op.operands:
+            pick = step.op.operands[0]  # (the branches inline: branches.py)
+            branched = branch_lines(step, i, py[pick] if pick in py and pick not in names
+                                    else ref(pick), names, p, ns, plan_region, captured,
+                                    functools.partial(block_code, plan_region=plan_region))
+            if branched is not None:
+                emitted += branched[0]
+                names.update(zip(step.op.results, branched[1], strict=True))
+                step_names.update(branched[1])
+                continue
         args = ", ".join(ref(v) for v in step.op.operands)
         ints = 1 if i in reads else getattr(step.fn, "int_starts", None)
         if ints is not None and scalars is not None:  # start indices: Python ints too
@@ -746,11 +762,13 @@ class Source:
 
 def compile_block(arguments: Sequence[Value], steps: Sequence[Any],
                   terminator: Sequence[Value] | None, block: Block,
-                  fold: bool) -> CompiledBlock:
+                  fold: bool, plan_region: Callable[[Region], Any] | None = None
+                  ) -> CompiledBlock:
     """Generate and compile the function for one planned block (see the module doc)."""
     ns: dict[str, Any] = {"__name__": _MODULE}
     arg_names = [f"a{i}" for i in range(len(arguments))]
-    code = block_code(arguments, arg_names, steps, terminator, block, fold, ns, "")
+    code = block_code(arguments, arg_names, steps, terminator, block, fold, ns, "",
+                      plan_region=plan_region)
     src = Source("def block(frame, args):")
     if arguments:
         src.add(f"{', '.join(arg_names)}{',' if len(arguments) == 1 else ''} = args", 1)

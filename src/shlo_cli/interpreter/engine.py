@@ -22,7 +22,7 @@ from ..ir.diagnostics import Diagnostic, EvaluationError, SourceFile
 # Re-exported: binding hooks and EvaluationError live below the dialects that use them.
 from ..ir.registry import BIND_HOOKS, BindHook, _bind_with, bind_after, bind_hooks  # noqa: F401
 from .allocator import tune_allocator
-from .codegen import CompiledBlock, captured_values, compile_block
+from .codegen import CompiledBlock, captured_values, compile_block, region_reads
 from .deadline import TimedOut
 from .dedupe import merge_repeats
 from .hoist import hoist_slices
@@ -276,15 +276,23 @@ class Interpreter:
         if planned is not None:
             ops = planned
         if self.observer is None:
-            ops = hoist_slices(ops, set(terminator or ()) | captured_values(block))
+            ops = hoist_slices(ops, set(terminator or ()) | captured_values(block)
+                               | region_reads(ops))
         for op in ops:
             kernel = self._bind(op)
             if self.observer is not None:
                 kernel = self.observer.wrap(op, kernel)
             steps.append(_Step(kernel, op))
         code = compile_block(block.arguments, steps, terminator, block,
-                             fold=self.observer is None) if compiled else None
+                             fold=self.observer is None,
+                             plan_region=self.plan_branch if self.observer is None else None
+                             ) if compiled else None
         return _BlockPlan(block.arguments, steps, terminator, code)
+
+    def plan_branch(self, region: Region) -> _BlockPlan:
+        """The plan of an if or case branch a generated function runs inline
+        (branches.py): the steps the region's callable would run, not compiled apart."""
+        return self._plan_block(region.entry, compiled=False)
 
     def _bind(self, op: Operation) -> Callable[..., Any]:
         if op.name == "func.call":

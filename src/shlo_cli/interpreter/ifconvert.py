@@ -10,7 +10,10 @@ is a select of the branches' results by the predicate (`if`; a `case` on `conver
 or by `index == k` (other cases: an index out of range picks the last branch, as the case
 kernel does). Only ops that can neither fail nor have effects, on tensors of at most
 `_ELEMENTS` elements, qualify; running the branch not taken changes nothing but time, and
-that only while it costs less than the case kernel's region call (`_EXTRA`).
+that only while it costs less than the case kernel's region call (`_EXTRA`). Only
+conditionals of 0-d results are converted: their branches become Python-scalar lines of a
+generated loop (pyscalar.py); a generated function runs the others' branches inline
+(branches.py), the branch taken alone, with no region call to save.
 """
 
 from __future__ import annotations
@@ -75,6 +78,11 @@ def _small(v: Value) -> bool:
     return isinstance(t, TensorType) and t.is_static and math.prod(t.shape) <= _ELEMENTS
 
 
+def _shape(v: Value) -> tuple[int, ...]:
+    t = v.type
+    return tuple(t.shape) if isinstance(t, TensorType) else ()
+
+
 def _pure(op: Operation) -> bool:
     if op.regions or op.successors or not all(_small(r) for r in op.results):
         return False
@@ -111,7 +119,7 @@ def _convert(op: Operation) -> list[Operation] | None:
         branches.append((body, block_ops[-1].operands))
     costs = [sum(_cost(inner) for inner in body) for body, _ in branches]
     if not branches or count > _OPS or sum(costs) - min(costs) > _EXTRA \
-            or not all(_small(r) for r in op.results) \
+            or not all(_small(r) and not _shape(r) for r in op.results) \
             or any(registry.lookup(name) is None for name in (_SELECT, _COMPARE, _CONSTANT)):
         return None
     out: list[Operation] = []

@@ -8,7 +8,10 @@ rewrites (hoist.py) of the caller. When the callee is one block whose ops' regio
 reduce body) read nothing from outside them, its ops are planned in the caller's block:
 detached copies reading the call's operands, with fresh result values (a callee inlined
 twice gets two sets), the values it returns being the call's own results; region-holding
-ops share their regions (and so their plans) with the callee's op. The module is not
+ops share their regions (and so their plans) with the callee's op, but for conditionals
+whose branches read the callee's values (and call nothing): those are copied with their
+regions (a `lax.switch` step then runs inline in the caller's loop, branches.py). The
+module is not
 changed. Every copy keeps its op's location, so a run-time error is reported where it was
 before.
 
@@ -32,6 +35,7 @@ from collections.abc import Callable, Iterable
 
 from ..dialects.stablehlo.composite_kernels import COMPOSITE_KERNELS
 from ..ir import registry
+from ..ir.clone import clone_op
 from ..ir.core import Operation, Value
 from .ifconvert import if_convert
 
@@ -67,9 +71,38 @@ def _body(call: Operation, lookup: Callable[[str], Operation | None]) -> list[Op
     aliased = len(set(returned)) != len(returned) or any(v in block.arguments for v in returned)
     if aliased and registry.lookup(IDENTITY) is None:
         return None
-    if any(op.successors or (op.regions and not _self_contained(op)) for op in ops):
+    if any(op.successors or (op.regions and not _self_contained(op)
+                             and not _clonable(op, lookup)) for op in ops):
         return None
     return list(ops)
+
+
+def _clonable(op: Operation, lookup: Callable[[str], Operation | None]) -> bool:
+    """A conditional whose branches read the callee's values (a `lax.switch` on the
+    callee's arguments) and call only functions that call nothing: copied with its
+    regions, reading the call's operands (a recursive program keeps its calls: each copy
+    would be planned anew)."""
+    if op.name not in ("stablehlo.if", "stablehlo.case"):
+        return False
+    for inner in _nested(op):
+        if inner.name in (CALL, COMPOSITE):
+            callee = _callee(inner)
+            func = lookup(callee) if callee is not None else None
+            if func is None or any(o.name in (CALL, COMPOSITE) for o in _nested(func)):
+                return False
+    return True
+
+
+def _nested(op: Operation) -> list[Operation]:
+    """The ops inside `op`'s regions, at any depth."""
+    found: list[Operation] = []
+    stack = list(op.regions)
+    while stack:
+        for block in stack.pop().blocks:
+            for inner in block.operations:
+                found.append(inner)
+                stack.extend(inner.regions)
+    return found
 
 
 def _callee(op: Operation) -> str | None:
@@ -120,10 +153,13 @@ def _copy(ops: list[Operation], call: Operation) -> list[Operation]:
             results[returned] = result
     out = []
     for op in ops[:-1]:
-        new = Operation(op.name, [values.get(v, v) for v in op.operands],
-                        [r.type for r in op.results], dict(op.properties),
-                        dict(op.attributes), location=op.location, opdef=op.opdef)
-        new.regions = op.regions  # shared, self-contained (their parent stays the callee's op)
+        if op.regions and not _self_contained(op):  # (its regions read the call's operands)
+            new = clone_op(op, dict(values))
+        else:
+            new = Operation(op.name, [values.get(v, v) for v in op.operands],
+                            [r.type for r in op.results], dict(op.properties),
+                            dict(op.attributes), location=op.location, opdef=op.opdef)
+            new.regions = op.regions  # shared, self-contained (their parent: the callee's op)
         new.results = [results.get(r, n) for r, n in zip(op.results, new.results, strict=True)]
         for r, n in zip(op.results, new.results, strict=True):
             values[r] = n

@@ -153,11 +153,12 @@ def _codes(cond: Region, body: Region, names: list[str], terminator: Sequence[Va
     `bounds` of carried values at the body's entry; with `unchanged` (the carried values
     passed on as they are), vectors read element by element are read from lists;
     `earlier`: the condition's invariants, computed before the loop (their names)."""
+    plan = getattr(ns["I"], "plan_branch", None)  # (branches inline: branches.py)
     test = block_code(cond.arguments, names, cond.steps, cond.terminator, cond.block,
-                      True, ns, f"c{p}_", slots, (0,), earlier=earlier)
+                      True, ns, f"c{p}_", slots, (0,), earlier=earlier, plan_region=plan)
     known = {body.arguments[i]: b for i, b in bounds.items() if i in slots}
     step = block_code(body.arguments, names, body.steps, terminator, body.block,
-                      True, ns, f"w{p}_", slots, slots, known, unchanged)
+                      True, ns, f"w{p}_", slots, slots, known, unchanged, plan_region=plan)
     return test, step
 
 
@@ -231,7 +232,8 @@ def _iterate(src: Source, test: BlockCode, step: BlockCode, names: list[str], re
 def _scalar_slots(cond: Region, body: Region) -> set[int]:
     """The carried values that may be Python scalars (pyscalar.py): 0-d of a held kind in
     both regions, read by no nested region, not passed on unchanged by the body."""
-    captured = captured_values(cond.block) | captured_values(body.block)
+    captured = (captured_values(cond.block) | captured_values(body.block)
+                | region_reads(s.op for s in (*cond.steps, *body.steps)))
     slots = set()
     for i, (c, b) in enumerate(zip(cond.arguments, body.arguments, strict=True)):
         kind = kind_of(b)
@@ -249,7 +251,7 @@ def _condition_invariants(cond: Region, body: Region, names: list[str], ns: dict
     unchanged = {c for c, a, r in zip(cond.arguments, body.arguments, body.terminator,
                                       strict=True) if r is a}
     local = set(cond.arguments) | {r for step in cond.steps for r in step.op.results}
-    captured = captured_values(cond.block)
+    captured = captured_values(cond.block) | region_reads(s.op for s in cond.steps)
     constant: set[Value] = set()
     same: set[Value] = set()
     moved: set[int] = set()
