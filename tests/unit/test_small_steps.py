@@ -220,3 +220,35 @@ def test_a_mask_element_is_one_read(n: int, monkeypatch: pytest.MonkeyPatch) -> 
     _same([np.asarray(v) for v in got], [np.asarray(v) for v in want], fresh=False)
     if n:
         assert sources[0].count(".item(") >= 2  # the mask's and x's elements
+
+
+CONSTANT_ELEMENT = """
+func.func @main(%n: tensor<i32>) -> (tensor<ui64>, tensor<ui64>) {
+  %c = stablehlo.constant dense<[7, 18446744073709551615, 3]> : tensor<3xui64>
+  %s = stablehlo.slice %c [1:2] : (tensor<3xui64>) -> tensor<1xui64>
+  %e = stablehlo.reshape %s : (tensor<1xui64>) -> tensor<ui64>
+  %z = stablehlo.constant dense<0> : tensor<i32>
+  %acc0 = stablehlo.constant dense<0> : tensor<ui64>
+  %r:2 = stablehlo.while(%i = %z, %acc = %acc0) : tensor<i32>, tensor<ui64>
+  cond {
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %a = stablehlo.xor %acc, %e : tensor<ui64>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %i2 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i2, %a : tensor<i32>, tensor<ui64>
+  }
+  return %r#1, %e : tensor<ui64>, tensor<ui64>
+}
+"""
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_a_constant_element_read_by_a_region_folds(n: int) -> None:
+    """A one-element slice of a constant and its reshape fold together (the loop body
+    reads the element from its enclosing block)."""
+    interpreter = Interpreter(parse_source(CONSTANT_ELEMENT))
+    got = interpreter.call(interpreter.lookup_function("main"), [np.array(n, np.int32)])
+    top = np.uint64(2**64 - 1)
+    assert [int(v) for v in got] == [int(top) if n % 2 else 0, int(top)]

@@ -464,11 +464,15 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
                 names[step.op.results[0]] = name  # the same value: a second name for it
                 aliased.add(name)
                 continue
-        result = folded(i, step)
-        if result is not None:
-            if result in captured:
-                ns[f"{p}R{i}"] = result
-                code.entry.append(f"frame[{p}R{i}] = {p}C{i}")
+        j = reads.get(i, -1)  # a fused read folds with its reshape (a constant's x[k])
+        sliced = _fold(step, consts) if fold and j > i else None
+        made = folded(i, step) if j < i or (sliced is not None and _fold(
+            steps[j], {step.op.results[0]: sliced}) is not None) else None
+        if made is not None:
+            for k, fixed in [(i, made)] + ([(j, folded(j, steps[j]))] if j > i else []):
+                if fixed is not None and fixed in captured:
+                    ns[f"{p}R{k}"] = fixed
+                    code.entry.append(f"frame[{p}R{k}] = {p}C{k}")
             continue
         if i in runtime:  # made by its readers, where one needs it (splat.py)
             ns[f"{p}K{i}"], ns["_ndarray"] = step.fn, np.ndarray
