@@ -252,3 +252,39 @@ def test_a_constant_element_read_by_a_region_folds(n: int) -> None:
     got = interpreter.call(interpreter.lookup_function("main"), [np.array(n, np.int32)])
     top = np.uint64(2**64 - 1)
     assert [int(v) for v in got] == [int(top) if n % 2 else 0, int(top)]
+
+
+COPY = """
+func.func @main(%x: tensor<8xf32>, %n: tensor<i32>) -> tensor<8xf32> {
+  %z = stablehlo.constant dense<0> : tensor<i32>
+  %f = stablehlo.constant dense<1.0> : tensor<f32>
+  %ys0 = stablehlo.broadcast_in_dim %f, dims = [] : (tensor<f32>) -> tensor<8xf32>
+  %r:2 = stablehlo.while(%i = %z, %ys = %ys0) : tensor<i32>, tensor<8xf32>
+  cond {
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %seven = stablehlo.constant dense<7> : tensor<i32>
+    %j = stablehlo.subtract %seven, %i : tensor<i32>
+    %xs = stablehlo.dynamic_slice %x, %i, sizes = [1] : (tensor<8xf32>, tensor<i32>) -> tensor<1xf32>
+    %ys2 = stablehlo.dynamic_update_slice %ys, %xs, %j : (tensor<8xf32>, tensor<1xf32>, tensor<i32>) -> tensor<8xf32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %i2 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i2, %ys2 : tensor<i32>, tensor<8xf32>
+  }
+  return %r#1 : tensor<8xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("n", [0, 1, 8, 11])
+def test_one_element_stores_keep_the_bits(n: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ys[7 - i] = x[i] in place (an element store): NaN payloads and a signalling NaN
+    as they are, indices past the end clamped."""
+    x = _data(np.random.default_rng(n), (8,), "f32")
+    args = [x, np.array(n, np.int32)]
+    got, _ = run_loops(COPY, args, True, monkeypatch)
+    want, _ = run_loops(COPY, args, False, monkeypatch)
+    _same([np.asarray(v) for v in got], [np.asarray(v) for v in want], fresh=False)
+    if n == 8:
+        assert np.asarray(got[0])[::-1].tobytes() == x.tobytes()

@@ -326,6 +326,8 @@ def _dynamic_update_slice(shape: tuple[int, ...], sizes: tuple[int, ...],
             start = top
         if row:
             x[start] = update
+        elif element:  # (a one-element slice assignment costs twice an item's)
+            x[start] = update[0]
         else:
             x[start:start + size] = update
         return x
@@ -336,6 +338,7 @@ def _dynamic_update_slice(shape: tuple[int, ...], sizes: tuple[int, ...],
     if leading:
         _, top, size = moving[0]
         row = size == 1 and rank > 1  # (an element of a vector takes no array)
+        element = size == 1 and rank == 1
         kernel.in_place = in_place_rows  # type: ignore[attr-defined]
     else:
         kernel.in_place = in_place  # type: ignore[attr-defined]
