@@ -25,6 +25,7 @@ from .allocator import tune_allocator
 from .codegen import CompiledBlock, captured_values, compile_block, region_reads
 from .deadline import TimedOut
 from .dedupe import merge_repeats
+from .gathers import slice_gathers
 from .hoist import hoist_slices
 from .ifconvert import drop_unread, if_convert
 from .inline import inline_calls
@@ -258,7 +259,7 @@ class Interpreter:
                 break
             ops.append(op)
         if self.observer is None:
-            ops = if_convert(inline_calls(ops, self._symbols.get))
+            ops = slice_gathers(if_convert(inline_calls(ops, self._symbols.get)), terminator)
             if any(op.parent is not block for op in ops):  # copies: what they leave unread
                 ops = drop_unread(ops, terminator or ())
             ops = scalar_predicates(ops, terminator or ())

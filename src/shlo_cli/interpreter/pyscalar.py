@@ -167,8 +167,14 @@ def plan_scalars(arguments: Sequence[Value], scalars: Collection[int], steps: Se
     bit or a 0-d array's type would be lost)."""
     held = {arguments[i] for i in scalars}
     banned: set[int] = set()
+    indexed = {}  # element reads by a Python int (codegen: `x.item(i)`): index, result
+    for i, j in reads.items():
+        top = getattr(getattr(steps[i].fn, "element", None), "top", None)
+        if j > i and top is not None and steps[i].op.operands:
+            indexed[i] = (steps[i].op.operands[-1], steps[j].op.results[0])
     while True:
-        chosen, clean = _choose(held, steps, terminator, captured, skipped | banned, same)
+        chosen, clean = _choose(held, steps, terminator, captured, skipped | banned, same,
+                                indexed)
         numpy_read: set[Value] = set()
         for i, step in enumerate(steps):
             # element reads and kernels marked `int_starts` take Python int indices
@@ -186,14 +192,23 @@ def plan_scalars(arguments: Sequence[Value], scalars: Collection[int], steps: Se
 
 
 def _choose(held: set[Value], steps: Sequence[Any], terminator: Sequence[Value],
-            captured: set[Value], skipped: set[int], same: Callable[[Any], bool]
-            ) -> tuple[dict[int, str], set[Value]]:
-    """plan_scalars' steps on Python scalars (not those `skipped`) and their clean results."""
+            captured: set[Value], skipped: set[int], same: Callable[[Any], bool],
+            indexed: dict[int, tuple[Value, Value]]) -> tuple[dict[int, str], set[Value]]:
+    """plan_scalars' steps on Python scalars (not those `skipped`) and their clean results;
+    `indexed` element reads give Python scalars where their index is one (an integer's
+    item is exact: clean; a float's may have lost a signalling NaN's bit)."""
     clean: set[Value] = set()
     py = set(held)
     chosen: dict[int, str] = {}
     for i, step in enumerate(steps):
         operands = step.op.operands
+        if i in indexed and indexed[i][0] in py:
+            index, read = indexed[i]
+            kind = kind_of(read)
+            if kind is not None and kind_of(index) is not None:
+                py.add(read)
+                if not kind.is_float:
+                    clean.add(read)
         if i in skipped or not step.op.results:
             continue
         result = step.op.results[0]

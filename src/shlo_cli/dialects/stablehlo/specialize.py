@@ -381,6 +381,7 @@ def _dynamic_slice(sizes: tuple[int, ...], shape: tuple[int, ...], itemsize: int
             one.element = element  # type: ignore[attr-defined]  # codegen fuses the pair
             # codegen's scalar loops clamp a Python int index to it themselves (pyscalar.py)
             element.top = top  # type: ignore[attr-defined]
+        one.int_starts = 1  # type: ignore[attr-defined]  # (int(): a Python int index too)
         return one
 
     # A dimension the window spans whole clamps every start to 0: its slice is fixed (a
@@ -431,6 +432,7 @@ def _dynamic_slice(sizes: tuple[int, ...], shape: tuple[int, ...], itemsize: int
         standard = tuple(itemsize * math.prod(shape[d + 1:]) for d in range(len(shape))
                          ) if math.prod(shape) else None
         kernel.row = row  # type: ignore[attr-defined]  # codegen fuses it with the reshape
+    kernel.int_starts = 1  # type: ignore[attr-defined]  # (as `one`)
     return kernel
 
 
