@@ -62,6 +62,30 @@ func.func @main(%x: tensor<7xf32>) -> (tensor<3xf32>, tensor<3xi32>) {
     np.testing.assert_array_equal(indices, [1, 3, 5])
 
 
+def test_approx_top_k_comparator_is_analysed_not_called(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A one-compare comparator function sorts like a sort region (numpy's argsort), not
+    by a merge sort calling the function per step (an 8x50 approx_max_k took 1.9 ms)."""
+    from shlo_cli.dialects.stablehlo import sort
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("merge sort used")
+
+    monkeypatch.setattr(sort, "merge_sort_permutation", refuse)
+    text = COMPARATOR + """
+func.func @main(%x: tensor<2x6xf32>) -> (tensor<2x2xf32>, tensor<2x2xi32>) {
+  %iota = stablehlo.iota dim = 1 : tensor<2x6xi32>
+  %init = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %0:2 = stablehlo.custom_call @ApproxTopK(%x, %iota, %init, %zero) {called_computations = [@gt], mhlo.backend_config = {aggregate_to_topk = true, recall_target = 0.949999988 : f32, reduction_dim = 1 : i64, reduction_input_size_override = -1 : i64, top_k = 2 : i64}} : (tensor<2x6xf32>, tensor<2x6xi32>, tensor<f32>, tensor<i32>) -> (tensor<2x2xf32>, tensor<2x2xi32>)
+  return %0#0, %0#1 : tensor<2x2xf32>, tensor<2x2xi32>
+}
+"""
+    x = np.array([[1, 7, 3, 7, 0, 5], [-0.0, 2, -np.inf, 9, 9, 1]], np.float32)
+    values, indices = shlo_cli.interpret(text, x)
+    np.testing.assert_array_equal(values, [[7, 7], [9, 9]])
+    np.testing.assert_array_equal(indices, [[1, 3], [3, 4]])  # ties in index order
+
+
 def test_dynamic_rng_bit_generator_matches_static_op() -> None:
     state = np.array([1, 2], np.uint64)
     shape = np.array([2, 3], np.int32)

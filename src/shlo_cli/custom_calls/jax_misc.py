@@ -127,11 +127,6 @@ def _called_function(call: TargetCall, what: str) -> tuple[Any, Any]:
     return interpreter, interpreter.lookup_function(name)
 
 
-def _comparator(call: TargetCall) -> Any:
-    interpreter, func = _called_function(call, "comparator")
-    return lambda *args: interpreter.call(func, args)
-
-
 def _approx_top_k(call: TargetCall, inputs: list[np.ndarray], k: int) -> list[np.ndarray]:
     from ..dialects.stablehlo.sort import sort
 
@@ -143,7 +138,11 @@ def _approx_top_k(call: TargetCall, inputs: list[np.ndarray], k: int) -> list[np
     if k > inputs[0].shape[dim]:
         raise TargetError(f"top_k = {k} exceeds dimension {dim} of size "
                           f"{inputs[0].shape[dim]}")
-    ordered = sort(*inputs, dimension=dim, is_stable=True, comparator=_comparator(call))
+    interpreter, func = _called_function(call, "comparator")
+    # The comparator function as the sort's op: its body is analysed like a sort region
+    # (one compare: numpy's argsort) instead of calling it per merge step.
+    ordered = sort(*inputs, dimension=dim, is_stable=True, op=func, ctx=call.ctx,
+                   comparator=lambda *args: interpreter.call(func, args))
     ordered = list(ordered) if isinstance(ordered, tuple) else [ordered]
     return [np.take(x, np.arange(k), axis=dim) for x in ordered]
 
