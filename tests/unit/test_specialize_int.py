@@ -139,6 +139,29 @@ def test_divmod_of_0d_values_matches_general_evaluator(op: str, elem: str) -> No
             assert ours.tobytes() == theirs.tobytes()
 
 
+@pytest.mark.parametrize("elem", ["i32", "ui64"])
+@pytest.mark.parametrize("op", ["divide", "remainder"])
+def test_divmod_of_mixed_0d_array_and_scalar_skips_general_evaluator(op: str, elem: str) -> None:
+    """A 0-d array with a numpy scalar (a jax shape computation: get_dimension_size's
+    result divided by a folded constant) is divided as Python ints too, not by the general
+    evaluator (7 such divmods were 60% of a symbolic-shape export's run)."""
+    dtype = np.dtype(TYPES[elem])
+    calls = []
+
+    def general(a: object, b: object) -> None:
+        calls.append((a, b))
+
+    fast = specialize_int._divmod_kernel(dtype, op == "divide", general)
+    reference = elementwise.divide if op == "divide" else elementwise.remainder
+    values = _edges(dtype, (12,), 11)
+    for a in values:
+        for b in values:
+            for x, y in ((np.array(a), b), (a, np.array(b))):
+                ours, theirs = np.asarray(fast(x, y)), np.asarray(reference(x, y))
+                assert ours.shape == () and ours.tobytes() == theirs.tobytes()
+    assert not calls
+
+
 def _unary(op: str, elem: str, shape: tuple[int, ...]) -> str:
     t = _tensor(elem, shape)
     return (f"func.func @main(%a: {t}) -> {t} {{\n"

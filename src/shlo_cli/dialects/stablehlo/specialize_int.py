@@ -198,15 +198,22 @@ def _divmod_kernel(dtype: np.dtype, quotient: bool, general: Kernel) -> Kernel:
     unsigned = np.dtype(f"u{dtype.itemsize}")
     array, number = np.ndarray, dtype.type
     scalar = _scalar_divmod(dtype, quotient)
+
+    def zero_d(x: Any) -> bool:
+        """A numpy scalar or 0-d array of the type: a shape computation mixes both (a
+        get_dimension_size result with a folded constant), and each goes as a Python int."""
+        cls = x.__class__
+        return cls is number or cls is array and x.ndim == 0 and x.dtype == dtype
+
     if dtype.kind == "u":
         def unsigned_kernel(a: Any, b: Any) -> Any:
             if a.__class__ is number and b.__class__ is number:
                 return scalar(int(a), int(b))
+            if zero_d(a) and zero_d(b):
+                return scalar(int(a), int(b))
             if (a.__class__ is not array or b.__class__ is not array or a.dtype != dtype
                     or b.dtype != dtype or a.shape != b.shape):
                 return general(a, b)
-            if a.ndim == 0:
-                return scalar(int(a), int(b))
             return _unsigned_divmod(a, b, quotient)
         return unsigned_kernel
     body = _signed_divide if quotient else _signed_remainder
@@ -214,11 +221,11 @@ def _divmod_kernel(dtype: np.dtype, quotient: bool, general: Kernel) -> Kernel:
     def signed_kernel(a: Any, b: Any) -> Any:
         if a.__class__ is number and b.__class__ is number:
             return scalar(int(a), int(b))
+        if zero_d(a) and zero_d(b):
+            return scalar(int(a), int(b))
         if (a.__class__ is not array or b.__class__ is not array or a.dtype != dtype
                 or b.dtype != dtype or a.shape != b.shape):
             return general(a, b)
-        if a.ndim == 0:
-            return scalar(int(a), int(b))
         with np.errstate(over="ignore"):
             return body(a, b, unsigned)
     return signed_kernel
