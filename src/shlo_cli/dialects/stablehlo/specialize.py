@@ -553,7 +553,49 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
         return None
     dtypes = _native_types(op)
     if dtypes is None:
-        return None
+        if name not in _ELEMENTWISE:
+            return None
+        return dynamic_elementwise(op, lambda d: _bind_typed(op, opdef, kwargs, d),
+                                   bind_after(bind_specialized, op, opdef, kwargs))
+    return _bind_typed(op, opdef, kwargs, dtypes)
+
+
+def ranked_types(op: Operation) -> list[np.dtype] | None:
+    """Element dtypes of all operands and results when all are ranked non-quantized tensors,
+    some of their dimensions dynamic (`tensor<?x4xf32>`); else None."""
+    dtypes = []
+    for t in (*op.operand_types, *op.result_types):
+        if not isinstance(t, TensorType) or isinstance(element_type(t), QuantizedType):
+            return None
+        try:
+            dtypes.append(np.dtype(numpy_dtype(element_type(t))))
+        except Exception:  # noqa: BLE001 - a type numpy cannot hold: the evaluator decides
+            return None
+    return dtypes
+
+
+def dynamic_elementwise(op: Operation, bind: Callable[[list[np.dtype]], Kernel | None],
+                        general: Kernel) -> Kernel | None:
+    """An elementwise op on dynamically shaped tensors (a jax export with symbolic shapes)
+    takes the kernel `bind` gives for its element types (their results depend on the
+    elements only); a binary kernel checks that its operands' run-time shapes agree (numpy
+    would broadcast them) and leaves any other case to `general`."""
+    dtypes = ranked_types(op)
+    kernel = bind(dtypes) if dtypes is not None else None
+    if kernel is None or len(op.operands) == 1:
+        return kernel
+
+    def same_shapes(lhs: Any, rhs: Any) -> Any:
+        if lhs.shape != rhs.shape:
+            return general(lhs, rhs)
+        return kernel(lhs, rhs)
+    return same_shapes
+
+
+def _bind_typed(op: Operation, opdef: Any, kwargs: dict[str, Any],
+                dtypes: list[np.dtype]) -> Kernel | None:
+    """bind_specialized's kernel for `op` of element types `dtypes`."""
+    name = op.name
     operand = dtypes[0]
     if name in _ARITH:
         ufunc, allowed = _ARITH[name]
@@ -684,5 +726,10 @@ _HANDLED = frozenset(("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply
                       "stablehlo.broadcast_in_dim",
                       "stablehlo.dynamic_slice", "stablehlo.transpose",
                       "stablehlo.dynamic_update_slice", "stablehlo.concatenate"))
+# The ones whose kernels depend on element types only (dynamic_elementwise).
+_ELEMENTWISE = _HANDLED - {"stablehlo.dot_general", "stablehlo.reshape", "stablehlo.slice",
+                           "stablehlo.broadcast_in_dim", "stablehlo.dynamic_slice",
+                           "stablehlo.transpose", "stablehlo.dynamic_update_slice",
+                           "stablehlo.concatenate"}
 
 register_bind_hook(bind_specialized, 60)

@@ -21,7 +21,7 @@ import numpy as np
 from ...ir.core import Operation
 from ...ir.registry import bind_after, register_bind_hook
 from .elementwise_numerics import NATIVE_INTS
-from .specialize import _native_types
+from .specialize import _native_types, dynamic_elementwise
 
 Kernel = Callable[..., Any]
 
@@ -86,7 +86,17 @@ def bind_bits(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | Non
     if name not in _BITWISE and name not in _SHIFTS and name != "stablehlo.not":
         return None
     dtypes = _native_types(op)
-    if dtypes is None or any(d != dtypes[0] for d in dtypes):
+    if dtypes is None:
+        return dynamic_elementwise(op, lambda d: _bind_typed(op, opdef, kwargs, d),
+                                   bind_after(bind_bits, op, opdef, kwargs))
+    return _bind_typed(op, opdef, kwargs, dtypes)
+
+
+def _bind_typed(op: Operation, opdef: Any, kwargs: dict[str, Any],
+                dtypes: list[np.dtype]) -> Kernel | None:
+    """bind_bits's kernel for `op` of element types `dtypes`."""
+    name = op.name
+    if any(d != dtypes[0] for d in dtypes):
         return None
     dtype = dtypes[0]
     boolean = dtype == np.bool_
