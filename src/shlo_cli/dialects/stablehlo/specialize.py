@@ -553,11 +553,54 @@ def bind_specialized(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
         return None
     dtypes = _native_types(op)
     if dtypes is None:
+        general = bind_after(bind_specialized, op, opdef, kwargs)
+        if name in _PER_SHAPE:
+            return _per_shape(op, kwargs, general)
         if name not in _ELEMENTWISE:
             return None
-        return dynamic_elementwise(op, lambda d: _bind_typed(op, opdef, kwargs, d),
-                                   bind_after(bind_specialized, op, opdef, kwargs))
+        return dynamic_elementwise(op, lambda d: _bind_typed(op, opdef, kwargs, d), general)
     return _bind_typed(op, opdef, kwargs, dtypes)
+
+
+_PER_SHAPE = ("stablehlo.dynamic_slice", "stablehlo.dynamic_update_slice")
+
+
+def _per_shape(op: Operation, kwargs: dict[str, Any], general: Kernel) -> Kernel | None:
+    """A dynamic_slice or dynamic_update_slice of a dynamically shaped operand (a scan over
+    a symbolic length): the static kernel for each run-time shape met (a few kept), built
+    on its first use; shapes it does not take go to `general`."""
+    slicing = op.name == "stablehlo.dynamic_slice"
+    first_index = 1 if slicing else 2
+    dtypes = ranked_types(op)
+    if (dtypes is None or any(d == np.uint64 for d in dtypes[first_index:-1])  # (as int64)
+            or any(getattr(t, "shape", None) != () for t in op.operand_types[first_index:])
+            or not slicing and dtypes[1] != dtypes[0]):
+        return None
+    try:
+        sizes = tuple(int(v) for v in kwargs["slice_sizes"]) if slicing else ()
+    except (TypeError, KeyError, ValueError):
+        return None
+    starts = len(op.operands) - first_index
+    itemsize = dtypes[0].itemsize
+    built: dict[tuple[Any, ...], Kernel] = {}
+
+    def build(shape: tuple[int, ...], window: tuple[int, ...]) -> Kernel:
+        if (len(window) != len(shape) or starts != len(shape)
+                or any(k > n for k, n in zip(window, shape, strict=True))):
+            return general
+        if slicing:
+            return _dynamic_slice(window, shape, itemsize)
+        return _dynamic_update_slice(shape, window, general)
+
+    def kernel(x: Any, *rest: Any) -> Any:
+        key = (x.shape, sizes if slicing else rest[0].shape)
+        bound = built.get(key)
+        if bound is None:
+            bound = build(*key)
+            if len(built) < 8:
+                built[key] = bound
+        return bound(x, *rest)
+    return kernel
 
 
 def ranked_types(op: Operation) -> list[np.dtype] | None:
