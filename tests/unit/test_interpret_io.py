@@ -273,6 +273,9 @@ def test_positional_npz_files_read_as_arguments_and_results(
     code, out, _ = run(capsys, prog, inputs=str(tmp_path / "in.npz"),
                        expected_output=str(tmp_path / "bad.npz"))
     assert code == 1 and "result1: MISMATCH" in out
+    np.savez(tmp_path / "short.npz", x)
+    code, _, err = run(capsys, prog, inputs=str(tmp_path / "short.npz"))
+    assert code == 1 and "'arg1' or 'n'; keys present: arr_0)" in err  # the file's names
     np.savez(tmp_path / "mixed.npz", np.ones((2, 3), np.float32), n=np.int32(1))
     code, _, err = run(capsys, prog, inputs=str(tmp_path / "mixed.npz"))
     assert code == 1 and "'arg0'" in err  # arr_0 beside a named key: not positional

@@ -262,7 +262,8 @@ def positional_keys(arrays: dict[str, np.ndarray], stem: str) -> dict[str, np.nd
 def inputs_from_npz(path: str, signature: Signature) -> list[np.ndarray]:
     """`--inputs FILE.npz`: keys `arg0`, `arg1`, ..., the arguments' names, or numpy's
     `arr_0`, `arr_1`, ... of `np.savez(path, *arrays)`."""
-    arrays = positional_keys(read_array_file(path), "arg")
+    saved = read_array_file(path)
+    arrays = positional_keys(saved, "arg")
     if "" in arrays and len(arrays) == 1:
         arrays = {"arg0": arrays[""]}
     values = []
@@ -272,7 +273,7 @@ def inputs_from_npz(path: str, signature: Signature) -> list[np.ndarray]:
                 values.append(arrays[key])
                 break
         else:
-            keys = ", ".join(sorted(arrays)) or "none"
+            keys = ", ".join(sorted(saved)) or "none"  # (as the file names them)
             raise InputError(f"{spec.label} of type {spec.type} is missing from '{path}' "
                              f"(expected key 'arg{spec.index}'"
                              + (f" or '{spec.name}'" if spec.name != f"arg{spec.index}" else "")
