@@ -431,7 +431,7 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
                 loud(token)
         return out
 
-    result: Kernel = (_tabulated(kernel, dtype) if dtype.itemsize == 2  # f32: `small` first
+    result: Kernel = (tabulated(kernel, dtype) if dtype.itemsize == 2  # f32: `small` first
                       else small if halves is not None else kernel)
     result.blockwise = True  # type: ignore[attr-defined]  # elementwise on any slice
     # each call costs about ten numpy calls: codegen runs two calls on small arrays as one
@@ -440,7 +440,7 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
     return result
 
 
-def _tabulated(compute: Kernel, dtype: np.dtype) -> Kernel:
+def tabulated(compute: Kernel, dtype: np.dtype) -> Kernel:
     """`compute` for a 16-bit float type, answered from a table of its results for all
     65536 bit patterns once it has been asked for that many elements: a result is then one
     gather (an f16 LSTM step, a bf16 softmax), and exactly compute's own result, NaN

@@ -33,6 +33,7 @@ BIND = (
     "shlo_cli.dialects.stablehlo.specialize_gather",
     "shlo_cli.dialects.stablehlo.specialize_half",
     "shlo_cli.dialects.stablehlo.specialize_int",
+    "shlo_cli.dialects.stablehlo.specialize_narrow",
     "shlo_cli.dialects.stablehlo.specialize_pad",
     "shlo_cli.dialects.stablehlo.specialize_rounding",
     "shlo_cli.dialects.stablehlo.specialize_scalar",
