@@ -1,5 +1,5 @@
 """Narrow-float kernels (dialects/stablehlo/specialize_narrow.py) and narrow dots planned as
-f32 dots (interpreter/narrow_dots.py) give the plan's former results bit for bit.
+f32 dots (interpreter/narrow_products.py) give the plan's former results bit for bit.
 
 Unary bf16 ops are compared on all 65536 bit patterns (NaN payloads of both signs,
 signalling NaNs, subnormals, infinities, zeros), twice: once computed, once answered from
@@ -136,16 +136,16 @@ def _dot_program(lhs: str, rhs: str, result: str, dims: str) -> str:
 
 
 def _run_dots(text: str, args: list[np.ndarray], widen: bool) -> tuple[np.ndarray, list[str]]:
-    saved = engine.widened_dots
+    saved = engine.widened_products
     if not widen:
-        engine.widened_dots = lambda ops: ops  # type: ignore[assignment]
+        engine.widened_products = lambda ops: ops  # type: ignore[assignment]
     try:
         interpreter = Interpreter(parse_source(text))
         main = interpreter.lookup_function("main")
         out = np.asarray(interpreter.call(main, args)[0])
         names = [s.op.name for s in interpreter._plans[id(main.regions[0])].steps]
     finally:
-        engine.widened_dots = saved
+        engine.widened_products = saved
     return out, names
 
 
@@ -203,3 +203,36 @@ def test_dots_of_other_types_stay_as_written() -> None:
         args = [np.ones((2, 3), dtype), np.ones((3, 2), dtype)]
         _, names = _run_dots(text, args, True)
         assert names == ["stablehlo.dot_general"]
+
+
+def _conv_program(elem: str, result: str, groups: int, channels: int, features: int) -> str:
+    lhs = f"tensor<1x6x6x{channels}x{elem}>"
+    rhs = f"tensor<3x3x{channels // groups}x{features}x{elem}>"
+    out = f"tensor<1x6x6x{features}x{result}>"
+    return (f"func.func @main(%a: {lhs}, %b: {rhs}) -> {out} {{\n"
+            f"  %0 = stablehlo.convolution(%a, %b) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]"
+            f"->[b, 0, 1, f], window = {{pad = [[1, 1], [1, 1]]}} {{batch_group_count = 1 : i64,"
+            f" feature_group_count = {groups} : i64}} : ({lhs}, {rhs}) -> {out}\n"
+            f"  func.return %0 : {out}\n}}\n")
+
+
+@pytest.mark.parametrize("elem", ["bf16", "f16"])
+@pytest.mark.parametrize("groups,channels,features", [(1, 1, 4), (1, 8, 5), (8, 8, 8)])
+def test_narrow_convolutions_are_f32_convolutions_rounded_once(
+        elem: str, groups: int, channels: int, features: int) -> None:
+    """Shallow (depth 9), deep (72) and depthwise: the plan's converts and f32 convolution
+    give the general path's bits, which are the f32 convolution of the widened operands
+    rounded once."""
+    dtype = BF16 if elem == "bf16" else np.dtype(np.float16)
+    rng = np.random.default_rng(4)
+    args = [_dot_values((1, 6, 6, channels), dtype, rng),
+            _dot_values((3, 3, channels // groups, features), dtype, rng)]
+    fast, names = _run_dots(_conv_program(elem, elem, groups, channels, features), args, True)
+    plain, before = _run_dots(_conv_program(elem, elem, groups, channels, features), args,
+                              False)
+    wide, _ = _run_dots(_conv_program("f32", "f32", groups, channels, features),
+                        [a.astype(np.float32) for a in args], False)
+    assert before == ["stablehlo.convolution"]
+    assert names == ["stablehlo.convert", "stablehlo.convert", "stablehlo.convolution",
+                     "stablehlo.convert"]
+    assert fast.tobytes() == plain.tobytes() == wide.astype(dtype).tobytes()

@@ -33,7 +33,7 @@ from .licm import early_evaluator, find_invariants
 from .loopfuse import fuse_loops
 from .loopgen import Region as LoopRegion
 from .loopgen import compile_loop
-from .narrow_dots import widened_dots
+from .narrow_products import widened_products
 from .scalar_predicates import scalar_predicates
 from .sink import sunk_constants
 
@@ -263,7 +263,7 @@ class Interpreter:
             ops = slice_gathers(if_convert(inline_calls(ops, self._symbols.get)), terminator)
             if any(op.parent is not block for op in ops):  # copies: what they leave unread
                 ops = drop_unread(ops, terminator or ())
-            ops = widened_dots(scalar_predicates(ops, terminator or ()))
+            ops = widened_products(scalar_predicates(ops, terminator or ()))
             ops = sunk_constants(block, ops, terminator) + ops
             ops = fuse_loops(merge_repeats(ops, terminator), self._symbols.get)
         return ops, terminator

@@ -1,7 +1,8 @@
 """`convolution`: the kernel, syntax and verifier (`#stablehlo.conv` is in attr_conv.py).
 
 The kernel is a GEMM over a strided window view of the padded, dilated lhs (im2col); operands
-are converted to the result element type first and accumulate as dot_general's do. With lhs
+are converted to the result element type first and accumulate as dot_general's do (types
+narrower than f32 in f32, by every path, with one rounding at the end). With lhs
 dilation (transposed convolutions) that view is mostly inserted zeros: conv_subpixel splits
 the op into ordinary convolutions of the undilated lhs, one per output phase.
 """
@@ -69,11 +70,17 @@ def convolution(lhs: np.ndarray, rhs: np.ndarray, *, window_strides: Any = None,
     (rhs-dilated windows, optional reversal), per feature group or batch group."""
     d = decode_conv_dims(dimension_numbers)
     s = len(d.input_spatial)
-    dtype = result_dtype(result_type)
+    target = dtype = result_dtype(result_type)
     work = np.dtype(np.int64) if dtype == np.bool_ else dtype
     x = np.transpose(lhs, (d.input_batch, *d.input_spatial, d.input_feature)).astype(work)
     k = np.transpose(rhs, (*d.kernel_spatial, d.kernel_input_feature,
                            d.kernel_output_feature)).astype(work)
+    if blas_dtype(dtype) == np.float32 and dtype != np.float32:
+        # Types narrower than f32 (operands first rounded to the result type, as above) are
+        # convolved in f32 by every path and rounded once at the end: XLA's choice, and
+        # the dot's (gemm.py).
+        dtype = np.dtype(np.float32)
+        x, k = x.astype(dtype), k.astype(dtype)
     strides = list(window_strides or [1] * s)
     lhs_dil = list(lhs_dilation or [1] * s)
     rhs_dil = list(rhs_dilation or [1] * s)
@@ -106,7 +113,7 @@ def convolution(lhs: np.ndarray, rhs: np.ndarray, *, window_strides: Any = None,
     result = np.transpose(result, inverse)
     if dtype == np.bool_:
         return _contiguous(result != 0)
-    return _contiguous(result.astype(dtype))
+    return _contiguous(result.astype(target))
 
 
 SHIFTED_RATIO = 3

@@ -1,14 +1,14 @@
-"""Dots of narrow floats planned as f32 dots between conversions.
+"""Dots and convolutions of narrow floats planned as f32 ops between conversions.
 
-A `dot_general` whose result type is narrower than f32 (bf16, f16, f8...) or whose operands
-are (a mixed-precision model's `preferred_element_type=f32`) is evaluated by the general
-path as: each operand converted to the result's element type, then to f32, one f32 BLAS
-product (or, for at most gemm.SEQUENTIAL_DEPTH terms, the sequential f32 sums), and one
-rounding to the result type (dialects/stablehlo/gemm.py: XLA's choice). Those steps are
-exactly `convert` ops around an f32 `dot_general`, which the plan-time kernels take (the
-general path re-derives the layout and converts the weights on every call). As ops of
-their own, the conversions of a loop's weights are loop-invariant (licm.py): a bf16 LSTM
-step converts only its state.
+A `dot_general` or `convolution` whose result type is narrower than f32 (bf16, f16, f8...)
+or whose operands are (a mixed-precision model's `preferred_element_type=f32`) is evaluated
+by the general path as: each operand converted to the result's element type, then to f32,
+the f32 product (BLAS, or for shallow sums the sequential f32 sums), and one rounding to the
+result type (dialects/stablehlo/gemm.py, convolution.py: XLA's choice). Those steps are
+exactly `convert` ops around an f32 op, which the plan-time kernels take (the general path
+re-derives the layout and converts the weights on every call). As ops of their own, the
+conversions of a loop's weights are loop-invariant (licm.py): a bf16 LSTM step converts
+only its state.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from ..ir import registry
 from ..ir.core import Operation, Value
 from ..ir.types import F32, FloatType, TensorType
 
-_DOT, _CONVERT = "stablehlo.dot_general", "stablehlo.convert"
+_PRODUCTS = frozenset(("stablehlo.dot_general", "stablehlo.convolution"))
+_CONVERT = "stablehlo.convert"
 _NARROW = frozenset(("bf16", "f16", "f8E4M3FN", "f8E5M2", "f8E4M3FNUZ", "f8E5M2FNUZ",
                      "f8E4M3B11FNUZ", "f8E4M3", "f8E3M4", "f8E8M0FNU", "f6E2M3FN", "f6E3M2FN",
                      "f4E2M1FN"))
@@ -33,10 +34,10 @@ def _element(value: Value) -> FloatType | None:
 
 
 def _widens(op: Operation) -> bool:
-    """Whether `op` is a real-float dot the general path computes through f32 with
+    """Whether `op` is a real-float product the general path computes through f32 with
     narrow values on either side: a narrow result of operands of its type, or an f32 one
     of f32 and narrow operands (each widened exactly)."""
-    if op.name != _DOT or len(op.operands) != 2 or len(op.results) != 1 or op.regions:
+    if op.name not in _PRODUCTS or len(op.operands) != 2 or len(op.results) != 1 or op.regions:
         return False
     result = _element(op.results[0])
     operands = [_element(v) for v in op.operands]
@@ -48,11 +49,11 @@ def _widens(op: Operation) -> bool:
                                  for e in operands) and any(e != F32 for e in operands)
 
 
-def widened_dots(ops: list[Operation]) -> list[Operation]:
-    """`ops` with each narrow dot (`_widens`) replaced by its narrow operands' conversions
-    to f32, an f32 dot and, for a narrow result, the rounding conversion defining the
-    dot's own result value."""
-    if not any(op.name == _DOT for op in ops):
+def widened_products(ops: list[Operation]) -> list[Operation]:
+    """`ops` with each narrow product (`_widens`) replaced by its narrow operands'
+    conversions to f32, the f32 op and, for a narrow result, the rounding conversion
+    defining the op's own result value."""
+    if not any(op.name in _PRODUCTS for op in ops):
         return ops
     convert_def = registry.lookup(_CONVERT)
     if convert_def is None:
@@ -62,9 +63,6 @@ def widened_dots(ops: list[Operation]) -> list[Operation]:
         if not _widens(op):
             out.append(op)
             continue
-        result_type = op.results[0].type
-        assert isinstance(result_type, TensorType)
-
         operands = []
         for value in op.operands:
             t = value.type
@@ -75,17 +73,16 @@ def widened_dots(ops: list[Operation]) -> list[Operation]:
                 out.append(convert)
                 value = convert.results[0]
             operands.append(value)
+        result_type = op.results[0].type
+        assert isinstance(result_type, TensorType)
+        product = Operation(op.name, operands, [TensorType(result_type.shape, F32)],
+                            dict(op.properties), dict(op.attributes), location=op.location,
+                            opdef=op.opdef)
+        out.append(product)
         if result_type.element == F32:
-            dot = Operation(_DOT, operands, [result_type], dict(op.properties),
-                            dict(op.attributes), location=op.location, opdef=op.opdef)
-            dot.results = [op.results[0]]
-            out.append(dot)
+            product.results = [op.results[0]]
             continue
-        dot = Operation(_DOT, operands, [TensorType(result_type.shape, F32)],
-                        dict(op.properties), dict(op.attributes), location=op.location,
-                        opdef=op.opdef)
-        out.append(dot)
-        rounding = Operation(_CONVERT, [dot.results[0]], [result_type],
+        rounding = Operation(_CONVERT, [product.results[0]], [result_type],
                              location=op.location, opdef=convert_def)
         rounding.results = [op.results[0]]
         out.append(rounding)
