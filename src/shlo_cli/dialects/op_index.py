@@ -32,11 +32,12 @@ BIND = (
     "shlo_cli.dialects.stablehlo.specialize_cumulative",
     "shlo_cli.dialects.stablehlo.specialize_gather",
     "shlo_cli.dialects.stablehlo.specialize_half",
+    "shlo_cli.dialects.stablehlo.specialize_scatter",
+    "shlo_cli.dialects.stablehlo.specialize_index_plan",
     "shlo_cli.dialects.stablehlo.specialize_int",
     "shlo_cli.dialects.stablehlo.specialize_pad",
     "shlo_cli.dialects.stablehlo.specialize_rounding",
     "shlo_cli.dialects.stablehlo.specialize_scalar",
-    "shlo_cli.dialects.stablehlo.specialize_scatter",
     "shlo_cli.dialects.stablehlo.specialize_select",
     "shlo_cli.dialects.stablehlo.specialize_sign",
 )

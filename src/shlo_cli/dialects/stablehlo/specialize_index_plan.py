@@ -1,0 +1,354 @@
+"""`gather` and `scatter` of any static form (batching dimensions included) as one kernel
+per op, their index arithmetic computed once when the plan is built (an engine binding hook).
+
+jax emits gathers and scatters with `operand_batching_dims` for vmapped indexing
+(`jax.vmap(lambda x, i: x[i])`, `jnp.take_along_axis`, a batched `x.at[i].add(v)`, the LU
+pivots loop of `lu_pivots_to_permutation`), and window forms (`x.at[i, 1:3].set(v)`,
+`lax.dynamic_slice` as a gather) that the one-axis kernels of specialize_gather.py and
+specialize_scatter.py do not take. The general evaluator re-reads the dimension numbers and
+rebuilds one index grid per operand dimension on every call: ~70 us per op on an 8x6 operand,
+which is most of a batched LU loop.
+
+Every element of a gather's result (a scatter's updates) reads (writes) the operand element
+at flat position `base + sum_k start_k * stride_k`: `base` is the part the shapes fix (window
+offsets and batching positions, an array of the result's / updates' shape built here), the
+sum the part the start indices give (one start vector per batch position, broadcast over the
+window). So the kernel is: the start vectors (one transpose or reshape), gather clamping
+(the spec's clamp of each start to [0, size - slice_size]) or scatter bounds, one product
+with the strides, one add, then `take` (gather) or `ufunc.at` / an assignment (scatter).
+
+Scatter applies the updates in the updates' row-major order and skips an update element
+whose operand index is out of bounds in any coordinate, as the general evaluator does
+(`gather_scatter._scatter_into`): the same target list in the same order goes to the same
+`ufunc.at`, so duplicates combine in the same order and give the same bits; a replacement
+keeps the last update of each target. Regions other than one add/mul/max/min/and/or/xor or a
+replacement, several operands, non-native element types and dynamic shapes stay general.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ...ir.core import Operation
+from ...ir.registry import bind_after, register_bind_hook
+from ...ir.types import TensorType
+from ..quiet import switches
+from .gather_scatter import _KEEP, _REPLACE, _combiners
+from .specialize import _native_types
+from .specialize_gather import _ints
+from .specialize_scatter import _distinct, _last_writes
+
+Kernel = Callable[..., Any]
+Shape = tuple[int, ...]
+
+# Largest result / updates (elements) whose position table is built here (8 bytes each);
+# larger ones stay with the general evaluator, which asks the memory budget.
+_LARGEST = 1 << 21
+
+
+class _Addressing:
+    """Where each grid element (a gather's result, a scatter's updates) lands in the flat
+    operand: `base` (the grid's shape) plus the start vectors times `strides`, placed on the
+    grid's batch axes (`spread`)."""
+
+    __slots__ = ("base", "strides", "spread", "batch", "perm", "count")
+
+    def __init__(self, base: np.ndarray, strides: list[int], spread: Shape, batch: Shape,
+                 perm: list[int] | None, count: int) -> None:
+        self.base = base
+        self.strides = strides  # per entry of the index vector
+        self.spread = spread  # the grid's shape with 1 on the window axes
+        self.batch = batch  # the index batch shape
+        self.perm = perm  # transposes the indices to batch + (vector,); None: a reshape
+        self.count = count  # entries of the index vector
+
+    def vectors(self, ids: np.ndarray) -> np.ndarray:
+        """The start vectors as intp, shape `batch + (count,)`."""
+        if self.perm is not None:
+            ids = ids.transpose(self.perm)
+        return ids.astype(np.intp).reshape(self.batch + (self.count,))
+
+
+def _strides(shape: Shape) -> list[int]:
+    return [math.prod(shape[d + 1:]) for d in range(len(shape))]
+
+
+def _iota(size: int, axis: int, rank: int) -> np.ndarray:
+    shape = [1] * rank
+    shape[axis] = size
+    return np.arange(size, dtype=np.intp).reshape(shape)
+
+
+def _addressing(shape: Shape, index_shape: Shape, vector_dim: int, index_map: list[int],
+                batching: list[int], index_batching: list[int], window: list[int],
+                window_axes: list[int], grid: Shape) -> _Addressing | None:
+    """The addressing of a grid whose `window_axes` walk the operand dimensions `window`
+    and whose other axes are the index batch dimensions in order; None when the shapes do
+    not fit together (the general evaluator reports that)."""
+    rank = len(shape)
+    if not 0 <= vector_dim <= len(index_shape) or len(batching) != len(index_batching):
+        return None
+    count = index_shape[vector_dim] if vector_dim < len(index_shape) else 1
+    batch = index_shape[:vector_dim] + index_shape[vector_dim + 1:]
+    batch_axes = [a for a in range(len(grid)) if a not in window_axes]
+    used = [*index_map, *batching, *window]
+    if (count != len(index_map) or len(window) != len(window_axes)
+            or len(set(window_axes)) != len(window_axes)
+            or any(not 0 <= a < len(grid) for a in window_axes)
+            or any(not 0 <= d < rank for d in used) or len(set(index_map)) != len(index_map)
+            or len(batch_axes) != len(batch)
+            or any(grid[a] != n for a, n in zip(batch_axes, batch, strict=True))
+            or any(not 0 <= d < len(index_shape) or d == vector_dim for d in index_batching)
+            or math.prod(grid) > _LARGEST):
+        return None
+    steps = _strides(shape)
+    base = np.zeros((1,) * len(grid), np.intp)
+    for d, a in zip(window, window_axes, strict=True):
+        base = base + _iota(grid[a], a, len(grid)) * steps[d]
+    for d, i in zip(batching, index_batching, strict=True):
+        axis = batch_axes[i if i < vector_dim else i - 1]
+        if grid[axis] != shape[d]:
+            return None
+        base = base + _iota(grid[axis], axis, len(grid)) * steps[d]
+    base = np.array(np.broadcast_to(base, grid), order="C")  # (0-d stays 0-d)
+    spread = tuple(n if a in batch_axes else 1 for a, n in enumerate(grid))
+    perm = None
+    if vector_dim < len(index_shape) - 1 and count > 1:
+        perm = [d for d in range(len(index_shape)) if d != vector_dim] + [vector_dim]
+    return _Addressing(base, [steps[d] for d in index_map], spread, batch, perm, count)
+
+
+def _shapes(op: Operation) -> list[Shape] | None:
+    types = [*op.operand_types, *op.result_types]
+    if not all(isinstance(t, TensorType) and t.is_static for t in types):
+        return None
+    return [tuple(t.shape) for t in types]  # type: ignore[attr-defined]
+
+
+def _index_type_ok(dtype: np.dtype) -> bool:
+    """Integer start indices intp holds (the general path reads them as int64)."""
+    return dtype.kind in "iu" and not (dtype.kind == "u" and dtype.itemsize >= 8)
+
+
+# ---- gather ---------------------------------------------------------------------------------
+
+
+def bind_gather_plan(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | None:
+    """A planned gather kernel, or None (the general evaluator)."""
+    if op.name != "stablehlo.gather" or len(op.operands) != 2 or len(op.results) != 1:
+        return None
+    dtypes = _native_types(op)
+    shapes = _shapes(op)
+    dims = kwargs.get("dimension_numbers")
+    if (dtypes is None or shapes is None or not _index_type_ok(dtypes[1])
+            or dtypes[0] != dtypes[2] or dims is None or not hasattr(dims, "get")):
+        return None
+    shape, index_shape, result = shapes
+    names = ("offset_dims", "collapsed_slice_dims", "operand_batching_dims",
+             "start_indices_batching_dims", "start_index_map")
+    found = [_ints(dims, name) for name in names]
+    try:
+        vector_dim = int(dims.get("index_vector_dim", 0))
+        sizes = [int(v) for v in np.ravel(np.asarray(kwargs.get("slice_sizes")))]
+    except (TypeError, ValueError):
+        return None
+    if any(f is None for f in found) or len(sizes) != len(shape):
+        return None
+    offset, collapsed, batching, index_batching, index_map = (f or [] for f in found)
+    window = [d for d in range(len(shape)) if d not in collapsed and d not in batching]
+    if any(not 0 <= s <= n for s, n in zip(sizes, shape, strict=True)) or any(
+            result[a] != sizes[d] for a, d in zip(offset, window, strict=False)):
+        return None
+    general = bind_after(bind_gather_plan, op, opdef, kwargs)
+    dtype = dtypes[0]
+    if any(sizes[d] == 0 for d in (*collapsed, *batching)) or 0 in result:
+        # (an empty slice along a collapsed dimension: zeros, as the general path gives)
+        if len(offset) != len(window):
+            return None
+        return _fixed_kernel(shape, index_shape, result, dtype, general)
+    plan = _addressing(shape, index_shape, vector_dim, index_map, batching, index_batching,
+                       window, offset, result)
+    if plan is None:
+        return None
+    highest = [max(shape[d] - sizes[d], 0) for d in index_map]
+    return _gather_kernel(plan, shape, index_shape, highest, general)
+
+
+def _fixed_kernel(shape: Shape, index_shape: Shape, result: Shape, dtype: np.dtype,
+                  general: Kernel) -> Kernel:
+    """An empty result, or one of zeros (every slice empty along a collapsed dimension)."""
+    zeros, array = np.zeros, np.ndarray
+
+    def kernel(table: Any, ids: Any) -> Any:
+        if (table.__class__ is not array or ids.__class__ is not array
+                or table.shape != shape or ids.shape != index_shape):
+            return general(table, ids)
+        return zeros(result, dtype)
+    return kernel
+
+
+def _gather_kernel(plan: _Addressing, shape: Shape, index_shape: Shape, highest: list[int],
+                   general: Kernel) -> Kernel:
+    """Clamp the starts, place them on the result's batch axes, add the fixed offsets and
+    take the elements from the flat operand."""
+    base, spread, array = plan.base, plan.spread, np.ndarray
+    maximum, minimum, take = np.maximum, np.minimum, np.take
+    if plan.count == 1 and spread:
+        top, step = highest[0], plan.strides[0]
+
+        def one(table: Any, ids: Any) -> Any:
+            if (table.__class__ is not array or ids.__class__ is not array
+                    or table.shape != shape or ids.shape != index_shape):
+                return general(table, ids)
+            starts = ids.astype(np.intp).reshape(spread)
+            maximum(starts, 0, out=starts)
+            minimum(starts, top, out=starts)
+            if step != 1:
+                starts *= step
+            return take(table, base + starts, mode="clip")
+        return one
+    tops = np.array(highest, np.intp)
+    steps = np.array(plan.strides, np.intp)
+
+    def kernel(table: Any, ids: Any) -> Any:
+        if (table.__class__ is not array or ids.__class__ is not array
+                or table.shape != shape or ids.shape != index_shape):
+            return general(table, ids)
+        starts = plan.vectors(ids)
+        maximum(starts, 0, out=starts)
+        minimum(starts, tops, out=starts)
+        return take(table, base + (starts @ steps).reshape(spread), mode="clip")
+
+    def point(table: Any, ids: Any) -> Any:  # a 0-d result: an array, not a numpy scalar
+        out = kernel(table, ids)
+        return out if out.__class__ is array else np.array(out)
+    return kernel if spread else point
+
+
+register_bind_hook(bind_gather_plan, 61)
+
+
+# ---- scatter --------------------------------------------------------------------------------
+
+
+def bind_scatter_plan(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | None:
+    """A planned single-operand scatter kernel, or None (the general evaluator)."""
+    if op.name != "stablehlo.scatter" or len(op.operands) != 3 or len(op.results) != 1:
+        return None
+    dtypes = _native_types(op)
+    shapes = _shapes(op)
+    dims = kwargs.get("scatter_dimension_numbers")
+    if (dtypes is None or shapes is None or not _index_type_ok(dtypes[1])
+            or not dtypes[0] == dtypes[2] == dtypes[3] or dims is None
+            or not hasattr(dims, "get")):
+        return None
+    combiners = _combiners(op, 1, [dtypes[0]])
+    if combiners is None:
+        return None
+    shape, index_shape, updates, _ = shapes
+    if not updates:
+        return None  # (one element: specialize_scatter's element kernel, else general)
+    names = ("update_window_dims", "inserted_window_dims", "input_batching_dims",
+             "scatter_indices_batching_dims", "scatter_dims_to_operand_dims")
+    found = [_ints(dims, name) for name in names]
+    try:
+        vector_dim = int(dims.get("index_vector_dim", 0))
+    except (TypeError, ValueError):
+        return None
+    if any(f is None for f in found):
+        return None
+    window_axes, inserted, batching, index_batching, index_map = (f or [] for f in found)
+    window = [d for d in range(len(shape)) if d not in inserted and d not in batching]
+    if (len(window) != len(window_axes) or any(not 0 <= a < len(updates) for a in window_axes)
+            or any(updates[a] > shape[d] for a, d in zip(window_axes, window, strict=True))):
+        return None
+    general = bind_after(bind_scatter_plan, op, opdef, kwargs)
+    if 0 in updates or 0 in shape or combiners[0] is _KEEP:
+        return _copy_kernel(shape, index_shape, updates, general)
+    plan = _addressing(shape, index_shape, vector_dim, index_map, batching, index_batching,
+                       window, window_axes, updates)
+    if plan is None:
+        return None
+    # Per index entry: the last start whose whole window fits, and the window's offsets
+    # along that dimension (0 when the dimension is inserted).
+    extents = {d: updates[a] for d, a in zip(window, window_axes, strict=True)}
+    limits = [shape[d] - extents.get(d, 1) for d in index_map]
+    offsets = [_iota(extents[d], window_axes[window.index(d)], len(updates))
+               if d in extents else None for d in index_map]
+    bounds = [shape[d] for d in index_map]
+    return _scatter_kernel(plan, shape, index_shape, updates, limits, offsets, bounds,
+                           combiners[0], general)
+
+
+def _copy_kernel(shape: Shape, index_shape: Shape, updates: Shape, general: Kernel) -> Kernel:
+    """A scatter that changes nothing: no update elements, an empty operand, or a region
+    returning the current value."""
+
+    def kernel(x: Any, ids: Any, new: Any) -> Any:
+        if not _expected(x, ids, new, shape, index_shape, updates):
+            return general(x, ids, new)
+        return x.copy()  # (C order, as the general path's np.array(x, order="C"))
+    return kernel
+
+
+def _expected(x: Any, ids: Any, new: Any, shape: Shape, index_shape: Shape,
+              updates: Shape) -> bool:
+    array = np.ndarray
+    return (x.__class__ is array and ids.__class__ is array and new.__class__ is array
+            and x.shape == shape and ids.shape == index_shape and new.shape == updates)
+
+
+def _scatter_kernel(plan: _Addressing, shape: Shape, index_shape: Shape, updates: Shape,
+                    limits: list[int], offsets: list[np.ndarray | None], bounds: list[int],
+                    combine: Any, general: Kernel) -> Kernel:
+    """The flat targets of every update element in row-major order, those with an operand
+    index out of bounds dropped (a whole-window check on the starts first: usually none
+    is), then the region's numpy operation on the flat result."""
+    base, spread, size = plan.base, plan.spread, math.prod(shape)
+    steps = np.array(plan.strides, np.intp)
+    tops = np.array(limits, np.intp).astype(np.uintp)  # (never negative: windows fit)
+    quiet, loud = switches()
+    uintp = np.uintp
+
+    def targets_of(ids: Any, new: Any) -> tuple[np.ndarray, np.ndarray]:
+        starts = plan.vectors(ids)
+        flat = base + (starts @ steps).reshape(spread)
+        if not (starts.view(uintp) > tops).any():  # (negative starts look huge)
+            return flat.reshape(-1), new.reshape(-1)
+        inside = np.ones(updates, np.bool_)
+        for k, (offset, bound) in enumerate(zip(offsets, bounds, strict=True)):
+            at = starts[..., k].reshape(spread)
+            if offset is not None:
+                at = at + offset
+            inside &= at.view(uintp) < bound
+        return flat[inside], new[inside]
+
+    def kernel(x: Any, ids: Any, new: Any) -> Any:
+        if not _expected(x, ids, new, shape, index_shape, updates):
+            return general(x, ids, new)
+        out = x.copy()
+        targets, values = targets_of(ids, new)
+        if not targets.size:
+            return out
+        result = out.reshape(-1)
+        if combine is _REPLACE:
+            if _distinct(targets, size):
+                result[targets] = values
+            else:
+                last = _last_writes(targets, size)
+                result[targets[last]] = values[last]
+            return out
+        token = quiet()
+        try:
+            combine.at(result, targets, values)
+        finally:
+            loud(token)
+        return out
+    return kernel
+
+
+register_bind_hook(bind_scatter_plan, 61)
