@@ -200,6 +200,8 @@ SCATTERS = [
     ((3, 2, 5, 6), (2, 3, 4, 1), (2, 3, 4, 6), "update_window_dims = [3], inserted_window_dims = [2], input_batching_dims = [0, 1], scatter_indices_batching_dims = [1, 0], scatter_dims_to_operand_dims = [2], index_vector_dim = 3"),
     # the window between the batch dimensions of the updates
     ((4, 9, 5), (4, 3), (4, 2, 3), "update_window_dims = [1], inserted_window_dims = [2], input_batching_dims = [0], scatter_indices_batching_dims = [0], scatter_dims_to_operand_dims = [2], index_vector_dim = 2"),
+    # a batched window per batch row (every target distinct)
+    ((4, 9, 5), (4, 1), (4, 2, 5), "update_window_dims = [1, 2], input_batching_dims = [0], scatter_indices_batching_dims = [0], scatter_dims_to_operand_dims = [1], index_vector_dim = 1"),
     # empty updates
     ((10, 6), (10, 0, 1), (10, 0), "inserted_window_dims = [1], input_batching_dims = [0], scatter_indices_batching_dims = [0], scatter_dims_to_operand_dims = [1], index_vector_dim = 2"),
 ]

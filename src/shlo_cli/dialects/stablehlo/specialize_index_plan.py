@@ -280,8 +280,9 @@ def bind_scatter_plan(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kern
     offsets = [_iota(extents[d], window_axes[window.index(d)], len(updates))
                if d in extents else None for d in index_map]
     bounds = [shape[d] for d in index_map]
+    distinct = len(index_batching) == len(plan.batch) or math.prod(plan.batch) == 1
     return _scatter_kernel(plan, shape, index_shape, updates, limits, offsets, bounds,
-                           combiners[0], general)
+                           combiners[0], distinct, general)
 
 
 def _copy_kernel(shape: Shape, index_shape: Shape, updates: Shape, general: Kernel) -> Kernel:
@@ -304,28 +305,45 @@ def _expected(x: Any, ids: Any, new: Any, shape: Shape, index_shape: Shape,
 
 def _scatter_kernel(plan: _Addressing, shape: Shape, index_shape: Shape, updates: Shape,
                     limits: list[int], offsets: list[np.ndarray | None], bounds: list[int],
-                    combine: Any, general: Kernel) -> Kernel:
+                    combine: Any, distinct: bool, general: Kernel) -> Kernel:
     """The flat targets of every update element in row-major order, those with an operand
     index out of bounds dropped (a whole-window check on the starts first: usually none
-    is), then the region's numpy operation on the flat result."""
+    is), then the region's numpy operation on the flat result. `distinct`: no two update
+    elements can share a target (each index batch dimension a batching dimension, or one
+    start vector), so a replacement is one assignment."""
     base, spread, size = plan.base, plan.spread, math.prod(shape)
     steps = np.array(plan.strides, np.intp)
     tops = np.array(limits, np.intp).astype(np.uintp)  # (never negative: windows fit)
     quiet, loud = switches()
-    uintp = np.uintp
+    unsigned, intp = np.dtype(np.uintp), np.intp
 
-    def targets_of(ids: Any, new: Any) -> tuple[np.ndarray, np.ndarray]:
-        starts = plan.vectors(ids)
-        flat = base + (starts @ steps).reshape(spread)
-        if not (starts.view(uintp) > tops).any():  # (negative starts look huge)
-            return flat.reshape(-1), new.reshape(-1)
+    def outside(starts: np.ndarray, new: Any, flat: np.ndarray) -> tuple[np.ndarray, Any]:
+        """The targets and values of the update elements inside the operand."""
         inside = np.ones(updates, np.bool_)
         for k, (offset, bound) in enumerate(zip(offsets, bounds, strict=True)):
             at = starts[..., k].reshape(spread)
             if offset is not None:
                 at = at + offset
-            inside &= at.view(uintp) < bound
+            inside &= at.view(unsigned) < bound
         return flat[inside], new[inside]
+
+    def many(ids: Any, new: Any) -> tuple[np.ndarray, Any]:
+        starts = plan.vectors(ids)
+        flat = base + (starts @ steps).reshape(spread)
+        if (starts.view(unsigned) > tops).any():  # (negative starts look huge)
+            return outside(starts, new, flat)
+        return flat.reshape(-1), new.reshape(-1)
+
+    top, step = (limits[0], plan.strides[0]) if plan.count == 1 else (0, 1)
+
+    def one(ids: Any, new: Any) -> tuple[np.ndarray, Any]:  # one entry per index vector
+        starts = ids.astype(intp).reshape(spread)
+        flat = base + (starts * step if step != 1 else starts)
+        if starts.view(unsigned).max() > top:
+            return outside(starts[..., None], new, flat)
+        return flat.reshape(-1), new.reshape(-1)
+
+    targets_of = one if plan.count == 1 and spread else many
 
     def kernel(x: Any, ids: Any, new: Any) -> Any:
         if not _expected(x, ids, new, shape, index_shape, updates):
@@ -336,7 +354,7 @@ def _scatter_kernel(plan: _Addressing, shape: Shape, index_shape: Shape, updates
             return out
         result = out.reshape(-1)
         if combine is _REPLACE:
-            if _distinct(targets, size):
+            if distinct or _distinct(targets, size):
                 result[targets] = values
             else:
                 last = _last_writes(targets, size)
