@@ -199,18 +199,20 @@ def bind_scatter(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | 
     count, rows = int(np.prod(batch, dtype=np.int64)), operand[axis]
     row_shape = (count, *operand[:axis], *operand[axis + 1:])
     apply = _combined(combine, in_rounds)
+    front = [axis, *(d for d in range(len(operand)) if d != axis)]
+    unsigned = np.dtype(np.uintp)
 
     def kernel(x: Any, ids: Any, new: Any) -> Any:
         if not _expected(x, ids, new, operand, indices, updates):
             return general(x, ids, new)
-        out = np.array(x, order="C")
+        out = x.copy()  # (C order, as np.array(x, order="C"))
         if combine is _KEEP or count == 0:
             return out
-        result = np.moveaxis(out, axis, 0) if axis else out  # writes land in `out`
+        result = out.transpose(front) if axis else out  # writes land in `out`
         targets = ids.reshape(count).astype(np.intp)
         values = new.reshape(row_shape)
-        inside = (targets >= 0) & (targets < rows)
-        if not inside.all():
+        if targets.view(unsigned).max() >= rows:  # (negative ids look huge)
+            inside = (targets >= 0) & (targets < rows)
             targets, values = targets[inside], values[inside]
         apply(result, targets, values, rows)
         return out
