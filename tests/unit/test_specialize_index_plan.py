@@ -288,3 +288,55 @@ def test_kernels_fall_back_on_unexpected_arguments() -> None:
     assert fallback(np.ones((8, 7), np.float32), np.zeros((8, 1), np.int32)) == "general"
     assert fallback(np.ones((8, 6), np.float32), np.zeros((8, 1), np.int32)).shape == (8, 1)
     assert len(calls) == 1 and callable(kernel)
+
+
+# ---- dynamically shaped (symbolic-shape exports) ------------------------------------------
+
+DYNAMIC_GATHER = """
+func.func @main(%t: tensor<?x6xf32>, %i: tensor<?x1xi32>) -> tensor<?x1xf32> {
+  %0 = "stablehlo.gather"(%t, %i) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], operand_batching_dims = [0], start_indices_batching_dims = [0], start_index_map = [1], index_vector_dim = 1>, indices_are_sorted = true, slice_sizes = array<i64: 1, 1>}> : (tensor<?x6xf32>, tensor<?x1xi32>) -> tensor<?x1xf32>
+  func.return %0 : tensor<?x1xf32>
+}
+"""
+
+DYNAMIC_SLICE_GATHER = """
+func.func @main(%t: tensor<?x3xi32>, %i: tensor<1xi32>, %s: tensor<2xi32>) -> tensor<?x1xi32> {
+  %0 = "stablehlo.dynamic_gather"(%t, %i, %s) <{dimension_numbers = #stablehlo.gather<offset_dims = [0, 1], start_index_map = [1]>, indices_are_sorted = true}> : (tensor<?x3xi32>, tensor<1xi32>, tensor<2xi32>) -> tensor<?x1xi32>
+  func.return %0 : tensor<?x1xi32>
+}
+"""
+
+DYNAMIC_SCATTER = """
+func.func @main(%x: tensor<?x6xf32>, %i: tensor<?x3x1xi32>, %u: tensor<?x3xf32>) -> tensor<?x6xf32> {
+  %0 = "stablehlo.scatter"(%x, %i, %u) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [1], input_batching_dims = [0], scatter_indices_batching_dims = [0], scatter_dims_to_operand_dims = [1], index_vector_dim = 2>, unique_indices = false}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %r = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %r : tensor<f32>
+  }) : (tensor<?x6xf32>, tensor<?x3x1xi32>, tensor<?x3xf32>) -> tensor<?x6xf32>
+  func.return %0 : tensor<?x6xf32>
+}
+"""
+
+
+def test_dynamically_shaped_gathers_and_scatters_plan_per_run_time_shape() -> None:
+    """A symbolic batch size: each run-time shape gets its planned kernel (same bits as the
+    general evaluator), also a dynamic_gather whose slice sizes are an operand."""
+    rng = np.random.default_rng(11)
+    for rows in (0, 1, 3, 8, 3):
+        table = _values(rng, (rows, 6), "f32")
+        cases: list[tuple[str, list[np.ndarray], tuple[Any, ...]]] = [
+            (DYNAMIC_GATHER, [table, _ids(rng, (rows, 1), "i32", 6)], GATHER_HOOKS),
+            (DYNAMIC_SCATTER, [table, _ids(rng, (rows, 3, 1), "i32", 6),
+                               _values(rng, (rows, 3), "f32")], SCATTER_HOOKS)]
+        ints = rng.integers(-9, 9, (rows, 3)).astype(np.int32)
+        for start in (-2, 0, 1, 2, 5):
+            sizes = np.array([rows, 1 + (start == 1)], np.int32)
+            slices = DYNAMIC_SLICE_GATHER.replace("?x1xi32>\n", "?x?xi32>\n").replace(
+                "-> tensor<?x1xi32>", "-> tensor<?x?xi32>") if start == 1 else DYNAMIC_SLICE_GATHER
+            cases.append((slices, [ints, np.array([start], np.int32), sizes], GATHER_HOOKS))
+        for text, args, hooks in cases:
+            fast, kernel = _run(text, args, hooks, True)
+            plain, general = _run(text, args, hooks, False)
+            assert _name(kernel).startswith(("_per_shape_gather", "bind_scatter_plan")), kernel
+            assert _name(general) in ("gather", "dynamic_gather", "scatter")
+            _same(fast, plain)

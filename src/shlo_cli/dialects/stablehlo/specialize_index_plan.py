@@ -38,7 +38,7 @@ from ...ir.registry import bind_after, register_bind_hook
 from ...ir.types import TensorType
 from ..quiet import switches
 from .gather_scatter import _KEEP, _REPLACE, _combiners
-from .specialize import _native_types
+from .specialize import ranked_types
 from .specialize_gather import _ints
 from .specialize_scatter import _distinct, _last_writes
 
@@ -138,44 +138,89 @@ def _index_type_ok(dtype: np.dtype) -> bool:
 
 
 def bind_gather_plan(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | None:
-    """A planned gather kernel, or None (the general evaluator)."""
-    if op.name != "stablehlo.gather" or len(op.operands) != 2 or len(op.results) != 1:
+    """A planned gather (or dynamic_gather) kernel, or None (the general evaluator)."""
+    sliced = op.name == "stablehlo.gather"
+    if (not sliced and op.name != "stablehlo.dynamic_gather" or len(op.results) != 1
+            or len(op.operands) != (2 if sliced else 3)):
         return None
-    dtypes = _native_types(op)
-    shapes = _shapes(op)
+    dtypes = ranked_types(op)
     dims = kwargs.get("dimension_numbers")
-    if (dtypes is None or shapes is None or not _index_type_ok(dtypes[1])
-            or dtypes[0] != dtypes[2] or dims is None or not hasattr(dims, "get")):
+    if (dtypes is None or not _index_type_ok(dtypes[1]) or dtypes[0] != dtypes[-1]
+            or dims is None or not hasattr(dims, "get")
+            or not sliced and dtypes[2].kind not in "iu"):
         return None
-    shape, index_shape, result = shapes
     names = ("offset_dims", "collapsed_slice_dims", "operand_batching_dims",
              "start_indices_batching_dims", "start_index_map")
     found = [_ints(dims, name) for name in names]
     try:
         vector_dim = int(dims.get("index_vector_dim", 0))
-        sizes = [int(v) for v in np.ravel(np.asarray(kwargs.get("slice_sizes")))]
+        sizes = [int(v) for v in np.ravel(np.asarray(kwargs.get("slice_sizes")))] if sliced \
+            else []
     except (TypeError, ValueError):
         return None
-    if any(f is None for f in found) or len(sizes) != len(shape):
+    if any(f is None for f in found):
         return None
     offset, collapsed, batching, index_batching, index_map = (f or [] for f in found)
-    window = [d for d in range(len(shape)) if d not in collapsed and d not in batching]
-    if any(not 0 <= s <= n for s, n in zip(sizes, shape, strict=True)) or any(
-            result[a] != sizes[d] for a, d in zip(offset, window, strict=False)):
-        return None
-    general = bind_after(bind_gather_plan, op, opdef, kwargs)
     dtype = dtypes[0]
-    if any(sizes[d] == 0 for d in (*collapsed, *batching)) or 0 in result:
-        # (an empty slice along a collapsed dimension: zeros, as the general path gives)
-        if len(offset) != len(window):
+
+    def build(shape: Shape, index_shape: Shape, sizes: list[int], general: Kernel,
+              declared: Shape | None = None) -> Kernel | None:
+        """The kernel for these operand, index and slice shapes (and the result type's shape
+        when static), or None."""
+        window = [d for d in range(len(shape)) if d not in collapsed and d not in batching]
+        if (len(sizes) != len(shape) or len(offset) != len(window)
+                or not 0 <= vector_dim <= len(index_shape)
+                or any(not 0 <= k <= n for k, n in zip(sizes, shape, strict=True))):
             return None
-        return _fixed_kernel(shape, index_shape, result, dtype, general)
-    plan = _addressing(shape, index_shape, vector_dim, index_map, batching, index_batching,
-                       window, offset, result)
-    if plan is None:
-        return None
-    highest = [max(shape[d] - sizes[d], 0) for d in index_map]
-    return _gather_kernel(plan, shape, index_shape, highest, general)
+        batch = iter(index_shape[:vector_dim] + index_shape[vector_dim + 1:])
+        rank = len(index_shape) - (vector_dim < len(index_shape)) + len(offset)
+        result = tuple(sizes[window[offset.index(a)]] if a in offset else next(batch, -1)
+                       for a in range(rank))
+        if -1 in result or next(batch, None) is not None or declared not in (None, result):
+            return None
+        if any(sizes[d] == 0 for d in (*collapsed, *batching)) or 0 in result:
+            # (an empty slice along a collapsed dimension: zeros, as the general path gives)
+            return _fixed_kernel(shape, index_shape, result, dtype, general)
+        plan = _addressing(shape, index_shape, vector_dim, index_map, batching,
+                           index_batching, window, offset, result)
+        if plan is None:
+            return None
+        highest = [max(shape[d] - sizes[d], 0) for d in index_map]
+        return _gather_kernel(plan, shape, index_shape, highest, general)
+
+    general = bind_after(bind_gather_plan, op, opdef, kwargs)
+    shapes = _shapes(op)
+    if sliced and shapes is not None:
+        return build(shapes[0], shapes[1], sizes, general, shapes[2])
+    return _per_shape_gather(build, sizes if sliced else None, general)
+
+
+def _per_shape_gather(build: Callable[..., Kernel | None], sizes: list[int] | None,
+                      general: Kernel) -> Kernel:
+    """A gather of dynamically shaped tensors (a symbolic-shape export), or a dynamic_gather
+    (`sizes` None: its slice sizes are an operand): the planned kernel of each run-time
+    shape met (a few kept), built on its first use; shapes it does not take go to
+    `general`."""
+    built: dict[tuple[Any, ...], Kernel] = {}
+    array = np.ndarray
+
+    def kernel(table: Any, ids: Any, *rest: Any) -> Any:
+        if table.__class__ is not array or ids.__class__ is not array or (
+                rest and rest[0].__class__ is not array):
+            return general(table, ids, *rest)
+        slices = sizes if sizes is not None else rest[0].reshape(-1).tolist()
+        key = (table.shape, ids.shape, *slices)
+        bound = built.get(key)
+        if bound is None:
+            fixed = rest[0].copy() if rest else None
+
+            def fallback(t: Any, i: Any) -> Any:
+                return general(t, i) if fixed is None else general(t, i, fixed)
+            bound = build(table.shape, ids.shape, slices, fallback) or fallback
+            if len(built) < 8:
+                built[key] = bound
+        return bound(table, ids)
+    return kernel
 
 
 def _fixed_kernel(shape: Shape, index_shape: Shape, result: Shape, dtype: np.dtype,
@@ -239,19 +284,13 @@ def bind_scatter_plan(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kern
     """A planned single-operand scatter kernel, or None (the general evaluator)."""
     if op.name != "stablehlo.scatter" or len(op.operands) != 3 or len(op.results) != 1:
         return None
-    dtypes = _native_types(op)
-    shapes = _shapes(op)
+    dtypes = ranked_types(op)
     dims = kwargs.get("scatter_dimension_numbers")
-    if (dtypes is None or shapes is None or not _index_type_ok(dtypes[1])
+    if (dtypes is None or not _index_type_ok(dtypes[1])
             or not dtypes[0] == dtypes[2] == dtypes[3] or dims is None
             or not hasattr(dims, "get")):
         return None
     combiners = _combiners(op, 1, [dtypes[0]])
-    if combiners is None:
-        return None
-    shape, index_shape, updates, _ = shapes
-    if not updates:
-        return None  # (one element: specialize_scatter's element kernel, else general)
     names = ("update_window_dims", "inserted_window_dims", "input_batching_dims",
              "scatter_indices_batching_dims", "scatter_dims_to_operand_dims")
     found = [_ints(dims, name) for name in names]
@@ -259,30 +298,58 @@ def bind_scatter_plan(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kern
         vector_dim = int(dims.get("index_vector_dim", 0))
     except (TypeError, ValueError):
         return None
-    if any(f is None for f in found):
+    if combiners is None or any(f is None for f in found):
         return None
     window_axes, inserted, batching, index_batching, index_map = (f or [] for f in found)
-    window = [d for d in range(len(shape)) if d not in inserted and d not in batching]
-    if (len(window) != len(window_axes) or any(not 0 <= a < len(updates) for a in window_axes)
-            or any(updates[a] > shape[d] for a, d in zip(window_axes, window, strict=True))):
-        return None
+    combine = combiners[0]
+
+    def build(shape: Shape, index_shape: Shape, updates: Shape,
+              general: Kernel) -> Kernel | None:
+        """The kernel for these operand, index and update shapes, or None."""
+        window = [d for d in range(len(shape)) if d not in inserted and d not in batching]
+        if (not updates  # (one element: specialize_scatter's element kernel, else general)
+                or len(window) != len(window_axes)
+                or any(not 0 <= a < len(updates) for a in window_axes)
+                or any(updates[a] > shape[d] for a, d in zip(window_axes, window,
+                                                              strict=True))):
+            return None
+        if 0 in updates or 0 in shape or combine is _KEEP:
+            return _copy_kernel(shape, index_shape, updates, general)
+        plan = _addressing(shape, index_shape, vector_dim, index_map, batching,
+                           index_batching, window, window_axes, updates)
+        if plan is None:
+            return None
+        # Per index entry: the last start whose whole window fits, and the window's offsets
+        # along that dimension (0 when the dimension is inserted).
+        extents = {d: updates[a] for d, a in zip(window, window_axes, strict=True)}
+        limits = [shape[d] - extents.get(d, 1) for d in index_map]
+        offsets = [_iota(extents[d], window_axes[window.index(d)], len(updates))
+                   if d in extents else None for d in index_map]
+        bounds = [shape[d] for d in index_map]
+        distinct = len(index_batching) == len(plan.batch) or math.prod(plan.batch) == 1
+        return _scatter_kernel(plan, shape, index_shape, updates, limits, offsets, bounds,
+                               combine, distinct, general)
+
     general = bind_after(bind_scatter_plan, op, opdef, kwargs)
-    if 0 in updates or 0 in shape or combiners[0] is _KEEP:
-        return _copy_kernel(shape, index_shape, updates, general)
-    plan = _addressing(shape, index_shape, vector_dim, index_map, batching, index_batching,
-                       window, window_axes, updates)
-    if plan is None:
-        return None
-    # Per index entry: the last start whose whole window fits, and the window's offsets
-    # along that dimension (0 when the dimension is inserted).
-    extents = {d: updates[a] for d, a in zip(window, window_axes, strict=True)}
-    limits = [shape[d] - extents.get(d, 1) for d in index_map]
-    offsets = [_iota(extents[d], window_axes[window.index(d)], len(updates))
-               if d in extents else None for d in index_map]
-    bounds = [shape[d] for d in index_map]
-    distinct = len(index_batching) == len(plan.batch) or math.prod(plan.batch) == 1
-    return _scatter_kernel(plan, shape, index_shape, updates, limits, offsets, bounds,
-                           combiners[0], distinct, general)
+    shapes = _shapes(op)
+    if shapes is not None:
+        return build(shapes[0], shapes[1], shapes[2], general)
+    built: dict[tuple[Shape, ...], Kernel] = {}
+    array = np.ndarray
+
+    def per_shape(x: Any, ids: Any, new: Any) -> Any:
+        """Dynamically shaped tensors: the kernel of each run-time shape met (a few kept),
+        built on its first use."""
+        if x.__class__ is not array or ids.__class__ is not array or new.__class__ is not array:
+            return general(x, ids, new)
+        key = (x.shape, ids.shape, new.shape)
+        bound = built.get(key)
+        if bound is None:
+            bound = build(*key, general) or general
+            if len(built) < 8:
+                built[key] = bound
+        return bound(x, ids, new)
+    return per_shape
 
 
 def _copy_kernel(shape: Shape, index_shape: Shape, updates: Shape, general: Kernel) -> Kernel:
