@@ -20,6 +20,10 @@ from shlo_cli.dialects.stablehlo import (
     specialize_scatter,
 )
 from shlo_cli.interpreter import engine
+from shlo_cli.interpreter.engine import Interpreter
+from shlo_cli.ir.diagnostics import Diagnostic
+from shlo_cli.ir.memory import memory_limit
+from shlo_cli.ir.parser import parse_source
 
 GATHER_HOOKS = (specialize_gather.bind_gather, specialize_index_plan.bind_gather_plan)
 SCATTER_HOOKS = (specialize_scatter.bind_scatter, specialize_scatter.bind_scatter_element,
@@ -340,3 +344,19 @@ def test_dynamically_shaped_gathers_and_scatters_plan_per_run_time_shape() -> No
             assert _name(kernel).startswith(("_per_shape_gather", "bind_scatter_plan")), kernel
             assert _name(general) in ("gather", "dynamic_gather", "scatter")
             _same(fast, plain)
+
+
+def test_position_tables_the_budget_refuses_stay_general() -> None:
+    """A 256k-element batched gather under a 3 MiB budget: its 2 MiB position table and the
+    per-call copy do not fit, so the general evaluator runs it (and refuses its own index
+    arrays with a diagnostic)."""
+    text = _gather((4096, 6), (4096, 64, 1), "i8", "i32", "collapsed_slice_dims = [1], operand_batching_dims = [0], start_indices_batching_dims = [0], start_index_map = [1], index_vector_dim = 2", [1, 1], (4096, 64))
+    args = [np.zeros((4096, 6), np.int8), np.zeros((4096, 64, 1), np.int32)]
+    with memory_limit(3 << 20):
+        interpreter = Interpreter(parse_source(text))
+        with pytest.raises(Diagnostic, match="index arrays"):
+            interpreter.call(interpreter.lookup_function("main"), args)
+        kernel = next(iter(interpreter._plans.values())).steps[0].fn
+    assert _name(kernel) == "gather"
+    _, kernel = _run(text, args, GATHER_HOOKS, True)
+    assert _name(kernel).startswith("_gather_kernel")

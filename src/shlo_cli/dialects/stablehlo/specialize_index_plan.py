@@ -1,5 +1,5 @@
-"""`gather` and `scatter` of any static form (batching dimensions included) as one kernel
-per op, their index arithmetic computed once when the plan is built (an engine binding hook).
+"""`gather` and `scatter` of any form (batching dimensions included) as one kernel per op,
+their index arithmetic computed once when the plan is built (an engine binding hook).
 
 jax emits gathers and scatters with `operand_batching_dims` for vmapped indexing
 (`jax.vmap(lambda x, i: x[i])`, `jnp.take_along_axis`, a batched `x.at[i].add(v)`, the LU
@@ -22,7 +22,10 @@ whose operand index is out of bounds in any coordinate, as the general evaluator
 (`gather_scatter._scatter_into`): the same target list in the same order goes to the same
 `ufunc.at`, so duplicates combine in the same order and give the same bits; a replacement
 keeps the last update of each target. Regions other than one add/mul/max/min/and/or/xor or a
-replacement, several operands, non-native element types and dynamic shapes stay general.
+replacement, several operands and quantized element types stay general.
+
+Dynamically shaped tensors (symbolic-shape exports) and `dynamic_gather` (slice sizes as an
+operand) get the kernel of each run-time shape met, built on its first use.
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ from typing import Any
 import numpy as np
 
 from ...ir.core import Operation
+from ...ir.diagnostics import EvaluationError
+from ...ir.memory import check_elements
 from ...ir.registry import bind_after, register_bind_hook
 from ...ir.types import TensorType
 from ..quiet import switches
@@ -45,8 +50,9 @@ from .specialize_scatter import _distinct, _last_writes
 Kernel = Callable[..., Any]
 Shape = tuple[int, ...]
 
-# Largest result / updates (elements) whose position table is built here (8 bytes each);
-# larger ones stay with the general evaluator, which asks the memory budget.
+# Largest result / updates (elements) whose position table is built here (8 bytes each, and
+# as much again per call); larger ones, or ones the memory budget refuses, stay with the
+# general evaluator, which reports the refusal when it runs.
 _LARGEST = 1 << 21
 
 
@@ -83,6 +89,15 @@ def _iota(size: int, axis: int, rank: int) -> np.ndarray:
     return np.arange(size, dtype=np.intp).reshape(shape)
 
 
+def _affordable(grid: Shape) -> bool:
+    """Whether the memory budget allows the position table and its per-call copy."""
+    try:
+        check_elements(grid, 16, "a gather / scatter position table")
+    except EvaluationError:
+        return False
+    return True
+
+
 def _addressing(shape: Shape, index_shape: Shape, vector_dim: int, index_map: list[int],
                 batching: list[int], index_batching: list[int], window: list[int],
                 window_axes: list[int], grid: Shape) -> _Addressing | None:
@@ -103,7 +118,7 @@ def _addressing(shape: Shape, index_shape: Shape, vector_dim: int, index_map: li
             or len(batch_axes) != len(batch)
             or any(grid[a] != n for a, n in zip(batch_axes, batch, strict=True))
             or any(not 0 <= d < len(index_shape) or d == vector_dim for d in index_batching)
-            or math.prod(grid) > _LARGEST):
+            or math.prod(grid) > _LARGEST or not _affordable(grid)):
         return None
     steps = _strides(shape)
     base = np.zeros((1,) * len(grid), np.intp)
