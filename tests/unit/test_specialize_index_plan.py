@@ -19,7 +19,7 @@ from shlo_cli.dialects.stablehlo import (
     specialize_index_plan,
     specialize_scatter,
 )
-from shlo_cli.interpreter import engine
+from shlo_cli.interpreter import dynamic_guard, engine
 from shlo_cli.interpreter.engine import Interpreter
 from shlo_cli.ir.diagnostics import Diagnostic
 from shlo_cli.ir.memory import memory_limit
@@ -68,7 +68,12 @@ def _ids(rng: np.random.Generator, shape: tuple[int, ...], elem: str, top: int) 
 
 
 def _name(kernel: object) -> str:
-    """A kernel's qualified name (the general evaluator's through its partial)."""
+    """A kernel's qualified name (the general evaluator's through its partial; a dynamically
+    shaped op's kernel inside the run-time shape guard of interpreter/dynamic_guard.py)."""
+    code = getattr(kernel, "__code__", None)
+    if code is not None and getattr(kernel, "__qualname__", "").startswith("bind_dynamic_guard"):
+        cells = dict(zip(code.co_freevars, kernel.__closure__ or (), strict=True))  # type: ignore[attr-defined]
+        kernel = cells["inner"].cell_contents
     return str(getattr(getattr(kernel, "func", kernel), "__qualname__", ""))
 
 
@@ -342,6 +347,7 @@ def test_dynamically_shaped_gathers_and_scatters_plan_per_run_time_shape() -> No
             fast, kernel = _run(text, args, hooks, True)
             plain, general = _run(text, args, hooks, False)
             assert _name(kernel).startswith(("_per_shape_gather", "bind_scatter_plan")), kernel
+            assert dynamic_guard.bind_dynamic_guard in engine.BIND_HOOKS
             assert _name(general) in ("gather", "dynamic_gather", "scatter")
             _same(fast, plain)
 
