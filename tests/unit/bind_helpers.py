@@ -14,8 +14,12 @@ from shlo_cli.ir.parser import parse_source
 def run_first_op(text: str, args: list[np.ndarray], hook: Any,
                  specialized: bool) -> tuple[np.ndarray, object]:
     """(main's first result, the kernel bound for its first op); without `hook` (a hook or
-    a tuple of hooks) when not `specialized`."""
+    a tuple of hooks) when not `specialized`, and then without the planned gather / scatter
+    kernels either (they would stand in for the general evaluator the test compares with)."""
+    from shlo_cli.dialects.stablehlo import specialize_index_plan as plans
+
     hooks = hook if isinstance(hook, tuple) else (hook,)
+    hooks = (*hooks, plans.bind_gather_plan, plans.bind_scatter_plan)
     saved = list(engine.BIND_HOOKS)
     if not specialized:
         engine.BIND_HOOKS[:] = [h for h in saved if h not in hooks]

@@ -165,7 +165,8 @@ def _combined(combine: Any, in_rounds: bool) -> Callable[[np.ndarray, np.ndarray
             return
         token = quiet()
         try:
-            if not in_rounds or not _combine_in_rounds(result, targets, values, combine):
+            if (not in_rounds or values.size < _FEW
+                    or not _combine_in_rounds(result, targets, values, combine)):
                 combine.at(result, targets, values)
         finally:
             loud(token)
@@ -198,18 +199,20 @@ def bind_scatter(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | 
     count, rows = int(np.prod(batch, dtype=np.int64)), operand[axis]
     row_shape = (count, *operand[:axis], *operand[axis + 1:])
     apply = _combined(combine, in_rounds)
+    front = [axis, *(d for d in range(len(operand)) if d != axis)]
+    unsigned = np.dtype(np.uintp)
 
     def kernel(x: Any, ids: Any, new: Any) -> Any:
         if not _expected(x, ids, new, operand, indices, updates):
             return general(x, ids, new)
-        out = np.array(x, order="C")
+        out = x.copy()  # (C order, as np.array(x, order="C"))
         if combine is _KEEP or count == 0:
             return out
-        result = np.moveaxis(out, axis, 0) if axis else out  # writes land in `out`
+        result = out.transpose(front) if axis else out  # writes land in `out`
         targets = ids.reshape(count).astype(np.intp)
         values = new.reshape(row_shape)
-        inside = (targets >= 0) & (targets < rows)
-        if not inside.all():
+        if targets.view(unsigned).max() >= rows:  # (negative ids look huge)
+            inside = (targets >= 0) & (targets < rows)
             targets, values = targets[inside], values[inside]
         apply(result, targets, values, rows)
         return out
@@ -270,6 +273,10 @@ register_bind_hook(bind_scatter, 60)
 # A round costs about as much as `ufunc.at` on this many elements: more rounds than the
 # elements / this (and than _ROUNDS) are left to `ufunc.at`.
 _ELEMENTS_PER_ROUND = 64
+# Fewer update elements than this go straight to `ufunc.at`: the rounds' sorting and layout
+# cost ~40 us whatever the size, `ufunc.at` ~7 us + ~7 ns per element (x.at[i].add(1.0) on a
+# 10x6 matrix: 42 -> 11 us; 4000 elements 52 -> 35 us; 16000 elements still 106 -> 77 us).
+_FEW = 4096
 _ROUNDS = 16
 _EXACT_FLOATS = ("float32", "float64")
 
