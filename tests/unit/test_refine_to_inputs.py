@@ -59,8 +59,8 @@ func.func private @scaled(%d: tensor<i32>, %x: tensor<?xf32>) -> tensor<?xf32> {
 }
 """
 
-# A composite whose decomposition keeps `?` types: refining the call site breaks the
-# composite's contract, so the module runs unrefined.
+# A composite whose decomposition keeps `?` types: refined as a call of its decomposition
+# (refining only the call site would break the composite's contract).
 COMPOSITE = """func.func @main(%x: tensor<?xf32>) -> tensor<?xf32> {
   %0 = stablehlo.composite "my.double" %x {decomposition = @my.double.impl} : (tensor<?xf32>) -> tensor<?xf32>
   return %0 : tensor<?xf32>
@@ -68,6 +68,44 @@ COMPOSITE = """func.func @main(%x: tensor<?xf32>) -> tensor<?xf32> {
 func.func private @my.double.impl(%x: tensor<?xf32>) -> tensor<?xf32> {
   %0 = stablehlo.add %x, %x : tensor<?xf32>
   return %0 : tensor<?xf32>
+}
+"""
+
+# jax's cumsum along a symbolic dimension: a reduce_window whose window is an operand.
+CUMSUM = """func.func @main(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %n = stablehlo.get_dimension_size %x, dim = 0 : (tensor<?xf32>) -> tensor<i32>
+  %w = stablehlo.reshape %n : (tensor<i32>) -> tensor<1xi32>
+  %one = stablehlo.constant dense<1> : tensor<1xi32>
+  %c1 = stablehlo.constant dense<1> : tensor<i32>
+  %nm1 = stablehlo.subtract %n, %c1 : tensor<i32>
+  %lo = stablehlo.reshape %nm1 : (tensor<i32>) -> tensor<1xi32>
+  %zero = stablehlo.constant dense<0> : tensor<1xi32>
+  %p = stablehlo.concatenate %lo, %zero, dim = 0 : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32>
+  %pad = stablehlo.reshape %p : (tensor<2xi32>) -> tensor<1x2xi32>
+  %0 = stablehlo.custom_call @stablehlo.dynamic_reduce_window(%x, %z, %w, %one, %one, %one, %pad) {api_version = 2 : i32, called_computations = [@sum]} : (tensor<?xf32>, tensor<f32>, tensor<1xi32>, tensor<1xi32>, tensor<1xi32>, tensor<1xi32>, tensor<1x2xi32>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+func.func private @sum(%a: tensor<f32>, %b: tensor<f32>) -> tensor<f32> {
+  %0 = stablehlo.add %a, %b : tensor<f32>
+  return %0 : tensor<f32>
+}
+"""
+
+# A reshape to a fixed size: for another size the refinement does not verify, and the
+# dynamic path reports the error at run time.
+RESHAPE = """func.func @main(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %c = stablehlo.constant dense<[5]> : tensor<1xi32>
+  %0 = stablehlo.dynamic_reshape %x, %c : (tensor<?xf32>, tensor<1xi32>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+"""
+
+# A custom call of the user's whose result size nothing tells: it stays `?`.
+OPAQUE = """func.func @main(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %0 = stablehlo.custom_call @test.refine.halve(%x) : (tensor<?xf32>) -> tensor<?xf32>
+  %1 = stablehlo.add %0, %0 : tensor<?xf32>
+  return %1 : tensor<?xf32>
 }
 """
 
@@ -158,15 +196,49 @@ def test_cache_per_shape_signature() -> None:
     assert program._refined.refinements == 2 + 2 * DEFAULT_LIMIT
 
 
-def test_composite_with_dynamic_decomposition_falls_back(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_composite_with_dynamic_decomposition(monkeypatch: pytest.MonkeyPatch) -> None:
     x = np.array([1.5, -2.0, 3.0], np.float32)
     program = shlo_cli.parse(COMPOSITE)
     ours = program(x)
-    assert _refined_for(program, (3,)) is None  # refinement failed: the dynamic path ran
+    assert _refined_for(program, (3,)) is not None
     _same_bits(ours, _unrefined(monkeypatch, COMPOSITE, x))
-    program(x)
-    assert program._refined.refinements == 1  # the failure is remembered, not retried
+    assert ours[0].tolist() == [3.0, -4.0, 6.0]
+
+
+def test_dynamic_reduce_window_becomes_reduce_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    x = np.random.default_rng(0).standard_normal(7).astype(np.float32)
+    program = shlo_cli.parse(CUMSUM)
+    ours = program(x)
+    refined = _refined_for(program, (7,))
+    assert refined is not None
+    text = print_module(refined)
+    assert "stablehlo.reduce_window" in text and "dynamic_reduce_window" not in text
+    _same_bits(ours, _unrefined(monkeypatch, CUMSUM, x))
+    np.testing.assert_allclose(ours[0], np.cumsum(x), rtol=1e-5, atol=1e-6)
+
+
+def test_refinement_that_does_not_verify_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    program = shlo_cli.parse(RESHAPE)
+    assert program(np.arange(5, dtype=np.float32))[0].tolist() == [0, 1, 2, 3, 4]
+    with pytest.raises(shlo_cli.Diagnostic) as refined_error:
+        program(np.arange(3, dtype=np.float32))
+    assert _refined_for(program, (5,)) is not None
+    assert _refined_for(program, (3,)) is None  # fell back: the dynamic path's error
+    with monkeypatch.context() as m:
+        m.setattr(api.Program, "_refine", lambda self, module, types: None)
+        with pytest.raises(shlo_cli.Diagnostic) as dynamic_error:
+            shlo_cli.parse(RESHAPE)(np.arange(3, dtype=np.float32))
+    assert str(refined_error.value) == str(dynamic_error.value)
+    with pytest.raises(shlo_cli.Diagnostic):
+        program(np.arange(3, dtype=np.float32))
+    assert program._refined.refinements == 2  # the failure is remembered, not retried
+
+
+def test_types_left_dynamic_fall_back() -> None:
+    shlo_cli.register_custom_call("test.refine.halve", lambda x: x[: len(x) // 2])
+    program = shlo_cli.parse(OPAQUE)
+    assert program(np.arange(6, dtype=np.float32))[0].tolist() == [0.0, 2.0, 4.0]
+    assert _refined_for(program, (6,)) is None
 
 
 def test_failed_shape_assertion_keeps_its_error(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -200,7 +272,8 @@ def test_refine_to_types_leaves_no_dynamic_type() -> None:
     refined = refine_to_types(module, [TensorType((2, 4), F32), TensorType((4, 3), F32)])
     assert refined is not None and refined is not module and fully_static(refined)
     assert "?" not in print_module(refined) and "?" in print_module(module)
-    assert refine_to_types(parse_source(COMPOSITE), [TensorType((2,), F32)]) is None
+    assert refine_to_types(parse_source(OPAQUE), [TensorType((2,), F32)]) is None
+    assert refine_to_types(parse_source(RESHAPE), [TensorType((2,), F32)]) is None
 
 
 def test_evaluate_skips_refinement_with_an_observer() -> None:

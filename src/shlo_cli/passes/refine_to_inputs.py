@@ -5,8 +5,12 @@ interpreter's kernels are specialized at plan time from static types, so every `
 such a module takes the general (slow) evaluator. Knowing the argument shapes of a call, the
 module can be refined once per shape signature, as XLA does before compiling: a *clone* gets
 the argument types (`--stablehlo-refine-arguments`), its calls inlined (a jax
-`global_constant` helper called with two dimension values cannot be refined in place), then
-`--stablehlo-refine-shapes` and `--stablehlo-canonicalize-dynamism`. The refined module is
+`global_constant` helper called with two dimension values cannot be refined in place; a
+composite becomes a call of its decomposition first, whose `?` types would otherwise no
+longer match the refined operands), then `--stablehlo-refine-shapes` and
+`--stablehlo-canonicalize-dynamism`; a `@stablehlo.dynamic_reduce_window` custom call whose
+window operands became constants is then a `stablehlo.reduce_window` (XLA's extension of
+those passes; jax's cumsum along a symbolic dimension), refined again. The refined module is
 used only when it verifies and has no dynamic type left anywhere: a half-refined module mixes
 static and dynamic operands and ran slower than the original in measurements. Anything else
 (a pass diagnostic, a composite whose decomposition stays dynamic, a pass bug) means "run
@@ -22,9 +26,13 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Sequence
 
-from ..ir.clone import clone_op
+import numpy as np
+
+from ..ir import registry
+from ..ir.attributes import ArrayAttr, DenseArrayAttr, DenseElementsAttr, SymbolRefAttr
+from ..ir.clone import clone_op, clone_region, replace_uses
 from ..ir.core import Module, Operation
-from ..ir.types import DYNAMIC, TensorType, TupleType, Type, UnrankedTensorType
+from ..ir.types import DYNAMIC, I64, TensorType, TupleType, Type, UnrankedTensorType
 
 # Shape signatures remembered per module (least recently used dropped first): a server
 # calling with a few batch sizes refines each once; a scan over many sizes stays bounded.
@@ -91,6 +99,7 @@ def refine_to_types(module: Module, types: Sequence[Type]) -> Module | None:
     """A fully static clone of `module` whose entry function takes `types`, else None."""
     from ..ir.verifier import verify_module
     from .inline import inline
+    from .legalize_composite_to_call import legalize_composite_to_call
     from .stablehlo_canonicalize_dynamism import stablehlo_canonicalize_dynamism
     from .stablehlo_refine_arguments import refine_arguments, target_function
     from .stablehlo_refine_shapes import stablehlo_refine_shapes
@@ -100,10 +109,14 @@ def refine_to_types(module: Module, types: Sequence[Type]) -> Module | None:
         func = target_function(clone)
         if func is None or not _is_entry(clone, func):
             return None
+        legalize_composite_to_call(clone)
         refine_arguments(func, list(types))
         inline(clone)
         stablehlo_refine_shapes(clone)
         stablehlo_canonicalize_dynamism(clone)
+        if static_reduce_windows(clone):
+            stablehlo_refine_shapes(clone)
+            stablehlo_canonicalize_dynamism(clone)
         verify_module(clone)
     except Exception:  # noqa: BLE001 - a pass's diagnostic or bug: run the original instead
         return None
@@ -115,3 +128,60 @@ def _is_entry(module: Module, func: Operation) -> bool:
     function): both rules agree unless a module has no `main`."""
     funcs = module.functions()
     return func.symbol_name == "main" or len(funcs) == 1
+
+
+DYNAMIC_REDUCE_WINDOW = "stablehlo.dynamic_reduce_window"
+
+
+def static_reduce_windows(module: Module) -> bool:
+    """Each `@stablehlo.dynamic_reduce_window` custom call with constant window operands
+    becomes a `stablehlo.reduce_window` (its body the reducer function's); True if any."""
+    changed = False
+    for func in module.functions():
+        for op in list(func.walk()):
+            target = op.attr("call_target_name") if op.name == "stablehlo.custom_call" else None
+            if target is not None and target.value == DYNAMIC_REDUCE_WINDOW:
+                changed |= _as_reduce_window(module, func, op)
+    return changed
+
+
+def _as_reduce_window(module: Module, func: Operation, call: Operation) -> bool:
+    from .shape_facts import match_ints
+
+    inputs = (len(call.operands) - 5) // 2
+    if inputs < 1 or len(call.operands) != 2 * inputs + 5 or len(call.results) != inputs:
+        return False
+    window = [match_ints(v) for v in call.operands[2 * inputs:]]
+    called = call.attr("called_computations")
+    reducer = module.lookup(called.elements[0].root) if isinstance(called, ArrayAttr) \
+        and len(called.elements) == 1 and isinstance(called.elements[0], SymbolRefAttr) \
+        else None
+    if any(w is None for w in window) or reducer is None or reducer.name != "func.func":
+        return False
+    sizes, strides, base, dilations, padding = (list(w or ()) for w in window)
+    rank = len(sizes)
+    body = clone_region(reducer.regions[0], {})
+    terminator = body.entry.operations[-1]
+    if terminator.name != "func.return":
+        return False
+    body.entry.operations[-1] = Operation(
+        "stablehlo.return", list(terminator.operands), [], location=terminator.location,
+        opdef=registry.lookup("stablehlo.return"))
+    body.entry.operations[-1].parent = body.entry
+    properties = {
+        "window_dimensions": DenseArrayAttr(I64, tuple(sizes)),
+        "window_strides": DenseArrayAttr(I64, tuple(strides)),
+        "base_dilations": DenseArrayAttr(I64, tuple(base)),
+        "window_dilations": DenseArrayAttr(I64, tuple(dilations)),
+        "padding": DenseElementsAttr(TensorType((rank, 2), I64),
+                                     np.array(padding, np.int64).reshape(rank, 2))}
+    new = Operation("stablehlo.reduce_window", list(call.operands[:2 * inputs]),
+                    call.result_types, properties, {}, [body], location=call.location,
+                    opdef=registry.lookup("stablehlo.reduce_window"))
+    block = call.parent
+    if block is None:
+        return False
+    block.operations[block.operations.index(call)] = new
+    new.parent = block
+    replace_uses(func, dict(zip(call.results, new.results, strict=True)))
+    return True
