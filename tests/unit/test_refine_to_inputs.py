@@ -254,8 +254,11 @@ def test_failed_shape_assertion_keeps_its_error(monkeypatch: pytest.MonkeyPatch)
     program = shlo_cli.parse(ASSERTION)
     with pytest.raises(shlo_cli.Diagnostic):
         program(x)
-    assert _refined_for(program, (2,)) is not None  # the refined module raised it
+    failing = _refined_for(program, (2,))
+    assert failing is not None  # the refined module raised it
+    assert "@shape_assertion" in print_module(failing)
     assert program(np.ones(4, np.float32))[0].tolist() == [2.0] * 4
+    assert "@shape_assertion" not in print_module(_refined_for(program, (4,)))  # passes: gone
 
 
 def test_wrong_input_reported_against_the_original() -> None:

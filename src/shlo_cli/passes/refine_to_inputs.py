@@ -117,6 +117,7 @@ def refine_to_types(module: Module, types: Sequence[Type]) -> Module | None:
         if static_reduce_windows(clone):
             stablehlo_refine_shapes(clone)
             stablehlo_canonicalize_dynamism(clone)
+        drop_passing_assertions(clone)
         verify_module(clone)
     except Exception:  # noqa: BLE001 - a pass's diagnostic or bug: run the original instead
         return None
@@ -131,6 +132,23 @@ def _is_entry(module: Module, func: Operation) -> bool:
 
 
 DYNAMIC_REDUCE_WINDOW = "stablehlo.dynamic_reduce_window"
+
+
+def drop_passing_assertions(module: Module) -> None:
+    """jax's `@shape_assertion` checks whose predicate refinement folded to true can never
+    fail: each would still cost a custom-call dispatch per run. Failing ones stay."""
+    from .shape_facts import constant_attr
+
+    for func in module.functions():
+        for op in list(func.walk()):
+            target = op.attr("call_target_name") if op.name == "stablehlo.custom_call" else None
+            if target is None or target.value != "shape_assertion" or not op.operands \
+                    or op.results:
+                continue
+            pred = constant_attr(op.operands[0])
+            if pred is not None and pred.value.size == 1 and bool(pred.value.reshape(-1)[0]) \
+                    and op.parent is not None:
+                op.parent.operations.remove(op)
 
 
 def static_reduce_windows(module: Module) -> bool:
@@ -160,6 +178,13 @@ def _as_reduce_window(module: Module, func: Operation, call: Operation) -> bool:
         return False
     sizes, strides, base, dilations, padding = (list(w or ()) for w in window)
     rank = len(sizes)
+    ranks = {len(t.shape) if isinstance(t, TensorType) else -1 for t in call.operand_types[:inputs]}
+    pad_type = call.operands[-1].type
+    if ranks != {rank} or any(len(w) != rank or min(w, default=1) < 1
+                              for w in (strides, base, dilations)) \
+            or min(sizes, default=0) < 0 or not isinstance(pad_type, TensorType) \
+            or pad_type.shape != (rank, 2):
+        return False  # the custom call's own error, at run time
     body = clone_region(reducer.regions[0], {})
     terminator = body.entry.operations[-1]
     if terminator.name != "func.return":
