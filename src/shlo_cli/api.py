@@ -116,7 +116,9 @@ class Program:
     def _refine(self, module: Module, types: Sequence[Any]) -> Module | None:
         """The entry's module refined to the argument types of a call (symbolic-shape jax
         exports then run static kernels), remembered per shape signature; None: run it
-        as is. Imported only for an entry with a dynamically shaped argument."""
+        as is. Imported only for an entry with a dynamically shaped argument. The cache
+        belongs to `self.module`: assigning another module starts a new one (a module
+        rewritten in place keeps the old refinements)."""
         from .passes.refine_to_inputs import RefinedModules
 
         if self._refined is None or self._refined.module is not module:
