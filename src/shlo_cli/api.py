@@ -20,7 +20,7 @@ import numpy as np
 
 from .interpreter.engine import Interpreter, entry_function
 from .interpreter.io import InputError, Signature, coerce_input, signature_of
-from .interpreter.run import InterpretOptions, arrays_as_arguments, evaluate
+from .interpreter.run import InterpretOptions, Refiner, arrays_as_arguments, evaluate
 from .ir.core import Module, Operation
 from .ir.diagnostics import Diagnostic, EvaluationError, ShloError
 from .loaders import load_program
@@ -55,6 +55,7 @@ class Program:
     def __init__(self, module: Module, signature: Signature | None = None) -> None:
         self.module = module
         self.recorded_signature = signature  # from the file (e.g. a .jax artifact), if any
+        self._refined: Any = None  # passes.refine_to_inputs.RefinedModules, on first need
 
     @property
     def functions(self) -> list[str]:
@@ -108,9 +109,22 @@ class Program:
             options = InterpretOptions(probe_output_dir=probe_output_dir,
                                        memory_limit=memory_limit, max_iterations=max_iterations,
                                        timeout=timeout)
-            return _run_entry(self.module, inputs, options, platforms)
+            return _run_entry(self.module, inputs, options, platforms, self._refine)
         func = self.function(name).op
         return _run_function(self.module, func, inputs)
+
+    def _refine(self, module: Module, types: Sequence[Any]) -> Module | None:
+        """The entry's module refined to the argument types of a call (symbolic-shape jax
+        exports then run static kernels), remembered per shape signature; None: run it
+        as is. Imported only for an entry with a dynamically shaped argument. The cache
+        belongs to `self.module`: assigning another module starts a new one (a module
+        rewritten in place keeps the old refinements)."""
+        from .passes.refine_to_inputs import RefinedModules
+
+        if self._refined is None or self._refined.module is not module:
+            self._refined = RefinedModules(module)
+        refined: Module | None = self._refined.get(module, types)
+        return refined
 
     def _entry(self) -> Operation | None:
         try:
@@ -184,7 +198,8 @@ def interpret(source: Program | Module | str | os.PathLike[str], *inputs: Any,
 
 
 def _run_entry(module: Module, inputs: Sequence[Any], options: InterpretOptions,
-               platforms: Sequence[str] | None = None) -> list[np.ndarray]:
+               platforms: Sequence[str] | None = None,
+               refine: Refiner | None = None) -> list[np.ndarray]:
     from .interpreter.jax_convention import array_results, complete_inputs
 
     arguments = None
@@ -200,7 +215,7 @@ def _run_entry(module: Module, inputs: Sequence[Any], options: InterpretOptions,
             arguments = arrays_as_arguments(entry, completed)
         except EvaluationError as e:
             raise _diagnostic(module, str(e), entry) from None
-    results = evaluate(module, arguments, options)
+    results = evaluate(module, arguments, options, refine=refine)
     values = [np.asarray(value) for value, _ in results]
     return array_results(entry, values) if drop_tokens else values
 

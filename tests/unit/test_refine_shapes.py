@@ -2,6 +2,8 @@
 shape_refinement.py, shape_inference.py, shape_folder.py): refined types, evaluated shape
 computations, call refinement, and that refined programs compute what they did before."""
 
+# ruff: noqa: E501  (MLIR test programs keep their one-statement lines)
+
 from __future__ import annotations
 
 import numpy as np
@@ -151,3 +153,39 @@ def test_most_specific_and_merge() -> None:
 
 def test_no_function_is_left_alone() -> None:
     assert "module" in run("module {}", ["stablehlo-refine-shapes"])
+
+
+# Ops with regions or several inputs: each result refined from its operands (upstream's
+# type inference gives these too); `?` operand dimensions stay `?`.
+REGION_OPS = """
+func.func @main(%x: tensor<4x6xf32>, %y: tensor<?x6xf32>, %u: tensor<2x6xf32>, %i: tensor<i32>, %c: tensor<4x8xcomplex<f32>>) -> (tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xcomplex<f32>>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>) {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %0 = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [1] : (tensor<4x6xf32>, tensor<f32>) -> tensor<?xf32>
+  %1 = stablehlo.dynamic_update_slice %x, %u, %i, %i : (tensor<4x6xf32>, tensor<2x6xf32>, tensor<i32>, tensor<i32>) -> tensor<?x?xf32>
+  %2 = "stablehlo.sort"(%x) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %l = stablehlo.compare LT, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %l : tensor<i1>
+  }) {dimension = 1 : i64} : (tensor<4x6xf32>) -> tensor<?x?xf32>
+  %3 = "stablehlo.reduce_window"(%x, %z) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {window_dimensions = array<i64: 2, 3>, window_strides = array<i64: 1, 2>, padding = dense<[[0, 1], [2, 0]]> : tensor<2x2xi64>} : (tensor<4x6xf32>, tensor<f32>) -> tensor<?x?xf32>
+  %4 = stablehlo.fft %x, type = RFFT, length = [6] : (tensor<4x6xf32>) -> tensor<?x?xcomplex<f32>>
+  %5 = stablehlo.fft %c, type = FFT, length = [8] : (tensor<4x8xcomplex<f32>>) -> tensor<?x?xcomplex<f32>>
+  %6 = stablehlo.fft %c, type = IRFFT, length = [14] : (tensor<4x8xcomplex<f32>>) -> tensor<?x?xf32>
+  %7 = stablehlo.add %y, %y : (tensor<?x6xf32>, tensor<?x6xf32>) -> tensor<?x?xf32>
+  %8 = stablehlo.reduce(%y init: %z) applies stablehlo.add across dimensions = [1] : (tensor<?x6xf32>, tensor<f32>) -> tensor<?xf32>
+  %r4 = stablehlo.real %4 : (tensor<?x?xcomplex<f32>>) -> tensor<?x?xf32>
+  return %0, %1, %2, %3, %r4, %5, %6, %7, %8 : tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xcomplex<f32>>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>
+}
+"""
+
+
+def test_region_and_multi_input_ops_are_refined() -> None:
+    text = run(REGION_OPS, ["stablehlo-refine-shapes"])
+    main = text[text.index("-> ("):text.index(") {")]
+    assert main == ("-> (tensor<4xf32>, tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x3xf32>, "
+                    "tensor<4x4xf32>, tensor<4x8xcomplex<f32>>, tensor<4x14xf32>, "
+                    "tensor<?x6xf32>, tensor<?xf32>")

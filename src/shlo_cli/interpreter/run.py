@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -20,7 +20,7 @@ from ..ir.attributes import ArrayAttr, DenseElementsAttr
 from ..ir.core import Module, Operation
 from ..ir.diagnostics import Diagnostic, SourceFile
 from ..ir.record import Struct
-from ..ir.types import FunctionType, TensorType, Type
+from ..ir.types import FunctionType, TensorType, Type, UnrankedTensorType
 from ..ir.verifier import verify_module
 from . import dynamic_guard  # noqa: F401 - binding hooks
 from .deadline import TimedOut, time_limit
@@ -28,6 +28,11 @@ from .engine import EvaluationError, Interpreter, entry_function
 from .printing import format_value
 
 ARGS_USAGE = "--args=[dense<1> : tensor<2xi32>, ...]"
+
+# `refine(module, argument types)`: the module refined to those types, else None (run the
+# module itself). Given by the front ends (passes/refine_to_inputs.py: the layer rule keeps
+# passes out of the interpreter).
+Refiner = Callable[[Module, Sequence[Type]], "Module | None"]
 
 
 class InterpretOptions(Struct):
@@ -163,12 +168,16 @@ def _explicit_module(source: SourceFile, line: int, col: int) -> bool:
 
 def evaluate(module: Module, arguments: Sequence[Argument] | None = None,
              options: InterpretOptions | None = None, stdout: Any = None,
-             line_offset: int = 0, observer: Any = None) -> list[tuple[Any, Type]]:
+             line_offset: int = 0, observer: Any = None,
+             refine: Refiner | None = None) -> list[tuple[Any, Type]]:
     """Run the module's entry function; returns (value, declared type) per result.
 
     A module without functions has nothing to run and returns no results (like upstream).
     `line_offset` is the number of lines before the module's chunk in its file. `observer`
     (interpreter/observe.py) wraps every kernel while planning: --trace, --profile, ...
+    `refine`: when the entry function has a dynamically shaped argument, the module run
+    instead, refined to the given arguments' types (not with an observer or probes: they
+    show the program as written); None keeps the module.
     """
     verify_module(module, line_offset)  # upstream verifies the parsed module first
     options = options or InterpretOptions()
@@ -180,15 +189,25 @@ def evaluate(module: Module, arguments: Sequence[Argument] | None = None,
         func = entry_function(module)
     except EvaluationError as e:
         raise module_diagnostic(module, str(e), line_offset) from None
-    interpreter = Interpreter(module, stdout=stdout or sys.stdout,
-                              options={"probe_output_dir": options.probe_output_dir or "",
-                                       "timeout": options.timeout},
-                              line_offset=line_offset, observer=observer,
-                              process=single_device_process(module, options.timeout))
+    def interpreter_of(run: Module) -> Interpreter:
+        return Interpreter(run, stdout=stdout or sys.stdout,
+                           options={"probe_output_dir": options.probe_output_dir or "",
+                                    "timeout": options.timeout},
+                           line_offset=line_offset, observer=observer,
+                           process=single_device_process(run, options.timeout))
+
+    interpreter = interpreter_of(module)
     try:
         validate_entry_signature(func, arguments)
     except EvaluationError as e:
         raise interpreter.diagnostic(func, str(e)) from None
+    ftype: FunctionType = func.attr("function_type").value  # the results' declared types
+    if refine is not None and observer is None and not options.probe_output_dir \
+            and dynamic_arguments(func):
+        refined = refine(module, [a.type for a in arguments])
+        if refined is not None:
+            interpreter = interpreter_of(refined)
+            func = entry_function(refined)
     if options.probe_output_dir:
         _reset_probe_index(options.probe_output_dir)
     # Overflow, NaN and inexact casts are defined results in StableHLO, not warnings.
@@ -203,8 +222,14 @@ def evaluate(module: Module, arguments: Sequence[Argument] | None = None,
             results = interpreter.call(func, [a.value for a in arguments])
     except TimedOut as e:  # ran out outside any op (entering the function, cleaning up)
         raise interpreter.diagnostic(func, e.message()) from None
-    ftype: FunctionType = func.attr("function_type").value
     return list(zip(results, ftype.results, strict=False))
+
+
+def dynamic_arguments(func: Operation) -> bool:
+    """Whether an argument of `func` is a tensor with a `?` dimension (or no rank)."""
+    ftype: FunctionType = func.attr("function_type").value
+    return any(isinstance(t, UnrankedTensorType) or isinstance(t, TensorType)
+               and not t.is_static for t in ftype.inputs)
 
 
 def single_device_process(module: Module, timeout: float | None) -> Any:

@@ -457,3 +457,80 @@ def _reduce_scatter(op: Operation) -> list[Dims | None] | None:
     if shape is not None and shape[dim] != DYNAMIC:
         shape[dim] //= count
     return [shape]
+
+
+# -- ops with regions or several inputs (upstream infers these too): without them a
+# symbolic-shape jax export keeps `?` types after refinement, and runs the general kernels.
+
+def _optional_ints(op: Operation, name: str, rank: int, default: int) -> list[int]:
+    return _attr_ints(op, name) if op.attr(name) is not None else [default] * rank
+
+
+@infers("stablehlo.reduce")
+def _reduce(op: Operation) -> list[Dims | None]:
+    """Each input without the reduced dimensions."""
+    inputs = len(op.operands) // 2
+    reduced = set(_attr_ints(op, "dimensions"))
+    out: list[Dims | None] = []
+    for value in op.operands[:inputs]:
+        dims = dims_of(value.type)
+        out.append(None if dims is None else
+                   [d for i, d in enumerate(dims) if i not in reduced])
+    return out
+
+
+@infers("stablehlo.dynamic_update_slice", "stablehlo.select_and_scatter")
+def _first_operand(op: Operation) -> list[Dims | None]:
+    return [dims_of(op.operands[0].type)]
+
+
+@infers("stablehlo.sort", "stablehlo.map", "stablehlo.scatter")
+def _per_input(op: Operation) -> list[Dims | None]:
+    """Result i has input i's shape (scatter: its first operands are the inputs)."""
+    return [dims_of(v.type) for v in op.operands[:len(op.results)]]
+
+
+@infers("stablehlo.fft")
+def _fft(op: Operation) -> list[Dims | None]:
+    dims = dims_of(op.operands[0].type)
+    if dims is None:
+        return [None]
+    kind = str(_attr(op, "fft_type").value)
+    last = _attr_ints(op, "fft_length")[-1]
+    if kind == "RFFT":
+        dims[-1] = last // 2 + 1
+    elif kind == "IRFFT":
+        dims[-1] = last
+    return [dims]
+
+
+def window_dims(operand: Dims, window: Sequence[int], strides: Sequence[int],
+                base: Sequence[int], dilations: Sequence[int], padding: Sequence[int]) -> Dims:
+    """reduce_window's result dimensions (the spec's formula; `?` stays `?`)."""
+    out = []
+    for i, d in enumerate(operand):
+        if d == DYNAMIC:
+            out.append(DYNAMIC)
+            continue
+        padded = (d - 1) * base[i] + 1 + padding[2 * i] + padding[2 * i + 1] if d else \
+            padding[2 * i] + padding[2 * i + 1]
+        extent = (window[i] - 1) * dilations[i] + 1
+        out.append((padded - extent) // strides[i] + 1 if padded >= extent else 0)
+    return out
+
+
+@infers("stablehlo.reduce_window")
+def _reduce_window(op: Operation) -> list[Dims | None]:
+    inputs = len(op.operands) // 2
+    window = _attr_ints(op, "window_dimensions")
+    rank = len(window)
+    strides = _optional_ints(op, "window_strides", rank, 1)
+    base = _optional_ints(op, "base_dilations", rank, 1)
+    dilations = _optional_ints(op, "window_dilations", rank, 1)
+    padding = _optional_ints(op, "padding", 2 * rank, 0)
+    out: list[Dims | None] = []
+    for value in op.operands[:inputs]:
+        dims = dims_of(value.type)
+        out.append(None if dims is None or len(dims) != rank else
+                   window_dims(dims, window, strides, base, dilations, padding))
+    return out

@@ -140,6 +140,8 @@ _DEDICATED = (
 
 
 def _refine_from_inference(op: Operation, rw: PatternRewriter) -> bool:
+    if all(isinstance(t, TensorType) and t.is_static for t in op.result_types):
+        return False  # nothing to refine (the greedy driver revisits every refined op)
     dims = infer_shapes(op)
     if dims is None or len(dims) != len(op.results):
         return False
