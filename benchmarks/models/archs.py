@@ -167,6 +167,12 @@ SPECS: dict[str, tuple[list[tuple[Shape, str]], str]] = {
              "2x2/2 transposed convs and skip concats, 64x64x3, batch 1"),
     "bilstm": (_bilstm_specs(), "bidirectional LSTM (a forward and a reverse lax.scan) over 40 "
                "steps, input 16, hidden 32, dense head on every step, batch 1"),
+    "lstm_bf16": ([((1, _SEQ, 16), "float32"), ((16, 256), "float32"), ((64, 256), "float32"),
+                   ((256,), "float32"), ((64, 10), "float32"), ((10,), "float32")],
+                  "the LSTM computed in bf16 from f32 arguments (Keras' mixed_bfloat16 policy), "
+                  "f32 result"),
+    "mobilenet_bf16": (_mobilenet_specs(), "the MobileNet computed in bf16 from f32 arguments "
+                       "(Keras' mixed_bfloat16 policy), f32 result"),
     "simple_rnn": ([((_RNN_STEPS, 1, 8), "float32"), ((8, _RNN_H), "float32"),
                     ((_RNN_H, _RNN_H), "float32"), ((_RNN_H,), "float32"),
                     ((_RNN_H, 3), "float32")],
@@ -410,8 +416,17 @@ def functions() -> dict[str, Callable[..., Any]]:
         h, _ = lax.scan(step, jnp.zeros((1, _RNN_H), xs.dtype), xs)
         return jax.nn.softmax(h @ head)
 
+    def mixed_bf16(fn: Callable[..., Any]) -> Callable[..., Any]:
+        """`fn` as Keras' mixed_bfloat16 policy runs a model: its f32 arguments rounded to
+        bf16, every op in bf16, the result widened to f32."""
+        def run(*args: Any) -> Any:
+            narrow = (a.astype(jnp.bfloat16) if a.dtype == jnp.float32 else a for a in args)
+            return fn(*narrow).astype(jnp.float32)
+        return run
+
     return {"resnet": resnet, "mobilenet": mobilenet, "densenet": densenet, "lstm": lstm,
             "classifier": classifier, "convnext": convnext, "efficientnet": efficientnet,
             "gru": gru, "decoder": decoder, "gnn": gnn, "dropout_mlp": dropout_mlp,
             "mlp_bf16": mlp_bf16, "vae": vae, "local_attn": local_attn, "vit": vit,
-            "unet": unet, "bilstm": bilstm, "simple_rnn": simple_rnn}
+            "unet": unet, "bilstm": bilstm, "simple_rnn": simple_rnn,
+            "lstm_bf16": mixed_bf16(lstm), "mobilenet_bf16": mixed_bf16(mobilenet)}

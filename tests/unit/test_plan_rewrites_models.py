@@ -1,4 +1,4 @@
-"""The plan-time rewrites (interpreter/inline.py, interpreter/hoist.py) on the benchmark's
+"""The plan-time rewrites (interpreter/inline.py, hoist.py, narrow_products.py) on the benchmark's
 JAX-exported models (benchmarks/models/*.mlir: LSTM, MLP training loop, CNNs, transformer,
 ...): every result equals the run without them, bit for bit, on random inputs."""
 
@@ -40,6 +40,7 @@ def _run(text: str, args: list[np.ndarray], rewrite: bool,
         if not rewrite:
             m.setattr(engine, "inline_calls", lambda ops, lookup: list(ops))
             m.setattr(engine, "hoist_slices", lambda ops, pinned: list(ops))
+            m.setattr(engine, "widened_products", lambda ops: list(ops))
         interpreter = Interpreter(parse_source(text))
         main = interpreter.lookup_function("main")
         return [np.asarray(v) for v in interpreter.call(main, list(args))]
