@@ -9,6 +9,7 @@ Errors raise :class:`Diagnostic` located at the offending token, worded like MLI
 from __future__ import annotations
 
 import gc
+import re
 from typing import Any
 
 from . import registry
@@ -256,21 +257,38 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
             self.expect(":")
             self.expect("{")
             while not self.accept("}"):
-                self.parse_keyword()  # dialect name
+                dialect = self.parse_keyword()
                 self.expect(":")
                 self.expect("{")
                 while not self.accept("}"):
                     key = self.advance().text
                     self.expect(":")
+                    value_tok = self.tok
                     if self.tok.kind == STRING:
                         out[key] = self.parse_string()
                     else:
                         out[key] = self.advance().text
+                    if dialect == "builtin":
+                        self._check_blob(key, out[key] if value_tok.kind == STRING else None,
+                                         value_tok)
                     self.accept(",")
                 self.accept(",")
             self.accept(",")
         self.expect("#-}")
         return out
+
+    def _check_blob(self, key: str, text: str | None, tok: Token) -> None:
+        """A builtin resource must be a blob: `"0x"` hex whose first 4 bytes are its
+        alignment, a power of two (MLIR's texts)."""
+        what = f"expected hex string blob for key '{key}'"
+        if text is None or not re.fullmatch(r"0x(?:[0-9a-fA-F]{2})*", text):
+            raise self.error(what, tok)
+        if len(text) < 10:
+            raise self.error(what + " to encode alignment in first 4 bytes", tok)
+        alignment = int.from_bytes(bytes.fromhex(text[2:10]), "little")
+        if alignment & (alignment - 1) or not alignment:
+            raise self.error(what + " to encode alignment in first 4 bytes, but got "
+                             f"non-power-of-2 value: {alignment}", tok)
 
     def push_scope(self, isolated: bool) -> None:
         self.scopes.append(({}, isolated))
