@@ -28,3 +28,29 @@ func.func @unclosed(%arg0: tensor<2xf32) {
 func.func @fine() {
   func.return
 }
+
+// -----
+
+// CHECK: parse_errors.mlir:[[# @LINE + 1]]:38: error: unknown escape in string literal
+func.func @escape() attributes {x = "\q"} {
+  func.return
+}
+
+// -----
+
+// CHECK: parse_errors.mlir:[[# @LINE + 1]]:46: error: expected '"' in string literal
+func.func @unterminated() attributes {x = "ab
+} {
+  func.return
+}
+
+// -----
+
+// CHECK: parse_errors.mlir:[[# @LINE + 5]]:1: error: redefinition of symbol named 'twice'
+// CHECK: parse_errors.mlir:[[# @LINE + 1]]:1: note: see existing symbol definition here
+func.func @twice() {
+  func.return
+}
+func.func @twice() {
+  func.return
+}

@@ -32,6 +32,7 @@ from .lexer import (
     STRING,
     Token,
     lex_at,
+    string_error,
     unescape_string,
 )
 from .locations import (
@@ -117,11 +118,13 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
     def error(self, message: str, tok: Token | None = None,
               offset: int | None = None) -> Diagnostic:
         where = tok or self.tok
+        pos = offset if offset is not None else where.start
         if offset is None and where.kind == INVALID:
             # The parser stopped at text the lexer could not read: report that instead.
-            message = ("expected '\"' in string literal" if where.text in ('"', "@")
-                       else "unexpected character")
-        pos = offset if offset is not None else where.start
+            message = "unexpected character"
+            quote = where.start + (where.text == "@")
+            if where.text in ('"', "@") and self.src.startswith('"', quote):
+                message, pos = string_error(self.src, quote)
         return Diagnostic(message, self.source, pos)
 
     def op_error(self, message: str, tok: Token | None = None) -> Diagnostic:
