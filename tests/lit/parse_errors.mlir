@@ -54,3 +54,13 @@ func.func @twice() {
 func.func @twice() {
   func.return
 }
+
+// -----
+
+// CHECK: parse_errors.mlir:[[# @LINE + 2]]:8: error: custom op 'stablehlo.case' has no custom assembly form
+func.func @generic_only(%arg0: tensor<i32>) -> tensor<i32> {
+  %0 = stablehlo.case(%arg0) ({
+    stablehlo.return %arg0 : tensor<i32>
+  }) : (tensor<i32>) -> tensor<i32>
+  func.return %0 : tensor<i32>
+}

@@ -480,7 +480,9 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
                 opdef = registry.lookup("builtin.module")
             elif self.default_dialects and self.default_dialects[-1]:
                 opdef = registry.lookup(f"{self.default_dialects[-1]}.{name}")
-        if opdef is None or opdef.syntax is None:
+        if opdef is not None and opdef.syntax is None:  # MLIR's OpState::parse fallback
+            raise self.error(f"custom op '{name}' has no custom assembly form")
+        if opdef is None:
             error = self.error(f"custom op '{name}' is unknown")
             if name.startswith("sdy."):
                 error.notes.append(Diagnostic(
