@@ -480,9 +480,10 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
                 opdef = registry.lookup("builtin.module")
             elif self.default_dialects and self.default_dialects[-1]:
                 opdef = registry.lookup(f"{self.default_dialects[-1]}.{name}")
-        if opdef is not None and opdef.syntax is None:  # MLIR's OpState::parse fallback
+        syntax = opdef.syntax if opdef is not None else None
+        if opdef is not None and syntax is None:  # MLIR's OpState::parse fallback
             raise self.error(f"custom op '{name}' has no custom assembly form")
-        if opdef is None:
+        if opdef is None or syntax is None:
             error = self.error(f"custom op '{name}' is unknown")
             if name.startswith("sdy."):
                 error.notes.append(Diagnostic(
@@ -492,7 +493,7 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
         self.advance()
         self.custom_ops.append(opdef.name)
         try:
-            return opdef.syntax.parse(self, opdef, location, num_results)
+            return syntax.parse(self, opdef, location, num_results)
         except CUSTOM_PARSER_ERRORS as e:
             # A custom parser tripping over malformed input still gives a located error.
             raise self.error(f"custom op '{name}' could not be parsed: {e}", tok) from None
