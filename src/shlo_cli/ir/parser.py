@@ -9,7 +9,6 @@ Errors raise :class:`Diagnostic` located at the offending token, worded like MLI
 from __future__ import annotations
 
 import gc
-import re
 from typing import Any
 
 from . import registry
@@ -59,6 +58,7 @@ from .parse_fast import (
     STATEMENT,
     FastStatements,
 )
+from .parse_resources import parse_resources
 from .parse_types import (  # noqa: F401
     DIALECT_TYPE_HOOKS,
     MAX_INT_WIDTH,
@@ -219,7 +219,7 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
             if tok.kind in (HASH, BANG) and self.peek_next().text == "=":
                 self._parse_alias_definition()
             elif tok.kind == PUNCT and tok.text == "{-#":
-                self.resources.update(self._parse_resources())
+                self.resources.update(parse_resources(self))
             else:
                 ops.append(self.parse_operation())
         self._check_forward_refs()
@@ -250,48 +250,6 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
                 self.attr_aliases[tok.text] = self.parse_attribute()
         else:
             self.type_aliases[tok.text] = self.parse_type()
-
-    def _parse_resources(self) -> dict[str, Any]:
-        """`{-# dialect_resources: { builtin: { name: "0x..." } } #-}`."""
-        self.expect("{-#")
-        out: dict[str, Any] = {}
-        while not self.at("#-}"):
-            self.parse_keyword()
-            self.expect(":")
-            self.expect("{")
-            while not self.accept("}"):
-                dialect = self.parse_keyword()
-                self.expect(":")
-                self.expect("{")
-                while not self.accept("}"):
-                    key = self.advance().text
-                    self.expect(":")
-                    value_tok = self.tok
-                    if self.tok.kind == STRING:
-                        out[key] = self.parse_string()
-                    else:
-                        out[key] = self.advance().text
-                    if dialect == "builtin":
-                        self._check_blob(key, out[key] if value_tok.kind == STRING else None,
-                                         value_tok)
-                    self.accept(",")
-                self.accept(",")
-            self.accept(",")
-        self.expect("#-}")
-        return out
-
-    def _check_blob(self, key: str, text: str | None, tok: Token) -> None:
-        """A builtin resource must be a blob: `"0x"` hex whose first 4 bytes are its
-        alignment, a power of two (MLIR's texts)."""
-        what = f"expected hex string blob for key '{key}'"
-        if text is None or not re.fullmatch(r"0x(?:[0-9a-fA-F]{2})*", text):
-            raise self.error(what, tok)
-        if len(text) < 10:
-            raise self.error(what + " to encode alignment in first 4 bytes", tok)
-        alignment = int.from_bytes(bytes.fromhex(text[2:10]), "little")
-        if alignment & (alignment - 1) or not alignment:
-            raise self.error(what + " to encode alignment in first 4 bytes, but got "
-                             f"non-power-of-2 value: {alignment}", tok)
 
     def push_scope(self, isolated: bool) -> None:
         self.scopes.append(({}, isolated))
