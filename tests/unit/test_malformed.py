@@ -42,6 +42,8 @@ def ty(t: str) -> str:
 CASES: list[tuple[str, str, int, int, str]] = [
     ('quant_storage_min', ty('tensor<2x!quant.uniform<i8<-200:127>:f32, 1.0>>'),
      2, 83, 'illegal storage type minimum: -200'),
+    ('quant_empty_storage_range', ty('tensor<2x!quant.uniform<i8<1:0>:f32, 1.0>>'),
+     2, 83, 'illegal storage min and storage max: (1:0)'),
     ('quant_zero_scale', ty('tensor<2x!quant.uniform<i8:f32, 0.0:1>>'),
      2, 109, 'scale 0.000000e+00 out of expressed type range [1.401298e-45, 3.402823e+38]'),
     ('quant_axis_scale_range', ty('tensor<2x!quant.uniform<i8:f16:0, {0.1, 7.0e+04:2}>>'),

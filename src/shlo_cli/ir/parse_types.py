@@ -390,6 +390,9 @@ class TypeParsing(ParserHost):
             raise self.error(f"illegal storage type minimum: {int(qmin)}", tok)
         if qmax is not None and int(qmax) > full[1]:
             raise self.error(f"illegal storage type maximum: {int(qmax)}", tok)
+        if qmin is not None and qmax is not None and int(qmax) <= int(qmin):
+            raise self.error("illegal storage min and storage max: "
+                             f"({int(qmin)}:{int(qmax)})", tok)
         for scale in scales:
             if not (0.0 < scale < float("inf")):
                 raise self.error(f"illegal scale: {scale:e}", tok)
