@@ -64,3 +64,12 @@ func.func @generic_only(%arg0: tensor<i32>) -> tensor<i32> {
   }) : (tensor<i32>) -> tensor<i32>
   func.return %0 : tensor<i32>
 }
+
+// -----
+
+// CHECK: parse_errors.mlir:[[# @LINE + 3]]:39: error: unexpected decimal integer literal for a floating point value
+// CHECK: parse_errors.mlir:[[# @LINE + 2]]:39: note: add a trailing dot to make the literal a float
+func.func @decimal_float() {
+  %0 = stablehlo.constant dense<[1.5, 2]> : tensor<2xf32>
+  func.return
+}

@@ -30,7 +30,7 @@ from .attributes import (
 
 # `parse_dense` is looked up here at each call (dialects' fast paths too), so a caller can
 # wrap it for a whole parse (benchmarks/parse_print.py times the literals apart that way).
-from .dense import DenseLiteralError
+from .dense import DenseLiteralError, element_offset
 from .dense import parse_dense as parse_dense
 from .diagnostics import Diagnostic, SourceFile
 from .lexer import (
@@ -396,8 +396,14 @@ class AttributeParsing(ParserHost):
         try:
             return parse_dense(body, type)
         except DenseLiteralError as e:
-            where = body_start + e.offset if e.offset >= 0 else dense_tok.start
-            raise self.error(str(e), offset=where) from None
+            if e.element is not None:
+                where = body_start + element_offset(body, e.element)
+            else:
+                where = body_start + e.offset if e.offset >= 0 else dense_tok.start
+            error = self.error(str(e), offset=where)
+            if e.note:  # MLIR's attached note, at the error's place
+                error.notes.append(Diagnostic(e.note, self.source, where, severity="note"))
+            raise error from None
 
     def _dense_body_end(self, start: int) -> int:
         """Offset of the `>` closing a dense literal that starts at `start`."""
