@@ -37,11 +37,16 @@ class DenseLiteralError(ValueError):
     turns into that element's place, as MLIR reports at the element's token."""
 
     def __init__(self, message: str, offset: int = -1, element: int | None = None,
-                 note: str | None = None) -> None:
+                 note: str | None = None, shift: int = 0) -> None:
         super().__init__(message)
         self.offset = offset
         self.element = element
         self.note = note
+        self.shift = shift  # characters into the element (where MLIR's lexer stops)
+
+
+# MLIR lexes `1e30` as the integer `1` then `e30`: the literal ends before the `e`.
+STRAY_EXPONENT = "stray exponent"
 
 
 _DECIMAL_FLOAT = ("unexpected decimal integer literal for a floating point value",
@@ -59,6 +64,10 @@ def _float_text_error(text: str, index: int | None) -> DenseLiteralError | None:
         return DenseLiteralError("hexadecimal float literal should not have a leading minus",
                                  element=index)
     if _is_decimal_integer(text):
+        exponent = re.search(r"[eE]", text)
+        if exponent is not None:
+            return DenseLiteralError(STRAY_EXPONENT, element=index,
+                                     shift=exponent.start() - (text[0] in "+-"))
         return DenseLiteralError(_DECIMAL_FLOAT[0], element=index, note=_DECIMAL_FLOAT[1])
     return None
 
