@@ -208,7 +208,7 @@ def test_scan_reverse_cumulative_sum() -> None:
      "'chlo.constant_like' op value's type doesn't match element return type"),
     ("%0 = chlo.broadcast_add %a, %i : (tensor<4xf32>, tensor<4xi32>) -> tensor<4xf32>",
      "'chlo.broadcast_add' op requires compatible element types for all operands and results"),
-    ("%0 = chlo.broadcast_add %a, %a {broadcast_dimensions = array<f32: 0>} : "
+    ("%0 = chlo.broadcast_add %a, %a {broadcast_dimensions = array<f32: 0.0>} : "
      "(tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>",
      "'chlo.broadcast_add' op attribute 'broadcast_dimensions' failed to satisfy constraint: "
      "i64 dense array attribute"),

@@ -86,3 +86,16 @@ def test_dense_form_splat_empty_and_nested() -> None:
 def test_runtime_shape_replaces_dynamic_dims() -> None:
     value = np.array([1, 2, 3], dtype=np.int32)
     assert format_value(value, TensorType((-1,), IntegerType(32))).startswith("tensor<3xi32> {")
+
+
+def test_tuple_prints_its_elements_like_upstreams_tuple_print() -> None:
+    """The type, then each element on its own line, comma separated, in parentheses; a
+    nested or empty tuple the same way, a token as its type."""
+    from shlo_cli.ir.types import TokenType, TupleType
+
+    inner = TupleType((tensor((), IntegerType(32)), TupleType(()), TokenType()))
+    outer = TupleType((tensor((2,), IntegerType(8)), inner))
+    value = (np.array([1, 2], dtype=np.int8), (np.array(7, dtype=np.int32), (), None))
+    assert format_value(value, outer) == (
+        f"{outer} (\ntensor<2xi8> {{\n  [1, 2]\n}},\n"
+        f"{inner} (\ntensor<i32> {{7}},\ntuple<> (\n),\n!stablehlo.token\n)\n)")

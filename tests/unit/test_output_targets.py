@@ -80,7 +80,7 @@ def test_dangling_symlink_creates_target(program: Path, tmp_path: Path) -> None:
 def test_unwritable_place_is_a_diagnostic(program: Path, tmp_path: Path) -> None:
     proc = _run("stablehlo-opt", str(program), "-o", str(tmp_path / "missing" / "out.mlir"))
     assert proc.returncode != 0
-    assert "cannot write output file" in proc.stderr
+    assert "cannot open output file" in proc.stderr
     assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
 
 

@@ -73,7 +73,7 @@ def test_failed_run_writes_no_output_file(tmp_path: Path) -> None:
 
 def test_unwritable_output_is_an_error(program: Path) -> None:
     code, _, err = run(opt, [str(program), "-o", "/nonexistent/dir/out.mlir"])
-    assert code == 1 and err.startswith("error: cannot write output file")
+    assert code == 1 and err.startswith("error: cannot open output file")
 
 
 def test_missing_input_is_an_error(tmp_path: Path) -> None:

@@ -211,3 +211,22 @@ def test_probe_directory_that_cannot_be_made_is_a_diagnostic(
     assert code == 1
     assert "t.mlir:4:" in err and "cannot create probe directory" in err
     assert "Traceback" not in err
+
+
+def test_probe_files_get_a_plain_files_mode(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """0666 less the umask, as a plain create (upstream's openFileForWrite) gives them, not
+    the owner-only 0600 of a private temporary file; and no temporary file stays behind."""
+    import os
+
+    out_dir = tmp_path / "probes"
+    out_dir.mkdir()
+    old = os.umask(0o022)
+    try:
+        code, _, err = run(tmp_path, capsys, probe_program("[1, 2]", "tensor<2xi32>"),
+                           probe_output_dir=str(out_dir))
+    finally:
+        os.umask(old)
+    assert (code, err) == (0, "")
+    modes = {p.name: p.stat().st_mode & 0o777 for p in out_dir.iterdir()}
+    assert modes == {"probe1.npy": 0o644, "index.csv": 0o644}

@@ -138,7 +138,8 @@ def write_output(text: str | bytes, path: str | None) -> None:
                 os.unlink(tmp)
             raise
     except OSError as e:
-        raise ShloError(f"cannot write output file '{path}': {e.strerror}") from None
+        # MLIR's openOutputFile wording (a failed write is reported the same way)
+        raise ShloError(f"cannot open output file '{path}': {e.strerror}") from None
 
 
 def _temporary_file(directory: str) -> tuple[int, str]:

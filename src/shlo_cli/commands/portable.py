@@ -9,6 +9,7 @@ from typing import Any
 from ..formats.portable import artifact_version, deserialize, serialize
 from ..ir.diagnostics import Diagnostic, ShloError, SourceFile
 from ..ir.printer import print_module
+from ..ir.verifier import verify_module
 from .common import (
     SPLIT_MARKER,
     parse_chunk,
@@ -35,6 +36,7 @@ def run_serialize(input: str, *, output: str | None = None, target: str | None =
     for chunk in split_chunks(text, split_input_file):
         try:
             module = parse_chunk(chunk, name, allow_unregistered_dialect)
+            verify_module(module, chunk.line_offset)  # mlir-translate verifies what it parsed
             artifacts.append(serialize(module, "" if target is None else target,
                                        strip_debuginfo=strip_debuginfo,
                                        allow_other_dialects=allow_other_dialects))

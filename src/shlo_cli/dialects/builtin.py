@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir import regex_programs
-from ..ir.attributes import StringAttr
+from ..ir.attributes import StringAttr, SymbolRefAttr
 from ..ir.core import Block, Location, Operation
 from ..ir.lexer import AT
 from ..ir.parse_fast import (
@@ -75,7 +75,7 @@ register_fast_op_parser("builtin.module", _fast_module)
 def _print_module(pr: Any, op: Operation) -> None:
     name = op.properties.get("sym_name")
     if name is not None:
-        pr.write(f" @{name.value}")
+        pr.write(f" {SymbolRefAttr(name.value)}")  # quoted when not an identifier
     pr.write(pr.attr_dict(op.attributes, keyword=True))
     pr.write(" ")
     pr.print_region(op.regions[0], print_entry_args=False, default_dialect="builtin")

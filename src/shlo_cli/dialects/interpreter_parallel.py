@@ -184,11 +184,21 @@ def check_probe_id(probe_id: str) -> None:
 
 
 def _write_atomically(directory: str, name: str, data: bytes) -> str:
-    """Write `directory/name` through a temporary file in the same folder and a rename."""
+    """Write `directory/name` through a temporary file in the same folder and a rename. The
+    file gets the mode a plain create gives (0666 less the umask, as upstream's probe files
+    have), not mkstemp's owner-only 0600; the umask is applied by the kernel, so threads
+    writing probes at once never change it."""
     path = os.path.join(directory, name)
-    import tempfile  # only when a process writes its results
-
-    fd, temp = tempfile.mkstemp(prefix=f".{name}.", dir=directory)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    for _ in range(100):
+        temp = os.path.join(directory, f".{name}.{os.urandom(6).hex()}.tmp")
+        try:
+            fd = os.open(temp, flags, 0o666)
+            break
+        except FileExistsError:
+            continue
+    else:
+        raise FileExistsError(f"no free temporary name for '{path}'")
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)

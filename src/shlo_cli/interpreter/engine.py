@@ -18,6 +18,7 @@ from ..ir import limits, registry
 from ..ir.context import Context
 from ..ir.core import Block, Module, Operation, Region, Value
 from ..ir.diagnostics import Diagnostic, EvaluationError, SourceFile
+from ..ir.memory import bind_budget_check
 
 # Re-exported: binding hooks and EvaluationError live below the dialects that use them.
 from ..ir.registry import BIND_HOOKS, BindHook, _bind_with, bind_after, bind_hooks  # noqa: F401
@@ -304,7 +305,14 @@ class Interpreter:
             raise self.diagnostic(op, f"Unsupported op: {op.name}")
         if self.observer is None and op.name == "stablehlo.while" and len(op.regions) == 2:
             return self._bind_while(op, opdef)
-        return _bind_with(bind_hooks(), op, opdef, self._kwargs(op, opdef))
+        try:
+            kwargs = self._kwargs(op, opdef)
+        except (EvaluationError, ValueError, OverflowError, MemoryError) as e:
+            # An attribute without a value (a resource with no data, a splat of more
+            # elements than numpy indexes): the op fails when, and only if, it runs.
+            refuse = bind_budget_check(op, opdef, {})  # most often over the memory budget
+            return refuse if refuse is not None else _refusing(e)
+        return _bind_with(bind_hooks(), op, opdef, kwargs)
 
     def _bind_while(self, op: Operation, opdef: Any, compiled: bool = True
                     ) -> Callable[..., Any]:
@@ -431,6 +439,15 @@ class Interpreter:
                 attr = op.attr(name)
                 kwargs[name] = attr.value if attr is not None else None
         return kwargs
+
+
+def _refusing(error: BaseException) -> Callable[..., Any]:
+    """A kernel raising `error` (the engine reports it at the op)."""
+
+    def refuse(*args: Any) -> Any:
+        raise error
+
+    return refuse
 
 
 def _compilable_loop(op: Operation) -> bool:

@@ -353,13 +353,23 @@ class DenseResourceAttr(Attribute, Record):
     @property
     def value(self) -> np.ndarray:
         """The elements: the blob's hex after its 4-byte alignment prefix."""
+        from .diagnostics import EvaluationError  # the interpreter reports it at the op
+
         blob = (self.blobs or {}).get(self.handle)
         if blob is None:
-            raise ValueError(f"dense_resource '{self.handle}' has no data in this file")
-        raw = bytes.fromhex(blob[2:] if blob.startswith("0x") else blob)[4:]
+            raise EvaluationError(f"dense_resource '{self.handle}' has no data in this file")
+        try:
+            raw = bytes.fromhex(blob[2:] if blob.startswith("0x") else blob)[4:]
+        except ValueError:
+            raise EvaluationError(f"dense_resource '{self.handle}' is not a hex blob") from None
         etype = element_type(self.type)
         dtype = numpy_dtype(etype.storage if isinstance(etype, QuantizedType) else etype)
         shape = tuple(self.type.shape) if isinstance(self.type, TensorType) else ()
+        count = math.prod(shape)
+        if len(raw) != count * dtype.itemsize:
+            raise EvaluationError(
+                f"dense_resource '{self.handle}' holds {len(raw)} bytes of data but "
+                f"{self.type} needs {count * dtype.itemsize}")
         return np.frombuffer(raw, dtype=dtype).reshape(shape)
 
 

@@ -32,9 +32,57 @@ from .types import (
 
 
 class DenseLiteralError(ValueError):
-    def __init__(self, message: str, offset: int = -1) -> None:
+    """A malformed literal: `offset` into its body (-1: at `dense`), or `element`, the flat
+    index of the element at fault (complex parts counted one by one), which the parser
+    turns into that element's place, as MLIR reports at the element's token."""
+
+    def __init__(self, message: str, offset: int = -1, element: int | None = None,
+                 note: str | None = None, shift: int = 0) -> None:
         super().__init__(message)
         self.offset = offset
+        self.element = element
+        self.note = note
+        self.shift = shift  # characters into the element (where MLIR's lexer stops)
+
+
+# MLIR lexes `1e30` as the integer `1` then `e30`: the literal ends before the `e`.
+STRAY_EXPONENT = "stray exponent"
+
+
+_DECIMAL_FLOAT = ("unexpected decimal integer literal for a floating point value",
+                  "add a trailing dot to make the literal a float")
+
+
+def _is_decimal_integer(text: str) -> bool:
+    """An element text MLIR lexes as a decimal integer (no `.`, not hex, not inf/nan)."""
+    return "." not in text and "x" not in text and "n" not in text
+
+
+def _float_text_error(text: str, index: int | None) -> DenseLiteralError | None:
+    """MLIR's complaint about a float element spelled `text`, if any."""
+    if text.startswith(("-0x", "+0x")):
+        return DenseLiteralError("hexadecimal float literal should not have a leading minus",
+                                 element=index)
+    if _is_decimal_integer(text):
+        exponent = re.search(r"[eE]", text)
+        if exponent is not None:
+            return DenseLiteralError(STRAY_EXPONENT, element=index,
+                                     shift=exponent.start() - (text[0] in "+-"))
+        return DenseLiteralError(_DECIMAL_FLOAT[0], element=index, note=_DECIMAL_FLOAT[1])
+    return None
+
+
+def element_offset(body: str, index: int) -> int:
+    """Offset in `body` of the number token of its `index`-th element (after any sign)."""
+    k = 0
+    for m in _ITEM.finditer(body):
+        group = m.lastindex
+        if group in (6, 7, 8):
+            if k == index:
+                start = m.start(group)
+                return start + 1 if body[start] in "+-" else start
+            k += 1
+    return 0
 
 
 _ITEM = lazy_regex(
@@ -124,15 +172,19 @@ def _encode(items: list[Any], etype: Type, lay: storage.Layout) -> bytes:
         return struct.pack(f"<{len(items)}{lay.code}", *_int_values(items, etype))
     if lay.kind == "float":
         assert isinstance(etype, FloatType)
-        bits = [_float_bits(x, etype) for x in items]
+        bits = [_float_bits(x, etype, i) for i, x in enumerate(items)]
     else:
         assert isinstance(etype, ComplexType) and isinstance(etype.element, FloatType)
-        bits = [_float_bits(x, etype.element) for pair in items for x in pair]
+        parts = [x for pair in items for x in pair]
+        bits = [_float_bits(x, etype.element, i) for i, x in enumerate(parts)]
     return struct.pack(f"<{len(bits)}{lay.code}", *bits)
 
 
-def _float_bits(text: str, etype: FloatType) -> int:
+def _float_bits(text: str, etype: FloatType, index: int | None = None) -> int:
     """The f16/f32/f64 bit pattern of one element text (decimal or `0x` bits)."""
+    error = _float_text_error(text, index)
+    if error is not None:
+        raise error
     if text.startswith("0x"):
         bits = int(text, 16)
         if bits >> etype.width:
@@ -153,7 +205,8 @@ def _bools(items: list[Any]) -> list[bool]:
         elif x in ("false", "0"):
             out.append(False)
         else:
-            raise DenseLiteralError("integer constant out of range for type", 0)
+            raise DenseLiteralError("integer constant out of range for type",
+                                    element=len(out))
     return out
 
 
@@ -163,19 +216,23 @@ def _int_values(items: list[Any], etype: Type) -> list[int]:
     try:
         values = [int(x, 16) if "0x" in x else int(x) for x in items]
     except ValueError:
-        bad = next(x for x in items if not re.fullmatch(r"[-+]?(0x[0-9A-Fa-f]+|[0-9]+)", x))
-        message = ("expected integer elements, but parsed floating-point" if "." in bad
+        at = next(i for i, x in enumerate(items)
+                  if not re.fullmatch(r"[-+]?(0x[0-9A-Fa-f]+|[0-9]+)", x))
+        message = ("expected integer elements, but parsed floating-point" if "." in items[at]
                    else "expected integer literal")
-        raise DenseLiteralError(message, 0) from None
+        raise DenseLiteralError(message, element=at) from None
     width = 64 if isinstance(etype, IndexType) else cast(IntegerType, etype).width
     unsigned = isinstance(etype, IntegerType) and etype.is_unsigned
     lo = 0 if unsigned else -(1 << (width - 1))
     hi = (1 << width) - 1 if unsigned else (1 << (width - 1)) - 1
-    for v in values:
+    for i, v in enumerate(values):
+        if unsigned and items[i].startswith("-"):
+            raise DenseLiteralError(
+                "expected unsigned integer elements, but parsed negative value", element=i)
         if v < lo or v > hi:
             if not unsigned and 0 <= v < (1 << width):
                 continue  # MLIR accepts the unsigned spelling of a bit pattern
-            raise DenseLiteralError("integer constant out of range for type", 0)
+            raise DenseLiteralError("integer constant out of range for type", element=i)
     if not unsigned:
         mask = (1 << width) - 1
         values = [((v & mask) ^ (1 << (width - 1))) - (1 << (width - 1)) for v in values]
@@ -300,7 +357,8 @@ def _flatten(body: str) -> tuple[int, list[Any], list[int] | None]:
 def _convert(items: list[Any], etype: Type, dtype: np.dtype) -> np.ndarray:
     if isinstance(etype, ComplexType):
         inner = numpy_dtype(etype.element)
-        flat = [_float_item(x, etype.element, inner) for pair in items for x in pair]
+        parts = [x for pair in items for x in pair]
+        flat = [_float_item(x, etype.element, inner, i) for i, x in enumerate(parts)]
         arr = np.array(flat, dtype=inner)
         return arr.view(dtype) if arr.size else np.zeros(0, dtype)
     if isinstance(etype, IntegerType) and etype.width == 1:
@@ -311,6 +369,11 @@ def _convert(items: list[Any], etype: Type, dtype: np.dtype) -> np.ndarray:
         wide = np.array(values, dtype=np.uint64 if unsigned else np.int64)
         return wide.astype(dtype)
     if isinstance(etype, FloatType):
+        if "".join(items).count(".") != len(items):  # some element is not `d.d`: check each
+            for i, x in enumerate(items):
+                error = _float_text_error(x, i)
+                if error is not None:
+                    raise error
         if any(x.startswith("0x") for x in items):
             return _floats_with_bits(items, etype, dtype)
         try:
@@ -356,11 +419,14 @@ def round_to_dtype(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
 def _floats_with_bits(items: list[Any], etype: FloatType, dtype: np.dtype) -> np.ndarray:
     out = np.zeros(len(items), dtype=dtype)
     for i, x in enumerate(items):
-        out[i] = _float_item(x, etype, dtype)
+        out[i] = _float_item(x, etype, dtype, i)
     return out
 
 
-def _float_item(text: str, etype: Type, dtype: np.dtype) -> Any:
+def _float_item(text: str, etype: Type, dtype: np.dtype, index: int | None = None) -> Any:
+    error = _float_text_error(text, index)
+    if error is not None:
+        raise error
     if text.startswith("0x"):
         bits = int(text, 16)
         if bits >> (etype.width if isinstance(etype, FloatType) else dtype.itemsize * 8):

@@ -50,12 +50,12 @@ _TOKEN = regex_programs.compile(
     (?:[ \t\r\n]+|//[^\n]*)*
     (?:
       (%[A-Za-z0-9_$.\-]+(?:\#[0-9]+)?)            # 1 value id, with optional #N
-    | (\^[A-Za-z0-9_$.\-]+)                         # 2 block id
-    | (@(?:[A-Za-z_][A-Za-z0-9_$.\-]*|"[^"\\\n]*(?:\\.[^"\\\n]*)*"))  # 3 symbol
+    | (\^[A-Za-z0-9_$.\-]+)                         # 2 block id; 3 symbol (next)
+    | (@(?:[A-Za-z_][A-Za-z0-9_$.\-]*|"[^"\\\n]*(?:\\(?:["\\nt]|[0-9A-Fa-f]{2})[^"\\\n]*)*")) # 3
     | (\#-\}|\#[A-Za-z0-9_$.\-]+)                  # 4 attribute alias / dialect attr
     | (![A-Za-z0-9_$.\-]+)                          # 5 type alias / dialect type
     | (0x[0-9A-Fa-f]+|[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?|[0-9]+)  # 6 number
-    | ("[^"\\\n]*(?:\\.[^"\\\n]*)*")                # 7 string
+    | ("[^"\\\n]*(?:\\(?:["\\nt]|[0-9A-Fa-f]{2})[^"\\\n]*)*")  # 7 string (MLIR's escapes)
     | ([A-Za-z_][A-Za-z0-9_$.]*)                    # 8 bare identifier
     | (->|\.\.\.|\{-\#|::|[(){}\[\]<>,:=*?+\-|])    # 9 punctuation
     | (\S)                                          # 10 invalid character
@@ -119,3 +119,28 @@ def unescape_string(literal: str) -> str:
         pos = m.end()
     out += body[pos:].encode("utf-8", "surrogateescape")
     return out.decode("utf-8", errors="surrogateescape")
+
+
+def string_error(src: str, quote: int) -> tuple[str, int]:
+    """Why the string literal opening at `quote` does not lex, and where (MLIR's lexString):
+    an escape other than \\" \\\\ \\n \\t or two hex digits, or a line (or the file) ending
+    before the closing quote."""
+    pos = quote + 1
+    n = len(src)
+    while pos < n:
+        ch = src[pos]
+        if ch == '"':
+            break
+        if ch in "\n\v\f":
+            return "expected '\"' in string literal", pos
+        if ch == "\\":
+            nxt = src[pos + 1:pos + 3]
+            if nxt[:1] in ('"', "\\", "n", "t"):
+                pos += 2
+                continue
+            if len(nxt) == 2 and all(c in "0123456789abcdefABCDEF" for c in nxt):
+                pos += 3
+                continue
+            return "unknown escape in string literal", pos
+        pos += 1
+    return "expected '\"' in string literal", min(pos, n)

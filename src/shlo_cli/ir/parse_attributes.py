@@ -30,7 +30,7 @@ from .attributes import (
 
 # `parse_dense` is looked up here at each call (dialects' fast paths too), so a caller can
 # wrap it for a whole parse (benchmarks/parse_print.py times the literals apart that way).
-from .dense import DenseLiteralError
+from .dense import STRAY_EXPONENT, DenseLiteralError, element_offset
 from .dense import parse_dense as parse_dense
 from .diagnostics import Diagnostic, SourceFile
 from .lexer import (
@@ -281,16 +281,10 @@ class AttributeParsing(ParserHost):
         if tok.kind == FLOAT and type is not None and not isinstance(type, FloatType):
             raise self.error("floating point value not valid for specified type", tok)
         if tok.kind == FLOAT or isinstance(type, FloatType):
-            if tok.text.startswith("0x"):
-                bits = int(tok.text, 16)
-                width = type.width if isinstance(type, FloatType) else 64
-                if negative or bits >> width:
-                    raise self.error("hexadecimal float constant out of range for type", tok)
-                value = _float_from_bits(bits, type)
+            if tok.kind == INT:
+                value = self._float_from_integer_token(tok, negative, cast(FloatType, type))
             else:
-                value = float(tok.text)
-            if negative:
-                value = -value
+                value = -float(tok.text) if negative else float(tok.text)
             return FloatAttr(value, type or FloatType("f64"))
         number = int(tok.text, 16) if tok.text.startswith("0x") else int(tok.text)
         if negative:
@@ -299,6 +293,22 @@ class AttributeParsing(ParserHost):
         if isinstance(type, (IntegerType, IndexType)):
             number = self._check_int_range(number, type, tok)
         return IntegerAttr(number, type)
+
+    def _float_from_integer_token(self, tok: Token, negative: bool, type: FloatType) -> float:
+        """A float spelled as an integer token: only its bits in hex (MLIR's
+        parseFloatFromIntegerLiteral); `42 : f32` is refused, not read as 42.0."""
+        if not tok.text.startswith("0x"):
+            error = self.error("unexpected decimal integer literal for a floating point value",
+                               tok)
+            error.notes.append(Diagnostic("add a trailing dot to make the literal a float",
+                                          self.source, tok.start, severity="note"))
+            raise error
+        if negative:
+            raise self.error("hexadecimal float literal should not have a leading minus", tok)
+        bits = int(tok.text, 16)
+        if bits >> type.width:
+            raise self.error("hexadecimal float constant out of range for type", tok)
+        return _float_from_bits(bits, type)
 
     def _check_int_range(self, number: int, type: Type, tok: Token) -> int:
         """MLIR's range check for integer literals; signless values wrap to signed."""
@@ -346,15 +356,10 @@ class AttributeParsing(ParserHost):
                                      else "expected integer value")
                 self.advance()
                 if isinstance(element, FloatType):
-                    if tok.text.startswith("0x"):
-                        bits = int(tok.text, 16)
-                        if negative or bits >> element.width:
-                            raise self.error("hexadecimal float constant out of range for type",
-                                             tok)
-                        value = _float_from_bits(bits, element)
+                    if tok.kind == INT:
+                        items.append(self._float_from_integer_token(tok, negative, element))
                     else:
-                        value = float(tok.text)
-                    items.append(-value if negative else value)
+                        items.append(-float(tok.text) if negative else float(tok.text))
                 elif tok.kind == FLOAT:
                     raise self.error("floating point value not valid for specified type", tok)
                 else:
@@ -396,8 +401,18 @@ class AttributeParsing(ParserHost):
         try:
             return parse_dense(body, type)
         except DenseLiteralError as e:
-            where = body_start + e.offset if e.offset >= 0 else dense_tok.start
-            raise self.error(str(e), offset=where) from None
+            message = str(e)
+            if e.element is not None:
+                where = body_start + element_offset(body, e.element) + e.shift
+            else:
+                where = body_start + e.offset if e.offset >= 0 else dense_tok.start
+            if message == STRAY_EXPONENT:  # what MLIR's parser expects after the number
+                message = "expected ',' or ']'" if body.lstrip().startswith("[") \
+                    else "expected '>'"
+            error = self.error(message, offset=where)
+            if e.note:  # MLIR's attached note, at the error's place
+                error.notes.append(Diagnostic(e.note, self.source, where, severity="note"))
+            raise error from None
 
     def _dense_body_end(self, start: int) -> int:
         """Offset of the `>` closing a dense literal that starts at `start`."""

@@ -49,6 +49,8 @@ from .types import (
 if TYPE_CHECKING:
     from .parser import Parser
 
+INT64_MAX = (1 << 63) - 1
+
 
 _FLOAT_NAMES = {
     "f16", "bf16", "f32", "f64", "tf32", "f80", "f128", "f4E2M1FN", "f6E2M3FN", "f6E3M2FN",
@@ -244,9 +246,17 @@ class TypeParsing(ParserHost):
         dims = []
         text = m.group(1)
         if text:
+            offset = m.start(1)
             for part in text.split("x")[:-1]:
-                part = part.strip()
-                dims.append(DYNAMIC if part == "?" else int(part))
+                value = part.strip()
+                if value == "?":
+                    dims.append(DYNAMIC)
+                else:
+                    dims.append(int(value))
+                    if dims[-1] > INT64_MAX:  # MLIR keeps dimensions in an int64_t
+                        start = offset + len(part) - len(part.lstrip())
+                        raise self.error("invalid dimension", lex_at(self.src, start))
+                offset += len(part) + 1
         self.tok = lex_at(self.src, m.end())
         return dims
 
@@ -380,6 +390,9 @@ class TypeParsing(ParserHost):
             raise self.error(f"illegal storage type minimum: {int(qmin)}", tok)
         if qmax is not None and int(qmax) > full[1]:
             raise self.error(f"illegal storage type maximum: {int(qmax)}", tok)
+        if qmin is not None and qmax is not None and int(qmax) <= int(qmin):
+            raise self.error("illegal storage min and storage max: "
+                             f"({int(qmin)}:{int(qmax)})", tok)
         for scale in scales:
             if not (0.0 < scale < float("inf")):
                 raise self.error(f"illegal scale: {scale:e}", tok)
@@ -450,6 +463,8 @@ def plain_tensor(text: str) -> Type | None:
         if element is None:
             return None
     shape = tuple(DYNAMIC if d == "?" else int(d) for d in dims.split("x")[:-1]) if dims else ()
+    if any(d > INT64_MAX for d in shape):  # the token-level reader reports it
+        return None
     built = TensorType(shape, element)
     if len(_TYPE_CACHE) < _CACHE_LIMIT:
         _TYPE_CACHE[text] = built

@@ -31,6 +31,7 @@ from .lexer import (
     STRING,
     Token,
     lex_at,
+    string_error,
     unescape_string,
 )
 from .locations import (
@@ -57,6 +58,7 @@ from .parse_fast import (
     STATEMENT,
     FastStatements,
 )
+from .parse_resources import parse_resources
 from .parse_types import (  # noqa: F401
     DIALECT_TYPE_HOOKS,
     MAX_INT_WIDTH,
@@ -116,11 +118,13 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
     def error(self, message: str, tok: Token | None = None,
               offset: int | None = None) -> Diagnostic:
         where = tok or self.tok
+        pos = offset if offset is not None else where.start
         if offset is None and where.kind == INVALID:
             # The parser stopped at text the lexer could not read: report that instead.
-            message = ("expected '\"' in string literal" if where.text in ('"', "@")
-                       else "unexpected character")
-        pos = offset if offset is not None else where.start
+            message = "unexpected character"
+            quote = where.start + (where.text == "@")
+            if where.text in ('"', "@") and self.src.startswith('"', quote):
+                message, pos = string_error(self.src, quote)
         return Diagnostic(message, self.source, pos)
 
     def op_error(self, message: str, tok: Token | None = None) -> Diagnostic:
@@ -215,7 +219,7 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
             if tok.kind in (HASH, BANG) and self.peek_next().text == "=":
                 self._parse_alias_definition()
             elif tok.kind == PUNCT and tok.text == "{-#":
-                self.resources.update(self._parse_resources())
+                self.resources.update(parse_resources(self))
             else:
                 ops.append(self.parse_operation())
         self._check_forward_refs()
@@ -246,31 +250,6 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
                 self.attr_aliases[tok.text] = self.parse_attribute()
         else:
             self.type_aliases[tok.text] = self.parse_type()
-
-    def _parse_resources(self) -> dict[str, Any]:
-        """`{-# dialect_resources: { builtin: { name: "0x..." } } #-}`."""
-        self.expect("{-#")
-        out: dict[str, Any] = {}
-        while not self.at("#-}"):
-            self.parse_keyword()
-            self.expect(":")
-            self.expect("{")
-            while not self.accept("}"):
-                self.parse_keyword()  # dialect name
-                self.expect(":")
-                self.expect("{")
-                while not self.accept("}"):
-                    key = self.advance().text
-                    self.expect(":")
-                    if self.tok.kind == STRING:
-                        out[key] = self.parse_string()
-                    else:
-                        out[key] = self.advance().text
-                    self.accept(",")
-                self.accept(",")
-            self.accept(",")
-        self.expect("#-}")
-        return out
 
     def push_scope(self, isolated: bool) -> None:
         self.scopes.append(({}, isolated))
@@ -459,7 +438,10 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
                 opdef = registry.lookup("builtin.module")
             elif self.default_dialects and self.default_dialects[-1]:
                 opdef = registry.lookup(f"{self.default_dialects[-1]}.{name}")
-        if opdef is None or opdef.syntax is None:
+        syntax = opdef.syntax if opdef is not None else None
+        if opdef is not None and syntax is None:  # MLIR's OpState::parse fallback
+            raise self.error(f"custom op '{name}' has no custom assembly form")
+        if opdef is None or syntax is None:
             error = self.error(f"custom op '{name}' is unknown")
             if name.startswith("sdy."):
                 error.notes.append(Diagnostic(
@@ -469,7 +451,7 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
         self.advance()
         self.custom_ops.append(opdef.name)
         try:
-            return opdef.syntax.parse(self, opdef, location, num_results)
+            return syntax.parse(self, opdef, location, num_results)
         except CUSTOM_PARSER_ERRORS as e:
             # A custom parser tripping over malformed input still gives a located error.
             raise self.error(f"custom op '{name}' could not be parsed: {e}", tok) from None

@@ -21,6 +21,7 @@ from .types import (
     IntegerType,
     QuantizedType,
     TensorType,
+    TupleType,
     Type,
     element_type,
 )
@@ -115,4 +116,11 @@ def format_value(value: Any, type: Type, dense: bool = False) -> str:
         return format_dense(value, rtype) if dense else format_tensor(value, rtype)
     if isinstance(value, np.generic) and isinstance(type, TensorType):
         return format_value(np.asarray(value), type, dense)
+    if isinstance(value, tuple) and isinstance(type, TupleType):
+        # upstream's Tuple::print layout: the type, then the elements one a line, comma
+        # separated, in parentheses (upstream sends the elements themselves to stderr)
+        count = len(type.types)
+        elements = "".join(format_value(v, t, dense) + ("," if i + 1 < count else "") + "\n"
+                           for i, (v, t) in enumerate(zip(value, type.types, strict=False)))
+        return f"{type} (\n{elements})"
     return str(type)

@@ -112,6 +112,7 @@ class _Verifier:
 
     def run(self) -> None:
         self.verify_isolated(self.module.op)
+        verify_symbol_tables(self.module.op)
         for op in self.symbol_users:
             _guarded(op, SYMBOL_USE_VERIFIERS.get(op.name, verify_call), op, self.module)
 
@@ -446,6 +447,32 @@ def _defined_inside(value: Value, ancestor: Operation) -> bool:
             return True
         block = region.parent.parent
     return False
+
+
+def verify_symbol_tables(root: Operation) -> None:
+    """Symbols are unique in each module (MLIR's SymbolTable trait, checked when leaving the
+    module: inner modules first, before any symbol use)."""
+    for region in root.regions:
+        for block in region.blocks:
+            for child in block.operations:
+                if child.name == "builtin.module":
+                    verify_symbol_tables(child)
+    if root.name != "builtin.module":
+        return
+    first: dict[str, Operation] = {}
+    for region in root.regions:
+        for block in region.blocks:
+            for child in block.operations:
+                if child.attr("sym_name") is None:
+                    continue
+                name = _symbol(child)
+                earlier = first.setdefault(name, child)
+                if earlier is not child:
+                    raise Diagnostic(f"redefinition of symbol named '{name}'",
+                                     line=child.location.line or None,
+                                     col=child.location.col or None,
+                                     notes=[note_at(earlier, "see existing symbol definition "
+                                                             "here")])
 
 
 def _symbol(op: Operation) -> str:

@@ -45,8 +45,8 @@ def same_result(text: str, options: str = "") -> str:
 def test_binary_folds_match_interpreter(op: str, dtype: str) -> None:
     if op in ("and", "or", "xor") and dtype == "f32":
         pytest.skip("no float bitwise ops")
-    lhs, rhs = ("[7, 200, 3]", "[2, 3, 5]") if dtype != "f32" else ("[7.5, -2.0, 1e30]",
-                                                                     "[0.1, 3.0, 1e10]")
+    lhs, rhs = ("[7, 200, 3]", "[2, 3, 5]") if dtype != "f32" else ("[7.5, -2.0, 1.0e30]",
+                                                                     "[0.1, 3.0, 1.0e10]")
     folded = same_result(_program(op, dtype, lhs, rhs))
     assert f"stablehlo.{op}" not in folded
 

@@ -4,6 +4,7 @@ interpreter would compute, bit for bit), and turning an array back into a consta
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,8 +38,15 @@ def constant_attr(value: Value) -> DenseElementsAttr | None:
 
 
 def constant_array(value: Value) -> np.ndarray | None:
+    """The elements of `value`'s constant; None (do not fold) when there is none or numpy
+    cannot index that many elements."""
     attr = constant_attr(value)
-    return None if attr is None else attr.value
+    if attr is None:
+        return None
+    try:
+        return attr.value
+    except ValueError:  # a splat of more elements than numpy indexes
+        return None
 
 
 def splat_attr(value: Value) -> DenseElementsAttr | None:
@@ -132,4 +140,4 @@ def shape_fold_dtype(type: Any, options: FoldOptions, allow_complex: bool = Fals
 
 
 def within_limit(type: TensorType, options: FoldOptions) -> bool:
-    return int(np.prod(type.shape, dtype=np.int64)) <= options.fold_op_element_limit
+    return math.prod(type.shape) <= options.fold_op_element_limit  # exact beyond int64

@@ -29,6 +29,9 @@ from .common import (
     make_attr,
     replace_with_constant,
     shape_fold_dtype,
+    splat_attr,
+    splat_of,
+    splat_scalar,
     static_tensor,
     within_limit,
 )
@@ -39,13 +42,23 @@ _LOGIC = ("and", "or", "xor")
 
 
 def _fold_with_kernel(op: Operation, rewriter: PatternRewriter) -> bool:
+    result_type = op.result_types[0]
+    splats = [splat_attr(v) for v in op.operands]
+    if all(a is not None and a.splat for a in splats) and isinstance(result_type, TensorType):
+        # Splats fold on one element each (a splat of 10^22 elements stays one element).
+        ones = (1,) * len(result_type.shape)
+        result = evaluate(op, [splat_scalar(a).reshape(ones)  # type: ignore[arg-type]
+                               for a in splats])
+        if result is None or np.size(result) != 1:
+            return False
+        return replace_with_constant(op, rewriter, splat_of(result_type, result))
     arrays = [constant_array(v) for v in op.operands]
     if any(a is None for a in arrays):
         return False
     result = evaluate(op, arrays)  # type: ignore[arg-type]
     if result is None:
         return False
-    return replace_with_constant(op, rewriter, make_attr(op.result_types[0], result))
+    return replace_with_constant(op, rewriter, make_attr(result_type, result))
 
 
 def _divisor_has_zero(op: Operation) -> bool:
