@@ -20,7 +20,13 @@ import numpy as np
 
 from .interpreter.engine import Interpreter, entry_function
 from .interpreter.io import InputError, Signature, coerce_input, signature_of
-from .interpreter.run import InterpretOptions, Refiner, arrays_as_arguments, evaluate
+from .interpreter.run import (
+    InterpretOptions,
+    KeptRuns,
+    Refiner,
+    arrays_as_arguments,
+    evaluate,
+)
 from .ir.core import Module, Operation
 from .ir.diagnostics import Diagnostic, EvaluationError, ShloError
 from .loaders import load_program
@@ -56,6 +62,7 @@ class Program:
         self.module = module
         self.recorded_signature = signature  # from the file (e.g. a .jax artifact), if any
         self._refined: Any = None  # passes.refine_to_inputs.RefinedModules, on first need
+        self._kept = KeptRuns()  # the entry's interpreters (plans) between calls
 
     @property
     def functions(self) -> list[str]:
@@ -109,7 +116,7 @@ class Program:
             options = InterpretOptions(probe_output_dir=probe_output_dir,
                                        memory_limit=memory_limit, max_iterations=max_iterations,
                                        timeout=timeout)
-            return _run_entry(self.module, inputs, options, platforms, self._refine)
+            return _run_entry(self.module, inputs, options, platforms, self._refine, self._kept)
         func = self.function(name).op
         return _run_function(self.module, func, inputs)
 
@@ -199,7 +206,8 @@ def interpret(source: Program | Module | str | os.PathLike[str], *inputs: Any,
 
 def _run_entry(module: Module, inputs: Sequence[Any], options: InterpretOptions,
                platforms: Sequence[str] | None = None,
-               refine: Refiner | None = None) -> list[np.ndarray]:
+               refine: Refiner | None = None, kept: KeptRuns | None = None
+               ) -> list[np.ndarray]:
     from .interpreter.jax_convention import array_results, complete_inputs
 
     arguments = None
@@ -215,7 +223,7 @@ def _run_entry(module: Module, inputs: Sequence[Any], options: InterpretOptions,
             arguments = arrays_as_arguments(entry, completed)
         except EvaluationError as e:
             raise _diagnostic(module, str(e), entry) from None
-    results = evaluate(module, arguments, options, refine=refine)
+    results = evaluate(module, arguments, options, refine=refine, kept=kept)
     values = [np.asarray(value) for value, _ in results]
     return array_results(entry, values) if drop_tokens else values
 

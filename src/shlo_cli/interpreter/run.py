@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -166,10 +167,38 @@ def _explicit_module(source: SourceFile, line: int, col: int) -> bool:
     return text[max(col - 1, 0):].startswith("module")
 
 
+class KeptRuns:
+    """The interpreters a program (api.Program) keeps between its calls: a call after the
+    first skips verifying and planning the module, the whole cold cost of a model (a
+    ResNet's plan costs ten times its run). One per module run (the program's, or its
+    refinement to a shape signature) and the settings a plan holds (stdout, timeout, line
+    offset), the last few kept. A run that raises drops its interpreter; a call while
+    another thread runs the program gets a fresh one."""
+
+    LIMIT = 8
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.verified: Module | None = None
+        self.interpreters: dict[int, tuple[Module, tuple[Any, ...], Interpreter]] = {}
+
+    def get(self, run: Module, settings: tuple[Any, ...]) -> Interpreter | None:
+        found = self.interpreters.get(id(run))
+        if found is None or found[0] is not run or found[1] != settings:
+            return None
+        return found[2]
+
+    def keep(self, run: Module, settings: tuple[Any, ...], interpreter: Interpreter) -> None:
+        if len(self.interpreters) >= self.LIMIT:
+            self.interpreters.pop(next(iter(self.interpreters)))
+        self.interpreters[id(run)] = (run, settings, interpreter)
+
+
 def evaluate(module: Module, arguments: Sequence[Argument] | None = None,
              options: InterpretOptions | None = None, stdout: Any = None,
              line_offset: int = 0, observer: Any = None,
-             refine: Refiner | None = None) -> list[tuple[Any, Type]]:
+             refine: Refiner | None = None, kept: KeptRuns | None = None
+             ) -> list[tuple[Any, Type]]:
     """Run the module's entry function; returns (value, declared type) per result.
 
     A module without functions has nothing to run and returns no results (like upstream).
@@ -177,10 +206,29 @@ def evaluate(module: Module, arguments: Sequence[Argument] | None = None,
     (interpreter/observe.py) wraps every kernel while planning: --trace, --profile, ...
     `refine`: when the entry function has a dynamically shaped argument, the module run
     instead, refined to the given arguments' types (not with an observer or probes: they
-    show the program as written); None keeps the module.
+    show the program as written); None keeps the module. `kept`: interpreters kept from
+    earlier calls of this module (not with an observer or probes either).
     """
-    verify_module(module, line_offset)  # upstream verifies the parsed module first
     options = options or InterpretOptions()
+    if kept is not None and (observer is not None or options.probe_output_dir
+                             or not kept.lock.acquire(blocking=False)):
+        kept = None
+    try:
+        return _evaluate(module, arguments, options, stdout, line_offset, observer, refine,
+                         kept)
+    finally:
+        if kept is not None:
+            kept.lock.release()
+
+
+def _evaluate(module: Module, arguments: Sequence[Argument] | None, options: InterpretOptions,
+              stdout: Any, line_offset: int, observer: Any, refine: Refiner | None,
+              kept: KeptRuns | None) -> list[tuple[Any, Type]]:
+    """`evaluate`, with `kept` locked for this call (or None)."""
+    if kept is None or kept.verified is not module:
+        verify_module(module, line_offset)  # upstream verifies the parsed module first
+        if kept is not None:
+            kept.verified = module
     if arguments is None:
         arguments = parse_args_option(options.args or "")
     if not module.functions():
@@ -189,12 +237,22 @@ def evaluate(module: Module, arguments: Sequence[Argument] | None = None,
         func = entry_function(module)
     except EvaluationError as e:
         raise module_diagnostic(module, str(e), line_offset) from None
+    out = stdout or sys.stdout
+    settings = (out, options.timeout, line_offset)
+
     def interpreter_of(run: Module) -> Interpreter:
-        return Interpreter(run, stdout=stdout or sys.stdout,
+        process = single_device_process(run, options.timeout)  # (a fresh grid each call)
+        found = kept.get(run, settings) if kept is not None else None
+        if found is not None:
+            found.ctx.process = process
+            return found
+        made = Interpreter(run, stdout=out,
                            options={"probe_output_dir": options.probe_output_dir or "",
                                     "timeout": options.timeout},
-                           line_offset=line_offset, observer=observer,
-                           process=single_device_process(run, options.timeout))
+                           line_offset=line_offset, observer=observer, process=process)
+        if kept is not None:
+            kept.keep(run, settings, made)
+        return made
 
     interpreter = interpreter_of(module)
     try:
@@ -221,8 +279,18 @@ def evaluate(module: Module, arguments: Sequence[Argument] | None = None,
             interpreter.time_limit = options.timeout or 0.0
             results = interpreter.call(func, [a.value for a in arguments])
     except TimedOut as e:  # ran out outside any op (entering the function, cleaning up)
+        _forget(kept, interpreter)
         raise interpreter.diagnostic(func, e.message()) from None
+    except BaseException:
+        _forget(kept, interpreter)
+        raise
     return list(zip(results, ftype.results, strict=False))
+
+
+def _forget(kept: KeptRuns | None, interpreter: Interpreter) -> None:
+    """A run that raised may have left its interpreter mid-way: the next call plans anew."""
+    if kept is not None:
+        kept.interpreters.pop(id(interpreter.module), None)
 
 
 def dynamic_arguments(func: Operation) -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import threading
 from collections.abc import Iterator
 
 _max_iterations: int | None = None
@@ -30,13 +31,27 @@ def iteration_cap(cap: int | None) -> Iterator[None]:
         _max_iterations = saved
 
 
+_recursion_lock = threading.Lock()
+_recursion_runs = 0  # runs inside deep_recursion now (API calls in several threads overlap)
+_recursion_saved = 0  # the limit before the first of them entered
+
+
 @contextlib.contextmanager
 def deep_recursion(limit: int = RECURSION_LIMIT) -> Iterator[None]:
-    """Raise Python's recursion limit for the duration (never lowers it)."""
-    saved = sys.getrecursionlimit()
-    if limit > saved:
-        sys.setrecursionlimit(limit)
+    """Raise Python's recursion limit for the duration (never lowers it). The limit is the
+    process's: while runs overlap, the last one to leave restores the limit the first one
+    found (each restoring its own would leave a raised limit behind)."""
+    global _recursion_runs, _recursion_saved
+    with _recursion_lock:
+        if not _recursion_runs:
+            _recursion_saved = sys.getrecursionlimit()
+            if limit > _recursion_saved:
+                sys.setrecursionlimit(limit)
+        _recursion_runs += 1
     try:
         yield
     finally:
-        sys.setrecursionlimit(saved)
+        with _recursion_lock:
+            _recursion_runs -= 1
+            if not _recursion_runs:
+                sys.setrecursionlimit(_recursion_saved)
