@@ -507,3 +507,21 @@ def test_small_f32_margin_is_at_least_the_trusted_one() -> None:
     want = exact.astype(np.float32)
     assert not np.array_equal(guesses.astype(np.float32), want)
     assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16])
+def test_table_of_a_16_bit_kernel_after_many_small_calls(dtype: type) -> None:
+    """Small calls build the table after _TABLE_CALLS of them (long before 65536 elements),
+    and its answers are compute's own, bit for bit."""
+    computed: list[int] = []
+
+    def compute(x: np.ndarray) -> np.ndarray:
+        computed.append(x.size)
+        return _reference(libm.tanh, dtype, x)
+
+    kernel = libm.tabulated(compute, np.dtype(dtype))
+    x = _inputs(dtype, 64, 7)
+    for _ in range(libm._TABLE_CALLS + 3):
+        out = kernel(x)
+    assert computed[-1] == 1 << 16 and len(computed) == libm._TABLE_CALLS
+    assert out.tobytes() == _reference(libm.tanh, dtype, x).tobytes()

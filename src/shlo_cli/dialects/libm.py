@@ -441,21 +441,22 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
 
 
 def tabulated(compute: Kernel, dtype: np.dtype) -> Kernel:
-    """`compute` for a 16-bit float type, answered from a table of its results for all
-    65536 bit patterns once it has been asked for that many elements: a result is then one
-    gather (an f16 LSTM step, a bf16 softmax), and exactly compute's own result, NaN
-    payloads included. Until then (and for 0-d inputs and other types) `compute` runs."""
+    """`compute` for a 16-bit float type, from a table of its results for all 65536 bit
+    patterns once asked for that many elements or `_TABLE_CALLS` times (a bf16 LSTM's
+    64-element gates; the table costs 1-12 ms): one gather, exactly compute's result, NaN
+    payloads included. Until then (and for 0-d inputs, other types) `compute` runs."""
     table: np.ndarray | None = None
-    seen = 0
+    seen = calls = 0
     array, u16 = np.ndarray, np.dtype(np.uint16)
 
     def kernel(x: Any) -> Any:
-        nonlocal table, seen
+        nonlocal table, seen, calls
         if x.__class__ is not array or x.dtype != dtype or not x.ndim:
             return compute(x)
         if table is None:
             seen += x.size
-            if seen < _TABLE_AFTER:
+            calls += 1
+            if seen < _TABLE_AFTER and calls < _TABLE_CALLS:
                 return compute(x)
             table = compute(np.arange(1 << 16, dtype=np.uint16).view(dtype))
         return table.take(x.view(u16))
@@ -463,7 +464,7 @@ def tabulated(compute: Kernel, dtype: np.dtype) -> Kernel:
     return kernel
 
 
-_TABLE_AFTER = 1 << 16  # elements a 16-bit kernel computes before it builds its table
+_TABLE_AFTER, _TABLE_CALLS = 1 << 16, 256  # elements or calls before a 16-bit table
 _SMALL = 2048  # f32 arrays up to this many elements take `small` (fewer numpy calls)
 _ONES: dict[int, bytes] = {}  # size -> the bytes of that many f32 1.0 (`small`'s test)
 _BLOCK = 16384  # elements per block of a large C-contiguous array (its doubles: 128 KiB)
@@ -771,9 +772,8 @@ power = _binary("pow", math.pow, numpy_function("power"), lambda x, y: np.ones(x
 
 
 def _pow_guess(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """numpy's power as `rounded`'s guess, except that bases not above zero (and NaN) give
-    NaN, which `rounded` recomputes with the C library: numpy's power is four times slower
-    on those lanes (a masked `where(x >= 0, x ** y, 0)` evaluates every negative base)."""
+    """numpy's power as `rounded`'s guess, but NaN for bases not above zero (and NaN), which
+    `rounded` recomputes with the C library (numpy's power is 4x slower on those lanes)."""
     special = ~(x > 0)
     if not special.any():
         return np.power(x, y)  # type: ignore[no-any-return]
