@@ -72,6 +72,17 @@ def _float_text_error(text: str, index: int | None) -> DenseLiteralError | None:
     return None
 
 
+def _check_float_texts(texts: list[str]) -> None:
+    """Raise MLIR's complaint about the first float element text that has one (the usual
+    all-`d.d` list is cleared by one join and count)."""
+    if "".join(texts).count(".") == len(texts):
+        return
+    for i, x in enumerate(texts):
+        error = _float_text_error(x, i)
+        if error is not None:
+            raise error
+
+
 def element_offset(body: str, index: int) -> int:
     """Offset in `body` of the number token of its `index`-th element (after any sign)."""
     k = 0
@@ -172,19 +183,19 @@ def _encode(items: list[Any], etype: Type, lay: storage.Layout) -> bytes:
         return struct.pack(f"<{len(items)}{lay.code}", *_int_values(items, etype))
     if lay.kind == "float":
         assert isinstance(etype, FloatType)
-        bits = [_float_bits(x, etype, i) for i, x in enumerate(items)]
+        _check_float_texts(items)
+        bits = [_float_bits(x, etype) for x in items]
     else:
         assert isinstance(etype, ComplexType) and isinstance(etype.element, FloatType)
         parts = [x for pair in items for x in pair]
-        bits = [_float_bits(x, etype.element, i) for i, x in enumerate(parts)]
+        _check_float_texts(parts)
+        bits = [_float_bits(x, etype.element) for x in parts]
     return struct.pack(f"<{len(bits)}{lay.code}", *bits)
 
 
-def _float_bits(text: str, etype: FloatType, index: int | None = None) -> int:
-    """The f16/f32/f64 bit pattern of one element text (decimal or `0x` bits)."""
-    error = _float_text_error(text, index)
-    if error is not None:
-        raise error
+def _float_bits(text: str, etype: FloatType) -> int:
+    """The f16/f32/f64 bit pattern of one element text (decimal or `0x` bits), checked by
+    `_check_float_texts`."""
     if text.startswith("0x"):
         bits = int(text, 16)
         if bits >> etype.width:
@@ -358,7 +369,8 @@ def _convert(items: list[Any], etype: Type, dtype: np.dtype) -> np.ndarray:
     if isinstance(etype, ComplexType):
         inner = numpy_dtype(etype.element)
         parts = [x for pair in items for x in pair]
-        flat = [_float_item(x, etype.element, inner, i) for i, x in enumerate(parts)]
+        _check_float_texts(parts)
+        flat = [_float_item(x, etype.element, inner) for x in parts]
         arr = np.array(flat, dtype=inner)
         return arr.view(dtype) if arr.size else np.zeros(0, dtype)
     if isinstance(etype, IntegerType) and etype.width == 1:
@@ -369,11 +381,7 @@ def _convert(items: list[Any], etype: Type, dtype: np.dtype) -> np.ndarray:
         wide = np.array(values, dtype=np.uint64 if unsigned else np.int64)
         return wide.astype(dtype)
     if isinstance(etype, FloatType):
-        if "".join(items).count(".") != len(items):  # some element is not `d.d`: check each
-            for i, x in enumerate(items):
-                error = _float_text_error(x, i)
-                if error is not None:
-                    raise error
+        _check_float_texts(items)
         if any(x.startswith("0x") for x in items):
             return _floats_with_bits(items, etype, dtype)
         try:
@@ -419,14 +427,12 @@ def round_to_dtype(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
 def _floats_with_bits(items: list[Any], etype: FloatType, dtype: np.dtype) -> np.ndarray:
     out = np.zeros(len(items), dtype=dtype)
     for i, x in enumerate(items):
-        out[i] = _float_item(x, etype, dtype, i)
+        out[i] = _float_item(x, etype, dtype)
     return out
 
 
-def _float_item(text: str, etype: Type, dtype: np.dtype, index: int | None = None) -> Any:
-    error = _float_text_error(text, index)
-    if error is not None:
-        raise error
+def _float_item(text: str, etype: Type, dtype: np.dtype) -> Any:
+    """One element text's value (checked by `_check_float_texts`)."""
     if text.startswith("0x"):
         bits = int(text, 16)
         if bits >> (etype.width if isinstance(etype, FloatType) else dtype.itemsize * 8):
