@@ -117,13 +117,21 @@ def test_narrowing_conversions_from_f32(target: str) -> None:
 
 
 def test_other_values_take_the_general_path() -> None:
-    """A 0-d operand is the general evaluator's (the kernels take arrays of their type)."""
-    text = ("func.func @main(%a: tensor<bf16>, %b: tensor<bf16>) -> tensor<bf16> {\n"
-            "  %0 = stablehlo.add %a, %b : tensor<bf16>\n  func.return %0 : tensor<bf16>\n}\n")
-    a, b = np.array(1.5, BF16), np.array(np.nan, BF16)
-    fast, _ = run_first_op(text, [a, b], specialize_narrow.bind_narrow, True)
-    plain, _ = run_first_op(text, [a, b], specialize_narrow.bind_narrow, False)
-    assert fast.tobytes() == plain.tobytes()
+    """0-d operands and operands of another dtype go to the general evaluator; arrays of
+    the kernel's type do not."""
+    calls: list[tuple[object, object]] = []
+
+    def general(a: object, b: object) -> str:
+        calls.append((a, b))
+        return "general"
+
+    kernel = specialize_narrow._arithmetic(np.add, BF16, general)
+    scalar, vector = np.array(1.5, BF16), np.array([1.5, 2.0], BF16)
+    assert kernel(scalar, scalar) == "general"
+    assert kernel(vector.astype(np.float32), vector) == "general"
+    assert len(calls) == 2
+    out = kernel(vector, vector)
+    assert len(calls) == 2 and out.dtype == BF16 and out.tolist() == [3.0, 4.0]
 
 
 # ---- narrow dots ------------------------------------------------------------------------
