@@ -101,7 +101,7 @@ def interpret(text: str, args: list[np.ndarray], mode: str,
             stack.enter_context(patched(licm, "batch_scan_inputs", spy_batch))
         if mode == "general":  # no binding hooks: each op's own evaluator
             registry.bind_hooks()  # (their modules loaded: they may define more than hooks)
-            stack.enter_context(patched(engine, "bind_hooks", lambda: []))
+            stack.enter_context(patched(engine, "bind_hooks", lambda *_: []))
         if mode == "off":
             stack.enter_context(patched(engine, "_compilable_loop", lambda op: False))
             stack.enter_context(patched(licm, "batch_scan_inputs", lambda *a, **k: None))

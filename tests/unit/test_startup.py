@@ -168,3 +168,30 @@ def test_interpret_with_args_is_read_without_click(tmp_path: Path) -> None:
                                        [*args, "--max-iterations", "10"])
     assert "click" not in plain and "click" in forced
     assert out == via_click and "[2, 4]" in out
+
+
+def test_interpret_imports_the_binding_hooks_of_its_own_ops_only(tmp_path: Path,
+                                                                  tiny: Path) -> None:
+    """A program of a constant and an add imports the hook modules of add (and the ones for
+    any op), not those of convolution, reduce or composites."""
+    modules, out = _modules_after(tmp_path, "shlo_cli.commands.translate",
+                                  ["--interpret", str(tiny)])
+    assert "[2.000000e+00, 4.000000e+00]" in out
+    stablehlo = "shlo_cli.dialects.stablehlo"
+    assert {f"{stablehlo}.specialize", f"{stablehlo}.quantization"} <= modules
+    for unused in ("specialize_conv", "specialize_reduce", "specialize_gather",
+                   "composite_kernels", "specialize_cumulative"):
+        assert f"{stablehlo}.{unused}" not in modules
+
+
+def test_binding_hooks_of_an_op_are_the_ones_naming_it_or_none() -> None:
+    from shlo_cli.dialects.stablehlo import specialize, specialize_conv
+    from shlo_cli.ir import registry
+
+    every = registry.bind_hooks()
+    for_add = registry.bind_hooks("stablehlo.add")
+    assert specialize.bind_specialized in for_add
+    assert specialize_conv.bind_convolution not in for_add
+    assert specialize_conv.bind_convolution in registry.bind_hooks("stablehlo.convolution")
+    assert for_add == [h for h in every if h in for_add]  # same order
+    assert all(h in for_add for h in every if h not in registry._HOOK_OPS)

@@ -47,12 +47,18 @@ def load_core() -> None:
         importlib.import_module(module)
 
 
-def load_bind_hooks() -> None:
-    """Import the modules that register binding hooks (see `op_index.BIND`)."""
-    from .op_index import BIND
+def load_bind_hooks(op_name: str | None = None) -> None:
+    """Import the modules that register binding hooks for any op (`op_index.BIND`) and those
+    whose hooks bind op `op_name` (`op_index.BIND_OPS`); None: every hook module."""
+    from .op_index import BIND, BIND_OPS
 
-    for module in BIND:
-        importlib.import_module(module)
+    if op_name is None:
+        modules = [*BIND, *sorted({m for ms in BIND_OPS.values() for m in ms})]
+    else:
+        modules = [*BIND, *BIND_OPS.get(op_name, ())]
+    for module in modules:
+        if module not in sys.modules:
+            importlib.import_module(module)
 
 
 def load_op(name: str) -> bool:

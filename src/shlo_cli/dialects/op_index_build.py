@@ -9,8 +9,10 @@ compares every table of every `shlo_cli` module imported before it (module-level
 and sets, by length) and every registered op. A module is *on demand* only when all it did was
 register new ops and entries keyed by those ops (fast parsers, symbol-use verifiers), and new
 dialect attributes with their own grammar; its ops and attributes are then indexed to it. A
-module that (also) registers binding hooks is listed in `BIND`, for the interpreter to import
-before it binds ops (each hook carries its order, so import order does not matter). Any other
+module that (also) registers binding hooks is listed in `BIND` when one of its hooks may bind
+any op, else in `BIND_OPS` under each op its hooks name (`register_bind_hook(..., ops=)`), for
+the interpreter to import before it binds such an op (each hook carries its order, so import
+order does not matter). Any other
 module is *core*: imported, in the walk's order, at the first op lookup, as every module was
 before. That covers modules that register hooks, verifiers of every op, constant
 materializers, attribute hooks or anything else not keyed by their own ops, that redefine an
@@ -48,7 +50,8 @@ _AFTER_ALL = {("shlo_cli.custom_calls.registry", "_TARGETS"),
               ("shlo_cli.ir.regex_programs", "_REQUESTED")}
 # Binding-hook tables: read when the interpreter first binds an op (`registry.bind_hooks`),
 # which imports the modules that fill them (`BIND`); each hook carries its own order.
-_BIND = {("shlo_cli.ir.registry", "BIND_HOOKS"), ("shlo_cli.ir.registry", "_BIND_ORDER")}
+_BIND = {("shlo_cli.ir.registry", "BIND_HOOKS"), ("shlo_cli.ir.registry", "_BIND_ORDER"),
+         ("shlo_cli.ir.registry", "_HOOK_OPS")}
 
 
 def _walk(path: Any, prefix: str, skip: set[str]) -> Iterator[tuple[str, bool]]:
@@ -145,9 +148,22 @@ def _op_keyed() -> dict[int, dict[Any, int]]:
 REASONS: dict[str, list[str]] = {}  # core module -> why (filled by `build`)
 
 
-def build() -> tuple[tuple[str, ...], tuple[str, ...], dict[str, str], dict[str, str]]:
-    """(core modules in import order, binding-hook modules, on-demand op name -> its
-    module, on-demand `dialect.attribute` -> its module)."""
+Index = tuple[tuple[str, ...], tuple[str, ...], dict[str, tuple[str, ...]], dict[str, str],
+              dict[str, str]]
+
+
+def _hooks() -> dict[str, frozenset[str] | None]:
+    """Every registered binding hook (module.qualname) -> the ops it names (None: any)."""
+    from ..ir import registry
+
+    return {f"{h.__module__}.{h.__qualname__}": registry._HOOK_OPS.get(h)
+            for h in registry.BIND_HOOKS}
+
+
+def build() -> Index:
+    """(core modules in import order, modules of hooks binding any op, op name -> modules of
+    hooks binding it, on-demand op name -> its module, on-demand `dialect.attribute` -> its
+    module)."""
     from .. import check_dialect, dialects, ir
 
     # Every `ir` module first: what they register (ir.memory's binding hook, say) is theirs,
@@ -159,6 +175,8 @@ def build() -> tuple[tuple[str, ...], tuple[str, ...], dict[str, str], dict[str,
     order: list[str] = []
     core: set[str] = set()
     binds: set[str] = set()
+    bind_any: set[str] = set()
+    bind_ops: dict[str, list[str]] = {}
     owner: dict[str, str] = {}
     attribute_owner: dict[str, str] = {}
     walk = [entry for package in (dialects, check_dialect)
@@ -171,7 +189,16 @@ def build() -> tuple[tuple[str, ...], tuple[str, ...], dict[str, str], dict[str,
             continue
         tables, ops, keyed = _tables(), _ops(), _op_keyed()
         attributes = set(_ids({_ATTRIBUTE_PARSERS}))
+        hooks = _hooks()
         importlib.import_module(name)
+        for hook, hook_ops in _hooks().items():
+            if hook in hooks:
+                continue
+            if hook_ops is None:
+                bind_any.add(name)
+            for op in sorted(hook_ops or ()):
+                if name not in bind_ops.setdefault(op, []):
+                    bind_ops[op].append(name)
         order.append(name)
         now_ops = _ops()
         new = set(now_ops) - set(ops)
@@ -208,18 +235,24 @@ def build() -> tuple[tuple[str, ...], tuple[str, ...], dict[str, str], dict[str,
     ops_index = {op: mod for op, mod in sorted(owner.items()) if mod not in core}
     attributes_index = {attribute: mod for attribute, mod in sorted(attribute_owner.items())
                         if mod not in core}
+    bind_index = {op: tuple(m for m in mods if m not in core and m not in bind_any)
+                  for op, mods in sorted(bind_ops.items())}
     return (tuple(m for m in order if m in core),
-            tuple(m for m in order if m in binds and m not in core), ops_index,
+            tuple(m for m in order if m in binds and m not in core
+                  and (m in bind_any or not any(m in ms for ms in bind_index.values()))),
+            {op: mods for op, mods in bind_index.items() if mods}, ops_index,
             attributes_index)
 
 
-def render(core: tuple[str, ...], binds: tuple[str, ...], ops: dict[str, str],
-           attributes: dict[str, str]) -> str:
+def render(core: tuple[str, ...], binds: tuple[str, ...], bind_ops: dict[str, tuple[str, ...]],
+           ops: dict[str, str], attributes: dict[str, str]) -> str:
     lines = ['"""Generated by `python -m shlo_cli.dialects.op_index_build`: do not edit.',
              "",
              "CORE: op modules imported at the first op lookup, in this order. BIND: the other",
-             "modules that register binding hooks, imported when the interpreter first binds an",
-             "op. OPS: every other op and the module that defines it, imported when the op is",
+             "modules that register binding hooks for any op, imported when the interpreter",
+             "first binds an op. BIND_OPS: the modules whose binding hooks apply to one op only,",
+             "imported when the interpreter first binds that op. OPS: every other op and the",
+             "module that defines it, imported when the op is",
              "first looked up. ATTRIBUTES: the same for dialect attributes with their own",
              'grammar (`#stablehlo.conv<...>`), imported when the parser first meets one."""',
              "",
@@ -227,7 +260,12 @@ def render(core: tuple[str, ...], binds: tuple[str, ...], ops: dict[str, str],
     lines += [f'    "{m}",' for m in core]
     lines += [")", "", "BIND = ("]
     lines += [f'    "{m}",' for m in binds]
-    lines += [")", "", "OPS = {"]
+    lines += [")", "", "BIND_OPS = {"]
+    for op, mods in bind_ops.items():
+        lines.append(f'    "{op}": (')
+        lines += [f'        "{m}",' for m in mods]
+        lines.append("    ),")
+    lines += ["}", "", "OPS = {"]
     lines += [f'    "{op}": "{mod}",' for op, mod in ops.items()]
     lines += ["}", "", "ATTRIBUTES = {"]
     lines += [f'    "{attribute}": "{mod}",' for attribute, mod in attributes.items()]

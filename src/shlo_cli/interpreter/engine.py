@@ -312,7 +312,7 @@ class Interpreter:
             # elements than numpy indexes): the op fails when, and only if, it runs.
             refuse = bind_budget_check(op, opdef, {})  # most often over the memory budget
             return refuse if refuse is not None else _refusing(e)
-        return _bind_with(bind_hooks(), op, opdef, kwargs)
+        return _bind_with(bind_hooks(op.name), op, opdef, kwargs)
 
     def _bind_while(self, op: Operation, opdef: Any, compiled: bool = True
                     ) -> Callable[..., Any]:
@@ -339,7 +339,7 @@ class Interpreter:
 
         kwargs = self._kwargs(op, opdef)
         kwargs["body"] = body
-        inner = _bind_with(bind_hooks(), op, opdef, kwargs)
+        inner = _bind_with(bind_hooks(op.name), op, opdef, kwargs)
 
         def kernel(*operands: Any) -> Any:
             pending.append([operands])

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from ..dialects.stablehlo.composite_kernels import COMPOSITE_KERNELS
 from ..ir import registry
 from ..ir.clone import clone_op
 from ..ir.core import Operation, Value
@@ -111,6 +110,9 @@ def _callee(op: Operation) -> str | None:
     if op.name == CALL:
         callee = getattr(op.attr("callee"), "value", None)
     elif op.name == COMPOSITE and not op.regions:
+        # (its kernels' modules load with the first composite, not with every launch)
+        from ..dialects.stablehlo.composite_kernels import COMPOSITE_KERNELS
+
         name = getattr(op.attr("name"), "value", None)
         if not isinstance(name, str) or name in COMPOSITE_KERNELS:
             return None

@@ -34,7 +34,7 @@ from __future__ import annotations
 import functools
 import importlib
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .record import Struct
@@ -398,36 +398,51 @@ def _ensure_loaded() -> None:
 # hooks (e.g. `?` result shapes) still apply. The orders in use:
 #   10 dynamic-shape guard, 20 scalar fast paths, 30 quantized types, 40 memory budget,
 #   50 `?` result shapes, 60 specialized kernels, 70 convolution, 80 reduce.
+# A hook registered with `ops` returns None for every other op, so binding an op runs (and
+# imports the modules of) only the hooks that may apply to it.
 BindHook = Callable[["Operation", Any, dict[str, Any]], "Callable[..., Any] | None"]
 BIND_HOOKS: list[BindHook] = []
 _BIND_ORDER: dict[str, int] = {}  # hook's module.qualname -> its order
-_bind_hooks_loaded = False
+_HOOK_OPS: dict[BindHook, frozenset[str]] = {}  # hook -> the only ops it binds (absent: any)
+_bind_hooks_loaded = False  # every hook module imported
+_bind_hooks_of: set[str] = set()  # op names whose hook modules are imported
 
 
-def register_bind_hook(hook: BindHook, order: int) -> None:
-    """Add `hook` at its `order` (a module imported twice replaces its hook)."""
+def register_bind_hook(hook: BindHook, order: int, ops: Iterable[str] | None = None) -> None:
+    """Add `hook` at its `order` (a module imported twice replaces its hook); `ops`: the op
+    names it may return a kernel for, when it returns None for all others."""
     name = f"{hook.__module__}.{hook.__qualname__}"
     BIND_HOOKS[:] = [h for h in BIND_HOOKS if f"{h.__module__}.{h.__qualname__}" != name]
     _BIND_ORDER[name] = order
+    if ops is not None:
+        _HOOK_OPS[hook] = frozenset(ops)
     BIND_HOOKS.append(hook)
     BIND_HOOKS.sort(key=lambda h: _BIND_ORDER[f"{h.__module__}.{h.__qualname__}"])
 
 
-def bind_hooks() -> list[BindHook]:
-    """Every binding hook, their modules imported first (tools that never interpret skip
-    importing them)."""
+def bind_hooks(op_name: str | None = None) -> list[BindHook]:
+    """The binding hooks that may apply to op `op_name` (None: every hook), in order, their
+    modules imported first (tools that never interpret skip importing them; a program
+    imports those of its own ops)."""
     global _bind_hooks_loaded
-    if not _bind_hooks_loaded:
-        _bind_hooks_loaded = True
+    if op_name is None:
+        if not _bind_hooks_loaded:
+            _bind_hooks_loaded = True
+            for name in PLUGIN_PACKAGES:
+                _plugin(name, "load_bind_hooks")
+        return BIND_HOOKS
+    if not _bind_hooks_loaded and op_name not in _bind_hooks_of:
+        _bind_hooks_of.add(op_name)
         for name in PLUGIN_PACKAGES:
-            _plugin(name, "load_bind_hooks")
-    return BIND_HOOKS
+            _plugin(name, "load_bind_hooks", op_name)
+    return [h for h in BIND_HOOKS if op_name in _HOOK_OPS.get(h, (op_name,))]
 
 
 def bind_after(hook: BindHook, op: Operation, opdef: Any,
                kwargs: dict[str, Any]) -> Callable[..., Any]:
     """The kernel the hooks after `hook` (else the plain evaluator) bind for `kwargs`."""
-    later = BIND_HOOKS[BIND_HOOKS.index(hook) + 1:] if hook in BIND_HOOKS else []
+    hooks = bind_hooks(op.name)
+    later = hooks[hooks.index(hook) + 1:] if hook in hooks else []
     return _bind_with(later, op, opdef, kwargs)
 
 

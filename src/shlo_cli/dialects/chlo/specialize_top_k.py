@@ -98,4 +98,4 @@ def bind_top_k(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | No
     return _top_k(k, bind_after(bind_top_k, op, opdef, kwargs))
 
 
-register_bind_hook(bind_top_k, 60)
+register_bind_hook(bind_top_k, 60, ops=("chlo.top_k",))

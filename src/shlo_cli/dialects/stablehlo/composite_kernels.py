@@ -51,4 +51,4 @@ def bind_composite(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel 
     return matcher(op, decomposition) if decomposition is not None else None
 
 
-register_bind_hook(bind_composite, 60)
+register_bind_hook(bind_composite, 60, ops=("stablehlo.composite",))

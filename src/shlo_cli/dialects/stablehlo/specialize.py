@@ -775,4 +775,4 @@ _ELEMENTWISE = _HANDLED - {"stablehlo.dot_general", "stablehlo.reshape", "stable
                            "stablehlo.transpose", "stablehlo.dynamic_update_slice",
                            "stablehlo.concatenate"}
 
-register_bind_hook(bind_specialized, 60)
+register_bind_hook(bind_specialized, 60, ops=_HANDLED)

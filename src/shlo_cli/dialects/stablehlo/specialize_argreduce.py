@@ -418,4 +418,4 @@ def _kernel(policy: ArgPolicy, shape: tuple[int, ...], layout: tuple[tuple[int, 
     return kernel
 
 
-register_bind_hook(bind_argreduce, 75)
+register_bind_hook(bind_argreduce, 75, ops=("stablehlo.reduce",))

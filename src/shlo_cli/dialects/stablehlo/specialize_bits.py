@@ -116,4 +116,4 @@ def _bind_typed(op: Operation, opdef: Any, kwargs: dict[str, Any],
     return _shift(ufunc, dtype, np.dtype(f"u{width}"), general)
 
 
-register_bind_hook(bind_bits, 60)
+register_bind_hook(bind_bits, 60, ops=(*_BITWISE, *_SHIFTS, "stablehlo.not"))

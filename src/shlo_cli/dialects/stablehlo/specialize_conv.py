@@ -184,4 +184,4 @@ def bind_convolution(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
     return kernel
 
 
-register_bind_hook(bind_convolution, 70)
+register_bind_hook(bind_convolution, 70, ops=("stablehlo.convolution",))

@@ -266,4 +266,4 @@ def bind_cumulative(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel
     return None
 
 
-register_bind_hook(bind_cumulative, 65)
+register_bind_hook(bind_cumulative, 65, ops=("stablehlo.reduce_window",))

@@ -211,4 +211,4 @@ def _points(op: Operation, opdef: Any, kwargs: dict[str, Any], shape: tuple[int,
     return kernel
 
 
-register_bind_hook(bind_gather, 60)
+register_bind_hook(bind_gather, 60, ops=("stablehlo.gather",))

@@ -68,4 +68,4 @@ def bind_half(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | Non
     return _extremum(ufunc, bind_after(bind_half, op, opdef, kwargs))
 
 
-register_bind_hook(bind_half, 55)
+register_bind_hook(bind_half, 55, ops=("stablehlo.maximum", "stablehlo.minimum"))

@@ -289,7 +289,8 @@ def _gather_kernel(plan: _Addressing, shape: Shape, index_shape: Shape, highest:
     return kernel if spread else point
 
 
-register_bind_hook(bind_gather_plan, 61)
+register_bind_hook(bind_gather_plan, 61,
+                   ops=("stablehlo.gather", "stablehlo.dynamic_gather"))
 
 
 # ---- scatter --------------------------------------------------------------------------------
@@ -451,4 +452,4 @@ def _scatter_kernel(plan: _Addressing, shape: Shape, index_shape: Shape, updates
     return kernel
 
 
-register_bind_hook(bind_scatter_plan, 61)
+register_bind_hook(bind_scatter_plan, 61, ops=("stablehlo.scatter",))

@@ -332,4 +332,4 @@ def bind_int(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | None
     return _unary_kernel(np.abs if name == "stablehlo.abs" else np.sign, dtype, general)
 
 
-register_bind_hook(bind_int, 55)
+register_bind_hook(bind_int, 55, ops=_HANDLED)

@@ -243,4 +243,4 @@ _HANDLED = frozenset(("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply
                       "stablehlo.convert", "stablehlo.logistic", "stablehlo.sqrt",
                       "stablehlo.rsqrt", *_LIBM_OPS))
 
-register_bind_hook(bind_narrow, 58)
+register_bind_hook(bind_narrow, 58, ops=_HANDLED)

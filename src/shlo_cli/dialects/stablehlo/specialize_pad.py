@@ -69,4 +69,4 @@ def bind_pad(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | None
     return kernel
 
 
-register_bind_hook(bind_pad, 60)
+register_bind_hook(bind_pad, 60, ops=("stablehlo.pad",))

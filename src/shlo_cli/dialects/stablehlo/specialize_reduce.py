@@ -309,4 +309,4 @@ def _sum_one_row(general: Kernel, perm: tuple[int, ...], identity: bool,
     return kernel
 
 
-register_bind_hook(bind_reduce, 80)
+register_bind_hook(bind_reduce, 80, ops=("stablehlo.reduce",))

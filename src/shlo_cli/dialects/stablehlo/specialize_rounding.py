@@ -103,4 +103,4 @@ def bind_rounding(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel |
                                                                    kwargs))
 
 
-register_bind_hook(bind_rounding, 55)
+register_bind_hook(bind_rounding, 55, ops=("stablehlo.reduce_precision",))

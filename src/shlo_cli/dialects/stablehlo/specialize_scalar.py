@@ -272,4 +272,4 @@ _HANDLED = frozenset(("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply
                       "stablehlo.logistic", "stablehlo.maximum", "stablehlo.minimum",
                       "stablehlo.convert", "stablehlo.abs", "stablehlo.sign"))
 
-register_bind_hook(bind_scalar, 20)
+register_bind_hook(bind_scalar, 20, ops=_HANDLED)

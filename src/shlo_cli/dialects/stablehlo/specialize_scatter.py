@@ -261,7 +261,7 @@ def _point_kernel(operand: tuple[int, ...], indices: tuple[int, ...], updates: t
     return kernel
 
 
-register_bind_hook(bind_scatter, 60)
+register_bind_hook(bind_scatter, 60, ops=("stablehlo.scatter",))
 
 # ---- many updates per row: one round per occurrence --------------------------------------
 # `ufunc.at` applies updates one element at a time (~20 ns each). Grouping the updates by
@@ -465,4 +465,4 @@ def _element_kernel(operand: tuple[int, ...], indices: tuple[int, ...],
     return kernel
 
 
-register_bind_hook(bind_scatter_element, 59)
+register_bind_hook(bind_scatter_element, 59, ops=("stablehlo.scatter",))

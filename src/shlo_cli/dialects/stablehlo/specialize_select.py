@@ -76,4 +76,4 @@ def bind_select(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
     return _select(dtype, bind_after(bind_select, op, opdef, kwargs))
 
 
-register_bind_hook(bind_select, 55)
+register_bind_hook(bind_select, 55, ops=("stablehlo.select",))

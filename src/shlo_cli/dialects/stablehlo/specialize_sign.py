@@ -71,4 +71,4 @@ def bind_sign(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | Non
     return _sign(dtypes[0], bind_after(bind_sign, op, opdef, kwargs))
 
 
-register_bind_hook(bind_sign, 55)
+register_bind_hook(bind_sign, 55, ops=("stablehlo.sign",))

@@ -110,7 +110,7 @@ def evaluate(op: Operation, arrays: list[np.ndarray]) -> Any:
             kwargs[name] = attr.value if attr is not None else None
     try:
         with np.errstate(all="ignore"):
-            return _bind_with(bind_hooks(), op, opdef, kwargs)(*arrays)
+            return _bind_with(bind_hooks(op.name), op, opdef, kwargs)(*arrays)
     except Exception:  # noqa: BLE001 - a kernel refusing this input means "do not fold"
         return None
 
