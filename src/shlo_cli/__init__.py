@@ -15,7 +15,10 @@ Heavy modules load on first use, so importing the package stays cheap for the CL
 from __future__ import annotations
 
 import os
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # BLAS on one thread: interpreted programs multiply many small matrices, where OpenBLAS's
 # thread hand-off costs more than the product, and on a busy machine its spinning threads

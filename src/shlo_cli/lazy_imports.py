@@ -18,14 +18,16 @@ built on first use (`lazy(...)`, `numpy_function(...)`).
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import sys
 import types
-from collections.abc import Callable
 from importlib.machinery import ModuleSpec
-from typing import Any, TypeVar, cast
 
-T = TypeVar("T")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 LAZY_MODULES = ("numpy", "ml_dtypes")
 
@@ -35,14 +37,26 @@ def install() -> None:
     for name in LAZY_MODULES:
         if name in sys.modules:
             continue
-        spec = importlib.util.find_spec(name)
+        spec = _find_spec(name)
         if spec is None or spec.loader is None:
             continue
-        module = importlib.util.module_from_spec(spec)
+        # (`importlib.util` would import contextlib, functools and collections: ~2 ms)
+        module = importlib._bootstrap.module_from_spec(spec)
         module.__class__ = _LazyModule
         sys.modules[name] = module
     if not any(isinstance(f, _RunPackageFirst) for f in sys.meta_path):
         sys.meta_path.insert(0, _RunPackageFirst())
+
+
+def _find_spec(name: str) -> ModuleSpec | None:
+    """The spec the import system's finders give top-level module `name`, else None
+    (`importlib.util.find_spec` of a name not imported yet)."""
+    for finder in sys.meta_path:
+        find = getattr(finder, "find_spec", None)
+        spec = find(name, None) if find is not None else None
+        if spec is not None:
+            return spec
+    return None
 
 
 class _LazyModule(types.ModuleType):
@@ -61,6 +75,22 @@ def _run(module: types.ModuleType) -> None:
     module.__class__ = types.ModuleType  # type: ignore[assignment]  # an ordinary module now
     assert spec.loader is not None
     spec.loader.exec_module(module)
+    for fn in _AFTER_LOAD.pop(spec.name, ()):
+        fn()
+
+
+_AFTER_LOAD: dict[str, list[Callable[[], None]]] = {}  # lazy module -> what `after_load` put off
+
+
+def after_load(name: str, fn: Callable[[], None]) -> None:
+    """Call `fn` once module `name`'s code has run: now, unless `name` is a lazy module not run
+    yet (then right after it runs). For set-up only computing needs, such as warning filters
+    for numpy (`warnings.filterwarnings` with a module pattern imports `re`: ~4 ms)."""
+    module = sys.modules.get(name)
+    if module is not None and type(module) is _LazyModule:
+        _AFTER_LOAD.setdefault(name, []).append(fn)
+    else:
+        fn()
 
 
 class _RunPackageFirst:
@@ -78,7 +108,8 @@ class _RunPackageFirst:
         found = sys.modules.get(name)
         if found is None or found.__spec__ is None:
             return None  # not imported by the package: the ordinary finders load it
-        return ModuleSpec(name, cast(Any, _AlreadyLoaded(found.__spec__)))
+        loader: Any = _AlreadyLoaded(found.__spec__)
+        return ModuleSpec(name, loader)
 
 
 class _AlreadyLoaded:
@@ -153,7 +184,8 @@ def _unwrap(value: Any) -> Any:
 def lazy(factory: Callable[[], T]) -> T:
     """A module-level table of numpy objects (dtypes, ufuncs) built on its first use, so
     importing the module does not load numpy."""
-    return cast(T, _Lazy(factory))
+    table: Any = _Lazy(factory)
+    return table
 
 
 class _LazyFunction(_Lazy):

@@ -88,3 +88,11 @@ def test_a_program_the_engine_refuses_falls_back(monkeypatch: pytest.MonkeyPatch
     broken = (flags, b"\x01\x00", groups, groupindex, indexgroup)
     monkeypatch.setattr(regex_programs, "_TABLE", {(r"(q)", 0): broken})
     assert regex_programs.compile(r"(q)").match("q").group(1) == "q"
+
+
+def test_escape_and_flags_are_re_s_own() -> None:
+    """Modules name flags and escape text without importing `re`: the same values."""
+    text = "".join(chr(c) for c in range(600)) + "tensor<2x?xf32> (a|b) [x]{1,2} $^.*+\\"
+    assert regex_programs.escape(text) == re.escape(text)
+    assert (regex_programs.IGNORECASE, regex_programs.MULTILINE, regex_programs.DOTALL,
+            regex_programs.VERBOSE) == (re.IGNORECASE, re.MULTILINE, re.DOTALL, re.VERBOSE)

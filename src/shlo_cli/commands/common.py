@@ -3,14 +3,11 @@ diagnostics, atomic output."""
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import io
 import os
-import re
 import stat
 import sys
-from collections.abc import Iterator
 
 from ..formats.bytecode import is_bytecode
 from ..ir import regex_programs
@@ -19,9 +16,13 @@ from ..ir.diagnostics import Diagnostic, ShloError
 from ..ir.parser import parse_source
 from ..ir.record import Struct
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
 SPLIT_MARKER = "// -----"
 # MLIR splits at the marker wherever it appears on a line (so `// // -----` splits too).
-_SPLIT_LINE = regex_programs.compile(r"^.*?// -----.*$", re.MULTILINE)
+_SPLIT_LINE = regex_programs.compile(r"^.*?// -----.*$", regex_programs.MULTILINE)
 
 
 class Chunk(Struct):
@@ -134,8 +135,10 @@ def write_output(text: str | bytes, path: str | None) -> None:
             os.chmod(tmp, stat.S_IMODE(mode) if mode is not None else 0o666 & ~_umask())
             os.replace(tmp, target)
         except BaseException:
-            with contextlib.suppress(OSError):
+            try:
                 os.unlink(tmp)
+            except OSError:
+                pass
             raise
     except OSError as e:
         # MLIR's openOutputFile wording (a failed write is reported the same way)
@@ -158,10 +161,12 @@ def _temporary_file(directory: str) -> tuple[int, str]:
 def _silence_stdout() -> None:
     """After a failed write to stdout, point it at /dev/null so the interpreter's own flush
     at exit does not fail a second time (with a traceback)."""
-    with contextlib.suppress(OSError):
+    try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
+    except OSError:
+        pass
 
 
 def _umask() -> int:

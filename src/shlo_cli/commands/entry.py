@@ -17,8 +17,11 @@ import gc
 import io
 import os
 import sys
-from collections.abc import Callable
-from typing import NoReturn
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import NoReturn
 
 
 def _exit_code(code: object) -> int:

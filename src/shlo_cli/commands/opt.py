@@ -10,7 +10,6 @@ besides those it runs.
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any
 
 from ..formats.bytecode import CURRENT_VERSION, MIN_VERSION
 from ..ir.diagnostics import Diagnostic, ShloError, SourceFile
@@ -21,7 +20,10 @@ from ..passes.pipeline import parse_pipeline
 from .common import SPLIT_MARKER, parse_chunk, read_source, report, split_chunks, write_output
 from .plain_args import read_plain
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..ir.expected_diagnostics import DiagnosticVerifier
 
 # The command's boolean options (besides the pass flags), by name without dashes.

@@ -3,7 +3,9 @@ drop-in tools skip importing click on their hot path (click parses everything el
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Container
 
 PlainArgs = tuple[str, "str | None", dict[str, str], list[str]]
 """(input, `-o` file or None, string options by name, flags by name in order)."""

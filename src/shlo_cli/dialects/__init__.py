@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Iterable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 # Dialect packages left to load on first use of one of their names (see
 # `ir.registry.LAZY_DIALECTS`): dialect -> package.

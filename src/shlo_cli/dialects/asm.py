@@ -20,14 +20,16 @@ Directives:
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..ir import regex_programs
 from ..ir.attributes import Attribute, DenseArrayAttr, DialectAttr, IntegerAttr, StringAttr
 from ..ir.core import Operation, Value
 from ..ir.diagnostics import Diagnostic
 from ..ir.record import Struct
 from ..ir.types import I64, FunctionType, TupleType, Type
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _TOKEN = regex_programs.compile(r"\s*(?:`([^`]*)`|\$([A-Za-z_][A-Za-z0-9_]*)|(\[)|(\]))")
 

@@ -10,9 +10,6 @@ doubt, nothing changed).
 
 from __future__ import annotations
 
-import re
-from typing import TYPE_CHECKING, Any
-
 from ..ir import regex_programs
 from ..ir.attributes import Attribute, DenseArrayAttr, DialectAttr, IntegerAttr
 from ..ir.core import Value
@@ -26,7 +23,6 @@ from ..ir.parse_fast import (
     VALUE,
     VALUE_LIST,
     WS,
-    FastResult,
     cached_function,
     cached_tensor,
     function_type,
@@ -35,7 +31,11 @@ from ..ir.parse_fast import (
 )
 from ..ir.types import I64, Type
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
+    from ..ir.parse_fast import FastResult
     from .asm import Format
 
 _WORD = regex_programs.compile(r"[A-Za-z_][A-Za-z0-9_$.]*")
@@ -189,9 +189,9 @@ def compile_format(fmt: Format) -> FastFormat | None:
         if item.kind == "literal":
             text = item.text
             if text in (",", "="):
-                parts.append(WS + re.escape(text))
+                parts.append(WS + regex_programs.escape(text))
             elif _WORD.fullmatch(text):
-                parts.append(WS + re.escape(text) + KEYWORD_END)
+                parts.append(WS + regex_programs.escape(text) + KEYWORD_END)
             else:
                 return None
         elif item.kind == "operand":

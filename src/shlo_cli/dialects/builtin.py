@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..ir import regex_programs
 from ..ir.attributes import StringAttr, SymbolRefAttr
 from ..ir.core import Block, Location, Operation
@@ -18,6 +16,10 @@ from ..ir.parse_fast import (
 )
 from .registry import OpDef, declare_op, folder
 from .syntax import Custom
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _parse_module(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import re
-from typing import Any
-
 from ..ir import regex_programs
 from ..ir.attributes import ArrayAttr, DictAttr, StringAttr, SymbolRefAttr, TypeAttr
 from ..ir.core import Location, Operation
@@ -19,7 +16,6 @@ from ..ir.parse_fast import (
     TENSOR_LIST,
     VALUE_LIST,
     WS,
-    FastResult,
     brace_token,
     cached_dict,
     cached_tensor,
@@ -34,11 +30,20 @@ from ..ir.types import FunctionType, Type
 from .registry import OpDef, declare_op
 from .syntax import Custom
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+    from typing import Any
+
+    from ..ir.parse_fast import FastResult
+
+    # properties, entry block arguments (name token, type, location), argument count,
+    # attributes
+    _Header = tuple[dict[str, Any], list[tuple[Any, Type, Any]], int, dict[str, Any]]
+
 # ---- func.func -------------------------------------------------------------------------
 
 
-# properties, entry block arguments (name token, type, location), argument count, attributes
-_Header = tuple[dict[str, Any], list[tuple[Any, Type, Any]], int, dict[str, Any]]
 
 _FUNC_HEAD = regex_programs.compile(
     rf"{WS}(?:(public|private|nested){KEYWORD_END}{WS})?({SYMBOL}){WS}\(([^()]*)\)"
@@ -433,3 +438,4 @@ def _print_call_indirect(pr: Any, op: Operation) -> None:
 declare_op("func.call_indirect", operands=("callee", "*callee_operands"), results="*",
            attributes=("arg_attrs?", "res_attrs?"),
            syntax=Custom(_parse_call_indirect, _print_call_indirect))
+

@@ -11,7 +11,9 @@ array keeps astype's own order (a transposed array stays as cheap to copy as it 
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def astype(x: Any, dtype: Any) -> Any:

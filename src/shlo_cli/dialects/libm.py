@@ -13,10 +13,9 @@ infinities are the C library's. Complex arguments keep numpy's scalar complex lo
 have no SIMD variants.
 
 Each function takes what the numpy ufunc of the same name takes (arrays, numpy or Python
-scalars) and returns float64 (the input's float type for narrower floats, computed in double
-and rounded once). `rounded` gives the same bits for results rounded to a narrower float at
-close to numpy's speed: numpy's double result is used only where the C library's result
-must round to the same narrow value.
+scalars) and returns float64 (the input's float type for narrower floats, computed in double and
+rounded once). `rounded` gives the same bits for results rounded to a narrower float at close to
+numpy's speed: numpy's double result is used only where the C library's must round alike.
 """
 
 from __future__ import annotations
@@ -24,8 +23,6 @@ from __future__ import annotations
 import functools
 import math
 import sys
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -33,10 +30,13 @@ from ..lazy_imports import lazy, lazy_function, numpy_function
 from .layout import astype
 from .quiet import switches
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import ctypes
+    from collections.abc import Callable
+    from typing import Any
+    Kernel = Callable[..., Any]
 
-Kernel = Callable[..., Any]
 _CHUNK = 1 << 16  # elements per batch: an unexpected exception redoes one batch slowly
 
 

@@ -22,11 +22,13 @@ results near a rounding boundary still go to `libm.power`, the C library itself.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
 from . import libm
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 def rounded_power(x: np.ndarray, y: np.ndarray,

@@ -14,10 +14,13 @@ is loaded lazily: parsing and printing never load it).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
-from typing import Any
 
 import numpy as np
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 
 def _enter() -> Any:

@@ -3,7 +3,6 @@
 from ..ir.registry import (  # noqa: F401
     OpContractError,
     OpDef,
-    Syntax,
     all_ops,
     canonicalization,
     constant_materializer,

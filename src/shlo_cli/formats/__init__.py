@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from .bytecode import is_bytecode, read_bytecode, write_bytecode
 
 __all__ = ["is_bytecode", "read_bytecode", "write_bytecode"]

@@ -21,7 +21,7 @@ from ..ir.diagnostics import Diagnostic, EvaluationError, SourceFile
 from ..ir.memory import bind_budget_check
 
 # Re-exported: binding hooks and EvaluationError live below the dialects that use them.
-from ..ir.registry import BIND_HOOKS, BindHook, _bind_with, bind_after, bind_hooks  # noqa: F401
+from ..ir.registry import BIND_HOOKS, _bind_with, bind_after, bind_hooks  # noqa: F401
 from .allocator import tune_allocator
 from .codegen import CompiledBlock, captured_values, compile_block, region_reads
 from .deadline import TimedOut

@@ -4,8 +4,6 @@ through ``value`` so op evaluators can decode attributes once when a plan is bui
 from __future__ import annotations
 
 import math
-import re
-from typing import Any, cast
 
 import numpy as np
 
@@ -24,6 +22,10 @@ from .types import (
     element_type,
     numpy_dtype,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _I64 = IntegerType(64)
 _F64 = FloatType("f64")
@@ -187,9 +189,12 @@ class SymbolRefAttr(Attribute, Record):
         return self.root
 
 
+_BARE_NAME = regex_programs.compile(r"[A-Za-z_][A-Za-z0-9_$.]*")  # a symbol printed bare
+
+
 def _symbol(name: str) -> str:
 
-    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$.]*", name):
+    if _BARE_NAME.fullmatch(name):
         return "@" + name
     return "@" + escape_string(name)
 
@@ -275,7 +280,7 @@ def format_attr_entries(entries: dict[str, Attribute]) -> str:
 
 def _is_bare(name: str) -> bool:
 
-    return re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$.]*", name) is not None
+    return _BARE_NAME.fullmatch(name) is not None
 
 
 class OpaqueAttr(Attribute, Record):
@@ -507,7 +512,8 @@ def _storage_array(raw: bytes, type: TensorType | VectorType, splat: bool) -> np
     shape = () if splat else tuple(type.shape)
     if isinstance(etype, IntegerType) and etype.width == 1:
         return np.asarray(np.frombuffer(raw, np.uint8).reshape(shape) != 0)
-    return cast(np.ndarray, np.frombuffer(raw, numpy_dtype(etype)).copy().reshape(shape))
+    array: np.ndarray = np.frombuffer(raw, numpy_dtype(etype)).copy().reshape(shape)
+    return array
 
 
 def format_stored(raw: bytes, lay: storage.Layout) -> list[str]:

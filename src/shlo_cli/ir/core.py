@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, Protocol
-
 from .attributes import Attribute
 from .types import Type
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any, Protocol
+
     from .registry import OpDef
+
+    class _Positions(Protocol):
+        """What a `SourceLocation` reads its line and column from (`diagnostics.SourceFile`)."""
+
+        name: str
+
+        def position(self, offset: int) -> tuple[int, int]: ...
 
 
 class Location:
@@ -28,14 +36,6 @@ class Location:
 
 
 UNKNOWN_LOCATION = Location("<unknown>", 0, 0)
-
-
-class _Positions(Protocol):
-    """What a `SourceLocation` reads its line and column from (`diagnostics.SourceFile`)."""
-
-    name: str
-
-    def position(self, offset: int) -> tuple[int, int]: ...
 
 
 class SourceLocation(Location):

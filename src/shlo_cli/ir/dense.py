@@ -7,10 +7,8 @@ single regex pass and converted in one `np.array` call.
 from __future__ import annotations
 
 import math
-import re
 import struct
 from functools import lru_cache
-from typing import Any, cast
 
 import numpy as np
 
@@ -29,6 +27,10 @@ from .types import (
     element_type,
     numpy_dtype,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class DenseLiteralError(ValueError):
@@ -64,10 +66,10 @@ def _float_text_error(text: str, index: int | None) -> DenseLiteralError | None:
         return DenseLiteralError("hexadecimal float literal should not have a leading minus",
                                  element=index)
     if _is_decimal_integer(text):
-        exponent = re.search(r"[eE]", text)
+        exponent = next((i for i, c in enumerate(text) if c in "eE"), None)
         if exponent is not None:
             return DenseLiteralError(STRAY_EXPONENT, element=index,
-                                     shift=exponent.start() - (text[0] in "+-"))
+                                     shift=exponent - (text[0] in "+-"))
         return DenseLiteralError(_DECIMAL_FLOAT[0], element=index, note=_DECIMAL_FLOAT[1])
     return None
 
@@ -227,12 +229,14 @@ def _int_values(items: list[Any], etype: Type) -> list[int]:
     try:
         values = [int(x, 16) if "0x" in x else int(x) for x in items]
     except ValueError:
+        import re
+
         at = next(i for i, x in enumerate(items)
                   if not re.fullmatch(r"[-+]?(0x[0-9A-Fa-f]+|[0-9]+)", x))
         message = ("expected integer elements, but parsed floating-point" if "." in items[at]
                    else "expected integer literal")
         raise DenseLiteralError(message, element=at) from None
-    width = 64 if isinstance(etype, IndexType) else cast(IntegerType, etype).width
+    width: int = 64 if isinstance(etype, IndexType) else etype.width  # type: ignore[attr-defined]
     unsigned = isinstance(etype, IntegerType) and etype.is_unsigned
     lo = 0 if unsigned else -(1 << (width - 1))
     hi = (1 << width) - 1 if unsigned else (1 << (width - 1)) - 1

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import bisect
 import sys
-from typing import TextIO
 
 from .record import Struct
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TextIO
 
 
 class SourceFile(Struct):

@@ -11,7 +11,6 @@ pre-reduction of very long significands, with integer arithmetic only.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -32,6 +31,7 @@ _LAYOUT = {
 }
 
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from fractions import Fraction
 

@@ -3,9 +3,11 @@ switch to character-level scanning (`4x2xf32`) without re-tokenizing the file.""
 
 from __future__ import annotations
 
-import re
-
 from . import regex_programs
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
 
 # Token kinds.
 EOF = "eof"
@@ -61,7 +63,7 @@ _TOKEN = regex_programs.compile(
     | (\S)                                          # 10 invalid character
     )?
     """,
-    re.VERBOSE,
+    regex_programs.VERBOSE,
 )
 _KINDS = (EOF, PERCENT, CARET, AT, HASH, BANG, INT, STRING, BARE, PUNCT, INVALID)
 _match = _TOKEN.match
@@ -98,7 +100,7 @@ def lex_at(src: str, pos: int) -> Token:
     return Token(kind, text, end - len(text), end)
 
 
-_ESCAPE = regex_programs.compile(r"\\(?:([0-9A-Fa-f]{2})|(.))", re.DOTALL)
+_ESCAPE = regex_programs.compile(r"\\(?:([0-9A-Fa-f]{2})|(.))", regex_programs.DOTALL)
 
 
 def unescape_string(literal: str) -> str:
@@ -144,3 +146,4 @@ def string_error(src: str, quote: int) -> tuple[str, int]:
             return "unknown escape in string literal", pos
         pos += 1
     return "expected '\"' in string literal", min(pos, n)
+

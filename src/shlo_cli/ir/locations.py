@@ -8,9 +8,11 @@ resolves lazily through the parser's alias table.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from .attributes import Attribute, escape_string
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 
 class LocationAttr(Attribute):

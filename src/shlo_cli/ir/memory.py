@@ -13,15 +13,15 @@ usage), less headroom for the interpreter itself.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import re
-from collections.abc import Iterator
-from typing import Any
 
 from .diagnostics import EvaluationError
 from .registry import register_bind_hook
 from .types import TensorType, Type, UnsupportedTypeError, numpy_dtype
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 PHYSICAL_FRACTION = 0.75
 HEADROOM = 256 << 20  # bytes kept free for Python, numpy temporaries of small ops, printing
@@ -107,16 +107,21 @@ def current_limit() -> int:
     return _limit if _limit is not None else default_limit()
 
 
-@contextlib.contextmanager
-def memory_limit(limit: int | None) -> Iterator[None]:
-    """Run with `limit` bytes as the budget (None: the default)."""
-    global _limit
-    saved = _limit
-    _limit = limit if limit is not None else saved
-    try:
-        yield
-    finally:
-        _limit = saved
+class memory_limit:  # a class, not a contextlib generator: no contextlib at start-up
+    """`with memory_limit(limit):` runs with `limit` bytes as the budget (None: the default)."""
+
+    def __init__(self, limit: int | None) -> None:
+        self.limit = limit
+        self.saved: int | None = None
+
+    def __enter__(self) -> None:
+        global _limit
+        self.saved = _limit
+        _limit = self.limit if self.limit is not None else self.saved
+
+    def __exit__(self, *exc: object) -> None:
+        global _limit
+        _limit = self.saved
 
 
 _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1000, "kib": 1 << 10, "m": 1 << 20, "mb": 1000**2,
@@ -126,6 +131,8 @@ _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1000, "kib": 1 << 10, "m": 1 << 20,
 
 def parse_size(text: str) -> int:
     """'4G', '512MiB', '1000000' -> bytes; ValueError on anything else."""
+    import re
+
     m = re.fullmatch(r"\s*(\d+(?:\.\d*)?)\s*([a-zA-Z]*)\s*", text)
     if not m or m.group(2).lower() not in _UNITS:
         raise ValueError(f"invalid memory size '{text}' (e.g. 4G, 512M, 1000000)")

@@ -4,10 +4,6 @@ structs upstream prints in a fixed field order. `AttributeParsing` is a mixin of
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
-
 import numpy as np
 
 from . import registry, storage
@@ -104,7 +100,11 @@ STRUCT_FIELD_ORDER: dict[str, tuple[str, ...]] = {
     "result_accuracy": ("atol", "rtol", "ulps", "mode"),
 }
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
     from .parser import Parser
 
 
@@ -282,7 +282,8 @@ class AttributeParsing(ParserHost):
             raise self.error("floating point value not valid for specified type", tok)
         if tok.kind == FLOAT or isinstance(type, FloatType):
             if tok.kind == INT:
-                value = self._float_from_integer_token(tok, negative, cast(FloatType, type))
+                assert isinstance(type, FloatType)  # (an INT token got here by the type)
+                value = self._float_from_integer_token(tok, negative, type)
             else:
                 value = -float(tok.text) if negative else float(tok.text)
             return FloatAttr(value, type or FloatType("f64"))
@@ -438,7 +439,7 @@ class AttributeParsing(ParserHost):
             return self.attr_aliases[text]
         hook = _dialect_hook(DIALECT_ATTR_HOOKS, text[1:].split(".", 1)[0])
         if hook is not None:
-            return hook(cast("Parser", self), tok)  # the mixin only lives in Parser
+            return hook(self.as_parser(), tok)  # the mixin only lives in Parser
         if not self.at("<"):
             if "." in text:
                 return DialectAttr(text[1:].split(".", 1)[0], text[1:].split(".", 1)[1], "")
@@ -467,10 +468,10 @@ class AttributeParsing(ParserHost):
         if parse_body is None and registry.load_attribute(dialect, name):
             parse_body = DIALECT_ATTR_PARSERS.get((dialect, name))
         if parse_body is not None:
-            return parse_body(cast("Parser", self), body, body_start)
+            return parse_body(self.as_parser(), body, body_start)
         fields = None
         if name and dialect in ("stablehlo", "chlo", "mhlo"):
-            fields = parse_struct_fields(cast("Parser", self), body, body_start)
+            fields = parse_struct_fields(self.as_parser(), body, body_start)
         if fields is not None:
             shown = canonical_fields(name, fields)
             body = ", ".join(f"{k} = {format_field(v)}" for k, v in shown)
@@ -482,6 +483,8 @@ class AttributeParsing(ParserHost):
         """`#stablehlo.bounds<3, ?>`, also spelled `#stablehlo.type_extensions<bounds = [3, ?]>`
         (one attribute: it always prints as `bounds`). ``get("bounds")`` gives the list with
         None for `?`."""
+        import re  # (not imported by launches without bounds)
+
         inner = body
         if name == "type_extensions":
             m = re.fullmatch(r"\s*bounds\s*=\s*\[(.*)\]\s*", body, re.S)

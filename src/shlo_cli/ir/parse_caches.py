@@ -4,7 +4,9 @@ empty caches, as a fresh process parses its file."""
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _CACHES: list[dict[Any, Any]] = []
 

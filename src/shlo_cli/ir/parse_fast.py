@@ -17,10 +17,6 @@ also offer one as its `fast_parse` attribute (`dialects.asm.Format` compiles its
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
-
 from . import regex_programs, registry
 from .attributes import Attribute
 from .core import Block, Location, Operation, SourceLocation, Value, new_operation
@@ -37,6 +33,21 @@ from .parse_types import (
     plain_tensor,
 )
 from .types import FunctionType, Type
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Callable
+    from typing import Any
+
+    # What a fast parser returns: operands, result types, properties, attributes and the
+    # offset the statement ends at (the next token is at or after it).
+    FastResult = tuple[list[Value], list[Type], dict[str, Attribute], dict[str, Attribute], int]
+    FastParser = Callable[[Any, Any, int, int], FastResult | None]
+    # `fn(parser, opdef, pos, location, num_results)` builds the op, or returns None, with
+    # nothing read, to leave the statement to the full parser.
+    FastOpParser = Callable[[Any, Any, int, Location, int], Operation | None]
+    _Resolved = tuple[Any, FastParser | None, FastOpParser | None]
 
 # A plain function type `(tensor<...>, ...) -> ...` (spaces as the printer writes them).
 FUNCTION_TYPE = SIMPLE_FUNC_PATTERN
@@ -74,7 +85,7 @@ def not_before(chars: str) -> str:
     """A lookahead failing where the next token may start with one of `chars` (or where a
     comment follows, which might hide one): what a fast parser's regex checks where the
     token-level parser looks at the next token."""
-    return rf"(?!{WS}(?:[{re.escape(chars)}]|//))"
+    return rf"(?!{WS}(?:[{regex_programs.escape(chars)}]|//))"
 
 
 # `%name = op.name`, `%name:2 = op.name` or `op.name` at the start of a statement.
@@ -94,18 +105,10 @@ STATEMENT = regex_programs.compile(
 _GENERIC_HEAD = regex_programs.compile(
     rf'"([A-Za-z_][A-Za-z0-9_$.]*)"{WS}\({WS}((?:{VALUE_LIST})?){WS}\)')
 
-# What a fast parser returns: operands, result types, properties, attributes and the offset
-# the statement ends at (the next token is at or after it).
-FastResult = tuple[list[Value], list[Type], dict[str, Attribute], dict[str, Attribute], int]
-FastParser = Callable[[Any, Any, int, int], "FastResult | None"]
-
 FAST_PARSERS: dict[str, FastParser] = {}
 
 # Ops with regions (func.func, builtin.module, stablehlo.reduce) whose statement head a fast
-# parser reads before the token-level region parser takes over: `fn(parser, opdef, pos,
-# location, num_results)` builds the op, or returns None, with nothing read, to leave the
-# statement to the full parser.
-FastOpParser = Callable[[Any, Any, int, Location, int], "Operation | None"]
+# parser reads before the token-level region parser takes over (`FastOpParser`).
 FAST_OP_PARSERS: dict[str, FastOpParser] = {}
 _MAX_GROUP = 1024  # a larger `%r:N` group is left to the full parser (never looped over here)
 
@@ -118,7 +121,6 @@ _REGISTERED = registry._REGISTRY  # what `registry.lookup` returns once dialects
 # What a statement's op name resolves to (`FastStatements._resolve`): (opdef, fast parser,
 # op builder), keyed by the written name, or (default dialect, name) for a dotless one. An
 # entry counts only while its opdef is still the registered one.
-_Resolved = tuple[Any, "FastParser | None", "FastOpParser | None"]
 _RESOLVED: dict[str | tuple[str, str], _Resolved] = text_cache()
 
 
@@ -494,3 +496,4 @@ class FastStatements(ParserHost):
         if op is None:
             return None
         return op, self.tok.start
+

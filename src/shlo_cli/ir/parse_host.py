@@ -2,23 +2,29 @@
 
 `Parser` defines all of it; the declarations here exist for the type checker only, so a mixin
 method calling `self.expect(...)` or `self.parse_type()` is checked against one signature.
-Nothing is defined at run time: the mixins keep finding `Parser`'s own methods.
+Nothing else is defined at run time: the mixins keep finding `Parser`'s own methods.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from .attributes import Attribute
     from .diagnostics import Diagnostic, SourceFile
     from .lexer import Token
     from .locations import LocationAttr
+    from .parser import Parser
     from .types import Type
 
 
 class ParserHost:
     """The token cursor, error helpers, alias tables and cross-mixin entry points."""
+
+    def as_parser(self) -> Parser:
+        """This mixin as the `Parser` it only lives in (for hooks declared on Parser)."""
+        return self  # type: ignore[return-value]
 
     if TYPE_CHECKING:
         source: SourceFile

@@ -4,15 +4,16 @@ checked as MLIR's builtin dialect checks it when the entry is read."""
 
 from __future__ import annotations
 
-import re
-from typing import TYPE_CHECKING, Any
-
+from . import regex_programs
 from .lexer import STRING, Token
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from .parser import Parser
 
-_HEX_BLOB = re.compile(r"0x(?:[0-9a-fA-F]{2})*")
+_HEX_BLOB = regex_programs.compile(r"0x(?:[0-9a-fA-F]{2})*")
 
 
 def parse_resources(p: Parser) -> dict[str, Any]:

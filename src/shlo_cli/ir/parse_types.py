@@ -4,10 +4,6 @@ types. `TypeParsing` is a mixin of `parser.Parser`; it uses the parser's token h
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar, cast
-
 import ml_dtypes
 import numpy as np
 
@@ -46,8 +42,15 @@ from .types import (
     numpy_dtype,
 )
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
+    from collections.abc import Callable
+    from typing import TypeVar
+
     from .parser import Parser
+
+    _Hook = TypeVar("_Hook")
 
 INT64_MAX = (1 << 63) - 1
 
@@ -102,7 +105,6 @@ MAX_INT_WIDTH = 16777215  # IntegerType::kMaxWidth
 # through register_dialect_types / register_dialect_attributes.
 DIALECT_TYPE_HOOKS: dict[str, Callable[[Parser, Token], Type]] = {}
 
-_Hook = TypeVar("_Hook")
 
 
 class TypeParsing(ParserHost):
@@ -313,7 +315,7 @@ class TypeParsing(ParserHost):
             return self.type_aliases[text]
         hook = _dialect_hook(DIALECT_TYPE_HOOKS, text[1:].split(".", 1)[0])
         if hook is not None:
-            return hook(cast("Parser", self), tok)  # the mixin only lives in Parser
+            return hook(self.as_parser(), tok)  # the mixin only lives in Parser
         if text == "!stablehlo.token":
             return TokenType()
         if text == "!quant.uniform":
@@ -348,6 +350,8 @@ class TypeParsing(ParserHost):
             raise self.error("expected '<'")
         end = self._balanced_end(self.tok.start, "<", ">")
         body = self.src[self.tok.start + 1:end - 1]
+        import re  # (only quantized types: a launch without them does not import it)
+
         m = re.match(_QUANT_HEAD, body)
         if m is None:
             raise self.error("invalid quantized type", self.tok)
@@ -411,9 +415,10 @@ class TypeParsing(ParserHost):
             # Each match: the run of other characters (one character class, so a match
             # never backtracks into it more than once), then what ends it; `\Z` ends the
             # text's last run, so no failed search restarts at every offset of a long tail.
-            brackets = re.escape(open_ch + close_ch)
+            brackets = regex_programs.escape(open_ch + close_ch)
             pattern = _BRACKETS[(open_ch, close_ch)] = regex_programs.compile(
-                rf'[^"\-{brackets}]*("(?:[^"\\]|\\.)*"|"|->|[{brackets}]|-|\Z)', re.DOTALL)
+                rf'[^"\-{brackets}]*("(?:[^"\\]|\\.)*"|"|->|[{brackets}]|-|\Z)',
+                regex_programs.DOTALL)
         depth = 0
         for m in pattern.finditer(self.src, start):
             c = m.group(1)
@@ -546,6 +551,8 @@ def _dialect_hook(table: dict[str, _Hook], dialect: str) -> _Hook | None:
 
 
 def _normalize_space(text: str) -> str:
+    import re
+
     return re.sub(r"\s+", " ", text).strip() if ("\n" in text or "  " in text) else text
 
 
@@ -568,3 +575,4 @@ def _parse_float_text(text: str) -> float:
     if text.startswith("0x"):
         return float(np.array([int(text, 16)], dtype=np.uint64).view(np.float64)[0])
     return float(text)
+

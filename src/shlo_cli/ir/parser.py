@@ -9,7 +9,6 @@ Errors raise :class:`Diagnostic` located at the offending token, worded like MLI
 from __future__ import annotations
 
 import gc
-from typing import Any
 
 from . import registry
 from .attributes import (
@@ -70,6 +69,10 @@ from .types import (
     FunctionType,
     Type,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Parser(TypeParsing, AttributeParsing, FastStatements):

@@ -3,13 +3,15 @@ names assigned exactly as MLIR's SSANameState does (`%0`, `%arg0`, `%c_0`, `%ite
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from .attributes import Attribute, DialectAttr, OpaqueAttr, format_attr_entries
 from .core import Block, Module, Operation, Region, Value
 from .diagnostics import Diagnostic
 from .locations import FileLineColLoc, LocAliases, LocationAttr
 from .types import ENCODING_ALIASES, FunctionType, TensorType, Type
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 # Dialect attributes printed through a file-level alias (`#sparse = #sparse_tensor...`).
 _ALIASED_DIALECTS = {"sparse_tensor": "sparse"}

@@ -17,7 +17,10 @@ slots once per class:
 from __future__ import annotations
 
 from operator import attrgetter
-from typing import Any, ClassVar
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, ClassVar
 
 set_field = object.__setattr__
 """How `__init__` (and a lazily filled cache slot) sets a field of a frozen record."""

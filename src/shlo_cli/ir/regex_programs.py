@@ -13,13 +13,26 @@ engine magic); otherwise, for a pattern missing from it, or if the engine refuse
 
 from __future__ import annotations
 
-import _sre  # type: ignore[import-not-found]  # re's engine (always loaded with re)
-import array
+import _sre  # type: ignore[import-not-found]  # re's engine (built in, loaded at start-up)
 import marshal
 import os
-import re
 import sys
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import array
+    import re
+    from typing import Any
+
+# `re`'s flag values (its RegexFlag members are these ints), so a pattern's module names its
+# flags without importing `re`: with `enum`, `functools` and `collections` that import costs
+# ~4 ms of a launch that compiles nothing (tests/unit check the values against `re`'s).
+IGNORECASE = 2
+MULTILINE = 8
+DOTALL = 16
+VERBOSE = 64
+# The characters `re.escape` puts a backslash before.
+_SPECIAL = {c: "\\" + chr(c) for c in b"()[]{}?*+-|^$\\.&~# \t\n\r\v\f"}
 
 # pattern text and flags -> (flags, program, groups, group index, index group): the
 # arguments `re._compiler.compile` hands to `_sre.compile`, the program as the bytes of an
@@ -38,13 +51,19 @@ def table_path() -> str:
 
 def _code_array() -> array.array[int]:
     """An empty array whose items are the engine's code words."""
+    import array
+
     return array.array("I" if array.array("I").itemsize == _sre.CODESIZE else "L")
 
 
 def _code_words(code: bytes) -> list[int]:
-    words = _code_array()
-    words.frombytes(code)
-    return words.tolist()
+    """The code words saved as `code` (native byte order, `_sre.CODESIZE` bytes each)."""
+    return memoryview(code).cast("I" if _sre.CODESIZE == 4 else "L").tolist()
+
+
+def escape(text: str) -> str:
+    """`re.escape(text)`: the same text, without importing `re`."""
+    return text.translate(_SPECIAL)
 
 
 def engine_key() -> tuple[str, int, int]:
@@ -78,6 +97,8 @@ def compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
                 pattern, final_flags, _code_words(code), groups, groupindex, indexgroup)
         except Exception:  # noqa: BLE001 - the engine refused the program: compile anew
             pass
+    import re
+
     return re.compile(pattern, flags)
 
 

@@ -34,25 +34,33 @@ from __future__ import annotations
 import functools
 import importlib
 import types
-from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, Protocol
 
 from .record import Struct
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from typing import Any, Protocol
+
     from ..ir.core import Operation
 
+    # An op's SSA name hint: one base name for all results, or one per result group (`%a:2, %b`).
+    AsmResultName = Callable[["Operation"], "str | list[str] | None"]
 
-# An op's SSA name hint: one base name for all results, or one per result group (`%a:2, %b`).
-AsmResultName = Callable[["Operation"], "str | list[str] | None"]
+    class Syntax(Protocol):
+        """Parses and prints an op's custom assembly (the part after `%r = name`)."""
 
+        def parse(self, parser: Any, opdef: OpDef, location: Any,
+                  num_results: int) -> Operation: ...
 
-class Syntax(Protocol):
-    """Parses and prints an op's custom assembly (the part after `%r = name`)."""
+        def print(self, printer: Any, op: Operation) -> None: ...
 
-    def parse(self, parser: Any, opdef: OpDef, location: Any, num_results: int) -> Operation: ...
-
-    def print(self, printer: Any, op: Operation) -> None: ...
+    # Folders, canonicalization patterns, constant materializers, binding hooks (each
+    # described at its table below).
+    Folder = Callable[["Operation", list[Any]], Any]
+    Canonicalization = Callable[["Operation", Any], bool]
+    ConstantMaterializer = Callable[[Any, Any, Any], "Operation | None"]
+    BindHook = Callable[["Operation", Any, dict[str, Any]], "Callable[..., Any] | None"]
 
 
 # Keyword-only evaluator parameters the engine provides itself (besides attributes and regions).
@@ -201,17 +209,16 @@ def _contract(name: str, operands: tuple[str, ...], results: int | str,
             "required": tuple(a for a in attributes if not a.endswith("?"))}
 
 
-# `fold(op, constants)` gets the op and, per operand, the attribute of a constant operand (else
-# None). It returns None when it cannot fold; else the replacement of each result (a list, or
-# one item for a single result): an existing Value, or an Attribute to materialize as a
-# constant. Returning the op's own result means "modified in place" (MLIR's convention).
-Folder = Callable[["Operation", list[Any]], Any]
-# `pattern(op, rewriter) -> bool`: rewrite `op` through the driver's rewriter (passes/rewrite)
-# and say whether anything changed. The function's name is the pattern's name for
-# `--canonicalize='disable-patterns=...'`.
-Canonicalization = Callable[["Operation", Any], bool]
-# `materialize(attr, type, location)`: a dialect's constant op holding `attr`, or None.
-ConstantMaterializer = Callable[[Any, Any, Any], "Operation | None"]
+# A `Folder`, `fold(op, constants)`, gets the op and, per operand, the attribute of a
+# constant operand (else None). It returns None when it cannot fold; else the replacement of
+# each result (a list, or one item for a single result): an existing Value, or an Attribute to
+# materialize as a constant. Returning the op's own result means "modified in place" (MLIR's
+# convention).
+# A `Canonicalization`, `pattern(op, rewriter) -> bool`: rewrite `op` through the driver's
+# rewriter (passes/rewrite) and say whether anything changed. The function's name is the
+# pattern's name for `--canonicalize='disable-patterns=...'`.
+# A `ConstantMaterializer`, `materialize(attr, type, location)`: a dialect's constant op
+# holding `attr`, or None.
 CONSTANT_MATERIALIZERS: dict[str, ConstantMaterializer] = {}
 
 _REGISTRY: dict[str, OpDef] = {}
@@ -400,7 +407,6 @@ def _ensure_loaded() -> None:
 #   50 `?` result shapes, 60 specialized kernels, 70 convolution, 80 reduce.
 # A hook registered with `ops` returns None for every other op, so binding an op runs (and
 # imports the modules of) only the hooks that may apply to it.
-BindHook = Callable[["Operation", Any, dict[str, Any]], "Callable[..., Any] | None"]
 BIND_HOOKS: list[BindHook] = []
 _BIND_ORDER: dict[str, int] = {}  # hook's module.qualname -> its order
 _HOOK_OPS: dict[BindHook, frozenset[str]] = {}  # hook -> the only ops it binds (absent: any)

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import math
 import struct
-from typing import Literal
 
 from .types import ComplexType, FloatType, IndexType, IntegerType, Type
 
-Kind = Literal["bool", "int", "float", "complex"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+
+    Kind = Literal["bool", "int", "float", "complex"]
 
 # Float name -> (struct code of the value, struct code of its bit pattern, bytes).
 FLOAT_CODES = {"f16": ("e", "H", 2), "f32": ("f", "I", 4), "f64": ("d", "Q", 8)}

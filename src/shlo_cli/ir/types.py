@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 from functools import cache
-from typing import TYPE_CHECKING
 
 import ml_dtypes
 import numpy as np
 
 from .record import Record, set_field
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .attributes import Attribute
 

@@ -14,7 +14,6 @@ attaches the chunk's SourceFile in this one place so every diagnostic renders as
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
 
 from . import registry
 from .attributes import ArrayAttr, DictAttr, SymbolRefAttr
@@ -22,6 +21,10 @@ from .core import Block, Module, Operation, Region, Value
 from .diagnostics import Diagnostic, SourceFile
 from .registry import OpDef
 from .types import FunctionType
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
 
 DEBUG_ENV = "SHLO_DEBUG_VERIFIER"  # set to get a verifier bug's Python traceback
 

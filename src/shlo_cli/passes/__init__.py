@@ -16,13 +16,19 @@ Option text is MLIR's: space-separated `name=value` items, values optionally quo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, MutableMapping
-from typing import Any
+from collections.abc import MutableMapping
 
 from ..ir import regex_programs
 from ..ir.core import Module
 from ..ir.diagnostics import Diagnostic, ShloError
 from ..ir.record import Record, set_field
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from typing import Any
+
+    PassFn = Callable[..., None]
 
 
 class PassOptionError(ValueError):
@@ -210,7 +216,6 @@ class PassRegistry(MutableMapping[str, "Pass"]):
 PASSES = PassRegistry()
 
 
-PassFn = Callable[..., None]
 
 
 def register_pass(name: str, help: str,

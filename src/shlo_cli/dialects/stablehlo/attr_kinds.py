@@ -8,8 +8,6 @@ attributes are checked where they are parsed: `enums.py`, `attr_structs.py`,
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ...ir.attributes import (
     ArrayAttr,
     Attribute,
@@ -25,6 +23,10 @@ from ...ir.attributes import (
 from ...ir.core import Operation
 from ...ir.types import IntegerType, TensorType
 from ...ir.verifier import TYPE_CONSTRAINTS, op_error
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 def _signless(attr: Attribute | None, width: int) -> bool:

@@ -3,8 +3,6 @@ constraints first, then the op's own checks). Each raises a Diagnostic at the op
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from ...ir.attributes import ArrayAttr, DialectAttr, IntegerAttr
@@ -101,6 +99,8 @@ def verify_mesh_axes(op: Operation, module: Module) -> None:
         return  # an inline #stablehlo.mesh<...>: no symbol to resolve
     symbol = getattr(mesh, "root", None)
     if symbol is None:
+        import re
+
         match = re.search(r"mesh\s*=\s*@([\w$.]+)", attr.body)
         symbol = match.group(1) if match else None
     if symbol is None or module.lookup(symbol) is None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from ...ir.attributes import Attribute, DenseElementsAttr, DenseResourceAttr
@@ -19,6 +17,10 @@ from .conversions import convert_array, result_dtype
 from .data_movement import constant_ints, require_static_dimension_tensor, verify_output_shape
 from .elementwise_verify import verify_iota
 from .linalg_verify import verify_dynamic_iota
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _parse_constant(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:

@@ -8,8 +8,6 @@ its own verify(): layouts, output/operand aliases, backend_config and buffer cus
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from ...ir import regex_programs
 from ...ir.attributes import ArrayAttr, DenseElementsAttr, DictAttr, IntegerAttr, StringAttr
 from ...ir.core import Module, Operation
@@ -29,6 +27,10 @@ from ...ir.verifier import (
     op_error,
 )
 from .elementwise_verify import compatible, quoted
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 # ---- if / case ------------------------------------------------------------------------------
 

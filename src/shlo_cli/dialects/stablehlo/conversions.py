@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -51,6 +50,10 @@ from .elementwise_verify import (
     verify_bitcast_convert,
     verify_reduce_precision,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def result_dtype(result_type: Any) -> np.dtype:

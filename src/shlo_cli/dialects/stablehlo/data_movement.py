@@ -9,9 +9,6 @@ their bytes. The assembly formats are upstream's (StablehloOps.td).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 import numpy as np
 
 from ...ir.attributes import Attribute, DenseArrayAttr, int_values
@@ -33,6 +30,11 @@ from ...ir.types import (
 from ...ir.verifier import inferred_type_mismatch
 from ...ir.verifier import op_error as verifier_op_error
 from .dimension_numbers import parse_dim_list
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
 # ---- shared helpers --------------------------------------------------------------------------
 

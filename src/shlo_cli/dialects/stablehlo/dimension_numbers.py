@@ -8,15 +8,17 @@ dimension lists (parse_dim_list) are read here too.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 from ...ir.attributes import DenseArrayAttr
 from ...ir.core import Operation
 from ...ir.diagnostics import Diagnostic
 from ...ir.lexer import BARE, lex_at
 from ...ir.types import BOOL, I64
 from ...ir.verifier import TYPE_CONSTRAINTS, op_error
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
 
 def parse_dimension_struct(p: Any, name: str, keywords: Sequence[str], body: str, offset: int,

@@ -25,7 +25,6 @@ from ...ir.parse_fast import (
     KEYWORD_END,
     VALUE,
     WS,
-    FastResult,
     functional_tail,
     not_before,
     register_fast_parser,
@@ -49,6 +48,10 @@ from .dot_dimensions import check_dot_dimensions
 from .gemm import SEQUENTIAL_DEPTH, blas_dtype, float_matmul
 from .quantization_verify import check_dot_general_quantization
 from .reducer import contiguous as _contiguous
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ...ir.parse_fast import FastResult
 
 # ---- arithmetic ------------------------------------------------------------------------------
 

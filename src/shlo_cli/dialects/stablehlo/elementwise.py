@@ -3,8 +3,6 @@ semantics to whole arrays (see elementwise_numerics for how element types are ho
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from ...ir.attributes import DialectAttr
@@ -59,6 +57,10 @@ from .elementwise_verify import (
     verify_is_finite,
     verify_real_imag,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 LOGICAL = frozenset((PRED, *INTEGERS))
 SIGNED_NUMERIC = frozenset((SINT, FLOAT, COMPLEX, QUANT))

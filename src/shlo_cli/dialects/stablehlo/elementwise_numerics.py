@@ -15,20 +15,29 @@ from __future__ import annotations
 
 import functools
 import warnings
-from collections.abc import Callable
-from typing import Any
 
 import ml_dtypes
 import numpy as np
 
-from ...lazy_imports import lazy
+from ...lazy_imports import after_load, lazy
 from .. import libm
 
-# Overflow to inf, NaN from inf - inf and integer wrap-around are the defined results of these
-# ops, not problems: numpy must not warn about them on stderr (in any thread).
-warnings.filterwarnings(
-    "ignore", category=RuntimeWarning,
-    module=r"shlo_cli\.dialects\.stablehlo\.(elementwise.*|conversions|constants)$")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+
+
+def _quiet_numpy() -> None:
+    """Overflow to inf, NaN from inf - inf and integer wrap-around are the defined results of
+    these ops, not problems: numpy must not warn about them on stderr (in any thread)."""
+    warnings.filterwarnings(
+        "ignore", category=RuntimeWarning,
+        module=r"shlo_cli\.dialects\.stablehlo\.(elementwise.*|conversions|constants)$")
+
+
+after_load("numpy", _quiet_numpy)  # (only computing warns: a launch that parses needs no re)
 
 _NATIVE_FLOATS = lazy(lambda: {np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)})
 NATIVE_INTS = lazy(lambda: frozenset(np.dtype(t) for t in (

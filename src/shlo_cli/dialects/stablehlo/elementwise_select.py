@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from ...ir.attributes import DialectAttr
@@ -35,6 +33,10 @@ from .elementwise_verify import (
     verify_complex,
     verify_select,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 COMPARABLE = ANY - {AXIS_QUANT}
 

@@ -3,9 +3,6 @@ upstream's wording. Each raises a Diagnostic at the op for the first failed chec
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
-
 from ...ir.attributes import DialectAttr
 from ...ir.core import Operation
 from ...ir.diagnostics import Diagnostic
@@ -22,6 +19,11 @@ from ...ir.types import (
     UnrankedTensorType,
 )
 from ...ir.verifier import inference_error, inferred_type_mismatch
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
 
 
 def error(op: Operation, message: str, op_prefix: bool = True) -> Diagnostic:

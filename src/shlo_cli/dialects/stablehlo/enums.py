@@ -7,20 +7,32 @@ constraints do: an unknown case or another kind of attribute never reaches a ker
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
-
 from ...ir import regex_programs
 from ...ir.attributes import ArrayAttr, Attribute, DialectAttr, IntegerAttr
 from ...ir.core import Operation
 from ...ir.parse_attributes import DIALECT_ATTR_PARSERS
+from ...ir.record import Record, set_field
 from ...ir.verifier import TYPE_CONSTRAINTS, op_error
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-class Enum(NamedTuple):
+
+class Enum(Record):
+    """An enum kind as upstream's diagnostics name it."""
+
+    __slots__ = ("cpp", "attr_def", "summary", "cases")
     cpp: str  # the C++ enum upstream's messages name
     attr_def: str  # its attribute's TableGen name
     summary: str  # the constraint text a verifier error quotes
     cases: tuple[str, ...]
+
+    def __init__(self, cpp: str, attr_def: str, summary: str, cases: tuple[str, ...]) -> None:
+        set_field(self, "cpp", cpp)
+        set_field(self, "attr_def", attr_def)
+        set_field(self, "summary", summary)
+        set_field(self, "cases", cases)
 
 
 _COMPARISONS = ("EQ", "NE", "GE", "GT", "LE", "LT")

@@ -5,8 +5,6 @@ when the token-level parser in the op's module would read it the same way, else 
 
 from __future__ import annotations
 
-from typing import Any
-
 from ...ir import parse_attributes, regex_programs
 from ...ir.attributes import (
     Attribute,
@@ -28,7 +26,6 @@ from ...ir.parse_fast import (
     VALUE_LIST,
     WORD,
     WS,
-    FastResult,
     cached_tensor,
     functional_tail,
     register_fast_parser,
@@ -38,6 +35,12 @@ from ...ir.types import I64, TensorType
 from ..func import fast_return
 from ..registry import OpDef
 from .elementwise_select import COMPARE_TYPES, DIRECTIONS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ...ir.parse_fast import FastResult
 
 _DENSE = regex_programs.compile(rf"{WS}dense<")
 # `> : tensor<...>` closing a literal, the type group the cached tensor's text.

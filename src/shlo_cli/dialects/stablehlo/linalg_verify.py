@@ -3,8 +3,6 @@ fft, rng and batch_norm."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-
 from ...ir.attributes import FloatAttr, IntegerAttr
 from ...ir.core import Operation
 from ...ir.types import DYNAMIC, ComplexType, FloatType, IntegerType, TensorType, Type
@@ -16,6 +14,10 @@ from .elementwise_verify import (
     error,
     require_static_results,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
 
 KDYNAMIC = -(1 << 63)  # how upstream prints a `?` size inside a shape list
 

@@ -16,12 +16,14 @@ Two kinds, as upstream splits them:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from ...ir.core import Operation
 from ...ir.diagnostics import Diagnostic
 from ...ir.types import DYNAMIC, QuantizedType, TensorType, Type, UnrankedTensorType
 from ...ir.verifier import TYPE_CONSTRAINTS, op_error
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 # ---- ODS: valid quantized element types and tensors --------------------------------------
 

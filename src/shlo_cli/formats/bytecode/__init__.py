@@ -15,11 +15,12 @@ and ``tables`` (attribute/type entries; the common builtin ones decoded by ``ent
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from .encoding import CURRENT_VERSION, MIN_VERSION, is_bytecode
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from .reader import read_bytecode
     from .writer import DEFAULT_PRODUCER, write_bytecode
 

@@ -10,8 +10,13 @@ first byte is the number of extra bytes (a zero first byte means 8 raw bytes fol
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable
-from typing import TypeVar
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import TypeVar
+
+    _Item = TypeVar("_Item")
 
 MAGIC = b"ML\xefR"
 
@@ -302,9 +307,6 @@ def read_string_table(section: Reader) -> list[str]:
         raise BytecodeError(
             "unexpected trailing data between the offsets for strings and their data")
     return strings
-
-
-_Item = TypeVar("_Item")
 
 
 def group_runs(items: list[_Item], dialect_of: Callable[[_Item], int],
