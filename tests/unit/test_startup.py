@@ -201,3 +201,13 @@ def test_binding_hooks_of_an_op_are_the_ones_naming_it_or_none() -> None:
     assert specialize_conv.bind_convolution in registry.bind_hooks("stablehlo.convolution")
     assert for_add == [h for h in every if h in for_add]  # same order
     assert all(h in for_add for h in every if h not in registry._HOOK_OPS)
+
+
+def test_serialize_and_deserialize_import_no_typing_or_re(tmp_path: Path, tiny: Path) -> None:
+    out = tmp_path / "tiny.mlirbc"
+    for args in (["--serialize", "--target=current", str(tiny), "-o", str(out)],
+                 ["--deserialize", str(out)]):
+        modules, _ = _modules_after(tmp_path, "shlo_cli.commands.translate", args)
+        for stdlib in ("typing", "re", "enum", "contextlib", "numpy._core"):
+            assert stdlib not in modules, (args[0], stdlib)
+    assert out.read_bytes().startswith(b"ML\xefR")

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 from ..formats.portable import artifact_version, deserialize, serialize
 from ..ir.diagnostics import Diagnostic, ShloError, SourceFile
@@ -19,6 +18,10 @@ from .common import (
     split_chunks,
     write_output,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def run_serialize(input: str, *, output: str | None = None, target: str | None = None,

@@ -13,9 +13,12 @@ click command in `translate_cli`.
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 from .plain_args import read_plain
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # Boolean options the plain command lines may carry, by name without dashes: which run_*
 # keyword each sets, per translation (None: accepted and ignored, as click's command does).

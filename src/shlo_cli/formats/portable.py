@@ -9,9 +9,8 @@ back to StableHLO. The producer string is also how an artifact's version is read
 
 from __future__ import annotations
 
-import re
-
 from ..dialects.vhlo.version import CURRENT, Version, VersionError, bytecode_version, resolve_target
+from ..ir import regex_programs
 from ..ir.core import Module
 from ..ir.diagnostics import Diagnostic, ShloError
 from ..ir.parser import parse_source
@@ -23,7 +22,8 @@ from .bytecode import is_bytecode, read_bytecode, write_bytecode
 from .bytecode.uselists import model_use_orders
 
 PRODUCER_PREFIX = "StableHLO_v"
-_PRODUCER_VERSION = re.compile(rb"StableHLO_v([0-9]+)\.([0-9]+)\.([0-9]+)\x00")
+# (read from the producer's bytes decoded as latin-1: one character per byte)
+_PRODUCER_VERSION = regex_programs.compile(r"StableHLO_v([0-9]+)\.([0-9]+)\.([0-9]+)\x00")
 
 
 def serialize(module: Module, target: str = "current", *, strip_debuginfo: bool = False,
@@ -70,7 +70,7 @@ def artifact_version(data: bytes) -> Version | None:
     end = data.find(b"\x00")
     if end < 0:
         return None
-    match = _PRODUCER_VERSION.search(data[:end + 1])
+    match = _PRODUCER_VERSION.search(data[:end + 1].decode("latin-1"))
     if match is None:
         return None
     return Version(*(int(g) for g in match.groups()))

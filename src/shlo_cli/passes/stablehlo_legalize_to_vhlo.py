@@ -12,9 +12,6 @@ cannot be converted, in upstream's words.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from ..dialects.stablehlo.attr_conv import decode_conv_dims
 from ..dialects.vhlo import attributes as va
 from ..dialects.vhlo.ops import OP_SPECS, VhloOpSpec, latest_spec
@@ -42,6 +39,11 @@ from ..ir.diagnostics import Diagnostic
 from ..ir.types import NoneType, Type
 from . import PassOption, register_pass
 from .unrealized_casts import CAST, insert_casts
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 _FUNC_OPS = {"func.func": "vhlo.func_v1", "func.call": "vhlo.call_v1",
              "func.return": "vhlo.return_v1"}

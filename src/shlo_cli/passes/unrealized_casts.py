@@ -10,11 +10,13 @@ the casts that have become identities.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ..ir import registry
 from ..ir.core import Block, Module, Operation, Value
 from ..ir.types import Type
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 CAST = "builtin.unrealized_conversion_cast"
 

@@ -13,8 +13,6 @@ on older VHLO (as upstream's deserializer does).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ..dialects.vhlo import attributes as va
 from ..dialects.vhlo.ops import OP_SPECS
 from ..dialects.vhlo.stablehlo_attrs import (
@@ -34,6 +32,11 @@ from ..ir.parser import parse_attribute_text
 from ..ir.types import IntegerType
 from . import register_pass
 from .unrealized_casts import remove_identity_casts
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    Special = Callable[[str, Attribute, "Attrs"], None]
 
 _FUNC_OPS = {"vhlo.func_v1": "func.func", "vhlo.call_v1": "func.call"}
 
@@ -322,8 +325,6 @@ _IMPLODE: dict[str, tuple[Callable[[Attrs, Attrs], None], ...]] = {
 
 
 # ---- single attributes with a StableHLO form of their own ------------------------------------
-
-Special = Callable[[str, Attribute, Attrs], None]
 
 
 def _channel_id(name: str, value: Attribute, out: Attrs) -> None:

@@ -13,7 +13,6 @@ module.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 
 import numpy as np
 
@@ -28,6 +27,12 @@ from ..ir.core import Module, Operation
 from ..ir.diagnostics import Diagnostic
 from ..ir.types import Type
 from . import PassOption, register_pass
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    Rule = Callable[[Operation], bool]
+    """Adjusts an op's attributes for the other version in place; False when it cannot."""
 
 # ---- legality ------------------------------------------------------------------------------
 
@@ -182,10 +187,6 @@ def _is_empty_array(attr: Attribute | None) -> bool:
 def _is_default_accuracy(attr: Attribute | None) -> bool:
     return (isinstance(attr, va.ResultAccuracyV1Attr) and attr.atol == 0 and attr.rtol == 0
             and attr.ulps == 0 and attr.mode == va.ResultAccuracyModeV1Attr("DEFAULT"))
-
-
-Rule = Callable[[Operation], bool]
-"""Adjusts an op's attributes for the other version in place; False when it cannot."""
 
 
 def _adds(**defaults: Callable[[Operation], Attribute]) -> Rule:

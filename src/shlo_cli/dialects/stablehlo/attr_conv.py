@@ -6,15 +6,16 @@ op's kernel and verifier (and the dot_general and reduce_window modules they sha
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
-from typing import Any
-
 from ...ir import regex_programs
 from ...ir.attributes import DialectAttr
 from ...ir.diagnostics import EvaluationError
 from ...ir.parse_attributes import DIALECT_ATTR_PARSERS
 from ...ir.record import Record, set_field
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
 
 class ConvDims(Record):
@@ -73,6 +74,8 @@ def _layout(spatial: Sequence[int], named: dict[int, str]) -> str:
     return "[" + ", ".join(slots) + "]"
 
 
+_INTEGER = regex_programs.compile(r"-?[0-9]+")
+_FIELD = regex_programs.compile(r"([a-z_]+)\s*=\s*(\[[^\]]*\]|-?[0-9]+)")
 _CONV_TEXT = regex_programs.compile(r"\s*\[([^\]]*)\]\s*x\s*\[([^\]]*)\]\s*->\s*\[([^\]]*)\]\s*")
 
 
@@ -84,7 +87,7 @@ def _roles(items: Sequence[str], names: tuple[str, ...]) -> tuple[int, int, tupl
     spatial: dict[int, int] = {}
     for axis, item in enumerate(items):
         item = item.strip()
-        if re.fullmatch(r"-?[0-9]+", item):
+        if _INTEGER.fullmatch(item):
             number = int(item)
             if number < 0:
                 raise ValueError(f"Unexpected dimension {number}")
@@ -141,7 +144,7 @@ def decode_conv_dims(attr: Any) -> ConvDims:
 
 def _decode_raw(text: str) -> ConvDims:
     """`input_batch_dimension = 0, input_spatial_dimensions = [1, 2], ...` (missing = 0/[])."""
-    found = dict(re.findall(r"([a-z_]+)\s*=\s*(\[[^\]]*\]|-?[0-9]+)", text))
+    found = dict(_FIELD.findall(text))
 
     def one(name: str) -> int:
         return int(found.get(name, "0"))

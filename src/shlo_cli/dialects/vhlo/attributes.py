@@ -45,8 +45,6 @@ tensor keeps the builtin dense attribute (its builtin tensor type included).
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
 from ...ir.attributes import (
     Attribute,
     BoolAttr,
@@ -61,6 +59,10 @@ from ...ir.types import DYNAMIC, F64, FloatType, IntegerType, Type
 from .type_conversion import to_vhlo_type
 from .types import SimpleVhloType, is_vhlo, parse_float_literal
 from .version import CURRENT, Version
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, ClassVar
 
 
 class VhloAttr(Attribute, Record):

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import math
 import struct
-from typing import Any
 
 from ...ir.attributes import Attribute
-from ...ir.codec import AttrTypeReader, AttrTypeWriter, bits_to_float, float_to_bits
+from ...ir.codec import bits_to_float, float_to_bits
 from ...ir.dense import decode_raw_dense, encode_raw_dense
 from ...ir.types import DYNAMIC, FLOAT_WIDTHS, FloatType, IndexType, IntegerType, TensorType, Type
 from .attributes import (
@@ -94,6 +93,12 @@ from .types import (
     WitnessV1Type,
     is_vhlo,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ...ir.codec import AttrTypeReader, AttrTypeWriter
 
 # ---- frozen code tables ----------------------------------------------------------------
 

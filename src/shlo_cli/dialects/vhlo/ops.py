@@ -13,8 +13,6 @@ upstream's argument order (the bytecode writes properties in that order).
 
 from __future__ import annotations
 
-from typing import Any
-
 from ...ir.attributes import Attribute
 from ...ir.core import Location, Operation
 from ...ir.lexer import PERCENT
@@ -24,6 +22,10 @@ from ..syntax import Custom
 from .attributes import StringV1Attr, TypeV1Attr
 from .types import FunctionV1Type
 from .version import CURRENT, Version
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _TABLE = """
     abs_v1 0.9.0 current | operand | | | result

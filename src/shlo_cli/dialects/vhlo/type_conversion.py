@@ -8,8 +8,6 @@ what the parser's `#vhlo.tensor_v1<dense<...>>` path does).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ...ir.attributes import Attribute
 from ...ir.types import (
     ComplexType,
@@ -40,7 +38,11 @@ from .types import (
     UnrankedTensorV1Type,
 )
 
-EncodingFn = Callable[[Attribute], Attribute | None]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    EncodingFn = Callable[[Attribute], Attribute | None]
+
 
 _FROM_BUILTIN: dict[Type, type] = {cls.builtin: cls for cls in SIMPLE_TYPES}
 

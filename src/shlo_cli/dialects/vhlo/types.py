@@ -54,7 +54,6 @@ None; ``scale``/``scales`` are Python floats (upstream keeps them as f64 APFloat
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...ir.floats import format_float
 from ...ir.lexer import FLOAT, INT, Token
@@ -72,7 +71,10 @@ from ...ir.types import (
 )
 from .version import CURRENT, Version
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, ClassVar
+
     from ...ir.attributes import Attribute
 
 

@@ -8,7 +8,6 @@ memrefs, ...) is written as text, exactly as upstream falls back for it.
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable
 
 import numpy as np
 
@@ -28,7 +27,7 @@ from ...ir.attributes import (
     TypeAttr,
     UnitAttr,
 )
-from ...ir.codec import AttrTypeReader, AttrTypeWriter, bits_to_float, float_to_bits
+from ...ir.codec import bits_to_float, float_to_bits
 from ...ir.dense import decode_raw_dense, encode_raw_dense
 from ...ir.locations import CallSiteLoc, FileLineColLoc, FusedLoc, NameLoc, UnknownLoc
 from ...ir.types import (
@@ -48,6 +47,12 @@ from ...ir.types import (
     VectorType,
     numpy_dtype,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ...ir.codec import AttrTypeReader, AttrTypeWriter
 
 # Attribute codes (upstream `BuiltinDialectAttributes`, in order).
 (ARRAY, DICTIONARY, STRING, STRING_WITH_TYPE, FLAT_SYMBOL_REF, SYMBOL_REF, TYPE, UNIT,

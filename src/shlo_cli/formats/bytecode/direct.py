@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import struct
 from operator import itemgetter
-from typing import Any
 
 from ...ir.attributes import (
     ArrayAttr,
@@ -24,6 +23,10 @@ from ...ir.types import IntegerType
 from . import builtin
 from .encoding import encode_varint
 from .recipes import TemplateRecorder, apint_bytes
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 TYPE_ATTR_CODE = encode_varint(builtin.TYPE)
 _FLAT_SYMBOL_CODE = encode_varint(builtin.FLAT_SYMBOL_REF)

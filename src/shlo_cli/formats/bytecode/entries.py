@@ -14,9 +14,6 @@ decoder resolves them, so an error inside one surfaces the same either way.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
-
 from ...ir.attributes import (
     ArrayAttr,
     BoolAttr,
@@ -51,10 +48,15 @@ from .builtin import (
     signed_value,
 )
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
     from .tables import AttrTypeTable
 
-Decoder = Callable[["AttrTypeTable", bytes, int, int], Any]
+    Decoder = Callable[["AttrTypeTable", bytes, int, int], Any]
+
 
 # Immutable values shared by every file read (the text parser shares its types the same
 # way): building a frozen dataclass costs ten times a dictionary lookup. Keys name their

@@ -20,7 +20,6 @@ dialect never imports this package (layers point one way: formats -> dialects):
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
 
 from ...ir.attributes import (
     ArrayAttr,
@@ -39,7 +38,6 @@ from ...ir.attributes import (
     TypeAttr,
     UnitAttr,
 )
-from ...ir.codec import AttrTypeReader, AttrTypeWriter
 from ...ir.locations import LocationAttr
 from ...ir.record import Struct
 from ...ir.types import (
@@ -58,6 +56,12 @@ from ...ir.types import (
     UnrankedTensorType,
     VectorType,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ...ir.codec import AttrTypeReader, AttrTypeWriter
 
 OpSpec = tuple[tuple[str, bool], ...]
 """An op's properties in encoding order: (name, written as an optional attribute)."""

@@ -6,8 +6,6 @@ needs no numpy), and which fields key a dialect attribute."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from ...ir import storage
 from ...ir.attributes import (
     Attribute,
@@ -23,6 +21,10 @@ from ...ir.locations import FileLineColLoc, LocationAttr, UnknownLoc
 from ...ir.record import Record
 from ...ir.types import ComplexType, FloatType, IndexType, IntegerType
 from .hooks import attribute_dialect, hooks_for
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 UNKNOWN_LOC = UnknownLoc()
 # id(shaped type) -> (the type, its storage element type, that type's storage layout): the

@@ -9,8 +9,6 @@ entries already decoded taken straight from the table; everything else goes thro
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypeVar
-
 from ...ir import registry
 from ...ir.attributes import Attribute, DictAttr
 from ...ir.core import Block, Location, Operation, Region, Value, new_operation
@@ -42,8 +40,13 @@ from .hooks import OpSpec, hooks_for
 from .properties import op_spec
 from .tables import UNDECODABLE_DIALECTS
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
     from .tables import AttrTypeTable
+
+    _Item = TypeVar("_Item")
 
 
 class _ForwardRef:
@@ -512,9 +515,6 @@ def _file_line_col(loc: LocationAttr) -> FileLineColLoc | None:
         else:
             return None
     return None
-
-
-_Item = TypeVar("_Item")
 
 
 def entry_at(items: list[_Item], index: int, what: str) -> _Item:

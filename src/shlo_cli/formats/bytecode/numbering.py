@@ -19,7 +19,6 @@ encoded directly, and a type's recorded encoding is kept across writes.
 from __future__ import annotations
 
 from operator import itemgetter
-from typing import Any
 
 from ...ir.attributes import (
     ArrayAttr,
@@ -62,8 +61,27 @@ from .recipes import (
     TemplateRecorder,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    # A numbered attribute, type or op name is a list (the writer makes tens of thousands, and
+    # a list costs a fraction of an object): [reference count, number (-1 until final), value,
+    # dialect, recipe]. The recipe is the dialect encoding the writer replays once the numbers
+    # are final: None (written as text), a str (a string attribute of that text), bytes (a
+    # file:line:col location: the line and column; its value is its filename's entry) or a list
+    # of items (bytes, entries, and (kind, payload) pairs for the other references).
+    from typing import Any
+    Entry = list[Any]
+
+    # What the writer emits for one op besides operands (`IRNumbering.ops[id(ops)][i]` for the
+    # i-th op of the list `ops`, a block's operations or `IRNumbering.root_ops`):
+    # (name entry, location entry, attribute dictionary entry or None, result type entries,
+    #  properties), the properties being None (none written), an entry (an unregistered op's
+    # dictionary), bytes (a properties entry of absent items) or (spec, entry or None per spec
+    # item).
+    OpRecord = tuple[Entry, Entry, "Entry | None", "list[Entry] | tuple[()]", Any]
+
 __all__ = ["REF_ATTR", "REF_OPTIONAL_ATTR", "REF_RESOURCE", "REF_STRING", "REF_TYPE",
-           "NUMBER", "OWNER", "RECIPE", "REFS", "VALUE", "DialectEntry", "Entry", "IRNumbering",
+           "NUMBER", "OWNER", "RECIPE", "REFS", "VALUE", "DialectEntry", "IRNumbering",
            "group_by_dialect_per_byte", "new_entry"]
 
 _BUILTIN_ATTR_CLASSES = frozenset({StringAttr, FileLineColLoc, DictAttr, ArrayAttr})
@@ -114,13 +132,6 @@ class DialectEntry:
         self.resources: dict[str, int] = {}  # key -> resource number (set when finalized)
 
 
-# A numbered attribute, type or op name is a list (the writer makes tens of thousands, and
-# a list costs a fraction of an object): [reference count, number (-1 until final), value,
-# dialect, recipe]. The recipe is the dialect encoding the writer replays once the numbers
-# are final: None (written as text), a str (a string attribute of that text), bytes (a
-# file:line:col location: the line and column; its value is its filename's entry) or a list
-# of items (bytes, entries, and (kind, payload) pairs for the other references).
-Entry = list[Any]
 REFS, NUMBER, VALUE, OWNER, RECIPE = range(5)  # OWNER: the dialect entry
 _by_refs = itemgetter(REFS)
 _owner = itemgetter(OWNER)
@@ -133,15 +144,6 @@ def _by_owner_number(entry: Entry) -> int:
 
 def new_entry(value: Any, dialect: DialectEntry, recipe: Any = None) -> Entry:
     return [1, -1, value, dialect, recipe]
-
-
-# What the writer emits for one op besides operands (`IRNumbering.ops[id(ops)][i]` for the
-# i-th op of the list `ops`, a block's operations or `IRNumbering.root_ops`):
-# (name entry, location entry, attribute dictionary entry or None, result type entries,
-#  properties), the properties being None (none written), an entry (an unregistered op's
-# dictionary), bytes (a properties entry of absent items) or (spec, entry or None per spec
-# item).
-OpRecord = tuple[Entry, Entry, "Entry | None", "list[Entry] | tuple[()]", Any]
 
 
 class IRNumbering:

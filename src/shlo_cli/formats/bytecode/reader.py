@@ -11,7 +11,6 @@ attribute/type entries (the common builtin ones through `entries`).
 from __future__ import annotations
 
 import gc
-from typing import Any
 
 from ...ir import registry
 from ...ir.attributes import Attribute, DenseResourceAttr
@@ -42,6 +41,10 @@ from .hooks import hooks_for
 from .ir_reader import IRReader, OpInfo, entry_at, open_section, slow_varint
 from .tables import UNDECODABLE_DIALECTS, AttrTypeTable, DialectState
 from .uselists import decode_order
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class BytecodeDiagnostic(Diagnostic):

@@ -14,12 +14,14 @@ the same bytes as `builtin.write_attribute` without a recorder.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
-
 from ...ir.attributes import Attribute
 from ...ir.types import Type
 from .encoding import Emitter, encode_varint, zigzag
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
 
 # Template and recipe items besides raw bytes: (kind, payload). In a recipe an attribute
 # or type reference is the bare entry (the writer emits its number); the others stay pairs.

@@ -4,8 +4,6 @@ assembly-format fallback), as upstream's `AttrTypeReader` does."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
-
 from ...ir import registry
 from ...ir.attributes import Attribute, OpaqueAttr
 from ...ir.diagnostics import Diagnostic, SourceFile
@@ -14,11 +12,15 @@ from ...ir.parser import Parser
 from ...ir.record import set_field
 from ...ir.types import Type
 from .encoding import BytecodeError, Reader, unzigzag
-from .entries import ATTRIBUTES, TYPES, Decoder
+from .entries import ATTRIBUTES, TYPES
 from .entries import varint as entry_varint
 from .hooks import DialectHooks, hooks_for
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
+    from .entries import Decoder
     from .reader import _Reader
 
 
@@ -140,7 +142,8 @@ class AttrTypeTable:
             value = values[index]
             if value is not None and value is not _PENDING:  # decoded already
                 return value  # type: ignore[no-any-return]
-        return cast(Attribute, self._resolve(index, 0, values, "Attribute", ATTRIBUTES))
+        attr: Attribute = self._resolve(index, 0, values, "Attribute", ATTRIBUTES)
+        return attr
 
     def type(self, index: int) -> Type:
         values = self.type_values
@@ -148,7 +151,8 @@ class AttrTypeTable:
             value = values[index]
             if value is not None and value is not _PENDING:
                 return value  # type: ignore[no-any-return]
-        return cast(Type, self._resolve(index, self.num_attrs, values, "Type", TYPES))
+        type: Type = self._resolve(index, self.num_attrs, values, "Type", TYPES)
+        return type
 
     def _resolve(self, index: int, first: int, values: list[Any], kind: str,
                  fast: dict[int, Decoder]) -> Any:

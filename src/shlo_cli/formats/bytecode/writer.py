@@ -13,7 +13,6 @@ from __future__ import annotations
 import gc
 from itertools import groupby
 from operator import itemgetter
-from typing import Any
 
 from ...ir.core import Block, Module, Operation, Region, Value
 from ...ir.diagnostics import ShloError
@@ -47,10 +46,16 @@ from .encoding import (
     StringTable,
     encode_varint,
 )
-from .numbering import NUMBER, OWNER, RECIPE, VALUE, Entry, IRNumbering
+from .numbering import NUMBER, OWNER, RECIPE, VALUE, IRNumbering
 from .properties import is_registered
 from .recipes import REF_OPTIONAL_ATTR, REF_STRING
 from .uselists import densemap_order, stored_order
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .numbering import Entry
 
 DEFAULT_PRODUCER = "MLIR24.0.0git"
 """What `mlir-opt -emit-bytecode` writes (MLIR followed by the LLVM version)."""
