@@ -12,7 +12,7 @@ import operator
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..ir import limits, registry
 from ..ir.context import Context
@@ -30,13 +30,12 @@ from .gathers import slice_gathers
 from .hoist import hoist_slices
 from .ifconvert import drop_unread, if_convert
 from .inline import inline_calls
-from .licm import early_evaluator, find_invariants
-from .loopfuse import fuse_loops
-from .loopgen import Region as LoopRegion
-from .loopgen import compile_loop
 from .narrow_products import widened_products
 from .scalar_predicates import scalar_predicates
 from .sink import sunk_constants
+
+if TYPE_CHECKING:
+    from .licm import Invariants
 
 RETURN_OPS = frozenset({"func.return", "stablehlo.return", "chlo.return", "builtin.return"})
 
@@ -266,7 +265,9 @@ class Interpreter:
                 ops = drop_unread(ops, terminator or ())
             ops = widened_products(scalar_predicates(ops, terminator or ()))
             ops = sunk_constants(block, ops, terminator) + ops
-            ops = fuse_loops(merge_repeats(ops, terminator), self._symbols.get)
+            ops = merge_repeats(ops, terminator)
+            if any(op.name == "stablehlo.while" for op in ops):  # (else nothing to fuse)
+                ops = fuse_loops(ops, self._symbols.get)
         return ops, terminator
 
     def _plan_block(self, block: Block, planned: list[Operation] | None = None,
@@ -367,6 +368,8 @@ class Interpreter:
 
     def _bind_compiled_while(self, op: Operation) -> Callable[..., Any]:
         """The while op as one generated function (loopgen.py), built on its first run."""
+        from .loopgen import Region as LoopRegion
+
         loop: CompiledBlock | None = None
 
         def build() -> CompiledBlock:
@@ -439,6 +442,38 @@ class Interpreter:
                 attr = op.attr(name)
                 kwargs[name] = attr.value if attr is not None else None
         return kwargs
+
+
+# The loop machinery (loopgen, licm, loopfuse and what they import) loads with a program's
+# first while op, not with every launch.
+def fuse_loops(ops: list[Operation], lookup: Callable[[str], Operation | None]
+               ) -> list[Operation]:
+    """`loopfuse.fuse_loops`."""
+    from .loopfuse import fuse_loops as fuse
+
+    return fuse(ops, lookup)
+
+
+def find_invariants(op: Operation, ops: list[Operation]) -> Invariants | None:
+    """`licm.find_invariants`."""
+    from .licm import find_invariants as find
+
+    return find(op, ops)
+
+
+def early_evaluator(invariants: Invariants, bind: Callable[[Operation], Callable[..., Any]]
+                    ) -> Callable[..., None]:
+    """`licm.early_evaluator`."""
+    from .licm import early_evaluator as evaluator
+
+    return evaluator(invariants, bind)
+
+
+def compile_loop(*args: Any) -> CompiledBlock:
+    """`loopgen.compile_loop`."""
+    from .loopgen import compile_loop as compile
+
+    return compile(*args)
 
 
 def _refusing(error: BaseException) -> Callable[..., Any]:
