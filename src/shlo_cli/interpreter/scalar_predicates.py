@@ -34,12 +34,12 @@ def scalar_predicates(ops: list[Operation], kept: Iterable[Value]) -> list[Opera
     """`ops` with each select of whole operands on a broadcast one-element predicate
     selecting on that predicate reshaped to 0-d (a copy defining the select's own result);
     a broadcast then read by nothing else (not `kept`, nor a region) is left out."""
-    select_def, reshape_def = registry.lookup(_SELECT), registry.lookup(_RESHAPE)
-    if select_def is None or reshape_def is None:
-        return ops
     flags = {op.results[0]: op.operands[0] for op in ops
              if op.name == _BROADCAST and len(op.operands) == 1 and _one_flag(op.operands[0])}
-    if not flags:
+    if not flags:  # (before the lookups: they import the ops' modules)
+        return ops
+    select_def, reshape_def = registry.lookup(_SELECT), registry.lookup(_RESHAPE)
+    if select_def is None or reshape_def is None:
         return ops
     out: list[Operation] = []
     scalars: dict[Value, Value] = {}  # a broadcast flag's 0-d form, made once

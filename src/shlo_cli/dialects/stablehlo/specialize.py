@@ -31,7 +31,6 @@ from .conversions import _EXACT_TO_FLOAT, _WIDE_FLOATS, convert_array
 from .elementwise_numerics import NATIVE_ARITH, NATIVE_FLOATS, NATIVE_INTS
 from .elementwise_select import NATIVE_COMPARE
 from .in_place import writable_alone
-from .specialize_dot import _dot_general
 from .specialize_extremum import _signed_extremum, max_positive_zero, positive_zero_operand
 from .transposed_copy import transposer
 
@@ -653,6 +652,8 @@ def _bind_typed(op: Operation, opdef: Any, kwargs: dict[str, Any],
         return None
     if name == "stablehlo.dot_general":
         if operand in _BLAS_TYPES and all(d == operand for d in dtypes) and len(dtypes) == 3:
+            from .specialize_dot import _dot_general  # (with dot_general's own modules)
+
             return _dot_general(op, kwargs, operand)
         return None
     if name == _DIVIDE:
