@@ -15,7 +15,6 @@ A binary program file (`.jax`, MLIR bytecode) goes through its loader (loaders.p
 from __future__ import annotations
 
 import os
-import signal
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -45,7 +44,11 @@ def _apply_time_limit() -> None:
     """Bound CPU time when $SHLO_TIME_LIMIT asks for it, so a runaway program ends with a
     diagnostic instead of hanging a test run."""
     text = os.environ.get(TIME_LIMIT_ENV, "")
-    if not text.isdigit() or int(text) <= 0 or not hasattr(signal, "SIGXCPU"):
+    if not text.isdigit() or int(text) <= 0:
+        return
+    import signal  # (only with a limit: a launch without one does not import it)
+
+    if not hasattr(signal, "SIGXCPU"):
         return
     import resource
 

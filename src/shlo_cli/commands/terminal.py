@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TextIO
@@ -82,6 +81,8 @@ def spinner(message: str, enabled: bool = True) -> Iterator[None]:
     if not enabled or not use_color(sys.stderr):
         yield
         return
+    import threading
+
     from rich.console import Console
 
     console = Console(stderr=True)

@@ -11,8 +11,6 @@ with the deadline at every region entry instead (each loop iteration, call, ...)
 from __future__ import annotations
 
 import contextlib
-import signal
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -39,6 +37,9 @@ def time_limit(seconds: float | None) -> Iterator[float | None]:
     if not seconds or seconds <= 0:
         yield None
         return
+    import signal  # (here: a run without a time limit imports neither)
+    import threading
+
     usable = (threading.current_thread() is threading.main_thread()
               and hasattr(signal, "setitimer") and hasattr(signal, "SIGALRM"))
     if not usable:

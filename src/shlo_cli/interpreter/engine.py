@@ -9,7 +9,6 @@ invocation share one environment dict (values are distinct objects, so they cann
 from __future__ import annotations
 
 import operator
-import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -35,6 +34,8 @@ from .scalar_predicates import scalar_predicates
 from .sink import sunk_constants
 
 if TYPE_CHECKING:
+    import threading
+
     from .licm import Invariants
 
 RETURN_OPS = frozenset({"func.return", "stablehlo.return", "chlo.return", "builtin.return"})

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -178,6 +177,8 @@ class KeptRuns:
     LIMIT = 8
 
     def __init__(self) -> None:
+        import threading  # (the API's programs only: no tool launch imports it)
+
         self.lock = threading.Lock()
         self.verified: Module | None = None
         self.interpreters: dict[int, tuple[Module, tuple[Any, ...], Interpreter]] = {}

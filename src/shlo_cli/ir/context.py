@@ -8,7 +8,7 @@ interpreter creates one Context per process, and interpreter/processes.py implem
 
 from __future__ import annotations
 
-import threading
+from _thread import allocate_lock  # threading.Lock, without importing threading
 from collections.abc import Sequence
 from typing import Any, NamedTuple, Protocol
 
@@ -33,7 +33,7 @@ class Context:
     `interpreter.run_parallel`), run options, and a lock so concurrent processes print whole
     tensors."""
 
-    print_lock = threading.Lock()
+    print_lock = allocate_lock()
 
     def __init__(self, interpreter: Runner, stdout: Any = None,
                  process: Any = None, options: dict[str, Any] | None = None) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
-import threading
+from _thread import allocate_lock  # threading.Lock, without importing threading
 from collections.abc import Iterator
 
 _max_iterations: int | None = None
@@ -31,7 +31,7 @@ def iteration_cap(cap: int | None) -> Iterator[None]:
         _max_iterations = saved
 
 
-_recursion_lock = threading.Lock()
+_recursion_lock = allocate_lock()
 _recursion_runs = 0  # runs inside deep_recursion now (API calls in several threads overlap)
 _recursion_saved = 0  # the limit before the first of them entered
 
