@@ -441,7 +441,17 @@ def bind_hooks(op_name: str | None = None) -> list[BindHook]:
         _bind_hooks_of.add(op_name)
         for name in PLUGIN_PACKAGES:
             _plugin(name, "load_bind_hooks", op_name)
-    return [h for h in BIND_HOOKS if op_name in _HOOK_OPS.get(h, (op_name,))]
+    cached = _HOOKS_OF.get(op_name)
+    if cached is not None and cached[0] == BIND_HOOKS:  # (tests trim BIND_HOOKS in place)
+        return cached[1]
+    hooks = [h for h in BIND_HOOKS if op_name in _HOOK_OPS.get(h, (op_name,))]
+    _HOOKS_OF[op_name] = (list(BIND_HOOKS), hooks)
+    return hooks
+
+
+# op name -> (BIND_HOOKS when its hooks were listed, its hooks): binding an op asks again for
+# every hook that wraps the kernel of the hooks after it (`bind_after`).
+_HOOKS_OF: dict[str, tuple[list[BindHook], list[BindHook]]] = {}
 
 
 def bind_after(hook: BindHook, op: Operation, opdef: Any,
