@@ -31,6 +31,7 @@ import numpy as np
 
 from ..lazy_imports import lazy, lazy_function, numpy_function
 from .layout import astype
+from .libm_tiny import TINY, per_element
 from .quiet import switches
 
 if TYPE_CHECKING:
@@ -206,6 +207,7 @@ def _unary(name: str, math_fn: Kernel, np_fn: np.ufunc,
     apply.__doc__ = f"C library `{name}` elementwise (complex: numpy's `{np_fn.__name__}`)."
     apply.ufunc = np_fn  # type: ignore[attr-defined]  # for `rounded`
     apply.scalar = scalar  # type: ignore[attr-defined]
+    apply.math = math_fn if math_fn.__module__ == "math" else None  # type: ignore[attr-defined]
     if domain is _everywhere:  # finite arguments never raise: `scalar` written inline
         # (interpreter/pyscalar.py) as `finite(v) if v - v == 0.0 else slow(v)`
         scalar.finite = math_fn  # type: ignore[attr-defined]
@@ -266,12 +268,6 @@ def rounded(fn: Kernel, round_to: Callable[[np.ndarray], np.ndarray],
     return out
 
 
-def rounded_native(fn: Kernel, dtype: np.dtype, x: np.ndarray) -> np.ndarray:
-    """`rounded(fn, astype(dtype), x)` for a unary `fn` and a numpy float type narrower than
-    double (f16, f32): `native_kernel(fn, dtype)(x)`."""
-    return native_kernel(fn, dtype)(x)
-
-
 @functools.cache
 def native_kernel(fn: Kernel, dtype: np.dtype,
                   round_to: Callable[[np.ndarray], np.ndarray] | None = None) -> Kernel:
@@ -327,6 +323,7 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
     # one by one (_redo_few) only where x.item gives the float `scalar` takes
     scalar = getattr(fn, "scalar", None) if round_to is None else None
     halves = _halves_kernel(fn, evaluate) if dtype == np.float32 and round_to is None else None
+    tiny = per_element(fn, dtype) if halves is not None else None
     # f32 from _NARROW_RANGE_FROM elements: the range test on the f32 result's own bits
     # (half the bytes per pass; exponent fields 2..254 are sure, as in _halves_kernel).
     narrow = dtype == np.float32
@@ -390,6 +387,9 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
         size = x.size if x.__class__ is array and x.dtype == dtype and x.ndim else 0
         if not 0 < size <= _SMALL:
             return kernel(x)
+        out = tiny(x) if size <= TINY and tiny is not None else None
+        if out is not None:
+            return out
         token = quiet()  # overflow, invalid: those elements are redone
         try:
             guess = x.astype(f64)  # (never a broadcast view: specialize._VIEW_FROM > _SMALL)
