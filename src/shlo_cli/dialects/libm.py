@@ -331,7 +331,7 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
     start32, limit32 = np.array(2 << 24, np.uint32), 253 << 24
     # the guess's margin as factors (0-d arrays: a Python float operand costs a conversion)
     below, above = np.array(1 - 2.0 ** -39), np.array(1 + 2.0 ** -39)
-    divide, multiply = np.divide, np.multiply
+    divide, multiply, absolute = np.divide, np.multiply, np.absolute
 
     def kernel(x: Any, defer: bool = False) -> Any:
         """The rounded result; with `defer` (a block of `blocks`, 1-D, not empty) the
@@ -381,9 +381,9 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
         magnitude is at most the second's) is exactly 1 there and nowhere else: adjacent
         f32 values differ by more than a relative 2^-24, zeros give 0 or NaN, NaN and
         infinities NaN, so comparing its bytes with 1.0's finds every doubtful element
-        (signed zeros included, which the rounding test alone would miss). The guess is
-        numpy's function alone (`plain`): the arguments `evaluate` fences (deep underflow,
-        log's non-positive ones) are doubtful either way, and redone."""
+        (signed zeros included, which the rounding test alone would miss), but results deep
+        in the underflow are sure (see _DEEP: a masked softmax's exp(-1e9), else redone
+        one by one). The guess is numpy's function alone (`plain`)."""
         size = x.size if x.__class__ is array and x.dtype == dtype and x.ndim else 0
         if not 0 < size <= _SMALL:
             return kernel(x)
@@ -398,11 +398,11 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
             multiply(guess, above, guess)  # (the guess is spent)
             high = guess.astype(dtype)
             divide(out, high, high)
-            ones = _ONES.get(size)
-            if ones is None:
-                ones = _ONES[size] = np.ones(size, np.float32).tobytes()
+            ones = _ONES.get(size) or _ONES.setdefault(size, np.ones(size, dtype).tobytes())
             if high.tobytes() != ones:
-                _redo(fn, x, out, high != 1.0, narrowed)
+                doubtful = (high != 1.0) & ~(absolute(guess) < _DEEP)  # (NaN stays)
+                if doubtful.any():
+                    _redo(fn, x, out, doubtful, narrowed)
         finally:
             loud(token)
         return out
@@ -691,7 +691,7 @@ def _settle(index: np.ndarray, picked: np.ndarray, guess: np.ndarray, out: np.nd
 
 def _rounded_any(fn: Kernel, dtype: np.dtype, x: Any,
                  narrowed: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
-    """rounded_native for any input (0-d, other types), with the margin test in floats; an
+    """native_kernel's result for any input (0-d, other types), with the margin test in floats; an
     infinite or NaN guess is always recomputed (the C library's NaN sign and payload)."""
     with np.errstate(all="ignore"):
         wide = np.asarray(x).astype(np.float64)
