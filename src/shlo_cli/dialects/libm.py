@@ -609,8 +609,7 @@ def _doubtful(edge: np.ndarray, binade: np.ndarray, past_range: Any, band: Any,
 
 @functools.cache
 def _astype(dtype: np.dtype) -> Callable[[np.ndarray], np.ndarray]:
-    """Rounding double to a native numpy float type: astype (one cached function per type,
-    as native_kernel's cache key)."""
+    """Rounding double to a native float type: astype (one function per type: a cache key)."""
     def narrow(x: np.ndarray) -> np.ndarray:
         return x.astype(dtype)
     return narrow
@@ -622,17 +621,19 @@ _SCALAR_REDO = 16  # up to this many doubtful elements go one by one through `fn
 def _redo(fn: Kernel, x: np.ndarray, out: np.ndarray, doubtful: np.ndarray,
           narrowed: Callable[[np.ndarray], np.ndarray]) -> None:
     """out's elements marked in `doubtful` (x's shape, or flat in C order) recomputed by
-    `fn` and rounded once to out's type by `narrowed`. Typically one or two of thousands: those go
-    through `fn.scalar` (element for element what `fn` does, without its whole-array
-    set-up), many through `fn` itself; take/put address both arrays in C order whatever
-    their memory layout. Callers quiet numpy's floating-point errors (every kernel here)."""
+    `fn` and rounded once to out's type by `narrowed`. A few (or one repeated argument) go
+    through `fn.scalar` (element for element what `fn` does, without its set-up), many
+    through `fn`; take/put address both arrays in C order whatever their memory layout.
+    Callers quiet numpy's floating-point errors (every kernel here)."""
     index = np.flatnonzero(doubtful)
     picked = x.take(index)
+    scalar = getattr(fn, "scalar", None)
     if index.size > _SCALAR_REDO:
         bits = picked.view(_UINT[picked.itemsize])
         if (bits == bits[0]).all():  # one argument repeated (NaN padding, a -inf mask)
-            one = np.asarray(fn(picked[:1].astype(np.float64)), np.float64)
-            out.put(index, narrowed(one))  # put repeats the value
+            first = picked[:1].astype(np.float64)
+            one = [scalar(first.item())] if scalar is not None else fn(first)
+            out.put(index, narrowed(np.asarray(one, np.float64)))  # put repeats the value
             return
         # results deep in the underflow (exp of a -1e9 mask): sure
         if getattr(fn, "regular_above", None) is None:
@@ -644,7 +645,6 @@ def _redo(fn: Kernel, x: np.ndarray, out: np.ndarray, doubtful: np.ndarray,
         if deep.any():
             index, picked, guess = index[~deep], picked[~deep], guess[~deep]
         index, picked = _settle(index, picked, guess, out, narrowed)
-    scalar = getattr(fn, "scalar", None)
     if scalar is not None and index.size <= _SCALAR_REDO:
         redone = np.array([scalar(v) for v in picked.tolist()], np.float64)
     else:
