@@ -75,6 +75,7 @@ _VIT_D, _VIT_PATCH = 64, 16
 _UNET_C = (3, 16, 32, 64)
 _BI_STEPS, _BI_H = 40, 32
 _RNN_STEPS, _RNN_H = 100, 32
+_GEN_T, _GEN_V = 32, 100  # greedy decoding: steps (the KV cache's length), vocabulary
 
 
 def _convnext_specs() -> list[tuple[Shape, str]]:
@@ -178,6 +179,13 @@ SPECS: dict[str, tuple[list[tuple[Shape, str]], str]] = {
                     ((_RNN_H, 3), "float32")],
                    "Keras SimpleRNN (tanh) over 100 steps, input 8, hidden 32, softmax head, "
                    "batch 1"),
+    "gpt_decode": ([((_GEN_V, _D), "float32"), ((_GEN_T, _D), "float32")]
+                   + [((_LAYERS, _D, _D), "float32")] * 4
+                   + [((_LAYERS, _D, 4 * _D), "float32"), ((_LAYERS, 4 * _D, _D), "float32"),
+                      ((), f"int32:{_GEN_V}")],
+                   "GPT-style greedy decoding (fori_loop) of 32 tokens: 2 pre-norm layers "
+                   "(d 64, 4 heads, gelu), KV cache updated in place, causal -1e9 mask, "
+                   "tied embedding head, argmax"),
 }
 
 
@@ -416,6 +424,34 @@ def functions() -> dict[str, Callable[..., Any]]:
         h, _ = lax.scan(step, jnp.zeros((1, _RNN_H), xs.dtype), xs)
         return jax.nn.softmax(h @ head)
 
+    def gpt_decode(embed: Any, pos: Any, wq: Any, wk: Any, wv: Any, wo: Any, w1: Any,
+                   w2: Any, token: Any) -> Any:
+        heads, width = _HEADS, _D // _HEADS
+
+        def norm(x: Any) -> Any:
+            mean = x.mean(-1, keepdims=True)
+            return (x - mean) / jnp.sqrt(((x - mean) ** 2).mean(-1, keepdims=True) + 1e-5)
+
+        def step(i: Any, carry: Any) -> Any:
+            token, keys, values, out = carry
+            x = embed[token] + pos[i]
+            for layer in range(_LAYERS):
+                h = norm(x)
+                q, k, v = ((h @ w[layer]).reshape(heads, width) for w in (wq, wk, wv))
+                keys = lax.dynamic_update_slice(keys, k[None, None], (layer, i, 0, 0))
+                values = lax.dynamic_update_slice(values, v[None, None], (layer, i, 0, 0))
+                s = jnp.einsum("hd,thd->ht", q, keys[layer]) / jnp.sqrt(float(width))
+                s = jnp.where(jnp.arange(_GEN_T)[None] <= i, s, -1e9)
+                o = jnp.einsum("ht,thd->hd", jax.nn.softmax(s, -1), values[layer])
+                x = x + o.reshape(_D) @ wo[layer]
+                x = x + jax.nn.gelu(norm(x) @ w1[layer]) @ w2[layer]
+            token = jnp.argmax(norm(x) @ embed.T).astype(jnp.int32)
+            return token, keys, values, out.at[i].set(token)
+
+        cache = jnp.zeros((_LAYERS, _GEN_T, heads, width), embed.dtype)
+        start = (token, cache, cache, jnp.zeros(_GEN_T, jnp.int32))
+        return lax.fori_loop(0, _GEN_T, step, start)[3]
+
     def mixed_bf16(fn: Callable[..., Any]) -> Callable[..., Any]:
         """`fn` as Keras' mixed_bfloat16 policy runs a model: its f32 arguments rounded to
         bf16, every op in bf16, the result widened to f32."""
@@ -429,4 +465,5 @@ def functions() -> dict[str, Callable[..., Any]]:
             "gru": gru, "decoder": decoder, "gnn": gnn, "dropout_mlp": dropout_mlp,
             "mlp_bf16": mlp_bf16, "vae": vae, "local_attn": local_attn, "vit": vit,
             "unet": unet, "bilstm": bilstm, "simple_rnn": simple_rnn,
-            "lstm_bf16": mixed_bf16(lstm), "mobilenet_bf16": mixed_bf16(mobilenet)}
+            "lstm_bf16": mixed_bf16(lstm), "mobilenet_bf16": mixed_bf16(mobilenet),
+            "gpt_decode": gpt_decode}

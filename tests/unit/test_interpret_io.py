@@ -310,6 +310,18 @@ def test_expected_output_mismatch_fails_with_report(
     assert code == 0, out
 
 
+def test_expected_output_of_another_shape_reports_no_element_statistics(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """No element was compared: no "max abs 0 ... 0/6 differ" beside the shape message."""
+    prog = write(tmp_path, IDENTITY.format(t="f32"))
+    np.savez(tmp_path / "e.npz", result0=np.zeros((3, 2), np.float32))
+    code, out, _ = run(capsys, prog, input_values=("2x3xf32=0 1 2 3 4 5",),
+                       expected_output=str(tmp_path / "e.npz"))
+    assert code == 1
+    assert "result0: MISMATCH\n  shape (2, 3) differs from expected (3, 2)" in out
+    assert "differ)" not in out
+
+
 # ---- comparisons -------------------------------------------------------------------------
 
 def test_compare_tolerances_ulps_and_nans() -> None:

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..lazy_imports import lazy, lazy_function, numpy_function
 from .layout import astype
+from .libm_tiny import TINY, per_element
 from .quiet import switches
 
 TYPE_CHECKING = False
@@ -206,6 +207,7 @@ def _unary(name: str, math_fn: Kernel, np_fn: np.ufunc,
     apply.__doc__ = f"C library `{name}` elementwise (complex: numpy's `{np_fn.__name__}`)."
     apply.ufunc = np_fn  # type: ignore[attr-defined]  # for `rounded`
     apply.scalar = scalar  # type: ignore[attr-defined]
+    apply.math = math_fn if math_fn.__module__ == "math" else None  # type: ignore[attr-defined]
     if domain is _everywhere:  # finite arguments never raise: `scalar` written inline
         # (interpreter/pyscalar.py) as `finite(v) if v - v == 0.0 else slow(v)`
         scalar.finite = math_fn  # type: ignore[attr-defined]
@@ -266,12 +268,6 @@ def rounded(fn: Kernel, round_to: Callable[[np.ndarray], np.ndarray],
     return out
 
 
-def rounded_native(fn: Kernel, dtype: np.dtype, x: np.ndarray) -> np.ndarray:
-    """`rounded(fn, astype(dtype), x)` for a unary `fn` and a numpy float type narrower than
-    double (f16, f32): `native_kernel(fn, dtype)(x)`."""
-    return native_kernel(fn, dtype)(x)
-
-
 @functools.cache
 def native_kernel(fn: Kernel, dtype: np.dtype,
                   round_to: Callable[[np.ndarray], np.ndarray] | None = None) -> Kernel:
@@ -327,6 +323,7 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
     # one by one (_redo_few) only where x.item gives the float `scalar` takes
     scalar = getattr(fn, "scalar", None) if round_to is None else None
     halves = _halves_kernel(fn, evaluate) if dtype == np.float32 and round_to is None else None
+    tiny = per_element(fn, dtype) if halves is not None else None
     # f32 from _NARROW_RANGE_FROM elements: the range test on the f32 result's own bits
     # (half the bytes per pass; exponent fields 2..254 are sure, as in _halves_kernel).
     narrow = dtype == np.float32
@@ -334,7 +331,7 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
     start32, limit32 = np.array(2 << 24, np.uint32), 253 << 24
     # the guess's margin as factors (0-d arrays: a Python float operand costs a conversion)
     below, above = np.array(1 - 2.0 ** -39), np.array(1 + 2.0 ** -39)
-    divide, multiply = np.divide, np.multiply
+    divide, multiply, absolute = np.divide, np.multiply, np.absolute
 
     def kernel(x: Any, defer: bool = False) -> Any:
         """The rounded result; with `defer` (a block of `blocks`, 1-D, not empty) the
@@ -384,12 +381,15 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
         magnitude is at most the second's) is exactly 1 there and nowhere else: adjacent
         f32 values differ by more than a relative 2^-24, zeros give 0 or NaN, NaN and
         infinities NaN, so comparing its bytes with 1.0's finds every doubtful element
-        (signed zeros included, which the rounding test alone would miss). The guess is
-        numpy's function alone (`plain`): the arguments `evaluate` fences (deep underflow,
-        log's non-positive ones) are doubtful either way, and redone."""
+        (signed zeros included, which the rounding test alone would miss), but results deep
+        in the underflow are sure (see _DEEP: a masked softmax's exp(-1e9), else redone
+        one by one). The guess is numpy's function alone (`plain`)."""
         size = x.size if x.__class__ is array and x.dtype == dtype and x.ndim else 0
         if not 0 < size <= _SMALL:
             return kernel(x)
+        out = tiny(x) if size <= TINY and tiny is not None else None
+        if out is not None:
+            return out
         token = quiet()  # overflow, invalid: those elements are redone
         try:
             guess = x.astype(f64)  # (never a broadcast view: specialize._VIEW_FROM > _SMALL)
@@ -398,11 +398,11 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
             multiply(guess, above, guess)  # (the guess is spent)
             high = guess.astype(dtype)
             divide(out, high, high)
-            ones = _ONES.get(size)
-            if ones is None:
-                ones = _ONES[size] = np.ones(size, np.float32).tobytes()
+            ones = _ONES.get(size) or _ONES.setdefault(size, np.ones(size, dtype).tobytes())
             if high.tobytes() != ones:
-                _redo(fn, x, out, high != 1.0, narrowed)
+                doubtful = (high != 1.0) & ~(absolute(guess) < _DEEP)  # (NaN stays)
+                if doubtful.any():
+                    _redo(fn, x, out, doubtful, narrowed)
         finally:
             loud(token)
         return out
@@ -609,8 +609,7 @@ def _doubtful(edge: np.ndarray, binade: np.ndarray, past_range: Any, band: Any,
 
 @functools.cache
 def _astype(dtype: np.dtype) -> Callable[[np.ndarray], np.ndarray]:
-    """Rounding double to a native numpy float type: astype (one cached function per type,
-    as native_kernel's cache key)."""
+    """Rounding double to a native float type: astype (one function per type: a cache key)."""
     def narrow(x: np.ndarray) -> np.ndarray:
         return x.astype(dtype)
     return narrow
@@ -622,17 +621,19 @@ _SCALAR_REDO = 16  # up to this many doubtful elements go one by one through `fn
 def _redo(fn: Kernel, x: np.ndarray, out: np.ndarray, doubtful: np.ndarray,
           narrowed: Callable[[np.ndarray], np.ndarray]) -> None:
     """out's elements marked in `doubtful` (x's shape, or flat in C order) recomputed by
-    `fn` and rounded once to out's type by `narrowed`. Typically one or two of thousands: those go
-    through `fn.scalar` (element for element what `fn` does, without its whole-array
-    set-up), many through `fn` itself; take/put address both arrays in C order whatever
-    their memory layout. Callers quiet numpy's floating-point errors (every kernel here)."""
+    `fn` and rounded once to out's type by `narrowed`. A few (or one repeated argument) go
+    through `fn.scalar` (element for element what `fn` does, without its set-up), many
+    through `fn`; take/put address both arrays in C order whatever their memory layout.
+    Callers quiet numpy's floating-point errors (every kernel here)."""
     index = np.flatnonzero(doubtful)
     picked = x.take(index)
+    scalar = getattr(fn, "scalar", None)
     if index.size > _SCALAR_REDO:
         bits = picked.view(_UINT[picked.itemsize])
         if (bits == bits[0]).all():  # one argument repeated (NaN padding, a -inf mask)
-            one = np.asarray(fn(picked[:1].astype(np.float64)), np.float64)
-            out.put(index, narrowed(one))  # put repeats the value
+            first = picked[:1].astype(np.float64)
+            one = [scalar(first.item())] if scalar is not None else fn(first)
+            out.put(index, narrowed(np.asarray(one, np.float64)))  # put repeats the value
             return
         # results deep in the underflow (exp of a -1e9 mask): sure
         if getattr(fn, "regular_above", None) is None:
@@ -644,7 +645,6 @@ def _redo(fn: Kernel, x: np.ndarray, out: np.ndarray, doubtful: np.ndarray,
         if deep.any():
             index, picked, guess = index[~deep], picked[~deep], guess[~deep]
         index, picked = _settle(index, picked, guess, out, narrowed)
-    scalar = getattr(fn, "scalar", None)
     if scalar is not None and index.size <= _SCALAR_REDO:
         redone = np.array([scalar(v) for v in picked.tolist()], np.float64)
     else:
@@ -691,7 +691,7 @@ def _settle(index: np.ndarray, picked: np.ndarray, guess: np.ndarray, out: np.nd
 
 def _rounded_any(fn: Kernel, dtype: np.dtype, x: Any,
                  narrowed: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
-    """rounded_native for any input (0-d, other types), with the margin test in floats; an
+    """native_kernel's result for any input (0-d, other types), with the margin test in floats; an
     infinite or NaN guess is always recomputed (the C library's NaN sign and payload)."""
     with np.errstate(all="ignore"):
         wide = np.asarray(x).astype(np.float64)

@@ -45,9 +45,12 @@ class Comparison:
     max_abs: float = 0.0
     max_rel: float = 0.0
     max_ulp: float = 0.0
+    compared: bool = True  # False: the shapes or dtypes differ, no element was compared
 
     def summary(self) -> str:
         status = "ok" if self.ok else "MISMATCH"
+        if not self.compared:  # (no element statistics: the shapes or dtypes differ)
+            return f"{self.name}: {status}\n  {self.message}"
         stats = (f"max abs {self.max_abs:.3g}, max rel {self.max_rel:.3g}, "
                  f"max ulp {self.max_ulp:.3g}")
         text = f"{self.name}: {status} ({stats}; {self.mismatches}/{self.size} differ)"
@@ -88,10 +91,10 @@ def compare_arrays(name: str, actual: np.ndarray, expected: np.ndarray,
     actual, expected = np.asarray(actual), np.asarray(expected)
     if actual.shape != expected.shape:
         return Comparison(name, False, f"shape {actual.shape} differs from expected "
-                                       f"{expected.shape}", size=expected.size)
+                                       f"{expected.shape}", size=expected.size, compared=False)
     if actual.dtype != expected.dtype:
         return Comparison(name, False, f"dtype {actual.dtype} differs from expected "
-                                       f"{expected.dtype}", size=expected.size)
+                                       f"{expected.dtype}", size=expected.size, compared=False)
     if expected.size == 0:
         return Comparison(name, True)
     dtype = expected.dtype

@@ -243,7 +243,7 @@ def upcast_to_double(fn: Callable[..., np.ndarray], dtype: np.dtype,
     if hasattr(fn, "ufunc") and is_float(dtype) and dtype != wide:
         # a C library function (dialects/libm) rounded to a narrower float: numpy's speed
         if len(xs) == 1 and dtype in _NATIVE_FLOATS:  # f16, f32: round_float is astype
-            return libm.rounded_native(fn, dtype, xs[0])
+            return libm.native_kernel(fn, dtype)(xs[0])
         if len(xs) == 1 and dtype == ml_dtypes.bfloat16:  # f32's exponent range, IEEE specials
             return libm.native_kernel(fn, dtype, rounder(dtype))(xs[0])
         return libm.rounded(fn, lambda r: round_float(r, dtype), *xs)

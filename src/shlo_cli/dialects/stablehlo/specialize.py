@@ -47,7 +47,7 @@ _ARITH: dict[str, tuple[np.ufunc, frozenset[np.dtype]]] = lazy(lambda: {
 })
 # elementwise.divide on native floats: float_op computes np.divide in the element type.
 _DIVIDE = "stablehlo.divide"
-# elementwise_math's libm ops: upcast_to_double sends unary f16/f32 to libm.rounded_native.
+# elementwise_math's libm ops: upcast_to_double sends unary f16/f32 to libm.native_kernel.
 _LIBM_OPS = {"stablehlo.exponential": libm.exp, "stablehlo.exponential_minus_one": libm.expm1,
              "stablehlo.log": libm.log, "stablehlo.log_plus_one": libm.log1p,
              "stablehlo.sine": libm.sin, "stablehlo.cosine": libm.cos,
