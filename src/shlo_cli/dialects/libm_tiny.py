@@ -9,12 +9,14 @@ library's by definition, and numpy's cast rounds them to f32 exactly as the kern
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import numpy as np
 
 from .quiet import switches
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 TINY = 24  # elements up to which the per-element path is the cheaper one (measured)
 
