@@ -60,6 +60,15 @@ _FLOAT_NAMES = {
 
 _INT_TYPE = regex_programs.compile(r"([su]?)i([0-9]+)")
 
+# The words MLIR's parseOptionalType takes as the start of a type (besides `!` and `(`).
+_TYPE_WORDS = {"tensor", "vector", "memref", "complex", "tuple", "index", "none"}
+
+
+def starts_type(word: str) -> bool:
+    """Whether a bare word begins a type where MLIR tries one (an attribute value that is
+    none of MLIR's attribute forms, `nan` say, is then "expected attribute value")."""
+    return word in _TYPE_WORDS or word in _FLOAT_NAMES or _INT_TYPE.fullmatch(word) is not None
+
 _SIMPLE_TENSOR = regex_programs.compile(
     r"tensor<((?:(?:[0-9]+|\?)x)*)([A-Za-z][A-Za-z0-9]*|complex<[a-z0-9]+>)>")
 
