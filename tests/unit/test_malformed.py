@@ -70,6 +70,12 @@ CASES: list[tuple[str, str, int, int, str]] = [
      1, 34, "expected ')'"),
     ('unknown_custom_op', op('%0 = stablehlo.frobnicate %arg0 : tensor<2xf32>'),
      2, 8, "custom op 'stablehlo.frobnicate' is unknown"),
+    # An unprefixed name was also tried in the default dialect (builtin at the top level,
+    # func in a function: MLIR's parseCustomOperationName)
+    ('unknown_bare_op_in_func', op('frobnicate'),
+     2, 3, "custom op 'frobnicate' is unknown (tried 'func.frobnicate' as well)"),
+    ('unknown_bare_op_at_top', 'frobnicate\n',
+     1, 1, "custom op 'frobnicate' is unknown (tried 'builtin.frobnicate' as well)"),
     ('unregistered_generic_op', op('"stablehlo.frobnicate"(%arg0) : (tensor<2xf32>) -> ()'),
      2, 3, "unregistered operation 'stablehlo.frobnicate' found in dialect ('stablehlo') that does not allow unknown operations"),
     ('unknown_dialect_op', op('"foo.bar"() : () -> ()'),
