@@ -69,3 +69,46 @@ def test_every_kind_named_in_the_table_exists() -> None:
 
     named = {kind for kinds in ATTRIBUTE_KINDS.values() for kind in kinds.values()}
     assert named <= set(_KINDS)
+
+
+_DENSE_ARRAY_CASES = [
+    ('%0 = "stablehlo.transpose"(%m) {{permutation = {value}}} : '
+     '(tensor<2x2xf32>) -> tensor<2x2xf32>', "permutation", "i64"),
+    ('%0 = "stablehlo.broadcast_in_dim"(%a) {{broadcast_dimensions = {value}}} : '
+     '(tensor<2xf32>) -> tensor<2x2xf32>', "broadcast_dimensions", "i64"),
+    ('%0 = "stablehlo.reverse"(%m) {{dimensions = {value}}} : '
+     '(tensor<2x2xf32>) -> tensor<2x2xf32>', "dimensions", "i64"),
+    ('%0 = "stablehlo.slice"(%m) {{start_indices = {value}, limit_indices = array<i64: 2, 2>,'
+     ' strides = array<i64: 1, 1>}} : (tensor<2x2xf32>) -> tensor<2x2xf32>',
+     "start_indices", "i64"),
+    ('%0 = "chlo.broadcast_add"(%a, %m) {{broadcast_dimensions = {value}}} : '
+     '(tensor<2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>', "broadcast_dimensions", "i64"),
+]
+
+
+@pytest.mark.parametrize("kind", ["dense", "list"])
+@pytest.mark.parametrize(("statement", "name", "element"), _DENSE_ARRAY_CASES)
+def test_dense_array_attributes_refuse_other_kinds(statement: str, name: str, element: str,
+                                                   kind: str) -> None:
+    """ODS declares these DenseI64ArrayAttr: MLIR's verifyInherentAttrs refuses a `dense<>`
+    tensor or an array attribute there (they were read as the dimensions)."""
+    dims = [1] if "broadcast_in_dim" in statement else [1, 0]
+    text = ", ".join(map(str, dims))
+    value = f"dense<[{text}]> : tensor<{len(dims)}xi64>" if kind == "dense" else f"[{text}]"
+    with pytest.raises(Diagnostic) as info:
+        _verify(statement, value)
+    assert info.value.message == (f"'{statement.split(chr(34))[1]}' op attribute '{name}' "
+                                  f"failed to satisfy constraint: {element} dense array "
+                                  "attribute")
+
+
+def test_optional_dense_array_attribute_of_convolution() -> None:
+    text = ('func.func @f(%x: tensor<1x4x4x1xf32>, %k: tensor<2x2x1x1xf32>) {\n'
+            '  %0 = stablehlo.convolution(%x, %k) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->'
+            '[b, 0, 1, f], window = {stride = [2, 2]} {batch_group_count = 1 : i64, '
+            'feature_group_count = 1 : i64, window_reversal = array<i64: 0, 0>} : '
+            '(tensor<1x4x4x1xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x2x1xf32>\n'
+            '  return\n}\n')
+    with pytest.raises(Diagnostic, match="attribute 'window_reversal' failed to satisfy "
+                                         "constraint: i1 dense array attribute"):
+        verify_module(parse_source(text))
