@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -26,7 +27,14 @@ from .types import TensorType, Type, UnsupportedTypeError, numpy_dtype
 PHYSICAL_FRACTION = 0.75
 HEADROOM = 256 << 20  # bytes kept free for Python, numpy temporaries of small ops, printing
 
-_limit: int | None = None  # set by `memory_limit(...)`; None = the default budget
+class _RunLimit(threading.local):
+    """The budget of the run on this thread (set by `memory_limit`; None: the default):
+    API calls in several threads each keep their own, as with the iteration cap."""
+
+    value: int | None = None
+
+
+_limit = _RunLimit()
 _default: int | None = None
 
 
@@ -103,20 +111,24 @@ def default_limit() -> int:
     return _default
 
 
+def run_limit() -> int | None:
+    """The budget set for this thread's run (None: the default), to pass to its threads."""
+    return _limit.value
+
+
 def current_limit() -> int:
-    return _limit if _limit is not None else default_limit()
+    return _limit.value if _limit.value is not None else default_limit()
 
 
 @contextlib.contextmanager
 def memory_limit(limit: int | None) -> Iterator[None]:
     """Run with `limit` bytes as the budget (None: the default)."""
-    global _limit
-    saved = _limit
-    _limit = limit if limit is not None else saved
+    saved = _limit.value
+    _limit.value = limit if limit is not None else saved
     try:
         yield
     finally:
-        _limit = saved
+        _limit.value = saved
 
 
 _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1000, "kib": 1 << 10, "m": 1 << 20, "mb": 1000**2,
