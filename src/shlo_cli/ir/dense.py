@@ -246,7 +246,7 @@ def _bools(items: list[Any]) -> list[bool]:
             continue
         _check_int_text(x, i)
         value = int(x, 16) if "0x" in x else int(x)
-        if value not in (0, 1, -1) or x == "-0":
+        if value not in (0, 1, -1) or (value == 0 and x.startswith("-")):
             raise DenseLiteralError("integer constant out of range for type", element=i)
         out.append(value != 0)
     return out
@@ -276,15 +276,18 @@ def _int_values(items: list[Any], etype: Type) -> list[int]:
         raise  # every element text the reader lets through is one of those
     width = 64 if isinstance(etype, IndexType) else cast(IntegerType, etype).width
     unsigned = isinstance(etype, IntegerType) and etype.is_unsigned
+    signless = isinstance(etype, IntegerType) and not etype.signedness
     lo = 0 if unsigned else -(1 << (width - 1))
     hi = (1 << width) - 1 if unsigned else (1 << (width - 1)) - 1
     for i, v in enumerate(values):
         if unsigned and items[i].startswith("-"):
             raise DenseLiteralError(
                 "expected unsigned integer elements, but parsed negative value", element=i)
+        if v == 0 and items[i].startswith("-"):  # MLIR: a negated zero has no sign bit
+            raise DenseLiteralError("integer constant out of range for type", element=i)
         if v < lo or v > hi:
-            if not unsigned and 0 <= v < (1 << width):
-                continue  # MLIR accepts the unsigned spelling of a bit pattern
+            if signless and 0 <= v < (1 << width):
+                continue  # MLIR accepts the unsigned spelling of a signless bit pattern
             raise DenseLiteralError("integer constant out of range for type", element=i)
     if not unsigned:
         mask = (1 << width) - 1

@@ -109,14 +109,16 @@ if TYPE_CHECKING:
     from .parser import Parser
 
 
-def int_in_range(number: int, type: Type) -> int | None:
+def int_in_range(number: int, type: Type, negative: bool = False) -> int | None:
     """`number` as an attribute of integer or index `type` holds it (signless values wrap
-    to signed), or None where MLIR's range check refuses it."""
+    to signed), or None where MLIR's range check (buildAttributeAPInt) refuses it: that
+    includes `-0`, spelled `negative`, since a negated zero has no sign bit."""
     width = type.width if isinstance(type, IntegerType) else 64
     unsigned = isinstance(type, IntegerType) and type.is_unsigned
-    if unsigned and number < 0:
+    if (unsigned and number < 0) or (negative and number == 0):
         return None
-    signed_only = isinstance(type, IntegerType) and type.signedness == "s"
+    signed_only = isinstance(type, IndexType) or (isinstance(type, IntegerType)
+                                                  and type.signedness == "s")
     low = -(1 << (width - 1)) if width else 0
     high = (1 << (width - 1 if signed_only else width)) - 1
     if width == 1:
@@ -311,11 +313,10 @@ class AttributeParsing(ParserHost):
                 value = -float(tok.text) if negative else float(tok.text)
             return FloatAttr(value, type or FloatType("f64"))
         number = int(tok.text, 16) if tok.text.startswith("0x") else int(tok.text)
-        if negative:
-            number = -number
         type = type or IntegerType(64)
-        if isinstance(type, (IntegerType, IndexType)):
-            number = self._check_int_range(number, type, tok)
+        if not isinstance(type, (IntegerType, IndexType)):
+            raise self.error("integer literal not valid for specified type", tok)
+        number = self._check_int_range(number, negative, type, tok)
         return IntegerAttr(number, type)
 
     def _float_from_integer_token(self, tok: Token, negative: bool, type: FloatType) -> float:
@@ -334,11 +335,11 @@ class AttributeParsing(ParserHost):
             raise self.error("hexadecimal float constant out of range for type", tok)
         return _float_from_bits(bits, type)
 
-    def _check_int_range(self, number: int, type: Type, tok: Token) -> int:
+    def _check_int_range(self, magnitude: int, negative: bool, type: Type, tok: Token) -> int:
         """MLIR's range check for integer literals; signless values wrap to signed."""
-        if isinstance(type, IntegerType) and type.is_unsigned and number < 0:
+        if isinstance(type, IntegerType) and type.is_unsigned and negative:
             raise self.error("negative integer literal not valid for unsigned integer type", tok)
-        value = int_in_range(number, type)
+        value = int_in_range(-magnitude if negative else magnitude, type, negative)
         if value is None:
             raise self.error("integer constant out of range for attribute", tok)
         return value
@@ -389,7 +390,7 @@ class AttributeParsing(ParserHost):
         if element.width == 1:
             raise self.error("expected 'true' or 'false' values for i1 type")
         number = int(tok.text, 16) if tok.text.startswith("0x") else int(tok.text)
-        value = int_in_range(-number if negative else number, element)
+        value = int_in_range(-number if negative else number, element, negative)
         if value is None:
             raise self.error("integer constant out of range")
         return value
