@@ -14,30 +14,48 @@ _MAX_DEPTH = 64
 @register_pass("inline", "Inline function calls.")
 def inline(module: Module) -> None:
     functions = {f.attr("sym_name").value: f for f in module.functions()}
+    calls = {name: _direct_callees(f) for name, f in functions.items()}
     for func in module.functions():
         replacements: dict[Value, Value] = {}
         for region in func.regions:
             for block in region.blocks:
-                _inline_block(block, functions, replacements, [func.attr("sym_name").value])
+                _inline_block(block, _Callees(functions, calls), replacements,
+                              [func.attr("sym_name").value])
         replace_uses(func, replacements)
     _drop_dead_private_functions(module)
 
 
-def _callee_to_inline(op: Operation, functions: dict[str, Operation],
-                      stack: list[str]) -> Operation | None:
-    """The single-block function `op` calls, unless the call is `no_inline`, recursive,
-    or too deeply nested."""
+class _Callees:
+    """The module's functions by name and, for each, the functions its body calls (the
+    call graph's edges, as built before any inlining)."""
+
+    def __init__(self, functions: dict[str, Operation], calls: dict[str, set[str]]) -> None:
+        self.functions = functions
+        self.calls = calls
+
+
+def _direct_callees(func: Operation) -> set[str]:
+    return {op.attr("callee").value for op in func.walk() if op.name == "func.call"}
+
+
+def _callee_to_inline(op: Operation, callees: _Callees, stack: list[str]) -> Operation | None:
+    """The single-block function `op` calls, unless the call is `no_inline` or too deeply
+    nested, the callee is already being inlined here (MLIR's inline history), or its body
+    calls itself or the function being inlined into (MLIR's shouldInline leaves
+    self-recursive targets and A->B->A cycles alone)."""
     if op.name != "func.call" or op.attr("no_inline") is not None:
         return None
-    callee = functions.get(op.attr("callee").value)
+    name = op.attr("callee").value
+    callee = callees.functions.get(name)
     if callee is None or len(callee.regions[0].blocks) != 1 or len(stack) > _MAX_DEPTH:
         return None
-    if callee.attr("sym_name").value in stack:
+    edges = callees.calls.get(name, set())
+    if name in stack or name in edges or stack[0] in edges:
         return None
     return callee
 
 
-def _inline_block(block: Block, functions: dict[str, Operation],
+def _inline_block(block: Block, functions: _Callees,
                   replacements: dict[Value, Value], stack: list[str]) -> None:
     new_ops: list[Operation] = []
     for op in block.operations:
