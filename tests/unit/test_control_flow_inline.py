@@ -156,3 +156,27 @@ def test_self_recursive_callees_are_not_inlined() -> None:
     assert "func.func private @fact(" in out
     ping = out[out.index("func.func private @ping"):out.index("func.func private @pong")]
     assert "call @pong(%arg0)" in ping  # pong calls ping back: not inlined into ping
+
+
+CANONICALIZED = """
+func.func private @callee(%x: tensor<f32>) -> tensor<f32> {
+  %0 = stablehlo.abs %x : tensor<f32>
+  return %0 : tensor<f32>
+}
+func.func @main(%arg0: tensor<f32>) -> tensor<f32> {
+  %c1 = stablehlo.constant dense<1.0> : tensor<f32>
+  %unused = stablehlo.add %arg0, %c1 : tensor<f32>
+  %c2 = stablehlo.constant dense<1.0> : tensor<f32>
+  %0 = func.call @callee(%arg0) : (tensor<f32>) -> tensor<f32>
+  %1 = stablehlo.add %0, %c2 : tensor<f32>
+  return %1 : tensor<f32>
+}
+"""
+
+
+def test_inline_canonicalizes_as_the_inliner_pipeline_does() -> None:
+    """MLIR's InlinerPass runs its default pipeline (`canonicalize`) on the functions it
+    inlines into: the dead add goes and the two equal constants become one."""
+    out = _inlined(CANONICALIZED)
+    assert out.count("stablehlo.constant") == 1 and out.count("stablehlo.add") == 1
+    assert "call @callee" not in out and "@callee(" not in out

@@ -1,5 +1,7 @@
 """`-inline`: inline every `func.call` to a function of the module, then drop private
-functions nobody references any more (as MLIR's inliner does)."""
+functions nobody references any more (as MLIR's inliner does). Like MLIR's InlinerPass,
+whose default pipeline is `canonicalize`, it canonicalizes the functions before inlining
+and again once calls were inlined."""
 
 from __future__ import annotations
 
@@ -7,14 +9,17 @@ from ..ir.attributes import ArrayAttr, Attribute, DictAttr, SymbolRefAttr
 from ..ir.clone import clone_op, replace_uses
 from ..ir.core import Block, Module, Operation, Value
 from . import register_pass
+from .canonicalize import canonicalize
 
 _MAX_DEPTH = 64
 
 
 @register_pass("inline", "Inline function calls.")
 def inline(module: Module) -> None:
+    canonicalize(module)
     functions = {f.attr("sym_name").value: f for f in module.functions()}
     calls = {name: _direct_callees(f) for name, f in functions.items()}
+    inlined = False
     for func in module.functions():
         replacements: dict[Value, Value] = {}
         for region in func.regions:
@@ -22,7 +27,16 @@ def inline(module: Module) -> None:
                 _inline_block(block, _Callees(functions, calls), replacements,
                               [func.attr("sym_name").value])
         replace_uses(func, replacements)
+        inlined = inlined or bool(replacements) or _calls_gone(func, calls)
     _drop_dead_private_functions(module)
+    if inlined:
+        canonicalize(module)
+
+
+def _calls_gone(func: Operation, calls: dict[str, set[str]]) -> bool:
+    """Whether `func` lost some of its calls (a call without results leaves no
+    replacement behind)."""
+    return _direct_callees(func) != calls.get(func.attr("sym_name").value, set())
 
 
 class _Callees:
