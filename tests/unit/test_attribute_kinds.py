@@ -112,3 +112,11 @@ def test_optional_dense_array_attribute_of_convolution() -> None:
     with pytest.raises(Diagnostic, match="attribute 'window_reversal' failed to satisfy "
                                          "constraint: i1 dense array attribute"):
         verify_module(parse_source(text))
+
+
+def test_broadcast_select_takes_any_discardable_broadcast_dimensions() -> None:
+    """chlo.broadcast_select declares no broadcast_dimensions: one there is discardable."""
+    _verify('%p = stablehlo.compare EQ, %a, %a : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>\n'
+            '  %0 = chlo.broadcast_select %p, %a, %a {{broadcast_dimensions = {value}}} : '
+            '(tensor<2xi1>, tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>',
+            "dense<0> : tensor<1xi64>")

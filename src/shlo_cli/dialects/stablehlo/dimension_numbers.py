@@ -109,9 +109,9 @@ DENSE_ARRAY_ATTRIBUTES: dict[str, tuple[str, ...]] = {
 
 
 def _declared_arrays(op_name: str) -> tuple[str, ...]:
-    """The dense-array attributes `op_name` declares (every CHLO broadcasting op has an
-    optional `broadcast_dimensions`)."""
-    if op_name.startswith("chlo.broadcast_"):
+    """The dense-array attributes `op_name` declares (every CHLO broadcasting op but
+    broadcast_select has an optional `broadcast_dimensions`)."""
+    if op_name.startswith("chlo.broadcast_") and op_name != "chlo.broadcast_select":
         return ("broadcast_dimensions",)
     return DENSE_ARRAY_ATTRIBUTES.get(op_name, ())
 
