@@ -120,3 +120,38 @@ def test_broadcast_select_takes_any_discardable_broadcast_dimensions() -> None:
             '  %0 = chlo.broadcast_select %p, %a, %a {{broadcast_dimensions = {value}}} : '
             '(tensor<2xi1>, tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>',
             "dense<0> : tensor<1xi64>")
+
+
+_GATHER = ('%0 = "stablehlo.gather"(%a, %i) {{dimension_numbers = {value}, '
+           'slice_sizes = array<i64: 1>}} : (tensor<2xf32>, tensor<1x1xi32>) -> tensor<1xf32>')
+_DOT = ('%0 = "stablehlo.dot_general"(%m, %m) {{dot_dimension_numbers = {value}}} : '
+        '(tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>')
+_CALL_ALIASES = ('%0 = "stablehlo.custom_call"(%a) {{call_target_name = "foo", '
+                 'output_operand_aliases = {value}}} : (tensor<2xf32>) -> tensor<2xf32>')
+_CALL_LAYOUTS = ('%0 = "stablehlo.custom_call"(%a) {{call_target_name = "foo", '
+                 'operand_layouts = {value}, result_layouts = [dense<0> : tensor<1xindex>]}} : '
+                 '(tensor<2xf32>) -> tensor<2xf32>')
+_CONSTANT = '%0 = "stablehlo.constant"() {{value = {value}}} : () -> tensor<2xf32>'
+_EXP = ('%0 = "stablehlo.exponential"(%a) {{result_accuracy = {value}}} : '
+        '(tensor<2xf32>) -> tensor<2xf32>')
+
+
+@pytest.mark.parametrize(("statement", "name", "summary"), [
+    (_GATHER, "dimension_numbers", "Attribute that models the dimension information for gather"),
+    (_DOT, "dot_dimension_numbers", "Attribute that models the dimension information for dot."),
+    (_CALL_ALIASES, "output_operand_aliases",
+     "Aliasing attribute for outputs and operands of CustomCall"),
+    (_CALL_LAYOUTS, "operand_layouts", "Array of layout (1D tensor of index type) attributes"),
+    (_CONSTANT, "value", "constant vector/tensor attribute"),
+    (_EXP, "result_accuracy", "The requested accuracy for transcendental unary ops."),
+])
+def test_struct_and_array_attributes_refuse_other_kinds(statement: str, name: str,
+                                                        summary: str) -> None:
+    """A struct or typed-array attribute of another kind is ODS's constraint error (the
+    verifiers read struct fields: they raised AttributeError, 'a bug in shlo')."""
+    text = ("func.func @f(%a: tensor<2xf32>, %m: tensor<2x2xf32>, %i: tensor<1x1xi32>) {\n"
+            f"  {statement.format(value='[1]')}\n  return\n}}\n")
+    with pytest.raises(Diagnostic) as info:
+        verify_module(parse_source(text))
+    assert info.value.message.endswith(f"attribute '{name}' failed to satisfy constraint: "
+                                       f"{summary}")
