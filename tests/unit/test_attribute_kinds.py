@@ -155,3 +155,24 @@ def test_struct_and_array_attributes_refuse_other_kinds(statement: str, name: st
         verify_module(parse_source(text))
     assert info.value.message.endswith(f"attribute '{name}' failed to satisfy constraint: "
                                        f"{summary}")
+
+
+_ALL_REDUCE = ('%0 = "stablehlo.all_reduce"(%a) ({{\n  ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n'
+               '    %s2 = stablehlo.add %x, %y : tensor<f32>\n    stablehlo.return %s2 : '
+               'tensor<f32>\n  }}) {{replica_groups = {value}}} : (tensor<2xf32>) -> tensor<2xf32>')
+_SET_SIZE = ('%n = stablehlo.constant dense<1> : tensor<i32>\n  %0 = "stablehlo.set_dimension_size"'
+             '(%a, %n) {{dimension = {value}}} : (tensor<2xf32>, tensor<i32>) -> tensor<?xf32>')
+
+
+@pytest.mark.parametrize(("statement", "name", "summary"), [
+    (_ALL_REDUCE, "replica_groups", "64-bit signless integer elements attribute or mesh and "
+     "axes based replica groups representation."),
+    (_SET_SIZE, "dimension", "64-bit signless integer attribute whose value is non-negative"),
+])
+def test_more_attribute_kinds(statement: str, name: str, summary: str) -> None:
+    """Found by replacing the conformance programs' attributes with other kinds: these
+    reached the verifiers (set_dimension_size's raised ValueError)."""
+    with pytest.raises(Diagnostic) as info:
+        _verify(statement, '"bogus"')
+    assert info.value.message.endswith(f"attribute '{name}' failed to satisfy constraint: "
+                                       f"{summary}")

@@ -128,6 +128,10 @@ _KINDS: dict[str, tuple[Callable[[Attribute | None], bool], str]] = {
     "result_accuracy": (_struct("result_accuracy"),
                         "The requested accuracy for transcendental unary ops."),
     "elements": (_is_elements, "constant vector/tensor attribute"),
+    "replica_groups": (lambda a: _is_i64_elements(a) or _struct("replica_group_mesh_axes")(a),
+                       "64-bit signless integer elements attribute or mesh and axes based "
+                       "replica groups representation."),
+    "array": (lambda a: isinstance(a, ArrayAttr), "array attribute"),
     "f64": (_is_float(64), "64-bit float attribute"),
     "ui64": (_unsigned(64), "64-bit unsigned integer attribute"),
     "ui32": (_unsigned(32), "32-bit unsigned integer attribute"),
@@ -136,7 +140,7 @@ _KINDS: dict[str, tuple[Callable[[Attribute | None], bool], str]] = {
 _BATCH_NORM = {"epsilon": "f32", "feature_index": "i64>=0"}
 _CONVOLUTION = {"feature_group_count": "i64>0", "batch_group_count": "i64>0",
                 "padding": "i64 elements", "dimension_numbers": "conv"}
-_CHANNEL = {"channel_handle": "channel_handle"}
+_CHANNEL = {"channel_handle": "channel_handle", "replica_groups": "replica_groups"}
 _ACCURACY = {"result_accuracy": "result_accuracy"}
 _TRANSCENDENTAL = ("cbrt", "cosine", "exponential", "exponential_minus_one", "log",
                    "log_plus_one", "logistic", "rsqrt", "sine", "sqrt", "tan", "tanh")
@@ -160,11 +164,18 @@ ATTRIBUTE_KINDS: dict[str, dict[str, str]] = {
                        **_CHANNEL},
     "all_to_all": {"split_dimension": "i64>=0", "concat_dimension": "i64>=0",
                    "split_count": "i64>0", **_CHANNEL},
-    "collective_permute": {"source_target_pairs": "i64 elements", **_CHANNEL},
+    "collective_permute": {"source_target_pairs": "i64 elements",
+                           "channel_handle": "channel_handle"},
     "collective_broadcast": {"has_dynamic_root": "unit", **_CHANNEL},
-    "collective_reduce": {"has_dynamic_root": "unit", **_CHANNEL},
-    "send": {"is_host_transfer": "bool", "source_target_pairs": "i64 elements", **_CHANNEL},
-    "recv": {"is_host_transfer": "bool", "source_target_pairs": "i64 elements", **_CHANNEL},
+    "collective_reduce": {"has_dynamic_root": "unit", "use_global_device_ids": "unit",
+                          **_CHANNEL},
+    "cross-replica-sum": {"replica_groups": "i64 elements"},
+    "send": {"is_host_transfer": "bool", "source_target_pairs": "i64 elements",
+             "channel_handle": "channel_handle"},
+    "recv": {"is_host_transfer": "bool", "source_target_pairs": "i64 elements",
+             "channel_handle": "channel_handle"},
+    "set_dimension_size": {"dimension": "i64>=0"},
+    "infeed": {"infeed_config": "str", "layout": "array"},
     "constant": {"value": "elements"},
     "dot_general": {"dot_dimension_numbers": "dot", "algorithm": "dot_algorithm"},
     "check.expect_almost_eq_const": {"value": "elements", "tolerance": "f64"},
@@ -190,7 +201,6 @@ ATTRIBUTE_KINDS: dict[str, dict[str, str]] = {
                     "backend_config": "str|dict", "called_computations": "symbols",
                     "operand_layouts": "layouts", "result_layouts": "layouts",
                     "result_tilings": "tilings", "output_operand_aliases": "aliases"},
-    "infeed": {"infeed_config": "str"},
     "outfeed": {"outfeed_config": "str"},
     "composite": {"name": "str", "composite_attributes": "dict", "decomposition": "symbol",
                   "version": "i32"},

@@ -15,7 +15,7 @@ from ...ir.attributes import DenseArrayAttr
 from ...ir.core import Operation
 from ...ir.diagnostics import Diagnostic
 from ...ir.lexer import BARE, lex_at
-from ...ir.types import BOOL, I64
+from ...ir.types import BOOL, I32, I64
 from ...ir.verifier import TYPE_CONSTRAINTS, op_error
 
 
@@ -128,14 +128,17 @@ def check_dense_array_properties(op: Operation) -> None:
         if value is not None and not isinstance(value, DenseArrayAttr):
             _refuse(op, name)
     for name, value in op.properties.items():
-        if not isinstance(value, DenseArrayAttr) or name.endswith("SegmentSizes"):
-            continue  # (segment sizes are i32, checked with the operands they count)
-        if value.element != (BOOL if name in _BOOL_ARRAYS else I64):
-            _refuse(op, name)
+        if name.endswith("SegmentSizes"):  # i32 arrays, their counts checked with the operands
+            if not (isinstance(value, DenseArrayAttr) and value.element == I32):
+                _refuse(op, name)
+        elif isinstance(value, DenseArrayAttr):
+            if value.element != (BOOL if name in _BOOL_ARRAYS else I64):
+                _refuse(op, name)
 
 
 def _refuse(op: Operation, name: str) -> None:
-    what = "i1" if name in _BOOL_ARRAYS else "i64"
+    what = ("i1" if name in _BOOL_ARRAYS else "i32" if name.endswith("SegmentSizes")
+            else "i64")
     raise op_error(op, f"attribute '{name}' failed to satisfy constraint: {what} dense "
                        "array attribute")
 
