@@ -207,7 +207,7 @@ def dynamic_conv(lhs: np.ndarray, rhs: np.ndarray, padding: np.ndarray, *,
                               rhs_dilation, dimension_numbers, batch_group_count)
     static = result_type.with_shape(shape) if isinstance(result_type, TensorType) else result_type
     if isinstance(result_type, TensorType) and any(
-            d is not None and d >= 0 and d != n for d, n in zip(result_type.shape, shape)):
+            d >= 0 and d != n for d, n in zip(result_type.shape, shape, strict=True)):
         # the padding operand gave another shape than the declared one: never a value of
         # one type under another
         raise EvaluationError(f"inferred shape '[{', '.join(map(str, shape))}]' is "
