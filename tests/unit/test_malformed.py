@@ -88,7 +88,9 @@ CASES: list[tuple[str, str, int, int, str]] = [
      3, 3, "expected '>' in tensor type"),
     ('tensor_of_tensor', ty('tensor<2xtensor<f32>>'),
      2, 83, 'invalid tensor element type'),
-    ('int_width_huge', ty('tensor<2xi99999999>'),
+    ('int_width_huge', ty('tensor<2xi99999999>'),  # Parser: the IntegerType limit
+     2, 83, 'integer bitwidth is limited to 16777215 bits'),
+    ('int_width_not_unsigned', ty('tensor<2xi4294967296>'),  # Token::getIntTypeBitwidth
      2, 83, 'invalid integer width'),
     ('complex_of_tensor', ty('tensor<2xcomplex<tensor<f32>>>'),
      2, 91, 'invalid element type for complex'),

@@ -156,8 +156,11 @@ class TypeParsing(ParserHost):
             if scalar is not None:
                 self.advance()
                 return scalar
-            if _INT_TYPE.fullmatch(text):
-                raise self.error("invalid integer width")
+            width_match = _INT_TYPE.fullmatch(text)
+            if width_match:  # a width over MAX_INT_WIDTH: MLIR's two messages
+                if int(width_match.group(2)) >> 32:  # not an unsigned (getIntTypeBitwidth)
+                    raise self.error("invalid integer width")
+                raise self.error(f"integer bitwidth is limited to {MAX_INT_WIDTH} bits")
             if text == "complex":
                 self.advance()
                 self.expect("<", "in complex type")
