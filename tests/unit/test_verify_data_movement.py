@@ -8,8 +8,9 @@ from __future__ import annotations
 import pytest
 from verify_helpers import errors, function
 
+from shlo_cli.ir.diagnostics import Diagnostic
 from shlo_cli.ir.parser import parse_source
-from shlo_cli.ir.verifier import INFERENCE_FAILED
+from shlo_cli.ir.verifier import INFERENCE_FAILED, verify_module
 
 INFERRED = f"'{{op}}' op {INFERENCE_FAILED}"
 
@@ -139,3 +140,16 @@ def test_dimension_numbers_print_in_upstream_order() -> None:
     attr = module.op.attributes["x"]
     assert str(attr) == "#stablehlo.gather<offset_dims = [1], index_vector_dim = 1>"
     assert attr.get("offset_dims") == [1] and attr.get("index_vector_dim") == 1
+
+
+def test_dynamic_pad_result_rank_must_match_the_operand() -> None:
+    """A result of another rank made the verifier's zipped loop raise ValueError ('a bug
+    in shlo'); upstream's loop assumes equal lengths."""
+    text = """func.func @main(%a: tensor<2x3xf32>, %z: tensor<f32>) -> tensor<2x3x1xf32> {
+  %lo = stablehlo.constant dense<0> : tensor<2xi64>
+  %0 = stablehlo.dynamic_pad %a, %z, %lo, %lo, %lo : (tensor<2x3xf32>, tensor<f32>, tensor<2xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<2x3x1xf32>
+  return %0 : tensor<2x3x1xf32>
+}
+"""
+    with pytest.raises(Diagnostic, match=r"result rank \(3\) must match operand rank \(2\)"):
+        verify_module(parse_source(text))
