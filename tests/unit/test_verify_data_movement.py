@@ -147,7 +147,8 @@ def test_dynamic_pad_result_rank_must_match_the_operand() -> None:
     in shlo'); upstream's loop assumes equal lengths."""
     text = """func.func @main(%a: tensor<2x3xf32>, %z: tensor<f32>) -> tensor<2x3x1xf32> {
   %lo = stablehlo.constant dense<0> : tensor<2xi64>
-  %0 = stablehlo.dynamic_pad %a, %z, %lo, %lo, %lo : (tensor<2x3xf32>, tensor<f32>, tensor<2xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<2x3x1xf32>
+  %0 = stablehlo.dynamic_pad %a, %z, %lo, %lo, %lo : (tensor<2x3xf32>, tensor<f32>,
+    tensor<2xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<2x3x1xf32>
   return %0 : tensor<2x3x1xf32>
 }
 """
