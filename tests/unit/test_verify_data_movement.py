@@ -154,3 +154,20 @@ def test_dynamic_pad_result_rank_must_match_the_operand() -> None:
 """
     with pytest.raises(Diagnostic, match=r"result rank \(3\) must match operand rank \(2\)"):
         verify_module(parse_source(text))
+
+
+def test_reduce_window_with_a_lone_operand_has_no_input() -> None:
+    """SameVariadicOperandSize splits one operand into two empty groups: upstream's
+    'requires at least 1 input value' (the verifier indexed an empty input list)."""
+    text = """func.func @main(%a: tensor<4xf32>) -> tensor<2xf32> {
+  %0 = "stablehlo.reduce_window"(%a) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %s = stablehlo.add %x, %y : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {window_dimensions = array<i64: 2>, window_strides = array<i64: 2>}
+    : (tensor<4xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+"""
+    with pytest.raises(Diagnostic, match="requires at least 1 input value"):
+        verify_module(parse_source(text))
