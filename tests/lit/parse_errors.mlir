@@ -9,7 +9,7 @@ func.func @undefined(%arg0: tensor<f32>) -> tensor<f32> {
 
 // -----
 
-// CHECK: parse_errors.mlir:[[# @LINE + 2]]:32: error: inferred shape of elements literal ([2]) does not match type ([3])
+// CHECK: parse_errors.mlir:[[# @LINE + 2]]:26: error: inferred shape of elements literal ([2]) does not match type ([3])
 func.func @dense() {
   "stablehlo.add"() {x = dense<[1, 2]> : tensor<3xi32>} : () -> ()
   func.return

@@ -113,3 +113,70 @@ def test_inline_into_while_body_keeps_loop_semantics() -> None:
     (result,) = interpreter.call(interpreter.lookup_function("main"),
                                  [np.array(11, dtype=np.int64), np.array(1, dtype=np.int64)])
     assert int(result) == 2 ** 10
+
+
+RECURSIVE = """
+func.func private @fact(%n: tensor<i32>) -> tensor<i32> {
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %c = stablehlo.compare LE, %n, %one : (tensor<i32>, tensor<i32>) -> tensor<i1>
+  %r = "stablehlo.if"(%c) ({
+    stablehlo.return %one : tensor<i32>
+  }, {
+    %m = stablehlo.subtract %n, %one : tensor<i32>
+    %f = func.call @fact(%m) : (tensor<i32>) -> tensor<i32>
+    %p = stablehlo.multiply %n, %f : tensor<i32>
+    stablehlo.return %p : tensor<i32>
+  }) : (tensor<i1>) -> tensor<i32>
+  return %r : tensor<i32>
+}
+func.func private @ping(%x: tensor<i32>) -> tensor<i32> {
+  %0 = call @pong(%x) : (tensor<i32>) -> tensor<i32>
+  return %0 : tensor<i32>
+}
+func.func private @pong(%x: tensor<i32>) -> tensor<i32> {
+  %0 = call @ping(%x) : (tensor<i32>) -> tensor<i32>
+  return %0 : tensor<i32>
+}
+func.func @main(%a: tensor<i32>) -> (tensor<i32>, tensor<i32>) {
+  %f = call @fact(%a) : (tensor<i32>) -> tensor<i32>
+  %p = call @ping(%a) : (tensor<i32>) -> tensor<i32>
+  return %f, %p : tensor<i32>, tensor<i32>
+}
+"""
+
+
+def test_self_recursive_callees_are_not_inlined() -> None:
+    """MLIR's Inliner::shouldInline leaves a self-recursive target alone (its body was
+    unrolled once into the caller) and an A->B->A cycle's calls; main still inlines @ping
+    once (its history stops the second round)."""
+    out = _inlined(RECURSIVE)
+    main = out[out.index("func.func @main"):]
+    assert "call @fact(%arg0)" in main
+    assert "stablehlo.if" not in main
+    assert "func.func private @fact(" in out
+    ping = out[out.index("func.func private @ping"):out.index("func.func private @pong")]
+    assert "call @pong(%arg0)" in ping  # pong calls ping back: not inlined into ping
+
+
+CANONICALIZED = """
+func.func private @callee(%x: tensor<f32>) -> tensor<f32> {
+  %0 = stablehlo.abs %x : tensor<f32>
+  return %0 : tensor<f32>
+}
+func.func @main(%arg0: tensor<f32>) -> tensor<f32> {
+  %c1 = stablehlo.constant dense<1.0> : tensor<f32>
+  %unused = stablehlo.add %arg0, %c1 : tensor<f32>
+  %c2 = stablehlo.constant dense<1.0> : tensor<f32>
+  %0 = func.call @callee(%arg0) : (tensor<f32>) -> tensor<f32>
+  %1 = stablehlo.add %0, %c2 : tensor<f32>
+  return %1 : tensor<f32>
+}
+"""
+
+
+def test_inline_canonicalizes_as_the_inliner_pipeline_does() -> None:
+    """MLIR's InlinerPass runs its default pipeline (`canonicalize`) on the functions it
+    inlines into: the dead add goes and the two equal constants become one."""
+    out = _inlined(CANONICALIZED)
+    assert out.count("stablehlo.constant") == 1 and out.count("stablehlo.add") == 1
+    assert "call @callee" not in out and "@callee(" not in out

@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from shlo_cli.interpreter.engine import Interpreter
+from shlo_cli.ir.diagnostics import Diagnostic
 from shlo_cli.ir.parser import parse_source
 from shlo_cli.ir.printer import print_module
 
@@ -132,3 +134,40 @@ def test_window_attributes_are_checked_when_running_with_a_runtime_padding() -> 
             np.zeros((2, 2), np.int32)]
     with pytest.raises(Diagnostic, match=r"lhs_dilation must be 2 positive values, got \[0, 1\]"):
         interpreter.call(interpreter.lookup_function("main"), args)
+
+
+HUGE = 4611686018427387904  # 2**62: one window; the stride is never stepped
+
+
+def test_a_huge_stride_with_one_window_computes() -> None:
+    """A window stride of 2**62 (valid: one window) overflowed numpy's C long in the
+    strided view of convolution and reduce_window ('internal error: OverflowError')."""
+    conv = f"""func.func @main(%x: tensor<1x4x1xf32>, %k: tensor<2x1x1xf32>) -> tensor<1x1x1xf32> {{
+  %r = "stablehlo.convolution"(%x, %k) {{window_strides = array<i64: {HUGE}>, {CONV_ATTRS}}} : (tensor<1x4x1xf32>, tensor<2x1x1xf32>) -> tensor<1x1x1xf32>
+  return %r : tensor<1x1x1xf32>
+}}"""
+    x = np.arange(4, dtype=np.float32).reshape(1, 4, 1)
+    (r,) = _run(conv, x, np.ones((2, 1, 1), np.float32))
+    assert r.tolist() == [[[1.0]]]
+    window = f"""func.func @main(%x: tensor<4xf32>, %z: tensor<f32>) -> tensor<1xf32> {{
+  %r = "stablehlo.reduce_window"(%x, %z) ({{
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }}) {{window_dimensions = array<i64: 2>, window_strides = array<i64: {HUGE}>}} : (tensor<4xf32>, tensor<f32>) -> tensor<1xf32>
+  return %r : tensor<1xf32>
+}}"""
+    (r,) = _run(window, x.reshape(4), np.float32(0))
+    assert r.tolist() == [1.0]
+
+
+def test_dynamic_conv_result_type_the_padding_contradicts_is_refused() -> None:
+    """The padding operand gives the shape at run time: a declared static shape it
+    contradicts is an error, never a value of another shape under that type."""
+    text = f"""func.func @main(%x: tensor<1x4x1xf32>, %k: tensor<2x1x1xf32>, %p: tensor<1x2xi64>) -> tensor<1x5x1xf32> {{
+  %r = "stablehlo.dynamic_conv"(%x, %k, %p) {{{CONV_ATTRS}}} : (tensor<1x4x1xf32>, tensor<2x1x1xf32>, tensor<1x2xi64>) -> tensor<1x5x1xf32>
+  return %r : tensor<1x5x1xf32>
+}}"""
+    with pytest.raises(Diagnostic, match=r"inferred shape '\[1, 3, 1\]' is incompatible"):
+        _run(text, np.zeros((1, 4, 1), np.float32), np.ones((2, 1, 1), np.float32),
+             np.zeros((1, 2), np.int64))

@@ -31,17 +31,21 @@ CONVOLUTION = """func.func @main(%a: tensor<1x5x2xf32>, %b: tensor<2x2x3xf32>) -
   return %r : tensor<1x4x3xf32>
 }}"""
 
+# Strides and window sizes are `array<i64: ...>` attributes: a `dense<>` there fails ODS's
+# constraint before any verifier counts it.
+_NOT_ARRAY = "failed to satisfy constraint: i64 dense array attribute"
+
 CASES = {
     "reduce_window padding": (REDUCE_WINDOW, "window_dimensions = array<i64: 1, 1>, "
                               f"padding = dense<1> : tensor<{HUGE}x2xi64>", "padding-entries"),
     "reduce_window strides": (REDUCE_WINDOW, "window_dimensions = array<i64: 1, 1>, "
-                              f"window_strides = dense<1> : tensor<{HUGE}xi64>", "window-strides"),
+                              f"window_strides = dense<1> : tensor<{HUGE}xi64>", _NOT_ARRAY),
     "reduce_window window": (REDUCE_WINDOW, f"window_dimensions = dense<1> : tensor<{HUGE}xi64>",
-                             "window-dimensions size"),
+                             _NOT_ARRAY),
     "convolution padding": (CONVOLUTION, f"padding = dense<0> : tensor<{HUGE}x2xi64>",
                             "padding-entries"),
     "convolution strides": (CONVOLUTION, f"window_strides = dense<1> : tensor<{HUGE}xi64>",
-                            "window-strides"),
+                            _NOT_ARRAY),
 }
 
 
@@ -52,5 +56,5 @@ def test_huge_splat_window_attribute_is_refused_fast(name: str) -> None:
     start = time.monotonic()
     with pytest.raises(Diagnostic, match=message) as info:
         verify_module(module)
-    assert HUGE in str(info.value) or "size" in str(info.value)
+    assert HUGE in str(info.value) or "size" in str(info.value) or message == _NOT_ARRAY
     assert time.monotonic() - start < 2

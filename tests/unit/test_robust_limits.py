@@ -245,3 +245,62 @@ def test_sizes_read_from_operands_are_budgeted_before_allocating(body: str, resu
     with pytest.raises(Diagnostic) as caught:
         shlo_cli.interpret(prog, memory_limit=64 << 20)
     assert message in str(caught.value)
+
+
+COUNT_TO_100 = LOOP.replace("compare GE, %i, %c", "compare LT, %i, %hundred").replace(
+    "%one = stablehlo.constant dense<1> : tensor<i64>",
+    "%one = stablehlo.constant dense<1> : tensor<i64>\n"
+    "  %hundred = stablehlo.constant dense<100> : tensor<i64>")
+
+
+def test_iteration_cap_and_budget_are_per_thread() -> None:
+    """API calls in several threads: one call's cap (or memory budget) must not reach a
+    call running meanwhile in another thread (they were process-wide)."""
+    import threading
+
+    from shlo_cli.ir import limits, memory
+
+    entered, finished = threading.Event(), threading.Event()
+
+    def hold_a_cap() -> None:
+        with limits.iteration_cap(5), memory.memory_limit(1000):
+            entered.set()
+            finished.wait(60)
+
+    holder = threading.Thread(target=hold_a_cap)
+    holder.start()
+    try:
+        assert entered.wait(60)
+        assert limits.max_iterations() is None and memory.run_limit() is None
+        assert int(shlo_cli.interpret(COUNT_TO_100)[0]) == 100  # 100 > the other's cap
+    finally:
+        finished.set()
+        holder.join(60)
+
+
+RUN_PARALLEL_LOOPS = """func.func @loop() -> tensor<i64> {
+  %c = stablehlo.constant dense<0> : tensor<i64>
+  %one = stablehlo.constant dense<1> : tensor<i64>
+  %r = stablehlo.while(%i = %c) : tensor<i64>
+    cond {
+      %t = stablehlo.compare GE, %i, %c : (tensor<i64>, tensor<i64>) -> tensor<i1>
+      stablehlo.return %t : tensor<i1>
+    } do {
+      %n = stablehlo.add %i, %one : tensor<i64>
+      stablehlo.return %n : tensor<i64>
+    }
+  return %r : tensor<i64>
+}
+func.func @main() -> tensor<i64> {
+  %res:2 = "interpreter.run_parallel"() {programs = [[@loop], [@loop]]}
+    : () -> (tensor<i64>, tensor<i64>)
+  return %res#0 : tensor<i64>
+}
+"""
+
+
+def test_iteration_cap_reaches_run_parallel_processes() -> None:
+    """Each process of run_parallel runs on a thread of its own: the run's cap goes with
+    it (else an endless loop there would run until the timeout)."""
+    with pytest.raises(Diagnostic, match="while loop exceeded 20 iterations"):
+        shlo_cli.interpret(RUN_PARALLEL_LOOPS, max_iterations=20, timeout=60)

@@ -8,8 +8,9 @@ from __future__ import annotations
 import pytest
 from verify_helpers import errors, function
 
+from shlo_cli.ir.diagnostics import Diagnostic
 from shlo_cli.ir.parser import parse_source
-from shlo_cli.ir.verifier import INFERENCE_FAILED
+from shlo_cli.ir.verifier import INFERENCE_FAILED, verify_module
 
 INFERRED = f"'{{op}}' op {INFERENCE_FAILED}"
 
@@ -139,3 +140,34 @@ def test_dimension_numbers_print_in_upstream_order() -> None:
     attr = module.op.attributes["x"]
     assert str(attr) == "#stablehlo.gather<offset_dims = [1], index_vector_dim = 1>"
     assert attr.get("offset_dims") == [1] and attr.get("index_vector_dim") == 1
+
+
+def test_dynamic_pad_result_rank_must_match_the_operand() -> None:
+    """A result of another rank made the verifier's zipped loop raise ValueError ('a bug
+    in shlo'); upstream's loop assumes equal lengths."""
+    text = """func.func @main(%a: tensor<2x3xf32>, %z: tensor<f32>) -> tensor<2x3x1xf32> {
+  %lo = stablehlo.constant dense<0> : tensor<2xi64>
+  %0 = stablehlo.dynamic_pad %a, %z, %lo, %lo, %lo : (tensor<2x3xf32>, tensor<f32>,
+    tensor<2xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<2x3x1xf32>
+  return %0 : tensor<2x3x1xf32>
+}
+"""
+    with pytest.raises(Diagnostic, match=r"result rank \(3\) must match operand rank \(2\)"):
+        verify_module(parse_source(text))
+
+
+def test_reduce_window_with_a_lone_operand_has_no_input() -> None:
+    """SameVariadicOperandSize splits one operand into two empty groups: upstream's
+    'requires at least 1 input value' (the verifier indexed an empty input list)."""
+    text = """func.func @main(%a: tensor<4xf32>) -> tensor<2xf32> {
+  %0 = "stablehlo.reduce_window"(%a) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %s = stablehlo.add %x, %y : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {window_dimensions = array<i64: 2>, window_strides = array<i64: 2>}
+    : (tensor<4xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+"""
+    with pytest.raises(Diagnostic, match="requires at least 1 input value"):
+        verify_module(parse_source(text))

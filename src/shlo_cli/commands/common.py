@@ -71,7 +71,10 @@ def split_chunks(text: str | bytes, split: bool) -> Iterator[Chunk]:
     """The `// -----`-separated chunks of `text` with the number of lines before each
     (bytecode is one chunk)."""
     if isinstance(text, bytes):
-        yield Chunk("", 0, text)
+        if split:
+            yield from _split_bytecode(text)
+        else:
+            yield Chunk("", 0, text)
         return
     if not split:
         yield Chunk(text, 0)
@@ -84,6 +87,23 @@ def split_chunks(text: str | bytes, split: bool) -> Iterator[Chunk]:
         line += chunk.count("\n") + 1
         start = m.end() + 1
     yield Chunk(text[start:], line)
+
+
+def _split_bytecode(data: bytes) -> Iterator[Chunk]:
+    """A bytecode file's `// -----` chunks, split as mlir-opt splits any input buffer: at
+    each marker, the rest of its line (its newline) starting the next chunk. A chunk is
+    bytecode if it starts with the magic number, else text, so a chunk after a marker
+    (which starts with that newline) is read as text, as upstream reads it."""
+    start = 0
+    marker = SPLIT_MARKER.encode()
+    while True:
+        end = data.find(marker, start)
+        piece = data[start:] if end < 0 else data[start:end]
+        line = data.count(b"\n", 0, start)
+        yield Chunk("", line, piece) if is_bytecode(piece) else Chunk(decode_text(piece), line)
+        if end < 0:
+            return
+        start = end + len(marker)
 
 
 def parse_chunk(chunk: Chunk, name: str, allow_unregistered: bool = False) -> Module:
@@ -143,6 +163,24 @@ def write_output(text: str | bytes, path: str | None) -> None:
     except OSError as e:
         # MLIR's openOutputFile wording (a failed write is reported the same way)
         raise ShloError(f"cannot open output file '{path}': {e.strerror}") from None
+
+
+def discard_output(path: str | None) -> None:
+    """What upstream's tools leave at `-o` after a failed run. They open (create or
+    truncate) the file before reading the program, and LLVM's ToolOutputFile removes it
+    unless the run succeeded; its sys::fs::remove takes only regular files and symlinks,
+    never a device, FIFO or folder. A symlink is left as it is, target and all (upstream
+    truncates the target and removes the link): an `-o` that is not a regular file is
+    written through, never replaced or removed. Call it once the input was read: a missing
+    input leaves `-o` untouched."""
+    if path is None or path == "-":
+        return
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return
+        os.remove(path)
+    except OSError:
+        return  # like upstream, a file that cannot be removed is left
 
 
 def _temporary_file(directory: str) -> tuple[int, str]:

@@ -27,7 +27,14 @@ from ..ir.diagnostics import Diagnostic, ShloError, SourceFile
 from ..ir.memory import parse_size
 from ..loaders import file_kind, is_binary, load_program
 from . import interrupt
-from .common import Chunk, parse_chunk, read_source, split_chunks, write_output
+from .common import (
+    Chunk,
+    discard_output,
+    parse_chunk,
+    read_source,
+    split_chunks,
+    write_output,
+)
 from .interpret_io import DataOptions, data_options
 from .terminal import color_diagnostic, spinner
 
@@ -139,6 +146,15 @@ def run_interpret(input: str, *, output: str | None = None, split_input_file: bo
     options = InterpretOptions(args, interpreter_print_dense, probe_output_dir,
                                timeout=timeout, memory_limit=memory_limit,
                                max_iterations=max_iterations)
+    code = _run_programs(programs, options, data, verify_diagnostics, output)
+    if code:  # like upstream, a failed run leaves no output file
+        discard_output(output)
+    return code
+
+
+def _run_programs(programs: list[Program], options: InterpretOptions, data: DataOptions,
+                  verify_diagnostics: bool, output: str | None) -> int:
+    """Run each program, printing or collecting its results; returns the exit code."""
     to_stdout = output is None or output == "-"
     collected: list[str] = []
     failed = False
@@ -183,7 +199,7 @@ def run_interpret(input: str, *, output: str | None = None, split_input_file: bo
             for problem in checker.finish():
                 failed = True
                 _report(problem)
-    if not to_stdout and not failed:  # like upstream, a failed run leaves no output file
+    if not to_stdout and not failed:
         try:
             write_output("".join(collected), output)
         except ShloError as e:

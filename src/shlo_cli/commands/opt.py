@@ -17,7 +17,15 @@ from ..ir.printer import print_module
 from ..ir.verifier import verify_module
 from ..passes import PASSES, PassOptionError, PassRequest, run_passes, take_emitted
 from ..passes.pipeline import parse_pipeline
-from .common import SPLIT_MARKER, parse_chunk, read_source, report, split_chunks, write_output
+from .common import (
+    SPLIT_MARKER,
+    discard_output,
+    parse_chunk,
+    read_source,
+    report,
+    split_chunks,
+    write_output,
+)
 from .plain_args import read_plain
 
 TYPE_CHECKING = False
@@ -115,8 +123,9 @@ def run_opt(input: str, output: str | None, split_input_file: bool,
             for problem in checker.finish():
                 report(problem)
                 failed = True
+    if failed:  # mlir-opt removes the file it opened when a chunk fails
+        discard_output(output)
     try:
-        # Like mlir-opt, a file named by `-o` is only kept when every chunk succeeded.
         if not (failed and output not in (None, "-")):
             if emit_bytecode:
                 write_output((SPLIT_MARKER + "\n").encode().join(outputs), output)
@@ -124,6 +133,7 @@ def run_opt(input: str, output: str | None, split_input_file: bool,
                 write_output((SPLIT_MARKER + "\n").join(outputs), output)
     except ShloError as e:
         report(e)
+        discard_output(output)
         sys.exit(1)
     if mlir_pass_statistics:
         from ..passes import statistics_report

@@ -11,6 +11,7 @@ from ..ir.printer import print_module
 from ..ir.verifier import verify_module
 from .common import (
     SPLIT_MARKER,
+    discard_output,
     parse_chunk,
     read_input_data,
     read_source,
@@ -49,7 +50,8 @@ def run_serialize(input: str, *, output: str | None = None, target: str | None =
         except ShloError as e:
             report(e)
             failed = True
-    if failed:  # like upstream, nothing is written when a chunk fails
+    if failed:  # like upstream, a failed chunk leaves no output file
+        discard_output(output)
         return 1
     return _write((SPLIT_MARKER + "\n").encode().join(artifacts), output)
 
@@ -76,10 +78,12 @@ def run_deserialize(input: str, *, output: str | None = None,
             e.with_source(SourceFile(name, data.decode("utf-8", "surrogateescape"), 0))
         sys.stdout.write(header)
         report(e)
+        discard_output(output)
         return 1
     except ShloError as e:
         sys.stdout.write(header)
         report(e)
+        discard_output(output)
         return 1
     return _write(header + print_module(module, debuginfo=debuginfo) + "\n", output)
 
@@ -89,6 +93,7 @@ def _write(data: str | bytes, output: str | None) -> int:
         write_output(data, output)
     except ShloError as e:
         report(e)
+        discard_output(output)
         return 1
     return 0
 

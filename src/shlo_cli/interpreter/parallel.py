@@ -12,6 +12,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from ..ir import limits, memory
 from ..ir.context import Context, Process, ProcessId
 from ..ir.core import Operation
 from ..ir.diagnostics import Diagnostic, ShloError
@@ -56,7 +57,8 @@ def run_grid(grid: ProcessGrid, parent: Interpreter, programs: Sequence[Sequence
             process = Process(ProcessId(r, p), grid)
             thread = threading.Thread(
                 target=_run_process,
-                args=(parent, grid, process, func, args, results, index, ctx),
+                args=(parent, grid, process, func, args, results, index, ctx,
+                      limits.max_iterations(), memory.run_limit()),
                 name=f"shlo-process-{r}-{p}", daemon=True)
             threads.append(thread)
     for thread in threads:
@@ -92,7 +94,8 @@ def run_grid(grid: ProcessGrid, parent: Interpreter, programs: Sequence[Sequence
 
 
 def _run_process(parent: Interpreter, grid: ProcessGrid, process: Process, func: Operation,
-                 args: list[Any], results: list[list[Any]], index: int, ctx: Context) -> None:
+                 args: list[Any], results: list[list[Any]], index: int, ctx: Context,
+                 cap: int | None, budget: int | None) -> None:
     interpreter = Interpreter(parent.module, stdout=ctx.stdout, process=process,
                               options=ctx.options)
     interpreter.source = parent.source  # diagnostics quote the same file and lines
@@ -100,7 +103,8 @@ def _run_process(parent: Interpreter, grid: ProcessGrid, process: Process, func:
     interpreter.deadline = parent.deadline
     interpreter.time_limit = parent.time_limit
     try:
-        results[index] = interpreter.call(func, args)
+        with limits.iteration_cap(cap), memory.memory_limit(budget):  # the run's, per thread
+            results[index] = interpreter.call(func, args)
     except _Abort:  # released (ProcessAborted) or stopped after another process failed
         pass
     except (Diagnostic, ShloError) as e:

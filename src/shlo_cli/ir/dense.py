@@ -14,7 +14,7 @@ import numpy as np
 
 from . import regex_programs, storage
 from .attributes import DenseElementsAttr, all_equal, raw_bytes
-from .lexer import lazy_regex
+from .dense_literal import LiteralError, element_starts, number_offset, read_literal
 from .types import (
     ComplexType,
     FloatType,
@@ -56,20 +56,22 @@ _DECIMAL_FLOAT = ("unexpected decimal integer literal for a floating point value
 
 
 def _is_decimal_integer(text: str) -> bool:
-    """An element text MLIR lexes as a decimal integer (no `.`, not hex, not inf/nan)."""
-    return "." not in text and "x" not in text and "n" not in text
+    """An element text MLIR lexes as a decimal integer (no `.`, not hex)."""
+    return "." not in text and "x" not in text
 
 
 def _float_text_error(text: str, index: int | None) -> DenseLiteralError | None:
     """MLIR's complaint about a float element spelled `text`, if any."""
-    if text.startswith(("-0x", "+0x")):
+    if text in ("true", "false"):
+        return DenseLiteralError("expected floating point literal", element=index)
+    if text.startswith("-0x"):
         return DenseLiteralError("hexadecimal float literal should not have a leading minus",
                                  element=index)
     if _is_decimal_integer(text):
         exponent = next((i for i, c in enumerate(text) if c in "eE"), None)
         if exponent is not None:
             return DenseLiteralError(STRAY_EXPONENT, element=index,
-                                     shift=exponent - (text[0] in "+-"))
+                                     shift=exponent - (text[0] == "-"))
         return DenseLiteralError(_DECIMAL_FLOAT[0], element=index, note=_DECIMAL_FLOAT[1])
     return None
 
@@ -86,22 +88,26 @@ def _check_float_texts(texts: list[str]) -> None:
 
 
 def element_offset(body: str, index: int) -> int:
-    """Offset in `body` of the number token of its `index`-th element (after any sign)."""
-    k = 0
-    for m in _ITEM.finditer(body):
-        group = m.lastindex
-        if group in (6, 7, 8):
-            if k == index:
-                start = m.start(group)
-                return start + 1 if body[start] in "+-" else start
-            k += 1
-    return 0
+    """Offset in `body` of the number of its `index`-th element (after any sign)."""
+    starts = element_starts(body)
+    return number_offset(body, starts[index]) if index < len(starts) else 0
 
 
-_ITEM = lazy_regex(
-    r"\s*(?:(\[)|(\])|(,)|(\()|(\))|(true|false)|(0x[0-9A-Fa-f]+)"
-    r"|([-+]?(?:[0-9]+\.?[0-9]*(?:[eE][-+]?[0-9]+)?|inf|nan))|(\S))"
-)
+_HEX_SIZE = "elements hex data size is invalid for provided type"
+
+
+class _hex_size_names:  # (a class: contextlib stays out of the tools' start-up)
+    """MLIR's hex size complaint names the literal's type (the decoders know only sizes)."""
+
+    def __init__(self, type: TensorType | VectorType) -> None:
+        self.type = type
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, kind: object, error: BaseException | None, trace: object) -> None:
+        if isinstance(error, DenseLiteralError) and str(error) == _HEX_SIZE:
+            raise DenseLiteralError(f"{_HEX_SIZE}: {self.type}", error.offset) from None
 
 
 def storage_type(t: Type) -> Type:
@@ -123,15 +129,13 @@ def parse_dense(body: str, type: TensorType | VectorType) -> DenseElementsAttr:
     if not stripped:
         if count != 0:
             raise DenseLiteralError(
-                f"parsed zero elements, but type ({type}) expected at least 1", 0)
+                f"parsed zero elements, but type ({type}) expected at least 1")
         return DenseElementsAttr.from_storage(type, b"", False)
     if stripped.startswith('"'):
-        raw, splat = _stored_from_raw(_hex_bytes(stripped), lay, count)
+        with _hex_size_names(type):
+            raw, splat = _stored_from_raw(_hex_bytes(stripped), lay, count)
         return DenseElementsAttr.from_storage(type, raw, splat)
-    items, splat = _literal_items(body, stripped, shape, count)
-    if lay.kind == "complex" and not all(isinstance(x, tuple) for x in items):
-        data, splat = parse_dense_literal(body, type)  # numpy's error for a malformed pair
-        return DenseElementsAttr(type, data, splat)
+    items, splat = _literal_items(body, stripped, type)
     return DenseElementsAttr.from_storage(type, _encode(items, etype, lay), splat)
 
 
@@ -148,33 +152,58 @@ def parse_dense_literal(body: str, type: TensorType | VectorType) -> tuple[np.nd
     if not stripped:
         if count != 0:
             raise DenseLiteralError(
-                f"parsed zero elements, but type ({type}) expected at least 1", 0)
+                f"parsed zero elements, but type ({type}) expected at least 1")
         return np.zeros(shape, dtype), False
     if stripped.startswith('"'):
-        return _from_raw(_hex_bytes(stripped), etype, dtype, shape, count)
-    items, splat = _literal_items(body, stripped, shape, count)
+        with _hex_size_names(type):
+            return _from_raw(_hex_bytes(stripped), etype, dtype, shape, count)
+    items, splat = _literal_items(body, stripped, type)
     data = _convert(items, etype, dtype)
     return (data.reshape(()), True) if splat else (data.reshape(shape), False)
 
 
-def _literal_items(body: str, stripped: str, shape: tuple[int, ...],
-                   count: int) -> tuple[list[Any], bool]:
+def _literal_items(body: str, stripped: str,
+                   type: TensorType | VectorType) -> tuple[list[Any], bool]:
     """The element texts of a nested-list or single-element literal (complex elements as
-    pairs) and whether it is a splat; raises on a structure that does not fit `shape`."""
-    if "(" not in stripped:
+    pairs) and whether it is a splat; raises on a structure that does not fit `type`."""
+    shape = tuple(type.shape)
+    if "(" not in stripped and not isinstance(storage_type(type), ComplexType):
         fast = _fast_flatten(stripped, shape)
         if fast is not None:
             return fast
-    _, items, dims = _flatten(body)
-    if dims is None:  # a single element: splat
-        if len(items) != 1:
-            raise DenseLiteralError("expected a single element", 0)
-        return items, True
-    if tuple(dims) != shape and not (len(items) == 1 and dims == [1] and count == 1):
+    try:
+        items, dims = read_literal(body)
+    except LiteralError as e:
+        raise DenseLiteralError(str(e), e.offset) from None
+    if dims is not None and tuple(dims) != shape:
         raise DenseLiteralError(
             f"inferred shape of elements literal ([{', '.join(map(str, dims))}]) does not "
-            f"match type ([{', '.join(map(str, shape))}])", 0)
-    return items, False
+            f"match type ([{', '.join(map(str, shape))}])")
+    return _paired(items, dims is None, type)
+
+
+def _paired(items: list[Any], splat: bool,
+            type: TensorType | VectorType) -> tuple[list[Any], bool]:
+    """`items` and splat-ness checked as MLIR counts elements, parts one by one: a complex
+    type wants a pair per element; another type takes a pair's parts as elements of their
+    own (`dense<(1, 2)> : tensor<2xi32>` is [1, 2])."""
+    etype = storage_type(type)
+    if splat and not isinstance(etype, ComplexType) and not isinstance(items[0], tuple):
+        return items, True
+    parsed = sum(2 if isinstance(x, tuple) else 1 for x in items)
+    count = math.prod(type.shape)
+    if isinstance(etype, ComplexType):
+        want = 2 if splat else 2 * count
+        if parsed != want or not all(isinstance(x, tuple) for x in items):
+            raise DenseLiteralError(f"parsed {parsed} elements, but type "
+                                    f"({etype if splat else type}) expected {want} elements")
+        return items, splat
+    if parsed == len(items):
+        return items, splat
+    if parsed != count:
+        raise DenseLiteralError(
+            f"parsed {parsed} elements, but type ({type}) expected {count} elements")
+    return [part for x in items for part in (x if isinstance(x, tuple) else (x,))], False
 
 
 def _encode(items: list[Any], etype: Type, lay: storage.Layout) -> bytes:
@@ -211,16 +240,32 @@ def _float_bits(text: str, etype: FloatType) -> int:
 
 
 def _bools(items: list[Any]) -> list[bool]:
+    """i1 elements: `true`/`false` or the integers MLIR's APInt check lets through for one
+    bit (0, 1 and -1, hex too)."""
     out = []
-    for x in items:
-        if x in ("true", "1"):
-            out.append(True)
-        elif x in ("false", "0"):
-            out.append(False)
-        else:
-            raise DenseLiteralError("integer constant out of range for type",
-                                    element=len(out))
+    for i, x in enumerate(items):
+        if x in ("true", "false"):
+            out.append(x == "true")
+            continue
+        _check_int_text(x, i)
+        value = int(x, 16) if "0x" in x else int(x)
+        if value not in (0, 1, -1) or (value == 0 and x.startswith("-")):
+            raise DenseLiteralError("integer constant out of range for type", element=i)
+        out.append(value != 0)
     return out
+
+
+def _check_int_text(text: str, index: int) -> None:
+    """MLIR's complaint about an integer element spelled `text`, if any."""
+    if text in ("true", "false"):
+        raise DenseLiteralError("expected i1 type for 'true' or 'false' values", element=index)
+    if "." in text:
+        raise DenseLiteralError("expected integer elements, but parsed floating-point",
+                                element=index)
+    exponent = next((i for i, c in enumerate(text) if c in "eE"), None)
+    if exponent is not None and "x" not in text:  # MLIR's lexer ends the integer there
+        raise DenseLiteralError(STRAY_EXPONENT, element=index,
+                                shift=exponent - (text[0] == "-"))
 
 
 def _int_values(items: list[Any], etype: Type) -> list[int]:
@@ -229,24 +274,23 @@ def _int_values(items: list[Any], etype: Type) -> list[int]:
     try:
         values = [int(x, 16) if "0x" in x else int(x) for x in items]
     except ValueError:
-        import re
-
-        at = next(i for i, x in enumerate(items)
-                  if not re.fullmatch(r"[-+]?(0x[0-9A-Fa-f]+|[0-9]+)", x))
-        message = ("expected integer elements, but parsed floating-point" if "." in items[at]
-                   else "expected integer literal")
-        raise DenseLiteralError(message, element=at) from None
+        for i, x in enumerate(items):
+            _check_int_text(x, i)
+        raise  # every element text the reader lets through is one of those
     width: int = 64 if isinstance(etype, IndexType) else etype.width  # type: ignore[attr-defined]
     unsigned = isinstance(etype, IntegerType) and etype.is_unsigned
+    signless = isinstance(etype, IntegerType) and not etype.signedness
     lo = 0 if unsigned else -(1 << (width - 1))
     hi = (1 << width) - 1 if unsigned else (1 << (width - 1)) - 1
     for i, v in enumerate(values):
         if unsigned and items[i].startswith("-"):
             raise DenseLiteralError(
                 "expected unsigned integer elements, but parsed negative value", element=i)
+        if v == 0 and items[i].startswith("-"):  # MLIR: a negated zero has no sign bit
+            raise DenseLiteralError("integer constant out of range for type", element=i)
         if v < lo or v > hi:
-            if not unsigned and 0 <= v < (1 << width):
-                continue  # MLIR accepts the unsigned spelling of a bit pattern
+            if signless and 0 <= v < (1 << width):
+                continue  # MLIR accepts the unsigned spelling of a signless bit pattern
             raise DenseLiteralError("integer constant out of range for type", element=i)
     if not unsigned:
         mask = (1 << width) - 1
@@ -263,16 +307,16 @@ def _stored_from_raw(raw: bytes, lay: storage.Layout, count: int) -> tuple[bytes
             return bytes([raw[0] != 0]), True
         if len(raw) == (count + 7) // 8:
             return bytes((raw[i >> 3] >> (i & 7)) & 1 for i in range(count)), False
-        raise DenseLiteralError("elements hex data size is invalid for provided type", 0)
+        raise DenseLiteralError(_HEX_SIZE)
     if len(raw) == lay.size and count != 1:
         return raw, True
     if len(raw) != lay.size * count:
-        raise DenseLiteralError("elements hex data size is invalid for provided type", 0)
+        raise DenseLiteralError(_HEX_SIZE)
     return raw, False
 
 
 _ELEMENT = regex_programs.compile(
-    r"[-+]?(?:0x[0-9A-Fa-f]+|[0-9]+\.?[0-9]*(?:[eE][-+]?[0-9]+)?|inf|nan)|true|false")
+    r"-?(?:0x[0-9A-Fa-f]+|[0-9]+\.?[0-9]*(?:[eE][-+]?[0-9]+)?)|true|false")
 _NO_SPACE = str.maketrans("", "", " \t\r\n")
 
 
@@ -284,7 +328,9 @@ def _fast_flatten(text: str, shape: tuple[int, ...]) -> tuple[list[str], bool] |
         return (items, True) if len(items) == 1 and items[0] == text else None
     if len(items) != math.prod(shape) or not shape:
         return None
-    if _ELEMENT.sub("e", text.translate(_NO_SPACE)) != _skeleton(shape):
+    # Spaces go after the elements are replaced: `- 1` (a sign apart from its number) and
+    # `1 2` then leave the careful parser to read them.
+    if _ELEMENT.sub("e", text).translate(_NO_SPACE) != _skeleton(shape):
         return None
     return items, False
 
@@ -294,79 +340,6 @@ def _skeleton(shape: tuple[int, ...]) -> str:
     """`[[e,e],[e,e]]` for shape (2, 2): the bracket structure a literal must have."""
     inner = "e" if len(shape) == 1 else _skeleton(shape[1:])
     return "[" + ",".join([inner] * shape[0]) + "]"
-
-
-def _flatten(body: str) -> tuple[int, list[Any], list[int] | None]:
-    """Flatten nested `[..]` into a list of element texts (complex as pairs) and its shape."""
-    items: list[Any] = []
-    depth = 0
-    counts: list[int] = []
-    dims: list[int | None] = []
-    complex_buf: list[str] | None = None
-    kinds: dict[int, str] = {}  # per nesting level: holds "list"s or "elem"ents, never both
-
-    top_level = 0  # a literal is one element or one list
-
-    def holds(kind: str, at: int) -> None:
-        nonlocal top_level
-        if not depth:
-            top_level += 1
-            if top_level > 1:
-                raise DenseLiteralError("expected '>'", at)
-        if depth and kinds.setdefault(depth, kind) != kind:
-            raise DenseLiteralError("tensor literal is invalid; ranks are not consistent "
-                                    "between elements", at)
-
-    n = 0
-    for m in _ITEM.finditer(body):
-        n += 1
-        if m.group(1):
-            holds("list", m.start(1))
-            depth += 1
-            if len(counts) < depth:
-                counts.append(0)
-                dims.append(None)
-            counts[depth - 1] = 0
-            if depth > 1:
-                counts[depth - 2] += 1
-        elif m.group(2):
-            if depth == 0:
-                raise DenseLiteralError("unbalanced ']'", m.start())
-            if dims[depth - 1] is None:
-                dims[depth - 1] = counts[depth - 1]
-            elif dims[depth - 1] != counts[depth - 1]:
-                raise DenseLiteralError("tensor literal is invalid; ranks are not consistent "
-                                        "between elements", m.start())
-            depth -= 1
-        elif m.group(3):
-            continue
-        elif m.group(4):
-            holds("elem", m.start(4))
-            complex_buf = []
-        elif m.group(5):
-            if complex_buf is None or len(complex_buf) != 2:
-                raise DenseLiteralError("expected a complex (real, imag) pair", m.start())
-            items.append(tuple(complex_buf))
-            complex_buf = None
-            if depth:
-                counts[depth - 1] += 1
-        elif m.group(9):
-            raise DenseLiteralError("expected element literal of primitive type", m.start(9))
-        else:
-            text = m.group(6) or m.group(7) or m.group(8)
-            if complex_buf is not None:
-                complex_buf.append(text)
-            else:
-                holds("elem", m.start())
-                items.append(text)
-                if depth:
-                    counts[depth - 1] += 1
-    if depth != 0:
-        raise DenseLiteralError("expected ']' in dense literal", len(body))
-    if not dims:
-        return n, items, None
-    # A list of empty lists (`[[], []]`) has no inner count for some dims.
-    return n, items, [d or 0 for d in dims]
 
 
 def _convert(items: list[Any], etype: Type, dtype: np.dtype) -> np.ndarray:
@@ -503,7 +476,7 @@ def _from_raw(raw: bytes, etype: Type, dtype: np.dtype, shape: tuple[int, ...],
         data = np.frombuffer(raw, dtype=dtype).copy()
         return data.reshape(()), True
     if len(raw) != itemsize * count:
-        raise DenseLiteralError("elements hex data size is invalid for provided type", 0)
+        raise DenseLiteralError(_HEX_SIZE)
     data = np.frombuffer(raw, dtype=dtype).copy()
     return data.reshape(shape), False
 
@@ -518,7 +491,7 @@ def _parse_hex_bools(raw: bytes, shape: tuple[int, ...], count: int) -> tuple[np
     if len(raw) == (count + 7) // 8:
         bits = np.unpackbits(np.frombuffer(raw, np.uint8), bitorder="little")[:count]
         return bits.astype(np.bool_).reshape(shape), False
-    raise DenseLiteralError("elements hex data size is invalid for provided type", 0)
+    raise DenseLiteralError(_HEX_SIZE)
 
 
 def encode_raw_dense(attr: DenseElementsAttr) -> bytes | None:

@@ -8,27 +8,38 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from _thread import allocate_lock  # threading.Lock, without importing threading
+from _thread import _local, allocate_lock  # threading's local and Lock, without threading
 from collections.abc import Iterator
 
-_max_iterations: int | None = None
 RECURSION_LIMIT = 20000  # enough for programs nesting thousands of regions/calls
 
 
+class _RunCap(_local):
+    """The `while` iteration cap of the run on this thread: Python API calls in several
+    threads each run with their own cap (a process-wide one let one call's cap end
+    another's loops). A run spanning threads (run_parallel's processes) passes its cap on
+    with `iteration_cap`."""
+
+    value: int | None = None
+
+
+_cap = _RunCap()
+
+
 def max_iterations() -> int | None:
-    """The cap on iterations of one `while` loop in the current run (None: no cap)."""
-    return _max_iterations
+    """The cap on iterations of one `while` loop in this thread's run (None: no cap)."""
+    return _cap.value
 
 
 @contextlib.contextmanager
 def iteration_cap(cap: int | None) -> Iterator[None]:
-    global _max_iterations
-    saved = _max_iterations
-    _max_iterations = cap if cap is not None else saved
+    """Run with `cap` (None: keep the cap in force) on this thread."""
+    saved = _cap.value
+    _cap.value = cap if cap is not None else saved
     try:
         yield
     finally:
-        _max_iterations = saved
+        _cap.value = saved
 
 
 _recursion_lock = allocate_lock()

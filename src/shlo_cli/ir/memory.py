@@ -14,6 +14,7 @@ usage), less headroom for the interpreter itself.
 from __future__ import annotations
 
 import os
+from _thread import _local  # threading.local, without importing threading
 
 from .diagnostics import EvaluationError
 from .registry import register_bind_hook
@@ -26,7 +27,15 @@ if TYPE_CHECKING:
 PHYSICAL_FRACTION = 0.75
 HEADROOM = 256 << 20  # bytes kept free for Python, numpy temporaries of small ops, printing
 
-_limit: int | None = None  # set by `memory_limit(...)`; None = the default budget
+
+class _RunLimit(_local):
+    """The budget of the run on this thread (set by `memory_limit`; None: the default):
+    API calls in several threads each keep their own, as with the iteration cap."""
+
+    value: int | None = None
+
+
+_limit = _RunLimit()
 _default: int | None = None
 
 
@@ -103,25 +112,29 @@ def default_limit() -> int:
     return _default
 
 
+def run_limit() -> int | None:
+    """The budget set for this thread's run (None: the default), to pass to its threads."""
+    return _limit.value
+
+
 def current_limit() -> int:
-    return _limit if _limit is not None else default_limit()
+    return _limit.value if _limit.value is not None else default_limit()
 
 
 class memory_limit:  # a class, not a contextlib generator: no contextlib at start-up
-    """`with memory_limit(limit):` runs with `limit` bytes as the budget (None: the default)."""
+    """`with memory_limit(limit):` runs this thread with `limit` bytes as the budget (None:
+    the default)."""
 
     def __init__(self, limit: int | None) -> None:
         self.limit = limit
         self.saved: int | None = None
 
     def __enter__(self) -> None:
-        global _limit
-        self.saved = _limit
-        _limit = self.limit if self.limit is not None else self.saved
+        self.saved = _limit.value
+        _limit.value = self.limit if self.limit is not None else self.saved
 
     def __exit__(self, *exc: object) -> None:
-        global _limit
-        _limit = self.saved
+        _limit.value = self.saved
 
 
 _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1000, "kib": 1 << 10, "m": 1 << 20, "mb": 1000**2,

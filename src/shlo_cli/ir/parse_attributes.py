@@ -51,6 +51,7 @@ from .parse_types import (
     _dialect_hook,
     _normalize_space,
     scalar_type,
+    starts_type,
 )
 from .types import (
     FloatType,
@@ -106,6 +107,29 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .parser import Parser
+
+
+def int_in_range(number: int, type: Type, negative: bool = False) -> int | None:
+    """`number` as an attribute of integer or index `type` holds it (signless values wrap
+    to signed), or None where MLIR's range check (buildAttributeAPInt) refuses it: that
+    includes `-0`, spelled `negative`, since a negated zero has no sign bit."""
+    width = type.width if isinstance(type, IntegerType) else 64
+    unsigned = isinstance(type, IntegerType) and type.is_unsigned
+    if (unsigned and number < 0) or (negative and number == 0):
+        return None
+    signed_only = isinstance(type, IndexType) or (isinstance(type, IntegerType)
+                                                  and type.signedness == "s")
+    low = -(1 << (width - 1)) if width else 0
+    high = (1 << (width - 1 if signed_only else width)) - 1
+    if width == 1:
+        low = -1 if not unsigned else 0
+    if number < low or number > high:
+        return None
+    if not unsigned and width and number >= (1 << (width - 1)):
+        number -= 1 << width
+    if width == 1:
+        number &= 1
+    return number
 
 
 class AttributeParsing(ParserHost):
@@ -232,6 +256,8 @@ class AttributeParsing(ParserHost):
                 return OpaqueAttr(_normalize_space(body))
             if text == "loc":
                 return self.parse_location()
+            if not starts_type(text):
+                raise self.error("expected attribute value")
             return TypeAttr(self.parse_type())
         if kind in (INT, FLOAT) or (kind == PUNCT and tok.text == "-"):
             return self._parse_number_attr(type_hint)
@@ -272,7 +298,7 @@ class AttributeParsing(ParserHost):
         negative = self.accept("-")
         tok = self.tok
         if tok.kind not in (INT, FLOAT):
-            raise self.error("expected integer or float literal")
+            raise self.error("expected constant integer or floating point value")
         self.advance()
         type = type_hint
         if self.at(":"):
@@ -288,11 +314,10 @@ class AttributeParsing(ParserHost):
                 value = -float(tok.text) if negative else float(tok.text)
             return FloatAttr(value, type or FloatType("f64"))
         number = int(tok.text, 16) if tok.text.startswith("0x") else int(tok.text)
-        if negative:
-            number = -number
         type = type or IntegerType(64)
-        if isinstance(type, (IntegerType, IndexType)):
-            number = self._check_int_range(number, type, tok)
+        if not isinstance(type, (IntegerType, IndexType)):
+            raise self.error("integer literal not valid for specified type", tok)
+        number = self._check_int_range(number, negative, type, tok)
         return IntegerAttr(number, type)
 
     def _float_from_integer_token(self, tok: Token, negative: bool, type: FloatType) -> float:
@@ -311,24 +336,14 @@ class AttributeParsing(ParserHost):
             raise self.error("hexadecimal float constant out of range for type", tok)
         return _float_from_bits(bits, type)
 
-    def _check_int_range(self, number: int, type: Type, tok: Token) -> int:
+    def _check_int_range(self, magnitude: int, negative: bool, type: Type, tok: Token) -> int:
         """MLIR's range check for integer literals; signless values wrap to signed."""
-        width = type.width if isinstance(type, IntegerType) else 64
-        unsigned = isinstance(type, IntegerType) and type.is_unsigned
-        if unsigned and number < 0:
+        if isinstance(type, IntegerType) and type.is_unsigned and negative:
             raise self.error("negative integer literal not valid for unsigned integer type", tok)
-        signed_only = isinstance(type, IntegerType) and type.signedness == "s"
-        low = -(1 << (width - 1)) if width else 0
-        high = (1 << (width - 1 if signed_only else width)) - 1
-        if width == 1:
-            low = -1 if not unsigned else 0
-        if number < low or number > high:
+        value = int_in_range(-magnitude if negative else magnitude, type, negative)
+        if value is None:
             raise self.error("integer constant out of range for attribute", tok)
-        if not unsigned and width and number >= (1 << (width - 1)):
-            number -= 1 << width
-        if width == 1:
-            number &= 1
-        return number
+        return value
 
     def _parse_dense_array(self) -> Attribute:
         """`array<i64: 1, 2>`, `array<i1: true>`, `array<f32: 1.0, 0x7FC00000>`, `array<i8>`."""
@@ -341,36 +356,45 @@ class AttributeParsing(ParserHost):
         items: list[Any] = []
         if self.accept(":"):
             while True:
-                tok = self.tok
-                if tok.kind == BARE and tok.text in ("true", "false"):
-                    self.advance()
-                    items.append(tok.text == "true")
-                    if element.width != 1:
-                        raise self.error("expected integer value", tok)
-                    if not self.accept(","):
-                        break
-                    continue
-                negative = self.accept("-")
-                tok = self.tok
-                if tok.kind not in (INT, FLOAT):
-                    raise self.error("expected float value" if isinstance(element, FloatType)
-                                     else "expected integer value")
-                self.advance()
-                if isinstance(element, FloatType):
-                    if tok.kind == INT:
-                        items.append(self._float_from_integer_token(tok, negative, element))
-                    else:
-                        items.append(-float(tok.text) if negative else float(tok.text))
-                elif tok.kind == FLOAT:
-                    raise self.error("floating point value not valid for specified type", tok)
-                else:
-                    number = int(tok.text, 16) if tok.text.startswith("0x") else int(tok.text)
-                    number = self._check_int_range(-number if negative else number, element, tok)
-                    items.append(bool(number) if element.width == 1 else number)
+                items.append(self._dense_array_float(element)
+                             if isinstance(element, FloatType)
+                             else self._dense_array_int(element))
                 if not self.accept(","):
                     break
         self.expect(">", "to close an array attribute")
         return DenseArrayAttr(element, tuple(items))
+
+    def _dense_array_float(self, element: FloatType) -> float:
+        """One element of a float dense array (MLIR's parseFloatElement)."""
+        negative = self.accept("-")
+        tok = self.tok
+        if tok.kind not in (INT, FLOAT):
+            raise self.error("expected floating point literal")
+        self.advance()
+        if tok.kind == INT:
+            return self._float_from_integer_token(tok, negative, element)
+        return -float(tok.text) if negative else float(tok.text)
+
+    def _dense_array_int(self, element: IntegerType) -> int | bool:
+        """One element of an integer dense array (MLIR's parseIntegerElement): i1 takes
+        only `true`/`false`, other widths only integers."""
+        negative = self.accept("-")
+        tok = self.tok
+        if tok.kind == BARE and tok.text in ("true", "false"):
+            if element.width != 1:
+                raise self.error("expected i1 type for 'true' or 'false' values")
+            self.advance()
+            return tok.text == "true"
+        if tok.kind != INT:
+            raise self.error("expected integer literal")
+        self.advance()  # MLIR reports the next two at the token after the number
+        if element.width == 1:
+            raise self.error("expected 'true' or 'false' values for i1 type")
+        number = int(tok.text, 16) if tok.text.startswith("0x") else int(tok.text)
+        value = int_in_range(-number if negative else number, element, negative)
+        if value is None:
+            raise self.error("integer constant out of range")
+        return value
 
     def parse_dense_attr(self) -> Attribute:
         """`dense<...> : type` at the current token (public: dialects' fast parsers use it)."""
@@ -389,12 +413,11 @@ class AttributeParsing(ParserHost):
         if not self.at(":"):
             raise self.error("expected ':'")
         self.advance()
-        type_tok = self.tok
         type = self.parse_type()
-        if not isinstance(type, (TensorType, VectorType)):
-            raise self.error("elements literal must be a shaped type", type_tok)
+        if not isinstance(type, (TensorType, VectorType)):  # MLIR reports these at `dense`
+            raise self.error("elements literal must be a shaped type", dense_tok)
         if isinstance(type, TensorType) and not type.is_static:
-            raise self.error("elements literal type must have static shape", type_tok)
+            raise self.error("elements literal type must have static shape", dense_tok)
         if isinstance(type.element, OpaqueType) and body.lstrip().startswith('"'):
             # A string literal of another dialect's element type (`dense<"hello"> :
             # tensor<!tf_type.string>`, MLIR's DenseStringElementsAttr): kept as written.
@@ -408,7 +431,7 @@ class AttributeParsing(ParserHost):
             else:
                 where = body_start + e.offset if e.offset >= 0 else dense_tok.start
             if message == STRAY_EXPONENT:  # what MLIR's parser expects after the number
-                message = "expected ',' or ']'" if body.lstrip().startswith("[") \
+                message = "expected ']'" if body.lstrip().startswith("[") \
                     else "expected '>'"
             error = self.error(message, offset=where)
             if e.note:  # MLIR's attached note, at the error's place

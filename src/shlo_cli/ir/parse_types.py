@@ -63,6 +63,15 @@ _FLOAT_NAMES = {
 
 _INT_TYPE = regex_programs.compile(r"([su]?)i([0-9]+)")
 
+# The words MLIR's parseOptionalType takes as the start of a type (besides `!` and `(`).
+_TYPE_WORDS = {"tensor", "vector", "memref", "complex", "tuple", "index", "none"}
+
+
+def starts_type(word: str) -> bool:
+    """Whether a bare word begins a type where MLIR tries one (an attribute value that is
+    none of MLIR's attribute forms, `nan` say, is then "expected attribute value")."""
+    return word in _TYPE_WORDS or word in _FLOAT_NAMES or _INT_TYPE.fullmatch(word) is not None
+
 _SIMPLE_TENSOR = regex_programs.compile(
     r"tensor<((?:(?:[0-9]+|\?)x)*)([A-Za-z][A-Za-z0-9]*|complex<[a-z0-9]+>)>")
 
@@ -149,8 +158,11 @@ class TypeParsing(ParserHost):
             if scalar is not None:
                 self.advance()
                 return scalar
-            if _INT_TYPE.fullmatch(text):
-                raise self.error("invalid integer width")
+            width_match = _INT_TYPE.fullmatch(text)
+            if width_match:  # a width over MAX_INT_WIDTH: MLIR's two messages
+                if int(width_match.group(2)) >> 32:  # not an unsigned (getIntTypeBitwidth)
+                    raise self.error("invalid integer width")
+                raise self.error(f"integer bitwidth is limited to {MAX_INT_WIDTH} bits")
             if text == "complex":
                 self.advance()
                 self.expect("<", "in complex type")

@@ -445,7 +445,11 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
         if opdef is not None and syntax is None:  # MLIR's OpState::parse fallback
             raise self.error(f"custom op '{name}' has no custom assembly form")
         if opdef is None or syntax is None:
-            error = self.error(f"custom op '{name}' is unknown")
+            message = f"custom op '{name}' is unknown"
+            default = self.default_dialects[-1] if self.default_dialects else "builtin"
+            if "." not in name and default:  # MLIR also looked the name up in it
+                message += f" (tried '{default}.{name}' as well)"
+            error = self.error(message)
             if name.startswith("sdy."):
                 error.notes.append(Diagnostic(
                     "Shardy sharding ops are read from jax.export artifacts (.jax), which "

@@ -1,5 +1,7 @@
 """`-inline`: inline every `func.call` to a function of the module, then drop private
-functions nobody references any more (as MLIR's inliner does)."""
+functions nobody references any more (as MLIR's inliner does). Like MLIR's InlinerPass,
+whose default pipeline is `canonicalize`, it canonicalizes the functions before inlining
+and again once calls were inlined."""
 
 from __future__ import annotations
 
@@ -7,37 +9,67 @@ from ..ir.attributes import ArrayAttr, Attribute, DictAttr, SymbolRefAttr
 from ..ir.clone import clone_op, replace_uses
 from ..ir.core import Block, Module, Operation, Value
 from . import register_pass
+from .canonicalize import canonicalize
 
 _MAX_DEPTH = 64
 
 
 @register_pass("inline", "Inline function calls.")
 def inline(module: Module) -> None:
+    canonicalize(module)
     functions = {f.attr("sym_name").value: f for f in module.functions()}
+    calls = {name: _direct_callees(f) for name, f in functions.items()}
+    inlined = False
     for func in module.functions():
         replacements: dict[Value, Value] = {}
         for region in func.regions:
             for block in region.blocks:
-                _inline_block(block, functions, replacements, [func.attr("sym_name").value])
+                _inline_block(block, _Callees(functions, calls), replacements,
+                              [func.attr("sym_name").value])
         replace_uses(func, replacements)
+        inlined = inlined or bool(replacements) or _calls_gone(func, calls)
     _drop_dead_private_functions(module)
+    if inlined:
+        canonicalize(module)
 
 
-def _callee_to_inline(op: Operation, functions: dict[str, Operation],
-                      stack: list[str]) -> Operation | None:
-    """The single-block function `op` calls, unless the call is `no_inline`, recursive,
-    or too deeply nested."""
+def _calls_gone(func: Operation, calls: dict[str, set[str]]) -> bool:
+    """Whether `func` lost some of its calls (a call without results leaves no
+    replacement behind)."""
+    return _direct_callees(func) != calls.get(func.attr("sym_name").value, set())
+
+
+class _Callees:
+    """The module's functions by name and, for each, the functions its body calls (the
+    call graph's edges, as built before any inlining)."""
+
+    def __init__(self, functions: dict[str, Operation], calls: dict[str, set[str]]) -> None:
+        self.functions = functions
+        self.calls = calls
+
+
+def _direct_callees(func: Operation) -> set[str]:
+    return {op.attr("callee").value for op in func.walk() if op.name == "func.call"}
+
+
+def _callee_to_inline(op: Operation, callees: _Callees, stack: list[str]) -> Operation | None:
+    """The single-block function `op` calls, unless the call is `no_inline` or too deeply
+    nested, the callee is already being inlined here (MLIR's inline history), or its body
+    calls itself or the function being inlined into (MLIR's shouldInline leaves
+    self-recursive targets and A->B->A cycles alone)."""
     if op.name != "func.call" or op.attr("no_inline") is not None:
         return None
-    callee = functions.get(op.attr("callee").value)
+    name = op.attr("callee").value
+    callee = callees.functions.get(name)
     if callee is None or len(callee.regions[0].blocks) != 1 or len(stack) > _MAX_DEPTH:
         return None
-    if callee.attr("sym_name").value in stack:
+    edges = callees.calls.get(name, set())
+    if name in stack or name in edges or stack[0] in edges:
         return None
     return callee
 
 
-def _inline_block(block: Block, functions: dict[str, Operation],
+def _inline_block(block: Block, functions: _Callees,
                   replacements: dict[Value, Value], stack: list[str]) -> None:
     new_ops: list[Operation] = []
     for op in block.operations:

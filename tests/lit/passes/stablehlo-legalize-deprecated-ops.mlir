@@ -1,5 +1,6 @@
 // RUN: stablehlo-opt --stablehlo-legalize-deprecated-ops --split-input-file --verify-diagnostics %s | FileCheck %s
 // RUN: not stablehlo-opt --stablehlo-legalize-deprecated-ops --split-input-file %s 2>&1 | FileCheck %s --check-prefix=ERR
+// RUN: stablehlo-opt --stablehlo-legalize-deprecated-ops=fail-on-unused=false --split-input-file %s | FileCheck %s --check-prefix=KEEP
 
 // CHECK-LABEL: func.func @deprecated
 // CHECK-NEXT: %[[B:.*]] = stablehlo.broadcast_in_dim %arg0, dims = [1, 2] : (tensor<2x3xi32>) -> tensor<5x2x3xi32>
@@ -25,6 +26,8 @@ func.func @deprecated(%arg0: tensor<2x3xi32>, %arg1: tensor<4x4xf32>, %arg2: ten
 
 // -----
 
+// KEEP-LABEL: func.func @rng
+// KEEP: stablehlo.rng
 // ERR: stablehlo-legalize-deprecated-ops.mlir:[[# @LINE + 3]]:8: error: failed to legalize operation 'stablehlo.rng' that was explicitly marked illegal
 func.func @rng(%a: tensor<f32>, %b: tensor<f32>, %s: tensor<1xi64>) -> tensor<3xf32> {
   // expected-error @+1 {{failed to legalize operation 'stablehlo.rng' that was explicitly marked illegal}}
@@ -34,6 +37,8 @@ func.func @rng(%a: tensor<f32>, %b: tensor<f32>, %s: tensor<1xi64>) -> tensor<3x
 
 // -----
 
+// KEEP-LABEL: func.func @map
+// KEEP: "stablehlo.map"
 // ERR: error: failed to legalize operation 'stablehlo.map' that was explicitly marked illegal
 func.func @map(%arg0: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{failed to legalize operation 'stablehlo.map' that was explicitly marked illegal}}

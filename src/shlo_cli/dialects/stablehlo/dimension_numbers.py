@@ -12,7 +12,7 @@ from ...ir.attributes import DenseArrayAttr
 from ...ir.core import Operation
 from ...ir.diagnostics import Diagnostic
 from ...ir.lexer import BARE, lex_at
-from ...ir.types import BOOL, I64
+from ...ir.types import BOOL, I32, I64
 from ...ir.verifier import TYPE_CONSTRAINTS, op_error
 
 TYPE_CHECKING = False
@@ -82,20 +82,67 @@ def parse_dim_list(p: Any) -> list[int]:
 # ---- dense array properties: ODS's DenseI64ArrayAttr / DenseBoolArrayAttr -------------------
 
 _BOOL_ARRAYS = frozenset({"window_reversal"})
+_CONV_ARRAYS = ("window_strides", "lhs_dilation", "rhs_dilation", "window_reversal")
+
+# Op -> its attributes declared DenseI64ArrayAttr (or DenseBoolArrayAttr: window_reversal)
+# in StablehloOps.td and ChloOps.td, optional or not. Another attribute kind there (a
+# `dense<...>` tensor, a `[...]` list) fails ODS's constraint, as MLIR's verifyInherentAttrs
+# reports it, however an op's kernel could read it.
+DENSE_ARRAY_ATTRIBUTES: dict[str, tuple[str, ...]] = {
+    "stablehlo.reduce": ("dimensions",),
+    "stablehlo.slice": ("start_indices", "limit_indices", "strides"),
+    "stablehlo.dynamic_slice": ("slice_sizes",),
+    "stablehlo.broadcast": ("broadcast_sizes",),
+    "stablehlo.broadcast_in_dim": ("broadcast_dimensions",),
+    "stablehlo.dynamic_broadcast_in_dim": ("broadcast_dimensions", "known_expanding_dimensions",
+                                           "known_nonexpanding_dimensions"),
+    "stablehlo.convolution": _CONV_ARRAYS,
+    "stablehlo.dynamic_conv": _CONV_ARRAYS,
+    "stablehlo.fft": ("fft_length",),
+    "stablehlo.gather": ("slice_sizes",),
+    "stablehlo.map": ("dimensions",),
+    "stablehlo.select_and_scatter": ("window_dimensions", "window_strides"),
+    "stablehlo.reverse": ("dimensions",),
+    "stablehlo.pad": ("edge_padding_low", "edge_padding_high", "interior_padding"),
+    "stablehlo.transpose": ("permutation",),
+    "stablehlo.reduce_window": ("window_dimensions", "window_strides", "base_dilations",
+                                "window_dilations"),
+}
+
+
+def _declared_arrays(op_name: str) -> tuple[str, ...]:
+    """The dense-array attributes `op_name` declares (every CHLO broadcasting op but
+    broadcast_select has an optional `broadcast_dimensions`)."""
+    if op_name.startswith("chlo.broadcast_") and op_name != "chlo.broadcast_select":
+        return ("broadcast_dimensions",)
+    return DENSE_ARRAY_ATTRIBUTES.get(op_name, ())
 
 
 def check_dense_array_properties(op: Operation) -> None:
-    """A StableHLO or CHLO op's `array<...>` properties hold i64 (i1 for window_reversal), as
-    the ODS attribute constraints require; another element type would reach the kernels."""
+    """A StableHLO or CHLO op's dense-array attributes are `array<i64: ...>` (`array<i1:
+    ...>` for window_reversal), as the ODS attribute constraints require: another kind or
+    element type would reach the kernels."""
     if not op.name.startswith(("stablehlo.", "chlo.")):
         return
+    declared = _declared_arrays(op.name)
+    for name in declared:
+        value = op.attr(name)
+        if value is not None and not isinstance(value, DenseArrayAttr):
+            _refuse(op, name)
     for name, value in op.properties.items():
-        if not isinstance(value, DenseArrayAttr) or name.endswith("SegmentSizes"):
-            continue  # (segment sizes are i32, checked with the operands they count)
-        want, what = (BOOL, "i1") if name in _BOOL_ARRAYS else (I64, "i64")
-        if value.element != want:
-            raise op_error(op, f"attribute '{name}' failed to satisfy constraint: {what} dense "
-                               "array attribute")
+        if name.endswith("SegmentSizes"):  # i32 arrays, their counts checked with the operands
+            if not (isinstance(value, DenseArrayAttr) and value.element == I32):
+                _refuse(op, name)
+        elif isinstance(value, DenseArrayAttr):
+            if value.element != (BOOL if name in _BOOL_ARRAYS else I64):
+                _refuse(op, name)
+
+
+def _refuse(op: Operation, name: str) -> None:
+    what = ("i1" if name in _BOOL_ARRAYS else "i32" if name.endswith("SegmentSizes")
+            else "i64")
+    raise op_error(op, f"attribute '{name}' failed to satisfy constraint: {what} dense "
+                       "array attribute")
 
 
 if check_dense_array_properties.__qualname__ not in (c.__qualname__ for c in TYPE_CONSTRAINTS):

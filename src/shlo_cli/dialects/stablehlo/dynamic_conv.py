@@ -206,6 +206,12 @@ def dynamic_conv(lhs: np.ndarray, rhs: np.ndarray, padding: np.ndarray, *,
     shape = conv_result_shape(lhs.shape, rhs.shape, pads, window_strides, lhs_dilation,
                               rhs_dilation, dimension_numbers, batch_group_count)
     static = result_type.with_shape(shape) if isinstance(result_type, TensorType) else result_type
+    if isinstance(result_type, TensorType) and any(
+            d >= 0 and d != n for d, n in zip(result_type.shape, shape, strict=True)):
+        # the padding operand gave another shape than the declared one: never a value of
+        # one type under another
+        raise EvaluationError(f"inferred shape '[{', '.join(map(str, shape))}]' is "
+                              f"incompatible with return type of operation '{result_type}'")
     return convolution(lhs, rhs, window_strides=window_strides, padding=pads,
                        lhs_dilation=lhs_dilation, rhs_dilation=rhs_dilation,
                        window_reversal=window_reversal, dimension_numbers=dimension_numbers,

@@ -278,9 +278,9 @@ def windowed_shape(op: Operation, operand: TensorType, kind: str) -> list[int]:
 
 
 def verify_reduce_window(op: Operation) -> None:
-    if not op.operands:
+    count = len(op.operands) // 2  # SameVariadicOperandSize: a lone operand is no input
+    if not count:
         raise op_error(op, "requires at least 1 input value")
-    count = len(op.operands) // 2
     inputs = op.operand_types[:count]
     if not all(isinstance(t, TensorType) for t in op.operand_types):
         return

@@ -46,7 +46,10 @@ def strided_view(x: np.ndarray, shape: tuple[int, ...],
                  strides: tuple[int, ...]) -> np.ndarray:
     """A read-only `as_strided` view that also works for ml_dtypes' types: numpy rebuilds
     the view from the array interface, whose type string (`<f1` for f8E5M2) it does not
-    understand for them, so those are viewed through same-width unsigned integers."""
+    understand for them, so those are viewed through same-width unsigned integers. A
+    dimension with at most one entry takes stride 0: its stride is never stepped, and a
+    window stride like 2**62 (one window) would not fit numpy's C long."""
+    strides = tuple(0 if n <= 1 else s for n, s in zip(shape, strides, strict=True))
     if x.dtype.isbuiltin == 1:
         return np.lib.stride_tricks.as_strided(x, shape, strides, writeable=False)
     bits = x.view(np.dtype(f"u{x.dtype.itemsize}"))

@@ -420,6 +420,9 @@ def verify_dynamic_pad(op: Operation) -> None:
                 raise op_error(op, f"interior_padding must be non-negative, but got {i}")
     if low is None or high is None or interior is None or not ranked(result):
         return
+    if len(dims_of(result)) != rank:  # (upstream's zipped loop asserts equal lengths)
+        raise op_error(op, f"result rank ({len(dims_of(result))}) must match operand rank "
+                           f"({rank})")
     for d, (n, lo, hi, i, r) in enumerate(zip(dims_of(operand), low, high, interior,
                                              dims_of(result), strict=True)):
         if DYNAMIC in (n, r):
