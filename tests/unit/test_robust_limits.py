@@ -278,20 +278,7 @@ def test_iteration_cap_and_budget_are_per_thread() -> None:
         holder.join(60)
 
 
-RUN_PARALLEL_LOOPS = """func.func @loop() -> tensor<i64> {
-  %c = stablehlo.constant dense<0> : tensor<i64>
-  %one = stablehlo.constant dense<1> : tensor<i64>
-  %r = stablehlo.while(%i = %c) : tensor<i64>
-    cond {
-      %t = stablehlo.compare GE, %i, %c : (tensor<i64>, tensor<i64>) -> tensor<i1>
-      stablehlo.return %t : tensor<i1>
-    } do {
-      %n = stablehlo.add %i, %one : tensor<i64>
-      stablehlo.return %n : tensor<i64>
-    }
-  return %r : tensor<i64>
-}
-func.func @main() -> tensor<i64> {
+RUN_PARALLEL_LOOPS = LOOP.replace("@main", "@loop") + """func.func @main() -> tensor<i64> {
   %res:2 = "interpreter.run_parallel"() {programs = [[@loop], [@loop]]}
     : () -> (tensor<i64>, tensor<i64>)
   return %res#0 : tensor<i64>
