@@ -10,10 +10,16 @@ printed, labelled as such. The real-architecture suite (models/archs.py: ResNet,
 DenseNet, LSTM, transformer classifier, ConvNeXt, EfficientNet, GRU, causal decoder, GNN, a
 dropout MLP and a bf16 MLP, weights as arguments) gets a total and worst-model line against
 issue 13's targets, in wall and in CPU time.
+
+Both one-shot timings (ours: parse + cold run; XLA's: compile + first run) start after
+`gc.collect()`: with jax loaded the heap is large, and a full collection the previous model's
+garbage left pending would otherwise land, by chance, inside whichever timing comes next
+(simple_rnn's cold run measured 14 ms alone and 117 ms in the suite).
 """
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import time
@@ -62,6 +68,7 @@ def _jax() -> Any:
 
 
 def _time_ours(text: str, args: list[np.ndarray], name: str) -> tuple[float, float, float, Any]:
+    gc.collect()
     start = time.perf_counter()
     module = parse_source(text, name)
     parsed = time.perf_counter()
@@ -156,6 +163,7 @@ def run(root: str, profile: bool = False) -> None:
         xla = None
         check = ""
         if jax:
+            gc.collect()
             start = time.perf_counter()
             jitted = jax.jit(fns[name])
             theirs = jax.block_until_ready(jitted(*args))
@@ -187,6 +195,7 @@ def run(root: str, profile: bool = False) -> None:
         check = ""
         if jax:
             from jax import export
+            gc.collect()
             start = time.perf_counter()
             with open(os.path.join(artifacts, f"{name}.jax"), "rb") as f:
                 try:
