@@ -7,7 +7,7 @@ from .types import Type
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Sequence
     from typing import Any, Protocol
 
     from .registry import OpDef
@@ -140,12 +140,21 @@ class Region:
         return self.blocks[0]
 
 
+# The regions or successors of an op that has none: one shared empty tuple, so an op
+# carries no empty lists (each list is an object the cyclic garbage collector tracks and
+# visits: two per op were a fifth of all a parse allocated). Code replaces these fields
+# whole, never appends to them.
+NONE: tuple[Any, ...] = ()
+
+
 class Operation:
     """One operation. Inherent attributes live in ``properties`` (printed `<{...}>` in generic
     form), the rest in ``attributes``; ``attr`` looks in both."""
 
     __slots__ = ("name", "operands", "results", "properties", "attributes", "regions",
                  "successors", "location", "parent", "opdef", "_plan_cache")
+    regions: Sequence[Region]  # (NONE when there are none: replaced whole, never appended to)
+    successors: Sequence[Block]
 
     def __init__(
         self,
@@ -164,10 +173,10 @@ class Operation:
         self.results = [Value(t, self, i) for i, t in enumerate(result_types or [])]
         self.properties = properties or {}
         self.attributes = attributes or {}
-        self.regions = regions or []
+        self.regions = regions or NONE
         for r in self.regions:
             r.parent = self
-        self.successors = successors or []
+        self.successors = successors or NONE
         self.location = location
         self.parent: Block | None = None
         self.opdef = opdef
@@ -242,8 +251,8 @@ def new_operation(name: str, operands: list[Value], result_types: list[Type],
         op.results = [Value(t, op, i) for i, t in enumerate(result_types)]
     op.properties = properties
     op.attributes = attributes
-    op.regions = []
-    op.successors = []
+    op.regions = NONE
+    op.successors = NONE
     op.location = location
     op.parent = None
     op.opdef = opdef

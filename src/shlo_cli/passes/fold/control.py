@@ -75,7 +75,7 @@ def _declares_effects(op: Operation) -> bool:
     """Upstream's hasAnyDeclaredSideEffects: ops of known dialects say what they do; others
     (func.call, unregistered ops) are judged by the ops in their regions only."""
     known = op.opdef is not None and op.name != "func.call"
-    if known and op.regions == [] and not has_no_effect(op):
+    if known and not op.regions and not has_no_effect(op):
         return True
     if known and op.regions and not has_no_effect(op) and not _recursive(op):
         return True
