@@ -151,7 +151,9 @@ def _parse_const_shape(p: Any, opdef: OpDef, location: Location,
 
 def _print_const_shape(pr: Any, op: Operation) -> None:
     extents = ", ".join(str(int(d)) for d in op.properties["shape"].value.reshape(-1))
-    pr.write(pr.attr_dict(op.attributes) + f" [{extents}] : {op.results[0].type}")
+    # MLIR prints a space, then the optional dictionary (with its own leading space), then
+    # the extents: `shape.const_shape  {a = 1}[4, 8]` when attributes are present.
+    pr.write(" " + pr.attr_dict(op.attributes) + f"[{extents}] : {op.results[0].type}")
 
 
 @define_op("shape.const_shape", operands=(), results=1, attributes=("shape",),
