@@ -27,7 +27,9 @@ _PURE_OPS = frozenset({"func.return", "builtin.unrealized_conversion_cast", "mem
 # Ops whose only effect is reading memory: removable when unused (MLIR drops read effects in
 # isOpTriviallyDead), but not free of effects for CSE.
 _READ_ONLY_OPS = frozenset({"bufferization.to_tensor"})
-_CONSTANT_LIKE = frozenset({"stablehlo.constant", "arith.constant", "chlo.constant"})
+# Constant-like ops (MLIR's ConstantLike trait) and the attribute each holds its value in.
+_CONSTANT_LIKE = {"stablehlo.constant": "value", "arith.constant": "value",
+                  "chlo.constant": "value", "shape.const_shape": "shape"}
 
 
 def has_no_effect(op: Operation) -> bool:
@@ -60,4 +62,4 @@ def constant_value(op: Operation) -> Attribute | None:
     """The attribute a constant-like op holds, else None."""
     if not is_constant_like(op):
         return None
-    return op.attr("value")
+    return op.attr(_CONSTANT_LIKE[op.name])
