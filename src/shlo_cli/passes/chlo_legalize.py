@@ -367,12 +367,14 @@ def _broadcast_select(rw: Rewriter) -> list[Value] | None:
     result = op.result_types[0]
     if not all(isinstance(t, TensorType) for t in (*op.operand_types, result)):
         return None
+    pred = op.operands[0]
+    scalar_pred = pred if pred.type.rank == 0 else None  # type: ignore[union-attr]
     if all(_static(t) for t in (*op.operand_types, result)):
+        # stablehlo.select broadcasts a 0-d predicate itself: upstream keeps it as it is
         shape = result.shape  # type: ignore[union-attr]
-        operands = [_broadcast_to(rw, v, shape, None, False) for v in op.operands]
+        operands = [v if v is scalar_pred else _broadcast_to(rw, v, shape, None, False)
+                    for v in op.operands]
     else:
-        pred = op.operands[0]
-        scalar_pred = pred if pred.type.rank == 0 else None  # type: ignore[union-attr]
         operands = _dynamic_broadcast_all(rw, list(op.operands), result,  # type: ignore
                                           scalar_pred)
     return [rw.create("stablehlo.select", operands, result)]
