@@ -286,6 +286,23 @@ def _dynamic_broadcast_all(rw: Rewriter, operands: list[Value], result: TensorTy
     return broadcast
 
 
+def _bounded_or_dynamic_broadcast(rw: Rewriter, operands: list[Value],
+                                  result: TensorType) -> list[Value]:
+    """Operands and result static or bounded: upstream's numpy broadcast with bounds (its
+    ConvertTrivialNumpyBroadcastBinaryOp); else the run-time shape broadcast."""
+    bounds = bounds_of(result)
+    if all(size != DYNAMIC or bound is not None
+           for size, bound in zip(result.shape, bounds, strict=True)):
+        shape = _numpy_shape(operands)
+        if shape is not None:
+            made = len(rw.ops)
+            values = [_numpy_broadcast_bounded(rw, value, shape) for value in operands]
+            if all(v is not None for v in values):
+                return values  # type: ignore[return-value]
+            del rw.ops[made:]  # upstream's pattern fails: the run-time form follows
+    return _dynamic_broadcast_all(rw, operands, result)
+
+
 def _numpy_aligned(op: Operation) -> bool:
     """Explicit broadcast_dimensions, if any, are numpy-style prefix padding: operands of
     equal rank, or the lower-rank operand mapped to the trailing dimensions (the only form
@@ -312,6 +329,84 @@ def _bounded_same_shape(lhs: Type, rhs: Type, result: Type) -> bool:
     return bounds == bounds_of(rhs) and all(  # type: ignore[arg-type]
         b is not None for size, b in zip(lhs.shape, bounds, strict=True)  # type: ignore
         if size == DYNAMIC)
+
+
+# A dimension for numpy broadcasting with bounds (upstream's DimensionInfo): its size (the
+# bound when bounded) and, when bounded, the value and dimension whose run-time size it has.
+_Dim = tuple[int, "Value | None", int]
+
+
+def _bounded_dims(value: Value) -> list[_Dim] | None:
+    """`value`'s dimensions; None when one is dynamic without a bound."""
+    t = value.type
+    if not isinstance(t, TensorType):
+        return None
+    out: list[_Dim] = []
+    for d, (size, bound) in enumerate(zip(t.shape, bounds_of(t), strict=True)):
+        if size != DYNAMIC:
+            out.append((size, None, 0))
+        elif bound is None:
+            return None
+        else:
+            out.append((bound, value, d))
+    return out
+
+
+def _bounded_type(dims: list[_Dim], element: Type) -> TensorType:
+    shape = tuple(DYNAMIC if source is not None else size for size, source, _ in dims)
+    bounds = [size if source is not None else None for size, source, _ in dims]
+    return TensorType(shape, element, bounds_attr(bounds))
+
+
+def _numpy_shape(operands: list[Value]) -> list[_Dim] | None:
+    """The numpy broadcast of the operands' dimensions (trailing-aligned; a size-1 side
+    takes the other); None where sizes differ or a bounded size meets a static one."""
+    shape = _bounded_dims(operands[0])
+    for value in operands[1:]:
+        dims = _bounded_dims(value)
+        if shape is None or dims is None:
+            return None
+        rank = max(len(shape), len(dims))
+        merged: list[_Dim] = []
+        for i in range(1, rank + 1):
+            a = shape[-i] if i <= len(shape) else (1, None, 0)
+            b = dims[-i] if i <= len(dims) else (1, None, 0)
+            if a[0] != 1 and b[0] != 1 and (a[0] != b[0] or (a[1] is None) != (b[1] is None)):
+                return None
+            merged.append(b if a[0] == 1 else a)
+        shape = merged[::-1]
+    return shape
+
+
+def _numpy_broadcast_bounded(rw: Rewriter, value: Value, shape: list[_Dim]) -> Value | None:
+    """`value` broadcast to `shape` (upstream's numpyBroadcastIfNeeded): a broadcast_in_dim to
+    the padded (bound) sizes, then set_dimension_size from the run-time size of each bounded
+    dimension the operand did not have."""
+    t = value.type
+    dims = _bounded_dims(value)
+    assert isinstance(t, TensorType) and dims is not None
+    target = _bounded_type(shape, t.element)
+    if str(target) == str(t):
+        return value
+    diff = len(shape) - t.rank
+    padded = list(shape)
+    for i, (size, source, _) in enumerate(dims):
+        if size != 1 and size != shape[i + diff][0]:
+            return None
+        if source is None and shape[i + diff][1] is not None:
+            padded[i + diff] = (shape[i + diff][0], None, 0)
+    for i in range(diff):
+        padded[i] = (shape[i][0], None, 0)
+    current = rw.broadcast(value, _bounded_type(padded, t.element), tuple(range(diff, len(shape))))
+    for i, ((size, source, dim), kept) in enumerate(zip(shape, padded, strict=True)):
+        if source is None or kept[1] is not None:
+            continue
+        size_value = rw.create("stablehlo.get_dimension_size", [source], TensorType((), I32),
+                               {"dimension": IntegerAttr(dim, I64)})
+        padded[i] = (size, source, dim)
+        current = rw.create("stablehlo.set_dimension_size", [current, size_value],
+                            _bounded_type(padded, t.element), {"dimension": IntegerAttr(i, I64)})
+    return current
 
 
 def _refuse_broadcast_dimensions(op: Operation) -> Diagnostic:
@@ -345,7 +440,7 @@ def _broadcast_binary(rw: Rewriter) -> list[Value] | None:
         a = _broadcast_to(rw, lhs, shape, dims, lhs_t.rank < rhs_t.rank)  # type: ignore
         b = _broadcast_to(rw, rhs, shape, dims, rhs_t.rank < lhs_t.rank)  # type: ignore
     else:
-        a, b = _dynamic_broadcast_all(rw, [lhs, rhs], result)  # type: ignore[arg-type]
+        a, b = _bounded_or_dynamic_broadcast(rw, [lhs, rhs], result)  # type: ignore[arg-type]
     name = op.name.removeprefix("chlo.broadcast_")
     if name in ("next_after", "polygamma", "zeta"):
         return [rw.create(f"chlo.{name}", [a, b], result)]
