@@ -14,8 +14,11 @@ loop, ragged_dot as masked dot_generals, mulhi by widening or 32-bit halves).
 Dynamically shaped tensors (as upstream): elementwise rewrites are shape-agnostic, their
 constants upstream's constant_like (a scalar `dynamic_broadcast_in_dim` to `shape.shape_of`
 of an operand; for bounded dimensions a broadcast to the bound plus `set_dimension_size`);
-broadcasting ops broadcast both operands to the numpy-broadcast
-run-time shape; constant_like broadcasts its scalar; top_k uses dynamic_iota and
+broadcasting ops on bounded operands broadcast to the bounds and set the run-time sizes;
+other dynamic broadcasts take upstream's shape-dialect form in the pass
+(`chlo_shape_broadcast.py`: shape_of, cstr_broadcastable, assuming), and for hlo-expand and
+the pre-serialization pipeline broadcast every operand to the numpy-broadcast shape computed
+from run-time sizes; constant_like broadcasts its scalar; top_k uses dynamic_iota and
 real_dynamic_slice; scan and ragged_dot slice with real_dynamic_slice and reshape with
 dynamic_reshape. Kept as CHLO ops (upstream refuses them too): broadcasting ops on dynamic
 shapes with non-trailing broadcast_dimensions, ragged_dot with a dynamic group count, scan
@@ -68,6 +71,10 @@ class Rewriter:
     Constants of dynamically shaped types are scalars broadcast (dynamic_broadcast_in_dim) to
     the run-time shape of a value of the same shape: an operand of the op, else a value built
     here (upstream's getConstantLike does the same with shape.shape_of)."""
+
+    # Dynamic broadcasts in upstream's shape-dialect form (chlo_shape_broadcast.py) rather
+    # than from run-time sizes: only the chlo-legalize-to-stablehlo pass asks for it.
+    shape_dialect = False
 
     def __init__(self, op: Operation) -> None:
         self.op = op
@@ -286,13 +293,20 @@ def _dynamic_broadcast_all(rw: Rewriter, operands: list[Value], result: TensorTy
     return broadcast
 
 
+def _bounded_broadcast_applies(operands: list[Value], result: TensorType) -> bool:
+    """Operands and result static or bounded, their numpy broadcast known (upstream's
+    ConvertTrivialNumpyBroadcastBinaryOp applies)."""
+    bounds = bounds_of(result)
+    return all(size != DYNAMIC or bound is not None
+               for size, bound in zip(result.shape, bounds, strict=True)) \
+        and _numpy_shape(operands) is not None
+
+
 def _bounded_or_dynamic_broadcast(rw: Rewriter, operands: list[Value],
                                   result: TensorType) -> list[Value]:
     """Operands and result static or bounded: upstream's numpy broadcast with bounds (its
     ConvertTrivialNumpyBroadcastBinaryOp); else the run-time shape broadcast."""
-    bounds = bounds_of(result)
-    if all(size != DYNAMIC or bound is not None
-           for size, bound in zip(result.shape, bounds, strict=True)):
+    if _bounded_broadcast_applies(operands, result):
         shape = _numpy_shape(operands)
         if shape is not None:
             made = len(rw.ops)
@@ -439,11 +453,22 @@ def _broadcast_binary(rw: Rewriter) -> list[Value] | None:
         shape = result.shape  # type: ignore[union-attr]
         a = _broadcast_to(rw, lhs, shape, dims, lhs_t.rank < rhs_t.rank)  # type: ignore
         b = _broadcast_to(rw, rhs, shape, dims, rhs_t.rank < lhs_t.rank)  # type: ignore
+    elif rw.shape_dialect and not _bounded_broadcast_applies([lhs, rhs], result):  # type: ignore
+        from .chlo_shape_broadcast import broadcast_binary
+
+        return [broadcast_binary(rw, lhs, rhs, result,  # type: ignore[arg-type]
+                                 lambda x, y: _binary_op(rw, x, y, result))]
     else:
         a, b = _bounded_or_dynamic_broadcast(rw, [lhs, rhs], result)  # type: ignore[arg-type]
+    return [_binary_op(rw, a, b, result)]
+
+
+def _binary_op(rw: Rewriter, a: Value, b: Value, result: Type) -> Value:
+    """The non-broadcasting op of the CHLO broadcasting op being rewritten."""
+    op = rw.op
     name = op.name.removeprefix("chlo.broadcast_")
     if name in ("next_after", "polygamma", "zeta"):
-        return [rw.create(f"chlo.{name}", [a, b], result)]
+        return rw.create(f"chlo.{name}", [a, b], result)
     props = {}
     if name == "compare":
         direction = op.attr("comparison_direction").value
@@ -453,7 +478,7 @@ def _broadcast_binary(rw: Rewriter) -> list[Value] | None:
         if compare_type is not None:
             props["compare_type"] = DialectAttr(
                 "stablehlo", "", f"comparison_type {compare_type.value}")
-    return [rw.create(f"stablehlo.{name}", [a, b], result, props)]
+    return rw.create(f"stablehlo.{name}", [a, b], result, props)
 
 
 @pattern("chlo.broadcast_select")
@@ -469,6 +494,10 @@ def _broadcast_select(rw: Rewriter) -> list[Value] | None:
         shape = result.shape  # type: ignore[union-attr]
         operands = [v if v is scalar_pred else _broadcast_to(rw, v, shape, None, False)
                     for v in op.operands]
+    elif rw.shape_dialect:
+        from .chlo_shape_broadcast import broadcast_select
+
+        return [broadcast_select(rw, result)]  # type: ignore[arg-type]
     else:
         operands = _dynamic_broadcast_all(rw, list(op.operands), result,  # type: ignore
                                           scalar_pred)
@@ -686,7 +715,13 @@ def legalize_block(block: Block, replacements: dict[Value, Value],
         block.append(op)
 
 
-def legalize(module: Module) -> None:
+class ShapeDialectRewriter(ChloRewriter):
+    """ChloRewriter whose dynamic broadcasts take upstream's shape-dialect form."""
+
+    shape_dialect = True
+
+
+def legalize(module: Module, rewriter: type[Rewriter] = ChloRewriter) -> None:
     """Rewrite until no pattern applies (a rewrite may create CHLO ops, e.g. polygamma's
     lgamma, zeta and digamma)."""
     from . import (  # noqa: F401  (more patterns)
@@ -701,7 +736,7 @@ def legalize(module: Module) -> None:
         replacements: dict[Value, Value] = {}
         for region in module.op.regions:
             for block in region.blocks:
-                legalize_block(block, replacements, rewriter=ChloRewriter)
+                legalize_block(block, replacements, rewriter=rewriter)
         replace_uses(module.op, replacements)
         if not replacements:
             return
@@ -713,7 +748,7 @@ _MAX_ROUNDS = 4
 @register_pass("chlo-legalize-to-stablehlo",
                "Legalize CHLO ops to StableHLO.")
 def chlo_legalize_to_stablehlo(module: Module) -> None:
-    legalize(module)
+    legalize(module, ShapeDialectRewriter)
     _fail_on_refused_broadcasts(module)
 
 
