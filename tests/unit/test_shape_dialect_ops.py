@@ -120,3 +120,17 @@ def test_broadcast_folds_constant_operands_and_concretizes_its_result_type() -> 
         "%1 = shape.shape_of %arg0 : tensor<?x?x8xf32> -> tensor<3xindex>",
         "%2 = shape.broadcast %1, %0 : tensor<3xindex>, tensor<3xindex> -> tensor<3xindex>",
         "return %2 : tensor<3xindex>"]
+
+
+@pytest.mark.parametrize(("yielded", "message"), [
+    ("", "source has 0 operands, but target successor needs 1"),
+    ("%x", "source type #0 'tensor<i32>' should match input type #0 'tensor<f32>'")])
+def test_assuming_results_must_match_what_its_region_yields(yielded: str, message: str) -> None:
+    types = "(tensor<i32>)" if yielded else "()"
+    text = f"""func.func @f(%w: !shape.witness, %x: tensor<i32>) {{
+      %r = "shape.assuming"(%w) ({{ "shape.assuming_yield"({yielded}) : {types} -> () }})
+          : (!shape.witness) -> tensor<f32>
+      return
+    }}"""
+    with pytest.raises(Diagnostic, match=message):
+        verify_module(parse_source(text, "t.mlir"))

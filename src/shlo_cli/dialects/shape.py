@@ -531,10 +531,17 @@ def _verify_assuming(op: Operation) -> None:
     terminator = region.blocks[0].terminator
     if terminator is None or terminator.name != "shape.assuming_yield":
         raise op_error(op, "expects regions to end with 'shape.assuming_yield'")
+    # RegionBranchOpInterface's check of the edge from the region to the results
     yielded = [v.type for v in terminator.operands]
-    if yielded != op.result_types:
-        raise op_error(op, "the region yields " + ", ".join(map(str, yielded))
-                       + " for results " + ", ".join(map(str, op.result_types)))
+    edge = "region control flow edge from Region #0 to parent results"
+    if len(yielded) != len(op.results):
+        raise op_error(op, f" {edge}: source has {len(yielded)} operands, but target "
+                           f"successor needs {len(op.results)}")
+    for i, (source, target) in enumerate(zip(yielded, op.result_types, strict=True)):
+        if source != target:
+            raise op_error(op, f" along control flow edge from Region #0 to parent results: "
+                               f"source type #{i} '{source}' should match input type #{i} "
+                               f"'{target}'")
 
 
 @define_op("shape.assuming", operands=("witness",), results="*", regions=("doRegion",),
