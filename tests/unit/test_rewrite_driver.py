@@ -185,3 +185,31 @@ def test_canonicalize_inlines_a_case_on_a_constant_index() -> None:
     # An out-of-range index is left to the op's own semantics (the last branch runs).
     kept = parse_and_run(text.replace("dense<1>", "dense<7>"), ["canonicalize"])
     assert "stablehlo.case" in names(kept)
+
+
+def test_bottom_up_walk_queues_an_op_with_regions_at_its_first_nested_op() -> None:
+    """MLIR's addToWorklist queues each walked op's ancestors too: a while is queued when its
+    condition's first op is, so its body's ops (queued later) pop before it."""
+    text = """
+    func.func @main(%arg0: tensor<i32>) -> tensor<i32> {
+      %0 = stablehlo.while(%iterArg = %arg0) : tensor<i32>
+       cond {
+        %1 = stablehlo.compare LT, %iterArg, %iterArg : (tensor<i32>, tensor<i32>) -> tensor<i1>
+        stablehlo.return %1 : tensor<i1>
+      } do {
+        %1 = stablehlo.add %iterArg, %iterArg : tensor<i32>
+        stablehlo.return %1 : tensor<i32>
+      }
+      return %0 : tensor<i32>
+    }"""
+    module = parse_source(text, "t.mlir")
+    seen: list[str] = []
+
+    @pattern()
+    def record(op, rewriter):  # type: ignore[no-untyped-def]
+        seen.append(op.name)
+        return False
+
+    apply_patterns_greedily(module.functions()[0], [record])
+    assert seen == ["func.return", "stablehlo.return", "stablehlo.add", "stablehlo.return",
+                    "stablehlo.while", "stablehlo.compare"]

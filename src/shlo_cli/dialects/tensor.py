@@ -11,7 +11,7 @@ import numpy as np
 from ..ir.core import Location, Operation
 from ..ir.diagnostics import Diagnostic, EvaluationError
 from ..ir.types import DYNAMIC, TensorType, Type, UnrankedTensorType
-from .registry import OpDef, define_op
+from .registry import OpDef, canonicalization, define_op, folder
 from .syntax import Custom, cast_syntax
 
 # ---- tensor.cast: `$source attr-dict : type($source) to type($dest)` -----------------------
@@ -40,6 +40,44 @@ def verify_cast(op: Operation) -> None:
 def cast(source: np.ndarray) -> np.ndarray:
     """Only the static type changes; the value is the operand's."""
     return source
+
+
+@folder("tensor.cast")
+def _fold_cast(op: Operation, constants: list[Any]) -> Any:
+    """A cast to its operand's own type is the operand (CastOpInterface's fold)."""
+    return op.operands[0] if op.operands[0].type == op.results[0].type else None
+
+
+def _join(a: Type, b: Type) -> Type | None:
+    """The most static type both shapes allow (MLIR's joinShapes), None if they conflict."""
+    if isinstance(a, UnrankedTensorType):
+        return b
+    if isinstance(b, UnrankedTensorType):
+        return a
+    if not isinstance(a, TensorType) or not isinstance(b, TensorType) or a.rank != b.rank:
+        return None
+    dims = []
+    for x, y in zip(a.shape, b.shape, strict=True):
+        if x != DYNAMIC and y != DYNAMIC and x != y:
+            return None
+        dims.append(y if x == DYNAMIC else x)
+    return TensorType(tuple(dims), a.element)
+
+
+@canonicalization("tensor.cast")
+def chained_cast(op: Operation, rewriter: Any) -> bool:
+    """cast(cast(x)) is one cast of x when the middle type adds no run-time check (MLIR's
+    ChainedTensorCast)."""
+    inner = op.operands[0].owner
+    if not isinstance(inner, Operation) or inner.name != "tensor.cast":
+        return False
+    source, middle, result = inner.operands[0].type, inner.results[0].type, op.results[0].type
+    first = _join(source, middle)
+    first = _join(first, result) if first is not None else None
+    if first is None or str(first) != str(_join(source, result)):
+        return False
+    rewriter.replace_op_with(op, "tensor.cast", [inner.operands[0]])
+    return True
 
 
 # ---- tensor.insert: `$scalar `into` $dest `[` $indices `]` attr-dict `:` type($dest)` ---------

@@ -38,7 +38,8 @@ if TYPE_CHECKING:
 
     from .licm import Invariants
 
-RETURN_OPS = frozenset({"func.return", "stablehlo.return", "chlo.return", "builtin.return"})
+RETURN_OPS = frozenset({"func.return", "stablehlo.return", "chlo.return", "builtin.return",
+                        "shape.assuming_yield"})
 
 class _Step:
     """One bound op. `operands` is read with a C-level itemgetter (`fetch(frame)`); `arity`

@@ -14,8 +14,11 @@ loop, ragged_dot as masked dot_generals, mulhi by widening or 32-bit halves).
 Dynamically shaped tensors (as upstream): elementwise rewrites are shape-agnostic, their
 constants upstream's constant_like (a scalar `dynamic_broadcast_in_dim` to `shape.shape_of`
 of an operand; for bounded dimensions a broadcast to the bound plus `set_dimension_size`);
-broadcasting ops broadcast both operands to the numpy-broadcast
-run-time shape; constant_like broadcasts its scalar; top_k uses dynamic_iota and
+broadcasting ops on bounded operands broadcast to the bounds and set the run-time sizes;
+other dynamic broadcasts take upstream's shape-dialect form in the pass
+(`chlo_shape_broadcast.py`: shape_of, cstr_broadcastable, assuming), and for hlo-expand and
+the pre-serialization pipeline broadcast every operand to the numpy-broadcast shape computed
+from run-time sizes; constant_like broadcasts its scalar; top_k uses dynamic_iota and
 real_dynamic_slice; scan and ragged_dot slice with real_dynamic_slice and reshape with
 dynamic_reshape. Kept as CHLO ops (upstream refuses them too): broadcasting ops on dynamic
 shapes with non-trailing broadcast_dimensions, ragged_dot with a dynamic group count, scan
@@ -68,6 +71,10 @@ class Rewriter:
     Constants of dynamically shaped types are scalars broadcast (dynamic_broadcast_in_dim) to
     the run-time shape of a value of the same shape: an operand of the op, else a value built
     here (upstream's getConstantLike does the same with shape.shape_of)."""
+
+    # Dynamic broadcasts in upstream's shape-dialect form (chlo_shape_broadcast.py) rather
+    # than from run-time sizes: only the chlo-legalize-to-stablehlo pass asks for it.
+    shape_dialect = False
 
     def __init__(self, op: Operation) -> None:
         self.op = op
@@ -286,6 +293,30 @@ def _dynamic_broadcast_all(rw: Rewriter, operands: list[Value], result: TensorTy
     return broadcast
 
 
+def _bounded_broadcast_applies(operands: list[Value], result: TensorType) -> bool:
+    """Operands and result static or bounded, their numpy broadcast known (upstream's
+    ConvertTrivialNumpyBroadcastBinaryOp applies)."""
+    bounds = bounds_of(result)
+    return all(size != DYNAMIC or bound is not None
+               for size, bound in zip(result.shape, bounds, strict=True)) \
+        and _numpy_shape(operands) is not None
+
+
+def _bounded_or_dynamic_broadcast(rw: Rewriter, operands: list[Value],
+                                  result: TensorType) -> list[Value]:
+    """Operands and result static or bounded: upstream's numpy broadcast with bounds (its
+    ConvertTrivialNumpyBroadcastBinaryOp); else the run-time shape broadcast."""
+    if _bounded_broadcast_applies(operands, result):
+        shape = _numpy_shape(operands)
+        if shape is not None:
+            made = len(rw.ops)
+            values = [_numpy_broadcast_bounded(rw, value, shape) for value in operands]
+            if all(v is not None for v in values):
+                return values  # type: ignore[return-value]
+            del rw.ops[made:]  # upstream's pattern fails: the run-time form follows
+    return _dynamic_broadcast_all(rw, operands, result)
+
+
 def _numpy_aligned(op: Operation) -> bool:
     """Explicit broadcast_dimensions, if any, are numpy-style prefix padding: operands of
     equal rank, or the lower-rank operand mapped to the trailing dimensions (the only form
@@ -312,6 +343,84 @@ def _bounded_same_shape(lhs: Type, rhs: Type, result: Type) -> bool:
     return bounds == bounds_of(rhs) and all(  # type: ignore[arg-type]
         b is not None for size, b in zip(lhs.shape, bounds, strict=True)  # type: ignore
         if size == DYNAMIC)
+
+
+# A dimension for numpy broadcasting with bounds (upstream's DimensionInfo): its size (the
+# bound when bounded) and, when bounded, the value and dimension whose run-time size it has.
+_Dim = tuple[int, "Value | None", int]
+
+
+def _bounded_dims(value: Value) -> list[_Dim] | None:
+    """`value`'s dimensions; None when one is dynamic without a bound."""
+    t = value.type
+    if not isinstance(t, TensorType):
+        return None
+    out: list[_Dim] = []
+    for d, (size, bound) in enumerate(zip(t.shape, bounds_of(t), strict=True)):
+        if size != DYNAMIC:
+            out.append((size, None, 0))
+        elif bound is None:
+            return None
+        else:
+            out.append((bound, value, d))
+    return out
+
+
+def _bounded_type(dims: list[_Dim], element: Type) -> TensorType:
+    shape = tuple(DYNAMIC if source is not None else size for size, source, _ in dims)
+    bounds = [size if source is not None else None for size, source, _ in dims]
+    return TensorType(shape, element, bounds_attr(bounds))
+
+
+def _numpy_shape(operands: list[Value]) -> list[_Dim] | None:
+    """The numpy broadcast of the operands' dimensions (trailing-aligned; a size-1 side
+    takes the other); None where sizes differ or a bounded size meets a static one."""
+    shape = _bounded_dims(operands[0])
+    for value in operands[1:]:
+        dims = _bounded_dims(value)
+        if shape is None or dims is None:
+            return None
+        rank = max(len(shape), len(dims))
+        merged: list[_Dim] = []
+        for i in range(1, rank + 1):
+            a = shape[-i] if i <= len(shape) else (1, None, 0)
+            b = dims[-i] if i <= len(dims) else (1, None, 0)
+            if a[0] != 1 and b[0] != 1 and (a[0] != b[0] or (a[1] is None) != (b[1] is None)):
+                return None
+            merged.append(b if a[0] == 1 else a)
+        shape = merged[::-1]
+    return shape
+
+
+def _numpy_broadcast_bounded(rw: Rewriter, value: Value, shape: list[_Dim]) -> Value | None:
+    """`value` broadcast to `shape` (upstream's numpyBroadcastIfNeeded): a broadcast_in_dim to
+    the padded (bound) sizes, then set_dimension_size from the run-time size of each bounded
+    dimension the operand did not have."""
+    t = value.type
+    dims = _bounded_dims(value)
+    assert isinstance(t, TensorType) and dims is not None
+    target = _bounded_type(shape, t.element)
+    if str(target) == str(t):
+        return value
+    diff = len(shape) - t.rank
+    padded = list(shape)
+    for i, (size, source, _) in enumerate(dims):
+        if size != 1 and size != shape[i + diff][0]:
+            return None
+        if source is None and shape[i + diff][1] is not None:
+            padded[i + diff] = (shape[i + diff][0], None, 0)
+    for i in range(diff):
+        padded[i] = (shape[i][0], None, 0)
+    current = rw.broadcast(value, _bounded_type(padded, t.element), tuple(range(diff, len(shape))))
+    for i, ((size, source, dim), kept) in enumerate(zip(shape, padded, strict=True)):
+        if source is None or kept[1] is not None:
+            continue
+        size_value = rw.create("stablehlo.get_dimension_size", [source], TensorType((), I32),
+                               {"dimension": IntegerAttr(dim, I64)})
+        padded[i] = (size, source, dim)
+        current = rw.create("stablehlo.set_dimension_size", [current, size_value],
+                            _bounded_type(padded, t.element), {"dimension": IntegerAttr(i, I64)})
+    return current
 
 
 def _refuse_broadcast_dimensions(op: Operation) -> Diagnostic:
@@ -344,11 +453,22 @@ def _broadcast_binary(rw: Rewriter) -> list[Value] | None:
         shape = result.shape  # type: ignore[union-attr]
         a = _broadcast_to(rw, lhs, shape, dims, lhs_t.rank < rhs_t.rank)  # type: ignore
         b = _broadcast_to(rw, rhs, shape, dims, rhs_t.rank < lhs_t.rank)  # type: ignore
+    elif rw.shape_dialect and not _bounded_broadcast_applies([lhs, rhs], result):  # type: ignore
+        from .chlo_shape_broadcast import broadcast_binary
+
+        return [broadcast_binary(rw, lhs, rhs, result,  # type: ignore[arg-type]
+                                 lambda x, y: _binary_op(rw, x, y, result))]
     else:
-        a, b = _dynamic_broadcast_all(rw, [lhs, rhs], result)  # type: ignore[arg-type]
+        a, b = _bounded_or_dynamic_broadcast(rw, [lhs, rhs], result)  # type: ignore[arg-type]
+    return [_binary_op(rw, a, b, result)]
+
+
+def _binary_op(rw: Rewriter, a: Value, b: Value, result: Type) -> Value:
+    """The non-broadcasting op of the CHLO broadcasting op being rewritten."""
+    op = rw.op
     name = op.name.removeprefix("chlo.broadcast_")
     if name in ("next_after", "polygamma", "zeta"):
-        return [rw.create(f"chlo.{name}", [a, b], result)]
+        return rw.create(f"chlo.{name}", [a, b], result)
     props = {}
     if name == "compare":
         direction = op.attr("comparison_direction").value
@@ -358,7 +478,7 @@ def _broadcast_binary(rw: Rewriter) -> list[Value] | None:
         if compare_type is not None:
             props["compare_type"] = DialectAttr(
                 "stablehlo", "", f"comparison_type {compare_type.value}")
-    return [rw.create(f"stablehlo.{name}", [a, b], result, props)]
+    return rw.create(f"stablehlo.{name}", [a, b], result, props)
 
 
 @pattern("chlo.broadcast_select")
@@ -367,12 +487,18 @@ def _broadcast_select(rw: Rewriter) -> list[Value] | None:
     result = op.result_types[0]
     if not all(isinstance(t, TensorType) for t in (*op.operand_types, result)):
         return None
+    pred = op.operands[0]
+    scalar_pred = pred if pred.type.rank == 0 else None  # type: ignore[union-attr]
     if all(_static(t) for t in (*op.operand_types, result)):
+        # stablehlo.select broadcasts a 0-d predicate itself: upstream keeps it as it is
         shape = result.shape  # type: ignore[union-attr]
-        operands = [_broadcast_to(rw, v, shape, None, False) for v in op.operands]
+        operands = [v if v is scalar_pred else _broadcast_to(rw, v, shape, None, False)
+                    for v in op.operands]
+    elif rw.shape_dialect:
+        from .chlo_shape_broadcast import broadcast_select
+
+        return [broadcast_select(rw, result)]  # type: ignore[arg-type]
     else:
-        pred = op.operands[0]
-        scalar_pred = pred if pred.type.rank == 0 else None  # type: ignore[union-attr]
         operands = _dynamic_broadcast_all(rw, list(op.operands), result,  # type: ignore
                                           scalar_pred)
     return [rw.create("stablehlo.select", operands, result)]
@@ -589,7 +715,13 @@ def legalize_block(block: Block, replacements: dict[Value, Value],
         block.append(op)
 
 
-def legalize(module: Module) -> None:
+class ShapeDialectRewriter(ChloRewriter):
+    """ChloRewriter whose dynamic broadcasts take upstream's shape-dialect form."""
+
+    shape_dialect = True
+
+
+def legalize(module: Module, rewriter: type[Rewriter] = ChloRewriter) -> None:
     """Rewrite until no pattern applies (a rewrite may create CHLO ops, e.g. polygamma's
     lgamma, zeta and digamma)."""
     from . import (  # noqa: F401  (more patterns)
@@ -604,7 +736,7 @@ def legalize(module: Module) -> None:
         replacements: dict[Value, Value] = {}
         for region in module.op.regions:
             for block in region.blocks:
-                legalize_block(block, replacements, rewriter=ChloRewriter)
+                legalize_block(block, replacements, rewriter=rewriter)
         replace_uses(module.op, replacements)
         if not replacements:
             return
@@ -616,7 +748,7 @@ _MAX_ROUNDS = 4
 @register_pass("chlo-legalize-to-stablehlo",
                "Legalize CHLO ops to StableHLO.")
 def chlo_legalize_to_stablehlo(module: Module) -> None:
-    legalize(module)
+    legalize(module, ShapeDialectRewriter)
     _fail_on_refused_broadcasts(module)
 
 

@@ -17,17 +17,23 @@ _STABLEHLO_EFFECTS = frozenset(
     "collective_permute collective_reduce composite custom_call infeed outfeed recv "
     "reduce_scatter rng send".split())
 # Ops whose effects are those of their regions' ops.
-_RECURSIVE = frozenset(
+_RECURSIVE = frozenset([*(
     f"stablehlo.{name}" for name in
-    "case if map reduce reduce_window scatter select_and_scatter sort while".split())
+    "case if map reduce reduce_window scatter select_and_scatter sort while".split()),
+    "shape.assuming"])
 # Other dialects' ops free of effects (chlo ops are all pure).
 _PURE_DIALECTS = frozenset({"chlo", "arith", "shape", "tensor"})
+# ... but for the shape dialect's run-time assertions (no Pure trait in ShapeOps.td).
+_IMPURE_OPS = frozenset({"shape.cstr_broadcastable", "shape.cstr_eq", "shape.cstr_require"})
 _PURE_OPS = frozenset({"func.return", "builtin.unrealized_conversion_cast", "memref.cast",
                        "bufferization.to_buffer"})
 # Ops whose only effect is reading memory: removable when unused (MLIR drops read effects in
 # isOpTriviallyDead), but not free of effects for CSE.
 _READ_ONLY_OPS = frozenset({"bufferization.to_tensor"})
-_CONSTANT_LIKE = frozenset({"stablehlo.constant", "arith.constant", "chlo.constant"})
+# Constant-like ops (MLIR's ConstantLike trait) and the attribute each holds its value in.
+_CONSTANT_LIKE = {"stablehlo.constant": "value", "arith.constant": "value",
+                  "chlo.constant": "value", "shape.const_shape": "shape",
+                  "shape.const_witness": "passing"}
 
 
 def has_no_effect(op: Operation) -> bool:
@@ -42,7 +48,8 @@ def has_no_effect(op: Operation) -> bool:
             flag = op.attr("has_side_effect")
             return isinstance(flag, BoolAttr) and not flag.value
         return op.opdef is not None and short not in _STABLEHLO_EFFECTS
-    return op.opdef is not None and (dialect in _PURE_DIALECTS or name in _PURE_OPS)
+    return op.opdef is not None and (dialect in _PURE_DIALECTS or name in _PURE_OPS) \
+        and name not in _IMPURE_OPS
 
 
 def is_trivially_dead(op: Operation, has_uses: bool) -> bool:
@@ -60,4 +67,4 @@ def constant_value(op: Operation) -> Attribute | None:
     """The attribute a constant-like op holds, else None."""
     if not is_constant_like(op):
         return None
-    return op.attr("value")
+    return op.attr(_CONSTANT_LIKE[op.name])

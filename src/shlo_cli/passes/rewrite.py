@@ -6,7 +6,9 @@ GreedyPatternRewriteDriver.cpp and FoldUtils.cpp), because upstream's CHECK line
 order it produces:
 
 - each iteration walks the region (post-order, popped last-first: bottom-up; or pre-order,
-  popped first-first: top-down) and fills a worklist; constants met on the way are uniqued
+  popped first-first: top-down) and fills a worklist, each op queued with its ancestors (so
+  an op with regions is queued at its first nested op, and its region's later ops pop before
+  it); constants met on the way are uniqued
   per isolated-from-above region and moved to the front of its entry block (a constant not
   already directly after other uniqued constants goes to the very front);
 - each popped op is erased when trivially dead, else folded (constants are not folded; a
@@ -364,7 +366,7 @@ class GreedyDriver(PatternRewriter):
                 if self.config.cse_constants and is_constant_like(op):
                     if not self._insert_known_constant(op):
                         continue
-                self.worklist.push(op)
+                self._queue(op)  # with its ancestors, as MLIR's addToWorklist
             if self.config.top_down:
                 self.worklist.reverse()
             changed = self._process_worklist()

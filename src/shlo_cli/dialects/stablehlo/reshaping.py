@@ -88,7 +88,15 @@ def dynamic_reshape(operand: np.ndarray, output_shape: np.ndarray, *,
            verify=lambda op: verify_set_dimension_size(op))
 def set_dimension_size(operand: np.ndarray, size: np.ndarray, *, dimension: int,
                        result_type: TensorType) -> np.ndarray:
-    """Static shapes only: the data is unchanged (the size is bookkeeping for XLA)."""
+    """The data is unchanged, but for a dynamic (bounded) result dimension, whose run-time
+    size `size` is: the elements past it are XLA's padding, dropped here, as run-time shapes
+    are the arrays' own."""
+    if result_type.shape[dimension] == DYNAMIC:
+        count = int(np.asarray(size))
+        if not 0 <= count <= operand.shape[dimension]:
+            raise EvaluationError(f"size {count} is outside [0, {operand.shape[dimension]}] "
+                                  f"for dimension {dimension}")
+        operand = operand[(slice(None),) * dimension + (slice(0, count),)]
     return result_array(operand, result_type)
 
 

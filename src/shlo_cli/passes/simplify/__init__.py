@@ -16,7 +16,7 @@ def simplification_patterns(fold_op_element_limit: int = 65536) -> list[RewriteP
     return [*algebra.PATTERNS, *shape.PATTERNS, *dynamic.PATTERNS,
             shape.select_known(fold_op_element_limit), *compare.PATTERNS,
             *structural.PATTERNS, *slicing.PATTERNS, *reduce.PATTERNS, *loops.PATTERNS,
-            *structural.GENERIC]
+            *structural.GENERIC, *dynamic.LATE]
 
 
 @register_pass("stablehlo-aggressive-simplification", "Canonicalizes StableHLO operations",

@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir.attributes import DenseArrayAttr
-from ...ir.core import Operation
-from ...ir.types import I64
+from ...ir.core import Operation, Value
+from ...ir.types import I64, TensorType
 from ..fold.common import constant_attr
 from ..rewrite import PatternRewriter, RewritePattern, pattern
-from .match import defining, ints, is_iota, merge_attrs
+from .match import defining, ints, is_iota, is_static, merge_attrs, same_operands_and_result_shape
 
 _BROADCAST = "stablehlo.dynamic_broadcast_in_dim"
 _RESHAPE = "stablehlo.dynamic_reshape"
@@ -138,9 +138,68 @@ def real_dynamic_slice_to_slice(op: Operation, rewriter: PatternRewriter) -> boo
     return True
 
 
+def _refine_with(rewriter: PatternRewriter, op: Operation, name: str, operands: list[Value],
+                 result: TensorType, properties: dict) -> None:
+    """Upstream's refineOpWithNewOp: the new op has the more static `result` type; where a
+    user of another dialect (func.return) needs the old type, a convert restores it."""
+    rewriter.set_insertion_point(op)
+    new = rewriter.create(name, operands, [result], properties, location=op.location)
+    value = new.results[0]
+    old = op.results[0]
+    if any(user.dialect != op.dialect for user in rewriter.users(old)):
+        value = rewriter.create("stablehlo.convert", [value], [old.type],
+                                location=op.location).results[0]
+    rewriter.replace_op(op, [value])
+
+
+@pattern(_BROADCAST)
+def dynamic_broadcast_not_actually_dynamic(op: Operation, rewriter: PatternRewriter) -> bool:
+    """A static operand broadcast to a static result, or to constant output dimensions, is a
+    broadcast_in_dim (of the refined type)."""
+    if not is_static(op.operands[0]):
+        return False
+    result = op.result_types[0]
+    props = {"broadcast_dimensions": op.properties["broadcast_dimensions"]}
+    if result.is_static:
+        rewriter.replace_op_with(op, "stablehlo.broadcast_in_dim", [op.operands[0]], props)
+        return True
+    shape = _constant_ints(op.operands[1])
+    if shape is None:
+        return False
+    _refine_with(rewriter, op, "stablehlo.broadcast_in_dim", [op.operands[0]],
+                 TensorType(tuple(shape), result.element), props)
+    return True
+
+
+@pattern(_RESHAPE)
+def dynamic_reshape_is_static(op: Operation, rewriter: PatternRewriter) -> bool:
+    if not op.result_types[0].is_static:
+        return False
+    rewriter.replace_op_with(op, "stablehlo.reshape", [op.operands[0]])
+    return True
+
+
+@pattern(_RESHAPE)
+def dynamic_reshape_of_same_shape_op(op: Operation, rewriter: PatternRewriter) -> bool:
+    """dynamic_reshape(f(dynamic_reshape(x, s)), s) is f(...) when f keeps its operand's
+    shape (SameOperandsAndResultShape)."""
+    inner = op.operands[0].owner
+    if not isinstance(inner, Operation) or not inner.operands \
+            or not same_operands_and_result_shape(inner):
+        return False
+    reshape = defining(inner.operands[0], _RESHAPE)
+    if reshape is None or reshape.operands[1] is not op.operands[1]:
+        return False
+    rewriter.replace_op(op, [inner.results[0]])
+    return True
+
+
+# Registered after the generic patterns, as upstream adds its dynamism refinements last.
+LATE: list[RewritePattern] = [dynamic_broadcast_not_actually_dynamic, dynamic_reshape_is_static]
+
 PATTERNS: list[RewritePattern] = [
     dynamic_broadcast_of_broadcast, dynamic_broadcast_noop_to_convert,
     dynamic_broadcast_of_dynamic_reshape, dynamic_broadcast_to_own_shape,
     dynamic_reshape_of_dynamic_reshape, shape_of_dynamic_reshape, dynamic_pad_to_pad,
-    dynamic_gather_to_gather, real_dynamic_slice_to_slice,
+    dynamic_gather_to_gather, real_dynamic_slice_to_slice, dynamic_reshape_of_same_shape_op,
 ]

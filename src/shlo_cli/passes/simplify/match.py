@@ -116,3 +116,17 @@ def merge_attrs(source: Operation, dest: object) -> None:
         else:
             merged[name] = attr
     dest.attributes = dict(sorted(merged.items()))
+
+
+# StableHLO ops with the SameOperandsAndResultShape trait (StablehloOps.td: the unary and
+# binary elementwise classes, and complex, compare, map, sort).
+_SAME_OPERANDS_AND_RESULT_SHAPE = frozenset(f"stablehlo.{name}" for name in (
+    "abs cbrt ceil convert count_leading_zeros cosine exponential exponential_minus_one floor "
+    "imag is_finite log log_plus_one logistic not negate popcnt real round_nearest_afz "
+    "round_nearest_even rsqrt sign sine sqrt tan tanh uniform_quantize uniform_dequantize "
+    "add atan2 complex divide maximum minimum multiply power remainder shift_left "
+    "shift_right_arithmetic shift_right_logical subtract and or xor compare map sort").split())
+
+
+def same_operands_and_result_shape(op: Operation) -> bool:
+    return op.name in _SAME_OPERANDS_AND_RESULT_SHAPE

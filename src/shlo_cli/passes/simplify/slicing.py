@@ -13,7 +13,7 @@ import numpy as np
 
 from ...ir.attributes import DenseArrayAttr, IntegerAttr, StringAttr
 from ...ir.core import Operation, Value
-from ...ir.types import I32, I64, IntegerType, TensorType
+from ...ir.types import I32, I64, IndexType, IntegerType, TensorType
 from ..fold.common import constant_attr
 from ..rewrite import PatternRewriter, RewritePattern, pattern
 from .loops import _drop_arguments
@@ -218,8 +218,8 @@ def dynamic_iota_to_iota(op: Operation, rewriter: PatternRewriter) -> bool:
         return True
     size = result.shape[dim]
     shape = op.operands[0]
-    if result.rank < 2 or (size < 0 and not isinstance(shape.type.element, IntegerType)):
-        return False  # index-typed shapes would need arith.index_cast (not modelled yet)
+    if result.rank < 2 or not isinstance(shape.type.element, IntegerType | IndexType):
+        return False
     rewriter.set_insertion_point(op)
     if size >= 0:
         iota = rewriter.create("stablehlo.iota", [], [TensorType((size,), result.element)],
@@ -227,9 +227,10 @@ def dynamic_iota_to_iota(op: Operation, rewriter: PatternRewriter) -> bool:
                                location=op.location).results[0]
     else:
         wide = shape
-        if shape.type.element != I64:
-            wide = rewriter.create("stablehlo.convert", [shape],
-                                   [TensorType(shape.type.shape, I64)],
+        if shape.type.element != I64:  # index extents take arith.index_cast, as upstream
+            cast = ("arith.index_cast" if isinstance(shape.type.element, IndexType)
+                    else "stablehlo.convert")
+            wide = rewriter.create(cast, [shape], [TensorType(shape.type.shape, I64)],
                                    location=op.location).results[0]
         length = rewriter.create("stablehlo.slice", [wide], [TensorType((1,), I64)],
                                  {"start_indices": _i64s([dim]),
