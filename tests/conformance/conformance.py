@@ -364,10 +364,17 @@ def failing_paths(results: Sequence[dict[str, Any]]) -> list[str]:
     return [_path(result) for result in results if result["code"] in FAILING_CODES]
 
 
-def updated_xfails(old: Iterable[str], results: Sequence[dict[str, Any]]) -> list[str]:
-    """The xfail list after a run: this run's failures, plus old entries it did not run."""
+def updated_xfails(old: Iterable[str], results: Sequence[dict[str, Any]],
+                   conditions: dict[str, str] | None = None,
+                   features: Iterable[str] = ()) -> list[str]:
+    """The xfail list after a run: this run's failures, plus old entries it did not run or
+    could not judge (expected to fail only under a lit feature this run lacked, e.g. a
+    `[python-filecheck]` entry in a run with LLVM's FileCheck)."""
     ran = {_path(result) for result in results}
-    return sorted({p for p in old if p not in ran} | set(failing_paths(results)))
+    conditions = conditions or {}
+    active = set(features)
+    unjudged = {p for p in old if conditions.get(p, "*") not in ("*", *active)}
+    return sorted({p for p in old if p not in ran} | unjudged | set(failing_paths(results)))
 
 
 def run(root: Path, suites: Sequence[Suite], jobs: int, update_xfail: bool,
@@ -411,7 +418,7 @@ def run(root: Path, suites: Sequence[Suite], jobs: int, update_xfail: bool,
     print(f"wall time {wall:.1f}s with lit -j{jobs} (each suite's 'test time' is the sum of "
           "its tests' own durations, which lit's workers run side by side)")
     if update_xfail:
-        write_xfails(updated_xfails(read_xfails(), results))
+        write_xfails(updated_xfails(read_xfails(), results, xfail_conditions(), [kind]))
         print(f"rewrote {XFAIL_FILE.relative_to(REPO)}")
         return 0
     return completed.returncode

@@ -70,6 +70,19 @@ def test_update_keeps_entries_of_tests_not_run() -> None:
         "interpret/broken.mlir", "interpret/still.mlir", "testdata/other.mlir"]
 
 
+
+def test_update_keeps_entries_expected_to_fail_only_under_another_feature() -> None:
+    results = [{"name": "passes :: clone_only.mlir", "code": "PASS"},
+               {"name": "passes :: fixed.mlir", "code": "PASS"}]
+    old = ["passes/clone_only.mlir", "passes/fixed.mlir"]
+    conditions = {"passes/clone_only.mlir": "python-filecheck",
+                  "passes/fixed.mlir": "llvm-filecheck"}
+    # a run with LLVM's FileCheck cannot judge the clone-only entry; it judged the other
+    assert conformance.updated_xfails(old, results, conditions, ["llvm-filecheck"]) == [
+        "passes/clone_only.mlir"]
+    assert conformance.updated_xfails(old, results, conditions, ["python-filecheck"]) == [
+        "passes/fixed.mlir"]
+
 @pytest.fixture
 def tiny_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A conformance root with one testdata suite, built under tmp_path."""
