@@ -10,7 +10,7 @@ import click
 
 from ..formats.bytecode import CURRENT_VERSION, MIN_VERSION
 from ..passes import PASSES
-from .opt import run_opt
+from .opt import IGNORED_FLAGS, run_opt
 from .terminal import version_option
 
 
@@ -40,6 +40,9 @@ def opt_options(fn):  # type: ignore[no-untyped-def]
                       help="A textual pass pipeline, run after the passes given as flags.")(fn)
     fn = click.option("-debug-only", "--debug-only", "debug_only", default=None, metavar="NAME",
                       help="Accepted and ignored (upstream debug tracing).")(fn)
+    for name in IGNORED_FLAGS:
+        fn = click.option(f"-{name}", f"--{name}", is_flag=True, expose_value=False,
+                          help="Accepted for mlir-opt compatibility; changes nothing.")(fn)
     for name in reversed(PASSES.names()):
         fn = click.option(f"-{name}", f"--{name}", name.replace("-", "_"), is_flag=True,
                           cls=_PassFlag)(fn)
