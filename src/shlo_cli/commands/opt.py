@@ -57,8 +57,10 @@ def run_opt(input: str, output: str | None, split_input_file: bool,
     try:
         if pass_pipeline is not None:
             selected += parse_pipeline(pass_pipeline)
-        for name, text in _PASS_OPTIONS.items():
-            PASSES[name].parse_options(text)  # bad option text fails before any input is read
+        # Bad option text (of a flag or a pipeline element) fails before any input is read.
+        for request in selected:
+            if not isinstance(request, str):
+                PASSES[request[0]].parse_options(request[1])
     except PassOptionError as e:
         # The pipeline parser's message carries its own `error:` and caret, as upstream's.
         if "PassPipeline Parser" in str(e):
