@@ -50,7 +50,7 @@ TYPES = [
     ("!quant.uniform<i8<-128:127>:f32, 0.1:-30>", "!quant.uniform<i8:f32, 1.000000e-01:-30>"),
     ("!quant.uniform<i8<-127:127>:f32:1, {0.1:-30,0.5:-20 }>",
      "!quant.uniform<i8<-127:127>:f32:1, {1.000000e-01:-30,5.000000e-01:-20}>"),
-    ("!quant.uniform<i32:f32, 1.537725862903607E-5>", "!quant.uniform<i32:f32, 1.537726e-05>"),
+    ("!quant.uniform<i32:f32, 1.537725862903607E-5>", "!quant.uniform<i32:f32, 1.537725862903607E-5>"),
     ("!quant.uniform<i4:f32, 2.0>", "!quant.uniform<i4:f32, 2.000000e+00>"),
 ]
 
