@@ -265,8 +265,10 @@ class Format:
             return "[" + ", ".join(str(v) for v in attr.value) + "]"
         if kind == "int":
             return str(attr.value)
-        if kind.startswith("enum:"):  # upstream's enum attrs print a leading space
-            return f" {attr.value}"
+        if kind.startswith("enum:"):
+            # Bare, one space after `=` like any element: MLIR's old double space (the enum
+            # attr's own printer added a leading one) is gone since llvm-project#184253.
+            return str(attr.value)
         return str(attr)
 
     def _print_types(self, op: Operation) -> str:
