@@ -38,3 +38,27 @@ def test_jax_exports_print_as_jax_wrote_them() -> None:
     for text in _programs():
         printed = print_module(parse_source(text, "jax.mlir"), debuginfo=True)
         assert printed.rstrip("\n") == text.rstrip("\n")
+
+
+TWO_FUNCTIONS = """func.func @main(%a: tensor<f32>) -> tensor<f32> {
+  %0 = stablehlo.add %a, %a : tensor<f32>
+  %1 = func.call @f(%0) : (tensor<f32>) -> tensor<f32>
+  return %1 : tensor<f32>
+}
+func.func private @f(%a: tensor<f32>) -> tensor<f32> {
+  %0 = stablehlo.multiply %a, %a : tensor<f32>
+  return %0 : tensor<f32>
+}
+"""
+
+
+def test_generic_form_numbers_ssa_values_uniquely() -> None:
+    """MLIR's generic form prints unique SSA ids (shouldPrintUniqueSSAIDs): counters never
+    restart, and the last function, numbered first from the region stack, gets %arg0."""
+    printed = print_module(parse_source(TWO_FUNCTIONS, "t.mlir"), generic=True)
+    main, f = printed.split('sym_name = "f"')
+    assert "^bb0(%arg1: tensor<f32>):" in main and '"stablehlo.add"(%arg1, %arg1)' in main
+    assert '%1 = "stablehlo.add"' in main and '%2 = "func.call"(%1)' in main
+    assert "^bb0(%arg0: tensor<f32>):" in f and '%0 = "stablehlo.multiply"' in f
+    custom = print_module(parse_source(TWO_FUNCTIONS, "t.mlir"))
+    assert custom.count("(%arg0: tensor<f32>) -> tensor<f32>") == 2

@@ -58,3 +58,20 @@ def test_jaxlib_reads_our_ranges() -> None:
             module = jsh.deserialize_portable_artifact(ctx, data)
             text = module.operation.get_asm(enable_debug_info=True, use_local_scope=True)
         assert _cosine_loc(text) == printed
+
+
+def test_compatibility_expander_below_1_9_makes_ranges_points() -> None:
+    """Upstream's FileLineColRangeToLoc (targets before 1.9.0): ranges become their start,
+    nested ones and block arguments' included; 1.9.0 keeps them."""
+    from shlo_cli.passes import run_passes
+
+    text = _program('callsite("n"("a.py":3:4 to :9) at "b.py":7:1 to 8:2)').replace(
+        "%x: tensor<4xf32>", '%x: tensor<4xf32> loc("c.py":1:2 to :5)')
+    for target, expected in (("1.8.0", ['"c.py":1:2)', 'callsite("n"("a.py":3:4) at "b.py":7:1)']),
+                             ("1.9.0", ['"c.py":1:2 to :5)',
+                                        'callsite("n"("a.py":3:4 to :9) at "b.py":7:1 to 8:2)'])):
+        module = parse_source(text, "t.mlir")
+        run_passes(module, [("stablehlo-compatibility-expander", f"target={target}")])
+        printed = print_module(module, debuginfo=True, local_scope=True)
+        assert f"%arg0: tensor<4xf32> loc({expected[0]}" in printed
+        assert _cosine_loc(printed) == expected[1]

@@ -20,8 +20,10 @@ _SHORT_NAMES: dict[tuple[str, str], str] = {}  # (default dialect, op name) -> p
 
 
 class ValueNames:
-    """MLIR's value/block naming: regions are numbered breadth-first; nested regions start
-    from their parent's counters; name hints are uniqued with a shared `_N` counter.
+    """MLIR's value/block naming: regions are numbered from a stack (a block's regions pushed
+    in order, so the last pops first); nested regions start from their parent's counters
+    (in the generic form the counters never restart); name hints are uniqued with a shared
+    `_N` counter.
     Public: `interpreter.print` names values as the printer would (`names`, `result_bases`)."""
 
     def __init__(self, top: Operation, generic: bool) -> None:
@@ -33,8 +35,14 @@ class ValueNames:
         self.used: list[set[str]] = []
         stack = [(r, 0, 0, 0, 0) for r in top.regions]
         # (region, next value id, next arg id, next conflict id, depth of used-name scope)
+        self.next_value = self.next_arg = self.next_conflict = 0
         while stack:
-            region, self.next_value, self.next_arg, self.next_conflict, depth = stack.pop()
+            region, next_value, next_arg, next_conflict, depth = stack.pop()
+            if not generic:  # the generic form prints unique SSA ids (OpPrintingFlags::
+                # shouldPrintUniqueSSAIDs): no counter restarts, so in a module of several
+                # functions the last one numbered (the last in the file) has %arg0
+                self.next_value, self.next_arg, self.next_conflict = (
+                    next_value, next_arg, next_conflict)
             del self.used[depth:]
             self.used.append(set())
             self._number_region(region)
