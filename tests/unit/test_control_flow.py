@@ -80,7 +80,7 @@ def test_while_without_operands_and_generic_form() -> None:
     """
     out = _round_trip(text)
     assert "    stablehlo.while()\n    cond {\n" in out
-    assert "    } do {\n      stablehlo.return\n    }\n" in out
+    assert "    } do {\n      stablehlo.return \n    }\n" in out
 
 
 def test_while_attributes_use_the_keyword_form() -> None:

@@ -58,11 +58,11 @@ GENERIC_TO_CUSTOM = [
     ('%0 = "stablehlo.tuple"(%s, %s) : (tensor<i32>, tensor<i32>) -> '
      'tuple<tensor<i32>, tensor<i32>>',
      "%0 = stablehlo.tuple %arg4, %arg4 : tuple<tensor<i32>, tensor<i32>>"),
-    ('%0 = "stablehlo.tuple"() : () -> tuple<>', "%0 = stablehlo.tuple : tuple<>"),
+    ('%0 = "stablehlo.tuple"() : () -> tuple<>', "%0 = stablehlo.tuple  : tuple<>"),
     ('%0 = "stablehlo.create_token"() : () -> !stablehlo.token',
      "%0 = stablehlo.create_token : !stablehlo.token"),
     ('%0 = "stablehlo.after_all"() : () -> !stablehlo.token',
-     "%0 = stablehlo.after_all : !stablehlo.token"),
+     "%0 = stablehlo.after_all  : !stablehlo.token"),
     ('"stablehlo.optimization_barrier"() : () -> ()', "stablehlo.optimization_barrier()"),
     ('%0:2 = "stablehlo.optimization_barrier"(%a, %a) : (tensor<2xi32>, tensor<2xi32>) -> '
      '(tensor<2xi32>, tensor<2xi32>)',

@@ -68,8 +68,9 @@ def _parse_return(p: Any, opdef: OpDef, location: Location, num_results: int) ->
 
 
 def _print_return(pr: Any, op: Operation) -> None:
-    if op.operands:
-        pr.write(" " + pr.operands(op.operands))
+    # `$results attr-dict ...`: MLIR writes the space before the operand list even when it
+    # is empty (`stablehlo.return ` with no results, as upstream prints it).
+    pr.write(" " + pr.operands(op.operands))
     pr.write(pr.attr_dict(_attrs_without(op, set())))
     if op.operands:
         pr.write(" : " + ", ".join(map(str, op.operand_types)))
