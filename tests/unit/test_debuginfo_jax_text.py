@@ -62,3 +62,23 @@ def test_generic_form_numbers_ssa_values_uniquely() -> None:
     assert "^bb0(%arg0: tensor<f32>):" in f and '%0 = "stablehlo.multiply"' in f
     custom = print_module(parse_source(TWO_FUNCTIONS, "t.mlir"))
     assert custom.count("(%arg0: tensor<f32>) -> tensor<f32>") == 2
+
+
+def test_ragged_dot_dimensions_and_tensor_cast_print_as_mlir() -> None:
+    """chlo's RaggedDotDimensionNumbersAttr::print leaves empty fields out (printStruct), and
+    tensor.cast names its result `%cast` (CastOp::getAsmResultNames)."""
+    text = """func.func @main(%a: tensor<2x11x5xf32>, %b: tensor<3x5x7xf32>, %g: tensor<3xi64>)
+    -> tensor<?x11x7xf32> {
+  %0 = "chlo.ragged_dot"(%a, %b, %g) {precision_config = [#chlo<precision DEFAULT>,
+    #chlo<precision DEFAULT>], ragged_dot_dimension_numbers = #chlo.ragged_dot<
+    rhs_group_dimensions = [0], lhs_batching_dimensions = [], rhs_batching_dimensions = [],
+    lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1],
+    lhs_ragged_dimensions = [1]>} : (tensor<2x11x5xf32>, tensor<3x5x7xf32>, tensor<3xi64>)
+    -> tensor<2x11x7xf32>
+  %1 = tensor.cast %0 : tensor<2x11x7xf32> to tensor<?x11x7xf32>
+  return %1 : tensor<?x11x7xf32>
+}"""
+    printed = print_module(parse_source(text, "t.mlir"))
+    assert ("#chlo.ragged_dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1], "
+            "lhs_ragged_dimensions = [1], rhs_group_dimensions = [0]>") in printed
+    assert "%cast = tensor.cast %0 : tensor<2x11x7xf32> to tensor<?x11x7xf32>" in printed
