@@ -82,3 +82,17 @@ def test_ragged_dot_dimensions_and_tensor_cast_print_as_mlir() -> None:
     assert ("#chlo.ragged_dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1], "
             "lhs_ragged_dimensions = [1], rhs_group_dimensions = [0]>") in printed
     assert "%cast = tensor.cast %0 : tensor<2x11x7xf32> to tensor<?x11x7xf32>" in printed
+
+
+def test_func_constant_result_is_named_f() -> None:
+    """func.constant names its results `%f`, `%f_0` (ConstantOp::getAsmResultNames)."""
+    text = """func.func @main() -> () {
+  %0 = func.constant @g : () -> ()
+  %1 = func.constant @g : () -> ()
+  return
+}
+func.func private @g() -> () {
+  return
+}"""
+    printed = print_module(parse_source(text, "t.mlir"))
+    assert "%f = constant @g : () -> ()" in printed and "%f_0 = constant @g" in printed
