@@ -97,6 +97,8 @@ _ENUM_AFTER_TWO_SPACES = re.compile(r"(stablehlo\.compare|,|=)  (?=[A-Z])")
 def _one_space_before_enums(line: str) -> str:
     if line.endswith(" cond {") and line.strip() == "cond {":  # ` cond` after printNewline()
         return line[1:]
+    # an empty complex splat: that MLIR wrote `(0.0, 0.0)`, MLIR now prints the element
+    line = line.replace("dense<(0.0, 0.0)>", "dense<(0.000000e+00,0.000000e+00)>")
     return _ENUM_AFTER_TWO_SPACES.sub(r"\1 ", line)
 
 
