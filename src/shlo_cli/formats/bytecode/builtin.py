@@ -113,8 +113,8 @@ def write_attribute(attr: Attribute, w: AttrTypeWriter) -> bool:
         values = ((attr.line, attr.col, attr.end_col) if same_line
                   else (attr.line, attr.col, attr.end_line, attr.end_col))
         w.varint(len(values))
-        for value in values:
-            w.varint(value)
+        for number in values:
+            w.varint(number)
     elif isinstance(attr, FileLineColLoc):
         w.varint(FILE_LINE_COL_LOC)
         w.attribute(StringAttr(attr.filename))
