@@ -61,7 +61,7 @@ func.func @main(%n: tensor<i64>, %one: tensor<i64>, %zero: tensor<i64>) -> (tens
 def test_while_prints_iter_args_and_cond_on_its_own_line() -> None:
     out = _round_trip(SUM_LOOP)
     assert ("    %0:2 = stablehlo.while(%iterArg = %arg2, %iterArg_0 = %arg2) : "
-            "tensor<i64>, tensor<i64>\n     cond {\n") in out
+            "tensor<i64>, tensor<i64>\n    cond {\n") in out
     assert "\n    } do {\n      %1 = stablehlo.add %iterArg_0, %iterArg : tensor<i64>\n" in out
     assert "      stablehlo.return %2, %1 : tensor<i64>, tensor<i64>\n    }\n" in out
 
@@ -79,14 +79,14 @@ def test_while_without_operands_and_generic_form() -> None:
     }
     """
     out = _round_trip(text)
-    assert "    stablehlo.while()\n     cond {\n" in out
-    assert "    } do {\n      stablehlo.return\n    }\n" in out
+    assert "    stablehlo.while()\n    cond {\n" in out
+    assert "    } do {\n      stablehlo.return \n    }\n" in out
 
 
 def test_while_attributes_use_the_keyword_form() -> None:
     text = SUM_LOOP.replace(": tensor<i64>, tensor<i64>\n  cond",
                             ": tensor<i64>, tensor<i64> attributes {foo = 1 : i32}\n  cond")
-    assert "tensor<i64>, tensor<i64> attributes {foo = 1 : i32}\n     cond {" in _round_trip(text)
+    assert "tensor<i64>, tensor<i64> attributes {foo = 1 : i32}\n    cond {" in _round_trip(text)
 
 
 def test_while_sums_ten_thousand_iterations() -> None:

@@ -32,11 +32,11 @@ GENERIC_TO_CUSTOM = [
      "%0 = stablehlo.bitcast_convert %arg1 : (tensor<2xf32>) -> tensor<2xi32>"),
     ('%0 = "stablehlo.compare"(%a, %a) {comparison_direction = '
      '#stablehlo<comparison_direction LT>} : (tensor<2xi32>, tensor<2xi32>) -> tensor<2xi1>',
-     "%0 = stablehlo.compare  LT, %arg0, %arg0 : (tensor<2xi32>, tensor<2xi32>) -> tensor<2xi1>"),
+     "%0 = stablehlo.compare LT, %arg0, %arg0 : (tensor<2xi32>, tensor<2xi32>) -> tensor<2xi1>"),
     ('%0 = "stablehlo.compare"(%a, %a) {compare_type = #stablehlo<comparison_type TOTALORDER>,'
      ' comparison_direction = #stablehlo<comparison_direction GE>} : '
      '(tensor<2xi32>, tensor<2xi32>) -> tensor<2xi1>',
-     "%0 = stablehlo.compare  GE, %arg0, %arg0,  TOTALORDER : "
+     "%0 = stablehlo.compare GE, %arg0, %arg0, TOTALORDER : "
      "(tensor<2xi32>, tensor<2xi32>) -> tensor<2xi1>"),
     ('%0 = "stablehlo.reduce_precision"(%f) {exponent_bits = 8 : i32, mantissa_bits = 10 : i32}'
      ' : (tensor<2xf32>) -> tensor<2xf32>',
@@ -58,11 +58,11 @@ GENERIC_TO_CUSTOM = [
     ('%0 = "stablehlo.tuple"(%s, %s) : (tensor<i32>, tensor<i32>) -> '
      'tuple<tensor<i32>, tensor<i32>>',
      "%0 = stablehlo.tuple %arg4, %arg4 : tuple<tensor<i32>, tensor<i32>>"),
-    ('%0 = "stablehlo.tuple"() : () -> tuple<>', "%0 = stablehlo.tuple : tuple<>"),
+    ('%0 = "stablehlo.tuple"() : () -> tuple<>', "%0 = stablehlo.tuple  : tuple<>"),
     ('%0 = "stablehlo.create_token"() : () -> !stablehlo.token',
      "%0 = stablehlo.create_token : !stablehlo.token"),
     ('%0 = "stablehlo.after_all"() : () -> !stablehlo.token',
-     "%0 = stablehlo.after_all : !stablehlo.token"),
+     "%0 = stablehlo.after_all  : !stablehlo.token"),
     ('"stablehlo.optimization_barrier"() : () -> ()', "stablehlo.optimization_barrier()"),
     ('%0:2 = "stablehlo.optimization_barrier"(%a, %a) : (tensor<2xi32>, tensor<2xi32>) -> '
      '(tensor<2xi32>, tensor<2xi32>)',

@@ -34,7 +34,7 @@ def test_fft_types_round_trip() -> None:
     np.testing.assert_allclose(i, r, atol=1e-12)
     np.testing.assert_allclose(back, x, atol=1e-12)
     printed = print_module(parse_source(text))
-    assert "stablehlo.fft %0, type =  FFT, length = [4] : (tensor<3x4x4xcomplex<f64>>) -> tensor<3x4x4xcomplex<f64>>" in printed
+    assert "stablehlo.fft %0, type = FFT, length = [4] : (tensor<3x4x4xcomplex<f64>>) -> tensor<3x4x4xcomplex<f64>>" in printed
 
 
 def test_fft_result_in_element_type() -> None:

@@ -424,7 +424,7 @@ PROGRAMS = [
         '    %0 = stablehlo.multiply %arg0, %cst : tensor<2xf32>\n',
         '    %1 = stablehlo.broadcast_in_dim %0, dims = [0] : (tensor<2xf32>) '
         '-> tensor<2xf32>\n',
-        '    %2 = stablehlo.compare  GT, %1, %cst_0,  FLOAT : (tensor<2xf32>, '
+        '    %2 = stablehlo.compare GT, %1, %cst_0, FLOAT : (tensor<2xf32>, '
         'tensor<2xf32>) -> tensor<2xi1>\n',
         '    %3 = stablehlo.select %2, %arg0, %arg1 : tensor<2xi1>, tensor<2xf32>\n',
         '    %4 = "stablehlo.reduce"(%3, %cst_0) <{dimensions = array<i64: 0>}> ({\n',

@@ -128,6 +128,20 @@ def test_uniform_quantize_syntax_round_trip() -> None:
     assert print_module(parse_source(printed)) == printed
 
 
+def test_scales_print_as_asm_printer_prints_a_double() -> None:
+    """MLIR prints a scale with `out << scale` on a DialectAsmPrinter, i.e. printFloat: `%e`
+    when it reads back exactly, else all digits (as jax's exports spell it), so printing then
+    parsing keeps the scale and a program's results."""
+    q = "!quant.uniform<i8:f32:0, {0.0078431033620647364,0.1:-3,34.0:16}>"
+    text = f"""func.func @main(%x: tensor<3x{q}>) -> tensor<3x{q}> {{
+  return %x : tensor<3x{q}>
+}}"""
+    printed = print_module(parse_source(text))
+    assert "{0.0078431033620647364,1.000000e-01:-3,3.400000e+01:16}" in printed
+    reparsed = parse_source(printed).functions()[0].attr("function_type").value.inputs[0]
+    assert reparsed.element.scales == (0.0078431033620647364, 0.1, 34.0)
+
+
 def test_per_axis_convolution_rescales_per_output_feature() -> None:
     lq = "!quant.uniform<i8:f32, 0.5:3>"
     rq = "!quant.uniform<i8:f32:2, {0.25,0.125}>"

@@ -241,3 +241,32 @@ def test_a_verifier_that_raises_is_reported_at_the_op(monkeypatch: pytest.Monkey
     monkeypatch.setenv(verifier.DEBUG_ENV, "1")
     with pytest.raises(KeyError):
         verify_module(parse_source(VALID, "t.mlir"))
+
+
+NESTED_CALLS = """
+module {
+  func.func @main(%a: tensor<f32>) -> tensor<f32> {
+    return %a : tensor<f32>
+  }
+  func.func private @outer(%a: tensor<f32>) -> tensor<f32> {
+    return %a : tensor<f32>
+  }
+  module @inner {
+    func.func @g(%a: tensor<f32>) -> tensor<f32> {
+      %0 = func.call @CALLEE(%a) : (tensor<f32>) -> tensor<f32>
+      return %0 : tensor<f32>
+    }
+    func.func private @h(%a: tensor<f32>) -> tensor<f32> {
+      return %a : tensor<f32>
+    }
+  }
+}
+"""
+
+
+def test_a_call_resolves_in_the_nearest_symbol_table() -> None:
+    """MLIR's lookupNearestSymbolFrom: a call inside a nested module names that module's
+    function (the outer module's functions are not visible there)."""
+    assert verify(NESTED_CALLS.replace("CALLEE", "h")) is None
+    d = verify(NESTED_CALLS.replace("CALLEE", "outer"))
+    assert d is not None and "'@outer' does not reference a valid function" in str(d)

@@ -38,6 +38,10 @@ if TYPE_CHECKING:
 FLAGS = ("split-input-file", "allow-unregistered-dialect", "mlir-print-op-generic",
          "mlir-print-debuginfo", "mlir-print-local-scope", "verify-diagnostics", "emit-bytecode",
          "mlir-pass-statistics")
+# MlirOptMain's flags that change nothing here, accepted so upstream-style command lines run:
+# -verify-each (we verify after every pass anyway; `=false` would only skip a check our passes
+# never fail) and -mlir-disable-threading (we run one thread).
+IGNORED_FLAGS = ("verify-each", "mlir-disable-threading")
 
 
 def run_opt(input: str, output: str | None, split_input_file: bool,
@@ -53,8 +57,10 @@ def run_opt(input: str, output: str | None, split_input_file: bool,
     try:
         if pass_pipeline is not None:
             selected += parse_pipeline(pass_pipeline)
-        for name, text in _PASS_OPTIONS.items():
-            PASSES[name].parse_options(text)  # bad option text fails before any input is read
+        # Bad option text (of a flag or a pipeline element) fails before any input is read.
+        for request in selected:
+            if not isinstance(request, str):
+                PASSES[request[0]].parse_options(request[1])
     except PassOptionError as e:
         # The pipeline parser's message carries its own `error:` and caret, as upstream's.
         if "PassPipeline Parser" in str(e):
@@ -195,7 +201,8 @@ def _simple_args(args: list[str]) -> dict[str, Any] | None:
     """`run_opt`'s arguments when `args` use only plain spellings: `-flag` / `--flag` of a
     boolean option or pass (no `=value`), `-o FILE`, `--pass-pipeline=TEXT` (or with the
     text next), at most one input. None for anything else: click then parses it."""
-    plain = read_plain(args, lambda name: name in FLAGS or name in PASSES, ("pass-pipeline",))
+    plain = read_plain(args, lambda name: name in FLAGS or name in PASSES or name in IGNORED_FLAGS,
+                       ("pass-pipeline",))
     if plain is None:
         return None
     source, output, options, flags = plain
@@ -203,6 +210,8 @@ def _simple_args(args: list[str]) -> dict[str, Any] | None:
     values.update(input=source, output=output, bytecode_version=None,
                   pass_pipeline=options.get("pass-pipeline"), flagged=set())
     for name in flags:
+        if name in IGNORED_FLAGS:
+            continue
         if name in FLAGS:
             values[name.replace("-", "_")] = True
         else:

@@ -57,9 +57,11 @@ def run_serialize(input: str, *, output: str | None = None, target: str | None =
 
 
 def run_deserialize(input: str, *, output: str | None = None,
-                    print_stablehlo_version: bool = False, debuginfo: bool = False) -> int:
+                    print_stablehlo_version: bool = False, debuginfo: bool = False,
+                    generic: bool = False, local_scope: bool = False) -> int:
     """Print the StableHLO program of a portable artifact (bytecode, or text as upstream's
-    parser also accepts), with its locations when `debuginfo`."""
+    parser also accepts), with its locations when `debuginfo`, in generic form when
+    `generic`."""
     try:
         name, data = read_input_data(input)
     except ShloError as e:
@@ -85,7 +87,7 @@ def run_deserialize(input: str, *, output: str | None = None,
         report(e)
         discard_output(output)
         return 1
-    return _write(header + print_module(module, debuginfo=debuginfo) + "\n", output)
+    return _write(header + print_module(module, generic, debuginfo, local_scope) + "\n", output)
 
 
 def _write(data: str | bytes, output: str | None) -> int:

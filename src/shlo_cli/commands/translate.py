@@ -37,6 +37,13 @@ _FLAGS: dict[str, dict[str, str | None]] = {
                   "interpreter-print-dense": "interpreter_print_dense",
                   "verify-diagnostics": "verify_diagnostics"},
 }
+# mlir-translate's printer and context flags (MlirTranslateMain registers the asm printer's
+# options): the form of a deserialized program, accepted and ignored by the other two.
+PRINTER_FLAGS = {"mlir-print-op-generic": "generic", "mlir-print-local-scope": "local_scope",
+                 "mlir-disable-threading": None}
+_FLAGS["deserialize"].update(PRINTER_FLAGS)
+for _mode in ("serialize", "interpret"):
+    _FLAGS[_mode].update(dict.fromkeys(PRINTER_FLAGS))
 
 
 # Options taking a string, per translation (`--name=V` or `--name V`): their run_* keyword.

@@ -10,6 +10,7 @@ import click
 
 from .common import report
 from .interpret import interpret_options, run_interpret
+from .llvm_cl import LlvmCommand
 from .terminal import version_option
 
 
@@ -17,7 +18,7 @@ def _flag(name: str, help: str) -> Any:
     return click.option(f"-{name}", f"--{name}", is_flag=True, help=help)
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(cls=LlvmCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @version_option("stablehlo-translate")
 @interpret_options
 @_flag("interpret", "Interpret the program's entry function and print its results.")
@@ -29,9 +30,15 @@ def _flag(name: str, help: str) -> Any:
 @_flag("print-stablehlo-version", "Print the StableHLO version of the artifact (deserialize).")
 @_flag("allow-other-dialects", "Allow ops of other dialects when serializing.")
 @_flag("mlir-print-debuginfo", "Print locations (deserialize).")
+@_flag("mlir-print-op-generic", "Print every op in generic form (deserialize).")
+@_flag("mlir-print-local-scope", "Print locations inline rather than as aliases (deserialize).")
+@click.option("-mlir-disable-threading", "--mlir-disable-threading", is_flag=True,
+              expose_value=False, help="Accepted for mlir-translate compatibility.")
 def translate(input: str, interpret: bool, serialize: bool, deserialize: bool,
               target: str | None, strip_debuginfo: bool, print_stablehlo_version: bool,
-              allow_other_dialects: bool, mlir_print_debuginfo: bool, **options: Any) -> None:
+              allow_other_dialects: bool, mlir_print_debuginfo: bool,
+              mlir_print_op_generic: bool, mlir_print_local_scope: bool,
+              **options: Any) -> None:
     """StableHLO translation driver (`--interpret`, `--serialize`, `--deserialize`)."""
     chosen = [name for name, on in (("interpret", interpret), ("serialize", serialize),
                                     ("deserialize", deserialize)) if on]
@@ -56,6 +63,8 @@ def translate(input: str, interpret: bool, serialize: bool, deserialize: bool,
 
         sys.exit(run_deserialize(input, output=options["output"],
                                  print_stablehlo_version=print_stablehlo_version,
-                                 debuginfo=mlir_print_debuginfo))
+                                 debuginfo=mlir_print_debuginfo,
+                                 generic=mlir_print_op_generic,
+                                 local_scope=mlir_print_local_scope))
     sys.exit(run_interpret(input, **options))
 

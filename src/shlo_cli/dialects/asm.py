@@ -214,7 +214,10 @@ class Format:
     def print(self, pr: Any, op: Operation) -> None:
         groups = self._groups(op)
         text = self._print_items(pr, op, self.items, groups)
-        pr.write(" " + text if text else "")
+        # MLIR writes a space before each operand element, an empty variadic one included
+        # (`stablehlo.tuple  : tuple<>`)
+        leading_operand = bool(self.items) and self.items[0].kind == "operand"
+        pr.write(" " + text if text or leading_operand else "")
         extra = {k: v for k, v in op.properties.items() if k not in self.elided}
         extra.update(op.attributes)
         pr.write(pr.attr_dict(extra))
@@ -265,8 +268,10 @@ class Format:
             return "[" + ", ".join(str(v) for v in attr.value) + "]"
         if kind == "int":
             return str(attr.value)
-        if kind.startswith("enum:"):  # upstream's enum attrs print a leading space
-            return f" {attr.value}"
+        if kind.startswith("enum:"):
+            # Bare, one space after `=` like any element: MLIR's old double space (the enum
+            # attr's own printer added a leading one) is gone since llvm-project#184253.
+            return str(attr.value)
         return str(attr)
 
     def _print_types(self, op: Operation) -> str:

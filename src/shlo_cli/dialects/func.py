@@ -409,7 +409,8 @@ def _print_constant(pr: Any, op: Operation) -> None:
 
 
 declare_op("func.constant", operands=(), results=1, attributes=("value",),
-           syntax=Custom(_parse_constant, _print_constant))
+           syntax=Custom(_parse_constant, _print_constant),
+           asm_result_name=lambda op: "f")  # ConstantOp::getAsmResultNames: `%f`
 
 
 def _parse_call_indirect(p: Any, opdef: OpDef, location: Location,

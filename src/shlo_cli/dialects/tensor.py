@@ -36,7 +36,8 @@ def verify_cast(op: Operation) -> None:
                          col=op.location.col or None)
 
 
-@define_op("tensor.cast", operands=("source",), results=1, syntax=cast_syntax(), verify=verify_cast)
+@define_op("tensor.cast", operands=("source",), results=1, syntax=cast_syntax(), verify=verify_cast,
+           asm_result_name=lambda op: "cast")  # CastOp::getAsmResultNames: `%cast`
 def cast(source: np.ndarray) -> np.ndarray:
     """Only the static type changes; the value is the operand's."""
     return source

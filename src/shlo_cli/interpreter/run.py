@@ -20,7 +20,8 @@ from ..ir.attributes import ArrayAttr, DenseElementsAttr
 from ..ir.core import Module, Operation
 from ..ir.diagnostics import Diagnostic, SourceFile
 from ..ir.record import Struct
-from ..ir.types import FunctionType, TensorType, Type, UnrankedTensorType
+from ..ir.types import FunctionType, QuantizedType, TensorType, Type, UnrankedTensorType
+from ..ir.value_text import lowered_element
 from ..ir.verifier import verify_module
 from . import dynamic_guard  # noqa: F401 - binding hooks
 from .deadline import TimedOut, time_limit
@@ -132,6 +133,8 @@ def validate_entry_signature(func: Operation, arguments: Sequence[Argument]) -> 
             f"{len(arguments)} inputs but function expected {len(ftype.inputs)}")
     for index, (argument, expected) in enumerate(zip(arguments, ftype.inputs, strict=True)):
         if not _accepts(expected, argument.type):
+            if isinstance(expected, TensorType) and isinstance(expected.element, QuantizedType):
+                expected = expected.with_element(lowered_element(expected.element))
             raise EvaluationError(
                 f"invalid input argument type at index {index}, input type was "
                 f"{argument.type} but entry function expected {expected}")
@@ -140,6 +143,13 @@ def validate_entry_signature(func: Operation, arguments: Sequence[Argument]) -> 
 def _accepts(expected: Type, given: Type) -> bool:
     if expected == given:
         return True
+    if isinstance(expected, TensorType) and isinstance(expected.element, QuantizedType):
+        # upstream checks the inputs against the entry function with its quantized types
+        # lowered to their storage types (Api.cpp lowerQuantization before
+        # validateEntrySignature): `--args=[dense<..> : tensor<2xi8>]` for a quantized i8
+        expected = expected.with_element(lowered_element(expected.element))
+        if expected == given:
+            return True
     if isinstance(expected, TensorType) and isinstance(given, TensorType):
         return expected.element == given.element and len(expected.shape) == len(given.shape) \
             and all(e < 0 or e == g for e, g in zip(expected.shape, given.shape, strict=True))

@@ -472,9 +472,10 @@ class DenseElementsAttr(Attribute):
     def format_elements(self, allow_hex: bool = True) -> str:
         """The text between `dense<` and `>`."""
         etype = _storage_element(self.type)
-        if isinstance(self.type, TensorType) and 0 in self.type.shape:
-            # MLIR prints an empty complex tensor as a zero splat in this spelling.
-            return "(0.0, 0.0)" if isinstance(etype, ComplexType) else ""
+        if isinstance(self.type, TensorType) and 0 in self.type.shape and not self.splat:
+            # An empty tensor prints `dense<>`, unless it was written as a splat: MLIR keeps
+            # that element (`dense<0> : tensor<1x0xi64>` prints back as written).
+            return ""
         if self._raw is not None:
             return self._format_storage(etype, allow_hex)
         n = self.data.size

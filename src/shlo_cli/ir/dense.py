@@ -506,11 +506,19 @@ def encode_raw_dense(attr: DenseElementsAttr) -> bytes | None:
     if held is not None and lay is not None:
         if not held:
             return b""
-        return held[:lay.size] if attr.splat or storage.all_equal(held, lay.size) else held
+        raw = held[:lay.size] if attr.splat or storage.all_equal(held, lay.size) else held
+        return bool_splat_byte(raw, etype)
     data = attr.data
     if data.size == 0:
         return b""
     flat = np.ascontiguousarray(data).reshape(-1)
     if attr.splat or all_equal(flat):
         flat = flat[:1]
-    return raw_bytes(flat, etype)
+    return bool_splat_byte(raw_bytes(flat, etype), etype)
+
+
+def bool_splat_byte(raw: bytes, etype: Type) -> bytes:
+    """An i1 splat as MLIR stores it: one byte, 0xFF for true (0x00 for false)."""
+    if len(raw) == 1 and raw[0] and isinstance(etype, IntegerType) and etype.width == 1:
+        return b"\xff"
+    return raw

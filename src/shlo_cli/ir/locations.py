@@ -59,15 +59,31 @@ class UnknownLoc(LocationAttr):
 
 
 class FileLineColLoc(LocationAttr):
-    __slots__ = ("filename", "line", "col")
+    """`"file":line:col`, or MLIR's FileLineColRange `"file":line:col to :end_col` /
+    `to end_line:end_col` (jax's exports carry these), whose end is kept for printing and
+    bytecode; a range ending where it starts is the point."""
 
-    def __init__(self, filename: str, line: int, col: int) -> None:
+    __slots__ = ("filename", "line", "col", "end_line", "end_col")
+
+    def __init__(self, filename: str, line: int, col: int, end_line: int | None = None,
+                 end_col: int | None = None) -> None:
         self.filename = filename
         self.line = line
         self.col = col
+        self.end_line = line if end_line is None else end_line
+        self.end_col = col if end_col is None else end_col
+
+    @property
+    def is_range(self) -> bool:
+        return (self.end_line, self.end_col) != (self.line, self.col)
 
     def inline(self, alias_of: dict[str, str] | None = None) -> str:
-        return f"{escape_string(self.filename)}:{self.line}:{self.col}"
+        text = f"{escape_string(self.filename)}:{self.line}:{self.col}"
+        if not self.is_range:
+            return text
+        if self.end_line == self.line:
+            return f"{text} to :{self.end_col}"
+        return f"{text} to {self.end_line}:{self.end_col}"
 
 
 class NameLoc(LocationAttr):

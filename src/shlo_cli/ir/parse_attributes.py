@@ -99,6 +99,10 @@ STRUCT_FIELD_ORDER: dict[str, tuple[str, ...]] = {
     "dot": ("lhs_batching_dimensions", "rhs_batching_dimensions", "lhs_contracting_dimensions",
             "rhs_contracting_dimensions"),
     "result_accuracy": ("atol", "rtol", "ulps", "mode"),
+    # chlo's RaggedDotDimensionNumbersAttr::print (printStruct: empty fields left out)
+    "ragged_dot": ("lhs_batching_dimensions", "rhs_batching_dimensions",
+                   "lhs_contracting_dimensions", "rhs_contracting_dimensions",
+                   "lhs_ragged_dimensions", "rhs_group_dimensions"),
 }
 
 TYPE_CHECKING = False

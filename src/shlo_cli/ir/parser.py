@@ -586,15 +586,17 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
             text = unescape_string(tok.text)
             if self.accept(":"):
                 line = self.parse_integer()
-                self.expect(":", "in file line col location")
-                col = self.parse_integer()
-                if self.tok.kind == BARE and self.tok.text == "to":  # a range: keep the start
+                col = self.parse_integer() if self.accept(":") else 0  # `"f":3` is 3:0
+                end_line, end_col = line, col
+                if self.tok.kind == BARE and self.tok.text == "to":  # FileLineColRange
                     self.advance()
-                    self.accept(":")
-                    self.parse_integer()
                     if self.accept(":"):
-                        self.parse_integer()
-                return FileLineColLoc(text, line, col)
+                        end_col = self.parse_integer()
+                    else:
+                        end_line = self.parse_integer()
+                        self.expect(":", "in file line col location")
+                        end_col = self.parse_integer()
+                return FileLineColLoc(text, line, col, end_line, end_col)
             if self.accept("("):
                 child = self._parse_location_body()
                 self.expect(")", "after child location of NameLoc")

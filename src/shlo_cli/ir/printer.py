@@ -20,8 +20,10 @@ _SHORT_NAMES: dict[tuple[str, str], str] = {}  # (default dialect, op name) -> p
 
 
 class ValueNames:
-    """MLIR's value/block naming: regions are numbered breadth-first; nested regions start
-    from their parent's counters; name hints are uniqued with a shared `_N` counter.
+    """MLIR's value/block naming: regions are numbered from a stack (a block's regions pushed
+    in order, so the last pops first); nested regions start from their parent's counters
+    (in the generic form the counters never restart); name hints are uniqued with a shared
+    `_N` counter.
     Public: `interpreter.print` names values as the printer would (`names`, `result_bases`)."""
 
     def __init__(self, top: Operation, generic: bool) -> None:
@@ -33,8 +35,14 @@ class ValueNames:
         self.used: list[set[str]] = []
         stack = [(r, 0, 0, 0, 0) for r in top.regions]
         # (region, next value id, next arg id, next conflict id, depth of used-name scope)
+        self.next_value = self.next_arg = self.next_conflict = 0
         while stack:
-            region, self.next_value, self.next_arg, self.next_conflict, depth = stack.pop()
+            region, next_value, next_arg, next_conflict, depth = stack.pop()
+            if not generic:  # the generic form prints unique SSA ids (OpPrintingFlags::
+                # shouldPrintUniqueSSAIDs): no counter restarts, so in a module of several
+                # functions the last one numbered (the last in the file) has %arg0
+                self.next_value, self.next_arg, self.next_conflict = (
+                    next_value, next_arg, next_conflict)
             del self.used[depth:]
             self.used.append(set())
             self._number_region(region)
@@ -211,14 +219,17 @@ class Printer:
 
     def location_text(self, loc: Attribute | None, op: Operation | None = None) -> str:
         """` loc(...)` text: an op's own location (`op` given; printed through a `#loc`
-        alias unless local scope) or a block argument's location (always inline)."""
+        alias unless local scope) or a block argument's location (inline, the locations
+        nested in it through their aliases: `loc("jit(f)"(#loc30))`, as MLIR prints it)."""
         if loc is None and op is not None:
             loc = op_location(op)
         if loc is None:
             return "loc(unknown)"
         if isinstance(loc, LocationAttr):
-            if op is not None and self.loc_aliases is not None:
-                return self.loc_aliases.use(loc.resolved())
+            if self.loc_aliases is not None:
+                if op is not None:
+                    return self.loc_aliases.use(loc.resolved())
+                return f"loc({loc.resolved().inline(self.loc_aliases.names)})"
             return f"loc({loc.inline()})"
         return str(loc)
 
@@ -285,7 +296,7 @@ class Printer:
         self.names = ValueNames(module.op, self.generic)
         self.loc_aliases = None
         if self.debuginfo and not self.local_scope:
-            self.loc_aliases = _collect_loc_aliases(module.op)
+            self.loc_aliases = _collect_loc_aliases(module.op, self.generic)
         aliases = _encoding_aliases(module.op)
         token = ENCODING_ALIASES.set({text: alias for alias, text in aliases} or None)
         try:
@@ -313,16 +324,23 @@ def op_location(op: Operation) -> LocationAttr:
     return FileLineColLoc(loc.filename, loc.line, loc.col)
 
 
-def _collect_loc_aliases(top: Operation) -> LocAliases:
+# Ops whose custom form prints no entry block arguments (MLIR aliases only what it prints:
+# `stablehlo.while(%iterArg = %x)` names its arguments but never their locations).
+_HIDDEN_BLOCK_ARGS = frozenset({"stablehlo.while"})
+
+
+def _collect_loc_aliases(top: Operation, generic: bool = False) -> LocAliases:
     """Visit locations in print order: each op's own location (deferrable, printed after the
-    module), then block argument locations (printed before it), then nested ops."""
+    module), then the printed block argument locations (printed before it), then nested
+    ops."""
     aliases = LocAliases()
 
     def visit(op: Operation) -> None:
         aliases.visit(op_location(op), deferrable=True)
+        args_printed = generic or op.name not in _HIDDEN_BLOCK_ARGS
         for region in op.regions:
             for block in region.blocks:
-                for loc in block.arg_locations:
+                for loc in block.arg_locations if args_printed else ():
                     if isinstance(loc, LocationAttr):
                         aliases.visit(loc, deferrable=False)
                 for nested in block.operations:

@@ -242,7 +242,9 @@ class QuantizedType(Type, Record):
 
     def __str__(self) -> str:
         # The quant dialect spells storage `i8` / `u8` (or as written: `ui8`, `si8`), drops a
-        # storage range equal to the type's full range, and prints scales with `%e`.
+        # storage range equal to the type's full range, and prints a scale as AsmPrinter
+        # prints a double (`out << scale` is `printFloat(APFloat(scale))`): `%e` when that
+        # reads back exactly, else every digit (jax's `0.0078431033620647364`).
         width = self.storage.width
         prefix = "u" if self.storage.is_unsigned else "i"
         if self.builtin_storage:
@@ -256,8 +258,11 @@ class QuantizedType(Type, Record):
         if self.quantized_dimension is not None:
             head += f":{self.quantized_dimension}"
 
+        from .floats import format_float_bits
+        from .storage import float_bits
+
         def pair(s: float, z: int) -> str:
-            text = f"{s:e}"
+            text = format_float_bits(float_bits(s, "f64"), "f64")
             return text if z == 0 else f"{text}:{z}"
 
         pairs = [pair(s, z) for s, z in zip(self.scales, self.zero_points, strict=True)]

@@ -60,9 +60,23 @@ def format_index(index: tuple[int, ...]) -> str:
 
 
 def runtime_type(static_type: Type, value: np.ndarray) -> TensorType:
-    """The tensor type of a run-time value: the declared element type, the actual shape."""
-    etype = element_type(static_type)
+    """The tensor type of a run-time value: the declared element type, the actual shape; a
+    quantized element prints as its storage type (`lowered_element`)."""
+    etype = lowered_element(element_type(static_type))
     return TensorType(tuple(int(d) for d in value.shape), etype)
+
+
+def lowered_element(etype: Type) -> Type:
+    """The element type a value of `etype` has once upstream's interpreter lowered the entry
+    function's quantized types (Api.cpp `lowerQuantization` runs the quant-to-math pipeline
+    before evaluating): the storage type, signless `iN` for signed storage. Unsigned storage
+    stays `uiN`, as our quant-to-math pass keeps it (upstream makes it signless too)."""
+    if isinstance(etype, QuantizedType):
+        storage = etype.storage
+        if etype.builtin_storage or storage.is_unsigned:
+            return storage
+        return IntegerType(storage.width)
+    return etype
 
 
 def format_tensor(value: np.ndarray, type: TensorType) -> str:

@@ -335,7 +335,7 @@ def verify_call(op: Operation, module: Module) -> None:
     callee = op.attr("callee")
     if not isinstance(callee, SymbolRefAttr):
         raise op_error(op, "requires attribute 'callee'")
-    target = module.lookup(callee.root) if not callee.nested else None
+    target = _lookup_nearest(op, callee.root, module) if not callee.nested else None
     if target is None or target.name != "func.func":
         raise op_error(op, f"'{callee}' does not reference a valid function")
     ftype = getattr(target.attr("function_type"), "value", None)
@@ -352,6 +352,21 @@ def verify_call(op: Operation, module: Module) -> None:
     for i, (value, expected) in enumerate(zip(op.results, ftype.results, strict=True)):
         if value.type != expected:
             raise op_error(op, f"result type mismatch at index {i}")
+
+
+def _lookup_nearest(op: Operation, name: str, module: Module) -> Operation | None:
+    """The symbol `name` of the symbol table nearest `op` (MLIR's lookupNearestSymbolFrom):
+    a call in a nested `builtin.module` calls that module's function."""
+    table = op.parent_op
+    while table is not None and table.name != "builtin.module":
+        table = table.parent_op
+    if table is None or table is module.op:
+        return module.lookup(name)
+    for candidate in table.regions[0].entry.operations:
+        sym = candidate.attr("sym_name")
+        if sym is not None and sym.value == name:
+            return candidate
+    return None
 
 
 def verify_dominance(root: Operation) -> None:

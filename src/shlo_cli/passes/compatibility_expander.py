@@ -9,8 +9,8 @@ ops an older target version has, as upstream's opt-in compatibility expander doe
   `(tan a + i tanh b) / (1 - i tan a tanh b)` (its real `tan` then expanded in turn);
 - before 1.16.0, `replica_groups = #stablehlo.replica_group_mesh_axes<...>` becomes the dense
   replica-group table (mesh_axes.py);
-- before 1.9.0, `file:line:col to :col` locations would lose their range; our parser already
-  keeps only the start, so nothing is left to do.
+- before 1.9.0, FileLineColRange locations (`"f":2:21 to :30`) become their start point
+  (`"f":2:21`) wherever they occur: ops, block arguments, nested in other locations.
 
 The patterns run under the greedy driver (passes/rewrite.py) top-down, as upstream's pass does,
 so folding, constant uniquing and hoisting and dead-op erasure happen as they do there."""
@@ -30,6 +30,7 @@ from ..ir.attributes import (
 )
 from ..ir.core import Module, Operation, Value
 from ..ir.diagnostics import Diagnostic
+from ..ir.locations import CallSiteLoc, FileLineColLoc, FusedLoc, LocationAttr, NameLoc
 from ..ir.types import I32, I64, ComplexType, IntegerType, TensorType, numpy_dtype
 from . import PassOption, register_pass
 from .expanders.build import struct_attr, tensor
@@ -65,6 +66,37 @@ def expand_for(module: Module, version: Version) -> None:
     if version < MESH_AXES:
         patterns += [_mesh_axes]
     apply_patterns_greedily(module.op, patterns, GreedyConfig(top_down=True))
+    if version < LOCATION_RANGES:
+        _locations_to_points(module.op)
+
+
+# ---- FileLineColRange -> FileLineColLoc ----------------------------------------------------
+
+
+def _locations_to_points(top: Operation) -> None:
+    """Upstream's FileLineColRangeToLoc: every location attribute of the module, the ranges
+    in it replaced by their start (the parse position an op keeps for diagnostics stays)."""
+    for op in top.walk():
+        loc = op.location
+        if isinstance(loc.attr, LocationAttr):
+            loc.attr = _points(loc.attr)
+        for region in op.regions:
+            for block in region.blocks:
+                block.arg_locations = [_points(a) if isinstance(a, LocationAttr) else a
+                                       for a in block.arg_locations]
+
+
+def _points(loc: LocationAttr) -> LocationAttr:
+    loc = loc.resolved()
+    if isinstance(loc, FileLineColLoc):
+        return FileLineColLoc(loc.filename, loc.line, loc.col) if loc.is_range else loc
+    if isinstance(loc, NameLoc):
+        return NameLoc(loc.name, None if loc.child is None else _points(loc.child))
+    if isinstance(loc, CallSiteLoc):
+        return CallSiteLoc(_points(loc.callee), _points(loc.caller))
+    if isinstance(loc, FusedLoc):
+        return FusedLoc(tuple(_points(c) for c in loc.locations), loc.metadata)
+    return loc
 
 
 # ---- tan -----------------------------------------------------------------------------------

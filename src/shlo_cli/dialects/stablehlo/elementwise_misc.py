@@ -134,8 +134,8 @@ def _parse_after_all(p: Any, opdef: OpDef, location: Location, num_results: int)
 
 
 def _print_after_all(pr: Any, op: Operation) -> None:
-    if op.operands:
-        pr.write(" " + pr.operands(op.operands))
+    # the space before the (maybe empty) operand list: `after_all  : !stablehlo.token`
+    pr.write(" " + pr.operands(op.operands))
     pr.write(pr.attr_dict(op.attributes))
     result = op.result_types[0]
     if all(t == result for t in op.operand_types):

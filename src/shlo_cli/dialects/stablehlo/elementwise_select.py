@@ -87,10 +87,12 @@ def _functional(op: Operation) -> str:
 
 def _print_compare(pr: Any, op: Operation) -> None:
     direction = op.properties["comparison_direction"].value
-    pr.write(f"  {direction}, {pr.operands(op.operands)}")
+    # One space before each enum (MLIR printed two before llvm-project#184253, as older
+    # exports and upstream's testdata still spell it: `compare  LT, %a, %b,  SIGNED`).
+    pr.write(f" {direction}, {pr.operands(op.operands)}")
     compare_type = op.properties.get("compare_type")
     if compare_type is not None:
-        pr.write(f",  {compare_type.value}")
+        pr.write(f", {compare_type.value}")
     pr.write(pr.attr_dict(op.attributes))
     pr.write(_functional(op))
 

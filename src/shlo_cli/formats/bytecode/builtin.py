@@ -106,7 +106,16 @@ def signed_value(value: int, width: int) -> int:
 
 
 def write_attribute(attr: Attribute, w: AttrTypeWriter) -> bool:
-    if isinstance(attr, FileLineColLoc):
+    if isinstance(attr, FileLineColLoc) and attr.is_range:
+        w.varint(FILE_LINE_COL_RANGE)
+        w.attribute(StringAttr(attr.filename))
+        same_line = attr.end_line == attr.line
+        values = ((attr.line, attr.col, attr.end_col) if same_line
+                  else (attr.line, attr.col, attr.end_line, attr.end_col))
+        w.varint(len(values))
+        for number in values:
+            w.varint(number)
+    elif isinstance(attr, FileLineColLoc):
         w.varint(FILE_LINE_COL_LOC)
         w.attribute(StringAttr(attr.filename))
         w.varint(attr.line)
@@ -361,9 +370,14 @@ def _read_file_line_col_range(r: AttrTypeReader) -> Attribute:
     values = [r.varint() for _ in range(_count(r))]
     if len(values) > 4:
         raise r.error("invalid FileLineColRange")
-    # Our locations keep the start only (as the text parser does for `to` ranges).
+    # MLIR's encoding: none (all zero), the line, line and column (a point), line, column
+    # and end column, or line, column, end line and end column.
     line = values[0] if values else 0
     col = values[1] if len(values) > 1 else 0
+    if len(values) == 3:
+        return FileLineColLoc(name, line, col, line, values[2])
+    if len(values) == 4:
+        return FileLineColLoc(name, line, col, values[2], values[3])
     return FileLineColLoc(name, line, col)
 
 

@@ -16,7 +16,7 @@ from ...ir.attributes import (
     raw_bytes,
 )
 from ...ir.core import UNKNOWN_LOCATION, Block, Operation, Region, Value
-from ...ir.dense import storage_type
+from ...ir.dense import bool_splat_byte, storage_type
 from ...ir.locations import FileLineColLoc, LocationAttr, UnknownLoc
 from ...ir.record import Record
 from ...ir.types import ComplexType, FloatType, IndexType, IntegerType
@@ -109,7 +109,7 @@ def raw_dense(attr: DenseElementsAttr) -> bytes | None:
         size = lay.size
         if attr.splat or (held[size:size + size] == held[:size]  # cheap early "no"
                           and storage.all_equal(held, size)):
-            return held[:size]
+            return bool_splat_byte(held[:size], etype)
         return held
     data = attr.data
     size = data.size
@@ -119,11 +119,12 @@ def raw_dense(attr: DenseElementsAttr) -> bytes | None:
                  or (isinstance(etype, FloatType) and etype.width < 8))
     if attr.splat:
         first = data.reshape(-1)[:1]
-        return first.tobytes() if plain else raw_bytes(first, etype)
+        return first.tobytes() if plain else bool_splat_byte(raw_bytes(first, etype), etype)
     full = data.tobytes()  # C order, as the contiguous copy would be
     item = data.itemsize
     if size == 1 or full[:item] * size == full:
-        return full[:item] if plain else raw_bytes(data.reshape(-1)[:1], etype)
+        return full[:item] if plain else bool_splat_byte(raw_bytes(data.reshape(-1)[:1], etype),
+                                                         etype)
     return full if plain else raw_bytes(data.reshape(-1), etype)
 
 

@@ -248,7 +248,7 @@ class IRNumbering:
         cls = attr.__class__
         if cls is StringAttr:  # the common leaves get cheap structural keys (not kept)
             return ('"', attr.text)  # type: ignore[attr-defined]
-        if cls is FileLineColLoc:
+        if cls is FileLineColLoc and not attr.is_range:  # type: ignore[attr-defined]
             return ("loc", attr.filename, attr.line, attr.col)  # type: ignore[attr-defined]
         if cls is TypeAttr:
             return ("type", self._info(attr.type)[1])  # type: ignore[attr-defined]
@@ -396,7 +396,7 @@ class IRNumbering:
         cls = attr.__class__
         if cls is StringAttr:
             return self.number_string(attr.text)  # type: ignore[attr-defined]
-        if cls is FileLineColLoc:
+        if cls is FileLineColLoc and not attr.is_range:  # type: ignore[attr-defined]
             key: Any = ("loc", attr.filename, attr.line, attr.col)  # type: ignore[attr-defined]
             entry = self.attrs.get(key)
             if entry is not None:
@@ -432,8 +432,8 @@ class IRNumbering:
         if encode is None and isinstance(attr, LocationAttr):
             attr = attr.resolved()
             cls = attr.__class__
-            if cls is FileLineColLoc:
-                return self.number_attr(attr)
+            if cls is FileLineColLoc and not attr.is_range:  # type: ignore[attr-defined]
+                return self.number_attr(attr)  # (a range: the generic builtin encoding)
         key = self.attr_key(attr)
         entry = self.attrs.get(key)
         if entry is not None:
@@ -701,8 +701,8 @@ class IRNumbering:
             if where is None:      # bytecode), else the parsed position when known
                 if loc is not UNKNOWN_LOCATION and loc.filename != "<unknown>":
                     where = loc
-            elif where.__class__ is not FileLineColLoc:
-                where = None
+            elif where.__class__ is not FileLineColLoc or where.is_range:
+                where = None  # (a range: the generic builtin encoding)
             if where is None:
                 loc_entry = number_attr(op_location(op))
             else:
