@@ -268,6 +268,18 @@ class DictAttr(Attribute, Record):
         return None
 
 
+def symbol_refs(attr: Attribute) -> list[SymbolRefAttr]:
+    """Every symbol reference in `attr`, arrays and dictionaries looked into (what MLIR's
+    SymbolTable::walkSymbolUses finds in an op's attributes)."""
+    if isinstance(attr, SymbolRefAttr):
+        return [attr]
+    if isinstance(attr, ArrayAttr):
+        return [ref for a in attr.elements for ref in symbol_refs(a)]
+    if isinstance(attr, DictAttr):
+        return [ref for _, a in attr.entries for ref in symbol_refs(a)]
+    return []
+
+
 def format_attr_entries(entries: dict[str, Attribute]) -> str:
     """`a = 1 : i32, b` with names sorted, as MLIR stores dictionaries."""
     parts = []

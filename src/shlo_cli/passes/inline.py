@@ -5,7 +5,7 @@ and again once calls were inlined."""
 
 from __future__ import annotations
 
-from ..ir.attributes import ArrayAttr, Attribute, DictAttr, SymbolRefAttr
+from ..ir.attributes import symbol_refs
 from ..ir.clone import clone_op, replace_uses
 from ..ir.core import Block, Module, Operation, Value
 from . import register_pass
@@ -102,7 +102,7 @@ def _drop_dead_private_functions(module: Module) -> None:
         used: set[str] = set()
         for op in module.op.walk():
             for attr in (*op.properties.values(), *op.attributes.values()):
-                _collect_symbols(attr, used)
+                used.update(ref.root for ref in symbol_refs(attr))
         dead = [f for f in module.functions()
                 if f.attr("sym_visibility") is not None
                 and f.attr("sym_visibility").value == "private"
@@ -111,13 +111,3 @@ def _drop_dead_private_functions(module: Module) -> None:
             return
         module.body.operations = [op for op in module.body.operations if op not in dead]
 
-
-def _collect_symbols(attr: Attribute, out: set[str]) -> None:
-    if isinstance(attr, SymbolRefAttr):
-        out.add(attr.root)
-    elif isinstance(attr, ArrayAttr):
-        for a in attr.elements:
-            _collect_symbols(a, out)
-    elif isinstance(attr, DictAttr):
-        for _, a in attr.entries:
-            _collect_symbols(a, out)

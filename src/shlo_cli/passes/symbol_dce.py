@@ -6,7 +6,7 @@ erased, in nested `builtin.module`s too."""
 
 from __future__ import annotations
 
-from ..ir.attributes import ArrayAttr, Attribute, DictAttr, SymbolRefAttr
+from ..ir.attributes import SymbolRefAttr, symbol_refs
 from ..ir.core import Module, Operation
 from . import register_pass, statistic
 
@@ -78,7 +78,7 @@ def _references(op: Operation) -> list[SymbolRefAttr]:
     while stack:
         current = stack.pop()
         for attr in (*current.properties.values(), *current.attributes.values()):
-            _collect(attr, out)
+            out.extend(symbol_refs(attr))
         if _is_symbol_table(current) and current is not op:
             continue
         for region in current.regions:
@@ -86,16 +86,6 @@ def _references(op: Operation) -> list[SymbolRefAttr]:
                 stack.extend(block.operations)
     return out
 
-
-def _collect(attr: Attribute, out: list[SymbolRefAttr]) -> None:
-    if isinstance(attr, SymbolRefAttr):
-        out.append(attr)
-    elif isinstance(attr, ArrayAttr):
-        for a in attr.elements:
-            _collect(a, out)
-    elif isinstance(attr, DictAttr):
-        for _, a in attr.entries:
-            _collect(a, out)
 
 
 def _erase_dead(table: Operation, live: set[int]) -> None:
