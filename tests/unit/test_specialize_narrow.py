@@ -82,6 +82,39 @@ def test_arithmetic_on_value_pairs(op: str, elem: str) -> None:
     _same(_binary(op, elem, a.size), [a, b])
 
 
+@pytest.mark.parametrize("elem", ["bf16", *EIGHT_BIT])
+@pytest.mark.parametrize("op", ["add", "subtract", "multiply", "divide"])
+def test_arithmetic_on_small_arrays(op: str, elem: str) -> None:
+    """Arrays small enough for ml_dtypes' own loop (where `_native_order` takes it) give
+    the f32 operation rounded once, NaN payloads and signs included, in either order."""
+    dtype = BF16 if elem == "bf16" else np.dtype(EIGHT_BIT[elem])
+    a, b = _pairs(dtype)
+    n = 512
+    _, kernel = run_first_op(_binary(op, elem, n), [a[:n], b[:n]],
+                             specialize_narrow.bind_narrow, True)
+    ufunc = getattr(np, op)
+    f32 = np.dtype(np.float32)
+    for x, y in ((a, b), (b, a)):
+        for start in range(0, x.size - n + 1, n):
+            left, right = x[start:start + n], y[start:start + n]
+            with np.errstate(all="ignore"):
+                want = ufunc(left.astype(f32), right.astype(f32)).astype(dtype)
+            got = kernel(left, right)  # type: ignore[operator]
+            assert got.dtype == dtype and got.tobytes() == want.tobytes(), start
+
+
+@pytest.mark.parametrize("op", ["negate", "abs"])
+def test_bf16_sign_ops_on_small_arrays(op: str) -> None:
+    """negate/abs flip or clear the sign bit of each value, NaN payloads kept."""
+    _, kernel = run_first_op(_unary(op, "bf16", 64), [ALL_BF16[:64].copy()],
+                             specialize_narrow.bind_narrow, True)
+    mask, combine = (0x8000, np.bitwise_xor) if op == "negate" else (0x7FFF, np.bitwise_and)
+    for start in range(0, ALL_BF16.size, 64):
+        got = kernel(ALL_BF16[start:start + 64])  # type: ignore[operator]
+        want = combine(ALL_BF16[start:start + 64].view(np.uint16), np.uint16(mask))
+        assert got.dtype == BF16 and got.view(np.uint16).tolist() == want.tolist()
+
+
 @pytest.mark.parametrize("op", ["maximum", "minimum"])
 def test_bf16_extrema_on_value_pairs(op: str) -> None:
     a, b = _pairs(BF16)

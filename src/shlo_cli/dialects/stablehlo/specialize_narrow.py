@@ -9,11 +9,14 @@ for its element type, chosen once per op, with errors quieted by the cheap `swit
 anything else (another dtype or class at run time, 0-d values) goes to the general evaluator:
 
 - add/subtract/multiply/divide: `elementwise_numerics.float_op`: both operands widened to
-  f32, the ufunc, one rounding back (`round_float` of an f32 array is its astype);
+  f32, the ufunc, one rounding back (`round_float` of an f32 array is its astype); small
+  arrays by ml_dtypes' own loop, which computes the same, where a check of its NaN
+  handling at first use shows it gives the same bits;
 - maximum/minimum (bf16): the f32 kernel of `specialize_extremum` on the exactly widened
   operands, rounded back (the general evaluator's f64 widening gives the same elements,
   NaN payloads included: tests/unit/test_specialize_narrow.py checks every bf16 value);
-- negate/abs (bf16): the sign bit flipped or cleared, as `elementwise.negate`/`abs_` do;
+- negate/abs (bf16): the sign bit flipped or cleared, as `elementwise.negate`/`abs_` do
+  (ml_dtypes' own loop where it does exactly that to every value);
 - compare (not TOTALORDER): ml_dtypes' comparison ufuncs, exact on these values as the
   general evaluator's f64 comparison is;
 - convert between them and f32/f64 (and f16 <-> f32/f64): `conversions.convert_array`'s
@@ -25,6 +28,7 @@ anything else (another dtype or class at run time, 0-d values) goes to the gener
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -58,9 +62,13 @@ def is_narrow(dtype: np.dtype) -> bool:
 
 
 def _arithmetic(ufunc: np.ufunc, dtype: np.dtype, general: Kernel) -> Kernel:
-    """float_op(ufunc, dtype, a, b): in f32, rounded once."""
+    """float_op(ufunc, dtype, a, b): in f32, rounded once. Arrays of up to `_NATIVE_UP_TO`
+    elements take ml_dtypes' own loop where it gives exactly that (`_native_order`): one
+    numpy call instead of four (a bf16 LSTM's gates are all call overhead)."""
     quiet, loud = switches()
     array, f32 = np.ndarray, _DTYPES["f32"]
+    order = _native_order(ufunc, dtype)
+    native_up_to = _NATIVE_UP_TO if order else -1
 
     def kernel(a: Any, b: Any) -> Any:
         if (a.__class__ is not array or b.__class__ is not array or a.dtype != dtype
@@ -68,6 +76,8 @@ def _arithmetic(ufunc: np.ufunc, dtype: np.dtype, general: Kernel) -> Kernel:
             return general(a, b)
         token = quiet()
         try:
+            if a.size <= native_up_to and b.size <= native_up_to:
+                return ufunc(a, b) if order > 0 else ufunc(b, a)
             wide = a.astype(f32)
             ufunc(wide, b.astype(f32), wide)
             return wide.astype(dtype)
@@ -75,6 +85,56 @@ def _arithmetic(ufunc: np.ufunc, dtype: np.dtype, general: Kernel) -> Kernel:
             loud(token)
     kernel.blockwise = True  # type: ignore[attr-defined]  # elementwise on any slice
     return kernel
+
+
+# Elements up to which ml_dtypes' own arithmetic loop (scalar C++, one call) is faster than
+# widening to f32 (numpy's vector loops, four calls): the measured crossover is about 1500.
+_NATIVE_UP_TO = 1024
+
+
+@functools.cache
+def _native_order(ufunc: np.ufunc, dtype: np.dtype) -> int:
+    """Whether ml_dtypes' own loop of `ufunc` for `dtype` gives float_op's result bit for
+    bit: 1 as called, -1 with the operands swapped, 0 not at all. Its elements are the f32
+    operation rounded once, as float_op's; but where both operands are NaN its compiled
+    code may keep the other one (the compiler may swap a commutative operation's
+    operands), and the swapped call then gives float_op's NaN (add and multiply are
+    otherwise commutative to the bit). The loop is another library's build, so this is
+    checked on every pairing of a sample of the type's values (`_sample`); a type or loop
+    that differs anywhere (the NaN signs of some f8 types) or raises keeps the widening."""
+    f32 = _DTYPES["f32"]
+    quiet, loud = switches()
+    token = quiet()
+    try:
+        values = _sample(dtype)
+        a, b = np.repeat(values, values.size), np.tile(values, values.size)
+        want = ufunc(a.astype(f32), b.astype(f32)).astype(dtype).tobytes()
+        for order in (1, -1) if ufunc in (np.add, np.multiply) else (1,):
+            got = ufunc(a, b) if order > 0 else ufunc(b, a)
+            if got.dtype == dtype and got.tobytes() == want:
+                return order
+    except Exception:  # noqa: BLE001 - no loop for this type, or one that fails: widen
+        return 0
+    finally:
+        loud(token)
+    return 0
+
+
+def _sample(dtype: np.dtype) -> np.ndarray:
+    """Values of a narrow float type for `_native_order`: its NaNs of both signs (a 16-bit
+    type's with several payloads, quiet and signalling) and infinities, zeros, subnormals,
+    extremes and ordinary values (an 8-bit type's every third bit pattern)."""
+    bits = np.dtype(f"u{dtype.itemsize}")
+    patterns = np.arange(1 << (8 * dtype.itemsize), dtype=bits)
+    odd = patterns[~np.isfinite(patterns.view(dtype).astype(_DTYPES["f64"]))]
+    if dtype.itemsize == 1:
+        return np.concatenate([odd, patterns[::3]]).view(dtype)
+    info = ml_dtypes.finfo(dtype)
+    edges = [0.0, -0.0, 1.0, -1.5, 3.0, 0.1, float(info.tiny), -float(info.tiny),
+             float(info.smallest_subnormal), -float(info.smallest_subnormal) * 3,
+             float(info.max), -float(info.max)]
+    return np.concatenate([odd[:4], odd[::16], odd[-4:],
+                           np.array(edges).astype(dtype).view(bits)]).view(dtype)
 
 
 def _extremum(f32_kernel: Kernel, dtype: np.dtype, general: Kernel) -> Kernel:
@@ -91,16 +151,35 @@ def _extremum(f32_kernel: Kernel, dtype: np.dtype, general: Kernel) -> Kernel:
 
 
 def _sign_bit(clear: bool, general: Kernel) -> Kernel:
-    """bf16 negate (`clear` False) or abs on the bit pattern, NaN payloads kept."""
+    """bf16 negate (`clear` False) or abs on the bit pattern, NaN payloads kept: by
+    ml_dtypes' own loop where it does exactly that to each of the 65536 values (one call),
+    else on the bits viewed as integers (three)."""
     array, bits, dtype = np.ndarray, _DTYPES["u16"], _DTYPES["bf16"]
     op, mask = (np.bitwise_and, _SIGN["keep"]) if clear else (np.bitwise_xor, _SIGN["flip"])
+    native = np.absolute if clear else np.negative
+    exact = _native_sign(clear)
 
     def kernel(x: Any) -> Any:
         if x.__class__ is not array or x.dtype != dtype:
             return general(x)
+        if exact:
+            return native(x)
         return op(x.view(bits), mask).view(dtype)
     kernel.blockwise = True  # type: ignore[attr-defined]
     return kernel
+
+
+@functools.cache
+def _native_sign(clear: bool) -> bool:
+    """Whether ml_dtypes' bf16 absolute (`clear`) or negative clears or flips the sign bit
+    of every one of the 65536 bf16 values and nothing else."""
+    every = np.arange(1 << 16, dtype=np.uint16)
+    op, mask = (np.bitwise_and, _SIGN["keep"]) if clear else (np.bitwise_xor, _SIGN["flip"])
+    try:
+        native = (np.absolute if clear else np.negative)(every.view(_DTYPES["bf16"]))
+    except Exception:  # noqa: BLE001 - no such loop: the bits
+        return False
+    return native.dtype == _DTYPES["bf16"] and native.tobytes() == op(every, mask).tobytes()
 
 
 def _compare(ufunc: np.ufunc, dtype: np.dtype, general: Kernel) -> Kernel:
