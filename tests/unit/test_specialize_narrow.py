@@ -101,6 +101,8 @@ def test_arithmetic_on_small_arrays(op: str, elem: str) -> None:
                 want = ufunc(left.astype(f32), right.astype(f32)).astype(dtype)
             got = kernel(left, right)  # type: ignore[operator]
             assert got.dtype == dtype and got.tobytes() == want.tobytes(), start
+    empty = kernel(a[:0], b[:0])  # type: ignore[operator]
+    assert empty.dtype == dtype and empty.shape == (0,)
 
 
 @pytest.mark.parametrize("op", ["negate", "abs"])
