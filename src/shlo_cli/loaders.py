@@ -118,16 +118,30 @@ def load_program(path: str, allow_unregistered: bool = False) -> LoadedProgram:
 
 
 def load_bytecode(path: str) -> LoadedProgram:
-    """An MLIR bytecode file (any dialect we know, e.g. a VHLO portable artifact read as
-    VHLO, as mlir-opt would)."""
-    from .formats.bytecode import read_bytecode
-
+    """An MLIR bytecode file to run: a StableHLO portable artifact as its StableHLO module
+    (as `.jax` files give theirs, `read_runnable_bytecode`); other bytecode as written."""
     try:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as e:
         raise ShloError(f"cannot open input file '{path}': {e.strerror}") from None
-    return LoadedProgram(read_bytecode(data, path))
+    return LoadedProgram(read_runnable_bytecode(data, path))
+
+
+def read_runnable_bytecode(data: bytes, filename: str,
+                           allow_unregistered: bool = False) -> Module:
+    """Bytecode read to be run. A portable artifact (a `StableHLO_v...` producer) holds
+    VHLO, which has no functions the interpreter could run (read as written it would run
+    nothing and print no results): it is deserialized, Shardy annotations dropped, as the
+    module of a jax.export artifact is (`jax_export.one_device_module`)."""
+    from .formats.bytecode import read_bytecode
+    from .formats.portable import artifact_version
+
+    if artifact_version(data) is None:
+        return read_bytecode(data, filename, allow_unregistered)
+    from .formats.jax_export import one_device_module
+
+    return one_device_module(data, filename)[0]
 
 
 # ---- jax.export artifacts ----------------------------------------------------------------

@@ -289,32 +289,45 @@ def bind_symbols(avals: list[Aval], shapes: list[tuple[int, ...]],
 
 def load_exported(data: bytes, filename: str) -> tuple[Exported, Module]:
     """The record and its StableHLO module. Raises ShloError or Diagnostic."""
+    exported = read_exported(data, filename)
+    try:
+        module, notes = one_device_module(exported.mlir_module_serialized, filename)
+    except Diagnostic as e:
+        e.notes.append(Diagnostic(f"while reading the module of jax.export artifact "
+                                  f"'{filename}'", severity="note"))
+        raise
+    exported.notes.extend(notes)
+    return exported, module
+
+
+def one_device_module(artifact: bytes, filename: str) -> tuple[Module, list[str]]:
+    """The StableHLO module of a portable artifact as one device runs it: Shardy's sharding
+    ops removed and its undecodable attributes dropped (jax writes them even for one
+    device; upstream's tools, which know no `sdy`, could not read the artifact at all).
+    Returns the module and notes saying what went. Raises ShloError or Diagnostic."""
     from ..ir.verifier import verify_module
     from .jax_shardy import remove_sharding_ops
     from .portable import deserialize
 
-    exported = read_exported(data, filename)
     try:
-        module = deserialize(exported.mlir_module_serialized, filename, keep_undecodable=True)
+        module = deserialize(artifact, filename, keep_undecodable=True)
         sharding_ops = remove_sharding_ops(module, filename)
-        drop_undecoded_attrs = drop_undecoded(module)
+        dropped = drop_undecoded(module)
         verify_module(module)  # a corrupt module stops here, not deep in a later step
     except Diagnostic as e:
         if e.source is None:  # e.g. a pass's error at an op without a location
             e.source = SourceFile(filename, "")
             e.line, e.col = (0, 0) if e.line is None else (e.line, e.col)
-        e.notes.append(Diagnostic(f"while reading the module of jax.export artifact "
-                                  f"'{filename}'", severity="note"))
         raise
+    notes = []
     if sharding_ops:
-        exported.notes.append("removed Shardy sharding ops (no-ops on one device): " + ", ".join(
+        notes.append("removed Shardy sharding ops (no-ops on one device): " + ", ".join(
             f"{name} x{count}" for name, count in sharding_ops.items()))
-    dropped = drop_undecoded_attrs
     if dropped:
-        exported.notes.append("dropped attributes we cannot decode (sharding annotations, "
-                              "unused on one device): " + ", ".join(
-                                  f"{name} x{count}" for name, count in dropped.items()))
-    return exported, module
+        notes.append("dropped attributes we cannot decode (sharding annotations, unused on "
+                     "one device): " + ", ".join(
+                         f"{name} x{count}" for name, count in dropped.items()))
+    return module, notes
 
 
 def drop_undecoded(module: Module) -> dict[str, int]:
