@@ -130,18 +130,24 @@ def load_bytecode(path: str) -> LoadedProgram:
 
 def read_runnable_bytecode(data: bytes, filename: str,
                            allow_unregistered: bool = False) -> Module:
-    """Bytecode read to be run. A portable artifact (a `StableHLO_v...` producer) holds
-    VHLO, which has no functions the interpreter could run (read as written it would run
-    nothing and print no results): it is deserialized, Shardy annotations dropped, as the
-    module of a jax.export artifact is (`jax_export.one_device_module`)."""
+    """Bytecode read to be run. A portable artifact holds VHLO, which has no functions the
+    interpreter could run (read as written it would run nothing and print no results): it
+    is deserialized, whatever its producer (jax's early artifacts name MLIR's), and Shardy
+    annotations are dropped, as for the module of a jax.export artifact."""
     from .formats.bytecode import read_bytecode
-    from .formats.portable import artifact_version
+    from .formats.jax_export import for_one_device, locate
+    from .formats.portable import is_vhlo, to_stablehlo
+    from .ir.diagnostics import Diagnostic
 
-    if artifact_version(data) is None:
-        return read_bytecode(data, filename, allow_unregistered)
-    from .formats.jax_export import one_device_module
-
-    return one_device_module(data, filename)[0]
+    module = read_bytecode(data, filename, allow_unregistered, keep_undecodable=True)
+    try:
+        if is_vhlo(module):
+            to_stablehlo(module)
+    except Diagnostic as e:
+        locate(e, filename)
+        raise
+    for_one_device(module, filename)
+    return module
 
 
 # ---- jax.export artifacts ----------------------------------------------------------------

@@ -76,6 +76,20 @@ def test_vhlo_text_is_a_diagnostic_not_an_empty_run(tmp_path: Path) -> None:
     assert "'vhlo.func_v1' is VHLO, which is not run" in result.output
 
 
+def test_vhlo_bytecode_with_another_producer_runs(tmp_path: Path) -> None:
+    """VHLO is found by content, not by a `StableHLO_v` producer: jax's early artifacts
+    (2023) name MLIR's (`MLIRxxx-trunk`), as `stablehlo-opt -emit-bytecode` does."""
+    source = tmp_path / "scale.mlir"
+    source.write_text(SCALE)
+    written = CliRunner().invoke(opt, ["--stablehlo-legalize-to-vhlo", "-emit-bytecode",
+                                       str(source)])
+    assert written.exit_code == 0
+    assert b"StableHLO_v" not in written.stdout_bytes[:32]
+    result = CliRunner().invoke(cli, ["interpret", "-", ARGS], input=written.stdout_bytes)
+    assert result.exit_code == 0, result.output
+    assert result.output == PRINTED
+
+
 def test_plain_bytecode_still_runs_as_written(tmp_path: Path) -> None:
     source = tmp_path / "scale.mlir"
     source.write_text(SCALE)
