@@ -121,3 +121,21 @@ def test_jax_module_bytes_with_shardy_attributes_run(tmp_path: Path) -> None:
         f"--expected-output=@{ARTIFACTS / f'{name}.expected.npz'}"])
     assert result.exit_code == 0, result.output
     assert len(np.load(out).files) == len(np.load(ARTIFACTS / f"{name}.expected.npz").files)
+
+
+def test_run_time_error_in_an_artifact_names_the_ops_location(tmp_path: Path) -> None:
+    """No source text to quote: the error is at the file position the op's `loc` records
+    (as MLIR reports it), not a bare `error:`."""
+    source = tmp_path / "call.mlir"
+    source.write_text('func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {\n'
+                      '  %0 = stablehlo.custom_call @no.such.target(%x) : '
+                      '(tensor<3xf32>) -> tensor<3xf32> loc("model.py":7:3)\n'
+                      '  return %0 : tensor<3xf32>\n}\n')
+    target = tmp_path / "call.mlirbc"
+    written = CliRunner().invoke(translate, ["--serialize", "--target=current", str(source),
+                                             "-o", str(target)])
+    assert written.exit_code == 0, written.output
+    result = CliRunner().invoke(cli, ["interpret", str(target), ARGS])
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        "model.py:7:3: error: Unsupported custom call target: @no.such.target"]
