@@ -118,16 +118,36 @@ def load_program(path: str, allow_unregistered: bool = False) -> LoadedProgram:
 
 
 def load_bytecode(path: str) -> LoadedProgram:
-    """An MLIR bytecode file (any dialect we know, e.g. a VHLO portable artifact read as
-    VHLO, as mlir-opt would)."""
-    from .formats.bytecode import read_bytecode
-
+    """An MLIR bytecode file to run: a StableHLO portable artifact as its StableHLO module
+    (as `.jax` files give theirs, `read_runnable_bytecode`); other bytecode as written."""
     try:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as e:
         raise ShloError(f"cannot open input file '{path}': {e.strerror}") from None
-    return LoadedProgram(read_bytecode(data, path))
+    return LoadedProgram(read_runnable_bytecode(data, path))
+
+
+def read_runnable_bytecode(data: bytes, filename: str,
+                           allow_unregistered: bool = False) -> Module:
+    """Bytecode read to be run. A portable artifact holds VHLO, which has no functions the
+    interpreter could run (read as written it would run nothing and print no results): it
+    is deserialized, whatever its producer (jax's early artifacts name MLIR's), and Shardy
+    annotations are dropped, as for the module of a jax.export artifact."""
+    from .formats.bytecode import read_bytecode
+    from .formats.jax_export import for_one_device, locate
+    from .formats.portable import is_vhlo, to_stablehlo
+    from .ir.diagnostics import Diagnostic
+
+    module = read_bytecode(data, filename, allow_unregistered, keep_undecodable=True)
+    try:
+        if is_vhlo(module):
+            to_stablehlo(module)
+    except Diagnostic as e:
+        locate(e, filename)
+        raise
+    for_one_device(module, filename)
+    return module
 
 
 # ---- jax.export artifacts ----------------------------------------------------------------

@@ -25,7 +25,7 @@ from ..interpreter.run import ArgsError, InterpretOptions, evaluate, format_resu
 from ..ir.core import Module
 from ..ir.diagnostics import Diagnostic, ShloError, SourceFile
 from ..ir.memory import parse_size
-from ..loaders import file_kind, is_binary, load_program
+from ..loaders import file_kind, is_binary, load_program, read_runnable_bytecode
 from . import interrupt
 from .common import (
     Chunk,
@@ -225,6 +225,8 @@ def _programs(input: str, split: bool, allow_unregistered: bool) -> list[Program
     programs: list[Program] = []
     for chunk in split_chunks(text, split):
         def load_text(chunk: Chunk = chunk) -> tuple[Module, Any]:
+            if chunk.data is not None:  # bytecode: a portable artifact runs deserialized
+                return read_runnable_bytecode(chunk.data, name, allow_unregistered), None
             return parse_chunk(chunk, name, allow_unregistered), None
 
         programs.append((name, chunk, load_text))

@@ -289,32 +289,52 @@ def bind_symbols(avals: list[Aval], shapes: list[tuple[int, ...]],
 
 def load_exported(data: bytes, filename: str) -> tuple[Exported, Module]:
     """The record and its StableHLO module. Raises ShloError or Diagnostic."""
-    from ..ir.verifier import verify_module
-    from .jax_shardy import remove_sharding_ops
     from .portable import deserialize
 
     exported = read_exported(data, filename)
     try:
         module = deserialize(exported.mlir_module_serialized, filename, keep_undecodable=True)
-        sharding_ops = remove_sharding_ops(module, filename)
-        drop_undecoded_attrs = drop_undecoded(module)
-        verify_module(module)  # a corrupt module stops here, not deep in a later step
+        exported.notes.extend(for_one_device(module, filename))
     except Diagnostic as e:
-        if e.source is None:  # e.g. a pass's error at an op without a location
-            e.source = SourceFile(filename, "")
-            e.line, e.col = (0, 0) if e.line is None else (e.line, e.col)
+        locate(e, filename)
         e.notes.append(Diagnostic(f"while reading the module of jax.export artifact "
                                   f"'{filename}'", severity="note"))
         raise
-    if sharding_ops:
-        exported.notes.append("removed Shardy sharding ops (no-ops on one device): " + ", ".join(
-            f"{name} x{count}" for name, count in sharding_ops.items()))
-    dropped = drop_undecoded_attrs
-    if dropped:
-        exported.notes.append("dropped attributes we cannot decode (sharding annotations, "
-                              "unused on one device): " + ", ".join(
-                                  f"{name} x{count}" for name, count in dropped.items()))
     return exported, module
+
+
+def for_one_device(module: Module, filename: str) -> list[str]:
+    """Make a module read with `keep_undecodable` runnable on one device: Shardy's sharding
+    ops removed and its undecodable attributes dropped (jax writes them even for one
+    device; upstream's tools, which know no `sdy`, could not read such a module at all).
+    Returns notes saying what went. Raises ShloError or Diagnostic."""
+    from ..ir.verifier import verify_module
+    from .jax_shardy import remove_sharding_ops
+
+    try:
+        sharding_ops = remove_sharding_ops(module, filename)
+        dropped = drop_undecoded(module)
+        verify_module(module)  # a corrupt module stops here, not deep in a later step
+    except Diagnostic as e:
+        locate(e, filename)
+        raise
+    notes = []
+    if sharding_ops:
+        notes.append("removed Shardy sharding ops (no-ops on one device): " + ", ".join(
+            f"{name} x{count}" for name, count in sharding_ops.items()))
+    if dropped:
+        notes.append("dropped attributes we cannot decode (sharding annotations, unused on "
+                     "one device): " + ", ".join(
+                         f"{name} x{count}" for name, count in dropped.items()))
+    return notes
+
+
+def locate(error: Diagnostic, filename: str) -> None:
+    """Name the file in an error that has no place (e.g. a pass's error at an op without
+    a location)."""
+    if error.source is None:
+        error.source = SourceFile(filename, "")
+        error.line, error.col = (0, 0) if error.line is None else (error.line, error.col)
 
 
 def drop_undecoded(module: Module) -> dict[str, int]:

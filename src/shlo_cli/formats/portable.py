@@ -57,9 +57,20 @@ def deserialize(data: bytes | str, filename: str = "<stdin>", *,
         e.notes.append(Diagnostic(f"failed to deserialize portable artifact using "
                                   f"{PRODUCER_PREFIX}{CURRENT}", severity="error"))
         raise
+    to_stablehlo(module)
+    return module
+
+
+def to_stablehlo(module: Module) -> None:
+    """A VHLO module, just read, as StableHLO in place: VHLO upgraded to the current
+    version, then legalized (the steps of `deserialize` after reading)."""
     vhlo_to_version(module, CURRENT)
     legalize_to_stablehlo(module)
-    return module
+
+
+def is_vhlo(module: Module) -> bool:
+    """Whether the module's top level holds VHLO ops (a portable artifact as read)."""
+    return any(op.dialect == "vhlo" for op in module.body.operations)
 
 
 def artifact_version(data: bytes) -> Version | None:

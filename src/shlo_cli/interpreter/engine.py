@@ -243,9 +243,15 @@ class Interpreter:
         return run
 
     def diagnostic(self, op: Operation, message: str) -> Diagnostic:
+        """At the op: its place in the source text, else (a module read from bytecode, e.g.
+        a portable artifact) the file position its `loc` records, as MLIR reports it,
+        without a quoted line (we do not have that file)."""
         loc = op.location
         if loc.line and self.source.text:
             return Diagnostic(message, self.source, line=loc.line, col=loc.col)
+        if loc.line and loc.filename:
+            return Diagnostic(message, SourceFile(loc.filename, ""), line=loc.line,
+                              col=loc.col)
         return Diagnostic(message)
 
     # ---- planning ----------------------------------------------------------------------

@@ -243,6 +243,7 @@ def _evaluate(module: Module, arguments: Sequence[Argument] | None, options: Int
     if arguments is None:
         arguments = parse_args_option(options.args or "")
     if not module.functions():
+        _refuse_vhlo(module, line_offset)
         return []
     try:
         func = entry_function(module)
@@ -296,6 +297,17 @@ def _evaluate(module: Module, arguments: Sequence[Argument] | None, options: Int
         _forget(kept, interpreter)
         raise
     return list(zip(results, ftype.results, strict=False))
+
+
+def _refuse_vhlo(module: Module, line_offset: int) -> None:
+    """A VHLO module (a portable artifact given as text, or a VHLO `Module`) has no
+    functions to run, yet is not empty: say so rather than print no results. Upstream's
+    interpreter does not register VHLO and fails to parse it."""
+    for op in module.body.operations:
+        if op.dialect == "vhlo":
+            raise module_diagnostic(module, f"'{op.name}' is VHLO, which is not run: "
+                                    "deserialize the portable artifact first "
+                                    "(stablehlo-translate --deserialize)", line_offset)
 
 
 def _forget(kept: KeptRuns | None, interpreter: Interpreter) -> None:

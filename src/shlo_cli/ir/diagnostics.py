@@ -96,7 +96,7 @@ class Diagnostic(Exception):
             return head
         head = f"{self.source.name}:{self.line}:{self.col}: {self.severity}: {self.message}"
         out = [head]
-        if show_source:
+        if show_source and self.source.text:  # (no text: a file we only know by name)
             text = self.source.line_text(self.line)
             if text or self.col:
                 caret = max((self.col or 1) - 1, 0)
