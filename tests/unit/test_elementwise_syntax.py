@@ -142,9 +142,9 @@ def verify_first(body: str, args: str = "") -> str | None:
 
 @pytest.mark.parametrize(("body", "args", "message"), [
     ('%0 = "stablehlo.iota"() {iota_dimension = 1 : i64} : () -> tensor<4xi32>', "",
-     "'stablehlo.iota' op iota dimension cannot go beyond the output rank"),
+     "iota dimension cannot go beyond the output rank."),
     ('%0 = "stablehlo.iota"() {iota_dimension = 0 : i64} : () -> tensor<i32>', "",
-     "'stablehlo.iota' op does not support scalars"),
+     "does not support scalars."),
     ('%t = stablehlo.create_token : !stablehlo.token\n'
      '%0:2 = "stablehlo.infeed"(%t) {infeed_config = ""} : (!stablehlo.token) -> '
      '(tensor<?xf32>, !stablehlo.token)', "",

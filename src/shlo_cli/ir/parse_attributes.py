@@ -261,7 +261,7 @@ class AttributeParsing(ParserHost):
             if text == "loc":
                 return self.parse_location()
             if not starts_type(text):
-                raise self.error("expected attribute value")
+                raise self.wrong_token_error("expected attribute value")
             return TypeAttr(self.parse_type())
         if kind in (INT, FLOAT) or (kind == PUNCT and tok.text == "-"):
             return self._parse_number_attr(type_hint)
@@ -296,7 +296,7 @@ class AttributeParsing(ParserHost):
             return self._parse_hash_attr()
         if kind == BANG:
             return TypeAttr(self.parse_type())
-        raise self.error("expected attribute value")
+        raise self.wrong_token_error("expected attribute value")
 
     def _parse_number_attr(self, type_hint: Type | None) -> Attribute:
         negative = self.accept("-")

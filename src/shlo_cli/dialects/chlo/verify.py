@@ -235,7 +235,7 @@ def verify_ragged_dot(op: Operation) -> None:
             a != b and DYNAMIC not in (a, b)
             for a, b in zip(result.shape, inferred, strict=True))):
         raise error(op, f"inferred shape '{_shape(inferred, '?')}' is incompatible with return "
-                        f"type of operation {result}", False)
+                        f"type of operation '{result}'", False)
 
 
 def _in_range(op: Operation, dim: int, bound: int, name: str, bound_name: str) -> None:

@@ -191,10 +191,10 @@ def verify_iota(op: Operation) -> None:
                         "integer or 4/6/8/16/32/64-bit float or complex type with 32/64-bit "
                         f"float elements or per-tensor integer quantized values, but got "
                         f"'{result}'")
-    if result.rank == 0:
-        raise error(op, "does not support scalars")
+    if result.rank == 0:  # upstream's verifyIotaOp: emitOptionalError, its trailing dots
+        raise error(op, "does not support scalars.", op_prefix=False)
     if value >= result.rank:
-        raise error(op, "iota dimension cannot go beyond the output rank")
+        raise error(op, "iota dimension cannot go beyond the output rank.", op_prefix=False)
 
 
 def verify_get_tuple_element(op: Operation) -> None:

@@ -239,4 +239,4 @@ def verify_dynamic_iota(op: Operation) -> None:
             raise error(op, "attribute 'iota_dimension' failed to satisfy constraint: 64-bit "
                             "signless integer attribute whose value is non-negative")
         if result is not None and int(attr.value) >= result.rank:
-            raise error(op, "iota dimension cannot go beyond the output rank")
+            raise error(op, "iota dimension cannot go beyond the output rank.", op_prefix=False)
