@@ -80,14 +80,15 @@ def verify_mulhi(op: Operation) -> None:
 
 
 def verify_compatible_operands_and_result(op: Operation) -> None:
-    """HLO_CompatibleOperandsAndResultType of the non-broadcasting CHLO ops, in upstream's
-    order: the result type inferred from the operands (ChloOps.cpp: the most specific of
-    them) must fit the declared one, then every operand and result type must be
-    compatible with every other."""
+    """HLO_CompatibleOperandsAndResultType of the non-broadcasting CHLO ops, in MLIR's
+    order: its native trait (every operand and result type compatible with every other)
+    before the InferTypeOpInterface check (the result type inferred from the operands,
+    ChloOps.cpp: the most specific of them, must fit the declared one), as jaxlib's MLIR
+    reports a result of another shape."""
+    check_same_types(op)
     ranked = [t for t in op.operand_types if isinstance(t, TensorType)]
     if ranked:
         check_inferred(op, [_most_specific(op, ranked)])
-    check_same_types(op)
 
 
 def _most_specific(op: Operation, types: Sequence[TensorType]) -> TensorType:

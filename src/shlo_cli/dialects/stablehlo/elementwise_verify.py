@@ -389,9 +389,12 @@ def check_same_types(op: Operation) -> None:
 
 
 def elementwise(operands: frozenset[str], results: frozenset[str] | None = None,
-                same_types: bool = True, then: Callable[[Operation], None] | None = None
-                ) -> Callable[[Operation], None]:
-    """A verifier: type constraints, the Elementwise trait, compatible types, then `then`.
+                same_types: bool = True, then: Callable[[Operation], None] | None = None,
+                same_shape_first: bool = False) -> Callable[[Operation], None]:
+    """A verifier: type constraints, then the traits in upstream's order (an op's own
+    traits come before its class's: HLO_CompatibleOperandsAndResultType when `same_types`,
+    SameOperandsAndResultShape when `same_shape_first` (convert), then the class's shape
+    traits), then `then`.
 
     These checks read only the op's name, types and attributes, so a signature that passed
     once passes again: it is remembered (a 400-op program repeats a few signatures; checking
@@ -407,9 +410,10 @@ def elementwise(operands: frozenset[str], results: frozenset[str] | None = None,
         except TypeError:  # an unhashable attribute: just check
             key = None
         check_types(op, operands, results)
-        check_elementwise_shapes(op, len(op.operands) == 2 and op.name != "stablehlo.compare")
         if same_types:
             check_same_types(op)
+        check_elementwise_shapes(op, same_shape_first or (
+            len(op.operands) == 2 and op.name != "stablehlo.compare"))
         if then is not None:
             then(op)
         if key is not None and len(passed) < 4096:

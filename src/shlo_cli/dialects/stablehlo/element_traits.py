@@ -1,0 +1,69 @@
+"""The element-type traits of StableHLO ops, checked before an op's own verifier (ODS lists
+them ahead of the type inference those verifiers do, so MLIR reports them first):
+`SameOperandsAndResultElementType` (MLIR's: every operand and result of the first result's
+element type) and `HLO_CompatibleOperandsAndResultElementType` (Base.h: element types
+compatible for type inference with the first operand's: equal, or quantized alike). Without
+them an op such as `reshape` from f32 to i32 was accepted."""
+
+from __future__ import annotations
+
+from ...ir.core import Operation
+from ...ir.types import QuantizedType, TensorType, Type, UnrankedTensorType
+from ...ir.verifier import TYPE_CONSTRAINTS, op_error
+from .elementwise_verify import storage_type
+from .quantization_verify import storage_range
+
+# Op -> True for SameOperandsAndResultElementType, False for the HLO compatible variant
+# (StablehloOps.td at the snapshot).
+_TRAITS: dict[str, bool] = {
+    **dict.fromkeys(("stablehlo.slice", "stablehlo.broadcast", "stablehlo.concatenate",
+                     "stablehlo.collective_permute", "stablehlo.reverse", "stablehlo.pad"),
+                    True),
+    **dict.fromkeys(("stablehlo.batch_norm_grad", "stablehlo.batch_norm_inference",
+                     "stablehlo.batch_norm_training", "stablehlo.broadcast_in_dim",
+                     "stablehlo.cholesky", "stablehlo.clamp", "stablehlo.reshape",
+                     "stablehlo.transpose", "stablehlo.triangular_solve"), False),
+}
+
+
+def element(t: Type) -> Type:
+    """getElementTypeOrSelf."""
+    return t.element if isinstance(t, (TensorType, UnrankedTensorType)) else t
+
+
+def compatible_elements(a: Type, b: Type) -> bool:
+    """isCompatibleElementTypeForHloTypeInference: equal types, or quantized types of one
+    storage type, storage range and expressed type, both per-tensor or both per-axis."""
+    qa, qb = isinstance(a, QuantizedType), isinstance(b, QuantizedType)
+    if qa and qb:
+        assert isinstance(a, QuantizedType) and isinstance(b, QuantizedType)
+        return (storage_type(a) == storage_type(b) and storage_range(a) == storage_range(b)
+                and a.expressed == b.expressed
+                and (a.quantized_dimension is None) == (b.quantized_dimension is None))
+    return not qa and not qb and a == b
+
+
+def check_element_traits(op: Operation) -> None:
+    """The op's element-type trait, when it has one."""
+    same = _TRAITS.get(op.name)
+    if same is None:
+        return
+    if same:
+        if not op.results or not op.operands:
+            return
+        first = element(op.result_types[0])
+        if any(element(t) != first for t in (*op.result_types, *op.operand_types)):
+            raise op_error(op, "requires the same element type for all "
+                               "operands and results")
+        return
+    types = [*op.operand_types, *op.result_types]
+    if not types:
+        return
+    expected = element(op.operand_types[0] if op.operands else op.result_types[0])
+    if not all(compatible_elements(element(t), expected) for t in types):
+        raise op_error(op, "requires compatible element types for all "
+                           "operands and results")
+
+
+if check_element_traits.__qualname__ not in (c.__qualname__ for c in TYPE_CONSTRAINTS):
+    TYPE_CONSTRAINTS.append(check_element_traits)
