@@ -66,3 +66,38 @@ def test_shape_mismatch_is_reported_by_the_first_trait(op: str, message: str) ->
 def test_same_element_types_still_verify() -> None:
     assert errors(function('  %0 = "stablehlo.reshape"(%b) : (tensor<2x2xf32>) -> '
                            "tensor<4xf32>", ARGS)) == []
+
+
+@pytest.mark.parametrize(("op", "message"), [
+    # AllMatchSameOperatorTrait, before the op's own size checks
+    ('"stablehlo.pad"(%b, %z) {edge_padding_low = array<i64: 0>, edge_padding_high = '
+     "array<i64: 0, 0>, interior_padding = array<i64: 0, 0>} : (tensor<2x2xf32>, tensor<f32>) "
+     "-> tensor<2x2xf32>", "'stablehlo.pad' op failed to verify that all of {edge_padding_low, "
+     "edge_padding_high, interior_padding} have same size"),
+    ('"stablehlo.slice"(%b) {start_indices = array<i64: 0, 0>, limit_indices = array<i64: 2>, '
+     "strides = array<i64: 1, 1>} : (tensor<2x2xf32>) -> tensor<2x2xf32>",
+     "'stablehlo.slice' op failed to verify that all of {start_indices, limit_indices, "
+     "strides} have same size"),
+    # HLO_PredTensor is described as `bool` since upstream's March 2025 Base.td
+    ('"stablehlo.compare"(%a, %a) {comparison_direction = #stablehlo<comparison_direction EQ>}'
+     " : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi32>",
+     "'stablehlo.compare' op result #0 must be ranked tensor of bool values, but got "
+     "'tensor<2xi32>'"),
+    # select's predicate must be i1 (it was accepted)
+    ('"stablehlo.select"(%i, %a, %a) : (tensor<2xi32>, tensor<2xf32>, tensor<2xf32>) -> '
+     "tensor<2xf32>", "'stablehlo.select' op operand #0 must be ranked tensor of bool values, "
+     "but got 'tensor<2xi32>'"),
+    # chlo.top_k's results are inferred from k (another k was accepted)
+    ("chlo.top_k(%b, k = 1) : tensor<2x2xf32> -> (tensor<2x2xf32>, tensor<2x2xi32>)",
+     "'chlo.top_k' op inferred type(s) 'tensor<2x1xf32>', 'tensor<2x1xi32>' are incompatible "
+     "with return type(s) of operation 'tensor<2x2xf32>', 'tensor<2x2xi32>'"),
+])
+def test_ods_constraints_found_by_fuzzing(op: str, message: str) -> None:
+    head = "%0:2" if "top_k" in op else "%0"
+    assert errors(function(f"  {head} = {op}", ARGS + ", %z: tensor<f32>"))[0] == (2, message)
+
+
+def test_naming_an_op_without_results() -> None:
+    text = function('  %0 = "stablehlo.custom_call"(%a) {call_target_name = "f"} : '
+                    "(tensor<2xf32>) -> ()", ARGS)
+    assert errors(text) == [(2, "cannot name an operation with no results")]

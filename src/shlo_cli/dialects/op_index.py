@@ -18,9 +18,9 @@ CORE = (
     "shlo_cli.dialects.stablehlo.collectives_verify",
     "shlo_cli.dialects.stablehlo.constants",
     "shlo_cli.dialects.stablehlo.control_flow_verify",
-    "shlo_cli.dialects.stablehlo.element_traits",
     "shlo_cli.dialects.stablehlo.enums",
     "shlo_cli.dialects.stablehlo.fast_parsers",
+    "shlo_cli.dialects.stablehlo.ods_traits",
 )
 
 BIND = (

@@ -423,6 +423,8 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
                          num_results: int, start: Token) -> Operation:
         """After an op's text: its trailing location, then its result names defined."""
         self._parse_trailing_location(op)
+        if result_names and not op.results:
+            raise self.error("cannot name an operation with no results", start)
         if result_names and num_results != len(op.results):
             raise self.error(
                 f"operation defines {len(op.results)} results but was provided "

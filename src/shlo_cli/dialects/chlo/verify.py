@@ -129,6 +129,12 @@ def verify_top_k(op: Operation) -> None:
         last = t.shape[-1]
         if last >= 0 and last < k:
             raise inference_error(op, f"operand's last dimension must be at least {k}")
+        # inferTopKOp: the operand's shape with the last dimension k (its bound dropped)
+        shape = (*t.shape[:-1], k)
+        bounds = bounds_of(t)[:-1] + [None]
+        encoding = bounds_attr(bounds) if t.encoding is not None else None
+        check_inferred(op, [TensorType(shape, t.element, encoding),
+                            TensorType(shape, IntegerType(32), encoding)])
 
 
 def verify_scan(op: Operation) -> None:

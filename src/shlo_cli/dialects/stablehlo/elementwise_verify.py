@@ -156,6 +156,8 @@ def verify_compare(op: Operation) -> None:
 
 def verify_select(op: Operation) -> None:
     pred, on_true, on_false = op.operand_types
+    if not isinstance(pred, TensorType) or element_kind(pred.element) != PRED:
+        raise error(op, f"operand #0 must be ranked tensor of bool values, but got '{pred}'")
     if not compatible(on_true, on_false):
         raise inference_error(op, "requires compatible types for non-predicate operands")
     if isinstance(pred, TensorType) and pred.rank != 0 and isinstance(on_true, TensorType):
@@ -320,7 +322,7 @@ PRED, SINT, UINT, FLOAT, COMPLEX, QUANT, AXIS_QUANT, F32_64 = (
 ANY = frozenset((PRED, SINT, UINT, FLOAT, COMPLEX, QUANT, AXIS_QUANT))
 INTEGERS = frozenset((SINT, UINT))
 _DESCRIPTIONS = {
-    PRED: "pred (AKA boolean or 1-bit integer)", SINT: "signed integer",
+    PRED: "bool", SINT: "signed integer",
     UINT: "unsigned integer", FLOAT: "floating-point", COMPLEX: "complex",
     QUANT: "per-tensor integer quantized", AXIS_QUANT: "per-axis integer quantized",
 }

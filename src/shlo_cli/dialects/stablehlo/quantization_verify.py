@@ -64,7 +64,7 @@ def valid_quantized_dimension(t: Type) -> bool:
 
 
 # Operand/result constraint texts, in the wording of elementwise_verify.check_types.
-_TENSOR = ("pred (AKA boolean or 1-bit integer) or signed integer or unsigned integer or "
+_TENSOR = ("bool or signed integer or unsigned integer or "
            "floating-point or complex or per-tensor integer quantized")
 _TENSOR_OR_PER_AXIS = _TENSOR + " or per-axis integer quantized"
 _QUANTIZED = "per-tensor integer quantized or per-axis integer quantized"

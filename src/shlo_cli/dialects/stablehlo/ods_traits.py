@@ -1,12 +1,14 @@
-"""The element-type traits of StableHLO ops, checked before an op's own verifier (ODS lists
-them ahead of the type inference those verifiers do, so MLIR reports them first):
-`SameOperandsAndResultElementType` (MLIR's: every operand and result of the first result's
-element type) and `HLO_CompatibleOperandsAndResultElementType` (Base.h: element types
-compatible for type inference with the first operand's: equal, or quantized alike). Without
-them an op such as `reshape` from f32 to i32 was accepted."""
+"""ODS traits of StableHLO ops that MLIR checks before an op's own verifier (ODS lists them
+ahead of the type inference those verifiers do, so MLIR reports them first): the element
+type traits `SameOperandsAndResultElementType` (MLIR's: every operand and result of the
+first result's element type) and `HLO_CompatibleOperandsAndResultElementType` (Base.h:
+element types compatible for type inference with the first operand's: equal, or quantized
+alike), then `AllMatchSameOperatorTrait` on the sizes of slice's and pad's index arrays.
+Without the element traits an op such as `reshape` from f32 to i32 was accepted."""
 
 from __future__ import annotations
 
+from ...ir.attributes import DenseArrayAttr
 from ...ir.core import Operation
 from ...ir.types import QuantizedType, TensorType, Type, UnrankedTensorType
 from ...ir.verifier import TYPE_CONSTRAINTS, op_error
@@ -23,6 +25,13 @@ _TRAITS: dict[str, bool] = {
                      "stablehlo.batch_norm_training", "stablehlo.broadcast_in_dim",
                      "stablehlo.cholesky", "stablehlo.clamp", "stablehlo.reshape",
                      "stablehlo.transpose", "stablehlo.triangular_solve"), False),
+}
+
+
+# Op -> the dense-array attributes AllMatchSameOperatorTrait<..., "size"> requires of one size.
+_SAME_SIZE: dict[str, tuple[str, ...]] = {
+    "stablehlo.slice": ("start_indices", "limit_indices", "strides"),
+    "stablehlo.pad": ("edge_padding_low", "edge_padding_high", "interior_padding"),
 }
 
 
@@ -65,5 +74,18 @@ def check_element_traits(op: Operation) -> None:
                            "operands and results")
 
 
-if check_element_traits.__qualname__ not in (c.__qualname__ for c in TYPE_CONSTRAINTS):
-    TYPE_CONSTRAINTS.append(check_element_traits)
+def check_same_sizes(op: Operation) -> None:
+    """AllMatchSameOperatorTrait: the listed arrays have one size."""
+    names = _SAME_SIZE.get(op.name)
+    if names is None:
+        return
+    values = [op.attr(name) for name in names]
+    if all(isinstance(v, DenseArrayAttr) for v in values) and len(
+            {len(v.items) for v in values if isinstance(v, DenseArrayAttr)}) > 1:
+        raise op_error(op, f"failed to verify that all of {{{', '.join(names)}}} have same "
+                           "size")
+
+
+for _check in (check_element_traits, check_same_sizes):
+    if _check.__qualname__ not in (c.__qualname__ for c in TYPE_CONSTRAINTS):
+        TYPE_CONSTRAINTS.append(_check)
