@@ -91,6 +91,17 @@ def test_same_element_types_still_verify() -> None:
     ("chlo.top_k(%b, k = 1) : tensor<2x2xf32> -> (tensor<2x2xf32>, tensor<2x2xi32>)",
      "'chlo.top_k' op inferred type(s) 'tensor<2x1xf32>', 'tensor<2x1xi32>' are incompatible "
      "with return type(s) of operation 'tensor<2x2xf32>', 'tensor<2x2xi32>'"),
+    # dot_general's result shape is inferred (any shape was accepted)
+    ("stablehlo.dot_general %b, %b, batching_dims = [0] x [0], contracting_dims = [1] x [1] : "
+     "(tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>",
+     "inferred shape '[2]' is incompatible with return type of operation 'tensor<2x2xf32>'"),
+    # get_dimension_size returns tensor<i32> (any result was accepted)
+    ("stablehlo.get_dimension_size %b, dim = 1 : (tensor<2x2xf32>) -> tensor<i64>",
+     "'stablehlo.get_dimension_size' op result #0 must be ranked tensor of 32-bit signless "
+     "integer values, but got 'tensor<i64>'"),
+    ("stablehlo.get_dimension_size %b, dim = 1 : (tensor<2x2xf32>) -> tensor<1xi32>",
+     "'stablehlo.get_dimension_size' op inferred type(s) 'tensor<i32>' are incompatible with "
+     "return type(s) of operation 'tensor<1xi32>'"),
 ])
 def test_ods_constraints_found_by_fuzzing(op: str, message: str) -> None:
     head = "%0:2" if "top_k" in op else "%0"
