@@ -112,3 +112,34 @@ def test_naming_an_op_without_results() -> None:
     text = function('  %0 = "stablehlo.custom_call"(%a) {call_target_name = "f"} : '
                     "(tensor<2xf32>) -> ()", ARGS)
     assert errors(text) == [(2, "cannot name an operation with no results")]
+
+
+@pytest.mark.parametrize(("op", "description"), [
+    ("abs", "2/4/8/16/32/64-bit signless integer or 4/6/8/16/32/64-bit float or complex type "
+            "with 32/64-bit float elements or per-tensor integer quantized"),
+    ("convert", "4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex "
+                "type with 32/64-bit float elements"),
+    ("not", "bool or 2/4/8/16/32/64-bit integer"),
+    ("ceil", "4/6/8/16/32/64-bit float or per-tensor integer quantized"),
+])
+def test_ods_type_descriptions(op: str, description: str) -> None:
+    """Base.td's descriptions of the element constraints, in their order."""
+    text = function(f'  %0 = "stablehlo.{op}"(%x) : (tensor<2xindex>) -> tensor<2xindex>',
+                    "%x: tensor<2xindex>")
+    assert errors(text)[0] == (2, f"'stablehlo.{op}' op operand #0 must be ranked tensor of "
+                                  f"{description} values, but got 'tensor<2xindex>'")
+
+
+@pytest.mark.parametrize("op", ["multiply", "maximum", "minimum"])
+def test_per_axis_quantized_operands_need_an_op_that_takes_them(op: str) -> None:
+    """HLO_Tensor (StablehloOps.td: the binary class's default) has no per-axis kind; add's
+    HLO_TensorOrPerAxisQuantizedTensor has."""
+    t = "tensor<2x!quant.uniform<i8:f32:0, {0.1:-30, 0.5:-20}>>"
+    message = errors(function(f'  %0 = "stablehlo.{op}"(%q, %q) : ({t}, {t}) -> {t}',
+                              f"%q: {t}"))[0][1]
+    assert message.startswith(
+        f"'stablehlo.{op}' op operand #0 must be ranked tensor of 4/6/8/16/32/64-bit float or "
+        "bool or 2/4/8/16/32/64-bit integer or complex type with 32/64-bit float elements or "
+        "per-tensor integer quantized values, but got ")
+    assert errors(function(f'  %0 = "stablehlo.add"(%q, %q) : ({t}, {t}) -> {t}',
+                           f"%q: {t}")) == []

@@ -321,11 +321,12 @@ PRED, SINT, UINT, FLOAT, COMPLEX, QUANT, AXIS_QUANT, F32_64 = (
     "pred", "sint", "uint", "float", "complex", "quant", "axis_quant", "f32_64")
 ANY = frozenset((PRED, SINT, UINT, FLOAT, COMPLEX, QUANT, AXIS_QUANT))
 INTEGERS = frozenset((SINT, UINT))
-_DESCRIPTIONS = {
-    PRED: "bool", SINT: "signed integer",
-    UINT: "unsigned integer", FLOAT: "floating-point", COMPLEX: "complex",
-    QUANT: "per-tensor integer quantized", AXIS_QUANT: "per-axis integer quantized",
-}
+# Base.td's element constraints, as ODS describes them.
+_FLOAT = "4/6/8/16/32/64-bit float"
+_COMPLEX = "complex type with 32/64-bit float elements"
+_INTEGER = {frozenset((SINT, UINT)): "2/4/8/16/32/64-bit integer",
+            frozenset((SINT,)): "2/4/8/16/32/64-bit signless integer",
+            frozenset((UINT,)): "2/4/8/16/32/64-bit unsigned integer"}
 
 
 def element_kind(element: Type) -> str | None:
@@ -352,9 +353,19 @@ def _allows(kinds: frozenset[str], element: Type) -> bool:
 
 
 def _describe(kinds: frozenset[str]) -> str:
+    """The ODS description of a tensor constraint's element types, in Base.td's order: the
+    unions with bool list float, bool, integer (HLO_Tensor, HLO_PredIntOrFpTensor...), the
+    others integer, float (HLO_IntFpOrComplexOrQuantizedIntTensor...), then complex and
+    the quantized kinds (as jaxlib's MLIR words them)."""
     if F32_64 in kinds:
-        return "32-bit float or 64-bit float"
-    return " or ".join(_DESCRIPTIONS[k] for k in sorted(kinds, key=list(_DESCRIPTIONS).index))
+        return "32/64-bit float"
+    integer = _INTEGER.get(kinds & {SINT, UINT})
+    parts = ([_FLOAT if FLOAT in kinds else None, "bool" if PRED in kinds else None, integer]
+             if PRED in kinds else [integer, _FLOAT if FLOAT in kinds else None])
+    parts += [_COMPLEX if COMPLEX in kinds else None,
+              "per-tensor integer quantized" if QUANT in kinds else None,
+              "per-axis integer quantized" if AXIS_QUANT in kinds else None]
+    return " or ".join(p for p in parts if p)
 
 
 def check_types(op: Operation, operands: frozenset[str] | Sequence[frozenset[str]],
