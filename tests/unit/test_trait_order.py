@@ -143,3 +143,22 @@ def test_per_axis_quantized_operands_need_an_op_that_takes_them(op: str) -> None
         "per-tensor integer quantized values, but got ")
     assert errors(function(f'  %0 = "stablehlo.add"(%q, %q) : ({t}, {t}) -> {t}',
                            f"%q: {t}")) == []
+
+
+@pytest.mark.parametrize(("op", "message"), [
+    # a PredOpTrait (checked with the op's invariants) before the element-type trait
+    ('"stablehlo.pad"(%b, %i0) {edge_padding_low = array<i64: 0>, edge_padding_high = '
+     "array<i64: 0, 0>, interior_padding = array<i64: 0, 0>} : (tensor<2x2xf32>, tensor<i32>) "
+     "-> tensor<2x2xf32>", "'stablehlo.pad' op failed to verify that all of {edge_padding_low, "
+     "edge_padding_high, interior_padding} have same size"),
+    # AllElementTypesMatch (the inferred type was reported instead)
+    ("stablehlo.dynamic_slice %b, %i0, %i0, sizes = [1, 1] : (tensor<2x2xf32>, tensor<i32>, "
+     "tensor<i32>) -> tensor<1x1xi32>", "'stablehlo.dynamic_slice' op failed to verify that all "
+     "of {operand, result} have same element type"),
+    ("stablehlo.dynamic_update_slice %b, %u, %i0, %i0 : (tensor<2x2xf32>, tensor<1x1xi32>, "
+     "tensor<i32>, tensor<i32>) -> tensor<2x2xf32>", "'stablehlo.dynamic_update_slice' op "
+     "failed to verify that all of {operand, update, result} have same element type"),
+])
+def test_pred_op_traits_come_first(op: str, message: str) -> None:
+    args = ARGS + ", %i0: tensor<i32>, %u: tensor<1x1xi32>"
+    assert errors(function(f"  %0 = {op}", args))[0] == (2, message)

@@ -3,8 +3,10 @@ ahead of the type inference those verifiers do, so MLIR reports them first): the
 type traits `SameOperandsAndResultElementType` (MLIR's: every operand and result of the
 first result's element type) and `HLO_CompatibleOperandsAndResultElementType` (Base.h:
 element types compatible for type inference with the first operand's: equal, or quantized
-alike), then `AllMatchSameOperatorTrait` on the sizes of slice's and pad's index arrays.
-Without the element traits an op such as `reshape` from f32 to i32 was accepted."""
+alike), after the PredOpTrait constraints ODS checks with the op's invariants
+(`AllMatchSameOperatorTrait` on the sizes of slice's and pad's index arrays,
+`AllElementTypesMatch`, `AllTypesMatch`). Without the element traits an op such as `reshape`
+from f32 to i32 was accepted."""
 
 from __future__ import annotations
 
@@ -32,6 +34,19 @@ _TRAITS: dict[str, bool] = {
 _SAME_SIZE: dict[str, tuple[str, ...]] = {
     "stablehlo.slice": ("start_indices", "limit_indices", "strides"),
     "stablehlo.pad": ("edge_padding_low", "edge_padding_high", "interior_padding"),
+}
+# Op -> AllElementTypesMatch's operands (named as declared; "result": result #0), then
+# AllTypesMatch's. (rng's is left to its verifier, which checks its ODS operand types first.)
+_SAME_ELEMENT: dict[str, tuple[str, ...]] = {
+    "stablehlo.dynamic_slice": ("operand", "result"),
+    "stablehlo.dynamic_update_slice": ("operand", "update", "result"),
+    "stablehlo.gather": ("operand", "result"),
+    "stablehlo.real_dynamic_slice": ("operand", "result"),
+    "stablehlo.dynamic_pad": ("operand", "padding_value", "result"),
+}
+_SAME_TYPE: dict[str, tuple[str, ...]] = {
+    "stablehlo.real_dynamic_slice": ("start_indices", "limit_indices", "strides"),
+    "stablehlo.dynamic_pad": ("edge_padding_low", "edge_padding_high", "interior_padding"),
 }
 
 
@@ -74,18 +89,38 @@ def check_element_traits(op: Operation) -> None:
                            "operands and results")
 
 
-def check_same_sizes(op: Operation) -> None:
-    """AllMatchSameOperatorTrait: the listed arrays have one size."""
+def _named_type(op: Operation, name: str) -> Type | None:
+    """The type of the operand declared `name` (or of result #0 for "result")."""
+    if name == "result":
+        return op.result_types[0] if op.results else None
+    declared = [d.strip("*?") for d in (op.opdef.operands or ())] if op.opdef else []
+    index = declared.index(name) if name in declared else len(op.operands)
+    return op.operand_types[index] if index < len(op.operands) else None
+
+
+def check_pred_traits(op: Operation) -> None:
+    """The PredOpTrait constraints ODS checks with the op's own invariants, before its
+    native traits: AllMatchSameOperatorTrait (the listed arrays have one size),
+    AllElementTypesMatch, AllTypesMatch."""
     names = _SAME_SIZE.get(op.name)
-    if names is None:
-        return
-    values = [op.attr(name) for name in names]
-    if all(isinstance(v, DenseArrayAttr) for v in values) and len(
-            {len(v.items) for v in values if isinstance(v, DenseArrayAttr)}) > 1:
-        raise op_error(op, f"failed to verify that all of {{{', '.join(names)}}} have same "
-                           "size")
+    if names is not None:
+        values = [op.attr(name) for name in names]
+        if all(isinstance(v, DenseArrayAttr) for v in values) and len(
+                {len(v.items) for v in values if isinstance(v, DenseArrayAttr)}) > 1:
+            raise op_error(op, f"failed to verify that all of {{{', '.join(names)}}} have "
+                               "same size")
+    for table, what, of in ((_SAME_ELEMENT, "element type", element),
+                            (_SAME_TYPE, "type", lambda t: t)):
+        names = table.get(op.name)
+        if names is None:
+            continue
+        types = [_named_type(op, name) for name in names]
+        if all(t is not None for t in types) and len(
+                {of(t) for t in types if t is not None}) > 1:
+            raise op_error(op, f"failed to verify that all of {{{', '.join(names)}}} have "
+                               f"same {what}")
 
 
-for _check in (check_element_traits, check_same_sizes):
+for _check in (check_pred_traits, check_element_traits):
     if _check.__qualname__ not in (c.__qualname__ for c in TYPE_CONSTRAINTS):
         TYPE_CONSTRAINTS.append(_check)
