@@ -162,3 +162,19 @@ def test_per_axis_quantized_operands_need_an_op_that_takes_them(op: str) -> None
 def test_pred_op_traits_come_first(op: str, message: str) -> None:
     args = ARGS + ", %i0: tensor<i32>, %u: tensor<1x1xi32>"
     assert errors(function(f"  %0 = {op}", args))[0] == (2, message)
+
+
+@pytest.mark.parametrize(("op", "message"), [
+    # reverse's result is its operand's type (another shape was accepted)
+    ("stablehlo.reverse %b, dims = [0] : (tensor<2x2xf32>) -> tensor<3x2xf32>",
+     "'stablehlo.reverse' op inferred type(s) 'tensor<2x2xf32>' are incompatible with return "
+     "type(s) of operation 'tensor<3x2xf32>'"),
+    # sort's SameOperandsAndResultShape (another result shape was accepted)
+    ('"stablehlo.sort"(%b) ({\n  ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n'
+     "    %c = stablehlo.compare GT, %x, %y : (tensor<f32>, tensor<f32>) -> tensor<i1>\n"
+     "    stablehlo.return %c : tensor<i1>\n  }) {dimension = 0 : i64} : (tensor<2x2xf32>) -> "
+     "tensor<3x2xf32>", "'stablehlo.sort' op requires the same shape for all operands and "
+     "results"),
+])
+def test_result_shapes_found_by_fuzzing(op: str, message: str) -> None:
+    assert errors(function(f"  %0 = {op}", ARGS))[0] == (2, message)

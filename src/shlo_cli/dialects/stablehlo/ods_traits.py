@@ -14,7 +14,7 @@ from ...ir.attributes import DenseArrayAttr
 from ...ir.core import Operation
 from ...ir.types import QuantizedType, TensorType, Type, UnrankedTensorType
 from ...ir.verifier import TYPE_CONSTRAINTS, op_error
-from .elementwise_verify import storage_type
+from .elementwise_verify import shapes_compatible, storage_type
 from .quantization_verify import storage_range
 
 # Op -> True for SameOperandsAndResultElementType, False for the HLO compatible variant
@@ -67,8 +67,16 @@ def compatible_elements(a: Type, b: Type) -> bool:
     return not qa and not qb and a == b
 
 
+# Ops other than the elementwise ones (elementwise_verify) with SameOperandsAndResultShape.
+_SAME_SHAPE = frozenset(("stablehlo.sort", "stablehlo.map"))
+
+
 def check_element_traits(op: Operation) -> None:
-    """The op's element-type trait, when it has one."""
+    """The op's element-type trait, when it has one, and SameOperandsAndResultShape."""
+    if op.name in _SAME_SHAPE:
+        shaped = [t for t in (*op.operand_types, *op.result_types) if isinstance(t, TensorType)]
+        if shaped and not all(shapes_compatible(shaped[0], t) for t in shaped[1:]):
+            raise op_error(op, "requires the same shape for all operands and results")
     same = _TRAITS.get(op.name)
     if same is None:
         return

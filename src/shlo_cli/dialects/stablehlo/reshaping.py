@@ -168,6 +168,9 @@ def verify_reverse(op: Operation) -> None:
         if ranked(op.operands[0].type) and d >= rank:
             raise op_error(op, f"all dimensions should be between [0, {rank}). Got dimension: "
                                f"{d}.")
+    operand = op.operands[0].type
+    if isinstance(operand, TensorType):  # InferTypeOpInterface: the operand's type
+        check_inferred(op, [operand])
 
 
 def _dimension_in_range(op: Operation, dimension: int) -> None:
