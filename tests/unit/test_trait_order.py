@@ -178,3 +178,30 @@ def test_pred_op_traits_come_first(op: str, message: str) -> None:
 ])
 def test_result_shapes_found_by_fuzzing(op: str, message: str) -> None:
     assert errors(function(f"  %0 = {op}", ARGS))[0] == (2, message)
+
+
+@pytest.mark.parametrize(("op", "message"), [
+    # while's results are its operands' types (another result type was accepted)
+    ('"stablehlo.while"(%a) ({\n  ^bb0(%x: tensor<2xf32>):\n'
+     "    %c = stablehlo.constant dense<true> : tensor<i1>\n    stablehlo.return %c : tensor<i1>\n"
+     "  }, {\n  ^bb0(%x: tensor<2xf32>):\n    stablehlo.return %x : tensor<2xf32>\n"
+     "  }) : (tensor<2xf32>) -> tensor<2xi32>",
+     "'stablehlo.while' op inferred type(s) 'tensor<2xf32>' are incompatible with return "
+     "type(s) of operation 'tensor<2xi32>'"),
+    # upstream's verifyCollectiveBroadcastOp: no negative replica id, rank-2 groups
+    ('"stablehlo.collective_broadcast"(%a) {replica_groups = dense<[[0, -1]]> : '
+     "tensor<1x2xi64>} : (tensor<2xf32>) -> tensor<2xf32>",
+     "replica_groups values must be positive, but was given -1"),
+    ('"stablehlo.collective_broadcast"(%a) {replica_groups = dense<[0, 1]> : tensor<2xi64>} '
+     ": (tensor<2xf32>) -> tensor<2xf32>",
+     "replica groups should be a rank 2 tensor,but instead it is of rank 1"),
+])
+def test_region_and_collective_ops_found_by_fuzzing(op: str, message: str) -> None:
+    assert errors(function(f"  %0 = {op}", ARGS))[0] == (2, message)
+
+
+def test_collective_broadcast_takes_empty_groups() -> None:
+    """Upstream does not refuse them (only all_reduce-like ops do)."""
+    assert errors(function('  %0 = "stablehlo.collective_broadcast"(%a) {replica_groups = '
+                           "dense<> : tensor<0x0xi64>} : (tensor<2xf32>) -> tensor<2xf32>",
+                           ARGS)) == []
