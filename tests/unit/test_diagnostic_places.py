@@ -106,3 +106,16 @@ def test_ragged_dot_shape_error_quotes_the_result_type() -> None:
 """
     assert first_error(text) == (2, 8, "inferred shape '[3, 11, 7]' is incompatible with return "
                                        "type of operation 'tensor<3x11x8xf32>'")
+
+
+@pytest.mark.parametrize(("text", "place", "message"), [
+    # MLIR's emitWrongTokenError: right after the previous code, one back at end of input
+    ("func.func @f() {\n  %0 = stablehlo.constant dense\n", (2, 32),
+     "expected '<' after 'dense'"),
+    ("func.func @f() {\n  %0 = stablehlo.constant dense<[1, 2]> \n", (2, 40), "expected ':'"),
+    ('func.func @f(%a: tensor<2xf32>) {\n  %0 = "stablehlo.abs"(%a) {x = 1,  = 2} : '
+     "(tensor<2xf32>) -> tensor<2xf32>\n  func.return\n}\n", (2, 35), "expected attribute name"),
+])
+def test_wrong_token_errors_in_attributes(text: str, place: tuple[int, int],
+                                          message: str) -> None:
+    assert first_error(text) == (*place, message)
