@@ -175,6 +175,12 @@ def test_pred_op_traits_come_first(op: str, message: str) -> None:
      "    stablehlo.return %c : tensor<i1>\n  }) {dimension = 0 : i64} : (tensor<2x2xf32>) -> "
      "tensor<3x2xf32>", "'stablehlo.sort' op requires the same shape for all operands and "
      "results"),
+    # ... and its results are its inputs' types (another element type was accepted)
+    ('"stablehlo.sort"(%b) ({\n  ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n'
+     "    %c = stablehlo.compare GT, %x, %y : (tensor<f32>, tensor<f32>) -> tensor<i1>\n"
+     "    stablehlo.return %c : tensor<i1>\n  }) {dimension = 0 : i64} : (tensor<2x2xf32>) -> "
+     "tensor<2x2xi32>", "'stablehlo.sort' op inferred type(s) 'tensor<2x2xf32>' are "
+     "incompatible with return type(s) of operation 'tensor<2x2xi32>'"),
 ])
 def test_result_shapes_found_by_fuzzing(op: str, message: str) -> None:
     assert errors(function(f"  %0 = {op}", ARGS))[0] == (2, message)
