@@ -297,7 +297,7 @@ RAGGED = ("func.func @main(%l: tensor<{L}xf32>, %r: tensor<{R}xf32>, %g: tensor<
     (dict(G="4"), "rhs group dimension is expected to have size=4, got 3"),
     (dict(O="11x2x7"),
      "inferred shape '[2, 11, 7]' is incompatible with return type of operation "
-     "tensor<11x2x7xf32>"),
+     "'tensor<11x2x7xf32>'"),
 ])
 def test_ragged_dot_verifier_messages(fields: dict, message: str) -> None:
     """Upstream's RaggedDotOp::verify wording (emitOptionalError: no op prefix)."""

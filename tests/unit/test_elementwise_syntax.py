@@ -142,9 +142,9 @@ def verify_first(body: str, args: str = "") -> str | None:
 
 @pytest.mark.parametrize(("body", "args", "message"), [
     ('%0 = "stablehlo.iota"() {iota_dimension = 1 : i64} : () -> tensor<4xi32>', "",
-     "'stablehlo.iota' op iota dimension cannot go beyond the output rank"),
+     "iota dimension cannot go beyond the output rank."),
     ('%0 = "stablehlo.iota"() {iota_dimension = 0 : i64} : () -> tensor<i32>', "",
-     "'stablehlo.iota' op does not support scalars"),
+     "does not support scalars."),
     ('%t = stablehlo.create_token : !stablehlo.token\n'
      '%0:2 = "stablehlo.infeed"(%t) {infeed_config = ""} : (!stablehlo.token) -> '
      '(tensor<?xf32>, !stablehlo.token)', "",
@@ -202,8 +202,8 @@ def verify_first(body: str, args: str = "") -> str | None:
      "%d: tensor<2xf64>, %f: tensor<2xf32>",
      "'stablehlo.add' op requires the same element type for all operands and results"),
     ('%0 = "stablehlo.floor"(%a) : (tensor<1xi32>) -> tensor<1xi32>', "%a: tensor<1xi32>",
-     "'stablehlo.floor' op operand #0 must be ranked tensor of floating-point or per-tensor "
-     "integer quantized values, but got 'tensor<1xi32>'"),
+     "'stablehlo.floor' op operand #0 must be ranked tensor of 4/6/8/16/32/64-bit float or "
+     "per-tensor integer quantized values, but got 'tensor<1xi32>'"),
     ('%0 = "stablehlo.select"(%p, %a, %b) : (tensor<1xi1>, tensor<1xi32>, tensor<2xi32>) -> '
      'tensor<1xi32>', "%p: tensor<1xi1>, %a: tensor<1xi32>, %b: tensor<2xi32>",
      "requires compatible types for non-predicate operands"),

@@ -43,7 +43,7 @@ def test_error_exit_code_and_diagnostic(tmp_path: Path) -> None:
     path.write_text("func.func @main() {\n")
     proc = _entry("stablehlo_opt", str(path))
     assert proc.returncode == 1
-    assert "bad.mlir:2:1: error:" in proc.stderr
+    assert "bad.mlir:1:20: error: expected operation name in quotes" in proc.stderr
 
 
 def test_diagnostic_quotes_non_utf8_bytes_as_they_are(tmp_path: Path) -> None:

@@ -67,7 +67,7 @@ def test_failed_run_writes_no_output_file(tmp_path: Path) -> None:
     target = tmp_path / "out.mlir"
     for command, args in ((opt, []), (cli, ["parse"])):
         code, _, err = run(command, args + [str(bad), "-o", str(target)])
-        assert code == 1 and err.startswith(f"{bad}:1:15: error: ")
+        assert code == 1 and err.startswith(f"{bad}:1:14: error: ")
         assert not target.exists()
 
 
@@ -87,4 +87,4 @@ def test_split_input_file_keeps_going_and_separates_chunks(tmp_path: Path) -> No
     code, out, err = run(opt, ["-split-input-file", str(path)])
     assert code == 1
     assert out == PRINTED + "\n// -----\n// -----\n" + PRINTED + "\n"
-    assert err.startswith(f"{path}:6:15: error: ")
+    assert err.startswith(f"{path}:6:14: error: ")

@@ -48,8 +48,8 @@ CASES = [
     ("return_type",
      "func.func @f(%a: tensor<2xf32>) -> tensor<3xf32> {\n"
      "  func.return %a : tensor<2xf32>\n}\n",
-     2, "'func.return' op type of return operand 0 (tensor<2xf32>) doesn't match function "
-        "result type (tensor<3xf32>) in function @f"),
+     2, "type of return operand 0 ('tensor<2xf32>') doesn't match function "
+        "result type ('tensor<3xf32>') in function @f"),
     ("undefined_callee",
      "func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
      "  %0 = func.call @foo(%a) : (tensor<2xf32>) -> tensor<2xf32>\n"
@@ -185,7 +185,7 @@ def test_split_chunks_keep_file_line_numbers(tmp_path: Path) -> None:
     line = VALID.count("\n") + 3
     result = CliRunner().invoke(opt, [str(path), "-split-input-file"])
     assert result.exit_code == 1
-    assert f"t.mlir:{line}:3: error: 'func.return' op type of return operand 0" in result.output
+    assert f"t.mlir:{line}:3: error: type of return operand 0" in result.output
 
 
 @pytest.mark.parametrize("front_end", ["opt", "translate", "parse", "verify"])

@@ -48,7 +48,7 @@ def test_valid_gather_verifies() -> None:
 
 @pytest.mark.parametrize(("body", "message"), [
     ('%0 = "stablehlo.slice"(%a) {start_indices = array<i64: 1, 0, 0>, '
-     'limit_indices = array<i64: 2, 2>, strides = array<i64: 1, 1>} : '
+     'limit_indices = array<i64: 2, 2, 1>, strides = array<i64: 1, 1, 1>} : '
      '(tensor<3x4xi32>) -> tensor<1x2xi32>',
      "the number of elements in start_indices (3) does not match the rank of the operand (2)"),
     ('%0 = "stablehlo.transpose"(%a) {permutation = array<i64: 1>} : '

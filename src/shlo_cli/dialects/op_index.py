@@ -20,6 +20,7 @@ CORE = (
     "shlo_cli.dialects.stablehlo.control_flow_verify",
     "shlo_cli.dialects.stablehlo.enums",
     "shlo_cli.dialects.stablehlo.fast_parsers",
+    "shlo_cli.dialects.stablehlo.ods_traits",
 )
 
 BIND = (

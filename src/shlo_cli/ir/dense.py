@@ -94,6 +94,7 @@ def element_offset(body: str, index: int) -> int:
 
 
 _HEX_SIZE = "elements hex data size is invalid for provided type"
+_HEX_RANGE = "hexadecimal float constant out of range for type"
 
 
 class _hex_size_names:  # (a class: contextlib stays out of the tools' start-up)
@@ -107,7 +108,7 @@ class _hex_size_names:  # (a class: contextlib stays out of the tools' start-up)
 
     def __exit__(self, kind: object, error: BaseException | None, trace: object) -> None:
         if isinstance(error, DenseLiteralError) and str(error) == _HEX_SIZE:
-            raise DenseLiteralError(f"{_HEX_SIZE}: {self.type}", error.offset) from None
+            raise DenseLiteralError(f"{_HEX_SIZE}: '{self.type}'", error.offset) from None
 
 
 def storage_type(t: Type) -> Type:
@@ -129,7 +130,7 @@ def parse_dense(body: str, type: TensorType | VectorType) -> DenseElementsAttr:
     if not stripped:
         if count != 0:
             raise DenseLiteralError(
-                f"parsed zero elements, but type ({type}) expected at least 1")
+                f"parsed zero elements, but type ('{type}') expected at least 1")
         return DenseElementsAttr.from_storage(type, b"", False)
     if stripped.startswith('"'):
         with _hex_size_names(type):
@@ -152,7 +153,7 @@ def parse_dense_literal(body: str, type: TensorType | VectorType) -> tuple[np.nd
     if not stripped:
         if count != 0:
             raise DenseLiteralError(
-                f"parsed zero elements, but type ({type}) expected at least 1")
+                f"parsed zero elements, but type ('{type}') expected at least 1")
         return np.zeros(shape, dtype), False
     if stripped.startswith('"'):
         with _hex_size_names(type):
@@ -196,13 +197,13 @@ def _paired(items: list[Any], splat: bool,
         want = 2 if splat else 2 * count
         if parsed != want or not all(isinstance(x, tuple) for x in items):
             raise DenseLiteralError(f"parsed {parsed} elements, but type "
-                                    f"({etype if splat else type}) expected {want} elements")
+                                    f"('{etype if splat else type}') expected {want} elements")
         return items, splat
     if parsed == len(items):
         return items, splat
     if parsed != count:
         raise DenseLiteralError(
-            f"parsed {parsed} elements, but type ({type}) expected {count} elements")
+            f"parsed {parsed} elements, but type ('{type}') expected {count} elements")
     return [part for x in items for part in (x if isinstance(x, tuple) else (x,))], False
 
 
@@ -215,22 +216,22 @@ def _encode(items: list[Any], etype: Type, lay: storage.Layout) -> bytes:
     if lay.kind == "float":
         assert isinstance(etype, FloatType)
         _check_float_texts(items)
-        bits = [_float_bits(x, etype) for x in items]
+        bits = [_float_bits(x, etype, i) for i, x in enumerate(items)]
     else:
         assert isinstance(etype, ComplexType) and isinstance(etype.element, FloatType)
         parts = [x for pair in items for x in pair]
         _check_float_texts(parts)
-        bits = [_float_bits(x, etype.element) for x in parts]
+        bits = [_float_bits(x, etype.element, i) for i, x in enumerate(parts)]
     return struct.pack(f"<{len(bits)}{lay.code}", *bits)
 
 
-def _float_bits(text: str, etype: FloatType) -> int:
-    """The f16/f32/f64 bit pattern of one element text (decimal or `0x` bits), checked by
-    `_check_float_texts`."""
+def _float_bits(text: str, etype: FloatType, index: int) -> int:
+    """The f16/f32/f64 bit pattern of element `index`'s text (decimal or `0x` bits), checked
+    by `_check_float_texts`; bits too wide are reported at that element, as MLIR does."""
     if text.startswith("0x"):
         bits = int(text, 16)
         if bits >> etype.width:
-            raise DenseLiteralError("hexadecimal float constant out of range for type", 0)
+            raise DenseLiteralError(_HEX_RANGE, element=index)
         return bits
     try:
         value = float(text)
@@ -347,7 +348,7 @@ def _convert(items: list[Any], etype: Type, dtype: np.dtype) -> np.ndarray:
         inner = numpy_dtype(etype.element)
         parts = [x for pair in items for x in pair]
         _check_float_texts(parts)
-        flat = [_float_item(x, etype.element, inner) for x in parts]
+        flat = [_float_item(x, etype.element, inner, i) for i, x in enumerate(parts)]
         arr = np.array(flat, dtype=inner)
         return arr.view(dtype) if arr.size else np.zeros(0, dtype)
     if isinstance(etype, IntegerType) and etype.width == 1:
@@ -364,7 +365,8 @@ def _convert(items: list[Any], etype: Type, dtype: np.dtype) -> np.ndarray:
         try:
             wide = np.array(items, dtype=np.float64)
         except ValueError:
-            wide = np.array([_float_item(x, etype, dtype) for x in items], dtype=np.float64)
+            wide = np.array([_float_item(x, etype, dtype, i) for i, x in enumerate(items)],
+                            dtype=np.float64)
         return round_to_dtype(wide, dtype)
     raise DenseLiteralError(f"unsupported element type {etype}")
 
@@ -404,16 +406,16 @@ def round_to_dtype(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
 def _floats_with_bits(items: list[Any], etype: FloatType, dtype: np.dtype) -> np.ndarray:
     out = np.zeros(len(items), dtype=dtype)
     for i, x in enumerate(items):
-        out[i] = _float_item(x, etype, dtype)
+        out[i] = _float_item(x, etype, dtype, i)
     return out
 
 
-def _float_item(text: str, etype: Type, dtype: np.dtype) -> Any:
-    """One element text's value (checked by `_check_float_texts`)."""
+def _float_item(text: str, etype: Type, dtype: np.dtype, index: int) -> Any:
+    """Element `index`'s value from its text (checked by `_check_float_texts`)."""
     if text.startswith("0x"):
         bits = int(text, 16)
         if bits >> (etype.width if isinstance(etype, FloatType) else dtype.itemsize * 8):
-            raise DenseLiteralError("hexadecimal float constant out of range for type", 0)
+            raise DenseLiteralError(_HEX_RANGE, element=index)
         width = dtype.itemsize * 8
         raw = np.array([bits], dtype=np.uint64).astype(np.dtype(f"u{dtype.itemsize}"))
         if width != 8 or dtype.itemsize == 1:

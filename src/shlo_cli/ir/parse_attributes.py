@@ -207,7 +207,7 @@ class AttributeParsing(ParserHost):
             elif tok.kind == STRING:
                 key = unescape_string(tok.text)
             else:
-                raise self.error("expected attribute name")
+                raise self.wrong_token_error("expected attribute name")
             self.advance()
             if key in out:
                 raise self.error(f"duplicate key '{key}' in dictionary attribute", tok)
@@ -261,7 +261,7 @@ class AttributeParsing(ParserHost):
             if text == "loc":
                 return self.parse_location()
             if not starts_type(text):
-                raise self.error("expected attribute value")
+                raise self.wrong_token_error("expected attribute value")
             return TypeAttr(self.parse_type())
         if kind in (INT, FLOAT) or (kind == PUNCT and tok.text == "-"):
             return self._parse_number_attr(type_hint)
@@ -296,7 +296,7 @@ class AttributeParsing(ParserHost):
             return self._parse_hash_attr()
         if kind == BANG:
             return TypeAttr(self.parse_type())
-        raise self.error("expected attribute value")
+        raise self.wrong_token_error("expected attribute value")
 
     def _parse_number_attr(self, type_hint: Type | None) -> Attribute:
         negative = self.accept("-")
@@ -404,7 +404,7 @@ class AttributeParsing(ParserHost):
         """`dense<...> : type` at the current token (public: dialects' fast parsers use it)."""
         dense_tok = self.advance()
         if not self.at("<"):
-            raise self.error("expected '<' after 'dense'")
+            raise self.wrong_token_error("expected '<' after 'dense'")
         body_start = self.tok.end
         first = _skip_ws(self.src, body_start)
         if self.src.startswith(">", first):
@@ -415,7 +415,7 @@ class AttributeParsing(ParserHost):
             body = self.src[body_start:end]
             self.tok = lex_at(self.src, end + 1)
         if not self.at(":"):
-            raise self.error("expected ':'")
+            raise self.wrong_token_error("expected ':'")
         self.advance()
         type = self.parse_type()
         if not isinstance(type, (TensorType, VectorType)):  # MLIR reports these at `dense`

@@ -174,9 +174,9 @@ class TypeParsing(ParserHost):
                 return ComplexType(inner)
             if text == "tuple":
                 self.advance()
-                self.expect("<")
+                self.expect("<", "in tuple type")
                 types = [] if self.at(">") else self.parse_type_list()
-                self.expect(">")
+                self.expect(">", "in tuple type")
                 return TupleType(tuple(types))
             if text == "vector":
                 self.advance()
@@ -190,7 +190,7 @@ class TypeParsing(ParserHost):
                 end = self._balanced_end(self.tok.end, "<", ">")
                 self.tok = lex_at(self.src, end)
                 return OpaqueType(_normalize_space(self.src[tok.start:end]))
-            raise self.error("expected non-function type")
+            raise self.wrong_token_error("expected non-function type")
         if tok.kind == BANG:
             return self._parse_dialect_type()
         if tok.kind == PUNCT and tok.text == "(":
@@ -216,7 +216,7 @@ class TypeParsing(ParserHost):
                             _FUNC_CACHE[key] = cached
                     return cached
             return self._parse_function_type()
-        raise self.error("expected non-function type")
+        raise self.wrong_token_error("expected non-function type")
 
     def parse_type_list(self) -> list[Type]:
         types = [self.parse_type()]
@@ -295,9 +295,9 @@ class TypeParsing(ParserHost):
         return parsed
 
     def _parse_tensor_type(self) -> Type:
-        tensor_tok = self.advance()  # tensor
+        self.advance()  # tensor
         if not self.at("<"):
-            raise self.error("expected '<' in tensor type")
+            raise self.wrong_token_error("expected '<' in tensor type")
         self.tok = lex_at(self.src, self.tok.end)
         if self.at("*"):
             self.advance()
@@ -316,8 +316,9 @@ class TypeParsing(ParserHost):
         encoding = None
         if self.accept(","):
             encoding = self.parse_attribute()
-            _check_bounds(self, shape, encoding, tensor_tok)
-        self.expect(">", "in tensor type")
+        close = self.expect(">", "in tensor type")
+        if encoding is not None:
+            _check_bounds(self, TensorType(tuple(shape), element), encoding, close)
         return TensorType(tuple(shape), element, encoding)
 
     def _parse_dialect_type(self) -> Type:
@@ -534,20 +535,24 @@ def scalar_type(name: str) -> Type | None:
     return None
 
 
-def _check_bounds(parser: ParserHost, shape: list[int], encoding: Attribute | None,
-                  tok: Token) -> None:
-    """StableHLO's encoding verifier, which MLIR runs while building the tensor type."""
+def _check_bounds(parser: ParserHost, plain: TensorType, encoding: Attribute,
+                  close: Token) -> None:
+    """StableHLO's encoding verifier (Base.cpp verifyBounds), which MLIR runs while building
+    the tensor type once its closing `>` is read: reported there, naming the type without
+    its encoding."""
     if not (isinstance(encoding, DialectAttr) and encoding.dialect == "stablehlo"
             and encoding.name == "bounds"):
         return
     bounds = encoding.get("bounds") or []
+    shape = plain.shape
     if len(bounds) != len(shape):
         raise parser.error(f"Bounds length is {len(bounds)}, expected to be equal to "
-                           f"rank({len(shape)}) of the tensor", tok)
+                           f"rank({len(shape)}) of the tensor '{plain}'", close)
     for index, (size, bound) in enumerate(zip(shape, bounds, strict=True)):
         if size != DYNAMIC and bound is not None:
             raise parser.error(f"Static dimension {index} cannot have a bound, use "
-                               "ShapedType::kDynamic to indicate a missing bound", tok)
+                               "ShapedType::kDynamic to indicate a missing bound in tensor "
+                               f"'{plain}'", close)
 
 
 def register_dialect_types(dialect: str, fn: Callable[[Parser, Token], Type]) -> None:

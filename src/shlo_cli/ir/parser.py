@@ -65,6 +65,7 @@ from .parse_types import (  # noqa: F401
     register_dialect_types,
     scalar_type,
 )
+from .parse_uses import use_token
 from .types import (
     FunctionType,
     Type,
@@ -138,9 +139,15 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
         return self.error(message, tok)
 
     def wrong_token_error(self, message: str) -> Diagnostic:
-        """MLIR's emitWrongTokenError: a token starting a line is reported at the end of
-        the previous line's code (before any `//` comment)."""
+        """MLIR's emitWrongTokenError (its parseToken's "expected ..."): reported right after
+        the previous code, back over blanks (at the end of the previous line's code, before
+        any `//` comment, when the token starts a line); at the end of input, one character
+        back first."""
+        if self.tok.kind == INVALID:  # the lexer's own error comes first, as in MLIR
+            return self.error(message)
         pos = self.tok.start
+        if self.tok.kind == EOF and pos:
+            pos -= 1
         text = self.src[:pos]
         while True:
             text = text.rstrip(" \t")
@@ -173,7 +180,7 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
         if self.accept(text):
             return tok
         suffix = f" {context}" if context else ""
-        raise self.error(f"expected '{text}'{suffix}")
+        raise self.wrong_token_error(f"expected '{text}'{suffix}")
 
     def expect_keyword(self, word: str) -> None:
         if not (self.tok.kind == BARE and self.tok.text == word):
@@ -329,7 +336,7 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
     def parse_operand(self) -> Value:
         tok = self.tok
         if tok.kind != PERCENT:
-            raise self.error("expected SSA operand")
+            raise self.wrong_token_error("expected SSA operand")
         self.advance()
         return self.lookup_value(tok.text, tok)
 
@@ -339,9 +346,9 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
         if value.type is None:
             value.type = type
         elif value.type != type:
-            raise self.error(
-                f"use of value '{value.name_hint}' expects different type than prior uses: "
-                f"'{type}' vs '{value.type}'", tok)
+            name = (tok.text if tok.kind == PERCENT else value.name_hint or "").partition("#")[0]
+            raise self.error(f"use of value '{name}' expects different type than prior uses: "
+                             f"'{type}' vs '{value.type}'", tok)
         return value
 
     def parse_operand_list(self, close: str | None = None) -> list[Value]:
@@ -360,7 +367,9 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
         if len(operands) != len(types):
             raise self.op_error(
                 f"{len(operands)} operands present, but expected {len(types)}", tok)
-        for v, t in zip(operands, types, strict=True):
+        for i, (v, t) in enumerate(zip(operands, types, strict=True)):
+            if v.type is not t and v.type is not None and v.type != t:
+                tok = use_token(self.src, self.scopes, operands, i, tok) or tok
             self.parse_operand_with_type(v, t, tok)
 
     def resolve_operands(self, operands: list[Value], types: list[Type], tok: Token) -> None:
@@ -407,13 +416,15 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
         elif name_tok.kind == BARE:
             op = self._parse_custom_operation(location, num_results)
         else:
-            raise self.error("expected operation name in quotes")
+            raise self.wrong_token_error("expected operation name in quotes")
         return self.finish_operation(op, result_names, num_results, start)
 
     def finish_operation(self, op: Operation, result_names: list[tuple[str, int, Token]],
                          num_results: int, start: Token) -> Operation:
         """After an op's text: its trailing location, then its result names defined."""
         self._parse_trailing_location(op)
+        if result_names and not op.results:
+            raise self.error("cannot name an operation with no results", start)
         if result_names and num_results != len(op.results):
             raise self.error(
                 f"operation defines {len(op.results)} results but was provided "
@@ -680,7 +691,7 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
                 while True:
                     arg_tok = self.tok
                     if arg_tok.kind != PERCENT:
-                        raise self.error("expected SSA operand")
+                        raise self.wrong_token_error("expected SSA operand")
                     self.advance()
                     self.expect(":")
                     type = self.parse_type()
@@ -746,8 +757,8 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
             op.parent = block
             ops.append(op)
             pos, lexed, last = self.tok.start, True, None
-        if kind == EOF:
-            raise self.error("expected '}' to end region")
+        if kind == EOF:  # MLIR's block body reads an op there: parseOperation's complaint
+            raise self.wrong_token_error("expected operation name in quotes")
 
 
 def parse_type_text(text: str) -> Type:

@@ -313,7 +313,8 @@ def enclosing_function(op: Operation) -> Operation | None:
 
 
 def verify_return(op: Operation) -> None:
-    """func.return: directly in a func.func, with the function's result types."""
+    """func.return: directly in a func.func, with the function's result types (a type
+    mismatch is MLIR's emitError: no `'func.return' op` prefix)."""
     func = enclosing_function(op)
     if func is None:
         raise op_error(op, "expects parent op 'func.func'")
@@ -326,8 +327,9 @@ def verify_return(op: Operation) -> None:
                            f"returns {len(ftype.results)}")
     for i, (value, expected) in enumerate(zip(op.operands, ftype.results, strict=True)):
         if value.type != expected:
-            raise op_error(op, f"type of return operand {i} ({value.type}) doesn't match "
-                               f"function result type ({expected}) in function @{name}")
+            raise Diagnostic(f"type of return operand {i} ('{value.type}') doesn't match "
+                             f"function result type ('{expected}') in function @{name}",
+                             line=op.location.line or None, col=op.location.col or None)
 
 
 def verify_call(op: Operation, module: Module) -> None:

@@ -20,7 +20,7 @@ from ..stablehlo.elementwise_numerics import (
     make_complex,
     upcast_to_double,
 )
-from ..stablehlo.elementwise_verify import check_inferred, with_element
+from ..stablehlo.elementwise_verify import check_elementwise_shapes, check_inferred, with_element
 from . import special_math
 from .numeric import Kernel, in_double, real_in_double, unsupported
 from .syntax import UNARY
@@ -137,7 +137,9 @@ def conj(operand: np.ndarray) -> np.ndarray:
 
 
 def _verify_predicate(op: Operation) -> None:
-    """The result is the operand's shape with i1 elements."""
+    """The result is the operand's shape with i1 elements: the class's Elementwise trait
+    reports a shape mismatch before the inferred type is compared (MLIR's order)."""
+    check_elementwise_shapes(op, False)
     check_inferred(op, [with_element(op.operand_types[0], BOOL)])
 
 

@@ -80,14 +80,15 @@ def verify_mulhi(op: Operation) -> None:
 
 
 def verify_compatible_operands_and_result(op: Operation) -> None:
-    """HLO_CompatibleOperandsAndResultType of the non-broadcasting CHLO ops, in upstream's
-    order: the result type inferred from the operands (ChloOps.cpp: the most specific of
-    them) must fit the declared one, then every operand and result type must be
-    compatible with every other."""
+    """HLO_CompatibleOperandsAndResultType of the non-broadcasting CHLO ops, in MLIR's
+    order: its native trait (every operand and result type compatible with every other)
+    before the InferTypeOpInterface check (the result type inferred from the operands,
+    ChloOps.cpp: the most specific of them, must fit the declared one), as jaxlib's MLIR
+    reports a result of another shape."""
+    check_same_types(op)
     ranked = [t for t in op.operand_types if isinstance(t, TensorType)]
     if ranked:
         check_inferred(op, [_most_specific(op, ranked)])
-    check_same_types(op)
 
 
 def _most_specific(op: Operation, types: Sequence[TensorType]) -> TensorType:
@@ -128,6 +129,12 @@ def verify_top_k(op: Operation) -> None:
         last = t.shape[-1]
         if last >= 0 and last < k:
             raise inference_error(op, f"operand's last dimension must be at least {k}")
+        # inferTopKOp: the operand's shape with the last dimension k (its bound dropped)
+        shape = (*t.shape[:-1], k)
+        bounds = bounds_of(t)[:-1] + [None]
+        encoding = bounds_attr(bounds) if t.encoding is not None else None
+        check_inferred(op, [TensorType(shape, t.element, encoding),
+                            TensorType(shape, IntegerType(32), encoding)])
 
 
 def verify_scan(op: Operation) -> None:
@@ -235,7 +242,7 @@ def verify_ragged_dot(op: Operation) -> None:
             a != b and DYNAMIC not in (a, b)
             for a, b in zip(result.shape, inferred, strict=True))):
         raise error(op, f"inferred shape '{_shape(inferred, '?')}' is incompatible with return "
-                        f"type of operation {result}", False)
+                        f"type of operation '{result}'", False)
 
 
 def _in_range(op: Operation, dim: int, bound: int, name: str, bound_name: str) -> None:

@@ -279,21 +279,25 @@ def verify_collective_reduce(op: Operation) -> None:
 
 
 def verify_collective_broadcast(op: Operation) -> None:
-    """Groups need not cover every replica (processes outside them get zeros)."""
-    _verify_dynamic_root(op, "collective_broadcast")
+    """Upstream's verifyCollectiveBroadcastOp: the groups (rank 2, ids not negative, none
+    twice; they need not cover every replica: processes outside them get zeros), then the
+    operands."""
     attr = op.attr("replica_groups")
     if attr is None:
         raise error(op, "requires attribute 'replica_groups'")
     groups = np.asarray(attr.value)
     if groups.ndim != 2:
-        raise error(op, "replica groups should be a rank 2 tensor", op_prefix=False)
-    if groups.size == 0:
-        raise error(op, "replica groups cannot be empty", op_prefix=False)
+        raise error(op, "replica groups should be a rank 2 tensor,but instead it is of rank "
+                        f"{groups.ndim}", op_prefix=False)
     seen: set[int] = set()
     for replica_id in groups.reshape(-1).tolist():
+        if replica_id < 0:
+            raise error(op, f"replica_groups values must be positive, but was given "
+                            f"{replica_id}", op_prefix=False)
         if replica_id in seen:
             raise error(op, f"replica id #{replica_id} seen more than once", op_prefix=False)
         seen.add(replica_id)
+    _verify_dynamic_root(op, "collective_broadcast")
 
 
 def verify_all_to_all(op: Operation) -> None:

@@ -23,7 +23,7 @@ from ...ir.types import BOOL, FunctionType, TensorType, Type, UnrankedTensorType
 from ..registry import OpDef, canonicalization, declare_op, define_op
 from ..syntax import Custom
 from .control_flow_verify import verify_conditional, verify_custom_call
-from .elementwise_verify import compatible, error, quoted
+from .elementwise_verify import check_inferred, compatible, error, quoted
 
 
 def _results(values: Sequence[Any]) -> Any:
@@ -136,10 +136,11 @@ def _iter_arg_names(op: Operation, region: Region) -> list[str]:
 def verify_while(op: Operation) -> None:
     """Upstream's verifyWhileOp: the regions' arguments and the body's results are
     compatible with the operands; cond yields one 0-d i1 tensor."""
+    operands = op.operand_types
+    check_inferred(op, operands)  # InferTypeOpInterface: the results are the operands' types
     if len(op.regions) != 2 or not all(r.blocks for r in op.regions):
         return
     cond, body = (r.entry for r in op.regions)
-    operands = op.operand_types
 
     def check(types: list[Type], what: str) -> None:
         if len(types) != len(operands) or not all(

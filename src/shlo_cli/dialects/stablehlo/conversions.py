@@ -75,7 +75,8 @@ _EXACT_TO_FLOAT = lazy(lambda: frozenset(np.dtype(t) for t in (
 
 
 @define_op("stablehlo.convert", operands=("operand",), results=1, syntax=UNARY,
-           verify=elementwise(ANY - {QUANT, AXIS_QUANT}, same_types=False))
+           verify=elementwise(ANY - {QUANT, AXIS_QUANT}, same_types=False,
+                              same_shape_first=True))
 def convert(operand: np.ndarray, *, result_type: Any) -> np.ndarray:
     """Element type conversion as upstream's `convert(Type, Element)`: integers are sign- or
     zero-extended then truncated; ints round to nearest-even into floats; floats truncate

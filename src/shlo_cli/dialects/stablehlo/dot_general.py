@@ -399,6 +399,11 @@ def verify_dot_general(op: Operation) -> None:
     check_dot_dimensions(op, getattr(lhs, "shape", None), getattr(rhs, "shape", None),
                          lb, rb, lc, rc)
     verify_precision_count(op)
+    if isinstance(lhs, TensorType) and isinstance(rhs, TensorType):
+        # inferDotGeneralOp's shape: batch dimensions, then lhs's and rhs's free ones
+        check_inferred_shape(op, [lhs.shape[d] for d in lb] + [
+            n for d, n in enumerate(lhs.shape) if d not in lb and d not in lc] + [
+            n for d, n in enumerate(rhs.shape) if d not in rb and d not in rc])
     algorithm = op.attr("algorithm")
     if isinstance(algorithm, DialectAttr) and algorithm.fields:
         precision = op.attr("precision_config")

@@ -44,6 +44,7 @@ from .elementwise_numerics import (
 )
 from .elementwise_verify import (
     ANY,
+    AXIS_QUANT,
     COMPLEX,
     FLOAT,
     INTEGERS,
@@ -183,7 +184,7 @@ def subtract(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 
 
 @define_op("stablehlo.multiply", operands=("lhs", "rhs"), results=1, syntax=BINARY,
-           verify=elementwise(ANY))
+           verify=elementwise(ANY - {AXIS_QUANT}))  # HLO_Tensor
 def multiply(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Product; integers wrap, i1 is logical and, complex parts are rounded per product."""
     dtype = lhs.dtype
@@ -313,14 +314,14 @@ def integer_power(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 
 
 @define_op("stablehlo.maximum", operands=("lhs", "rhs"), results=1, syntax=BINARY,
-           verify=elementwise(ANY))
+           verify=elementwise(ANY - {AXIS_QUANT}))  # HLO_Tensor
 def maximum(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Larger element; NaN propagates, +0 > -0; complex is lexicographic."""
     return _extremum(lhs, rhs, largest=True)
 
 
 @define_op("stablehlo.minimum", operands=("lhs", "rhs"), results=1, syntax=BINARY,
-           verify=elementwise(ANY))
+           verify=elementwise(ANY - {AXIS_QUANT}))  # HLO_Tensor
 def minimum(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """Smaller element; NaN propagates, -0 < +0; complex is lexicographic."""
     return _extremum(lhs, rhs, largest=False)

@@ -156,6 +156,8 @@ def verify_compare(op: Operation) -> None:
 
 def verify_select(op: Operation) -> None:
     pred, on_true, on_false = op.operand_types
+    if not isinstance(pred, TensorType) or element_kind(pred.element) != PRED:
+        raise error(op, f"operand #0 must be ranked tensor of bool values, but got '{pred}'")
     if not compatible(on_true, on_false):
         raise inference_error(op, "requires compatible types for non-predicate operands")
     if isinstance(pred, TensorType) and pred.rank != 0 and isinstance(on_true, TensorType):
@@ -191,10 +193,10 @@ def verify_iota(op: Operation) -> None:
                         "integer or 4/6/8/16/32/64-bit float or complex type with 32/64-bit "
                         f"float elements or per-tensor integer quantized values, but got "
                         f"'{result}'")
-    if result.rank == 0:
-        raise error(op, "does not support scalars")
+    if result.rank == 0:  # upstream's verifyIotaOp: emitOptionalError, its trailing dots
+        raise error(op, "does not support scalars.", op_prefix=False)
     if value >= result.rank:
-        raise error(op, "iota dimension cannot go beyond the output rank")
+        raise error(op, "iota dimension cannot go beyond the output rank.", op_prefix=False)
 
 
 def verify_get_tuple_element(op: Operation) -> None:
@@ -319,11 +321,12 @@ PRED, SINT, UINT, FLOAT, COMPLEX, QUANT, AXIS_QUANT, F32_64 = (
     "pred", "sint", "uint", "float", "complex", "quant", "axis_quant", "f32_64")
 ANY = frozenset((PRED, SINT, UINT, FLOAT, COMPLEX, QUANT, AXIS_QUANT))
 INTEGERS = frozenset((SINT, UINT))
-_DESCRIPTIONS = {
-    PRED: "pred (AKA boolean or 1-bit integer)", SINT: "signed integer",
-    UINT: "unsigned integer", FLOAT: "floating-point", COMPLEX: "complex",
-    QUANT: "per-tensor integer quantized", AXIS_QUANT: "per-axis integer quantized",
-}
+# Base.td's element constraints, as ODS describes them.
+_FLOAT = "4/6/8/16/32/64-bit float"
+_COMPLEX = "complex type with 32/64-bit float elements"
+_INTEGER = {frozenset((SINT, UINT)): "2/4/8/16/32/64-bit integer",
+            frozenset((SINT,)): "2/4/8/16/32/64-bit signless integer",
+            frozenset((UINT,)): "2/4/8/16/32/64-bit unsigned integer"}
 
 
 def element_kind(element: Type) -> str | None:
@@ -350,9 +353,19 @@ def _allows(kinds: frozenset[str], element: Type) -> bool:
 
 
 def _describe(kinds: frozenset[str]) -> str:
+    """The ODS description of a tensor constraint's element types, in Base.td's order: the
+    unions with bool list float, bool, integer (HLO_Tensor, HLO_PredIntOrFpTensor...), the
+    others integer, float (HLO_IntFpOrComplexOrQuantizedIntTensor...), then complex and
+    the quantized kinds (as jaxlib's MLIR words them)."""
     if F32_64 in kinds:
-        return "32-bit float or 64-bit float"
-    return " or ".join(_DESCRIPTIONS[k] for k in sorted(kinds, key=list(_DESCRIPTIONS).index))
+        return "32/64-bit float"
+    integer = _INTEGER.get(kinds & {SINT, UINT})
+    parts = ([_FLOAT if FLOAT in kinds else None, "bool" if PRED in kinds else None, integer]
+             if PRED in kinds else [integer, _FLOAT if FLOAT in kinds else None])
+    parts += [_COMPLEX if COMPLEX in kinds else None,
+              "per-tensor integer quantized" if QUANT in kinds else None,
+              "per-axis integer quantized" if AXIS_QUANT in kinds else None]
+    return " or ".join(p for p in parts if p)
 
 
 def check_types(op: Operation, operands: frozenset[str] | Sequence[frozenset[str]],
@@ -389,9 +402,12 @@ def check_same_types(op: Operation) -> None:
 
 
 def elementwise(operands: frozenset[str], results: frozenset[str] | None = None,
-                same_types: bool = True, then: Callable[[Operation], None] | None = None
-                ) -> Callable[[Operation], None]:
-    """A verifier: type constraints, the Elementwise trait, compatible types, then `then`.
+                same_types: bool = True, then: Callable[[Operation], None] | None = None,
+                same_shape_first: bool = False) -> Callable[[Operation], None]:
+    """A verifier: type constraints, then the traits in upstream's order (an op's own
+    traits come before its class's: HLO_CompatibleOperandsAndResultType when `same_types`,
+    SameOperandsAndResultShape when `same_shape_first` (convert), then the class's shape
+    traits), then `then`.
 
     These checks read only the op's name, types and attributes, so a signature that passed
     once passes again: it is remembered (a 400-op program repeats a few signatures; checking
@@ -407,9 +423,10 @@ def elementwise(operands: frozenset[str], results: frozenset[str] | None = None,
         except TypeError:  # an unhashable attribute: just check
             key = None
         check_types(op, operands, results)
-        check_elementwise_shapes(op, len(op.operands) == 2 and op.name != "stablehlo.compare")
         if same_types:
             check_same_types(op)
+        check_elementwise_shapes(op, same_shape_first or (
+            len(op.operands) == 2 and op.name != "stablehlo.compare"))
         if then is not None:
             then(op)
         if key is not None and len(passed) < 4096:

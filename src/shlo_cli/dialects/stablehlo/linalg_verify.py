@@ -143,7 +143,7 @@ def verify_rng_bit_generator(op: Operation) -> None:
                             f"shape. Got: '{state}' and '{out_state}'")
 
 
-_SCALAR_OF = ("0D tensor of pred (AKA boolean or 1-bit integer) or 2/4/8/16/32/64-bit "
+_SCALAR_OF = ("0D tensor of bool or 2/4/8/16/32/64-bit "
               "integer or floating-point values")
 
 
@@ -239,4 +239,4 @@ def verify_dynamic_iota(op: Operation) -> None:
             raise error(op, "attribute 'iota_dimension' failed to satisfy constraint: 64-bit "
                             "signless integer attribute whose value is non-negative")
         if result is not None and int(attr.value) >= result.rank:
-            raise error(op, "iota dimension cannot go beyond the output rank")
+            raise error(op, "iota dimension cannot go beyond the output rank.", op_prefix=False)

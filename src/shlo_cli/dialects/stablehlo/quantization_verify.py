@@ -63,12 +63,15 @@ def valid_quantized_dimension(t: Type) -> bool:
     return size == DYNAMIC or size == len(t.element.scales)
 
 
-# Operand/result constraint texts, in the wording of elementwise_verify.check_types.
-_TENSOR = ("pred (AKA boolean or 1-bit integer) or signed integer or unsigned integer or "
-           "floating-point or complex or per-tensor integer quantized")
+# Operand/result constraint texts, as ODS describes Base.td's constraints (the wording of
+# elementwise_verify.check_types).
+_FLOAT = "4/6/8/16/32/64-bit float"
+_COMPLEX = "complex type with 32/64-bit float elements"
+_TENSOR = (f"{_FLOAT} or bool or 2/4/8/16/32/64-bit integer or {_COMPLEX} or per-tensor "
+           "integer quantized")
 _TENSOR_OR_PER_AXIS = _TENSOR + " or per-axis integer quantized"
 _QUANTIZED = "per-tensor integer quantized or per-axis integer quantized"
-_FLOAT_OR_QUANT = "floating-point or per-tensor integer quantized"
+_FLOAT_OR_QUANT = f"{_FLOAT} or per-tensor integer quantized"
 
 # Ops whose tensor operands and results are `HLO_Tensor` (per-tensor quantization only):
 # op -> (variadic operand groups, description, operands checked: None for all + results).
@@ -84,7 +87,7 @@ _PER_TENSOR_ONLY: dict[str, tuple[bool, str, int | None]] = {
         "slice", "select_and_scatter")},
     **{f"stablehlo.{name}": (False, _FLOAT_OR_QUANT, None) for name in (
         "batch_norm_grad", "batch_norm_inference", "batch_norm_training", "reduce_precision")},
-    "stablehlo.cholesky": (False, "floating-point or complex", None),
+    "stablehlo.cholesky": (False, f"{_FLOAT} or {_COMPLEX}", None),
     # lhs is HLO_Tensor; rhs and result may be per-axis quantized.
     "stablehlo.dot_general": (False, _TENSOR, 1),
     "stablehlo.convolution": (False, _TENSOR, 1),

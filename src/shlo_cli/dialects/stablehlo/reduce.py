@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ...ir.attributes import DenseArrayAttr
-from ...ir.core import Block, Location, Operation, Region, Value
+from ...ir.core import Block, Location, Operation, Region, SourceLocation, Value
 from ...ir.diagnostics import EvaluationError
 from ...ir.lexer import PERCENT, Token, lazy_regex, lex_at
 from ...ir.parse_fast import (
@@ -152,7 +152,10 @@ def _region_argument(pr: Any, block: Block, index: int) -> str:
 
 
 def _parse_reduce(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
+    """The pretty form. Upstream's parseReduceOp places the op at the token after its name
+    (`result.location = currLocation`), so its verifier's errors point there."""
     tok = p.tok
+    location = SourceLocation(p.source, tok.start)
     inputs: list[Value] = []
     inits: list[Value] = []
     while p.accept("("):
@@ -247,6 +250,7 @@ def _fast_reduce(p: Any, opdef: OpDef, pos: int, location: Location,
     m = _REDUCE_HEAD.match(src, pos)
     if m is None:
         return None
+    location = SourceLocation(p.source, m.start(1))  # as `_parse_reduce` places it
     values = [p.fast_value(v) for v in _VALUE_NAME.findall(m.group(1))]
     inner_name = m.group(2)
     dims = [int(d) for d in m.group(3).split(",")] if m.group(3).strip() else []

@@ -14,6 +14,7 @@ from ...ir.core import Operation
 from ...ir.diagnostics import EvaluationError
 from ...ir.types import (
     DYNAMIC,
+    I32,
     TensorType,
     numpy_dtype,
 )
@@ -167,6 +168,9 @@ def verify_reverse(op: Operation) -> None:
         if ranked(op.operands[0].type) and d >= rank:
             raise op_error(op, f"all dimensions should be between [0, {rank}). Got dimension: "
                                f"{d}.")
+    operand = op.operands[0].type
+    if isinstance(operand, TensorType):  # InferTypeOpInterface: the operand's type
+        check_inferred(op, [operand])
 
 
 def _dimension_in_range(op: Operation, dimension: int) -> None:
@@ -177,7 +181,15 @@ def _dimension_in_range(op: Operation, dimension: int) -> None:
 
 
 def verify_get_dimension_size(op: Operation) -> None:
+    """ODS's `I32RankedTensor` result, then inferGetDimensionSizeOp: the dimension in range
+    and the result `tensor<i32>` (any other result was accepted)."""
+    result = op.result_types[0]
+    if not (isinstance(result, TensorType) and result.element == I32):
+        raise op_error(op, f"'{op.name}' op result #0 must be ranked tensor of 32-bit signless "
+                           "integer values, "
+                           f"but got '{result}'")
     _dimension_in_range(op, non_negative_dimension(op))
+    check_inferred(op, [TensorType((), I32)])
 
 
 def verify_set_dimension_size(op: Operation) -> None:

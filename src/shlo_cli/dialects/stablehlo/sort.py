@@ -19,6 +19,7 @@ from ...ir.core import Operation, Region
 from ...ir.diagnostics import Diagnostic, EvaluationError
 from ...ir.types import IntegerType, TensorType
 from ..registry import define_op
+from .elementwise_verify import check_inferred
 from .reducer import cached_analysis
 from .reducer import contiguous as _contiguous
 from .sort_keys import comparator_key, key_comparator, lex_comparator, lex_keys
@@ -200,6 +201,13 @@ def _scalar_permutation(comparator: Callable[..., Any], keys: Sequence[np.ndarra
 
 
 def verify_sort(op: Operation) -> None:
+    """Upstream's verifySortOp, then its inferred results: the inputs' types (InferTensorType;
+    another result element type was accepted)."""
+    _verify_sort_op(op)
+    check_inferred(op, op.operand_types)
+
+
+def _verify_sort_op(op: Operation) -> None:
     """Upstream verifySortOp: dimension in range, comparator signature."""
     types = op.operand_types
     dim_attr = op.attr("dimension")

@@ -1,0 +1,121 @@
+"""Where and in which words parse and verifier errors are reported, as MLIR reports them
+(found by differential fuzzing against jaxlib's MLIR): an operand's type clash at that
+operand's own token, `func.return`'s type mismatch as MLIR's emitError with quoted types,
+the pretty `stablehlo.reduce` placed at the token after its name, a too-wide hex float at
+its element."""
+
+from __future__ import annotations
+
+import pytest
+
+from shlo_cli.ir.diagnostics import Diagnostic
+from shlo_cli.ir.parser import parse_source
+from shlo_cli.ir.verifier import verify_module
+
+
+def first_error(text: str) -> tuple[int | None, int | None, str]:
+    """(line, column, message) of the first error parsing and verifying `text`."""
+    with pytest.raises(Diagnostic) as info:
+        verify_module(parse_source(text, "t.mlir"))
+    d = info.value
+    return d.line, d.col, d.message
+
+
+CLASH = "use of value '{}' expects different type than prior uses: '{}' vs '{}'"
+
+
+@pytest.mark.parametrize(("statement", "col", "name"), [
+    # generic form: the clashing operand, not the op name
+    ('  %1 = "stablehlo.add"(%a, %b) : (tensor<2xf32>, tensor<3xf32>) -> tensor<2xf32>',
+     28, "%b"),
+    # a result of a group is named without its `#N`, at its own token
+    ('  %1 = "stablehlo.add"(%p#0, %p#1) : (tensor<2xf32>, tensor<3xf32>) -> tensor<2xf32>',
+     30, "%p"),
+    # custom form with an operand list in parentheses
+    ("  stablehlo.custom_call @t(%a, %b) : (tensor<2xf32>, tensor<3xf32>) -> ()", 32, "%b"),
+    # the same value twice: the second use is the one that clashes
+    ("  stablehlo.custom_call @t(%a, %b, %b) : (tensor<2xf32>, tensor<2xf32>, tensor<3xf32>) "
+     "-> ()", 36, "%b"),
+])
+def test_operand_type_clash_is_reported_at_the_operand(statement: str, col: int,
+                                                       name: str) -> None:
+    text = ("func.func @f(%a: tensor<2xf32>, %b: tensor<2xf32>) {\n"
+            '  %p:2 = "stablehlo.optimization_barrier"(%a, %b) : (tensor<2xf32>, '
+            "tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)\n"
+            f"{statement}\n  func.return\n}}\n")
+    assert first_error(text) == (3, col, CLASH.format(name, "tensor<3xf32>", "tensor<2xf32>"))
+
+
+def test_return_type_mismatch_is_mlirs_emit_error() -> None:
+    text = ("func.func @f(%a: tensor<2xf32>) -> tensor<3xf32> {\n"
+            "  func.return %a : tensor<2xf32>\n}\n")
+    assert first_error(text) == (
+        2, 3, "type of return operand 0 ('tensor<2xf32>') doesn't match function result type "
+              "('tensor<3xf32>') in function @f")
+
+
+@pytest.mark.parametrize("dims", ["[0, 0]", "[-1]"])
+def test_pretty_reduce_is_placed_after_its_name(dims: str) -> None:
+    text = ("func.func @f(%a: tensor<4xf32>, %z: tensor<f32>) -> tensor<f32> {\n"
+            f"  %0 = stablehlo.reduce(%a init: %z) applies stablehlo.add across dimensions = "
+            f"{dims} : (tensor<4xf32>, tensor<f32>) -> tensor<f32>\n"
+            "  func.return %0 : tensor<f32>\n}\n")
+    line, col, _ = first_error(text)
+    assert (line, col) == (2, 24)
+    reducer = ("    reducer(%x: tensor<f32>, %y: tensor<f32>) {\n"
+               "      %s = stablehlo.add %x, %y : tensor<f32>\n"
+               "      stablehlo.return %s : tensor<f32>\n    }\n")
+    region_form = text.replace("applies stablehlo.add across", "across").replace(
+        "-> tensor<f32>\n  func", "-> tensor<f32>\n" + reducer + "  func", 1)
+    line, col, _ = first_error(region_form)
+    assert (line, col) == (2, 24)
+
+
+@pytest.mark.parametrize("etype", ["f16", "bf16", "f32"])
+def test_too_wide_hex_float_is_reported_at_its_element(etype: str) -> None:
+    text = (f"func.func @f() -> tensor<2x{etype}> {{\n"
+            f"  %0 = stablehlo.constant dense<[0x0000, 0x1FFFFFFFFF]> : tensor<2x{etype}>\n"
+            f"  func.return %0 : tensor<2x{etype}>\n}}\n")
+    assert first_error(text) == (2, 42, "hexadecimal float constant out of range for type")
+
+
+@pytest.mark.parametrize(("literal", "message"), [
+    ("dense<[1.0, 2.0]> : tensor<2xcomplex<f32>>",
+     "parsed 2 elements, but type ('tensor<2xcomplex<f32>>') expected 4 elements"),
+    ("dense<1.0> : tensor<2xcomplex<f32>>",
+     "parsed 1 elements, but type ('complex<f32>') expected 2 elements"),
+    ('dense<"0x0000"> : tensor<2xf32>',
+     "elements hex data size is invalid for provided type: 'tensor<2xf32>'"),
+])
+def test_types_in_literal_errors_are_quoted(literal: str, message: str) -> None:
+    """MLIR quotes a type streamed into a diagnostic."""
+    text = f"func.func @f() {{\n  %0 = stablehlo.constant {literal}\n  func.return\n}}\n"
+    assert first_error(text)[2] == message
+
+
+def test_ragged_dot_shape_error_quotes_the_result_type() -> None:
+    text = """func.func @f(%lhs: tensor<3x11x5xf32>, %rhs: tensor<3x5x7xf32>, %g: tensor<3xi64>) {
+  %0 = "chlo.ragged_dot"(%lhs, %rhs, %g) {
+    ragged_dot_dimension_numbers = #chlo.ragged_dot<lhs_batching_dimensions = [0],
+      rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2],
+      rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [0],
+      rhs_group_dimensions = []>
+  } : (tensor<3x11x5xf32>, tensor<3x5x7xf32>, tensor<3xi64>) -> tensor<3x11x8xf32>
+  func.return
+}
+"""
+    assert first_error(text) == (2, 8, "inferred shape '[3, 11, 7]' is incompatible with return "
+                                       "type of operation 'tensor<3x11x8xf32>'")
+
+
+@pytest.mark.parametrize(("text", "place", "message"), [
+    # MLIR's emitWrongTokenError: right after the previous code, one back at end of input
+    ("func.func @f() {\n  %0 = stablehlo.constant dense\n", (2, 32),
+     "expected '<' after 'dense'"),
+    ("func.func @f() {\n  %0 = stablehlo.constant dense<[1, 2]> \n", (2, 40), "expected ':'"),
+    ('func.func @f(%a: tensor<2xf32>) {\n  %0 = "stablehlo.abs"(%a) {x = 1,  = 2} : '
+     "(tensor<2xf32>) -> tensor<2xf32>\n  func.return\n}\n", (2, 35), "expected attribute name"),
+])
+def test_wrong_token_errors_in_attributes(text: str, place: tuple[int, int],
+                                          message: str) -> None:
+    assert first_error(text) == (*place, message)
