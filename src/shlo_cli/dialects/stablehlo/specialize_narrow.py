@@ -151,18 +151,19 @@ def _extremum(f32_kernel: Kernel, dtype: np.dtype, general: Kernel) -> Kernel:
 
 
 def _sign_bit(clear: bool, general: Kernel) -> Kernel:
-    """bf16 negate (`clear` False) or abs on the bit pattern, NaN payloads kept: by
-    ml_dtypes' own loop where it does exactly that to each of the 65536 values (one call),
-    else on the bits viewed as integers (three)."""
+    """bf16 negate (`clear` False) or abs on the bit pattern, NaN payloads kept: arrays of
+    up to `_NATIVE_UP_TO` elements by ml_dtypes' own loop where it does exactly that to
+    each of the 65536 values (one call; its scalar loop is slower on large arrays), else on
+    the bits viewed as integers (three)."""
     array, bits, dtype = np.ndarray, _DTYPES["u16"], _DTYPES["bf16"]
     op, mask = (np.bitwise_and, _SIGN["keep"]) if clear else (np.bitwise_xor, _SIGN["flip"])
     native = np.absolute if clear else np.negative
-    exact = _native_sign(clear)
+    native_up_to = _NATIVE_UP_TO if _native_sign(clear) else -1
 
     def kernel(x: Any) -> Any:
         if x.__class__ is not array or x.dtype != dtype:
             return general(x)
-        if exact:
+        if x.size <= native_up_to:
             return native(x)
         return op(x.view(bits), mask).view(dtype)
     kernel.blockwise = True  # type: ignore[attr-defined]
