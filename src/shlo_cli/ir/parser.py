@@ -34,13 +34,8 @@ from .lexer import (
     unescape_string,
 )
 from .locations import (
-    CallSiteLoc,
     FileLineColLoc,
-    FusedLoc,
-    LocAliasRef,
     LocationAttr,
-    NameLoc,
-    UnknownLoc,
 )
 from .parse_attributes import (  # noqa: F401  (re-exported: dialects and passes use them)
     DIALECT_ATTR_HOOKS,
@@ -57,6 +52,7 @@ from .parse_fast import (
     STATEMENT,
     FastStatements,
 )
+from .parse_locations import LocationParsing
 from .parse_resources import parse_resources
 from .parse_types import (  # noqa: F401
     DIALECT_TYPE_HOOKS,
@@ -76,8 +72,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-class Parser(TypeParsing, AttributeParsing, FastStatements):
-    """Recursive-descent parser over one source chunk (types and attributes in the mixins)."""
+class Parser(TypeParsing, AttributeParsing, LocationParsing, FastStatements):
+    """Recursive-descent parser over one source chunk (types, attributes and locations in the
+    mixins)."""
 
     def __init__(self, source: SourceFile, allow_unregistered: bool = False) -> None:
         self.source = source
@@ -577,67 +574,6 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
         if self.tok.kind == BARE and self.tok.text == "loc":
             return self.parse_location()
         return None
-
-    def parse_location(self) -> LocationAttr:
-        """`loc(...)`: file:line:col, name, callsite, fused, unknown or a `#loc` alias."""
-        self.expect_keyword("loc")
-        self.expect("(", "in location")
-        loc = self._parse_location_body()
-        self.expect(")", "in location")
-        return loc
-
-    def _parse_location_body(self) -> LocationAttr:
-        tok = self.tok
-        if tok.kind == HASH:
-            self.advance()
-            self.loc_alias_uses.append(tok)
-            return LocAliasRef(tok.text[1:], self.loc_aliases)
-        if tok.kind == STRING:
-            self.advance()
-            text = unescape_string(tok.text)
-            if self.accept(":"):
-                line = self.parse_integer()
-                col = self.parse_integer() if self.accept(":") else 0  # `"f":3` is 3:0
-                end_line, end_col = line, col
-                if self.tok.kind == BARE and self.tok.text == "to":  # FileLineColRange
-                    self.advance()
-                    if self.accept(":"):
-                        end_col = self.parse_integer()
-                    else:
-                        end_line = self.parse_integer()
-                        self.expect(":", "in file line col location")
-                        end_col = self.parse_integer()
-                return FileLineColLoc(text, line, col, end_line, end_col)
-            if self.accept("("):
-                child = self._parse_location_body()
-                self.expect(")", "after child location of NameLoc")
-                return NameLoc(text, child)
-            return NameLoc(text)
-        if tok.kind == BARE:
-            if tok.text == "unknown":
-                self.advance()
-                return UnknownLoc()
-            if tok.text == "callsite":
-                self.advance()
-                self.expect("(", "in callsite location")
-                callee = self._parse_location_body()
-                self.expect_keyword("at")
-                caller = self._parse_location_body()
-                self.expect(")", "in callsite location")
-                return CallSiteLoc(callee, caller)
-            if tok.text == "fused":
-                self.advance()
-                metadata = None
-                if self.accept("<"):
-                    metadata = self.parse_attribute()
-                    self.expect(">", "after fused location metadata")
-                self.expect("[", "in fused location")
-                locs = [self._parse_location_body()]
-                while self.accept(","):
-                    locs.append(self._parse_location_body())
-                self.expect("]", "in fused location")
-                return FusedLoc(tuple(locs), metadata)
-        raise self.error("expected location instance")
 
     def parse_region(self, entry_args: list[tuple[Token, Type, Any]] | None = None,
                      isolated: bool = False, default_dialect: str = "") -> Region:
