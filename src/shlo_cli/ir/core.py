@@ -75,6 +75,18 @@ class SourceLocation(Location):
         self._at = (self._line_col()[0], value)
 
 
+# What an IR list field holds when it is empty: the regions, successors, operands or
+# results of an op that has none, the arguments (and their locations) of a block without
+# any. One shared empty tuple, so the IR carries no empty lists: each list is an object the
+# cyclic garbage collector tracks, visits and frees with its module (empty operand, result
+# and block-argument lists were a seventh of all a parse allocated). Code replaces these
+# fields whole, never appends to them (`Block.add_argument` makes the lists it appends to).
+NONE: tuple[Any, ...] = ()
+# The same object where a field is declared a list (`Operation.operands`, `results`,
+# `Block.arguments`, `arg_locations`): read, iterated, measured, never changed in place.
+EMPTY: Any = NONE
+
+
 class Value:
     """An SSA value: an op result or a block argument.
 
@@ -98,16 +110,25 @@ class Value:
 
 class Block:
     __slots__ = ("arguments", "operations", "parent", "label", "arg_locations")
+    arguments: list[Value]  # (EMPTY when there are none)
+    arg_locations: list[Attribute | None]
 
     def __init__(self, arg_types: list[Type] | None = None) -> None:
-        self.arguments: list[Value] = [Value(t, self, i) for i, t in enumerate(arg_types or [])]
+        if arg_types:
+            self.arguments = [Value(t, self, i) for i, t in enumerate(arg_types)]
+            self.arg_locations = [None] * len(arg_types)
+        else:
+            self.arguments = self.arg_locations = EMPTY
         self.operations: list[Operation] = []
         self.parent: Region | None = None
         self.label: str | None = None
-        self.arg_locations: list[Attribute | None] = [None] * len(self.arguments)
 
     def add_argument(self, type: Type, name_hint: str | None = None) -> Value:
         value = Value(type, self, len(self.arguments), name_hint)
+        if self.arguments is EMPTY:
+            self.arguments = []
+        if self.arg_locations is EMPTY:
+            self.arg_locations = []
         self.arguments.append(value)
         self.arg_locations.append(None)
         return value
@@ -140,20 +161,15 @@ class Region:
         return self.blocks[0]
 
 
-# The regions or successors of an op that has none: one shared empty tuple, so an op
-# carries no empty lists (each list is an object the cyclic garbage collector tracks and
-# visits: two per op were a fifth of all a parse allocated). Code replaces these fields
-# whole, never appends to them.
-NONE: tuple[Any, ...] = ()
-
-
 class Operation:
     """One operation. Inherent attributes live in ``properties`` (printed `<{...}>` in generic
     form), the rest in ``attributes``; ``attr`` looks in both."""
 
     __slots__ = ("name", "operands", "results", "properties", "attributes", "regions",
                  "successors", "location", "parent", "opdef", "_plan_cache")
-    regions: Sequence[Region]  # (NONE when there are none: replaced whole, never appended to)
+    operands: list[Value]  # (EMPTY when there are none: replaced whole, never appended to)
+    results: list[Value]  # (EMPTY when there are none)
+    regions: Sequence[Region]  # (NONE when there are none)
     successors: Sequence[Block]
 
     def __init__(
@@ -169,8 +185,9 @@ class Operation:
         opdef: OpDef | None = None,
     ) -> None:
         self.name = name
-        self.operands = operands or []
-        self.results = [Value(t, self, i) for i, t in enumerate(result_types or [])]
+        self.operands = operands or EMPTY
+        self.results = ([Value(t, self, i) for i, t in enumerate(result_types)] if result_types
+                        else EMPTY)
         self.properties = properties or {}
         self.attributes = attributes or {}
         self.regions = regions or NONE
@@ -244,9 +261,11 @@ def new_operation(name: str, operands: list[Value], result_types: list[Type],
     keep (the parser's fast paths build most ops this way: fewer steps than `__init__`)."""
     op: Operation = _new_object(Operation)
     op.name = name
-    op.operands = operands
+    op.operands = operands or EMPTY
     if len(result_types) == 1:
         op.results = [Value(result_types[0], op, 0)]
+    elif not result_types:
+        op.results = EMPTY
     else:
         op.results = [Value(t, op, i) for i, t in enumerate(result_types)]
     op.properties = properties
