@@ -527,6 +527,18 @@ MODULES = [
     f'module {{\n{_FUNC} loc("f":1:1)\n}} loc("m":2:2)\n',
     f'module @m {{\n{_FUNC}\n  loc("f":1:1)\n}}\n',
     f'module {{\n  loc("f":1:1)\n{_FUNC}\n}}\n',
+    # What follows the `}` ending a fast-read op's last region (read from the offset after
+    # it, with no token lexed there): ops, comments, stray text, the end of the input.
+    f"{_FUNC}// c\n{_FUNC.replace('@g', '@h')}// d",
+    f"{_FUNC}}}\n",
+    f"{_FUNC} ?\n",
+    f"{_FUNC}\n}}",
+    f"module {{}}\nmodule {{\n}}// e\n",
+    f"module {{\nmodule {{\n{_FUNC}}}}}\n",
+    f"module {{\n{_FUNC}}} {_FUNC}\n",
+    f"module @m {{\n{_FUNC}\n{_FUNC.replace('@g', '@h')}%x\n}}\n",
+    f"func.func @e() {{}}\nfunc.func @e2() {{\n}} loc(unknown)",
+    f'{_FUNC} "x"',
     # Redefinitions, forward references and result groups across fast statements.
     f"{HEAD}  %0 = stablehlo.add %a, %b : {T}\n  %0 = stablehlo.add %a, %b : {T}\n"
     f"  return %0 : {T}\n}}\n",

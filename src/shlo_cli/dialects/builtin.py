@@ -64,7 +64,7 @@ def _fast_module(p: Any, opdef: OpDef, pos: int, location: Location,
             return None
         end = brace.end()
     p.tok = brace_token(src, end)
-    region = p.parse_region(isolated=True, default_dialect="builtin")
+    region = p.parse_region(isolated=True, default_dialect="builtin", stop_at_end=True)
     if not region.blocks:
         region.add_block(Block())
     return p.build_operation(opdef.name, opdef, [], [], properties, attributes, [region], None,

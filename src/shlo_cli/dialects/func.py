@@ -225,7 +225,8 @@ def _fast_func(p: Any, opdef: OpDef, pos: int, location: Location,
     if header is None:
         return None
     properties, entry_args, _, attributes = header
-    region = p.parse_region(entry_args=entry_args, isolated=True, default_dialect="func")
+    region = p.parse_region(entry_args=entry_args, isolated=True, default_dialect="func",
+                            stop_at_end=True)
     return p.build_operation(opdef.name, opdef, [], [], properties, attributes, [region], None,
                              location)
 

@@ -134,7 +134,9 @@ def register_fast_op_parser(name: str, fn: FastOpParser) -> None:
     """Let `fn` build op `name` (one with regions) from `pos`, just after its name: it
     returns None, having read nothing, for any head it does not read itself; once it returns
     an op, everything it read matched what the token-level parser reads. A statement naming
-    `num_results` results (0: none named) gets an op with exactly that many, or None."""
+    `num_results` results (0: none named) gets an op with exactly that many, or None. A
+    builder whose op ends with a region may read it with `parse_region(...,
+    stop_at_end=True)`: the parser then stays at the region's `}`."""
     FAST_OP_PARSERS[name] = fn
 
 
@@ -250,6 +252,7 @@ class FastStatements(ParserHost):
         scopes: list[tuple[dict[str, Value], bool]]
         forward_refs: dict[int, Any]
         default_dialects: list[str]
+        region_end: int
 
         def parse_generic_tail(self, opdef: Any, name: str, operands: list[Value],
                                name_tok: Token, location: Location) -> Operation: ...
@@ -482,10 +485,13 @@ class FastStatements(ParserHost):
     def _fast_op(self, builder: FastOpParser, opdef: Any, name: str, start: int,
                  end: int, num_results: int) -> tuple[Operation, int] | None:
         """An op with regions read by `builder` (see `register_fast_op_parser`), with the
-        token-level parser's handling of its custom parser's errors, and the offset of the
-        token after it."""
+        token-level parser's handling of its custom parser's errors, and the offset it
+        ends at: after the `}` of a last region read with `parse_region(..., stop_at_end=
+        True)` (the token after it is not lexed: the caller reads on from the offset), else
+        the offset of the token after it."""
         location = SourceLocation(self.source, start)
         self.custom_ops.append(opdef.name)
+        self.region_end = -1
         try:
             op = builder(self, opdef, end, location, num_results)
         except CUSTOM_PARSER_ERRORS as e:
@@ -495,5 +501,8 @@ class FastStatements(ParserHost):
             self.custom_ops.pop()
         if op is None:
             return None
-        return op, self.tok.start
-
+        end = self.region_end
+        if end < 0:
+            return op, self.tok.start
+        self.region_end = -1
+        return op, end

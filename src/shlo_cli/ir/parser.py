@@ -98,6 +98,8 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, FastStatements):
         # Innermost op whose custom parser is running (None inside types, attributes, regions
         # and generic ops): MLIR's CustomOpAsmParser prefixes its errors with the op name.
         self.custom_ops: list[str | None] = []
+        # The offset after the `}` a region read with `stop_at_end` ended at (-1: none).
+        self.region_end = -1
 
     def advance(self) -> Token:
         tok = self.tok
@@ -576,9 +578,13 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, FastStatements):
         return None
 
     def parse_region(self, entry_args: list[tuple[Token, Type, Any]] | None = None,
-                     isolated: bool = False, default_dialect: str = "") -> Region:
+                     isolated: bool = False, default_dialect: str = "",
+                     stop_at_end: bool = False) -> Region:
         """`{ ops }` or `{ ^bb0(%a: t): ops ^bb1: ... }`; `entry_args` are pre-declared
-        block arguments (from custom syntax like `func.func @f(%arg0: t)`)."""
+        block arguments (from custom syntax like `func.func @f(%arg0: t)`). The parser is
+        left at the token after the closing `}`; with `stop_at_end`, at the `}` itself, the
+        offset after it in `region_end` (for a fast op builder: see `FastStatements._fast_op`;
+        lexing a token only to learn where it starts was 1% of a parse)."""
         brace = self.tok
         body_start = None  # with entry arguments, the body is read from after the `{`
         if entry_args is not None and brace.kind == PUNCT and brace.text == "{":
@@ -601,7 +607,10 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, FastStatements):
                 self._parse_block_body(block, body_start)
             while self.tok.kind == CARET:
                 region.add_block(self._parse_labeled_block())
-            self.expect("}", "to end region")
+            if stop_at_end and self.at("}"):
+                self.region_end = self.tok.end
+            else:
+                self.expect("}", "to end region")
         finally:
             self.default_dialects.pop()
             self.custom_ops.pop()
