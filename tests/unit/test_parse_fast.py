@@ -651,3 +651,28 @@ def test_balanced_end_fails_in_linear_time(body: str) -> None:
         with pytest.raises(Diagnostic):
             Parser(SourceFile("t", open_ch + body))._balanced_end(0, open_ch, close_ch)
     assert time.perf_counter() - start < 5
+
+
+def test_skipped_text_is_read_as_runs_and_comments_read_whole() -> None:
+    """The possessive `SKIP` (whitespace and comments, never given back) matches where and
+    as the form reading each whitespace run and each comment whole matches, in the
+    statement-head and token regexes, on random mixes of blanks, comments and tokens."""
+    import random
+
+    from shlo_cli.ir import lexer, parse_fast
+
+    whole = r"(?:[ \t\r\n]+(?![ \t\r\n])|//[^\n]*(?![^\n]))*"
+    pieces = [" ", "\t", "\r", "\n", "\n  ", "//", "// x", "// a // b", "/", "\v", "\f", "a",
+              "%x", "%0:2", "= ", "}", '"s.t"', "loc", "func.return", "#", "^bb0", "{-#"]
+    pairs = [(regex, re.compile(regex.pattern.replace(lexer.SKIP, whole, 1), regex.flags))
+             for regex in (parse_fast.STATEMENT, lexer._TOKEN)]
+    rng = random.Random(7)
+    for _ in range(4000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(8)))
+        for fast, reference in pairs:
+            for pos in {0, len(text) // 2}:
+                got, want = fast.match(text, pos), reference.match(text, pos)
+                assert (got is None) == (want is None), text
+                if got is not None and want is not None:
+                    assert (got.span(), got.groups(), got.lastindex) == (
+                        want.span(), want.groups(), want.lastindex), text

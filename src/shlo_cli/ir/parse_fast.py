@@ -20,7 +20,7 @@ from __future__ import annotations
 from . import regex_programs, registry
 from .attributes import Attribute
 from .core import Block, Location, Operation, SourceLocation, Value, new_operation
-from .lexer import BARE, PERCENT, PUNCT, STRING, Token, lazy_regex, lex_at
+from .lexer import BARE, PERCENT, PUNCT, SKIP, STRING, Token, lazy_regex, lex_at
 from .locations import FileLineColLoc
 from .parse_attributes import _DICT_CACHE, _SIMPLE_DICT, SIMPLE_DICT_PATTERN
 from .parse_caches import text_cache
@@ -74,11 +74,6 @@ _ARGUMENT = rf"%[A-Za-z0-9_$.\-]+(?![A-Za-z0-9_$.\-#]){COLON}{TENSOR}"
 BLOCK_ARGUMENTS = regex_programs.compile(
     rf"\({WS}({_ARGUMENT}(?:{WS},{WS}{_ARGUMENT})*){WS}\){COLON}")
 
-# What the lexer skips before a token: whitespace and `//` comments. Each whitespace run
-# and each comment is read whole, so the text splits into them one way only: a regex
-# failing after it backtracks in linear time (not trying every split of a long run), and
-# never ends a comment early to read its text as code.
-SKIP = r"(?:[ \t\r\n]+(?![ \t\r\n])|//[^\n]*(?![^\n]))*"
 
 
 def not_before(chars: str) -> str:
