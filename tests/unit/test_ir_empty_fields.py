@@ -15,7 +15,8 @@ TEXT = """func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
   %c = stablehlo.constant dense<1.0> : tensor<2xf32>
   %0 = stablehlo.add %a, %c : tensor<2xf32>
   %1 = "stablehlo.add"(%0, %c) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
-  %2 = stablehlo.reduce(%1 init: %c) applies stablehlo.add across dimensions = [] : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %2 = stablehlo.reduce(%1 init: %c) applies stablehlo.add across dimensions = []
+      : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
   func.return %2 : tensor<2xf32>
 }
 func.func private @empty() {

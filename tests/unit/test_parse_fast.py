@@ -533,11 +533,11 @@ MODULES = [
     f"{_FUNC}}}\n",
     f"{_FUNC} ?\n",
     f"{_FUNC}\n}}",
-    f"module {{}}\nmodule {{\n}}// e\n",
+    "module {}\nmodule {\n}// e\n",
     f"module {{\nmodule {{\n{_FUNC}}}}}\n",
     f"module {{\n{_FUNC}}} {_FUNC}\n",
     f"module @m {{\n{_FUNC}\n{_FUNC.replace('@g', '@h')}%x\n}}\n",
-    f"func.func @e() {{}}\nfunc.func @e2() {{\n}} loc(unknown)",
+    "func.func @e() {}\nfunc.func @e2() {\n} loc(unknown)",
     f'{_FUNC} "x"',
     # Redefinitions, forward references and result groups across fast statements.
     f"{HEAD}  %0 = stablehlo.add %a, %b : {T}\n  %0 = stablehlo.add %a, %b : {T}\n"
@@ -676,3 +676,22 @@ def test_skipped_text_is_read_as_runs_and_comments_read_whole() -> None:
                 if got is not None and want is not None:
                     assert (got.span(), got.groups(), got.lastindex) == (
                         want.span(), want.groups(), want.lastindex), text
+
+
+def test_same_types_is_the_plain_comparison() -> None:
+    """`same_types` (an index loop) says what comparing the value types to the list says,
+    for equal and unequal lengths, identical and merely equal types."""
+    import random
+
+    from shlo_cli.ir.core import Value
+    from shlo_cli.ir.parse_fast import same_types
+    from shlo_cli.ir.types import F32, I32, TensorType
+
+    kinds = [TensorType((4,), F32), TensorType((4,), F32), TensorType((4,), I32), F32]
+    rng = random.Random(3)
+    for _ in range(2000):
+        values = [Value(rng.choice(kinds), None, i) for i in range(rng.randrange(4))]
+        types = [rng.choice(kinds) for _ in range(rng.randrange(4))]
+        expected = [v.type for v in values] == types
+        assert same_types(values, types) is expected
+        assert same_types(values, tuple(types)) is expected

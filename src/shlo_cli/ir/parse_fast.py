@@ -233,10 +233,13 @@ def same_types(values: list[Value], types: tuple[Type, ...] | list[Type]) -> boo
     """Whether `values` have exactly `types` (so the full parser would accept them)."""
     if len(values) != len(types):
         return False
-    for v, t in zip(values, types, strict=True):
+    i = 0
+    for v in values:  # (by index: a `zip(..., strict=True)` cost more than the comparisons)
         vt = v.type
+        t = types[i]
         if vt is not t and vt != t:
             return False
+        i += 1
     return True
 
 
@@ -310,9 +313,14 @@ class FastStatements(ParserHost):
             if entry is None:
                 return None
         opdef, fast, builder = entry
-        if count_text is not None and len(count_text) > 9:
+        if result is None:
+            count = 0
+        elif count_text is None:
+            count = 1
+        elif len(count_text) > 9:
             return None  # (not a Python int of thousands of digits: the full parser's)
-        count = 0 if result is None else int(count_text or 1)
+        else:
+            count = int(count_text)
         names = self.scopes[-1][0]
         if count == 1 and result in names:
             return None  # a redefinition (or a forward reference being resolved)
@@ -339,7 +347,11 @@ class FastStatements(ParserHost):
                 properties.setdefault(key, attributes.pop(key))
         op = new_operation(opdef.name, operands, result_types, properties, attributes,
                            SourceLocation(self.source, m.start(3)), opdef)
-        if count:
+        if count == 1:  # (`_define_results`, inline for the common case)
+            value = op.results[0]
+            names[result] = value
+            value.name_hint = result
+        elif count:
             self._define_results(op, result, count, names)
         return op, end
 
