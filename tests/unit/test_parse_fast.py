@@ -695,3 +695,64 @@ def test_same_types_is_the_plain_comparison() -> None:
         expected = [v.type for v in values] == types
         assert same_types(values, types) is expected
         assert same_types(values, tuple(types)) is expected
+
+
+GENERIC_TYPES = [
+    f"({T}, {T}) -> {T}",
+    f"({T}, {T}) -> ({T})",
+    f"({T},{T})->{T}",
+    f"({T}, {T}) -> tensor<4xi32>",
+    f"({T}, tensor<4xf64>) -> {T}",
+    f"({T}, {T}) -> ({T}) -> {T}",
+    f"({T}, {T}) // c\n -> {T}",
+    f"({T}) -> {T}",
+    f"({T}, {T}) -> tensor<4x!quant.uniform<i8:f32, 0.5>>",
+    f"({T}, {T}) -> tensor<4xfoo>",
+    f"({T}, {T}) {T}",
+]
+
+
+@pytest.mark.parametrize("ftype", GENERIC_TYPES)
+def test_generic_op_types_read_by_regex_as_by_tokens(ftype: str,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A generic op's function type read by the fast paths' regex (`cached_function`) gives
+    the op, or the diagnostic, that reading it token by token gives."""
+    from shlo_cli.ir import parser
+
+    text = f'{HEAD}  %0 = "stablehlo.add"(%a, %b) : {ftype}\n  return %a : {T}\n}}\n'
+    _outcome(text)  # the types cached
+    with monkeypatch.context() as m:
+        m.setattr(parser, "cached_function", lambda src, pos: None)
+        expected = _outcome(text)
+    assert _outcome(text) == expected
+
+
+def test_build_operation_makes_what_the_constructor_makes() -> None:
+    """`Parser.build_operation` (by `new_operation`) gives the fields `Operation(...)` gives."""
+    from shlo_cli.ir.attributes import StringAttr
+    from shlo_cli.ir.core import Block, Location, Operation, Region
+    from shlo_cli.ir.registry import lookup
+    from shlo_cli.ir.types import F32
+
+    parser = Parser(SourceFile("t", ""))
+    location = Location("t", 1, 1)
+    opdef = lookup("func.func")
+    for operands, results, props, attrs, regions, successors in [
+            ([], [], {}, {}, [], None), ([], [F32, F32], {}, {"a": StringAttr("x")}, [], []),
+            ([], [F32], {"sym_name": StringAttr("f")}, {}, [Region([Block()])], [Block()])]:
+        built = parser.build_operation("func.func", opdef, list(operands), list(results),
+                                       dict(props), dict(attrs), list(regions), successors,
+                                       location)
+        regions = [Region([Block()]) for _ in regions]  # (a region has one parent)
+        made = Operation("func.func", list(operands), list(results), dict(props), dict(attrs),
+                         list(regions), successors, location, opdef)
+        for field in Operation.__slots__:
+            a, b = getattr(built, field), getattr(made, field)
+            if field == "results":
+                assert [(v.type, v.index, v.name_hint, v.use_order) for v in a] == [
+                    (v.type, v.index, v.name_hint, v.use_order) for v in b]
+                assert all(v.owner is built for v in a) and all(v.owner is made for v in b)
+            elif field == "regions":
+                assert len(a) == len(b) and all(r.parent is built for r in a)
+            else:
+                assert a == b, field

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     import re
     from typing import Any
 
-    from ..ir.parse_fast import FastResult
+    from ..ir.parse_fast import FastParser, FastResult
 
     # properties, entry block arguments (name token, type, location), argument count,
     # attributes
@@ -315,23 +315,28 @@ _RETURN_VALUES = {
 _NO_VALUES = lazy_regex(not_before("%{"))
 
 
-def fast_return(p: Any, pos: int, dict_after_types: bool) -> FastResult | None:
-    """`%a, %b : ta, tb` or nothing, for return-like ops (see `ir.parse_fast`); with
-    `dict_after_types` the op's attribute dictionary follows the types (func.return)."""
-    src = p.src
-    m = _RETURN_VALUES[dict_after_types].match(src, pos)
-    if m is None:
-        if _NO_VALUES.match(src, pos) is None:
+def return_parser(dict_after_types: bool) -> FastParser:
+    """The fast parser of a return-like op: `%a, %b : ta, tb` or nothing (see `ir.parse_fast`);
+    with `dict_after_types` the op's attribute dictionary follows the types (func.return)."""
+    values = _RETURN_VALUES[dict_after_types]  # (compiled on first use: `lazy_regex`)
+
+    def parse(p: Any, opdef: Any, pos: int, num_results: int) -> FastResult | None:
+        src = p.src
+        m = values.match(src, pos)
+        if m is None:
+            if _NO_VALUES.match(src, pos) is None:
+                return None
+            return [], [], {}, {}, pos
+        operands = p.fast_values(m.group(1))
+        types = cached_tensors(m.group(2))
+        if operands is None or types is None or not same_types(operands, types):
             return None
-        return [], [], {}, {}, pos
-    operands = p.fast_values(m.group(1))
-    types = cached_tensors(m.group(2))
-    if operands is None or types is None or not same_types(operands, types):
-        return None
-    return operands, [], {}, {}, m.end()
+        return operands, [], {}, {}, m.end()
+
+    return parse
 
 
-register_fast_parser("func.return", lambda p, opdef, pos, n: fast_return(p, pos, True))
+register_fast_parser("func.return", return_parser(True))
 
 # ---- func.call ---------------------------------------------------------------------------
 

@@ -262,8 +262,14 @@ def new_operation(name: str, operands: list[Value], result_types: list[Type],
     op: Operation = _new_object(Operation)
     op.name = name
     op.operands = operands or EMPTY
-    if len(result_types) == 1:
-        op.results = [Value(result_types[0], op, 0)]
+    if len(result_types) == 1:  # (`Value(t, op, 0)`, by fewer steps: most ops have one)
+        value: Value = _new_object(Value)
+        value.type = result_types[0]
+        value.owner = op
+        value.index = 0
+        value.name_hint = None
+        value.use_order = None
+        op.results = [value]
     elif not result_types:
         op.results = EMPTY
     else:

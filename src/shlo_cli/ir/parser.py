@@ -14,7 +14,17 @@ from . import registry
 from .attributes import (
     Attribute,
 )
-from .core import Block, Location, Module, Operation, Region, SourceLocation, Value
+from .core import (
+    EMPTY,
+    Block,
+    Location,
+    Module,
+    Operation,
+    Region,
+    SourceLocation,
+    Value,
+    new_operation,
+)
 from .diagnostics import Diagnostic, SourceFile
 from .lexer import (
     AT,
@@ -51,6 +61,8 @@ from .parse_fast import (
     CUSTOM_PARSER_ERRORS,
     STATEMENT,
     FastStatements,
+    cached_function,
+    same_types,
 )
 from .parse_locations import LocationParsing
 from .parse_resources import parse_resources
@@ -363,6 +375,8 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, FastStatements):
         return values
 
     def check_operand_types(self, operands: list[Value], types: list[Type], tok: Token) -> None:
+        if same_types(operands, types):
+            return  # (the common case: every value already has its type)
         if len(operands) != len(types):
             raise self.op_error(
                 f"{len(operands)} operands present, but expected {len(types)}", tok)
@@ -513,7 +527,14 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, FastStatements):
         if self.at("{"):
             attributes = self.parse_attr_dict_body()
         type_tok = self.expect(":", "followed by operation type")
-        ftype = self.parse_type()
+        # A plain function type the fast paths read by regex (the type `parse_type` builds).
+        found = cached_function(self.src, self.tok.start) if self.tok.text == "(" else None
+        ftype: Type
+        if found is not None:
+            ftype, end = found
+            self.tok = lex_at(self.src, end)
+        else:
+            ftype = self.parse_type()
         if not isinstance(ftype, FunctionType):
             raise self.error("expected function type", type_tok)
         if len(ftype.inputs) != len(operands):
@@ -547,12 +568,20 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, FastStatements):
                         properties: dict[str, Attribute], attributes: dict[str, Attribute],
                         regions: list[Region], successors: list[Block] | None,
                         location: Location) -> Operation:
-        """Create an op, moving inherent attributes into properties as MLIR does."""
+        """Create an op, moving inherent attributes into properties as MLIR does (the op
+        `Operation(...)` makes, by `new_operation`'s fewer steps)."""
         if opdef is not None and attributes:
             for key in [k for k in attributes if k in opdef.properties]:
                 properties.setdefault(key, attributes.pop(key))
-        return Operation(name, operands, result_types, properties, attributes, regions,
-                         successors, location, opdef)
+        op = new_operation(name, operands, result_types or EMPTY, properties or {},
+                           attributes or {}, location, opdef)
+        if regions:
+            op.regions = regions
+            for region in regions:
+                region.parent = op
+        if successors:
+            op.successors = successors
+        return op
 
     def parse_successor(self) -> Block:
         tok = self.tok
@@ -598,17 +627,20 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, FastStatements):
         try:
             if entry_args is not None or not (self.at("}") or self.tok.kind == CARET):
                 block = Block()
-                for tok, type, loc in entry_args or []:
-                    value = block.add_argument(type)
-                    # Without `loc(...)` an argument is located at its name, as in MLIR.
-                    block.arg_locations[-1] = loc or self.file_location(tok)
-                    self.define_value(tok.text, value, tok)
-                region.add_block(block)
+                if entry_args:
+                    for tok, type, loc in entry_args:
+                        value = block.add_argument(type)
+                        # Without `loc(...)` an argument is located at its name, as in MLIR.
+                        block.arg_locations[-1] = loc or self.file_location(tok)
+                        self.define_value(tok.text, value, tok)
+                block.parent = region  # (`region.add_block(block)`)
+                region.blocks.append(block)
                 self._parse_block_body(block, body_start)
             while self.tok.kind == CARET:
                 region.add_block(self._parse_labeled_block())
-            if stop_at_end and self.at("}"):
-                self.region_end = self.tok.end
+            tok = self.tok
+            if stop_at_end and tok.kind == PUNCT and tok.text == "}":
+                self.region_end = tok.end
             else:
                 self.expect("}", "to end region")
         finally:

@@ -32,7 +32,7 @@ from ...ir.parse_fast import (
     same_types,
 )
 from ...ir.types import I64, TensorType
-from ..func import fast_return
+from ..func import return_parser
 from ..registry import OpDef
 from .elementwise_select import COMPARE_TYPES, DIRECTIONS
 
@@ -222,7 +222,7 @@ def _slice(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult | Non
 
 register_fast_parser("stablehlo.constant", _constant)
 register_fast_parser("stablehlo.slice", _slice)
-register_fast_parser("stablehlo.return", lambda p, opdef, pos, n: fast_return(p, pos, False))
+register_fast_parser("stablehlo.return", return_parser(False))
 register_fast_parser("stablehlo.custom_call", _custom_call)
 register_fast_parser("stablehlo.compare", _compare)
 register_fast_parser("stablehlo.concatenate", _concatenate)
