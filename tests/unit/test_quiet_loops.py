@@ -103,3 +103,4 @@ def test_the_callers_error_state_is_restored(monkeypatch: pytest.MonkeyPatch) ->
         with pytest.raises(Exception):  # noqa: B017 - any error: a wrong operand type
             interpreter.call(main, [args[0], args[1], args[2], args[3], np.array([1, 2], np.int32)])
         assert np.geterr()["over"] == "raise"
+
