@@ -42,9 +42,10 @@ _FOLDED = frozenset({"stablehlo.constant", "stablehlo.broadcast_in_dim",
                      "stablehlo.reshape"})
 _FOLD_LIMIT = 1 << 16  # elements of a constant folded here (a gate's splat: a few hundred)
 # A single step costs what the lookup costs; but a lone conversion from bf16 or f16 makes
-# two (through f64, as convert_array) or runs ml_dtypes' slower cast.
+# two (through f64, as convert_array) or runs ml_dtypes' slower cast, and a bf16 logistic
+# is exp and four more numpy calls (specialize_narrow._logistic).
 _MIN_STEPS = 2
-_CONVERT = "stablehlo.convert"
+_LONE = frozenset({"stablehlo.convert", "stablehlo.logistic"})
 # Elements or calls before a table is made (it costs 1-12 ms: libm.tabulated's policy).
 TABLE_AFTER, TABLE_CALLS = 1 << 16, 256
 
@@ -154,7 +155,7 @@ def fuse_chains(steps: Sequence[Any], kept: set[Value],
         links[i] = found
         chain_of[step.op.results[0]] = chain
     chains = {c[-1]: c for c in chain_of.values()
-              if len(c) >= _MIN_STEPS or steps[c[0]].op.name == _CONVERT}
+              if len(c) >= _MIN_STEPS or steps[c[0]].op.name in _LONE}
     if not chains:
         return list(steps)
     inner = {i for c in chains.values() for i in c[:-1]}
