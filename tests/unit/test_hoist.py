@@ -66,6 +66,8 @@ def _run(text: str, args: list[np.ndarray], hoist: bool,
             m.setattr(engine, "hoist_slices", lambda ops, pinned: list(ops))
         # (repeats not merged: the gates' empty slices are all the same op at N = 0)
         m.setattr(engine, "merge_repeats", lambda ops, terminator: ops)
+        # (nor the gates' chains made table lookups: unary_tables.py, test_unary_tables.py)
+        m.setattr(engine, "fuse_chains", lambda steps, kept, make: list(steps))
         module = parse_source(text)
         before = print_module(module)
         interpreter = Interpreter(module)

@@ -6,10 +6,12 @@ arguments and values returned twice (identity copies), locations kept."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
-from shlo_cli.interpreter import engine
+from shlo_cli.interpreter import engine, loopgen
 from shlo_cli.interpreter.engine import Interpreter
 from shlo_cli.ir.parser import parse_source
 from shlo_cli.ir.printer import print_module
@@ -162,3 +164,56 @@ func.func private @step(%a: tensor<3xf32>, %b: tensor<3xf32>) -> (tensor<3xf32>,
     for a, b in zip(got, want, strict=True):
         assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
     assert got[2].tobytes() == y.tobytes() and got[1].tobytes() == (got[0] * 2).tobytes()
+
+
+BARRIER = """
+func.func @main(%h0: tensor<1x4xf32>, %n: tensor<i32>) -> (tensor<1x4xf32>, tensor<1x4xf32>, tensor<6x4xf32>) {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %z = stablehlo.constant dense<0.0> : tensor<6x4xf32>
+  %r:5 = stablehlo.while(%i = %c0, %a = %h0, %b = %h0, %s = %z, %k = %n) : tensor<i32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<6x4xf32>, tensor<i32>
+  cond {
+    %t = stablehlo.compare LT, %i, %k, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %t : tensor<i1>
+  } do {
+    %t = stablehlo.tanh %a : tensor<1x4xf32>
+    %u = stablehlo.add %t, %b : tensor<1x4xf32>
+    %v = stablehlo.optimization_barrier %u : tensor<1x4xf32>
+    %c1 = stablehlo.constant dense<0> : tensor<i32>
+    %w = stablehlo.dynamic_update_slice %s, %v, %i, %c1 : (tensor<6x4xf32>, tensor<1x4xf32>, tensor<i32>, tensor<i32>) -> tensor<6x4xf32>
+    %b2 = stablehlo.dynamic_update_slice %v, %t, %c1, %c1 : (tensor<1x4xf32>, tensor<1x4xf32>, tensor<i32>, tensor<i32>) -> tensor<1x4xf32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %u, %b2, %w, %k : tensor<i32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<6x4xf32>, tensor<i32>
+  }
+  return %r#1, %r#2, %r#3 : tensor<1x4xf32>, tensor<1x4xf32>, tensor<6x4xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("steps", [0, 1, 2, 6])
+def test_a_barrier_is_its_operand_renamed(steps: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An optimization_barrier in a loop is no call but a second name for its operand
+    (codegen's returns_operand): the same results as calling it, the value written in
+    place through one name (a dynamic_update_slice of %v) and read through the other."""
+    from shlo_cli.dialects.stablehlo import elementwise_misc
+
+    h = np.array([[0.5, -0.0, np.nan, 3.0]], np.float32)
+    args = [h, np.array(steps, np.int32)]
+    runs, called = [], []
+    real = loopgen.unquiet
+    for renamed in (True, False):
+        with monkeypatch.context() as m:
+            if not renamed:
+                m.delattr(elementwise_misc.optimization_barrier, "returns_operand")
+
+            def seen(ns: dict[str, Any]) -> bool:
+                called.append(elementwise_misc.optimization_barrier in ns.values())
+                return real(ns)
+            m.setattr(loopgen, "unquiet", seen)
+            interpreter = Interpreter(parse_source(BARRIER))
+            with np.errstate(all="ignore"):
+                runs.append([np.asarray(o) for o in interpreter.call(
+                    interpreter.lookup_function("main"), list(args))])
+    for x, y in zip(*runs, strict=True):
+        assert x.shape == y.shape and x.tobytes() == y.tobytes()
+    assert called == [False, True]

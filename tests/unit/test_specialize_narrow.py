@@ -179,16 +179,18 @@ def _dot_program(lhs: str, rhs: str, result: str, dims: str) -> str:
 
 
 def _run_dots(text: str, args: list[np.ndarray], widen: bool) -> tuple[np.ndarray, list[str]]:
-    saved = engine.widened_products
+    saved, fuse = engine.widened_products, engine.fuse_chains
     if not widen:
         engine.widened_products = lambda ops: ops  # type: ignore[assignment]
+    # (the conversions stay steps of their own, not table lookups: unary_tables.py)
+    engine.fuse_chains = lambda steps, kept, make: list(steps)  # type: ignore[assignment]
     try:
         interpreter = Interpreter(parse_source(text))
         main = interpreter.lookup_function("main")
         out = np.asarray(interpreter.call(main, args)[0])
         names = [s.op.name for s in interpreter._plans[id(main.regions[0])].steps]
     finally:
-        engine.widened_products = saved
+        engine.widened_products, engine.fuse_chains = saved, fuse
     return out, names
 
 

@@ -32,6 +32,7 @@ from .inline import inline_calls
 from .narrow_products import widened_products
 from .scalar_predicates import scalar_predicates
 from .sink import sunk_constants
+from .unary_tables import fuse_chains
 
 if TYPE_CHECKING:
     import threading
@@ -295,6 +296,9 @@ class Interpreter:
             if self.observer is not None:
                 kernel = self.observer.wrap(op, kernel)
             steps.append(_Step(kernel, op))
+        if self.observer is None:
+            steps = fuse_chains(steps, set(terminator or ()) | captured_values(block)
+                                | region_reads(ops), _Step)
         code = compile_block(block.arguments, steps, terminator, block,
                              fold=self.observer is None,
                              plan_region=self.plan_branch if self.observer is None else None

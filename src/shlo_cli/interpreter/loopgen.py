@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..dialects.quiet import switches
 from ..ir.core import Block, Operation, Value
 from .codegen import (
     _MODULE,
@@ -142,7 +143,35 @@ def compile_loop(cond: Region, body: Region, early: Callable[..., None] | None,
                  _returned([out[alias.get(i, i)] for i in range(n)]), set(alias), 2,
                  trips if counted else None)
     _iterate(src, test, step, names, _returned(out), set(), 1)
-    return src.compile(ns, "loop", n, local=True)
+    quiet = unquiet(ns)
+    compiled = src.compile(ns, "loop", n, local=True)
+    if quiet:
+        compiled.run = _quietly(compiled.run)
+    return compiled
+
+
+def unquiet(ns: dict[str, Any]) -> bool:
+    """The kernels of `ns` that have an `unquieted` form (dialects/quiet.py) replaced by
+    it; whether there was one."""
+    found = {name: fn.unquieted for name, fn in ns.items()
+             if callable(getattr(fn, "unquieted", None))}
+    ns.update(found)
+    return bool(found)
+
+
+def _quietly(run: Callable[..., Any]) -> Callable[..., Any]:
+    """`run` with numpy's floating-point errors ignored (dialects/quiet.py) for the whole
+    loop: its kernels' `unquieted` forms, which leave the error state as they find it, run
+    in it (a float op's warnings are all they would give)."""
+    quiet, loud = switches()
+
+    def loop(frame: Any, args: Any) -> Any:
+        token = quiet()
+        try:
+            return run(frame, args)
+        finally:
+            loud(token)
+    return loop
 
 
 def _codes(cond: Region, body: Region, names: list[str], terminator: Sequence[Value],

@@ -114,6 +114,10 @@ def optimization_barrier(*operand: Any) -> tuple[Any, ...]:
     return operand[0] if len(operand) == 1 else operand
 
 
+# a generated plan names a single operand's result anew instead of calling (codegen.py)
+optimization_barrier.returns_operand = True  # type: ignore[attr-defined]
+
+
 # ---- tokens -------------------------------------------------------------------------------
 
 

@@ -122,6 +122,17 @@ def _shallow_dot(lperm: tuple[int, ...], rperm: tuple[int, ...], left: tuple[int
         finally:
             loud(token)
         return out if final is None else out.reshape(final)
+
+    def unquieted(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        """`direct` with numpy's errors ignored already (quiet.py)."""
+        if (lhs.__class__ is not array or rhs.__class__ is not array or lhs.dtype != dtype
+                or rhs.dtype != dtype or lhs.shape != ls or rhs.shape != rs
+                or lhs.strides != lstrides or rhs.strides != rstrides):
+            return kernel(lhs, rhs)
+        out = summed_products(lhs.reshape(lshape), rhs if rsame else rhs.reshape(rshape),
+                              pshape, axis)
+        return out if final is None else out.reshape(final)
+    direct.unquieted = unquieted  # type: ignore[attr-defined]
     return direct
 
 
@@ -235,5 +246,18 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
                 loud(token)
             return out  # type: ignore[no-any-return]
         return plain(lhs, rhs, normalize)
+
+    def unquieted(lhs: np.ndarray, rhs: np.ndarray, normalize: bool = True) -> np.ndarray:
+        """`row_plain` with numpy's errors ignored already (quiet.py)."""
+        if (lhs.__class__ is array and rhs.__class__ is array and lhs.dtype == dtype
+                and rhs.dtype == dtype and lhs.shape == left_shape
+                and rhs.shape == right_shape and lhs.strides == left_c
+                and rhs.strides == right_c):
+            out = dot(lhs, rhs)
+            if normalize:
+                add(out, zero_array, out)
+            return out  # type: ignore[no-any-return]
+        return plain(lhs, rhs, normalize)
     row_plain.signed_zeros = True  # type: ignore[attr-defined]
+    row_plain.unquieted = unquieted  # type: ignore[attr-defined]
     return row_plain

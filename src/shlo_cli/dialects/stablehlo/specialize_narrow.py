@@ -83,7 +83,19 @@ def _arithmetic(ufunc: np.ufunc, dtype: np.dtype, general: Kernel) -> Kernel:
             return wide.astype(dtype)
         finally:
             loud(token)
+
+    def unquieted(a: Any, b: Any) -> Any:
+        """`kernel` with numpy's errors ignored already (quiet.py)."""
+        if (a.__class__ is not array or b.__class__ is not array or a.dtype != dtype
+                or b.dtype != dtype or not a.ndim):
+            return general(a, b)
+        if a.size <= native_up_to and b.size <= native_up_to:
+            return ufunc(a, b) if order > 0 else ufunc(b, a)
+        wide = a.astype(f32)
+        ufunc(wide, b.astype(f32), wide)
+        return wide.astype(dtype)
     kernel.blockwise = True  # type: ignore[attr-defined]  # elementwise on any slice
+    kernel.unquieted = unquieted  # type: ignore[attr-defined]
     return kernel
 
 
@@ -219,7 +231,16 @@ def _convert(source: np.dtype, target: np.dtype, general: Kernel) -> Kernel | No
             return x
         finally:
             loud(token)
+
+    def unquieted(x: Any) -> Any:
+        """`kernel` with numpy's errors ignored already (quiet.py)."""
+        if x.__class__ is not array or x.dtype != source:
+            return general(x)
+        for step in steps:
+            x = x.astype(step)
+        return x
     kernel.blockwise = True  # type: ignore[attr-defined]
+    kernel.unquieted = unquieted  # type: ignore[attr-defined]
     return kernel
 
 
