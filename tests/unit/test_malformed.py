@@ -188,7 +188,7 @@ CASES: list[tuple[str, str, int, int, str]] = [
      2, 49, 'expected floating point literal'),
     # Elements are comma separated, each list item the same shape.
     ('dense_missing_comma', attr('dense<[1 2]> : tensor<2xi32>'),
-     2, 47, "expected ']'"),
+     2, 46, "expected ']'"),  # MLIR's parseToken: right after the `1`
     ('dense_double_comma', attr('dense<[1,,2]> : tensor<2xi32>'),
      2, 47, 'expected element literal of primitive type'),
     ('dense_trailing_comma', attr('dense<[1, 2,]> : tensor<2xi32>'),

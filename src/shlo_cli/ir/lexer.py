@@ -147,3 +147,15 @@ def string_error(src: str, quote: int) -> tuple[str, int]:
         pos += 1
     return "expected '\"' in string literal", min(pos, n)
 
+
+
+def invalid_token_error(src: str, tok: Token) -> tuple[str, int]:
+    """MLIR's lexer error for text it cannot read (an `INVALID` token), and its place: a
+    string's complaint (also of `@"...`), a `.` not starting `...` (reported at the
+    character after it, where MLIR's lexEllipsis looks), else an unexpected character."""
+    quote = tok.start + (tok.text == "@")
+    if tok.text in ('"', "@") and src.startswith('"', quote):
+        return string_error(src, quote)
+    if tok.text == ".":
+        return "expected three consecutive dots for an ellipsis", tok.start + 1
+    return "unexpected character", tok.start

@@ -44,6 +44,7 @@ from .lexer import (
     lex_at,
     unescape_string,
 )
+from .literal_syntax import check_literal
 from .parse_caches import text_cache
 from .parse_host import ParserHost
 from .parse_types import (
@@ -406,41 +407,47 @@ class AttributeParsing(ParserHost):
         if not self.at("<"):
             raise self.wrong_token_error("expected '<' after 'dense'")
         body_start = self.tok.end
-        first = _skip_ws(self.src, body_start)
-        if self.src.startswith(">", first):
-            body = ""
-            self.tok = lex_at(self.src, first + 1)
-        else:
-            end = self._dense_body_end(body_start)
-            body = self.src[body_start:end]
-            self.tok = lex_at(self.src, end + 1)
-        if not self.at(":"):
-            raise self.wrong_token_error("expected ':'")
-        self.advance()
-        type = self.parse_type()
-        if not isinstance(type, (TensorType, VectorType)):  # MLIR reports these at `dense`
-            raise self.error("elements literal must be a shaped type", dense_tok)
-        if isinstance(type, TensorType) and not type.is_static:
-            raise self.error("elements literal type must have static shape", dense_tok)
-        if isinstance(type.element, OpaqueType) and body.lstrip().startswith('"'):
-            # A string literal of another dialect's element type (`dense<"hello"> :
-            # tensor<!tf_type.string>`, MLIR's DenseStringElementsAttr): kept as written.
-            return OpaqueAttr(f"dense<{body.strip()}> : {type}")
         try:
-            return parse_dense(body, type)
-        except DenseLiteralError as e:
-            message = str(e)
-            if e.element is not None:
-                where = body_start + element_offset(body, e.element) + e.shift
+            first = _skip_ws(self.src, body_start)
+            if self.src.startswith(">", first):
+                body = ""
+                self.tok = lex_at(self.src, first + 1)
             else:
-                where = body_start + e.offset if e.offset >= 0 else dense_tok.start
-            if message == STRAY_EXPONENT:  # what MLIR's parser expects after the number
-                message = "expected ']'" if body.lstrip().startswith("[") \
-                    else "expected '>'"
-            error = self.error(message, offset=where)
-            if e.note:  # MLIR's attached note, at the error's place
-                error.notes.append(Diagnostic(e.note, self.source, where, severity="note"))
-            raise error from None
+                end = self._dense_body_end(body_start)
+                body = self.src[body_start:end]
+                self.tok = lex_at(self.src, end + 1)
+            if not self.at(":"):
+                raise self.wrong_token_error("expected ':'")
+            self.advance()
+            type = self.parse_type()
+            if not isinstance(type, (TensorType, VectorType)):  # MLIR reports these at `dense`
+                raise self.error("elements literal must be a shaped type", dense_tok)
+            if isinstance(type, TensorType) and not type.is_static:
+                raise self.error("elements literal type must have static shape", dense_tok)
+            if isinstance(type.element, OpaqueType) and body.lstrip().startswith('"'):
+                # A string literal of another dialect's element type (`dense<"hello"> :
+                # tensor<!tf_type.string>`, MLIR's DenseStringElementsAttr): kept as written.
+                return OpaqueAttr(f"dense<{body.strip()}> : {type}")
+            try:
+                return parse_dense(body, type)
+            except DenseLiteralError as e:
+                message = str(e)
+                if e.element is not None:
+                    where = body_start + element_offset(body, e.element) + e.shift
+                else:
+                    where = body_start + e.offset if e.offset >= 0 else dense_tok.start
+                if message == STRAY_EXPONENT:  # what MLIR's parser expects after the number
+                    message = "expected ']'" if body.lstrip().startswith("[") \
+                        else "expected '>'"
+                error = self.error(message, offset=where)
+                if e.note:  # MLIR's attached note, at the error's place
+                    error.notes.append(Diagnostic(e.note, self.source, where, severity="note"))
+                raise error from None
+        except Diagnostic:
+            # MLIR reads the whole literal before its type: a malformed one is what it
+            # reports (this walk runs only once the one-pass reading above has failed).
+            check_literal(self, body_start)
+            raise
 
     def _dense_body_end(self, start: int) -> int:
         """Offset of the `>` closing a dense literal that starts at `start`."""

@@ -29,8 +29,8 @@ from .lexer import (
     PUNCT,
     STRING,
     Token,
+    invalid_token_error,
     lex_at,
-    string_error,
     unescape_string,
 )
 from .locations import (
@@ -125,10 +125,7 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
         pos = offset if offset is not None else where.start
         if offset is None and where.kind == INVALID:
             # The parser stopped at text the lexer could not read: report that instead.
-            message = "unexpected character"
-            quote = where.start + (where.text == "@")
-            if where.text in ('"', "@") and self.src.startswith('"', quote):
-                message, pos = string_error(self.src, quote)
+            message, pos = invalid_token_error(self.src, where)
         return Diagnostic(message, self.source, pos)
 
     def op_error(self, message: str, tok: Token | None = None) -> Diagnostic:
