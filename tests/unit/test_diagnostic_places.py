@@ -119,3 +119,27 @@ def test_ragged_dot_shape_error_quotes_the_result_type() -> None:
 def test_wrong_token_errors_in_attributes(text: str, place: tuple[int, int],
                                           message: str) -> None:
     assert first_error(text) == (*place, message)
+
+
+@pytest.mark.parametrize(("attrs", "place", "message"), [
+    # MLIR's lexer has no `::` token: the first `:` is the type's, the second no type
+    (None, (2, 30), "expected non-function type"),
+    # `@x::@y` nests a reference; after `::` another `@` name must follow
+    ("a = @x::3", (2, 38), "expected nested symbol reference identifier"),
+])
+def test_double_colon_is_two_colons(attrs: str | None, place: tuple[int, int],
+                                    message: str) -> None:
+    if attrs is None:
+        text = ("func.func @f(%a: tensor<f32>) -> tensor<f32> {\n"
+                "  %0 = stablehlo.add %a, %a :: tensor<f32>\n  func.return %0 : tensor<f32>\n}\n")
+    else:
+        text = f"module {{\n  func.func @f() attributes {{{attrs}}} {{\n    func.return\n  }}\n}}\n"
+    assert first_error(text) == (*place, message)
+
+
+def test_nested_symbol_references_parse() -> None:
+    text = ("module {\n  func.func @f() attributes {a = @x::@y::@w, b = @x: :@z} {\n"
+            "    func.return\n  }\n}\n")
+    func = parse_source(text, "t.mlir").body.operations[0]
+    assert str(func.attributes["a"]) == "@x::@y::@w"
+    assert str(func.attributes["b"]) == "@x::@z"

@@ -59,7 +59,7 @@ _TOKEN = regex_programs.compile(
     | (0x[0-9A-Fa-f]+|[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?|[0-9]+)  # 6 number
     | ("[^"\\\n]*(?:\\(?:["\\nt]|[0-9A-Fa-f]{2})[^"\\\n]*)*")  # 7 string (MLIR's escapes)
     | ([A-Za-z_][A-Za-z0-9_$.]*)                    # 8 bare identifier
-    | (->|\.\.\.|\{-\#|::|[(){}\[\]<>,:=*?+\-|])    # 9 punctuation
+    | (->|\.\.\.|\{-\#|[(){}\[\]<>,:=*?+\-|])      # 9 punctuation
     | (\S)                                          # 10 invalid character
     )?
     """,

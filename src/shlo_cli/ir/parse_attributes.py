@@ -289,8 +289,12 @@ class AttributeParsing(ParserHost):
         if kind == AT:
             root = self.parse_symbol_name()
             nested = []
-            while self.at("::"):
+            # `@a::@b`: MLIR's lexer has no `::`; two colons in a row nest a reference.
+            while self.at(":") and self.peek_next().text == ":":
                 self.advance()
+                self.advance()
+                if self.tok.kind != AT:
+                    raise self.error("expected nested symbol reference identifier")
                 nested.append(self.parse_symbol_name())
             return SymbolRefAttr(root, tuple(nested))
         if kind == HASH:
