@@ -211,3 +211,11 @@ def test_collective_broadcast_takes_empty_groups() -> None:
     assert errors(function('  %0 = "stablehlo.collective_broadcast"(%a) {replica_groups = '
                            "dense<> : tensor<0x0xi64>} : (tensor<2xf32>) -> tensor<2xf32>",
                            ARGS)) == []
+
+
+def test_required_attributes_are_checked_in_name_order() -> None:
+    # ODS checks required attributes in name order: transpose_a before unit_diagonal
+    op = ('"stablehlo.triangular_solve"(%b, %b) {left_side = true, lower = true} : '
+          "(tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>")
+    assert errors(function(f"  %0 = {op}", ARGS))[0] == (
+        2, "'stablehlo.triangular_solve' op requires attribute 'transpose_a'")
