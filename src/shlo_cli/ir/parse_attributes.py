@@ -147,7 +147,7 @@ class AttributeParsing(ParserHost):
         tok = self.tok
         value = self.parse_integer()
         if not -(1 << 63) <= value < (1 << 63):
-            raise self.error("integer value too large", tok)
+            raise self.op_error("integer value too large", tok)
         return value
 
     def parse_optional_attr_dict(self) -> dict[str, Attribute]:

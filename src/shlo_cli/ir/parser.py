@@ -191,8 +191,8 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
 
     def parse_integer(self) -> int:
         negative = self.accept("-")
-        if self.tok.kind != INT:
-            raise self.op_error("expected integer value")
+        if self.tok.kind != INT:  # after a `-`, MLIR's own parseToken: no op prefix
+            raise (self.wrong_token_error if negative else self.op_error)("expected integer value")
         text = self.advance().text
         value = int(text, 16) if text.startswith("0x") else int(text)
         return -value if negative else value

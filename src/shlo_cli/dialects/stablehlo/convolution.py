@@ -25,6 +25,7 @@ from ...ir.attributes import (
 )
 from ...ir.core import Location, Operation
 from ...ir.diagnostics import EvaluationError
+from ...ir.lexer import BARE, INT
 from ...ir.memory import check_elements
 from ...ir.types import (
     BOOL,
@@ -38,10 +39,9 @@ from ...ir.verifier import op_error
 from ...lazy_imports import lazy
 from ..registry import OpDef, define_op
 from ..syntax import Custom
-from .attr_conv import ConvDims, conv_dims_from_lists, decode_conv_dims
+from .attr_conv import ConvDims, decode_conv_dims
 from .conv_subpixel import applies as subpixel_applies
 from .conv_subpixel import scatter_gemm, subpixel
-from .dimension_numbers import parse_dim_list
 from .dot_general import (
     check_inferred_shape,
     check_precision_config_attr,
@@ -261,80 +261,110 @@ _WINDOW_KEYS = (("window_strides", "stride"), ("padding", "pad"), ("lhs_dilation
                 ("rhs_dilation", "rhs_dilate"), ("window_reversal", "reverse"))
 
 
-def _parse_layout(p: Any) -> list[str]:
+def _parse_int64(p: Any) -> int:
+    """MLIR's `parseInteger<int64_t>`, which also reads `true` and `false` (a 1-bit 1, sign
+    extended: -1) and `false` (0)."""
+    word = p.tok.text
+    if word in ("true", "false") and p.tok.kind == BARE:
+        p.advance()
+        return -1 if word == "true" else 0
+    return int(p.parse_int64())
+
+
+def _parse_layout(p: Any, roles: tuple[str, str]) -> tuple[int, int, tuple[int, ...]]:
+    """One `[b, 0, 1, f]` list: the axes of the two `roles` and the spatial axes in spatial
+    order. Read as upstream's parseConvolutionDimensions reads it: each item checked where it
+    stands, a missing role at the token after the items, missing spatial dimensions (up to
+    ten) at the token after the `]`."""
     p.expect("[")
-    items: list[str] = []
-    if not p.at("]"):
-        while True:
-            sign = "-" if p.accept("-") else ""
-            items.append(sign + p.advance().text)
-            if not p.accept(","):
-                break
+    allowed = list(roles)
+    found: dict[str, int] = {}
+    spatial: dict[int, int] = {}
+    axis = 0
+    while True:
+        tok = p.tok
+        if tok.kind == INT or tok.text == "-" or (tok.kind == BARE and tok.text in ("true",
+                                                                                  "false")):
+            number = _parse_int64(p)
+            if number < 0:
+                raise p.op_error(f"Unexpected dimension {number}", tok)
+            if number in spatial:
+                raise p.op_error(f"Duplicate entries for spatial dimension {number}", tok)
+            spatial[number] = axis
+        else:
+            word = p.parse_keyword()
+            if len(word) != 1 or not allowed:
+                raise p.op_error(f"Unexpected keyword {word}", tok)
+            if word not in allowed:
+                raise p.op_error(f"Unexpected dimension {word}, expecting "
+                                 f"{', '.join(allowed)}", tok)
+            allowed.remove(word)
+            found[word] = axis
+        axis += 1
+        if not p.accept(","):
+            break
+    if allowed:
+        raise p.op_error(f"Expected dimensions {', '.join(allowed)} not specified")
     p.expect("]")
-    return items
+    count = max(spatial, default=-1) + 1
+    missing = [str(d) for d in range(count) if d not in spatial][:10]
+    if missing:
+        raise p.op_error(f"Expected spatial dimensions {', '.join(missing)} not specified")
+    return found[roles[0]], found[roles[1]], tuple(spatial[d] for d in range(count))
 
 
 def _parse_conv_dims(p: Any) -> DialectAttr:
-    tok = p.tok
-    lhs = _parse_layout(p)
+    ib, if_, isp = _parse_layout(p, ("b", "f"))
     p.expect_keyword("x")
-    rhs = _parse_layout(p)
+    ki, ko, ksp = _parse_layout(p, ("i", "o"))
     p.expect("->")
-    out = _parse_layout(p)
-    try:
-        dims = conv_dims_from_lists(lhs, rhs, out)
-    except ValueError as e:
-        raise p.error(str(e), tok) from None
-    return DialectAttr("stablehlo", "conv", dims.text())
+    ob, of, osp = _parse_layout(p, ("b", "f"))
+    return DialectAttr("stablehlo", "conv", ConvDims(ib, if_, isp, ki, ko, ksp, ob, of, osp).text())
 
 
-def _parse_bool(p: Any) -> bool:
-    word = p.tok.text
-    if word in ("true", "false"):
-        p.advance()
-        return word == "true"
-    return bool(p.parse_integer())
+def _int64_list(p: Any) -> list[int]:
+    """`[1, 2]` (possibly empty): MLIR's parseCommaSeparatedList of `parseInteger`s."""
+    p.expect("[")
+    values: list[int] = []
+    if not p.accept("]"):
+        values.append(_parse_int64(p))
+        while p.accept(","):
+            values.append(_parse_int64(p))
+        p.expect("]")
+    return values
 
 
 def _parse_window(p: Any) -> dict[str, Attribute]:
+    """`{stride = [..], pad = [[..], ..], ...}` as upstream's parseWindowAttributes reads it:
+    entries while a keyword comes (a trailing comma is allowed), an unknown or repeated one
+    reported at the token after it, a `pad` pair of another size at the token after it."""
     p.expect("{")
     out: dict[str, Attribute] = {}
     names = dict((short, long) for long, short in _WINDOW_KEYS)
-    if p.accept("}"):
-        return out
-    while True:
-        tok = p.tok
-        key = p.parse_keyword()
+    while p.tok.kind == BARE:
+        key = p.advance().text
         if key not in names or names[key] in out:
-            raise p.error(f"Unexpected keyword {key}", tok)
+            raise p.op_error(f"Unexpected keyword {key}")
         p.expect("=")
         if key == "pad":
             p.expect("[")
             rows: list[list[int]] = []
-            if not p.at("]"):
+            if not p.accept("]"):
                 while True:
-                    row_tok = p.tok
-                    rows.append(parse_dim_list(p))
+                    rows.append(_int64_list(p))
                     if len(rows[-1]) != 2:
-                        raise p.error(f"Expected array with 2 elements, got {len(rows[-1])} "
-                                      f"elements instead", row_tok)
+                        raise p.op_error(f"Expected array with 2 elements, got {len(rows[-1])} "
+                                         f"elements instead")
                     if not p.accept(","):
                         break
-            p.expect("]")
+                p.expect("]")
             arr = np.asarray(rows, dtype=np.int64).reshape(len(rows), 2)
             out["padding"] = DenseElementsAttr(TensorType((len(rows), 2), I64), arr)
         elif key == "reverse":
-            p.expect("[")
-            flags: list[bool] = []
-            if not p.at("]"):
-                while True:
-                    flags.append(_parse_bool(p))
-                    if not p.accept(","):
-                        break
-            p.expect("]")
-            out["window_reversal"] = DenseArrayAttr(BOOL, tuple(flags))
+            flags = tuple(v != 0 for v in _int64_list(p))
+            out["window_reversal"] = DenseArrayAttr(BOOL, flags)
         else:
-            out[names[key]] = DenseArrayAttr(I64, tuple(parse_dim_list(p)))
+            out[names[key]] = DenseArrayAttr(I64, tuple(_int64_list(p)))
         if not p.accept(","):
             break
     p.expect("}")
