@@ -80,3 +80,34 @@ def test_window_forms_mlir_accepts(window: str) -> None:
     # a trailing comma ends the entries; `reverse` takes integers (nonzero is true)
     verify_module(parse_source(convolution("[b, 0, f]x[0, i, o]->[b, 0, f]", window,
                                            "{" + G + "}"), "t.mlir"))
+
+
+@pytest.mark.parametrize(("lhs", "rhs", "dims", "groups", "result", "message"), [
+    # verifyConvolutionAttributes: the input's batch and feature checks before the kernel's
+    ("tensor<3x2xf16>", "tensor<2x2xf16>", "[b, f]x[i, o]->[b, f]", (1, 8), "tensor<3x2xf16>",
+     "expects input feature dimension (2) to be a multiple of feature_group_count. Got "
+     "feature_group_count = 8."),
+    ("tensor<3x2xf16>", "tensor<2x2xf16>", "[b, f]x[i, o]->[b, f]", (8, 1), "tensor<3x2xf16>",
+     "expects input batch dimension (3) to be divisible by batch_group_count. Got "
+     "batch_group_count = 8."),
+    # the dimension numbers before the operands' rank
+    ("tensor<2x3x9xf32>", "tensor<12x1x3xf32>", "[b, f]x[o, i, 0]->[b, f, 0]", (1, 3),
+     "tensor<2x12x5xf32>", "expects the same size for input, kernel and output "
+     "spatial-dimensions, but got 0, 1, and 1 resp."),
+    # inferConvolutionOp: rank at least 2, then equal ranks, then element types
+    ("tensor<3xf16>", "tensor<2x2xf16>", "[b, f]x[i, o]->[b, f]", (1, 1), "tensor<3x2xf16>",
+     "expects convolution arguments to have >= 2 dimensions. Got: 'tensor<3xf16>' and "
+     "'tensor<2x2xf16>'."),
+    ("tensor<3x2xf32>", "tensor<2x2xf16>", "[b, f, 0]x[i, o]->[b, f]", (1, 1), "tensor<3x2xf16>",
+     "expects lhs and rhs to have compatible element type. Got: 'f32' and 'f16'"),
+])
+def test_verifier_checks_in_upstreams_order(lhs: str, rhs: str, dims: str,
+                                            groups: tuple[int, int], result: str,
+                                            message: str) -> None:
+    text = (f"func.func @f(%a: {lhs}, %b: {rhs}) {{\n"
+            f"  %0 = stablehlo.convolution(%a, %b) dim_numbers = {dims}, window = {{}} "
+            f"{{batch_group_count = {groups[0]} : i64, feature_group_count = {groups[1]} : i64}}"
+            f" : ({lhs}, {rhs}) -> {result}\n  func.return\n}}\n")
+    with pytest.raises(Diagnostic) as info:
+        verify_module(parse_source(text, "t.mlir"))
+    assert (info.value.line, info.value.col, info.value.message) == (2, 8, message)

@@ -488,21 +488,22 @@ def verify_convolution(op: Operation) -> None:
     lhs, rhs = op.operand_types
     if not (isinstance(lhs, TensorType) and isinstance(rhs, TensorType)):
         return
-    if len(lhs.shape) != len(rhs.shape):
-        raise error_at_op(op, f"expects convolution arguments to have same number of dimensions. "
-                              f"Got: {_q(lhs)} and {_q(rhs)}.")
     if len(lhs.shape) < 2:
         raise error_at_op(op, f"expects convolution arguments to have >= 2 dimensions. Got: "
                               f"{_q(lhs)} and {_q(rhs)}.")
+    if len(lhs.shape) != len(rhs.shape):
+        raise error_at_op(op, f"expects convolution arguments to have same number of dimensions. "
+                              f"Got: {_q(lhs)} and {_q(rhs)}.")
+    if (not isinstance(lhs.element, QuantizedType) and not isinstance(rhs.element, QuantizedType)
+            and lhs.element != rhs.element):
+        raise error_at_op(op, f"expects lhs and rhs to have compatible element type. Got: "
+                              f"{_q(lhs.element)} and {_q(rhs.element)}")
     try:
         d = decode_conv_dims(op.attr("dimension_numbers"))
     except EvaluationError:
         return
     rank = len(lhs.shape)
-    if rank != len(d.input_spatial) + 2:
-        raise error_at_op(op, f"expects convolution arguments to have {len(d.input_spatial) + 2} "
-                              f"dimensions. Got: {rank}")
-    _verify_conv_dims(op, d, rank)
+    _verify_conv_dims(op, d, rank)  # then upstream's verifyConvolutionAttributes, in order
     groups = int(getattr(op.attr("feature_group_count"), "value", 1))
     batch_groups = int(getattr(op.attr("batch_group_count"), "value", 1))
     for name, value in (("feature_group_count", groups), ("batch_group_count", batch_groups)):
@@ -514,15 +515,9 @@ def verify_convolution(op: Operation) -> None:
                               f"greater than 1. Got {batch_groups} and {groups} resp.")
     features, batch = lhs.shape[d.input_feature], lhs.shape[d.input_batch]
     kernel_in, kernel_out = rhs.shape[d.kernel_input_feature], rhs.shape[d.kernel_output_feature]
-    if kernel_out != DYNAMIC:
-        if kernel_out % batch_groups:
-            raise error_at_op(op, f"expects output feature dimension size ({kernel_out}) to be a "
-                                  f"multiple of batch_group_count. Got batch_group_count = "
-                                  f"{batch_groups}.")
-        if kernel_out % groups:
-            raise error_at_op(op, f"expects kernel output feature dimension ({kernel_out}) to be "
-                                  f"divisible by feature_group_count. For feature_group_count = "
-                                  f"{groups}.")
+    if batch != DYNAMIC and batch % batch_groups:
+        raise error_at_op(op, f"expects input batch dimension ({batch}) to be divisible by "
+                              f"batch_group_count. Got batch_group_count = {batch_groups}.")
     if features != DYNAMIC:
         if features % groups:
             raise error_at_op(op, f"expects input feature dimension ({features}) to be a "
@@ -532,15 +527,20 @@ def verify_convolution(op: Operation) -> None:
             raise error_at_op(op, f"expects input feature dimension ({features}) / "
                                   f"feature_group_count = kernel input feature dimension "
                                   f"({kernel_in}). Got feature_group_count = {groups}.")
-    if batch != DYNAMIC and batch % batch_groups:
-        raise error_at_op(op, f"expects input batch dimension ({batch}) to be divisible by "
-                              f"batch_group_count. Got batch_group_count = {batch_groups}.")
+    if kernel_out != DYNAMIC:
+        if kernel_out % batch_groups:
+            raise error_at_op(op, f"expects output feature dimension size ({kernel_out}) to be a "
+                                  f"multiple of batch_group_count. Got batch_group_count = "
+                                  f"{batch_groups}.")
+        if kernel_out % groups:
+            raise error_at_op(op, f"expects kernel output feature dimension ({kernel_out}) to be "
+                                  f"divisible by feature_group_count. For feature_group_count = "
+                                  f"{groups}.")
     verify_precision_count(op)
+    if rank != len(d.input_spatial) + 2:
+        raise error_at_op(op, f"expects convolution arguments to have {len(d.input_spatial) + 2} "
+                              f"dimensions. Got: {rank}")
     _verify_conv_window(op, [rhs.shape[a] for a in d.kernel_spatial])
-    if (not isinstance(lhs.element, QuantizedType) and not isinstance(rhs.element, QuantizedType)
-            and lhs.element != rhs.element):
-        raise error_at_op(op, f"expects lhs and rhs to have compatible element type. Got: "
-                              f"{_q(lhs.element)} and {_q(rhs.element)}")
     check_inferred_shape(op, _conv_result_shape(op, d, lhs, rhs, batch_groups))
     check_convolution_quantization(op, d.kernel_output_feature, d.output_feature)
 
