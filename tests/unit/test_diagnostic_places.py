@@ -143,3 +143,24 @@ def test_nested_symbol_references_parse() -> None:
     func = parse_source(text, "t.mlir").body.operations[0]
     assert str(func.attributes["a"]) == "@x::@y::@w"
     assert str(func.attributes["b"]) == "@x::@z"
+
+
+@pytest.mark.parametrize(("text", "place", "message"), [
+    # a block's argument list, then its `:`
+    ("func.func @f(%a: tensor<2xf32>) {\n  %0 = \"stablehlo.reduce\"(%a, %a) ({\n"
+     "  ^bb0(%x: tensor<f32>, %y: tensor<f32>)\n    stablehlo.return %x : tensor<f32>\n"
+     "  }) {dimensions = array<i64: 0>} : (tensor<2xf32>, tensor<2xf32>) -> tensor<f32>\n"
+     "  func.return\n}\n", (3, 41), "expected ':' after block name"),
+    ("func.func @f(%a: tensor<2xf32>) {\n  %0 = \"stablehlo.reduce\"(%a, %a) ({\n"
+     "  ^bb0(%x%x: tensor<f32>, %y: tensor<f32>):\n    stablehlo.return %x : tensor<f32>\n"
+     "  }) {dimensions = array<i64: 0>} : (tensor<2xf32>, tensor<2xf32>) -> tensor<f32>\n"
+     "  func.return\n}\n", (3, 10), "expected ':' and type for SSA operand"),
+    # a result group's count, right after the `:`
+    ("func.func @f(%a: tensor<2xf32>) {\n  %0, %1 : tensor<2xf32>\n  func.return\n}\n",
+     (2, 11), "expected integer number of results"),
+    # `attributes` wants a dictionary
+    ("module attributes x {\n}\n", (1, 18), "expected '{' in attribute dictionary"),
+])
+def test_parse_token_errors_worded_as_mlir(text: str, place: tuple[int, int],
+                                           message: str) -> None:
+    assert first_error(text) == (*place, message)

@@ -197,7 +197,7 @@ class AttributeParsing(ParserHost):
         return parsed
 
     def _parse_attr_dict_body(self) -> dict[str, Attribute]:
-        self.expect("{")
+        self.expect("{", "in attribute dictionary")
         out: dict[str, Attribute] = {}
         if self.accept("}"):
             return out

@@ -400,6 +400,8 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
                 self.advance()
                 count = 1
                 if self.accept(":"):
+                    if self.tok.kind != INT:
+                        raise self.wrong_token_error("expected integer number of results")
                     count = self.parse_integer()
                 result_names.append((tok.text, count, tok))
                 if not self.accept(","):
@@ -690,7 +692,7 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
                     if arg_tok.kind != PERCENT:
                         raise self.wrong_token_error("expected SSA operand")
                     self.advance()
-                    self.expect(":")
+                    self.expect(":", "and type for SSA operand")
                     type = self.parse_type()
                     value = block.add_argument(type)
                     block.arg_locations[-1] = (self.parse_optional_location()
@@ -699,7 +701,7 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
                     if not self.accept(","):
                         break
             self.expect(")")
-        self.expect(":")
+        self.expect(":", "after block name")
         # Mark as placed (parent set when the region adds it).
         self._parse_block_body(block)
         return block
