@@ -164,3 +164,31 @@ def test_nested_symbol_references_parse() -> None:
 def test_parse_token_errors_worded_as_mlir(text: str, place: tuple[int, int],
                                            message: str) -> None:
     assert first_error(text) == (*place, message)
+
+
+def _func_attribute(value: str) -> str:
+    return f"module {{\n  func.func @f() attributes {{x = {value}}} {{\n    func.return\n  }}\n}}\n"
+
+
+UNBALANCED = "unbalanced '{}' character in pretty dialect name"
+
+
+@pytest.mark.parametrize(("text", "place", "message"), [
+    # every kind of bracket nests in a dialect body; a closer that does not match names the
+    # innermost open bracket, at the body's `<`
+    (_func_attribute("#stablehlo.scatter<update_window_dims = 0, 1], inserted_window_dims = "
+                     "[0]>"), (2, 52), UNBALANCED.format("<")),
+    (_func_attribute("#stablehlo.scatter<update_window_dims = [0]], inserted_window_dims = "
+                     "[0]>"), (2, 52), UNBALANCED.format("<")),
+    # cut short: the innermost bracket left open
+    ("module {\n  func.func @f() attributes {x = #stablehlo.scatter<update_window_dims = [0, 1",
+     (2, 52), UNBALANCED.format("[")),
+    ("func.func @f(%a: tensor<2xf32>) -> !stablehlo.future<tensor<2xf32>\n", (1, 53),
+     UNBALANCED.format("<")),
+    # strings are lexed while scanning: one left open is the lexer's error
+    (_func_attribute('#stablehlo.scatter<update_window_dims = [0], x = "a>'), (2, 89),
+     "expected '\"' in string literal"),
+])
+def test_dialect_bodies_are_scanned_as_mlir_scans_them(text: str, place: tuple[int, int],
+                                                       message: str) -> None:
+    assert first_error(text) == (*place, message)

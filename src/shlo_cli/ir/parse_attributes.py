@@ -51,6 +51,7 @@ from .parse_types import (
     _CACHE_LIMIT,
     _dialect_hook,
     _normalize_space,
+    dialect_body_error,
     scalar_type,
     starts_type,
 )
@@ -492,7 +493,14 @@ class AttributeParsing(ParserHost):
             cached = _HASH_ATTR_CACHE.get(key)
             if cached is not None:
                 return cached
-        attr = self._parse_dialect_attr_body(text, body, body_start)
+        try:
+            attr = self._parse_dialect_attr_body(text, body, body_start)
+        except Diagnostic:
+            # MLIR scans the body for balanced brackets of every kind before reading it.
+            found = dialect_body_error(self.src, body_start - 1)
+            if found is not None:
+                raise self.error(found[0], offset=found[1]) from None
+            raise
         if key is not None and len(_HASH_ATTR_CACHE) < _CACHE_LIMIT:
             _HASH_ATTR_CACHE[key] = attr
         return attr
