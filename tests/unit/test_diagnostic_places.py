@@ -192,3 +192,47 @@ UNBALANCED = "unbalanced '{}' character in pretty dialect name"
 def test_dialect_bodies_are_scanned_as_mlir_scans_them(text: str, place: tuple[int, int],
                                                        message: str) -> None:
     assert first_error(text) == (*place, message)
+
+
+RESOLVE = "number of operands and types do not match: got {} operands and {} types"
+PRESENT = "{} operands present, but expected {}"
+
+
+@pytest.mark.parametrize(("statement", "col", "op", "message"), [
+    # StableHLO's assignFromFunctionType: its own words, at the type
+    ("%0 = stablehlo.add %a, %a : (tensor<f32>) -> tensor<f32>", 31, "add", PRESENT.format(2, 1)),
+    ("%0 = stablehlo.complex %a, %a : (tensor<f32>) -> tensor<complex<f32>>", 35, "complex",
+     PRESENT.format(2, 1)),
+    # ODS's functional-type(operands, results): at the op's name ...
+    ("%0 = stablehlo.dot_general %a, %a, contracting_dims = [] x [] : (tensor<f32>) -> "
+     "tensor<f32>", 8, "dot_general", RESOLVE.format(2, 1)),
+    ("%0 = stablehlo.custom_call @x(%a, %a) : (tensor<f32>) -> tensor<f32>", 8, "custom_call",
+     RESOLVE.format(2, 1)),
+    # ... or where the format's `operands` directive starts
+    ("%0 = stablehlo.reshape %a : (tensor<f32>, tensor<f32>) -> tensor<f32>", 26, "reshape",
+     RESOLVE.format(1, 2)),
+    ('%0 = stablehlo.composite "x" %a, %a {decomposition = @f} : (tensor<f32>) -> tensor<f32>',
+     32, "composite", RESOLVE.format(2, 1)),
+    ("%0 = stablehlo.convolution(%a, %a) dim_numbers = [b, f]x[i, o]->[b, f], window = {} "
+     "{batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<f32>) -> "
+     "tensor<f32>", 30, "convolution", RESOLVE.format(2, 1)),
+    # `type($operands)`: at the operands
+    ("func.return %a, %a : tensor<f32>", 15, None, RESOLVE.format(2, 1)),
+])
+def test_operand_counts_worded_and_placed_as_mlir(statement: str, col: int, op: str | None,
+                                                  message: str) -> None:
+    text = f"func.func @f(%a: tensor<f32>) {{\n  {statement}\n  func.return\n}}\n"
+    name = f"stablehlo.{op}" if op else "func.return"
+    assert first_error(text) == (2, col, f"custom op '{name}' {message}")
+
+
+@pytest.mark.parametrize(("returned", "message"), [
+    ("%x", RESOLVE.format(1, 0)),  # stablehlo.return's `: types` is optional
+    (": tensor<f32>", RESOLVE.format(0, 1)),
+])
+def test_stablehlo_return_types_are_optional(returned: str, message: str) -> None:
+    text = ("func.func @f(%a: tensor<2xf32>) {\n  %0 = \"stablehlo.reduce\"(%a, %a) ({\n"
+            f"  ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n    stablehlo.return {returned}\n"
+            "  }) {dimensions = array<i64: 0>} : (tensor<2xf32>, tensor<2xf32>) -> tensor<f32>\n"
+            "  func.return\n}\n")
+    assert first_error(text) == (4, 22, f"custom op 'stablehlo.return' {message}")

@@ -26,6 +26,7 @@ from ..ir.core import Operation, Value
 from ..ir.diagnostics import Diagnostic
 from ..ir.record import Struct
 from ..ir.types import I64, FunctionType, TupleType, Type
+from .syntax import resolve_functional_operands
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -80,6 +81,9 @@ class Format:
         self.operands = tuple(o.rstrip("*") for o in operands)
         self.variadic = {o.rstrip("*") for o in operands if o.endswith("*")}
         self.items = _compile(fmt, set(self.operands))
+        # A format of one operand item is upstream's `operands` directive (reshape,
+        # bitcast_convert, dynamic_update_slice, ...): ODS reports a count there.
+        self.operands_directive = len(self.items) == 1 and self.items[0].kind == "operand"
         self.types = types
         self.attrs = attrs or {}
         self.num_results = num_results
@@ -115,7 +119,7 @@ class Format:
         self._parse_items(p, self.items, groups, props)
         attributes = p.parse_optional_attr_dict()
         operands = [v for name in self.operands for v in groups[name]]
-        result_types = self._parse_types(p, operands, num_results, start)
+        result_types = self._parse_types(p, operands, num_results, start, location)
         return p.build_operation(opdef.name, opdef, operands, result_types, props, attributes,
                                  [], None, location)
 
@@ -164,7 +168,8 @@ class Format:
             return StringAttr(p.parse_string())
         return p.parse_attribute()
 
-    def _parse_types(self, p: Any, operands: list[Value], num_results: int, tok: Any) -> list[Type]:
+    def _parse_types(self, p: Any, operands: list[Value], num_results: int, tok: Any,
+                     location: Any) -> list[Type]:
         mode = self.types
         if mode == "none":
             return []
@@ -182,16 +187,21 @@ class Format:
                 raise p.op_error("expected tuple type", tok)
             p.resolve_operands(operands, list(t.types), tok)
             return [t]
+        type_tok = p.tok
         if p.at("("):
             ftype = p.parse_type()
             if not isinstance(ftype, FunctionType):
                 raise p.error("expected function type", tok)
-            if mode == "same":
-                # StableHLO's assignFromFunctionType: counts first, then one result.
-                if len(operands) != len(ftype.inputs):
-                    p.check_operand_types(operands, list(ftype.inputs), tok)
-                if len(ftype.results) != 1:
-                    raise p.op_error("expected single output", tok)
+            if mode == "functional":  # ODS's functional-type(operands, results)
+                resolve_functional_operands(p, operands, list(ftype.inputs), location, tok,
+                                            tok if self.operands_directive else None)
+                return list(ftype.results)
+            # StableHLO's assignFromFunctionType (also select's): counts first (at the type),
+            # then one result.
+            if len(operands) != len(ftype.inputs):
+                p.check_operand_types(operands, list(ftype.inputs), type_tok)
+            if len(ftype.results) != 1:
+                raise p.op_error("expected single output", tok)
             p.check_operand_types(operands, list(ftype.inputs), tok)
             return list(ftype.results)
         if mode == "functional":

@@ -288,7 +288,7 @@ def _parse_return(p: Any, opdef: OpDef, location: Location, num_results: int) ->
     operands = p.parse_operand_list()
     if operands:
         p.expect(":")
-        p.check_operand_types(operands, p.parse_type_list(), tok)
+        p.resolve_operands(operands, p.parse_type_list(), tok)  # ODS's `type($operands)`
     attributes = p.parse_optional_attr_dict()
     return p.build_operation(opdef.name, opdef, operands, [], {}, attributes, [], None, location)
 
@@ -311,7 +311,9 @@ _RETURN_VALUES = {
     True: lazy_regex(rf"{WS}({VALUE_LIST}){COLON}({TENSOR_LIST}){not_before(',{')}"),
     False: lazy_regex(rf"{WS}({VALUE_LIST}){COLON}({TENSOR_LIST}){not_before(',')}"),
 }
-_NO_VALUES = lazy_regex(not_before("%{"))
+# No values: func.return's types come only after values; stablehlo.return's `: types` may
+# come alone (its format's `:` group is optional), so there a `:` is left to its parser.
+_NO_VALUES = (lazy_regex(not_before("%{:")), lazy_regex(not_before("%{")))
 
 
 def fast_return(p: Any, pos: int, dict_after_types: bool) -> FastResult | None:
@@ -320,7 +322,7 @@ def fast_return(p: Any, pos: int, dict_after_types: bool) -> FastResult | None:
     src = p.src
     m = _RETURN_VALUES[dict_after_types].match(src, pos)
     if m is None:
-        if _NO_VALUES.match(src, pos) is None:
+        if _NO_VALUES[dict_after_types].match(src, pos) is None:
             return None
         return [], [], {}, {}, pos
     operands = p.fast_values(m.group(1))

@@ -374,6 +374,7 @@ def _parse_window(p: Any) -> dict[str, Attribute]:
 def _parse_convolution(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
     tok = p.tok
     p.expect("(")
+    operands_at = p.tok  # upstream's `(operands)`
     operands = p.parse_operand_list(")")
     p.expect(")")
     p.expect_keyword("dim_numbers")
@@ -383,7 +384,7 @@ def _parse_convolution(p: Any, opdef: OpDef, location: Location, num_results: in
     p.expect_keyword("window")
     p.expect("=")
     props.update(_parse_window(p))
-    return finish_op(p, opdef, operands, props, location, tok)
+    return finish_op(p, opdef, operands, props, location, tok, operands_at)
 
 
 def _window_text(op: Operation) -> str:

@@ -41,7 +41,7 @@ from ...ir.types import (
 from ...ir.verifier import op_error
 from ..asm import Format
 from ..registry import OpDef, define_op
-from ..syntax import Custom
+from ..syntax import Custom, resolve_functional_operands
 from .attr_dot import dot_dimension_attr, parse_dot_algorithm_attr
 from .attr_kinds import attribute_kind_error
 from .dimension_numbers import dense_array_error, parse_dim_list
@@ -307,7 +307,7 @@ def _fast_dot_general(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastR
 
 
 def finish_op(p: Any, opdef: OpDef, operands: list[Any], props: dict[str, Attribute],
-              location: Location, tok: Any) -> Operation:
+              location: Location, tok: Any, operands_at: Any = None) -> Operation:
     dict_tok = p.tok
     attributes = p.parse_optional_attr_dict()
     for name in sorted(attributes):
@@ -321,7 +321,7 @@ def finish_op(p: Any, opdef: OpDef, operands: list[Any], props: dict[str, Attrib
     ftype = p.parse_type()
     if not isinstance(ftype, FunctionType):
         raise p.error("expected function type", type_tok)
-    p.check_operand_types(operands, list(ftype.inputs), tok)
+    resolve_functional_operands(p, operands, list(ftype.inputs), location, tok, operands_at)
     return p.build_operation(opdef.name, opdef, operands, list(ftype.results), props,
                              attributes, [], None, location)
 
