@@ -111,3 +111,38 @@ def test_verifier_checks_in_upstreams_order(lhs: str, rhs: str, dims: str,
     with pytest.raises(Diagnostic) as info:
         verify_module(parse_source(text, "t.mlir"))
     assert (info.value.line, info.value.col, info.value.message) == (2, 8, message)
+
+
+RAW = ("input_batch_dimension = 0, input_feature_dimension = 2, input_spatial_dimensions = [1], "
+       "kernel_input_feature_dimension = 1, kernel_output_feature_dimension = 2, "
+       "kernel_spatial_dimensions = [0], output_batch_dimension = 0, output_feature_dimension = 2, "
+       "output_spatial_dimensions = [1]")
+
+
+def generic(dims: str) -> str:
+    return ("func.func @f(%a: tensor<1x28x1xf32>, %b: tensor<3x1x16xf32>) {\n"
+            '  %0 = "stablehlo.convolution"(%a, %b) {batch_group_count = 1 : i64, '
+            f"dimension_numbers = #stablehlo.conv<{dims}>, feature_group_count = 1 : i64}} : "
+            "(tensor<1x28x1xf32>, tensor<3x1x16xf32>) -> tensor<1x26x16xf32>\n"
+            "  func.return\n}\n")
+
+
+@pytest.mark.parametrize(("dims", "col", "message"), [
+    # `raw` is upstream's struct grammar (parseStruct): a missing `=` or integer was accepted
+    ("raw " + RAW.replace("dimension = 2, kernel_spatial", "dimension 2, kernel_spatial"), 265,
+     "expected '='"),
+    ("raw " + RAW.replace("kernel_spatial_dimensions = [0]", "kernel_spatial_dimensions = [0, ]"),
+     303, "expected integer value"),
+    # the compressed form: checked where each item stands (no custom op prefix here)
+    ("[b, 0, f]x[i, i, o]->[b, 0, f]", 120, "Unexpected dimension i, expecting o"),
+    ("[b, 0, f]x[0, i, o]->[b, 0, f] x", 136, "expected '>'"),
+])
+def test_conv_attribute_read_as_upstream_reads_it(dims: str, col: int, message: str) -> None:
+    with pytest.raises(Diagnostic) as info:
+        verify_module(parse_source(generic(dims), "t.mlir"))
+    assert (info.value.line, info.value.col, info.value.message) == (2, col, message)
+
+
+@pytest.mark.parametrize("dims", ["raw " + RAW, "[b, 0, f]x[0, i, o]->[b, 0, f]"])
+def test_conv_attribute_forms_verify(dims: str) -> None:
+    verify_module(parse_source(generic(dims), "t.mlir"))

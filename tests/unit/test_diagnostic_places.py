@@ -236,3 +236,38 @@ def test_stablehlo_return_types_are_optional(returned: str, message: str) -> Non
             "  }) {dimensions = array<i64: 0>} : (tensor<2xf32>, tensor<2xf32>) -> tensor<f32>\n"
             "  func.return\n}\n")
     assert first_error(text) == (4, 22, f"custom op 'stablehlo.return' {message}")
+
+
+@pytest.mark.parametrize(("statement", "col", "op", "message"), [
+    # an unknown case (fft's was accepted), named with the cases it may be, at the word
+    ("%0 = stablehlo.fft %c, type = XX, length = [2] : (tensor<2xcomplex<f32>>) -> "
+     "tensor<2xcomplex<f32>>", 33, "fft",
+     "expected ::mlir::stablehlo::FftType to be one of: FFT, IFFT, RFFT, IRFFT"),
+    ("%0 = stablehlo.compare XX, %a, %a : (tensor<f32>, tensor<f32>) -> tensor<i1>", 26,
+     "compare", "expected ::mlir::stablehlo::ComparisonDirection to be one of: EQ, NE, GE, GT, "
+                "LE, LT"),
+    # parseKeywordOrString's words when neither comes
+    ("%0 = stablehlo.compare , %a, %a : (tensor<f32>, tensor<f32>) -> tensor<i1>", 26,
+     "compare", "expected valid keyword or string"),
+    ("%0 = stablehlo.dot_general %a, %a, contracting_dims = [] x [], precision = [,] : "
+     "(tensor<f32>, tensor<f32>) -> tensor<f32>", 79, "dot_general",
+     "expected valid keyword or string"),
+])
+def test_enum_cases_read_as_mlir_reads_them(statement: str, col: int, op: str,
+                                            message: str) -> None:
+    text = (f"func.func @f(%a: tensor<f32>, %c: tensor<2xcomplex<f32>>) {{\n  {statement}\n"
+            "  func.return\n}\n")
+    assert first_error(text) == (2, col, f"custom op 'stablehlo.{op}' {message}")
+
+
+@pytest.mark.parametrize("statement", [
+    '%0 = stablehlo.compare "EQ", %a, %a, "FLOAT" : (tensor<f32>, tensor<f32>) -> tensor<i1>',
+    '%0 = stablehlo.fft %c, type = "FFT", length = [2] : (tensor<2xcomplex<f32>>) -> '
+    "tensor<2xcomplex<f32>>",
+    '%0 = stablehlo.dot %b, %b, precision = [DEFAULT, "HIGH"] : (tensor<2xf32>, tensor<2xf32>) '
+    "-> tensor<f32>",
+])
+def test_enum_cases_may_be_strings(statement: str) -> None:
+    text = (f"func.func @f(%a: tensor<f32>, %b: tensor<2xf32>, %c: tensor<2xcomplex<f32>>) {{\n"
+            f"  {statement}\n  func.return\n}}\n")
+    verify_module(parse_source(text, "t.mlir"))

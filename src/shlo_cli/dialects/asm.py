@@ -26,6 +26,7 @@ from ..ir.core import Operation, Value
 from ..ir.diagnostics import Diagnostic
 from ..ir.record import Struct
 from ..ir.types import I64, FunctionType, TupleType, Type
+from .stablehlo.enums import parse_enum_case
 from .syntax import resolve_functional_operands
 
 TYPE_CHECKING = False
@@ -163,7 +164,7 @@ class Format:
         if kind == "int":
             return IntegerAttr(p.parse_int64(), I64)
         if kind.startswith("enum:"):
-            return _enum(kind[5:], p.parse_keyword())
+            return parse_enum_case(p, kind[5:])
         if kind == "string":
             return StringAttr(p.parse_string())
         return p.parse_attribute()

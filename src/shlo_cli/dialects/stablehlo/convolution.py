@@ -25,7 +25,7 @@ from ...ir.attributes import (
 )
 from ...ir.core import Location, Operation
 from ...ir.diagnostics import EvaluationError
-from ...ir.lexer import BARE, INT
+from ...ir.lexer import BARE
 from ...ir.memory import check_elements
 from ...ir.types import (
     BOOL,
@@ -39,7 +39,7 @@ from ...ir.verifier import op_error
 from ...lazy_imports import lazy
 from ..registry import OpDef, define_op
 from ..syntax import Custom
-from .attr_conv import ConvDims, decode_conv_dims
+from .attr_conv import ConvDims, decode_conv_dims, parse_conv_dims, parse_int64_or_bool
 from .conv_subpixel import applies as subpixel_applies
 from .conv_subpixel import scatter_gemm, subpixel
 from .dot_general import (
@@ -261,75 +261,14 @@ _WINDOW_KEYS = (("window_strides", "stride"), ("padding", "pad"), ("lhs_dilation
                 ("rhs_dilation", "rhs_dilate"), ("window_reversal", "reverse"))
 
 
-def _parse_int64(p: Any) -> int:
-    """MLIR's `parseInteger<int64_t>`, which also reads `true` and `false` (a 1-bit 1, sign
-    extended: -1) and `false` (0)."""
-    word = p.tok.text
-    if word in ("true", "false") and p.tok.kind == BARE:
-        p.advance()
-        return -1 if word == "true" else 0
-    return int(p.parse_int64())
-
-
-def _parse_layout(p: Any, roles: tuple[str, str]) -> tuple[int, int, tuple[int, ...]]:
-    """One `[b, 0, 1, f]` list: the axes of the two `roles` and the spatial axes in spatial
-    order. Read as upstream's parseConvolutionDimensions reads it: each item checked where it
-    stands, a missing role at the token after the items, missing spatial dimensions (up to
-    ten) at the token after the `]`."""
-    p.expect("[")
-    allowed = list(roles)
-    found: dict[str, int] = {}
-    spatial: dict[int, int] = {}
-    axis = 0
-    while True:
-        tok = p.tok
-        if tok.kind == INT or tok.text == "-" or (tok.kind == BARE and tok.text in ("true",
-                                                                                  "false")):
-            number = _parse_int64(p)
-            if number < 0:
-                raise p.op_error(f"Unexpected dimension {number}", tok)
-            if number in spatial:
-                raise p.op_error(f"Duplicate entries for spatial dimension {number}", tok)
-            spatial[number] = axis
-        else:
-            word = p.parse_keyword()
-            if len(word) != 1 or not allowed:
-                raise p.op_error(f"Unexpected keyword {word}", tok)
-            if word not in allowed:
-                raise p.op_error(f"Unexpected dimension {word}, expecting "
-                                 f"{', '.join(allowed)}", tok)
-            allowed.remove(word)
-            found[word] = axis
-        axis += 1
-        if not p.accept(","):
-            break
-    if allowed:
-        raise p.op_error(f"Expected dimensions {', '.join(allowed)} not specified")
-    p.expect("]")
-    count = max(spatial, default=-1) + 1
-    missing = [str(d) for d in range(count) if d not in spatial][:10]
-    if missing:
-        raise p.op_error(f"Expected spatial dimensions {', '.join(missing)} not specified")
-    return found[roles[0]], found[roles[1]], tuple(spatial[d] for d in range(count))
-
-
-def _parse_conv_dims(p: Any) -> DialectAttr:
-    ib, if_, isp = _parse_layout(p, ("b", "f"))
-    p.expect_keyword("x")
-    ki, ko, ksp = _parse_layout(p, ("i", "o"))
-    p.expect("->")
-    ob, of, osp = _parse_layout(p, ("b", "f"))
-    return DialectAttr("stablehlo", "conv", ConvDims(ib, if_, isp, ki, ko, ksp, ob, of, osp).text())
-
-
 def _int64_list(p: Any) -> list[int]:
     """`[1, 2]` (possibly empty): MLIR's parseCommaSeparatedList of `parseInteger`s."""
     p.expect("[")
     values: list[int] = []
     if not p.accept("]"):
-        values.append(_parse_int64(p))
+        values.append(parse_int64_or_bool(p))
         while p.accept(","):
-            values.append(_parse_int64(p))
+            values.append(parse_int64_or_bool(p))
         p.expect("]")
     return values
 
@@ -379,7 +318,8 @@ def _parse_convolution(p: Any, opdef: OpDef, location: Location, num_results: in
     p.expect(")")
     p.expect_keyword("dim_numbers")
     p.expect("=")
-    props: dict[str, Attribute] = {"dimension_numbers": _parse_conv_dims(p)}
+    props: dict[str, Attribute] = {"dimension_numbers": DialectAttr(
+        "stablehlo", "conv", parse_conv_dims(p).text())}
     p.expect(",")
     p.expect_keyword("window")
     p.expect("=")

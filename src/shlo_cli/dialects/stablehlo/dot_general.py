@@ -19,7 +19,7 @@ import numpy as np
 from ...ir.attributes import ArrayAttr, Attribute, DialectAttr
 from ...ir.core import Location, Operation
 from ...ir.diagnostics import Diagnostic, EvaluationError
-from ...ir.lexer import lazy_regex
+from ...ir.lexer import BARE, STRING, lazy_regex, unescape_string
 from ...ir.parse_fast import (
     INT,
     KEYWORD_END,
@@ -209,11 +209,14 @@ _PRECISION_FAILED = ("failed to parse StableHLO_PrecisionAttr parameter 'value' 
 def _parse_precision_word(p: Any) -> str:
     """One precision enum word; a bad one gives MLIR's two errors (the word, then the attr)."""
     tok = p.tok
-    try:
-        word = p.parse_keyword()
-    except Diagnostic as bad:
+    if tok.kind == STRING:  # (parseKeywordOrString)
+        word = unescape_string(p.advance().text)
+    elif tok.kind == BARE:
+        word = p.advance().text
+    else:
+        bad = p.op_error("expected valid keyword or string")
         bad.notes.append(p.op_error(_PRECISION_FAILED, tok))
-        raise
+        raise bad
     if word not in _PRECISIONS:
         err = p.op_error("expected ::mlir::stablehlo::Precision to be one of: "
                          + ", ".join(_PRECISIONS), tok)

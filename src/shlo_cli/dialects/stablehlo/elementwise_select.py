@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...ir.attributes import DialectAttr
 from ...ir.core import Location, Operation
 from ...ir.types import ComplexType, FunctionType, TensorType, Type
 from ...lazy_imports import lazy
@@ -33,6 +32,7 @@ from .elementwise_verify import (
     verify_complex,
     verify_select,
 )
+from .enums import parse_enum_case
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -48,23 +48,15 @@ DIRECTIONS = ("EQ", "NE", "GE", "GT", "LE", "LT")
 COMPARE_TYPES = ("NOTYPE", "FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED")
 
 
-def _parse_enum(p: Any, kind: str, allowed: tuple[str, ...]) -> DialectAttr:
-    tok = p.tok
-    word = p.parse_keyword()
-    if word not in allowed:
-        raise p.error(f"expected one of [{', '.join(allowed)}] for {kind}, got: {word}", tok)
-    return DialectAttr("stablehlo", "", f"{kind} {word}")
-
-
 def _parse_compare(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
     start = p.tok
-    props = {"comparison_direction": _parse_enum(p, "comparison_direction", DIRECTIONS)}
+    props = {"comparison_direction": parse_enum_case(p, "comparison_direction")}
     p.expect(",")
     operands = [p.parse_operand()]
     p.expect(",")
     operands.append(p.parse_operand())
     if p.accept(","):
-        props["compare_type"] = _parse_enum(p, "comparison_type", COMPARE_TYPES)
+        props["compare_type"] = parse_enum_case(p, "comparison_type")
     attributes = p.parse_optional_attr_dict()
     results = _parse_functional(p, operands, start, location)
     return p.build_operation(opdef.name, opdef, operands, results, props, attributes, [], None,
