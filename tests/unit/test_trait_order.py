@@ -91,6 +91,15 @@ def test_same_element_types_still_verify() -> None:
     ("chlo.top_k(%b, k = 1) : tensor<2x2xf32> -> (tensor<2x2xf32>, tensor<2x2xi32>)",
      "'chlo.top_k' op inferred type(s) 'tensor<2x1xf32>', 'tensor<2x1xi32>' are incompatible "
      "with return type(s) of operation 'tensor<2x2xf32>', 'tensor<2x2xi32>'"),
+    # a negative k is a static size in MLIR's inferred types: only `?` is compatible with it
+    # (shlo's dynamic size is -1, so these were accepted)
+    ("chlo.top_k(%b, k = -1) : tensor<2x2xf32> -> (tensor<2x1xf32>, tensor<2x1xi32>)",
+     "'chlo.top_k' op inferred type(s) 'tensor<2x-1xf32>', 'tensor<2x-1xi32>' are incompatible "
+     "with return type(s) of operation 'tensor<2x1xf32>', 'tensor<2x1xi32>'"),
+    # an unranked operand: unranked results of its element type and i32 (swapped: accepted)
+    ("chlo.top_k(%u, k = 1) : tensor<*xf32> -> (tensor<*xi32>, tensor<*xf32>)",
+     "'chlo.top_k' op inferred type(s) 'tensor<*xf32>', 'tensor<*xi32>' are incompatible "
+     "with return type(s) of operation 'tensor<*xi32>', 'tensor<*xf32>'"),
     # dot_general's result shape is inferred (any shape was accepted)
     ("stablehlo.dot_general %b, %b, batching_dims = [0] x [0], contracting_dims = [1] x [1] : "
      "(tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>",
@@ -105,7 +114,8 @@ def test_same_element_types_still_verify() -> None:
 ])
 def test_ods_constraints_found_by_fuzzing(op: str, message: str) -> None:
     head = "%0:2" if "top_k" in op else "%0"
-    assert errors(function(f"  {head} = {op}", ARGS + ", %z: tensor<f32>"))[0] == (2, message)
+    args = ARGS + ", %z: tensor<f32>, %u: tensor<*xf32>"
+    assert errors(function(f"  {head} = {op}", args))[0] == (2, message)
 
 
 def test_naming_an_op_without_results() -> None:

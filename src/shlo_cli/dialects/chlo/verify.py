@@ -15,7 +15,7 @@ from ...ir.types import (
     Type,
     UnrankedTensorType,
 )
-from ...ir.verifier import inference_error
+from ...ir.verifier import inference_error, inferred_type_mismatch
 from ..stablehlo.dot_dimensions import check_dot_dimensions
 from ..stablehlo.elementwise_verify import (
     bounds_attr,
@@ -133,8 +133,32 @@ def verify_top_k(op: Operation) -> None:
         shape = (*t.shape[:-1], k)
         bounds = bounds_of(t)[:-1] + [None]
         encoding = bounds_attr(bounds) if t.encoding is not None else None
+        if k < 0:
+            _check_negative_k(op, t, k, encoding)
+            return
         check_inferred(op, [TensorType(shape, t.element, encoding),
                             TensorType(shape, IntegerType(32), encoding)])
+    elif isinstance(t, UnrankedTensorType):
+        check_inferred(op, [UnrankedTensorType(t.element), UnrankedTensorType(IntegerType(32))])
+
+
+def _check_negative_k(op: Operation, t: TensorType, k: int, encoding: object) -> None:
+    """inferTopKOp with a negative k: MLIR builds the inferred types with k as a static size
+    (printed as it is, `tensor<16x-1xf32>`), which only a dynamic result dimension is
+    compatible with; shlo's dynamic size is -1, so it is spelled out here."""
+    front = "".join(f"{'?' if d == DYNAMIC else d}x" for d in t.shape[:-1])
+    elements = (t.element, IntegerType(32))
+    results = op.result_types
+    if len(results) == 2 and all(
+            isinstance(r, TensorType) and r.rank == t.rank and r.element == e
+            and r.shape[-1] == DYNAMIC
+            and all(a == b or DYNAMIC in (a, b) for a, b in zip(t.shape[:-1], r.shape[:-1],
+                                                                strict=True))
+            for r, e in zip(results, elements, strict=True)):
+        return
+    bounds = f", {encoding}" if encoding is not None else ""
+    raise inferred_type_mismatch(op, ", ".join(f"'tensor<{front}{k}x{e}{bounds}>'"
+                                               for e in elements))
 
 
 def verify_scan(op: Operation) -> None:
