@@ -229,3 +229,41 @@ def test_required_attributes_are_checked_in_name_order() -> None:
           "(tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>")
     assert errors(function(f"  %0 = {op}", ARGS))[0] == (
         2, "'stablehlo.triangular_solve' op requires attribute 'transpose_a'")
+
+
+FP_OR_COMPLEX = "4/6/8/16/32/64-bit float or complex type with 32/64-bit float elements"
+
+
+@pytest.mark.parametrize(("op", "message"), [
+    # ChloOps.td's operand constraints (all these were ACCEPTED) ...
+    ("chlo.square %i : tensor<2xi32> -> tensor<2xi32>",
+     f"'chlo.square' op operand #0 must be tensor of {FP_OR_COMPLEX} values, but got "
+     "'tensor<2xi32>'"),
+    ("chlo.erf %c : tensor<2xcomplex<f32>> -> tensor<2xcomplex<f32>>",
+     "'chlo.erf' op operand #0 must be tensor of 4/6/8/16/32/64-bit float values, but got "
+     "'tensor<2xcomplex<f32>>'"),
+    ("chlo._asin_acos_kernel %a : tensor<2xf32> -> tensor<2xf32>",
+     "'chlo._asin_acos_kernel' op operand #0 must be tensor of complex type with 32/64-bit "
+     "float elements values, but got 'tensor<2xf32>'"),
+    ("chlo.is_inf %i : tensor<2xi32> -> tensor<2xi1>",
+     "'chlo.is_inf' op operand #0 must be tensor of 4/6/8/16/32/64-bit float values, but got "
+     "'tensor<2xi32>'"),
+    # ... and result constraints, before the compatible-types trait
+    ("chlo.tan %a : tensor<2xf32> -> tensor<2xi64>",
+     f"'chlo.tan' op result #0 must be tensor of {FP_OR_COMPLEX} values, but got "
+     "'tensor<2xi64>'"),
+    ("chlo.is_inf %a : tensor<2xf32> -> tensor<2xf32>",
+     "'chlo.is_inf' op result #0 must be tensor of bool values, but got 'tensor<2xf32>'"),
+    # the Elementwise trait: ranked and unranked tensors are different base types
+    ("chlo.is_inf %u : tensor<*xf32> -> tensor<2xi1>",
+     "'chlo.is_inf' op all non-scalar operands/results must have the same shape and base type"),
+    # broadcast_in_dim's result constraint describes its element types
+    ("stablehlo.broadcast_in_dim %a, dims = [0] : (tensor<2xf32>) -> tensor<?x2xf32>",
+     "'stablehlo.broadcast_in_dim' op result #0 must be statically shaped or single bounded "
+     "dimension tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or "
+     f"{FP_OR_COMPLEX[len('4/6/8/16/32/64-bit float or '):]} or per-tensor integer quantized "
+     "or per-axis integer quantized values, but got 'tensor<?x2xf32>'"),
+])
+def test_chlo_type_constraints(op: str, message: str) -> None:
+    args = ARGS + ", %c: tensor<2xcomplex<f32>>, %u: tensor<*xf32>"
+    assert errors(function(f"  %0 = {op}", args))[0] == (2, message)

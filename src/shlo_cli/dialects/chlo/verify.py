@@ -79,13 +79,25 @@ def verify_mulhi(op: Operation) -> None:
     verify_compatible_operands_and_result(op)
 
 
-def verify_compatible_operands_and_result(op: Operation) -> None:
+def check_elementwise_base(op: Operation) -> None:
+    """The Elementwise trait's base-type rule: ranked and unranked tensors differ."""
+    types = (*op.operand_types, *op.result_types)
+    if any(isinstance(t, TensorType) for t in types) and any(
+            isinstance(t, UnrankedTensorType) for t in types):
+        raise error(op, "all non-scalar operands/results must have the same shape and base "
+                        "type")
+
+
+def verify_compatible_operands_and_result(op: Operation, elementwise: bool = False) -> None:
     """HLO_CompatibleOperandsAndResultType of the non-broadcasting CHLO ops, in MLIR's
     order: its native trait (every operand and result type compatible with every other)
     before the InferTypeOpInterface check (the result type inferred from the operands,
     ChloOps.cpp: the most specific of them, must fit the declared one), as jaxlib's MLIR
-    reports a result of another shape."""
+    reports a result of another shape. With `elementwise`, the Elementwise trait in
+    between: ranked and unranked tensors are different base types."""
     check_same_types(op)
+    if elementwise:
+        check_elementwise_base(op)
     ranked = [t for t in op.operand_types if isinstance(t, TensorType)]
     if ranked:
         check_inferred(op, [_most_specific(op, ranked)])

@@ -31,6 +31,7 @@ from ...ir.verifier import inferred_type_mismatch
 from ...ir.verifier import op_error as verifier_op_error
 from ..syntax import resolve_functional_operands
 from .dimension_numbers import parse_dim_list
+from .quantization_verify import TENSOR_OR_PER_AXIS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -187,7 +188,7 @@ def require_static_or_single_bounded(op: Operation) -> None:
             is not None:
         return
     raise op_error(op, f"'{op.name}' op result #0 must be statically shaped or single bounded "
-                       f"dimension tensor of any type values, but got '{result}'")
+                       f"dimension tensor of {TENSOR_OR_PER_AXIS} values, but got '{result}'")
 
 
 _DIMENSION_VALUES = ("index or 4/8/16/32/64-bit signless integer or 4/8/16/32/64-bit unsigned "
