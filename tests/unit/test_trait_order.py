@@ -267,3 +267,37 @@ FP_OR_COMPLEX = "4/6/8/16/32/64-bit float or complex type with 32/64-bit float e
 def test_chlo_type_constraints(op: str, message: str) -> None:
     args = ARGS + ", %c: tensor<2xcomplex<f32>>, %u: tensor<*xf32>"
     assert errors(function(f"  %0 = {op}", args))[0] == (2, message)
+
+
+@pytest.mark.parametrize(("op", "message"), [
+    # ChloOps.td's constraints of the other CHLO ops (all these were ACCEPTED)
+    ("chlo.broadcast_and %a, %a : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>",
+     "'chlo.broadcast_and' op operand #0 must be tensor of bool or 2/4/8/16/32/64-bit integer "
+     "values, but got 'tensor<2xf32>'"),
+    ("chlo.next_after %i, %i : tensor<2xi32>, tensor<2xi32> -> tensor<2xi32>",
+     "'chlo.next_after' op operand #0 must be tensor of 4/6/8/16/32/64-bit float values, but "
+     "got 'tensor<2xi32>'"),
+    ("chlo.broadcast_complex %i, %i : (tensor<2xi32>, tensor<2xi32>) -> "
+     "tensor<2xcomplex<f32>>", "'chlo.broadcast_complex' op operand #0 must be tensor of "
+     "4/6/8/16/32/64-bit float values, but got 'tensor<2xi32>'"),
+    ("chlo.broadcast_compare %a, %a {comparison_direction = #chlo<comparison_direction EQ>} : "
+     "(tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>",
+     "'chlo.broadcast_compare' op result #0 must be tensor of bool values, but got "
+     "'tensor<2xf32>'"),
+    # SameOperandsAndResultElementType of most broadcasting ops (next_after's was missing)
+    ("chlo.broadcast_next_after %a, %a : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf64>",
+     "'chlo.broadcast_next_after' op requires the same element type for all operands and "
+     "results"),
+    ("chlo.broadcast_subtract %i, %i : (tensor<2xi32>, tensor<2xi32>) -> tensor<2xf32>",
+     "'chlo.broadcast_subtract' op requires the same element type for all operands and "
+     "results"),
+    # the logical ops and compare have no element trait: their inference decides
+    ("chlo.broadcast_and %i, %i : (tensor<2xi32>, tensor<2xi32>) -> tensor<2xf32>",
+     "'chlo.broadcast_and' op inferred type(s) 'tensor<2xi32>' are incompatible with return "
+     "type(s) of operation 'tensor<2xf32>'"),
+    ("chlo.broadcast_xor %p, %i : (tensor<2xi1>, tensor<2xi32>) -> tensor<2xi1>",
+     "mismatched operand types"),
+])
+def test_chlo_binary_constraints(op: str, message: str) -> None:
+    args = ARGS + ", %p: tensor<2xi1>"
+    assert errors(function(f"  %0 = {op}", args))[0] == (2, message)

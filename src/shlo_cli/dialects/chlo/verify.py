@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ...ir.attributes import BoolAttr
 from ...ir.core import Operation
@@ -18,10 +18,13 @@ from ...ir.types import (
 from ...ir.verifier import inference_error, inferred_type_mismatch
 from ..stablehlo.dot_dimensions import check_dot_dimensions
 from ..stablehlo.elementwise_verify import (
+    ANY,
     bounds_attr,
     bounds_of,
     check_inferred,
     check_same_types,
+    check_tensor_of,
+    compatible,
     error,
 )
 
@@ -38,10 +41,17 @@ def _compatible_elements(a: Type | None, b: Type | None) -> bool:
 
 
 def verify_broadcast_same_elements(op: Operation) -> None:
-    """Broadcasting ops whose operands and result share an element type."""
+    """HLO_CompatibleOperandsAndResultElementType (broadcast add, maximum, minimum)."""
     elements = [_element(t) for t in (*op.operand_types, *op.result_types)]
     if any(not _compatible_elements(elements[0], e) for e in elements[1:]):
         raise error(op, "requires compatible element types for all operands and results")
+
+
+def verify_broadcast_equal_elements(op: Operation) -> None:
+    """SameOperandsAndResultElementType (the other arithmetic broadcasting ops)."""
+    elements = [_element(t) for t in (*op.operand_types, *op.result_types)]
+    if any(e != elements[0] for e in elements[1:]):
+        raise error(op, "requires the same element type for all operands and results")
 
 
 def verify_broadcast_complex(op: Operation) -> None:
@@ -49,6 +59,26 @@ def verify_broadcast_complex(op: Operation) -> None:
     lhs, rhs = (_element(t) for t in op.operand_types[:2])
     if not _compatible_elements(lhs, rhs):
         raise inference_error(op, "mismatched operand types")
+
+
+def broadcast_inferred(element: Type | None) -> Callable[[Operation], None]:
+    """A verifier for broadcasting ops without an element-type trait (and, or, xor: `None`,
+    the operands' element type; compare: i1): their inference needs operands of one element
+    type, and the result must be the inferred type (checked where that is plain: operands
+    of one static shape, no broadcast_dimensions)."""
+    def verify(op: Operation) -> None:
+        lhs, rhs = op.operand_types[:2]
+        if not _compatible_elements(_element(lhs), _element(rhs)):
+            raise inference_error(op, "mismatched operand types")
+        result = op.result_types[0] if op.result_types else None
+        if (isinstance(lhs, TensorType) and isinstance(rhs, TensorType) and lhs.is_static
+                and lhs.shape == rhs.shape and lhs.encoding is None and rhs.encoding is None
+                and op.attr("broadcast_dimensions") is None and result is not None):
+            inferred = TensorType(lhs.shape, element or lhs.element)
+            if not compatible(inferred, result):
+                raise inferred_type_mismatch(op, f"'{inferred}'")
+
+    return verify
 
 
 def verify_broadcast_select(op: Operation) -> None:
@@ -77,6 +107,18 @@ def verify_mulhi(op: Operation) -> None:
             raise error(op, f"operand #{index} must be ranked tensor of 2/4/8/16/32/64-bit "
                             f"integer values, but got '{t}'")
     verify_compatible_operands_and_result(op)
+
+
+def typed(operands: frozenset[str], result: frozenset[str] | None,
+          then: Callable[[Operation], None] | None = None) -> Callable[[Operation], None]:
+    """A verifier: ChloOps.td's TensorOf constraints on the operands and the result (None:
+    HLO_AnyTensor, left unchecked), then `then` (the op's traits)."""
+    def verify(op: Operation) -> None:
+        check_tensor_of(op, operands, result if result is not None else ANY)
+        if then is not None:
+            then(op)
+
+    return verify
 
 
 def check_elementwise_base(op: Operation) -> None:
