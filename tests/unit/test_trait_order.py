@@ -301,3 +301,18 @@ def test_chlo_type_constraints(op: str, message: str) -> None:
 def test_chlo_binary_constraints(op: str, message: str) -> None:
     args = ARGS + ", %p: tensor<2xi1>"
     assert errors(function(f"  %0 = {op}", args))[0] == (2, message)
+
+
+@pytest.mark.parametrize(("op", "message"), [
+    # upstream's verifyDynamicReshapeOp: the types named, the count given, in its order
+    ("stablehlo.dynamic_reshape %b, %s : (tensor<2x2xf32>, tensor<2xi64>) -> tensor<5xf32>",
+     "number of output elements (5) doesn't match expected number of elements (4)"),
+    ("stablehlo.dynamic_reshape %b, %s : (tensor<2x2xf32>, tensor<2xi64>) -> tensor<4xi32>",
+     "expects operand and result to have compatible element type. Got: 'tensor<2x2xf32>' and "
+     "'tensor<4xi32>'"),
+    ("stablehlo.dynamic_reshape %b, %t : (tensor<2x2xf32>, tensor<3xi64>) -> tensor<5xf32>",
+     "number of output elements (5) doesn't match expected number of elements (4)"),
+])
+def test_dynamic_reshape_checks(op: str, message: str) -> None:
+    args = ARGS + ", %s: tensor<2xi64>, %t: tensor<3xi64>"
+    assert errors(function(f"  %0 = {op}", args))[0] == (2, message)
