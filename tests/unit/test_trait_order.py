@@ -316,3 +316,30 @@ def test_chlo_binary_constraints(op: str, message: str) -> None:
 def test_dynamic_reshape_checks(op: str, message: str) -> None:
     args = ARGS + ", %s: tensor<2xi64>, %t: tensor<3xi64>"
     assert errors(function(f"  %0 = {op}", args))[0] == (2, message)
+
+
+TS_ATTRS = ("{left_side = true, lower = true, unit_diagonal = false, transpose_a = "
+            "#stablehlo<transpose NO_TRANSPOSE>}")
+
+
+@pytest.mark.parametrize(("op", "message"), [
+    # operand and result constraints come before the element-type traits
+    (f'"stablehlo.triangular_solve"(%b, %b) {TS_ATTRS} : (tensor<2x2xf32>, tensor<2x2xf32>) '
+     "-> tensor<2x2xi1>", "'stablehlo.triangular_solve' op result #0 must be ranked tensor of "
+     f"{FP_OR_COMPLEX} values, but got 'tensor<2x2xi1>'"),
+    # integer operands were ACCEPTED when the result was an integer too
+    (f'"stablehlo.triangular_solve"(%j, %j) {TS_ATTRS} : (tensor<2x2xi32>, tensor<2x2xi32>) '
+     "-> tensor<2x2xi32>", "'stablehlo.triangular_solve' op operand #0 must be ranked tensor "
+     f"of {FP_OR_COMPLEX} values, but got 'tensor<2x2xi32>'"),
+    ('"stablehlo.cholesky"(%j) {lower = true} : (tensor<2x2xi32>) -> tensor<2x2xi32>',
+     f"'stablehlo.cholesky' op operand #0 must be ranked tensor of {FP_OR_COMPLEX} or "
+     "per-tensor integer quantized values, but got 'tensor<2x2xi32>'"),
+    ("stablehlo.reshape %b : (tensor<2x2xf32>) -> tensor<?xi32>",
+     "'stablehlo.reshape' op result #0 must be statically shaped or single bounded dimension "
+     "tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type "
+     "with 32/64-bit float elements or per-tensor integer quantized or per-axis integer "
+     "quantized values, but got 'tensor<?xi32>'"),
+])
+def test_type_constraints_before_element_traits(op: str, message: str) -> None:
+    args = ARGS + ", %j: tensor<2x2xi32>"
+    assert errors(function(f"  %0 = {op}", args))[0] == (2, message)

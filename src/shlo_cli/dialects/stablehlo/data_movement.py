@@ -31,7 +31,6 @@ from ...ir.verifier import inferred_type_mismatch
 from ...ir.verifier import op_error as verifier_op_error
 from ..syntax import resolve_functional_operands
 from .dimension_numbers import parse_dim_list
-from .quantization_verify import TENSOR_OR_PER_AXIS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -171,24 +170,6 @@ def non_negative_dimension(op: Operation) -> int:
 def attr_ints(op: Operation, name: str) -> tuple[int, ...]:
     attr = op.attr(name)
     return ints(attr.value) if attr is not None else ()
-
-
-def require_static_or_single_bounded(op: Operation) -> None:
-    """The ODS result constraint of reshape and broadcast_in_dim: every dimension static,
-    except at most one dynamic dimension that has a bound."""
-    result = op.results[0].type if op.results else None
-    if not isinstance(result, TensorType):
-        return
-    dynamic = [i for i, d in enumerate(result.shape) if d == DYNAMIC]
-    if not dynamic:
-        return
-    encoding = result.encoding
-    bounds = encoding.get("bounds") if getattr(encoding, "name", None) == "bounds" else None
-    if len(dynamic) == 1 and bounds and len(bounds) == result.rank and bounds[dynamic[0]] \
-            is not None:
-        return
-    raise op_error(op, f"'{op.name}' op result #0 must be statically shaped or single bounded "
-                       f"dimension tensor of {TENSOR_OR_PER_AXIS} values, but got '{result}'")
 
 
 _DIMENSION_VALUES = ("index or 4/8/16/32/64-bit signless integer or 4/8/16/32/64-bit unsigned "

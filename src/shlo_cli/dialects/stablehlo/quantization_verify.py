@@ -87,7 +87,8 @@ _PER_TENSOR_ONLY: dict[str, tuple[bool, str, int | None]] = {
         "slice", "select_and_scatter")},
     **{f"stablehlo.{name}": (False, _FLOAT_OR_QUANT, None) for name in (
         "batch_norm_grad", "batch_norm_inference", "batch_norm_training", "reduce_precision")},
-    "stablehlo.cholesky": (False, f"{_FLOAT} or {_COMPLEX}", None),
+    "stablehlo.cholesky": (False, f"{_FLOAT} or {_COMPLEX} or per-tensor integer quantized",
+                           None),  # HLO_FpComplexOrQuantizedIntTensor
     # lhs is HLO_Tensor; rhs and result may be per-axis quantized.
     "stablehlo.dot_general": (False, _TENSOR, 1),
     "stablehlo.convolution": (False, _TENSOR, 1),

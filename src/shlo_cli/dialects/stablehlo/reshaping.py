@@ -32,7 +32,6 @@ from .data_movement import (
     op_error,
     ranked,
     require_static_dimension_tensor,
-    require_static_or_single_bounded,
     result_array,
     shape_operand,
     verify_output_shape,
@@ -145,7 +144,6 @@ def _int64_product(dims: Sequence[int]) -> int:
 
 
 def verify_reshape(op: Operation) -> None:
-    require_static_or_single_bounded(op)
     operand, result = op.operands[0].type, op.results[0].type
     if not ranked(operand, result) or DYNAMIC in dims_of(operand) + dims_of(result):
         check_reshape_quantization(op)
