@@ -271,3 +271,16 @@ def test_enum_cases_may_be_strings(statement: str) -> None:
     text = (f"func.func @f(%a: tensor<f32>, %b: tensor<2xf32>, %c: tensor<2xcomplex<f32>>) {{\n"
             f"  {statement}\n  func.return\n}}\n")
     verify_module(parse_source(text, "t.mlir"))
+
+
+@pytest.mark.parametrize(("call", "place", "message"), [
+    # a callee that is no `@` name: MLIR reads an attribute there (`()` starts a function
+    # type), then refuses its kind
+    ("call () : () -> tensor<f32>", (3, 15), "expected '->' in function type"),
+    ('call "x"() : () -> tensor<f32>', (3, 13),
+     "custom op 'func.call' invalid kind of attribute specified"),
+])
+def test_call_without_a_symbol(call: str, place: tuple[int, int], message: str) -> None:
+    text = (f"func.func @f() -> tensor<f32>\nfunc.func @g() {{\n  %0 = {call}\n"
+            "  func.return\n}\n")
+    assert first_error(text) == (*place, message)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..ir import regex_programs
 from ..ir.attributes import ArrayAttr, DictAttr, StringAttr, SymbolRefAttr, TypeAttr
 from ..ir.core import Location, Operation
-from ..ir.lexer import PERCENT, STRING, Token, lazy_regex
+from ..ir.lexer import AT, PERCENT, STRING, Token, lazy_regex
 from ..ir.parse_caches import text_cache
 from ..ir.parse_fast import (
     COLON,
@@ -338,6 +338,10 @@ register_fast_parser("func.return", lambda p, opdef, pos, n: fast_return(p, pos,
 
 
 def _parse_call(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
+    if p.tok.kind != AT:  # MLIR reads another attribute there, then refuses its kind
+        tok = p.tok
+        p.parse_attribute()
+        raise p.op_error("invalid kind of attribute specified", tok)
     callee = SymbolRefAttr(p.parse_symbol_name())
     tok = p.tok
     p.expect("(")
