@@ -284,3 +284,23 @@ def test_call_without_a_symbol(call: str, place: tuple[int, int], message: str) 
     text = (f"func.func @f() -> tensor<f32>\nfunc.func @g() {{\n  %0 = {call}\n"
             "  func.return\n}\n")
     assert first_error(text) == (*place, message)
+
+
+@pytest.mark.parametrize(("text", "place", "message"), [
+    # an I64Attr in a declarative format: MLIR reads an attribute value there
+    ("func.func @f() {\n  %0 = stablehlo.iota dim =  : tensor<3x4xi8>\n  func.return\n}\n",
+     (2, 28), "expected attribute value"),
+    # a keyword of the format: ODS's parseKeyword, with the op's prefix, at the token
+    ("func.func @f() {\n  %0 = stablehlo.iota\n  func.return\n}\n", (3, 3),
+     "custom op 'stablehlo.iota' expected 'dim'"),
+    # a generic op's properties: any attribute after `<`, closed by `>`
+    ('func.func @f() {\n  %0 = "stablehlo.iota"() <{iota_dimension = 0 : i64} : () -> '
+     "tensor<4xi8>\n  func.return\n}\n", (2, 54), "expected '>' to close properties"),
+    ('func.func @f() {\n  %0 = "stablehlo.iota"() <<{iota_dimension = 0 : i64}> : () -> '
+     "tensor<4xi8>\n  func.return\n}\n", (2, 28), "expected attribute value"),
+    # a StableHLO struct attribute without its body: the dialect's parser wants `<`
+    (_func_attribute("#stablehlo.scatter"), (2, 52), "expected '<'"),
+])
+def test_format_and_property_errors_as_mlir(text: str, place: tuple[int, int],
+                                            message: str) -> None:
+    assert first_error(text) == (*place, message)

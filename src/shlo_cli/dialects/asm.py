@@ -24,6 +24,7 @@ from ..ir import regex_programs
 from ..ir.attributes import Attribute, DenseArrayAttr, DialectAttr, IntegerAttr, StringAttr
 from ..ir.core import Operation, Value
 from ..ir.diagnostics import Diagnostic
+from ..ir.lexer import INT
 from ..ir.record import Struct
 from ..ir.types import I64, FunctionType, TupleType, Type
 from .stablehlo.enums import parse_enum_case
@@ -131,6 +132,8 @@ class Format:
                 if optional and index == 0:
                     if not p.accept(item.text):
                         return False
+                elif item.text[0].isalpha():  # ODS's parseKeyword: the op's prefix, here
+                    p.expect_keyword(item.text)
                 else:
                     p.expect(item.text)
             elif item.kind == "operand":
@@ -161,7 +164,9 @@ class Format:
                     raise
             p.expect("]")
             return DenseArrayAttr(I64, tuple(values))
-        if kind == "int":
+        if kind == "int":  # an I64Attr: MLIR reads an attribute value there
+            if p.tok.kind != INT and not p.at("-"):
+                raise p.wrong_token_error("expected attribute value")
             return IntegerAttr(p.parse_int64(), I64)
         if kind.startswith("enum:"):
             return parse_enum_case(p, kind[5:])

@@ -156,6 +156,13 @@ class AttributeParsing(ParserHost):
             return self.parse_attr_dict_body()
         return {}
 
+    def parse_properties(self) -> dict[str, Attribute]:
+        """A generic op's `<{...}>` dictionary: MLIR reads any attribute after the `<`, so
+        what is no attribute is reported as such."""
+        if not self.at("{"):
+            self.parse_attribute()
+        return self.parse_attr_dict_body()
+
     def parse_attr_dict_body(self) -> dict[str, Attribute]:
         """`{name = attr, unit_name, "quoted" = attr}`."""
         if self.tok.text == "{":
@@ -481,7 +488,11 @@ class AttributeParsing(ParserHost):
             return hook(self.as_parser(), tok)  # the mixin only lives in Parser
         if not self.at("<"):
             if "." in text:
-                return DialectAttr(text[1:].split(".", 1)[0], text[1:].split(".", 1)[1], "")
+                dialect, name = text[1:].split(".", 1)
+                if (dialect, name) in DIALECT_ATTR_PARSERS or registry.load_attribute(dialect,
+                                                                                      name):
+                    raise self.wrong_token_error("expected '<'")  # the dialect's parseLess
+                return DialectAttr(dialect, name, "")
             raise self.error(f"undefined symbol alias id '{text[1:]}'", tok)
         end = self._balanced_end(self.tok.start, "<", ">")
         body_start = self.tok.end

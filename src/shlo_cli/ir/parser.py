@@ -500,8 +500,8 @@ class Parser(TypeParsing, AttributeParsing, FastStatements):
         properties: dict[str, Attribute] = {}
         if self.at("<"):
             self.advance()
-            properties = self.parse_attr_dict_body()
-            self.expect(">")
+            properties = self.parse_properties()
+            self.expect(">", "to close properties")
         regions: list[Region] = []
         if self.accept("("):
             isolated = opdef.isolated if opdef else False
