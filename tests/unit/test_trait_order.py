@@ -343,3 +343,19 @@ TS_ATTRS = ("{left_side = true, lower = true, unit_diagonal = false, transpose_a
 def test_type_constraints_before_element_traits(op: str, message: str) -> None:
     args = ARGS + ", %j: tensor<2x2xi32>"
     assert errors(function(f"  %0 = {op}", args))[0] == (2, message)
+
+
+def test_select_and_scatter_result_is_inferred() -> None:
+    # the operand's shape with the scatter region's element type (another shape was accepted)
+    op = ('"stablehlo.select_and_scatter"(%a4, %s2, %z) ({\n  ^bb0(%x: tensor<f32>, '
+          "%y: tensor<f32>):\n"
+          "    %c = stablehlo.compare GE, %x, %y : (tensor<f32>, tensor<f32>) -> tensor<i1>\n"
+          "    stablehlo.return %c : tensor<i1>\n  }, {\n  ^bb0(%x: tensor<f32>, "
+          "%y: tensor<f32>):\n    %s = stablehlo.add %x, %y : tensor<f32>\n"
+          "    stablehlo.return %s : tensor<f32>\n  }) {window_dimensions = array<i64: 2>, "
+          "window_strides = array<i64: 2>} : (tensor<4xf32>, tensor<2xf32>, tensor<f32>) -> "
+          "tensor<5xf32>")
+    text = function(f"  %0 = {op}", "%a4: tensor<4xf32>, %s2: tensor<2xf32>, %z: tensor<f32>")
+    assert errors(text)[0] == (2, "'stablehlo.select_and_scatter' op inferred type(s) "
+                                  "'tensor<4xf32>' are incompatible with return type(s) of "
+                                  "operation 'tensor<5xf32>'")
