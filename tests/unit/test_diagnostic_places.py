@@ -119,3 +119,188 @@ def test_ragged_dot_shape_error_quotes_the_result_type() -> None:
 def test_wrong_token_errors_in_attributes(text: str, place: tuple[int, int],
                                           message: str) -> None:
     assert first_error(text) == (*place, message)
+
+
+@pytest.mark.parametrize(("attrs", "place", "message"), [
+    # MLIR's lexer has no `::` token: the first `:` is the type's, the second no type
+    (None, (2, 30), "expected non-function type"),
+    # `@x::@y` nests a reference; after `::` another `@` name must follow
+    ("a = @x::3", (2, 38), "expected nested symbol reference identifier"),
+])
+def test_double_colon_is_two_colons(attrs: str | None, place: tuple[int, int],
+                                    message: str) -> None:
+    if attrs is None:
+        text = ("func.func @f(%a: tensor<f32>) -> tensor<f32> {\n"
+                "  %0 = stablehlo.add %a, %a :: tensor<f32>\n  func.return %0 : tensor<f32>\n}\n")
+    else:
+        text = f"module {{\n  func.func @f() attributes {{{attrs}}} {{\n    func.return\n  }}\n}}\n"
+    assert first_error(text) == (*place, message)
+
+
+def test_nested_symbol_references_parse() -> None:
+    text = ("module {\n  func.func @f() attributes {a = @x::@y::@w, b = @x: :@z} {\n"
+            "    func.return\n  }\n}\n")
+    func = parse_source(text, "t.mlir").body.operations[0]
+    assert str(func.attributes["a"]) == "@x::@y::@w"
+    assert str(func.attributes["b"]) == "@x::@z"
+
+
+@pytest.mark.parametrize(("text", "place", "message"), [
+    # a block's argument list, then its `:`
+    ("func.func @f(%a: tensor<2xf32>) {\n  %0 = \"stablehlo.reduce\"(%a, %a) ({\n"
+     "  ^bb0(%x: tensor<f32>, %y: tensor<f32>)\n    stablehlo.return %x : tensor<f32>\n"
+     "  }) {dimensions = array<i64: 0>} : (tensor<2xf32>, tensor<2xf32>) -> tensor<f32>\n"
+     "  func.return\n}\n", (3, 41), "expected ':' after block name"),
+    ("func.func @f(%a: tensor<2xf32>) {\n  %0 = \"stablehlo.reduce\"(%a, %a) ({\n"
+     "  ^bb0(%x%x: tensor<f32>, %y: tensor<f32>):\n    stablehlo.return %x : tensor<f32>\n"
+     "  }) {dimensions = array<i64: 0>} : (tensor<2xf32>, tensor<2xf32>) -> tensor<f32>\n"
+     "  func.return\n}\n", (3, 10), "expected ':' and type for SSA operand"),
+    # a result group's count, right after the `:`
+    ("func.func @f(%a: tensor<2xf32>) {\n  %0, %1 : tensor<2xf32>\n  func.return\n}\n",
+     (2, 11), "expected integer number of results"),
+    # `attributes` wants a dictionary
+    ("module attributes x {\n}\n", (1, 18), "expected '{' in attribute dictionary"),
+])
+def test_parse_token_errors_worded_as_mlir(text: str, place: tuple[int, int],
+                                           message: str) -> None:
+    assert first_error(text) == (*place, message)
+
+
+def _func_attribute(value: str) -> str:
+    return f"module {{\n  func.func @f() attributes {{x = {value}}} {{\n    func.return\n  }}\n}}\n"
+
+
+UNBALANCED = "unbalanced '{}' character in pretty dialect name"
+
+
+@pytest.mark.parametrize(("text", "place", "message"), [
+    # every kind of bracket nests in a dialect body; a closer that does not match names the
+    # innermost open bracket, at the body's `<`
+    (_func_attribute("#stablehlo.scatter<update_window_dims = 0, 1], inserted_window_dims = "
+                     "[0]>"), (2, 52), UNBALANCED.format("<")),
+    (_func_attribute("#stablehlo.scatter<update_window_dims = [0]], inserted_window_dims = "
+                     "[0]>"), (2, 52), UNBALANCED.format("<")),
+    # cut short: the innermost bracket left open
+    ("module {\n  func.func @f() attributes {x = #stablehlo.scatter<update_window_dims = [0, 1",
+     (2, 52), UNBALANCED.format("[")),
+    ("func.func @f(%a: tensor<2xf32>) -> !stablehlo.future<tensor<2xf32>\n", (1, 53),
+     UNBALANCED.format("<")),
+    # strings are lexed while scanning: one left open is the lexer's error
+    (_func_attribute('#stablehlo.scatter<update_window_dims = [0], x = "a>'), (2, 89),
+     "expected '\"' in string literal"),
+])
+def test_dialect_bodies_are_scanned_as_mlir_scans_them(text: str, place: tuple[int, int],
+                                                       message: str) -> None:
+    assert first_error(text) == (*place, message)
+
+
+RESOLVE = "number of operands and types do not match: got {} operands and {} types"
+PRESENT = "{} operands present, but expected {}"
+
+
+@pytest.mark.parametrize(("statement", "col", "op", "message"), [
+    # StableHLO's assignFromFunctionType: its own words, at the type
+    ("%0 = stablehlo.add %a, %a : (tensor<f32>) -> tensor<f32>", 31, "add", PRESENT.format(2, 1)),
+    ("%0 = stablehlo.complex %a, %a : (tensor<f32>) -> tensor<complex<f32>>", 35, "complex",
+     PRESENT.format(2, 1)),
+    # ODS's functional-type(operands, results): at the op's name ...
+    ("%0 = stablehlo.dot_general %a, %a, contracting_dims = [] x [] : (tensor<f32>) -> "
+     "tensor<f32>", 8, "dot_general", RESOLVE.format(2, 1)),
+    ("%0 = stablehlo.custom_call @x(%a, %a) : (tensor<f32>) -> tensor<f32>", 8, "custom_call",
+     RESOLVE.format(2, 1)),
+    # ... or where the format's `operands` directive starts
+    ("%0 = stablehlo.reshape %a : (tensor<f32>, tensor<f32>) -> tensor<f32>", 26, "reshape",
+     RESOLVE.format(1, 2)),
+    ('%0 = stablehlo.composite "x" %a, %a {decomposition = @f} : (tensor<f32>) -> tensor<f32>',
+     32, "composite", RESOLVE.format(2, 1)),
+    ("%0 = stablehlo.convolution(%a, %a) dim_numbers = [b, f]x[i, o]->[b, f], window = {} "
+     "{batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<f32>) -> "
+     "tensor<f32>", 30, "convolution", RESOLVE.format(2, 1)),
+    # `type($operands)`: at the operands
+    ("func.return %a, %a : tensor<f32>", 15, None, RESOLVE.format(2, 1)),
+])
+def test_operand_counts_worded_and_placed_as_mlir(statement: str, col: int, op: str | None,
+                                                  message: str) -> None:
+    text = f"func.func @f(%a: tensor<f32>) {{\n  {statement}\n  func.return\n}}\n"
+    name = f"stablehlo.{op}" if op else "func.return"
+    assert first_error(text) == (2, col, f"custom op '{name}' {message}")
+
+
+@pytest.mark.parametrize(("returned", "message"), [
+    ("%x", RESOLVE.format(1, 0)),  # stablehlo.return's `: types` is optional
+    (": tensor<f32>", RESOLVE.format(0, 1)),
+])
+def test_stablehlo_return_types_are_optional(returned: str, message: str) -> None:
+    text = ("func.func @f(%a: tensor<2xf32>) {\n  %0 = \"stablehlo.reduce\"(%a, %a) ({\n"
+            f"  ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n    stablehlo.return {returned}\n"
+            "  }) {dimensions = array<i64: 0>} : (tensor<2xf32>, tensor<2xf32>) -> tensor<f32>\n"
+            "  func.return\n}\n")
+    assert first_error(text) == (4, 22, f"custom op 'stablehlo.return' {message}")
+
+
+@pytest.mark.parametrize(("statement", "col", "op", "message"), [
+    # an unknown case (fft's was accepted), named with the cases it may be, at the word
+    ("%0 = stablehlo.fft %c, type = XX, length = [2] : (tensor<2xcomplex<f32>>) -> "
+     "tensor<2xcomplex<f32>>", 33, "fft",
+     "expected ::mlir::stablehlo::FftType to be one of: FFT, IFFT, RFFT, IRFFT"),
+    ("%0 = stablehlo.compare XX, %a, %a : (tensor<f32>, tensor<f32>) -> tensor<i1>", 26,
+     "compare", "expected ::mlir::stablehlo::ComparisonDirection to be one of: EQ, NE, GE, GT, "
+                "LE, LT"),
+    # parseKeywordOrString's words when neither comes
+    ("%0 = stablehlo.compare , %a, %a : (tensor<f32>, tensor<f32>) -> tensor<i1>", 26,
+     "compare", "expected valid keyword or string"),
+    ("%0 = stablehlo.dot_general %a, %a, contracting_dims = [] x [], precision = [,] : "
+     "(tensor<f32>, tensor<f32>) -> tensor<f32>", 79, "dot_general",
+     "expected valid keyword or string"),
+])
+def test_enum_cases_read_as_mlir_reads_them(statement: str, col: int, op: str,
+                                            message: str) -> None:
+    text = (f"func.func @f(%a: tensor<f32>, %c: tensor<2xcomplex<f32>>) {{\n  {statement}\n"
+            "  func.return\n}\n")
+    assert first_error(text) == (2, col, f"custom op 'stablehlo.{op}' {message}")
+
+
+@pytest.mark.parametrize("statement", [
+    '%0 = stablehlo.compare "EQ", %a, %a, "FLOAT" : (tensor<f32>, tensor<f32>) -> tensor<i1>',
+    '%0 = stablehlo.fft %c, type = "FFT", length = [2] : (tensor<2xcomplex<f32>>) -> '
+    "tensor<2xcomplex<f32>>",
+    '%0 = stablehlo.dot %b, %b, precision = [DEFAULT, "HIGH"] : (tensor<2xf32>, tensor<2xf32>) '
+    "-> tensor<f32>",
+])
+def test_enum_cases_may_be_strings(statement: str) -> None:
+    text = (f"func.func @f(%a: tensor<f32>, %b: tensor<2xf32>, %c: tensor<2xcomplex<f32>>) {{\n"
+            f"  {statement}\n  func.return\n}}\n")
+    verify_module(parse_source(text, "t.mlir"))
+
+
+@pytest.mark.parametrize(("call", "place", "message"), [
+    # a callee that is no `@` name: MLIR reads an attribute there (`()` starts a function
+    # type), then refuses its kind
+    ("call () : () -> tensor<f32>", (3, 15), "expected '->' in function type"),
+    ('call "x"() : () -> tensor<f32>', (3, 13),
+     "custom op 'func.call' invalid kind of attribute specified"),
+])
+def test_call_without_a_symbol(call: str, place: tuple[int, int], message: str) -> None:
+    text = (f"func.func @f() -> tensor<f32>\nfunc.func @g() {{\n  %0 = {call}\n"
+            "  func.return\n}\n")
+    assert first_error(text) == (*place, message)
+
+
+@pytest.mark.parametrize(("text", "place", "message"), [
+    # an I64Attr in a declarative format: MLIR reads an attribute value there
+    ("func.func @f() {\n  %0 = stablehlo.iota dim =  : tensor<3x4xi8>\n  func.return\n}\n",
+     (2, 28), "expected attribute value"),
+    # a keyword of the format: ODS's parseKeyword, with the op's prefix, at the token
+    ("func.func @f() {\n  %0 = stablehlo.iota\n  func.return\n}\n", (3, 3),
+     "custom op 'stablehlo.iota' expected 'dim'"),
+    # a generic op's properties: any attribute after `<`, closed by `>`
+    ('func.func @f() {\n  %0 = "stablehlo.iota"() <{iota_dimension = 0 : i64} : () -> '
+     "tensor<4xi8>\n  func.return\n}\n", (2, 54), "expected '>' to close properties"),
+    ('func.func @f() {\n  %0 = "stablehlo.iota"() <<{iota_dimension = 0 : i64}> : () -> '
+     "tensor<4xi8>\n  func.return\n}\n", (2, 28), "expected attribute value"),
+    # a StableHLO struct attribute without its body: the dialect's parser wants `<`
+    (_func_attribute("#stablehlo.scatter"), (2, 52), "expected '<'"),
+])
+def test_format_and_property_errors_as_mlir(text: str, place: tuple[int, int],
+                                            message: str) -> None:
+    assert first_error(text) == (*place, message)

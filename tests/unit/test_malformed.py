@@ -188,7 +188,7 @@ CASES: list[tuple[str, str, int, int, str]] = [
      2, 49, 'expected floating point literal'),
     # Elements are comma separated, each list item the same shape.
     ('dense_missing_comma', attr('dense<[1 2]> : tensor<2xi32>'),
-     2, 47, "expected ']'"),
+     2, 46, "expected ']'"),  # MLIR's parseToken: right after the `1`
     ('dense_double_comma', attr('dense<[1,,2]> : tensor<2xi32>'),
      2, 47, 'expected element literal of primitive type'),
     ('dense_trailing_comma', attr('dense<[1, 2,]> : tensor<2xi32>'),
@@ -250,7 +250,7 @@ CASES: list[tuple[str, str, int, int, str]] = [
     ('region_unclosed', op('%0 = "stablehlo.reduce"(%arg0, %arg0) ({\n  ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n    "stablehlo.return"(%a) : (tensor<f32>) -> ()\n  : (tensor<2xf32>, tensor<2xf32>) -> tensor<f32>'),
      4, 49, 'expected operation name in quotes'),
     ('block_arg_missing_type', op('"stablehlo.reduce"(%arg0, %arg0) ({\n  ^bb0(%a, %b: tensor<f32>):\n    "stablehlo.return"(%a) : (tensor<f32>) -> ()\n  }) : (tensor<2xf32>, tensor<2xf32>) -> ()'),
-     3, 10, "expected ':'"),
+     3, 10, "expected ':' and type for SSA operand"),  # MLIR's words (jaxlib)
     ('block_redefinition', op('"stablehlo.reduce"(%arg0, %arg0) ({\n  ^bb0:\n    "stablehlo.return"() : () -> ()\n  ^bb0:\n    "stablehlo.return"() : () -> ()\n  }) : (tensor<2xf32>, tensor<2xf32>) -> ()'),
      5, 3, "redefinition of block '^bb0'"),
     ('bad_symbol_name', 'func.func f() {\n}\n',

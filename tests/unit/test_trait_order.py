@@ -91,6 +91,15 @@ def test_same_element_types_still_verify() -> None:
     ("chlo.top_k(%b, k = 1) : tensor<2x2xf32> -> (tensor<2x2xf32>, tensor<2x2xi32>)",
      "'chlo.top_k' op inferred type(s) 'tensor<2x1xf32>', 'tensor<2x1xi32>' are incompatible "
      "with return type(s) of operation 'tensor<2x2xf32>', 'tensor<2x2xi32>'"),
+    # a negative k is a static size in MLIR's inferred types: only `?` is compatible with it
+    # (shlo's dynamic size is -1, so these were accepted)
+    ("chlo.top_k(%b, k = -1) : tensor<2x2xf32> -> (tensor<2x1xf32>, tensor<2x1xi32>)",
+     "'chlo.top_k' op inferred type(s) 'tensor<2x-1xf32>', 'tensor<2x-1xi32>' are incompatible "
+     "with return type(s) of operation 'tensor<2x1xf32>', 'tensor<2x1xi32>'"),
+    # an unranked operand: unranked results of its element type and i32 (swapped: accepted)
+    ("chlo.top_k(%u, k = 1) : tensor<*xf32> -> (tensor<*xi32>, tensor<*xf32>)",
+     "'chlo.top_k' op inferred type(s) 'tensor<*xf32>', 'tensor<*xi32>' are incompatible "
+     "with return type(s) of operation 'tensor<*xi32>', 'tensor<*xf32>'"),
     # dot_general's result shape is inferred (any shape was accepted)
     ("stablehlo.dot_general %b, %b, batching_dims = [0] x [0], contracting_dims = [1] x [1] : "
      "(tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>",
@@ -105,7 +114,8 @@ def test_same_element_types_still_verify() -> None:
 ])
 def test_ods_constraints_found_by_fuzzing(op: str, message: str) -> None:
     head = "%0:2" if "top_k" in op else "%0"
-    assert errors(function(f"  {head} = {op}", ARGS + ", %z: tensor<f32>"))[0] == (2, message)
+    args = ARGS + ", %z: tensor<f32>, %u: tensor<*xf32>"
+    assert errors(function(f"  {head} = {op}", args))[0] == (2, message)
 
 
 def test_naming_an_op_without_results() -> None:
@@ -211,3 +221,141 @@ def test_collective_broadcast_takes_empty_groups() -> None:
     assert errors(function('  %0 = "stablehlo.collective_broadcast"(%a) {replica_groups = '
                            "dense<> : tensor<0x0xi64>} : (tensor<2xf32>) -> tensor<2xf32>",
                            ARGS)) == []
+
+
+def test_required_attributes_are_checked_in_name_order() -> None:
+    # ODS checks required attributes in name order: transpose_a before unit_diagonal
+    op = ('"stablehlo.triangular_solve"(%b, %b) {left_side = true, lower = true} : '
+          "(tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>")
+    assert errors(function(f"  %0 = {op}", ARGS))[0] == (
+        2, "'stablehlo.triangular_solve' op requires attribute 'transpose_a'")
+
+
+FP_OR_COMPLEX = "4/6/8/16/32/64-bit float or complex type with 32/64-bit float elements"
+
+
+@pytest.mark.parametrize(("op", "message"), [
+    # ChloOps.td's operand constraints (all these were ACCEPTED) ...
+    ("chlo.square %i : tensor<2xi32> -> tensor<2xi32>",
+     f"'chlo.square' op operand #0 must be tensor of {FP_OR_COMPLEX} values, but got "
+     "'tensor<2xi32>'"),
+    ("chlo.erf %c : tensor<2xcomplex<f32>> -> tensor<2xcomplex<f32>>",
+     "'chlo.erf' op operand #0 must be tensor of 4/6/8/16/32/64-bit float values, but got "
+     "'tensor<2xcomplex<f32>>'"),
+    ("chlo._asin_acos_kernel %a : tensor<2xf32> -> tensor<2xf32>",
+     "'chlo._asin_acos_kernel' op operand #0 must be tensor of complex type with 32/64-bit "
+     "float elements values, but got 'tensor<2xf32>'"),
+    ("chlo.is_inf %i : tensor<2xi32> -> tensor<2xi1>",
+     "'chlo.is_inf' op operand #0 must be tensor of 4/6/8/16/32/64-bit float values, but got "
+     "'tensor<2xi32>'"),
+    # ... and result constraints, before the compatible-types trait
+    ("chlo.tan %a : tensor<2xf32> -> tensor<2xi64>",
+     f"'chlo.tan' op result #0 must be tensor of {FP_OR_COMPLEX} values, but got "
+     "'tensor<2xi64>'"),
+    ("chlo.is_inf %a : tensor<2xf32> -> tensor<2xf32>",
+     "'chlo.is_inf' op result #0 must be tensor of bool values, but got 'tensor<2xf32>'"),
+    # the Elementwise trait: ranked and unranked tensors are different base types
+    ("chlo.is_inf %u : tensor<*xf32> -> tensor<2xi1>",
+     "'chlo.is_inf' op all non-scalar operands/results must have the same shape and base type"),
+    # broadcast_in_dim's result constraint describes its element types
+    ("stablehlo.broadcast_in_dim %a, dims = [0] : (tensor<2xf32>) -> tensor<?x2xf32>",
+     "'stablehlo.broadcast_in_dim' op result #0 must be statically shaped or single bounded "
+     "dimension tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or "
+     f"{FP_OR_COMPLEX[len('4/6/8/16/32/64-bit float or '):]} or per-tensor integer quantized "
+     "or per-axis integer quantized values, but got 'tensor<?x2xf32>'"),
+])
+def test_chlo_type_constraints(op: str, message: str) -> None:
+    args = ARGS + ", %c: tensor<2xcomplex<f32>>, %u: tensor<*xf32>"
+    assert errors(function(f"  %0 = {op}", args))[0] == (2, message)
+
+
+@pytest.mark.parametrize(("op", "message"), [
+    # ChloOps.td's constraints of the other CHLO ops (all these were ACCEPTED)
+    ("chlo.broadcast_and %a, %a : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>",
+     "'chlo.broadcast_and' op operand #0 must be tensor of bool or 2/4/8/16/32/64-bit integer "
+     "values, but got 'tensor<2xf32>'"),
+    ("chlo.next_after %i, %i : tensor<2xi32>, tensor<2xi32> -> tensor<2xi32>",
+     "'chlo.next_after' op operand #0 must be tensor of 4/6/8/16/32/64-bit float values, but "
+     "got 'tensor<2xi32>'"),
+    ("chlo.broadcast_complex %i, %i : (tensor<2xi32>, tensor<2xi32>) -> "
+     "tensor<2xcomplex<f32>>", "'chlo.broadcast_complex' op operand #0 must be tensor of "
+     "4/6/8/16/32/64-bit float values, but got 'tensor<2xi32>'"),
+    ("chlo.broadcast_compare %a, %a {comparison_direction = #chlo<comparison_direction EQ>} : "
+     "(tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>",
+     "'chlo.broadcast_compare' op result #0 must be tensor of bool values, but got "
+     "'tensor<2xf32>'"),
+    # SameOperandsAndResultElementType of most broadcasting ops (next_after's was missing)
+    ("chlo.broadcast_next_after %a, %a : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf64>",
+     "'chlo.broadcast_next_after' op requires the same element type for all operands and "
+     "results"),
+    ("chlo.broadcast_subtract %i, %i : (tensor<2xi32>, tensor<2xi32>) -> tensor<2xf32>",
+     "'chlo.broadcast_subtract' op requires the same element type for all operands and "
+     "results"),
+    # the logical ops and compare have no element trait: their inference decides
+    ("chlo.broadcast_and %i, %i : (tensor<2xi32>, tensor<2xi32>) -> tensor<2xf32>",
+     "'chlo.broadcast_and' op inferred type(s) 'tensor<2xi32>' are incompatible with return "
+     "type(s) of operation 'tensor<2xf32>'"),
+    ("chlo.broadcast_xor %p, %i : (tensor<2xi1>, tensor<2xi32>) -> tensor<2xi1>",
+     "mismatched operand types"),
+])
+def test_chlo_binary_constraints(op: str, message: str) -> None:
+    args = ARGS + ", %p: tensor<2xi1>"
+    assert errors(function(f"  %0 = {op}", args))[0] == (2, message)
+
+
+@pytest.mark.parametrize(("op", "message"), [
+    # upstream's verifyDynamicReshapeOp: the types named, the count given, in its order
+    ("stablehlo.dynamic_reshape %b, %s : (tensor<2x2xf32>, tensor<2xi64>) -> tensor<5xf32>",
+     "number of output elements (5) doesn't match expected number of elements (4)"),
+    ("stablehlo.dynamic_reshape %b, %s : (tensor<2x2xf32>, tensor<2xi64>) -> tensor<4xi32>",
+     "expects operand and result to have compatible element type. Got: 'tensor<2x2xf32>' and "
+     "'tensor<4xi32>'"),
+    ("stablehlo.dynamic_reshape %b, %t : (tensor<2x2xf32>, tensor<3xi64>) -> tensor<5xf32>",
+     "number of output elements (5) doesn't match expected number of elements (4)"),
+])
+def test_dynamic_reshape_checks(op: str, message: str) -> None:
+    args = ARGS + ", %s: tensor<2xi64>, %t: tensor<3xi64>"
+    assert errors(function(f"  %0 = {op}", args))[0] == (2, message)
+
+
+TS_ATTRS = ("{left_side = true, lower = true, unit_diagonal = false, transpose_a = "
+            "#stablehlo<transpose NO_TRANSPOSE>}")
+
+
+@pytest.mark.parametrize(("op", "message"), [
+    # operand and result constraints come before the element-type traits
+    (f'"stablehlo.triangular_solve"(%b, %b) {TS_ATTRS} : (tensor<2x2xf32>, tensor<2x2xf32>) '
+     "-> tensor<2x2xi1>", "'stablehlo.triangular_solve' op result #0 must be ranked tensor of "
+     f"{FP_OR_COMPLEX} values, but got 'tensor<2x2xi1>'"),
+    # integer operands were ACCEPTED when the result was an integer too
+    (f'"stablehlo.triangular_solve"(%j, %j) {TS_ATTRS} : (tensor<2x2xi32>, tensor<2x2xi32>) '
+     "-> tensor<2x2xi32>", "'stablehlo.triangular_solve' op operand #0 must be ranked tensor "
+     f"of {FP_OR_COMPLEX} values, but got 'tensor<2x2xi32>'"),
+    ('"stablehlo.cholesky"(%j) {lower = true} : (tensor<2x2xi32>) -> tensor<2x2xi32>',
+     f"'stablehlo.cholesky' op operand #0 must be ranked tensor of {FP_OR_COMPLEX} or "
+     "per-tensor integer quantized values, but got 'tensor<2x2xi32>'"),
+    ("stablehlo.reshape %b : (tensor<2x2xf32>) -> tensor<?xi32>",
+     "'stablehlo.reshape' op result #0 must be statically shaped or single bounded dimension "
+     "tensor of 4/6/8/16/32/64-bit float or bool or 2/4/8/16/32/64-bit integer or complex type "
+     "with 32/64-bit float elements or per-tensor integer quantized or per-axis integer "
+     "quantized values, but got 'tensor<?xi32>'"),
+])
+def test_type_constraints_before_element_traits(op: str, message: str) -> None:
+    args = ARGS + ", %j: tensor<2x2xi32>"
+    assert errors(function(f"  %0 = {op}", args))[0] == (2, message)
+
+
+def test_select_and_scatter_result_is_inferred() -> None:
+    # the operand's shape with the scatter region's element type (another shape was accepted)
+    op = ('"stablehlo.select_and_scatter"(%a4, %s2, %z) ({\n  ^bb0(%x: tensor<f32>, '
+          "%y: tensor<f32>):\n"
+          "    %c = stablehlo.compare GE, %x, %y : (tensor<f32>, tensor<f32>) -> tensor<i1>\n"
+          "    stablehlo.return %c : tensor<i1>\n  }, {\n  ^bb0(%x: tensor<f32>, "
+          "%y: tensor<f32>):\n    %s = stablehlo.add %x, %y : tensor<f32>\n"
+          "    stablehlo.return %s : tensor<f32>\n  }) {window_dimensions = array<i64: 2>, "
+          "window_strides = array<i64: 2>} : (tensor<4xf32>, tensor<2xf32>, tensor<f32>) -> "
+          "tensor<5xf32>")
+    text = function(f"  %0 = {op}", "%a4: tensor<4xf32>, %s2: tensor<2xf32>, %z: tensor<f32>")
+    assert errors(text)[0] == (2, "'stablehlo.select_and_scatter' op inferred type(s) "
+                                  "'tensor<4xf32>' are incompatible with return type(s) of "
+                                  "operation 'tensor<5xf32>'")

@@ -250,7 +250,7 @@ def test_func_v1_custom_form_round_trips() -> None:
      "unregistered operation 'vhlo.constant_v99' found in dialect ('vhlo') that does not "
      "allow unknown operations"),
     ('%0 = "vhlo.compare_v1"(%arg0, %arg0) : (!vhlo.token_v1, !vhlo.token_v1) -> '
-     "!vhlo.token_v1", "'vhlo.compare_v1' op requires attribute 'comparison_direction'"),
+     "!vhlo.token_v1", "'vhlo.compare_v1' op requires attribute 'compare_type'"),
 ])
 def test_vhlo_op_diagnostics(op: str, message: str) -> None:
     from shlo_cli.ir.verifier import verify_module

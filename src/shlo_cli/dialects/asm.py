@@ -24,8 +24,11 @@ from ..ir import regex_programs
 from ..ir.attributes import Attribute, DenseArrayAttr, DialectAttr, IntegerAttr, StringAttr
 from ..ir.core import Operation, Value
 from ..ir.diagnostics import Diagnostic
+from ..ir.lexer import INT
 from ..ir.record import Struct
 from ..ir.types import I64, FunctionType, TupleType, Type
+from .stablehlo.enums import parse_enum_case
+from .syntax import resolve_functional_operands
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -80,6 +83,9 @@ class Format:
         self.operands = tuple(o.rstrip("*") for o in operands)
         self.variadic = {o.rstrip("*") for o in operands if o.endswith("*")}
         self.items = _compile(fmt, set(self.operands))
+        # A format of one operand item is upstream's `operands` directive (reshape,
+        # bitcast_convert, dynamic_update_slice, ...): ODS reports a count there.
+        self.operands_directive = len(self.items) == 1 and self.items[0].kind == "operand"
         self.types = types
         self.attrs = attrs or {}
         self.num_results = num_results
@@ -115,7 +121,7 @@ class Format:
         self._parse_items(p, self.items, groups, props)
         attributes = p.parse_optional_attr_dict()
         operands = [v for name in self.operands for v in groups[name]]
-        result_types = self._parse_types(p, operands, num_results, start)
+        result_types = self._parse_types(p, operands, num_results, start, location)
         return p.build_operation(opdef.name, opdef, operands, result_types, props, attributes,
                                  [], None, location)
 
@@ -126,6 +132,8 @@ class Format:
                 if optional and index == 0:
                     if not p.accept(item.text):
                         return False
+                elif item.text[0].isalpha():  # ODS's parseKeyword: the op's prefix, here
+                    p.expect_keyword(item.text)
                 else:
                     p.expect(item.text)
             elif item.kind == "operand":
@@ -156,15 +164,18 @@ class Format:
                     raise
             p.expect("]")
             return DenseArrayAttr(I64, tuple(values))
-        if kind == "int":
+        if kind == "int":  # an I64Attr: MLIR reads an attribute value there
+            if p.tok.kind != INT and not p.at("-"):
+                raise p.wrong_token_error("expected attribute value")
             return IntegerAttr(p.parse_int64(), I64)
         if kind.startswith("enum:"):
-            return _enum(kind[5:], p.parse_keyword())
+            return parse_enum_case(p, kind[5:])
         if kind == "string":
             return StringAttr(p.parse_string())
         return p.parse_attribute()
 
-    def _parse_types(self, p: Any, operands: list[Value], num_results: int, tok: Any) -> list[Type]:
+    def _parse_types(self, p: Any, operands: list[Value], num_results: int, tok: Any,
+                     location: Any) -> list[Type]:
         mode = self.types
         if mode == "none":
             return []
@@ -182,16 +193,21 @@ class Format:
                 raise p.op_error("expected tuple type", tok)
             p.resolve_operands(operands, list(t.types), tok)
             return [t]
+        type_tok = p.tok
         if p.at("("):
             ftype = p.parse_type()
             if not isinstance(ftype, FunctionType):
                 raise p.error("expected function type", tok)
-            if mode == "same":
-                # StableHLO's assignFromFunctionType: counts first, then one result.
-                if len(operands) != len(ftype.inputs):
-                    p.check_operand_types(operands, list(ftype.inputs), tok)
-                if len(ftype.results) != 1:
-                    raise p.op_error("expected single output", tok)
+            if mode == "functional":  # ODS's functional-type(operands, results)
+                resolve_functional_operands(p, operands, list(ftype.inputs), location, tok,
+                                            tok if self.operands_directive else None)
+                return list(ftype.results)
+            # StableHLO's assignFromFunctionType (also select's): counts first (at the type),
+            # then one result.
+            if len(operands) != len(ftype.inputs):
+                p.check_operand_types(operands, list(ftype.inputs), type_tok)
+            if len(ftype.results) != 1:
+                raise p.op_error("expected single output", tok)
             p.check_operand_types(operands, list(ftype.inputs), tok)
             return list(ftype.results)
         if mode == "functional":

@@ -30,6 +30,7 @@ from ..ir.parse_fast import (
     same_types,
 )
 from ..ir.types import I64, Type
+from .stablehlo.enums import ENUMS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -176,6 +177,8 @@ class FastFormat:
                 key = (enum, text)
                 found = _ENUMS.get(key)
                 if found is None:
+                    if text not in ENUMS["stablehlo"][enum].cases:
+                        return False  # (the token-level parser reports it)
                     found = _ENUMS[key] = DialectAttr("stablehlo", "", f"{enum} {text}")
                 props[name] = found
         return True

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..ir import regex_programs
 from ..ir.attributes import ArrayAttr, DictAttr, StringAttr, SymbolRefAttr, TypeAttr
 from ..ir.core import Location, Operation
-from ..ir.lexer import PERCENT, STRING, Token, lazy_regex
+from ..ir.lexer import AT, PERCENT, STRING, Token, lazy_regex
 from ..ir.parse_caches import text_cache
 from ..ir.parse_fast import (
     COLON,
@@ -289,7 +289,7 @@ def _parse_return(p: Any, opdef: OpDef, location: Location, num_results: int) ->
     operands = p.parse_operand_list()
     if operands:
         p.expect(":")
-        p.check_operand_types(operands, p.parse_type_list(), tok)
+        p.resolve_operands(operands, p.parse_type_list(), tok)  # ODS's `type($operands)`
     attributes = p.parse_optional_attr_dict()
     return p.build_operation(opdef.name, opdef, operands, [], {}, attributes, [], None, location)
 
@@ -312,19 +312,22 @@ _RETURN_VALUES = {
     True: lazy_regex(rf"{WS}({VALUE_LIST}){COLON}({TENSOR_LIST}){not_before(',{')}"),
     False: lazy_regex(rf"{WS}({VALUE_LIST}){COLON}({TENSOR_LIST}){not_before(',')}"),
 }
-_NO_VALUES = lazy_regex(not_before("%{"))
+# No values: func.return's types come only after values; stablehlo.return's `: types` may
+# come alone (its format's `:` group is optional), so there a `:` is left to its parser.
+_NO_VALUES = (lazy_regex(not_before("%{:")), lazy_regex(not_before("%{")))
 
 
 def return_parser(dict_after_types: bool) -> FastParser:
     """The fast parser of a return-like op: `%a, %b : ta, tb` or nothing (see `ir.parse_fast`);
     with `dict_after_types` the op's attribute dictionary follows the types (func.return)."""
     values = _RETURN_VALUES[dict_after_types]  # (compiled on first use: `lazy_regex`)
+    no_values = _NO_VALUES[dict_after_types]
 
     def parse(p: Any, opdef: Any, pos: int, num_results: int) -> FastResult | None:
         src = p.src
         m = values.match(src, pos)
         if m is None:
-            if _NO_VALUES.match(src, pos) is None:
+            if no_values.match(src, pos) is None:
                 return None
             return [], [], {}, {}, pos
         operands = p.fast_values(m.group(1))
@@ -342,6 +345,10 @@ register_fast_parser("func.return", return_parser(True))
 
 
 def _parse_call(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
+    if p.tok.kind != AT:  # MLIR reads another attribute there, then refuses its kind
+        tok = p.tok
+        p.parse_attribute()
+        raise p.op_error("invalid kind of attribute specified", tok)
     callee = SymbolRefAttr(p.parse_symbol_name())
     tok = p.tok
     p.expect("(")

@@ -9,8 +9,9 @@ first looked up. ATTRIBUTES: the same for dialect attributes with their own
 grammar (`#stablehlo.conv<...>`), imported when the parser first meets one."""
 
 CORE = (
-    "shlo_cli.dialects.chlo",
     "shlo_cli.dialects.stablehlo",
+    "shlo_cli.dialects.stablehlo.enums",
+    "shlo_cli.dialects.chlo",
     "shlo_cli.dialects.shape",
     "shlo_cli.dialects.stablehlo.dimension_numbers",
     "shlo_cli.dialects.stablehlo.attr_kinds",
@@ -18,7 +19,6 @@ CORE = (
     "shlo_cli.dialects.stablehlo.collectives_verify",
     "shlo_cli.dialects.stablehlo.constants",
     "shlo_cli.dialects.stablehlo.control_flow_verify",
-    "shlo_cli.dialects.stablehlo.enums",
     "shlo_cli.dialects.stablehlo.fast_parsers",
     "shlo_cli.dialects.stablehlo.ods_traits",
 )

@@ -2,13 +2,32 @@
 
 from __future__ import annotations
 
-from ..ir.core import Operation
+from ..ir.core import Operation, SourceLocation
+from ..ir.lexer import BARE, Token
 from ..ir.record import Record, set_field
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
+
+    from ..ir.core import Location, Value
+    from ..ir.types import Type
+
+
+def resolve_functional_operands(p: Any, operands: list[Value], types: list[Type],
+                                location: Location, tok: Any, operands_at: Any = None) -> None:
+    """The operands of an ODS format ending `functional-type(operands, results)` resolved
+    against the type's inputs: a count that differs is ODS's resolveOperands complaint,
+    which MLIR places where the format's `operands` directive starts (`operands_at`, for
+    the formats that read all operands with it) or else at the op's name; a type that
+    clashes is reported as usual."""
+    if len(operands) != len(types):
+        at = operands_at or (Token(BARE, "", location.offset, location.offset)
+                             if isinstance(location, SourceLocation) else tok)
+        raise p.op_error(f"number of operands and types do not match: got {len(operands)} "
+                         f"operands and {len(types)} types", at)
+    p.check_operand_types(operands, types, tok)
 
 
 class Custom(Record):

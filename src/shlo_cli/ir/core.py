@@ -59,6 +59,11 @@ class SourceLocation(Location):
         return at
 
     @property
+    def offset(self) -> int:
+        """Where in its source the op's name starts."""
+        return self._offset
+
+    @property
     def line(self) -> int:
         return self._line_col()[0]
 

@@ -70,7 +70,7 @@ _TOKEN = regex_programs.compile(
     | (0x[0-9A-Fa-f]+|[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?|[0-9]+)  # 6 number
     | ("[^"\\\n]*(?:\\(?:["\\nt]|[0-9A-Fa-f]{2})[^"\\\n]*)*")  # 7 string (MLIR's escapes)
     | ([A-Za-z_][A-Za-z0-9_$.]*)                    # 8 bare identifier
-    | (->|\.\.\.|\{-\#|::|[(){}\[\]<>,:=*?+\-|])    # 9 punctuation
+    | (->|\.\.\.|\{-\#|[(){}\[\]<>,:=*?+\-|])      # 9 punctuation
     | (\S)                                          # 10 invalid character
     )?
     """,
@@ -158,3 +158,15 @@ def string_error(src: str, quote: int) -> tuple[str, int]:
         pos += 1
     return "expected '\"' in string literal", min(pos, n)
 
+
+
+def invalid_token_error(src: str, tok: Token) -> tuple[str, int]:
+    """MLIR's lexer error for text it cannot read (an `INVALID` token), and its place: a
+    string's complaint (also of `@"...`), a `.` not starting `...` (reported at the
+    character after it, where MLIR's lexEllipsis looks), else an unexpected character."""
+    quote = tok.start + (tok.text == "@")
+    if tok.text in ('"', "@") and src.startswith('"', quote):
+        return string_error(src, quote)
+    if tok.text == ".":
+        return "expected three consecutive dots for an ellipsis", tok.start + 1
+    return "unexpected character", tok.start

@@ -44,12 +44,14 @@ from .lexer import (
     lex_at,
     unescape_string,
 )
+from .literal_syntax import check_literal
 from .parse_caches import text_cache
 from .parse_host import ParserHost
 from .parse_types import (
     _CACHE_LIMIT,
     _dialect_hook,
     _normalize_space,
+    dialect_body_error,
     scalar_type,
     starts_type,
 )
@@ -146,13 +148,20 @@ class AttributeParsing(ParserHost):
         tok = self.tok
         value = self.parse_integer()
         if not -(1 << 63) <= value < (1 << 63):
-            raise self.error("integer value too large", tok)
+            raise self.op_error("integer value too large", tok)
         return value
 
     def parse_optional_attr_dict(self) -> dict[str, Attribute]:
         if self.at("{"):
             return self.parse_attr_dict_body()
         return {}
+
+    def parse_properties(self) -> dict[str, Attribute]:
+        """A generic op's `<{...}>` dictionary: MLIR reads any attribute after the `<`, so
+        what is no attribute is reported as such."""
+        if not self.at("{"):
+            self.parse_attribute()
+        return self.parse_attr_dict_body()
 
     def parse_attr_dict_body(self) -> dict[str, Attribute]:
         """`{name = attr, unit_name, "quoted" = attr}`."""
@@ -196,7 +205,7 @@ class AttributeParsing(ParserHost):
         return parsed
 
     def _parse_attr_dict_body(self) -> dict[str, Attribute]:
-        self.expect("{")
+        self.expect("{", "in attribute dictionary")
         out: dict[str, Attribute] = {}
         if self.accept("}"):
             return out
@@ -288,8 +297,12 @@ class AttributeParsing(ParserHost):
         if kind == AT:
             root = self.parse_symbol_name()
             nested = []
-            while self.at("::"):
+            # `@a::@b`: MLIR's lexer has no `::`; two colons in a row nest a reference.
+            while self.at(":") and self.peek_next().text == ":":
                 self.advance()
+                self.advance()
+                if self.tok.kind != AT:
+                    raise self.error("expected nested symbol reference identifier")
                 nested.append(self.parse_symbol_name())
             return SymbolRefAttr(root, tuple(nested))
         if kind == HASH:
@@ -406,41 +419,47 @@ class AttributeParsing(ParserHost):
         if not self.at("<"):
             raise self.wrong_token_error("expected '<' after 'dense'")
         body_start = self.tok.end
-        first = _skip_ws(self.src, body_start)
-        if self.src.startswith(">", first):
-            body = ""
-            self.tok = lex_at(self.src, first + 1)
-        else:
-            end = self._dense_body_end(body_start)
-            body = self.src[body_start:end]
-            self.tok = lex_at(self.src, end + 1)
-        if not self.at(":"):
-            raise self.wrong_token_error("expected ':'")
-        self.advance()
-        type = self.parse_type()
-        if not isinstance(type, (TensorType, VectorType)):  # MLIR reports these at `dense`
-            raise self.error("elements literal must be a shaped type", dense_tok)
-        if isinstance(type, TensorType) and not type.is_static:
-            raise self.error("elements literal type must have static shape", dense_tok)
-        if isinstance(type.element, OpaqueType) and body.lstrip().startswith('"'):
-            # A string literal of another dialect's element type (`dense<"hello"> :
-            # tensor<!tf_type.string>`, MLIR's DenseStringElementsAttr): kept as written.
-            return OpaqueAttr(f"dense<{body.strip()}> : {type}")
         try:
-            return parse_dense(body, type)
-        except DenseLiteralError as e:
-            message = str(e)
-            if e.element is not None:
-                where = body_start + element_offset(body, e.element) + e.shift
+            first = _skip_ws(self.src, body_start)
+            if self.src.startswith(">", first):
+                body = ""
+                self.tok = lex_at(self.src, first + 1)
             else:
-                where = body_start + e.offset if e.offset >= 0 else dense_tok.start
-            if message == STRAY_EXPONENT:  # what MLIR's parser expects after the number
-                message = "expected ']'" if body.lstrip().startswith("[") \
-                    else "expected '>'"
-            error = self.error(message, offset=where)
-            if e.note:  # MLIR's attached note, at the error's place
-                error.notes.append(Diagnostic(e.note, self.source, where, severity="note"))
-            raise error from None
+                end = self._dense_body_end(body_start)
+                body = self.src[body_start:end]
+                self.tok = lex_at(self.src, end + 1)
+            if not self.at(":"):
+                raise self.wrong_token_error("expected ':'")
+            self.advance()
+            type = self.parse_type()
+            if not isinstance(type, (TensorType, VectorType)):  # MLIR reports these at `dense`
+                raise self.error("elements literal must be a shaped type", dense_tok)
+            if isinstance(type, TensorType) and not type.is_static:
+                raise self.error("elements literal type must have static shape", dense_tok)
+            if isinstance(type.element, OpaqueType) and body.lstrip().startswith('"'):
+                # A string literal of another dialect's element type (`dense<"hello"> :
+                # tensor<!tf_type.string>`, MLIR's DenseStringElementsAttr): kept as written.
+                return OpaqueAttr(f"dense<{body.strip()}> : {type}")
+            try:
+                return parse_dense(body, type)
+            except DenseLiteralError as e:
+                message = str(e)
+                if e.element is not None:
+                    where = body_start + element_offset(body, e.element) + e.shift
+                else:
+                    where = body_start + e.offset if e.offset >= 0 else dense_tok.start
+                if message == STRAY_EXPONENT:  # what MLIR's parser expects after the number
+                    message = "expected ']'" if body.lstrip().startswith("[") \
+                        else "expected '>'"
+                error = self.error(message, offset=where)
+                if e.note:  # MLIR's attached note, at the error's place
+                    error.notes.append(Diagnostic(e.note, self.source, where, severity="note"))
+                raise error from None
+        except Diagnostic:
+            # MLIR reads the whole literal before its type: a malformed one is what it
+            # reports (this walk runs only once the one-pass reading above has failed).
+            check_literal(self, body_start)
+            raise
 
     def _dense_body_end(self, start: int) -> int:
         """Offset of the `>` closing a dense literal that starts at `start`."""
@@ -469,7 +488,11 @@ class AttributeParsing(ParserHost):
             return hook(self.as_parser(), tok)  # the mixin only lives in Parser
         if not self.at("<"):
             if "." in text:
-                return DialectAttr(text[1:].split(".", 1)[0], text[1:].split(".", 1)[1], "")
+                dialect, name = text[1:].split(".", 1)
+                if (dialect, name) in DIALECT_ATTR_PARSERS or registry.load_attribute(dialect,
+                                                                                      name):
+                    raise self.wrong_token_error("expected '<'")  # the dialect's parseLess
+                return DialectAttr(dialect, name, "")
             raise self.error(f"undefined symbol alias id '{text[1:]}'", tok)
         end = self._balanced_end(self.tok.start, "<", ">")
         body_start = self.tok.end
@@ -481,7 +504,14 @@ class AttributeParsing(ParserHost):
             cached = _HASH_ATTR_CACHE.get(key)
             if cached is not None:
                 return cached
-        attr = self._parse_dialect_attr_body(text, body, body_start)
+        try:
+            attr = self._parse_dialect_attr_body(text, body, body_start)
+        except Diagnostic:
+            # MLIR scans the body for balanced brackets of every kind before reading it.
+            found = dialect_body_error(self.src, body_start - 1)
+            if found is not None:
+                raise self.error(found[0], offset=found[1]) from None
+            raise
         if key is not None and len(_HASH_ATTR_CACHE) < _CACHE_LIMIT:
             _HASH_ATTR_CACHE[key] = attr
         return attr

@@ -12,13 +12,16 @@ from .attributes import (
     Attribute,
     DialectAttr,
 )
+from .diagnostics import Diagnostic
 from .lexer import (
     BANG,
     BARE,
     PUNCT,
+    STRING,
     Token,
     lazy_regex,
     lex_at,
+    string_error,
 )
 from .parse_caches import text_cache
 from .parse_host import ParserHost
@@ -349,9 +352,16 @@ class TypeParsing(ParserHost):
     def _parse_future_type(self, tok: Token) -> Type:
         """`!stablehlo.future<T, ...>`: kept as text, but its types must be ranked tensors
         (StableHLO's FutureType verifier, run while the type is built)."""
-        self.expect("<")
-        types = [] if self.at(">") else self.parse_type_list()
-        self.expect(">")
+        start = self.tok.start
+        try:
+            self.expect("<")
+            types = [] if self.at(">") else self.parse_type_list()
+            self.expect(">")
+        except Diagnostic:
+            found = dialect_body_error(self.src, start)  # MLIR scans the body first
+            if found is not None:
+                raise self.error(found[0], offset=found[1]) from None
+            raise
         for t in types:
             if not isinstance(t, TensorType):
                 raise self.error(
@@ -443,8 +453,10 @@ class TypeParsing(ParserHost):
                     return m.end()
             elif c == '"' or not c:  # a string left open runs to the end of the text
                 break
-        raise self.error(f"unbalanced '{open_ch}' character in pretty dialect name",
-                         offset=start)
+        found = dialect_body_error(self.src, start) if open_ch == "<" else None
+        message, offset = found or (f"unbalanced '{open_ch}' character in pretty dialect name",
+                                    start)
+        raise self.error(message, offset=offset)
 
     def parse_balanced_body(self, open_ch: str = "<", close_ch: str = ">") -> tuple[str, int]:
         """At `open_ch`: the text up to its matching `close_ch` and that text's offset, the
@@ -455,6 +467,42 @@ class TypeParsing(ParserHost):
         start = self.tok.end
         self.tok = lex_at(self.src, end)
         return self.src[start:end - 1], start
+
+
+_DIALECT_BODY = lazy_regex(r'[^"\-<>\[\](){}]*("|->|[<>\[\](){}]|-|\Z)',
+                           regex_programs.DOTALL)  # (used only once a body has failed)
+_OPENER = {">": "<", "]": "[", ")": "(", "}": "{"}
+
+
+def dialect_body_error(src: str, start: int) -> tuple[str, int] | None:
+    """MLIR's complaint about the dialect symbol body opening with the `<` at `start`, and
+    where (its parseDialectSymbolBody: every kind of bracket nests, a closer that does not
+    match, or the end of the text, is "unbalanced" naming the innermost open bracket, at the
+    `<`; strings are lexed, so one left open is the lexer's error); None if it is balanced.
+    Run only once a faster reading has failed."""
+    stack: list[str] = []
+    pos = start
+    while True:
+        m = _DIALECT_BODY.match(src, pos)
+        assert m is not None  # every run ends somewhere: `\Z` at the latest
+        c = m.group(1)
+        pos = m.end()
+        if c in _OPENER:
+            if stack[-1] != _OPENER[c]:
+                break
+            stack.pop()
+            if not stack:
+                return None
+        elif c == '"':
+            tok = lex_at(src, pos - 1)
+            if tok.kind != STRING:
+                return string_error(src, pos - 1)
+            pos = tok.end
+        elif c in ("<", "[", "(", "{"):
+            stack.append(c)
+        elif not c:  # the end of the text
+            break
+    return f"unbalanced '{stack[-1]}' character in pretty dialect name", start
 
 
 def plain_tensor(text: str) -> Type | None:

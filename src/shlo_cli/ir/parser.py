@@ -39,8 +39,8 @@ from .lexer import (
     PUNCT,
     STRING,
     Token,
+    invalid_token_error,
     lex_at,
-    string_error,
     unescape_string,
 )
 from .locations import (
@@ -136,10 +136,7 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, FastStatements):
         pos = offset if offset is not None else where.start
         if offset is None and where.kind == INVALID:
             # The parser stopped at text the lexer could not read: report that instead.
-            message = "unexpected character"
-            quote = where.start + (where.text == "@")
-            if where.text in ('"', "@") and self.src.startswith('"', quote):
-                message, pos = string_error(self.src, quote)
+            message, pos = invalid_token_error(self.src, where)
         return Diagnostic(message, self.source, pos)
 
     def op_error(self, message: str, tok: Token | None = None) -> Diagnostic:
@@ -205,8 +202,8 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, FastStatements):
 
     def parse_integer(self) -> int:
         negative = self.accept("-")
-        if self.tok.kind != INT:
-            raise self.op_error("expected integer value")
+        if self.tok.kind != INT:  # after a `-`, MLIR's own parseToken: no op prefix
+            raise (self.wrong_token_error if negative else self.op_error)("expected integer value")
         text = self.advance().text
         value = int(text, 16) if text.startswith("0x") else int(text)
         return -value if negative else value
@@ -416,6 +413,8 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, FastStatements):
                 self.advance()
                 count = 1
                 if self.accept(":"):
+                    if self.tok.kind != INT:
+                        raise self.wrong_token_error("expected integer number of results")
                     count = self.parse_integer()
                 result_names.append((tok.text, count, tok))
                 if not self.accept(","):
@@ -514,8 +513,8 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, FastStatements):
         properties: dict[str, Attribute] = {}
         if self.at("<"):
             self.advance()
-            properties = self.parse_attr_dict_body()
-            self.expect(">")
+            properties = self.parse_properties()
+            self.expect(">", "to close properties")
         regions: list[Region] = []
         if self.accept("("):
             isolated = opdef.isolated if opdef else False
@@ -670,7 +669,7 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, FastStatements):
                     if arg_tok.kind != PERCENT:
                         raise self.wrong_token_error("expected SSA operand")
                     self.advance()
-                    self.expect(":")
+                    self.expect(":", "and type for SSA operand")
                     type = self.parse_type()
                     value = block.add_argument(type)
                     block.arg_locations[-1] = (self.parse_optional_location()
@@ -679,7 +678,7 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, FastStatements):
                     if not self.accept(","):
                         break
             self.expect(")")
-        self.expect(":")
+        self.expect(":", "after block name")
         # Mark as placed (parent set when the region adds it).
         self._parse_block_body(block)
         return block

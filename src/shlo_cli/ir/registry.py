@@ -111,7 +111,7 @@ class OpDef(Struct):
         self.isolated = isolated
         self.terminator = terminator
         self.asm_result_name = asm_result_name
-        self.required = required
+        self.required = tuple(sorted(required))  # ODS checks them in name order
         self.operands = operands
         self.results = results
         self.attributes = attributes

@@ -6,24 +6,27 @@ import numpy as np
 
 from ..registry import define_op
 from ..stablehlo.elementwise_numerics import is_float, is_int, is_signed, num_bits
+from ..stablehlo.elementwise_verify import FLOAT
 from . import special_math
 from .numeric import real_in_double, unsupported
 from .syntax import BINARY
-from .verify import verify_compatible_operands_and_result, verify_mulhi
+from .verify import typed, verify_compatible_operands_and_result, verify_mulhi
+
+_FP = frozenset((FLOAT,))  # ChloOps.td's HLO_AnyFpTensor
 
 _polygamma = real_in_double("polygamma", special_math.polygamma)
 _zeta = real_in_double("zeta", special_math.zeta)
 
 
 @define_op("chlo.polygamma", operands=("n", "x"), results=1, syntax=BINARY,
-           verify=verify_compatible_operands_and_result)
+           verify=typed(_FP, _FP, verify_compatible_operands_and_result))
 def polygamma(n: np.ndarray, x: np.ndarray) -> np.ndarray:
     """The n-th derivative of digamma at x."""
     return _polygamma(n, x)
 
 
 @define_op("chlo.zeta", operands=("x", "q"), results=1, syntax=BINARY,
-           verify=verify_compatible_operands_and_result)
+           verify=typed(_FP, _FP, verify_compatible_operands_and_result))
 def zeta(x: np.ndarray, q: np.ndarray) -> np.ndarray:
     """Hurwitz zeta function zeta(x, q)."""
     return _zeta(x, q)
@@ -51,7 +54,7 @@ def next_after_values(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 @define_op("chlo.next_after", operands=("x", "y"), results=1, syntax=BINARY,
-           verify=verify_compatible_operands_and_result)
+           verify=typed(_FP, _FP, verify_compatible_operands_and_result))
 def next_after(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """The next representable value after x in the direction of y (y when equal)."""
     return next_after_values(x, y)

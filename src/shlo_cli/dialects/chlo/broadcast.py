@@ -10,11 +10,16 @@ from typing import Any
 import numpy as np
 
 from ...ir.diagnostics import EvaluationError
+from ...ir.types import BOOL
 from ..registry import define_op, lookup
+from ..stablehlo.elementwise_verify import ANY, COMPLEX, FLOAT, PRED, SINT, UINT
 from .binary import next_after_values, polygamma, zeta
 from .syntax import BROADCAST_BINARY, BROADCAST_SELECT
 from .verify import (
+    broadcast_inferred,
+    typed,
     verify_broadcast_complex,
+    verify_broadcast_equal_elements,
     verify_broadcast_same_elements,
     verify_broadcast_select,
 )
@@ -83,11 +88,24 @@ def _declare(name: str, kernel: Callable[[np.ndarray, np.ndarray], np.ndarray] |
         return np.asarray(fn(np.require(a, requirements="C"), np.require(b, requirements="C")))
 
     evaluate.__doc__ = f"Broadcasting {name}."
-    same = name not in ("complex", "next_after", "polygamma", "zeta")
+    # ChloOps.td's element-type trait of each (the logical ops and compare have none)
+    traits = (verify_broadcast_same_elements if name in ("add", "maximum", "minimum") else
+              verify_broadcast_complex if name == "complex" else
+              broadcast_inferred(None) if name in ("and", "or", "xor") else
+              verify_broadcast_equal_elements)
+    operands, result = _TYPES.get(name, (ANY, None))
     define_op(f"chlo.broadcast_{name}", operands=("lhs", "rhs"), results=1,
               attributes=("broadcast_dimensions?",), syntax=BROADCAST_BINARY,
-              verify=verify_broadcast_same_elements if same else
-              verify_broadcast_complex if name == "complex" else None)(evaluate)
+              verify=typed(operands, result, traits))(evaluate)
+
+
+# ChloOps.td's operand and result constraints other than HLO_AnyTensor.
+_FP = frozenset((FLOAT,))
+_TYPES: dict[str, tuple[frozenset[str], frozenset[str] | None]] = {
+    **{name: (frozenset((PRED, SINT, UINT)), None) for name in ("and", "or", "xor")},
+    "zeta": (_FP, _FP),
+    "complex": (_FP, frozenset((COMPLEX,))),
+}
 
 
 for _name in ("add", "and", "atan2", "complex", "divide", "maximum", "minimum", "multiply",
@@ -101,7 +119,8 @@ _declare("zeta", zeta)
 
 @define_op("chlo.broadcast_compare", operands=("lhs", "rhs"), results=1,
            attributes=("comparison_direction", "compare_type?", "broadcast_dimensions?"),
-           syntax=BROADCAST_BINARY)
+           syntax=BROADCAST_BINARY,
+           verify=typed(ANY, frozenset((PRED,)), broadcast_inferred(BOOL)))
 def broadcast_compare(lhs: np.ndarray, rhs: np.ndarray, *,
                       broadcast_dimensions: tuple | None, comparison_direction: str,
                       compare_type: str | None, result_type: Any) -> np.ndarray:

@@ -20,17 +20,44 @@ from ..stablehlo.elementwise_numerics import (
     make_complex,
     upcast_to_double,
 )
-from ..stablehlo.elementwise_verify import check_elementwise_shapes, check_inferred, with_element
+from ..stablehlo.elementwise_verify import (
+    COMPLEX,
+    FLOAT,
+    PRED,
+    check_elementwise_shapes,
+    check_inferred,
+    check_tensor_of,
+    with_element,
+)
 from . import special_math
 from .numeric import Kernel, in_double, real_in_double, unsupported
 from .syntax import UNARY
-from .verify import verify_compatible_operands_and_result
+from .verify import check_elementwise_base, verify_compatible_operands_and_result
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+# ChloOps.td's operand (and result) constraints: HLO_AnyFpTensor, HLO_AnyFpOrComplexTensor,
+# HLO_AnyComplexTensor (tensors, ranked or not), checked before the ops' traits.
+_FP = frozenset((FLOAT,))
+_FP_OR_COMPLEX = frozenset((FLOAT, COMPLEX))
+_REAL_ONLY = frozenset(("lgamma", "digamma", "erf", "erfc", "erf_inv"))
+
+
+def _verifier(kinds: frozenset[str]) -> Callable[[Operation], None]:
+    """ODS's constraints on operand and result, then HLO_CompatibleOperandsAndResultType."""
+    def verify(op: Operation) -> None:
+        check_tensor_of(op, kinds, kinds)
+        verify_compatible_operands_and_result(op, elementwise=True)
+
+    return verify
 
 
 def _register(name: str, kernel: Kernel, doc: str) -> None:
     kernel.__doc__ = doc
     define_op(f"chlo.{name}", operands=("operand",), results=1, syntax=UNARY,
-              verify=verify_compatible_operands_and_result)(kernel)
+              verify=_verifier(_FP if name in _REAL_ONLY else _FP_OR_COMPLEX))(kernel)
 
 
 _register("acos", in_double("acos", libm.arccos, libm.arccos), "Inverse cosine.")
@@ -97,7 +124,7 @@ def _asin_acos_kernel(z: np.ndarray) -> np.ndarray:
 
 
 @define_op("chlo._asin_acos_kernel", operands=("operand",), results=1, syntax=UNARY,
-           verify=verify_compatible_operands_and_result)
+           verify=_verifier(frozenset((COMPLEX,))))
 def asin_acos_kernel(operand: np.ndarray) -> np.ndarray:
     """The shared kernel of the complex asin/acos decompositions."""
     if not is_complex(operand.dtype):
@@ -113,7 +140,7 @@ def _complex_square(z: np.ndarray) -> np.ndarray:
 
 
 @define_op("chlo.square", operands=("operand",), results=1, syntax=UNARY,
-           verify=verify_compatible_operands_and_result)
+           verify=_verifier(_FP_OR_COMPLEX))
 def square(operand: np.ndarray) -> np.ndarray:
     """operand * operand (f16/f32/f64: numpy's correctly rounded product in the type itself,
     the float64 square rounded once, as it is exact in float64)."""
@@ -130,7 +157,7 @@ def square(operand: np.ndarray) -> np.ndarray:
 
 
 @define_op("chlo.conj", operands=("operand",), results=1, syntax=UNARY,
-           verify=verify_compatible_operands_and_result)
+           verify=_verifier(_FP_OR_COMPLEX))
 def conj(operand: np.ndarray) -> np.ndarray:
     """Complex conjugate (identity on real element types)."""
     return np.conj(operand) if is_complex(operand.dtype) else operand
@@ -138,7 +165,10 @@ def conj(operand: np.ndarray) -> np.ndarray:
 
 def _verify_predicate(op: Operation) -> None:
     """The result is the operand's shape with i1 elements: the class's Elementwise trait
-    reports a shape mismatch before the inferred type is compared (MLIR's order)."""
+    reports a shape mismatch before the inferred type is compared (MLIR's order); ODS's
+    float operand and bool result constraints come first."""
+    check_tensor_of(op, _FP, frozenset((PRED,)))
+    check_elementwise_base(op)
     check_elementwise_shapes(op, False)
     check_inferred(op, [with_element(op.operand_types[0], BOOL)])
 

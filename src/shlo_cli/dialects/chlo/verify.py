@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ...ir.attributes import BoolAttr
 from ...ir.core import Operation
@@ -15,13 +15,16 @@ from ...ir.types import (
     Type,
     UnrankedTensorType,
 )
-from ...ir.verifier import inference_error
+from ...ir.verifier import inference_error, inferred_type_mismatch
 from ..stablehlo.dot_dimensions import check_dot_dimensions
 from ..stablehlo.elementwise_verify import (
+    ANY,
     bounds_attr,
     bounds_of,
     check_inferred,
     check_same_types,
+    check_tensor_of,
+    compatible,
     error,
 )
 
@@ -38,10 +41,17 @@ def _compatible_elements(a: Type | None, b: Type | None) -> bool:
 
 
 def verify_broadcast_same_elements(op: Operation) -> None:
-    """Broadcasting ops whose operands and result share an element type."""
+    """HLO_CompatibleOperandsAndResultElementType (broadcast add, maximum, minimum)."""
     elements = [_element(t) for t in (*op.operand_types, *op.result_types)]
     if any(not _compatible_elements(elements[0], e) for e in elements[1:]):
         raise error(op, "requires compatible element types for all operands and results")
+
+
+def verify_broadcast_equal_elements(op: Operation) -> None:
+    """SameOperandsAndResultElementType (the other arithmetic broadcasting ops)."""
+    elements = [_element(t) for t in (*op.operand_types, *op.result_types)]
+    if any(e != elements[0] for e in elements[1:]):
+        raise error(op, "requires the same element type for all operands and results")
 
 
 def verify_broadcast_complex(op: Operation) -> None:
@@ -49,6 +59,26 @@ def verify_broadcast_complex(op: Operation) -> None:
     lhs, rhs = (_element(t) for t in op.operand_types[:2])
     if not _compatible_elements(lhs, rhs):
         raise inference_error(op, "mismatched operand types")
+
+
+def broadcast_inferred(element: Type | None) -> Callable[[Operation], None]:
+    """A verifier for broadcasting ops without an element-type trait (and, or, xor: `None`,
+    the operands' element type; compare: i1): their inference needs operands of one element
+    type, and the result must be the inferred type (checked where that is plain: operands
+    of one static shape, no broadcast_dimensions)."""
+    def verify(op: Operation) -> None:
+        lhs, rhs = op.operand_types[:2]
+        if not _compatible_elements(_element(lhs), _element(rhs)):
+            raise inference_error(op, "mismatched operand types")
+        result = op.result_types[0] if op.result_types else None
+        if (isinstance(lhs, TensorType) and isinstance(rhs, TensorType) and lhs.is_static
+                and lhs.shape == rhs.shape and lhs.encoding is None and rhs.encoding is None
+                and op.attr("broadcast_dimensions") is None and result is not None):
+            inferred = TensorType(lhs.shape, element or lhs.element)
+            if not compatible(inferred, result):
+                raise inferred_type_mismatch(op, f"'{inferred}'")
+
+    return verify
 
 
 def verify_broadcast_select(op: Operation) -> None:
@@ -79,13 +109,37 @@ def verify_mulhi(op: Operation) -> None:
     verify_compatible_operands_and_result(op)
 
 
-def verify_compatible_operands_and_result(op: Operation) -> None:
+def typed(operands: frozenset[str], result: frozenset[str] | None,
+          then: Callable[[Operation], None] | None = None) -> Callable[[Operation], None]:
+    """A verifier: ChloOps.td's TensorOf constraints on the operands and the result (None:
+    HLO_AnyTensor, left unchecked), then `then` (the op's traits)."""
+    def verify(op: Operation) -> None:
+        check_tensor_of(op, operands, result if result is not None else ANY)
+        if then is not None:
+            then(op)
+
+    return verify
+
+
+def check_elementwise_base(op: Operation) -> None:
+    """The Elementwise trait's base-type rule: ranked and unranked tensors differ."""
+    types = (*op.operand_types, *op.result_types)
+    if any(isinstance(t, TensorType) for t in types) and any(
+            isinstance(t, UnrankedTensorType) for t in types):
+        raise error(op, "all non-scalar operands/results must have the same shape and base "
+                        "type")
+
+
+def verify_compatible_operands_and_result(op: Operation, elementwise: bool = False) -> None:
     """HLO_CompatibleOperandsAndResultType of the non-broadcasting CHLO ops, in MLIR's
     order: its native trait (every operand and result type compatible with every other)
     before the InferTypeOpInterface check (the result type inferred from the operands,
     ChloOps.cpp: the most specific of them, must fit the declared one), as jaxlib's MLIR
-    reports a result of another shape."""
+    reports a result of another shape. With `elementwise`, the Elementwise trait in
+    between: ranked and unranked tensors are different base types."""
     check_same_types(op)
+    if elementwise:
+        check_elementwise_base(op)
     ranked = [t for t in op.operand_types if isinstance(t, TensorType)]
     if ranked:
         check_inferred(op, [_most_specific(op, ranked)])
@@ -133,8 +187,32 @@ def verify_top_k(op: Operation) -> None:
         shape = (*t.shape[:-1], k)
         bounds = bounds_of(t)[:-1] + [None]
         encoding = bounds_attr(bounds) if t.encoding is not None else None
+        if k < 0:
+            _check_negative_k(op, t, k, encoding)
+            return
         check_inferred(op, [TensorType(shape, t.element, encoding),
                             TensorType(shape, IntegerType(32), encoding)])
+    elif isinstance(t, UnrankedTensorType):
+        check_inferred(op, [UnrankedTensorType(t.element), UnrankedTensorType(IntegerType(32))])
+
+
+def _check_negative_k(op: Operation, t: TensorType, k: int, encoding: object) -> None:
+    """inferTopKOp with a negative k: MLIR builds the inferred types with k as a static size
+    (printed as it is, `tensor<16x-1xf32>`), which only a dynamic result dimension is
+    compatible with; shlo's dynamic size is -1, so it is spelled out here."""
+    front = "".join(f"{'?' if d == DYNAMIC else d}x" for d in t.shape[:-1])
+    elements = (t.element, IntegerType(32))
+    results = op.result_types
+    if len(results) == 2 and all(
+            isinstance(r, TensorType) and r.rank == t.rank and r.element == e
+            and r.shape[-1] == DYNAMIC
+            and all(a == b or DYNAMIC in (a, b) for a, b in zip(t.shape[:-1], r.shape[:-1],
+                                                                strict=True))
+            for r, e in zip(results, elements, strict=True)):
+        return
+    bounds = f", {encoding}" if encoding is not None else ""
+    raise inferred_type_mismatch(op, ", ".join(f"'tensor<{front}{k}x{e}{bounds}>'"
+                                               for e in elements))
 
 
 def verify_scan(op: Operation) -> None:

@@ -9,8 +9,10 @@ from __future__ import annotations
 from ...ir import regex_programs
 from ...ir.attributes import DialectAttr
 from ...ir.diagnostics import EvaluationError
+from ...ir.lexer import BARE, INT, lex_at
 from ...ir.parse_attributes import DIALECT_ATTR_PARSERS
 from ...ir.record import Record, set_field
+from .dimension_numbers import parse_dimension_struct
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -109,6 +111,67 @@ def _roles(items: Sequence[str], names: tuple[str, ...]) -> tuple[int, int, tupl
     return found[names[0]], found[names[1]], tuple(spatial[i] for i in range(len(spatial)))
 
 
+def parse_int64_or_bool(p: Any) -> int:
+    """MLIR's `parseInteger<int64_t>`, which also reads `true` and `false` (a 1-bit 1, sign
+    extended: -1) and `false` (0)."""
+    word = p.tok.text
+    if word in ("true", "false") and p.tok.kind == BARE:
+        p.advance()
+        return -1 if word == "true" else 0
+    return int(p.parse_int64())
+
+
+def _parse_layout(p: Any, roles: tuple[str, str]) -> tuple[int, int, tuple[int, ...]]:
+    """One `[b, 0, 1, f]` list: the axes of the two `roles` and the spatial axes in spatial
+    order. Read as upstream's parseConvolutionDimensions reads it: each item checked where it
+    stands, a missing role at the token after the items, missing spatial dimensions (up to
+    ten) at the token after the `]`."""
+    p.expect("[")
+    allowed = list(roles)
+    found: dict[str, int] = {}
+    spatial: dict[int, int] = {}
+    axis = 0
+    while True:
+        tok = p.tok
+        if tok.kind == INT or tok.text == "-" or (tok.kind == BARE and tok.text in ("true",
+                                                                                  "false")):
+            number = parse_int64_or_bool(p)
+            if number < 0:
+                raise p.op_error(f"Unexpected dimension {number}", tok)
+            if number in spatial:
+                raise p.op_error(f"Duplicate entries for spatial dimension {number}", tok)
+            spatial[number] = axis
+        else:
+            word = p.parse_keyword()
+            if len(word) != 1 or not allowed:
+                raise p.op_error(f"Unexpected keyword {word}", tok)
+            if word not in allowed:
+                raise p.op_error(f"Unexpected dimension {word}, expecting "
+                                 f"{', '.join(allowed)}", tok)
+            allowed.remove(word)
+            found[word] = axis
+        axis += 1
+        if not p.accept(","):
+            break
+    if allowed:
+        raise p.op_error(f"Expected dimensions {', '.join(allowed)} not specified")
+    p.expect("]")
+    count = max(spatial, default=-1) + 1
+    missing = [str(d) for d in range(count) if d not in spatial][:10]
+    if missing:
+        raise p.op_error(f"Expected spatial dimensions {', '.join(missing)} not specified")
+    return found[roles[0]], found[roles[1]], tuple(spatial[d] for d in range(count))
+
+
+def parse_conv_dims(p: Any) -> ConvDims:
+    ib, if_, isp = _parse_layout(p, ("b", "f"))
+    p.expect_keyword("x")
+    ki, ko, ksp = _parse_layout(p, ("i", "o"))
+    p.expect("->")
+    ob, of, osp = _parse_layout(p, ("b", "f"))
+    return ConvDims(ib, if_, isp, ki, ko, ksp, ob, of, osp)
+
+
 def conv_dims_from_lists(lhs: Sequence[str], rhs: Sequence[str], out: Sequence[str]) -> ConvDims:
     ib, if_, isp = _roles(lhs, ("b", "f"))
     ki, ko, ksp = _roles(rhs, ("i", "o"))
@@ -171,25 +234,30 @@ _RAW_FIELDS = (("input_batch_dimension", "input_batch"),
                ("output_spatial_dimensions", "output_spatial"))
 
 
+_RAW_INTEGER_FIELDS = tuple(f for f, _ in _RAW_FIELDS if not f.endswith("dimensions"))
+
+
 def _parse_conv_attr(p: Any, body: str, offset: int) -> DialectAttr:
     """`#stablehlo.conv<[b, 0, f]x[0, i, o]->[b, 0, f]>` or `#stablehlo.conv<raw ...>`,
     checked like upstream and kept in the compressed form upstream prints."""
-    text = body.strip()
-    try:
-        if text.startswith("raw"):
-            dims = _decode_raw(text[3:])
-            # Keep the raw numbers for the verifier (the compressed text can't show bad ones).
-            fields = tuple((f, getattr(dims, a)) for f, a in _RAW_FIELDS)
-            return DialectAttr("stablehlo", "conv", dims.text(), fields)
-        else:
-            m = _CONV_TEXT.fullmatch(text)
-            if m is None:
-                raise ValueError("expected '['" if not text.startswith("[")
-                                 else "failed parsing convolution dimension numbers")
-            dims = conv_dims_from_lists(*([i.strip() for i in g.split(",")] if g.strip() else []
-                                          for g in m.groups()))
-    except ValueError as e:
-        raise p.error(str(e), offset=offset) from None
+    if body.strip().startswith("raw"):
+        # upstream's parseStruct (its note names dot dimension numbers for conv too)
+        raw_at = offset + body.index("raw") + 3
+        found = dict(parse_dimension_struct(p, "dot", [f for f, _ in _RAW_FIELDS],
+                                            body[raw_at - offset:], raw_at, _RAW_INTEGER_FIELDS))
+        values: list[Any] = [found.get(f, 0) if f in _RAW_INTEGER_FIELDS
+                             else tuple(found.get(f, ())) for f, _ in _RAW_FIELDS]
+        dims = ConvDims(*values)
+        # Keep the raw numbers for the verifier (the compressed text can't show bad ones).
+        fields = tuple((f, getattr(dims, a)) for f, a in _RAW_FIELDS)
+        return DialectAttr("stablehlo", "conv", dims.text(), fields)
+    # The compressed form, read over the file's tokens as upstream's parser reads it.
+    after = p.tok
+    p.tok = lex_at(p.src, offset)
+    dims = parse_conv_dims(p)
+    if p.tok.start != offset + len(body):
+        raise p.wrong_token_error("expected '>'")
+    p.tok = after
     return DialectAttr("stablehlo", "conv", dims.text())
 
 

@@ -212,6 +212,18 @@ ATTRIBUTE_KINDS: dict[str, dict[str, str]] = {
 }
 
 
+def attribute_kind_error(op_name: str, name: str, attr: Attribute) -> str | None:
+    """ODS's complaint about `attr` as the declared scalar attribute `name` of `op_name`, or
+    None (also for an attribute this table does not declare)."""
+    kinds = ATTRIBUTE_KINDS.get(op_name[len("stablehlo."):] if op_name.startswith("stablehlo.")
+                                else op_name)
+    kind = kinds.get(name) if kinds is not None else None
+    if kind is None:
+        return None
+    test, summary = _KINDS[kind]
+    return None if test(attr) else f"attribute '{name}' failed to satisfy constraint: {summary}"
+
+
 def check_attribute_kinds(op: Operation) -> None:
     """Each declared scalar attribute of a StableHLO or CHLO op holds its kind."""
     op_name = op.name

@@ -29,7 +29,6 @@ from .data_movement import (
     op_error,
     ranked,
     require_static_dimension_tensor,
-    require_static_or_single_bounded,
     result_array,
     shape_operand,
     verify_output_shape,
@@ -101,7 +100,6 @@ def broadcast(operand: np.ndarray, *, broadcast_sizes: Any, result_type: TensorT
 
 
 def verify_broadcast_in_dim(op: Operation) -> None:
-    require_static_or_single_bounded(op)
     operand, result = op.operands[0].type, op.results[0].type
     if not ranked(operand, result):
         return

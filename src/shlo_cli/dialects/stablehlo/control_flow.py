@@ -21,7 +21,7 @@ from ...ir.diagnostics import EvaluationError
 from ...ir.lexer import PERCENT
 from ...ir.types import BOOL, FunctionType, TensorType, Type, UnrankedTensorType
 from ..registry import OpDef, canonicalization, declare_op, define_op
-from ..syntax import Custom
+from ..syntax import Custom, resolve_functional_operands
 from .control_flow_verify import verify_conditional, verify_custom_call
 from .elementwise_verify import check_inferred, compatible, error, quoted
 
@@ -42,14 +42,15 @@ def _functional_type(op: Operation) -> str:
     return str(FunctionType(tuple(op.operand_types), tuple(op.result_types)))
 
 
-def _parse_functional_type(p: Any, operands: list[Value], tok: Any) -> list[Type]:
+def _parse_functional_type(p: Any, operands: list[Value], tok: Any, location: Location,
+                           operands_at: Any = None) -> list[Type]:
     """`: (A, B) -> R` resolving the operands; returns the result types."""
     p.expect(":")
     type_tok = p.tok
     ftype = p.parse_type()
     if not isinstance(ftype, FunctionType):
         raise p.error("expected function type", type_tok)
-    p.check_operand_types(operands, list(ftype.inputs), tok)
+    resolve_functional_operands(p, operands, list(ftype.inputs), location, tok, operands_at)
     return list(ftype.results)
 
 
@@ -61,9 +62,9 @@ def _parse_return(p: Any, opdef: OpDef, location: Location, num_results: int) ->
     tok = p.tok
     operands = p.parse_operand_list()
     attributes = p.parse_optional_attr_dict()
-    if operands:
-        p.expect(":")
-        p.check_operand_types(operands, p.parse_type_list(), tok)
+    types = p.parse_type_list() if p.accept(":") else []  # the format's `:` is optional
+    if operands or types:
+        p.resolve_operands(operands, types, tok)
     return p.build_operation(opdef.name, opdef, operands, [], {}, attributes, [], None, location)
 
 
@@ -246,7 +247,7 @@ def _parse_composite(p: Any, opdef: OpDef, location: Location, num_results: int)
             regions.append(p.parse_region())
         p.expect(")")
     attributes = p.parse_optional_attr_dict()
-    result_types = _parse_functional_type(p, operands, tok)
+    result_types = _parse_functional_type(p, operands, tok, location, tok)  # `operands`
     return p.build_operation(opdef.name, opdef, operands, result_types, {"name": name},
                              attributes, regions, None, location)
 
@@ -300,7 +301,7 @@ def _parse_custom_call(p: Any, opdef: OpDef, location: Location, num_results: in
     operands = p.parse_operand_list(")")
     p.expect(")")
     attributes = p.parse_optional_attr_dict()
-    result_types = _parse_functional_type(p, operands, tok)
+    result_types = _parse_functional_type(p, operands, tok, location)
     return p.build_operation(opdef.name, opdef, operands, result_types,
                              {"call_target_name": target}, attributes, [], None, location)
 

@@ -248,9 +248,12 @@ def _parse_reduce_precision(p: Any, opdef: OpDef, location: Location,
              "mantissa_bits": IntegerAttr(mantissa, i32)}
     attributes = p.parse_optional_attr_dict()
     p.expect(":")
+    type_tok = p.tok
     t = p.parse_type()
     results: list[Type]
     if isinstance(t, FunctionType):
+        if len(t.inputs) != 1:  # assignFromFunctionType counts at the type
+            p.check_operand_types([operand], list(t.inputs), type_tok)
         p.check_operand_types([operand], list(t.inputs), start)
         results = list(t.results)
     else:

@@ -25,6 +25,7 @@ from ...ir.attributes import (
 )
 from ...ir.core import Location, Operation
 from ...ir.diagnostics import EvaluationError
+from ...ir.lexer import BARE
 from ...ir.memory import check_elements
 from ...ir.types import (
     BOOL,
@@ -38,10 +39,9 @@ from ...ir.verifier import op_error
 from ...lazy_imports import lazy
 from ..registry import OpDef, define_op
 from ..syntax import Custom
-from .attr_conv import ConvDims, conv_dims_from_lists, decode_conv_dims
+from .attr_conv import ConvDims, decode_conv_dims, parse_conv_dims, parse_int64_or_bool
 from .conv_subpixel import applies as subpixel_applies
 from .conv_subpixel import scatter_gemm, subpixel
-from .dimension_numbers import parse_dim_list
 from .dot_general import (
     check_inferred_shape,
     check_precision_config_attr,
@@ -261,80 +261,49 @@ _WINDOW_KEYS = (("window_strides", "stride"), ("padding", "pad"), ("lhs_dilation
                 ("rhs_dilation", "rhs_dilate"), ("window_reversal", "reverse"))
 
 
-def _parse_layout(p: Any) -> list[str]:
+def _int64_list(p: Any) -> list[int]:
+    """`[1, 2]` (possibly empty): MLIR's parseCommaSeparatedList of `parseInteger`s."""
     p.expect("[")
-    items: list[str] = []
-    if not p.at("]"):
-        while True:
-            sign = "-" if p.accept("-") else ""
-            items.append(sign + p.advance().text)
-            if not p.accept(","):
-                break
-    p.expect("]")
-    return items
-
-
-def _parse_conv_dims(p: Any) -> DialectAttr:
-    tok = p.tok
-    lhs = _parse_layout(p)
-    p.expect_keyword("x")
-    rhs = _parse_layout(p)
-    p.expect("->")
-    out = _parse_layout(p)
-    try:
-        dims = conv_dims_from_lists(lhs, rhs, out)
-    except ValueError as e:
-        raise p.error(str(e), tok) from None
-    return DialectAttr("stablehlo", "conv", dims.text())
-
-
-def _parse_bool(p: Any) -> bool:
-    word = p.tok.text
-    if word in ("true", "false"):
-        p.advance()
-        return word == "true"
-    return bool(p.parse_integer())
+    values: list[int] = []
+    if not p.accept("]"):
+        values.append(parse_int64_or_bool(p))
+        while p.accept(","):
+            values.append(parse_int64_or_bool(p))
+        p.expect("]")
+    return values
 
 
 def _parse_window(p: Any) -> dict[str, Attribute]:
+    """`{stride = [..], pad = [[..], ..], ...}` as upstream's parseWindowAttributes reads it:
+    entries while a keyword comes (a trailing comma is allowed), an unknown or repeated one
+    reported at the token after it, a `pad` pair of another size at the token after it."""
     p.expect("{")
     out: dict[str, Attribute] = {}
     names = dict((short, long) for long, short in _WINDOW_KEYS)
-    if p.accept("}"):
-        return out
-    while True:
-        tok = p.tok
-        key = p.parse_keyword()
+    while p.tok.kind == BARE:
+        key = p.advance().text
         if key not in names or names[key] in out:
-            raise p.error(f"Unexpected keyword {key}", tok)
+            raise p.op_error(f"Unexpected keyword {key}")
         p.expect("=")
         if key == "pad":
             p.expect("[")
             rows: list[list[int]] = []
-            if not p.at("]"):
+            if not p.accept("]"):
                 while True:
-                    row_tok = p.tok
-                    rows.append(parse_dim_list(p))
+                    rows.append(_int64_list(p))
                     if len(rows[-1]) != 2:
-                        raise p.error(f"Expected array with 2 elements, got {len(rows[-1])} "
-                                      f"elements instead", row_tok)
+                        raise p.op_error(f"Expected array with 2 elements, got {len(rows[-1])} "
+                                         f"elements instead")
                     if not p.accept(","):
                         break
-            p.expect("]")
+                p.expect("]")
             arr = np.asarray(rows, dtype=np.int64).reshape(len(rows), 2)
             out["padding"] = DenseElementsAttr(TensorType((len(rows), 2), I64), arr)
         elif key == "reverse":
-            p.expect("[")
-            flags: list[bool] = []
-            if not p.at("]"):
-                while True:
-                    flags.append(_parse_bool(p))
-                    if not p.accept(","):
-                        break
-            p.expect("]")
-            out["window_reversal"] = DenseArrayAttr(BOOL, tuple(flags))
+            flags = tuple(v != 0 for v in _int64_list(p))
+            out["window_reversal"] = DenseArrayAttr(BOOL, flags)
         else:
-            out[names[key]] = DenseArrayAttr(I64, tuple(parse_dim_list(p)))
+            out[names[key]] = DenseArrayAttr(I64, tuple(_int64_list(p)))
         if not p.accept(","):
             break
     p.expect("}")
@@ -344,16 +313,18 @@ def _parse_window(p: Any) -> dict[str, Attribute]:
 def _parse_convolution(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
     tok = p.tok
     p.expect("(")
+    operands_at = p.tok  # upstream's `(operands)`
     operands = p.parse_operand_list(")")
     p.expect(")")
     p.expect_keyword("dim_numbers")
     p.expect("=")
-    props: dict[str, Attribute] = {"dimension_numbers": _parse_conv_dims(p)}
+    props: dict[str, Attribute] = {"dimension_numbers": DialectAttr(
+        "stablehlo", "conv", parse_conv_dims(p).text())}
     p.expect(",")
     p.expect_keyword("window")
     p.expect("=")
     props.update(_parse_window(p))
-    return finish_op(p, opdef, operands, props, location, tok)
+    return finish_op(p, opdef, operands, props, location, tok, operands_at)
 
 
 def _window_text(op: Operation) -> str:
@@ -458,21 +429,22 @@ def verify_convolution(op: Operation) -> None:
     lhs, rhs = op.operand_types
     if not (isinstance(lhs, TensorType) and isinstance(rhs, TensorType)):
         return
-    if len(lhs.shape) != len(rhs.shape):
-        raise error_at_op(op, f"expects convolution arguments to have same number of dimensions. "
-                              f"Got: {_q(lhs)} and {_q(rhs)}.")
     if len(lhs.shape) < 2:
         raise error_at_op(op, f"expects convolution arguments to have >= 2 dimensions. Got: "
                               f"{_q(lhs)} and {_q(rhs)}.")
+    if len(lhs.shape) != len(rhs.shape):
+        raise error_at_op(op, f"expects convolution arguments to have same number of dimensions. "
+                              f"Got: {_q(lhs)} and {_q(rhs)}.")
+    if (not isinstance(lhs.element, QuantizedType) and not isinstance(rhs.element, QuantizedType)
+            and lhs.element != rhs.element):
+        raise error_at_op(op, f"expects lhs and rhs to have compatible element type. Got: "
+                              f"{_q(lhs.element)} and {_q(rhs.element)}")
     try:
         d = decode_conv_dims(op.attr("dimension_numbers"))
     except EvaluationError:
         return
     rank = len(lhs.shape)
-    if rank != len(d.input_spatial) + 2:
-        raise error_at_op(op, f"expects convolution arguments to have {len(d.input_spatial) + 2} "
-                              f"dimensions. Got: {rank}")
-    _verify_conv_dims(op, d, rank)
+    _verify_conv_dims(op, d, rank)  # then upstream's verifyConvolutionAttributes, in order
     groups = int(getattr(op.attr("feature_group_count"), "value", 1))
     batch_groups = int(getattr(op.attr("batch_group_count"), "value", 1))
     for name, value in (("feature_group_count", groups), ("batch_group_count", batch_groups)):
@@ -484,15 +456,9 @@ def verify_convolution(op: Operation) -> None:
                               f"greater than 1. Got {batch_groups} and {groups} resp.")
     features, batch = lhs.shape[d.input_feature], lhs.shape[d.input_batch]
     kernel_in, kernel_out = rhs.shape[d.kernel_input_feature], rhs.shape[d.kernel_output_feature]
-    if kernel_out != DYNAMIC:
-        if kernel_out % batch_groups:
-            raise error_at_op(op, f"expects output feature dimension size ({kernel_out}) to be a "
-                                  f"multiple of batch_group_count. Got batch_group_count = "
-                                  f"{batch_groups}.")
-        if kernel_out % groups:
-            raise error_at_op(op, f"expects kernel output feature dimension ({kernel_out}) to be "
-                                  f"divisible by feature_group_count. For feature_group_count = "
-                                  f"{groups}.")
+    if batch != DYNAMIC and batch % batch_groups:
+        raise error_at_op(op, f"expects input batch dimension ({batch}) to be divisible by "
+                              f"batch_group_count. Got batch_group_count = {batch_groups}.")
     if features != DYNAMIC:
         if features % groups:
             raise error_at_op(op, f"expects input feature dimension ({features}) to be a "
@@ -502,15 +468,20 @@ def verify_convolution(op: Operation) -> None:
             raise error_at_op(op, f"expects input feature dimension ({features}) / "
                                   f"feature_group_count = kernel input feature dimension "
                                   f"({kernel_in}). Got feature_group_count = {groups}.")
-    if batch != DYNAMIC and batch % batch_groups:
-        raise error_at_op(op, f"expects input batch dimension ({batch}) to be divisible by "
-                              f"batch_group_count. Got batch_group_count = {batch_groups}.")
+    if kernel_out != DYNAMIC:
+        if kernel_out % batch_groups:
+            raise error_at_op(op, f"expects output feature dimension size ({kernel_out}) to be a "
+                                  f"multiple of batch_group_count. Got batch_group_count = "
+                                  f"{batch_groups}.")
+        if kernel_out % groups:
+            raise error_at_op(op, f"expects kernel output feature dimension ({kernel_out}) to be "
+                                  f"divisible by feature_group_count. For feature_group_count = "
+                                  f"{groups}.")
     verify_precision_count(op)
+    if rank != len(d.input_spatial) + 2:
+        raise error_at_op(op, f"expects convolution arguments to have {len(d.input_spatial) + 2} "
+                              f"dimensions. Got: {rank}")
     _verify_conv_window(op, [rhs.shape[a] for a in d.kernel_spatial])
-    if (not isinstance(lhs.element, QuantizedType) and not isinstance(rhs.element, QuantizedType)
-            and lhs.element != rhs.element):
-        raise error_at_op(op, f"expects lhs and rhs to have compatible element type. Got: "
-                              f"{_q(lhs.element)} and {_q(rhs.element)}")
     check_inferred_shape(op, _conv_result_shape(op, d, lhs, rhs, batch_groups))
     check_convolution_quantization(op, d.kernel_output_feature, d.output_feature)
 

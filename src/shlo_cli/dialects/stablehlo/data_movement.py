@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir.attributes import Attribute, DenseArrayAttr, int_values
-from ...ir.core import Operation, Value
+from ...ir.core import Location, Operation, Value
 from ...ir.diagnostics import Diagnostic, EvaluationError
 from ...ir.lexer import PERCENT
 from ...ir.memory import check_elements
@@ -29,6 +29,7 @@ from ...ir.types import (
 )
 from ...ir.verifier import inferred_type_mismatch
 from ...ir.verifier import op_error as verifier_op_error
+from ..syntax import resolve_functional_operands
 from .dimension_numbers import parse_dim_list
 
 TYPE_CHECKING = False
@@ -80,13 +81,14 @@ def format_i64_list(attr: Attribute | None) -> str:
     return "[" + ", ".join(str(v) for v in ints(attr.value if attr is not None else ())) + "]"
 
 
-def parse_functional_type(p: Any, operands: list[Value], tok: Any) -> list[Type]:
+def parse_functional_type(p: Any, operands: list[Value], tok: Any,
+                          location: Location) -> list[Type]:
     """`: (A, B) -> R` after the operands, checking operand types; returns result types."""
     p.expect(":")
     ftype = p.parse_type()
     if not isinstance(ftype, FunctionType):
         raise p.error("expected function type", tok)
-    p.check_operand_types(operands, list(ftype.inputs), tok)
+    resolve_functional_operands(p, operands, list(ftype.inputs), location, tok)
     return list(ftype.results)
 
 
@@ -168,24 +170,6 @@ def non_negative_dimension(op: Operation) -> int:
 def attr_ints(op: Operation, name: str) -> tuple[int, ...]:
     attr = op.attr(name)
     return ints(attr.value) if attr is not None else ()
-
-
-def require_static_or_single_bounded(op: Operation) -> None:
-    """The ODS result constraint of reshape and broadcast_in_dim: every dimension static,
-    except at most one dynamic dimension that has a bound."""
-    result = op.results[0].type if op.results else None
-    if not isinstance(result, TensorType):
-        return
-    dynamic = [i for i, d in enumerate(result.shape) if d == DYNAMIC]
-    if not dynamic:
-        return
-    encoding = result.encoding
-    bounds = encoding.get("bounds") if getattr(encoding, "name", None) == "bounds" else None
-    if len(dynamic) == 1 and bounds and len(bounds) == result.rank and bounds[dynamic[0]] \
-            is not None:
-        return
-    raise op_error(op, f"'{op.name}' op result #0 must be statically shaped or single bounded "
-                       f"dimension tensor of any type values, but got '{result}'")
 
 
 _DIMENSION_VALUES = ("index or 4/8/16/32/64-bit signless integer or 4/8/16/32/64-bit unsigned "

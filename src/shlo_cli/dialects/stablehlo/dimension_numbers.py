@@ -139,10 +139,24 @@ def check_dense_array_properties(op: Operation) -> None:
 
 
 def _refuse(op: Operation, name: str) -> None:
+    raise op_error(op, _refusal(name))
+
+
+def _refusal(name: str) -> str:
     what = ("i1" if name in _BOOL_ARRAYS else "i32" if name.endswith("SegmentSizes")
             else "i64")
-    raise op_error(op, f"attribute '{name}' failed to satisfy constraint: {what} dense "
-                       "array attribute")
+    return f"attribute '{name}' failed to satisfy constraint: {what} dense array attribute"
+
+
+def dense_array_error(op_name: str, name: str, attr: object) -> str | None:
+    """ODS's complaint about `attr` as the dense-array attribute `name` of `op_name`, or None
+    (also for an attribute that is not one of its dense arrays)."""
+    if name not in _declared_arrays(op_name):
+        return None
+    if isinstance(attr, DenseArrayAttr) and attr.element == (BOOL if name in _BOOL_ARRAYS
+                                                             else I64):
+        return None
+    return _refusal(name)
 
 
 if check_dense_array_properties.__qualname__ not in (c.__qualname__ for c in TYPE_CONSTRAINTS):

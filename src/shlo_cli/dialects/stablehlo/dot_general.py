@@ -19,7 +19,7 @@ import numpy as np
 from ...ir.attributes import ArrayAttr, Attribute, DialectAttr
 from ...ir.core import Location, Operation
 from ...ir.diagnostics import Diagnostic, EvaluationError
-from ...ir.lexer import lazy_regex
+from ...ir.lexer import BARE, STRING, lazy_regex, unescape_string
 from ...ir.parse_fast import (
     INT,
     KEYWORD_END,
@@ -41,9 +41,10 @@ from ...ir.types import (
 from ...ir.verifier import op_error
 from ..asm import Format
 from ..registry import OpDef, define_op
-from ..syntax import Custom
+from ..syntax import Custom, resolve_functional_operands
 from .attr_dot import dot_dimension_attr, parse_dot_algorithm_attr
-from .dimension_numbers import parse_dim_list
+from .attr_kinds import attribute_kind_error
+from .dimension_numbers import dense_array_error, parse_dim_list
 from .dot_dimensions import check_dot_dimensions
 from .gemm import SEQUENTIAL_DEPTH, blas_dtype, float_matmul
 from .quantization_verify import check_dot_general_quantization
@@ -208,11 +209,14 @@ _PRECISION_FAILED = ("failed to parse StableHLO_PrecisionAttr parameter 'value' 
 def _parse_precision_word(p: Any) -> str:
     """One precision enum word; a bad one gives MLIR's two errors (the word, then the attr)."""
     tok = p.tok
-    try:
-        word = p.parse_keyword()
-    except Diagnostic as bad:
+    if tok.kind == STRING:  # (parseKeywordOrString)
+        word = unescape_string(p.advance().text)
+    elif tok.kind == BARE:
+        word = p.advance().text
+    else:
+        bad = p.op_error("expected valid keyword or string")
         bad.notes.append(p.op_error(_PRECISION_FAILED, tok))
-        raise
+        raise bad
     if word not in _PRECISIONS:
         err = p.op_error("expected ::mlir::stablehlo::Precision to be one of: "
                          + ", ".join(_PRECISIONS), tok)
@@ -306,21 +310,21 @@ def _fast_dot_general(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastR
 
 
 def finish_op(p: Any, opdef: OpDef, operands: list[Any], props: dict[str, Attribute],
-              location: Location, tok: Any) -> Operation:
+              location: Location, tok: Any, operands_at: Any = None) -> Operation:
     dict_tok = p.tok
     attributes = p.parse_optional_attr_dict()
-    for name in ("feature_group_count", "batch_group_count"):
-        value = attributes.get(name)
-        if name in opdef.properties and value is not None and getattr(value, "value", 1) <= 0:
-            # ODS checks inherent attributes as the attribute dictionary is read.
-            raise p.error(f"'{opdef.name}' op attribute '{name}' failed to satisfy constraint: "
-                          f"64-bit signless integer attribute whose value is positive", dict_tok)
+    for name in sorted(attributes):
+        # The generated parser checks inherent attributes as `attr-dict` is read (MLIR's
+        # verifyInherentAttrs, in name order), at the dictionary, with the op's prefix.
+        message = inherent_attribute_error(opdef.name, name, attributes[name])
+        if message is not None:
+            raise p.op_error(f"'{opdef.name}' op {message}", dict_tok)
     p.expect(":")
     type_tok = p.tok
     ftype = p.parse_type()
     if not isinstance(ftype, FunctionType):
         raise p.error("expected function type", type_tok)
-    p.check_operand_types(operands, list(ftype.inputs), tok)
+    resolve_functional_operands(p, operands, list(ftype.inputs), location, tok, operands_at)
     return p.build_operation(opdef.name, opdef, operands, list(ftype.results), props,
                              attributes, [], None, location)
 
@@ -370,17 +374,29 @@ def error_at_op(op: Operation, message: str) -> Diagnostic:
     return Diagnostic(message, line=op.location.line or None, col=op.location.col or None)
 
 
-def check_precision_config_attr(op: Operation) -> None:
-    """The ODS constraint on `precision_config`: an array of `#stablehlo<precision ...>`."""
-    attr = op.attr("precision_config")
-    if attr is None:
-        return
+_BAD_PRECISION = ("attribute 'precision_config' failed to satisfy constraint: Precision "
+                  "Config attribute")
+
+
+def _is_precision_config(attr: Attribute) -> bool:
+    """ODS's constraint on `precision_config`: an array of `#stablehlo<precision ...>`."""
     elements = attr.elements if isinstance(attr, ArrayAttr) else None
-    if elements is None or not all(
-            isinstance(e, DialectAttr) and e.body.split()[:1] == ["precision"]
-            for e in elements):
-        raise op_error(op, "attribute 'precision_config' failed to satisfy constraint: "
-                           "Precision Config attribute")
+    return elements is not None and all(
+        isinstance(e, DialectAttr) and e.body.split()[:1] == ["precision"] for e in elements)
+
+
+def check_precision_config_attr(op: Operation) -> None:
+    attr = op.attr("precision_config")
+    if attr is not None and not _is_precision_config(attr):
+        raise op_error(op, _BAD_PRECISION)
+
+
+def inherent_attribute_error(op_name: str, name: str, attr: Attribute) -> str | None:
+    """ODS's complaint about `attr` given as the inherent attribute `name` of dot, dot_general
+    or convolution, or None."""
+    if name == "precision_config":
+        return None if _is_precision_config(attr) else _BAD_PRECISION
+    return attribute_kind_error(op_name, name, attr) or dense_array_error(op_name, name, attr)
 
 
 def verify_precision_count(op: Operation) -> None:

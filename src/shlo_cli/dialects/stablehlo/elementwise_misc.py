@@ -13,7 +13,7 @@ from ...ir.diagnostics import Diagnostic, EvaluationError
 from ...ir.types import FunctionType, IntegerType
 from ..asm import Format
 from ..registry import OpDef, define_op
-from ..syntax import Custom
+from ..syntax import Custom, resolve_functional_operands
 from .elementwise_verify import verify_get_tuple_element, verify_map, verify_tuple
 
 
@@ -126,8 +126,11 @@ def _parse_after_all(p: Any, opdef: OpDef, location: Location, num_results: int)
     operands = p.parse_operand_list()
     attributes = p.parse_optional_attr_dict()
     p.expect(":")
+    type_tok = p.tok
     t = p.parse_type()
     if isinstance(t, FunctionType):
+        if len(t.inputs) != len(operands):  # assignFromFunctionType counts at the type
+            p.check_operand_types(operands, list(t.inputs), type_tok)
         p.check_operand_types(operands, list(t.inputs), start)
         results = list(t.results)
     else:
@@ -184,7 +187,7 @@ def _parse_get_tuple_element(p: Any, opdef: OpDef, location: Location,
     t = p.parse_type()
     if not isinstance(t, FunctionType):
         raise p.error("expected function type", tok)
-    p.check_operand_types([operand], list(t.inputs), start)
+    resolve_functional_operands(p, [operand], list(t.inputs), location, start)
     props = {"index": IntegerAttr(index, IntegerType(32))}
     return p.build_operation(opdef.name, opdef, [operand], list(t.results), props, attributes,
                              [], None, location)

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...ir.attributes import DialectAttr
 from ...ir.core import Location, Operation
 from ...ir.types import ComplexType, FunctionType, TensorType, Type
 from ...lazy_imports import lazy
 from ..asm import Format
 from ..registry import OpDef, define_op
-from ..syntax import Custom
+from ..syntax import Custom, resolve_functional_operands
 from .elementwise import maximum, minimum
 from .elementwise_numerics import (
     NATIVE_FLOATS,
@@ -33,6 +32,7 @@ from .elementwise_verify import (
     verify_complex,
     verify_select,
 )
+from .enums import parse_enum_case
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -48,36 +48,28 @@ DIRECTIONS = ("EQ", "NE", "GE", "GT", "LE", "LT")
 COMPARE_TYPES = ("NOTYPE", "FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED")
 
 
-def _parse_enum(p: Any, kind: str, allowed: tuple[str, ...]) -> DialectAttr:
-    tok = p.tok
-    word = p.parse_keyword()
-    if word not in allowed:
-        raise p.error(f"expected one of [{', '.join(allowed)}] for {kind}, got: {word}", tok)
-    return DialectAttr("stablehlo", "", f"{kind} {word}")
-
-
 def _parse_compare(p: Any, opdef: OpDef, location: Location, num_results: int) -> Operation:
     start = p.tok
-    props = {"comparison_direction": _parse_enum(p, "comparison_direction", DIRECTIONS)}
+    props = {"comparison_direction": parse_enum_case(p, "comparison_direction")}
     p.expect(",")
     operands = [p.parse_operand()]
     p.expect(",")
     operands.append(p.parse_operand())
     if p.accept(","):
-        props["compare_type"] = _parse_enum(p, "comparison_type", COMPARE_TYPES)
+        props["compare_type"] = parse_enum_case(p, "comparison_type")
     attributes = p.parse_optional_attr_dict()
-    results = _parse_functional(p, operands, start)
+    results = _parse_functional(p, operands, start, location)
     return p.build_operation(opdef.name, opdef, operands, results, props, attributes, [], None,
                              location)
 
 
-def _parse_functional(p: Any, operands: list, start: Any) -> list[Type]:
+def _parse_functional(p: Any, operands: list, start: Any, location: Location) -> list[Type]:
     p.expect(":")
     tok = p.tok
     ftype = p.parse_type()
     if not isinstance(ftype, FunctionType):
         raise p.error("expected function type", tok)
-    p.check_operand_types(operands, list(ftype.inputs), start)
+    resolve_functional_operands(p, operands, list(ftype.inputs), location, start)
     return list(ftype.results)
 
 
@@ -185,6 +177,8 @@ def _parse_complex(p: Any, opdef: OpDef, location: Location, num_results: int) -
     tok = p.tok
     t = p.parse_type()
     if isinstance(t, FunctionType):
+        if len(t.inputs) != 2:  # assignFromFunctionType counts at the type
+            p.check_operand_types(operands, list(t.inputs), tok)
         p.check_operand_types(operands, list(t.inputs), start)
         results = list(t.results)
     elif not (isinstance(t, TensorType) and isinstance(t.element, ComplexType)):

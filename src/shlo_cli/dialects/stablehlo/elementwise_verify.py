@@ -383,6 +383,17 @@ def check_types(op: Operation, operands: frozenset[str] | Sequence[frozenset[str
                             f"values, but got '{t}'")
 
 
+def check_tensor_of(op: Operation, operands: frozenset[str], results: frozenset[str]) -> None:
+    """ODS's TensorOf constraints (ranked or unranked tensors whose element types are of the
+    allowed kinds) on every operand, then every result."""
+    checks = [("operand", i, t, operands) for i, t in enumerate(op.operand_types)]
+    checks += [("result", i, t, results) for i, t in enumerate(op.result_types)]
+    for what, index, t, kinds in checks:
+        if not isinstance(t, (TensorType, UnrankedTensorType)) or not _allows(kinds, t.element):
+            raise error(op, f"{what} #{index} must be tensor of {_describe(kinds)} values, "
+                            f"but got '{t}'")
+
+
 def check_elementwise_shapes(op: Operation, same_shape_trait: bool) -> None:
     """All tensor operands and results have compatible shapes: reported by the
     SameOperandsAndResultShape trait (binary ops list it first) or the Elementwise trait."""

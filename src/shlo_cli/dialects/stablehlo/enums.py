@@ -10,6 +10,7 @@ from __future__ import annotations
 from ...ir import regex_programs
 from ...ir.attributes import ArrayAttr, Attribute, DialectAttr, IntegerAttr
 from ...ir.core import Operation
+from ...ir.lexer import BARE, STRING, unescape_string
 from ...ir.parse_attributes import DIALECT_ATTR_PARSERS
 from ...ir.record import Record, set_field
 from ...ir.verifier import TYPE_CONSTRAINTS, op_error
@@ -107,6 +108,24 @@ def _enum_parser(dialect: str) -> Any:
 
 for _dialect in ENUMS:
     DIALECT_ATTR_PARSERS[(_dialect, "")] = _enum_parser(_dialect)
+
+
+def parse_enum_case(p: Any, kind: str) -> DialectAttr:
+    """A case of the StableHLO enum `kind` written bare in an op's custom syntax, read as
+    upstream's generated enum parser reads it: a keyword or a string (parseKeywordOrString),
+    an unknown case named with the cases it may be, at the word."""
+    enum = ENUMS["stablehlo"][kind]
+    tok = p.tok
+    if tok.kind == STRING:
+        word = unescape_string(tok.text)
+    elif tok.kind == BARE:
+        word = tok.text
+    else:
+        raise p.op_error("expected valid keyword or string")
+    p.advance()
+    if word not in enum.cases:
+        raise p.op_error(f"expected {enum.cpp} to be one of: {', '.join(enum.cases)}", tok)
+    return DialectAttr("stablehlo", "", f"{kind} {word}")
 
 # Op attribute -> the enum kind it holds (`precision_config`: an array of them), per dialect.
 _ATTRIBUTE_ENUMS = {"comparison_direction": "comparison_direction",

@@ -12,10 +12,18 @@ from __future__ import annotations
 
 from ...ir.attributes import DenseArrayAttr
 from ...ir.core import Operation
-from ...ir.types import QuantizedType, TensorType, Type, UnrankedTensorType
+from ...ir.types import DYNAMIC, QuantizedType, TensorType, Type, UnrankedTensorType
 from ...ir.verifier import TYPE_CONSTRAINTS, op_error
-from .elementwise_verify import shapes_compatible, storage_type
-from .quantization_verify import storage_range
+from .elementwise_verify import (
+    COMPLEX,
+    FLOAT,
+    QUANT,
+    bounds_of,
+    check_types,
+    shapes_compatible,
+    storage_type,
+)
+from .quantization_verify import TENSOR_OR_PER_AXIS, storage_range
 
 # Op -> True for SameOperandsAndResultElementType, False for the HLO compatible variant
 # (StablehloOps.td at the snapshot).
@@ -71,8 +79,40 @@ def compatible_elements(a: Type, b: Type) -> bool:
 _SAME_SHAPE = frozenset(("stablehlo.sort", "stablehlo.map"))
 
 
+def _require_static_or_single_bounded(op: Operation) -> None:
+    """The ODS result constraint of reshape and broadcast_in_dim: every dimension static,
+    except at most one dynamic dimension that has a bound."""
+    result = op.results[0].type if op.results else None
+    if not isinstance(result, TensorType):
+        return
+    dynamic = [i for i, d in enumerate(result.shape) if d == DYNAMIC]
+    if not dynamic:
+        return
+    if len(dynamic) == 1 and bounds_of(result)[dynamic[0]] is not None:
+        return
+    raise op_error(op, f"result #0 must be statically shaped or single bounded dimension "
+                       f"tensor of {TENSOR_OR_PER_AXIS} values, but got '{result}'")
+
+
+_FP_OR_COMPLEX = frozenset((FLOAT, COMPLEX))  # Base.td's HLO_FpOrComplexTensor
+
+
+def check_result_constraints(op: Operation) -> None:
+    """ODS's operand and result type constraints that MLIR checks (with the op's invariants)
+    before the element traits below: triangular_solve's float or complex tensors (cholesky's
+    also per-tensor quantized), reshape's and broadcast_in_dim's statically shaped or single
+    bounded result."""
+    if op.name in ("stablehlo.reshape", "stablehlo.broadcast_in_dim"):
+        _require_static_or_single_bounded(op)
+    elif op.name == "stablehlo.triangular_solve":
+        check_types(op, _FP_OR_COMPLEX)
+    elif op.name == "stablehlo.cholesky":
+        check_types(op, _FP_OR_COMPLEX | {QUANT})
+
+
 def check_element_traits(op: Operation) -> None:
     """The op's element-type trait, when it has one, and SameOperandsAndResultShape."""
+    check_result_constraints(op)
     if op.name in _SAME_SHAPE:
         shaped = [t for t in (*op.operand_types, *op.result_types) if isinstance(t, TensorType)]
         if shaped and not all(shapes_compatible(shaped[0], t) for t in shaped[1:]):

@@ -69,7 +69,7 @@ _FLOAT = "4/6/8/16/32/64-bit float"
 _COMPLEX = "complex type with 32/64-bit float elements"
 _TENSOR = (f"{_FLOAT} or bool or 2/4/8/16/32/64-bit integer or {_COMPLEX} or per-tensor "
            "integer quantized")
-_TENSOR_OR_PER_AXIS = _TENSOR + " or per-axis integer quantized"
+TENSOR_OR_PER_AXIS = _TENSOR + " or per-axis integer quantized"
 _QUANTIZED = "per-tensor integer quantized or per-axis integer quantized"
 _FLOAT_OR_QUANT = f"{_FLOAT} or per-tensor integer quantized"
 
@@ -87,7 +87,8 @@ _PER_TENSOR_ONLY: dict[str, tuple[bool, str, int | None]] = {
         "slice", "select_and_scatter")},
     **{f"stablehlo.{name}": (False, _FLOAT_OR_QUANT, None) for name in (
         "batch_norm_grad", "batch_norm_inference", "batch_norm_training", "reduce_precision")},
-    "stablehlo.cholesky": (False, f"{_FLOAT} or {_COMPLEX}", None),
+    "stablehlo.cholesky": (False, f"{_FLOAT} or {_COMPLEX} or per-tensor integer quantized",
+                           None),  # HLO_FpComplexOrQuantizedIntTensor
     # lhs is HLO_Tensor; rhs and result may be per-axis quantized.
     "stablehlo.dot_general": (False, _TENSOR, 1),
     "stablehlo.convolution": (False, _TENSOR, 1),
@@ -114,7 +115,7 @@ def check_quantized_types(op: Operation) -> None:
         return
     per_tensor = _PER_TENSOR_ONLY.get(op.name)
     variadic, description, checked = per_tensor or (
-        False, _DESCRIPTIONS.get(op.name, _TENSOR_OR_PER_AXIS), None)
+        False, _DESCRIPTIONS.get(op.name, TENSOR_OR_PER_AXIS), None)
     values = [("operand", i, v.type) for i, v in enumerate(op.operands)]
     values += [("result", i, v.type) for i, v in enumerate(op.results)]
     for position, (what, index, t) in enumerate(values):
@@ -126,7 +127,7 @@ def check_quantized_types(op: Operation) -> None:
         if (not valid_quantized_element(element) or not valid_quantized_dimension(t)
                 or (in_per_tensor_part and element.is_per_axis)):
             if not in_per_tensor_part and per_tensor is not None:
-                variadic, description = False, _TENSOR_OR_PER_AXIS
+                variadic, description = False, TENSOR_OR_PER_AXIS
             if what == "result" and op.name in _SINGLE_RESULT:
                 variadic = False
             raise _ods_error(op, what, index, variadic, description, t)

@@ -22,6 +22,7 @@ from ...ir.types import (
 )
 from ...ir.verifier import op_error
 from ..registry import define_op
+from .elementwise_verify import check_inferred
 from .reducer import (
     binary_body_ops,
     cached_analysis,
@@ -319,6 +320,15 @@ def verify_select_and_scatter(op: Operation) -> None:
     if not (compatible_dims(expected.shape, source.shape) and expected.element == source.element):
         raise error_at_op(op, f"expects source-type to be {quoted(expected)}, "
                               f"but got{quoted(source)}")
+    # InferTypeOpInterface, after the op's own checks (upstream's tests expect those first):
+    # the operand's shape with the element type the scatter region returns
+    # (inferSelectAndScatterOp); another result type was accepted.
+    element = operand.element
+    if len(op.regions) == 2 and op.regions[1].blocks and op.regions[1].entry.operations:
+        returned = op.regions[1].entry.operations[-1].operands
+        if returned and isinstance(returned[0].type, TensorType):
+            element = returned[0].type.element
+    check_inferred(op, [TensorType(operand.shape, element, operand.encoding)])
 
 
 define_op("stablehlo.reduce_window", operands=("*inputs", "*init_values"), results="*",

@@ -32,7 +32,6 @@ from .data_movement import (
     op_error,
     ranked,
     require_static_dimension_tensor,
-    require_static_or_single_bounded,
     result_array,
     shape_operand,
     verify_output_shape,
@@ -145,7 +144,6 @@ def _int64_product(dims: Sequence[int]) -> int:
 
 
 def verify_reshape(op: Operation) -> None:
-    require_static_or_single_bounded(op)
     operand, result = op.operands[0].type, op.results[0].type
     if not ranked(operand, result) or DYNAMIC in dims_of(operand) + dims_of(result):
         check_reshape_quantization(op)
@@ -200,25 +198,28 @@ def verify_set_dimension_size(op: Operation) -> None:
 
 
 def verify_dynamic_reshape(op: Operation) -> None:
+    """Upstream's verifyDynamicReshapeOp, in its order."""
     require_static_dimension_tensor(op, 1)
     operand, shape_type, result = op.operands[0].type, op.operands[1].type, op.results[0].type
     if not ranked(operand, shape_type, result):
         return
     if not compatible_element(operand.element, result.element):
-        raise op_error(op, "expects operand and result to have compatible element type")
+        raise op_error(op, "expects operand and result to have compatible element type. Got: "
+                           f"'{operand}' and '{result}'")
+    if DYNAMIC not in dims_of(operand) and DYNAMIC not in dims_of(result):
+        have = int(np.prod(dims_of(operand), dtype=np.int64))
+        want = int(np.prod(dims_of(result), dtype=np.int64))
+        if have != want:
+            raise op_error(op, f"number of output elements ({want}) doesn't match expected "
+                               f"number of elements ({have})")
+    shape = constant_ints(op.operands[1])
+    verify_output_shape(op, shape)
     if dims_of(shape_type) and dims_of(shape_type)[0] not in (DYNAMIC, len(dims_of(result))):
         raise op_error(op, "result should have a rank equal to the number of elements in "
                            "output_shape")
-    static = DYNAMIC not in dims_of(operand) and DYNAMIC not in dims_of(result)
-    if static and int(np.prod(dims_of(operand), dtype=np.int64)) != int(
-            np.prod(dims_of(result), dtype=np.int64)):
-        raise op_error(op, f"number of output elements ({int(np.prod(dims_of(result)))}) "
-                           "doesn't match expected number of elements")
-    shape = constant_ints(op.operands[1])
     if shape is None:
         check_reshape_quantization(op)
         return
-    verify_output_shape(op, shape)
     if DYNAMIC not in dims_of(operand):
         have = int(np.prod(dims_of(operand), dtype=np.int64))
         want = int(np.prod(shape, dtype=np.int64))

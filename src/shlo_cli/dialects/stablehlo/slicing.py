@@ -54,7 +54,7 @@ def _parse_concatenate(p: Any, opdef: OpDef, location: Location, num_results: in
     p.expect("=")
     props: dict[str, Attribute] = {"dimension": IntegerAttr(p.parse_int64(), I64)}
     attributes = p.parse_optional_attr_dict()
-    results = parse_functional_type(p, inputs, tok)
+    results = parse_functional_type(p, inputs, tok, location)
     return p.build_operation(opdef.name, opdef, inputs, results, props, attributes, [], None,
                              location)
 
@@ -86,7 +86,7 @@ def _parse_dynamic_slice(p: Any, opdef: OpDef, location: Location,
     p.expect("=")
     props: dict[str, Attribute] = {"slice_sizes": parse_i64_list(p)}
     attributes = p.parse_optional_attr_dict()
-    results = parse_functional_type(p, operands, tok)
+    results = parse_functional_type(p, operands, tok, location)
     return p.build_operation(opdef.name, opdef, operands, results, props, attributes, [], None,
                              location)
 
@@ -217,7 +217,7 @@ def _parse_slice(p: Any, opdef: OpDef, location: Location, num_results: int) -> 
         "strides": DenseArrayAttr(I64, tuple(strides)),
     }
     attributes = p.parse_optional_attr_dict()
-    results = parse_functional_type(p, [operand], tok)
+    results = parse_functional_type(p, [operand], tok, location)
     return p.build_operation(opdef.name, opdef, [operand], results, props, attributes, [], None,
                              location)
 
