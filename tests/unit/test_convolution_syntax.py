@@ -8,11 +8,18 @@ the prefix. Found fuzzing against jaxlib's MLIR."""
 
 from __future__ import annotations
 
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from shlo_cli.ir.diagnostics import Diagnostic
 from shlo_cli.ir.parser import parse_source
 from shlo_cli.ir.verifier import verify_module
+
+OPT = str(Path(sys.executable).with_name("stablehlo-opt"))
 
 P = "custom op 'stablehlo.convolution' "
 G = "batch_group_count = 1 : i64, feature_group_count = 1 : i64"
@@ -146,3 +153,35 @@ def test_conv_attribute_read_as_upstream_reads_it(dims: str, col: int, message: 
 @pytest.mark.parametrize("dims", ["raw " + RAW, "[b, 0, f]x[0, i, o]->[b, 0, f]"])
 def test_conv_attribute_forms_verify(dims: str) -> None:
     verify_module(parse_source(generic(dims), "t.mlir"))
+
+
+@pytest.mark.parametrize("dims", ["[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 9223372036854775807, f]",
+                                  "[b, 0x7FC00000, 1, f]x[0, 1, i, o]->[b, 0, 1, f]"])
+@pytest.mark.parametrize("form", ["pretty", "attribute"])
+def test_huge_spatial_dimension_is_reported_without_counting_up_to_it(
+        dims: str, form: str, tmp_path: Path) -> None:
+    """The missing spatial dimensions are named up to ten, found without walking every
+    number below the largest one given (found by mutation fuzzing: 2^31 steps and a
+    list of that many names, minutes and gigabytes, before the diagnostic). Run under a
+    CPU-time limit, so walking up to the number fails the test rather than stalling it."""
+    if form == "pretty":
+        text = ("func.func @f(%a: tensor<1x4x4x1xf32>, %b: tensor<3x3x1x1xf32>) {\n"
+                f"  %0 = stablehlo.convolution(%a, %b) dim_numbers = {dims}, window = {{}}"
+                " {batch_group_count = 1 : i64, feature_group_count = 1 : i64}"
+                " : (tensor<1x4x4x1xf32>, tensor<3x3x1x1xf32>) -> tensor<1x2x2x1xf32>\n"
+                "  func.return\n}\n")
+    else:
+        text = generic(dims)
+    path = tmp_path / "conv.mlir"
+    path.write_text(text)
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_CPU, (10, 10))
+
+    proc = subprocess.run([OPT, str(path)], capture_output=True, text=True,
+                          preexec_fn=limit, timeout=60)
+    assert proc.returncode == 1
+    assert "Expected spatial dimensions" in proc.stderr
+    assert "not specified" in proc.stderr and "Traceback" not in proc.stderr
+    named = proc.stderr.split("Expected spatial dimensions ", 1)[1].split(" not", 1)[0]
+    assert len(named.split(", ")) == 10

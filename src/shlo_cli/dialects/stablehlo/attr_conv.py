@@ -6,6 +6,8 @@ op's kernel and verifier (and the dot_general and reduce_window modules they sha
 
 from __future__ import annotations
 
+import itertools
+
 from ...ir import regex_programs
 from ...ir.attributes import DialectAttr
 from ...ir.diagnostics import EvaluationError
@@ -157,7 +159,8 @@ def _parse_layout(p: Any, roles: tuple[str, str]) -> tuple[int, int, tuple[int, 
         raise p.op_error(f"Expected dimensions {', '.join(allowed)} not specified")
     p.expect("]")
     count = max(spatial, default=-1) + 1
-    missing = [str(d) for d in range(count) if d not in spatial][:10]
+    # (the first ten, found without walking up to a huge dimension number: `[b, 9999999999, f]`)
+    missing = [str(d) for d in itertools.islice((d for d in range(count) if d not in spatial), 10)]
     if missing:
         raise p.op_error(f"Expected spatial dimensions {', '.join(missing)} not specified")
     return found[roles[0]], found[roles[1]], tuple(spatial[d] for d in range(count))
