@@ -33,7 +33,7 @@ from .reducer import (
 )
 from .sequential_sum import blocked_pays, blocked_row_sums
 from .specialize import _native_types
-from .transposed_copy import transposed_copy
+from .transposed_copy import transposed_copy, transposer
 
 Kernel = Callable[..., Any]
 
@@ -78,7 +78,8 @@ def bind_reduce(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
     name = names[0]
     source, result = op.operand_types[0], op.result_types[0]
     assert isinstance(source, TensorType) and isinstance(result, TensorType)
-    layout = reduced_layout(tuple(source.shape), kwargs.get("dimensions"))
+    shape = tuple(source.shape)
+    layout = reduced_layout(shape, kwargs.get("dimensions"))
     if layout is None or tuple(result.shape) != layout[1][:-1]:
         return None
     perm, flat_shape = layout
@@ -92,18 +93,19 @@ def bind_reduce(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
     results = math.prod(flat_shape[:-1])
     if (name == "stablehlo.add" and dtype in _OUTER_SEQUENTIAL and flat_shape[-1] > 0
             and results >= 2 and (results >= OUTER_FROM or math.prod(flat_shape) <= SMALL_SUM)):
-        return _sum_rows(kernel, perm, flat_shape, dtype)
+        return _sum_rows(kernel, perm, flat_shape, dtype, shape)
     if (name == "stablehlo.add" and dtype in _OUTER_SEQUENTIAL and dtype.kind == "f"
             and results == 1 and flat_shape[-1] > 0):
         return _sum_one_row(kernel, perm, identity, flat_shape, dtype)
     if (name in ("stablehlo.maximum", "stablehlo.minimum") and dtype.kind in "fiu"
             and flat_shape[-1] > 0):
-        return _extremum(kernel, perm, identity, flat_shape, dtype, name == "stablehlo.maximum")
+        return _extremum(kernel, perm, identity, flat_shape, dtype, name == "stablehlo.maximum",
+                         shape)
     if (name in ("stablehlo.maximum", "stablehlo.minimum") and dtype.name == "bfloat16"
             and flat_shape[-1] > 0):
         return _bfloat16_extremum(dtype, kernel, _extremum(
             _no_result, perm, identity, flat_shape, np.dtype(np.float32),
-            name == "stablehlo.maximum"))
+            name == "stablehlo.maximum", shape))
     if dtype.kind in "biu" and flat_shape[-1] > 0:
         return _exact(kernel, perm, identity, flat_shape, dtype, name)
     return kernel
@@ -201,8 +203,50 @@ def _rows_copy(x: np.ndarray, rows: tuple[int, ...], shape: tuple[int, ...]) -> 
     return transposed_copy(x, rows).reshape(shape)
 
 
+def _rows_copier(rows: tuple[int, ...], source: tuple[int, ...], shape: tuple[int, ...]
+                 ) -> Callable[[np.ndarray], np.ndarray]:
+    """`_rows_copy(x, rows, shape)` with its decisions taken once for inputs of the static
+    `source` shape (an attention step's 4x32 -> 32x4 copy: the per-call checks and the
+    tiling decision cost more than the copy); other shapes go to `_rows_copy`."""
+    in_place = rows == tuple(range(len(rows)))
+    copy = transposer(rows, source)
+    same = tuple(source[d] for d in rows) == shape
+
+    def rows_of(x: np.ndarray) -> np.ndarray:
+        if x.shape != source:
+            return _rows_copy(x, rows, shape)
+        if in_place and x.flags.c_contiguous:
+            return x if same else x.reshape(shape)
+        out = copy(x)
+        return out if same else out.reshape(shape)
+    return rows_of
+
+
+def _quieted(unquieted: Kernel) -> Kernel:
+    """`unquieted` run with numpy's floating-point errors ignored (quiet.py), carrying
+    `unquieted` for generated loops that ignore them once around all their steps."""
+    quiet, loud = switches()
+
+    def kernel(x: Any, init: Any) -> Any:
+        token = quiet()
+        try:
+            return unquieted(x, init)
+        finally:
+            loud(token)
+    kernel.unquieted = unquieted  # type: ignore[attr-defined]
+    # named as its maker's kernel (profiles and tests tell the kinds apart by name)
+    kernel.__qualname__ = unquieted.__qualname__.rsplit(".", 1)[0] + ".kernel"
+    return kernel
+
+
+FEW_RESULTS = 64
+"""Extremum results up to this many are searched for a zero as a Python list (0.1 us for
+a handful, a third of numpy's compare and count)."""
+
+
 def _extremum(general: Kernel, perm: tuple[int, ...], identity: bool,
-              flat_shape: tuple[int, ...], dtype: Any, largest: bool) -> Kernel:
+              flat_shape: tuple[int, ...], dtype: Any, largest: bool,
+              source: tuple[int, ...]) -> Kernel:
     """fast_reduce_last's maximum/minimum: numpy's reduction over the last axis, then the
     init value, then (floats, only when a result is zero) the IEEE sign of zero; the same
     calls without their per-call setup. With many short rows (a softmax's max over 32
@@ -220,93 +264,94 @@ def _extremum(general: Kernel, perm: tuple[int, ...], identity: bool,
         by_rows = results >= OUTER_FROM and length < LONG_ROW
     else:
         by_rows = length < COPY_ROWS_BELOW and results >= max(COPY_ROWS_FROM, 4 * length)
+    rows_of = _rows_copier(rows, source, rows_shape)
     ufunc = np.maximum if largest else np.minimum
     reduce = ufunc.reduce
     array, scalar = np.ndarray, dtype.type
     floats = dtype.kind == "f"
     zero = np.array(0, dtype)
-    quiet, loud = switches()
+    few = len(flat_shape) == 2 and results <= FEW_RESULTS  # (1-D results)
+    asarray = np.asarray
 
-    def kernel(x: Any, init: Any) -> Any:
+    def has_zero(out: np.ndarray) -> bool:
+        return 0 in out.tolist() if few else bool(np.count_nonzero(out == zero))
+
+    def unquieted(x: Any, init: Any) -> Any:
         if init.__class__ is array and init.dtype == dtype and not init.ndim:
             init = init[()]
         if x.__class__ is not array or x.dtype != dtype or init.__class__ is not scalar:
             return general(x, init)
-        flat = (x if identity else x.transpose(perm)).reshape(flat_shape)
-        token = quiet()
-        try:
-            if by_rows:
-                out = np.asarray(ufunc(init, reduce(_rows_copy(x, rows, rows_shape), 0)),
-                                 dtype=dtype)
-                if floats and np.count_nonzero(out != out):
-                    return general(x, init)
-            else:
-                out = np.asarray(ufunc(init, reduce(flat, -1)), dtype=dtype)
-            if floats and np.count_nonzero(out == zero):
-                out = _signed_zero_extremum(out, flat, np.asarray(init, dtype), largest)
-        finally:
-            loud(token)
+        if identity and x.shape == flat_shape:
+            flat = x
+        else:
+            flat = (x if identity else x.transpose(perm)).reshape(flat_shape)
+        if by_rows:
+            out = asarray(ufunc(init, reduce(rows_of(x), 0)), dtype)
+            if floats and np.count_nonzero(out != out):
+                return general(x, init)
+        else:
+            out = asarray(ufunc(init, reduce(flat, -1)), dtype)
+        if floats and has_zero(out):
+            out = _signed_zero_extremum(out, flat, asarray(init, dtype), largest)
         return out
-    return kernel
+    return _quieted(unquieted)
 
 
 def _sum_rows(general: Kernel, perm: tuple[int, ...], flat_shape: tuple[int, ...],
-              dtype: Any) -> Kernel:
+              dtype: Any, source: tuple[int, ...]) -> Kernel:
     """fast_reduce_last's sequential float sum (the reduced elements as the rows of one
     C-contiguous copy, added row after row from the init value) with the row layout worked
     out once: the same copy, the same numpy reduction, so the same bits."""
     rows, rows_shape = _row_layout(perm, flat_shape)
+    rows_of = _rows_copier(rows, source, rows_shape)
     array, scalar = np.ndarray, dtype.type
     add = np.add.reduce
-    quiet, loud = switches()
     results = math.prod(flat_shape[:-1])
     # reduced axes last (a layer norm's mean): sums of the rows of x, a block at a time
     blocked = (perm == tuple(range(len(perm)))
                and blocked_pays(results, flat_shape[-1], dtype.itemsize))
     matrix = (results, flat_shape[-1])
 
-    def kernel(x: Any, init: Any) -> Any:
+    def unquieted(x: Any, init: Any) -> Any:
         if init.__class__ is array and init.dtype == dtype and not init.ndim:
             init = init[()]
         if x.__class__ is not array or x.dtype != dtype or init.__class__ is not scalar:
             return general(x, init)
-        token = quiet()
-        try:
-            if blocked and x.flags.c_contiguous:
-                return blocked_row_sums(x.reshape(matrix), init).reshape(flat_shape[:-1])
-            out = add(_rows_copy(x, rows, rows_shape), axis=0, dtype=dtype, initial=init)
-        finally:
-            loud(token)
-        return np.asarray(out, order="C")
-    return kernel
+        if blocked and x.flags.c_contiguous:
+            return blocked_row_sums(x.reshape(matrix), init).reshape(flat_shape[:-1])
+        # (positional: dtype, out, keepdims, initial; a fresh C-ordered result)
+        return add(rows_of(x), 0, dtype, None, False, init)  # type: ignore[call-overload]
+    return _quieted(unquieted)
 
 
 def _sum_one_row(general: Kernel, perm: tuple[int, ...], identity: bool,
                  flat_shape: tuple[int, ...], dtype: Any) -> Kernel:
     """A float sum with one result (a softmax's denominator over a vector, a loss):
-    fast_reduce_last's sequential accumulate of the one row, from +0 without the copy that
-    prepends the init value, its case decided per call without numpy's errstate."""
+    fast_reduce_last's sequential accumulate of the one row, its case decided per call.
+    From an init value of either zero the running sums from x0 are those from the init
+    value but for the sign of zero sums before the first nonzero term, which no later term
+    sees: adding the init value last gives the sequential sum's sign (+0 + -0 is +0,
+    -0 + -0 is -0), so only other init values need the copy that prepends them."""
     array, scalar = np.ndarray, dtype.type
     length, out_shape = flat_shape[-1], flat_shape[:-1]
+    row_shape = (length,)
     accumulate, concatenate = np.add.accumulate, np.concatenate
-    quiet, loud = switches()
 
-    def kernel(x: Any, init: Any) -> Any:
+    def unquieted(x: Any, init: Any) -> Any:
         if init.__class__ is array and init.dtype == dtype and not init.ndim:
             init = init[()]
         if x.__class__ is not array or x.dtype != dtype or init.__class__ is not scalar:
             return general(x, init)
-        row = (x if identity else x.transpose(perm)).reshape(length)
-        token = quiet()
-        try:
-            if init == 0 and math.copysign(1.0, init) > 0:
-                total = accumulate(row, dtype=dtype)[-1] + init
-            else:
-                total = accumulate(concatenate(([init], row)), dtype=dtype)[-1]
-        finally:
-            loud(token)
+        if x.shape == row_shape:
+            row = x
+        else:
+            row = (x if identity else x.transpose(perm)).reshape(length)
+        if init == 0:
+            total = accumulate(row, 0, dtype)[-1] + init
+        else:
+            total = accumulate(concatenate(([init], row)), 0, dtype)[-1]
         return total if not out_shape else np.full(out_shape, total, dtype)
-    return kernel
+    return _quieted(unquieted)
 
 
 register_bind_hook(bind_reduce, 80, ops=("stablehlo.reduce",))

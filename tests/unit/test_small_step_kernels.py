@@ -1,0 +1,105 @@
+"""Kernels of a decode or RNN step on small arrays (a 4x32 attention row sum and max, a
+64-element sum, their `unquieted` forms that generated loops call): bit for bit the
+general evaluator's results on random inputs with -0.0, NaN (several payloads),
+infinities and subnormals, for shapes that take the fast path and shapes that miss it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from shlo_cli.dialects.quiet import switches
+from shlo_cli.dialects.stablehlo import specialize_reduce
+from shlo_cli.dialects.stablehlo.reducer import fast_reduce_last
+from shlo_cli.ir.parser import parse_source
+
+EDGES = np.array([-0.0, 0.0, np.inf, -np.inf, 1e-45, -1e-45,
+                  np.uint32(0x7FC00001).view(np.float32),
+                  np.uint32(0xFFC00002).view(np.float32)], np.float32)
+
+
+def _values(rng: np.random.Generator, shape: tuple[int, ...], dtype: Any,
+            edges: float) -> np.ndarray:
+    """Normal values over several magnitudes (order shows in sums), a fraction `edges` of
+    them edge cases."""
+    x = (rng.standard_normal(shape) * rng.choice([1e-3, 1.0, 3e3], shape)).astype(dtype)
+    flat = x.reshape(-1)
+    if flat.size and edges:
+        count = max(1, int(flat.size * edges))
+        flat[rng.choice(flat.size, count, replace=False)] = rng.choice(
+            EDGES.astype(dtype), count)
+    return x
+
+
+def _reduce_op(op: str, shape: tuple[int, ...], dims: tuple[int, ...], elem: str) -> Any:
+    out = tuple(n for i, n in enumerate(shape) if i not in dims)
+
+    def t(s: tuple[int, ...]) -> str:
+        return "tensor<" + "".join(f"{d}x" for d in s) + elem + ">"
+    text = (f"func.func @main(%x: {t(shape)}, %i: {t(())}) -> {t(out)} {{\n"
+            f"  %0 = stablehlo.reduce(%x init: %i) applies stablehlo.{op} across dimensions"
+            f" = [{', '.join(map(str, dims))}] : ({t(shape)}, {t(())}) -> {t(out)}\n"
+            f"  func.return %0 : {t(out)}\n}}\n")
+    return next(o for o in parse_source(text).op.walk() if o.name == "stablehlo.reduce")
+
+
+def _general(op: str, x: np.ndarray, dims: tuple[int, ...], init: Any) -> np.ndarray:
+    kept = [d for d in range(x.ndim) if d not in dims]
+    flat = x.transpose(kept + list(dims)).reshape(
+        tuple(x.shape[d] for d in kept) + (-1,))
+    return np.asarray(fast_reduce_last(f"stablehlo.{op}", flat, np.asarray(init, x.dtype)))
+
+
+def _same(a: Any, b: Any) -> bool:
+    a, b = np.asarray(a), np.asarray(b)
+    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+REDUCES = [("add", (4, 32), (1,)), ("add", (32, 4), (0,)), ("add", (2, 3, 8), (0, 2)),
+           ("add", (64,), (0,)), ("add", (1, 64), (1,)), ("add", (64, 1), (0,)),
+           ("maximum", (4, 32), (1,)), ("minimum", (4, 32), (1,)), ("maximum", (32, 4), (0,)),
+           ("maximum", (3, 4, 5), (1, 2)), ("minimum", (100,), (0,)),
+           ("maximum", (2, 3, 4), (2,)), ("maximum", (300, 20), (1,)),
+           ("add", (9, 4, 16), (1,)), ("maximum", (4, 4), (0,)), ("minimum", (2, 3, 3), (1,))]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize(("op", "shape", "dims"), REDUCES)
+def test_reduce_kernels_and_their_unquieted_forms(op: str, shape: tuple[int, ...],
+                                                  dims: tuple[int, ...], dtype: Any) -> None:
+    elem = {np.float32: "f32", np.float64: "f64", np.float16: "f16"}[dtype]
+    reduce = _reduce_op(op, shape, dims, elem)
+    kernel = specialize_reduce.bind_reduce(reduce, None, {"dimensions": list(dims)})
+    assert kernel is not None and callable(kernel.unquieted)
+    quiet, loud = switches()
+    rng = np.random.default_rng(hash((op, shape, dims)) % 1000)
+    for trial in range(12):
+        x = _values(rng, shape, dtype, (0.0, 0.05, 0.5, 1.0)[trial % 4])
+        if trial == 5:
+            x[...] = -0.0
+        for init in (0.0, -0.0, 0.3, -np.inf, np.nan):
+            want = _general(op, x, dims, init)
+            init_forms = (np.asarray(init, dtype), dtype(init))
+            for given in init_forms:
+                with np.errstate(all="ignore"):
+                    assert _same(kernel(x, given), want)
+                token = quiet()
+                try:
+                    assert _same(kernel.unquieted(x, given), want)
+                finally:
+                    loud(token)
+
+
+def test_reduce_kernel_of_a_view_and_of_another_layout() -> None:
+    """Operands that are views (a transposed slice): the kernels copy as the general path
+    does."""
+    reduce = _reduce_op("add", (4, 32), (1,), "f32")
+    kernel = specialize_reduce.bind_reduce(reduce, None, {"dimensions": [1]})
+    rng = np.random.default_rng(3)
+    base = _values(rng, (32, 8), np.float32, 0.1)
+    for x in (base.T[:4], base[:, ::2].T, np.asfortranarray(base[:, :4].T)):
+        assert x.shape == (4, 32) and not x.flags.c_contiguous
+        with np.errstate(all="ignore"):
+            assert _same(kernel(x, np.float32(0.0)), _general("add", x, (1,), 0.0))
