@@ -103,3 +103,64 @@ def test_reduce_kernel_of_a_view_and_of_another_layout() -> None:
         assert x.shape == (4, 32) and not x.flags.c_contiguous
         with np.errstate(all="ignore"):
             assert _same(kernel(x, np.float32(0.0)), _general("add", x, (1,), 0.0))
+
+
+def _dot_op(lhs: tuple[int, ...], rhs: tuple[int, ...], dims: str, out: tuple[int, ...],
+            elem: str = "f32") -> Any:
+    def t(s: tuple[int, ...]) -> str:
+        return "tensor<" + "".join(f"{d}x" for d in s) + elem + ">"
+    text = (f"func.func @main(%a: {t(lhs)}, %b: {t(rhs)}) -> {t(out)} {{\n"
+            f"  %0 = stablehlo.dot_general %a, %b, {dims} : ({t(lhs)}, {t(rhs)}) -> {t(out)}\n"
+            f"  func.return %0 : {t(out)}\n}}\n")
+    return next(o for o in parse_source(text).op.walk() if o.name == "stablehlo.dot_general")
+
+
+DOTS = [((64,), (64, 256), "contracting_dims = [0] x [0]", (256,)),
+        ((256,), (256, 64), "contracting_dims = [0] x [0]", (64,)),
+        ((64,), (64, 3), "contracting_dims = [0] x [0]", (3,)),
+        ((1, 64), (64, 256), "contracting_dims = [1] x [0]", (1, 256)),
+        ((64,), (256, 64), "contracting_dims = [0] x [1]", (256,)),
+        ((4, 16), (32, 4, 16), "batching_dims = [0] x [1], contracting_dims = [1] x [2]",
+         (4, 32)),
+        ((2, 3, 16), (2, 16, 5), "batching_dims = [0] x [0], contracting_dims = [2] x [1]",
+         (2, 3, 5)),
+        ((4, 32), (32, 4, 16), "batching_dims = [0] x [1], contracting_dims = [1] x [0]",
+         (4, 16))]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(("lhs", "rhs", "dims", "out"), DOTS)
+def test_dot_kernels_and_their_unquieted_forms(lhs: tuple[int, ...], rhs: tuple[int, ...],
+                                               dims: str, out: tuple[int, ...],
+                                               dtype: Any) -> None:
+    """Against the general dot_general, on operands as they come and as views (another
+    layout: the kernel's general fallback)."""
+    from shlo_cli.dialects.stablehlo import dot_general, specialize_dot
+
+    op = _dot_op(lhs, rhs, dims, out, "f32" if dtype is np.float32 else "f64")
+    kwargs = {"dot_dimension_numbers": op.attr("dot_dimension_numbers")}
+    kernel = specialize_dot._dot_general(op, kwargs, np.dtype(dtype))
+    assert kernel is not None
+    quiet, loud = switches()
+    rng = np.random.default_rng(len(lhs) * 31 + len(rhs))
+    for trial in range(8):
+        a = _values(rng, lhs, dtype, (0.0, 0.1, 1.0)[trial % 3])
+        b = _values(rng, rhs, dtype, (0.0, 0.05, 0.5)[trial % 3])
+        if trial == 4:
+            a[...] = -0.0
+        if trial == 6:  # views: a reversed lhs, a Fortran-ordered rhs
+            a, b = a[::-1].copy()[::-1], np.asfortranarray(b)
+        with np.errstate(all="ignore"):
+            want = dot_general.dot_general(a, b, dot_dimension_numbers=kwargs[
+                "dot_dimension_numbers"], result_type=op.result_types[0])
+            assert _same(kernel(a, b), want)
+        forms = [kernel.unquieted] if hasattr(kernel, "unquieted") else []
+        token = quiet()
+        try:
+            for form in forms:
+                assert _same(form(a, b), want)
+            if getattr(kernel, "signed_zeros", False):
+                raw = np.asarray(kernel(a, b, False))
+                assert _same(raw + dtype(0), want)
+        finally:
+            loud(token)

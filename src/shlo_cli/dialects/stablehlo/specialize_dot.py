@@ -164,7 +164,7 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
         return out.reshape(out_shape)
 
     if b != 1:
-        return kernel
+        return _batched(kernel, dtype, (lperm, rperm), (ls, rs), (b, m, k, n), out_shape)
     array = np.ndarray
     item = dtype.itemsize
     # The strides astype's copy of a C- or Fortran-contiguous 2-D view has (numpy keeps a
@@ -226,9 +226,11 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
     # that is never -0.0 (another normalized product): x + y is then the same for x = -0.0
     # and x = +0.0
     plain.signed_zeros = True  # type: ignore[attr-defined]
+    dot, add = np.dot, np.add
+    if row is not None and ls == (k,) and right_same and out_shape == (n,):
+        return _vector_plain(plain, dtype, (k,), right_shape, right_c)
     if row is None or not (left_same and right_same and out_same):
         return plain
-    dot, add = np.dot, np.add
 
     def row_plain(lhs: np.ndarray, rhs: np.ndarray, normalize: bool = True) -> np.ndarray:
         """`plain` for a C-ordered row and matrix as they come (an RNN step's h x W): its
@@ -261,3 +263,91 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
     row_plain.signed_zeros = True  # type: ignore[attr-defined]
     row_plain.unquieted = unquieted  # type: ignore[attr-defined]
     return row_plain
+
+
+def _vector_plain(plain: Kernel, dtype: np.dtype, vector: tuple[int, ...],
+                  matrix: tuple[int, ...], matrix_c: tuple[int, ...]) -> Kernel:
+    """`plain` for a vector times a C-ordered matrix (a decode step's (64,) x (64, 256)):
+    np.dot of the vector itself. numpy's cblas_matrixproduct makes one gemv call for a
+    vector or a (1, k) row times a matrix, with the same arguments (the row's element
+    stride either way), so the bits are plain's; the reshapes to and from the row go."""
+    array, dot, add = np.ndarray, np.dot, np.add
+    vector_c = (dtype.itemsize,)
+    zero = np.array(0, dtype)
+
+    def unquieted(lhs: np.ndarray, rhs: np.ndarray, normalize: bool = True) -> np.ndarray:
+        if (lhs.__class__ is array and rhs.__class__ is array and lhs.dtype == dtype
+                and rhs.dtype == dtype and lhs.shape == vector and rhs.shape == matrix
+                and lhs.strides == vector_c and rhs.strides == matrix_c):
+            out = dot(lhs, rhs)
+            if normalize:
+                add(out, zero, out)
+            return out  # type: ignore[no-any-return]
+        return plain(lhs, rhs, normalize)  # type: ignore[no-any-return]
+    quiet, loud = switches()
+
+    def vector_plain(lhs: np.ndarray, rhs: np.ndarray, normalize: bool = True) -> np.ndarray:
+        token = quiet()
+        try:
+            return unquieted(lhs, rhs, normalize)
+        finally:
+            loud(token)
+    vector_plain.signed_zeros = True  # type: ignore[attr-defined]
+    vector_plain.unquieted = unquieted  # type: ignore[attr-defined]
+    return vector_plain
+
+
+def _batched(kernel: Kernel, dtype: np.dtype, perms: tuple[tuple[int, ...], ...],
+             shapes: tuple[tuple[int, ...], ...], sizes: tuple[int, int, int, int],
+             out_shape: tuple[int, ...]) -> Kernel:
+    """`kernel` for a batched product (an attention step's (4, 16) x (32, 4, 16) over 4
+    heads) without its copies where they change nothing: for C-contiguous operands whose
+    permuted (B, M, K) and (B, K, N) views have exactly the strides `kernel`'s astype
+    copies would have (found once, on arrays of the static shapes), matmul gets the views
+    and makes the same BLAS calls on the same layout."""
+    (lperm, rperm), (ls, rs) = perms, shapes
+    b, m, k, n = sizes
+    left_shape, right_shape = (b, m, k), (b, k, n)
+
+    def view_strides(shape: tuple[int, ...], perm: tuple[int, ...],
+                     to: tuple[int, ...]) -> tuple[int, ...] | None:
+        probe = np.empty(shape, dtype)
+        view = probe.transpose(perm).reshape(to)
+        if not np.shares_memory(view, probe) or view.strides != view.astype(dtype).strides:
+            return None
+        return view.strides
+    left_ok = view_strides(ls, lperm, left_shape) is not None
+    right_ok = view_strides(rs, rperm, right_shape) is not None
+    if not (left_ok or right_ok):
+        return kernel
+    left_c, right_c = np.empty(ls, dtype).strides, np.empty(rs, dtype).strides
+    array, add = np.ndarray, np.add
+    zero = np.array(0, dtype)
+    work = b * m * k * n
+    product = matmul if ONE_THREAD_BELOW <= work <= SINGLE_THREAD_WORK else operator.matmul
+
+    def unquieted(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        if not (lhs.__class__ is array and rhs.__class__ is array and lhs.dtype == dtype
+                and rhs.dtype == dtype and lhs.shape == ls and rhs.shape == rs):
+            return kernel(lhs, rhs)
+        if left_ok and lhs.strides == left_c:
+            left = lhs.transpose(lperm).reshape(left_shape)
+        else:
+            left = lhs.transpose(lperm).reshape(left_shape).astype(dtype)
+        if right_ok and rhs.strides == right_c:
+            right = rhs.transpose(rperm).reshape(right_shape)
+        else:
+            right = rhs.transpose(rperm).reshape(right_shape).astype(dtype)
+        out = product(left, right)
+        add(out, zero, out)
+        return out.reshape(out_shape)  # type: ignore[no-any-return]
+    quiet, loud = switches()
+
+    def batched(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        token = quiet()
+        try:
+            return unquieted(lhs, rhs)
+        finally:
+            loud(token)
+    batched.unquieted = unquieted  # type: ignore[attr-defined]
+    return batched
