@@ -424,3 +424,26 @@ def test_jax_argmax_takes_the_fast_path(monkeypatch: pytest.MonkeyPatch, elem: s
             for g, w in zip(got, want, strict=True):
                 assert g.shape == w.shape and g.dtype == w.dtype
                 assert np.array_equal(_bits(g), _bits(w)), (g, w)
+
+
+@pytest.mark.parametrize("elem", ["f32", "f16", "f64", "i32"])
+@pytest.mark.parametrize("body", sorted(BODIES))
+@pytest.mark.parametrize(("shape", "dims"), [((100,), (0,)), ((1,), (0,)), ((3, 4), (0, 1)),
+                                             ((4, 3), (1, 0))])
+def test_one_result_fast_path_is_the_general_path(elem: str, body: str, shape: tuple,
+                                                  dims: tuple) -> None:
+    """A decode step's argmax to one result (`_one_row`: numpy scalars and Python tests),
+    every body, rows rich in ties, zeros of both signs and NaN payloads, every init (NaN
+    among them), an iota's indices and arbitrary ones: the general path's bits."""
+    rng = np.random.default_rng(abs(hash((elem, body, shape, dims))) % 10_000)
+    for trial, init in enumerate(_inits(elem) * 2):
+        x = _values(rng, shape, elem, nan=trial % 3 == 0)
+        if trial % 7 in (0, 1) and x.dtype.kind == "f":  # (with -inf and inf inits)
+            x[...] = rng.choice(np.array([-0.0, 0.0], x.dtype), shape)
+        x0 = np.asarray(init).astype(ELEMS[elem])
+        i0 = np.int32([0, -1, 2][trial % 3])
+        if len(dims) == 1 and trial % 2 == 0:
+            _check(_iota_program(BODIES[body], shape, dims[0], elem, "i32"), [x, x0, i0])
+        else:
+            text = _program(BODIES[body], shape, dims, elem, "i32")
+            _check(text, [x, _indices(rng, shape, dims, "i32", False), x0, i0])

@@ -408,7 +408,7 @@ def _kernel(policy: ArgPolicy, shape: tuple[int, ...], layout: tuple[tuple[int, 
 
     def kernel(x: Any, idx: Any, v0: Any, i0: Any) -> Any:
         if (x.__class__ is not array or idx.__class__ is not array or x.dtype != vtype
-                or idx.dtype != itype or np.ndim(v0) or np.ndim(i0)):
+                or idx.dtype != itype or getattr(v0, "ndim", 0) or getattr(i0, "ndim", 0)):
             return general(x, idx, v0, i0)
         if fast is not None:
             out = fast(x, idx, v0, i0)

@@ -53,6 +53,8 @@ def fast_kernel(policy: ArgPolicy, shape: tuple[int, ...], perm: tuple[int, ...]
     narrow = vtype.kind == "V"
     floats = vtype.kind in "fV"
     scalar = not outer
+    if scalar and not narrow:
+        return _one_row(policy, shape, flatten, vtype, itype, iota, inert)
 
     def fast(x: np.ndarray, idx: np.ndarray, v0: Any, i0: Any) -> Pair | None:
         if x.shape != shape:
@@ -77,6 +79,38 @@ def fast_kernel(policy: ArgPolicy, shape: tuple[int, ...], perm: tuple[int, ...]
         if scalar:
             return np.asarray(value), np.asarray(index)
         return value, index
+    return fast
+
+
+def _one_row(policy: ArgPolicy, shape: tuple[int, ...],
+             flatten: Callable[[np.ndarray], np.ndarray], vtype: np.dtype, itype: np.dtype,
+             iota: bool, inert: Callable[[Any, Any], bool]) -> Fast:
+    """`fast_kernel` for one result (a decode step's argmax over its logits): the same
+    steps on numpy scalars and Python tests, without the array-wide counts and conversions
+    that cost more than the argmax of a few hundred elements."""
+    asarray, floats = np.asarray, vtype.kind == "f"
+    index_of = itype.type
+
+    def fast(x: np.ndarray, idx: np.ndarray, v0: Any, i0: Any) -> Pair | None:
+        if x.shape != shape:
+            return None
+        v0, i0 = asarray(v0, vtype), asarray(i0, itype)
+        init = v0.item()
+        if init != init:  # the init is the first NaN, or the general path's
+            return (v0.copy(), i0.copy()) if policy.nan_first else None
+        xs = flatten(x)
+        k = xs.argmax() if policy.largest else xs.argmin()
+        value = xs[k]
+        index = index_of(k) if iota else flatten(idx)[k]
+        if floats and value != value:
+            if not policy.nan_first:
+                return None
+        elif floats and policy.tie_value == "last" and value == 0:
+            found = xs[::-1].argmax() if policy.largest else xs[::-1].argmin()
+            value = xs[(xs.shape[0] - 1) - found]
+        if not inert(init, i0.item()):
+            value, index = _with_init(policy, value, index, v0, v0, i0, False)
+        return asarray(value), asarray(index)
     return fast
 
 
