@@ -200,7 +200,7 @@ def test_sums_of_products_skip_one_normalization(seed: int,
     for fast in (True, False):
         with monkeypatch.context() as m:
             if not fast:
-                m.setattr(codegen, "_signed_zero_sums", lambda steps, kept, chained: set())
+                m.setattr(codegen, "signed_zero_sums", lambda steps, kept, chained: set())
             interpreter = Interpreter(parse_source(SUMS))
             main = interpreter.lookup_function("main")
             results.append(interpreter.call(main, [x, w, h, u]))
@@ -382,7 +382,7 @@ def test_sums_read_only_by_sign_blind_ops_skip_both_normalizations(
     for fast in (True, False):
         with monkeypatch.context() as m:
             if not fast:
-                m.setattr(codegen, "_signed_zero_sums", lambda steps, kept, chained: set())
+                m.setattr(codegen, "signed_zero_sums", lambda steps, kept, chained: set())
             interpreter = Interpreter(parse_source(GATES))
             main = interpreter.lookup_function("main")
             results.append(interpreter.call(main, [x, w, h, u]))

@@ -41,6 +41,7 @@ from .branches import BRANCHING, branch_lines
 from .pyscalar import QUIETING, expression, kind_of, plan_scalars
 from .ranges import Bound, Facts, analyse
 from .splat import runtime_splat_call, runtime_splats, splat_position, splat_scalar
+from .zero_signs import signed_zero_sums
 
 # Pure ops cheap enough to evaluate while compiling when all operands are constants, with
 # results of at most this many elements (larger ones would stay alive for the whole run).
@@ -302,7 +303,7 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
     chains = find_chains(steps) if fold else {}
     chained = {i for start, (end, _) in chains.items() for i in range(start, end)}
     reads = _element_reads(steps, kept, chained) if fold else {}
-    signed = _signed_zero_sums(steps, kept, chained) if fold else set()
+    signed = signed_zero_sums(steps, kept, chained) if fold else set()
     aliased: set[str] = set()  # names standing for more than one value
     scalar_steps: dict[int, str] = {}
     to_numpy: set[Value] = set()  # values that numpy kernels (and the like) read
@@ -643,59 +644,6 @@ def _inline(step: Any, kernel: str, args: list[str], ns: dict[str, Any], target:
     expr = f"{args[0]} {symbol} {args[1]}"
     return (f"{expr}; {target} = {kernel}({args[0]}, {args[1]}) "
             f"if {target}.__class__ in {kernel}T and {target} != {target} else {target}")
-
-
-def _signed_zero_sums(steps: Sequence[Any], kept: set[Value], chained: set[int]
-                      ) -> set[int]:
-    """Products (kernels with `signed_zeros`: they may skip the +0 that turns an all -0.0
-    sum into +0.0) whose only use is a float add (numpy's) of another such product,
-    normalized: -0.0 + y and +0.0 + y are the same for every y but -0.0. One of each pair;
-    `x @ W + h @ U` in an RNN cell. Both where the sum's zero sign is lost anyway (a gate's
-    sigmoid(x @ W + h @ U): exp(-(-0.0)) is exp(-(+0.0)), `_blind`)."""
-    uses: dict[Value, int] = {}
-    readers: dict[Value, list[Any]] = {}
-    for step in steps:
-        for v in step.op.operands:
-            uses[v] = uses.get(v, 0) + 1
-            readers.setdefault(v, []).append(step)
-    producer = {step.op.results[0]: j for j, step in enumerate(steps)
-                if getattr(step.fn, "signed_zeros", False) and len(step.op.results) == 1
-                and j not in chained}
-    picked: set[int] = set()
-    for step in steps:
-        if step.op.name != "stablehlo.add" or step.fn is not np.add or len(step.op.operands) != 2:
-            continue
-        x, y = step.op.operands
-        j, k = producer.get(x), producer.get(y)
-        if j is None or k is None or j == k or k in picked or x in kept or uses[x] != 1:
-            continue
-        picked.add(j)
-        if y not in kept and uses[y] == 1 and _blind(step.op.results[0], readers, kept):
-            picked.add(k)
-    return picked
-
-
-# Ops whose result is the same for -0.0 and +0.0 (exp(±0) = 1, cos, logistic, |±0| = +0).
-_SIGN_BLIND = frozenset(("stablehlo.exponential", "stablehlo.logistic", "stablehlo.cosine",
-                         "stablehlo.abs"))
-
-
-def _blind(v: Value, readers: dict[Value, list[Any]], kept: set[Value]) -> bool:
-    """Whether every use of `v` gives the same bits for v's -0.0 as for +0.0: only such
-    ops read it, or negations whose results are blind too."""
-    users = readers.get(v, [])
-    if v in kept or not users:
-        return False
-    for step in users:
-        op = step.op
-        if len(op.operands) != 1 or len(op.results) != 1:
-            return False
-        if op.name == "stablehlo.negate":
-            if not _blind(op.results[0], readers, kept):
-                return False
-        elif op.name not in _SIGN_BLIND:
-            return False
-    return True
 
 
 def _element_reads(steps: Sequence[Any], kept: set[Value], chained: set[int]
