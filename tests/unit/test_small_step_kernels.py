@@ -164,3 +164,35 @@ def test_dot_kernels_and_their_unquieted_forms(lhs: tuple[int, ...], rhs: tuple[
                 assert _same(raw + dtype(0), want)
         finally:
             loud(token)
+
+
+BROADCASTS = [((1,), (64,), [0]), ((4, 1), (4, 32), [0, 1]), ((1, 32), (4, 32), [0, 1]),
+              ((32,), (4, 32), [1]), ((4,), (4, 32), [0]), ((3, 1), (1, 2, 3), [2, 1]),
+              ((2, 3), (3, 4, 2), [2, 0]), ((1,), (2, 1, 3), [1]), ((5,), (2, 5, 3), [1])]
+
+
+@pytest.mark.parametrize("dtype", ["f32", "i1", "i32"])
+@pytest.mark.parametrize(("src", "shape", "dims"), BROADCASTS)
+def test_small_broadcasts_are_the_general_path(src: tuple[int, ...], shape: tuple[int, ...],
+                                               dims: list[int], dtype: str) -> None:
+    """Small broadcast_in_dim kernels (a step's (4, 1) -> (4, 32) row maxima): the source
+    assigned as it is where its dimensions are the result's last, else reshaped or
+    transposed first; on arrays and views."""
+    from bind_helpers import run_first_op
+
+    from shlo_cli.dialects.stablehlo import specialize
+
+    def t(s: tuple[int, ...]) -> str:
+        return "tensor<" + "".join(f"{d}x" for d in s) + dtype + ">"
+    text = (f"func.func @main(%x: {t(src)}) -> {t(shape)} {{\n"
+            f"  %0 = stablehlo.broadcast_in_dim %x, dims = {dims} : ({t(src)}) -> {t(shape)}\n"
+            f"  func.return %0 : {t(shape)}\n}}\n")
+    rng = np.random.default_rng(len(src) + len(shape))
+    numpy_type = {"f32": np.float32, "i1": np.bool_, "i32": np.int32}[dtype]
+    with np.errstate(invalid="ignore"):  # (NaN to integers: any value will do)
+        base = _values(rng, (2,) + src, np.float32, 0.3).astype(numpy_type)
+    for x in (base[0], base[1].copy(), base[::-1][1]):
+        got, kernel = run_first_op(text, [x], specialize.bind_specialized, True)
+        want, _ = run_first_op(text, [x], specialize.bind_specialized, False)
+        assert _same(got, want)
+        assert got.flags.c_contiguous

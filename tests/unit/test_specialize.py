@@ -276,7 +276,7 @@ def test_extremum_sign_bits_match_general_evaluator(op: str, elem: str, nan: boo
 
 @pytest.mark.parametrize("elem", ["f32", "f64"])
 @pytest.mark.parametrize("op", ["maximum", "minimum"])
-@pytest.mark.parametrize("size", [0, 1, 300, 4095, 4096])
+@pytest.mark.parametrize("size", [0, 1, 4, 64, 65, 300, 4095, 4096])
 @pytest.mark.parametrize("zero", [False, True])
 def test_small_extremum_without_zeros_is_numpys(op: str, elem: str, size: int,
                                                 zero: bool) -> None:

@@ -485,9 +485,18 @@ def _broadcast_view(op: Operation, kwargs: dict[str, Any]) -> Kernel | None:
         arranged = np.asarray(x) if keep else np.transpose(x, order)
         return np.broadcast_to(arranged.reshape(expanded_shape), shape)
 
+    # the source's dimensions already in place at the end of the result's (numpy aligns
+    # an assigned array's shape to the right): assigned as it is, no reshape
+    lead = len(shape) - len(src)
+    aligned = keep and expanded_shape == (1,) * lead + src
+
     def small(x: np.ndarray) -> np.ndarray:  # a view costs more than filling a few elements
-        out = np.empty(shape, dtype)
-        out[...] = (np.asarray(x) if keep else np.transpose(x, order)).reshape(expanded_shape)
+        out = empty(shape, dtype)
+        if aligned and x.__class__ is ndarray:
+            out[...] = x
+        else:
+            out[...] = (np.asarray(x) if keep else np.transpose(x, order)).reshape(
+                expanded_shape)
         return out
 
     def splat(x: np.ndarray) -> np.ndarray:  # a 0-d value: numpy broadcasts it itself

@@ -43,6 +43,7 @@ def _fix_zeros(out: np.ndarray, a: np.ndarray, b: np.ndarray, both: bool) -> np.
 
 _ARGMAX_BELOW = 1 << 16  # past this numpy's SIMD maximum.reduce scans f32 faster than argmax
 _ZERO_TEST_BELOW = 4096  # elements: below, a zero test replaces the sign-bit passes
+_LIST_TEST_UPTO = 64  # vectors: searched for a zero as a list (a third of compare + count)
 
 
 def _signed_extremum(ufunc: np.ufunc, both: bool) -> Kernel:
@@ -66,7 +67,8 @@ def _signed_extremum(ufunc: np.ufunc, both: bool) -> Kernel:
         out = ufunc(a, b)
         if out.__class__ is np.ndarray and 0 < out.size < _ZERO_TEST_BELOW:
             zero = zeros.get(out.dtype)
-            if zero is not None and not count(equal(out, 0)):
+            if zero is not None and not (0 in out.tolist() if out.size <= _LIST_TEST_UPTO
+                                         and out.ndim == 1 else count(equal(out, 0))):
                 out += zero  # (no zero to change: NaNs made quiet, `quiet_nans`)
                 return out
         bits = unsigned.get(out.dtype)
