@@ -196,3 +196,37 @@ def test_small_broadcasts_are_the_general_path(src: tuple[int, ...], shape: tupl
         want, _ = run_first_op(text, [x], specialize.bind_specialized, False)
         assert _same(got, want)
         assert got.flags.c_contiguous
+
+
+UPDATES = [((2, 32, 4, 16), (1, 1, 4, 16)), ((2, 32, 4, 16), (1, 3, 4, 16)),
+           ((2, 32, 4, 16), (1, 1, 2, 16)), ((5, 1, 3), (1, 1, 3)), ((5, 1, 3), (2, 1, 3)),
+           ((4,), (1,)), ((4, 6), (1, 1)), ((3, 4, 5), (3, 1, 5)), ((1, 1, 8), (1, 1, 8)),
+           ((6, 2), (0, 2))]
+
+
+@pytest.mark.parametrize(("shape", "sizes"), UPDATES)
+def test_dynamic_update_slices_are_the_general_path(shape: tuple[int, ...],
+                                                    sizes: tuple[int, ...]) -> None:
+    """dynamic_update_slice kernels (copying and in place), leading unit dimensions of the
+    update indexed by integers: the general evaluator's result at starts inside, at and
+    past both ends (clamped)."""
+    import functools
+
+    from shlo_cli.dialects.stablehlo import slicing, specialize
+    from shlo_cli.ir.types import F32, TensorType
+
+    general = functools.partial(slicing.dynamic_update_slice,
+                                result_type=TensorType(shape, F32))
+    kernel = specialize._dynamic_update_slice(shape, sizes, general)
+    rng = np.random.default_rng(sum(shape) + sum(sizes))
+    for trial in range(12):
+        x = _values(rng, shape, np.float32, 0.1)
+        update = _values(rng, sizes, np.float32, 0.1)
+        starts = [np.int32(rng.integers(-3, n + 3)) for n in shape]
+        if trial % 3 == 0:
+            starts = [np.array(s) for s in starts]  # (0-d arrays, as constants come)
+        want = general(x, update, *starts)
+        assert _same(kernel(x, update, *starts), want)
+        alone = x.copy()
+        got = kernel.in_place(alone, update, *starts)
+        assert _same(got, want)

@@ -266,19 +266,27 @@ def _dynamic_update_slice(shape: tuple[int, ...], sizes: tuple[int, ...],
     """slicing.dynamic_update_slice: a C-ordered copy of the operand with the window at
     the clamped start indices (slicing.clamped_start) replaced by the update; operands of
     other shapes go to the general evaluator."""
-    # Dimensions the update spans whole take a fixed slice (every start clamps to 0).
-    fixed = [slice(0, size) for size in sizes]
+    # Dimensions the update spans whole take a fixed slice (every start clamps to 0), and
+    # none at all after the last dimension it does not span; leading dimensions of one
+    # element take an integer (an attention cache's (1, 1, heads, width) row: a quarter of
+    # the slices' cost; numpy drops the update's unit dimensions as it assigns).
+    rank = len(sizes)
+    spans = [d for d in range(rank) if sizes[d] != shape[d]]
+    length = spans[-1] + 1 if spans else 0
+    ints = 0  # (never every dimension: an element takes no array)
+    while ints < min(length, rank - 1) and sizes[ints] == 1:
+        ints += 1
+    fixed: list[int | slice] = [0 if d < ints else slice(0, sizes[d]) for d in range(length)]
     moving = tuple((d, n - k, k) for d, (n, k) in enumerate(zip(shape, sizes, strict=True))
                    if n > k)
-    rank = len(sizes)
     array = np.ndarray
 
     leading = len(moving) == 1 and moving[0][0] == 0
 
-    def window(starts: tuple[np.ndarray, ...]) -> tuple[slice, ...] | slice:
-        """The update's window at the clamped start indices (a slice of the leading
+    def window(starts: tuple[np.ndarray, ...]) -> tuple[int | slice, ...] | int | slice:
+        """The update's window at the clamped start indices (the index of the leading
         dimension alone when the update spans every other one: a scan's stacked output
-        row, which numpy assigns in half the time of a tuple of slices)."""
+        row, which numpy assigns in half the time of a tuple)."""
         found = fixed.copy()
         for d, top, size in moving:
             start = int(starts[d])
@@ -286,7 +294,7 @@ def _dynamic_update_slice(shape: tuple[int, ...], sizes: tuple[int, ...],
                 start = 0
             elif start > top:
                 start = top
-            found[d] = slice(start, start + size)
+            found[d] = start if d < ints else slice(start, start + size)
         return found[0] if leading else tuple(found)
 
     def kernel(x: np.ndarray, update: np.ndarray, *starts: np.ndarray) -> np.ndarray:
