@@ -523,6 +523,10 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             ns[f"{p}E{i}"] = element or step.fn.row
             call = f"{p}E{i}({args})"
             results = steps[reads[i]].op.results
+            indexed = _indexed_rows(step, i, ref, py, facts, p) if not element else None
+            if indexed is not None:  # x[i] of a sequence read once per loop
+                code.outer.append(indexed[0])
+                call = f"{indexed[1]} if {p}r{i} is not None else {call}"
         elif _in_place(step, i, last, kept, names, step_names, aliased):
             ns[f"{p}K{i}"] = step.fn.in_place
             call = f"{p}K{i}({args})"
@@ -602,6 +606,25 @@ def _in_place(step: Any, i: int, last: dict[Value, int], kept: set[Value],
     return (last.get(x) == i and x not in kept and name is not None
             and (name in step_names or name[0] == "a") and name not in aliased
             and step.op.operands.count(x) == 1)
+
+
+def _indexed_rows(step: Any, i: int, ref: Callable[[Value], str], py: dict[Value, str],
+                  facts: Facts, p: str) -> tuple[str, str] | None:
+    """(the line before the loop that checks an enclosing value's rows, the row read
+    `x[i]`) for a row read of a value of an enclosing block at a Python int index known
+    to be in bounds (a scan's `xs[t]`), or None: the row kernel's clamp and layout checks
+    once per loop, not per step."""
+    row = getattr(step.fn, "row", None)
+    top = getattr(row, "top", None)
+    if top is None or len(step.op.operands) < 2:
+        return None
+    x, index = step.op.operands[0], step.op.operands[1]
+    if index not in py or kind_of(index) is None or not facts.within(index, 0, int(top)):
+        return None
+    name = ref(x)
+    if not name.startswith(f"{p}o"):  # (read once per loop)
+        return None
+    return f"{p}r{i} = {p}E{i}.rows_of({name})", f"{p}r{i}[{py[index]}]"
 
 
 def _returns_operand(step: Any, captured: set[Value]) -> bool:

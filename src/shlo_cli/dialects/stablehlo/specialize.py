@@ -438,7 +438,17 @@ def _dynamic_slice(sizes: tuple[int, ...], shape: tuple[int, ...], itemsize: int
         # (none for an empty operand: numpy's strides of empty views are its own choice)
         standard = tuple(itemsize * math.prod(shape[d + 1:]) for d in range(len(shape))
                          ) if math.prod(shape) else None
+
+        def rows_of(x: Any) -> Any:
+            """x when `row(x, i, ...)` is x[i] for every start i in [0, top] (then it is
+            read by indexing: a scan's sequence, checked once per loop), else None."""
+            if (x.__class__ is array and x.shape == shape and x.strides == standard
+                    and x.flags.writeable):
+                return x
+            return None
         kernel.row = row  # type: ignore[attr-defined]  # codegen fuses it with the reshape
+        row.rows_of = rows_of  # type: ignore[attr-defined]
+        row.top = top0  # type: ignore[attr-defined]
     kernel.int_starts = 1  # type: ignore[attr-defined]  # (as `one`)
     return kernel
 

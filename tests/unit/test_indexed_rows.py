@@ -1,0 +1,104 @@
+"""A scan's row reads `xs[i]` of a sequence from outside the loop, at a counter known to
+stay in bounds, are plain indexing once the sequence's layout is checked before the loop
+(codegen._indexed_rows); sequences of another layout (views) and counters not known to be
+in bounds keep the row kernel. Results are the row kernel's bits."""
+
+# ruff: noqa: E501  (MLIR test programs keep upstream line lengths)
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from shlo_cli.interpreter import codegen
+from shlo_cli.interpreter.engine import Interpreter
+from shlo_cli.ir.parser import parse_source
+
+SCAN = """
+func.func @main(%xs: tensor<6x1x4xf32>, %h0: tensor<1x4xf32>, %ys0: tensor<6x1x4xf32>, %n: tensor<i32>) -> (tensor<1x4xf32>, tensor<6x1x4xf32>) {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:3 = stablehlo.while(%i = %c0, %h = %h0, %ys = %ys0) : tensor<i32>, tensor<1x4xf32>, tensor<6x1x4xf32>
+  cond {
+    %p = stablehlo.compare LT, %i, LIMIT, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %z = stablehlo.constant dense<0> : tensor<i32>
+    %row = stablehlo.dynamic_slice %xs, %i, %z, %z, sizes = [1, 1, 4] : (tensor<6x1x4xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x1x4xf32>
+    %x = stablehlo.reshape %row : (tensor<1x1x4xf32>) -> tensor<1x4xf32>
+    %m = stablehlo.multiply %h, %x : tensor<1x4xf32>
+    %s = stablehlo.add %m, %x : tensor<1x4xf32>
+    %h2 = stablehlo.tanh %s : tensor<1x4xf32>
+    %u = stablehlo.reshape %x : (tensor<1x4xf32>) -> tensor<1x1x4xf32>
+    %ys2 = stablehlo.dynamic_update_slice %ys, %u, %i, %z, %z : (tensor<6x1x4xf32>, tensor<1x1x4xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<6x1x4xf32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %h2, %ys2 : tensor<i32>, tensor<1x4xf32>, tensor<6x1x4xf32>
+  }
+  return %r#1, %r#2 : tensor<1x4xf32>, tensor<6x1x4xf32>
+}
+"""
+
+SIX = "%six = stablehlo.constant dense<6> : tensor<i32>\n    "
+
+
+def _run(text: str, args: list[np.ndarray], indexed: bool,
+         monkeypatch: pytest.MonkeyPatch) -> tuple[list[np.ndarray], str]:
+    with monkeypatch.context() as m:
+        if not indexed:
+            m.setattr(codegen, "_indexed_rows", lambda *a: None)
+        sources: list[str] = []
+        original = codegen.Source.compile
+
+        def spy(self: codegen.Source, *a: object, **k: object) -> object:
+            sources.append("\n".join(self.src))
+            return original(self, *a, **k)  # type: ignore[arg-type]
+        m.setattr(codegen.Source, "compile", spy)
+        interpreter = Interpreter(parse_source(text))
+        out = interpreter.call(interpreter.lookup_function("main"), list(args))
+    return [np.asarray(o) for o in out], "\n".join(sources)
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "view", "read_only"])
+@pytest.mark.parametrize("limit", ["constant", "argument"])
+def test_row_reads_by_indexing(layout: str, limit: str,
+                               monkeypatch: pytest.MonkeyPatch) -> None:
+    text = (SCAN.replace("LIMIT", "%six").replace("    %p = stablehlo.compare", "    " + SIX
+                                                   + "%p = stablehlo.compare")
+            if limit == "constant" else SCAN.replace("LIMIT", "%n"))
+    rng = np.random.default_rng(len(layout))
+    xs = rng.standard_normal((6, 1, 4)).astype(np.float32)
+    xs[2, 0, 1], xs[4, 0, 3], xs[5, 0, 0] = np.nan, -0.0, np.inf
+    args = [xs, rng.standard_normal((1, 4)).astype(np.float32),
+            np.zeros((6, 1, 4), np.float32), np.array(6, np.int32)]
+    if layout == "view":  # (the same values, another layout: the row kernel's own way)
+        wide = np.zeros((6, 1, 8), np.float32)
+        wide[:, :, ::2] = xs
+        args[0] = wide[:, :, ::2]
+    if layout == "read_only":
+        args[0].flags.writeable = False
+    got, fast = _run(text, args, True, monkeypatch)
+    want, slow = _run(text, args, False, monkeypatch)
+    assert ".rows_of(" not in slow
+    assert (".rows_of(" in fast) == (limit == "constant")
+    for g, w in zip(got, want, strict=True):
+        assert g.tobytes() == w.tobytes()
+    assert got[1].tobytes() == xs.tobytes()  # every row read as it is
+
+
+def test_rows_of_accepts_only_the_row_kernels_own_fast_layout() -> None:
+    """`rows_of(x)` is x exactly where the row kernel would return x[i] itself: C strides
+    of the static shape, writeable; views, frozen arrays and other shapes are None."""
+    from shlo_cli.dialects.stablehlo import specialize
+
+    kernel = specialize._dynamic_slice((1, 1, 4), (6, 1, 4), 4)
+    row = kernel.row
+    assert row.top == 5
+    x = np.arange(24, dtype=np.float32).reshape(6, 1, 4)
+    assert row.rows_of(x) is x
+    for i in range(6):
+        assert row(x, i, 0, 0) is not None and np.shares_memory(row(x, i, 0, 0), x[i])
+    wide = np.zeros((6, 1, 8), np.float32)
+    frozen = x.copy()
+    frozen.flags.writeable = False
+    for other in (wide[:, :, ::2], frozen, x.reshape(6, 4), x.tolist()):
+        assert row.rows_of(other) is None
