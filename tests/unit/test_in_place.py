@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from shlo_cli.dialects.stablehlo import in_place, specialize
+from shlo_cli.dialects.stablehlo import in_place, specialize_dynamic_slice
 from shlo_cli.interpreter import codegen
 from shlo_cli.interpreter.engine import Interpreter
 from shlo_cli.ir.parser import parse_source
@@ -52,7 +52,7 @@ func.func @main(%xs: tensor<5x3xf32>, %ys0: tensor<5x1x3xf32>, %n: tensor<i32>) 
 
 def _run(args: list[np.ndarray], allowed: bool, monkeypatch: pytest.MonkeyPatch,
          spy: list[bool]) -> list[np.ndarray]:
-    original = specialize.writable_alone
+    original = specialize_dynamic_slice.writable_alone
 
     def watched(x: np.ndarray, seen: int) -> bool:
         alone = original(x, seen)
@@ -60,7 +60,7 @@ def _run(args: list[np.ndarray], allowed: bool, monkeypatch: pytest.MonkeyPatch,
         return alone
 
     with monkeypatch.context() as m:
-        m.setattr(specialize, "writable_alone", watched)
+        m.setattr(specialize_dynamic_slice, "writable_alone", watched)
         if not allowed:
             m.setattr(codegen, "_in_place", lambda *a: False)
         interpreter = Interpreter(parse_source(SCAN))
@@ -147,14 +147,14 @@ def test_a_value_with_two_names_is_not_updated_in_place(monkeypatch: pytest.Monk
     x = np.array([1.0, -0.0, np.nan, 4.0], np.float32)
     u = np.array([9.0], np.float32)
     spy: list[bool] = []
-    original = specialize.writable_alone
+    original = specialize_dynamic_slice.writable_alone
 
     def watched(a: np.ndarray, seen: int) -> bool:
         alone = original(a, seen)
         spy.append(alone)
         return alone
 
-    monkeypatch.setattr(specialize, "writable_alone", watched)
+    monkeypatch.setattr(specialize_dynamic_slice, "writable_alone", watched)
     interpreter = Interpreter(parse_source(ALIASED))
     main = interpreter.lookup_function("main")
     d, e, f = interpreter.call(main, [x, u, np.int32(1)])
