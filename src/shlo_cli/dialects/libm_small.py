@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .libm_tiny import TINY
 from .quiet import switches
 
 TYPE_CHECKING = False
@@ -37,8 +38,6 @@ def margin_kernel(plain: np.ufunc, dtype: np.dtype, general: Kernel,
     input; `tiny`, when given, first for up to TINY elements, where it answers), numpy's
     `plain` as the guess; `redo(x, out, doubtful)` recomputes out's doubtful elements.
     Its `unquieted` form leaves numpy's error state to the caller (dialects/quiet.py)."""
-    from .libm_tiny import TINY
-
     f64 = np.dtype(np.float64)
     array = np.ndarray
     multiply, subtract = np.multiply, np.subtract
