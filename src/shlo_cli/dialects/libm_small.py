@@ -7,9 +7,10 @@ f32 twice, as g(1 - 2^-39) and g(1 + 2^-39): every value within 2^-40 of g lies 
 the two products, whatever their own double rounding, so where both round to the same f32
 value the C library's result does too (rounding is monotonic). Their f32 difference is +0
 exactly there (signed zeros included: both products carry g's sign) and nowhere else among
-finite results; a NaN guess gives NaN and an infinite one inf - inf = NaN, and those are
-redone (the C library's own NaN and overflow). Equal zeros are as sure as any other pair:
-a masked softmax's exp(-1e9), or a result between 2^-200 and half f32's least subnormal.
+finite roundings; a NaN guess gives NaN, and roundings to an infinity (an infinite guess or
+f32 overflow) inf - inf = NaN: those are redone (the C library's own NaN and overflow).
+Equal zeros are as sure as any other pair: a masked softmax's exp(-1e9), or a result
+between 2^-200 and half f32's least subnormal.
 Guesses below 2^-1022 (double subnormals, whose relative error is unbounded) round to
 +-0 on both sides: the C result, as tiny, rounds to zero too (libm._DEEP's premise).
 """
