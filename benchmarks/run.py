@@ -11,6 +11,8 @@ Sections (small modules next to this file):
   execute time when jax is installed (`pip install jax`), else our times only,
 - suite: the whole interpretable `testdata` suite, in-process, with its slowest programs,
 - fft_accuracy: max ULP of `stablehlo.fft` results from the exact transform, per dtype.
+- small_math: exact exp, tanh, logistic, sqrt, rsqrt per call on small f32 arrays against
+  numpy's own (inexact) f32 ufuncs.
 - bytecode: bytecode read/write against text parse/print on the same modules.
 - startup: whole `stablehlo-opt` / `stablehlo-translate` launches on a tiny program against
   `python -c pass` and `python -c "import numpy"` in the same run, plus an importtime summary.
@@ -34,13 +36,14 @@ import models_bench  # noqa: E402
 import overhead  # noqa: E402
 import parse_print  # noqa: E402
 import pass_pipeline  # noqa: E402
+import small_math  # noqa: E402
 import startup  # noqa: E402
 import testdata_suite  # noqa: E402
 
 DEFAULT_ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared",
                             "conformance")
-SECTIONS = ("parse_print", "kernels", "overhead", "models", "suite", "fft_accuracy",
-            "bytecode", "startup", "pass_pipeline")
+SECTIONS = ("parse_print", "kernels", "small_math", "overhead", "models", "suite",
+            "fft_accuracy", "bytecode", "startup", "pass_pipeline")
 
 
 def main(argv: list[str]) -> int:
@@ -58,6 +61,8 @@ def main(argv: list[str]) -> int:
         parse_print.run(root, profile)
     if "kernels" in only:
         kernels.run(profile)
+    if "small_math" in only:
+        small_math.run(profile)
     if "overhead" in only:
         overhead.run(profile)
     if "models" in only:

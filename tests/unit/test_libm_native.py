@@ -12,7 +12,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from shlo_cli.dialects import libm
+from shlo_cli.dialects import libm, libm_small
 
 FUNCTIONS = [libm.exp, libm.expm1, libm.log, libm.log1p, libm.sin, libm.cos, libm.tan,
              libm.tanh, libm.cbrt]
@@ -246,7 +246,7 @@ def test_many_results_deep_in_the_underflow(dtype: type) -> None:
 
 @pytest.mark.parametrize("shape", [(4, 32), (1, 48), (8, 64), (2048,)])
 def test_masked_softmax_rows_of_a_small_array(shape: tuple[int, ...]) -> None:
-    """A decoding step's causal attention (libm._SMALL elements or fewer): exp of logits
+    """A decoding step's causal attention (libm_small.SMALL elements or fewer): exp of logits
     minus their row maximum, most of them masked to -1e9 or -inf, beside normal ones, edge
     ones (-103.3 .. -104.0) and NaN: the masked results are +0 without recomputing them
     (they cost 30 us a 4x32 call), the others the reference bits."""
@@ -265,10 +265,10 @@ def test_masked_softmax_rows_of_a_small_array(shape: tuple[int, ...]) -> None:
 def test_deep_underflow_trusts_only_tiny_guesses() -> None:
     """Planted: guesses below 2^-200 are kept (the C result rounds to +-0 too), a tiny-looking
     but larger guess (2^-140, an f32 subnormal) is recomputed and follows the C result. (The
-    bit tests of arrays past libm._SMALL flag every subnormal result and look at numpy's
+    bit tests of arrays past libm_small.SMALL flag every subnormal result and look at numpy's
     guess a second time, which the planted function answers exactly; the small arrays'
     margin test keeps a guess whose margin rounds to one value, as the second look does.)"""
-    count = 2 * libm._SMALL + 40
+    count = 2 * libm_small.SMALL + 40
     guesses = np.full(count, 2.0 ** -300)
     guesses[::2] = 2.0 ** -140
     exact = np.full(count, 2.0 ** -310)
@@ -491,12 +491,12 @@ def test_fill_is_boolean_assignment() -> None:
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("fn", FUNCTIONS, ids=lambda f: f.__name__)
 def test_small_f32_arrays(fn: object, seed: int) -> None:
-    """f32 arrays up to libm._SMALL elements (the margin test on two roundings of the
+    """f32 arrays up to libm_small.SMALL elements (the margin test on two roundings of the
     guess): the reference bits for random inputs at every scale with NaN, infinities,
     -0.0, subnormals and overflow among them, in C order, transposed and strided, and
     arrays of specials only (every element doubtful)."""
     kernel = libm.native_kernel(fn, np.dtype(np.float32))
-    x = _inputs(np.float32, libm._SMALL, seed)
+    x = _inputs(np.float32, libm_small.SMALL, seed)
     rng = np.random.default_rng(seed)
     x = x[rng.permutation(x.size)]
     specials = np.array(SPECIALS, np.float32)
@@ -546,7 +546,7 @@ def test_table_of_a_16_bit_kernel_after_many_small_calls(dtype: type) -> None:
 
 
 def test_small_arrays_keep_deep_guesses_and_redo_nan_ones() -> None:
-    """`small` (f32 arrays up to libm._SMALL elements): guesses below 2^-200 of either sign
+    """`small` (f32 arrays up to libm_small.SMALL elements): guesses below 2^-200 of either sign
     round to +-0 without the function, a NaN guess is redone whatever its neighbours."""
     count = 3 * 21
     kind = np.arange(count) % 3

@@ -28,7 +28,8 @@ import numpy as np
 
 from ..lazy_imports import lazy, lazy_function, numpy_function
 from .layout import astype
-from .libm_tiny import TINY, per_element
+from .libm_small import margin_kernel
+from .libm_tiny import per_element
 from .quiet import switches
 
 TYPE_CHECKING = False
@@ -323,15 +324,11 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
     # one by one (_redo_few) only where x.item gives the float `scalar` takes
     scalar = getattr(fn, "scalar", None) if round_to is None else None
     halves = _halves_kernel(fn, evaluate) if dtype == np.float32 and round_to is None else None
-    tiny = per_element(fn, dtype) if halves is not None else None
     # f32 from _NARROW_RANGE_FROM elements: the range test on the f32 result's own bits
     # (half the bytes per pass; exponent fields 2..254 are sure, as in _halves_kernel).
     narrow = dtype == np.float32
     u32, one32 = np.dtype(np.uint32), np.array(1, np.uint32)
     start32, limit32 = np.array(2 << 24, np.uint32), 253 << 24
-    # the guess's margin as factors (0-d arrays: a Python float operand costs a conversion)
-    below, above = np.array(1 - 2.0 ** -39), np.array(1 + 2.0 ** -39)
-    divide, multiply, absolute = np.divide, np.multiply, np.absolute
 
     def kernel(x: Any, defer: bool = False) -> Any:
         """The rounded result; with `defer` (a block of `blocks`, 1-D, not empty) the
@@ -371,42 +368,6 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
             loud(token)
         return (out, doubtful) if defer else out
 
-    def small(x: Any) -> Any:
-        """`kernel`, whose f32 arrays of a few hundred elements (an RNN's gates: each numpy
-        call costs more than its elements) are tested for first and computed here (a call
-        and a few tests less each): the guess g rounded twice, as g(1 - 2^-39) and
-        g(1 + 2^-39) (every value within 2^-40 of g lies between them, whatever the
-        double rounding of the products); where both round to the same f32 value, so does
-        the C library's result, by monotonic rounding. Their quotient (the first's
-        magnitude is at most the second's) is exactly 1 there and nowhere else: adjacent
-        f32 values differ by more than a relative 2^-24, zeros give 0 or NaN, NaN and
-        infinities NaN, so comparing its bytes with 1.0's finds every doubtful element
-        (signed zeros included, which the rounding test alone would miss), but results deep
-        in the underflow are sure (see _DEEP: a masked softmax's exp(-1e9), else redone
-        one by one). The guess is numpy's function alone (`plain`)."""
-        size = x.size if x.__class__ is array and x.dtype == dtype and x.ndim else 0
-        if not 0 < size <= _SMALL:
-            return kernel(x)
-        out = tiny(x) if size <= TINY and tiny is not None else None
-        if out is not None:
-            return out
-        token = quiet()  # overflow, invalid: those elements are redone
-        try:
-            guess = x.astype(f64)  # (never a broadcast view: specialize._VIEW_FROM > _SMALL)
-            plain(guess, guess)
-            out = multiply(guess, below).astype(dtype)
-            multiply(guess, above, guess)  # (the guess is spent)
-            high = guess.astype(dtype)
-            divide(out, high, high)
-            ones = _ONES.get(size) or _ONES.setdefault(size, np.ones(size, dtype).tobytes())
-            if high.tobytes() != ones:
-                doubtful = (high != 1.0) & ~(absolute(guess) < _DEEP)  # (NaN stays)
-                if doubtful.any():
-                    _redo(fn, x, out, doubtful, narrowed)
-        finally:
-            loud(token)
-        return out
-
     def blocks(x: np.ndarray) -> np.ndarray:
         """`kernel` block by block: each block's double temporaries stay in the cache
         (whole, a large array's passes each stream them from memory: twice the time). The
@@ -431,8 +392,12 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
                 loud(token)
         return out
 
-    result: Kernel = (tabulated(kernel, dtype) if dtype.itemsize == 2  # f32: `small` first
-                      else small if halves is not None else kernel)
+    result: Kernel = kernel
+    if dtype.itemsize == 2:
+        result = tabulated(kernel, dtype)
+    elif halves is not None:  # f32 arrays of up to SMALL elements: libm_small first
+        result = margin_kernel(plain, dtype, kernel, per_element(fn, dtype),
+                               lambda x, out, doubtful: _redo(fn, x, out, doubtful, narrowed))
     result.blockwise = True  # type: ignore[attr-defined]  # elementwise on any slice
     # each call costs about ten numpy calls: codegen runs two calls on small arrays as one
     # (interpreter/batching.py; every element's result is the same in any array)
@@ -465,8 +430,6 @@ def tabulated(compute: Kernel, dtype: np.dtype) -> Kernel:
 
 
 _TABLE_AFTER, _TABLE_CALLS = 1 << 16, 256  # elements or calls before a 16-bit table
-_SMALL = 2048  # f32 arrays up to this many elements take `small` (fewer numpy calls)
-_ONES: dict[int, bytes] = {}  # size -> the bytes of that many f32 1.0 (`small`'s test)
 _BLOCK = 16384  # elements per block of a large C-contiguous array (its doubles: 128 KiB)
 _NARROW_RANGE_FROM = 4096  # below, one more view costs more than the bytes it saves
 _HALVES_FROM = 8192  # f32 arrays this large take the 32-bit test (fewer bytes per pass)

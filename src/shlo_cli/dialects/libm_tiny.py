@@ -25,24 +25,33 @@ def per_element(fn: Any, dtype: np.dtype) -> Callable[[np.ndarray], Any] | None:
     """For a libm function whose `math` is the `math` module's (None if not): `x -> math_fn`
     on each element of float array `x`, rounded to `dtype`, or None where an argument is
     not finite or `math_fn` raises (outside its domain, overflow): the C library's own
-    answer there (NaN signs, infinities) comes through the general kernel."""
+    answer there (NaN signs, infinities) comes through the general kernel. Its `unquieted`
+    form leaves numpy's error state (a double past f32's range rounds to an infinity, as
+    astype does, with an overflow warning) to the caller (dialects/quiet.py)."""
     math_fn: Callable[[float], float] | None = getattr(fn, "math", None)
     if math_fn is None:
         return None
     quiet, loud = switches()
     fromiter = np.fromiter
 
-    def tiny(x: np.ndarray) -> np.ndarray | None:
+    def unquieted(x: np.ndarray) -> np.ndarray | None:
         values = x.ravel().tolist()
         total = sum(values)  # (f32 values: a finite sum unless one is infinite or NaN)
         if total - total != 0.0:
             return None
-        token = quiet()  # a double past f32's range rounds to an infinity, as astype does
         try:
-            return fromiter(map(math_fn, values), dtype, len(values)).reshape(x.shape)
+            out = fromiter(map(math_fn, values), dtype, len(values))
         except (OverflowError, ValueError):
             return None
+        out.shape = x.shape
+        return out
+
+    def tiny(x: np.ndarray) -> np.ndarray | None:
+        token = quiet()
+        try:
+            return unquieted(x)
         finally:
             loud(token)
 
+    tiny.unquieted = unquieted  # type: ignore[attr-defined]
     return tiny

@@ -25,7 +25,7 @@ from ...ir.types import QuantizedType, TensorType, element_type, numpy_dtype
 from ...lazy_imports import lazy
 from .. import libm
 from ..layout import astype
-from ..quiet import switches
+from . import specialize_math
 from .conversions import _EXACT_TO_FLOAT, _WIDE_FLOATS, convert_array
 from .elementwise_numerics import NATIVE_ARITH, NATIVE_FLOATS, NATIVE_INTS
 from .elementwise_select import NATIVE_COMPARE
@@ -191,28 +191,6 @@ def _transpose(perm: tuple[int, ...], shape: tuple[int, ...], general: Kernel) -
     return kernel
 
 
-def _logistic(dtype: np.dtype, general: Kernel) -> Kernel:
-    """elementwise_math.logistic for f16/f32 arrays: 1 / (1 + exp(-x)) with the negation
-    on the sign bit (as elementwise.negate), the C library's exp rounded once (the libm
-    kernel upcast_to_double uses), then the add and the divide in the element type, in
-    place on the exp's fresh result."""
-    exp = libm.native_kernel(libm.exp, dtype)
-    bits = np.dtype(f"u{dtype.itemsize}")
-    sign = np.array(1 << (8 * dtype.itemsize - 1), bits)
-    one = np.array(1, dtype)
-    add, divide, xor = np.add, np.divide, np.bitwise_xor
-
-    def kernel(x: np.ndarray) -> np.ndarray:
-        if x.__class__ is not np.ndarray or x.dtype != dtype or not x.ndim:
-            return general(x)
-        out = exp(xor(x.view(bits), sign).view(dtype))
-        add(one, out, out)
-        divide(one, out, out)
-        return out
-    kernel.blockwise = True  # type: ignore[attr-defined]  # elementwise on any slice
-    return kernel
-
-
 def _clear_sign(dtype: np.dtype) -> Kernel:
     """|x| on the bit pattern (NaN payloads kept), as elementwise.abs_ computes it."""
     bits = np.dtype(f"u{dtype.itemsize}")
@@ -226,29 +204,6 @@ def _clear_sign(dtype: np.dtype) -> Kernel:
 
 
 _ROOTS = ("stablehlo.sqrt", "stablehlo.rsqrt")
-
-
-def _root(reciprocal: bool, dtype: np.dtype, general: Kernel) -> Kernel:
-    """upcast_to_double(sqrt or 1/sqrt) for f16/f32 arrays: the same double operations in
-    place on one converted copy, then rounded once (astype)."""
-    f64 = np.dtype(np.float64)
-    sqrt, divide, one = np.sqrt, np.divide, np.array(1.0)
-    quiet, loud = switches()
-
-    def kernel(x: np.ndarray) -> np.ndarray:
-        if x.__class__ is not np.ndarray or x.dtype != dtype or not x.ndim:
-            return general(x)
-        wide = x.astype(f64)
-        token = quiet()
-        try:
-            sqrt(wide, wide)
-            if reciprocal:
-                divide(one, wide, wide)
-        finally:
-            loud(token)
-        return wide.astype(dtype)
-    kernel.blockwise = True  # type: ignore[attr-defined]  # elementwise on any slice
-    return kernel
 
 
 def _scalar_to_ones(rank: int) -> Kernel:
@@ -489,12 +444,13 @@ def _bind_typed(op: Operation, opdef: Any, kwargs: dict[str, Any],
         return None
     if name == "stablehlo.logistic":
         if operand in _ROUNDED and dtypes[1] == operand:
-            return _logistic(operand, bind_after(bind_specialized, op, opdef, kwargs))
+            return specialize_math.logistic(
+                operand, bind_after(bind_specialized, op, opdef, kwargs))
         return None
     if name in _ROOTS:  # elementwise_math: sqrt and 1/sqrt in double, rounded once
         if operand in _ROUNDED and dtypes[1] == operand:
-            return _root(name == "stablehlo.rsqrt", operand,
-                         bind_after(bind_specialized, op, opdef, kwargs))
+            return specialize_math.root(name == "stablehlo.rsqrt", operand,
+                                        bind_after(bind_specialized, op, opdef, kwargs))
         return None
     if name == "stablehlo.abs":  # elementwise.abs_ on floats: the sign bit cleared
         if operand in NATIVE_FLOATS and dtypes[1] == operand:

@@ -112,7 +112,7 @@ def _transcendental(scalar: Callable[[float], float], to: type, general: Kernel)
 
 
 def _root(reciprocal: bool, to: type, general: Kernel) -> Kernel:
-    """sqrt or 1/sqrt of a positive value in double, rounded once (specialize._root's steps
+    """sqrt or 1/sqrt of a positive value in double, rounded once (specialize_math.root's steps
     on one Python float); zeros, negatives and NaN take the general path (their signs)."""
     cell: np.ndarray = np.empty((), to)
     sqrt = math.sqrt
@@ -130,7 +130,7 @@ def _root(reciprocal: bool, to: type, general: Kernel) -> Kernel:
 
 
 def _logistic(to: type, general: Kernel) -> Kernel:
-    """1 / (1 + exp(-x)) as specialize._logistic computes it: exp in double rounded once
+    """1 / (1 + exp(-x)) as specialize_math.logistic computes it: exp in double rounded once
     to the type, then the add and the divide in the type (numpy scalar arithmetic)."""
     cell: np.ndarray = np.empty((), to)
     exp, one = libm.exp.scalar, to(1)  # type: ignore[attr-defined]
