@@ -84,7 +84,9 @@ def test_reduce_kernels_and_their_unquieted_forms(op: str, shape: tuple[int, ...
             init_forms = (np.asarray(init, dtype), dtype(init))
             for given in init_forms:
                 with np.errstate(all="ignore"):
-                    assert _same(kernel(x, given), want)
+                    got = kernel(x, given)
+                    assert _same(got, want)
+                    assert np.asarray(got).flags.c_contiguous
                 token = quiet()
                 try:
                     assert _same(kernel.unquieted(x, given), want)

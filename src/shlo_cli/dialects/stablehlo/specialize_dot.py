@@ -226,11 +226,11 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
     # that is never -0.0 (another normalized product): x + y is then the same for x = -0.0
     # and x = +0.0
     plain.signed_zeros = True  # type: ignore[attr-defined]
-    dot, add = np.dot, np.add
     if row is not None and ls == (k,) and right_same and out_shape == (n,):
         return _vector_plain(plain, dtype, (k,), right_shape, right_c)
     if row is None or not (left_same and right_same and out_same):
         return plain
+    dot, add = np.dot, np.add
 
     def row_plain(lhs: np.ndarray, rhs: np.ndarray, normalize: bool = True) -> np.ndarray:
         """`plain` for a C-ordered row and matrix as they come (an RNN step's h x W): its
