@@ -45,8 +45,9 @@ if TYPE_CHECKING:
     FastResult = tuple[list[Value], list[Type], dict[str, Attribute], dict[str, Attribute], int]
     FastParser = Callable[[Any, Any, int, int], FastResult | None]
     # `fn(parser, opdef, pos, location, num_results)` builds the op, or returns None, with
-    # nothing read, to leave the statement to the full parser.
-    FastOpParser = Callable[[Any, Any, int, Location, int], Operation | None]
+    # nothing read, to leave the statement to the full parser; `location` is the offset of
+    # the op's name (`build_operation` takes it as the op's location).
+    FastOpParser = Callable[[Any, Any, int, Any, int], Operation | None]
     _Resolved = tuple[Any, FastParser | None, FastOpParser | None]
 
 # A plain function type `(tensor<...>, ...) -> ...` (spaces as the printer writes them).
@@ -202,6 +203,12 @@ def cached_dict(src: str, pos: int) -> tuple[dict[str, Attribute], int] | None:
     return dict(cached), m.end()
 
 
+def known_dict(text: str) -> dict[str, Attribute] | None:
+    """The plain attribute dictionary spelled `text` when the full parser has read it
+    before (the cached dict itself: not to be changed)."""
+    return _DICT_CACHE.get(text)
+
+
 # `{attrs} : (A, B) -> R`: a plain dictionary (group 1, optional) and a plain function type
 # (group 2) not followed by another `->` nor a comment, in one regex step.
 _FUNCTIONAL_TAIL = lazy_regex(
@@ -346,7 +353,7 @@ class FastStatements(ParserHost):
             for key in [k for k in attributes if k in opdef.properties]:
                 properties.setdefault(key, attributes.pop(key))
         op = new_operation(opdef.name, operands, result_types, properties, attributes,
-                           SourceLocation(self.source, m.start(3)), opdef)
+                           m.start(3), opdef, self.source)
         if count == 1:  # (`_define_results`, inline for the common case)
             value = op.results[0]
             names[result] = value
@@ -496,11 +503,10 @@ class FastStatements(ParserHost):
         ends at: after the `}` of a last region read with `parse_region(..., stop_at_end=
         True)` (the token after it is not lexed: the caller reads on from the offset), else
         the offset of the token after it."""
-        location = SourceLocation(self.source, start)
         self.custom_ops.append(opdef.name)
         self.region_end = -1
-        try:
-            op = builder(self, opdef, end, location, num_results)
+        try:  # (the op placed by its offset: `Operation.location`)
+            op = builder(self, opdef, end, start, num_results)
         except CUSTOM_PARSER_ERRORS as e:
             raise self.error(f"custom op '{name}' could not be parsed: {e}",
                              Token(BARE, name, start, start + len(name))) from None

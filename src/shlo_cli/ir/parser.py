@@ -566,14 +566,15 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, FastStatements):
                         result_types: list[Type],
                         properties: dict[str, Attribute], attributes: dict[str, Attribute],
                         regions: list[Region], successors: list[Block] | None,
-                        location: Location) -> Operation:
+                        location: Location | int) -> Operation:
         """Create an op, moving inherent attributes into properties as MLIR does (the op
-        `Operation(...)` makes, by `new_operation`'s fewer steps)."""
+        `Operation(...)` makes, by `new_operation`'s fewer steps); an int `location` is an
+        offset into this source."""
         if opdef is not None and attributes:
             for key in [k for k in attributes if k in opdef.properties]:
                 properties.setdefault(key, attributes.pop(key))
         op = new_operation(name, operands, result_types or EMPTY, properties or {},
-                           attributes or {}, location, opdef)
+                           attributes or {}, location, opdef, self.source)
         if regions:
             op.regions = regions
             for region in regions:
