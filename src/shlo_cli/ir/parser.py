@@ -517,11 +517,21 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, FastStatements):
             self.expect(">", "to close properties")
         regions: list[Region] = []
         if self.accept("("):
-            isolated = opdef.isolated if opdef else False
-            regions.append(self.parse_region(isolated=isolated))
-            while self.accept(","):
-                regions.append(self.parse_region(isolated=isolated))
-            self.expect(")", "to end region list")
+            regions.append(self.parse_region(isolated=opdef.isolated if opdef else False))
+            self.parse_more_regions(opdef, regions)
+        return self.parse_generic_rest(opdef, name, operands, name_tok, location, properties,
+                                       regions, successors)
+
+    def parse_more_regions(self, opdef: Any, regions: list[Region]) -> None:
+        """A generic op's region list after its first region, to the `)` closing it."""
+        while self.accept(","):
+            regions.append(self.parse_region(isolated=opdef.isolated if opdef else False))
+        self.expect(")", "to end region list")
+
+    def parse_generic_rest(self, opdef: Any, name: str, operands: list[Value], name_tok: Token,
+                           location: Location | int, properties: dict[str, Attribute],
+                           regions: list[Region], successors: list[Block]) -> Operation:
+        """A generic op after its regions: attributes and the function type."""
         attributes: dict[str, Attribute] = {}
         if self.at("{"):
             attributes = self.parse_attr_dict_body()
@@ -574,7 +584,8 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, FastStatements):
             for key in [k for k in attributes if k in opdef.properties]:
                 properties.setdefault(key, attributes.pop(key))
         op = new_operation(name, operands, result_types or EMPTY, properties or {},
-                           attributes or {}, location, opdef, self.source)
+                           attributes or {}, location, opdef,
+                           self.source if location.__class__ is int else None)
         if regions:
             op.regions = regions
             for region in regions:
@@ -721,9 +732,10 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, FastStatements):
                 else:
                     generic = self.fast_generic_statement(m)
                     if generic is not None:
-                        generic.parent = block
-                        ops.append(generic)
-                        pos, lexed, last = self.tok.start, True, None
+                        op, pos, trailing = generic
+                        op.parent = block
+                        ops.append(op)
+                        lexed, last = (False, op) if trailing else (True, None)
                         continue
             tok = self.tok if lexed else lex_at(src, pos)
             self.tok = tok
