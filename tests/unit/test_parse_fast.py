@@ -49,7 +49,7 @@ def _slow(text: str, monkeypatch: pytest.MonkeyPatch, name: str = "t.mlir",
         m.setattr(Parser, "fast_statement", lambda self, head: None)
         m.setattr(Parser, "fast_generic_head", lambda self: None)
         m.setattr(Parser, "fast_generic_statement", lambda self, head: None)
-        m.setattr(Parser, "fast_block_arguments", lambda self, block: -1)
+        m.setattr(Parser, "fast_block_arguments", lambda self, block, pos: -1)
         m.setattr(Parser, "_parse_dict_by_text", Parser._parse_attr_dict_body)
         return _outcome(text, name, line_offset)
 

@@ -498,13 +498,13 @@ class FastStatements(ParserHost):
             name_tok.start)
         return op, tail.end()
 
-    def fast_block_arguments(self, block: Block) -> int:
-        """`(%a: tensor<...>, %b: tensor<...>):` after a block label, every type a plain one
-        and every name new in this scope: the arguments added and defined as the token-level
-        reader does (located at their names), and the offset after the `:` (where the
-        block's body starts). -1, with nothing read, for anything else."""
+    def fast_block_arguments(self, block: Block, pos: int) -> int:
+        """`(%a: tensor<...>, %b: tensor<...>):` at `pos`, after a block label, every type a
+        plain one and every name new in this scope: the arguments added and defined as the
+        token-level reader does (located at their names), and the offset after the `:`
+        (where the block's body starts). -1, with nothing read, for anything else."""
         src = self.src
-        m = BLOCK_ARGUMENTS.match(src, self.tok.start)
+        m = BLOCK_ARGUMENTS.match(src, pos)
         if m is None or self.forward_refs:
             return -1
         names = self.scopes[-1][0]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gc
 
-from . import registry
+from . import regex_programs, registry
 from .attributes import (
     Attribute,
 )
@@ -37,6 +37,7 @@ from .lexer import (
     INVALID,
     PERCENT,
     PUNCT,
+    SKIP,
     STRING,
     Token,
     invalid_token_error,
@@ -626,9 +627,16 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, FastStatements):
         offset after it in `region_end` (for a fast op builder: see `FastStatements._fast_op`;
         lexing a token only to learn where it starts was 1% of a parse)."""
         brace = self.tok
-        body_start = None  # with entry arguments, the body is read from after the `{`
-        if entry_args is not None and brace.kind == PUNCT and brace.text == "{":
-            body_start = brace.end
+        body_start = None  # the body read from after the `{` (the token there not lexed)
+        if brace.kind == PUNCT and brace.text == "{":
+            if entry_args is None:  # (a region without a block: `}` or a `^label` next)
+                opening = _REGION_START.match(self.src, brace.end)
+                if opening is None or opening.lastindex is None:
+                    body_start = brace.end
+                else:
+                    self.tok = lex_at(self.src, brace.end)
+            else:
+                body_start = brace.end
         else:
             self.expect("{", "to begin a region")
         region = Region()
@@ -636,7 +644,7 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, FastStatements):
         self.default_dialects.append(default_dialect)
         self.custom_ops.append(None)
         try:
-            if entry_args is not None or not (self.at("}") or self.tok.kind == CARET):
+            if body_start is not None or not (self.at("}") or self.tok.kind == CARET):
                 block = Block()
                 if entry_args:
                     for tok, type, loc in entry_args:
@@ -661,7 +669,11 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, FastStatements):
         return region
 
     def _parse_labeled_block(self) -> Block:
-        tok = self.advance()
+        tok = self.tok
+        # `^bb0(`: the arguments read from the `(` without lexing it first
+        adjacent = self.src.startswith("(", tok.end)
+        if not adjacent:
+            self.advance()
         blocks = self.block_scopes[-1]
         block = blocks.get(tok.text)
         if block is None:
@@ -670,10 +682,15 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, FastStatements):
             blocks[tok.text] = block
         elif block.parent is not None:
             raise self.error(f"redefinition of block '{tok.text}'", tok)
-        body = self.fast_block_arguments(block) if self.tok.text == "(" else -1
+        if adjacent:
+            body = self.fast_block_arguments(block, tok.end)
+        else:
+            body = self.fast_block_arguments(block, self.tok.start) if self.tok.text == "(" else -1
         if body >= 0:  # the arguments and the `:` read
             self._parse_block_body(block, body)
             return block
+        if adjacent:
+            self.advance()
         if self.accept("("):
             if not self.at(")"):
                 while True:
@@ -748,6 +765,10 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, FastStatements):
             pos, lexed, last = self.tok.start, True, None
         if kind == EOF:  # MLIR's block body reads an op there: parseOperation's complaint
             raise self.wrong_token_error("expected operation name in quotes")
+
+
+# After a region's `{`: whether a `}` or a `^label` comes next (what the lexer skips first).
+_REGION_START = regex_programs.compile(rf"{SKIP}(?:(\}})|(\^))?")
 
 
 def parse_type_text(text: str) -> Type:
