@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     # nothing read, to leave the statement to the full parser; `location` is the offset of
     # the op's name (`build_operation` takes it as the op's location).
     FastOpParser = Callable[[Any, Any, int, Any, int], Operation | None]
-    _Resolved = tuple[Any, FastParser | None, FastOpParser | None]
+    _Resolved = tuple[Any, FastParser | None, FastOpParser | None, str]
 
 # A plain function type `(tensor<...>, ...) -> ...` (spaces as the printer writes them).
 FUNCTION_TYPE = SIMPLE_FUNC_PATTERN
@@ -123,8 +123,8 @@ CUSTOM_PARSER_ERRORS = (AttributeError, IndexError, KeyError, TypeError, ValueEr
 _REGISTERED = registry._REGISTRY  # what `registry.lookup` returns once dialects are loaded
 
 # What a statement's op name resolves to (`FastStatements._resolve`): (opdef, fast parser,
-# op builder), keyed by the written name, or (default dialect, name) for a dotless one. An
-# entry counts only while its opdef is still the registered one.
+# op builder, the opdef's name), keyed by the written name, or (default dialect, name) for
+# a dotless one. An entry counts only while its opdef is still the registered one.
 _RESOLVED: dict[str | tuple[str, str], _Resolved] = text_cache()
 
 
@@ -150,6 +150,11 @@ def brace_token(src: str, pos: int) -> Token:
     if src.startswith("{-#", pos):
         return lex_at(src, pos)
     return Token(PUNCT, "{", pos, pos + 1)
+
+
+# The type a tensor type's text was read as before (None when it was not): a fast parser's
+# first look, before `cached_tensor`.
+known_type = _TYPE_CACHE.get
 
 
 def cached_tensor(text: str) -> Type | None:
@@ -300,9 +305,10 @@ class FastStatements(ParserHost):
     def fast_values(self, text: str) -> list[Value] | None:
         """The values of a comma-separated `%a, %b` list (None if any is not plain)."""
         out = []
-        lookup = self.fast_value
+        names = self.scopes[-1][0]  # (where `fast_value` looks first)
         for part in text.split(","):
-            v = lookup(part.strip())
+            name = part.strip()
+            v = names.get(name) or self.fast_value(name)
             if v is None:
                 return None
             out.append(v)
@@ -337,11 +343,16 @@ class FastStatements(ParserHost):
         else:
             dialects = self.default_dialects
             entry = _RESOLVED.get((dialects[-1] if dialects else "", name))
-        if entry is None or _REGISTERED.get(entry[0].name) is not entry[0]:
+        if entry is None:
             entry = self._resolve(name)
             if entry is None:
                 return None
-        opdef, fast, builder = entry
+        opdef, fast, builder, registered = entry
+        if _REGISTERED.get(registered) is not opdef:
+            entry = self._resolve(name)
+            if entry is None:
+                return None
+            opdef, fast, builder, registered = entry
         if result is None:
             count = 0
         elif count_text is None:
@@ -575,7 +586,7 @@ class FastStatements(ParserHost):
         builder = FAST_OP_PARSERS.get(opdef.name) if fast is None else None
         if fast is None and builder is None:
             return None
-        entry = (opdef, fast, builder)
+        entry = (opdef, fast, builder, opdef.name)
         if len(_RESOLVED) < 4096:
             _RESOLVED[key] = entry
         return entry
