@@ -153,8 +153,9 @@ class Region:
     def __init__(self, blocks: list[Block] | None = None) -> None:
         self.blocks: list[Block] = []
         self.parent: Operation | None = None
-        for b in blocks or []:
-            self.add_block(b)
+        if blocks:
+            for b in blocks:
+                self.add_block(b)
 
     def add_block(self, block: Block) -> Block:
         block.parent = self

@@ -277,7 +277,7 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, FastStatements):
     def pop_scope(self) -> None:
         self.scopes.pop()
         blocks = self.block_scopes.pop()
-        for label, block in blocks.items():
+        for label, block in blocks.items() if blocks else ():
             if block.parent is None:
                 use = self.block_uses.get(id(block))
                 raise self.error(f"reference to an undefined block '{label}'", use)
@@ -640,7 +640,8 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, FastStatements):
         else:
             self.expect("{", "to begin a region")
         region = Region()
-        self.push_scope(isolated)
+        self.scopes.append(({}, isolated))  # (`push_scope`)
+        self.block_scopes.append({})
         self.default_dialects.append(default_dialect)
         self.custom_ops.append(None)
         try:
