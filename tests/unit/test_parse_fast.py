@@ -728,14 +728,16 @@ GENERIC_TYPES = [
 @pytest.mark.parametrize("ftype", GENERIC_TYPES)
 def test_generic_op_types_read_by_regex_as_by_tokens(ftype: str,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    """A generic op's function type read by the fast paths' regex (`cached_function`) gives
-    the op, or the diagnostic, that reading it token by token gives."""
-    from shlo_cli.ir import parser
+    """A generic op's function type read by the fast paths' regex (`cached_function`, and
+    `function_type` after `_generic_tail`'s) gives the op, or the diagnostic, that reading
+    it token by token gives."""
+    from shlo_cli.ir import parse_fast, parse_generic
 
     text = f'{HEAD}  %0 = "stablehlo.add"(%a, %b) : {ftype}\n  return %a : {T}\n}}\n'
     _outcome(text)  # the types cached
     with monkeypatch.context() as m:
-        m.setattr(parser, "cached_function", lambda src, pos: None)
+        m.setattr(parse_generic, "cached_function", lambda src, pos: None)
+        m.setattr(parse_fast, "function_type", lambda text: None)
         expected = _outcome(text)
     assert _outcome(text) == expected
 
