@@ -49,7 +49,7 @@ def _slow(text: str, monkeypatch: pytest.MonkeyPatch, name: str = "t.mlir",
         m.setattr(Parser, "fast_statement", lambda self, head: None)
         m.setattr(Parser, "fast_generic_head", lambda self: None)
         m.setattr(Parser, "fast_generic_statement", lambda self, head: None)
-        m.setattr(Parser, "fast_block_arguments", lambda self, block: -1)
+        m.setattr(Parser, "fast_block_arguments", lambda self, block, pos: -1)
         m.setattr(Parser, "_parse_dict_by_text", Parser._parse_attr_dict_body)
         return _outcome(text, name, line_offset)
 
@@ -292,6 +292,19 @@ BODIES = [
     f'%0 = "check.expect_eq_const"(%a) {{value = dense<1.0> : {T}}} : ({T}) -> ()\n'
     f"  return %a : {T}",
     f'"stablehlo.custom_call"(%a) {{call_target_name = "f"}} : ({T}) -> ()\n  return %a : {T}',
+    # A generic op's tail read by regex around its region (`_generic_tail`), and where that
+    # reading hands over to the token-level reader.
+    *(f'%0 = "stablehlo.reduce"(%a, %b) {props}({{\n'
+      f"  ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n    stablehlo.return %x : tensor<f32>\n"
+      f"  }}{rest}\n  return %a : {T}"
+      for props in ("<{dimensions = array<i64: 0>}> ", "<{dimensions = array<i64: 0>} // c\n> ",
+                    "<{x = \"}\", dimensions = array<i64: 0>}> ", "<{-# x #-}> ",
+                    "<{dimensions = array<i64: 0>}>", "< {dimensions = array<i64: 0>} > ",
+                    "<{unique = true}> ", "<{}> ")
+      for rest in (f") : ({T}, {T}) -> tensor<f32>", f") {{x = 1 : i32}} : ({T}, {T}) -> {T}",
+                   f", {{\n  }}) : ({T}, {T}) -> {T}", f") : ({T}, tensor<4xf64>) -> {T}",
+                   f") : ({T}) -> {T}", f") : ({T}, {T}) -> {T} -> {T}", ") :: ()",
+                   f") // c\n : ({T}, {T}) -> {T}")),
     f'%0 = "stablehlo.add"(%a, %b)  : ({T}, {T}) -> {T}\n  %1 = "stablehlo.add"(%0, %0) : '
     f"({T}, {T}) -> {T}\n  return %1 : {T}",
 ]
@@ -367,7 +380,7 @@ def test_generic_statements_are_read_from_their_heads(monkeypatch: pytest.Monkey
     def spy(self: Parser, head: Any) -> Any:
         found = real(self, head)
         if found is not None:
-            taken.append(found.name)
+            taken.append(found[0].name)
         return found
 
     monkeypatch.setattr(Parser, "fast_generic_statement", spy)
@@ -715,14 +728,16 @@ GENERIC_TYPES = [
 @pytest.mark.parametrize("ftype", GENERIC_TYPES)
 def test_generic_op_types_read_by_regex_as_by_tokens(ftype: str,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    """A generic op's function type read by the fast paths' regex (`cached_function`) gives
-    the op, or the diagnostic, that reading it token by token gives."""
-    from shlo_cli.ir import parser
+    """A generic op's function type read by the fast paths' regex (`cached_function`, and
+    `function_type` after `_generic_tail`'s) gives the op, or the diagnostic, that reading
+    it token by token gives."""
+    from shlo_cli.ir import parse_fast, parse_generic
 
     text = f'{HEAD}  %0 = "stablehlo.add"(%a, %b) : {ftype}\n  return %a : {T}\n}}\n'
     _outcome(text)  # the types cached
     with monkeypatch.context() as m:
-        m.setattr(parser, "cached_function", lambda src, pos: None)
+        m.setattr(parse_generic, "cached_function", lambda src, pos: None)
+        m.setattr(parse_fast, "function_type", lambda text: None)
         expected = _outcome(text)
     assert _outcome(text) == expected
 

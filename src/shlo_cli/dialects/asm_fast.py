@@ -26,6 +26,7 @@ from ..ir.parse_fast import (
     cached_function,
     cached_tensor,
     function_type,
+    known_type,
     not_before,
     same_types,
 )
@@ -85,9 +86,9 @@ class FastFormat:
         props: dict[str, Attribute] = {}
         if self.in_order:  # single operands first in their declared order, then attributes
             operands = []
-            lookup = p.fast_value
+            names = p.scopes[-1][0]  # (`fast_value` looks here first: most values are here)
             for text in texts[:self.num_operands]:
-                v = lookup(text)
+                v = names.get(text) or p.fast_value(text)
                 if v is None:
                     return None
                 operands.append(v)
@@ -111,7 +112,7 @@ class FastFormat:
                 if len(ftype.results) != 1 or not same_types(operands, ftype.inputs):
                     return None
                 return operands, list(ftype.results), props, {}, end
-            t = cached_tensor(text)
+            t = known_type(text) or cached_tensor(text)
             if t is None:
                 return None
             for v in operands:

@@ -41,7 +41,7 @@ _MODULE_HEAD = regex_programs.compile(
 _BRACE = regex_programs.compile(rf"{WS}(?=\{{)")
 
 
-def _fast_module(p: Any, opdef: OpDef, pos: int, location: Location,
+def _fast_module(p: Any, opdef: OpDef, pos: int, location: int,
                  num_results: int) -> Operation | None:
     """`module @name attributes {cached dict} {` read by regex, the body by the region
     parser, as `_parse_module` does (see `ir.parse_fast.register_fast_op_parser`)."""

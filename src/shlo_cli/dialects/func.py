@@ -6,6 +6,7 @@ from ..ir import regex_programs
 from ..ir.attributes import ArrayAttr, DictAttr, StringAttr, SymbolRefAttr, TypeAttr
 from ..ir.core import Location, Operation
 from ..ir.lexer import AT, PERCENT, STRING, Token, lazy_regex
+from ..ir.parse_attributes import SIMPLE_DICT_PATTERN
 from ..ir.parse_caches import text_cache
 from ..ir.parse_fast import (
     COLON,
@@ -21,6 +22,7 @@ from ..ir.parse_fast import (
     cached_tensor,
     cached_tensors,
     function_type,
+    known_dict,
     not_before,
     register_fast_op_parser,
     register_fast_parser,
@@ -50,14 +52,13 @@ _FUNC_HEAD = regex_programs.compile(
     rf"(?:{WS}->{WS}(?:\(([^()]*)\)|({TENSOR})))?{WS}(?=\{{)")
 _FUNC_ARG = lazy_regex(
     rf"{WS}(%[A-Za-z0-9_$.\-]+)(?![A-Za-z0-9_$.\-#]){COLON}({TENSOR})(?:{WS}(?=(\{{)))?")
-_FUNC_RESULT = regex_programs.compile(rf"{WS}({TENSOR})(?:{WS}(?=(\{{)))?")
 _NEXT = regex_programs.compile(rf"{WS}(?:(,)|$)")
 
 
 def _fast_items(p: Any, pattern: re.Pattern[str], start: int,
                 end: int) -> list[tuple[Any, Type, dict]] | None:
-    """`%a: t {attrs}, ...` (or `t {attrs}, ...` for results) between two offsets, from
-    cached types and dictionaries: (name match, type, attributes) per item."""
+    """`%a: t {attrs}, ...` between two offsets, from cached types and dictionaries: (name
+    match, type, attributes) per item."""
     src = p.src
     items: list[tuple[Any, Type, dict]] = []
     pos = start
@@ -92,22 +93,29 @@ def _fast_header(p: Any, pos: int | None = None) -> _Header | None:
     text seen before is not read again: its properties are shared (attributes are immutable)
     and only its argument tokens are placed anew."""
     src = p.src
-    m = _FUNC_HEAD.match(src, p.tok.start if pos is None else pos)
-    if m is None:
-        return None
-    text = m.group(0)
-    known = _HEADERS.get(text)
+    start = p.tok.start if pos is None else pos
+    # A header read before is looked up by its text up to the `{` opening the body (`{` and
+    # a line break, as printed) without the regex: `_FUNC_HEAD` reads nothing past that `{`
+    # (no part of it matches a `{`), so on the same text it matches the same way.
+    end = src.find("{\n", start)
+    known = _HEADERS.get(src[start:end]) if end >= 0 else None
     if known is None:
-        known = _read_header(p, m)
-        if known is None:
+        m = _FUNC_HEAD.match(src, start)
+        if m is None:
             return None
-        if len(_HEADERS) < 4096:
-            _HEADERS[text] = known
+        text = m.group(0)
+        known = _HEADERS.get(text)
+        if known is None:
+            known = _read_header(p, m)
+            if known is None:
+                return None
+            if len(_HEADERS) < 4096:
+                _HEADERS[text] = known
+        end = m.end()
     properties, args = known
-    base = m.start()
-    entry_args = [(Token(PERCENT, name, base + start, base + end), t, None)
-                  for name, start, end, t in args]
-    p.tok = brace_token(src, m.end())
+    entry_args = [(Token(PERCENT, name, start + first, start + last), t, None)
+                  for name, first, last, t in args] if args else []
+    p.tok = brace_token(src, end)
     return dict(properties), entry_args, len(args), {}
 
 
@@ -122,23 +130,71 @@ def _read_header(p: Any, m: re.Match[str]) -> tuple[dict[str, Any],
     args = _fast_items(p, _FUNC_ARG, m.start(3), m.end(3))
     if args is None:
         return None
-    results: list[tuple[Any, Type, dict]] | None = []
+    results: tuple[list[Type], list[DictAttr]] | None = ([], [])
     if m.group(4) is not None:
-        results = _fast_items(p, _FUNC_RESULT, m.start(4), m.end(4))
+        results = _fast_results(p.src, m.start(4), m.end(4))
     elif m.group(5) is not None:
         single = cached_tensor(m.group(5))
-        results = None if single is None else [(None, single, {})]
+        results = None if single is None else ([single], [_NO_ATTRS])
     if results is None:
         return None
     properties: dict[str, Any] = {}
     if m.group(1):
         properties["sym_visibility"] = StringAttr(m.group(1))
     properties["sym_name"] = StringAttr(m.group(2)[1:])
+    result_types, res_attrs = results
     _add_signature(properties, [t for _, t, _ in args], [d for _, _, d in args],
-                   [t for _, t, _ in results], [d for _, _, d in results])
+                   result_types, [])
+    if any(d.entries for d in res_attrs):
+        properties["res_attrs"] = ArrayAttr(tuple(res_attrs))
     base = m.start()
     return properties, [(a.group(1), a.start(1) - base, a.end(1) - base, t)
                         for a, t, _ in args]
+
+
+# `t {attrs}` of a result list, its text (group 1) and type (group 2), and the `,` after it
+# (group 3; none at the end of the list).
+_RESULT_ITEM = regex_programs.compile(
+    rf"{WS}(({TENSOR})(?:{WS}{SIMPLE_DICT_PATTERN})?){WS}(?:(,)|$)")
+# A result item's text -> its type and attribute dictionary (both immutable: shared).
+_RESULT_ITEMS: dict[str, tuple[Type, DictAttr]] = text_cache()
+_NO_ATTRS = DictAttr(())
+
+
+def _fast_results(src: str, start: int, end: int) -> tuple[list[Type], list[DictAttr]] | None:
+    """The types and attribute dictionaries of the result list `t {attrs}, ...` between two
+    offsets, from cached types and dictionaries (None if one is not cached)."""
+    types: list[Type] = []
+    dicts: list[DictAttr] = []
+    pos = start
+    if _NEXT.match(src, pos, end) is not None:
+        return types, dicts
+    while True:
+        m = _RESULT_ITEM.match(src, pos, end)
+        if m is None:
+            return None
+        text = m.group(1)
+        item = _RESULT_ITEMS.get(text)
+        if item is None:
+            type_text = m.group(2)
+            t = cached_tensor(type_text)
+            if t is None:
+                return None
+            attrs = _NO_ATTRS
+            dict_text = text[len(type_text):].lstrip()
+            if dict_text:
+                cached = known_dict(dict_text)
+                if cached is None:
+                    return None
+                attrs = DictAttr(tuple(cached.items()))
+            item = (t, attrs)
+            if len(_RESULT_ITEMS) < 4096:
+                _RESULT_ITEMS[text] = item
+        types.append(item[0])
+        dicts.append(item[1])
+        if m.group(3) is None:
+            return types, dicts
+        pos = m.end()
 
 
 def _add_signature(properties: dict[str, Any], arg_types: list[Type], arg_attrs: list[dict],
@@ -217,7 +273,7 @@ def _parse_func(p: Any, opdef: OpDef, location: Location, num_results: int) -> O
                              location)
 
 
-def _fast_func(p: Any, opdef: OpDef, pos: int, location: Location,
+def _fast_func(p: Any, opdef: OpDef, pos: int, location: int,
                num_results: int) -> Operation | None:
     """func.func whose header `_fast_header` reads (see `ir.parse_fast.register_fast_op_parser`):
     the body then read by the region parser, as `_parse_func` does."""

@@ -153,8 +153,9 @@ class Region:
     def __init__(self, blocks: list[Block] | None = None) -> None:
         self.blocks: list[Block] = []
         self.parent: Operation | None = None
-        for b in blocks or []:
-            self.add_block(b)
+        if blocks:
+            for b in blocks:
+                self.add_block(b)
 
     def add_block(self, block: Block) -> Block:
         block.parent = self
@@ -171,7 +172,7 @@ class Operation:
     form), the rest in ``attributes``; ``attr`` looks in both."""
 
     __slots__ = ("name", "operands", "results", "properties", "attributes", "regions",
-                 "successors", "location", "parent", "opdef", "_plan_cache")
+                 "successors", "_location", "_source", "parent", "opdef", "_plan_cache")
     operands: list[Value]  # (EMPTY when there are none: replaced whole, never appended to)
     results: list[Value]  # (EMPTY when there are none)
     regions: Sequence[Region]  # (NONE when there are none)
@@ -199,10 +200,27 @@ class Operation:
         for r in self.regions:
             r.parent = self
         self.successors = successors or NONE
-        self.location = location
+        self._location: Location | int = location
+        self._source: _Positions | None = None
         self.parent: Block | None = None
         self.opdef = opdef
         self._plan_cache: Any = None
+
+    @property
+    def location(self) -> Location:
+        """Where the op came from. The parser places an op by its offset into its source
+        (`new_operation`): the `SourceLocation` is made on first read, as most parsed ops
+        are never asked (one object fewer per op to build, and for the cyclic garbage
+        collector to visit and free with its module)."""
+        location = self._location
+        if isinstance(location, int):
+            location = self._location = SourceLocation(self._source,  # type: ignore[arg-type]
+                                                       location)
+        return location
+
+    @location.setter
+    def location(self, value: Location) -> None:
+        self._location = value
 
     def attr(self, name: str) -> Attribute | None:
         found = self.properties.get(name)
@@ -261,9 +279,11 @@ _new_object = object.__new__
 
 def new_operation(name: str, operands: list[Value], result_types: list[Type],
                   properties: dict[str, Attribute], attributes: dict[str, Attribute],
-                  location: Location, opdef: OpDef | None) -> Operation:
+                  location: Location | int, opdef: OpDef | None,
+                  source: _Positions | None = None) -> Operation:
     """`Operation(...)` for an op without regions or successors, from lists and dicts it may
-    keep (the parser's fast paths build most ops this way: fewer steps than `__init__`)."""
+    keep (the parser's fast paths build most ops this way: fewer steps than `__init__`).
+    An int `location` is an offset into `source` (see `Operation.location`)."""
     op: Operation = _new_object(Operation)
     op.name = name
     op.operands = operands or EMPTY
@@ -283,7 +303,8 @@ def new_operation(name: str, operands: list[Value], result_types: list[Type],
     op.attributes = attributes
     op.regions = NONE
     op.successors = NONE
-    op.location = location
+    op._location = location
+    op._source = source
     op.parent = None
     op.opdef = opdef
     op._plan_cache = None

@@ -81,6 +81,8 @@ _HASH_ATTR_CACHE: dict[tuple[str, str], Attribute] = text_cache()
 # ones holding `dense<...>` literals: those are decoded every time (by `parse_dense`, which
 # benchmarks/parse_print.py times apart).
 _TEXT_DICT_CACHE: dict[tuple[str, bool], dict[str, Attribute]] = text_cache()
+# A dictionary text with no braces nor strings inside: where `_balanced_end` ends it.
+_PLAIN_DICT = lazy_regex(r'\{(?!-#)[^{}"]*\}')
 _TEXT_DICT_MAX = 2000  # characters: longer dictionaries are read each time
 _UNCACHED_WORDS = ("loc(", "dense_resource", "vhlo", "#loc", "dense<")
 
@@ -180,6 +182,25 @@ class AttributeParsing(ParserHost):
             if not (self.attr_aliases or self.type_aliases):
                 return self._parse_dict_by_text()
         return self._parse_attr_dict_body()
+
+    def cached_attr_dict(self, pos: int) -> tuple[dict[str, Attribute], int] | None:
+        """The dictionary whose `{` is at `pos`, as `parse_attr_dict_body` reads it, when it
+        has read that text before (a fresh copy), and the offset after it; None otherwise
+        (nothing read). A text by-text reading keeps has no braces or strings inside here."""
+        src = self.src
+        m = _SIMPLE_DICT.match(src, pos)
+        if m is not None:
+            cached = _DICT_CACHE.get(m.group(0))
+        elif self.attr_aliases or self.type_aliases:
+            return None
+        else:
+            m = _PLAIN_DICT.match(src, pos)
+            if m is None:
+                return None
+            cached = _TEXT_DICT_CACHE.get((m.group(0), self.allow_unregistered))
+        if cached is None:
+            return None
+        return dict(cached), m.end()
 
     def _parse_dict_by_text(self) -> dict[str, Attribute]:
         """A dictionary at `{` read once per text: with no aliases defined, its attributes

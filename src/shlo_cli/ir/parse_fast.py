@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from . import regex_programs, registry
 from .attributes import Attribute
-from .core import Block, Location, Operation, SourceLocation, Value, new_operation
+from .core import Block, Location, Operation, Region, SourceLocation, Value, new_operation
 from .lexer import BARE, PERCENT, PUNCT, SKIP, STRING, Token, lazy_regex, lex_at
 from .locations import FileLineColLoc
 from .parse_attributes import _DICT_CACHE, _SIMPLE_DICT, SIMPLE_DICT_PATTERN
@@ -45,9 +45,10 @@ if TYPE_CHECKING:
     FastResult = tuple[list[Value], list[Type], dict[str, Attribute], dict[str, Attribute], int]
     FastParser = Callable[[Any, Any, int, int], FastResult | None]
     # `fn(parser, opdef, pos, location, num_results)` builds the op, or returns None, with
-    # nothing read, to leave the statement to the full parser.
-    FastOpParser = Callable[[Any, Any, int, Location, int], Operation | None]
-    _Resolved = tuple[Any, FastParser | None, FastOpParser | None]
+    # nothing read, to leave the statement to the full parser; `location` is the offset of
+    # the op's name (`build_operation` takes it as the op's location).
+    FastOpParser = Callable[[Any, Any, int, Any, int], Operation | None]
+    _Resolved = tuple[Any, FastParser | None, FastOpParser | None, str]
 
 # A plain function type `(tensor<...>, ...) -> ...` (spaces as the printer writes them).
 FUNCTION_TYPE = SIMPLE_FUNC_PATTERN
@@ -100,6 +101,14 @@ STATEMENT = regex_programs.compile(
 _GENERIC_HEAD = regex_programs.compile(
     rf'"([A-Za-z_][A-Za-z0-9_$.]*)"{WS}\({WS}((?:{VALUE_LIST})?){WS}\)')
 
+# A generic op's tail: `<{` opening its properties, the `>` closing them, `({` opening
+# its region list, and a plain function type after the list's `)` or with no regions.
+_PROPERTIES = regex_programs.compile(rf"{WS}<{WS}(?=\{{)")
+_PROPERTIES_END = regex_programs.compile(rf"{WS}>")
+_REGION_LIST = regex_programs.compile(rf"{WS}\({WS}(?=\{{)")
+_GENERIC_TYPE = lazy_regex(rf"{COLON}({SIMPLE_FUNC_PATTERN}){not_before('-')}")
+_REGIONS_END = lazy_regex(rf"{WS}\){COLON}({SIMPLE_FUNC_PATTERN}){not_before('-')}")
+
 FAST_PARSERS: dict[str, FastParser] = {}
 
 # Ops with regions (func.func, builtin.module, stablehlo.reduce) whose statement head a fast
@@ -114,8 +123,8 @@ CUSTOM_PARSER_ERRORS = (AttributeError, IndexError, KeyError, TypeError, ValueEr
 _REGISTERED = registry._REGISTRY  # what `registry.lookup` returns once dialects are loaded
 
 # What a statement's op name resolves to (`FastStatements._resolve`): (opdef, fast parser,
-# op builder), keyed by the written name, or (default dialect, name) for a dotless one. An
-# entry counts only while its opdef is still the registered one.
+# op builder, the opdef's name), keyed by the written name, or (default dialect, name) for
+# a dotless one. An entry counts only while its opdef is still the registered one.
 _RESOLVED: dict[str | tuple[str, str], _Resolved] = text_cache()
 
 
@@ -141,6 +150,11 @@ def brace_token(src: str, pos: int) -> Token:
     if src.startswith("{-#", pos):
         return lex_at(src, pos)
     return Token(PUNCT, "{", pos, pos + 1)
+
+
+# The type a tensor type's text was read as before (None when it was not): a fast parser's
+# first look, before `cached_tensor`.
+known_type = _TYPE_CACHE.get
 
 
 def cached_tensor(text: str) -> Type | None:
@@ -202,6 +216,12 @@ def cached_dict(src: str, pos: int) -> tuple[dict[str, Attribute], int] | None:
     return dict(cached), m.end()
 
 
+def known_dict(text: str) -> dict[str, Attribute] | None:
+    """The plain attribute dictionary spelled `text` when the full parser has read it
+    before (the cached dict itself: not to be changed)."""
+    return _DICT_CACHE.get(text)
+
+
 # `{attrs} : (A, B) -> R`: a plain dictionary (group 1, optional) and a plain function type
 # (group 2) not followed by another `->` nor a comment, in one regex step.
 _FUNCTIONAL_TAIL = lazy_regex(
@@ -256,6 +276,20 @@ class FastStatements(ParserHost):
                                name_tok: Token, location: Location) -> Operation: ...
         def finish_operation(self, op: Operation, result_names: list[tuple[str, int, Token]],
                              num_results: int, start: Token) -> Operation: ...
+        def parse_region(self, entry_args: list[tuple[Token, Type, Any]] | None = None,
+                         isolated: bool = False, default_dialect: str = "",
+                         stop_at_end: bool = False) -> Region: ...
+        def cached_attr_dict(self, pos: int) -> tuple[dict[str, Attribute], int] | None: ...
+        def parse_more_regions(self, opdef: Any, regions: list[Region]) -> None: ...
+        def parse_generic_rest(self, opdef: Any, name: str, operands: list[Value],
+                               name_tok: Token, location: Location | int,
+                               properties: dict[str, Attribute], regions: list[Region],
+                               successors: list[Block]) -> Operation: ...
+        def build_operation(self, name: str, opdef: Any, operands: list[Value],
+                            result_types: list[Type], properties: dict[str, Attribute],
+                            attributes: dict[str, Attribute], regions: list[Region],
+                            successors: list[Block] | None,
+                            location: Location | int) -> Operation: ...
 
     def fast_value(self, name: str) -> Value | None:
         """The value `name` refers to, when it is plainly defined (else None: the full
@@ -271,9 +305,10 @@ class FastStatements(ParserHost):
     def fast_values(self, text: str) -> list[Value] | None:
         """The values of a comma-separated `%a, %b` list (None if any is not plain)."""
         out = []
-        lookup = self.fast_value
+        names = self.scopes[-1][0]  # (where `fast_value` looks first)
         for part in text.split(","):
-            v = lookup(part.strip())
+            name = part.strip()
+            v = names.get(name) or self.fast_value(name)
             if v is None:
                 return None
             out.append(v)
@@ -308,11 +343,16 @@ class FastStatements(ParserHost):
         else:
             dialects = self.default_dialects
             entry = _RESOLVED.get((dialects[-1] if dialects else "", name))
-        if entry is None or _REGISTERED.get(entry[0].name) is not entry[0]:
+        if entry is None:
             entry = self._resolve(name)
             if entry is None:
                 return None
-        opdef, fast, builder = entry
+        opdef, fast, builder, registered = entry
+        if _REGISTERED.get(registered) is not opdef:
+            entry = self._resolve(name)
+            if entry is None:
+                return None
+            opdef, fast, builder, registered = entry
         if result is None:
             count = 0
         elif count_text is None:
@@ -346,7 +386,7 @@ class FastStatements(ParserHost):
             for key in [k for k in attributes if k in opdef.properties]:
                 properties.setdefault(key, attributes.pop(key))
         op = new_operation(opdef.name, operands, result_types, properties, attributes,
-                           SourceLocation(self.source, m.start(3)), opdef)
+                           m.start(3), opdef, self.source)
         if count == 1:  # (`_define_results`, inline for the common case)
             value = op.results[0]
             names[result] = value
@@ -369,12 +409,15 @@ class FastStatements(ParserHost):
                 names[hint] = value
                 value.name_hint = hint
 
-    def fast_generic_statement(self, m: re.Match[str]) -> Operation | None:
+    def fast_generic_statement(self, m: re.Match[str]) -> tuple[Operation, int, bool] | None:
         """The generic-form statement whose head `STATEMENT` matched (groups 5-7), when its
-        op is registered, its operands plainly defined and its result names new: read from
-        the token after the operand list by the token-level reader's own steps (properties,
-        regions, attributes, type, trailing location, result names), so its diagnostics
-        are that reader's. None, with nothing read, for anything else."""
+        op is registered, its operands plainly defined and its result names new: the op,
+        the offset it ends at and whether a trailing `loc(...)` is still to be read there
+        (else the current token is the one after it). Its usual spelling (a dictionary read
+        before as properties, one region, a plain function type) is read by regex around
+        the region parser; anything else from where that reading stops by the token-level
+        reader's own steps, so diagnostics are that reader's. None, with nothing read, when
+        the statement is none of these."""
         if self.forward_refs:
             return None
         result, count_text, name = m.group(5, 6, 7)
@@ -395,25 +438,84 @@ class FastStatements(ParserHost):
         if operands is None:
             return None
         name_tok = Token(STRING, src[name_start:m.end(7) + 1], name_start, m.end(7) + 1)
-        self.tok = lex_at(src, head.end())
+        result_tok = None if result is None else Token(PERCENT, result, m.start(5), m.end(5))
         self.custom_ops.append(None)
         try:
-            op = self.parse_generic_tail(opdef, name, operands, name_tok,
-                                         SourceLocation(self.source, name_start))
+            found = self._generic_tail(opdef, name, operands, name_tok, head.end())
+            if found is None:  # the token-level reader's steps from the operand list on
+                self.tok = lex_at(src, head.end())
+                op = self.parse_generic_tail(opdef, name, operands, name_tok,
+                                             SourceLocation(self.source, name_start))
+                end = -1
+            else:
+                op, end = found
         finally:
             self.custom_ops.pop()
-        if result is None:
-            return self.finish_operation(op, [], 0, name_tok)
-        start = Token(PERCENT, result, m.start(5), m.end(5))
-        return self.finish_operation(op, [(result, count, start)], count, start)
+        if end >= 0:  # read to its end by regex: the result names defined here
+            if result_tok is None:
+                return op, end, True
+            if len(op.results) == count:
+                self._define_results(op, result, count, names)
+                return op, end, True
+            self.tok = lex_at(src, end)  # (`finish_operation` reports the count)
+        if result_tok is None:
+            return self.finish_operation(op, [], 0, name_tok), self.tok.start, False
+        return (self.finish_operation(op, [(result, count, result_tok)], count, result_tok),
+                self.tok.start, False)
 
-    def fast_block_arguments(self, block: Block) -> int:
-        """`(%a: tensor<...>, %b: tensor<...>):` after a block label, every type a plain one
-        and every name new in this scope: the arguments added and defined as the token-level
-        reader does (located at their names), and the offset after the `:` (where the
-        block's body starts). -1, with nothing read, for anything else."""
+    def _generic_tail(self, opdef: Any, name: str, operands: list[Value], name_tok: Token,
+                      pos: int) -> tuple[Operation, int] | None:
+        """A generic op's usual tail from `pos` (after its operand list): a properties
+        dictionary read before, at most one region (read by the region parser) and a plain
+        function type the operands have: the op and the offset after it. Once a region is
+        read and the rest is not this, the op is read on by the token-level reader (the
+        offset then -1, the current token the one after the op). None, with nothing read,
+        for a tail that is none of these before any region."""
         src = self.src
-        m = BLOCK_ARGUMENTS.match(src, self.tok.start)
+        properties: dict[str, Attribute] = {}
+        opened = _PROPERTIES.match(src, pos)
+        if opened is not None:
+            found = self.cached_attr_dict(opened.end())
+            if found is None:
+                return None
+            properties, pos = found
+            closed = _PROPERTIES_END.match(src, pos)
+            if closed is None:
+                return None
+            pos = closed.end()
+        regions: list[Region] = []
+        opened = _REGION_LIST.match(src, pos)
+        if opened is not None:
+            self.tok = brace_token(src, opened.end())
+            regions.append(self.parse_region(isolated=opdef.isolated, stop_at_end=True))
+            pos = self.region_end
+            self.region_end = -1
+            tail = _REGIONS_END.match(src, pos)
+        else:
+            tail = _GENERIC_TYPE.match(src, pos)
+            if tail is None:
+                return None
+        ftype = None if tail is None else function_type(tail.group(1))
+        if tail is None or ftype is None or not same_types(operands, ftype.inputs):
+            if not regions:
+                return None
+            self.tok = lex_at(src, pos)  # after the region's `}`: the token-level reader's
+            self.parse_more_regions(opdef, regions)
+            return self.parse_generic_rest(
+                opdef, name, operands, name_tok, name_tok.start, properties, regions,
+                []), -1
+        op = self.build_operation(
+            name, opdef, operands, list(ftype.results), properties, {}, regions, None,
+            name_tok.start)
+        return op, tail.end()
+
+    def fast_block_arguments(self, block: Block, pos: int) -> int:
+        """`(%a: tensor<...>, %b: tensor<...>):` at `pos`, after a block label, every type a
+        plain one and every name new in this scope: the arguments added and defined as the
+        token-level reader does (located at their names), and the offset after the `:`
+        (where the block's body starts). -1, with nothing read, for anything else."""
+        src = self.src
+        m = BLOCK_ARGUMENTS.match(src, pos)
         if m is None or self.forward_refs:
             return -1
         names = self.scopes[-1][0]
@@ -484,7 +586,7 @@ class FastStatements(ParserHost):
         builder = FAST_OP_PARSERS.get(opdef.name) if fast is None else None
         if fast is None and builder is None:
             return None
-        entry = (opdef, fast, builder)
+        entry = (opdef, fast, builder, opdef.name)
         if len(_RESOLVED) < 4096:
             _RESOLVED[key] = entry
         return entry
@@ -496,11 +598,10 @@ class FastStatements(ParserHost):
         ends at: after the `}` of a last region read with `parse_region(..., stop_at_end=
         True)` (the token after it is not lexed: the caller reads on from the offset), else
         the offset of the token after it."""
-        location = SourceLocation(self.source, start)
         self.custom_ops.append(opdef.name)
         self.region_end = -1
-        try:
-            op = builder(self, opdef, end, location, num_results)
+        try:  # (the op placed by its offset: `Operation.location`)
+            op = builder(self, opdef, end, start, num_results)
         except CUSTOM_PARSER_ERRORS as e:
             raise self.error(f"custom op '{name}' could not be parsed: {e}",
                              Token(BARE, name, start, start + len(name))) from None

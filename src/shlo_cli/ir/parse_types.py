@@ -97,6 +97,9 @@ SIMPLE_FUNC_PATTERN = rf"\((?:{_T}(?:, {_T})*)?\) -> (?:{_T}|\((?:{_T}(?:, {_T})
 _SIMPLE_FUNC = lazy_regex(SIMPLE_FUNC_PATTERN)
 
 _FUNC_CACHE: dict[str, Type] = text_cache()
+# A function type's inputs or results text (`tensor<...>, tensor<...>`) -> its types: the
+# same lists recur in many function types read for the first time.
+_TYPE_LISTS: dict[str, tuple[Type, ...]] = text_cache()
 
 # A ranked tensor of a `!quant.uniform<...>` element with no brackets inside: read in full
 # once per text, then looked up (quantized programs repeat a few such types many times).
@@ -550,17 +553,22 @@ def plain_function(text: str) -> FunctionType | None:
     results = text[close + 5:]
     if results.startswith("("):
         results = results[1:-1]
-    types: list[list[Type]] = []
+    types: list[tuple[Type, ...]] = []
     for part in (text[1:close], results):
-        out: list[Type] = []
-        if part:
-            for item in part.split(", "):
-                t = plain_tensor(item)
-                if t is None:
-                    return None
-                out.append(t)
-        types.append(out)
-    built = FunctionType(tuple(types[0]), tuple(types[1]))
+        known = _TYPE_LISTS.get(part)
+        if known is None:
+            out: list[Type] = []
+            if part:
+                for item in part.split(", "):
+                    t = plain_tensor(item)
+                    if t is None:
+                        return None
+                    out.append(t)
+            known = tuple(out)
+            if len(_TYPE_LISTS) < _CACHE_LIMIT:
+                _TYPE_LISTS[part] = known
+        types.append(known)
+    built = FunctionType(types[0], types[1])
     if len(_FUNC_CACHE) < _CACHE_LIMIT:
         _FUNC_CACHE[text] = built
     return built

@@ -1,6 +1,7 @@
 """MLIR text parser: modules, operations (generic form, custom syntax via the registry),
 regions, blocks, SSA values and locations. Types are parsed by the `parse_types.TypeParsing`
-mixin, attributes by `parse_attributes.AttributeParsing`; their public hooks are re-exported
+mixin, attributes by `parse_attributes.AttributeParsing`, generic-form ops by
+`parse_generic.GenericParsing`; the public hooks are re-exported
 here (`register_dialect_types`, `register_dialect_attributes`, `DIALECT_ATTR_PARSERS`, ...).
 
 Errors raise :class:`Diagnostic` located at the offending token, worded like MLIR's parser.
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import gc
 
-from . import registry
+from . import regex_programs, registry
 from .attributes import (
     Attribute,
 )
@@ -37,6 +38,7 @@ from .lexer import (
     INVALID,
     PERCENT,
     PUNCT,
+    SKIP,
     STRING,
     Token,
     invalid_token_error,
@@ -61,9 +63,9 @@ from .parse_fast import (
     CUSTOM_PARSER_ERRORS,
     STATEMENT,
     FastStatements,
-    cached_function,
     same_types,
 )
+from .parse_generic import GenericParsing
 from .parse_locations import LocationParsing
 from .parse_resources import parse_resources
 from .parse_types import (  # noqa: F401
@@ -75,7 +77,6 @@ from .parse_types import (  # noqa: F401
 )
 from .parse_uses import use_token
 from .types import (
-    FunctionType,
     Type,
 )
 
@@ -84,7 +85,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-class Parser(TypeParsing, AttributeParsing, LocationParsing, FastStatements):
+class Parser(TypeParsing, AttributeParsing, LocationParsing, GenericParsing,
+             FastStatements):
     """Recursive-descent parser over one source chunk (types, attributes and locations in the
     mixins)."""
 
@@ -276,7 +278,7 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, FastStatements):
     def pop_scope(self) -> None:
         self.scopes.pop()
         blocks = self.block_scopes.pop()
-        for label, block in blocks.items():
+        for label, block in blocks.items() if blocks else ():
             if block.parent is None:
                 use = self.block_uses.get(id(block))
                 raise self.error(f"reference to an undefined block '{label}'", use)
@@ -488,92 +490,20 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, FastStatements):
         finally:
             self.custom_ops.pop()
 
-    def parse_generic_operation(self, location: Location) -> Operation:
-        self.custom_ops.append(None)
-        try:
-            return self._parse_generic_operation(location)
-        finally:
-            self.custom_ops.pop()
-
-    def _parse_generic_operation(self, location: Location) -> Operation:
-        name_tok = self.tok
-        opdef, name, operands = self.fast_generic_head() or self._parse_generic_head()
-        return self.parse_generic_tail(opdef, name, operands, name_tok, location)
-
-    def parse_generic_tail(self, opdef: Any, name: str, operands: list[Value], name_tok: Token,
-                           location: Location) -> Operation:
-        """A generic-form op after its operand list: successors, properties, regions,
-        attributes and the function type."""
-        successors: list[Block] = []
-        if self.accept("["):
-            successors.append(self.parse_successor())
-            while self.accept(","):
-                successors.append(self.parse_successor())
-            self.expect("]")
-        properties: dict[str, Attribute] = {}
-        if self.at("<"):
-            self.advance()
-            properties = self.parse_properties()
-            self.expect(">", "to close properties")
-        regions: list[Region] = []
-        if self.accept("("):
-            isolated = opdef.isolated if opdef else False
-            regions.append(self.parse_region(isolated=isolated))
-            while self.accept(","):
-                regions.append(self.parse_region(isolated=isolated))
-            self.expect(")", "to end region list")
-        attributes: dict[str, Attribute] = {}
-        if self.at("{"):
-            attributes = self.parse_attr_dict_body()
-        type_tok = self.expect(":", "followed by operation type")
-        # A plain function type the fast paths read by regex (the type `parse_type` builds).
-        found = cached_function(self.src, self.tok.start) if self.tok.text == "(" else None
-        ftype: Type
-        if found is not None:
-            ftype, end = found
-            self.tok = lex_at(self.src, end)
-        else:
-            ftype = self.parse_type()
-        if not isinstance(ftype, FunctionType):
-            raise self.error("expected function type", type_tok)
-        if len(ftype.inputs) != len(operands):
-            count = len(operands)
-            raise self.error(f"expected {count} operand type{'' if count == 1 else 's'} but had "
-                             f"{len(ftype.inputs)}", type_tok)
-        self.check_operand_types(operands, list(ftype.inputs), name_tok)
-        return self.build_operation(name, opdef, operands, list(ftype.results), properties,
-                                    attributes, regions, successors, location)
-
-    def _parse_generic_head(self) -> tuple[Any, str, list[Value]]:
-        """A generic-form op's quoted name and operand list, token by token: its definition
-        (None for an unknown op of a known dialect), name and operands."""
-        name_tok = self.advance()
-        name = unescape_string(name_tok.text)
-        opdef = registry.lookup(name)
-        dialect = name.split(".", 1)[0] if "." in name else ""
-        # An unknown op of a known dialect is built; the verifier rejects it, in MLIR's order.
-        if opdef is None and not self.allow_unregistered and not registry.is_known_dialect(
-                dialect):
-            raise self.error(
-                "operation being parsed with an unregistered dialect. If this is intended, "
-                "please use -allow-unregistered-dialect with the MLIR tool used", name_tok)
-        self.expect("(", "to start operand list")
-        operands = self.parse_operand_list(")")
-        self.expect(")", "to end operand list")
-        return opdef, name, operands
-
     def build_operation(self, name: str, opdef: Any, operands: list[Value],
                         result_types: list[Type],
                         properties: dict[str, Attribute], attributes: dict[str, Attribute],
                         regions: list[Region], successors: list[Block] | None,
-                        location: Location) -> Operation:
+                        location: Location | int) -> Operation:
         """Create an op, moving inherent attributes into properties as MLIR does (the op
-        `Operation(...)` makes, by `new_operation`'s fewer steps)."""
+        `Operation(...)` makes, by `new_operation`'s fewer steps); an int `location` is an
+        offset into this source."""
         if opdef is not None and attributes:
             for key in [k for k in attributes if k in opdef.properties]:
                 properties.setdefault(key, attributes.pop(key))
         op = new_operation(name, operands, result_types or EMPTY, properties or {},
-                           attributes or {}, location, opdef)
+                           attributes or {}, location, opdef,
+                           self.source if location.__class__ is int else None)
         if regions:
             op.regions = regions
             for region in regions:
@@ -581,20 +511,6 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, FastStatements):
         if successors:
             op.successors = successors
         return op
-
-    def parse_successor(self) -> Block:
-        tok = self.tok
-        if tok.kind != CARET:
-            raise self.error("expected block name")
-        self.advance()
-        blocks = self.block_scopes[-1]
-        block = blocks.get(tok.text)
-        if block is None:
-            block = Block()
-            block.label = tok.text
-            blocks[tok.text] = block
-            self.block_uses[id(block)] = tok
-        return block
 
     def _parse_trailing_location(self, op: Operation) -> None:
         if self.tok.kind == BARE and self.tok.text == "loc":
@@ -614,17 +530,25 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, FastStatements):
         offset after it in `region_end` (for a fast op builder: see `FastStatements._fast_op`;
         lexing a token only to learn where it starts was 1% of a parse)."""
         brace = self.tok
-        body_start = None  # with entry arguments, the body is read from after the `{`
-        if entry_args is not None and brace.kind == PUNCT and brace.text == "{":
-            body_start = brace.end
+        body_start = None  # the body read from after the `{` (the token there not lexed)
+        if brace.kind == PUNCT and brace.text == "{":
+            if entry_args is None:  # (a region without a block: `}` or a `^label` next)
+                opening = _REGION_START.match(self.src, brace.end)
+                if opening is None or opening.lastindex is None:
+                    body_start = brace.end
+                else:
+                    self.tok = lex_at(self.src, brace.end)
+            else:
+                body_start = brace.end
         else:
             self.expect("{", "to begin a region")
         region = Region()
-        self.push_scope(isolated)
+        self.scopes.append(({}, isolated))  # (`push_scope`)
+        self.block_scopes.append({})
         self.default_dialects.append(default_dialect)
         self.custom_ops.append(None)
         try:
-            if entry_args is not None or not (self.at("}") or self.tok.kind == CARET):
+            if body_start is not None or not (self.at("}") or self.tok.kind == CARET):
                 block = Block()
                 if entry_args:
                     for tok, type, loc in entry_args:
@@ -649,7 +573,11 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, FastStatements):
         return region
 
     def _parse_labeled_block(self) -> Block:
-        tok = self.advance()
+        tok = self.tok
+        # `^bb0(`: the arguments read from the `(` without lexing it first
+        adjacent = self.src.startswith("(", tok.end)
+        if not adjacent:
+            self.advance()
         blocks = self.block_scopes[-1]
         block = blocks.get(tok.text)
         if block is None:
@@ -658,10 +586,15 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, FastStatements):
             blocks[tok.text] = block
         elif block.parent is not None:
             raise self.error(f"redefinition of block '{tok.text}'", tok)
-        body = self.fast_block_arguments(block) if self.tok.text == "(" else -1
+        if adjacent:
+            body = self.fast_block_arguments(block, tok.end)
+        else:
+            body = self.fast_block_arguments(block, self.tok.start) if self.tok.text == "(" else -1
         if body >= 0:  # the arguments and the `:` read
             self._parse_block_body(block, body)
             return block
+        if adjacent:
+            self.advance()
         if self.accept("("):
             if not self.at(")"):
                 while True:
@@ -720,9 +653,10 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, FastStatements):
                 else:
                     generic = self.fast_generic_statement(m)
                     if generic is not None:
-                        generic.parent = block
-                        ops.append(generic)
-                        pos, lexed, last = self.tok.start, True, None
+                        op, pos, trailing = generic
+                        op.parent = block
+                        ops.append(op)
+                        lexed, last = (False, op) if trailing else (True, None)
                         continue
             tok = self.tok if lexed else lex_at(src, pos)
             self.tok = tok
@@ -735,6 +669,10 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, FastStatements):
             pos, lexed, last = self.tok.start, True, None
         if kind == EOF:  # MLIR's block body reads an op there: parseOperation's complaint
             raise self.wrong_token_error("expected operation name in quotes")
+
+
+# After a region's `{`: whether a `}` or a `^label` comes next (what the lexer skips first).
+_REGION_START = regex_programs.compile(rf"{SKIP}(?:(\}})|(\^))?")
 
 
 def parse_type_text(text: str) -> Type:
