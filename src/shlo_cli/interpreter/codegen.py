@@ -285,7 +285,7 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             code.outer.append(f"{p}o{k} = frame[{p}O{k}]")
         return name
 
-    groups: dict[int, int] = {}  # batching.py: first step -> steps running with it
+    groups: dict[int, int] = {}  # batching.py: first step -> members (consecutive steps)
     if fold:
         steps, groups = batch_groups(steps, captured)
     # Last use of each value (terminator uses count as the end).
@@ -368,7 +368,7 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
         scalar_steps) | set(groups) | seconds, kept) if fold else set()
     splatted: dict[Value, Value] = {}  # such a broadcast's result -> its 0-d operand
     for i, step in enumerate(steps):
-        if i in seconds or i in facts.dead:  # computed with its pair's first step; unread
+        if i in seconds or i in facts.dead:  # computed with its group's first step; unread
             continue
         if i in groups:
             y = f"{p}y{i}"
