@@ -215,3 +215,14 @@ def test_logistic_calls_of_one_kernel_run_together(seed: int,
     assert sum(s.count("_cat(") for s in sources) == 1  # the f32 pair (f64: numpy's own)
     for x, y in zip(got, want, strict=True):
         assert x.shape == y.shape and x.dtype == y.dtype and x.tobytes() == y.tobytes()
+
+
+def test_searches_stop_when_the_block_budget_is_spent(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each search visits all later steps: a block's searches share a budget of visits,
+    so planning thousands of dependent calls stays linear once it is spent."""
+    steps = _steps(GROUP)
+    _, groups = batching.batch_groups(steps, set())
+    assert groups
+    monkeypatch.setattr(batching, "_VISITS", 0)
+    order, groups = batching.batch_groups(steps, set())
+    assert groups == {} and [id(s) for s in order] == [id(s) for s in steps]

@@ -31,6 +31,9 @@ _PURE = frozenset("stablehlo." + name for name in (
     "concatenate", "dot_general", "constant"))
 _LIMIT = 1024  # elements per operand: larger arrays cost their elements, not the call
 _TOTAL = 2048  # elements of a group's concatenation (libm_small.SMALL: its fast path)
+# steps all searches of one block visit: the planning time of a block of thousands of
+# dependent calls stays under a second (each search visits all later steps)
+_VISITS = 500_000
 
 
 def _shape(v: Value) -> tuple[int, ...] | None:
@@ -59,34 +62,49 @@ def batch_groups(steps: Sequence[Any], captured: set[Value]
     first: each member's operand is computed before the first by then."""
     order = list(steps)
     groups: dict[int, int] = {}
+    budget = _VISITS
     i = 0
     while i < len(order):
-        shape = _batchable(order[i], captured)
+        shape = _batchable(order[i], captured) if budget > 0 else None
         members = 1
-        j = i + 1
-        while shape is not None and j < len(order) \
-                and (members + 1) * math.prod(shape) <= _TOTAL:
-            found = None
-            if (_same_kernel(order[i].fn, order[j].fn)
-                    and _batchable(order[j], captured) == shape
-                    and order[j].op.operands[0].type == order[i].op.operands[0].type):
-                found = _ancestors(order, i, i + members, j)
-            if found is None:
-                j += 1
-                continue
-            # the pure steps j needs move up, before the group; j joins its end (every
-            # member's result is defined there), and a group may start among the steps
-            # it passed
-            rest = [k for k in range(i, j) if k not in found]
-            order[i:j] = [order[k] for k in sorted(found)] + [order[k] for k in rest]
-            i += len(found)
-            order.insert(i + members, order.pop(j))
-            members += 1
-            j = i + members
+        if shape is not None:
+            budget -= len(order) - i
+            i, members = _gather(order, i, shape, captured)
         if members > 1:
             groups[i] = members
         i += members
     return order, groups
+
+
+def _gather(order: list[Any], i: int, shape: tuple[int, ...], captured: set[Value]
+            ) -> tuple[int, int]:
+    """Grow the group of `order[i]` in one pass over the later steps, reordering `order`:
+    the group's first index and member count. `blocked` holds the values that depend on a
+    member or on a step that may not move: a call reading none of them joins."""
+    first, size = order[i], math.prod(shape)
+    blocked: set[Value] = set(first.op.results)
+    members = 1
+    for j in range(i + 1, len(order)):
+        if (members + 1) * size > _TOTAL:
+            break
+        step = order[j]
+        if any(v in blocked for v in step.op.operands):
+            blocked.update(step.op.results)
+        elif (_same_kernel(first.fn, step.fn) and _batchable(step, captured) == shape
+              and step.op.operands[0].type == first.op.operands[0].type):
+            # the pure steps it needs move up, before the group; it joins the group's end
+            # (every member's result is defined there); the steps it passed follow, where
+            # a group may start among them, and step j + 1 stays where it was
+            moved = _needs(order, i + members, j)
+            rest = [k for k in range(i, j) if k not in moved]
+            order[i:j] = [order[k] for k in sorted(moved)] + [order[k] for k in rest]
+            i += len(moved)
+            order.insert(i + members, order.pop(j))
+            blocked.update(step.op.results)
+            members += 1
+        elif step.op.name not in _PURE or step.op.regions:
+            blocked.update(step.op.results)
+    return i, members
 
 
 def _same_kernel(f: Any, g: Any) -> bool:
@@ -96,20 +114,16 @@ def _same_kernel(f: Any, g: Any) -> bool:
     return f is g or (isinstance(key, tuple) and key == getattr(g, "batch", None))
 
 
-def _ancestors(order: Sequence[Any], i: int, end: int, j: int) -> set[int] | None:
-    """The steps between the group `order[i:end]` and j that step j depends on, or None
-    when one of them (or j) depends on a member or may not move."""
-    producer = {r: k for k in range(i, j) for r in order[k].op.results}
+def _needs(order: Sequence[Any], start: int, j: int) -> set[int]:
+    """The steps from `start` to j that step j depends on."""
+    producer = {r: k for k in range(start, j) for r in order[k].op.results}
     found: set[int] = set()
     stack = list(order[j].op.operands)
     while stack:
         k = producer.get(stack.pop())
-        if k is None or k in found:
-            continue
-        if k < end or order[k].op.name not in _PURE or order[k].op.regions:
-            return None
-        found.add(k)
-        stack.extend(order[k].op.operands)
+        if k is not None and k not in found:
+            found.add(k)
+            stack.extend(order[k].op.operands)
     return found
 
 
