@@ -28,7 +28,7 @@ import numpy as np
 
 from ..ir.core import Block, Operation, Region, Value
 from ..ir.types import TensorType
-from .batching import Chain, batch_pairs, extend
+from .batching import Chain, batch_groups, extend, group_line
 from .blocked import (
     ELEMENTWISE,
     SCALAR,
@@ -285,9 +285,9 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             code.outer.append(f"{p}o{k} = frame[{p}O{k}]")
         return name
 
-    pairs: dict[int, int] = {}  # batching.py: step -> the later step it runs with
+    groups: dict[int, int] = {}  # batching.py: first step -> members (consecutive steps)
     if fold:
-        steps, pairs = batch_pairs(steps, captured)
+        steps, groups = batch_groups(steps, captured)
     # Last use of each value (terminator uses count as the end).
     last: dict[Value, int] = {}
     for i, step in enumerate(steps):
@@ -347,10 +347,10 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
         ns[f"{p}C{i}"] = value
         return result
 
-    pairs = {i: j for i, j in pairs.items() if i not in chained and j not in chained}
-    seconds = set(pairs.values())
-    around: dict[int, Chain] = {}  # pairs' runs extended to the ufuncs before and after
-    if pairs:
+    groups = {i: n for i, n in groups.items() if chained.isdisjoint(range(i, i + n))}
+    seconds = {k for i, n in groups.items() for k in range(i + 1, i + n)}
+    around: dict[int, Chain] = {}  # groups' runs extended to the ufuncs before and after
+    if groups:
         known: dict[Value, Any] = {}
         for step in steps:  # (the constants folded below, ahead of their steps)
             if _fold(step, known) is not None:
@@ -359,43 +359,28 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
         def splat(step: Any) -> tuple[int, Any] | None:
             at = splat_position(step, known)
             return None if at is None else (at, splat_scalar(known[step.op.operands[at]]))
-        out = chained | set(reads) | set(scalar_steps) | set(pairs) | seconds
-        for i, j in pairs.items():
-            around[i] = extend(steps, i, j, kept, out, splat)
+        out = chained | set(reads) | set(scalar_steps) | set(groups) | seconds
+        for i, n in groups.items():
+            around[i] = extend(steps, range(i, i + n), kept, out, splat)
             out |= around[i].steps()
             seconds |= around[i].steps()
     runtime = runtime_splats(steps, chained | set(reads) | set(reads.values()) | set(
-        scalar_steps) | set(pairs) | seconds, kept) if fold else set()
+        scalar_steps) | set(groups) | seconds, kept) if fold else set()
     splatted: dict[Value, Value] = {}  # such a broadcast's result -> its 0-d operand
     for i, step in enumerate(steps):
-        if i in seconds or i in facts.dead:  # computed with its pair's first step; unread
+        if i in seconds or i in facts.dead:  # computed with its group's first step; unread
             continue
-        if i in pairs:
-            j, chain = pairs[i], around[i]
-            a, b = chain.before[0] if chain.before else (i, j)
+        if i in groups:
             y = f"{p}y{i}"
-            ns["_cat"] = np.concatenate
-            line = f"{y} = _cat(({ref(steps[a].op.operands[0])}, {ref(steps[b].op.operands[0])}))"
-            for k in [a for a, _ in chain.before] + [i]:
-                ns[f"{p}K{k}"] = steps[k].fn
-                line += f"; {y} = {p}K{k}({y})"
-            last_i, last_j = i, j
-            for u, w, position in chain.after:
-                ns[f"{p}K{u}"] = steps[u].fn
-                operands = [y]
-                if position is not None:
-                    constant = splat(steps[u])
-                    assert constant is not None
-                    ns[f"{p}S{u}"] = constant[1]
-                    operands.insert(position, f"{p}S{u}")
-                line += f"; {y} = {p}K{u}({', '.join(operands)})"
-                last_i, last_j = u, w
-            first, second = steps[last_i].op.results[0], steps[last_j].op.results[0]
-            rows = _shape(first)[0]
-            names[first], names[second] = f"{p}v{last_i}", f"{p}v{last_j}"
-            step_names.update((names[first], names[second]))
-            emitted.append((f"{line}; {names[first]} = {y}[:{rows}]; "
-                            f"{names[second]} = {y}[{rows}:]", step))
+            line, blocks = group_line(steps, range(i, i + groups[i]), around[i], y, p, ref,
+                                      ns, splat)
+            rows = _shape(steps[blocks[0]].op.results[0])[0]
+            for n, k in enumerate(blocks):
+                result = steps[k].op.results[0]
+                names[result] = f"{p}v{k}"
+                step_names.add(names[result])
+                line += f"; {p}v{k} = {y}[{n * rows}:{(n + 1) * rows}]"
+            emitted.append((line, step))
             continue
         if i in scalar_steps and scalar_steps[i] != "same":
             result = step.op.results[0]

@@ -56,6 +56,10 @@ def logistic(dtype: np.dtype, general: Kernel) -> Kernel:
 
     kernel = make(exp)
     kernel.unquieted = make(exp_unquieted)  # type: ignore[attr-defined]
+    # each element's result is the same in any array: codegen may run independent calls
+    # on small arrays as one (interpreter/batching.py); the kernels of all logistic ops of
+    # one type compute the same (`general` takes only other input)
+    kernel.batch = ("logistic", dtype.str)  # type: ignore[attr-defined]
     return kernel
 
 
