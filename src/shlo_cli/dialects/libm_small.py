@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from .libm_tiny import TINY
-from .quiet import switches
+from .quiet import quieted
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -47,7 +47,6 @@ def margin_kernel(plain: np.ufunc, dtype: np.dtype, general: Kernel,
     few = TINY if tiny is not None else 0
     tiny = getattr(tiny, "unquieted", tiny)
     zeros = _ZEROS
-    quiet, loud = switches()
 
     def unquieted(x: Any) -> Any:
         """The rounded result; numpy's floating-point errors already ignored."""
@@ -69,12 +68,4 @@ def margin_kernel(plain: np.ufunc, dtype: np.dtype, general: Kernel,
             redo(x, out, high != 0.0)  # (NaN too)
         return out
 
-    def kernel(x: Any) -> Any:
-        token = quiet()  # overflow, invalid: those elements are redone
-        try:
-            return unquieted(x)
-        finally:
-            loud(token)
-
-    kernel.unquieted = unquieted  # type: ignore[attr-defined]
-    return kernel
+    return quieted(unquieted)  # overflow, invalid: those elements are redone

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .quiet import switches
+from .quiet import quieted
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -31,7 +31,6 @@ def per_element(fn: Any, dtype: np.dtype) -> Callable[[np.ndarray], Any] | None:
     math_fn: Callable[[float], float] | None = getattr(fn, "math", None)
     if math_fn is None:
         return None
-    quiet, loud = switches()
     fromiter = np.fromiter
 
     def unquieted(x: np.ndarray) -> np.ndarray | None:
@@ -46,12 +45,4 @@ def per_element(fn: Any, dtype: np.dtype) -> Callable[[np.ndarray], Any] | None:
         out.shape = x.shape
         return out
 
-    def tiny(x: np.ndarray) -> np.ndarray | None:
-        token = quiet()
-        try:
-            return unquieted(x)
-        finally:
-            loud(token)
-
-    tiny.unquieted = unquieted  # type: ignore[attr-defined]
-    return tiny
+    return quieted(unquieted)

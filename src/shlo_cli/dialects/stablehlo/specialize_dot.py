@@ -13,7 +13,7 @@ import numpy as np
 
 from ...ir.core import Operation
 from ...ir.types import TensorType
-from ..quiet import switches
+from ..quiet import quieted, switches
 from .blas_threads import ONE_THREAD_BELOW, SINGLE_THREAD_WORK, matmul
 from .dot_general import product_layout, sequential_products, summed_products
 from .gemm import SEQUENTIAL_DEPTH
@@ -341,13 +341,4 @@ def _batched(kernel: Kernel, dtype: np.dtype, perms: tuple[tuple[int, ...], ...]
         out = product(left, right)
         add(out, zero, out)
         return out.reshape(out_shape)  # type: ignore[no-any-return]
-    quiet, loud = switches()
-
-    def batched(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-        token = quiet()
-        try:
-            return unquieted(lhs, rhs)
-        finally:
-            loud(token)
-    batched.unquieted = unquieted  # type: ignore[attr-defined]
-    return batched
+    return quieted(unquieted)

@@ -22,7 +22,7 @@ import numpy as np
 from ...ir.core import Operation
 from ...ir.registry import register_bind_hook
 from ...ir.types import TensorType
-from ..quiet import switches
+from ..quiet import quieted
 from .reducer import (
     _OUTER_SEQUENTIAL,
     OUTER_FROM,
@@ -222,23 +222,6 @@ def _rows_copier(rows: tuple[int, ...], source: tuple[int, ...], shape: tuple[in
     return rows_of
 
 
-def _quieted(unquieted: Kernel) -> Kernel:
-    """`unquieted` run with numpy's floating-point errors ignored (quiet.py), carrying
-    `unquieted` for generated loops that ignore them once around all their steps."""
-    quiet, loud = switches()
-
-    def kernel(x: Any, init: Any) -> Any:
-        token = quiet()
-        try:
-            return unquieted(x, init)
-        finally:
-            loud(token)
-    kernel.unquieted = unquieted  # type: ignore[attr-defined]
-    # named as its maker's kernel (profiles and tests tell the kinds apart by name)
-    kernel.__qualname__ = unquieted.__qualname__.rsplit(".", 1)[0] + ".kernel"
-    return kernel
-
-
 FEW_RESULTS = 64
 """Extremum results up to this many are searched for a zero as a Python list (0.1 us for
 a handful, a third of numpy's compare and count)."""
@@ -294,7 +277,7 @@ def _extremum(general: Kernel, perm: tuple[int, ...], identity: bool,
         if floats and has_zero(out):
             out = _signed_zero_extremum(out, flat, asarray(init, dtype), largest)
         return out
-    return _quieted(unquieted)
+    return quieted(unquieted)
 
 
 def _sum_rows(general: Kernel, perm: tuple[int, ...], flat_shape: tuple[int, ...],
@@ -321,7 +304,7 @@ def _sum_rows(general: Kernel, perm: tuple[int, ...], flat_shape: tuple[int, ...
             return blocked_row_sums(x.reshape(matrix), init).reshape(flat_shape[:-1])
         # (positional: dtype, out, keepdims, initial; a fresh C-ordered result)
         return add(rows_of(x), 0, dtype, None, False, init)  # type: ignore[call-overload]
-    return _quieted(unquieted)
+    return quieted(unquieted)
 
 
 def _sum_one_row(general: Kernel, perm: tuple[int, ...], identity: bool,
@@ -351,7 +334,7 @@ def _sum_one_row(general: Kernel, perm: tuple[int, ...], identity: bool,
         else:
             total = accumulate(concatenate(([init], row)), 0, dtype)[-1]
         return total if not out_shape else np.full(out_shape, total, dtype)
-    return _quieted(unquieted)
+    return quieted(unquieted)
 
 
 register_bind_hook(bind_reduce, 80, ops=("stablehlo.reduce",))
