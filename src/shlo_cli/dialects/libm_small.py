@@ -13,6 +13,11 @@ Equal zeros are as sure as any other pair: a masked softmax's exp(-1e9), or a re
 between 2^-200 and half f32's least subnormal.
 Guesses below 2^-1022 (double subnormals, whose relative error is unbounded) round to
 +-0 on both sides: the C result, as tiny, rounds to zero too (libm._DEEP's premise).
+
+In a loop the test can wait (interpreter/speculate.py): the kernel's `speculative` form
+rounds the guess once (where the test finds it sure, the value the kernel returns) and
+keeps the guess; `all_sure` then tests the kept guesses of many steps in one pass, and
+the loop is run again exactly from its last tested state when one is not sure.
 """
 
 from __future__ import annotations
@@ -30,6 +35,29 @@ if TYPE_CHECKING:
 
 SMALL = 2048  # f32 arrays up to this many elements take this path (fewer numpy calls)
 _ZEROS: dict[int, bytes] = {}  # byte count -> that many zero bytes (the sureness test)
+_BELOW, _ABOVE = 1 - 2.0 ** -39, 1 + 2.0 ** -39  # the guess's bounds (relative)
+
+
+def all_sure(kept: list[tuple[Kernel, np.ndarray, np.ndarray]]) -> bool:
+    """Whether each result a `speculative` kernel returned is the kernel's own: `kept`
+    holds (kernel, argument, double guess) of each call. The kernel's test, on all
+    guesses at once; a guess it doubts is sure where the kernel's result (the C library's,
+    computed again) is the guess rounded once all the same (most are)."""
+    guesses = [guess for _, _, guess in kept]
+    # (one bytes join: np.concatenate of many small arrays costs several times more)
+    guess = np.frombuffer(b"".join(map(np.ndarray.tobytes, guesses)), np.float64)
+    low = np.multiply(guess, _BELOW).astype(np.float32)
+    high = np.multiply(guess, _ABOVE).astype(np.float32)
+    np.subtract(low, high, high)  # +0 exactly where sure (NaN where a rounding is not finite)
+    doubtful = np.flatnonzero(high.view(np.uint32))
+    if not doubtful.size:
+        return True
+    ends = np.cumsum([g.size for g in guesses])
+    for k in np.unique(np.searchsorted(ends, doubtful, "right")).tolist():
+        kernel, x, guess = kept[k]
+        if kernel(x).tobytes() != guess.astype(np.float32).tobytes():
+            return False
+    return True
 
 
 def margin_kernel(plain: np.ufunc, dtype: np.dtype, general: Kernel,
@@ -42,7 +70,7 @@ def margin_kernel(plain: np.ufunc, dtype: np.dtype, general: Kernel,
     f64 = np.dtype(np.float64)
     array = np.ndarray
     multiply, subtract = np.multiply, np.subtract
-    below, above = np.array(1 - 2.0 ** -39), np.array(1 + 2.0 ** -39)
+    below, above = np.array(_BELOW), np.array(_ABOVE)
     width = dtype.itemsize
     few = TINY if tiny is not None else 0
     tiny = getattr(tiny, "unquieted", tiny)
@@ -68,4 +96,18 @@ def margin_kernel(plain: np.ufunc, dtype: np.dtype, general: Kernel,
             redo(x, out, high != 0.0)  # (NaN too)
         return out
 
+    def speculative(kept: list[tuple[Kernel, np.ndarray, np.ndarray]], x: Any) -> Any:
+        """`unquieted(x)` where `all_sure` finds it so (the double guess rounded once,
+        (unquieted, x, guess) appended to `kept`); else `unquieted(x)` itself, appending
+        nothing. x must not change until then (kept holds it: no kernel writes into an
+        array another holds, in_place.py)."""
+        if x.__class__ is array and x.dtype == dtype and x.ndim and 0 < x.size <= SMALL:
+            guess = x.astype(f64)
+            plain(guess, guess)
+            kept.append((unquieted, x, guess))
+            return guess.astype(dtype)
+        return unquieted(x)
+
+    if dtype == np.float32:
+        unquieted.speculative = speculative  # type: ignore[attr-defined]
     return quieted(unquieted)  # overflow, invalid: those elements are redone

@@ -46,6 +46,14 @@ from .codegen import (
 from .dedupe import MERGED
 from .pyscalar import kind_of
 from .ranges import Bound, cond_bounds, entry_facts
+from .speculate import (
+    EVERY,
+    checkpoint,
+    repeatable,
+    speculating,
+    speculative_kernels,
+    speculative_source,
+)
 
 
 class Region:
@@ -90,28 +98,6 @@ def compile_loop(cond: Region, body: Region, early: Callable[..., None] | None,
     for i, kind in kinds.items():
         ns[f"_N{kind.dtype.name}"] = kind.to_numpy
         out[i] = f"_N{kind.dtype.name}({names[i]})"
-    src = Source("def loop(frame, args):")
-    if n:
-        src.add(f"{', '.join(names)}{',' if n == 1 else ''} = args", 1)
-    for i in sorted(slots):
-        to_py = kinds[i].to_py.__name__
-        src.add(f"{names[i]} = {to_py}({names[i]})", 1)
-    # set before a run starts (run.py, parallel.py): read once per execution of the loop
-    src.add("checked = I.stop is not None or I.deadline is not None", 1)
-    src.add("if checked:", 1)
-    src.add("TICK()", 2)
-    if once is not None:  # the condition's invariants, once per execution
-        for line in once.outer + once.entry:
-            src.add(line, 1)
-        for line, s in once.lines:
-            src.add(line, 1, s)
-    for line in test.outer:
-        src.add(line, 1)
-    # the operands themselves: a converted scalar may have lost a signalling NaN's bit
-    first = ("args[0]" if n == 1 else "tuple(args)") if slots else _returned(out)
-    _condition(src, test, 1, f"return {first}")
-    if early is not None:
-        src.add("EARLY(frame, args)", 1)
     # the versioned loop (ranges.py): carried values known equal share one name
     tests, known, alias, trips = entry_facts(body.arguments, body.steps, body.terminator,
                                              slots, bounded)
@@ -126,27 +112,62 @@ def compile_loop(cond: Region, body: Region, early: Callable[..., None] | None,
         if not {i for i in fast[0].scalar_args & fast[1].scalar_args
                 if fast[1].clean_returned[i]} == slots:
             fast = None
-    # (after EARLY: invariants; the versioned condition's own reads of enclosing values too)
-    for line in step.outer + (fast[0].outer + fast[1].outer if fast else []):
-        src.add(line, 1)
-    src.add("cap = CAP()", 1)
-    src.add("count = 0", 1)
-    src.add("guarded = checked or cap is not None", 1)  # one test per iteration when not
-    if fast is not None:
-        src.add(f"if {' and '.join(tests)}:", 1)
-        for x, name in fast[1].lists.items():  # (worth it when most elements are read)
-            ns["_Items"] = _Items
-            src.add(f"{name} = {x}.tolist() if 4 * ({trips}) >= {x}.size else _Items({x})",
-                    2)
-        counted = len(fast[0].lines) == 1 and not fast[0].entry  # (the condition: i < n)
-        _iterate(src, fast[0], fast[1], [names[alias.get(i, i)] for i in range(n)],
-                 _returned([out[alias.get(i, i)] for i in range(n)]), set(alias), 2,
-                 trips if counted else None)
-    _iterate(src, test, step, names, _returned(out), set(), 1)
+
+    def assemble(speculative: bool) -> Source:
+        """The loop's source; `speculative`: with the kept guesses and checkpoint holder as
+        parameters and a checkpoint every speculate.EVERY steps (speculate.py)."""
+        src = Source("def loop(frame, args, G, S):" if speculative else "def loop(frame, args):")
+        if n:
+            src.add(f"{', '.join(names)}{',' if n == 1 else ''} = args", 1)
+        for i in sorted(slots):
+            to_py = kinds[i].to_py.__name__
+            src.add(f"{names[i]} = {to_py}({names[i]})", 1)
+        # set before a run starts (run.py, parallel.py): read once per execution of the loop
+        src.add("checked = I.stop is not None or I.deadline is not None", 1)
+        src.add("if checked:", 1)
+        src.add("TICK()", 2)
+        if once is not None:  # the condition's invariants, once per execution
+            for line in once.outer + once.entry:
+                src.add(line, 1)
+            for line, s in once.lines:
+                src.add(line, 1, s)
+        for line in test.outer:
+            src.add(line, 1)
+        # the operands themselves: a converted scalar may have lost a signalling NaN's bit
+        first = ("args[0]" if n == 1 else "tuple(args)") if slots else _returned(out)
+        _condition(src, test, 1, f"return {first}")
+        if early is not None:
+            src.add("EARLY(frame, args)", 1)
+        # (after EARLY: invariants; the versioned condition's own reads of enclosing values)
+        for line in step.outer + (fast[0].outer + fast[1].outer if fast else []):
+            src.add(line, 1)
+        src.add("cap = CAP()", 1)
+        src.add("count = 0", 1)
+        src.add("guarded = checked or cap is not None", 1)  # one test per iteration when not
+        if fast is not None:
+            src.add(f"if {' and '.join(tests)}:", 1)
+            for x, name in fast[1].lists.items():  # (worth it when most elements are read)
+                ns["_Items"] = _Items
+                src.add(f"{name} = {x}.tolist() if 4 * ({trips}) >= {x}.size "
+                        f"else _Items({x})", 2)
+            counted = len(fast[0].lines) == 1 and not fast[0].entry  # (the test: i < n)
+            _iterate(src, fast[0], fast[1], [names[alias.get(i, i)] for i in range(n)],
+                     _returned([out[alias.get(i, i)] for i in range(n)]), set(alias), 2,
+                     trips if counted else None, speculative)
+        _iterate(src, test, step, names, _returned(out), set(), 1, None, speculative)
+        return src
+
     quiet = unquiet(ns)
-    compiled = src.compile(ns, "loop", n, local=True)
+    compiled = assemble(False).compile(ns, "loop", n, local=True)
     if quiet:
         compiled.run = _quietly(compiled.run)
+    guessed = speculative_kernels(ns)
+    if guessed and repeatable(s.op for s in (*cond.steps, *body.steps)):
+        src = assemble(True)
+        src.src[1:] = speculative_source(src.src[1:], list(guessed))
+        faster = src.compile({**ns, **guessed, "CHECKPOINT": checkpoint}, "loop", n,
+                             local=True).run
+        compiled.run = speculating(faster, compiled.run, interpreter, cap)
     return compiled
 
 
@@ -217,10 +238,12 @@ def _condition(src: Source, test: BlockCode, indent: int, leave: str) -> None:
 
 
 def _iterate(src: Source, test: BlockCode, step: BlockCode, names: list[str], result: str,
-             skipped: set[int], indent: int, trips: str | None = None) -> None:
+             skipped: set[int], indent: int, trips: str | None = None,
+             speculative: bool = False) -> None:
     """The loop itself: the checks, the body's lines, the carried values' update (but
     those `skipped`: another's name), the condition; with `trips` (a condition that only
-    bounds a counter: ranges.entry_facts), as many steps as it makes, no condition."""
+    bounds a counter: ranges.entry_facts), as many steps as it makes, no condition;
+    `speculative`: a checkpoint every EVERY steps (speculate.py; run with no checks)."""
     base = indent
     src.add("while True:" if trips is None else f"for _ in range({trips}):", indent)
     src.add("if guarded:", indent + 1)
@@ -229,6 +252,10 @@ def _iterate(src: Source, test: BlockCode, step: BlockCode, names: list[str], re
     src.add("OVER(cap)", indent + 3)
     src.add("if checked:", indent + 2)
     src.add("TICK()", indent + 3)
+    if speculative:
+        src.add("count += 1", indent + 1)
+        src.add(f"if not count & {EVERY - 1}:", indent + 1)
+        src.add(f"CHECKPOINT(G, S, ({''.join(f'{name}, ' for name in names)}))", indent + 2)
     for line in step.entry:
         src.add(line, indent + 1)
     observed = list(dict.fromkeys(step.observed))

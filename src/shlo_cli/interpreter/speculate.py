@@ -1,0 +1,108 @@
+"""A loop whose libm kernels skip their sureness test per step, tested in batches.
+
+The correctly rounded f32 kernel of a small array (dialects/libm_small.py) costs seven
+numpy calls: a double guess, then a test that the C library's result rounds as the guess
+does (two more roundings and a subtraction), some 2 us whatever the size; rounding the
+guess is three calls. A recurrent step computes a handful of these (an RNN's tanh, an
+LSTM's gates), so the test is most of its time. Here the loop runs first with each such
+kernel's `speculative` form, which rounds the guess once and keeps it; every `_EVERY`
+steps and at the end, the kept guesses are tested in one pass (`libm_small.all_sure`).
+Where all are sure, each result is the kernel's bit for bit, and the loop's state at that
+step becomes the checkpoint. Where one is not, the loop runs again, exactly (the plain
+generated loop), from the last checkpoint: the state the exact run has there, since every
+result before it was the kernel's. A speculative run that raises runs again exactly from
+the loop's operands, so errors (and their places) are the exact run's.
+
+Only loops whose ops are free of effects are run so (a run may be repeated), and only
+when no stop, deadline or iteration cap is set (the exact loop checks them as it counts).
+A checkpoint's arrays are held by the checkpoint, so no kernel writes into them in place
+(dialects/stablehlo/in_place.py counts references).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ..dialects.libm_small import all_sure
+from ..dialects.quiet import switches
+from ..ir.core import Operation
+from .dedupe import MERGED
+
+EVERY = 64  # steps between tests of the kept guesses (a power of two: `count & mask`)
+
+# ops a repeated run does again with no effect but their results (MERGED: no regions)
+_REPEATABLE = MERGED | frozenset("stablehlo." + name for name in (
+    "constant return while case if reduce reduce_window dynamic_update_slice scatter "
+    "select_and_scatter sort map optimization_barrier rng_bit_generator tuple "
+    "get_tuple_element batch_norm_inference").split())
+
+
+class _Doubt(Exception):
+    """A kept guess was not sure: run again from the checkpoint."""
+
+
+def repeatable(ops: Iterable[Operation]) -> bool:
+    """Whether every op of `ops` (and of their regions, at any depth) may run again."""
+    for op in ops:
+        if op.name not in _REPEATABLE:
+            return False
+        for region in op.regions:
+            for block in region.blocks:
+                if not repeatable(block.operations):
+                    return False
+    return True
+
+
+def speculative_kernels(ns: dict[str, Any]) -> dict[str, Callable[..., Any]]:
+    """The `speculative` forms of the kernels in `ns` that have one, by name."""
+    return {name: fn.speculative for name, fn in ns.items()
+            if not name.startswith("_") and callable(getattr(fn, "speculative", None))}
+
+
+def speculative_source(lines: list[str], names: list[str]) -> list[str]:
+    """`lines` with each call of a kernel named in `names` passing the kept guesses `G`
+    first (`K3(x)` -> `K3(G, x)`)."""
+    if not names:
+        return lines
+    call = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\(")
+    return [call.sub(r"\1(G, ", line) for line in lines]
+
+
+def checkpoint(guesses: list[Any], held: list[Any], state: tuple[Any, ...]) -> None:
+    """The loop's state at a step's start becomes the checkpoint when every guess kept
+    since the last one is sure; else the run stops (`_Doubt`)."""
+    if guesses:
+        if not all_sure(guesses):
+            raise _Doubt
+        guesses.clear()
+    held[0] = state
+
+
+def speculating(speculative: Callable[..., Any], exact: Callable[..., Any],
+                interpreter: Any, cap: Callable[[], int | None]) -> Callable[..., Any]:
+    """`exact(frame, operands)`'s results through `speculative(frame, operands, G, S)`
+    (the loop with speculative kernels, kept guesses `G`, checkpoint holder `S`) where no
+    check is set (see the module doc)."""
+    quiet, loud = switches()
+
+    def run(frame: Any, args: Any) -> Any:
+        if interpreter.stop is not None or interpreter.deadline is not None or (
+                cap() is not None):
+            return exact(frame, args)
+        guesses: list[Any] = []
+        held: list[Any] = [args]
+        token = quiet()
+        try:
+            out = speculative(frame, args, guesses, held)
+            if not guesses or all_sure(guesses):
+                return out
+        except _Doubt:
+            pass
+        except Exception:  # noqa: BLE001 - the exact run raises it again, at its step
+            held[0] = args
+        finally:
+            loud(token)
+        return exact(frame, held[0])
+    return run
