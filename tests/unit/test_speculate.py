@@ -36,8 +36,8 @@ def _inputs(rng: np.random.Generator, shape: tuple[int, ...], specials: float,
     return x.reshape(shape)
 
 
-# h = tanh(x[i] + h) * 0.5 + log(|exp(x[i] * w)| + 1) - exp(h) / 4, 150 steps (checkpoints
-# every speculate.EVERY of them), the state also the sum of the tanh results
+# h = tanh(x[i] + h) * 0.5 + log(|exp(x[i] * w)| + 1) - exp(h) / 4, 150 steps (more than
+# speculate.EVERY: a checkpoint), the state also the sum of the tanh results
 PROGRAM = """
 func.func @main(%xs: {XS}, %w: {T}) -> ({T}, {T}) {
   %zero = stablehlo.constant dense<0.0> : {T}
@@ -135,9 +135,11 @@ def test_a_loop_of_sure_guesses_runs_once(monkeypatch: pytest.MonkeyPatch) -> No
 
 def test_a_wrong_guess_runs_the_loop_again_from_the_last_checkpoint(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """Speculative results made wrong from the 100th step on (their kept entries marked
-    doubtful): the results are still the evaluator's, and the first 64 steps (before the
-    last good checkpoint) are not run again exactly."""
+    """Speculative results made wrong from a step after the first checkpoint on (their
+    kept entries marked doubtful): the results are still the evaluator's, and the steps
+    before that checkpoint are not run again exactly."""
+    spoiled_from = speculate.EVERY + 10
+    assert spoiled_from < 150
     rng = np.random.default_rng(5)
     args = [_inputs(rng, (150, 1, 32), 0.0, (0.1, 1.0)), _inputs(rng, (1, 32), 0.0, (0.5,))]
     want, _ = run_loops(_program(32), args, False, monkeypatch)
@@ -147,7 +149,7 @@ def test_a_wrong_guess_runs_the_loop_again_from_the_last_checkpoint(
         def kernel(kept: list[Any], x: Any) -> Any:
             calls[0] += 1
             out = fn(kept, x)
-            if calls[0] > 2 * 100 + 2 * 150:  # (the second run's 100th step on)
+            if calls[0] > 2 * spoiled_from + 2 * 150:  # (the second run's)
                 kept.append((wrong, x, out))
                 return out + np.float32(1)
             return out
@@ -167,8 +169,8 @@ def test_a_wrong_guess_runs_the_loop_again_from_the_last_checkpoint(
     _spied(monkeypatch, spoiled)
     got, _ = run_loops(_program(32), args, True, monkeypatch)
     assert _same(got, want)
-    # from the checkpoint at the 64th step's start (counter 63); the first run: none
-    assert exact_steps[0] == 150 - 63
+    # from the checkpoint at the start of step EVERY (counter EVERY - 1); the first run: none
+    assert exact_steps[0] == 150 - (speculate.EVERY - 1)
 
 
 def test_a_raising_speculative_run_runs_again_exactly(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -30,7 +30,7 @@ from ..dialects.quiet import switches
 from ..ir.core import Operation
 from .dedupe import MERGED
 
-EVERY = 64  # steps between tests of the kept guesses (a power of two: `count & mask`)
+EVERY = 128  # steps between tests of the kept guesses (a power of two: `count & mask`)
 
 # ops a repeated run does again with no effect but their results (MERGED: no regions)
 _REPEATABLE = MERGED | frozenset("stablehlo." + name for name in (
