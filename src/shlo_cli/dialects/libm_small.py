@@ -43,16 +43,17 @@ def all_sure(kept: list[tuple[Kernel, np.ndarray, np.ndarray]]) -> bool:
     holds (kernel, argument, double guess) of each call. The kernel's test, on all
     guesses at once; a guess it doubts is sure where the kernel's result (the C library's,
     computed again) is the guess rounded once all the same (most are)."""
-    guesses = [guess for _, _, guess in kept]
-    # (one bytes join: np.concatenate of many small arrays costs several times more)
-    guess = np.frombuffer(b"".join(map(np.ndarray.tobytes, guesses)), np.float64)
+    if len(kept) == 1:
+        guess = kept[0][2]
+    else:  # (one bytes join: np.concatenate of many small arrays costs several times more)
+        guess = np.frombuffer(b"".join([entry[2].tobytes() for entry in kept]), np.float64)
     low = np.multiply(guess, _BELOW).astype(np.float32)
     high = np.multiply(guess, _ABOVE).astype(np.float32)
     np.subtract(low, high, high)  # +0 exactly where sure (NaN where a rounding is not finite)
-    doubtful = np.flatnonzero(high.view(np.uint32))
-    if not doubtful.size:
+    if high.tobytes() == bytes(high.nbytes):
         return True
-    ends = np.cumsum([g.size for g in guesses])
+    doubtful = np.flatnonzero(high.view(np.uint32))
+    ends = np.cumsum([entry[2].size for entry in kept])
     for k in np.unique(np.searchsorted(ends, doubtful, "right")).tolist():
         kernel, x, guess = kept[k]
         if kernel(x).tobytes() != guess.astype(np.float32).tobytes():
