@@ -5,7 +5,7 @@ numpy calls: a double guess, then a test that the C library's result rounds as t
 does (two more roundings and a subtraction), some 2 us whatever the size; rounding the
 guess is three calls. A recurrent step computes a handful of these (an RNN's tanh, an
 LSTM's gates), so the test is most of its time. Here the loop runs first with each such
-kernel's `speculative` form, which rounds the guess once and keeps it; every `_EVERY`
+kernel's `speculative` form, which rounds the guess once and keeps it; every `EVERY`
 steps and at the end, the kept guesses are tested in one pass (`libm_small.all_sure`).
 Where all are sure, each result is the kernel's bit for bit, and the loop's state at that
 step becomes the checkpoint. Where one is not, the loop runs again, exactly (the plain
@@ -36,7 +36,9 @@ EVERY = 128  # steps between tests of the kept guesses (a power of two: `count &
 _REPEATABLE = MERGED | frozenset("stablehlo." + name for name in (
     "constant return while case if reduce reduce_window dynamic_update_slice scatter "
     "select_and_scatter sort map optimization_barrier rng_bit_generator tuple "
-    "get_tuple_element batch_norm_inference").split())
+    "get_tuple_element batch_norm_inference convolution fft cholesky triangular_solve "
+    "dynamic_iota dynamic_broadcast_in_dim dynamic_pad dynamic_gather dynamic_reshape "
+    "real_dynamic_slice get_dimension_size").split())
 
 
 class _Doubt(Exception):
