@@ -206,6 +206,35 @@ def test_checks_set_run_the_exact_loop(monkeypatch: pytest.MonkeyPatch) -> None:
     assert seen == ["exact", "exact"]
 
 
+def test_a_loop_of_few_steps_pauses_speculating() -> None:
+    """A speculative run keeping fewer than FEW guesses makes the next PAUSE runs exact
+    ones; then the loop speculates again, and keeps on while its runs keep enough."""
+    seen: list[str] = []
+    x = np.ones((1, 4), np.float32)
+    unquieted = libm.native_kernel(libm.tanh, F32).unquieted  # type: ignore[attr-defined]
+    kept_per_run = [1]
+
+    def faster(frame: Any, args: Any, kept: list[Any], held: list[Any]) -> str:
+        seen.append("speculative")
+        for _ in range(kept_per_run[0]):
+            unquieted.speculative(kept, x)
+        return "out"
+
+    def exact(frame: Any, args: Any) -> str:
+        seen.append("exact")
+        return "out"
+    run = speculate.speculating(faster, exact, type("I", (), {"stop": None, "deadline": None})(),
+                                lambda: None)
+    for _ in range(speculate.PAUSE + 2):
+        assert run(None, []) == "out"
+    assert seen == ["speculative"] + ["exact"] * speculate.PAUSE + ["speculative"]
+    seen.clear()
+    kept_per_run[0] = speculate.FEW
+    for _ in range(speculate.PAUSE + 3):
+        run(None, [])
+    assert seen == ["exact"] * speculate.PAUSE + ["speculative"] * 3
+
+
 def test_only_loops_free_of_effects_are_repeated() -> None:
     """A custom_call (any effect) anywhere in the loop keeps the exact loop alone."""
     from shlo_cli.ir.parser import parse_source

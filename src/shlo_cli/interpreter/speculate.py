@@ -14,7 +14,8 @@ result before it was the kernel's. A speculative run that raises runs again exac
 the loop's operands, so errors (and their places) are the exact run's.
 
 Only loops whose ops are free of effects are run so (a run may be repeated), and only
-when no stop, deadline or iteration cap is set (the exact loop checks them as it counts).
+when no stop, deadline or iteration cap is set (the exact loop checks them as it counts);
+a loop whose runs keep only a few guesses runs exactly most of the time (`FEW`).
 A checkpoint's arrays are held by the checkpoint, so no kernel writes into them in place
 (dialects/stablehlo/in_place.py counts references).
 """
@@ -31,6 +32,9 @@ from ..ir.core import Operation
 from .dedupe import MERGED
 
 EVERY = 128  # steps between tests of the kept guesses (a power of two: `count & mask`)
+# A run that kept fewer guesses than FEW saved less than the test costs (an inner loop of
+# one or two steps): the next PAUSE runs of that loop are exact ones, then it tries again.
+FEW, PAUSE = 4, 15
 
 # ops a repeated run does again with no effect but their results (MERGED: no regions)
 _REPEATABLE = MERGED | frozenset("stablehlo." + name for name in (
@@ -88,16 +92,21 @@ def speculating(speculative: Callable[..., Any], exact: Callable[..., Any],
     (the loop with speculative kernels, kept guesses `G`, checkpoint holder `S`) where no
     check is set (see the module doc)."""
     quiet, loud = switches()
+    paused = 0  # exact runs still to do (a loop of few steps; a race only costs time)
 
     def run(frame: Any, args: Any) -> Any:
-        if interpreter.stop is not None or interpreter.deadline is not None or (
+        nonlocal paused
+        if paused or interpreter.stop is not None or interpreter.deadline is not None or (
                 cap() is not None):
+            paused = max(paused - 1, 0)
             return exact(frame, args)
         guesses: list[Any] = []
         held: list[Any] = [args]
         token = quiet()
         try:
             out = speculative(frame, args, guesses, held)
+            if len(guesses) < FEW and held[0] is args:
+                paused = PAUSE
             if not guesses or all_sure(guesses):
                 return out
         except _Doubt:
