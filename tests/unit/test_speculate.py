@@ -1,10 +1,10 @@
 """Speculative libm kernels in generated loops (interpreter/speculate.py): a loop whose
-body computes tanh, exp and log of small f32 arrays gives the bits of the general
-evaluator with speculation on, over random and special inputs (NaN payloads, signed zeros,
-infinities, subnormals, overflow), across checkpoints; where a kept guess is found wrong,
-or the speculative run raises, the loop runs again exactly from the last checkpoint (or
-from its operands); `all_sure` tells a guess the C library's result rounds differently
-from, and the speculative kernel's kept results are the kernel's own."""
+body computes tanh, exp, log and logistic of small f32 arrays gives the bits of the
+general evaluator with speculation on, over random and special inputs (NaN payloads,
+signed zeros, infinities, subnormals, overflow), across checkpoints; where a kept guess
+is found wrong, or the speculative run raises, the loop runs again exactly from the last
+checkpoint (or from its operands); `all_sure` tells a guess the C library's result rounds
+differently from, and the speculative kernel's kept results are the kernel's own."""
 
 from __future__ import annotations
 
@@ -37,7 +37,8 @@ def _inputs(rng: np.random.Generator, shape: tuple[int, ...], specials: float,
 
 
 # h = tanh(x[i] + h) * 0.5 + log(|exp(x[i] * w)| + 1) - exp(h) / 4, 150 steps (more than
-# speculate.EVERY: a checkpoint), the state also the sum of the tanh results
+# speculate.EVERY: a checkpoint), the state also the sum of tanh(x[i] + h) + logistic(x[i] + h)
+PER_STEP = 3  # speculative calls a step: tanh, exp(h), logistic (x's terms are hoisted)
 PROGRAM = """
 func.func @main(%xs: {XS}, %w: {T}) -> ({T}, {T}) {
   %zero = stablehlo.constant dense<0.0> : {T}
@@ -67,7 +68,9 @@ func.func @main(%xs: {XS}, %w: {T}) -> ({T}, {T}) {
     %q = stablehlo.divide %eh, %four : {T}
     %u = stablehlo.add %th, %l : {T}
     %hn = stablehlo.subtract %u, %q : {T}
-    %sn = stablehlo.add %s, %t : {T}
+    %g = stablehlo.logistic %a : {T}
+    %tg = stablehlo.add %t, %g : {T}
+    %sn = stablehlo.add %s, %tg : {T}
     %c1 = stablehlo.constant dense<1> : {I}
     %in = stablehlo.add %i, %c1 : {I}
     stablehlo.return %in, %hn, %sn : {I}, {T}, {T}
@@ -129,7 +132,7 @@ def test_a_loop_of_sure_guesses_runs_once(monkeypatch: pytest.MonkeyPatch) -> No
     want, _ = run_loops(_program(32), args, False, monkeypatch)
     calls = _spied(monkeypatch, _counted)
     got, _ = run_loops(_program(32), args, True, monkeypatch)
-    assert calls[0] == 2 * 150 * 2  # (two runs, tanh and exp(h) a step: x's terms hoisted)
+    assert calls[0] == 2 * 150 * PER_STEP  # (two runs)
     assert _same(got, want)
 
 
@@ -149,7 +152,7 @@ def test_a_wrong_guess_runs_the_loop_again_from_the_last_checkpoint(
         def kernel(kept: list[Any], x: Any) -> Any:
             calls[0] += 1
             out = fn(kept, x)
-            if calls[0] > 2 * spoiled_from + 2 * 150:  # (the second run's)
+            if calls[0] > PER_STEP * (spoiled_from + 150):  # (the second run's)
                 kept.append((wrong, x, out))
                 return out + np.float32(1)
             return out
@@ -247,8 +250,8 @@ def test_only_loops_free_of_effects_are_repeated() -> None:
     plain = _program(8)
     assert speculate.repeatable(loop_ops(plain))
     called = plain.replace(
-        "%sn = stablehlo.add %s, %t : tensor<1x8xf32>",
-        "%sn0 = stablehlo.add %s, %t : tensor<1x8xf32>\n"
+        "%sn = stablehlo.add %s, %tg : tensor<1x8xf32>",
+        "%sn0 = stablehlo.add %s, %tg : tensor<1x8xf32>\n"
         "    %sn = stablehlo.custom_call @effect(%sn0) : (tensor<1x8xf32>) -> tensor<1x8xf32>")
     assert not speculate.repeatable(loop_ops(called))
     for text, free in ((plain, True), (called, False)):  # (the while op's own regions)

@@ -43,19 +43,30 @@ def logistic(dtype: np.dtype, general: Kernel) -> Kernel:
     array = np.ndarray
     add, divide, negative = np.add, np.divide, np.negative
 
+    def finished(out: np.ndarray) -> np.ndarray:
+        """1 / (1 + e) of exp's fresh result e, in place."""
+        add(one, out, out)  # 1 + exp: at most inf; 1 / that: no floating-point error
+        divide(one, out, out)
+        return out
+
     def make(exp: Kernel) -> Kernel:
         def kernel(x: Any) -> Any:
             if x.__class__ is not array or x.dtype != dtype or not x.ndim:
                 return general(x)
-            out = exp(negative(x))  # (a fresh array: the steps below write to it)
-            add(one, out, out)  # 1 + exp: at most inf; 1 / that: no floating-point error
-            divide(one, out, out)
-            return out
+            return finished(exp(negative(x)))
         kernel.blockwise = True  # type: ignore[attr-defined]  # elementwise on any slice
         return kernel
 
     kernel = make(exp)
     kernel.unquieted = make(exp_unquieted)  # type: ignore[attr-defined]
+    exp_speculative = getattr(exp_unquieted, "speculative", None)
+    if exp_speculative is not None:  # (a generated loop's: interpreter/speculate.py)
+        def speculative(kept: list[Any], x: Any) -> Any:
+            """`kernel.unquieted` with exp's speculative form (its guess kept in `kept`)."""
+            if x.__class__ is not array or x.dtype != dtype or not x.ndim:
+                return general(x)
+            return finished(exp_speculative(kept, negative(x)))
+        kernel.unquieted.speculative = speculative  # type: ignore[attr-defined]
     # each element's result is the same in any array: codegen may run independent calls
     # on small arrays as one (interpreter/batching.py); the kernels of all logistic ops of
     # one type compute the same (`general` takes only other input)
