@@ -75,3 +75,23 @@ def test_jax_text_with_a_typed_key_argument_runs() -> None:
     assert "sdy.sharding_constraint" in text
     [got] = shlo_cli.interpret(text, np.asarray(jax.random.key_data(key)), np.float32(2))
     np.testing.assert_allclose(got, np.asarray(f(key, np.float32(2))), rtol=1e-6)
+
+
+def test_a_generic_mesh_without_shardys_attribute_is_kept_generic() -> None:
+    """Upstream's tests name a mesh for replica groups as `"sdy.mesh"() {sym_name = ...,
+    stablehlo.mesh = {...}}`, without Shardy's `mesh`: it still reads, prints (generic) and
+    runs."""
+    text = """\
+module {
+  "sdy.mesh"() {sym_name = "m", stablehlo.mesh = {axes = [{name = "x", size = 1 : i64}]}} : () -> ()
+  func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+    %0 = stablehlo.add %x, %x : tensor<2xf32>
+    return %0 : tensor<2xf32>
+  }
+}
+"""
+    printed = print_module(parse_source(text, "g.mlir"))
+    assert '"sdy.mesh"() <{sym_name = "m"}> {stablehlo.mesh = {axes = [{name = "x", size = 1 : i64}]}}' \
+        in printed
+    [got] = shlo_cli.interpret(printed, np.array([1, 2], np.float32))
+    np.testing.assert_array_equal(got, [2, 4])

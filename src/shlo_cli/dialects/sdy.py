@@ -5,7 +5,10 @@ typed PRNG key argument (`jax.random.key`) or a `with_sharding_constraint` hold
 `sdy.mesh @m = <[]>` and `%y = sdy.sharding_constraint %x <@m, [{}]> : T`. A sharding says
 only how a value would be split across devices; the values themselves are global, so a
 constraint or reshard is its operand, and a mesh or sharding group declares nothing a run
-needs. Their attributes are kept as text (printed back as read). Other Shardy ops
+needs. Their attributes are kept as text (printed back as read) and optional: upstream's
+tests write `"sdy.mesh"() {sym_name = "m", stablehlo.mesh = {...}}` for a mesh that
+replica groups name, in generic form without Shardy's own `mesh` (printed back generic,
+as an op the custom printer cannot write is). Other Shardy ops
 (`manual_computation`, collectives) are not known here: they stay an unknown-op error in
 text; jax.export artifacts (.jax) remove them for one device (formats/jax_shardy.py).
 """
@@ -55,7 +58,7 @@ def _print_mesh(pr: Any, op: Operation) -> None:
     pr.write(pr.attr_dict(op.attributes))
 
 
-declare_op("sdy.mesh", operands=(), results=0, attributes=("sym_name", "mesh"),
+declare_op("sdy.mesh", operands=(), results=0, attributes=("sym_name?", "mesh?"),
            syntax=Custom(_parse_mesh, _print_mesh))
 
 
@@ -93,7 +96,7 @@ def _global_value(input: Any) -> Any:
 
 
 for _name in ("sdy.sharding_constraint", "sdy.reshard"):
-    define_op(_name, operands=("input",), results=1, attributes=("sharding",),
+    define_op(_name, operands=("input",), results=1, attributes=("sharding?",),
               syntax=Custom(_parse_constrained, _print_constrained),
               verify=_verify_same_type)(_global_value)
 # a generated plan names the result anew instead of calling (codegen.py)
@@ -125,7 +128,7 @@ def _print_group(pr: Any, op: Operation) -> None:
     pr.write(f" : {op.operands[0].type}")
 
 
-@define_op("sdy.sharding_group", operands=("input",), results=0, attributes=("group_id",),
+@define_op("sdy.sharding_group", operands=("input",), results=0, attributes=("group_id?",),
            syntax=Custom(_parse_group, _print_group))
 def sharding_group(input: Any) -> tuple[()]:
     """Nothing: it asks that values be sharded alike."""
