@@ -152,3 +152,78 @@ func.func @main(%a: tensor<f32>, %b: tensor<f32>) -> (tensor<4xf32>, tensor<4xf3
     args = [np.array(0.0, np.float32), np.array(1.0, np.float32)]
     _, names = _run(text, args, True, monkeypatch)
     assert names.count("stablehlo.rng") == 2
+
+
+# Rotary embeddings in a decoding loop, as jax exports them: each of two calls computes
+# `10000 ** (arange(4) / 4)` from its own iota and broadcasts; the angles' cosine depends on
+# the step. A copy with the iota as an argument (`%k`) computes the same values unfolded.
+ROTARY = """
+func.func @main(%x: tensor<4xf32>, %k: tensor<4xi32>) -> tensor<4xf32> {
+  %z = stablehlo.constant dense<0> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %z, %acc = %x) : tensor<i32>, tensor<4xf32>
+  cond {
+    %n = stablehlo.constant dense<3> : tensor<i32>
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %base = stablehlo.constant dense<1.0e4> : tensor<f32>
+    %four = stablehlo.constant dense<4.0> : tensor<f32>
+    %b = stablehlo.broadcast_in_dim %base, dims = [] : (tensor<f32>) -> tensor<4xf32>
+    %d = stablehlo.broadcast_in_dim %four, dims = [] : (tensor<f32>) -> tensor<4xf32>
+    %k1 = IOTA
+    %f1 = stablehlo.convert %k1 : (tensor<4xi32>) -> tensor<4xf32>
+    %e1 = stablehlo.divide %f1, %d : tensor<4xf32>
+    %w1 = stablehlo.power %b, %e1 : tensor<4xf32>
+    %k2 = IOTA
+    %f2 = stablehlo.convert %k2 : (tensor<4xi32>) -> tensor<4xf32>
+    %d2 = stablehlo.broadcast_in_dim %four, dims = [] : (tensor<f32>) -> tensor<4xf32>
+    %e2 = stablehlo.divide %f2, %d2 : tensor<4xf32>
+    %b2 = stablehlo.broadcast_in_dim %base, dims = [] : (tensor<f32>) -> tensor<4xf32>
+    %w2 = stablehlo.power %b2, %e2 : tensor<4xf32>
+    %s2 = stablehlo.sine %w2 : tensor<4xf32>
+    %t = stablehlo.convert %i : (tensor<i32>) -> tensor<f32>
+    %tb = stablehlo.broadcast_in_dim %t, dims = [] : (tensor<f32>) -> tensor<4xf32>
+    %a = stablehlo.multiply %tb, %w1 : tensor<4xf32>
+    %c = stablehlo.cosine %a : tensor<4xf32>
+    %u = stablehlo.add %acc, %c : tensor<4xf32>
+    %v = stablehlo.add %u, %s2 : tensor<4xf32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %i2 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i2, %v : tensor<i32>, tensor<4xf32>
+  }
+  return %r#1 : tensor<4xf32>
+}
+"""
+
+
+def test_repeated_iotas_stay_constants_and_their_powers_fold(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two `jnp.arange`s are not merged into a copy of the first (which hid the second from
+    the plan's folding): the powers and the sine of the constant exponents are computed
+    once, when the plan is made, not on each step, and give the unfolded values."""
+    from shlo_cli.dialects.stablehlo import elementwise
+
+    powers = []
+    real = elementwise.rounded_power
+
+    def counted(*args: Any) -> Any:
+        powers.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(elementwise, "rounded_power", counted)
+    x = np.array([0.5, -1.0, 2.0, -0.0], np.float32)
+    k = np.arange(4, dtype=np.int32)
+    folded = Interpreter(parse_source(ROTARY.replace(
+        "IOTA", "stablehlo.iota dim = 0 : tensor<4xi32>")))
+    main = folded.lookup_function("main")
+    first = folded.call(main, [x, k])
+    powers.clear()
+    again = folded.call(main, [x, k])  # the plan is made: nothing left to fold
+    assert powers == []
+    plain = Interpreter(parse_source(ROTARY.replace(
+        "IOTA", "stablehlo.add %k, %k0 : tensor<4xi32>").replace(
+        "%k1 = ", "%k0 = stablehlo.constant dense<0> : tensor<4xi32>\n    %k1 = ")))
+    want = plain.call(plain.lookup_function("main"), [x, k])
+    assert powers  # (the unfolded powers ran)
+    for got in (first, again):
+        np.testing.assert_array_equal(got[0], want[0])

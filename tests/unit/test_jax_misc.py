@@ -86,6 +86,40 @@ func.func @main(%x: tensor<2x6xf32>) -> (tensor<2x2xf32>, tensor<2x2xi32>) {
     np.testing.assert_array_equal(indices, [[1, 3], [3, 4]])  # ties in index order
 
 
+APPROX_TOP_4 = """
+func.func @main(%x: tensor<7xf32>) -> (tensor<4xf32>, tensor<4xi32>) {
+  %iota = stablehlo.iota dim = 0 : tensor<7xi32>
+  %init = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %0:2 = stablehlo.custom_call @ApproxTopK(%x, %iota, %init, %zero) {called_computations = [@cmp], mhlo.backend_config = {aggregate_to_topk = true, is_fallback = true, recall_target = 0.949999988 : f32, reduction_dim = 0 : i64, reduction_input_size_override = -1 : i64, top_k = 4 : i64}} : (tensor<7xf32>, tensor<7xi32>, tensor<f32>, tensor<i32>) -> (tensor<4xf32>, tensor<4xi32>)
+  return %0#0, %0#1 : tensor<4xf32>, tensor<4xi32>
+}
+"""
+
+
+def test_approx_top_k_of_f32_by_gt_is_xla_cpus_total_order_top_k() -> None:
+    """XLA CPU runs a sort of f32 by `compare GT` of the first pair, sliced from 0, as its
+    TopK runtime: IEEE totalOrder (+NaN first, +0 before -0, -NaN last), ties by index."""
+    text = COMPARATOR.replace("@gt", "@cmp") + APPROX_TOP_4
+    x = np.array([-0.0, 1, np.nan, 0.0, -np.nan, np.inf, -np.inf], np.float32)
+    values, indices = shlo_cli.interpret(text, x)
+    np.testing.assert_array_equal(indices, [2, 5, 1, 3])
+    np.testing.assert_array_equal(values, x[[2, 5, 1, 3]])
+    assert not np.signbit(values[3])
+    x = np.array([-0.0, 1, 0.0, 2, -0.0, 0.0, 2], np.float32)
+    _, indices = shlo_cli.interpret(text, x)
+    np.testing.assert_array_equal(indices, [3, 6, 1, 2])
+
+
+def test_approx_top_k_by_another_comparator_is_its_sort() -> None:
+    """`compare LT` of the swapped pair orders the same numbers but is no TopK pattern for
+    XLA: the stable sort by the comparator, -0 and +0 equal (in index order)."""
+    flipped = COMPARATOR.replace("@gt", "@cmp").replace("GT, %a, %b", "LT, %b, %a")
+    x = np.array([-0.0, 1, 0.0, 2, -0.0, 0.0, 2], np.float32)
+    _, indices = shlo_cli.interpret(flipped + APPROX_TOP_4, x)
+    np.testing.assert_array_equal(indices, [3, 6, 1, 0])
+
+
 def test_dynamic_rng_bit_generator_matches_static_op() -> None:
     state = np.array([1, 2], np.uint64)
     shape = np.array([2, 3], np.int32)

@@ -14,7 +14,11 @@ jax/_src/export/shape_poly.py, jax/_src/lax/ann.py, lax.py):
   backend_config `top_k`, `reduction_dim`, `recall_target`, `aggregate_to_topk`,
   `reduction_input_size_override`, `is_fallback`: on CPU XLA sorts the inputs together
   along `reduction_dim` with the comparator (stable) and keeps the first `top_k` (without
-  `aggregate_to_topk`: as many as the result has along `reduction_dim`).
+  `aggregate_to_topk`: as many as the result has along `reduction_dim`). Except that XLA
+  CPU's TopkRewriter turns such a sort of f32 values (alone or with an iota) whose
+  comparator is `compare GT` of its first two arguments, sliced from 0, into its TopK
+  runtime, which orders by IEEE totalOrder (-NaN < -inf < -0 < +0 < +inf < +NaN), ties in
+  index order: `lax.approx_max_k` on f32 puts NaNs first and +0 before -0, and so do we.
 - `@stablehlo.dynamic_approx_top_k(inputs..., init_values..., k, shape operands...)`: the
   same with k as an operand; `indices_of_shape_operands` names the trailing operands that
   only carry the result shapes.
@@ -128,7 +132,7 @@ def _called_function(call: TargetCall, what: str) -> tuple[Any, Any]:
 
 
 def _approx_top_k(call: TargetCall, inputs: list[np.ndarray], k: int) -> list[np.ndarray]:
-    from ..dialects.stablehlo.sort import sort
+    from ..dialects.stablehlo.sort import sort, total_order_key
 
     dim = call.config["reduction_dim"]
     rank = inputs[0].ndim
@@ -139,12 +143,41 @@ def _approx_top_k(call: TargetCall, inputs: list[np.ndarray], k: int) -> list[np
         raise TargetError(f"top_k = {k} exceeds dimension {dim} of size "
                           f"{inputs[0].shape[dim]}")
     interpreter, func = _called_function(call, "comparator")
+    if _xla_cpu_top_k(func, inputs, dim):
+        order = np.argsort(-total_order_key(inputs[0]), axis=dim, kind="stable")
+        first = np.take(order, np.arange(k), axis=dim)
+        return [np.take_along_axis(x, first, axis=dim) for x in inputs]
     # The comparator function as the sort's op: its body is analysed like a sort region
     # (one compare: numpy's argsort) instead of calling it per merge step.
     ordered = sort(*inputs, dimension=dim, is_stable=True, op=func, ctx=call.ctx,
                    comparator=lambda *args: interpreter.call(func, args))
     ordered = list(ordered) if isinstance(ordered, tuple) else [ordered]
     return [np.take(x, np.arange(k), axis=dim) for x in ordered]
+
+
+def _xla_cpu_top_k(func: Any, inputs: list[np.ndarray], dim: int) -> bool:
+    """Whether XLA CPU runs this ApproxTopK as its TopK runtime (module docstring): f32
+    values, alone or with an i32 iota along `dim`, and a comparator that is `compare GT`
+    of its first two arguments."""
+    if inputs[0].dtype != np.float32 or len(inputs) > 2 or len(func.regions[0].blocks) != 1:
+        return False
+    block = func.regions[0].blocks[0]
+    if len(block.operations) != 2 or len(block.arguments) != 2 * len(inputs):
+        return False
+    compare, end = block.operations
+    direction = compare.attr("comparison_direction")
+    if (compare.name != "stablehlo.compare" or direction is None or direction.value != "GT"
+            or list(compare.operands) != block.arguments[:2]
+            or list(end.operands) != list(compare.results)):
+        return False
+    if len(inputs) == 1:
+        return True
+    positions, size = inputs[1], inputs[0].shape[dim]
+    shape = [1] * inputs[0].ndim
+    shape[dim] = size
+    return positions.dtype == np.int32 and np.array_equal(
+        positions, np.broadcast_to(np.arange(size, dtype=np.int32).reshape(shape),
+                                   positions.shape))
 
 
 _APPROX_CONFIG = {

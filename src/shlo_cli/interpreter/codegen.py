@@ -48,11 +48,18 @@ from .zero_signs import signed_zero_sums
 _FOLDABLE = frozenset(("stablehlo.constant", "stablehlo.broadcast_in_dim", "stablehlo.reshape",
                        "stablehlo.convert", "stablehlo.transpose", "stablehlo.iota",
                        "stablehlo.slice", "stablehlo.concatenate",
-                       # elementwise arithmetic on constants (a softmax's 1/sqrt(d))
+                       # elementwise ops on constants (a softmax's 1/sqrt(d), rotary
+                       # embeddings' 10000 ** (iota / d) in a decoding loop, sinusoidal
+                       # positions' sine and cosine of an iota)
                        *("stablehlo." + name for name in (
                            "add", "subtract", "multiply", "divide", "negate", "abs", "sqrt",
                            "rsqrt", "maximum", "minimum", "exponential", "log", "tanh",
-                           "compare", "select", "and", "or", "not"))))
+                           "compare", "select", "and", "or", "not", "xor", "power", "sine",
+                           "cosine", "tan", "atan2", "cbrt", "logistic", "log_plus_one",
+                           "exponential_minus_one", "floor", "ceil", "round_nearest_even",
+                           "round_nearest_afz", "sign", "remainder", "clamp", "is_finite",
+                           "shift_left", "shift_right_arithmetic", "shift_right_logical",
+                           "popcnt", "count_leading_zeros", "real", "imag", "complex"))))
 _FOLD_LIMIT = 1 << 16
 # Locals with at least this many elements are deleted after their last use.
 _DEL_LIMIT = 1 << 12

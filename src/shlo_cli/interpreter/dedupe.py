@@ -28,7 +28,9 @@ from ..ir.core import Operation, Value
 from .ifconvert import drop_unread
 from .inline import IDENTITY
 
-CONSTANT = "stablehlo.constant"
+# Ops of no operands the plan folds: a repeated `jnp.arange` (an iota) stays a constant, so
+# what is computed from it alone folds too instead of running as a copy of the first one's.
+CONSTANTS = frozenset(("stablehlo.constant", "stablehlo.iota"))
 # Ops whose results depend on their operands and attributes alone (no effects, no random
 # bits, no regions); an op that fails fails at its first occurrence, before any repeat.
 MERGED = frozenset("stablehlo." + name for name in (
@@ -51,7 +53,7 @@ def merge_repeats(ops: list[Operation], terminator: Sequence[Value] | None) -> l
     out: list[Operation] = []
     merged = False
     for op in ops:
-        if op.name == CONSTANT or (op.operands and all(v in constant for v in op.operands)):
+        if op.name in CONSTANTS or (op.operands and all(v in constant for v in op.operands)):
             constant.update(op.results)  # (folded by the plan: the repeat costs nothing)
             out.append(op)
             continue

@@ -477,8 +477,9 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, GenericParsing,
             error = self.error(message)
             if name.startswith("sdy."):
                 error.notes.append(Diagnostic(
-                    "Shardy sharding ops are read from jax.export artifacts (.jax), which "
-                    "remove them for one device, not from text", severity="note"))
+                    "of Shardy's ops, text may hold sdy.mesh, sdy.sharding_constraint, "
+                    "sdy.reshard and sdy.sharding_group; the others are read from jax.export "
+                    "artifacts (.jax), which remove them for one device", severity="note"))
             raise error
         self.advance()
         self.custom_ops.append(opdef.name)

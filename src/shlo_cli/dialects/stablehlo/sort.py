@@ -59,7 +59,7 @@ def simple_comparator(region: Region, count: int) -> tuple[int, bool, str] | Non
     return first // 2, descending, kind.value if kind is not None else ""
 
 
-def _total_order_key(x: np.ndarray) -> np.ndarray:
+def total_order_key(x: np.ndarray) -> np.ndarray:
     """Signed integers ordered like IEEE totalOrder on the floats `x`."""
     bits = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}[x.dtype.itemsize]
     raw = _contiguous(x).view(bits).astype(np.int64)
@@ -90,7 +90,7 @@ def _sort_key(x: np.ndarray, kind: str) -> np.ndarray | None:
     if x.dtype.kind == "c":
         return None
     if kind == "TOTALORDER":
-        return None if _signaling_nans(x) else _total_order_key(x)
+        return None if _signaling_nans(x) else total_order_key(x)
     wide = x.astype(np.float64)
     if np.isnan(wide).any():
         return None  # FLOAT comparisons are not a strict weak order with NaNs
