@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..ir import regex_programs
 from ..ir.attributes import ArrayAttr, DictAttr, StringAttr, SymbolRefAttr, TypeAttr
 from ..ir.core import Location, Operation
-from ..ir.lexer import AT, PERCENT, STRING, Token, lazy_regex
+from ..ir.lexer import AT, PERCENT, STRING, Token, lazy_regex, possessive
 from ..ir.parse_attributes import SIMPLE_DICT_PATTERN
 from ..ir.parse_caches import text_cache
 from ..ir.parse_fast import (
@@ -47,9 +47,9 @@ if TYPE_CHECKING:
 
 
 
-_FUNC_HEAD = regex_programs.compile(
-    rf"{WS}(?:(public|private|nested){KEYWORD_END}{WS})?({SYMBOL}){WS}\(([^()]*)\)"
-    rf"(?:{WS}->{WS}(?:\(([^()]*)\)|({TENSOR})))?{WS}(?=\{{)")
+_FUNC_HEAD = regex_programs.compile(possessive(
+    rf"{WS}(?:(public|private|nested){KEYWORD_END}{WS})?({SYMBOL}){WS}\(([^()]*+)\)"
+    rf"(?:{WS}->{WS}(?:\(([^()]*+)\)|({TENSOR})))?{WS}(?=\{{)"))
 _FUNC_ARG = lazy_regex(
     rf"{WS}(%[A-Za-z0-9_$.\-]+)(?![A-Za-z0-9_$.\-#]){COLON}({TENSOR})(?:{WS}(?=(\{{)))?")
 _NEXT = regex_programs.compile(rf"{WS}(?:(,)|$)")

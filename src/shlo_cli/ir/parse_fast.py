@@ -20,7 +20,20 @@ from __future__ import annotations
 from . import regex_programs, registry
 from .attributes import Attribute
 from .core import Block, Location, Operation, Region, SourceLocation, Value, new_operation
-from .lexer import BARE, PERCENT, PUNCT, SKIP, STRING, Token, lazy_regex, lex_at
+from .lexer import (  # noqa: F401  (TENSOR, VALUE re-exported: dialects' fast parsers use them)
+    BARE,
+    PERCENT,
+    POSSESSIVE,
+    PUNCT,
+    SKIP,
+    STRING,
+    TENSOR,
+    VALUE,
+    Token,
+    lazy_regex,
+    lex_at,
+    possessive,
+)
 from .locations import FileLineColLoc
 from .parse_attributes import _DICT_CACHE, _SIMPLE_DICT, SIMPLE_DICT_PATTERN
 from .parse_caches import text_cache
@@ -55,25 +68,30 @@ FUNCTION_TYPE = SIMPLE_FUNC_PATTERN
 
 # Regex fragments, each reading exactly what the lexer reads as one token.
 WS = r"[ \t\r\n]*"
-# (no `#` after a value: a regex backtracking past its `#N` must not read `%x` alone)
-VALUE = r"%[A-Za-z0-9_$.\-]+(?![A-Za-z0-9_$.\-])(?:#[0-9]+(?![0-9]))?(?!#)"
-VALUE_LIST = rf"{VALUE}(?:{WS},{WS}{VALUE})*"
+# (lists possessive: each is followed by what cannot start another `, item`)
+VALUE_LIST = possessive(rf"{VALUE}(?:{WS},{WS}{VALUE})*+")
 KEYWORD_END = r"(?![A-Za-z0-9_$.])"
-TENSOR = r"tensor<(?:(?:[0-9]+|\?)x)*(?:[A-Za-z][A-Za-z0-9]*|complex<[a-z0-9]+>)>"
 COLON = rf"{WS}:(?!:){WS}"
 # (at most 18 digits: always an int64; a longer one, in range or not, is the token-level
 # reader's, which reports `integer value too large` as MLIR's parseInteger<int64_t> does)
-INT = r"-?[0-9]{1,18}(?![0-9A-Za-z_.$])"
-WORD = r"[A-Za-z_][A-Za-z0-9_$.]*(?![A-Za-z0-9_$.])"
-TENSOR_LIST = rf"{TENSOR}(?:{WS},{WS}{TENSOR})*"
-SYMBOL = r"@[A-Za-z_][A-Za-z0-9_$.\-]*(?![A-Za-z0-9_$.\-])"
+INT = possessive(r"-?[0-9]{1,18}+(?![0-9A-Za-z_.$])")
+TENSOR_LIST = possessive(rf"{TENSOR}(?:{WS},{WS}{TENSOR})*+")
+# A bare word and a symbol read whole: by a possessive run, or a lookahead after the run.
+if POSSESSIVE:
+    WORD = r"[A-Za-z_][A-Za-z0-9_$.]*+"
+    SYMBOL = r"@[A-Za-z_][A-Za-z0-9_$.\-]*+"
+    _ARGUMENT_NAME = r"%[A-Za-z0-9_$.\-]++(?!#)"
+else:
+    WORD = r"[A-Za-z_][A-Za-z0-9_$.]*(?![A-Za-z0-9_$.])"
+    SYMBOL = r"@[A-Za-z_][A-Za-z0-9_$.\-]*(?![A-Za-z0-9_$.\-])"
+    _ARGUMENT_NAME = r"%[A-Za-z0-9_$.\-]+(?![A-Za-z0-9_$.\-#])"
 
 
 # A block's argument list `(%a: tensor<...>, ...):` and the `:` after it (its items in
 # group 1, split at their commas and colons): names without `#N`, no locations.
-_ARGUMENT = rf"%[A-Za-z0-9_$.\-]+(?![A-Za-z0-9_$.\-#]){COLON}{TENSOR}"
+_ARGUMENT = rf"{_ARGUMENT_NAME}{COLON}{TENSOR}"
 BLOCK_ARGUMENTS = regex_programs.compile(
-    rf"\({WS}({_ARGUMENT}(?:{WS},{WS}{_ARGUMENT})*){WS}\){COLON}")
+    possessive(rf"\({WS}({_ARGUMENT}(?:{WS},{WS}{_ARGUMENT})*+){WS}\){COLON}"))
 
 
 
@@ -85,8 +103,8 @@ def not_before(chars: str) -> str:
 
 
 # `%name = op.name`, `%name:2 = op.name` or `op.name` at the start of a statement.
-_HEAD_PATTERN = (
-    r"(?:(%[A-Za-z0-9_$.\-]+)(?::([1-9][0-9]*))?[ \t]*=[ \t]*)?([A-Za-z_][A-Za-z0-9_$.]*)")
+_HEAD_PATTERN = possessive(
+    r"(?:(%[A-Za-z0-9_$.\-]++)(?::([1-9][0-9]*+))?+[ \t]*+=[ \t]*+)?([A-Za-z_][A-Za-z0-9_$.]*+)")
 _HEAD = regex_programs.compile(_HEAD_PATTERN)
 # The same after what the lexer skips, or (group 4) the `}` ending a block, or (groups 5-7)
 # a generic-form head `%name = "dialect.op"` (the quoted name without escapes): the block
@@ -94,7 +112,8 @@ _HEAD = regex_programs.compile(_HEAD_PATTERN)
 # token in between.
 STATEMENT = regex_programs.compile(
     rf"{SKIP}(?:{_HEAD_PATTERN}|(\}})|"
-    r'(?:(%[A-Za-z0-9_$.\-]+)(?::([1-9][0-9]{0,3}))?[ \t]*=[ \t]*)?"([A-Za-z_][A-Za-z0-9_$.]*)")')
+    + possessive(r'(?:(%[A-Za-z0-9_$.\-]++)(?::([1-9][0-9]{0,3}+))?+[ \t]*+=[ \t]*+)?'
+                 r'"([A-Za-z_][A-Za-z0-9_$.]*+)")'))
 
 # `"dialect.op"(%a, %b)` opening a generic-form statement: the op name (a string without
 # escapes) and the operand list.

@@ -18,9 +18,11 @@ from .lexer import (
     BARE,
     PUNCT,
     STRING,
+    TENSOR,
     Token,
     lazy_regex,
     lex_at,
+    possessive,
     string_error,
 )
 from .parse_caches import text_cache
@@ -76,7 +78,7 @@ def starts_type(word: str) -> bool:
     return word in _TYPE_WORDS or word in _FLOAT_NAMES or _INT_TYPE.fullmatch(word) is not None
 
 _SIMPLE_TENSOR = regex_programs.compile(
-    r"tensor<((?:(?:[0-9]+|\?)x)*)([A-Za-z][A-Za-z0-9]*|complex<[a-z0-9]+>)>")
+    possessive(r"tensor<((?:(?:[0-9]++|\?)x)*+)([A-Za-z][A-Za-z0-9]*+|complex<[a-z0-9]++>)>"))
 
 _DIMS = regex_programs.compile(r"\s*((?:(?:[0-9]+|\?)\s*x\s*)*)")
 
@@ -91,9 +93,10 @@ _TYPE_CACHE: dict[str, Type] = text_cache()
 
 # Fast paths: whole function types of plain tensors and dictionaries of plain entries are
 # parsed once per distinct text (types and attributes are immutable, so sharing is safe).
-_T = r"tensor<(?:(?:[0-9]+|\?)x)*(?:[A-Za-z][A-Za-z0-9]*|complex<[a-z0-9]+>)>"
+_T = TENSOR
 
-SIMPLE_FUNC_PATTERN = rf"\((?:{_T}(?:, {_T})*)?\) -> (?:{_T}|\((?:{_T}(?:, {_T})*)?\))"
+SIMPLE_FUNC_PATTERN = possessive(
+    rf"\((?:{_T}(?:, {_T})*+)?+\) -> (?:{_T}|\((?:{_T}(?:, {_T})*+)?+\))")
 _SIMPLE_FUNC = lazy_regex(SIMPLE_FUNC_PATTERN)
 
 _FUNC_CACHE: dict[str, Type] = text_cache()
