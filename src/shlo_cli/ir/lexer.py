@@ -86,18 +86,22 @@ if POSSESSIVE:
 else:
     VALUE = r"%[A-Za-z0-9_$.\-]+(?![A-Za-z0-9_$.\-])(?:#[0-9]+(?![0-9]))?(?!#)"
 
-# One pattern: leading whitespace/comments, then at most one token group.
+# One pattern: leading whitespace/comments, then at most one token group. Nothing follows the
+# group, so the first alternative that matches, each run read whole, is the token: its runs
+# are possessive (each is followed by what it cannot read; the punctuation's character class
+# is left out of `possessive`, whose fallback would read its `?+` as a quantifier).
 _TOKEN = regex_programs.compile(
-    SKIP + r"""
+    SKIP + possessive(r"""
     (?:
-      (%[A-Za-z0-9_$.\-]+(?:\#[0-9]+)?)            # 1 value id, with optional #N
-    | (\^[A-Za-z0-9_$.\-]+)                         # 2 block id; 3 symbol (next)
-    | (@(?:[A-Za-z_][A-Za-z0-9_$.\-]*|"[^"\\\n]*(?:\\(?:["\\nt]|[0-9A-Fa-f]{2})[^"\\\n]*)*")) # 3
-    | (\#-\}|\#[A-Za-z0-9_$.\-]+)                  # 4 attribute alias / dialect attr
-    | (![A-Za-z0-9_$.\-]+)                          # 5 type alias / dialect type
-    | (0x[0-9A-Fa-f]+|[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?|[0-9]+)  # 6 number
-    | ("[^"\\\n]*(?:\\(?:["\\nt]|[0-9A-Fa-f]{2})[^"\\\n]*)*")  # 7 string (MLIR's escapes)
-    | ([A-Za-z_][A-Za-z0-9_$.]*)                    # 8 bare identifier
+      (%[A-Za-z0-9_$.\-]++(?:\#[0-9]++)?+)          # 1 value id, with optional #N
+    | (\^[A-Za-z0-9_$.\-]++)                        # 2 block id; 3 symbol (next)
+    | (@(?:[A-Za-z_][A-Za-z0-9_$.\-]*+|"[^"\\\n]*+(?:\\(?:["\\nt]|[0-9A-Fa-f]{2})[^"\\\n]*+)*+"))
+    | (\#-\}|\#[A-Za-z0-9_$.\-]++)                  # 4 attribute alias / dialect attr
+    | (![A-Za-z0-9_$.\-]++)                         # 5 type alias / dialect type
+    | (0x[0-9A-Fa-f]++|[0-9]++\.[0-9]*+(?:[eE][-+]?[0-9]++)?+|[0-9]++)  # 6 number
+    | ("[^"\\\n]*+(?:\\(?:["\\nt]|[0-9A-Fa-f]{2})[^"\\\n]*+)*+")  # 7 string (MLIR's escapes)
+    | ([A-Za-z_][A-Za-z0-9_$.]*+)                   # 8 bare identifier
+    """) + r"""
     | (->|\.\.\.|\{-\#|[(){}\[\]<>,:=*?+\-|])      # 9 punctuation
     | (\S)                                          # 10 invalid character
     )?
