@@ -125,14 +125,34 @@ class Token:
         return f"Token({self.kind}, {self.text!r}, {self.start})"
 
 
+_new_object = object.__new__
+
+
+def new_token(kind: str, text: str, start: int, end: int) -> Token:
+    """`Token(kind, text, start, end)` by fewer steps: a class call runs `__init__` through the
+    interpreter's slow path for classes (Python 3.11 specializes calls to functions, not to
+    classes), and the parser makes a token for most statements it reads."""
+    tok: Token = _new_object(Token)
+    tok.kind = kind
+    tok.text = text
+    tok.start = start
+    tok.end = end
+    return tok
+
+
 def lex_at(src: str, pos: int) -> Token:
     """The token starting at or after `pos` (whitespace and `//` comments skipped)."""
     m = _match(src, pos)
     assert m is not None  # every part of the pattern is optional: it always matches
     group = m.lastindex
     end = m.end()
+    tok: Token = _new_object(Token)  # (`new_token`, inline)
+    tok.end = end
     if group is None:
-        return Token(EOF, "", end, end)
+        tok.kind = EOF
+        tok.text = ""
+        tok.start = end
+        return tok
     text = m.group(group)
     kind = _KINDS[group]
     if group == 6:
@@ -140,7 +160,10 @@ def lex_at(src: str, pos: int) -> Token:
             kind = FLOAT
     elif group == 4 and text == "#-}":
         kind = PUNCT
-    return Token(kind, text, end - len(text), end)
+    tok.kind = kind
+    tok.text = text
+    tok.start = end - len(text)
+    return tok
 
 
 _ESCAPE = regex_programs.compile(r"\\(?:([0-9A-Fa-f]{2})|(.))", regex_programs.DOTALL)

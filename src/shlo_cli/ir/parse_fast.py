@@ -32,6 +32,7 @@ from .lexer import (  # noqa: F401  (TENSOR, VALUE re-exported: dialects' fast p
     Token,
     lazy_regex,
     lex_at,
+    new_token,
     possessive,
 )
 from .locations import FileLineColLoc
@@ -168,7 +169,7 @@ def brace_token(src: str, pos: int) -> Token:
     starts `{-#`, which the lexer reads as one token."""
     if src.startswith("{-#", pos):
         return lex_at(src, pos)
-    return Token(PUNCT, "{", pos, pos + 1)
+    return new_token(PUNCT, "{", pos, pos + 1)
 
 
 # The type a tensor type's text was read as before (None when it was not): a fast parser's
@@ -282,6 +283,20 @@ def same_types(values: list[Value], types: tuple[Type, ...] | list[Type]) -> boo
     return True
 
 
+# (Helpers, not comprehensions inside the statement readers: a comprehension's variable from
+# the enclosing function makes it a cell there, one more object for every statement read.)
+def group_named(result: str, count: int, names: dict[str, Value]) -> bool:
+    """Whether any of `%r#0` ... `%r#<count-1>` is named in `names`."""
+    return any(f"{result}#{i}" in names for i in range(count))
+
+
+def move_properties(opdef: Any, properties: dict[str, Attribute],
+                    attributes: dict[str, Attribute]) -> None:
+    """Inherent attributes written in an op's dictionary moved into its properties."""
+    for key in [k for k in attributes if k in opdef.properties]:
+        properties.setdefault(key, attributes.pop(key))
+
+
 class FastStatements(ParserHost):
     """Mixin of `parser.Parser`: tries a registered fast parser before the token-level one."""
 
@@ -386,8 +401,7 @@ class FastStatements(ParserHost):
         if fast is None:
             if builder is None:
                 return None
-            if count > 1 and (count > _MAX_GROUP
-                              or any(f"{result}#{i}" in names for i in range(count))):
+            if count > 1 and (count > _MAX_GROUP or group_named(result, count, names)):
                 return None
             built = self._fast_op(builder, opdef, name, m.start(3), m.end(), count)
             if built is not None and count:
@@ -398,12 +412,11 @@ class FastStatements(ParserHost):
             return None
         operands, result_types, properties, attributes, end = parsed
         # `count` comes from the text: only once it matches the types is it looped over.
-        if result is not None and (len(result_types) != count or count > 1 and any(
-                f"{result}#{i}" in names for i in range(count))):
+        if result is not None and (len(result_types) != count or count > 1 and group_named(
+                result, count, names)):
             return None
         if attributes:  # inherent attributes written in the dictionary are properties
-            for key in [k for k in attributes if k in opdef.properties]:
-                properties.setdefault(key, attributes.pop(key))
+            move_properties(opdef, properties, attributes)
         op = new_operation(opdef.name, operands, result_types, properties, attributes,
                            m.start(3), opdef, self.source)
         if count == 1:  # (`_define_results`, inline for the common case)
@@ -445,8 +458,7 @@ class FastStatements(ParserHost):
             return None
         names = self.scopes[-1][0]
         count = 0 if result is None else int(count_text or 1)
-        if count == 1 and result in names or count > 1 and any(
-                f"{result}#{i}" in names for i in range(count)):
+        if count == 1 and result in names or count > 1 and group_named(result, count, names):
             return None  # a redefinition: the token-level reader reports it
         src = self.src
         name_start = m.start(7) - 1

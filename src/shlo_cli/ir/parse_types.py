@@ -524,23 +524,34 @@ def plain_tensor(text: str) -> Type | None:
     if m is None:
         return None
     dims, name = m.groups()
-    element: Type | None
-    if name.startswith("complex<"):
-        inner = scalar_type(name[8:-1])
-        if not isinstance(inner, (FloatType, IntegerType)):
-            return None
-        element = ComplexType(inner)
-    else:
-        element = scalar_type(name)
+    element = _ELEMENTS.get(name)
+    if element is None:
+        element = _element_type(name)
         if element is None:
             return None
+        _ELEMENTS[name] = element
     shape = tuple(DYNAMIC if d == "?" else int(d) for d in dims.split("x")[:-1]) if dims else ()
-    if any(d > INT64_MAX for d in shape):  # the token-level reader reports it
+    # (a dimension of 19 digits or more may be beyond int64: the token-level reader reports it)
+    if len(dims) > 19 and any(d > INT64_MAX for d in shape):
         return None
     built = TensorType(shape, element)
     if len(_TYPE_CACHE) < _CACHE_LIMIT:
         _TYPE_CACHE[text] = built
     return built
+
+
+# A plain tensor type's element text -> its type (immutable: shared by the tensor types).
+_ELEMENTS: dict[str, Type] = text_cache()
+
+
+def _element_type(name: str) -> Type | None:
+    """The element type spelled `name` (a scalar or `complex<scalar>`), or None."""
+    if name.startswith("complex<"):
+        inner = scalar_type(name[8:-1])
+        if not isinstance(inner, (FloatType, IntegerType)):
+            return None
+        return ComplexType(inner)
+    return scalar_type(name)
 
 
 def plain_function(text: str) -> FunctionType | None:
