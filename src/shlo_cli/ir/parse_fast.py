@@ -105,7 +105,7 @@ def not_before(chars: str) -> str:
 
 # `%name = op.name`, `%name:2 = op.name` or `op.name` at the start of a statement.
 _HEAD_PATTERN = possessive(
-    r"(?:(%[A-Za-z0-9_$.\-]++)(?::([1-9][0-9]*+))?+[ \t]*+=[ \t]*+)?([A-Za-z_][A-Za-z0-9_$.]*+)")
+    r"(?:(%[A-Za-z0-9_$.\-]++)(?::([1-9][0-9]*+))?+[ \t]*+=[ \t]*+)?+([A-Za-z_][A-Za-z0-9_$.]*+)")
 _HEAD = regex_programs.compile(_HEAD_PATTERN)
 # The same after what the lexer skips, or (group 4) the `}` ending a block, or (groups 5-7)
 # a generic-form head `%name = "dialect.op"` (the quoted name without escapes): the block
@@ -113,7 +113,7 @@ _HEAD = regex_programs.compile(_HEAD_PATTERN)
 # token in between.
 STATEMENT = regex_programs.compile(
     rf"{SKIP}(?:{_HEAD_PATTERN}|(\}})|"
-    + possessive(r'(?:(%[A-Za-z0-9_$.\-]++)(?::([1-9][0-9]{0,3}+))?+[ \t]*+=[ \t]*+)?'
+    + possessive(r'(?:(%[A-Za-z0-9_$.\-]++)(?::([1-9][0-9]{0,3}+))?+[ \t]*+=[ \t]*+)?+'
                  r'"([A-Za-z_][A-Za-z0-9_$.]*+)")'))
 
 # `"dialect.op"(%a, %b)` opening a generic-form statement: the op name (a string without
