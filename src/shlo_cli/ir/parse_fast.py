@@ -398,16 +398,17 @@ class FastStatements(ParserHost):
         names = self.scopes[-1][0]
         if count == 1 and result in names:
             return None  # a redefinition (or a forward reference being resolved)
+        start, end = m.span(3)  # (the op name ends the head)
         if fast is None:
             if builder is None:
                 return None
             if count > 1 and (count > _MAX_GROUP or group_named(result, count, names)):
                 return None
-            built = self._fast_op(builder, opdef, name, m.start(3), m.end(), count)
+            built = self._fast_op(builder, opdef, name, start, end, count)
             if built is not None and count:
                 self._define_results(built[0], result, count, names)
             return built
-        parsed = fast(self, opdef, m.end(), count)
+        parsed = fast(self, opdef, end, count)
         if parsed is None:
             return None
         operands, result_types, properties, attributes, end = parsed
@@ -418,7 +419,7 @@ class FastStatements(ParserHost):
         if attributes:  # inherent attributes written in the dictionary are properties
             move_properties(opdef, properties, attributes)
         op = new_operation(opdef.name, operands, result_types, properties, attributes,
-                           m.start(3), opdef, self.source)
+                           start, opdef, self.source)
         if count == 1:  # (`_define_results`, inline for the common case)
             value = op.results[0]
             names[result] = value

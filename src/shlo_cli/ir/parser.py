@@ -636,7 +636,7 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, GenericParsing,
             if m is not None:
                 which = m.lastindex  # 3: a custom-form head, 4: `}`, 7: a generic-form head
                 if which == 3:
-                    if last is not None and m.group(1) is None and m.group(3) == "loc":
+                    if last is not None and m.group(3) == "loc" and m.group(1) is None:
                         self.tok = lex_at(src, m.start(3))
                         last.location.attr = self.parse_location()
                         pos, lexed, last = self.tok.start, True, None
