@@ -20,21 +20,21 @@ from __future__ import annotations
 from . import regex_programs, registry
 from .attributes import Attribute
 from .core import Block, Location, Operation, Region, SourceLocation, Value, new_operation
-from .lexer import (  # noqa: F401  (TENSOR, VALUE re-exported: dialects' fast parsers use them)
+from .lexer import (
     BARE,
     PERCENT,
     POSSESSIVE,
     PUNCT,
     SKIP,
     STRING,
-    TENSOR,
-    VALUE,
     Token,
     lazy_regex,
     lex_at,
     new_token,
     possessive,
 )
+from .lexer import TENSOR as TENSOR  # (re-exported: the dialects' fast parsers use them)
+from .lexer import VALUE as VALUE
 from .locations import FileLineColLoc
 from .parse_attributes import _DICT_CACHE, _SIMPLE_DICT, SIMPLE_DICT_PATTERN
 from .parse_caches import text_cache
