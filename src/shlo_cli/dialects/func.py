@@ -62,7 +62,7 @@ def _fast_items(p: Any, pattern: re.Pattern[str], start: int,
     src = p.src
     items: list[tuple[Any, Type, dict]] = []
     pos = start
-    if _NEXT.match(src, pos, end) is not None:
+    if not src[pos:end].strip(" \t\r\n"):  # no items (a list starting with `,` is not empty)
         return items
     while True:
         m = pattern.match(src, pos, end)
@@ -170,7 +170,7 @@ def _fast_results(src: str, start: int, end: int) -> tuple[list[Type], list[Dict
     types: list[Type] = []
     dicts: list[DictAttr] = []
     pos = start
-    if _NEXT.match(src, pos, end) is not None:
+    if not src[pos:end].strip(" \t\r\n"):  # no items (a list starting with `,` is not empty)
         return types, dicts
     while True:
         m = _RESULT_ITEM.match(src, pos, end)
