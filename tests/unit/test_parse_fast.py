@@ -771,3 +771,26 @@ def test_build_operation_makes_what_the_constructor_makes() -> None:
                 assert len(a) == len(b) and all(r.parent is built for r in a)
             else:
                 assert a == b, field
+
+
+_HEADERS = ["()", "( )", "(\f)", "(, %a: tensor<f32>)", "(%a: tensor<f32>, )", "(%a: tensor<f32>)",
+            "(\n  %a: tensor<f32>)", "(,)"]
+_RESULTS = ["", " -> ()", " -> ( )", " -> (, tensor<f32>)", " -> (tensor<f32>, )",
+            " -> (tensor<f32>)", " -> (,)"]
+
+
+@pytest.mark.parametrize("results", _RESULTS)
+@pytest.mark.parametrize("arguments", _HEADERS)
+def test_func_header_lists_as_the_token_level_reader(arguments: str, results: str,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A header's argument and result lists read by the fast header reader only when blank
+    or well-formed: a list starting with a comma is the token-level reader's error (it was
+    read as an empty list)."""
+    body = "  return\n" if not results.strip(" ->()") else \
+        "  %0 = stablehlo.constant dense<1.0> : tensor<f32>\n  return %0 : tensor<f32>\n"
+    text = f"func.func @f{arguments}{results} {{\n{body}}}\n"
+    fast = _outcome(text)
+    from shlo_cli.dialects import func
+
+    monkeypatch.setattr(func, "_fast_header", lambda p, pos=None: None)
+    assert fast == _slow(text, monkeypatch)

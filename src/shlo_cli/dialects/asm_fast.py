@@ -98,7 +98,9 @@ class FastFormat:
             groups: dict[str, list[Value]] = {name: [] for name in self.operands}
             if not self._attributes(texts, props, groups, p):
                 return None
-            operands = [v for name in self.operands for v in groups[name]]
+            operands = []
+            for name in self.operands:  # (a loop: in a comprehension `groups` were a cell)
+                operands += groups[name]
         mode = self.mode
         index = len(texts) - self.num_types
         results: list[Type]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..ir import regex_programs
 from ..ir.attributes import ArrayAttr, DictAttr, StringAttr, SymbolRefAttr, TypeAttr
 from ..ir.core import Location, Operation
-from ..ir.lexer import AT, PERCENT, STRING, Token, lazy_regex
+from ..ir.lexer import AT, PERCENT, STRING, lazy_regex, new_token, possessive
 from ..ir.parse_attributes import SIMPLE_DICT_PATTERN
 from ..ir.parse_caches import text_cache
 from ..ir.parse_fast import (
@@ -47,9 +47,9 @@ if TYPE_CHECKING:
 
 
 
-_FUNC_HEAD = regex_programs.compile(
-    rf"{WS}(?:(public|private|nested){KEYWORD_END}{WS})?({SYMBOL}){WS}\(([^()]*)\)"
-    rf"(?:{WS}->{WS}(?:\(([^()]*)\)|({TENSOR})))?{WS}(?=\{{)")
+_FUNC_HEAD = regex_programs.compile(possessive(
+    rf"{WS}(?:(public|private|nested){KEYWORD_END}{WS})?({SYMBOL}){WS}\(([^()]*+)\)"
+    rf"(?:{WS}->{WS}(?:\(([^()]*+)\)|({TENSOR})))?{WS}(?=\{{)"))
 _FUNC_ARG = lazy_regex(
     rf"{WS}(%[A-Za-z0-9_$.\-]+)(?![A-Za-z0-9_$.\-#]){COLON}({TENSOR})(?:{WS}(?=(\{{)))?")
 _NEXT = regex_programs.compile(rf"{WS}(?:(,)|$)")
@@ -62,7 +62,7 @@ def _fast_items(p: Any, pattern: re.Pattern[str], start: int,
     src = p.src
     items: list[tuple[Any, Type, dict]] = []
     pos = start
-    if _NEXT.match(src, pos, end) is not None:
+    if not src[pos:end].strip(" \t\r\n"):  # no items (a list starting with `,` is not empty)
         return items
     while True:
         m = pattern.match(src, pos, end)
@@ -113,8 +113,9 @@ def _fast_header(p: Any, pos: int | None = None) -> _Header | None:
                 _HEADERS[text] = known
         end = m.end()
     properties, args = known
-    entry_args = [(Token(PERCENT, name, start + first, start + last), t, None)
-                  for name, first, last, t in args] if args else []
+    entry_args = []
+    for name, first, last, t in args:  # (a loop: in a comprehension `start` were a cell)
+        entry_args.append((new_token(PERCENT, name, start + first, start + last), t, None))
     p.tok = brace_token(src, end)
     return dict(properties), entry_args, len(args), {}
 
@@ -148,8 +149,10 @@ def _read_header(p: Any, m: re.Match[str]) -> tuple[dict[str, Any],
     if any(d.entries for d in res_attrs):
         properties["res_attrs"] = ArrayAttr(tuple(res_attrs))
     base = m.start()
-    return properties, [(a.group(1), a.start(1) - base, a.end(1) - base, t)
-                        for a, t, _ in args]
+    names = []
+    for a, t, _ in args:  # (a loop: in a comprehension `base` were a cell)
+        names.append((a.group(1), a.start(1) - base, a.end(1) - base, t))
+    return properties, names
 
 
 # `t {attrs}` of a result list, its text (group 1) and type (group 2), and the `,` after it
@@ -167,7 +170,7 @@ def _fast_results(src: str, start: int, end: int) -> tuple[list[Type], list[Dict
     types: list[Type] = []
     dicts: list[DictAttr] = []
     pos = start
-    if _NEXT.match(src, pos, end) is not None:
+    if not src[pos:end].strip(" \t\r\n"):  # no items (a list starting with `,` is not empty)
         return types, dicts
     while True:
         m = _RESULT_ITEM.match(src, pos, end)

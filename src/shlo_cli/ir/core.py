@@ -298,7 +298,7 @@ def new_operation(name: str, operands: list[Value], result_types: list[Type],
     elif not result_types:
         op.results = EMPTY
     else:
-        op.results = [Value(t, op, i) for i, t in enumerate(result_types)]
+        op.results = _results(op, result_types)
     op.properties = properties
     op.attributes = attributes
     op.regions = NONE
@@ -309,6 +309,12 @@ def new_operation(name: str, operands: list[Value], result_types: list[Type],
     op.opdef = opdef
     op._plan_cache = None
     return op
+
+
+def _results(op: Operation, result_types: list[Type]) -> list[Value]:
+    """The result values of `op` (a helper: a comprehension in `new_operation` would make its
+    `op` a cell, one more object for every op built)."""
+    return [Value(t, op, i) for i, t in enumerate(result_types)]
 
 
 class Module:

@@ -48,28 +48,60 @@ def lazy_regex(pattern: str, flags: int = 0) -> re.Pattern[str]:
     return _LazyPattern(pattern, flags)  # type: ignore[return-value]
 
 
+# Possessive quantifiers (`*+`, `++`, ...): Python 3.11 and later.
+POSSESSIVE = sys.version_info >= (3, 11)
+
 # What the lexer skips before a token: whitespace and `//` comments, read in one pass that
 # never gives any back (a comment runs to its line's end, so the text splits into them one
 # way only): a regex failing after it fails in linear time, and never ends a comment early
 # to read its text as code. Possessive quantifiers (Python 3.11) read it in 60-80% of the time
 # the lookahead form (for older Pythons: each run and comment read whole) takes.
-if sys.version_info >= (3, 11):
+if POSSESSIVE:
     SKIP = r"[ \t\r\n]*+(?://[^\n]*+[ \t\r\n]*+)*+"
 else:
     SKIP = r"(?:[ \t\r\n]+(?![ \t\r\n])|//[^\n]*(?![^\n]))*"
 
-# One pattern: leading whitespace/comments, then at most one token group.
+
+def possessive(pattern: str) -> str:
+    """`pattern`, whose `*+`, `++`, `?+` and `{m,n}+` runs are possessive on Python 3.11, with
+    greedy ones before it. For a part that matches at most one text wherever it starts (a run
+    followed by what the run cannot read), so that it matches the same either way: possessive
+    runs skip the steps that save places to backtrack to (a statement's regex in 60-70% of
+    the time)."""
+    if POSSESSIVE:
+        return pattern
+    for quantifier in ("*", "+", "?", "}"):
+        pattern = pattern.replace(quantifier + "+", quantifier)
+    return pattern
+
+
+# A plain tensor type (`tensor<4x?xf32>`, `tensor<complex<f64>>`: dims, then a scalar or
+# complex element), as the fast paths' regexes read it.
+TENSOR = possessive(
+    r"tensor<(?:(?:[0-9]++|\?)x)*+(?:[A-Za-z][A-Za-z0-9]*+|complex<[a-z0-9]++>)>")
+# An SSA value name (`%x`, `%r#1`) read whole, and no `#` after it (a regex backtracking past
+# its `#N` must not read `%x` alone): its runs possessive, or checked by lookaheads.
+if POSSESSIVE:
+    VALUE = r"%[A-Za-z0-9_$.\-]++(?:#[0-9]++)?+(?!#)"
+else:
+    VALUE = r"%[A-Za-z0-9_$.\-]+(?![A-Za-z0-9_$.\-])(?:#[0-9]+(?![0-9]))?(?!#)"
+
+# One pattern: leading whitespace/comments, then at most one token group. Nothing follows the
+# group, so the first alternative that matches, each run read whole, is the token: its runs
+# are possessive (each is followed by what it cannot read; the punctuation's character class
+# is left out of `possessive`, whose fallback would read its `?+` as a quantifier).
 _TOKEN = regex_programs.compile(
-    SKIP + r"""
+    SKIP + possessive(r"""
     (?:
-      (%[A-Za-z0-9_$.\-]+(?:\#[0-9]+)?)            # 1 value id, with optional #N
-    | (\^[A-Za-z0-9_$.\-]+)                         # 2 block id; 3 symbol (next)
-    | (@(?:[A-Za-z_][A-Za-z0-9_$.\-]*|"[^"\\\n]*(?:\\(?:["\\nt]|[0-9A-Fa-f]{2})[^"\\\n]*)*")) # 3
-    | (\#-\}|\#[A-Za-z0-9_$.\-]+)                  # 4 attribute alias / dialect attr
-    | (![A-Za-z0-9_$.\-]+)                          # 5 type alias / dialect type
-    | (0x[0-9A-Fa-f]+|[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?|[0-9]+)  # 6 number
-    | ("[^"\\\n]*(?:\\(?:["\\nt]|[0-9A-Fa-f]{2})[^"\\\n]*)*")  # 7 string (MLIR's escapes)
-    | ([A-Za-z_][A-Za-z0-9_$.]*)                    # 8 bare identifier
+      (%[A-Za-z0-9_$.\-]++(?:\#[0-9]++)?+)          # 1 value id, with optional #N
+    | (\^[A-Za-z0-9_$.\-]++)                        # 2 block id; 3 symbol (next)
+    | (@(?:[A-Za-z_][A-Za-z0-9_$.\-]*+|"[^"\\\n]*+(?:\\(?:["\\nt]|[0-9A-Fa-f]{2})[^"\\\n]*+)*+"))
+    | (\#-\}|\#[A-Za-z0-9_$.\-]++)                  # 4 attribute alias / dialect attr
+    | (![A-Za-z0-9_$.\-]++)                         # 5 type alias / dialect type
+    | (0x[0-9A-Fa-f]++|[0-9]++\.[0-9]*+(?:[eE][-+]?[0-9]++)?+|[0-9]++)  # 6 number
+    | ("[^"\\\n]*+(?:\\(?:["\\nt]|[0-9A-Fa-f]{2})[^"\\\n]*+)*+")  # 7 string (MLIR's escapes)
+    | ([A-Za-z_][A-Za-z0-9_$.]*+)                   # 8 bare identifier
+    """) + r"""
     | (->|\.\.\.|\{-\#|[(){}\[\]<>,:=*?+\-|])      # 9 punctuation
     | (\S)                                          # 10 invalid character
     )?
@@ -93,14 +125,34 @@ class Token:
         return f"Token({self.kind}, {self.text!r}, {self.start})"
 
 
+_new_object = object.__new__
+
+
+def new_token(kind: str, text: str, start: int, end: int) -> Token:
+    """`Token(kind, text, start, end)` by fewer steps: a class call runs `__init__` through the
+    interpreter's slow path for classes (Python 3.11 specializes calls to functions, not to
+    classes), and the parser makes a token for most statements it reads."""
+    tok: Token = _new_object(Token)
+    tok.kind = kind
+    tok.text = text
+    tok.start = start
+    tok.end = end
+    return tok
+
+
 def lex_at(src: str, pos: int) -> Token:
     """The token starting at or after `pos` (whitespace and `//` comments skipped)."""
     m = _match(src, pos)
     assert m is not None  # every part of the pattern is optional: it always matches
     group = m.lastindex
     end = m.end()
+    tok: Token = _new_object(Token)  # (`new_token`, inline)
+    tok.end = end
     if group is None:
-        return Token(EOF, "", end, end)
+        tok.kind = EOF
+        tok.text = ""
+        tok.start = end
+        return tok
     text = m.group(group)
     kind = _KINDS[group]
     if group == 6:
@@ -108,7 +160,10 @@ def lex_at(src: str, pos: int) -> Token:
             kind = FLOAT
     elif group == 4 and text == "#-}":
         kind = PUNCT
-    return Token(kind, text, end - len(text), end)
+    tok.kind = kind
+    tok.text = text
+    tok.start = end - len(text)
+    return tok
 
 
 _ESCAPE = regex_programs.compile(r"\\(?:([0-9A-Fa-f]{2})|(.))", regex_programs.DOTALL)

@@ -42,6 +42,7 @@ from .lexer import (
     Token,
     lazy_regex,
     lex_at,
+    possessive,
     unescape_string,
 )
 from .literal_syntax import check_literal
@@ -66,9 +67,9 @@ from .types import (
     numpy_dtype,
 )
 
-SIMPLE_DICT_PATTERN = (
-    r'\{(?:[A-Za-z_][A-Za-z0-9_$.]* = (?:"[^"\\\n]*"|-?[0-9]+ : i[0-9]+|true|false)'
-    r'(?:, (?=[A-Za-z_]))?)*\}')
+SIMPLE_DICT_PATTERN = possessive(
+    r'\{(?:[A-Za-z_][A-Za-z0-9_$.]*+ = (?:"[^"\\\n]*+"|-?[0-9]++ : i[0-9]++|true|false)'
+    r'(?:, (?=[A-Za-z_]))?+)*+\}')
 _SIMPLE_DICT = lazy_regex(SIMPLE_DICT_PATTERN)
 
 _DICT_CACHE: dict[str, dict[str, Attribute]] = text_cache()

@@ -20,7 +20,21 @@ from __future__ import annotations
 from . import regex_programs, registry
 from .attributes import Attribute
 from .core import Block, Location, Operation, Region, SourceLocation, Value, new_operation
-from .lexer import BARE, PERCENT, PUNCT, SKIP, STRING, Token, lazy_regex, lex_at
+from .lexer import (
+    BARE,
+    PERCENT,
+    POSSESSIVE,
+    PUNCT,
+    SKIP,
+    STRING,
+    Token,
+    lazy_regex,
+    lex_at,
+    new_token,
+    possessive,
+)
+from .lexer import TENSOR as TENSOR  # (re-exported: the dialects' fast parsers use them)
+from .lexer import VALUE as VALUE
 from .locations import FileLineColLoc
 from .parse_attributes import _DICT_CACHE, _SIMPLE_DICT, SIMPLE_DICT_PATTERN
 from .parse_caches import text_cache
@@ -55,25 +69,30 @@ FUNCTION_TYPE = SIMPLE_FUNC_PATTERN
 
 # Regex fragments, each reading exactly what the lexer reads as one token.
 WS = r"[ \t\r\n]*"
-# (no `#` after a value: a regex backtracking past its `#N` must not read `%x` alone)
-VALUE = r"%[A-Za-z0-9_$.\-]+(?![A-Za-z0-9_$.\-])(?:#[0-9]+(?![0-9]))?(?!#)"
-VALUE_LIST = rf"{VALUE}(?:{WS},{WS}{VALUE})*"
+# (lists possessive: each is followed by what cannot start another `, item`)
+VALUE_LIST = possessive(rf"{VALUE}(?:{WS},{WS}{VALUE})*+")
 KEYWORD_END = r"(?![A-Za-z0-9_$.])"
-TENSOR = r"tensor<(?:(?:[0-9]+|\?)x)*(?:[A-Za-z][A-Za-z0-9]*|complex<[a-z0-9]+>)>"
 COLON = rf"{WS}:(?!:){WS}"
 # (at most 18 digits: always an int64; a longer one, in range or not, is the token-level
 # reader's, which reports `integer value too large` as MLIR's parseInteger<int64_t> does)
-INT = r"-?[0-9]{1,18}(?![0-9A-Za-z_.$])"
-WORD = r"[A-Za-z_][A-Za-z0-9_$.]*(?![A-Za-z0-9_$.])"
-TENSOR_LIST = rf"{TENSOR}(?:{WS},{WS}{TENSOR})*"
-SYMBOL = r"@[A-Za-z_][A-Za-z0-9_$.\-]*(?![A-Za-z0-9_$.\-])"
+INT = possessive(r"-?[0-9]{1,18}+(?![0-9A-Za-z_.$])")
+TENSOR_LIST = possessive(rf"{TENSOR}(?:{WS},{WS}{TENSOR})*+")
+# A bare word and a symbol read whole: by a possessive run, or a lookahead after the run.
+if POSSESSIVE:
+    WORD = r"[A-Za-z_][A-Za-z0-9_$.]*+"
+    SYMBOL = r"@[A-Za-z_][A-Za-z0-9_$.\-]*+"
+    _ARGUMENT_NAME = r"%[A-Za-z0-9_$.\-]++(?!#)"
+else:
+    WORD = r"[A-Za-z_][A-Za-z0-9_$.]*(?![A-Za-z0-9_$.])"
+    SYMBOL = r"@[A-Za-z_][A-Za-z0-9_$.\-]*(?![A-Za-z0-9_$.\-])"
+    _ARGUMENT_NAME = r"%[A-Za-z0-9_$.\-]+(?![A-Za-z0-9_$.\-#])"
 
 
 # A block's argument list `(%a: tensor<...>, ...):` and the `:` after it (its items in
 # group 1, split at their commas and colons): names without `#N`, no locations.
-_ARGUMENT = rf"%[A-Za-z0-9_$.\-]+(?![A-Za-z0-9_$.\-#]){COLON}{TENSOR}"
+_ARGUMENT = rf"{_ARGUMENT_NAME}{COLON}{TENSOR}"
 BLOCK_ARGUMENTS = regex_programs.compile(
-    rf"\({WS}({_ARGUMENT}(?:{WS},{WS}{_ARGUMENT})*){WS}\){COLON}")
+    possessive(rf"\({WS}({_ARGUMENT}(?:{WS},{WS}{_ARGUMENT})*+){WS}\){COLON}"))
 
 
 
@@ -85,8 +104,8 @@ def not_before(chars: str) -> str:
 
 
 # `%name = op.name`, `%name:2 = op.name` or `op.name` at the start of a statement.
-_HEAD_PATTERN = (
-    r"(?:(%[A-Za-z0-9_$.\-]+)(?::([1-9][0-9]*))?[ \t]*=[ \t]*)?([A-Za-z_][A-Za-z0-9_$.]*)")
+_HEAD_PATTERN = possessive(
+    r"(?:(%[A-Za-z0-9_$.\-]++)(?::([1-9][0-9]*+))?+[ \t]*+=[ \t]*+)?+([A-Za-z_][A-Za-z0-9_$.]*+)")
 _HEAD = regex_programs.compile(_HEAD_PATTERN)
 # The same after what the lexer skips, or (group 4) the `}` ending a block, or (groups 5-7)
 # a generic-form head `%name = "dialect.op"` (the quoted name without escapes): the block
@@ -94,7 +113,8 @@ _HEAD = regex_programs.compile(_HEAD_PATTERN)
 # token in between.
 STATEMENT = regex_programs.compile(
     rf"{SKIP}(?:{_HEAD_PATTERN}|(\}})|"
-    r'(?:(%[A-Za-z0-9_$.\-]+)(?::([1-9][0-9]{0,3}))?[ \t]*=[ \t]*)?"([A-Za-z_][A-Za-z0-9_$.]*)")')
+    + possessive(r'(?:(%[A-Za-z0-9_$.\-]++)(?::([1-9][0-9]{0,3}+))?+[ \t]*+=[ \t]*+)?+'
+                 r'"([A-Za-z_][A-Za-z0-9_$.]*+)")'))
 
 # `"dialect.op"(%a, %b)` opening a generic-form statement: the op name (a string without
 # escapes) and the operand list.
@@ -149,7 +169,7 @@ def brace_token(src: str, pos: int) -> Token:
     starts `{-#`, which the lexer reads as one token."""
     if src.startswith("{-#", pos):
         return lex_at(src, pos)
-    return Token(PUNCT, "{", pos, pos + 1)
+    return new_token(PUNCT, "{", pos, pos + 1)
 
 
 # The type a tensor type's text was read as before (None when it was not): a fast parser's
@@ -263,6 +283,20 @@ def same_types(values: list[Value], types: tuple[Type, ...] | list[Type]) -> boo
     return True
 
 
+# (Helpers, not comprehensions inside the statement readers: a comprehension's variable from
+# the enclosing function makes it a cell there, one more object for every statement read.)
+def group_named(result: str, count: int, names: dict[str, Value]) -> bool:
+    """Whether any of `%r#0` ... `%r#<count-1>` is named in `names`."""
+    return any(f"{result}#{i}" in names for i in range(count))
+
+
+def move_properties(opdef: Any, properties: dict[str, Attribute],
+                    attributes: dict[str, Attribute]) -> None:
+    """Inherent attributes written in an op's dictionary moved into its properties."""
+    for key in [k for k in attributes if k in opdef.properties]:
+        properties.setdefault(key, attributes.pop(key))
+
+
 class FastStatements(ParserHost):
     """Mixin of `parser.Parser`: tries a registered fast parser before the token-level one."""
 
@@ -364,29 +398,28 @@ class FastStatements(ParserHost):
         names = self.scopes[-1][0]
         if count == 1 and result in names:
             return None  # a redefinition (or a forward reference being resolved)
+        start, end = m.span(3)  # (the op name ends the head)
         if fast is None:
             if builder is None:
                 return None
-            if count > 1 and (count > _MAX_GROUP
-                              or any(f"{result}#{i}" in names for i in range(count))):
+            if count > 1 and (count > _MAX_GROUP or group_named(result, count, names)):
                 return None
-            built = self._fast_op(builder, opdef, name, m.start(3), m.end(), count)
+            built = self._fast_op(builder, opdef, name, start, end, count)
             if built is not None and count:
                 self._define_results(built[0], result, count, names)
             return built
-        parsed = fast(self, opdef, m.end(), count)
+        parsed = fast(self, opdef, end, count)
         if parsed is None:
             return None
         operands, result_types, properties, attributes, end = parsed
         # `count` comes from the text: only once it matches the types is it looped over.
-        if result is not None and (len(result_types) != count or count > 1 and any(
-                f"{result}#{i}" in names for i in range(count))):
+        if result is not None and (len(result_types) != count or count > 1 and group_named(
+                result, count, names)):
             return None
         if attributes:  # inherent attributes written in the dictionary are properties
-            for key in [k for k in attributes if k in opdef.properties]:
-                properties.setdefault(key, attributes.pop(key))
+            move_properties(opdef, properties, attributes)
         op = new_operation(opdef.name, operands, result_types, properties, attributes,
-                           m.start(3), opdef, self.source)
+                           start, opdef, self.source)
         if count == 1:  # (`_define_results`, inline for the common case)
             value = op.results[0]
             names[result] = value
@@ -426,8 +459,7 @@ class FastStatements(ParserHost):
             return None
         names = self.scopes[-1][0]
         count = 0 if result is None else int(count_text or 1)
-        if count == 1 and result in names or count > 1 and any(
-                f"{result}#{i}" in names for i in range(count)):
+        if count == 1 and result in names or count > 1 and group_named(result, count, names):
             return None  # a redefinition: the token-level reader reports it
         src = self.src
         name_start = m.start(7) - 1

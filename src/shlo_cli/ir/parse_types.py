@@ -18,9 +18,11 @@ from .lexer import (
     BARE,
     PUNCT,
     STRING,
+    TENSOR,
     Token,
     lazy_regex,
     lex_at,
+    possessive,
     string_error,
 )
 from .parse_caches import text_cache
@@ -76,7 +78,7 @@ def starts_type(word: str) -> bool:
     return word in _TYPE_WORDS or word in _FLOAT_NAMES or _INT_TYPE.fullmatch(word) is not None
 
 _SIMPLE_TENSOR = regex_programs.compile(
-    r"tensor<((?:(?:[0-9]+|\?)x)*)([A-Za-z][A-Za-z0-9]*|complex<[a-z0-9]+>)>")
+    possessive(r"tensor<((?:(?:[0-9]++|\?)x)*+)([A-Za-z][A-Za-z0-9]*+|complex<[a-z0-9]++>)>"))
 
 _DIMS = regex_programs.compile(r"\s*((?:(?:[0-9]+|\?)\s*x\s*)*)")
 
@@ -91,9 +93,10 @@ _TYPE_CACHE: dict[str, Type] = text_cache()
 
 # Fast paths: whole function types of plain tensors and dictionaries of plain entries are
 # parsed once per distinct text (types and attributes are immutable, so sharing is safe).
-_T = r"tensor<(?:(?:[0-9]+|\?)x)*(?:[A-Za-z][A-Za-z0-9]*|complex<[a-z0-9]+>)>"
+_T = TENSOR
 
-SIMPLE_FUNC_PATTERN = rf"\((?:{_T}(?:, {_T})*)?\) -> (?:{_T}|\((?:{_T}(?:, {_T})*)?\))"
+SIMPLE_FUNC_PATTERN = possessive(
+    rf"\((?:{_T}(?:, {_T})*+)?+\) -> (?:{_T}|\((?:{_T}(?:, {_T})*+)?+\))")
 _SIMPLE_FUNC = lazy_regex(SIMPLE_FUNC_PATTERN)
 
 _FUNC_CACHE: dict[str, Type] = text_cache()
@@ -521,23 +524,34 @@ def plain_tensor(text: str) -> Type | None:
     if m is None:
         return None
     dims, name = m.groups()
-    element: Type | None
-    if name.startswith("complex<"):
-        inner = scalar_type(name[8:-1])
-        if not isinstance(inner, (FloatType, IntegerType)):
-            return None
-        element = ComplexType(inner)
-    else:
-        element = scalar_type(name)
+    element = _ELEMENTS.get(name)
+    if element is None:
+        element = _element_type(name)
         if element is None:
             return None
+        _ELEMENTS[name] = element
     shape = tuple(DYNAMIC if d == "?" else int(d) for d in dims.split("x")[:-1]) if dims else ()
-    if any(d > INT64_MAX for d in shape):  # the token-level reader reports it
+    # (a dimension of 19 digits or more may be beyond int64: the token-level reader reports it)
+    if len(dims) > 19 and any(d > INT64_MAX for d in shape):
         return None
     built = TensorType(shape, element)
     if len(_TYPE_CACHE) < _CACHE_LIMIT:
         _TYPE_CACHE[text] = built
     return built
+
+
+# A plain tensor type's element text -> its type (immutable: shared by the tensor types).
+_ELEMENTS: dict[str, Type] = text_cache()
+
+
+def _element_type(name: str) -> Type | None:
+    """The element type spelled `name` (a scalar or `complex<scalar>`), or None."""
+    if name.startswith("complex<"):
+        inner = scalar_type(name[8:-1])
+        if not isinstance(inner, (FloatType, IntegerType)):
+            return None
+        return ComplexType(inner)
+    return scalar_type(name)
 
 
 def plain_function(text: str) -> FunctionType | None:

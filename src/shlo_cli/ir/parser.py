@@ -43,6 +43,7 @@ from .lexer import (
     Token,
     invalid_token_error,
     lex_at,
+    new_token,
     unescape_string,
 )
 from .locations import (
@@ -63,6 +64,7 @@ from .parse_fast import (
     CUSTOM_PARSER_ERRORS,
     STATEMENT,
     FastStatements,
+    move_properties,
     same_types,
 )
 from .parse_generic import GenericParsing
@@ -500,8 +502,7 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, GenericParsing,
         `Operation(...)` makes, by `new_operation`'s fewer steps); an int `location` is an
         offset into this source."""
         if opdef is not None and attributes:
-            for key in [k for k in attributes if k in opdef.properties]:
-                properties.setdefault(key, attributes.pop(key))
+            move_properties(opdef, properties, attributes)
         op = new_operation(name, operands, result_types or EMPTY, properties or {},
                            attributes or {}, location, opdef,
                            self.source if location.__class__ is int else None)
@@ -636,7 +637,7 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, GenericParsing,
             if m is not None:
                 which = m.lastindex  # 3: a custom-form head, 4: `}`, 7: a generic-form head
                 if which == 3:
-                    if last is not None and m.group(1) is None and m.group(3) == "loc":
+                    if last is not None and m.group(3) == "loc" and m.group(1) is None:
                         self.tok = lex_at(src, m.start(3))
                         last.location.attr = self.parse_location()
                         pos, lexed, last = self.tok.start, True, None
@@ -649,7 +650,7 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, GenericParsing,
                         lexed, last = False, op
                         continue
                 elif which == 4:  # the `}` ending the block
-                    self.tok = Token(PUNCT, "}", m.start(4), m.end(4))
+                    self.tok = new_token(PUNCT, "}", m.start(4), m.end(4))
                     return
                 else:
                     generic = self.fast_generic_statement(m)

@@ -51,10 +51,13 @@ def _constant(p: Any, opdef: OpDef, pos: int, num_results: int) -> FastResult | 
     """`dense<...> : type`: a plain literal decoded straight from the text when its type is
     cached, else the literal read by the attribute parser itself."""
     src = p.src
-    m = _DENSE.match(src, pos)
-    if m is None:
-        return None
-    body_start = m.end()
+    if src.startswith(" dense<", pos):  # (as printed: what `_DENSE` reads, without a regex)
+        body_start = pos + 7
+    else:
+        m = _DENSE.match(src, pos)
+        if m is None:
+            return None
+        body_start = m.end()
     # The attribute parser's own steps: a body starting with a string runs to the string's
     # closing quote, any other to the first `>`; then `: type`, a tensor type built before.
     # A body with a string elsewhere, or an empty one, is left to it.
