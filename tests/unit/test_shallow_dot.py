@@ -63,9 +63,9 @@ def test_sequential_products_is_the_loop(dtype: type, b: int, m: int, k: int, n:
 @pytest.mark.parametrize("b,m,k,n", [(1, 3, 8, 17), (2, 5, 8, 9), (1, 1, 8, 64), (1, 4, 8, 256)])
 def test_sequential_products_is_the_loop_up_to_nan_payloads(dtype: type, b: int, m: int, k: int,
                                                             n: int) -> None:
-    """Where two NaNs meet in a sum, which payload survives is the vector loops' choice (the
-    loop adds whole (m, n) arrays, the products' sum one row of n at a time): every other
-    bit is the loop's."""
+    """Where two NaNs meet, which payload survives is the vector loops' choice (the loop
+    multiplies one (m, n) broadcast at a time, the products are one (k, m, n) broadcast):
+    every other bit is the loop's."""
     rng = np.random.default_rng(b * 1000 + m * 100 + k * 10 + n)
     for _ in range(20):
         lhs, rhs = _nans(rng, (b, m, k), dtype), _nans(rng, (b, k, n), dtype)
@@ -175,3 +175,30 @@ def test_direct_kernel_is_the_general_path(elem: str, lhs: tuple, rhs: tuple,
         assert got.shape == want.shape == out and got.dtype == want.dtype
         assert got.flags.c_contiguous
         assert _bits(got) == _bits(want)
+
+
+@pytest.mark.parametrize("elem", ["f32", "f64"])
+@pytest.mark.parametrize("batch,m,k,n", [(3, 4, 8, 5), (2, 1, 3, 7), (1, 6, 2, 2), (4, 3, 0, 2)])
+def test_batched_direct_kernel_is_the_general_path(elem: str, batch: int, m: int, k: int,
+                                                   n: int) -> None:
+    """A batched shallow dot ((B, M, K) x (B, K, N): its products K first, then B, M, N)
+    through the plan-time kernel's multiply and reduction gives the general path's bits."""
+    def t(shape: tuple[int, ...]) -> str:
+        return "tensor<" + "".join(f"{d}x" for d in shape) + elem + ">"
+    lhs, rhs, out = (batch, m, k), (batch, k, n), (batch, m, n)
+    text = (f"func.func @main(%a: {t(lhs)}, %b: {t(rhs)}) -> {t(out)} {{\n"
+            f"  %0 = stablehlo.dot_general %a, %b, batching_dims = [0] x [0], "
+            f"contracting_dims = [2] x [1] : ({t(lhs)}, {t(rhs)}) -> {t(out)}\n"
+            f"  return %0 : {t(out)}\n}}\n")
+    dtype = TYPES[elem]
+    rng = np.random.default_rng(batch * 100 + m * 10 + k + n)
+    _, kernel = run_first_op(text, [_data(rng, lhs, dtype), _data(rng, rhs, dtype)],
+                             specialize.bind_specialized, True)
+    assert kernel.__qualname__.endswith("direct")  # type: ignore[attr-defined]
+    for _ in range(20):
+        a, b = _data(rng, lhs, dtype), _data(rng, rhs, dtype)
+        want, _ = run_first_op(text, [a, b], specialize.bind_specialized, False)
+        with np.errstate(all="ignore"):
+            got = kernel(a, b)
+        assert got.shape == want.shape == out and _bits(got) == _bits(want)
+        assert _bits(got) == _bits(_loop(a, b))

@@ -92,37 +92,41 @@ def sequential_products(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     b, m, k = lhs.shape
     n = rhs.shape[2]
     if n >= 2:
-        left, right, shape, axis = product_layout(b, m, k, n)
-        return summed_products(lhs.reshape(left), rhs.reshape(right), shape, axis).reshape(
-            b, m, n)
+        left, right, perm, shape = product_layout(b, m, k, n)
+        return summed_products(lhs.reshape(left).transpose(perm),
+                               rhs.reshape(right).transpose(perm), shape).reshape(b, m, n)
     if k == 0:
         return np.zeros((b, m, n), lhs.dtype)
     products = lhs[:, :, :, None] * rhs[:, None, :, :]
     return np.add.accumulate(products, axis=2)[:, :, -1, :] + lhs.dtype.type(0)
 
 
-def product_layout(b: int, m: int, k: int,
-                   n: int) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], int]:
-    """(lhs shape, rhs shape, products shape, K's axis) for `summed_products` of a
-    (B, M, K) x (B, K, N) dot, N >= 2: the products (B, M, K, N) without unit B or M (a
+def product_layout(b: int, m: int, k: int, n: int) -> tuple[
+        tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """(lhs shape, rhs shape, their permutation, products shape) for `summed_products` of
+    a (B, M, K) x (B, K, N) dot, N >= 2: each operand reshaped (without unit B or M) and
+    permuted to K first, so the products are (K, B, M, N) and their sum one whole
+    (B, M, N) array added after the other (a few long numpy loops, not one per row). A
     plan-time kernel of an RNN step passes its operands in these shapes, and the numpy
-    calls are then the same ones, NaN payloads included)."""
+    calls are then the same ones, NaN payloads included."""
     keep = [d for d, size in ((0, b), (1, m)) if size != 1]
     full_left, full_right, full = (b, m, k, 1), (b, 1, k, n), (b, m, k, n)
     dims = keep + [2, 3]
-    return (tuple(full_left[d] for d in dims), tuple(full_right[d] for d in dims),
-            tuple(full[d] for d in dims), len(keep))
+    kept = len(keep)
+    perm = (kept, *range(kept), kept + 1)
+    return (tuple(full_left[d] for d in dims), tuple(full_right[d] for d in dims), perm,
+            tuple(full[d] for d in (2, *keep, 3)))
 
 
-def summed_products(left: np.ndarray, right: np.ndarray, shape: tuple[int, ...],
-                    axis: int) -> np.ndarray:
-    """left * right (broadcast to `shape`) summed along `axis` from +0, in order. The
-    products are a fresh C-ordered array whose last axis (N >= 2) is not `axis`, so numpy's
-    reduction adds them one slice after the other into the accumulator, `acc + product`
-    (its pairwise summation is only along the innermost axis), from the initial +0."""
+def summed_products(left: np.ndarray, right: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """left * right (broadcast to `shape`, K first) summed along K from +0, in order. The
+    products are a fresh C-ordered array whose last axis (N >= 2) is not K's, so numpy's
+    reduction adds them one (B, M, N) slice after the other into the accumulator,
+    `acc + product` (its pairwise summation is only along the innermost axis), from the
+    initial +0."""
     products = np.multiply(left, right, np.empty(shape, left.dtype))
     # (positional: keywords cost a microsecond here; `0` is the initial value)
-    summed: np.ndarray = np.add.reduce(products, axis, None, None, False, 0)  # type: ignore[call-overload]
+    summed: np.ndarray = np.add.reduce(products, 0, None, None, False, 0)  # type: ignore[call-overload]
     return summed
 
 

@@ -98,40 +98,36 @@ def _shallow_dot(lperm: tuple[int, ...], rperm: tuple[int, ...], left: tuple[int
     n = right[2]
     if n < 2:
         return kernel
-    lshape, rshape, pshape, axis = product_layout(b, m, k, n)
+    lshape, rshape, perm, pshape = product_layout(b, m, k, n)
+    moved = perm != tuple(range(len(perm)))
     (ls, rs), array = shapes, np.ndarray
     if lperm != tuple(range(len(ls))) or rperm != tuple(range(len(rs))):
         return kernel  # (a transposed operand: its copy's layout steers numpy's loops)
-    final = None if out_shape == pshape[:axis] + pshape[axis + 1:] else out_shape
+    final = None if out_shape == pshape[1:] else out_shape
     # numpy's strides for fresh arrays of these shapes (its astype copies'): operands with
     # them are laid out as the copies would be
     lstrides, rstrides = np.empty(ls, dtype).strides, np.empty(rs, dtype).strides
     rsame = rshape == rs
 
-    def direct(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-        """`kernel` on operands laid out as its copies: the same multiply and reduction,
-        on the operands themselves."""
+    def unquieted(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        """`kernel` with numpy's errors ignored already (quiet.py); on operands laid out
+        as its copies, the same multiply and reduction on the operands themselves."""
         if (lhs.__class__ is not array or rhs.__class__ is not array or lhs.dtype != dtype
                 or rhs.dtype != dtype or lhs.shape != ls or rhs.shape != rs
                 or lhs.strides != lstrides or rhs.strides != rstrides):
             return kernel(lhs, rhs)
-        token = quiet()
-        try:
-            out = summed_products(lhs.reshape(lshape), rhs if rsame else rhs.reshape(rshape),
-                                  pshape, axis)
-        finally:
-            loud(token)
+        left, right = lhs.reshape(lshape), rhs if rsame else rhs.reshape(rshape)
+        if moved:
+            left, right = left.transpose(perm), right.transpose(perm)
+        out = summed_products(left, right, pshape)
         return out if final is None else out.reshape(final)
 
-    def unquieted(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-        """`direct` with numpy's errors ignored already (quiet.py)."""
-        if (lhs.__class__ is not array or rhs.__class__ is not array or lhs.dtype != dtype
-                or rhs.dtype != dtype or lhs.shape != ls or rhs.shape != rs
-                or lhs.strides != lstrides or rhs.strides != rstrides):
-            return kernel(lhs, rhs)
-        out = summed_products(lhs.reshape(lshape), rhs if rsame else rhs.reshape(rshape),
-                              pshape, axis)
-        return out if final is None else out.reshape(final)
+    def direct(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        token = quiet()
+        try:
+            return unquieted(lhs, rhs)
+        finally:
+            loud(token)
     direct.unquieted = unquieted  # type: ignore[attr-defined]
     return direct
 
