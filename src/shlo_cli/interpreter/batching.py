@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..dialects.undispatched import concatenate
+from ..dialects.undispatched import undispatched
 from ..ir.core import Value
 from ..ir.types import TensorType
 
@@ -208,7 +208,7 @@ def group_line(steps: Sequence[Any], members: Sequence[int], chain: Chain, y: st
     """One line computing a group's chain on the concatenation `y` of its operands, and
     the steps (one per member, in order) whose results are its consecutive row blocks."""
     starts = chain.before[0] if chain.before else tuple(members)
-    ns["_cat"] = concatenate
+    ns["_cat"] = undispatched(np.concatenate)
     line = f"{y} = _cat(({', '.join(ref(steps[a].op.operands[0]) for a in starts)}))"
     for k in [ks[0] for ks in chain.before] + [members[0]]:
         ns[f"{p}K{k}"] = steps[k].fn

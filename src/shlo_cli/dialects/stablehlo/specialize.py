@@ -25,7 +25,7 @@ from ...ir.types import QuantizedType, TensorType, element_type, numpy_dtype
 from ...lazy_imports import lazy
 from .. import libm
 from ..layout import astype
-from ..undispatched import concatenate as undispatched_concatenate
+from ..undispatched import undispatched
 from . import specialize_math
 from .conversions import _EXACT_TO_FLOAT, _WIDE_FLOATS, convert_array
 from .elementwise_numerics import NATIVE_ARITH, NATIVE_FLOATS, NATIVE_INTS
@@ -162,7 +162,7 @@ def _concatenate(axis: int, shape: tuple[int, ...], dtype: np.dtype, general: Ke
     concatenate, a fresh C-ordered array of that type (what result_array returns), without
     result_array's conversions; anything else (another shape or type: its error) goes to
     the general evaluator."""
-    concatenate = undispatched_concatenate
+    concatenate = undispatched(np.concatenate)
 
     def kernel(*inputs: np.ndarray) -> np.ndarray:
         try:

@@ -14,7 +14,7 @@ import numpy as np
 from ...ir.core import Operation
 from ...ir.types import TensorType
 from ..quiet import quieted, switches
-from ..undispatched import dot as _dot
+from ..undispatched import undispatched
 from .blas_threads import ONE_THREAD_BELOW, SINGLE_THREAD_WORK, matmul
 from .dot_general import product_layout, sequential_products, summed_products
 from .gemm import SEQUENTIAL_DEPTH
@@ -182,7 +182,8 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
     product = matmul if ONE_THREAD_BELOW <= work <= SINGLE_THREAD_WORK else operator.matmul
     # A row times a C-ordered matrix: matmul and np.dot make the same BLAS call (gemv on
     # the transposed matrix, row-major), np.dot for a third less overhead (an RNN step).
-    row = _dot if product is operator.matmul and m == 1 and k > 1 and n > 1 else None
+    dot = undispatched(np.dot)  # (dialects/undispatched.py)
+    row = dot if product is operator.matmul and m == 1 and k > 1 and n > 1 else None
 
     def plain(lhs: np.ndarray, rhs: np.ndarray, normalize: bool = True) -> np.ndarray:
         """(m, k) x (k, n) whose operand views (after the permutations: a transposed
@@ -227,7 +228,7 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
         return _vector_plain(plain, dtype, (k,), right_shape, right_c)
     if row is None or not (left_same and right_same and out_same):
         return plain
-    dot, add = _dot, np.add
+    add = np.add
 
     def row_plain(lhs: np.ndarray, rhs: np.ndarray, normalize: bool = True) -> np.ndarray:
         """`plain` for a C-ordered row and matrix as they come (an RNN step's h x W): its
@@ -268,7 +269,7 @@ def _vector_plain(plain: Kernel, dtype: np.dtype, vector: tuple[int, ...],
     np.dot of the vector itself. numpy's cblas_matrixproduct makes one gemv call for a
     vector or a (1, k) row times a matrix, with the same arguments (the row's element
     stride either way), so the bits are plain's; the reshapes to and from the row go."""
-    array, dot, add = np.ndarray, _dot, np.add
+    array, dot, add = np.ndarray, undispatched(np.dot), np.add
     vector_c = (dtype.itemsize,)
     zero = np.array(0, dtype)
 
