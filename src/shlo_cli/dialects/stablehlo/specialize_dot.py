@@ -124,6 +124,7 @@ def _shallow_dot(lperm: tuple[int, ...], rperm: tuple[int, ...], left: tuple[int
         return out if final is None else out.reshape(final)
 
     def direct(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        """`unquieted` with numpy's errors ignored (quiet.py)."""
         token = quiet()
         try:
             return unquieted(lhs, rhs)
