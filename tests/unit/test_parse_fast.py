@@ -794,3 +794,35 @@ def test_func_header_lists_as_the_token_level_reader(arguments: str, results: st
 
     monkeypatch.setattr(func, "_fast_header", lambda p, pos=None: None)
     assert fast == _slow(text, monkeypatch)
+
+
+_MODULE_HEADS = ["module @m attributes {a = 1 : i32} {\n", "module @m attributes {a = 2 : i32} {\n",
+                 "module @m {\n", "module @n {\n", "module {\n", "module  {\n",
+                 "module attributes {b = true} {\n", "module @m attributes {a = 1 : i32}{\n",
+                 "module @m attributes {a = 1 : i32} {", "module @m attributes {a = 1 : i32} {-#\n",
+                 "module @m attributes {a = 1 : i32} loc(unknown) {\n",
+                 "module @m attributes {a = 1 : i32, a = 1 : i32} {\n",
+                 'module @"m n" {\n', "module @m attributes {sym_name = \"x\"} {\n",
+                 "%0 = module @m {\n", "module @m attributes {a = 1 : i32} // c\n {\n"]
+
+
+@pytest.mark.parametrize("head", _MODULE_HEADS)
+def test_module_heads_read_once_per_text_as_by_tokens(head: str,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A module head looked up by its text (read before, by this or another head text) gives
+    the token-level reader's op or diagnostic; each op gets dictionaries of its own."""
+    from shlo_cli.ir.parse_caches import clear_parse_caches
+
+    body = f"  func.func @f(%a: {T}) -> {T} {{\n    return %a : {T}\n  }}\n}}\n"
+    text = head + body
+    slow = _slow(text, monkeypatch)
+    clear_parse_caches()
+    for other in _MODULE_HEADS:  # every head text cached (the ones that read fast)
+        _outcome(other + body)
+        _outcome(other + body)
+    for _ in range(2):
+        assert _outcome(text) == slow
+    if slow[0] != "error":
+        first, second = parse_source(text), parse_source(text)
+        assert first.op.attributes is not second.op.attributes
+        assert first.op.properties is not second.op.properties

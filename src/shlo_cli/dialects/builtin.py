@@ -6,6 +6,7 @@ from ..ir import regex_programs
 from ..ir.attributes import StringAttr, SymbolRefAttr
 from ..ir.core import Block, Location, Operation
 from ..ir.lexer import AT
+from ..ir.parse_caches import text_cache
 from ..ir.parse_fast import (
     KEYWORD_END,
     SYMBOL,
@@ -44,9 +45,36 @@ _BRACE = regex_programs.compile(rf"{WS}(?=\{{)")
 def _fast_module(p: Any, opdef: OpDef, pos: int, location: int,
                  num_results: int) -> Operation | None:
     """`module @name attributes {cached dict} {` read by regex, the body by the region
-    parser, as `_parse_module` does (see `ir.parse_fast.register_fast_op_parser`)."""
+    parser, as `_parse_module` does (see `ir.parse_fast.register_fast_op_parser`). A head
+    text read before is looked up by its text up to the `{` opening the body (`{` and a line
+    break, as printed), without the three regexes: `_read_module_head` reads nothing past
+    that `{`, so on the same text it reads the same."""
+    if num_results:
+        return None
     src = p.src
-    m = None if num_results else _MODULE_HEAD.match(src, pos)
+    end = src.find("{\n", pos)
+    known = _MODULE_HEADS.get(src[pos:end]) if end >= 0 else None
+    if known is None:
+        read = _read_module_head(src, pos)
+        if read is None:
+            return None
+        known, end = read
+        if len(_MODULE_HEADS) < 4096:
+            _MODULE_HEADS[src[pos:end]] = known
+    properties, attributes = known
+    p.tok = brace_token(src, end)
+    region = p.parse_region(isolated=True, default_dialect="builtin", stop_at_end=True)
+    if not region.blocks:
+        region.add_block(Block())
+    return p.build_operation(opdef.name, opdef, [], [], dict(properties), dict(attributes),
+                             [region], None, location)
+
+
+def _read_module_head(src: str, pos: int) -> tuple[tuple[dict[str, Any], dict[str, Any]],
+                                                   int] | None:
+    """The properties and attributes of the module head at `pos` (up to its body's `{`) and
+    the offset of that `{`; None when the head is not plain or its dictionary not cached."""
+    m = _MODULE_HEAD.match(src, pos)
     if m is None:
         return None
     properties = {}
@@ -63,12 +91,12 @@ def _fast_module(p: Any, opdef: OpDef, pos: int, location: int,
         if brace is None:
             return None
         end = brace.end()
-    p.tok = brace_token(src, end)
-    region = p.parse_region(isolated=True, default_dialect="builtin", stop_at_end=True)
-    if not region.blocks:
-        region.add_block(Block())
-    return p.build_operation(opdef.name, opdef, [], [], properties, attributes, [region], None,
-                             location)
+    return (properties, attributes), end
+
+
+# Module head text (up to the body's `{`) -> its properties and attributes (immutable
+# attributes: the dictionaries are copied for each op).
+_MODULE_HEADS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = text_cache()
 
 
 register_fast_op_parser("builtin.module", _fast_module)
