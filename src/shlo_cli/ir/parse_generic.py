@@ -24,8 +24,9 @@ class GenericParsing(ParserHost):
     and attribute readers)."""
 
     if TYPE_CHECKING:  # Parser and the other mixins define them
-        block_scopes: list[dict[str, Block]]
         block_uses: dict[int, Token]
+
+        def named_block(self, label: str) -> tuple[Block, bool]: ...
 
         def fast_generic_head(self) -> tuple[Any, str, list[Value]] | None: ...
         def parse_operand_list(self, close: str | None = None) -> list[Value]: ...
@@ -131,11 +132,7 @@ class GenericParsing(ParserHost):
         if tok.kind != CARET:
             raise self.error("expected block name")
         self.advance()
-        blocks = self.block_scopes[-1]
-        block = blocks.get(tok.text)
-        if block is None:
-            block = Block()
-            block.label = tok.text
-            blocks[tok.text] = block
+        block, made = self.named_block(tok.text)
+        if made:
             self.block_uses[id(block)] = tok
         return block

@@ -574,19 +574,26 @@ class Parser(TypeParsing, AttributeParsing, LocationParsing, GenericParsing,
         self.pop_scope()
         return region
 
+    def named_block(self, label: str) -> tuple[Block, bool]:
+        """The block `label` names in the innermost region, and whether this mention made
+        it (a successor may name a block before its label is read)."""
+        blocks = self.block_scopes[-1]
+        block = blocks.get(label)
+        if block is not None:
+            return block, False
+        block = Block()
+        block.label = label
+        blocks[label] = block
+        return block, True
+
     def _parse_labeled_block(self) -> Block:
         tok = self.tok
         # `^bb0(`: the arguments read from the `(` without lexing it first
         adjacent = self.src.startswith("(", tok.end)
         if not adjacent:
             self.advance()
-        blocks = self.block_scopes[-1]
-        block = blocks.get(tok.text)
-        if block is None:
-            block = Block()
-            block.label = tok.text
-            blocks[tok.text] = block
-        elif block.parent is not None:
+        block, made = self.named_block(tok.text)
+        if not made and block.parent is not None:
             raise self.error(f"redefinition of block '{tok.text}'", tok)
         if adjacent:
             body = self.fast_block_arguments(block, tok.end)
