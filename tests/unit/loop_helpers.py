@@ -34,3 +34,21 @@ def run_loops(text: str, args: list[Any], compiled: bool,
         with np.errstate(all="ignore"):
             out = [interpreter.call(main, list(args)) for _ in range(2)][-1]
     return out, sources
+
+
+def run_with_sources(text: str, args: list[Any],
+                     m: pytest.MonkeyPatch) -> tuple[list[Any], str]:
+    """main's results on its first call, and the source of every plan and loop it compiled
+    (joined), spying through `m`, an active monkeypatch context."""
+    from shlo_cli.interpreter import codegen
+
+    sources: list[str] = []
+    original = codegen.Source.compile
+
+    def spy(self: codegen.Source, *a: Any, **k: Any) -> Any:
+        sources.append("\n".join(self.src))
+        return original(self, *a, **k)
+    m.setattr(codegen.Source, "compile", spy)
+    interpreter = Interpreter(parse_source(text))
+    out = interpreter.call(interpreter.lookup_function("main"), list(args))
+    return list(out), "\n".join(sources)

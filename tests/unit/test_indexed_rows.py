@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from loop_helpers import run_with_sources
 
 from shlo_cli.interpreter import codegen
-from shlo_cli.interpreter.engine import Interpreter
-from shlo_cli.ir.parser import parse_source
 
 SCAN = """
 func.func @main(%xs: tensor<6x1x4xf32>, %h0: tensor<1x4xf32>, %ys0: tensor<6x1x4xf32>, %n: tensor<i32>) -> (tensor<1x4xf32>, tensor<6x1x4xf32>) {
@@ -46,16 +45,8 @@ def _run(text: str, args: list[np.ndarray], indexed: bool,
     with monkeypatch.context() as m:
         if not indexed:
             m.setattr(codegen, "_indexed_rows", lambda *a: None)
-        sources: list[str] = []
-        original = codegen.Source.compile
-
-        def spy(self: codegen.Source, *a: object, **k: object) -> object:
-            sources.append("\n".join(self.src))
-            return original(self, *a, **k)  # type: ignore[arg-type]
-        m.setattr(codegen.Source, "compile", spy)
-        interpreter = Interpreter(parse_source(text))
-        out = interpreter.call(interpreter.lookup_function("main"), list(args))
-    return [np.asarray(o) for o in out], "\n".join(sources)
+        out, source = run_with_sources(text, args, m)
+    return [np.asarray(o) for o in out], source
 
 
 @pytest.mark.parametrize("layout", ["contiguous", "view", "read_only"])

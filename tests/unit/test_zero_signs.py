@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from loop_helpers import run_with_sources
 
 from shlo_cli.interpreter import codegen
-from shlo_cli.interpreter.engine import Interpreter
-from shlo_cli.ir.parser import parse_source
 
 SCAN = """
 func.func @main(%xs: tensor<6x1x9xf32>, %w: tensor<9x10xf32>, %u: tensor<10x10xf32>,
@@ -55,16 +54,8 @@ def _run(text: str, args: list[np.ndarray], skip: bool,
     with monkeypatch.context() as m:
         if not skip:
             m.setattr(codegen, "signed_zero_sums", lambda steps, kept, chained: set())
-        sources: list[str] = []
-        original = codegen.Source.compile
-
-        def spy(self: codegen.Source, *a: object, **k: object) -> object:
-            sources.append("\n".join(self.src))
-            return original(self, *a, **k)  # type: ignore[arg-type]
-        m.setattr(codegen.Source, "compile", spy)
-        interpreter = Interpreter(parse_source(text))
-        out = interpreter.call(interpreter.lookup_function("main"), args)[0]
-    return np.asarray(out), "\n".join(sources)
+        out, source = run_with_sources(text, args, m)
+    return np.asarray(out[0]), source
 
 
 @pytest.mark.parametrize("seed", range(3))
