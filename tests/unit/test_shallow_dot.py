@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from bind_helpers import run_first_op, run_main
 
-from shlo_cli.dialects.stablehlo import specialize
+from shlo_cli.dialects.stablehlo import dot_general, specialize, specialize_dot
 from shlo_cli.dialects.stablehlo.dot_general import sequential_products
 
 TYPES = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "bf16": ml_dtypes.bfloat16}
@@ -39,6 +39,23 @@ def _data(rng: np.random.Generator, shape: tuple[int, ...], dtype: type) -> np.n
     if out.size and rng.random() < 0.5 and np.dtype(dtype) == np.float32:
         out.reshape(-1)[rng.integers(out.size)] = _NANS[rng.integers(len(_NANS))]
     return out
+
+
+def _choose_loop(looped: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without `looped`, both the general path and the plan kernels as on a numpy build
+    whose matmul loop fails ordered_dot's check."""
+    if not looped:
+        for module in (dot_general, specialize_dot):
+            monkeypatch.setattr(module, "ordered_available", lambda dtype: False)
+
+
+# the plan kernels' fast forms: matmul's loop, or the vectorized form on the operands
+_FAST = ("_looped_dot.<locals>.kernel", "direct")
+
+
+def _shallow(kind: str) -> bool:
+    """A kernel name of the plan-time shallow dot (matmul's loop, or the vectorized form)."""
+    return "_shallow_dot" in kind or "_looped_dot" in kind
 
 
 def _bits(a: np.ndarray) -> bytes:
@@ -71,9 +88,14 @@ def test_sequential_products_is_the_loop_up_to_nan_payloads(dtype: type, b: int,
         lhs, rhs = _nans(rng, (b, m, k), dtype), _nans(rng, (b, k, n), dtype)
         with np.errstate(all="ignore"):
             got, want = sequential_products(lhs, rhs), _loop(lhs, rhs)
-        nan = np.isnan(want)
-        assert np.array_equal(np.isnan(got), nan)
-        assert _bits(got[~nan]) == _bits(want[~nan])
+        _same_but_nan_payloads(got, want)
+
+
+def _same_but_nan_payloads(got: np.ndarray, want: np.ndarray) -> None:
+    """got is want bit for bit but for which NaN payload survives where two NaNs meet."""
+    nan = np.isnan(want)
+    assert np.array_equal(np.isnan(got), nan)
+    assert _bits(got[~nan]) == _bits(want[~nan])
 
 
 @pytest.mark.parametrize("n", [1, 2, 33])
@@ -114,8 +136,8 @@ def test_plan_kernel_is_the_general_path(elem: str, lhs: tuple, rhs: tuple, cont
         args = [_data(rng, lhs, TYPES[elem]), _data(rng, rhs, TYPES[elem])]
         got, kinds = _run(text, args, True)
         want, general = _run(text, args, False)
-        assert any("_shallow_dot" in k for k in kinds)
-        assert not any("_shallow_dot" in k for k in general)
+        assert any(_shallow(k) for k in kinds)
+        assert not any(_shallow(k) for k in general)
         assert got.shape == want.shape == out and got.dtype == want.dtype
         assert _bits(got) == _bits(want)
 
@@ -152,17 +174,21 @@ def _nans(rng: np.random.Generator, shape: tuple[int, ...], dtype: type) -> np.n
     ((1, 1), (1, 7), (1, 7)), ((1, 0), (0, 4), (1, 4)), ((0, 4), (4, 3), (0, 3)),
     ((2, 3), (3, 0), (2, 0)), ((4, 2), (2, 1), (4, 1)),
 ])
-def test_direct_kernel_is_the_general_path(elem: str, lhs: tuple, rhs: tuple,
-                                           out: tuple) -> None:
+@pytest.mark.parametrize("looped", [True, False])
+def test_direct_kernel_is_the_general_path(elem: str, lhs: tuple, rhs: tuple, out: tuple,
+                                           looped: bool, monkeypatch: pytest.MonkeyPatch
+                                           ) -> None:
     """The plan-time kernel on C-contiguous operands (the multiply and reduction without
     the operands' copies) and on other layouts (its fallback) gives the general path's
-    bits, NaN payloads included where many NaNs meet."""
+    bits, NaN payloads included where many NaNs meet; with matmul's loop (ordered_dot.py)
+    and, as on a numpy build whose loop fuses, without."""
+    _choose_loop(looped, monkeypatch)
     text = _program(lhs, rhs, (1, 0), out, elem)
     dtype = TYPES[elem]
     rng = np.random.default_rng(sum(lhs) * 31 + sum(rhs))
     first = [_nans(rng, lhs, dtype), _nans(rng, rhs, dtype)]
     _, kernel = run_first_op(text, first, specialize.bind_specialized, True)
-    assert kernel.__qualname__.endswith("direct") == (rhs[1] >= 2)  # type: ignore[attr-defined]
+    assert kernel.__qualname__.endswith(_FAST) == (rhs[1] >= 2)  # type: ignore[attr-defined]
     for trial in range(30):
         a, b = _nans(rng, lhs, dtype), _nans(rng, rhs, dtype)
         if trial % 3 == 1:  # Fortran-ordered operands (not C-contiguous unless a vector)
@@ -179,10 +205,13 @@ def test_direct_kernel_is_the_general_path(elem: str, lhs: tuple, rhs: tuple,
 
 @pytest.mark.parametrize("elem", ["f32", "f64"])
 @pytest.mark.parametrize("batch,m,k,n", [(3, 4, 8, 5), (2, 1, 3, 7), (1, 6, 2, 2), (4, 3, 0, 2)])
+@pytest.mark.parametrize("looped", [True, False])
 def test_batched_direct_kernel_is_the_general_path(elem: str, batch: int, m: int, k: int,
-                                                   n: int) -> None:
+                                                   n: int, looped: bool,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """A batched shallow dot ((B, M, K) x (B, K, N): its products K first, then B, M, N)
     through the plan-time kernel's multiply and reduction gives the general path's bits."""
+    _choose_loop(looped, monkeypatch)
     def t(shape: tuple[int, ...]) -> str:
         return "tensor<" + "".join(f"{d}x" for d in shape) + elem + ">"
     lhs, rhs, out = (batch, m, k), (batch, k, n), (batch, m, n)
@@ -194,11 +223,11 @@ def test_batched_direct_kernel_is_the_general_path(elem: str, batch: int, m: int
     rng = np.random.default_rng(batch * 100 + m * 10 + k + n)
     _, kernel = run_first_op(text, [_data(rng, lhs, dtype), _data(rng, rhs, dtype)],
                              specialize.bind_specialized, True)
-    assert kernel.__qualname__.endswith("direct")  # type: ignore[attr-defined]
+    assert kernel.__qualname__.endswith(_FAST)  # type: ignore[attr-defined]
     for _ in range(20):
         a, b = _data(rng, lhs, dtype), _data(rng, rhs, dtype)
         want, _ = run_first_op(text, [a, b], specialize.bind_specialized, False)
         with np.errstate(all="ignore"):
             got = kernel(a, b)
         assert got.shape == want.shape == out and _bits(got) == _bits(want)
-        assert _bits(got) == _bits(_loop(a, b))
+        _same_but_nan_payloads(got, _loop(a, b))

@@ -247,7 +247,8 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
                bounds: Mapping[Value, Bound] | None = None,
                invariant: Collection[Value] | None = None,
                earlier: Mapping[Value, str] | None = None,
-               plan_region: Callable[[Region], Any] | None = None) -> BlockCode:
+               plan_region: Callable[[Region], Any] | None = None,
+               steady: Collection[Value] | None = None) -> BlockCode:
     """The code of one planned block, its arguments named `arg_names`, every other name it
     defines (in the function's locals and in `ns`, its globals) prefixed by `p`. With
     `scalars` (argument indices: those arguments are Python scalars), 0-d steps run on
@@ -259,7 +260,11 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
     costs a fifth of `x.item(i)`); `earlier` values are locals the function defines before
     the block's code (loopgen.py's condition invariants), read as enclosing values are;
     with `plan_region` (a region's plan), if and case ops run their branches inline
-    (branches.py)."""
+    (branches.py). With `steady` (the block is a loop's body: these arguments and the
+    values of enclosing blocks keep their values through one execution of the loop), a
+    kernel's `prepare = (index, function)` runs on such an operand once, in `outer`, and
+    the kernel gets its result (specialize_dot's shallow dots: weights in a layout of
+    their own)."""
     # (inlined copies of conditionals read the block's values too: inline.py)
     captured = captured_values(block) | region_reads(step.op for step in steps)
     names: dict[Value, str] = dict(zip(arguments, arg_names, strict=True))
@@ -525,6 +530,8 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             results = step.op.results
         else:
             ns[f"{p}K{i}"] = step.fn
+            if steady is not None and hasattr(step.fn, "prepare"):
+                args = _prepared(step, i, steady, arguments, ref, code.outer, ns, p) or args
             call = f"{p}K{i}({args}{', False' if i in signed else ''})"
             results = step.op.results
             position = splat_position(step, consts) if fold else None
@@ -583,6 +590,24 @@ def _splat_call(step: Any, i: int, position: int, consts: dict[Value, Any],
     other = full[1 - position]
     return (f"{p}K{i}({', '.join(scalar)}) if {other}.__class__ is _ndarray and "
             f"{other}.flags.c_contiguous else {p}K{i}({', '.join(full)})")
+
+
+def _prepared(step: Any, i: int, steady: Collection[Value], arguments: Sequence[Value],
+              ref: Callable[[Value], str], outer: list[str], ns: dict[str, Any], p: str
+              ) -> str | None:
+    """Step i's arguments with its kernel's `prepare`d operand (block_code's `steady`),
+    whose preparation joins the lines run once per execution of the loop; None when that
+    operand may change between runs of the body."""
+    at, prepare = step.fn.prepare
+    operands = [ref(v) for v in step.op.operands]
+    v = step.op.operands[at] if at < len(operands) else None
+    if v is None or not (v in steady or (v not in arguments and operands[at].startswith(
+            f"{p}o"))):
+        return None
+    ns[f"{p}Q{i}"] = prepare
+    outer.append(f"{p}q{i} = {p}Q{i}({operands[at]})")
+    operands[at] = f"{p}q{i}"
+    return ", ".join(operands)
 
 
 def _in_place(step: Any, i: int, last: dict[Value, int], kept: set[Value],

@@ -207,8 +207,10 @@ def _codes(cond: Region, body: Region, names: list[str], terminator: Sequence[Va
     test = block_code(cond.arguments, names, cond.steps, cond.terminator, cond.block,
                       True, ns, f"c{p}_", slots, (0,), earlier=earlier, plan_region=plan)
     known = {body.arguments[i]: b for i, b in bounds.items() if i in slots}
+    steady = {a for a, r in zip(body.arguments, body.terminator, strict=True) if a is r}
     step = block_code(body.arguments, names, body.steps, terminator, body.block,
-                      True, ns, f"w{p}_", slots, slots, known, unchanged, plan_region=plan)
+                      True, ns, f"w{p}_", slots, slots, known, unchanged, plan_region=plan,
+                      steady=steady)
     return test, step
 
 

@@ -47,6 +47,8 @@ from .attr_kinds import attribute_kind_error
 from .dimension_numbers import dense_array_error, parse_dim_list
 from .dot_dimensions import check_dot_dimensions
 from .gemm import SEQUENTIAL_DEPTH, blas_dtype, float_matmul
+from .ordered_dot import available as ordered_available
+from .ordered_dot import looped_products
 from .quantization_verify import check_dot_general_quantization
 from .reducer import contiguous as _contiguous
 
@@ -82,16 +84,19 @@ def _batched_matmul(lhs: np.ndarray, rhs: np.ndarray, dtype: np.dtype) -> np.nda
 
 def sequential_products(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """(B, M, K) x (B, K, N) of real floats summed one contracting index at a time from +0,
-    each product and sum rounded in the operands' type (the reference's order): every
-    product in one multiply, then their sums. From two results on (N >= 2), one reduction
-    along K (`product_layout`); else their running sums along K in one accumulate
-    (sequential, the earlier sum first, as `acc + product`), then `+ 0`. Starting the sums
-    at the first product instead of at +0 changes only an all -0.0 sum (-0.0 where
-    +0 + -0.0 is +0.0; a sum from +0 is never -0.0), which the final `+ 0` makes +0.0 and
-    leaves every other value as it is."""
+    each product and sum rounded in the operands' type (the reference's order). From two
+    results on (N >= 2), numpy's matmul loop where this build keeps that order
+    (ordered_dot.py), else every product in one multiply, then one reduction along K
+    (`product_layout`); for one result, the running sums along K in one accumulate
+    (sequential, the earlier sum first, as `acc + product`), then `+ 0`. Starting the
+    sums at the first product instead of at +0 changes only an all -0.0 sum (-0.0 where
+    +0 + -0.0 is +0.0; a sum from +0 is never -0.0), which the final `+ 0` makes +0.0
+    and leaves every other value as it is."""
     b, m, k = lhs.shape
     n = rhs.shape[2]
     if n >= 2:
+        if lhs.dtype == rhs.dtype and ordered_available(lhs.dtype):
+            return looped_products(lhs, rhs)
         left, right, perm, shape = product_layout(b, m, k, n)
         return summed_products(lhs.reshape(left).transpose(perm),
                                rhs.reshape(right).transpose(perm), shape).reshape(b, m, n)

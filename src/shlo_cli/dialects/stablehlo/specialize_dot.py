@@ -18,6 +18,8 @@ from ..undispatched import undispatched
 from .blas_threads import ONE_THREAD_BELOW, SINGLE_THREAD_WORK, matmul
 from .dot_general import product_layout, sequential_products, summed_products
 from .gemm import SEQUENTIAL_DEPTH
+from .ordered_dot import available as ordered_available
+from .ordered_dot import unblasable
 
 Kernel = Callable[..., Any]
 
@@ -82,8 +84,9 @@ def _shallow_dot(lperm: tuple[int, ...], rperm: tuple[int, ...], left: tuple[int
                  shapes: tuple[tuple[int, ...], tuple[int, ...]]) -> Kernel:
     """A dot of at most SEQUENTIAL_DEPTH terms (an RNN step's input projection of 8
     features): the general path's sequential products with its layout worked out once.
-    Operands of `dtype` and their static `shapes` go straight to its multiply and reduction
-    (dot_general.summed_products, in the shapes it uses: the same numpy calls)."""
+    Operands of `dtype` and their static `shapes` go straight to its numpy calls: matmul's
+    own loop (`_looped_dot`) where this numpy keeps the order in it, else the multiply and
+    reduction (dot_general.summed_products, in the shapes it uses)."""
     quiet, loud = switches()
 
     def kernel(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
@@ -99,6 +102,8 @@ def _shallow_dot(lperm: tuple[int, ...], rperm: tuple[int, ...], left: tuple[int
     n = right[2]
     if n < 2:
         return kernel
+    if ordered_available(dtype):
+        return _looped_dot(kernel, (lperm, rperm), shapes, (b, m, k, n), out_shape, dtype)
     lshape, rshape, perm, pshape = product_layout(b, m, k, n)
     moved = perm != tuple(range(len(perm)))
     (ls, rs), array = shapes, np.ndarray
@@ -132,6 +137,51 @@ def _shallow_dot(lperm: tuple[int, ...], rperm: tuple[int, ...], left: tuple[int
             loud(token)
     direct.unquieted = unquieted  # type: ignore[attr-defined]
     return direct
+
+
+def _looped_dot(kernel: Kernel, perms: tuple[tuple[int, ...], tuple[int, ...]],
+                shapes: tuple[tuple[int, ...], tuple[int, ...]], sizes: tuple[int, int, int, int],
+                out_shape: tuple[int, ...], dtype: np.dtype) -> Kernel:
+    """`kernel`, a shallow dot of N >= 2 results, as the general path's one matmul
+    (ordered_dot.py) on the operands as they come: a reshaped view of the left one, the
+    right one's columns reversed and the result written back through the reversal. Its
+    `prepare` (operand index, function) gives a loop's invariant right operand, once per
+    execution of the loop (codegen.py), in a layout matmul's loop reads as it is
+    (`unblasable`): then the result needs no reversal."""
+    (lperm, rperm), (ls, rs) = perms, shapes
+    b, m, k, n = sizes
+    lsame, rsame = lperm == tuple(range(len(ls))), rperm == tuple(range(len(rs)))
+    # (B, M, 1, K) x (B, 1, K, N): a (1, K) x (K, N) core per output row; B = 1 dropped
+    left = (m, 1, k) if b == 1 else (b, m, 1, k)
+    right = (k, n) if b == 1 else (b, 1, k, n)
+    product = (m, 1, n) if b == 1 else (b, m, 1, n)
+    spread = unblasable(np.empty(right, dtype)).strides
+    array, empty, matmul = np.ndarray, np.empty, np.matmul
+
+    def unquieted(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        if (lhs.__class__ is array and rhs.__class__ is array and lhs.dtype == dtype
+                and rhs.dtype == dtype and lhs.shape == ls):
+            x = lhs.reshape(left) if lsame else lhs.transpose(lperm).reshape(left)
+            if rhs.strides == spread and rhs.shape == right:  # (prepared)
+                return matmul(x, rhs).reshape(out_shape)  # type: ignore[no-any-return]
+            if rhs.shape == rs:
+                w = (rhs.reshape(right) if rsame else rhs.transpose(rperm).reshape(right))
+                w = w[..., ::-1]
+                if w.strides[-1] <= 0:  # (else a reversed view: BLAS would take it back)
+                    out = empty(product, dtype)
+                    matmul(x, w, out[..., ::-1])
+                    return out.reshape(out_shape)
+        return kernel(lhs, rhs)  # type: ignore[no-any-return]
+
+    def prepare(rhs: np.ndarray) -> np.ndarray:
+        """`rhs` in the layout `unquieted` reads as it is (anything else as it is)."""
+        if rhs.__class__ is not array or rhs.dtype != dtype or rhs.shape != rs:
+            return rhs
+        return unblasable(rhs.reshape(right) if rsame else rhs.transpose(rperm).reshape(right))
+
+    looped = quieted(unquieted)
+    looped.prepare = (1, prepare)  # type: ignore[attr-defined]
+    return looped
 
 
 def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kernel | None:

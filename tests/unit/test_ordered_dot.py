@@ -1,0 +1,197 @@
+"""Shallow dots through numpy's own matmul loop (dialects/stablehlo/ordered_dot.py): the
+reference's order and roundings bit for bit (each output `acc = acc + l_k * r_k` from +0;
+where two NaNs meet, the left one's payload: the sum's, then the lhs's), on every layout;
+the build check rejects a loop that fuses or reorders; the plan-time kernel, on operands
+as they come and on a loop's prepared weights (codegen's `steady` operands), gives the
+general path's bits, NaN payloads included."""
+# ruff: noqa: E501  (MLIR test programs keep upstream line lengths)
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from bind_helpers import run_first_op
+from loop_helpers import run_loops
+
+from shlo_cli.dialects.stablehlo import ordered_dot, specialize
+
+_SPECIAL = [0.0, -0.0, np.inf, -np.inf, 1e30, -1e30, 1e-40, -1e-42, 3.0]
+
+
+def _data(rng: np.random.Generator, shape: tuple[int, ...], dtype: type) -> np.ndarray:
+    """Magnitudes 2^-40..2^40 (sums that round), specials and NaNs of their own payloads
+    and signs (so NaNs meet NaNs)."""
+    x = rng.standard_normal(shape) * np.exp2(rng.integers(-40, 40, shape))
+    x = np.where(rng.random(shape) < 0.2, rng.choice(_SPECIAL, shape), x)
+    with np.errstate(all="ignore"):
+        out = x.astype(dtype)
+    width = np.dtype(dtype).itemsize * 8
+    bits = np.dtype(f"u{width // 8}")
+    quiet = (0x7FC << (width - 12)) if width == 32 else (0x7FF8 << (width - 16))
+    payload = rng.integers(0, 1 << 20, shape).astype(bits) | bits.type(quiet)
+    payload |= rng.integers(0, 2, shape).astype(bits) << bits.type(width - 1)
+    mask = rng.random(shape) < 0.15
+    out.view(bits)[mask] = payload[mask]
+    return out
+
+
+def _first_nan(a: np.generic, b: np.generic, op: str) -> np.generic:
+    """a op b, the left NaN's payload kept where either is NaN (quiet already)."""
+    if np.isnan(a):
+        return a
+    if np.isnan(b):
+        return b
+    return a * b if op == "*" else a + b
+
+
+def _reference(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """The reference's loop, one scalar at a time."""
+    b, m, k = lhs.shape
+    n = rhs.shape[2]
+    out = np.zeros((b, m, n), lhs.dtype)
+    with np.errstate(all="ignore"):
+        for i, j, p in np.ndindex(b, m, n):
+            acc = lhs.dtype.type(0)
+            for t in range(k):
+                acc = _first_nan(acc, _first_nan(lhs[i, j, t], rhs[i, t, p], "*"), "+")
+            out[i, j, p] = acc
+    return out
+
+
+def _layouts(x: np.ndarray) -> list[np.ndarray]:
+    """x as it is, Fortran-ordered, a strided view, and a view with its last axis reversed
+    twice over (a positive stride again)."""
+    spread = np.repeat(x, 2, axis=-1)[..., ::2]
+    backwards = np.ascontiguousarray(x[..., ::-1])[..., ::-1]
+    return [x, np.asfortranarray(x), spread, backwards]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("b,m,k,n", [(1, 1, 8, 2), (1, 3, 8, 17), (2, 2, 5, 4), (1, 1, 1, 3),
+                                     (1, 2, 0, 3), (1, 0, 3, 2), (0, 2, 3, 4), (3, 1, 7, 9)])
+def test_loop_is_the_reference(dtype: type, b: int, m: int, k: int, n: int) -> None:
+    assert ordered_dot.available(np.dtype(dtype))
+    rng = np.random.default_rng(b * 1000 + m * 100 + k * 10 + n)
+    for trial in range(12):
+        lhs, rhs = _data(rng, (b, m, k), dtype), _data(rng, (b, k, n), dtype)
+        want = _reference(lhs, rhs)
+        for left in _layouts(lhs):
+            right = _layouts(rhs)[trial % 4]
+            with np.errstate(all="ignore"):
+                got = ordered_dot.looped_products(left, right)
+            assert got.shape == (b, m, n) and got.dtype == np.dtype(dtype)
+            assert got.flags.c_contiguous and got.tobytes() == want.tobytes()
+
+
+def test_all_negative_zero_products_sum_to_positive_zero() -> None:
+    lhs = np.array([[[-0.0, 0.0, -1.0]]], np.float32)
+    rhs = np.repeat(np.array([[[1.0], [-1.0], [0.0]]], np.float32), 3, axis=2)
+    got = ordered_dot.looped_products(lhs, rhs)
+    assert (got == 0).all() and not np.signbit(got).any()
+
+
+def test_unblasable_keeps_values_at_a_stride_of_two() -> None:
+    w = np.arange(12, dtype=np.float32).reshape(3, 4)
+    spread = ordered_dot.unblasable(w)
+    assert np.array_equal(spread, w) and spread.strides == (32, 8)
+
+
+def test_check_rejects_loops_that_fuse_or_reorder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The build check fails for a loop that rounds each product and sum once (an FMA or
+    wider sums) and for BLAS's order; f16 is never taken (numpy's loop widens)."""
+    check = ordered_dot.available.__wrapped__  # type: ignore[attr-defined]
+    assert check(np.dtype(np.float32)) and check(np.dtype(np.float64))
+    assert not check(np.dtype(np.float16))
+    for dtype in (np.float32, np.float64):
+        monkeypatch.setattr(ordered_dot, "looped_products", lambda lhs, rhs: np.matmul(
+            lhs.astype(np.longdouble), rhs.astype(np.longdouble)).astype(lhs.dtype))
+        assert not check(np.dtype(dtype))
+        monkeypatch.setattr(ordered_dot, "looped_products", np.matmul)
+        assert not check(np.dtype(dtype))
+
+
+def _program(lhs: tuple[int, ...], rhs: tuple[int, ...], out: tuple[int, ...], elem: str,
+             contract: str = "[1] x [0]") -> str:
+    def t(shape: tuple[int, ...]) -> str:
+        return "tensor<" + "".join(f"{d}x" for d in shape) + elem + ">"
+    return (f"func.func @main(%a: {t(lhs)}, %b: {t(rhs)}) -> {t(out)} {{\n"
+            f"  %0 = stablehlo.dot_general %a, %b, contracting_dims = {contract} : "
+            f"({t(lhs)}, {t(rhs)}) -> {t(out)}\n  return %0 : {t(out)}\n}}\n")
+
+
+@pytest.mark.parametrize("elem", ["f32", "f64"])
+@pytest.mark.parametrize("lhs,rhs,out,contract", [
+    ((1, 8), (8, 32), (1, 32), "[1] x [0]"), ((4, 3), (3, 5), (4, 5), "[1] x [0]"),
+    ((8,), (8, 6), (6,), "[0] x [0]"), ((3, 8), (7, 8), (3, 7), "[1] x [1]"),
+    ((1, 0), (0, 4), (1, 4), "[1] x [0]"),
+])
+def test_plan_kernel_is_the_general_path(elem: str, lhs: tuple, rhs: tuple, out: tuple,
+                                         contract: str) -> None:
+    """The plan-time kernel on operands of any layout and on the right operand its
+    `prepare` gives (once per loop execution in a generated loop) makes the general
+    path's matmul: the same bits, NaN payloads included."""
+    text = _program(lhs, rhs, out, elem, contract)
+    dtype = np.float32 if elem == "f32" else np.float64
+    rng = np.random.default_rng(sum(lhs) * 31 + sum(rhs))
+    first = [_data(rng, lhs, dtype), _data(rng, rhs, dtype)]
+    _, kernel = run_first_op(text, first, specialize.bind_specialized, True)
+    assert kernel.__qualname__ == "_looped_dot.<locals>.kernel"  # type: ignore[attr-defined]
+    at, prepare = kernel.prepare  # type: ignore[attr-defined]
+    assert at == 1
+    for _ in range(12):
+        a, b = _data(rng, lhs, dtype), _data(rng, rhs, dtype)
+        want, _ = run_first_op(text, [a, b], specialize.bind_specialized, False)
+        for x, w in [(a, b), (a, prepare(b)), *zip(_layouts(a), _layouts(b), strict=True)]:
+            with np.errstate(all="ignore"):
+                got = kernel(x, w)
+            assert got.shape == want.shape == out and got.dtype == want.dtype
+            assert got.flags.c_contiguous and got.tobytes() == want.tobytes()
+    wrong = np.zeros(rhs, np.float16)
+    assert prepare(wrong) is wrong  # (another type: the kernel's fallback takes it)
+
+
+def _rnn(t: int, h: int, e: str) -> str:
+    """h_{i+1} = tanh(x_i + h_i U + b) over the t rows of xs, U and b carried unchanged."""
+    v, m = f"tensor<1x{h}x{e}>", f"tensor<{h}x{h}x{e}>"
+    return f"""
+func.func @main(%xs: tensor<{t}x1x{h}x{e}>, %u: {m}, %b: {v}) -> {v} {{
+  %h0 = stablehlo.constant dense<0.0> : {v}
+  %i0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:4 = stablehlo.while(%i = %i0, %hh = %h0, %uu = %u, %bb = %b) : tensor<i32>, {v}, {m}, {v}
+  cond {{
+    %n = stablehlo.constant dense<{t}> : tensor<i32>
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  }} do {{
+    %z = stablehlo.constant dense<0> : tensor<i32>
+    %row = stablehlo.dynamic_slice %xs, %i, %z, %z, sizes = [1, 1, {h}] : (tensor<{t}x1x{h}x{e}>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x1x{h}x{e}>
+    %x = stablehlo.reshape %row : (tensor<1x1x{h}x{e}>) -> {v}
+    %q = stablehlo.dot_general %hh, %uu, contracting_dims = [1] x [0] : ({v}, {m}) -> {v}
+    %a = stablehlo.add %x, %q : {v}
+    %a2 = stablehlo.add %a, %bb : {v}
+    %hn = stablehlo.tanh %a2 : {v}
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %hn, %uu, %bb : tensor<i32>, {v}, {m}, {v}
+  }}
+  return %r#1 : {v}
+}}
+"""
+
+
+@pytest.mark.parametrize("e,dtype", [("f32", np.float32), ("f64", np.float64)])
+@pytest.mark.parametrize("h", [2, 5, 8])
+def test_loop_prepares_its_weights_once(e: str, dtype: type, h: int,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A generated loop prepares the recurrent weights of a shallow dot before its first
+    step and gives the general evaluator's bits (NaN, -0.0, infinities in the input)."""
+    rng = np.random.default_rng(h)
+    xs = rng.standard_normal((30, 1, 1, h)).astype(dtype)
+    xs.reshape(-1)[rng.integers(0, xs.size, 4)] = [np.nan, -0.0, np.inf, -np.inf]
+    u = (rng.standard_normal((h, h)) / h).astype(dtype)
+    u.reshape(-1)[0] = -0.0
+    args = [xs, u, rng.standard_normal((1, h)).astype(dtype)]
+    got, sources = run_loops(_rnn(30, h, e), args, True, monkeypatch)
+    want, _ = run_loops(_rnn(30, h, e), args, False, monkeypatch)
+    assert got[0].tobytes() == want[0].tobytes()
+    assert any("Q" in line and "(a2)" in line for line in sources[0].splitlines())
