@@ -41,6 +41,7 @@ from .branches import BRANCHING, branch_lines
 from .pyscalar import QUIETING, expression, kind_of, plan_scalars
 from .ranges import Bound, Facts, analyse
 from .splat import runtime_splat_call, runtime_splats, splat_position, splat_scalar
+from .steady import holds_negative_zero, prepared, steady_sums, steady_test
 from .zero_signs import signed_zero_sums
 
 # Pure ops cheap enough to evaluate while compiling when all operands are constants, with
@@ -261,10 +262,8 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
     the block's code (loopgen.py's condition invariants), read as enclosing values are;
     with `plan_region` (a region's plan), if and case ops run their branches inline
     (branches.py). With `steady` (the block is a loop's body: these arguments and the
-    values of enclosing blocks keep their values through one execution of the loop), a
-    kernel's `prepare = (index, function)` runs on such an operand once, in `outer`, and
-    the kernel gets its result (specialize_dot's shallow dots: weights in a layout of
-    their own)."""
+    values of enclosing blocks keep their values through one execution of the loop), the
+    work steady.py finds on such operands runs once, in `outer`."""
     # (inlined copies of conditionals read the block's values too: inline.py)
     captured = captured_values(block) | region_reads(step.op for step in steps)
     names: dict[Value, str] = dict(zip(arguments, arg_names, strict=True))
@@ -316,6 +315,8 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
     chained = {i for start, (end, _) in chains.items() for i in range(start, end)}
     reads = _element_reads(steps, kept, chained) if fold else {}
     signed = signed_zero_sums(steps, kept, chained) if fold else set()
+    is_steady = steady_test(steady, arguments, steps) if steady is not None else None
+    unsigned = steady_sums(steps, kept, signed | chained, is_steady) if is_steady else {}
     aliased: set[str] = set()  # names standing for more than one value
     scalar_steps: dict[int, str] = {}
     to_numpy: set[Value] = set()  # values that numpy kernels (and the like) read
@@ -530,9 +531,14 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             results = step.op.results
         else:
             ns[f"{p}K{i}"] = step.fn
-            if steady is not None and hasattr(step.fn, "prepare"):
-                args = _prepared(step, i, steady, arguments, ref, code.outer, ns, p) or args
-            call = f"{p}K{i}({args}{', False' if i in signed else ''})"
+            if is_steady is not None and hasattr(step.fn, "prepare"):
+                args = prepared(step, i, is_steady, ref, code.outer, ns, p) or args
+            normalize = ", False" if i in signed else ""
+            if i in unsigned:  # (steady.py: normalized where the addend holds a -0.0)
+                ns["_SIGNED"] = holds_negative_zero
+                code.outer.append(f"{p}z{i} = _SIGNED({ref(unsigned[i])})")
+                normalize = f", {p}z{i}"
+            call = f"{p}K{i}({args}{normalize})"
             results = step.op.results
             position = splat_position(step, consts) if fold else None
             spots = [k for k, v in enumerate(step.op.operands) if v in splatted]
@@ -590,24 +596,6 @@ def _splat_call(step: Any, i: int, position: int, consts: dict[Value, Any],
     other = full[1 - position]
     return (f"{p}K{i}({', '.join(scalar)}) if {other}.__class__ is _ndarray and "
             f"{other}.flags.c_contiguous else {p}K{i}({', '.join(full)})")
-
-
-def _prepared(step: Any, i: int, steady: Collection[Value], arguments: Sequence[Value],
-              ref: Callable[[Value], str], outer: list[str], ns: dict[str, Any], p: str
-              ) -> str | None:
-    """Step i's arguments with its kernel's `prepare`d operand (block_code's `steady`),
-    whose preparation joins the lines run once per execution of the loop; None when that
-    operand may change between runs of the body."""
-    at, prepare = step.fn.prepare
-    operands = [ref(v) for v in step.op.operands]
-    v = step.op.operands[at] if at < len(operands) else None
-    if v is None or not (v in steady or (v not in arguments and operands[at].startswith(
-            f"{p}o"))):
-        return None
-    ns[f"{p}Q{i}"] = prepare
-    outer.append(f"{p}q{i} = {p}Q{i}({operands[at]})")
-    operands[at] = f"{p}q{i}"
-    return ", ".join(operands)
 
 
 def _in_place(step: Any, i: int, last: dict[Value, int], kept: set[Value],

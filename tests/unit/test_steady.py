@@ -1,0 +1,94 @@
+"""A loop body's products whose only use is an add of a steady value (interpreter/steady.py):
+left unnormalized when that value holds no -0.0 (one test per execution of the loop), and
+the general evaluator's bits either way: all -0.0 products meet a -0.0 bias in some runs
+and not in others, NaN and infinities in the inputs."""
+# ruff: noqa: E501  (MLIR test programs keep upstream line lengths)
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from loop_helpers import run_loops
+
+from shlo_cli.dialects.stablehlo import specialize_dot
+from shlo_cli.dialects.undispatched import undispatched
+from shlo_cli.interpreter.steady import holds_negative_zero
+
+
+def _gru_like(t: int, h: int) -> str:
+    """h_{i+1} = tanh(x_i + (h_i U + b)), U and b carried unchanged (a Keras GRU's
+    recurrent bias)."""
+    v, m = f"tensor<1x{h}xf32>", f"tensor<{h}x{h}xf32>"
+    return f"""
+func.func @main(%xs: tensor<{t}x1x{h}xf32>, %u: {m}, %b: {v}, %h0: {v}) -> {v} {{
+  %i0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:4 = stablehlo.while(%i = %i0, %hh = %h0, %uu = %u, %bb = %b) : tensor<i32>, {v}, {m}, {v}
+  cond {{
+    %n = stablehlo.constant dense<{t}> : tensor<i32>
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  }} do {{
+    %z = stablehlo.constant dense<0> : tensor<i32>
+    %row = stablehlo.dynamic_slice %xs, %i, %z, %z, sizes = [1, 1, {h}] : (tensor<{t}x1x{h}xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x1x{h}xf32>
+    %x = stablehlo.reshape %row : (tensor<1x1x{h}xf32>) -> {v}
+    %q = stablehlo.dot_general %hh, %uu, contracting_dims = [1] x [0] : ({v}, {m}) -> {v}
+    %qb = stablehlo.add %q, %bb : {v}
+    %a = stablehlo.multiply %x, %qb : {v}
+    %hn = stablehlo.tanh %a : {v}
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %hn, %uu, %bb : tensor<i32>, {v}, {m}, {v}
+  }}
+  return %r#1 : {v}
+}}
+"""
+
+
+@pytest.mark.parametrize("bias_zero", [-0.0, 0.0, None])
+@pytest.mark.parametrize("h,t", [(12, 1), (32, 1), (12, 6)])
+def test_recurrent_bias_keeps_zero_signs(bias_zero: float | None, h: int, t: int,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """h0 = 0 and a column of U all negative: that column's products are all -0.0, their
+    sum +0.0 (the dot's), and + b's -0.0 there is +0.0; unnormalized it would be -0.0
+    (with a BLAS whose sums start at the first product, which the test stands in for),
+    and x * (-0.0) carries the sign on (tanh keeps it)."""
+    monkeypatch.setattr(specialize_dot, "undispatched", _first_product_blas)
+    rng = np.random.default_rng(h)
+    xs = rng.standard_normal((t, 1, 1, h)).astype(np.float32)
+    xs.reshape(-1)[[1, t * h - 2]] = [np.nan, np.inf]
+    u = (rng.standard_normal((h, h)) / h).astype(np.float32)
+    u[:, 0] = -np.abs(u[:, 0]) - 0.5
+    b = rng.standard_normal((1, h)).astype(np.float32)
+    if bias_zero is not None:
+        b[0, 0] = bias_zero
+    args = [xs.reshape(t, 1, h), u, b, np.zeros((1, h), np.float32)]
+    got, sources = run_loops(_gru_like(t, h), args, True, monkeypatch)
+    want, _ = run_loops(_gru_like(t, h), args, False, monkeypatch)
+    assert got[0].tobytes() == want[0].tobytes()
+    assert "_SIGNED(" in sources[0]
+    if t == 1 and bias_zero == -0.0:  # (the case the normalization decides)
+        assert np.signbit(got[0][0, 0]) == np.signbit(xs[0, 0, 0, 0])
+
+
+def _first_product_blas(fn: Any) -> Any:
+    """np.dot as a BLAS whose sums start at the first product (an all -0.0 sum -0.0)."""
+    if fn is not np.dot:
+        return undispatched(fn)
+
+    def dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        out = np.dot(a, b)
+        with np.errstate(all="ignore"):
+            products = a[..., :, None] * b
+        out[np.all((products == 0) & np.signbit(products), axis=-2)] = -0.0
+        return out
+    return dot
+
+
+def test_holds_negative_zero() -> None:
+    assert holds_negative_zero(np.array([1.0, -0.0], np.float32))
+    assert not holds_negative_zero(np.array([[1.0, 0.0, np.nan, -np.inf]], np.float32))
+    assert not holds_negative_zero(np.zeros((0, 3), np.float64))
+    assert holds_negative_zero(np.float64(-0.0))
+    assert not holds_negative_zero(np.array([0, 1], np.int32))
