@@ -151,19 +151,24 @@ def _looped_dot(kernel: Kernel, perms: tuple[tuple[int, ...], tuple[int, ...]],
     (lperm, rperm), (ls, rs) = perms, shapes
     b, m, k, n = sizes
     lsame, rsame = lperm == tuple(range(len(ls))), rperm == tuple(range(len(rs)))
-    # (B, M, 1, K) x (B, 1, K, N): a (1, K) x (K, N) core per output row; B = 1 dropped
-    left = (m, 1, k) if b == 1 else (b, m, 1, k)
+    # (B, M, 1, K) x (B, 1, K, N): a (1, K) x (K, N) core per output row; B = 1 dropped,
+    # and M = 1 too (an RNN step's row: its operand and result as they are)
+    row = b == m == 1
+    left = (1, k) if row else (m, 1, k) if b == 1 else (b, m, 1, k)
     right = (k, n) if b == 1 else (b, 1, k, n)
-    product = (m, 1, n) if b == 1 else (b, m, 1, n)
+    product = (1, n) if row else (m, 1, n) if b == 1 else (b, m, 1, n)
+    lhs_as_is, out_as_is = lsame and ls == left, out_shape == product
     spread = unblasable(np.empty(right, dtype)).strides
     array, empty, matmul = np.ndarray, np.empty, np.matmul
 
     def unquieted(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
         if (lhs.__class__ is array and rhs.__class__ is array and lhs.dtype == dtype
                 and rhs.dtype == dtype and lhs.shape == ls):
-            x = lhs.reshape(left) if lsame else lhs.transpose(lperm).reshape(left)
+            x = lhs if lhs_as_is else lhs.reshape(left) if lsame else lhs.transpose(
+                lperm).reshape(left)
             if rhs.strides == spread and rhs.shape == right:  # (prepared)
-                return matmul(x, rhs).reshape(out_shape)  # type: ignore[no-any-return]
+                out = matmul(x, rhs)
+                return out if out_as_is else out.reshape(out_shape)  # type: ignore[no-any-return]
             if rhs.shape == rs:
                 w = (rhs.reshape(right) if rsame else rhs.transpose(rperm).reshape(right))
                 w = w[..., ::-1]
