@@ -197,12 +197,13 @@ func.func @main(%xs: tensor<{xs}xf32>, %w: tensor<{f}x{h}xf32>, %u: tensor<{h}x{
 """
 
 
-@pytest.mark.parametrize("f,h,batch", [(4, 3, 0), (16, 8, 0), (6, 5, 4), (12, 16, 3)])
+@pytest.mark.parametrize("f,h,batch", [(4, 3, 0), (16, 8, 0), (6, 5, 4), (12, 16, 3),
+                                       (24, 40, 4), (12, 256, 4)])
 def test_steps_without_a_unit_axis(f: int, h: int, batch: int,
                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """A step's input of shape (f,) or (batch, f): the stacks add their own axis. Several
-    rows per step (batch > 1) make the dot a BLAS product of several rows: batched only
-    with at most SEQUENTIAL_DEPTH terms (the same sums per element)."""
+    rows per step (batch > 1) make the dot a BLAS product of several rows (gemm): one
+    matmul of the stacks makes the same call per step."""
     t = 9
     rng = np.random.default_rng(f + h + batch)
     xs = rng.standard_normal((t, batch, f) if batch else (t, f)).astype(np.float32)
@@ -211,8 +212,7 @@ def test_steps_without_a_unit_axis(f: int, h: int, batch: int,
             (rng.standard_normal((h, h)) / h).astype(np.float32), np.array(t, np.int32)]
     names, plain = _same(_vector_scan(t, f, h, batch), args, True, monkeypatch)
     assert "stablehlo.exponential" not in names
-    moved = 1 if batch <= 1 or f <= 8 else 0
-    assert plain.count("stablehlo.dot_general") - names.count("stablehlo.dot_general") == moved
+    assert plain.count("stablehlo.dot_general") - names.count("stablehlo.dot_general") == 1
 
 
 @pytest.mark.parametrize("f,h", [(4, 3), (8, 16), (16, 8), (40, 24)])

@@ -15,12 +15,13 @@ Results are bit for bit the same: elementwise ops and data movement compute each
 from the same elements (a masked RNN's mask chain too: bool and integer ops, comparisons,
 and reduces of bools or integers by one op, exact in any order); a dot whose sums keep the
 reference's order (at most SEQUENTIAL_DEPTH terms, or exact integer and complex sums)
-computes each output element by the same products and sums in any batch (where two NaNs
-meet, which payload a sum keeps is numpy's loops' choice, as it is for the step's own
-kernel); a BLAS dot of one row per step (`x_t @ W`) becomes one `matmul` of the stacked
-rows, which numpy evaluates as a loop of the same one-row BLAS call on the same layouts
-(the per-step kernel's own call; numpy's loop picks its BLAS routine per row from the
-row's shape and strides). Only ops that cannot
+computes each output element by the same products and sums in any batch (matmul's own
+loop, ordered_dot.py, as the step's kernel runs it); a BLAS dot of a step's rows
+(`x_t @ W`: one row, or a batch's rows) becomes one `matmul` of the stacked rows, which
+numpy evaluates as a loop of the same BLAS call on the same layouts (the per-step
+kernel's own call: numpy's loop picks its routine, gemv or gemm, per step from the step's
+shapes and strides; both on one BLAS thread, the step's product being below OpenBLAS's
+threading threshold). Only ops that cannot
 fail on operands of their static types are batched (rows no step reads are computed too),
 the index must be counted by the loop (an argument stepped by a constant, so the steps read
 about as many rows as there are), and the stacks are bounded in size (`MAX_ELEMENTS`).
@@ -349,17 +350,16 @@ class _Finder:
             self.add(op, operands, properties, length, index,
                      sequence_at=0 if stacked_lhs else len(lfree))
             return
-        # BLAS: only a step's one-row (x @ W) or one-column (W @ x) product
-        if (min(m, n) != 1 or (m if stacked_lhs else n) != 1 or blas_dtype(dtype) != dtype
-                or m * k * n >= ONE_THREAD_BELOW or numpy_dtype(lhs_t.element) != dtype
-                or numpy_dtype(rhs_t.element) != dtype):
+        # BLAS: a step's product small enough for one BLAS thread (the step's own call)
+        if (blas_dtype(dtype) != dtype or m * k * n >= ONE_THREAD_BELOW
+                or numpy_dtype(lhs_t.element) != dtype or numpy_dtype(rhs_t.element) != dtype):
             return
         if stacked_lhs:
             kernel = _stacked_products(length, (0, *(d + 1 for d in lfree + lc)),
-                                       (*rc, *rfree), (1, k), (k, n), result, dtype, True)
+                                       (*rc, *rfree), (m, k), (k, n), result, dtype, True)
         else:
             kernel = _stacked_products(length, (*lfree, *lc),
-                                       (0, *(d + 1 for d in rc + rfree)), (m, k), (k, 1),
+                                       (0, *(d + 1 for d in rc + rfree)), (m, k), (k, n),
                                        result, dtype, False)
         self.add(op, operands, properties, length, index, kernel)
 
@@ -379,9 +379,9 @@ def _as_stepped(view: np.ndarray, rows: int, cols: int, dtype: np.dtype) -> np.n
 def _stacked_products(length: int, lorder: tuple[int, ...], rorder: tuple[int, ...],
                       left: tuple[int, int], right: tuple[int, int], result: TensorType,
                       dtype: np.dtype, stacked_lhs: bool) -> Kernel:
-    """Every step's one-row (x_t @ W) or one-column (W @ x_t) BLAS product as one matmul
-    of the stacked rows or columns: numpy runs, per step, the same BLAS call the step's own
-    kernel makes (specialize_dot: x_t contiguous, W laid out as the step reads it)."""
+    """Every step's BLAS product (x_t @ W or W @ x_t) as one matmul of the stacked steps:
+    numpy runs, per step, the same BLAS call the step's own kernel makes (specialize_dot:
+    x_t contiguous, W laid out as the step reads it)."""
     zero = np.array(0, dtype)
     shape = (length, *result.shape)
 
