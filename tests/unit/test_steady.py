@@ -92,3 +92,67 @@ def test_holds_negative_zero() -> None:
     assert not holds_negative_zero(np.zeros((0, 3), np.float64))
     assert holds_negative_zero(np.float64(-0.0))
     assert not holds_negative_zero(np.array([0, 1], np.int32))
+
+
+def _gates(t: int, h: int, gates: int, e: str) -> str:
+    """A flax-style cell: `gates` products h_i @ U_g of one row by carried weights, each
+    plus x_i, multiplied together into h_{i+1} = tanh(prod_g (x_i + h_i U_g))."""
+    v, m = f"tensor<1x{h}x{e}>", f"tensor<{h}x{h}x{e}>"
+    us = ", ".join(f"%u{g}: {m}" for g in range(gates))
+    carried = ", ".join(f"%w{g} = %u{g}" for g in range(gates))
+    types = ", ".join([m] * gates)
+    lines = [f"%q{g} = stablehlo.dot_general %hh, %w{g}, contracting_dims = [1] x [0] : ({v}, {m}) -> {v}\n"
+             f"    %s{g} = stablehlo.add %x, %q{g} : {v}" for g in range(gates)]
+    product = "%s0"
+    for g in range(1, gates):
+        lines.append(f"%p{g} = stablehlo.multiply {product}, %s{g} : {v}")
+        product = f"%p{g}"
+    body = "\n    ".join(lines)
+    ws = ", ".join(f"%w{g}" for g in range(gates))
+    return f"""
+func.func @main(%xs: tensor<{t}x1x{h}x{e}>, %h0: {v}, {us}) -> {v} {{
+  %i0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:{2 + gates} = stablehlo.while(%i = %i0, %hh = %h0, {carried}) : tensor<i32>, {v}, {types}
+  cond {{
+    %n = stablehlo.constant dense<{t}> : tensor<i32>
+    %c = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }} do {{
+    %z = stablehlo.constant dense<0> : tensor<i32>
+    %row = stablehlo.dynamic_slice %xs, %i, %z, %z, sizes = [1, 1, {h}] : (tensor<{t}x1x{h}x{e}>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x1x{h}x{e}>
+    %x = stablehlo.reshape %row : (tensor<1x1x{h}x{e}>) -> {v}
+    {body}
+    %hn = stablehlo.tanh {product} : {v}
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %hn, {ws} : tensor<i32>, {v}, {types}
+  }}
+  return %r#1 : {v}
+}}
+"""
+
+
+@pytest.mark.parametrize("e,dtype", [("f32", np.float32), ("f64", np.float64)])
+@pytest.mark.parametrize("h,gates", [(4, 2), (8, 4), (16, 3), (32, 4)])
+@pytest.mark.parametrize("layout", ["c", "fortran"])
+def test_products_of_one_row_by_stacked_weights(e: str, dtype: type, h: int, gates: int,
+                                                layout: str,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Shallow (h <= 8: matmul's own loop) and BLAS products of the state by each gate's
+    weights as one matmul of the stacked weights: the general evaluator's bits (NaN,
+    -inf and -0.0 in the inputs, -0.0 in the weights); weights laid out otherwise (Fortran
+    order) take each product's own kernel, the same bits."""
+    rng = np.random.default_rng(h * gates)
+    t = 7
+    xs = rng.standard_normal((t, 1, 1, h)).astype(dtype)
+    xs[-1, 0, 0, :3] = [np.nan, -np.inf, -0.0]  # (the last step: earlier, a NaN would
+    us = [(rng.standard_normal((h, h)) / h).astype(dtype) for _ in range(gates)]
+    us[0][0, 1], us[-1][1, 0] = -0.0, -0.0  # reach every product of the next step)
+    if layout == "fortran":
+        us = [np.asfortranarray(u) for u in us]
+    args = [xs.reshape(t, 1, h), rng.standard_normal((1, h)).astype(dtype), *us]
+    text = _gates(t, h, gates, e)
+    got, sources = run_loops(text, args, True, monkeypatch)
+    want, _ = run_loops(text, args, False, monkeypatch)
+    assert got[0].tobytes() == want[0].tobytes()
+    assert f"{gates - 1}] if " in sources[0]  # (the last gate's row of the product)

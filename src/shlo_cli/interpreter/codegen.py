@@ -41,7 +41,14 @@ from .branches import BRANCHING, branch_lines
 from .pyscalar import QUIETING, expression, kind_of, plan_scalars
 from .ranges import Bound, Facts, analyse
 from .splat import runtime_splat_call, runtime_splats, splat_position, splat_scalar
-from .steady import holds_negative_zero, prepared, steady_sums, steady_test
+from .steady import (
+    holds_negative_zero,
+    prepared,
+    stacked_line,
+    stacked_rows,
+    steady_sums,
+    steady_test,
+)
 from .zero_signs import signed_zero_sums
 
 # Pure ops cheap enough to evaluate while compiling when all operands are constants, with
@@ -380,8 +387,19 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
     runtime = runtime_splats(steps, chained | set(reads) | set(reads.values()) | set(
         scalar_steps) | set(groups) | seconds, kept) if fold else set()
     splatted: dict[Value, Value] = {}  # such a broadcast's result -> its 0-d operand
+    stacked = stacked_rows(steps, lambda i: i not in chained and i not in reads and i not in (
+        scalar_steps) and i not in seconds and i not in groups and i not in runtime
+        and steps[i].op.results[0] not in captured, is_steady) if is_steady else {}
+    later = {j for group in stacked.values() for j in group[1:]}
     for i, step in enumerate(steps):
-        if i in seconds or i in facts.dead:  # computed with its group's first step; unread
+        if i in seconds or i in facts.dead or i in later:  # computed with its group's first
+            continue  # step; unread
+        if i in stacked:  # (steady.py: one product of a row by stacked weights)
+            line, products = stacked_line(steps, stacked[i], ref, code.outer, ns, p)
+            for j, name in zip(stacked[i], products, strict=True):
+                names[steps[j].op.results[0]] = name
+            step_names.update(products)
+            emitted.append((line, step))
             continue
         if i in groups:
             y = f"{p}y{i}"

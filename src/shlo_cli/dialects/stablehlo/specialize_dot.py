@@ -186,6 +186,8 @@ def _looped_dot(kernel: Kernel, perms: tuple[tuple[int, ...], tuple[int, ...]],
 
     looped = quieted(unquieted)
     looped.prepare = (1, prepare)  # type: ignore[attr-defined]
+    if row and lhs_as_is and out_as_is and rsame and rs == right:  # (interpreter/steady.py)
+        looped.stack = ("loop", k, n, dtype)  # type: ignore[attr-defined]
     return looped
 
 
@@ -316,6 +318,7 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
         return plain(lhs, rhs, normalize)
     row_plain.signed_zeros = True  # type: ignore[attr-defined]
     row_plain.unquieted = unquieted  # type: ignore[attr-defined]
+    row_plain.stack = ("dot", k, n, dtype)  # type: ignore[attr-defined]  # (steady.py)
     return row_plain
 
 
