@@ -1,4 +1,6 @@
-"""Running a program with the loop generator on or off (the generated-loop tests)."""
+"""Running a program with the loop generator on or off (the generated-loop tests), and a
+recurrent program to run."""
+# ruff: noqa: E501  (MLIR test programs keep upstream line lengths)
 
 from __future__ import annotations
 
@@ -52,3 +54,33 @@ def run_with_sources(text: str, args: list[Any],
     interpreter = Interpreter(parse_source(text))
     out = interpreter.call(interpreter.lookup_function("main"), list(args))
     return list(out), "\n".join(sources)
+
+
+def recurrence(t: int, h: int, e: str, weights: dict[str, str], cell: str) -> str:
+    """main(%xs: t x 1 x h, %h0: 1 x h, then the `weights`, name -> type) -> the last
+    state: a while loop over the rows %x of xs carrying the state %hh and the weights
+    (unchanged, %<name>_ in the body); `cell`'s lines define %hn, the next state."""
+    v = f"tensor<1x{h}x{e}>"
+    params = "".join(f", %{n}: {ty}" for n, ty in weights.items())
+    carried = "".join(f", %{n}_ = %{n}" for n in weights)
+    types = "".join(f", {ty}" for ty in weights.values())
+    passed = "".join(f", %{n}_" for n in weights)
+    return f"""
+func.func @main(%xs: tensor<{t}x1x{h}x{e}>, %h0: {v}{params}) -> {v} {{
+  %i0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:{2 + len(weights)} = stablehlo.while(%i = %i0, %hh = %h0{carried}) : tensor<i32>, {v}{types}
+  cond {{
+    %n = stablehlo.constant dense<{t}> : tensor<i32>
+    %c = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }} do {{
+    %z = stablehlo.constant dense<0> : tensor<i32>
+    %row = stablehlo.dynamic_slice %xs, %i, %z, %z, sizes = [1, 1, {h}] : (tensor<{t}x1x{h}x{e}>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x1x{h}x{e}>
+    %x = stablehlo.reshape %row : (tensor<1x1x{h}x{e}>) -> {v}{cell}
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %hn{passed} : tensor<i32>, {v}{types}
+  }}
+  return %r#1 : {v}
+}}
+"""

@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from bind_helpers import run_first_op
-from loop_helpers import run_loops
+from loop_helpers import recurrence, run_loops
+from test_shallow_dot import with_nans
 
 from shlo_cli.dialects.stablehlo import ordered_dot, specialize
 
@@ -24,15 +25,7 @@ def _data(rng: np.random.Generator, shape: tuple[int, ...], dtype: type) -> np.n
     x = rng.standard_normal(shape) * np.exp2(rng.integers(-40, 40, shape))
     x = np.where(rng.random(shape) < 0.2, rng.choice(_SPECIAL, shape), x)
     with np.errstate(all="ignore"):
-        out = x.astype(dtype)
-    width = np.dtype(dtype).itemsize * 8
-    bits = np.dtype(f"u{width // 8}")
-    quiet = (0x7FC << (width - 12)) if width == 32 else (0x7FF8 << (width - 16))
-    payload = rng.integers(0, 1 << 20, shape).astype(bits) | bits.type(quiet)
-    payload |= rng.integers(0, 2, shape).astype(bits) << bits.type(width - 1)
-    mask = rng.random(shape) < 0.15
-    out.view(bits)[mask] = payload[mask]
-    return out
+        return with_nans(rng, x.astype(dtype), 0.15)
 
 
 def _first_nan(a: np.generic, b: np.generic, op: str) -> np.generic:
@@ -153,30 +146,11 @@ def test_plan_kernel_is_the_general_path(elem: str, lhs: tuple, rhs: tuple, out:
 def _rnn(t: int, h: int, e: str) -> str:
     """h_{i+1} = tanh(x_i + h_i U + b) over the t rows of xs, U and b carried unchanged."""
     v, m = f"tensor<1x{h}x{e}>", f"tensor<{h}x{h}x{e}>"
-    return f"""
-func.func @main(%xs: tensor<{t}x1x{h}x{e}>, %u: {m}, %b: {v}) -> {v} {{
-  %h0 = stablehlo.constant dense<0.0> : {v}
-  %i0 = stablehlo.constant dense<0> : tensor<i32>
-  %r:4 = stablehlo.while(%i = %i0, %hh = %h0, %uu = %u, %bb = %b) : tensor<i32>, {v}, {m}, {v}
-  cond {{
-    %n = stablehlo.constant dense<{t}> : tensor<i32>
-    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    stablehlo.return %p : tensor<i1>
-  }} do {{
-    %z = stablehlo.constant dense<0> : tensor<i32>
-    %row = stablehlo.dynamic_slice %xs, %i, %z, %z, sizes = [1, 1, {h}] : (tensor<{t}x1x{h}x{e}>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x1x{h}x{e}>
-    %x = stablehlo.reshape %row : (tensor<1x1x{h}x{e}>) -> {v}
-    %q = stablehlo.dot_general %hh, %uu, contracting_dims = [1] x [0] : ({v}, {m}) -> {v}
+    return recurrence(t, h, e, {"u": m, "b": v}, f"""
+    %q = stablehlo.dot_general %hh, %u_, contracting_dims = [1] x [0] : ({v}, {m}) -> {v}
     %a = stablehlo.add %x, %q : {v}
-    %a2 = stablehlo.add %a, %bb : {v}
-    %hn = stablehlo.tanh %a2 : {v}
-    %one = stablehlo.constant dense<1> : tensor<i32>
-    %j = stablehlo.add %i, %one : tensor<i32>
-    stablehlo.return %j, %hn, %uu, %bb : tensor<i32>, {v}, {m}, {v}
-  }}
-  return %r#1 : {v}
-}}
-"""
+    %a2 = stablehlo.add %a, %b_ : {v}
+    %hn = stablehlo.tanh %a2 : {v}""")
 
 
 @pytest.mark.parametrize("e,dtype", [("f32", np.float32), ("f64", np.float64)])
@@ -187,10 +161,12 @@ def test_loop_prepares_its_weights_once(e: str, dtype: type, h: int,
     step and gives the general evaluator's bits (NaN, -0.0, infinities in the input)."""
     rng = np.random.default_rng(h)
     xs = rng.standard_normal((30, 1, 1, h)).astype(dtype)
-    xs.reshape(-1)[rng.integers(0, xs.size, 4)] = [np.nan, -0.0, np.inf, -np.inf]
+    xs[-1, 0, 0, :2], xs[-2, 0, 0, -2:] = [np.nan, -0.0], [np.inf, -np.inf]  # (the last
+    # steps: a NaN in h reaches every element of the next step's product)
     u = (rng.standard_normal((h, h)) / h).astype(dtype)
     u.reshape(-1)[0] = -0.0
-    args = [xs, u, rng.standard_normal((1, h)).astype(dtype)]
+    args = [xs.reshape(30, 1, h), np.zeros((1, h), dtype), u,
+            rng.standard_normal((1, h)).astype(dtype)]
     got, sources = run_loops(_rnn(30, h, e), args, True, monkeypatch)
     want, _ = run_loops(_rnn(30, h, e), args, False, monkeypatch)
     assert got[0].tobytes() == want[0].tobytes()

@@ -157,13 +157,18 @@ def test_narrow_floats_sum_in_f32_and_round_once(elem: str) -> None:
 def _nans(rng: np.random.Generator, shape: tuple[int, ...], dtype: type) -> np.ndarray:
     """`_data` with a NaN of its own payload and sign in about a third of the elements (NaN
     times NaN and NaN plus NaN: which payload survives is the loops' choice)."""
-    x = _data(rng, shape, dtype)
-    width = np.dtype(dtype).itemsize * 8
+    return with_nans(rng, _data(rng, shape, dtype), 0.3)
+
+
+def with_nans(rng: np.random.Generator, x: np.ndarray, fraction: float) -> np.ndarray:
+    """x (f32 or f64) with a quiet NaN of its own payload and sign in about `fraction`
+    of its elements."""
+    width = x.dtype.itemsize * 8
     bits = np.dtype(f"u{width // 8}")
     quiet = (0x7FC << (width - 12)) if width == 32 else (0x7FF8 << (width - 16))
-    payload = rng.integers(0, 1 << 20, shape).astype(bits) | bits.type(quiet)
-    payload |= rng.integers(0, 2, shape).astype(bits) << bits.type(width - 1)
-    mask = rng.random(shape) < 0.3
+    payload = rng.integers(0, 1 << 20, x.shape).astype(bits) | bits.type(quiet)
+    payload |= rng.integers(0, 2, x.shape).astype(bits) << bits.type(width - 1)
+    mask = rng.random(x.shape) < fraction
     x.view(bits)[mask] = payload[mask]
     return x
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from loop_helpers import run_loops
+from loop_helpers import recurrence, run_loops
 
 from shlo_cli.dialects.stablehlo import specialize_dot
 from shlo_cli.dialects.undispatched import undispatched
@@ -18,32 +18,14 @@ from shlo_cli.interpreter.steady import holds_negative_zero
 
 
 def _gru_like(t: int, h: int) -> str:
-    """h_{i+1} = tanh(x_i + (h_i U + b)), U and b carried unchanged (a Keras GRU's
+    """h_{i+1} = tanh(x_i * (h_i U + b)), U and b carried unchanged (a Keras GRU's
     recurrent bias)."""
     v, m = f"tensor<1x{h}xf32>", f"tensor<{h}x{h}xf32>"
-    return f"""
-func.func @main(%xs: tensor<{t}x1x{h}xf32>, %u: {m}, %b: {v}, %h0: {v}) -> {v} {{
-  %i0 = stablehlo.constant dense<0> : tensor<i32>
-  %r:4 = stablehlo.while(%i = %i0, %hh = %h0, %uu = %u, %bb = %b) : tensor<i32>, {v}, {m}, {v}
-  cond {{
-    %n = stablehlo.constant dense<{t}> : tensor<i32>
-    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    stablehlo.return %p : tensor<i1>
-  }} do {{
-    %z = stablehlo.constant dense<0> : tensor<i32>
-    %row = stablehlo.dynamic_slice %xs, %i, %z, %z, sizes = [1, 1, {h}] : (tensor<{t}x1x{h}xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x1x{h}xf32>
-    %x = stablehlo.reshape %row : (tensor<1x1x{h}xf32>) -> {v}
-    %q = stablehlo.dot_general %hh, %uu, contracting_dims = [1] x [0] : ({v}, {m}) -> {v}
-    %qb = stablehlo.add %q, %bb : {v}
+    return recurrence(t, h, "f32", {"u": m, "b": v}, f"""
+    %q = stablehlo.dot_general %hh, %u_, contracting_dims = [1] x [0] : ({v}, {m}) -> {v}
+    %qb = stablehlo.add %q, %b_ : {v}
     %a = stablehlo.multiply %x, %qb : {v}
-    %hn = stablehlo.tanh %a : {v}
-    %one = stablehlo.constant dense<1> : tensor<i32>
-    %j = stablehlo.add %i, %one : tensor<i32>
-    stablehlo.return %j, %hn, %uu, %bb : tensor<i32>, {v}, {m}, {v}
-  }}
-  return %r#1 : {v}
-}}
-"""
+    %hn = stablehlo.tanh %a : {v}""")
 
 
 @pytest.mark.parametrize("bias_zero", [-0.0, 0.0, None])
@@ -63,7 +45,7 @@ def test_recurrent_bias_keeps_zero_signs(bias_zero: float | None, h: int, t: int
     b = rng.standard_normal((1, h)).astype(np.float32)
     if bias_zero is not None:
         b[0, 0] = bias_zero
-    args = [xs.reshape(t, 1, h), u, b, np.zeros((1, h), np.float32)]
+    args = [xs.reshape(t, 1, h), np.zeros((1, h), np.float32), u, b]
     got, sources = run_loops(_gru_like(t, h), args, True, monkeypatch)
     want, _ = run_loops(_gru_like(t, h), args, False, monkeypatch)
     assert got[0].tobytes() == want[0].tobytes()
@@ -98,38 +80,15 @@ def _gates(t: int, h: int, gates: int, e: str) -> str:
     """A flax-style cell: `gates` products h_i @ U_g of one row by carried weights, each
     plus x_i, multiplied together into h_{i+1} = tanh(prod_g (x_i + h_i U_g))."""
     v, m = f"tensor<1x{h}x{e}>", f"tensor<{h}x{h}x{e}>"
-    us = ", ".join(f"%u{g}: {m}" for g in range(gates))
-    carried = ", ".join(f"%w{g} = %u{g}" for g in range(gates))
-    types = ", ".join([m] * gates)
-    lines = [f"%q{g} = stablehlo.dot_general %hh, %w{g}, contracting_dims = [1] x [0] : ({v}, {m}) -> {v}\n"
-             f"    %s{g} = stablehlo.add %x, %q{g} : {v}" for g in range(gates)]
+    lines = [f"""
+    %q{g} = stablehlo.dot_general %hh, %u{g}_, contracting_dims = [1] x [0] : ({v}, {m}) -> {v}
+    %s{g} = stablehlo.add %x, %q{g} : {v}""" for g in range(gates)]
     product = "%s0"
     for g in range(1, gates):
-        lines.append(f"%p{g} = stablehlo.multiply {product}, %s{g} : {v}")
+        lines.append(f"\n    %p{g} = stablehlo.multiply {product}, %s{g} : {v}")
         product = f"%p{g}"
-    body = "\n    ".join(lines)
-    ws = ", ".join(f"%w{g}" for g in range(gates))
-    return f"""
-func.func @main(%xs: tensor<{t}x1x{h}x{e}>, %h0: {v}, {us}) -> {v} {{
-  %i0 = stablehlo.constant dense<0> : tensor<i32>
-  %r:{2 + gates} = stablehlo.while(%i = %i0, %hh = %h0, {carried}) : tensor<i32>, {v}, {types}
-  cond {{
-    %n = stablehlo.constant dense<{t}> : tensor<i32>
-    %c = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    stablehlo.return %c : tensor<i1>
-  }} do {{
-    %z = stablehlo.constant dense<0> : tensor<i32>
-    %row = stablehlo.dynamic_slice %xs, %i, %z, %z, sizes = [1, 1, {h}] : (tensor<{t}x1x{h}x{e}>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x1x{h}x{e}>
-    %x = stablehlo.reshape %row : (tensor<1x1x{h}x{e}>) -> {v}
-    {body}
-    %hn = stablehlo.tanh {product} : {v}
-    %one = stablehlo.constant dense<1> : tensor<i32>
-    %j = stablehlo.add %i, %one : tensor<i32>
-    stablehlo.return %j, %hn, {ws} : tensor<i32>, {v}, {types}
-  }}
-  return %r#1 : {v}
-}}
-"""
+    lines.append(f"\n    %hn = stablehlo.tanh {product} : {v}")
+    return recurrence(t, h, e, {f"u{g}": m for g in range(gates)}, "".join(lines))
 
 
 @pytest.mark.parametrize("e,dtype", [("f32", np.float32), ("f64", np.float64)])
