@@ -38,7 +38,7 @@ from .blocked import (
     rows_per_block,
 )
 from .branches import BRANCHING, branch_lines
-from .pyscalar import QUIETING, expression, kind_of, plan_scalars
+from .pyscalar import QUIETING, clean_value, expression, kind_of, plan_scalars
 from .ranges import Bound, Facts, analyse
 from .splat import runtime_splat_call, runtime_splats, splat_position, splat_scalar
 from .zero_signs import signed_zero_sums
@@ -350,6 +350,8 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             return None
         result: Value = step.op.results[0]
         consts[result] = value
+        if clean_value(value):  # (pyscalar.py: exact as a Python scalar)
+            clean.add(result)
         names[result] = f"{p}C{i}"
         ns[f"{p}C{i}"] = value
         return result
@@ -455,6 +457,8 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             name = ref(v)
             if name not in step_names or not _large(v):  # (large step locals are deleted)
                 names[step.op.results[0]] = name  # the same value: a second name for it
+                if v in consts:  # (and a constant still: what reads it folds)
+                    consts[step.op.results[0]] = consts[v]
                 aliased.add(name)
                 continue
         j = reads.get(i, -1)  # a fused read folds with its reshape (a constant's x[k])

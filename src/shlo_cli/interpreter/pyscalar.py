@@ -33,6 +33,7 @@ import numpy as np
 
 from ..ir.core import Value
 from ..ir.types import TensorType, element_type, numpy_dtype
+from . import scalar_ops
 
 # numpy scalar arithmetic in the NaN and zero-division redos warns from this module: those
 # results are the ops' defined ones
@@ -82,6 +83,7 @@ def kind_of(value: Value) -> Kind | None:
 
 
 _ARITH = {operator.add: "+", operator.sub: "-", operator.mul: "*"}
+_BINARY = frozenset(("div", "shl", "shr", "sra", "fmax", "fmin"))
 _FLOAT_ARITH = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}
 _COMPARE = {operator.lt: "<", operator.le: "<=", operator.gt: ">", operator.ge: ">=",
             operator.eq: "==", operator.ne: "!=",
@@ -96,14 +98,19 @@ _INTEGER_OPS = {"stablehlo.maximum": "max", "stablehlo.minimum": "min",
 # Results that are quiet whatever their operands (a converted operand may be unclean); the
 # integer ops' 0-d kernels return numpy scalars even of 0-d arrays, and an integer has no
 # bit a conversion loses.
-QUIETING = frozenset(("arith", "compare", "unary", "convert", *_INTEGER_OPS.values()))
+QUIETING = frozenset(("arith", "compare", "unary", "convert", *_INTEGER_OPS.values(),
+                      *scalar_ops.INTEGER.values()))
+# Tags whose rare cases run the step's kernel on numpy scalars (`_kernel`).
+_KERNEL_REDO = frozenset(("convert", *_INTEGER_OPS.values(), *scalar_ops.INTEGER.values(),
+                          *scalar_ops.FLOAT.values()))
 
 
 def classify(step: Any) -> str | None:
     """What a step computes on Python scalars: "arith" (+ - * /), "negate", "compare",
     "select", "unary" (a transcendental), "convert", and on integers and bools "max",
-    "min", "clamp", "rem", "logic" (and, or, xor, not), or None (its kernel runs). Every operand and
-    result must be 0-d of a held kind, and the kernel the 0-d one (specialize_scalar)."""
+    "min", "clamp", "rem", "logic" (and, or, xor, not), scalar_ops.py's integer and float
+    tags, or None (its kernel runs). Every operand and result must be 0-d of a held kind,
+    and the kernel the 0-d one (specialize_scalar)."""
     op = step.op
     if len(op.results) != 1:
         return None
@@ -122,7 +129,9 @@ def classify(step: Any) -> str | None:
             if result.is_float:
                 inline = getattr(fn, "inline", None)
                 return "arith" if inline is not None and inline[0] in _FLOAT_ARITH else None
-            return "arith" if fn in _ARITH and result.dtype.kind in "iu" else None
+            if fn in _ARITH and result.dtype.kind in "iu":
+                return "arith"
+            return "div" if name == "stablehlo.divide" and result.dtype.kind in "iu" else None
         if name == "stablehlo.compare":
             return ("compare" if fn in _COMPARE and len(op.operands) == 2
                     and kinds[0] is kinds[1] else None)
@@ -140,6 +149,12 @@ def classify(step: Any) -> str | None:
     tag = _INTEGER_OPS.get(name)
     if tag is not None and all(k.dtype.kind in "iub" for k in kinds) \
             and all(k is result for k in kinds) and (tag != "rem" or result.dtype.kind != "b"):
+        return tag
+    if not all(k is result for k in kinds):
+        return None
+    tag = (scalar_ops.FLOAT if result.is_float else scalar_ops.INTEGER
+           if result.dtype.kind in "iu" else {}).get(name)
+    if tag is not None and len(op.operands) == (2 if tag in _BINARY else 1):
         return tag
     if getattr(fn, "scalar", None) is not None and len(op.operands) == 1 and result.is_float \
             and kinds[0] is result:
@@ -202,6 +217,8 @@ def _choose(held: set[Value], steps: Sequence[Any], terminator: Sequence[Value],
     chosen: dict[int, str] = {}
     for i, step in enumerate(steps):
         operands = step.op.operands
+        if step.op.name == "stablehlo.constant" and not operands and _clean_constant(step):
+            clean.add(step.op.results[0])  # (folded by codegen: codegen.block_code's too)
         if i in indexed and indexed[i][0] in py:
             index, read = indexed[i]
             kind = kind_of(read)
@@ -240,6 +257,24 @@ def _choose(held: set[Value], steps: Sequence[Any], terminator: Sequence[Value],
     return chosen, clean
 
 
+def _clean_constant(step: Any) -> bool:
+    """A 0-d constant of a held kind that is no NaN: exact as a Python scalar (a NaN's
+    signalling bit may not be), so what a select or a maximum passes on from it is too."""
+    if len(step.op.results) != 1 or kind_of(step.op.results[0]) is None:
+        return False
+    try:
+        return clean_value(step.fn())
+    except Exception:  # noqa: BLE001 - not evaluable now: its kernel says so at run time
+        return False
+
+
+def clean_value(value: Any) -> bool:
+    """Whether a folded value is 0-d and converts to a Python scalar and back exactly (no
+    NaN)."""
+    a = np.asarray(value)
+    return a.ndim == 0 and bool(a == a)
+
+
 def _redo(ufunc: np.ufunc, to: type, a: float, b: float) -> float:
     """The ufunc's result on numpy scalars, as a Python float (a NaN or a division by
     zero)."""
@@ -269,11 +304,16 @@ def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[s
         return [f"{target} = -{args[0]}"]
     if kind.f32:
         ns["_cell"] = ns.get("_cell") or memoryview(bytearray(4)).cast("f")
-    if tag == "convert" or tag in _INTEGER_OPS.values():
+    if tag in _KERNEL_REDO:
         ns[key] = functools.partial(_kernel, step.fn, [kind_of(v).to_numpy  # type: ignore[union-attr]
                                                         for v in op.operands], kind.to_py)
-        return _converted(step, args, target, key) if tag == "convert" else \
-            _integer_lines(tag, step, args, target, key)
+        if tag == "convert":
+            return _converted(step, args, target, key)
+        if tag in scalar_ops.INTEGER.values():
+            return scalar_ops.integer_lines(tag, kind, list(args), target, key)
+        if tag in scalar_ops.FLOAT.values():
+            return scalar_ops.float_lines(tag, list(args), target, key)
+        return _integer_lines(tag, step, args, target, key)
     if tag == "unary":
         scalar = step.fn.scalar
         call = f"{key}({args[0]})"
