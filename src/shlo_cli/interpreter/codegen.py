@@ -38,7 +38,14 @@ from .blocked import (
     rows_per_block,
 )
 from .branches import BRANCHING, branch_lines
-from .pyscalar import QUIETING, clean_value, expression, kind_of, plan_scalars
+from .pyscalar import (
+    QUIETING,
+    clean_value,
+    exact_on_entry,
+    expression,
+    kind_of,
+    plan_scalars,
+)
 from .ranges import Bound, Facts, analyse
 from .splat import runtime_splat_call, runtime_splats, splat_position, splat_scalar
 from .zero_signs import signed_zero_sums
@@ -272,6 +279,8 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
         for i in scalars:
             v = arguments[i]
             py[v] = names.pop(v)
+            if exact_on_entry(v):
+                clean.add(v)
     consts: dict[Value, Any] = {}
     code = BlockCode()
     step_names = code.locals  # locals holding step results (may be deleted early)

@@ -15,10 +15,13 @@ same operators cost a few. The results stay the element type's, bit for bit:
 - Integers are Python ints wrapped to the type's width where they leave its range.
 - Transcendentals call the same double function the 0-d kernel calls (libm's `scalar`)
   and round its result as the kernel's 0-d cell does.
-Values converted from numpy (`float(x)`, `int(x)`) may have lost a signalling NaN's quiet
-bit or been 0-d arrays, so such "unclean" values only feed ops computing new values
-(arithmetic, comparisons, transcendentals); selects and negations (which pass a value on as
-it is) take only values computed here, and only those are converted back to numpy.
+Floats converted from numpy (`float(x)`) may have lost a signalling NaN's quiet bit, so
+such "unclean" values only feed ops computing new values (arithmetic, comparisons,
+transcendentals); selects, negations and maximums (which pass a value on as it is) take
+only values computed here (or constants other than NaN), and only those are converted back
+to numpy. Integers and bools converted with `int(x)` are exact: passed on as they are (a gcd
+step's `a, b = b, a % b`), they leave as numpy scalars of their dtype, where one may have
+come in as a 0-d array (the same bits; every kernel takes both).
 """
 
 from __future__ import annotations
@@ -177,9 +180,9 @@ def plan_scalars(arguments: Sequence[Value], scalars: Collection[int], steps: Se
     the loop's carried scalars: converting operands costs about what the step saves), or
     when only such steps read its result (x[i] * w in an RNN step: its operands are
     converted instead). What a select, a negate or an identity passes on from an unclean
-    value (a carried scalar as it came in included) is unclean too: such a step runs as
+    value (a carried float as it came in included) is unclean too: such a step runs as
     its kernel where a numpy use reads its result (converted back, a signalling NaN's quiet
-    bit or a 0-d array's type would be lost)."""
+    bit would be lost)."""
     held = {arguments[i] for i in scalars}
     banned: set[int] = set()
     indexed = {}  # element reads by a Python int (codegen: `x.item(i)`): index, result
@@ -212,7 +215,7 @@ def _choose(held: set[Value], steps: Sequence[Any], terminator: Sequence[Value],
     """plan_scalars' steps on Python scalars (not those `skipped`) and their clean results;
     `indexed` element reads give Python scalars where their index is one (an integer's
     item is exact: clean; a float's may have lost a signalling NaN's bit)."""
-    clean: set[Value] = set()
+    clean = {v for v in held if exact_on_entry(v)}
     py = set(held)
     chosen: dict[int, str] = {}
     for i, step in enumerate(steps):
@@ -255,6 +258,14 @@ def _choose(held: set[Value], steps: Sequence[Any], terminator: Sequence[Value],
             py.add(result)
             clean.add(result)
     return chosen, clean
+
+
+def exact_on_entry(value: Value) -> bool:
+    """A held integer or bool argument: `int(x)` of a numpy value is exact, so passed on
+    (a gcd step's `a, b = b, a % b`) and converted back it is the same value (of the same
+    dtype; a numpy scalar where the entry value may have been a 0-d array)."""
+    kind = kind_of(value)
+    return kind is not None and not kind.is_float
 
 
 def _clean_constant(step: Any) -> bool:
