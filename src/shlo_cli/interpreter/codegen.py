@@ -47,6 +47,7 @@ from .pyscalar import (
     plan_scalars,
 )
 from .ranges import Bound, Facts, analyse
+from .scalar_writes import element_writes
 from .splat import runtime_splat_call, runtime_splats, splat_position, splat_scalar
 from .zero_signs import signed_zero_sums
 
@@ -323,10 +324,14 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
     aliased: set[str] = set()  # names standing for more than one value
     scalar_steps: dict[int, str] = {}
     to_numpy: set[Value] = set()  # values that numpy kernels (and the like) read
+    # a scan's output element written from a Python scalar (scalar_writes.py): the update
+    # steps taking one, the value's name
+    writes = element_writes(steps, kept, chained | set(reads)) if scalars is not None else {}
+    written: dict[int, str] = {}
     if scalars is not None:
         scalar_steps, to_numpy, code.scalar_args = plan_scalars(
             arguments, scalars, steps, terminator or (), returned_scalars, captured,
-            chained | set(reads), reads, lambda step: _returns_operand(step, captured))
+            chained | set(reads), reads, lambda step: _returns_operand(step, captured), writes)
     facts = analyse(steps, scalar_steps, bounds or {}, kept) if scalars is not None else Facts()
 
     def pref(v: Value, i: int) -> str:
@@ -454,6 +459,11 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
                                     captured, p, step_names)
         if i in chained or reads.get(i, i) < i:  # a read's reshape: done with its slice
             continue
+        if i in writes and step.op.operands[0] in py and step.op.operands[0] in clean \
+                and _in_place(steps[writes[i]], writes[i], last, kept, names, step_names,
+                              aliased):  # (made by the update itself)
+            written[writes[i]] = py[step.op.operands[0]]
+            continue
         if scalar_steps.get(i) == "same":  # an identity on a Python scalar
             v = step.op.operands[0]
             py[step.op.results[0]] = py[v]
@@ -495,11 +505,13 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
                 names.update(zip(step.op.results, branched[1], strict=True))
                 step_names.update(branched[1])
                 continue
-        args = ", ".join(ref(v) for v in step.op.operands)
         ints = 1 if i in reads else getattr(step.fn, "int_starts", None)
+        operands = [written[i] if i in written and k == 1 else ref(v)
+                    for k, v in enumerate(step.op.operands)]  # (a written Python scalar)
         if ints is not None and scalars is not None:  # start indices: Python ints too
-            args = ", ".join(py[v] if k >= ints and v in py and v not in names else ref(v)
-                             for k, v in enumerate(step.op.operands))
+            operands = [py[v] if k >= ints and v in py and v not in names else operands[k]
+                        for k, v in enumerate(step.op.operands)]
+        args = ", ".join(operands)
         element = getattr(step.fn, "element", None) if i in reads else None
         top = getattr(element, "top", None)
         index = step.op.operands[-1] if top is not None else None
@@ -532,6 +544,10 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             if indexed is not None:  # x[i] of a sequence read once per loop
                 code.outer.append(indexed[0])
                 call = f"{indexed[1]} if {p}r{i} is not None else {call}"
+        elif i in written:
+            ns[f"{p}K{i}"] = step.fn.in_place.write_element
+            call = f"{p}K{i}({args})"
+            results = step.op.results
         elif _in_place(step, i, last, kept, names, step_names, aliased):
             ns[f"{p}K{i}"] = step.fn.in_place
             call = f"{p}K{i}({args})"
