@@ -1,8 +1,9 @@
-"""scalar_writes.py: a scan's per-step output element written from a Python scalar (the
-update kernel's `write_element`), against the general evaluator bit for bit: floats at the
-edges (NaN, the infinities, -0.0, subnormals, values that round), integers at their type's
-edges, bools; start indices that clamp; a stack that something else still holds (written
-into a copy)."""
+"""scalar_writes.py: a loop's per-step output element written from a Python scalar (the
+update kernel's `write_element`: dynamic_update_slice or scatter), against the general
+evaluator bit for bit: floats at the edges (NaN, a signalling NaN, the infinities, -0.0,
+subnormals, values that round), integers at their type's edges, bools; start indices that
+clamp or leave the vector; a stack that something else still holds (written into a
+copy)."""
 # ruff: noqa: E501  (MLIR test programs keep upstream line lengths)
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from loop_helpers import run_loops
 from shlo_cli.dialects.stablehlo import specialize_dynamic_slice
 
 # Each step computes %h2 from the carried %h and the element %x of %xs (a Python scalar
-# computed in the loop) and writes it (or %w) to %ys at %i + %shift (clamped where it
-# leaves the stack), made a one-element vector by {maker}.
+# computed in the loop) and writes it (or %w) to %ys at %i + %shift: made a one-element
+# vector by {maker}, the {update} (a dynamic_update_slice clamps its start), or a scatter.
 SCAN = """
 func.func @main(%xs: tensor<8x{t}>, %h0: tensor<{t}>, %ys0: tensor<8x{t}>, %shift: tensor<i32>) -> (tensor<{t}>, tensor<8x{t}>) {{
   %c0 = stablehlo.constant dense<0> : tensor<i32>
@@ -28,9 +29,8 @@ func.func @main(%xs: tensor<8x{t}>, %h0: tensor<{t}>, %ys0: tensor<8x{t}>, %shif
       %x0 = stablehlo.dynamic_slice %xs, %i, sizes = [1] : (tensor<8x{t}>, tensor<i32>) -> tensor<1x{t}>
       %x = stablehlo.reshape %x0 : (tensor<1x{t}>) -> tensor<{t}>
       {step}
-      %b = {maker}
-      %at = stablehlo.add %i, %shift : tensor<i32>
-      %ys2 = stablehlo.dynamic_update_slice %ys, %b, %at : (tensor<8x{t}>, tensor<1x{t}>, tensor<i32>) -> tensor<8x{t}>
+      {maker}      %at = stablehlo.add %i, %shift : tensor<i32>
+      {update}
       %one = stablehlo.constant dense<1> : tensor<i32>
       %i2 = stablehlo.add %i, %one : tensor<i32>
       stablehlo.return %i2, %h2, %ys2 : tensor<i32>, tensor<{t}>, tensor<8x{t}>
@@ -47,8 +47,17 @@ STEPS = {"f32": "%h2 = stablehlo.multiply %h, %x : tensor<f32>",
          # signalling NaN's bit, lost converting to a Python float: not written from one)
          "f32 select": "%p = stablehlo.compare GT, %x, %h, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>\n      %w = stablehlo.select %p, %x, %h : tensor<i1>, tensor<f32>\n      %h2 = stablehlo.add %h, %x : tensor<f32>"}
 DTYPES = {"f32": np.float32, "f32 select": np.float32, "f64": np.float64, "i32": np.int32, "ui8": np.uint8, "i1": np.bool_}
-MAKERS = {"broadcast": "stablehlo.broadcast_in_dim {w}, dims = [] : (tensor<{t}>) -> tensor<1x{t}>",
-          "reshape": "stablehlo.reshape {w} : (tensor<{t}>) -> tensor<1x{t}>"}
+UPDATE = "%ys2 = stablehlo.dynamic_update_slice %ys, %b, %at : (tensor<8x{t}>, tensor<1x{t}>, tensor<i32>) -> tensor<8x{t}>"
+# a fori_loop's ys.at[t].set(h): a scatter at a one-element index vector (out of bounds:
+# no update)
+SCATTER = """%iv = stablehlo.broadcast_in_dim %at, dims = [] : (tensor<i32>) -> tensor<1xi32>
+      %ys2 = "stablehlo.scatter"(%ys, %iv, {w}) <{{indices_are_sorted = true, scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0]>, unique_indices = true}}> ({{
+      ^bb0(%o: tensor<{t}>, %n: tensor<{t}>):
+        stablehlo.return %n : tensor<{t}>
+      }}) : (tensor<8x{t}>, tensor<1xi32>, tensor<{t}>) -> tensor<8x{t}>"""
+MAKERS = {"broadcast": "%b = stablehlo.broadcast_in_dim {w}, dims = [] : (tensor<{t}>) -> tensor<1x{t}>\n      ",
+          "reshape": "%b = stablehlo.reshape {w} : (tensor<{t}>) -> tensor<1x{t}>\n      ",
+          "scatter": ""}
 
 
 def _values(t: str, rng: np.random.Generator) -> np.ndarray:
@@ -74,15 +83,19 @@ def _values(t: str, rng: np.random.Generator) -> np.ndarray:
 @pytest.mark.parametrize("maker", list(MAKERS))
 @pytest.mark.parametrize("t", list(STEPS))
 def test_written_elements(t: str, maker: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    text = SCAN.format(t=t.split()[0], step=STEPS[t], maker=MAKERS[maker].format(
-        t=t.split()[0], w="%w" if t == "f32 select" else "%h2"))
+    e, w = t.split()[0], "%w" if t == "f32 select" else "%h2"
+    text = SCAN.format(t=e, step=STEPS[t], maker=MAKERS[maker].format(t=e, w=w),
+                       update=(SCATTER if maker == "scatter" else UPDATE).format(t=e, w=w))
     source = ""
     for seed in range(8):
         rng = np.random.default_rng(seed)
         for shift in (0, -3, 2):
             args = [_values(t, rng), _values(t, rng)[0][()], _values(t, rng),
                     np.array(shift, np.int32)]
+            inputs = [np.array(a, copy=True) for a in args]
             got, sources = run_loops(text, args, True, monkeypatch)
+            for a, b in zip(args, inputs, strict=True):  # (the caller's stack is not written)
+                assert np.asarray(a).tobytes() == b.tobytes()
             want, _ = run_loops(text, args, False, monkeypatch)
             source = "".join(sources)
             for x, y in zip(got, want, strict=True):

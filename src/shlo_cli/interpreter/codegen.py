@@ -324,9 +324,10 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
     aliased: set[str] = set()  # names standing for more than one value
     scalar_steps: dict[int, str] = {}
     to_numpy: set[Value] = set()  # values that numpy kernels (and the like) read
-    # a scan's output element written from a Python scalar (scalar_writes.py): the update
-    # steps taking one, the value's name
+    # a loop's output element written from a Python scalar (scalar_writes.py): the update
+    # steps taking one -> the value's name
     writes = element_writes(steps, kept, chained | set(reads)) if scalars is not None else {}
+    makers = {w.maker: j for j, w in writes.items()}
     written: dict[int, str] = {}
     if scalars is not None:
         scalar_steps, to_numpy, code.scalar_args = plan_scalars(
@@ -459,10 +460,10 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
                                     captured, p, step_names)
         if i in chained or reads.get(i, i) < i:  # a read's reshape: done with its slice
             continue
-        if i in writes and step.op.operands[0] in py and step.op.operands[0] in clean \
-                and _in_place(steps[writes[i]], writes[i], last, kept, names, step_names,
-                              aliased):  # (made by the update itself)
-            written[writes[i]] = py[step.op.operands[0]]
+        j = makers.get(i, -1)
+        if j >= 0 and writes[j].value in py and writes[j].value in clean \
+                and _in_place(steps[j], j, last, kept, names, step_names, aliased):
+            written[j] = py[writes[j].value]  # (the one-element vector: not made)
             continue
         if scalar_steps.get(i) == "same":  # an identity on a Python scalar
             v = step.op.operands[0]
@@ -505,13 +506,16 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
                 names.update(zip(step.op.results, branched[1], strict=True))
                 step_names.update(branched[1])
                 continue
+        if i in written:  # x, the Python scalar, the index (a Python int where it is one)
+            spot = writes[i].index
+            args = ", ".join([ref(step.op.operands[0]), written[i],
+                              py[spot] if spot in py and spot not in names else ref(spot)])
+        else:
+            args = ", ".join(ref(v) for v in step.op.operands)
         ints = 1 if i in reads else getattr(step.fn, "int_starts", None)
-        operands = [written[i] if i in written and k == 1 else ref(v)
-                    for k, v in enumerate(step.op.operands)]  # (a written Python scalar)
-        if ints is not None and scalars is not None:  # start indices: Python ints too
-            operands = [py[v] if k >= ints and v in py and v not in names else operands[k]
-                        for k, v in enumerate(step.op.operands)]
-        args = ", ".join(operands)
+        if ints is not None and scalars is not None and i not in written:  # (starts too)
+            args = ", ".join(py[v] if k >= ints and v in py and v not in names else ref(v)
+                             for k, v in enumerate(step.op.operands))
         element = getattr(step.fn, "element", None) if i in reads else None
         top = getattr(element, "top", None)
         index = step.op.operands[-1] if top is not None else None

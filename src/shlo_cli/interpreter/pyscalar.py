@@ -29,7 +29,7 @@ from __future__ import annotations
 import functools
 import operator
 import warnings
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -168,16 +168,16 @@ def classify(step: Any) -> str | None:
 def plan_scalars(arguments: Sequence[Value], scalars: Collection[int], steps: Sequence[Any],
                  terminator: Sequence[Value], returned_scalars: Collection[int],
                  captured: set[Value], skipped: set[int], reads: dict[int, int],
-                 same: Callable[[Any], bool], writes: Collection[int] = ()
+                 same: Callable[[Any], bool], writes: Mapping[int, Any] | None = None
                  ) -> tuple[dict[int, str], set[Value], set[int]]:
     """Scalar mode's plan of a block (codegen.block_code): the steps run on Python scalars
     (index -> what `classify` says, "same" for an identity `same(step)` on one), the values
     some use reads as numpy values (other steps, nested regions, the terminator outside
     `returned_scalars`), and the `scalars` arguments (indices) no such use reads. `skipped`
     steps run as they are; `reads` are codegen's fused element reads, whose start indices
-    may be Python ints, as may a kernel's operands from its `int_starts` on. `writes` steps
-    (scalar_writes.py) take a Python scalar computed here: it must be clean, as for a numpy
-    use, but it is not converted.
+    may be Python ints, as may a kernel's operands from its `int_starts` on. `writes`
+    (scalar_writes.py: update step -> Write) take their index and a value computed here as
+    Python scalars: the value must be clean, as for a numpy use, but it is not converted.
 
     A step runs on Python scalars when one of its operands is one already (chains grow from
     the loop's carried scalars: converting operands costs about what the step saves), or
@@ -198,13 +198,18 @@ def plan_scalars(arguments: Sequence[Value], scalars: Collection[int], steps: Se
                                 indexed)
         numpy_read: set[Value] = set()
         computed = {steps[i].op.results[0] for i in chosen}
-        written = {steps[i].op.operands[0] for i in writes} & computed
+        written = {w.value for w in (writes or {}).values()} & computed
+        python_reads: dict[int, set[Value]] = {}  # (the update step and the one-element maker)
+        for j, w in (writes or {}).items():
+            taken = {w.index} | ({w.value} & written)
+            python_reads.setdefault(j, set()).update(taken)
+            python_reads.setdefault(w.maker, set()).update(taken)
         for i, step in enumerate(steps):
             # element reads and kernels marked `int_starts` take Python int indices
             ints = 1 if reads.get(i, -1) > i else getattr(step.fn, "int_starts", None)
             for k, v in enumerate(step.op.operands):
                 if not (i in chosen or (ints is not None and k >= ints)
-                        or (i in writes and v in written)):
+                        or v in python_reads.get(i, ())):
                     numpy_read.add(v)
         numpy_read.update(v for k, v in enumerate(terminator) if k not in returned_scalars)
         numpy_read |= captured

@@ -402,7 +402,8 @@ def bind_scatter_element(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> K
     if starts is None or combiners is None:
         return None
     general = bind_after(bind_scatter_element, op, opdef, kwargs)
-    return _element_kernel(operand, indices, updates, dtypes[0], starts, combiners[0], general)
+    return _element_kernel(operand, indices, updates, dtypes[0], starts, combiners[0], general,
+                           dtypes[1])
 
 
 def _locator(starts: list[int], operand: tuple[int, ...]) -> Callable[[Any], Any]:
@@ -431,7 +432,8 @@ def _locator(starts: list[int], operand: tuple[int, ...]) -> Callable[[Any], Any
 
 def _element_kernel(operand: tuple[int, ...], indices: tuple[int, ...],
                     updates: tuple[int, ...], dtype: np.dtype, starts: list[int],
-                    combine: Any, general: Kernel) -> Kernel:
+                    combine: Any, general: Kernel, index_dtype: np.dtype | None = None
+                    ) -> Kernel:
     """Copy the operand, then combine its one addressed element with the update; `in_place`
     (for generated plans passing the operand at its last use: in_place.py) combines into
     the operand itself when nothing else holds it (`x.at[t].set(v)` in a fori_loop: no
@@ -488,7 +490,24 @@ def _element_kernel(operand: tuple[int, ...], indices: tuple[int, ...],
             loud(token)
         return result
 
+    def write_element(x: Any, value: Any, i: int) -> Any:
+        """`in_place` of a vector's element replaced by the Python scalar `value` at the
+        Python int `i` (interpreter/scalar_writes.py: numpy's item assignment casts the
+        value as its conversion to a numpy scalar would); out of bounds: no update."""
+        seen = count(x)  # (as in `in_place`)
+        if x.__class__ is not ndarray or not writable_alone(x, seen) \
+                or not x.flags.c_contiguous or x.shape != operand:
+            if x.__class__ is not ndarray:
+                x = np.asarray(x)
+            return kernel(x, np.array([i], index_dtype), np.array(value, dtype))
+        if 0 <= i < operand[0]:
+            x[i] = value
+        return x
+
     kernel.in_place = in_place  # type: ignore[attr-defined]
+    if combine is _REPLACE and starts == [0] and len(operand) == 1 and indices == (1,) \
+            and not updates and index_dtype is not None:
+        in_place.write_element = write_element  # type: ignore[attr-defined]
     return kernel
 
 
