@@ -27,6 +27,7 @@ come in as a 0-d array (the same bits; every kernel takes both).
 from __future__ import annotations
 
 import functools
+import math
 import operator
 import warnings
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -344,8 +345,12 @@ def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[s
         finite = getattr(scalar, "finite", None)
         if finite is not None:  # libm's scalar written out
             ns[key], ns[f"{key}S"] = finite, scalar.slow
-            call = f"({call} if {args[0]} - {args[0]} == 0.0 else {key}S({args[0]}))"
-        return [f"_cell[0] = {call}; {target} = _cell[0]" if kind.f32 else f"{target} = {call}"]
+            slow = f"{key}S({args[0]})"
+            if _total(finite, scalar.slow):  # only a NaN needs `slow`: redone as NaNs are
+                return [_rounded(kind, call, target),
+                        f"if {target} != {target}: {_rounded(kind, slow, target)}"]
+            call = f"({call} if {args[0]} - {args[0]} == 0.0 else {slow})"
+        return [_rounded(kind, call, target)]
     a, b = args
     if not kind.is_float:
         symbol = _ARITH[step.fn]
@@ -366,6 +371,25 @@ def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[s
     if kind.f32:
         return [f"_cell[0] = {value}; {target} = _cell[0]", fix]
     return [f"{target} = {value}", fix]
+
+
+def _rounded(kind: Kind, value: str, target: str) -> str:
+    """`target = value`, rounded to f32 through the cell for an f32 kind."""
+    return f"_cell[0] = {value}; {target} = _cell[0]" if kind.f32 else f"{target} = {value}"
+
+
+def _total(finite: Callable[[float], float], slow: Callable[[float], float]) -> bool:
+    """Whether libm's finite-argument function (tanh's) also gives the slow path's results
+    on both infinities and a NaN for a NaN (checked on them once, at plan time): then a
+    result that is no NaN is right for every argument, and only a NaN is redone."""
+    inf = math.inf
+    try:
+        same = all(a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+                   for a, b in ((finite(inf), slow(inf)), (finite(-inf), slow(-inf))))
+        nan = finite(math.nan)
+    except Exception:  # noqa: BLE001 - raises on an infinity (sin): the argument is tested
+        return False
+    return same and nan != nan
 
 
 def _kernel(fn: Callable[..., Any], to_numpy: list[Callable[[Any], Any]],
