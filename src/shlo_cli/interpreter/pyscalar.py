@@ -234,7 +234,7 @@ def _choose(held: set[Value], steps: Sequence[Any], terminator: Sequence[Value],
     for i, step in enumerate(steps):
         operands = step.op.operands
         if step.op.name == "stablehlo.constant" and not operands and _clean_constant(step):
-            clean.add(step.op.results[0])  # (folded by codegen: codegen.block_code's too)
+            clean.add(step.op.results[0])  # (codegen.block_code folds it, clean there too)
         if i in indexed and indexed[i][0] in py:
             index, read = indexed[i]
             kind = kind_of(read)

@@ -104,6 +104,7 @@ def _dynamic_update_slice(shape: tuple[int, ...], sizes: tuple[int, ...],
         else:
             x[start:start + size] = update
         return x
+
     def write_element(x: np.ndarray, value: Any, start: Any) -> np.ndarray:
         """`in_place_rows` of a vector's one-element update given as the Python scalar
         `value` (a generated loop's held float, int or bool: numpy's item assignment casts
@@ -120,6 +121,7 @@ def _dynamic_update_slice(shape: tuple[int, ...], sizes: tuple[int, ...],
             start = top
         x[start] = value
         return x
+
     count = sys.getrefcount
     # (all three read each start with int(), the general evaluator through np.asarray:
     # a generated loop may pass a Python int counter, pyscalar.py)
