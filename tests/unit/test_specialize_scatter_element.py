@@ -129,3 +129,38 @@ def test_other_scatters_are_not_single_element() -> None:
         plain, _ = _run(text, [x, i, u], False)
         assert not getattr(kernel, "__qualname__", "").startswith("_element_kernel")
         assert fast.tobytes() == plain.tobytes()
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_in_place_matches_the_copying_kernel(case: int) -> None:
+    """`in_place` (a generated loop's `x.at[t].set(v)` at x's last use) writes into an
+    operand only its caller's local holds, the copying kernel's bits; an operand held
+    elsewhere too is left as it was."""
+    operand, ids, updates, elem, ielem, dims, kind = CASES[case]
+    _, kernel = _run(_program(operand, ids, updates, elem, ielem, dims, kind),
+                     [np.zeros(operand, ELEM[elem]), np.zeros(ids, ELEM[ielem]),
+                      np.zeros(updates, ELEM[elem])], True)
+    in_place = kernel.in_place  # type: ignore[attr-defined]
+    dtype, idtype = ELEM[elem], ELEM[ielem]
+    rng = np.random.default_rng(100 + case)
+    starts = _index_values(idtype, max(operand))
+    values = ([True, False] if dtype is np.bool_ else SPECIAL if np.issubdtype(dtype, np.floating)
+              else [int(np.iinfo(dtype).min), int(np.iinfo(dtype).max), 0, 1])
+    wrote = 0
+    for _trial in range(30):
+        x = rng.standard_normal(operand).astype(dtype) if dtype is not np.bool_ else \
+            rng.integers(0, 2, operand).astype(bool)
+        picks = rng.integers(len(starts), size=max(int(np.prod(ids)), 1))
+        i = np.array([starts[k] for k in picks], dtype=idtype).reshape(ids)
+        u = np.array(values[int(rng.integers(len(values)))], dtype=dtype).reshape(updates)
+        want = kernel(x, i, u)
+        before = x.copy()
+        kept = x
+        assert in_place(x, i, u).tobytes() == want.tobytes()  # x held twice: a copy
+        assert kept.tobytes() == before.tobytes()
+        del kept
+        y = x.copy()
+        out = in_place(y, i, u)
+        assert out.tobytes() == want.tobytes() and out.dtype == want.dtype
+        wrote += out is y
+    assert wrote == 30

@@ -38,8 +38,16 @@ from .blocked import (
     rows_per_block,
 )
 from .branches import BRANCHING, branch_lines
-from .pyscalar import QUIETING, expression, kind_of, plan_scalars
+from .pyscalar import (
+    QUIETING,
+    clean_value,
+    exact_on_entry,
+    expression,
+    kind_of,
+    plan_scalars,
+)
 from .ranges import Bound, Facts, analyse
+from .scalar_writes import element_writes
 from .splat import runtime_splat_call, runtime_splats, splat_position, splat_scalar
 from .steady import (
     holds_negative_zero,
@@ -283,6 +291,8 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
         for i in scalars:
             v = arguments[i]
             py[v] = names.pop(v)
+            if exact_on_entry(v):
+                clean.add(v)
     consts: dict[Value, Any] = {}
     code = BlockCode()
     step_names = code.locals  # locals holding step results (may be deleted early)
@@ -327,10 +337,15 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
     aliased: set[str] = set()  # names standing for more than one value
     scalar_steps: dict[int, str] = {}
     to_numpy: set[Value] = set()  # values that numpy kernels (and the like) read
+    # a loop's output element written from a Python scalar (scalar_writes.py): the update
+    # steps taking one -> the value's name
+    writes = element_writes(steps, kept, chained | set(reads)) if scalars is not None else {}
+    makers = {w.maker: j for j, w in writes.items()}
+    written: dict[int, str] = {}
     if scalars is not None:
         scalar_steps, to_numpy, code.scalar_args = plan_scalars(
             arguments, scalars, steps, terminator or (), returned_scalars, captured,
-            chained | set(reads), reads, lambda step: _returns_operand(step, captured))
+            chained | set(reads), reads, lambda step: _returns_operand(step, captured), writes)
     facts = analyse(steps, scalar_steps, bounds or {}, kept) if scalars is not None else Facts()
 
     def pref(v: Value, i: int) -> str:
@@ -363,6 +378,8 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             return None
         result: Value = step.op.results[0]
         consts[result] = value
+        if clean_value(value):  # (pyscalar.py: exact as a Python scalar)
+            clean.add(result)
         names[result] = f"{p}C{i}"
         ns[f"{p}C{i}"] = value
         return result
@@ -467,6 +484,11 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
                                     captured, p, step_names)
         if i in chained or reads.get(i, i) < i:  # a read's reshape: done with its slice
             continue
+        j = makers.get(i, -1)
+        if j >= 0 and writes[j].value in py and writes[j].value in clean \
+                and _in_place(steps[j], j, last, kept, names, step_names, aliased):
+            written[j] = py[writes[j].value]  # (the one-element vector: not made)
+            continue
         if scalar_steps.get(i) == "same":  # an identity on a Python scalar
             v = step.op.operands[0]
             py[step.op.results[0]] = py[v]
@@ -479,6 +501,8 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             name = ref(v)
             if name not in step_names or not _large(v):  # (large step locals are deleted)
                 names[step.op.results[0]] = name  # the same value: a second name for it
+                if v in consts:  # (and a constant still: what reads it folds)
+                    consts[step.op.results[0]] = consts[v]
                 aliased.add(name)
                 continue
         j = reads.get(i, -1)  # a fused read folds with its reshape (a constant's x[k])
@@ -506,9 +530,14 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
                 names.update(zip(step.op.results, branched[1], strict=True))
                 step_names.update(branched[1])
                 continue
-        args = ", ".join(ref(v) for v in step.op.operands)
+        if i in written:  # x, the Python scalar, the index (a Python int where it is one)
+            spot = writes[i].index
+            args = ", ".join([ref(step.op.operands[0]), written[i],
+                              py[spot] if spot in py and spot not in names else ref(spot)])
+        else:
+            args = ", ".join(ref(v) for v in step.op.operands)
         ints = 1 if i in reads else getattr(step.fn, "int_starts", None)
-        if ints is not None and scalars is not None:  # start indices: Python ints too
+        if ints is not None and scalars is not None and i not in written:  # (starts too)
             args = ", ".join(py[v] if k >= ints and v in py and v not in names else ref(v)
                              for k, v in enumerate(step.op.operands))
         element = getattr(step.fn, "element", None) if i in reads else None
@@ -543,6 +572,10 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             if indexed is not None:  # x[i] of a sequence read once per loop
                 code.outer.append(indexed[0])
                 call = f"{indexed[1]} if {p}r{i} is not None else {call}"
+        elif i in written:
+            ns[f"{p}K{i}"] = step.fn.in_place.write_element
+            call = f"{p}K{i}({args})"
+            results = step.op.results
         elif _in_place(step, i, last, kept, names, step_names, aliased):
             ns[f"{p}K{i}"] = step.fn.in_place
             call = f"{p}K{i}({args})"

@@ -15,24 +15,29 @@ same operators cost a few. The results stay the element type's, bit for bit:
 - Integers are Python ints wrapped to the type's width where they leave its range.
 - Transcendentals call the same double function the 0-d kernel calls (libm's `scalar`)
   and round its result as the kernel's 0-d cell does.
-Values converted from numpy (`float(x)`, `int(x)`) may have lost a signalling NaN's quiet
-bit or been 0-d arrays, so such "unclean" values only feed ops computing new values
-(arithmetic, comparisons, transcendentals); selects and negations (which pass a value on as
-it is) take only values computed here, and only those are converted back to numpy.
+Floats converted from numpy (`float(x)`) may have lost a signalling NaN's quiet bit, so
+such "unclean" values only feed ops computing new values (arithmetic, comparisons,
+transcendentals); selects, negations and maximums (which pass a value on as it is) take
+only values computed here (or constants other than NaN), and only those are converted back
+to numpy. Integers and bools converted with `int(x)` are exact: passed on as they are (a gcd
+step's `a, b = b, a % b`), they leave as numpy scalars of their dtype, where one may have
+come in as a 0-d array (the same bits; every kernel takes both).
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import operator
 import warnings
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from ..ir.core import Value
 from ..ir.types import TensorType, element_type, numpy_dtype
+from . import scalar_ops
 
 # numpy scalar arithmetic in the NaN and zero-division redos warns from this module: those
 # results are the ops' defined ones
@@ -82,6 +87,7 @@ def kind_of(value: Value) -> Kind | None:
 
 
 _ARITH = {operator.add: "+", operator.sub: "-", operator.mul: "*"}
+_BINARY = frozenset(("div", "shl", "shr", "sra", "fmax", "fmin"))
 _FLOAT_ARITH = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}
 _COMPARE = {operator.lt: "<", operator.le: "<=", operator.gt: ">", operator.ge: ">=",
             operator.eq: "==", operator.ne: "!=",
@@ -96,14 +102,19 @@ _INTEGER_OPS = {"stablehlo.maximum": "max", "stablehlo.minimum": "min",
 # Results that are quiet whatever their operands (a converted operand may be unclean); the
 # integer ops' 0-d kernels return numpy scalars even of 0-d arrays, and an integer has no
 # bit a conversion loses.
-QUIETING = frozenset(("arith", "compare", "unary", "convert", *_INTEGER_OPS.values()))
+QUIETING = frozenset(("arith", "compare", "unary", "convert", *_INTEGER_OPS.values(),
+                      *scalar_ops.INTEGER.values()))
+# Tags whose rare cases run the step's kernel on numpy scalars (`_kernel`).
+_KERNEL_REDO = frozenset(("convert", *_INTEGER_OPS.values(), *scalar_ops.INTEGER.values(),
+                          *scalar_ops.FLOAT.values()))
 
 
 def classify(step: Any) -> str | None:
     """What a step computes on Python scalars: "arith" (+ - * /), "negate", "compare",
     "select", "unary" (a transcendental), "convert", and on integers and bools "max",
-    "min", "clamp", "rem", "logic" (and, or, xor, not), or None (its kernel runs). Every operand and
-    result must be 0-d of a held kind, and the kernel the 0-d one (specialize_scalar)."""
+    "min", "clamp", "rem", "logic" (and, or, xor, not), scalar_ops.py's integer and float
+    tags, or None (its kernel runs). Every operand and result must be 0-d of a held kind,
+    and the kernel the 0-d one (specialize_scalar)."""
     op = step.op
     if len(op.results) != 1:
         return None
@@ -122,7 +133,9 @@ def classify(step: Any) -> str | None:
             if result.is_float:
                 inline = getattr(fn, "inline", None)
                 return "arith" if inline is not None and inline[0] in _FLOAT_ARITH else None
-            return "arith" if fn in _ARITH and result.dtype.kind in "iu" else None
+            if fn in _ARITH and result.dtype.kind in "iu":
+                return "arith"
+            return "div" if name == "stablehlo.divide" and result.dtype.kind in "iu" else None
         if name == "stablehlo.compare":
             return ("compare" if fn in _COMPARE and len(op.operands) == 2
                     and kinds[0] is kinds[1] else None)
@@ -141,6 +154,12 @@ def classify(step: Any) -> str | None:
     if tag is not None and all(k.dtype.kind in "iub" for k in kinds) \
             and all(k is result for k in kinds) and (tag != "rem" or result.dtype.kind != "b"):
         return tag
+    if not all(k is result for k in kinds):
+        return None
+    tag = (scalar_ops.FLOAT if result.is_float else scalar_ops.INTEGER
+           if result.dtype.kind in "iu" else {}).get(name)
+    if tag is not None and len(op.operands) == (2 if tag in _BINARY else 1):
+        return tag
     if getattr(fn, "scalar", None) is not None and len(op.operands) == 1 and result.is_float \
             and kinds[0] is result:
         return "unary"
@@ -150,21 +169,24 @@ def classify(step: Any) -> str | None:
 def plan_scalars(arguments: Sequence[Value], scalars: Collection[int], steps: Sequence[Any],
                  terminator: Sequence[Value], returned_scalars: Collection[int],
                  captured: set[Value], skipped: set[int], reads: dict[int, int],
-                 same: Callable[[Any], bool]) -> tuple[dict[int, str], set[Value], set[int]]:
+                 same: Callable[[Any], bool], writes: Mapping[int, Any] | None = None
+                 ) -> tuple[dict[int, str], set[Value], set[int]]:
     """Scalar mode's plan of a block (codegen.block_code): the steps run on Python scalars
     (index -> what `classify` says, "same" for an identity `same(step)` on one), the values
     some use reads as numpy values (other steps, nested regions, the terminator outside
     `returned_scalars`), and the `scalars` arguments (indices) no such use reads. `skipped`
     steps run as they are; `reads` are codegen's fused element reads, whose start indices
-    may be Python ints, as may a kernel's operands from its `int_starts` on.
+    may be Python ints, as may a kernel's operands from its `int_starts` on. `writes`
+    (scalar_writes.py: update step -> Write) take their index and a value computed here as
+    Python scalars: the value must be clean, as for a numpy use, but it is not converted.
 
     A step runs on Python scalars when one of its operands is one already (chains grow from
     the loop's carried scalars: converting operands costs about what the step saves), or
     when only such steps read its result (x[i] * w in an RNN step: its operands are
     converted instead). What a select, a negate or an identity passes on from an unclean
-    value (a carried scalar as it came in included) is unclean too: such a step runs as
+    value (a carried float as it came in included) is unclean too: such a step runs as
     its kernel where a numpy use reads its result (converted back, a signalling NaN's quiet
-    bit or a 0-d array's type would be lost)."""
+    bit would be lost)."""
     held = {arguments[i] for i in scalars}
     banned: set[int] = set()
     indexed = {}  # element reads by a Python int (codegen: `x.item(i)`): index, result
@@ -176,15 +198,24 @@ def plan_scalars(arguments: Sequence[Value], scalars: Collection[int], steps: Se
         chosen, clean = _choose(held, steps, terminator, captured, skipped | banned, same,
                                 indexed)
         numpy_read: set[Value] = set()
+        computed = {steps[i].op.results[0] for i in chosen}
+        written = {w.value for w in (writes or {}).values()} & computed
+        python_reads: dict[int, set[Value]] = {}  # (the update step and the one-element maker)
+        for j, w in (writes or {}).items():
+            taken = {w.index} | ({w.value} & written)
+            python_reads.setdefault(j, set()).update(taken)
+            python_reads.setdefault(w.maker, set()).update(taken)
         for i, step in enumerate(steps):
             # element reads and kernels marked `int_starts` take Python int indices
             ints = 1 if reads.get(i, -1) > i else getattr(step.fn, "int_starts", None)
             for k, v in enumerate(step.op.operands):
-                if not (i in chosen or (ints is not None and k >= ints)):
+                if not (i in chosen or (ints is not None and k >= ints)
+                        or v in python_reads.get(i, ())):
                     numpy_read.add(v)
         numpy_read.update(v for k, v in enumerate(terminator) if k not in returned_scalars)
         numpy_read |= captured
-        unclean = {i for i in chosen if steps[i].op.results[0] in numpy_read
+        unclean = {i for i in chosen if (steps[i].op.results[0] in numpy_read
+                                         or steps[i].op.results[0] in written)
                    and steps[i].op.results[0] not in clean}
         if not unclean:
             return chosen, numpy_read, {i for i in scalars if arguments[i] not in numpy_read}
@@ -197,11 +228,13 @@ def _choose(held: set[Value], steps: Sequence[Any], terminator: Sequence[Value],
     """plan_scalars' steps on Python scalars (not those `skipped`) and their clean results;
     `indexed` element reads give Python scalars where their index is one (an integer's
     item is exact: clean; a float's may have lost a signalling NaN's bit)."""
-    clean: set[Value] = set()
+    clean = {v for v in held if exact_on_entry(v)}
     py = set(held)
     chosen: dict[int, str] = {}
     for i, step in enumerate(steps):
         operands = step.op.operands
+        if step.op.name == "stablehlo.constant" and not operands and _clean_constant(step):
+            clean.add(step.op.results[0])  # (codegen.block_code folds it, clean there too)
         if i in indexed and indexed[i][0] in py:
             index, read = indexed[i]
             kind = kind_of(read)
@@ -240,6 +273,32 @@ def _choose(held: set[Value], steps: Sequence[Any], terminator: Sequence[Value],
     return chosen, clean
 
 
+def exact_on_entry(value: Value) -> bool:
+    """A held integer or bool argument: `int(x)` of a numpy value is exact, so passed on
+    (a gcd step's `a, b = b, a % b`) and converted back it is the same value (of the same
+    dtype; a numpy scalar where the entry value may have been a 0-d array)."""
+    kind = kind_of(value)
+    return kind is not None and not kind.is_float
+
+
+def _clean_constant(step: Any) -> bool:
+    """A 0-d constant of a held kind that is no NaN: exact as a Python scalar (a NaN's
+    signalling bit may not be), so what a select or a maximum passes on from it is too."""
+    if len(step.op.results) != 1 or kind_of(step.op.results[0]) is None:
+        return False
+    try:
+        return clean_value(step.fn())
+    except Exception:  # noqa: BLE001 - not evaluable now: its kernel says so at run time
+        return False
+
+
+def clean_value(value: Any) -> bool:
+    """Whether a folded value is 0-d and converts to a Python scalar and back exactly (no
+    NaN)."""
+    a = np.asarray(value)
+    return a.ndim == 0 and bool(a == a)
+
+
 def _redo(ufunc: np.ufunc, to: type, a: float, b: float) -> float:
     """The ufunc's result on numpy scalars, as a Python float (a NaN or a division by
     zero)."""
@@ -269,11 +328,16 @@ def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[s
         return [f"{target} = -{args[0]}"]
     if kind.f32:
         ns["_cell"] = ns.get("_cell") or memoryview(bytearray(4)).cast("f")
-    if tag == "convert" or tag in _INTEGER_OPS.values():
+    if tag in _KERNEL_REDO:
         ns[key] = functools.partial(_kernel, step.fn, [kind_of(v).to_numpy  # type: ignore[union-attr]
                                                         for v in op.operands], kind.to_py)
-        return _converted(step, args, target, key) if tag == "convert" else \
-            _integer_lines(tag, step, args, target, key)
+        if tag == "convert":
+            return _converted(step, args, target, key)
+        if tag in scalar_ops.INTEGER.values():
+            return scalar_ops.integer_lines(tag, kind, list(args), target, key)
+        if tag in scalar_ops.FLOAT.values():
+            return scalar_ops.float_lines(tag, list(args), target, key)
+        return _integer_lines(tag, step, args, target, key)
     if tag == "unary":
         scalar = step.fn.scalar
         call = f"{key}({args[0]})"
@@ -281,8 +345,12 @@ def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[s
         finite = getattr(scalar, "finite", None)
         if finite is not None:  # libm's scalar written out
             ns[key], ns[f"{key}S"] = finite, scalar.slow
-            call = f"({call} if {args[0]} - {args[0]} == 0.0 else {key}S({args[0]}))"
-        return [f"_cell[0] = {call}; {target} = _cell[0]" if kind.f32 else f"{target} = {call}"]
+            slow = f"{key}S({args[0]})"
+            if _total(finite, scalar.slow):  # only a NaN needs `slow`: redone as NaNs are
+                return [_rounded(kind, call, target),
+                        f"if {target} != {target}: {_rounded(kind, slow, target)}"]
+            call = f"({call} if {args[0]} - {args[0]} == 0.0 else {slow})"
+        return [_rounded(kind, call, target)]
     a, b = args
     if not kind.is_float:
         symbol = _ARITH[step.fn]
@@ -303,6 +371,25 @@ def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[s
     if kind.f32:
         return [f"_cell[0] = {value}; {target} = _cell[0]", fix]
     return [f"{target} = {value}", fix]
+
+
+def _rounded(kind: Kind, value: str, target: str) -> str:
+    """`target = value`, rounded to f32 through the cell for an f32 kind."""
+    return f"_cell[0] = {value}; {target} = _cell[0]" if kind.f32 else f"{target} = {value}"
+
+
+def _total(finite: Callable[[float], float], slow: Callable[[float], float]) -> bool:
+    """Whether libm's finite-argument function (tanh's) also gives the slow path's results
+    on both infinities and a NaN for a NaN (checked on them once, at plan time): then a
+    result that is no NaN is right for every argument, and only a NaN is redone."""
+    inf = math.inf
+    try:
+        same = all(a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+                   for a, b in ((finite(inf), slow(inf)), (finite(-inf), slow(-inf))))
+        nan = finite(math.nan)
+    except Exception:  # noqa: BLE001 - raises on an infinity (sin): the argument is tested
+        return False
+    return same and nan != nan
 
 
 def _kernel(fn: Callable[..., Any], to_numpy: list[Callable[[Any], Any]],

@@ -104,6 +104,24 @@ def _dynamic_update_slice(shape: tuple[int, ...], sizes: tuple[int, ...],
         else:
             x[start:start + size] = update
         return x
+
+    def write_element(x: np.ndarray, value: Any, start: Any) -> np.ndarray:
+        """`in_place_rows` of a vector's one-element update given as the Python scalar
+        `value` (a generated loop's held float, int or bool: numpy's item assignment casts
+        it as converting it back to a numpy scalar would), no update array made."""
+        seen = count(x)  # (as in `in_place`)
+        if x.__class__ is not array or not writable_alone(x, seen) or x.shape != shape:
+            if x.__class__ is not array:
+                x = np.asarray(x)
+            return kernel(x, np.array([value], x.dtype), start)
+        start = int(start)
+        if start < 0:
+            start = 0
+        elif start > top:
+            start = top
+        x[start] = value
+        return x
+
     count = sys.getrefcount
     # (all three read each start with int(), the general evaluator through np.asarray:
     # a generated loop may pass a Python int counter, pyscalar.py)
@@ -113,6 +131,8 @@ def _dynamic_update_slice(shape: tuple[int, ...], sizes: tuple[int, ...],
         row = size == 1 and rank > 1  # (an element of a vector takes no array)
         element = size == 1 and rank == 1
         kernel.in_place = in_place_rows  # type: ignore[attr-defined]
+        if element:  # (codegen's scalar loops: interpreter/scalar_writes.py)
+            in_place_rows.write_element = write_element  # type: ignore[attr-defined]
     else:
         kernel.in_place = in_place  # type: ignore[attr-defined]
     return kernel

@@ -25,6 +25,7 @@ any coordinate is out of bounds, as the general path skips it; a ufunc region ap
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -36,6 +37,7 @@ from ...ir.types import TensorType
 from ...lazy_imports import lazy
 from ..quiet import switches
 from .gather_scatter import _KEEP, _REPLACE, _combiners, _last_occurrences
+from .in_place import writable_alone
 from .specialize import _native_types
 from .specialize_gather import _ints, index_batch
 
@@ -400,7 +402,8 @@ def bind_scatter_element(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> K
     if starts is None or combiners is None:
         return None
     general = bind_after(bind_scatter_element, op, opdef, kwargs)
-    return _element_kernel(operand, indices, updates, dtypes[0], starts, combiners[0], general)
+    return _element_kernel(operand, indices, updates, dtypes[0], starts, combiners[0], general,
+                           dtypes[1])
 
 
 def _locator(starts: list[int], operand: tuple[int, ...]) -> Callable[[Any], Any]:
@@ -429,24 +432,49 @@ def _locator(starts: list[int], operand: tuple[int, ...]) -> Callable[[Any], Any
 
 def _element_kernel(operand: tuple[int, ...], indices: tuple[int, ...],
                     updates: tuple[int, ...], dtype: np.dtype, starts: list[int],
-                    combine: Any, general: Kernel) -> Kernel:
-    """Copy the operand, then combine its one addressed element with the update."""
+                    combine: Any, general: Kernel, index_dtype: np.dtype | None = None
+                    ) -> Kernel:
+    """Copy the operand, then combine its one addressed element with the update; `in_place`
+    (for generated plans passing the operand at its last use: in_place.py) combines into
+    the operand itself when nothing else holds it (`x.at[t].set(v)` in a fori_loop: no
+    copy of the whole array per step)."""
     locate = _locator(starts, operand)
     quiet, loud = switches()
     ndarray, generic, scalar = np.ndarray, np.generic, dtype.type
+    count = sys.getrefcount
 
-    def kernel(x: Any, ids: Any, new: Any) -> Any:
+    def value_of(x: Any, ids: Any, new: Any) -> Any:
+        """The update as a numpy scalar, or None: operands the general path takes."""
         if new.__class__ is scalar and not updates:
             value = new
         elif new.__class__ is ndarray and new.shape == updates and new.dtype == dtype:
             value = new.reshape(())
         else:
-            return general(x, ids, new)
+            return None
         if (x.__class__ is not ndarray or x.shape != operand
                 or not (ids.shape == indices if ids.__class__ is ndarray
                         else isinstance(ids, generic) and not indices)):
+            return None
+        return value
+
+    def kernel(x: Any, ids: Any, new: Any) -> Any:
+        value = value_of(x, ids, new)
+        if value is None:
             return general(x, ids, new)
-        result = x.copy()  # C order, as the general path's np.array(x, order="C")
+        # C order, as the general path's np.array(x, order="C")
+        return write(x.copy(), ids, value)
+
+    def in_place(x: Any, ids: Any, new: Any) -> Any:
+        seen = count(x)  # a statement of its own (in_place.py)
+        if x.__class__ is not ndarray or not writable_alone(x, seen) \
+                or not x.flags.c_contiguous:
+            return kernel(x, ids, new)
+        value = value_of(x, ids, new)
+        if value is None:
+            return general(x, ids, new)
+        return write(x, ids, value)
+
+    def write(result: np.ndarray, ids: Any, value: Any) -> np.ndarray:
         if combine is _KEEP:
             return result
         where = locate(ids)
@@ -462,6 +490,24 @@ def _element_kernel(operand: tuple[int, ...], indices: tuple[int, ...],
             loud(token)
         return result
 
+    def write_element(x: Any, value: Any, i: int) -> Any:
+        """`in_place` of a vector's element replaced by the Python scalar `value` at the
+        Python int `i` (interpreter/scalar_writes.py: numpy's item assignment casts the
+        value as its conversion to a numpy scalar would); out of bounds: no update."""
+        seen = count(x)  # (as in `in_place`)
+        if x.__class__ is not ndarray or not writable_alone(x, seen) \
+                or not x.flags.c_contiguous or x.shape != operand:
+            if x.__class__ is not ndarray:
+                x = np.asarray(x)
+            return kernel(x, np.array([i], index_dtype), np.array(value, dtype))
+        if 0 <= i < operand[0]:
+            x[i] = value
+        return x
+
+    kernel.in_place = in_place  # type: ignore[attr-defined]
+    if combine is _REPLACE and starts == [0] and len(operand) == 1 and indices == (1,) \
+            and not updates and index_dtype is not None:
+        in_place.write_element = write_element  # type: ignore[attr-defined]
     return kernel
 
 
