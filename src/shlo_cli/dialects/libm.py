@@ -382,7 +382,7 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
     if dtype.itemsize == 2:
         result = tabulated(kernel, dtype)
     elif dtype == np.float32 and round_to is None:  # f32 arrays: libm_f32's two roundings
-        result = margin_kernel(plain, evaluate, dtype, kernel, per_element(fn, dtype), scalar,
+        result = margin_kernel(plain, evaluate, kernel, per_element(fn, dtype), scalar,
                                lambda x, out, index: _redo(fn, x, out, index, narrowed))
     result.blockwise = True  # type: ignore[attr-defined]  # elementwise on any slice
     # each call costs about ten numpy calls: codegen runs two calls on small arrays as one

@@ -4,8 +4,8 @@ result rounds: numpy's double guess rounded twice, sure where both roundings agr
 numpy's double result g is trusted to 2^-40 relative (see libm._TRUSTED). g is rounded to
 f32 twice, as g(1 - 2^-39) and as that product times 1 + 2^-38 (at least g(1 + 2^-39 -
 2^-52)): every value within 2^-40 of g lies between the two, whatever their own double
-rounding, so where both round to the same f32
-value the C library's result does too (rounding is monotonic). Their f32 difference is +0
+rounding, so where both round to the same f32 value the C library's result does too
+(rounding is monotonic). Their f32 difference is +0
 exactly there (signed zeros included: both products carry g's sign) and nowhere else among
 finite roundings; a NaN guess gives NaN, and roundings to an infinity (an infinite guess or
 f32 overflow) inf - inf = NaN: those are redone (the C library's own NaN and overflow).
@@ -64,7 +64,7 @@ def all_sure(kept: list[tuple[Kernel, np.ndarray, np.ndarray]]) -> bool:
     np.subtract(low, high, high)  # +0 exactly where sure (NaN where a rounding is not finite)
     if high.tobytes() == bytes(high.nbytes):
         return True
-    doubtful = np.flatnonzero(high.view(np.uint32))
+    doubtful = np.flatnonzero(high != 0.0)  # (NaN too; nonzero reads bool masks fastest)
     ends = np.cumsum([entry[2].size for entry in kept])
     for k in np.unique(np.searchsorted(ends, doubtful, "right")).tolist():
         kernel, x, guess = kept[k]
@@ -73,8 +73,8 @@ def all_sure(kept: list[tuple[Kernel, np.ndarray, np.ndarray]]) -> bool:
     return True
 
 
-def margin_kernel(plain: np.ufunc, evaluate: Callable[[np.ndarray], Any], dtype: np.dtype,
-                  general: Kernel, tiny: Callable[[np.ndarray], np.ndarray | None] | None,
+def margin_kernel(plain: np.ufunc, evaluate: Callable[[np.ndarray], Any], general: Kernel,
+                  tiny: Callable[[np.ndarray], np.ndarray | None] | None,
                   scalar: Callable[[float], float] | None,
                   redo: Callable[[np.ndarray, np.ndarray, np.ndarray], None]) -> Kernel:
     """The kernel for f32 arrays of at least one element (`general` for all other input;
@@ -84,7 +84,7 @@ def margin_kernel(plain: np.ufunc, evaluate: Callable[[np.ndarray], Any], dtype:
     flat positions `index`; up to FEW_REDO of a larger array go one by one through
     `scalar` (what the function does for one float).
     Its `unquieted` form leaves numpy's error state to the caller (dialects/quiet.py)."""
-    f64, u32 = np.dtype(np.float64), np.dtype(np.uint32)
+    dtype, f64, u32 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.uint32)
     array = np.ndarray
     multiply, subtract, copyto = np.multiply, np.subtract, np.copyto
     below, widen = np.array(_BELOW), np.array(_WIDEN)
