@@ -42,7 +42,7 @@ def test_native_kernel_is_c_library_rounded(fn: object, dtype: type) -> None:
     with warnings.catch_warnings(record=True) as caught:
         got = kernel(x)
         small = kernel(x[:64].reshape(1, 64))
-        middle = kernel(x[:8192].reshape(128, 64).T)  # f32: the 32-bit test
+        middle = kernel(x[:8192].reshape(128, 64).T)  # a transposed view past SMALL
         strided = kernel(x[::3])
         empty = kernel(np.zeros((0, 4), dtype))
         scalar = kernel(np.asarray(x[3]))
@@ -92,7 +92,7 @@ def test_native_kernel_flags_midpoints() -> None:
 
 @pytest.mark.parametrize("fn", FUNCTIONS, ids=lambda f: f.__name__)
 def test_large_f32_layouts(fn: object) -> None:
-    """f32 arrays from 8192 elements take the 32-bit test: C order, a transposed (Fortran)
+    """f32 arrays past libm_f32.SMALL elements: C order, a transposed (Fortran)
     view and strided ones give the reference bits in the input's own positions."""
     kernel = libm.native_kernel(fn, np.dtype(np.float32))
     x = _inputs(np.float32, 384 * 96, 11).reshape(384, 96)
