@@ -12,7 +12,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from shlo_cli.dialects import libm, libm_small
+from shlo_cli.dialects import libm, libm_f32
 
 FUNCTIONS = [libm.exp, libm.expm1, libm.log, libm.log1p, libm.sin, libm.cos, libm.tan,
              libm.tanh, libm.cbrt]
@@ -42,7 +42,7 @@ def test_native_kernel_is_c_library_rounded(fn: object, dtype: type) -> None:
     with warnings.catch_warnings(record=True) as caught:
         got = kernel(x)
         small = kernel(x[:64].reshape(1, 64))
-        middle = kernel(x[:8192].reshape(128, 64).T)  # f32: the 32-bit test
+        middle = kernel(x[:8192].reshape(128, 64).T)  # a transposed view past SMALL
         strided = kernel(x[::3])
         empty = kernel(np.zeros((0, 4), dtype))
         scalar = kernel(np.asarray(x[3]))
@@ -92,7 +92,7 @@ def test_native_kernel_flags_midpoints() -> None:
 
 @pytest.mark.parametrize("fn", FUNCTIONS, ids=lambda f: f.__name__)
 def test_large_f32_layouts(fn: object) -> None:
-    """f32 arrays from 8192 elements take the 32-bit test: C order, a transposed (Fortran)
+    """f32 arrays past libm_f32.SMALL elements: C order, a transposed (Fortran)
     view and strided ones give the reference bits in the input's own positions."""
     kernel = libm.native_kernel(fn, np.dtype(np.float32))
     x = _inputs(np.float32, 384 * 96, 11).reshape(384, 96)
@@ -177,7 +177,10 @@ def test_near_midpoint_guesses_redone_one_by_one(dtype: type, size: int, planted
     """Up to libm._FEW_REDO guesses within the margin of a midpoint are found one arg-max
     at a time and redone with `scalar` (no mask); the rest of more, or all of them beside
     a result out of the normal range (NaN, infinite, zero, subnormal), go the mask's way:
-    each redone once, the exact results in their own positions, C order or transposed."""
+    each redone once, the exact results in their own positions, C order or transposed.
+    f32 (libm_f32's two roundings): up to libm_f32.FEW_REDO doubtful elements one by one,
+    a NaN or infinite guess among them; a zero or subnormal one whose roundings agree is
+    sure."""
     nmant = np.finfo(dtype).nmant
     rng = np.random.default_rng(planted)
     exact = rng.uniform(1.1, 1.9, size).astype(dtype).astype(np.float64)  # (far from edges)
@@ -199,8 +202,15 @@ def test_near_midpoint_guesses_redone_one_by_one(dtype: type, size: int, planted
             want = exact[view.astype(np.int64)].astype(dtype)
         assert got.shape == view.shape
         assert np.array_equal(got.view(f"u{got.itemsize}"), want.view(f"u{want.itemsize}"))
-        assert fake.calls == planted + (special is not None)
-    assert bool(masks) == (special is not None or planted > libm._FEW_REDO)
+        if dtype == np.float32:
+            doubtful = planted + (special is not None and not np.isfinite(special))
+            assert fake.calls == doubtful
+        else:
+            assert fake.calls == planted + (special is not None)
+    if dtype == np.float32:
+        assert bool(masks) == (doubtful > libm_f32.FEW_REDO)
+    else:
+        assert bool(masks) == (special is not None or planted > libm._FEW_REDO)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
@@ -246,7 +256,7 @@ def test_many_results_deep_in_the_underflow(dtype: type) -> None:
 
 @pytest.mark.parametrize("shape", [(4, 32), (1, 48), (8, 64), (2048,)])
 def test_masked_softmax_rows_of_a_small_array(shape: tuple[int, ...]) -> None:
-    """A decoding step's causal attention (libm_small.SMALL elements or fewer): exp of logits
+    """A decoding step's causal attention (libm_f32.SMALL elements or fewer): exp of logits
     minus their row maximum, most of them masked to -1e9 or -inf, beside normal ones, edge
     ones (-103.3 .. -104.0) and NaN: the masked results are +0 without recomputing them
     (they cost 30 us a 4x32 call), the others the reference bits."""
@@ -262,23 +272,7 @@ def test_masked_softmax_rows_of_a_small_array(shape: tuple[int, ...]) -> None:
         assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), trial
 
 
-def test_deep_underflow_trusts_only_tiny_guesses() -> None:
-    """Planted: guesses below 2^-200 are kept (the C result rounds to +-0 too), a tiny-looking
-    but larger guess (2^-140, an f32 subnormal) is recomputed and follows the C result. (The
-    bit tests of arrays past libm_small.SMALL flag every subnormal result and look at numpy's
-    guess a second time, which the planted function answers exactly; the small arrays'
-    margin test keeps a guess whose margin rounds to one value, as the second look does.)"""
-    count = 2 * libm_small.SMALL + 40
-    guesses = np.full(count, 2.0 ** -300)
-    guesses[::2] = 2.0 ** -140
-    exact = np.full(count, 2.0 ** -310)
-    exact[::2] = 2.0 ** -139
-    x = np.arange(count).astype(np.float32)
-    got = libm.native_kernel(_Planted(guesses, exact), np.dtype(np.float32))(x)
-    assert np.array_equal(got.view(np.uint32), exact.astype(np.float32).view(np.uint32))
-
-
-@pytest.mark.parametrize("count", [5000, 8192, 40000])  # regular test, 32-bit, blocks
+@pytest.mark.parametrize("count", [5000, 8192, 40000])  # one array, blocks
 def test_deep_underflow_edge(count: int) -> None:
     """Guesses just below 2^-151 are sure zeros, 2^-151 itself rounds to zero too (its
     margin does), and NaN and infinite guesses are recomputed (the planted C results
@@ -304,13 +298,13 @@ class _PlantedGuess(_Planted):
                                                            else np.empty(np.shape(x)))
 
 
-def test_subnormal_results_trusted_only_off_a_rounding_boundary() -> None:
-    """Results in f32's subnormal range (the bit tests leave them doubtful): a guess whose
-    2^-40 margin rounds to one f32 subnormal is kept, one on a midpoint between two is
-    recomputed by the function and rounds as the exact result does."""
-    count = 40
+@pytest.mark.parametrize("count", [40, 5000, 40000])  # small, one array, blocks
+def test_subnormal_results_trusted_only_off_a_rounding_boundary(count: int) -> None:
+    """Results in f32's subnormal range: a guess whose 2^-40 margin rounds to one f32
+    subnormal is kept, one on a midpoint between two is recomputed by the function and
+    rounds as the exact result does."""
     quantum = 2.0 ** -149
-    steps = 2.0 * np.arange(count) + 4.0  # even: a midpoint above one rounds down to it
+    steps = 2.0 * (np.arange(count) % 40) + 4.0  # even: a midpoint above one rounds down to it
     guesses = np.where(np.arange(count) % 2 == 0, steps + 0.5, steps + 0.25) * quantum
     exact = np.where(np.arange(count) % 2 == 0, steps + 0.5 + 1e-6, steps + 0.25 + 1e-6)
     exact = exact * quantum
@@ -491,12 +485,12 @@ def test_fill_is_boolean_assignment() -> None:
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("fn", FUNCTIONS, ids=lambda f: f.__name__)
 def test_small_f32_arrays(fn: object, seed: int) -> None:
-    """f32 arrays up to libm_small.SMALL elements (the margin test on two roundings of the
+    """f32 arrays up to libm_f32.SMALL elements (the margin test on two roundings of the
     guess): the reference bits for random inputs at every scale with NaN, infinities,
     -0.0, subnormals and overflow among them, in C order, transposed and strided, and
     arrays of specials only (every element doubtful)."""
     kernel = libm.native_kernel(fn, np.dtype(np.float32))
-    x = _inputs(np.float32, libm_small.SMALL, seed)
+    x = _inputs(np.float32, libm_f32.SMALL, seed)
     rng = np.random.default_rng(seed)
     x = x[rng.permutation(x.size)]
     specials = np.array(SPECIALS, np.float32)
@@ -545,10 +539,10 @@ def test_table_of_a_16_bit_kernel_after_many_small_calls(dtype: type) -> None:
     assert out.tobytes() == _reference(libm.tanh, dtype, x).tobytes()
 
 
-def test_small_arrays_keep_deep_guesses_and_redo_nan_ones() -> None:
-    """`small` (f32 arrays up to libm_small.SMALL elements): guesses below 2^-200 of either sign
-    round to +-0 without the function, a NaN guess is redone whatever its neighbours."""
-    count = 3 * 21
+@pytest.mark.parametrize("count", [3 * 21, 3 * 1400, 3 * 12000])  # small, one array, blocks
+def test_f32_keeps_deep_guesses_and_redoes_nan_ones(count: int) -> None:
+    """f32 arrays (libm_f32's two roundings): guesses below 2^-200 of either sign round to
+    +-0 without the function, a NaN guess is redone whatever its neighbours."""
     kind = np.arange(count) % 3
     guesses = np.select([kind == 0, kind == 1], [2.0 ** -300, np.nan], -(2.0 ** -300))
     exact = np.select([kind == 0, kind == 1], [2.0 ** -310, 0.5], -(2.0 ** -305))

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from loop_helpers import run_loops
 
-from shlo_cli.dialects import libm, libm_small
+from shlo_cli.dialects import libm, libm_f32
 from shlo_cli.interpreter import loopgen, speculate
 
 F32 = np.dtype(np.float32)
@@ -268,21 +268,21 @@ def test_all_sure_tells_a_wrong_rounding() -> None:
     x = np.array([[0.5, -0.25, 1.5]], np.float32)
     exact = unquieted(x)
     guess = np.tanh(x.astype(np.float64))
-    assert libm_small.all_sure([(unquieted, x, guess)])
+    assert libm_f32.all_sure([(unquieted, x, guess)])
     # the midpoint between the result and its upper neighbour, on the far side from the
     # kernel's result: doubtful, and rounds away from it
     up = np.nextafter(exact, np.float32(np.inf))
     mid = (exact.astype(np.float64) + up.astype(np.float64)) / 2
     beyond = mid * (1 + 2.0 ** -45 * np.sign(mid))
     assert beyond.astype(np.float32).tobytes() != exact.tobytes()
-    assert not libm_small.all_sure([(unquieted, x, guess), (unquieted, x, beyond)])
+    assert not libm_f32.all_sure([(unquieted, x, guess), (unquieted, x, beyond)])
     short = mid * (1 - 2.0 ** -45 * np.sign(mid))  # doubtful too, but rounds as the kernel
     assert short.astype(np.float32).tobytes() == exact.tobytes()
-    assert libm_small.all_sure([(unquieted, x, short), (unquieted, x, guess)])
+    assert libm_f32.all_sure([(unquieted, x, short), (unquieted, x, guess)])
     for special in (np.nan, np.inf):
         odd = guess.copy()
         odd[0, 1] = special
-        assert not libm_small.all_sure([(unquieted, x, odd)])
+        assert not libm_f32.all_sure([(unquieted, x, odd)])
 
 
 def test_speculative_kernel_keeps_what_the_kernel_returns() -> None:
@@ -292,14 +292,14 @@ def test_speculative_kernel_keeps_what_the_kernel_returns() -> None:
     for fn in (libm.tanh, libm.exp, libm.log):
         unquieted = libm.native_kernel(fn, F32).unquieted  # type: ignore[attr-defined]
         speculative = unquieted.speculative
-        for size in (1, 8, 64, libm_small.SMALL):
+        for size in (1, 8, 64, libm_f32.SMALL):
             x = _inputs(rng, (size,), 0.1)
             kept: list[Any] = []
             with np.errstate(all="ignore"):
                 out = speculative(kept, x)
                 want = unquieted(x)
                 rounded = kept[0][2].astype(np.float32)
-                sure = libm_small.all_sure(kept)
+                sure = libm_f32.all_sure(kept)
             assert len(kept) == 1 and kept[0][1] is x
             assert out.tobytes() == rounded.tobytes()
             if sure:
@@ -307,7 +307,7 @@ def test_speculative_kernel_keeps_what_the_kernel_returns() -> None:
             else:  # (a NaN or overflow in the input: the kernel's redo)
                 assert out.tobytes() != want.tobytes() or not np.isfinite(kept[0][2]).all()
         for other in (np.zeros(0, np.float32), np.float32(0.5), np.ones(4, np.float64),
-                      np.ones(libm_small.SMALL + 1, np.float32)):
+                      np.ones(libm_f32.SMALL + 1, np.float32)):
             kept = []
             with np.errstate(all="ignore"):
                 got = speculative(kept, other)

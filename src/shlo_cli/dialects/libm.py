@@ -22,13 +22,12 @@ from __future__ import annotations
 
 import functools
 import math
-import sys
 
 import numpy as np
 
 from ..lazy_imports import lazy, lazy_function, numpy_function
 from .layout import astype
-from .libm_small import margin_kernel
+from .libm_f32 import margin_kernel
 from .libm_tiny import per_element
 from .quiet import switches
 
@@ -274,8 +273,9 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
                   round_to: Callable[[np.ndarray], np.ndarray] | None = None) -> Kernel:
     """`x -> rounded(fn, round_to, x)` for a unary `fn` of this module and f16 or f32 (where
     `round_to` defaults to astype) or bfloat16 (`round_to` rounds double once to it: a
-    cached function, so the kernel is too), in eight whole-array numpy calls and two cheap
-    arg-max scans (a 64-element LSTM gate is all call overhead).
+    cached function, so the kernel is too). f32 arrays take libm_f32's test (two roundings
+    of the guess); the 16-bit types, until their table is made (`tabulated`), this one: a
+    bit test in eight whole-array numpy calls and two cheap arg-max scans.
 
     numpy's double result g is trusted to 2^-40 relative, i.e. to 2^13 units in its last
     place (ulp). The C library's result rounds to the same narrow value as g unless a
@@ -323,12 +323,6 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
     plain: np.ufunc = getattr(np, given.__name__, given)  # (as _guesser picks it)
     # one by one (_redo_few) only where x.item gives the float `scalar` takes
     scalar = getattr(fn, "scalar", None) if round_to is None else None
-    halves = _halves_kernel(fn, evaluate) if dtype == np.float32 and round_to is None else None
-    # f32 from _NARROW_RANGE_FROM elements: the range test on the f32 result's own bits
-    # (half the bytes per pass; exponent fields 2..254 are sure, as in _halves_kernel).
-    narrow = dtype == np.float32
-    u32, one32 = np.dtype(np.uint32), np.array(1, np.uint32)
-    start32, limit32 = np.array(2 << 24, np.uint32), 253 << 24
 
     def kernel(x: Any, defer: bool = False) -> Any:
         """The rounded result; with `defer` (a block of `blocks`, 1-D, not empty) the
@@ -338,8 +332,6 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
                 return _rounded_any(fn, dtype, x, narrowed)
             if x.size > 2 * _BLOCK and x.flags.c_contiguous:
                 return blocks(x)
-        if halves is not None and x.size >= _HALVES_FROM:
-            return halves(x, defer)
         doubtful = None
         token = quiet()  # overflow, invalid: those elements are redone
         try:
@@ -349,21 +341,15 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
             bits = guess.view(u64)
             edge = subtract(near, bits)
             left_shift(edge, move, edge)
-            if narrow and x.size >= _NARROW_RANGE_FROM:
-                binade, past_range = left_shift(out.view(u32), one32), limit32
-                subtract(binade, start32, binade)
-            else:  # guess is spent: its bits become the range test
-                binade, past_range = left_shift(bits, one, bits), limit
-                subtract(binade, start, binade)
-            doubtful = _doubtful(edge, binade, past_range, band, None if defer else scalar,
+            binade = left_shift(bits, one, bits)  # (the guess is spent)
+            subtract(binade, start, binade)
+            doubtful = _doubtful(edge, binade, limit, band, None if defer else scalar,
                                  x, out, narrowed)
             if doubtful is not None:
                 if np.count_nonzero(doubtful) > _SCALAR_REDO:  # a mask's zeros: sure
-                    # guess << 1: kept whole, or the range test's binade + start
-                    doubled = left_shift(bits, one) if binade is not bits else binade + start
-                    doubtful &= doubled >= deep64
+                    doubtful &= binade + start >= deep64  # (the guess << 1)
                 if not defer:
-                    _redo(fn, x, out, doubtful, narrowed)
+                    _redo(fn, x, out, np.flatnonzero(doubtful), narrowed)
         finally:
             loud(token)
         return (out, doubtful) if defer else out
@@ -387,7 +373,7 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
         if pending is not None:
             token = quiet()  # as in `kernel`
             try:
-                _redo(fn, source, target, pending, narrowed)
+                _redo(fn, source, target, np.flatnonzero(pending), narrowed)
             finally:
                 loud(token)
         return out
@@ -395,9 +381,9 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
     result: Kernel = kernel
     if dtype.itemsize == 2:
         result = tabulated(kernel, dtype)
-    elif halves is not None:  # f32 arrays of up to SMALL elements: libm_small first
-        result = margin_kernel(plain, dtype, kernel, per_element(fn, dtype),
-                               lambda x, out, doubtful: _redo(fn, x, out, doubtful, narrowed))
+    elif dtype == np.float32 and round_to is None:  # f32 arrays: libm_f32's two roundings
+        result = margin_kernel(plain, evaluate, kernel, per_element(fn, dtype), scalar,
+                               lambda x, out, index: _redo(fn, x, out, index, narrowed))
     result.blockwise = True  # type: ignore[attr-defined]  # elementwise on any slice
     # each call costs about ten numpy calls: codegen runs two calls on small arrays as one
     # (interpreter/batching.py; every element's result is the same in any array)
@@ -431,8 +417,6 @@ def tabulated(compute: Kernel, dtype: np.dtype) -> Kernel:
 
 _TABLE_AFTER, _TABLE_CALLS = 1 << 16, 256  # elements or calls before a 16-bit table
 _BLOCK = 16384  # elements per block of a large C-contiguous array (its doubles: 128 KiB)
-_NARROW_RANGE_FROM = 4096  # below, one more view costs more than the bytes it saves
-_HALVES_FROM = 8192  # f32 arrays this large take the 32-bit test (fewer bytes per pass)
 
 
 def _zero_exponent(mantissa: int, bias: int) -> int:
@@ -492,64 +476,6 @@ def _fill(target: np.ndarray, mask: np.ndarray, value: np.ndarray) -> None:
     words ^= change
 
 
-def _halves_kernel(fn: Kernel, evaluate: Callable[[np.ndarray], Any]) -> Kernel | None:
-    """native_kernel's test for f32 in 32-bit words (half the memory traffic of each pass,
-    what counts on large arrays): the boundary test reads the low word of each double
-    (D = 29 bits fit in it; the shift by 3 drops the word's other bits), taken out in one
-    contiguous narrowing pass (a strided view costs twice as much per pass); the range test
-    reads the f32 result's own exponent field (0, 1 or 255 is doubtful: zeros, subnormals,
-    the smallest binade, overflow, NaN). Near-boundary guesses alone are redone one by one
-    (`_redo_few`) while there are few. Little-endian machines only (the low word comes
-    first)."""
-    if sys.byteorder != "little":
-        return None
-
-    def word(v: int) -> np.ndarray:
-        return np.array(v % (1 << 32), np.uint32)
-
-    near, move = word((1 << 28) - (1 << 13) - 1), word(3)
-    band = ((1 << 29) - (1 << 14) - 1) << 3
-    # (the f32 bits << 1) - (2 << 24) is below 253 << 24 exactly for exponent fields 2..254
-    start, limit, one = word(2 << 24), 253 << 24, word(1)
-    deep = np.array(2.0 ** (_zero_exponent(23, 127) - 1023))  # a guess below: rounds to +-0
-    f32, f64, u32 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.uint32)
-    u64 = np.dtype(np.uint64)
-    subtract, left_shift = np.subtract, np.left_shift
-    quiet, loud = switches()
-    scalar = getattr(fn, "scalar", None)
-    narrowed = _astype(f32)
-
-    def kernel(x: np.ndarray, defer: bool = False) -> Any:
-        doubtful = None
-        token = quiet()  # overflow, invalid: those elements are redone
-        try:
-            guess = astype(x, f64)
-            evaluate(guess)
-            out = guess.astype(f32)
-            # reshape(-1) flattens both in C order, as _redo counts (a copy if not C-ordered)
-            edge = guess.reshape(-1).view(u64).astype(u32)  # the low words
-            subtract(near, edge, edge)
-            left_shift(edge, move, edge)
-            binade = left_shift(out.reshape(-1).view(u32), one)
-            subtract(binade, start, binade)
-            doubtful = _doubtful(edge, binade, limit, band, None if defer else scalar,
-                                 x, out, narrowed)
-            if doubtful is not None:
-                if np.count_nonzero(doubtful) > _SCALAR_REDO:  # a mask's zeros: sure
-                    # |guess| below `deep` rounds to +-0 (a float test on the
-                    # contiguous guess, in C order; a NaN compares false and stays)
-                    magnitude = guess.reshape(-1)  # (the guess is spent from here)
-                    np.abs(magnitude, out=magnitude)
-                    np.greater(doubtful, np.less(magnitude, deep), out=doubtful)
-                if not defer:
-                    _redo(fn, x, out, doubtful, narrowed)
-        finally:
-            loud(token)
-        return (out, doubtful) if defer else out
-
-    return kernel
-
-
 def _doubtful(edge: np.ndarray, binade: np.ndarray, past_range: Any, band: Any,
               scalar: Callable[[float], float] | None, x: np.ndarray, out: np.ndarray,
               narrowed: Callable[[np.ndarray], np.ndarray]) -> np.ndarray | None:
@@ -581,14 +507,13 @@ def _astype(dtype: np.dtype) -> Callable[[np.ndarray], np.ndarray]:
 _SCALAR_REDO = 16  # up to this many doubtful elements go one by one through `fn.scalar`
 
 
-def _redo(fn: Kernel, x: np.ndarray, out: np.ndarray, doubtful: np.ndarray,
+def _redo(fn: Kernel, x: np.ndarray, out: np.ndarray, index: np.ndarray,
           narrowed: Callable[[np.ndarray], np.ndarray]) -> None:
-    """out's elements marked in `doubtful` (x's shape, or flat in C order) recomputed by
-    `fn` and rounded once to out's type by `narrowed`. A few (or one repeated argument) go
-    through `fn.scalar` (element for element what `fn` does, without its set-up), many
-    through `fn`; take/put address both arrays in C order whatever their memory layout.
-    Callers quiet numpy's floating-point errors (every kernel here)."""
-    index = np.flatnonzero(doubtful)
+    """out's elements at the flat C-order positions `index` recomputed by `fn` and rounded
+    once to out's type by `narrowed`. A few (or one repeated argument) go through
+    `fn.scalar` (element for element what `fn` does, without its set-up), many through
+    `fn`; take/put address both arrays in C order whatever their memory layout. Callers
+    quiet numpy's floating-point errors (every kernel here)."""
     picked = x.take(index)
     scalar = getattr(fn, "scalar", None)
     if index.size > _SCALAR_REDO:

@@ -31,7 +31,7 @@ _PURE = frozenset("stablehlo." + name for name in (
     "convert", "reshape", "broadcast_in_dim", "transpose", "slice", "dynamic_slice",
     "concatenate", "dot_general", "constant"))
 _LIMIT = 1024  # elements per operand: larger arrays cost their elements, not the call
-_TOTAL = 2048  # elements of a group's concatenation (libm_small.SMALL: its fast path)
+_TOTAL = 2048  # elements of a group's concatenation (libm_f32.SMALL: its fast path)
 # steps all searches of one block visit: the planning time of a block of thousands of
 # dependent calls stays under a second (each search visits all later steps)
 _VISITS = 500_000

@@ -1,12 +1,12 @@
 """A loop whose libm kernels skip their sureness test per step, tested in batches.
 
-The correctly rounded f32 kernel of a small array (dialects/libm_small.py) costs seven
+The correctly rounded f32 kernel of a small array (dialects/libm_f32.py) costs seven
 numpy calls: a double guess, then a test that the C library's result rounds as the guess
 does (two more roundings and a subtraction), some 2 us whatever the size; rounding the
 guess is three calls. A recurrent step computes a handful of these (an RNN's tanh, an
 LSTM's gates), so the test is most of its time. Here the loop runs first with each such
 kernel's `speculative` form, which rounds the guess once and keeps it; every `EVERY`
-steps and at the end, the kept guesses are tested in one pass (`libm_small.all_sure`).
+steps and at the end, the kept guesses are tested in one pass (`libm_f32.all_sure`).
 Where all are sure, each result is the kernel's bit for bit, and the loop's state at that
 step becomes the checkpoint. Where one is not, the loop runs again, exactly (the plain
 generated loop), from the last checkpoint: the state the exact run has there, since every
@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..dialects.libm_small import all_sure
+from ..dialects.libm_f32 import all_sure
 from ..dialects.quiet import switches
 from ..ir.core import Operation
 from .dedupe import MERGED

@@ -1,4 +1,4 @@
-"""libm_small.margin_kernel (f32 arrays of up to SMALL elements: numpy's double guess
+"""libm_f32.margin_kernel (f32 arrays of up to SMALL elements: numpy's double guess
 rounded twice, sure where the two roundings are equal) gives the C library's double result
 rounded once, bit for bit: random inputs at every scale and every special (signed zeros,
 subnormals, NaN payloads of both signs, infinities, overflow, deep underflow); equal zero
@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 import pytest
 
-from shlo_cli.dialects import libm, libm_small, libm_tiny
+from shlo_cli.dialects import libm, libm_f32, libm_tiny
 from shlo_cli.dialects.quiet import switches
 
 F32 = np.dtype(np.float32)
@@ -52,7 +52,7 @@ def test_small_arrays_are_the_c_library_rounded(fn: object) -> None:
     kernel = libm.native_kernel(fn, F32)
     quiet, loud = switches()
     rng = np.random.default_rng(17)
-    for size in (libm_tiny.TINY + 1, 64, 300, libm_small.SMALL):
+    for size in (libm_tiny.TINY + 1, 64, 300, libm_f32.SMALL):
         for _ in range(4):
             x = _inputs(rng, size)
             for view in (x, x.reshape(1, -1), x[::-1], x[: size - size % 4].reshape(4, -1).T):
