@@ -70,6 +70,7 @@ def test_the_command_line_takes_just_the_arrays_of_an_exports_text(tmp_path: Pat
         saved = read_array_file(out)
         assert list(saved) == ["result0"]
         np.testing.assert_array_equal(saved["result0"], [4, 4, 4])  # platform 0
+        assert "note: platform index 0 (the export's first platform)" in result.stderr
     result = runner.invoke(cli, ["interpret", str(program), "--random-inputs"])
     assert result.exit_code == 0, result.output
     no_token = MODULE.replace("%arg1: !stablehlo.token {jax.token = true}, ", "").replace(

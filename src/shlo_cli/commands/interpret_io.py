@@ -171,6 +171,12 @@ class DataOptions(Struct):
                      for array, spec in zip(arrays, signature.args, strict=True)]
         if fill:
             arguments = _jax_implicit(func, arrays, signature.platforms) + arguments
+            if signature.platforms is None and _has_platform_index(func):
+                import sys
+
+                sys.stderr.write("note: platform index 0 (the export's first platform): the "
+                                 "text does not say which platforms it was exported for; "
+                                 "give the module's argument #0 to pick another\n")
         self.filled = fill
         return arguments
 
@@ -319,6 +325,12 @@ def _jax_arrays(func: Operation, signature: Signature) -> Signature | None:
                     spec.dim_var, spec.dim_names)
             for k, spec in enumerate(signature.args[skipped:])]
     return Signature(args, signature.results, check=signature.check)
+
+
+def _has_platform_index(func: Operation) -> bool:
+    from ..interpreter.jax_convention import implicit_inputs
+
+    return implicit_inputs(func)[0]
 
 
 def _jax_implicit(func: Operation, arrays: list[Any],
