@@ -130,6 +130,21 @@ def test_dynamic_dims_and_dimension_variables() -> None:
     assert int(n) == 6 and x.shape == (6, 3)
 
 
+def test_random_inputs_give_a_multi_platform_export_its_first_platform() -> None:
+    """A random platform index ran an arbitrary platform's branch (cusolver calls of a
+    ("cpu", "cuda") export): it is 0, as the Python API fills it, unless --dim names it."""
+    text = """func.func @main(%p: tensor<i32> {jax.global_constant = "_platform_index"},
+        %x: tensor<?xf32>) -> tensor<?xf32> {
+  return %x : tensor<?xf32>
+}"""
+    sig = signature_of(parse_source(text, "t").functions()[0])
+    for seed in range(3):
+        p, x = random_inputs(sig, seed=seed, dims={"?": 5})
+        assert int(p) == 0 and x.shape == (5,)
+    p, x = random_inputs(sig, dims=parse_dims(["_platform_index=1"]))
+    assert int(p) == 1 and x.shape == (4,)
+
+
 def test_int_scalar_feeding_a_shape_is_a_dimension_variable() -> None:
     text = """func.func @main(%n: tensor<i32>, %k: tensor<i32>) -> tensor<?xf32> {
   %0 = stablehlo.reshape %n : (tensor<i32>) -> tensor<1xi32>

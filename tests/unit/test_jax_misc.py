@@ -174,6 +174,29 @@ def test_register_target_declares_types_and_config() -> None:
         run_call("test.scale", [np.zeros(2, np.float32)], [((2,), np.float32)])
 
 
+HOST_CALLBACK = """
+func.func @main(%arg0: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = stablehlo.custom_call @xla_ffi_python_cpu_callback(%arg0) {backend_config = "", mhlo.backend_config = {index = 0 : ui64}} : (tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+"""
+
+
+def test_a_host_callback_says_what_it_is_and_runs_once_registered() -> None:
+    """jax.debug.print / pure_callback in `lower().as_text()`: the function is not in the
+    module; the diagnostic says so, and a registered evaluator runs in its place."""
+    x = np.array([0.0, 1.0, 2.0], np.float32)
+    with pytest.raises(Diagnostic, match=r"@xla_ffi_python_cpu_callback \(a jax host "
+                                         r"callback: jax.debug.print, jax.pure_callback"):
+        shlo_cli.interpret(HOST_CALLBACK, x)
+    shlo_cli.register_custom_call("xla_ffi_python_cpu_callback", np.sin)
+    try:
+        [out] = shlo_cli.interpret(HOST_CALLBACK, x)
+        np.testing.assert_array_equal(out, np.sin(x))
+    finally:
+        unregister_target("xla_ffi_python_cpu_callback")
+
+
 def test_lapack_call_diagnostics() -> None:
     a = np.eye(3, dtype=np.float32)
     with pytest.raises(Diagnostic, match=r"@lapack_spotrf_ffi: backend_config 'uplo' must be "

@@ -243,3 +243,45 @@ def test_a_body_that_cannot_be_planned_fails_only_when_it_runs() -> None:
         np.testing.assert_array_equal(interpreter.call(main, [x, np.int32(0)])[0], x)
     with pytest.raises(Diagnostic, match="Unsupported op: test.no_such_op"):
         interpreter.call(main, [x, np.int32(1)])
+
+
+ELEMENT_CAPTURED = """
+func.func @main(%vec: tensor<4xf32>) -> tensor<f32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %c1 = stablehlo.constant dense<1> : tensor<i32>
+  %c3 = stablehlo.constant dense<3> : tensor<i32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %one = stablehlo.constant dense<1.0> : tensor<f32>
+  %r:2 = stablehlo.while(%i = %c0, %acc = %zero) : tensor<i32>, tensor<f32>
+  cond {
+    %p = stablehlo.compare LT, %i, %c3 : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %s = stablehlo.dynamic_slice %vec, %i, sizes = [1] : (tensor<4xf32>, tensor<i32>) -> tensor<1xf32>
+    %lim = stablehlo.reshape %s : (tensor<1xf32>) -> tensor<f32>
+    %inner = stablehlo.while(%x = %acc) : tensor<f32>
+    cond {
+      %q = stablehlo.compare LT, %x, %lim : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %q : tensor<i1>
+    } do {
+      %y = stablehlo.add %x, %one : tensor<f32>
+      stablehlo.return %y : tensor<f32>
+    }
+    %n = stablehlo.add %i, %c1 : tensor<i32>
+    stablehlo.return %n, %inner : tensor<i32>, tensor<f32>
+  }
+  return %r#1 : tensor<f32>
+}
+"""
+
+
+def test_an_element_read_by_a_python_int_that_a_nested_loop_reads() -> None:
+    """`vec[i]` at the outer loop's scalar counter, read only by the inner loop's
+    condition (as canonicalize leaves jax's odeint): the frame holds it for the inner
+    loop's plan."""
+    interpreter = Interpreter(parse_source(ELEMENT_CAPTURED))
+    main = interpreter.lookup_function("main")
+    vec = np.array([1.5, 2.0, 4.0, 9.0], np.float32)
+    for _ in range(2):  # planned, then run from the plan
+        [out] = interpreter.call(main, [vec])
+        assert np.asarray(out) == np.float32(4.0)  # 0 -> 2 (< 1.5), 2 (< 2.0), 4 (< 4.0)

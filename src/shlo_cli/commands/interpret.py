@@ -263,7 +263,7 @@ def _run_one(module: Module, signature: Any, line_offset: int, options: Interpre
             data.finish_observers(sys.stderr, succeeded)
     if data.save_results or data.expected_output:
         values = [value for value, _ in results]
-        if getattr(signature, "platforms", None) is not None and module.functions():
+        if data.filled and module.functions():
             from ..interpreter.jax_convention import array_results
             from .interpret_io import entry_of
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import numpy as np
 
 from ..interpreter.io import (
+    ArgSpec,
     InputError,
     Signature,
     coerce_input,
@@ -106,6 +107,7 @@ class DataOptions(Struct):
         self.profile = profile
         self.dump_intermediates = dump_intermediates
         self.observers: list[Observer] = []
+        self.filled = False  # jax's platform index / effect tokens were filled in
 
     @classmethod
     def pop_from(cls, options: dict[str, Any]) -> DataOptions:
@@ -137,16 +139,29 @@ class DataOptions(Struct):
     def arguments(self, func: Operation, signature: Signature | None = None) -> list[Argument]:
         """The entry function's arguments from --inputs / --input / --random-inputs."""
         signature = signature or signature_of(func)
+        arrays_only = _jax_arrays(func, signature)  # text of a jax export: just its arrays?
+        fill = signature.platforms is not None
         if self.inputs:
-            values = inputs_from_npz(self.inputs.removeprefix("@"), signature)
+            try:
+                values = inputs_from_npz(self.inputs.removeprefix("@"), signature)
+            except InputError:
+                if arrays_only is None:
+                    raise
+                values = inputs_from_npz(self.inputs.removeprefix("@"), arrays_only)
+                signature, fill = arrays_only, True
         elif self.input_values:
-            values = signature.select([input_from_option(t) for t in self.input_values])
+            given = [input_from_option(t) for t in self.input_values]
+            if arrays_only is not None and len(given) == len(arrays_only.args):
+                signature, fill = arrays_only, True
+            values = signature.select(given)
             if len(values) != len(signature.args):
                 counts = f"{len(signature.args)}" if signature.inputs == len(signature.args) \
                     else f"{signature.inputs} (or the module's {len(signature.args)})"
                 raise InputError(f"{len(values)} --input values given but the entry "
                                  f"function takes {counts} arguments")
         else:
+            if arrays_only is not None:
+                signature, fill = arrays_only, True
             values = random_inputs(signature, self.seed, parse_dims(self.dims))
         arrays = [coerce_input(value, spec)
                   for value, spec in zip(values, signature.args, strict=True)]
@@ -154,8 +169,15 @@ class DataOptions(Struct):
             signature.check(arrays)
         arguments = [Argument(array, spec.type.with_shape(array.shape))  # type: ignore[attr-defined]
                      for array, spec in zip(arrays, signature.args, strict=True)]
-        if signature.platforms is not None:
+        if fill:
             arguments = _jax_implicit(func, arrays, signature.platforms) + arguments
+            if signature.platforms is None and _has_platform_index(func):
+                import sys
+
+                sys.stderr.write("note: platform index 0 (the export's first platform): the "
+                                 "text does not say which platforms it was exported for; "
+                                 "give the module's argument #0 to pick another\n")
+        self.filled = fill
         return arguments
 
     # ---- observers ---------------------------------------------------------------------
@@ -286,7 +308,33 @@ def entry_of(module: Module) -> Operation:
 
 
 
-def _jax_implicit(func: Operation, arrays: list[Any], platforms: list[str]) -> list[Argument]:
+def _jax_arrays(func: Operation, signature: Signature) -> Signature | None:
+    """For the text of a jax export whose `main` takes a platform index or effect tokens
+    (jax_convention), the signature of its arrays alone, numbered as jax numbers them
+    (`arg0` is the first array): what users give, as they give a `.jax` file's; None for
+    other modules and for signatures a loader made."""
+    from ..interpreter.jax_convention import implicit_inputs
+
+    if signature.platforms is not None or signature.inputs != len(signature.args):
+        return None
+    has_index, tokens = implicit_inputs(func)
+    skipped = int(has_index) + tokens
+    if not skipped:
+        return None
+    args = [ArgSpec(k, spec.name if spec.name != f"arg{spec.index}" else f"arg{k}", spec.type,
+                    spec.dim_var, spec.dim_names)
+            for k, spec in enumerate(signature.args[skipped:])]
+    return Signature(args, signature.results, check=signature.check)
+
+
+def _has_platform_index(func: Operation) -> bool:
+    from ..interpreter.jax_convention import implicit_inputs
+
+    return implicit_inputs(func)[0]
+
+
+def _jax_implicit(func: Operation, arrays: list[Any],
+                  platforms: list[str] | None) -> list[Argument]:
     """jax's platform index and effect tokens that precede the arrays (jax_convention)."""
     from ..interpreter.engine import EvaluationError
     from ..interpreter.jax_convention import complete_inputs

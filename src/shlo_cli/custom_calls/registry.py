@@ -200,12 +200,21 @@ def registered_target_names() -> list[str]:
     return sorted(_TARGETS)
 
 
+def _hint(name: str) -> str:
+    """Why a known kind of unregistered target cannot run here, when we know."""
+    if "python_cpu_callback" in name or "python_gpu_callback" in name:
+        return (" (a jax host callback: jax.debug.print, jax.pure_callback or io_callback; "
+                "its Python function lives in the process that lowered the program, not in "
+                "the module; register one with shlo_cli.register_custom_call)")
+    return ""
+
+
 def call_target(name: str, operands: Sequence[Any], *, op: Any = None,
                 ctx: Any = None) -> list[Any]:
     """Check (once per op) and evaluate a call of `@name`; errors are `EvaluationError`."""
     target = lookup_target(name)
     if target is None:
-        raise EvaluationError(f"Unsupported custom call target: @{name}")
+        raise EvaluationError(f"Unsupported custom call target: @{name}{_hint(name)}")
     try:
         call = _make_call(target, operands, op, ctx)
         if op is None or id(op) not in _VERIFIED:

@@ -561,6 +561,9 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             if result in to_numpy:
                 names[result] = f"{p}v{i}"
                 line += f"; {p}v{i} = {x}[{at}]"
+            if result in captured:  # read by a nested region: from the frame
+                ns[f"{p}R{i}"] = result
+                line += f"; frame[{p}R{i}] = {p}v{i}"
             code.scalar.add(len(emitted))
             emitted.append((line, step))
             continue

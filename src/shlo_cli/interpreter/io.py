@@ -433,7 +433,10 @@ def random_inputs(signature: Signature, seed: int = 0,
     """Inputs drawn from the signature: floats in [-1, 1), ints in [-10, 10] clipped to the
     type's range, bools, complex with both parts random. A `?` dimension takes the size of
     its named dimension (`dims[name]`), else `dims["?"]`, else DEFAULT_DIM; a dimension
-    variable argument takes the size of its variable."""
+    variable argument takes the size of its variable; a multi-platform jax export's platform
+    index is 0 (jax's first platform, as the Python API fills it) unless `dims` names it."""
+    from .jax_convention import PLATFORM_INDEX  # (a launch without random inputs skips it)
+
     dims = dict(dims or {})
     default = dims.get("?", DEFAULT_DIM)
     rng = np.random.default_rng(seed)
@@ -441,7 +444,8 @@ def random_inputs(signature: Signature, seed: int = 0,
     for spec in signature.args:
         dtype = dtype_of(spec)
         if spec.dim_var is not None:
-            values.append(np.array(dims.get(spec.dim_var, default), dtype))
+            unset = 0 if spec.dim_var == PLATFORM_INDEX else default
+            values.append(np.array(dims.get(spec.dim_var, unset), dtype))
             continue
         t = spec.type
         shape: tuple[int, ...] = ()
