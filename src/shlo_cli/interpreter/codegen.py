@@ -40,6 +40,7 @@ from .blocked import (
 from .branches import BRANCHING, branch_lines
 from .pyscalar import QUIETING, expression, kind_of, plan_scalars
 from .ranges import Bound, Facts, analyse
+from .row_writes import skipped_reshapes
 from .splat import runtime_splat_call, runtime_splats, splat_position, splat_scalar
 from .steady import (
     holds_negative_zero,
@@ -391,6 +392,9 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
         scalar_steps) and i not in seconds and i not in groups and i not in runtime
         and steps[i].op.results[0] not in captured, is_steady) if is_steady else {}
     later = {j for group in stacked.values() for j in group[1:]}
+    skipped = skipped_reshapes(steps, kept, lambda i: i not in chained and i not in reads
+                               and i not in scalar_steps and i not in seconds and i not in
+                               groups and i not in runtime and i not in stacked) if fold else set()
     for i, step in enumerate(steps):
         if i in seconds or i in facts.dead or i in later:  # computed with its group's first
             continue  # step; unread
@@ -466,6 +470,11 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             emitted += _chain_lines(steps, i, stop, kinds, names, ref, ns, last, kept,
                                     captured, p, step_names)
         if i in chained or reads.get(i, i) < i:  # a read's reshape: done with its slice
+            continue
+        row = step.op.operands[0] if i in skipped else None
+        if row is not None and (ref(row) not in step_names or not _large(row)):
+            names[step.op.results[0]] = ref(row)  # a row write takes the row (row_writes.py)
+            aliased.add(ref(row))
             continue
         if scalar_steps.get(i) == "same":  # an identity on a Python scalar
             v = step.op.operands[0]
