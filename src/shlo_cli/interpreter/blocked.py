@@ -12,13 +12,13 @@ kernels marked `blockwise`), so each element is computed by the same kernel from
 operand elements: the results are the op-by-op results, bit for bit. A chain is a run of
 consecutive steps whose results all have one static shape of at least `CHAIN_MIN` elements,
 whose operands are results of the chain, values of that same shape, or 0-d values; blocks
-split the leading axis.
+split the leading axis. `chain_lines` writes a chain's generated code (codegen.py).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -124,3 +124,84 @@ def rows_per_block(shape: tuple[int, ...]) -> int:
 def result_dtype(step: Any) -> np.dtype:
     """The numpy type of a chain step's result (the array its blocks are written into)."""
     return numpy_dtype(step.op.results[0].type.element)
+
+
+DEL_LIMIT = 1 << 12
+"""Elements from which generated code deletes a step's local once it is dead (memory)."""
+
+
+def large_value(value: Value) -> bool:
+    """A static tensor of at least DEL_LIMIT elements."""
+    t = value.type
+    return isinstance(t, TensorType) and t.is_static and math.prod(t.shape) >= DEL_LIMIT
+
+
+def chain_lines(steps: Sequence[Any], start: int, end: int, kinds: list[str],
+                 names: dict[Value, str], ref: Callable[[Value], str], ns: dict[str, Any],
+                 last: dict[Value, int], kept: set[Value], captured: set[Value],
+                 p: str, step_names: set[str]) -> list[tuple[str, Any]]:
+    """Steps start..end-1 as one loop over blocks of rows (blocked.py). Scalar steps run
+    first; a broadcast of a scalar is the scalar itself inside the loop; results used after
+    the chain are written block by block into arrays allocated first, the others live one
+    block at a time. `p` prefixes every name the block's code defines."""
+    chain = list(enumerate(steps[start:end], start))
+    shape = tuple(steps[start].op.results[0].type.shape)
+    rows = rows_per_block(shape)
+    inner: dict[Value, str] = {}  # chain values as the loop names them
+    lines: list[tuple[str, Any]] = []
+    outputs = []
+
+    def call(i: int, step: Any, args: list[str]) -> str:
+        ns[f"{p}K{i}"] = step.fn
+        return f"{p}K{i}({', '.join(args)})"
+
+    for (i, step), kind in zip(chain, kinds, strict=True):
+        result = step.op.results[0]
+        live = result in kept or last.get(result, -1) >= end
+        if kind == SCALAR or (kind == SCALAR_BROADCAST and live):
+            names[result] = f"{p}v{i}"
+            step_names.add(names[result])
+            lines.append((f"{p}v{i} = {call(i, step, [ref(v) for v in step.op.operands])}",
+                          step))
+        if kind == SCALAR_BROADCAST:  # a 0-d array, as kernels get a broadcast view
+            lines.append((f"{p}b{i} = _asarray({ref(step.op.operands[0])})", step))
+            inner[result] = f"{p}b{i}"
+        elif kind == ELEMENTWISE:
+            inner[result] = f"{p}t{i}"
+            if live:
+                outputs.append(i)
+                ns[f"{p}D{i}"] = result_dtype(step)
+                lines.append((f"{p}v{i} = _empty({shape!r}, {p}D{i})", step))
+    ns["_empty"], ns["_asarray"] = np.empty, np.asarray
+    lines.append((f"for _s in range(0, {shape[0]}, {rows}):", steps[start]))
+    for (i, step), kind in zip(chain, kinds, strict=True):
+        if kind != ELEMENTWISE:
+            continue
+        args = []
+        for v in step.op.operands:
+            if v in inner:
+                args.append(inner[v])
+            elif v.type.rank == 0:  # type: ignore[attr-defined]
+                args.append(ref(v))
+            else:
+                args.append(f"{ref(v)}[_s:_s + {rows}]")
+        target = f"{p}t{i} = {p}v{i}[_s:_s + {rows}]" if i in outputs else f"{p}t{i}"
+        lines.append((f"    {target} = {call(i, step, args)}", step))
+    after = []
+    for i in outputs:
+        result = steps[i].op.results[0]
+        names[result] = f"{p}v{i}"
+        step_names.add(names[result])
+    for i, step in chain:
+        result = step.op.results[0]
+        if result in captured and result in names:
+            ns[f"{p}R{i}"] = result
+            after.append(f"frame[{p}R{i}] = {names[result]}")
+    dead = {names[v] for _, step in chain for v in step.op.operands
+            if start <= last.get(v, -1) < end and v not in kept and large_value(v)
+            and v in names and names[v] in step_names}
+    if dead:
+        after.append(f"del {', '.join(sorted(dead))}")
+    if after:
+        lines.append(("; ".join(after), steps[end - 1]))
+    return lines

@@ -29,14 +29,7 @@ import numpy as np
 from ..ir.core import Block, Operation, Region, Value
 from ..ir.types import TensorType
 from .batching import Chain, batch_groups, extend, group_line
-from .blocked import (
-    ELEMENTWISE,
-    SCALAR,
-    SCALAR_BROADCAST,
-    find_chains,
-    result_dtype,
-    rows_per_block,
-)
+from .blocked import chain_lines, find_chains, large_value
 from .branches import BRANCHING, branch_lines
 from .pyscalar import (
     QUIETING,
@@ -47,6 +40,7 @@ from .pyscalar import (
     plan_scalars,
 )
 from .ranges import Bound, Facts, analyse
+from .row_writes import skipped_reshapes
 from .scalar_writes import element_writes
 from .splat import runtime_splat_call, runtime_splats, splat_position, splat_scalar
 from .steady import (
@@ -77,8 +71,6 @@ _FOLDABLE = frozenset(("stablehlo.constant", "stablehlo.broadcast_in_dim", "stab
                            "shift_left", "shift_right_arithmetic", "shift_right_logical",
                            "popcnt", "count_leading_zeros", "real", "imag", "complex"))))
 _FOLD_LIMIT = 1 << 16
-# Locals with at least this many elements are deleted after their last use.
-_DEL_LIMIT = 1 << 12
 _COUNTER = itertools.count()
 # Kernels that are bare numpy ufuncs warn from the generated function's frame; overflow to
 # inf and the like are the ops' defined results (as in elementwise_numerics' filter).
@@ -125,11 +117,6 @@ def region_reads(ops: Iterable[Operation]) -> set[Value]:
                 seen.update(op.operands)
                 stack.extend(op.regions)
     return seen
-
-
-def _large(value: Value) -> bool:
-    t = value.type
-    return isinstance(t, TensorType) and t.is_static and math.prod(t.shape) >= _DEL_LIMIT
 
 
 def _fold(step: Any, consts: dict[Value, Any]) -> Any:
@@ -183,77 +170,6 @@ class BlockCode:
         self.fixes: set[int] = set()
         self.observed: list[str] = []
         self.lists: dict[str, str] = {}  # the arrays read through lists: name -> list name
-
-
-def _chain_lines(steps: Sequence[Any], start: int, end: int, kinds: list[str],
-                 names: dict[Value, str], ref: Callable[[Value], str], ns: dict[str, Any],
-                 last: dict[Value, int], kept: set[Value], captured: set[Value],
-                 p: str, step_names: set[str]) -> list[tuple[str, Any]]:
-    """Steps start..end-1 as one loop over blocks of rows (blocked.py). Scalar steps run
-    first; a broadcast of a scalar is the scalar itself inside the loop; results used after
-    the chain are written block by block into arrays allocated first, the others live one
-    block at a time. `p` prefixes every name the block's code defines."""
-    chain = list(enumerate(steps[start:end], start))
-    shape = tuple(steps[start].op.results[0].type.shape)
-    rows = rows_per_block(shape)
-    inner: dict[Value, str] = {}  # chain values as the loop names them
-    lines: list[tuple[str, Any]] = []
-    outputs = []
-
-    def call(i: int, step: Any, args: list[str]) -> str:
-        ns[f"{p}K{i}"] = step.fn
-        return f"{p}K{i}({', '.join(args)})"
-
-    for (i, step), kind in zip(chain, kinds, strict=True):
-        result = step.op.results[0]
-        live = result in kept or last.get(result, -1) >= end
-        if kind == SCALAR or (kind == SCALAR_BROADCAST and live):
-            names[result] = f"{p}v{i}"
-            step_names.add(names[result])
-            lines.append((f"{p}v{i} = {call(i, step, [ref(v) for v in step.op.operands])}",
-                          step))
-        if kind == SCALAR_BROADCAST:  # a 0-d array, as kernels get a broadcast view
-            lines.append((f"{p}b{i} = _asarray({ref(step.op.operands[0])})", step))
-            inner[result] = f"{p}b{i}"
-        elif kind == ELEMENTWISE:
-            inner[result] = f"{p}t{i}"
-            if live:
-                outputs.append(i)
-                ns[f"{p}D{i}"] = result_dtype(step)
-                lines.append((f"{p}v{i} = _empty({shape!r}, {p}D{i})", step))
-    ns["_empty"], ns["_asarray"] = np.empty, np.asarray
-    lines.append((f"for _s in range(0, {shape[0]}, {rows}):", steps[start]))
-    for (i, step), kind in zip(chain, kinds, strict=True):
-        if kind != ELEMENTWISE:
-            continue
-        args = []
-        for v in step.op.operands:
-            if v in inner:
-                args.append(inner[v])
-            elif v.type.rank == 0:  # type: ignore[attr-defined]
-                args.append(ref(v))
-            else:
-                args.append(f"{ref(v)}[_s:_s + {rows}]")
-        target = f"{p}t{i} = {p}v{i}[_s:_s + {rows}]" if i in outputs else f"{p}t{i}"
-        lines.append((f"    {target} = {call(i, step, args)}", step))
-    after = []
-    for i in outputs:
-        result = steps[i].op.results[0]
-        names[result] = f"{p}v{i}"
-        step_names.add(names[result])
-    for i, step in chain:
-        result = step.op.results[0]
-        if result in captured and result in names:
-            ns[f"{p}R{i}"] = result
-            after.append(f"frame[{p}R{i}] = {names[result]}")
-    dead = {names[v] for _, step in chain for v in step.op.operands
-            if start <= last.get(v, -1) < end and v not in kept and _large(v)
-            and v in names and names[v] in step_names}
-    if dead:
-        after.append(f"del {', '.join(sorted(dead))}")
-    if after:
-        lines.append(("; ".join(after), steps[end - 1]))
-    return lines
 
 
 def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequence[Any],
@@ -408,6 +324,10 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
         scalar_steps) and i not in seconds and i not in groups and i not in runtime
         and steps[i].op.results[0] not in captured, is_steady) if is_steady else {}
     later = {j for group in stacked.values() for j in group[1:]}
+    skipped = skipped_reshapes(steps, kept, lambda i: i not in chained and i not in reads
+                               and i not in scalar_steps and i not in seconds and i not in
+                               groups and i not in runtime and i not in stacked
+                               and i not in makers) if fold else set()
     for i, step in enumerate(steps):
         if i in seconds or i in facts.dead or i in later:  # computed with its group's first
             continue  # step; unread
@@ -480,7 +400,7 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             continue
         if i in chains:
             stop, kinds = chains[i]
-            emitted += _chain_lines(steps, i, stop, kinds, names, ref, ns, last, kept,
+            emitted += chain_lines(steps, i, stop, kinds, names, ref, ns, last, kept,
                                     captured, p, step_names)
         if i in chained or reads.get(i, i) < i:  # a read's reshape: done with its slice
             continue
@@ -488,6 +408,11 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
         if j >= 0 and writes[j].value in py and writes[j].value in clean \
                 and _in_place(steps[j], j, last, kept, names, step_names, aliased):
             written[j] = py[writes[j].value]  # (the one-element vector: not made)
+            continue
+        row = step.op.operands[0] if i in skipped else None
+        if row is not None and (ref(row) not in step_names or not large_value(row)):
+            names[step.op.results[0]] = ref(row)  # a row write takes the row (row_writes.py)
+            aliased.add(ref(row))
             continue
         if scalar_steps.get(i) == "same":  # an identity on a Python scalar
             v = step.op.operands[0]
@@ -499,7 +424,7 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
         if fold and _returns_operand(step, captured):
             v = step.op.operands[0]
             name = ref(v)
-            if name not in step_names or not _large(v):  # (large step locals are deleted)
+            if name not in step_names or not large_value(v):  # (large step locals are deleted)
                 names[step.op.results[0]] = name  # the same value: a second name for it
                 if v in consts:  # (and a constant still: what reads it folds)
                     consts[step.op.results[0]] = consts[v]
@@ -622,7 +547,7 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
                 ns[f"{p}R{i}_{j}"] = r
                 stores.append(f"frame[{p}R{i}_{j}] = {names[r]}")
         dead = [names[v] for v in step.op.operands
-                if last.get(v) == i and v not in kept and _large(v) and v in names
+                if last.get(v) == i and v not in kept and large_value(v) and v in names
                 and names[v] in step_names]
         if dead:
             stores.append(f"del {', '.join(dict.fromkeys(dead))}")

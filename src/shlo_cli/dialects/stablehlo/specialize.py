@@ -282,6 +282,7 @@ def _broadcast_view(op: Operation, kwargs: dict[str, Any]) -> Kernel | None:
 
         def same(x: np.ndarray) -> np.ndarray:  # only unit dimensions added: a reshape
             return _fresh(np.asarray(x).reshape(shape))
+        same.plain_reshape = True  # type: ignore[attr-defined]  # (as _reshape's)
         return same
     if result.num_elements >= _VIEW_FROM and _innermost_run(expanded_shape, shape) >= _VIEW_RUN:
         return view

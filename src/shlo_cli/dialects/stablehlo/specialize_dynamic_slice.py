@@ -66,6 +66,8 @@ def _dynamic_update_slice(shape: tuple[int, ...], sizes: tuple[int, ...],
     def kernel(x: np.ndarray, update: np.ndarray, *starts: np.ndarray) -> np.ndarray:
         if (x.__class__ is not array or update.__class__ is not array or x.shape != shape
                 or update.shape != sizes or len(starts) != rank):
+            if row_update is not None and np.shape(update) == row_update:  # (see below)
+                return kernel(x, np.reshape(update, sizes), *starts)
             return general(x, update, *starts)
         out = np.array(x, order="C")
         out[window(starts)] = update
@@ -90,7 +92,8 @@ def _dynamic_update_slice(shape: tuple[int, ...], sizes: tuple[int, ...],
         seen = count(x)  # (as in `in_place`)
         if (x.__class__ is not array or not writable_alone(x, seen)
                 or update.__class__ is not array or x.shape != shape
-                or update.shape != sizes or len(starts) != rank):
+                or update.shape != sizes and update.shape != row_update
+                or len(starts) != rank):
             return kernel(x, update, *starts)
         start = int(starts[0])
         if start < 0:
@@ -126,10 +129,17 @@ def _dynamic_update_slice(shape: tuple[int, ...], sizes: tuple[int, ...],
     # (all three read each start with int(), the general evaluator through np.asarray:
     # a generated loop may pass a Python int counter, pyscalar.py)
     kernel.int_starts = 2  # type: ignore[attr-defined]
+    # A one-row update also comes as its row, without the leading unit dimension (numpy
+    # assigns it to x[start] as it is): codegen then skips the reshape that made the
+    # update (a scan's `ys[i] = y`, row_writes.py).
+    row_update: tuple[int, ...] | None = None
     if leading:
         _, top, size = moving[0]
         row = size == 1 and rank > 1  # (an element of a vector takes no array)
         element = size == 1 and rank == 1
+        if row:
+            row_update = sizes[1:]
+            kernel.row_update = row_update  # type: ignore[attr-defined]
         kernel.in_place = in_place_rows  # type: ignore[attr-defined]
         if element:  # (codegen's scalar loops: interpreter/scalar_writes.py)
             in_place_rows.write_element = write_element  # type: ignore[attr-defined]
