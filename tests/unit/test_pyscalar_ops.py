@@ -68,7 +68,8 @@ def _values(t: str, rng: np.random.Generator) -> np.ndarray:
     if dtype.kind == "f":
         edges = [0.0, -0.0, np.nan, np.inf, -np.inf, 0.5, -0.5, 127.5, 128.0, -128.99,
                  -129.0, 255.9, 256.0, 2**31 - 0.5, 2.0**31, -2.0**31 - 1, 2.0**31 * 2,
-                 16777217.0, 2.0**53 + 2, 1e300, 3.4e38, 1e-45, 2.0**63, -2.0**63]
+                 16777217.0, 2.0**53 + 2, 1e300, 3.4e38, 1e-45, 2.0**63, -2.0**63, -1.0,
+                 709.5, 5e-324]
         with np.errstate(over="ignore"):  # (f32: the large ones are infinities)
             return np.array([edges[int(k)] for k in rng.integers(len(edges), size=6)]
                             ).astype(dtype)
@@ -206,11 +207,14 @@ def test_identity_of_constant_folds(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize("b", ["f32", "f64"])
-@pytest.mark.parametrize("name", ["tanh", "sine", "cbrt", "cosine"])
+@pytest.mark.parametrize("name", ["tanh", "sine", "cbrt", "cosine", "exponential",
+                                  "exponential_minus_one", "log", "log_plus_one"])
 def test_transcendentals_at_the_edges(b: str, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """libm functions on NaN, the infinities and both zeros: those that give the slow
-    path's results on infinities (tanh, cbrt) skip the per-call argument test (a NaN result
-    redoes the step), those that raise on one (sine, cosine) keep it."""
+    """libm functions on NaN, the infinities, both zeros, arguments outside the domain and
+    past exp's overflow: those that give the slow path's results on infinities (tanh, cbrt)
+    skip the per-call argument test (a NaN result redoes the step), the others test the
+    argument against their domain inline and call `math`'s function within it."""
     source = _check(b, b, f"%y = stablehlo.{name} %u : tensor<{b}>", "LT", 30, monkeypatch)
-    tested = re.search(r"if (w\w+) - \1 == 0\.0 else", source) is not None
-    assert tested == (name in ("sine", "cosine"))
+    tested = re.search(r"\(w\w+\((w\w+)\) if \S+ <= \1 <= \S+ else w\w+S\(\1\)\)",
+                       source) is not None
+    assert tested == (name not in ("tanh", "cbrt"))

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import math
+import sys
 
 import numpy as np
 
@@ -208,10 +209,12 @@ def _unary(name: str, math_fn: Kernel, np_fn: np.ufunc,
     apply.ufunc = np_fn  # type: ignore[attr-defined]  # for `rounded`
     apply.scalar = scalar  # type: ignore[attr-defined]
     apply.math = math_fn if math_fn.__module__ == "math" else None  # type: ignore[attr-defined]
-    if domain is _everywhere:  # finite arguments never raise: `scalar` written inline
-        # (interpreter/pyscalar.py) as `finite(v) if v - v == 0.0 else slow(v)`
+    interval = getattr(domain, "interval", None)
+    if interval is not None:  # no argument in it raises: `scalar` written inline
+        # (interpreter/pyscalar.py) as `finite(v) if low <= v <= high else slow(v)`
         scalar.finite = math_fn  # type: ignore[attr-defined]
         scalar.slow = slow  # type: ignore[attr-defined]
+        scalar.interval = interval  # type: ignore[attr-defined]
     return apply
 
 
@@ -620,15 +623,31 @@ def _everywhere(x: np.ndarray) -> np.ndarray:
     return np.ones(x.shape, bool)
 
 
+_LARGEST = sys.float_info.max
+_everywhere.interval = (-_LARGEST, _LARGEST)  # type: ignore[attr-defined]  # the finite ones
+
+
+def _within(low: float, high: float) -> Callable[[Any], Any]:
+    """The domain of the finite arguments from `low` to `high` (both included), on arrays
+    or Python floats; its `interval` lets pyscalar.py test a Python float inline."""
+    def domain(x: Any) -> Any:
+        return (x >= low) & (x <= high)
+    domain.interval = (low, high)  # type: ignore[attr-defined]
+    return domain
+
+
 # Largest |x| whose exp, expm1, sinh, cosh cannot overflow (exp(709.78...) is the last finite).
 _EXP_LIMIT = 709.0
+_BELOW_EXP_LIMIT = math.nextafter(_EXP_LIMIT, 0.0)
 
-exp = _unary("exp", math.exp, numpy_function("exp"), lambda x: x < _EXP_LIMIT)
+exp = _unary("exp", math.exp, numpy_function("exp"), _within(-_LARGEST, _BELOW_EXP_LIMIT))
 exp.underflow_below = -200.0  # type: ignore[attr-defined]  # e^-200 < 2^-288: deep
-expm1 = _unary("expm1", math.expm1, numpy_function("expm1"), lambda x: x < _EXP_LIMIT)
-log = _unary("log", math.log, numpy_function("log"), lambda x: x > 0, nan_below=0.0)
+expm1 = _unary("expm1", math.expm1, numpy_function("expm1"),
+               _within(-_LARGEST, _BELOW_EXP_LIMIT))
+log = _unary("log", math.log, numpy_function("log"), _within(5e-324, _LARGEST), nan_below=0.0)
 log.regular_above = 0.0  # type: ignore[attr-defined]
-log1p = _unary("log1p", math.log1p, numpy_function("log1p"), lambda x: x > -1, nan_below=-1.0)
+log1p = _unary("log1p", math.log1p, numpy_function("log1p"),
+               _within(math.nextafter(-1.0, 0.0), _LARGEST), nan_below=-1.0)
 log1p.regular_above = -1.0  # type: ignore[attr-defined]
 sin = _unary("sin", math.sin, numpy_function("sin"), _everywhere)
 cos = _unary("cos", math.cos, numpy_function("cos"), _everywhere)

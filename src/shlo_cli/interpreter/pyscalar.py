@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 import math
 import operator
+import sys
 import warnings
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
@@ -346,10 +347,12 @@ def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[s
         if finite is not None:  # libm's scalar written out
             ns[key], ns[f"{key}S"] = finite, scalar.slow
             slow = f"{key}S({args[0]})"
-            if _total(finite, scalar.slow):  # only a NaN needs `slow`: redone as NaNs are
+            low, high = scalar.interval
+            if -low == high == sys.float_info.max and _total(finite, scalar.slow):
+                # every finite argument is in: only a NaN needs `slow`, redone as NaNs are
                 return [_rounded(kind, call, target),
                         f"if {target} != {target}: {_rounded(kind, slow, target)}"]
-            call = f"({call} if {args[0]} - {args[0]} == 0.0 else {slow})"
+            call = f"({call} if {low!r} <= {args[0]} <= {high!r} else {slow})"
         return [_rounded(kind, call, target)]
     a, b = args
     if not kind.is_float:
