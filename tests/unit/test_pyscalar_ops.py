@@ -208,7 +208,7 @@ def test_identity_of_constant_folds(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.parametrize("b", ["f32", "f64"])
 @pytest.mark.parametrize("name", ["tanh", "sine", "cbrt", "cosine", "exponential",
-                                  "exponential_minus_one", "log", "log_plus_one"])
+                                  "exponential_minus_one", "log", "log_plus_one", "logistic"])
 def test_transcendentals_at_the_edges(b: str, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """libm functions on NaN, the infinities, both zeros, arguments outside the domain and
     past exp's overflow: those that give the slow path's results on infinities (tanh, cbrt)
@@ -218,3 +218,53 @@ def test_transcendentals_at_the_edges(b: str, name: str, monkeypatch: pytest.Mon
     tested = re.search(r"\(w\w+\((w\w+)\) if \S+ <= \1 <= \S+ else w\w+S\(\1\)\)",
                        source) is not None
     assert tested == (name not in ("tanh", "cbrt"))
+
+
+# Each step writes {name}(h + xs[i]) to the output's element i (h: a carried 0.0 the step
+# selects anew, so that the step runs on Python scalars).
+MAP = """
+func.func @main(%xs: tensor<{n}x{t}>) -> tensor<{n}x{t}> {{
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %h0 = stablehlo.constant dense<0.0> : tensor<{t}>
+  %o0 = stablehlo.constant dense<0.0> : tensor<{n}x{t}>
+  %r:3 = stablehlo.while(%i = %c0, %h = %h0, %o = %o0) : tensor<i32>, tensor<{t}>, tensor<{n}x{t}>
+    cond {{
+      %cn = stablehlo.constant dense<{n}> : tensor<i32>
+      %lt = stablehlo.compare LT, %i, %cn, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    }} do {{
+      %x0 = stablehlo.dynamic_slice %xs, %i, sizes = [1] : (tensor<{n}x{t}>, tensor<i32>) -> tensor<1x{t}>
+      %x = stablehlo.reshape %x0 : (tensor<1x{t}>) -> tensor<{t}>
+      %u = stablehlo.add %h, %x : tensor<{t}>
+      %y = stablehlo.{name} %u : tensor<{t}>
+      %y1 = stablehlo.reshape %y : (tensor<{t}>) -> tensor<1x{t}>
+      %o2 = stablehlo.dynamic_update_slice %o, %y1, %i : (tensor<{n}x{t}>, tensor<1x{t}>, tensor<i32>) -> tensor<{n}x{t}>
+      %never = stablehlo.compare LT, %y, %y, FLOAT : (tensor<{t}>, tensor<{t}>) -> tensor<i1>
+      %h2 = stablehlo.select %never, %y, %h0 : tensor<i1>, tensor<{t}>
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %i2 = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %i2, %h2, %o2 : tensor<i32>, tensor<{t}>, tensor<{n}x{t}>
+    }}
+  return %r#2 : tensor<{n}x{t}>
+}}
+"""
+
+
+EDGES = [0.0, -0.0, np.nan, -np.nan, np.inf, -np.inf, -1.0, -0.5, 5e-324, 1e-45, 88.7, 89.0,
+         -103.0, 709.0, 709.5, 710.0, -709.5, -745.5, 3.4e38, -3.4e38]
+
+
+@pytest.mark.parametrize("b", ["f32", "f64"])
+@pytest.mark.parametrize("name", ["exponential", "log", "log_plus_one", "logistic"])
+def test_transcendentals_on_many_values(b: str, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The written-out libm calls (and logistic's three roundings) on ordinary values of
+    every magnitude, where a rounding step left out shows: the evaluator's bits."""
+    rng = np.random.default_rng(7)
+    xs = np.concatenate([rng.standard_normal(600) * 10.0 ** rng.integers(-8, 3, 600),
+                         rng.uniform(-1.0, 1.0, 100), EDGES]).astype(TYPES[b])
+    text = MAP.format(n=xs.size, t=b, name=name)
+    with np.errstate(all="ignore"):
+        got, source = _run(text, [xs], True, monkeypatch)
+        want, _ = _run(text, [xs], False, monkeypatch)
+    assert re.search(r"if \S+ <= (\w+) <= \S+ else w\w+S\(\1\)\)", source), source
+    assert np.asarray(got[0]).tobytes() == np.asarray(want[0]).tobytes()

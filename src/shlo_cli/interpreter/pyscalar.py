@@ -103,16 +103,16 @@ _INTEGER_OPS = {"stablehlo.maximum": "max", "stablehlo.minimum": "min",
 # Results that are quiet whatever their operands (a converted operand may be unclean); the
 # integer ops' 0-d kernels return numpy scalars even of 0-d arrays, and an integer has no
 # bit a conversion loses.
-QUIETING = frozenset(("arith", "compare", "unary", "convert", *_INTEGER_OPS.values(),
+QUIETING = frozenset(("arith", "compare", "unary", "logistic", "convert", *_INTEGER_OPS.values(),
                       *scalar_ops.INTEGER.values()))
 # Tags whose rare cases run the step's kernel on numpy scalars (`_kernel`).
-_KERNEL_REDO = frozenset(("convert", *_INTEGER_OPS.values(), *scalar_ops.INTEGER.values(),
-                          *scalar_ops.FLOAT.values()))
+_KERNEL_REDO = frozenset(("convert", "logistic", *_INTEGER_OPS.values(),
+                          *scalar_ops.INTEGER.values(), *scalar_ops.FLOAT.values()))
 
 
 def classify(step: Any) -> str | None:
     """What a step computes on Python scalars: "arith" (+ - * /), "negate", "compare",
-    "select", "unary" (a transcendental), "convert", and on integers and bools "max",
+    "select", "unary" (a transcendental), "logistic", "convert", and on integers and bools "max",
     "min", "clamp", "rem", "logic" (and, or, xor, not), scalar_ops.py's integer and float
     tags, or None (its kernel runs). Every operand and result must be 0-d of a held kind,
     and the kernel the 0-d one (specialize_scalar)."""
@@ -161,9 +161,11 @@ def classify(step: Any) -> str | None:
            if result.dtype.kind in "iu" else {}).get(name)
     if tag is not None and len(op.operands) == (2 if tag in _BINARY else 1):
         return tag
-    if getattr(fn, "scalar", None) is not None and len(op.operands) == 1 and result.is_float \
-            and kinds[0] is result:
-        return "unary"
+    if len(op.operands) == 1 and result.is_float and kinds[0] is result:
+        if getattr(fn, "scalar", None) is not None:
+            return "unary"
+        if getattr(getattr(fn, "logistic_exp", None), "interval", None) is not None:
+            return "logistic"
     return None
 
 
@@ -332,6 +334,8 @@ def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[s
     if tag in _KERNEL_REDO:
         ns[key] = functools.partial(_kernel, step.fn, [kind_of(v).to_numpy  # type: ignore[union-attr]
                                                         for v in op.operands], kind.to_py)
+        if tag == "logistic":
+            return _logistic(kind, step.fn.logistic_exp, args[0], target, key, ns)
         if tag == "convert":
             return _converted(step, args, target, key)
         if tag in scalar_ops.INTEGER.values():
@@ -345,14 +349,13 @@ def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[s
         ns[key] = scalar
         finite = getattr(scalar, "finite", None)
         if finite is not None:  # libm's scalar written out
-            ns[key], ns[f"{key}S"] = finite, scalar.slow
-            slow = f"{key}S({args[0]})"
             low, high = scalar.interval
             if -low == high == sys.float_info.max and _total(finite, scalar.slow):
                 # every finite argument is in: only a NaN needs `slow`, redone as NaNs are
-                return [_rounded(kind, call, target),
-                        f"if {target} != {target}: {_rounded(kind, slow, target)}"]
-            call = f"({call} if {low!r} <= {args[0]} <= {high!r} else {slow})"
+                ns[key], ns[f"{key}S"] = finite, scalar.slow
+                return [_rounded(kind, call, target), f"if {target} != {target}: "
+                        f"{_rounded(kind, f'{key}S({args[0]})', target)}"]
+            call = _libm_call(scalar, args[0], key, ns)
         return [_rounded(kind, call, target)]
     a, b = args
     if not kind.is_float:
@@ -374,6 +377,25 @@ def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[s
     if kind.f32:
         return [f"_cell[0] = {value}; {target} = _cell[0]", fix]
     return [f"{target} = {value}", fix]
+
+
+def _libm_call(scalar: Any, arg: str, key: str, ns: dict[str, Any]) -> str:
+    """libm's `scalar` of `arg` written out: `math`'s function within its domain interval,
+    the C function (`slow`) outside it; `key` and `key`S name them in `ns`."""
+    ns[key], ns[f"{key}S"] = scalar.finite, scalar.slow
+    low, high = scalar.interval
+    return f"({key}({arg}) if {low!r} <= {arg} <= {high!r} else {key}S({arg}))"
+
+
+def _logistic(kind: Kind, exp: Any, a: str, t: str, key: str, ns: dict[str, Any]
+              ) -> list[str]:
+    """`t` = 1 / (1 + exp(-a)) as the 0-d kernel computes it (specialize_scalar._logistic):
+    exp in double rounded once to the type, then the add and the divide each rounded once
+    (the double result of an f32 + or / rounded to f32 is the f32 operation's); a NaN
+    result is redone by the kernel (`key`), which picks its NaN."""
+    call = _libm_call(exp, t, f"{key}E", ns)
+    return [f"{t} = -{a}", _rounded(kind, call, t), _rounded(kind, f"1.0 + {t}", t),
+            _rounded(kind, f"1.0 / {t}", t), f"if {t} != {t}: {t} = {key}({a})"]
 
 
 def _rounded(kind: Kind, value: str, target: str) -> str:

@@ -140,6 +140,7 @@ def _logistic(to: type, general: Kernel) -> Kernel:
             return general(x)
         cell[()] = exp(-float(x))
         return one / (one + cell[()])
+    kernel.logistic_exp = exp  # type: ignore[attr-defined]  # (pyscalar.py writes it out)
     return kernel
 
 
