@@ -13,8 +13,9 @@ same operators cost a few. The results stay the element type's, bit for bit:
   numpy returns is its loop's choice, as specialize_scalar._float_op redoes it); so is a
   division by zero, which Python refuses.
 - Integers are Python ints wrapped to the type's width where they leave its range.
-- Transcendentals call the same double function the 0-d kernel calls (libm's `scalar`)
-  and round its result as the kernel's 0-d cell does.
+- Transcendentals call the same double function the 0-d kernel calls (libm's `scalar`,
+  written out: `math`'s function inside the domain interval, the C function outside it)
+  and round its result as the kernel's 0-d cell does; logistic rounds as its kernel does.
 Floats converted from numpy (`float(x)`) may have lost a signalling NaN's quiet bit, so
 such "unclean" values only feed ops computing new values (arithmetic, comparisons,
 transcendentals); selects, negations and maximums (which pass a value on as it is) take
