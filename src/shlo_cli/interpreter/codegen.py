@@ -41,7 +41,7 @@ from .pyscalar import (
 )
 from .ranges import Bound, Facts, analyse
 from .row_writes import skipped_reshapes
-from .scalar_writes import element_writes
+from .scalar_writes import element_writes, owned_write
 from .splat import runtime_splat_call, runtime_splats, splat_position, splat_scalar
 from .steady import (
     holds_negative_zero,
@@ -180,7 +180,8 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
                invariant: Collection[Value] | None = None,
                earlier: Mapping[Value, str] | None = None,
                plan_region: Callable[[Region], Any] | None = None,
-               steady: Collection[Value] | None = None) -> BlockCode:
+               steady: Collection[Value] | None = None,
+               owned: Collection[Value] = ()) -> BlockCode:
     """The code of one planned block, its arguments named `arg_names`, every other name it
     defines (in the function's locals and in `ns`, its globals) prefixed by `p`. With
     `scalars` (argument indices: those arguments are Python scalars), 0-d steps run on
@@ -194,7 +195,8 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
     with `plan_region` (a region's plan), if and case ops run their branches inline
     (branches.py). With `steady` (the block is a loop's body: these arguments and the
     values of enclosing blocks keep their values through one execution of the loop), the
-    work steady.py finds on such operands runs once, in `outer`."""
+    work steady.py finds on such operands runs once, in `outer`. `owned` arguments are
+    vectors the caller owns (loopgen.py): their element writes are item assignments."""
     # (inlined copies of conditionals read the block's values too: inline.py)
     captured = captured_values(block) | region_reads(step.op for step in steps)
     names: dict[Value, str] = dict(zip(arguments, arg_names, strict=True))
@@ -455,8 +457,15 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
                 names.update(zip(step.op.results, branched[1], strict=True))
                 step_names.update(branched[1])
                 continue
+        spot = writes[i].index if i in written else None
+        if spot is not None and step.op.operands[0] in owned and spot in py \
+                and spot not in names:
+            x = names[step.op.results[0]] = ref(step.op.operands[0])
+            aliased.add(x)
+            emitted.append((owned_write(step, x, written[i], py[spot], facts.within(
+                spot, 0, _shape(step.op.results[0])[0] - 1)), step))
+            continue
         if i in written:  # x, the Python scalar, the index (a Python int where it is one)
-            spot = writes[i].index
             args = ", ".join([ref(step.op.operands[0]), written[i],
                               py[spot] if spot in py and spot not in names else ref(spot)])
         else:

@@ -29,8 +29,10 @@ from them; the function's globals are its keyword defaults (locals: cheaper to r
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
+
+import numpy as np
 
 from ..dialects.quiet import switches
 from ..ir.core import Block, Operation, Value
@@ -46,6 +48,7 @@ from .codegen import (
 from .dedupe import MERGED
 from .pyscalar import kind_of
 from .ranges import Bound, cond_bounds, entry_facts
+from .scalar_writes import owned_stacks
 from .speculate import (
     EVERY,
     checkpoint,
@@ -83,12 +86,16 @@ def compile_loop(cond: Region, body: Region, early: Callable[..., None] | None,
     n = len(body.arguments)
     names = [f"a{i}" for i in range(n)]
     slots = _scalar_slots(cond, body)
+    captured = (captured_values(cond.block) | captured_values(body.block)
+                | region_reads(s.op for s in (*cond.steps, *body.steps)))
+    owned = owned_stacks(cond.arguments, cond.steps, body.arguments, body.steps,
+                         body.terminator, captured) if slots else set()
     bounded = cond_bounds(cond.arguments, cond.steps, cond.terminator[0])
     once, needed, cond = _condition_invariants(cond, body, names, ns)
     earlier = dict(zip(needed, once.returned, strict=True)) if once else {}
     while True:  # drop the carried values some use of which needs a numpy value
         test, step = _codes(cond, body, names, body.terminator, slots, bounded, ns, "",
-                            earlier=earlier)
+                            earlier=earlier, owned=owned)
         kept = {i for i in test.scalar_args & step.scalar_args if step.clean_returned[i]}
         if kept == slots:
             break
@@ -108,7 +115,7 @@ def compile_loop(cond: Region, body: Region, early: Callable[..., None] | None,
         unchanged = {v for k, v in enumerate(body.arguments) if body.terminator[k] is v
                      and k not in slots} if trips is not None else None
         fast = _codes(cond, body, same, terminator, slots, known, ns, "f", unchanged,
-                      earlier)
+                      earlier, owned)
         if not {i for i in fast[0].scalar_args & fast[1].scalar_args
                 if fast[1].clean_returned[i]} == slots:
             fast = None
@@ -144,6 +151,9 @@ def compile_loop(cond: Region, body: Region, early: Callable[..., None] | None,
         src.add("cap = CAP()", 1)
         src.add("count = 0", 1)
         src.add("guarded = checked or cap is not None", 1)  # one test per iteration when not
+        for k in sorted(owned):  # (the loop's own copy: its element writes assign items)
+            ns["_OWN"] = np.array
+            src.add(f"{names[k]} = _OWN({names[k]})", 1)
         if fast is not None:
             src.add(f"if {' and '.join(tests)}:", 1)
             for x, name in fast[1].lists.items():  # (worth it when most elements are read)
@@ -153,8 +163,8 @@ def compile_loop(cond: Region, body: Region, early: Callable[..., None] | None,
             counted = len(fast[0].lines) == 1 and not fast[0].entry  # (the test: i < n)
             _iterate(src, fast[0], fast[1], [names[alias.get(i, i)] for i in range(n)],
                      _returned([out[alias.get(i, i)] for i in range(n)]), set(alias), 2,
-                     trips if counted else None, speculative)
-        _iterate(src, test, step, names, _returned(out), set(), 1, None, speculative)
+                     trips if counted else None, speculative, owned)
+        _iterate(src, test, step, names, _returned(out), set(), 1, None, speculative, owned)
         return src
 
     quiet = unquiet(ns)
@@ -197,12 +207,13 @@ def _quietly(run: Callable[..., Any]) -> Callable[..., Any]:
 
 def _codes(cond: Region, body: Region, names: list[str], terminator: Sequence[Value],
            slots: set[int], bounds: dict[int, Bound], ns: dict[str, Any], p: str,
-           unchanged: set[Value] | None = None, earlier: dict[Value, str] | None = None
-           ) -> tuple[BlockCode, BlockCode]:
+           unchanged: set[Value] | None = None, earlier: dict[Value, str] | None = None,
+           owned: Collection[int] = ()) -> tuple[BlockCode, BlockCode]:
     """The condition's and the body's code, the carried values named `names`, knowing
     `bounds` of carried values at the body's entry; with `unchanged` (the carried values
     passed on as they are), vectors read element by element are read from lists;
-    `earlier`: the condition's invariants, computed before the loop (their names)."""
+    `earlier`: the condition's invariants, computed before the loop (their names);
+    `owned`: the carried vectors the loop has copied (scalar_writes.owned_stacks)."""
     plan = getattr(ns["I"], "plan_branch", None)  # (branches inline: branches.py)
     test = block_code(cond.arguments, names, cond.steps, cond.terminator, cond.block,
                       True, ns, f"c{p}_", slots, (0,), earlier=earlier, plan_region=plan)
@@ -210,7 +221,7 @@ def _codes(cond: Region, body: Region, names: list[str], terminator: Sequence[Va
     steady = {a for a, r in zip(body.arguments, body.terminator, strict=True) if a is r}
     step = block_code(body.arguments, names, body.steps, terminator, body.block,
                       True, ns, f"w{p}_", slots, slots, known, unchanged, plan_region=plan,
-                      steady=steady)
+                      steady=steady, owned={body.arguments[k] for k in owned})
     return test, step
 
 
@@ -241,11 +252,12 @@ def _condition(src: Source, test: BlockCode, indent: int, leave: str) -> None:
 
 def _iterate(src: Source, test: BlockCode, step: BlockCode, names: list[str], result: str,
              skipped: set[int], indent: int, trips: str | None = None,
-             speculative: bool = False) -> None:
+             speculative: bool = False, owned: Collection[int] = ()) -> None:
     """The loop itself: the checks, the body's lines, the carried values' update (but
     those `skipped`: another's name), the condition; with `trips` (a condition that only
     bounds a counter: ranges.entry_facts), as many steps as it makes, no condition;
-    `speculative`: a checkpoint every EVERY steps (speculate.py; run with no checks)."""
+    `speculative`: a checkpoint every EVERY steps (speculate.py; run with no checks), of
+    copies of the `owned` vectors."""
     base = indent
     src.add("while True:" if trips is None else f"for _ in range({trips}):", indent)
     src.add("if guarded:", indent + 1)
@@ -257,7 +269,9 @@ def _iterate(src: Source, test: BlockCode, step: BlockCode, names: list[str], re
     if speculative:
         src.add("count += 1", indent + 1)
         src.add(f"if not count & {EVERY - 1}:", indent + 1)
-        src.add(f"CHECKPOINT(G, S, ({''.join(f'{name}, ' for name in names)}))", indent + 2)
+        state = "".join(f"{name}.copy(), " if k in owned else f"{name}, "
+                        for k, name in enumerate(names))  # (an owned vector changes)
+        src.add(f"CHECKPOINT(G, S, ({state}))", indent + 2)
     for line in step.entry:
         src.add(line, indent + 1)
     observed = list(dict.fromkeys(step.observed))

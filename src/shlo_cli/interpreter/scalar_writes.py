@@ -10,6 +10,11 @@ than the whole scalar step. Here the pair is one call of the update kernel's
 Python scalar to the element in place: numpy's item assignment casts it as the conversion
 back to a numpy scalar would, so only values pyscalar.py may convert back (clean ones) are
 written so.
+
+A loop may also own such a stack (`owned_stacks`): carried, read by nothing but its one
+element write each step, passed on to the next step and nowhere else. loopgen.py then
+copies it once when the loop starts and each write is an item assignment into the copy
+(`owned_write`): the kernel's checks (class, shape, references) hold by construction.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 from ..ir.core import Value
+from ..ir.types import TensorType
 from .pyscalar import kind_of
 
 _MAKERS = frozenset(("stablehlo.broadcast_in_dim", "stablehlo.reshape"))
@@ -65,3 +71,43 @@ def element_writes(steps: Sequence[Any], kept: Collection[Value], skipped: Colle
         if kind_of(value) is not None and kind_of(index) is not None:
             writes[j] = Write(i, value, index)
     return writes
+
+
+def owned_stacks(cond_arguments: Sequence[Value], cond_steps: Sequence[Any],
+                 body_arguments: Sequence[Value], body_steps: Sequence[Any],
+                 terminator: Sequence[Value], captured: Collection[Value]) -> set[int]:
+    """The carried vectors (indices) a loop may own: static 1-d arrays that the
+    condition does not read, that the body reads only as the updated operand of one step
+    whose kernel has a `write_element`, and whose updated value goes only to the same
+    place of the terminator. No nested region (`captured`) reads either."""
+    reads: dict[Value, list[int]] = {}
+    for i, step in enumerate(body_steps):
+        for v in step.op.operands:
+            reads.setdefault(v, []).append(i)
+    cond_reads = {v for step in cond_steps for v in step.op.operands}
+    owned = set()
+    for k, (c, a) in enumerate(zip(cond_arguments, body_arguments, strict=True)):
+        t = a.type
+        if (not isinstance(t, TensorType) or not t.is_static or len(t.shape) != 1
+                or c in cond_reads or c in captured or a in captured
+                or len(reads.get(a, ())) != 1 or terminator.count(terminator[k]) != 1):
+            continue
+        step = body_steps[reads[a][0]]
+        if (step.op.operands[0] is a and step.op.operands.count(a) == 1
+                and len(step.op.results) == 1 and step.op.results[0] is terminator[k]
+                and terminator[k] not in reads and terminator[k] not in captured
+                and hasattr(getattr(step.fn, "in_place", None), "write_element")):
+            owned.add(k)
+    return owned
+
+
+def owned_write(step: Any, x: str, value: str, index: str, within: bool) -> str:
+    """The line of an element write into an owned vector `x` (Python names): a
+    dynamic_update_slice clamps its start into the vector, a scatter skips an index out of
+    it; `within`: the index is known to be in it."""
+    top = step.op.operands[0].type.shape[0] - 1
+    if within:
+        return f"{x}[{index}] = {value}"
+    if step.op.name == "stablehlo.scatter":
+        return f"if 0 <= {index} <= {top}: {x}[{index}] = {value}"
+    return f"{x}[{index} if 0 <= {index} <= {top} else (0 if {index} < 0 else {top})] = {value}"
