@@ -457,17 +457,16 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
                 names.update(zip(step.op.results, branched[1], strict=True))
                 step_names.update(branched[1])
                 continue
-        spot = writes[i].index if i in written else None
-        if spot is not None and step.op.operands[0] in owned and spot in py \
-                and spot not in names:
-            x = names[step.op.results[0]] = ref(step.op.operands[0])
-            aliased.add(x)
-            emitted.append((owned_write(step, x, written[i], py[spot], facts.within(
-                spot, 0, _shape(step.op.results[0])[0] - 1)), step))
-            continue
         if i in written:  # x, the Python scalar, the index (a Python int where it is one)
-            args = ", ".join([ref(step.op.operands[0]), written[i],
-                              py[spot] if spot in py and spot not in names else ref(spot)])
+            spot = writes[i].index
+            at = py[spot] if spot in py and spot not in names else ref(spot)
+            if step.op.operands[0] in owned and at == py.get(spot):  # (the loop's own copy)
+                x = names[step.op.results[0]] = ref(step.op.operands[0])
+                aliased.add(x)
+                emitted.append((owned_write(step, x, written[i], at, facts.within(
+                    spot, 0, _shape(step.op.results[0])[0] - 1)), step))
+                continue
+            args = ", ".join([ref(step.op.operands[0]), written[i], at])
         else:
             args = ", ".join(ref(v) for v in step.op.operands)
         ints = 1 if i in reads else getattr(step.fn, "int_starts", None)
