@@ -8,6 +8,7 @@ vectors the body also reads (not owned: the kernel writes them)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -166,3 +167,23 @@ def test_checkpoints_hold_copies(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "_OWN(a2)" in source and kept  # (checkpoints were made)
     for x, then in kept:
         assert x.tobytes() == then
+
+
+def test_written_floats_are_observed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A float written to an owned vector and read by nothing else (h2 * x: a NaN x
+    reaches no carried value) is among the values whose NaN makes the step run again
+    with its NaN redos (loopgen._iterate: the write comes after them)."""
+    text = _program("f32", "update").replace(
+        "%h2 = stablehlo.multiply %h, %x : tensor<f32>",
+        "%half = stablehlo.constant dense<0.5> : tensor<f32>\n      %h2 = stablehlo.multiply %h, %half : tensor<f32>\n"
+        "      %y = stablehlo.multiply %h2, %x : tensor<f32>").replace(
+        "%b = stablehlo.broadcast_in_dim %h2", "%b = stablehlo.broadcast_in_dim %y")
+    rng = np.random.default_rng(3)
+    args = [_values(np.dtype(np.float32), rng, 8), np.float32(1.5), np.zeros(8, np.float32),
+            np.zeros(8, np.float32), np.int32(8), np.float32(-7.0), np.int32(0), np.int32(7)]
+    loop = _check(text, args, monkeypatch)
+    loop = loop[loop.index("while True"):]
+    written = re.search(r"a2\[.*\] = (\w+)", loop)
+    assert written is not None, loop
+    test = next(line for line in loop.splitlines() if line.strip().startswith("if ") and " or " in line)
+    assert f"{written.group(1)} != {written.group(1)}" in test

@@ -151,7 +151,7 @@ class BlockCode:
     its line runs), `returned` the terminator's operands as expressions."""
 
     __slots__ = ("entry", "outer", "lines", "returned", "locals", "scalar_args",
-                 "clean_returned", "scalar", "fixes", "observed", "lists")
+                 "clean_returned", "scalar", "fixes", "observed", "lists", "stores")
 
     def __init__(self) -> None:
         self.entry: list[str] = []
@@ -170,6 +170,7 @@ class BlockCode:
         self.fixes: set[int] = set()
         self.observed: list[str] = []
         self.lists: dict[str, str] = {}  # the arrays read through lists: name -> list name
+        self.stores: set[int] = set()  # lines writing an owned vector's element (observed)
 
 
 def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequence[Any],
@@ -463,6 +464,9 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             if step.op.operands[0] in owned and at == py.get(spot):  # (the loop's own copy)
                 x = names[step.op.results[0]] = ref(step.op.operands[0])
                 aliased.add(x)
+                code.stores.add(len(emitted))
+                if kind_of(writes[i].value).is_float:  # type: ignore[union-attr]
+                    code.observed.append(written[i])
                 emitted.append((owned_write(step, x, written[i], at, facts.within(
                     spot, 0, _shape(step.op.results[0])[0] - 1)), step))
                 continue

@@ -275,16 +275,22 @@ def _iterate(src: Source, test: BlockCode, step: BlockCode, names: list[str], re
     for line in step.entry:
         src.add(line, indent + 1)
     observed = list(dict.fromkeys(step.observed))
+    lines = list(enumerate(step.lines))
+    last = []  # an owned vector's element writes: after the redos (they read no line's name)
     if (step.fixes and observed and not step.entry
-            and len(step.scalar) == len(step.lines)):  # NaN redos deferred
-        for k, (line, s) in enumerate(step.lines):
+            and len(step.scalar) + len(step.stores) == len(step.lines)):  # NaN redos deferred
+        last = [step.lines[k] for k in sorted(step.stores)]
+        lines = [(k, line) for k, line in lines if k not in step.stores]
+        for k, (line, s) in lines:
             if k not in step.fixes:
                 src.add(line, indent + 1, s)
         src.add(f"if {' or '.join(f'{v} != {v}' for v in observed)}:", indent + 1)
         indent += 1  # (then all the lines again, with their redos)
-    for line, s in step.lines:
+    for _, (line, s) in lines:
         src.add(line, indent + 1, s)
     indent = base
+    for line, s in last:
+        src.add(line, indent + 1, s)
     changed = [k for k in range(len(names))
                if step.returned[k] != names[k] and k not in skipped]  # (not passed on)
     if changed:
