@@ -29,6 +29,7 @@ from them; the function's globals are its keyword defaults (locals: cheaper to r
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
@@ -46,6 +47,7 @@ from .codegen import (
     region_reads,
 )
 from .dedupe import MERGED
+from .lazy_selects import Lines, lazy_selects
 from .pyscalar import kind_of
 from .ranges import Bound, cond_bounds, entry_facts
 from .scalar_writes import owned_stacks
@@ -275,14 +277,17 @@ def _iterate(src: Source, test: BlockCode, step: BlockCode, names: list[str], re
     for line in step.entry:
         src.add(line, indent + 1)
     observed = list(dict.fromkeys(step.observed))
-    lines = list(enumerate(step.lines))
+    exported = {name for text in step.returned for name in re.findall(r"\w+", text)}
+    body = lazy_selects(Lines(step.lines, step.scalar, step.fixes, step.stores),
+                        exported | set(observed))
+    lines = list(enumerate(body.lines))
     last = []  # an owned vector's element writes: after the redos (they read no line's name)
-    if (step.fixes and observed and not step.entry
-            and len(step.scalar) + len(step.stores) == len(step.lines)):  # NaN redos deferred
-        last = [step.lines[k] for k in sorted(step.stores)]
-        lines = [(k, line) for k, line in lines if k not in step.stores]
+    if (body.fixes and observed and not step.entry
+            and len(body.scalar) + len(body.stores) == len(body.lines)):  # NaN redos deferred
+        last = [body.lines[k] for k in sorted(body.stores)]
+        lines = [(k, line) for k, line in lines if k not in body.stores]
         for k, (line, s) in lines:
-            if k not in step.fixes:
+            if k not in body.fixes:
                 src.add(line, indent + 1, s)
         src.add(f"if {' or '.join(f'{v} != {v}' for v in observed)}:", indent + 1)
         indent += 1  # (then all the lines again, with their redos)
