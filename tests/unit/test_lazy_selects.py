@@ -119,6 +119,14 @@ def test_side_lines() -> None:
     bools = [("p = h > 0", None), ("n = not h", None), ("b = p if p else n", None)]
     assert [text for text, _ in lazy_selects(Lines(bools, range(3), (), ()), {"b"}).lines] == [
         "p = h > 0", "if p:", "    b = p", "else:", "    n = not h", "    b = n"]
+    # a select on one side of another: its own sides move too
+    nested = [("p = x > 0", None), ("q = g < h", None), ("a = h + x", None),
+              ("b = h - x", None), ("i = a if q else b", None), ("c = i * g", None),
+              ("d = h * 3", None), ("t = c if p else d", None)]
+    assert [text for text, _ in lazy_selects(Lines(nested, range(8), (), ()), {"t"}).lines] == [
+        "p = x > 0", "if p:", "    q = g < h", "    if q:", "        a = h + x", "        i = a",
+        "    else:", "        b = h - x", "        i = b", "    c = i * g", "    t = c",
+        "else:", "    d = h * 3", "    t = d"]
     # a line that is not a plain statement: nothing moves
     odd = [*lines[:6], ("    x = 1", None), *lines[6:]]
     assert lazy_selects(Lines(odd, range(len(odd)), (), ()), {"t"}).lines == odd

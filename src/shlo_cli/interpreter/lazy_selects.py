@@ -80,23 +80,30 @@ def lazy_selects(block: Lines, exported: Collection[str]) -> Lines:
         if k in taken:
             continue
         if k not in chosen:
-            _keep(out, block, k, line[0], line)
+            _keep(out, block, k, "", line)
             continue
         t, p, b, c, then, other = chosen[k]
-        step = line[1]
         for head, side, value in ((f"if {p}:", then, b), ("else:", other, c)):
-            _keep(out, block, k, head, (head, step))
-            for j in side:
-                _keep(out, block, j, "    " + block.lines[j][0], block.lines[j])
-            _keep(out, block, k, f"    {t} = {value}", (f"    {t} = {value}", step))
+            _keep(out, block, k, "", (head, line[1]))
+            inner = lazy_selects(_part(block, side), {value})  # (a select on this side)
+            for j in range(len(inner.lines)):
+                _keep(out, inner, j, "    ", inner.lines[j])
+            _keep(out, block, k, "    ", (f"{t} = {value}", line[1]))
     return out
 
 
-def _keep(out: Lines, block: Lines, k: int, text: str, line: Line) -> None:
-    """Appends `text` with the step and the kinds of line `k` of `block` (the select's,
-    for the lines that replace it: a Python-scalar line)."""
+def _part(block: Lines, picked: Sequence[int]) -> Lines:
+    """The lines `picked` of `block`, with their kinds."""
+    return Lines([block.lines[j] for j in picked],
+                 *[[n for n, j in enumerate(picked) if j in kind]
+                   for kind in (block.scalar, block.fixes, block.stores)])
+
+
+def _keep(out: Lines, block: Lines, k: int, indent: str, line: Line) -> None:
+    """Appends `line` indented by `indent`, of the kinds of line `k` of `block` (the
+    select's, for the lines that replace it: a Python-scalar line)."""
     at = len(out.lines)
-    out.lines.append((text, line[1]))
+    out.lines.append((indent + line[0], line[1]))
     for source, target in ((block.scalar, out.scalar), (block.fixes, out.fixes),
                            (block.stores, out.stores)):
         if k in source:
