@@ -240,3 +240,41 @@ def _run_chain(args: list[np.ndarray], compiled: bool, monkeypatch: pytest.Monke
                ) -> tuple[list[Any], str]:
     out, sources = run_loops(CHAIN, args, compiled, monkeypatch)
     return out, "".join(sources)
+
+
+STEADY = """
+func.func @main(%n: tensor<i32>, %k0: tensor<i32>, %w0: tensor<f32>, %h0: tensor<f32>) -> (tensor<i32>, tensor<f32>) {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:4 = stablehlo.while(%i = %c0, %k = %k0, %w = %w0, %h = %h0) : tensor<i32>, tensor<i32>, tensor<f32>, tensor<f32>
+    cond {
+      %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    } do {
+      %ik = stablehlo.multiply %i, %k : tensor<i32>
+      %f = stablehlo.convert %ik : (tensor<i32>) -> tensor<f32>
+      %a = stablehlo.multiply %h, %w : tensor<f32>
+      %h2 = stablehlo.add %a, %f : tensor<f32>
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %i2 = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %i2, %k, %w, %h2 : tensor<i32>, tensor<i32>, tensor<f32>, tensor<f32>
+    }
+  return %r#1, %r#3 : tensor<i32>, tensor<f32>
+}
+"""
+
+
+@pytest.mark.parametrize("w", [0.5, -0.0, np.nan, np.inf, 1e-45])
+def test_unchanged_values_converted_once(w: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Carried values the body passes on unchanged (a fori_loop's outer index, a weight) are
+    converted to Python scalars once per execution of the loop, before it."""
+    args = [np.array(5, np.int32), np.array(-2**30, np.int32), np.array(w, np.float32),
+            np.array(0.25, np.float32)]
+    got, sources = run_loops(STEADY, args, True, monkeypatch)
+    want, _ = run_loops(STEADY, args, False, monkeypatch)
+    for a, b in zip(got, want, strict=True):
+        assert np.asarray(a).dtype == np.asarray(b).dtype
+        assert np.asarray(a).tobytes() == np.asarray(b).tobytes()
+    loop = sources[0]
+    inside = loop[loop.index("while True"):]
+    assert "int(a1)" in loop and "float(a2)" in loop
+    assert "int(a1)" not in inside and "float(a2)" not in inside

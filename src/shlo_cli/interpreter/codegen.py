@@ -269,7 +269,8 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
 
     def pref(v: Value, i: int) -> str:
         """v as a Python scalar for step i: converted where needed (a constant once, a
-        value of an enclosing block once per run, any other value once, before step i)."""
+        value of an enclosing block or a `steady` one once per run, any other value once,
+        before step i)."""
         name = py.get(v)
         if name is not None:
             return name
@@ -283,7 +284,8 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
         source = ref(v)
         name = py[v] = f"{p}u{len(py)}"
         line = f"{name} = {kind.to_py.__name__}({source})"
-        if source.startswith(f"{p}o") or v in (earlier or ()):  # once per run
+        if source.startswith(f"{p}o") or v in (earlier or ()) or v in (steady or ()):
+            # (once per run: a value of an enclosing block, or a loop's unchanged one)
             code.outer.append(line)
         else:
             code.scalar.add(len(emitted))
