@@ -182,7 +182,7 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
                earlier: Mapping[Value, str] | None = None,
                plan_region: Callable[[Region], Any] | None = None,
                steady: Collection[Value] | None = None,
-               owned: Collection[Value] = ()) -> BlockCode:
+               owned: Collection[Value] = (), exact: Collection[int] = ()) -> BlockCode:
     """The code of one planned block, its arguments named `arg_names`, every other name it
     defines (in the function's locals and in `ns`, its globals) prefixed by `p`. With
     `scalars` (argument indices: those arguments are Python scalars), 0-d steps run on
@@ -197,7 +197,8 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
     (branches.py). With `steady` (the block is a loop's body: these arguments and the
     values of enclosing blocks keep their values through one execution of the loop), the
     work steady.py finds on such operands runs once, in `outer`. `owned` arguments are
-    vectors the caller owns (loopgen.py): their element writes are item assignments."""
+    vectors the caller owns (loopgen.py): their element writes are item assignments;
+    `exact` float `scalars` are known to be no NaN (exact as Python floats)."""
     # (inlined copies of conditionals read the block's values too: inline.py)
     captured = captured_values(block) | region_reads(step.op for step in steps)
     names: dict[Value, str] = dict(zip(arguments, arg_names, strict=True))
@@ -210,7 +211,7 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
         for i in scalars:
             v = arguments[i]
             py[v] = names.pop(v)
-            if exact_on_entry(v):
+            if exact_on_entry(v) or i in exact:
                 clean.add(v)
     consts: dict[Value, Any] = {}
     code = BlockCode()
@@ -264,7 +265,8 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
     if scalars is not None:
         scalar_steps, to_numpy, code.scalar_args = plan_scalars(
             arguments, scalars, steps, terminator or (), returned_scalars, captured,
-            chained | set(reads), reads, lambda step: _returns_operand(step, captured), writes)
+            chained | set(reads), reads, lambda step: _returns_operand(step, captured), writes,
+            exact)
     facts = analyse(steps, scalar_steps, bounds or {}, kept) if scalars is not None else Facts()
 
     def pref(v: Value, i: int) -> str:

@@ -48,7 +48,7 @@ from .codegen import (
 )
 from .dedupe import MERGED
 from .lazy_selects import Lines, lazy_selects
-from .pyscalar import kind_of
+from .pyscalar import Kind, kind_of
 from .ranges import Bound, cond_bounds, entry_facts
 from .scalar_writes import owned_stacks
 from .speculate import (
@@ -95,32 +95,15 @@ def compile_loop(cond: Region, body: Region, early: Callable[..., None] | None,
     bounded = cond_bounds(cond.arguments, cond.steps, cond.terminator[0])
     once, needed, cond = _condition_invariants(cond, body, names, ns)
     earlier = dict(zip(needed, once.returned, strict=True)) if once else {}
-    while True:  # drop the carried values some use of which needs a numpy value
-        test, step = _codes(cond, body, names, body.terminator, slots, bounded, ns, "",
-                            earlier=earlier, owned=owned)
-        kept = {i for i in test.scalar_args & step.scalar_args if step.clean_returned[i]}
-        if kept == slots:
-            break
-        slots = kept
-    out = list(names)  # the results: Python scalars converted back
-    kinds = {i: kind for i in slots if (kind := kind_of(body.arguments[i])) is not None}
-    for i, kind in kinds.items():
-        ns[f"_N{kind.dtype.name}"] = kind.to_numpy
-        out[i] = f"_N{kind.dtype.name}({names[i]})"
-    # the versioned loop (ranges.py): carried values known equal share one name
-    tests, known, alias, trips = entry_facts(body.arguments, body.steps, body.terminator,
-                                             slots, bounded)
-    fast = None
-    if tests:
-        same = [names[alias.get(i, i)] for i in range(n)]
-        terminator = [body.terminator[alias.get(i, i)] for i in range(n)]
-        unchanged = {v for k, v in enumerate(body.arguments) if body.terminator[k] is v
-                     and k not in slots} if trips is not None else None
-        fast = _codes(cond, body, same, terminator, slots, known, ns, "f", unchanged,
-                      earlier, owned)
-        if not {i for i in fast[0].scalar_args & fast[1].scalar_args
-                if fast[1].clean_returned[i]} == slots:
-            fast = None
+    general = _plan(cond, body, names, slots, bounded, ns, "", earlier, owned, False)
+    exact: _Plan | None = None
+    if any(kind_of(body.arguments[i]).is_float for i in slots):  # type: ignore[union-attr]
+        exact = _plan(cond, body, names, slots, bounded, ns, "x", earlier, owned, True)
+    floats = sorted(i for i in exact.slots if exact.kinds[i].is_float) if exact else []
+    if exact is not None and (not floats or (exact.slots == general.slots and len(
+            exact.step.scalar) == len(general.step.scalar))):
+        exact = None  # (knowing the carried floats no NaN changes nothing)
+    slots, test, out = general.slots, general.test, general.out
 
     def assemble(speculative: bool) -> Source:
         """The loop's source; `speculative`: with the kept guesses and checkpoint holder as
@@ -129,8 +112,7 @@ def compile_loop(cond: Region, body: Region, early: Callable[..., None] | None,
         if n:
             src.add(f"{', '.join(names)}{',' if n == 1 else ''} = args", 1)
         for i in sorted(slots):
-            to_py = kinds[i].to_py.__name__
-            src.add(f"{names[i]} = {to_py}({names[i]})", 1)
+            src.add(f"{names[i]} = {general.kinds[i].to_py.__name__}({names[i]})", 1)
         # set before a run starts (run.py, parallel.py): read once per execution of the loop
         src.add("checked = I.stop is not None or I.deadline is not None", 1)
         src.add("if checked:", 1)
@@ -148,25 +130,22 @@ def compile_loop(cond: Region, body: Region, early: Callable[..., None] | None,
         if early is not None:
             src.add("EARLY(frame, args)", 1)
         # (after EARLY: invariants; the versioned condition's own reads of enclosing values)
-        for line in step.outer + (fast[0].outer + fast[1].outer if fast else []):
-            src.add(line, 1)
+        for version in (general, exact) if exact else (general,):
+            for line in version.step.outer + (
+                    version.fast[0].outer + version.fast[1].outer if version.fast else []):
+                src.add(line, 1)
         src.add("cap = CAP()", 1)
         src.add("count = 0", 1)
         src.add("guarded = checked or cap is not None", 1)  # one test per iteration when not
         for k in sorted(owned):  # (the loop's own copy: its element writes assign items)
             ns["_OWN"] = np.array
             src.add(f"{names[k]} = _OWN({names[k]})", 1)
-        if fast is not None:
-            src.add(f"if {' and '.join(tests)}:", 1)
-            for x, name in fast[1].lists.items():  # (worth it when most elements are read)
-                ns["_Items"] = _Items
-                src.add(f"{name} = {x}.tolist() if 4 * ({trips}) >= {x}.size "
-                        f"else _Items({x})", 2)
-            counted = len(fast[0].lines) == 1 and not fast[0].entry  # (the test: i < n)
-            _iterate(src, fast[0], fast[1], [names[alias.get(i, i)] for i in range(n)],
-                     _returned([out[alias.get(i, i)] for i in range(n)]), set(alias), 2,
-                     trips if counted else None, speculative, owned)
-        _iterate(src, test, step, names, _returned(out), set(), 1, None, speculative, owned)
+        if exact is not None:  # the loop knowing its carried floats no NaN on entry
+            src.add(f"if {' and '.join(f'{names[i]} == {names[i]}' for i in floats)}:", 1)
+            for i in sorted(exact.slots - slots):
+                src.add(f"{names[i]} = {exact.kinds[i].to_py.__name__}({names[i]})", 2)
+            _loops(src, exact, names, 2, speculative, owned, ns)
+        _loops(src, general, names, 1, speculative, owned, ns)
         return src
 
     quiet = unquiet(ns)
@@ -181,6 +160,80 @@ def compile_loop(cond: Region, body: Region, early: Callable[..., None] | None,
                              local=True).run
         compiled.run = speculating(faster, compiled.run, interpreter, cap)
     return compiled
+
+
+class _Plan:
+    """One plan of the loop: the carried values held as Python scalars (`slots`, their
+    kinds), the results as returned (`out`), the condition's and the body's code, and the
+    versioned loop's (`fast`, run when the entry `tests` hold: ranges.entry_facts)."""
+
+    __slots__ = ("slots", "kinds", "out", "test", "step", "fast", "tests", "alias", "trips")
+
+    def __init__(self, slots: set[int], kinds: dict[int, Kind], out: list[str],
+                 codes: tuple[BlockCode, BlockCode],
+                 fast: tuple[BlockCode, BlockCode] | None, tests: list[str],
+                 alias: dict[int, int], trips: str | None) -> None:
+        self.slots, self.kinds, self.out = slots, kinds, out
+        self.test, self.step = codes
+        self.fast, self.tests, self.alias, self.trips = fast, tests, alias, trips
+
+
+def _plan(cond: Region, body: Region, names: list[str], slots: set[int],
+          bounded: dict[int, Bound], ns: dict[str, Any], p: str, earlier: dict[Value, str],
+          owned: Collection[int], exact: bool) -> _Plan:
+    """The loop's plan (names prefixed by `p`); `exact`: its carried floats are known to
+    be no NaN on entry (exact as Python floats: the loop tests them)."""
+    n = len(names)
+    floats: set[int] = set()
+    while True:  # drop the carried values some use of which needs a numpy value
+        if exact:
+            floats = {i for i in slots if kind_of(body.arguments[i]).is_float}  # type: ignore[union-attr]
+        codes = _codes(cond, body, names, body.terminator, slots, bounded, ns, p,
+                       earlier=earlier, owned=owned, exact=floats)
+        kept = {i for i in codes[0].scalar_args & codes[1].scalar_args
+                if codes[1].clean_returned[i]}
+        if kept == slots:
+            break
+        slots = kept
+    out = list(names)  # the results: Python scalars converted back
+    kinds = {i: kind for i in slots if (kind := kind_of(body.arguments[i])) is not None}
+    for i, kind in kinds.items():
+        ns[f"_N{kind.dtype.name}"] = kind.to_numpy
+        out[i] = f"_N{kind.dtype.name}({names[i]})"
+    # the versioned loop (ranges.py): carried values known equal share one name
+    tests, known, alias, trips = entry_facts(body.arguments, body.steps, body.terminator,
+                                             slots, bounded)
+    fast = None
+    if tests:
+        same = [names[alias.get(i, i)] for i in range(n)]
+        terminator = [body.terminator[alias.get(i, i)] for i in range(n)]
+        unchanged = {v for k, v in enumerate(body.arguments) if body.terminator[k] is v
+                     and k not in slots} if trips is not None else None
+        fast = _codes(cond, body, same, terminator, slots, known, ns, p + "f", unchanged,
+                      earlier, owned, floats)
+        if not {i for i in fast[0].scalar_args & fast[1].scalar_args
+                if fast[1].clean_returned[i]} == slots:
+            fast = None
+    return _Plan(slots, kinds, out, codes, fast, tests, alias, trips)
+
+
+def _loops(src: Source, plan: _Plan, names: list[str], indent: int, speculative: bool,
+           owned: Collection[int], ns: dict[str, Any]) -> None:
+    """The plan's loops: the versioned one when its tests hold, then the general one."""
+    n = len(names)
+    fast, alias, trips = plan.fast, plan.alias, plan.trips
+    if fast is not None:
+        src.add(f"if {' and '.join(plan.tests)}:", indent)
+        for x, name in fast[1].lists.items():  # (worth it when most elements are read)
+            ns["_Items"] = _Items
+            src.add(f"{name} = {x}.tolist() if 4 * ({trips}) >= {x}.size "
+                    f"else _Items({x})", indent + 1)
+        counted = len(fast[0].lines) == 1 and not fast[0].entry  # (the test: i < n)
+        _iterate(src, fast[0], fast[1], [names[alias.get(i, i)] for i in range(n)],
+                 _returned([plan.out[alias.get(i, i)] for i in range(n)]), set(alias),
+                 indent + 1, trips if counted else None, speculative, owned)
+    _iterate(src, plan.test, plan.step, names, _returned(plan.out), set(), indent, None,
+             speculative, owned)
 
 
 def unquiet(ns: dict[str, Any]) -> bool:
@@ -210,12 +263,14 @@ def _quietly(run: Callable[..., Any]) -> Callable[..., Any]:
 def _codes(cond: Region, body: Region, names: list[str], terminator: Sequence[Value],
            slots: set[int], bounds: dict[int, Bound], ns: dict[str, Any], p: str,
            unchanged: set[Value] | None = None, earlier: dict[Value, str] | None = None,
-           owned: Collection[int] = ()) -> tuple[BlockCode, BlockCode]:
+           owned: Collection[int] = (), exact: Collection[int] = ()
+           ) -> tuple[BlockCode, BlockCode]:
     """The condition's and the body's code, the carried values named `names`, knowing
     `bounds` of carried values at the body's entry; with `unchanged` (the carried values
     passed on as they are), vectors read element by element are read from lists;
     `earlier`: the condition's invariants, computed before the loop (their names);
-    `owned`: the carried vectors the loop has copied (scalar_writes.owned_stacks)."""
+    `owned`: the carried vectors the loop has copied (scalar_writes.owned_stacks); `exact`:
+    the carried floats known to be no NaN on entry."""
     plan = getattr(ns["I"], "plan_branch", None)  # (branches inline: branches.py)
     test = block_code(cond.arguments, names, cond.steps, cond.terminator, cond.block,
                       True, ns, f"c{p}_", slots, (0,), earlier=earlier, plan_region=plan)
@@ -223,7 +278,7 @@ def _codes(cond: Region, body: Region, names: list[str], terminator: Sequence[Va
     steady = {a for a, r in zip(body.arguments, body.terminator, strict=True) if a is r}
     step = block_code(body.arguments, names, body.steps, terminator, body.block,
                       True, ns, f"w{p}_", slots, slots, known, unchanged, plan_region=plan,
-                      steady=steady, owned={body.arguments[k] for k in owned})
+                      steady=steady, owned={body.arguments[k] for k in owned}, exact=exact)
     return test, step
 
 

@@ -173,16 +173,18 @@ def classify(step: Any) -> str | None:
 def plan_scalars(arguments: Sequence[Value], scalars: Collection[int], steps: Sequence[Any],
                  terminator: Sequence[Value], returned_scalars: Collection[int],
                  captured: set[Value], skipped: set[int], reads: dict[int, int],
-                 same: Callable[[Any], bool], writes: Mapping[int, Any] | None = None
-                 ) -> tuple[dict[int, str], set[Value], set[int]]:
+                 same: Callable[[Any], bool], writes: Mapping[int, Any] | None = None,
+                 exact: Collection[int] = ()) -> tuple[dict[int, str], set[Value], set[int]]:
     """Scalar mode's plan of a block (codegen.block_code): the steps run on Python scalars
     (index -> what `classify` says, "same" for an identity `same(step)` on one), the values
     some use reads as numpy values (other steps, nested regions, the terminator outside
     `returned_scalars`), and the `scalars` arguments (indices) no such use reads. `skipped`
     steps run as they are; `reads` are codegen's fused element reads, whose start indices
     may be Python ints, as may a kernel's operands from its `int_starts` on. `writes`
-    (scalar_writes.py: update step -> Write) take their index and a value computed here as
-    Python scalars: the value must be clean, as for a numpy use, but it is not converted.
+    (scalar_writes.py: update step -> Write) take their index and a value computed here (or
+    an exact argument) as Python scalars: the value must be clean, as for a numpy use, but
+    it is not converted. The `exact` float arguments are known to be no NaN (the loop tests
+    them): exact as Python floats, as integer arguments are.
 
     A step runs on Python scalars when one of its operands is one already (chains grow from
     the loop's carried scalars: converting operands costs about what the step saves), or
@@ -192,6 +194,7 @@ def plan_scalars(arguments: Sequence[Value], scalars: Collection[int], steps: Se
     its kernel where a numpy use reads its result (converted back, a signalling NaN's quiet
     bit would be lost)."""
     held = {arguments[i] for i in scalars}
+    exact_held = {v for v in held if exact_on_entry(v)} | {arguments[i] for i in exact}
     banned: set[int] = set()
     indexed = {}  # element reads by a Python int (codegen: `x.item(i)`): index, result
     for i, j in reads.items():
@@ -199,11 +202,11 @@ def plan_scalars(arguments: Sequence[Value], scalars: Collection[int], steps: Se
         if j > i and top is not None and steps[i].op.operands:
             indexed[i] = (steps[i].op.operands[-1], steps[j].op.results[0])
     while True:
-        chosen, clean = _choose(held, steps, terminator, captured, skipped | banned, same,
-                                indexed)
+        chosen, clean = _choose(held, exact_held, steps, terminator, captured,
+                                skipped | banned, same, indexed)
         numpy_read: set[Value] = set()
         computed = {steps[i].op.results[0] for i in chosen}
-        written = {w.value for w in (writes or {}).values()} & computed
+        written = {w.value for w in (writes or {}).values()} & (computed | exact_held)
         python_reads: dict[int, set[Value]] = {}  # (the update step and the one-element maker)
         for j, w in (writes or {}).items():
             taken = {w.index} | ({w.value} & written)
@@ -226,13 +229,15 @@ def plan_scalars(arguments: Sequence[Value], scalars: Collection[int], steps: Se
         banned |= unclean
 
 
-def _choose(held: set[Value], steps: Sequence[Any], terminator: Sequence[Value],
-            captured: set[Value], skipped: set[int], same: Callable[[Any], bool],
-            indexed: dict[int, tuple[Value, Value]]) -> tuple[dict[int, str], set[Value]]:
-    """plan_scalars' steps on Python scalars (not those `skipped`) and their clean results;
-    `indexed` element reads give Python scalars where their index is one (an integer's
-    item is exact: clean; a float's may have lost a signalling NaN's bit)."""
-    clean = {v for v in held if exact_on_entry(v)}
+def _choose(held: set[Value], exact: set[Value], steps: Sequence[Any],
+            terminator: Sequence[Value], captured: set[Value], skipped: set[int],
+            same: Callable[[Any], bool], indexed: dict[int, tuple[Value, Value]]
+            ) -> tuple[dict[int, str], set[Value]]:
+    """plan_scalars' steps on Python scalars (not those `skipped`) and their clean results
+    (the `exact` held values are); `indexed` element reads give Python scalars where their
+    index is one (an integer's item is exact: clean; a float's may have lost a signalling
+    NaN's bit)."""
+    clean = set(exact)
     py = set(held)
     chosen: dict[int, str] = {}
     for i, step in enumerate(steps):
