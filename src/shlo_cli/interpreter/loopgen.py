@@ -25,6 +25,13 @@ first test runs them anyway.
 0-d carried values every use of which takes one are Python scalars for the whole loop
 (pyscalar.py: converted once on entry, back on exit), and so are the 0-d steps computing
 from them; the function's globals are its keyword defaults (locals: cheaper to read).
+A float converted so may have lost a signalling NaN's bit, so a carried float that the
+body passes on as it is (a masked step's `where(i < n, f(h), h)`) or writes out is left a
+numpy value; a second version of the loop, run when the carried floats are no NaN on
+entry (exact as Python floats), holds them as Python floats too. A carried output vector
+that the body only writes element by element is the loop's own copy
+(scalar_writes.owned_stacks), and the step's select lines run only the side they pick
+(lazy_selects.py).
 """
 
 from __future__ import annotations
@@ -131,7 +138,7 @@ def compile_loop(cond: Region, body: Region, early: Callable[..., None] | None,
             src.add("EARLY(frame, args)", 1)
         # (after EARLY: invariants; the versioned condition's own reads of enclosing values)
         for version in (general, exact) if exact else (general,):
-            for line in version.step.outer + (
+            for line in (version.test.outer if version is exact else []) + version.step.outer + (
                     version.fast[0].outer + version.fast[1].outer if version.fast else []):
                 src.add(line, 1)
         src.add("cap = CAP()", 1)
