@@ -10,8 +10,10 @@ the GEMM's result is the returned array. The GEMM operands are the general path'
 element and in the same layout (rows = windows in (batch, output positions) x (kernel
 positions, channels) order, kernel matrix (kernel positions x channels, features)), and
 stride-1 convolutions that the general path sends to `gemm.conv_shifted` go there too, so the
-results are the general path's bit for bit. Buffers are per kernel, i.e. per op of one plan:
-an op's kernel never runs again before it returns.
+results are the general path's bit for bit. A window matrix above `gemm.IM2COL_BUDGET` (VGG's
+224x224x64 3x3 convolution: 115 MB) is copied block by block as the general path copies it
+(`gemm.im2col_blocks`), each block into the one kept buffer and multiplied as there. Buffers
+are per kernel, i.e. per op of one plan: an op's kernel never runs again before it returns.
 """
 
 from __future__ import annotations
