@@ -113,8 +113,7 @@ def _offset_slice(offset: int, count: int, stride: int, dilation: int) -> slice:
 
 _FLOAT_UFUNCS: dict[Binary, np.ufunc] = lazy(lambda: {float_maximum: np.maximum,
                                                        float_minimum: np.minimum})
-_SIGN_BIT = {2: np.int16(-0x8000), 4: np.int32(-0x80000000),
-             8: np.int64(-0x8000000000000000)}
+_SIGN_BIT = {2: -0x8000, 4: -0x80000000, 8: -0x8000000000000000}  # -0.0's bits, as signed
 
 
 def _one_zero_sign(padded: np.ndarray, init: np.ndarray) -> bool:
