@@ -1,6 +1,8 @@
 """gemm's one-thread BLAS products (blas_threads.matmul) equal numpy's own `a @ b` bit for
-bit, on random inputs with NaN, -0.0 and empty operands, batched and not, below, inside and
-above the one-thread size band; the calling thread's BLAS thread count is restored."""
+bit, on random inputs with NaN, -0.0 and empty operands, batched and not, below and inside
+the one-thread size band; above it, large 2-D products are row blocks (`row_blocks`): each
+block's rows are that block's own one-thread product, bit for bit, whatever the number of
+helper threads, and close to `a @ b`; the calling thread's BLAS thread count is restored."""
 
 from __future__ import annotations
 
@@ -41,3 +43,78 @@ def test_thread_count_restored() -> None:
         assert set_local(3) == 3
     finally:
         set_local(before)
+
+
+def _one_thread(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    set_local = blas_threads._set_local()
+    assert set_local is not None
+    previous = set_local(1)
+    try:
+        return a @ b
+    finally:
+        set_local(previous)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64])
+@pytest.mark.parametrize(("m", "k", "n", "axis"), [
+    (128, 300, 40, 0), (1000, 257, 130, 0), (4099, 64, 17, 0), (700, 1, 3, 0),
+    (64, 900, 384, 1), (2, 50, 1000, 1), (127, 33, 129, 1)])
+def test_product_blocks_are_their_blocks_products(dtype: type, m: int, k: int, n: int,
+                                                  axis: int) -> None:
+    set_local = blas_threads._set_local()
+    if set_local is None:
+        pytest.skip("no OpenBLAS thread-local control in this numpy")
+    rng = np.random.default_rng(m + k + n)
+    a = rng.standard_normal((m, k)).astype(dtype)
+    b = rng.standard_normal((k, n)).astype(dtype)
+    a.reshape(-1)[::11] = -0.0
+    a.reshape(-1)[5] = np.nan
+    b.reshape(-1)[::3] = -0.0
+    assert blas_threads.split_axis(a, b) == axis
+    bounds = blas_threads.block_bounds((m, n)[axis])
+    assert bounds[0] == 0 and bounds[-1] == (m, n)[axis] and len(bounds) >= 3
+    parts = [slice(lo, hi) for lo, hi in zip(bounds, bounds[1:], strict=False)]
+    sizes = [part.stop - part.start for part in parts]
+    assert min(sizes[:-1]) >= blas_threads.MIN_BLOCK and 0 < sizes[-1] <= sizes[0]
+    if axis == 0:
+        want = np.concatenate([_one_thread(a[part], b) for part in parts])
+    else:
+        want = np.concatenate([_one_thread(a, b[:, part]) for part in parts], axis=1)
+    for helpers in (0, 1, 3):
+        got = blas_threads.product_blocks(a, b, set_local, axis, helpers)
+        assert got.dtype == want.dtype and got.shape == (m, n)
+        assert np.array_equal(got.view(np.uint8), want.view(np.uint8))
+    ok = ~np.isnan(want)
+    np.testing.assert_allclose(got[ok], (a @ b)[ok], rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize(("m", "k", "n"), [(2000, 300, 60), (64, 1000, 600)])
+def test_matmul_takes_blocks_above_the_band(m: int, k: int, n: int) -> None:
+    set_local = blas_threads._set_local()
+    if set_local is None:
+        pytest.skip("no OpenBLAS thread-local control in this numpy")
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    assert a.size * b.shape[1] > blas_threads.SINGLE_THREAD_WORK
+    axis = blas_threads.split_axis(a, b)
+    assert axis is not None
+    got = blas_threads.matmul(a, b)
+    assert np.array_equal(got, blas_threads.product_blocks(a, b, set_local, axis, 0))
+    assert np.array_equal(got, blas_threads.matmul(np.asfortranarray(a), b))  # views too
+    assert np.array_equal(got, blas_threads.matmul(a, np.asfortranarray(b)))
+
+
+def test_rows_of_one_are_left_to_numpy() -> None:
+    a, b = np.ones((1, 10), np.float32), np.ones((10, 300), np.float32)
+    assert blas_threads.split_axis(a, b) is None
+    assert blas_threads.split_axis(a.astype(np.int32), b.astype(np.int32)) is None
+
+
+def test_product_blocks_report_errors() -> None:
+    set_local = blas_threads._set_local()
+    if set_local is None:
+        pytest.skip("no OpenBLAS thread-local control in this numpy")
+    a = np.ones((200, 10), np.float32)
+    with pytest.raises(ValueError):
+        blas_threads.product_blocks(a, np.ones((11, 4), np.float32), set_local, 0, 1)

@@ -1,6 +1,8 @@
 """Fast reduce_window algorithms and key-based sorts agree with the straightforward evaluation
 (a literal per-window fold; a comparator-driven stable sort) on random data with NaN, -0.0
-and empty tensors. Bitwise comparisons: the fast paths claim exact results."""
+and empty tensors. Bitwise comparisons: the fast paths claim exact results. Max and min pooling
+with no -0.0 around folds numpy's own maximum/minimum (window_algorithms._extremum_fold);
+with a -0.0 in a window the spec's zero order (-0 < +0) still decides."""
 # ruff: noqa: E501  (MLIR test programs keep upstream line lengths)
 
 from __future__ import annotations
@@ -299,3 +301,78 @@ def test_literal_reference_is_itself_sane():
     x = np.arange(6, dtype=np.int32).reshape(2, 3)
     out = _literal("add", x, np.int32(0), [1, 3], [1, 1], [1, 1], [1, 1], [0, 2], [0, 0])
     assert out.tolist() == [[0, 1, 3], [3, 7, 12]]
+
+
+POOLS = [  # (operand shape, window, strides, base dilation, window dilation, low, high)
+    ((1, 9, 9, 3), (1, 3, 3, 1), (1, 2, 2, 1), (1, 1, 1, 1), (1, 1, 1, 1), (0,) * 4, (0,) * 4),
+    ((2, 8, 8, 2), (1, 2, 2, 1), (1, 2, 2, 1), (1, 1, 1, 1), (1, 1, 1, 1), (0,) * 4, (0,) * 4),
+    ((1, 7, 6, 4), (1, 3, 3, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1),
+     (0, 1, 1, 0), (0, 1, 1, 0)),  # "same" padding
+    ((1, 7, 7, 2), (1, 3, 2, 1), (1, 2, 1, 1), (1, 2, 1, 1), (1, 1, 2, 1),
+     (0, 2, 0, 0), (0, 1, 3, 0)),  # base and window dilation, uneven padding
+    ((1, 0, 5, 2), (1, 2, 2, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (0,) * 4, (0,) * 4),
+    ((5, 4), (1, 1), (1, 1), (1, 1), (1, 1), (0, 0), (0, 0)),  # a window of one element
+]
+
+
+def _relu_data(rng: np.random.Generator, shape: tuple[int, ...], dtype: type) -> np.ndarray:
+    """Activations after a ReLU: many +0.0, some NaN and inf, no -0.0."""
+    x = np.maximum(rng.standard_normal(shape), 0.0).astype(dtype)
+    flat = x.reshape(-1)
+    if flat.size > 4:
+        flat[rng.choice(flat.size, 2, replace=False)] = [np.nan, np.inf]
+        flat[rng.integers(flat.size)] = -np.inf
+    return x
+
+
+def _same_pool_bits(a: np.ndarray, b: np.ndarray) -> None:
+    assert a.shape == b.shape and a.dtype == b.dtype
+    assert np.array_equal(a.view(np.uint8), b.view(np.uint8))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("pool", POOLS)
+@pytest.mark.parametrize(("name", "init"), [
+    ("maximum", -np.inf), ("maximum", 0.0), ("maximum", np.nan), ("minimum", np.inf),
+    ("minimum", 0.5)])
+def test_pooling_without_negative_zeros_is_numpys_fold(monkeypatch, dtype, pool, name,
+                                                       init) -> None:
+    """Max/min pooling with no -0.0 around: numpy's own fold (_extremum_fold), bit for bit
+    (ReLU outputs: +0.0, NaN, inf; padding, strides, dilations, inits; empty results)."""
+    def refuse(*args):
+        raise AssertionError("the sign-aware fold ran")
+
+    rng = np.random.default_rng(len(pool[0]) + pool[0][1])
+    x = _relu_data(rng, pool[0], dtype)
+    if name == "minimum":
+        x = -x  # -(+0.0) is -0.0: keep the zeros +0.0
+        x[x == 0] = 0.0
+    args = (x, np.asarray(init, dtype), *pool[1:])
+    want = _literal(name, *args)
+    if want.size:  # (an empty result is the offset fold's)
+        monkeypatch.setattr(window_algorithms, "_offset_fold", refuse)
+    got = _fast(name, *args)
+    _same_pool_bits(got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize(("name", "init"), [
+    ("maximum", -np.inf), ("maximum", -0.0), ("minimum", np.inf), ("minimum", 0.0)])
+def test_negative_zeros_keep_the_spec_order(monkeypatch, dtype, name, init) -> None:
+    """-0.0 before +0.0 in a window whose extremum is zero: numpy's maximum keeps the
+    first of two equal zeros (-0.0); the spec's is +0.0 (and -0.0 for minimum)."""
+    def refuse(*args):
+        raise AssertionError("numpy's fold ran with a -0.0 around")
+
+    sign = 1.0 if name == "maximum" else -1.0
+    x = np.full((1, 6, 6, 2), -sign * 3.0, dtype)
+    x[0, 0::2, 0::2, :] = -0.0 if name == "maximum" else 0.0
+    x[0, 1::2, 1::2, :] = 0.0 if name == "maximum" else -0.0
+    x[0, 4, 4, 1] = np.nan
+    args = (x, np.asarray(init, dtype), (1, 2, 2, 1), (1, 2, 2, 1), (1, 1, 1, 1),
+            (1, 1, 1, 1), (0,) * 4, (0,) * 4)
+    want = _literal(name, *args)
+    monkeypatch.setattr(window_algorithms, "_extremum_fold", refuse)
+    got = _fast(name, *args)
+    _same_pool_bits(got, want)
+    assert np.all(np.signbit(want[0, :2, :2]) == (name == "minimum"))

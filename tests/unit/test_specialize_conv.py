@@ -99,6 +99,43 @@ def test_specialized_convolution_is_the_general_path(case: tuple, elem: str) -> 
     assert np.array_equal(got.view(np.uint8), want.view(np.uint8))
 
 
+# (input NHWC dims, kernel HWIO, stride, pad, budget in bytes): window matrices above the
+# budget, copied block by block (gemm.im2col_blocks) by the specialized kernel too
+BLOCKED = [
+    ((1, 13, 11, 6), (3, 3, 6, 8), 1, 1, 1000),  # slabs of one output row
+    ((1, 13, 11, 6), (3, 3, 6, 8), 2, 1, 3000),  # slabs of a few rows, the last one short
+    ((3, 7, 7, 5), (3, 3, 5, 7), 1, 0, 2000),  # one image per block
+    ((5, 6, 6, 4), (2, 2, 4, 9), 1, 1, 7000),  # several images per block, the last short
+]
+
+
+@pytest.mark.parametrize("elem", ["f32", "f64"])
+@pytest.mark.parametrize("case", BLOCKED)
+def test_blocked_window_matrix_is_the_general_path(case: tuple, elem: str,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from shlo_cli.dialects.stablehlo import gemm
+
+    shape, kshape, stride, pad, budget = case
+    monkeypatch.setattr(gemm, "IM2COL_BUDGET", budget)
+    dtype = {"f32": np.float32, "f64": np.float64}[elem]
+    n, h, w, _ = shape
+    kh, kw, _, f = kshape
+    out = (n, (h + 2 * pad - kh) // stride + 1, (w + 2 * pad - kw) // stride + 1, f)
+    window = f"stride = [{stride}, {stride}], pad = [[{pad}, {pad}], [{pad}, {pad}]]"
+    text = _program(_t(shape, elem), _t(kshape, elem), _t(out, elem),
+                    "[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]", window)
+    rng = np.random.default_rng(sum(shape) + budget)
+    args = [_data(rng, shape, dtype), _data(rng, kshape, dtype)]
+    got, kinds = _run(text, args, True)
+    want, _ = _run(text, args, False)
+    assert any("_blocked_kernel" in k for k in kinds)
+    assert np.array_equal(got.view(np.uint8), want.view(np.uint8))
+    # and the blocks are a partition: the same products as one unblocked GEMM, within f32
+    monkeypatch.setattr(gemm, "IM2COL_BUDGET", 1 << 30)
+    whole, _ = _run(text, args, True)
+    np.testing.assert_allclose(got, whole, rtol=1e-5, atol=1e-5)
+
+
 LEFT_ALONE = [
     # feature groups
     ("tensor<1x6x6x4xf32>", "tensor<3x3x2x4xf32>", "tensor<1x4x4x4xf32>", "stride = [1, 1]",

@@ -17,6 +17,8 @@ kernel position.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ...lazy_imports import lazy
@@ -94,36 +96,46 @@ def conv_im2col(windows: np.ndarray, k: np.ndarray, s: int, groups: int, batch_g
     return out.reshape(batch, *counts, features).astype(dtype, copy=False)
 
 
+def im2col_blocks(batch: int, counts: tuple[int, ...], row_bytes: int
+                  ) -> list[tuple[int, int, int, int]]:
+    """The blocks of window rows `_chunked_gemm` copies at a time, each about
+    IM2COL_BUDGET bytes at most: (first image, end image, first index, end index along the
+    first output dimension); several whole images per block when they fit (index range
+    0, 0), else slabs of one image along its first output dimension."""
+    opos = math.prod(counts)
+    if batch == 0 or opos == 0:
+        return []
+    row_bytes = max(1, row_bytes)
+    per_batch = opos * row_bytes
+    if per_batch <= IM2COL_BUDGET or not counts:
+        step = max(1, IM2COL_BUDGET // per_batch)
+        return [(start, min(start + step, batch), 0, 0) for start in range(0, batch, step)]
+    slab = opos // counts[0]  # output positions per index of the first output dim
+    step = max(1, IM2COL_BUDGET // (slab * row_bytes))
+    return [(image, image + 1, first, min(first + step, counts[0]))
+            for image in range(batch) for first in range(0, counts[0], step)]
+
+
 def _chunked_gemm(windows: np.ndarray, kmat: np.ndarray, acc: np.dtype,
                   depth: int) -> np.ndarray:
-    """(n, O.., K.., c) windows x (depth, F) -> (n, prod(O), F), copying at most about
-    IM2COL_BUDGET bytes of window rows at a time: several images per GEMM when they fit,
-    else slabs of one image along its first output dimension."""
+    """(n, O.., K.., c) windows x (depth, F) -> (n, prod(O), F), copying one
+    `im2col_blocks` block of window rows at a time."""
     n = windows.shape[0]
     spatial = (windows.ndim - 2) // 2
     counts = windows.shape[1:1 + spatial]
-    opos = int(np.prod(counts, dtype=np.int64))
+    opos = math.prod(counts)
     out = np.empty((n, opos, kmat.shape[1]), acc)
-    if n == 0 or opos == 0:
-        return out
-    row_bytes = max(1, depth * acc.itemsize)
-    per_batch = opos * row_bytes
+    slab = opos // counts[0] if counts and counts[0] else 0
     with np.errstate(all="ignore"):
-        if per_batch <= IM2COL_BUDGET or spatial == 0:
-            step = max(1, IM2COL_BUDGET // per_batch)
-            for start in range(0, n, step):
-                block = windows[start:start + step]
-                rows = block.astype(acc, copy=False).reshape(block.shape[0] * opos, depth)
-                out[start:start + block.shape[0]] = matmul(rows, kmat).reshape(
-                    block.shape[0], opos, -1)
-            return out
-        slab = opos // counts[0]  # output positions per index of the first output dim
-        step = max(1, IM2COL_BUDGET // (slab * row_bytes))
-        for image in range(n):
-            for first in range(0, counts[0], step):
-                block = windows[image, first:first + step]
+        for lo, hi, first, end in im2col_blocks(n, counts, depth * acc.itemsize):
+            if first == end:  # whole images
+                block = windows[lo:hi]
+                rows = block.astype(acc, copy=False).reshape((hi - lo) * opos, depth)
+                out[lo:hi] = matmul(rows, kmat).reshape(hi - lo, opos, -1)
+            else:
+                block = windows[lo, first:end]
                 rows = block.astype(acc, copy=False).reshape(-1, depth)
-                out[image, first * slab:first * slab + rows.shape[0]] = matmul(rows, kmat)
+                out[lo, first * slab:end * slab] = matmul(rows, kmat)
     return out
 
 

@@ -10,8 +10,10 @@ the GEMM's result is the returned array. The GEMM operands are the general path'
 element and in the same layout (rows = windows in (batch, output positions) x (kernel
 positions, channels) order, kernel matrix (kernel positions x channels, features)), and
 stride-1 convolutions that the general path sends to `gemm.conv_shifted` go there too, so the
-results are the general path's bit for bit. Buffers are per kernel, i.e. per op of one plan:
-an op's kernel never runs again before it returns.
+results are the general path's bit for bit. A window matrix above `gemm.IM2COL_BUDGET` (VGG's
+224x224x64 3x3 convolution: 115 MB) is copied block by block as the general path copies it
+(`gemm.im2col_blocks`), each block into the one kept buffer and multiplied as there. Buffers
+are per kernel, i.e. per op of one plan: an op's kernel never runs again before it returns.
 """
 
 from __future__ import annotations
@@ -26,9 +28,10 @@ import numpy as np
 from ...ir.core import Operation
 from ...ir.registry import register_bind_hook
 from ...ir.types import TensorType
+from . import gemm
 from .attr_conv import decode_conv_dims
 from .blas_threads import matmul
-from .gemm import IM2COL_BUDGET, SEQUENTIAL_DEPTH
+from .gemm import SEQUENTIAL_DEPTH, im2col_blocks
 from .specialize import _native_types
 
 Kernel = Callable[..., Any]
@@ -105,10 +108,9 @@ def bind_convolution(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
     shifted = (depth > channels and channels >= general.SHIFTED_RATIO * features
                and all(st == 1 for st in strides))
     if shifted and (batch * math.prod(padded) * kprod * features * dtype.itemsize
-                    > IM2COL_BUDGET):
+                    > gemm.IM2COL_BUDGET):
         shifted = False  # conv_shifted would decline: im2col below, as the general path
-    if not shifted and batch * opos * depth * dtype.itemsize > IM2COL_BUDGET:
-        return None  # the general path's chunking (several GEMMs)
+    blocks = im2col_blocks(batch, tuple(counts), depth * dtype.itemsize)
     inverse = [0] * rank
     inverse[d.output_batch] = 0
     for i, a in enumerate(d.output_spatial):
@@ -155,18 +157,25 @@ def bind_convolution(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
     taps: list[tuple[Any, ...]] | None = None if channels != 1 else [
         (*lead, *tap, 0) for tap in itertools.product(*(range(kk) for kk in sizes))]
 
+    def window_view(x: np.ndarray) -> np.ndarray:
+        step = x.strides
+        return np.lib.stride_tricks.as_strided(
+            x, window_shape,
+            (step[0], *[st * b for st, b in zip(strides, step[1:-1], strict=True)],
+             *[dl * b for dl, b in zip(rhs_dil, step[1:-1], strict=True)], step[-1]),
+            writeable=False)
+
+    if len(blocks) > 1:
+        return _blocked_kernel(padded_input, window_view, finish, blocks, k_perm, depth,
+                               features, (batch, opos, *counts), dtype)
+
     def kernel(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
         x = padded_input(lhs)
         kmat = np.ascontiguousarray(rhs.transpose(k_perm)).reshape(depth, features)
         if direct:  # 1x1 kernel, stride 1: the windows are the input itself
             rows = x.reshape(batch * opos, depth)
         else:
-            step = x.strides
-            windows = np.lib.stride_tricks.as_strided(
-                x, window_shape,
-                (step[0], *[st * b for st, b in zip(strides, step[1:-1], strict=True)],
-                 *[dl * b for dl, b in zip(rhs_dil, step[1:-1], strict=True)], step[-1]),
-                writeable=False)
+            windows = window_view(x)
             kept = bufs.get("rows")
             if kept is None:
                 kept = bufs["rows"] = np.empty((batch * opos, depth), dtype)
@@ -179,6 +188,41 @@ def bind_convolution(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kerne
             rows = kept
         with np.errstate(all="ignore"):
             out = matmul(rows, kmat)
+            out += zero
+        return finish(out.reshape(batch, *counts, features))
+    return kernel
+
+
+def _blocked_kernel(padded_input: Kernel, window_view: Kernel, finish: Kernel,
+                    blocks: list[tuple[int, int, int, int]], k_perm: tuple[int, ...],
+                    depth: int, features: int, sizes: tuple[int, ...],
+                    dtype: np.dtype) -> Kernel:
+    """The kernel for a window matrix above IM2COL_BUDGET: the general path's blocks
+    (gemm.im2col_blocks), each copied into one kept buffer and multiplied as the general
+    path multiplies its copy, into the rows of one result."""
+    batch, opos, *counts = sizes
+    slab = opos // counts[0]
+    rows_of = [(hi - lo) * opos if first == end else (end - first) * slab
+               for lo, hi, first, end in blocks]
+    bufs: dict[str, np.ndarray] = {}
+    zero = dtype.type(0)
+
+    def kernel(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        windows = window_view(padded_input(lhs))
+        kmat = np.ascontiguousarray(rhs.transpose(k_perm)).reshape(depth, features)
+        kept = bufs.get("rows")
+        if kept is None:
+            kept = bufs["rows"] = np.empty((max(rows_of), depth), dtype)
+        out = np.empty((batch, opos, features), dtype)
+        with np.errstate(all="ignore"):
+            for (lo, hi, first, end), count in zip(blocks, rows_of, strict=True):
+                block = windows[lo:hi] if first == end else windows[lo, first:end]
+                rows = kept[:count]
+                np.copyto(rows.reshape(block.shape), block)
+                if first == end:
+                    out[lo:hi] = matmul(rows, kmat).reshape(hi - lo, opos, features)
+                else:
+                    out[lo, first * slab:end * slab] = matmul(rows, kmat)
             out += zero
         return finish(out.reshape(batch, *counts, features))
     return kernel

@@ -237,11 +237,13 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
     f_only = _fortran_only
     zero_array = np.array(0, dtype)  # a 0-d array operand costs less than a scalar
     work = m * k * n
-    product = matmul if ONE_THREAD_BELOW <= work <= SINGLE_THREAD_WORK else operator.matmul
+    product = matmul if ONE_THREAD_BELOW <= work else operator.matmul  # as float_matmul
     # A row times a C-ordered matrix: matmul and np.dot make the same BLAS call (gemv on
-    # the transposed matrix, row-major), np.dot for a third less overhead (an RNN step).
+    # the transposed matrix, row-major), np.dot for a third less overhead (an RNN step);
+    # outside matmul's one-thread band, where matmul makes that call too.
     dot = undispatched(np.dot)  # (dialects/undispatched.py)
-    row = dot if product is operator.matmul and m == 1 and k > 1 and n > 1 else None
+    band = ONE_THREAD_BELOW <= work <= SINGLE_THREAD_WORK
+    row = dot if not band and m == 1 and k > 1 and n > 1 else None
 
     def plain(lhs: np.ndarray, rhs: np.ndarray, normalize: bool = True) -> np.ndarray:
         """(m, k) x (k, n) whose operand views (after the permutations: a transposed
@@ -381,7 +383,7 @@ def _batched(kernel: Kernel, dtype: np.dtype, perms: tuple[tuple[int, ...], ...]
     array, add = np.ndarray, np.add
     zero = np.array(0, dtype)
     work = b * m * k * n
-    product = matmul if ONE_THREAD_BELOW <= work <= SINGLE_THREAD_WORK else operator.matmul
+    product = matmul if ONE_THREAD_BELOW <= work else operator.matmul
 
     def unquieted(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
         if not (lhs.__class__ is array and rhs.__class__ is array and lhs.dtype == dtype

@@ -111,16 +111,56 @@ def _offset_slice(offset: int, count: int, stride: int, dilation: int) -> slice:
     return slice(start, start + (count - 1) * stride + 1 if count else start, stride)
 
 
+_FLOAT_UFUNCS: dict[Binary, np.ufunc] = lazy(lambda: {float_maximum: np.maximum,
+                                                       float_minimum: np.minimum})
+_SIGN_BIT = {2: -0x8000, 4: -0x80000000, 8: -0x8000000000000000}  # -0.0's bits, as signed
+
+
+def _one_zero_sign(padded: np.ndarray, init: np.ndarray) -> bool:
+    """Whether no -0.0 is among the operand and init (one integer compare over the bits):
+    then every zero is +0.0 and numpy's maximum/minimum, which may return either of two
+    equal zeros, agree with the spec's (-0 < +0)."""
+    if init == 0 and np.signbit(init):
+        return False
+    bits = padded.view(f"i{padded.dtype.itemsize}")
+    return not bool(np.any(bits == _SIGN_BIT[padded.dtype.itemsize]))
+
+
+def _extremum_fold(ufunc: np.ufunc, padded: np.ndarray, init: np.ndarray,
+                   counts: Sequence[int], strides: Sequence[int], window: Sequence[int],
+                   dilations: Sequence[int]) -> np.ndarray:
+    """`_offset_fold` of numpy's maximum or minimum (NaN propagates: the first NaN in fold
+    order, as there), in place in one output array; `init` last, and not at all when it
+    is the identity (-inf for maximum, +inf for minimum): max(x, -inf) is x, NaN too."""
+    views = [padded[tuple(_offset_slice(o, c, s, d) for o, c, s, d in
+                          zip(offset, counts, strides, dilations, strict=True))]
+             for offset in np.ndindex(*window)]
+    identity = -np.inf if ufunc is np.maximum else np.inf
+    if not (init == identity):  # init first: init op w0 op w1 ...
+        acc = ufunc(init, views[0])
+    else:
+        acc = views[0].copy()
+    for view in views[1:]:
+        ufunc(acc, view, out=acc)
+    return acc
+
+
 def _offset_fold(fn: Binary, padded: np.ndarray, init: np.ndarray, counts: Sequence[int],
                  strides: Sequence[int], window: Sequence[int],
                  dilations: Sequence[int]) -> np.ndarray:
-    """init op w[0] op w[1] ... over window offsets in row-major order (sequential)."""
+    """init op w[0] op w[1] ... over window offsets in row-major order (sequential); a
+    ufunc's steps after the first write into its first result (same operations)."""
     acc = np.broadcast_to(init, tuple(counts))
-    for offset in np.ndindex(*window):
+    in_place = isinstance(fn, np.ufunc) and 0 not in counts
+    for step, offset in enumerate(np.ndindex(*window)):
         index = tuple(_offset_slice(o, c, s, d)
                       for o, c, s, d in zip(offset, counts, strides, dilations, strict=True))
-        acc = fn(acc, padded[index])
-    return np.array(acc, dtype=padded.dtype)
+        if in_place and step:
+            fn(acc, padded[index], out=acc)  # type: ignore[call-arg]
+        else:
+            acc = fn(acc, padded[index])
+            in_place = in_place and acc.dtype == padded.dtype
+    return acc if in_place else np.array(acc, dtype=padded.dtype)
 
 
 def _slide(fn: Binary, x: np.ndarray, axis: int, width: int, dilation: int) -> np.ndarray:
@@ -331,6 +371,10 @@ def fast_reduce_window(name: str, padded: np.ndarray, init: np.ndarray, lead: Se
     init = np.asarray(init, dtype=padded.dtype)
     size = int(np.prod(window, dtype=np.int64))
     with np.errstate(all="ignore"):
+        if (fn in _FLOAT_UFUNCS and size <= SMALL_WINDOW and 0 not in counts
+                and padded.dtype in _NATIVE_FLOAT and _one_zero_sign(padded, init)):
+            return _extremum_fold(_FLOAT_UFUNCS[fn], padded, init, counts, strides, window,
+                                  dilations)
         if size <= SMALL_WINDOW or 0 in counts:
             if isinstance(fn, np.ufunc) and 0 not in counts:  # a short cumsum: one pass
                 done = _cumulative(fn, padded, init, lead, counts, strides, window, dilations)
