@@ -42,6 +42,7 @@ from .pyscalar import (
 from .ranges import Bound, Facts, analyse
 from .row_writes import skipped_reshapes
 from .scalar_writes import element_writes
+from .sigmoid import sigmoid_chains
 from .splat import runtime_splat_call, runtime_splats, splat_position, splat_scalar
 from .steady import (
     holds_negative_zero,
@@ -324,6 +325,9 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
         scalar_steps) and i not in seconds and i not in groups and i not in runtime
         and steps[i].op.results[0] not in captured, is_steady) if is_steady else {}
     later = {j for group in stacked.values() for j in group[1:]}
+    sigmoids = sigmoid_chains(steps, _fold, kept, captured, chained | set(reads) | set(
+        scalar_steps) | set(groups) | seconds | runtime | set(stacked) | later) if fold else {}
+    later |= {j for _, fused in sigmoids.values() for j in fused}
     skipped = skipped_reshapes(steps, kept, lambda i: i not in chained and i not in reads
                                and i not in scalar_steps and i not in seconds and i not in
                                groups and i not in runtime and i not in stacked
@@ -337,6 +341,12 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
                 names[steps[j].op.results[0]] = name
             step_names.update(products)
             emitted.append((line, step))
+            continue
+        if i in sigmoids:  # (sigmoid.py: negate, exponential, add, divide in one call)
+            ns[f"{p}K{i}"], result = sigmoids[i][0], steps[sigmoids[i][1][-1]].op.results[0]
+            names[result] = f"{p}v{i}"
+            step_names.add(names[result])
+            emitted.append((f"{p}v{i} = {p}K{i}({ref(step.op.operands[0])})", step))
             continue
         if i in groups:
             y = f"{p}y{i}"
