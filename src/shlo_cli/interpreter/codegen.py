@@ -517,7 +517,8 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             results = step.op.results
         elif _in_place(step, i, last, kept, names, step_names, aliased):
             ns[f"{p}K{i}"] = step.fn.in_place
-            call = f"{p}K{i}({args})"
+            emit = getattr(step.fn.in_place, "emit", None)  # (names hold no ", ")
+            call = emit and emit(f"{p}K{i}", args.split(", "), ns) or f"{p}K{i}({args})"
             results = step.op.results
         else:
             ns[f"{p}K{i}"] = step.fn
