@@ -66,7 +66,7 @@ def sigmoid_chains(steps: Sequence[Any], fold: Callable[[Any, dict[Value, Any]],
     found: dict[int, tuple[Kernel, list[int]]] = {}
     for i, step in enumerate(steps):
         if (step.op.name != "stablehlo.negate" or step.fn is not np.negative or i in skipped
-                or not _small_f32(step.op.results[0])):
+                or not small_f32(step.op.results[0])):
             continue
         e = reader(i)
         if e is None or steps[e].op.name != "stablehlo.exponential" or not callable(
@@ -86,7 +86,8 @@ def sigmoid_chains(steps: Sequence[Any], fold: Callable[[Any, dict[Value, Any]],
     return found
 
 
-def _small_f32(value: Value) -> bool:
+def small_f32(value: Value) -> bool:
+    """A static f32 tensor of rank >= 1 with 1 to libm_f32.SMALL elements."""
     t = value.type
     return (isinstance(t, TensorType) and t.is_static and len(t.shape) > 0
             and 0 < t.num_elements <= SMALL and str(element_type(t)) == "f32")
