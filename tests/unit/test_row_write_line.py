@@ -3,7 +3,6 @@ in the generated loop (specialize_dynamic_slice's `emit`): in place exactly wher
 kernel writes in place (the local alone holds the array, which owns its memory and is
 writeable), at the start the kernel clamps to; a copy otherwise, so an array the caller
 passed, a frozen constant or a view is never written. The evaluator's bits throughout."""
-# ruff: noqa: E501  (MLIR test programs keep upstream line lengths)
 
 from __future__ import annotations
 
@@ -12,45 +11,27 @@ from typing import Any
 import numpy as np
 import pytest
 from loop_helpers import run_loops
+from test_indexed_rows import SCAN, SIX
 
 from shlo_cli.dialects.stablehlo import specialize_dynamic_slice
 
-# ys[clamp(2i - 3)] = h, h = tanh(h * x_i + x_i): starts below 0 and past the last row
-PROGRAM = """
-func.func @main(%xs: tensor<6x1x4xf32>, %h0: tensor<1x4xf32>, %ys0: tensor<6x1x4xf32>) -> (tensor<1x4xf32>, tensor<6x1x4xf32>) {
-  %c0 = stablehlo.constant dense<0> : tensor<i32>
-  %r:3 = stablehlo.while(%i = %c0, %h = %h0, %ys = YS) : tensor<i32>, tensor<1x4xf32>, tensor<6x1x4xf32>
-  cond {
-    %six = stablehlo.constant dense<6> : tensor<i32>
-    %p = stablehlo.compare LT, %i, %six, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    stablehlo.return %p : tensor<i1>
-  } do {
-    %z = stablehlo.constant dense<0> : tensor<i32>
-    %row = stablehlo.dynamic_slice %xs, %i, %z, %z, sizes = [1, 1, 4] : (tensor<6x1x4xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x1x4xf32>
-    %x = stablehlo.reshape %row : (tensor<1x1x4xf32>) -> tensor<1x4xf32>
-    %m = stablehlo.multiply %h, %x : tensor<1x4xf32>
-    %s = stablehlo.add %m, %x : tensor<1x4xf32>
-    %h2 = stablehlo.tanh %s : tensor<1x4xf32>
-    %u = stablehlo.reshape %h2 : (tensor<1x4xf32>) -> tensor<1x1x4xf32>
-    %two = stablehlo.constant dense<2> : tensor<i32>
+# SCAN writing h (not x) at clamp(2i - 3): starts below 0 and past the last row
+PROGRAM = SCAN.replace("LIMIT", "%six").replace(
+    "    %p = stablehlo.compare", "    " + SIX + "%p = stablehlo.compare").replace(
+    "%u = stablehlo.reshape %x", "%u = stablehlo.reshape %h2").replace(
+    "dynamic_update_slice %ys, %u, %i,", "dynamic_update_slice %ys, %u, %at,").replace(
+    "    %ys2 =", """    %two = stablehlo.constant dense<2> : tensor<i32>
     %three = stablehlo.constant dense<3> : tensor<i32>
     %i2 = stablehlo.multiply %i, %two : tensor<i32>
     %at = stablehlo.subtract %i2, %three : tensor<i32>
-    %ys2 = stablehlo.dynamic_update_slice %ys, %u, %at, %z, %z : (tensor<6x1x4xf32>, tensor<1x1x4xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<6x1x4xf32>
-    %one = stablehlo.constant dense<1> : tensor<i32>
-    %j = stablehlo.add %i, %one : tensor<i32>
-    stablehlo.return %j, %h2, %ys2 : tensor<i32>, tensor<1x4xf32>, tensor<6x1x4xf32>
-  }
-  return %r#1, %r#2 : tensor<1x4xf32>, tensor<6x1x4xf32>
-}
-"""
+    %ys2 =""")
 ZEROS = "%zeros = stablehlo.constant dense<-0.0> : tensor<6x1x4xf32>\n  "
 
 
 @pytest.mark.parametrize("initial", ["argument", "constant", "view"])
 def test_row_writes_are_the_evaluators(initial: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    text = (PROGRAM.replace("YS", "%zeros").replace("  %c0 =", "  " + ZEROS + "%c0 =", 1)
-            if initial == "constant" else PROGRAM.replace("YS", "%ys0"))
+    text = (PROGRAM.replace("%ys = %ys0", "%ys = %zeros").replace(
+        "  %c0 =", "  " + ZEROS + "%c0 =", 1) if initial == "constant" else PROGRAM)
     rng = np.random.default_rng(5)
     xs = rng.standard_normal((6, 1, 4)).astype(np.float32)
     xs[1, 0, 2], xs[3, 0, 0], xs[4, 0, 1] = np.nan, -0.0, 1e-42
@@ -58,7 +39,7 @@ def test_row_writes_are_the_evaluators(initial: str, monkeypatch: pytest.MonkeyP
     if initial == "view":
         ys0 = np.full((6, 1, 8), 7.0, np.float32)[:, :, ::2]
     before = ys0.copy()
-    args = [xs, rng.standard_normal((1, 4)).astype(np.float32), ys0]
+    args = [xs, rng.standard_normal((1, 4)).astype(np.float32), ys0, np.array(6, np.int32)]
     got, sources = run_loops(text, args, True, monkeypatch)
     want, _ = run_loops(text, args, False, monkeypatch)
     assert "_REFS(" in sources[0]
