@@ -93,3 +93,38 @@ def test_rows_of_accepts_only_the_row_kernels_own_fast_layout() -> None:
     frozen.flags.writeable = False
     for other in (wide[:, :, ::2], frozen, x.reshape(6, 4), x.tolist()):
         assert row.rows_of(other) is None
+
+
+def _carried(text: str) -> str:
+    """SCAN with the sequence carried through the loop, passed on unchanged (a Keras GRU's
+    scan): the body reads the carried value."""
+    return (text.replace("(%i = %c0, %h = %h0, %ys = %ys0) : tensor<i32>, tensor<1x4xf32>, tensor<6x1x4xf32>",
+                         "(%i = %c0, %h = %h0, %ys = %ys0, %xc = %xs) : tensor<i32>, tensor<1x4xf32>, tensor<6x1x4xf32>, tensor<6x1x4xf32>")
+            .replace("%r:3", "%r:4").replace("dynamic_slice %xs", "dynamic_slice %xc")
+            .replace("return %j, %h2, %ys2 : tensor<i32>, tensor<1x4xf32>, tensor<6x1x4xf32>",
+                     "return %j, %h2, %ys2, %xc : tensor<i32>, tensor<1x4xf32>, tensor<6x1x4xf32>, tensor<6x1x4xf32>"))
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "view"])
+def test_carried_unchanged_sequence_reads_by_indexing(layout: str,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sequence the loop carries and passes on unchanged is read like one from outside
+    it: its layout checked once per loop (in the loop whose counter is known in bounds),
+    the row kernel's bits."""
+    text = _carried(SCAN.replace("LIMIT", "%six").replace(
+        "    %p = stablehlo.compare", "    " + SIX + "%p = stablehlo.compare"))
+    rng = np.random.default_rng(7)
+    xs = rng.standard_normal((6, 1, 4)).astype(np.float32)
+    xs[1, 0, 2], xs[3, 0, 0], xs[5, 0, 1] = np.nan, -0.0, 1e-42
+    args = [xs, rng.standard_normal((1, 4)).astype(np.float32),
+            np.zeros((6, 1, 4), np.float32), np.array(6, np.int32)]
+    if layout == "view":
+        wide = np.zeros((6, 1, 8), np.float32)
+        wide[:, :, ::2] = xs
+        args[0] = wide[:, :, ::2]
+    got, fast = _run(text, args, True, monkeypatch)
+    want, slow = _run(text, args, False, monkeypatch)
+    assert ".rows_of(a" in fast and ".rows_of(" not in slow
+    for g, w in zip(got, want, strict=True):
+        assert g.tobytes() == w.tobytes()
+    assert got[1].tobytes() == xs.tobytes()

@@ -312,3 +312,42 @@ def test_speculative_kernel_keeps_what_the_kernel_returns() -> None:
             with np.errstate(all="ignore"):
                 got = speculative(kept, other)
             assert not kept and np.asarray(got).tobytes() == np.asarray(unquieted(other)).tobytes()
+
+
+
+@pytest.mark.parametrize(("n", "specials"), [(8, 0.0), (32, 0.05), (300, 0.02)])
+def test_inline_guesses_keep_what_the_kernels_keep(
+        n: int, specials: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The speculative loop's tanh and exp written out (speculate.inline_guesses): the
+    evaluator's bits; and, on inputs whose guesses are all sure, per step one kept entry
+    each (the exact kernel, its operand, the double guess of its result) beside the
+    logistic's, all tested in the checkpoint's pass and the final one."""
+    rng = np.random.default_rng(n + 1)
+    moderate = specials == 0.0
+    args = ([_inputs(rng, (150, 1, n), 0.0, (0.1, 1.0)), _inputs(rng, (1, n), 0.0, (0.5,))]
+            if moderate else [_inputs(rng, (150, 1, n), specials),
+                              _inputs(rng, (1, n), specials)])
+    want, _ = run_loops(_program(n), args, False, monkeypatch)
+    tested: list[int] = []  # (the kept entries' kernels)
+    found = speculate.all_sure
+
+    def spy(kept: list[Any]) -> bool:
+        for kernel, x, guess in kept:
+            assert guess.dtype == np.float64 and guess.shape == x.shape
+            if moderate:  # (the kernel's result is the guess rounded)
+                assert kernel(x).tobytes() == guess.astype(F32).tobytes()
+            tested.append(id(kernel))
+        return found(kept)
+    monkeypatch.setattr(speculate, "all_sure", spy)
+    written: list[str] = []
+    inline = loopgen.inline_guesses
+
+    def recorded(*a: Any) -> list[str]:
+        written.extend(inline(*a))
+        return written[-len(a[0]):]
+    monkeypatch.setattr(loopgen, "inline_guesses", recorded)
+    got, _ = run_loops(_program(n), args, True, monkeypatch)
+    assert _same(got, want)
+    assert sum("G.append(" in line for line in written) == 2 * 2  # (tanh, exp(h); 2 loops)
+    if moderate:  # (two runs: the tanh's 150 guesses each, exp's 150 and the logistic's)
+        assert sorted(tested.count(k) for k in set(tested)) == [2 * 150, 2 * 2 * 150]

@@ -188,5 +188,6 @@ def margin_kernel(plain: np.ufunc, evaluate: Callable[[np.ndarray], Any], genera
             return guess.astype(dtype)
         return unquieted(x)
 
+    speculative.plain = plain  # type: ignore[attr-defined]  # (interpreter/sigmoid.py)
     unquieted.speculative = speculative  # type: ignore[attr-defined]
     return quieted(unquieted)  # overflow, invalid: those elements are redone

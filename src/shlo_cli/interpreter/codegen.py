@@ -42,6 +42,7 @@ from .pyscalar import (
 from .ranges import Bound, Facts, analyse
 from .row_writes import skipped_reshapes
 from .scalar_writes import element_writes, owned_write
+from .sigmoid import sigmoid_chains
 from .splat import runtime_splat_call, runtime_splats, splat_position, splat_scalar
 from .steady import (
     holds_negative_zero,
@@ -331,6 +332,9 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
         scalar_steps) and i not in seconds and i not in groups and i not in runtime
         and steps[i].op.results[0] not in captured, is_steady) if is_steady else {}
     later = {j for group in stacked.values() for j in group[1:]}
+    sigmoids = sigmoid_chains(steps, _fold, kept, captured, chained | set(reads) | set(
+        scalar_steps) | set(groups) | seconds | runtime | set(stacked) | later) if fold else {}
+    later |= {j for _, fused in sigmoids.values() for j in fused}
     skipped = skipped_reshapes(steps, kept, lambda i: i not in chained and i not in reads
                                and i not in scalar_steps and i not in seconds and i not in
                                groups and i not in runtime and i not in stacked
@@ -344,6 +348,12 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
                 names[steps[j].op.results[0]] = name
             step_names.update(products)
             emitted.append((line, step))
+            continue
+        if i in sigmoids:  # (sigmoid.py: negate, exponential, add, divide in one call)
+            ns[f"{p}K{i}"], result = sigmoids[i][0], steps[sigmoids[i][1][-1]].op.results[0]
+            names[result] = f"{p}v{i}"
+            step_names.add(names[result])
+            emitted.append((f"{p}v{i} = {p}K{i}({ref(step.op.operands[0])})", step))
             continue
         if i in groups:
             y = f"{p}y{i}"
@@ -512,7 +522,8 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             ns[f"{p}E{i}"] = element or step.fn.row
             call = f"{p}E{i}({args})"
             results = steps[reads[i]].op.results
-            indexed = _indexed_rows(step, i, ref, py, facts, p) if not element else None
+            indexed = (_indexed_rows(step, i, ref, py, facts, p, invariant) if not element
+                       else None)
             if indexed is not None:  # x[i] of a sequence read once per loop
                 code.outer.append(indexed[0])
                 call = f"{indexed[1]} if {p}r{i} is not None else {call}"
@@ -522,7 +533,8 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             results = step.op.results
         elif _in_place(step, i, last, kept, names, step_names, aliased):
             ns[f"{p}K{i}"] = step.fn.in_place
-            call = f"{p}K{i}({args})"
+            emit = getattr(step.fn.in_place, "emit", None)  # (names hold no ", ")
+            call = emit and emit(f"{p}K{i}", args.split(", "), ns) or f"{p}K{i}({args})"
             results = step.op.results
         else:
             ns[f"{p}K{i}"] = step.fn
@@ -544,7 +556,7 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
                                           spots[0], ref(splatted[step.op.operands[spots[0]]]))
             elif len(results) == 1 and results[0] not in captured:
                 call = _inline(step, f"{p}K{i}", [ref(v) for v in step.op.operands], ns,
-                               f"{p}v{i}") or call
+                               f"{p}v{i}", normalize[2:]) or call
         stores = []
         if len(results) == 1:
             names[results[0]] = f"{p}v{i}"
@@ -609,11 +621,13 @@ def _in_place(step: Any, i: int, last: dict[Value, int], kept: set[Value],
 
 
 def _indexed_rows(step: Any, i: int, ref: Callable[[Value], str], py: dict[Value, str],
-                  facts: Facts, p: str) -> tuple[str, str] | None:
+                  facts: Facts, p: str, invariant: Collection[Value] | None = None
+                  ) -> tuple[str, str] | None:
     """(the line before the loop that checks an enclosing value's rows, the row read
-    `x[i]`) for a row read of a value of an enclosing block at a Python int index known
-    to be in bounds (a scan's `xs[t]`), or None: the row kernel's clamp and layout checks
-    once per loop, not per step."""
+    `x[i]`) for a row read of a value of an enclosing block (or an `invariant` argument:
+    a carried value the loop passes on unchanged) at a Python int index known to be in
+    bounds (a scan's `xs[t]`), or None: the row kernel's clamp and layout checks once per
+    loop, not per step (a Keras GRU carries its sequence through the loop)."""
     row = getattr(step.fn, "row", None)
     top = getattr(row, "top", None)
     if top is None or len(step.op.operands) < 2:
@@ -622,8 +636,8 @@ def _indexed_rows(step: Any, i: int, ref: Callable[[Value], str], py: dict[Value
     if index not in py or kind_of(index) is None or not facts.within(index, 0, int(top)):
         return None
     name = ref(x)
-    if not name.startswith(f"{p}o"):  # (read once per loop)
-        return None
+    if not name.startswith(f"{p}o") and (invariant is None or x not in invariant):
+        return None  # (read once per loop)
     return f"{p}r{i} = {p}E{i}.rows_of({name})", f"{p}r{i}[{py[index]}]"
 
 
@@ -642,14 +656,18 @@ _OPERATORS = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.
               operator.ne: "!="}
 
 
-def _inline(step: Any, kernel: str, args: list[str], ns: dict[str, Any], target: str
-            ) -> str | None:
+def _inline(step: Any, kernel: str, args: list[str], ns: dict[str, Any], target: str,
+            normalize: str = "") -> str | None:
     """The expression computing `step` without calling its kernel, or None: an operator
     kernel's operator; a select kernel that `picks` on a 0-d pred, the pick; a kernel
     with `inline = (symbol, types)` is the operator, redone by the kernel where the
     result is one of `types` and NaN (0-d float arithmetic, specialize_scalar._float_op:
-    the NaN's sign is the ufunc's)."""
+    the NaN's sign is the ufunc's); a kernel with `emit` writes its own (the `normalize`
+    argument's expression passed on: specialize_dot.dot_line)."""
     fn = step.fn
+    emit = getattr(fn, "emit", None)
+    if emit is not None:
+        return emit(kernel, args + [normalize] if normalize else args, ns)  # type: ignore[no-any-return]
     try:
         symbol = _OPERATORS.get(fn)
     except TypeError:  # unhashable kernel

@@ -61,6 +61,7 @@ from .scalar_writes import owned_stacks
 from .speculate import (
     EVERY,
     checkpoint,
+    inline_guesses,
     repeatable,
     speculating,
     speculative_kernels,
@@ -162,7 +163,9 @@ def compile_loop(cond: Region, body: Region, early: Callable[..., None] | None,
     guessed = speculative_kernels(ns)
     if guessed and repeatable(s.op for s in (*cond.steps, *body.steps)):
         src = assemble(True)
-        src.src[1:] = speculative_source(src.src[1:], list(guessed))
+        steps = [src.lines.get(k) for k in range(2, len(src.src) + 1)]  # (line numbers)
+        lines = inline_guesses(src.src[1:], steps, guessed, ns)
+        src.src[1:] = speculative_source(lines, list(guessed))
         faster = src.compile({**ns, **guessed, "CHECKPOINT": checkpoint}, "loop", n,
                              local=True).run
         compiled.run = speculating(faster, compiled.run, interpreter, cap)

@@ -26,10 +26,13 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import numpy as np
+
 from ..dialects.libm_f32 import all_sure
 from ..dialects.quiet import switches
 from ..ir.core import Operation
 from .dedupe import MERGED
+from .sigmoid import small_f32
 
 EVERY = 128  # steps between tests of the kept guesses (a power of two: `count & mask`)
 # A run that kept fewer guesses than FEW saved less than the test costs (an inner loop of
@@ -74,6 +77,34 @@ def speculative_source(lines: list[str], names: list[str]) -> list[str]:
         return lines
     call = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\(")
     return [call.sub(r"\1(G, ", line) for line in lines]
+
+
+_CALL = re.compile(r"(\s*)(\w+) = (\w+)\((\w+)\)")
+
+
+def inline_guesses(lines: list[str], steps: list[Any], guessed: dict[str, Any],
+                   ns: dict[str, Any]) -> list[str]:
+    """`lines` (each run by `steps`' step, or None) with each line `y = K(x)` of a kernel
+    whose speculative form guesses with a double ufunc (`plain`: libm_f32's) written out
+    where its step's operand is a small f32 tensor of a static shape: the speculative
+    form's own calls on the path such an operand takes (the class, type and size it tests
+    are the static type's), the kept guess appended as it appends it; no call around
+    them (a recurrent cell's tanh). Their names join `ns`, which holds the kernels'
+    exact forms (the kept guesses' kernel)."""
+    out = []
+    for line, step in zip(lines, steps, strict=True):
+        found = _CALL.fullmatch(line)
+        plain = getattr(guessed.get(found.group(3)), "plain", None) if found else None
+        if (found is None or plain is None or step is None or len(step.op.operands) != 1
+                or not small_f32(step.op.operands[0]) or not small_f32(step.op.results[0])):
+            out.append(line)
+            continue
+        indent, y, kernel, x = found.groups()
+        ns[f"{kernel}P"], ns[f"{kernel}U"] = plain, ns[kernel]
+        ns["_F32"], ns["_F64"] = np.dtype(np.float32), np.dtype(np.float64)
+        out.append(f"{indent}_g = {x}.astype(_F64); {kernel}P(_g, _g); "
+                   f"G.append(({kernel}U, {x}, _g)); {y} = _g.astype(_F32)")
+    return out
 
 
 def checkpoint(guesses: list[Any], held: list[Any], state: tuple[Any, ...]) -> None:

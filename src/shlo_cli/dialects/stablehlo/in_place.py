@@ -38,6 +38,20 @@ def _calibrate() -> int:
 SOLE = _calibrate()
 
 
+def _calibrate_inline() -> int:
+    """The count generated code sees for an array held by one of its locals, measured in
+    the line itself (`v = x if refs(x) == SOLE ... else K(x, ...)`: a kernel's `emit`)."""
+    ns: dict[str, Any] = {"refs": _count, "empty": list}
+    exec("def caller():\n    a = empty()\n    v = refs(a) if a is not None else 0\n"  # noqa: S102
+         "    return v\n", ns)
+    seen = {ns["caller"]() for _ in range(3)}
+    sole = seen.pop()
+    return sole if not seen and 1 <= sole <= 8 else -1
+
+
+INLINE_SOLE = _calibrate_inline()
+
+
 def writable_alone(x: np.ndarray, seen: int) -> bool:
     """True when `x`, whose reference count the kernel measured as `seen` (`_count(x)` in
     the kernel itself, as `_probe` does: a statement of its own, with nothing else of the

@@ -138,6 +138,15 @@ def _reshape(shape: tuple[int, ...], size: int) -> Kernel:
 def _slice(window: tuple[slice, ...], shape: tuple[int, ...], size: int) -> Kernel:
     def kernel(x: np.ndarray) -> np.ndarray:
         return _fresh(x[window])
+
+    def emit(name: str, args: list[str], ns: dict[str, Any]) -> str:
+        """The kernel as a generated line's expression (codegen._inline): the view where
+        `_fresh` returns it (C-contiguous and writeable), else the kernel's call (an
+        LSTM step's four gate slices, each half a kernel call's cost)."""
+        ns[f"{name}W"] = window
+        return (f"_w if (_f := (_w := {args[0]}[{name}W]).flags).c_contiguous and "
+                f"_f.writeable else {name}({args[0]})")
+    kernel.emit = emit  # type: ignore[attr-defined]
     if size == 1 and shape:
         at = tuple(w.start for w in window)
         array = np.ndarray

@@ -320,6 +320,7 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
         return plain(lhs, rhs, normalize)
     row_plain.signed_zeros = True  # type: ignore[attr-defined]
     row_plain.unquieted = unquieted  # type: ignore[attr-defined]
+    row_plain.emit = dot_line(dot, zero_array, left_c, right_c)  # type: ignore[attr-defined]
     row_plain.stack = ("dot", k, n, dtype)  # type: ignore[attr-defined]  # (steady.py)
     return row_plain
 
@@ -353,7 +354,35 @@ def _vector_plain(plain: Kernel, dtype: np.dtype, vector: tuple[int, ...],
             loud(token)
     vector_plain.signed_zeros = True  # type: ignore[attr-defined]
     vector_plain.unquieted = unquieted  # type: ignore[attr-defined]
+    vector_plain.emit = dot_line(dot, zero, vector_c, matrix_c)  # type: ignore[attr-defined]
     return vector_plain
+
+
+def dot_line(dot: Kernel, zero: np.ndarray, left: tuple[int, ...], right: tuple[int, ...]
+             ) -> Callable[[str, list[str], dict[str, Any]], str]:
+    """A row kernel's product as generated code (codegen._inline): `emit(kernel, args,
+    ns)` -> the expression computing `kernel(*args)` (the operands' names, then the
+    `normalize` argument's expression if the call passes one). It is the kernel's own
+    np.dot case inline: the strides that case tests (`left`, `right`) are tested, the
+    classes, types and shapes it also tests are the step's static types (a value has the
+    type its op declares); any other layout calls the kernel. An RNN step's h x U then
+    costs np.dot and two stride reads, not a Python call with eight tests (a third of a
+    16-wide SimpleRNN step)."""
+    add = np.add
+
+    def emit(kernel: str, args: list[str], ns: dict[str, Any]) -> str:
+        ns[f"{kernel}D"], ns[f"{kernel}A"], ns[f"{kernel}Z"] = dot, add, zero
+        ns[f"{kernel}L"], ns[f"{kernel}R"] = left, right
+        lhs, rhs = args[0], args[1]
+        product = f"{kernel}D({lhs}, {rhs})"
+        normalize = args[2] if len(args) > 2 else "True"
+        if normalize != "False":  # (+0 added in place: the kernel's `add(out, zero, out)`)
+            summed = f"{kernel}A(_p := {product}, {kernel}Z, _p)"
+            product = summed if normalize == "True" else (
+                f"({summed} if {normalize} else {product})")
+        return (f"{product} if {lhs}.strides == {kernel}L and {rhs}.strides == {kernel}R "
+                f"else {kernel}({', '.join(args)})")
+    return emit
 
 
 def _batched(kernel: Kernel, dtype: np.dtype, perms: tuple[tuple[int, ...], ...],

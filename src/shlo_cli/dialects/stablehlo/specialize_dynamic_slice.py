@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ...ir.diagnostics import EvaluationError
-from .in_place import writable_alone
+from .in_place import INLINE_SOLE, writable_alone
 
 Kernel = Callable[..., Any]
 
@@ -125,6 +125,21 @@ def _dynamic_update_slice(shape: tuple[int, ...], sizes: tuple[int, ...],
         x[start] = value
         return x
 
+    def emit(name: str, args: list[str], ns: dict[str, Any]) -> str | None:
+        """`in_place_rows` of one row as a generated line's expression (codegen's
+        in-place steps): the row assigned where the kernel would assign it (the operand
+        held by that local alone, owning its memory, writeable: in_place.INLINE_SOLE),
+        the start clamped as the kernel clamps it; otherwise the kernel's call. The
+        classes, shapes and start count the kernel also tests are the step's static
+        types. A scan's `ys[t] = y` then costs the assignment and three tests."""
+        if not row or len(args) != rank + 2:
+            return None
+        x, update, start = args[0], args[1], args[2]
+        ns["_REFS"], ns["_SOLE"] = count, INLINE_SOLE
+        at = f"{start} if 0 <= {start} <= {top} else (0 if {start} < 0 else {top})"
+        return (f"{x} if _REFS({x}) == _SOLE and {x}.base is None and {x}.flags.writeable "
+                f"and not {x}.__setitem__({at}, {update}) else {name}({', '.join(args)})")
+
     count = sys.getrefcount
     # (all three read each start with int(), the general evaluator through np.asarray:
     # a generated loop may pass a Python int counter, pyscalar.py)
@@ -141,6 +156,7 @@ def _dynamic_update_slice(shape: tuple[int, ...], sizes: tuple[int, ...],
             row_update = sizes[1:]
             kernel.row_update = row_update  # type: ignore[attr-defined]
         kernel.in_place = in_place_rows  # type: ignore[attr-defined]
+        in_place_rows.emit = emit  # type: ignore[attr-defined]
         if element:  # (codegen's scalar loops: interpreter/scalar_writes.py)
             in_place_rows.write_element = write_element  # type: ignore[attr-defined]
     else:
