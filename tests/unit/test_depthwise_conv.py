@@ -57,6 +57,8 @@ def _interpret(x: np.ndarray, k: np.ndarray, groups: int, stride: int, pad: int,
 @pytest.mark.parametrize("shape,groups,mult,kh,stride,pad", [
     ((1, 6, 5, 4), 4, 1, 3, 1, 1),     # depthwise 3x3, same padding (depth 9)
     ((2, 7, 7, 6), 6, 2, 3, 2, 1),     # channel multiplier 2, stride 2
+    ((1, 6, 6, 4), 4, 3, 3, 1, 1),     # multiplier 3 < groups: accumulated as (3, groups)
+    ((1, 6, 6, 2), 2, 5, 3, 1, 0),     # multiplier 5 > groups: as (groups, 5)
     ((1, 5, 5, 8), 4, 1, 3, 1, 0),     # 2 input channels per group (depth 18)
     ((1, 4, 4, 3), 3, 1, 5, 1, 2),     # 5x5 (depth 25)
     ((0, 4, 4, 3), 3, 1, 3, 1, 1),     # empty batch
