@@ -106,6 +106,11 @@ class Program:
             if recorded is not None and platforms is None:
                 platforms = recorded.platforms  # a .jax artifact's platforms
             if recorded is not None:
+                if len(inputs) not in (recorded.inputs, len(recorded.args)):
+                    raise _diagnostic(self.module, (
+                        f"incorrect number of arguments specified, provided {len(inputs)} "
+                        f"inputs but the entry function takes {recorded.inputs} (or the "
+                        f"module's {len(recorded.args)})"), entry)
                 inputs = recorded.select(inputs)  # all of jax's inputs: the module's ones
             if recorded is not None and recorded.check is not None \
                     and len(inputs) == len(recorded.args):

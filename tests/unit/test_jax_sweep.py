@@ -37,6 +37,9 @@ def test_unused_inputs_are_given_as_jax_calls_take_them(tmp_path: Path) -> None:
     np.testing.assert_array_equal(got, want)
     [got] = shlo_cli.interpret(path, a, c)  # the module's own arguments still work
     np.testing.assert_array_equal(got, want)
+    with pytest.raises(shlo_cli.Diagnostic, match=r"provided 1 inputs but the entry function "
+                       r"takes 3 \(or the module's 2\)"):
+        shlo_cli.interpret(path, a)
     np.savez(tmp_path / "in.npz", arg0=a, arg1=b, arg2=c)
     result = CliRunner().invoke(cli, ["interpret", str(path), "--inputs",
                                       str(tmp_path / "in.npz"), "--save-results",
