@@ -49,7 +49,21 @@ def _run(text: str, args: list[np.ndarray], indexed: bool,
     return [np.asarray(o) for o in out], source
 
 
-@pytest.mark.parametrize("layout", ["contiguous", "view", "read_only"])
+def _laid_out(xs: np.ndarray, layout: str) -> np.ndarray:
+    """xs's values in `layout`: its own, a strided view, or C-contiguous with another
+    stride for its unit dimension (a time-major transpose of a batch-major sequence)."""
+    if layout == "view":  # (the same values, another layout: the row kernel's own way)
+        wide = np.zeros((6, 1, 8), np.float32)
+        wide[:, :, ::2] = xs
+        return wide[:, :, ::2]
+    if layout == "unit_strides":
+        moved = xs.transpose(1, 0, 2).copy().transpose(1, 0, 2)
+        assert moved.flags.c_contiguous and moved.strides != xs.strides
+        return moved
+    return xs
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "view", "read_only", "unit_strides"])
 @pytest.mark.parametrize("limit", ["constant", "argument"])
 def test_row_reads_by_indexing(layout: str, limit: str,
                                monkeypatch: pytest.MonkeyPatch) -> None:
@@ -61,10 +75,7 @@ def test_row_reads_by_indexing(layout: str, limit: str,
     xs[2, 0, 1], xs[4, 0, 3], xs[5, 0, 0] = np.nan, -0.0, np.inf
     args = [xs, rng.standard_normal((1, 4)).astype(np.float32),
             np.zeros((6, 1, 4), np.float32), np.array(6, np.int32)]
-    if layout == "view":  # (the same values, another layout: the row kernel's own way)
-        wide = np.zeros((6, 1, 8), np.float32)
-        wide[:, :, ::2] = xs
-        args[0] = wide[:, :, ::2]
+    args[0] = _laid_out(xs, layout)
     if layout == "read_only":
         args[0].flags.writeable = False
     got, fast = _run(text, args, True, monkeypatch)
@@ -78,7 +89,8 @@ def test_row_reads_by_indexing(layout: str, limit: str,
 
 def test_rows_of_accepts_only_the_row_kernels_own_fast_layout() -> None:
     """`rows_of(x)` is x exactly where the row kernel would return x[i] itself: C strides
-    of the static shape, writeable; views, frozen arrays and other shapes are None."""
+    of the static shape, writeable; a C-contiguous x of other unit-dimension strides is
+    re-strided; views, frozen arrays and other shapes are None."""
     from shlo_cli.dialects.stablehlo import specialize
 
     kernel = specialize._dynamic_slice((1, 1, 4), (6, 1, 4), 4)
@@ -93,6 +105,12 @@ def test_rows_of_accepts_only_the_row_kernels_own_fast_layout() -> None:
     frozen.flags.writeable = False
     for other in (wide[:, :, ::2], frozen, x.reshape(6, 4), x.tolist()):
         assert row.rows_of(other) is None
+    moved = x.transpose(1, 0, 2).copy().transpose(1, 0, 2)  # strides (16, 96, 4)
+    rows = row.rows_of(moved)  # re-strided: its rows are the row kernel's, as views
+    assert rows is not None and rows is not moved and np.shares_memory(rows, moved)
+    for i in range(6):
+        assert rows[i].strides == row(moved, i, 0, 0).strides
+        assert rows[i].tobytes() == row(moved, i, 0, 0).tobytes() == x[i].tobytes()
 
 
 def _carried(text: str) -> str:
@@ -105,7 +123,7 @@ def _carried(text: str) -> str:
                      "return %j, %h2, %ys2, %xc : tensor<i32>, tensor<1x4xf32>, tensor<6x1x4xf32>, tensor<6x1x4xf32>"))
 
 
-@pytest.mark.parametrize("layout", ["contiguous", "view"])
+@pytest.mark.parametrize("layout", ["contiguous", "view", "unit_strides"])
 def test_carried_unchanged_sequence_reads_by_indexing(layout: str,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """A sequence the loop carries and passes on unchanged is read like one from outside
@@ -118,10 +136,7 @@ def test_carried_unchanged_sequence_reads_by_indexing(layout: str,
     xs[1, 0, 2], xs[3, 0, 0], xs[5, 0, 1] = np.nan, -0.0, 1e-42
     args = [xs, rng.standard_normal((1, 4)).astype(np.float32),
             np.zeros((6, 1, 4), np.float32), np.array(6, np.int32)]
-    if layout == "view":
-        wide = np.zeros((6, 1, 8), np.float32)
-        wide[:, :, ::2] = xs
-        args[0] = wide[:, :, ::2]
+    args[0] = _laid_out(xs, layout)
     got, fast = _run(text, args, True, monkeypatch)
     want, slow = _run(text, args, False, monkeypatch)
     assert ".rows_of(a" in fast and ".rows_of(" not in slow

@@ -252,11 +252,18 @@ def _dynamic_slice(sizes: tuple[int, ...], shape: tuple[int, ...], itemsize: int
                          ) if math.prod(shape) else None
 
         def rows_of(x: Any) -> Any:
-            """x when `row(x, i, ...)` is x[i] for every start i in [0, top] (then it is
-            read by indexing: a scan's sequence, checked once per loop), else None."""
-            if (x.__class__ is array and x.shape == shape and x.strides == standard
-                    and x.flags.writeable):
+            """An array whose [i] is `row(x, i, ...)` for every start i in [0, top] (then
+            it is read by indexing: a scan's sequence, checked once per loop), else None:
+            x itself in C strides; a C-contiguous x of other strides for unit dimensions
+            (a Keras GRU's transposed sequence) re-strided, as numpy's reshape strides the
+            pair's view of such an x."""
+            if (x.__class__ is not array or x.shape != shape or standard is None
+                    or not x.flags.writeable):
+                return None
+            if x.strides == standard:
                 return x
+            if x.flags.c_contiguous:
+                return x.reshape(-1).reshape(shape)  # (views: a contiguous x is not copied)
             return None
         kernel.row = row  # type: ignore[attr-defined]  # codegen fuses it with the reshape
         row.rows_of = rows_of  # type: ignore[attr-defined]
