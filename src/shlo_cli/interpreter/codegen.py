@@ -31,6 +31,7 @@ from ..ir.types import TensorType
 from .batching import Chain, batch_groups, extend, group_line
 from .blocked import chain_lines, find_chains, large_value
 from .branches import BRANCHING, branch_lines
+from .layouts import Layouts, bare_ufunc, row_like
 from .pyscalar import (
     QUIETING,
     clean_value,
@@ -243,6 +244,7 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
         for v in step.op.operands:
             last[v] = i
     kept = set(terminator or ()) | captured
+    layouts = Layouts(steps, kept) if fold else None
 
     for i, v in enumerate(arguments):
         if v in captured:
@@ -351,6 +353,10 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             continue
         if i in sigmoids:  # (sigmoid.py: negate, exponential, add, divide in one call)
             ns[f"{p}K{i}"], result = sigmoids[i][0], steps[sigmoids[i][1][-1]].op.results[0]
+            if layouts is not None and step.op.operands[0] in layouts.contiguous:
+                ns[f"{p}K{i}"] = sigmoids[i][0].contiguous  # type: ignore[attr-defined]
+            if layouts is not None and row_like(result):  # (a ufunc's result)
+                layouts.contiguous.add(result)
             names[result] = f"{p}v{i}"
             step_names.add(names[result])
             emitted.append((f"{p}v{i} = {p}K{i}({ref(step.op.operands[0])})", step))
@@ -524,6 +530,8 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             results = steps[reads[i]].op.results
             indexed = (_indexed_rows(step, i, ref, py, facts, p, invariant) if not element
                        else None)
+            if layouts is not None and not element:  # (a row is C-contiguous, writeable)
+                layouts.contiguous.update(results)
             if indexed is not None:  # x[i] of a sequence read once per loop
                 code.outer.append(indexed[0])
                 call = f"{indexed[1]} if {p}r{i} is not None else {call}"
@@ -549,14 +557,27 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             results = step.op.results
             position = splat_position(step, consts) if fold else None
             spots = [k for k, v in enumerate(step.op.operands) if v in splatted]
+            view = layouts.slice_view(step) if layouts is not None else None
+            ufunc = (layouts is not None and bare_ufunc(step.fn) and not normalize
+                     and not spots and len(results) == 1 and results[0] not in captured)
+            spare = layouts.ufunc_line(step, names, step_names, aliased) if (
+                layouts is not None and ufunc) else None
             if position is not None:
-                call = _splat_call(step, i, position, consts, ref, ns, p)
+                call = _splat_call(step, i, position, consts, ref, ns, p, layouts, spare)
             elif spots:
                 call = runtime_splat_call(f"{p}K{i}", [ref(v) for v in step.op.operands],
                                           spots[0], ref(splatted[step.op.operands[spots[0]]]))
+            elif view is not None:  # (layouts.py: the view test decided here)
+                ns[f"{p}K{i}W"] = step.fn.window
+                x = ref(step.op.operands[0])
+                call = f"{x}[{p}K{i}W]" if view else f"{p}K{i}({x})"
+            elif spare is not None:  # (layouts.py: into a dead temporary's buffer)
+                call = f"{p}K{i}({args}, {spare})"
             elif len(results) == 1 and results[0] not in captured:
                 call = _inline(step, f"{p}K{i}", [ref(v) for v in step.op.operands], ns,
                                f"{p}v{i}", normalize[2:]) or call
+            if layouts is not None and hasattr(step.fn, "window"):  # (a view or a copy)
+                layouts.contiguous.update(results)
         stores = []
         if len(results) == 1:
             names[results[0]] = f"{p}v{i}"
@@ -592,15 +613,20 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
 
 
 def _splat_call(step: Any, i: int, position: int, consts: dict[Value, Any],
-                ref: Callable[[Value], str], ns: dict[str, Any], p: str) -> str:
+                ref: Callable[[Value], str], ns: dict[str, Any], p: str,
+                layouts: Layouts | None = None, spare: str | None = None) -> str:
     """Step i's call with its splat constant operand (at `position`) as a 0-d array when
-    the other operand is a C-contiguous array (splat.py), else with the full constant."""
+    the other operand is a C-contiguous array (splat.py), else with the full constant;
+    the 0-d form alone where `layouts` knows that operand C-contiguous, then with the
+    `spare` buffer (its out=) if given."""
     ns[f"{p}S{i}"] = splat_scalar(consts[step.op.operands[position]])
     ns["_ndarray"] = np.ndarray
     full = [ref(v) for v in step.op.operands]
     scalar = list(full)
     scalar[position] = f"{p}S{i}"
     other = full[1 - position]
+    if layouts is not None and step.op.operands[1 - position] in layouts.contiguous:
+        return f"{p}K{i}({', '.join(scalar + ([spare] if spare else []))})"
     return (f"{p}K{i}({', '.join(scalar)}) if {other}.__class__ is _ndarray and "
             f"{other}.flags.c_contiguous else {p}K{i}({', '.join(full)})")
 

@@ -150,5 +150,29 @@ def chain_kernel(exp: Kernel, add_at: int, added: np.ndarray, divided: np.ndarra
         e = g.astype(f32)  # (C-contiguous: x's shape, fresh)
         return divide(one, summed(e, e), e)
 
+    def written(indent: str, y: str, x: str, kernel: str, ns: dict[str, Any]) -> str:
+        """`y = chained(G, x)` for a C-contiguous x as a generated line: its calls on the
+        path such an x takes (the static type's dtype and size), no call around them."""
+        ns[f"{kernel}N"], ns[f"{kernel}P"], ns[f"{kernel}A"] = negative, guess, add
+        ns[f"{kernel}D"], ns[f"{kernel}R"], ns[f"{kernel}O"] = divide, redo, one
+        ns["_F32"], ns["_F64"] = f32, f64
+        summed = (f"{kernel}A({kernel}O, {y}, {y})" if add_at == 0
+                  else f"{kernel}A({y}, {kernel}O, {y})")
+        return (f"{indent}_g = {x}.astype(_F64); {kernel}N(_g, _g); {kernel}P(_g, _g); "
+                f"G.append(({kernel}R, {x}, _g)); {y} = _g.astype(_F32); {summed}; "
+                f"{kernel}D({kernel}O, {y}, {y})")
+
+    def contiguous(x: Any) -> Any:
+        """`unquieted` for a C-contiguous operand (interpreter/layouts.py knows it one)."""
+        return unquieted(x)
+
+    def contiguous_chained(kept: list[Any], x: Any) -> Any:
+        """`chained`, whose work a speculating loop may write out (`written`)."""
+        return chained(kept, x)
+
     unquieted.speculative = chained  # type: ignore[attr-defined]
-    return quieted(unquieted)
+    contiguous.speculative = contiguous_chained  # type: ignore[attr-defined]
+    contiguous_chained.written = written  # type: ignore[attr-defined]
+    kernel = quieted(unquieted)
+    kernel.contiguous = quieted(contiguous)  # type: ignore[attr-defined]
+    return kernel

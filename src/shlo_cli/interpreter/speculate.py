@@ -94,12 +94,17 @@ def inline_guesses(lines: list[str], steps: list[Any], guessed: dict[str, Any],
     out = []
     for line, step in zip(lines, steps, strict=True):
         found = _CALL.fullmatch(line)
-        plain = getattr(guessed.get(found.group(3)), "plain", None) if found else None
-        if (found is None or plain is None or step is None or len(step.op.operands) != 1
-                or not small_f32(step.op.operands[0]) or not small_f32(step.op.results[0])):
+        form = guessed.get(found.group(3)) if found else None
+        plain, written = getattr(form, "plain", None), getattr(form, "written", None)
+        if (found is None or (plain is None and written is None) or step is None
+                or len(step.op.operands) != 1 or not small_f32(step.op.operands[0])
+                or not small_f32(step.op.results[0])):
             out.append(line)
             continue
         indent, y, kernel, x = found.groups()
+        if written is not None:  # (its own line: sigmoid.py's of a C-contiguous operand)
+            out.append(written(indent, y, x, kernel, ns))
+            continue
         ns[f"{kernel}P"], ns[f"{kernel}U"] = plain, ns[kernel]
         ns["_F32"], ns["_F64"] = np.dtype(np.float32), np.dtype(np.float64)
         out.append(f"{indent}_g = {x}.astype(_F64); {kernel}P(_g, _g); "

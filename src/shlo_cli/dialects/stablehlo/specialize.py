@@ -147,6 +147,7 @@ def _slice(window: tuple[slice, ...], shape: tuple[int, ...], size: int) -> Kern
         return (f"_w if (_f := (_w := {args[0]}[{name}W]).flags).c_contiguous and "
                 f"_f.writeable else {name}({args[0]})")
     kernel.emit = emit  # type: ignore[attr-defined]
+    kernel.window = window  # type: ignore[attr-defined]  # (interpreter/layouts.py)
     if size == 1 and shape:
         at = tuple(w.start for w in window)
         array = np.ndarray
