@@ -143,6 +143,49 @@ def test_plan_kernel_is_the_general_path(elem: str, lhs: tuple, rhs: tuple, out:
     assert prepare(wrong) is wrong  # (another type: the kernel's fallback takes it)
 
 
+@pytest.mark.parametrize("elem", ["f32", "f64"])
+@pytest.mark.parametrize("k,n", [(8, 32), (3, 5), (1, 2)])
+def test_emitted_line_is_the_kernels(elem: str, k: int, n: int) -> None:
+    """A row times a matrix as a generated line (the kernel's `emit`): matmul where the
+    right operand is prepared, the kernel's call for any other; the kernel's bits, shape
+    and layout either way, the left operand in any layout."""
+    text = _program((1, k), (k, n), (1, n), elem)
+    dtype = np.float32 if elem == "f32" else np.float64
+    rng = np.random.default_rng(k * 7 + n)
+    _, kernel = run_first_op(text, [_data(rng, (1, k), dtype), _data(rng, (k, n), dtype)],
+                             specialize.bind_specialized, True)
+    _, prepare = kernel.prepare  # type: ignore[attr-defined]
+    calls: list[int] = []
+
+    def recorded(*args: np.ndarray) -> np.ndarray:
+        calls.append(len(args))
+        return kernel(*args)  # type: ignore[no-any-return]
+    ns: dict[str, object] = {"K": recorded}
+    exec(f"def f(l, r):\n    return {kernel.emit('K', ['l', 'r'], ns)}\n", ns)  # type: ignore[attr-defined]  # noqa: S102
+    for _ in range(6):
+        a, b = _data(rng, (1, k), dtype), _data(rng, (k, n), dtype)
+        for w in [prepare(b), *_layouts(b)]:
+            called = 0 if w.strides == prepare(b).strides else 1  # (a view may be laid out so)
+            for x in _layouts(a):
+                calls.clear()
+                with np.errstate(all="ignore"):
+                    got, want = ns["f"](x, w), kernel(x, w)  # type: ignore[operator]
+                assert got.shape == want.shape == (1, n) and got.flags.c_contiguous
+                assert got.tobytes() == want.tobytes() and len(calls) == called
+
+
+def test_no_line_for_other_products() -> None:
+    """Products other than a row times a matrix as they come keep the kernel's call."""
+    for lhs, rhs, out, contract in [((4, 3), (3, 5), (4, 5), "[1] x [0]"),
+                                    ((3, 8), (7, 8), (3, 7), "[1] x [1]"),
+                                    ((8,), (8, 6), (6,), "[0] x [0]")]:
+        rng = np.random.default_rng(1)
+        _, kernel = run_first_op(_program(lhs, rhs, out, "f32", contract),
+                                 [_data(rng, lhs, np.float32), _data(rng, rhs, np.float32)],
+                                 specialize.bind_specialized, True)
+        assert not hasattr(kernel, "emit")
+
+
 def _rnn(t: int, h: int, e: str) -> str:
     """h_{i+1} = tanh(x_i + h_i U + b) over the t rows of xs, U and b carried unchanged."""
     v, m = f"tensor<1x{h}x{e}>", f"tensor<{h}x{h}x{e}>"

@@ -546,8 +546,10 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             results = step.op.results
         else:
             ns[f"{p}K{i}"] = step.fn
+            operands = [ref(v) for v in step.op.operands]
             if is_steady is not None and hasattr(step.fn, "prepare"):
                 args = prepared(step, i, is_steady, ref, code.outer, ns, p) or args
+                operands = args.split(", ")  # (the prepared operand's name: no ", ")
             normalize = ", False" if i in signed else ""
             if i in unsigned:  # (steady.py: normalized where the addend holds a -0.0)
                 ns["_SIGNED"] = holds_negative_zero
@@ -574,8 +576,8 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             elif spare is not None:  # (layouts.py: into a dead temporary's buffer)
                 call = f"{p}K{i}({args}, {spare})"
             elif len(results) == 1 and results[0] not in captured:
-                call = _inline(step, f"{p}K{i}", [ref(v) for v in step.op.operands], ns,
-                               f"{p}v{i}", normalize[2:]) or call
+                call = _inline(step, f"{p}K{i}", operands, ns, f"{p}v{i}",
+                               normalize[2:]) or call
             if layouts is not None and hasattr(step.fn, "window"):  # (a view or a copy)
                 layouts.contiguous.update(results)
         stores = []

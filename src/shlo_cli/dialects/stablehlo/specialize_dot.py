@@ -184,10 +184,24 @@ def _looped_dot(kernel: Kernel, perms: tuple[tuple[int, ...], tuple[int, ...]],
             return rhs
         return unblasable(rhs.reshape(right) if rsame else rhs.transpose(rperm).reshape(right))
 
+    def emit(kernel: str, args: list[str], ns: dict[str, Any]) -> str | None:
+        """The prepared case as generated code (codegen._inline), for a row times a
+        matrix as they come: the matmul where the right operand has the prepared
+        strides (its shape is then the static one), else the call. The left operand's
+        class, type and shape are its static type's, and its strides change nothing:
+        matmul takes its own loop whenever one operand is no BLAS layout."""
+        if len(args) != 2:
+            return None
+        ns[f"{kernel}M"], ns[f"{kernel}S"] = matmul, spread
+        lhs, rhs = args
+        return (f"{kernel}M({lhs}, {rhs}) if {rhs}.strides == {kernel}S "
+                f"else {kernel}({lhs}, {rhs})")
+
     looped = quieted(unquieted)
     looped.prepare = (1, prepare)  # type: ignore[attr-defined]
     if row and lhs_as_is and out_as_is and rsame and rs == right:  # (interpreter/steady.py)
         looped.stack = ("loop", k, n, dtype)  # type: ignore[attr-defined]
+        looped.emit = emit  # type: ignore[attr-defined]
     return looped
 
 
