@@ -182,3 +182,60 @@ def test_written_sigmoid_is_the_speculative_kernels(add_at: int) -> None:
         with np.errstate(all="ignore"):
             assert redo(x).tobytes() == want_redo(x).tobytes()
     assert libm_f32.all_sure(kept) == libm_f32.all_sure(want_kept)
+
+
+WINDOWS = """
+func.func @main(%xs: tensor<5x2x6xf32>, %h0: tensor<1x6xf32>) -> (tensor<1x6xf32>, tensor<2x2xf32>, tensor<1x3xf32>) {
+  %i0 = stablehlo.constant dense<0> : tensor<i32>
+  %b0 = stablehlo.constant dense<0.0> : tensor<2x2xf32>
+  %c0 = stablehlo.constant dense<0.0> : tensor<1x3xf32>
+  %r:4 = stablehlo.while(%i = %i0, %h = %h0, %bl = %b0, %cl = %c0) : tensor<i32>, tensor<1x6xf32>, tensor<2x2xf32>, tensor<1x3xf32>
+  cond {
+    %n = stablehlo.constant dense<5> : tensor<i32>
+    %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %z = stablehlo.constant dense<0> : tensor<i32>
+    %row = stablehlo.dynamic_slice %xs, %i, %z, %z, sizes = [1, 2, 6] : (tensor<5x2x6xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x2x6xf32>
+    %x = stablehlo.reshape %row : (tensor<1x2x6xf32>) -> tensor<2x6xf32>
+    %a = stablehlo.slice %x [0:1, 0:6] : (tensor<2x6xf32>) -> tensor<1x6xf32>
+    %b = stablehlo.slice %x [0:2, 1:3] : (tensor<2x6xf32>) -> tensor<2x2xf32>
+    %c = stablehlo.slice %x [0:1, 0:6:2] : (tensor<2x6xf32>) -> tensor<1x3xf32>
+    %hh = stablehlo.broadcast_in_dim %h, dims = [0, 1] : (tensor<1x6xf32>) -> tensor<2x6xf32>
+    %s = stablehlo.add %x, %hh : tensor<2x6xf32>
+    %d = stablehlo.slice %s [1:2, 0:6] : (tensor<2x6xf32>) -> tensor<1x6xf32>
+    %e = stablehlo.add %a, %d : tensor<1x6xf32>
+    %hn = stablehlo.add %h, %e : tensor<1x6xf32>
+    %c1 = stablehlo.constant dense<1> : tensor<i32>
+    %j = stablehlo.add %i, %c1 : tensor<i32>
+    stablehlo.return %j, %hn, %b, %c : tensor<i32>, tensor<1x6xf32>, tensor<2x2xf32>, tensor<1x3xf32>
+  }
+  return %r#1, %r#2, %r#3 : tensor<1x6xf32>, tensor<2x2xf32>, tensor<1x3xf32>
+}
+"""
+
+
+def test_slice_windows_decided_by_their_strides(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Slices of a (2, 6) row of a sequence (C-contiguous): the first row is a view, a
+    column window and a strided one are the kernel's copies, each decided while
+    generating; a slice of a ufunc's (2, 6) result (a layout numpy picks from its
+    operands') keeps its test. The evaluator's bits."""
+    xs = _inputs(np.random.default_rng(5), (5, 2, 6), 0.2)
+    args = [xs, np.array([[0.5, -0.0, 1e-42, -2.0, np.inf, 1.0]], np.float32)]
+    sources: list[str] = []
+    original = codegen.Source.compile
+
+    def spy(self: codegen.Source, *a: Any, **k: Any) -> Any:
+        sources.append("\n".join(self.src))
+        return original(self, *a, **k)
+    with monkeypatch.context() as m:
+        m.setattr(codegen.Source, "compile", spy)
+        got, _ = run_loops(WINDOWS, args, True, m)
+    want, _ = run_loops(WINDOWS, args, False, monkeypatch)
+    for g, w in zip(got, want, strict=True):
+        assert np.asarray(g).tobytes() == np.asarray(w).tobytes()
+    source = "\n".join(sources)
+    views = re.findall(r"= (\w+)v\d+\[\1K\d+W\]$", source, re.M)
+    copies = re.findall(r"= (\w+)K\d+\(\1v\d+\)$", source, re.M)
+    tested = re.findall(r"\(_f := ", source)
+    assert views and len(copies) == 2 * len(views) and len(tested) == len(views)

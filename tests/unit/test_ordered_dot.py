@@ -8,6 +8,8 @@ general path's bits, NaN payloads included."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from bind_helpers import run_first_op
@@ -214,3 +216,5 @@ def test_loop_prepares_its_weights_once(e: str, dtype: type, h: int,
     want, _ = run_loops(_rnn(30, h, e), args, False, monkeypatch)
     assert got[0].tobytes() == want[0].tobytes()
     assert any("Q" in line and "(a2)" in line for line in sources[0].splitlines())
+    # (the step's product is the emitted matmul of the prepared weights)
+    assert re.search(r"= \w+K\d+M\(\w+, (\w+q\d+)\) if \1\.strides == ", sources[0])

@@ -31,7 +31,7 @@ from ..ir.types import TensorType
 from .batching import Chain, batch_groups, extend, group_line
 from .blocked import chain_lines, find_chains, large_value
 from .branches import BRANCHING, branch_lines
-from .layouts import Layouts, bare_ufunc, row_like
+from .layouts import Layouts, row_like
 from .pyscalar import (
     QUIETING,
     clean_value,
@@ -559,27 +559,20 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             results = step.op.results
             position = splat_position(step, consts) if fold else None
             spots = [k for k, v in enumerate(step.op.operands) if v in splatted]
-            view = layouts.slice_view(step) if layouts is not None else None
-            ufunc = (layouts is not None and bare_ufunc(step.fn) and not normalize
-                     and not spots and len(results) == 1 and results[0] not in captured)
             spare = layouts.ufunc_line(step, names, step_names, aliased) if (
-                layouts is not None and ufunc) else None
+                layouts is not None and not normalize and not spots) else None
             if position is not None:
                 call = _splat_call(step, i, position, consts, ref, ns, p, layouts, spare)
             elif spots:
                 call = runtime_splat_call(f"{p}K{i}", [ref(v) for v in step.op.operands],
                                           spots[0], ref(splatted[step.op.operands[spots[0]]]))
-            elif view is not None:  # (layouts.py: the view test decided here)
-                ns[f"{p}K{i}W"] = step.fn.window
-                x = ref(step.op.operands[0])
-                call = f"{x}[{p}K{i}W]" if view else f"{p}K{i}({x})"
+            elif layouts is not None and (view := layouts.slice_line(step, f"{p}K{i}", ref, ns)):
+                call = view  # (layouts.py: the view test decided here)
             elif spare is not None:  # (layouts.py: into a dead temporary's buffer)
                 call = f"{p}K{i}({args}, {spare})"
             elif len(results) == 1 and results[0] not in captured:
                 call = _inline(step, f"{p}K{i}", operands, ns, f"{p}v{i}",
                                normalize[2:]) or call
-            if layouts is not None and hasattr(step.fn, "window"):  # (a view or a copy)
-                layouts.contiguous.update(results)
         stores = []
         if len(results) == 1:
             names[results[0]] = f"{p}v{i}"

@@ -27,7 +27,7 @@ keeping its operand for a later test) and the value is not kept past the block.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 import numpy as np
@@ -76,26 +76,34 @@ class Layouts:
         self.owned: set[Value] = set()
         self.ufunc_reads: Counter[Value] = Counter()
 
-    def slice_view(self, step: Any) -> bool | None:
-        """For a slice step of a contiguous operand: whether its view is the result
-        itself (True) or the kernel's copy is (False); None when the operand's layout is
-        not known."""
+    def slice_line(self, step: Any, kernel: str, ref: Callable[[Value], str],
+                   ns: dict[str, Any]) -> str | None:
+        """For a slice step (whose result is contiguous: the view where it is so, else
+        the kernel's copy), of an operand known contiguous: its expression, the view
+        itself or the `kernel`'s call as the static window decides; else None."""
         window = getattr(step.fn, "window", None)
         if window is None or len(step.op.operands) != 1 or len(step.op.results) != 1:
             return None
         operand, result = step.op.operands[0], step.op.results[0]
+        self.contiguous.add(result)
         if operand not in self.contiguous:
             return None
-        return window_keeps_contiguous(operand.type.shape, window, result.type.shape)
+        x = ref(operand)
+        if not window_keeps_contiguous(operand.type.shape, window, result.type.shape):
+            return f"{kernel}({x})"
+        ns[f"{kernel}W"] = window
+        return f"{x}[{kernel}W]"
 
     def ufunc_line(self, step: Any, names: dict[Value, str], locals_: Collection[str],
                    aliased: Collection[str]) -> str | None:
-        """Record a step computed by its bare ufunc kernel called on its operands (steps
-        are recorded in order); the name of an operand whose buffer takes the result
-        (out=), if one may: an owned float temporary of the result's type, not kept,
-        every read of which is by a ufunc line and none after this one, under a name of
-        the block's `locals_` no other value shares."""
+        """Record a step computed by its kernel called on its operands (steps are
+        recorded in order), if that is a bare ufunc; the name of an operand whose buffer
+        takes the result (out=), if one may: an owned float temporary of the result's
+        type, not kept, every read of which is by a ufunc line and none after this one,
+        under a name of the block's `locals_` no other value shares."""
         op = step.op
+        if not bare_ufunc(step.fn) or len(op.results) != 1:
+            return None
         self.ufunc_reads.update(op.operands)
         result = op.results[0]
         if not row_like(result):

@@ -11,6 +11,10 @@ copy of x instead of x (negation is exact in any width: the guess is bit for bit
 the exponential's own speculative form makes of -x), and adds and divides into the
 rounded exponential, a fresh array of the kernel's own that nothing else holds.
 
+Where the code generator knows the operand C-contiguous (interpreter/layouts.py) it takes
+the kernel's `contiguous` form, whose speculative work a speculating loop writes out as
+the line's own calls (`written`: no call around them, no layout test).
+
 Each f32 result is the four ops' own: the negate and the exponential are those steps'
 kernels (a doubtful guess is redone by the exponential's kernel on -x: libm_f32.all_sure),
 the add and the divide are those steps' ufuncs with the same 0-d splat operands splat.py

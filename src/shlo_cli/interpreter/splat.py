@@ -8,7 +8,8 @@ the bits are the same; the result's shape is the other operand's, which the op's
 types make the result's. Only the result's memory order could differ: numpy lays out a
 result like its array operands, and with the scalar it follows the other operand alone.
 So the 0-d form is taken only when that operand is C-contiguous (as the full constant
-is: both then give a C-contiguous result), which the generated code tests per run.
+is: both then give a C-contiguous result), which the generated code tests per run (or
+the code generator knows: interpreter/layouts.py).
 
 The same holds for a runtime value broadcast from 0-d (jax's scalar operands: threefry
 adds its key words and shifts by its rotation amounts, broadcast to the block, at every
