@@ -20,27 +20,48 @@ from test_speculate import _inputs
 from shlo_cli.dialects import libm, libm_f32
 from shlo_cli.interpreter import codegen, layouts, sigmoid
 
-# A GRU-like cell on a 1x4 state: a 1x12 temporary %t read by three slices and then, for
-# the last time, by a multiply (its buffer is the slices' memory: not reusable); %v,
-# returned, read last by an add (not reusable: kept); a sigmoid of a slice;
-# 1 - z (a splat) read twice (reusable at its second read only); dying temporaries the
-# next ufunc reuses; a tanh bounds the state. Every step's state is returned (a NaN input stays in its lane of
-# the state: the specials come late, in two of the four lanes).
-PROGRAM = """
-func.func @main(%xs: tensor<150x1x12xf32>, %h0: tensor<1x4xf32>) -> (tensor<1x4xf32>, tensor<1x4xf32>, tensor<150x1x4xf32>) {
+
+def _scan(steps: int, row: str, state: str, carried: list[tuple[str, str, str]],
+          body: str) -> str:
+    """main(%xs: steps x `row`, %h0: `state`) -> the carried values: a loop over the rows
+    %x of xs whose `body` lines define each carried (name, type, next value) value's next
+    one (%h starts as %h0, the others as zeros)."""
+    types = [t for _, t, _ in carried]
+    inits = "".join(f"  %{n}0 = stablehlo.constant dense<0.0> : {t}\n"
+                    for n, t, _ in carried if n != "h")
+    pairs = ", ".join(f"%{n} = %{n}0" for n, _, _ in carried)
+    joined = ", ".join(types)
+    sizes = row.replace("x", ", ")
+    return f"""
+func.func @main(%xs: tensor<{steps}x{row}xf32>, %h0: {state}) -> ({joined}) {{
   %i0 = stablehlo.constant dense<0> : tensor<i32>
-  %u0 = stablehlo.constant dense<0.0> : tensor<1x4xf32>
-  %ys0 = stablehlo.constant dense<0.0> : tensor<150x1x4xf32>
-  %r:4 = stablehlo.while(%i = %i0, %h = %h0, %last = %u0, %ys = %ys0) : tensor<i32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<150x1x4xf32>
-  cond {
-    %n = stablehlo.constant dense<150> : tensor<i32>
+{inits}  %r:{len(carried) + 1} = stablehlo.while(%i = %i0, {pairs}) : tensor<i32>, {joined}
+  cond {{
+    %n = stablehlo.constant dense<{steps}> : tensor<i32>
     %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
     stablehlo.return %lt : tensor<i1>
-  } do {
+  }} do {{
     %z = stablehlo.constant dense<0> : tensor<i32>
-    %row = stablehlo.dynamic_slice %xs, %i, %z, %z, sizes = [1, 1, 12] : (tensor<150x1x12xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x1x12xf32>
-    %x = stablehlo.reshape %row : (tensor<1x1x12xf32>) -> tensor<1x12xf32>
-    %hh = stablehlo.concatenate %h, %h, %h, dim = 1 : (tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x12xf32>
+    %row = stablehlo.dynamic_slice %xs, %i, %z, %z, sizes = [1, {sizes}] : (tensor<{steps}x{row}xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x{row}xf32>
+    %x = stablehlo.reshape %row : (tensor<1x{row}xf32>) -> tensor<{row}xf32>
+{body}    %c1 = stablehlo.constant dense<1> : tensor<i32>
+    %j = stablehlo.add %i, %c1 : tensor<i32>
+    stablehlo.return %j, {", ".join(v for _, _, v in carried)} : tensor<i32>, {joined}
+  }}
+  return {", ".join(f"%r#{k + 1}" for k in range(len(carried)))} : {joined}
+}}
+"""
+
+
+# A GRU-like cell on a 1x4 state: a 1x12 temporary %t read by three slices and then, for
+# the last time, by a multiply (its buffer is the slices' memory: not reusable); %v,
+# returned, read last by an add (not reusable: kept); a sigmoid of a slice; 1 - z (a
+# splat) read twice (reusable at its second read only); dying temporaries the next ufunc
+# reuses; a tanh bounds the state. Every step's state is returned (a NaN input stays in
+# its lane of the state: the specials come late, in two of the four lanes).
+PROGRAM = _scan(150, "1x12", "tensor<1x4xf32>", [
+    ("h", "tensor<1x4xf32>", "%hn"), ("last", "tensor<1x4xf32>", "%v"),
+    ("ys", "tensor<150x1x4xf32>", "%ys2")], """    %hh = stablehlo.concatenate %h, %h, %h, dim = 1 : (tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x12xf32>
     %t = stablehlo.add %x, %hh : tensor<1x12xf32>
     %zp = stablehlo.slice %t [0:1, 0:4] : (tensor<1x12xf32>) -> tensor<1x4xf32>
     %rp = stablehlo.slice %t [0:1, 4:8] : (tensor<1x12xf32>) -> tensor<1x4xf32>
@@ -69,20 +90,16 @@ func.func @main(%xs: tensor<150x1x12xf32>, %h0: tensor<1x4xf32>) -> (tensor<1x4x
     %hn = stablehlo.tanh %hs : tensor<1x4xf32>
     %y = stablehlo.reshape %hn : (tensor<1x4xf32>) -> tensor<1x1x4xf32>
     %ys2 = stablehlo.dynamic_update_slice %ys, %y, %i, %z, %z : (tensor<150x1x4xf32>, tensor<1x1x4xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<150x1x4xf32>
-    %c1 = stablehlo.constant dense<1> : tensor<i32>
-    %j = stablehlo.add %i, %c1 : tensor<i32>
-    stablehlo.return %j, %hn, %v, %ys2 : tensor<i32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<150x1x4xf32>
-  }
-  return %r#1, %r#2, %r#3 : tensor<1x4xf32>, tensor<1x4xf32>, tensor<150x1x4xf32>
-}
-"""
+""")
+
 
 
 def _no_facts(*args: Any) -> None:
     return None
 
 
-def _run(args: list[np.ndarray], monkeypatch: pytest.MonkeyPatch) -> tuple[list[Any], str]:
+def _run(text: str, args: list[np.ndarray], monkeypatch: pytest.MonkeyPatch
+         ) -> tuple[list[Any], str]:
     """The compiled program's results (second call) and every generated source (the
     speculating loop's too)."""
     sources: list[str] = []
@@ -93,7 +110,7 @@ def _run(args: list[np.ndarray], monkeypatch: pytest.MonkeyPatch) -> tuple[list[
         return original(self, *a, **k)
     with monkeypatch.context() as m:
         m.setattr(codegen.Source, "compile", spy)
-        got, _ = run_loops(PROGRAM, args, True, m)
+        got, _ = run_loops(text, args, True, m)
     return got, "\n".join(sources)
 
 
@@ -106,10 +123,10 @@ def test_cell_is_the_evaluators_with_and_without_the_facts(seed: int,
     xs[141:145, 0, [0, 1, 4, 9]] = np.nan, np.inf, -np.inf, np.nan  # (state lanes 0 and 1)
     h0 = np.array([[0.5, -0.0, 1e-42, -2.0]], np.float32)
     args = [xs, h0]
-    got, source = _run(args, monkeypatch)
+    got, source = _run(PROGRAM, args, monkeypatch)
     want, _ = run_loops(PROGRAM, args, False, monkeypatch)
     monkeypatch.setattr(codegen, "Layouts", _no_facts)
-    plain, plain_source = _run(args, monkeypatch)
+    plain, plain_source = _run(PROGRAM, args, monkeypatch)
     for g, w, q in zip(got, want, plain, strict=True):
         assert np.asarray(g).tobytes() == np.asarray(w).tobytes() == np.asarray(q).tobytes()
     assert "G.append" in source  # (a speculating loop)
@@ -184,21 +201,9 @@ def test_written_sigmoid_is_the_speculative_kernels(add_at: int) -> None:
     assert libm_f32.all_sure(kept) == libm_f32.all_sure(want_kept)
 
 
-WINDOWS = """
-func.func @main(%xs: tensor<5x2x6xf32>, %h0: tensor<1x6xf32>) -> (tensor<1x6xf32>, tensor<2x2xf32>, tensor<1x3xf32>) {
-  %i0 = stablehlo.constant dense<0> : tensor<i32>
-  %b0 = stablehlo.constant dense<0.0> : tensor<2x2xf32>
-  %c0 = stablehlo.constant dense<0.0> : tensor<1x3xf32>
-  %r:4 = stablehlo.while(%i = %i0, %h = %h0, %bl = %b0, %cl = %c0) : tensor<i32>, tensor<1x6xf32>, tensor<2x2xf32>, tensor<1x3xf32>
-  cond {
-    %n = stablehlo.constant dense<5> : tensor<i32>
-    %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    stablehlo.return %lt : tensor<i1>
-  } do {
-    %z = stablehlo.constant dense<0> : tensor<i32>
-    %row = stablehlo.dynamic_slice %xs, %i, %z, %z, sizes = [1, 2, 6] : (tensor<5x2x6xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x2x6xf32>
-    %x = stablehlo.reshape %row : (tensor<1x2x6xf32>) -> tensor<2x6xf32>
-    %a = stablehlo.slice %x [0:1, 0:6] : (tensor<2x6xf32>) -> tensor<1x6xf32>
+WINDOWS = _scan(5, "2x6", "tensor<1x6xf32>", [
+    ("h", "tensor<1x6xf32>", "%hn"), ("bl", "tensor<2x2xf32>", "%b"),
+    ("cl", "tensor<1x3xf32>", "%c")], """    %a = stablehlo.slice %x [0:1, 0:6] : (tensor<2x6xf32>) -> tensor<1x6xf32>
     %b = stablehlo.slice %x [0:2, 1:3] : (tensor<2x6xf32>) -> tensor<2x2xf32>
     %c = stablehlo.slice %x [0:1, 0:6:2] : (tensor<2x6xf32>) -> tensor<1x3xf32>
     %hh = stablehlo.broadcast_in_dim %h, dims = [0, 1] : (tensor<1x6xf32>) -> tensor<2x6xf32>
@@ -206,13 +211,7 @@ func.func @main(%xs: tensor<5x2x6xf32>, %h0: tensor<1x6xf32>) -> (tensor<1x6xf32
     %d = stablehlo.slice %s [1:2, 0:6] : (tensor<2x6xf32>) -> tensor<1x6xf32>
     %e = stablehlo.add %a, %d : tensor<1x6xf32>
     %hn = stablehlo.add %h, %e : tensor<1x6xf32>
-    %c1 = stablehlo.constant dense<1> : tensor<i32>
-    %j = stablehlo.add %i, %c1 : tensor<i32>
-    stablehlo.return %j, %hn, %b, %c : tensor<i32>, tensor<1x6xf32>, tensor<2x2xf32>, tensor<1x3xf32>
-  }
-  return %r#1, %r#2, %r#3 : tensor<1x6xf32>, tensor<2x2xf32>, tensor<1x3xf32>
-}
-"""
+""")
 
 
 def test_slice_windows_decided_by_their_strides(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -222,19 +221,10 @@ def test_slice_windows_decided_by_their_strides(monkeypatch: pytest.MonkeyPatch)
     operands') keeps its test. The evaluator's bits."""
     xs = _inputs(np.random.default_rng(5), (5, 2, 6), 0.2)
     args = [xs, np.array([[0.5, -0.0, 1e-42, -2.0, np.inf, 1.0]], np.float32)]
-    sources: list[str] = []
-    original = codegen.Source.compile
-
-    def spy(self: codegen.Source, *a: Any, **k: Any) -> Any:
-        sources.append("\n".join(self.src))
-        return original(self, *a, **k)
-    with monkeypatch.context() as m:
-        m.setattr(codegen.Source, "compile", spy)
-        got, _ = run_loops(WINDOWS, args, True, m)
+    got, source = _run(WINDOWS, args, monkeypatch)
     want, _ = run_loops(WINDOWS, args, False, monkeypatch)
     for g, w in zip(got, want, strict=True):
         assert np.asarray(g).tobytes() == np.asarray(w).tobytes()
-    source = "\n".join(sources)
     views = re.findall(r"= (\w+)v\d+\[\1K\d+W\]$", source, re.M)
     copies = re.findall(r"= (\w+)K\d+\(\1v\d+\)$", source, re.M)
     tested = re.findall(r"\(_f := ", source)
