@@ -9,11 +9,11 @@ reduce body) read nothing from outside them, its ops are planned in the caller's
 detached copies reading the call's operands, with fresh result values (a callee inlined
 twice gets two sets), the values it returns being the call's own results; region-holding
 ops share their regions (and so their plans) with the callee's op, but for conditionals
-whose branches read the callee's values (and call nothing): those are copied with their
-regions (a `lax.switch` step then runs inline in the caller's loop, branches.py). The
-module is not
-changed. Every copy keeps its op's location, so a run-time error is reported where it was
-before.
+and loops whose regions read the callee's values (and whose calls end a few levels down):
+those are copied with their regions (a `lax.switch` step then runs inline in the caller's
+loop, branches.py; an inner while loop is a step of the caller's loop, with no call
+around it). The module is not changed. Every copy keeps its op's location, so a run-time
+error is reported where it was before.
 
 A `stablehlo.composite` is a call of its decomposition (its reference semantics, as the
 evaluator runs it) and is inlined the same way (jax exports `jnp.cosh`, `jnp.sinh`, ...
@@ -77,17 +77,23 @@ def _body(call: Operation, lookup: Callable[[str], Operation | None]) -> list[Op
 
 
 def _clonable(op: Operation, lookup: Callable[[str], Operation | None]) -> bool:
-    """A conditional whose branches read the callee's values (a `lax.switch` on the
-    callee's arguments) and call only functions that call nothing: copied with its
-    regions, reading the call's operands (a recursive program keeps its calls: each copy
-    would be planned anew)."""
-    if op.name not in ("stablehlo.if", "stablehlo.case"):
+    """A conditional or a loop whose regions read the callee's values (a `lax.switch` on
+    the callee's arguments, an inner while loop reading a constant) and whose calls end
+    within MAX_DEPTH levels: copied with its regions, reading the call's operands (a
+    recursive program keeps its calls: each copy would be planned anew)."""
+    if op.name not in ("stablehlo.if", "stablehlo.case", "stablehlo.while"):
         return False
+    return _calls_end(op, lookup, MAX_DEPTH)
+
+
+def _calls_end(op: Operation, lookup: Callable[[str], Operation | None], depth: int) -> bool:
+    """Whether every call inside `op`'s regions reaches functions that call nothing within
+    `depth` levels."""
     for inner in _nested(op):
         if inner.name in (CALL, COMPOSITE):
             callee = _callee(inner)
             func = lookup(callee) if callee is not None else None
-            if func is None or any(o.name in (CALL, COMPOSITE) for o in _nested(func)):
+            if func is None or depth == 0 or not _calls_end(func, lookup, depth - 1):
                 return False
     return True
 
