@@ -33,13 +33,14 @@ that the body only writes element by element is the loop's own copy
 (scalar_writes.owned_stacks), and the step's select lines run only the side they pick
 (lazy_selects.py). A versioned loop whose condition only bounds a counter (ranges.py) is
 a `for` statement over the counter's values, in two copies: one with the per-step checks,
-one for runs that set none.
+one for runs that set none; the latter tests its carried floats for NaN at its end, not
+per step, where a NaN that matters cannot vanish on the way (`_nan_carriers`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -262,7 +263,7 @@ def _loops(src: Source, plan: _Plan, names: list[str], indent: int, speculative:
             counted = trips, names[plan.counter[0]], plan.counter[1]
         _iterate(src, fast[0], fast[1], [names[alias.get(i, i)] for i in range(n)],
                  _returned([plan.out[alias.get(i, i)] for i in range(n)]), set(alias),
-                 indent + 1, counted, speculative, owned)
+                 indent + 1, counted, speculative, owned, plan.kinds)
     _iterate(src, plan.test, plan.step, names, _returned(plan.out), set(), indent, None,
              speculative, owned)
 
@@ -340,13 +341,16 @@ def _condition(src: Source, test: BlockCode, indent: int, leave: str) -> None:
 
 def _iterate(src: Source, test: BlockCode, step: BlockCode, names: list[str], result: str,
              skipped: set[int], indent: int, counted: tuple[str, str, int] | None = None,
-             speculative: bool = False, owned: Collection[int] = ()) -> None:
+             speculative: bool = False, owned: Collection[int] = (),
+             held: Mapping[int, Kind] | None = None) -> None:
     """The loop itself: the checks, the body's lines, the carried values' update (but
     those `skipped`: another's name), the condition; `counted` (a condition that only
     bounds a counter: ranges.entry_facts; the number of steps it makes, the counter's name
     and step), a `for` statement stepping the counter, no condition, and a copy with no
-    checks for a run that sets none; `speculative`: a checkpoint every EVERY steps
-    (speculate.py; run with no checks), of copies of the `owned` vectors."""
+    checks for a run that sets none (testing for NaN at its end where it can:
+    `_nan_carriers` of the `held` carried values, those held as Python scalars, by kind);
+    `speculative`: a checkpoint every EVERY steps (speculate.py; run with no checks), of
+    copies of the `owned` vectors."""
     if counted is None:
         src.add("while True:", indent)
         if not speculative:
@@ -367,10 +371,48 @@ def _iterate(src: Source, test: BlockCode, step: BlockCode, names: list[str], re
         _checks(src, indent + 2)
         _step(src, step, names, skipped, indent + 2, speculative, owned)
         src.add("else:", indent)
+        floats = _nan_carriers(step, names, skipped, held or {})
+        if floats:  # the NaN tests once, at the end; NaN there: the steps again, tested
+            changed = [counter] + [name for k, name in enumerate(names)
+                                   if step.returned[k] != name and k not in skipped]
+            state = ", ".join(dict.fromkeys(changed))
+            src.add(f"entry = {state},", indent + 1)
+            src.add(loop, indent + 1)
+            _step(src, step, names, skipped, indent + 2, speculative, owned, tested=False)
+            src.add(f"if {' or '.join(f'{v} != {v}' for v in floats)}:", indent + 1)
+            src.add(f"{state}, = entry", indent + 2)
+            indent += 1
         src.add(loop, indent + 1)
         _step(src, step, names, skipped, indent + 2, speculative, owned)
+        indent -= 1 if floats else 0
     src.add(f"{counter} = stop", indent)
     src.add(f"return {result}", indent)
+
+
+def _nan_carriers(step: BlockCode, names: list[str], skipped: set[int],
+                  held: Mapping[int, Kind]) -> list[str]:
+    """The carried floats (their names) a loop of `step` may test for NaN once, at its
+    end, instead of once per step: the step's lines are all on Python scalars and write
+    nothing, every carried value it changes is a Python scalar (`held`: their kinds), and
+    every value its per-step test reads (`observed`) is one of them. Any NaN whose sign or
+    payload can reach the loop's results then reaches them as a NaN (the ops on Python
+    scalars that take a NaN and give no NaN, comparisons, conversions to integers, give
+    what they give for any NaN); empty when not so."""
+    body = _lines(step)
+    changed = [k for k, name in enumerate(names)
+               if k not in skipped and step.returned[k] != name]
+    if not (body.fixes and step.observed and not step.entry and not body.stores
+            and len(body.scalar) == len(body.lines) and all(k in held for k in changed)
+            and set(step.observed) <= {step.returned[k] for k in changed}):
+        return []
+    return [names[k] for k in changed if held[k].is_float]
+
+
+def _lines(step: BlockCode) -> Lines:
+    """The step's lines, its select lines running only the side they pick."""
+    exported = {name for text in step.returned for name in re.findall(r"\w+", text)}
+    return lazy_selects(Lines(step.lines, step.scalar, step.fixes, step.stores),
+                        exported | set(step.observed))
 
 
 def _checks(src: Source, indent: int) -> None:
@@ -383,9 +425,10 @@ def _checks(src: Source, indent: int) -> None:
 
 
 def _step(src: Source, step: BlockCode, names: list[str], skipped: set[int], indent: int,
-          speculative: bool, owned: Collection[int]) -> None:
+          speculative: bool, owned: Collection[int], tested: bool = True) -> None:
     """One step's lines (at `indent`): the checkpoint of a speculative run, the body's
-    lines, the carried values' update."""
+    lines, the carried values' update; not `tested`: the deferred NaN redos left out
+    (`_nan_carriers`: the loop tests its end)."""
     if speculative:
         src.add("count += 1", indent)
         src.add(f"if not count & {EVERY - 1}:", indent)
@@ -395,9 +438,7 @@ def _step(src: Source, step: BlockCode, names: list[str], skipped: set[int], ind
     for line in step.entry:
         src.add(line, indent)
     observed = list(dict.fromkeys(step.observed))
-    exported = {name for text in step.returned for name in re.findall(r"\w+", text)}
-    body = lazy_selects(Lines(step.lines, step.scalar, step.fixes, step.stores),
-                        exported | set(observed))
+    body = _lines(step)
     lines = list(enumerate(body.lines))
     last = []  # an owned vector's element writes: after the redos (they read no line's name)
     redo = indent
@@ -408,9 +449,10 @@ def _step(src: Source, step: BlockCode, names: list[str], skipped: set[int], ind
         for k, (line, s) in lines:
             if k not in body.fixes:
                 src.add(line, indent, s)
-        src.add(f"if {' or '.join(f'{v} != {v}' for v in observed)}:", indent)
+        if tested:
+            src.add(f"if {' or '.join(f'{v} != {v}' for v in observed)}:", indent)
         redo += 1  # (then all the lines again, with their redos)
-    for _, (line, s) in lines:
+    for _, (line, s) in lines if redo == indent or tested else ():
         src.add(line, redo, s)
     for line, s in last:
         src.add(line, indent, s)
