@@ -121,6 +121,7 @@ INTEGER_OPS = {
     "clamp": "%y = stablehlo.clamp %e, %u, %w : tensor<{b}>",
     "rem": "%y = stablehlo.remainder %u, %e : tensor<{b}>",
     "rem by -1": "%m1 = stablehlo.constant dense<-1> : tensor<{b}>\n      %y = stablehlo.remainder %u, %m1 : tensor<{b}>",
+    "rem by 5": "%c5 = stablehlo.constant dense<5> : tensor<{b}>\n      %y = stablehlo.remainder %u, %c5 : tensor<{b}>",
     "and": "%y = stablehlo.and %u, %e : tensor<{b}>",
     "or": "%y = stablehlo.or %e, %u : tensor<{b}>",
     "xor": "%y = stablehlo.xor %u, %w : tensor<{b}>",
@@ -135,8 +136,10 @@ def test_integer_ops(b: str, name: str, monkeypatch: pytest.MonkeyPatch) -> None
         pytest.skip("no remainder of bools; -1 is no unsigned constant")
     source = _check(b, b, INTEGER_OPS[name].format(b=b), "GE", 8, monkeypatch)
     # the op is a Python line (not its kernel on numpy values)
-    if name in ("rem", "rem by -1"):
+    if name.startswith("rem"):
         assert " % " in source
+    if name == "rem by 5":  # (a constant divisor: written in, no test of its sign)
+        assert " % 5 if " in source and " > 0 else " not in source
     elif name == "not":
         assert ("not " if b == "i1" else "~" if b.startswith("i") else " ^ ") in source
 
@@ -146,6 +149,12 @@ def test_integer_ops(b: str, name: str, monkeypatch: pytest.MonkeyPatch) -> None
 DIVISION_AND_BITS = {
     "div": ("%y = stablehlo.divide %u, %e : tensor<{b}>", " // "),
     "div by -1": ("%m1 = stablehlo.constant dense<-1> : tensor<{b}>\n      %y = stablehlo.divide %u, %m1 : tensor<{b}>", " // "),
+    # constant divisors and shift amounts: written in, no test (but past the width)
+    "div by 7": ("%c7 = stablehlo.constant dense<7> : tensor<{b}>\n      %y = stablehlo.divide %u, %c7 : tensor<{b}>", " // 7 if "),
+    "shift_left by 3": ("%c3 = stablehlo.constant dense<3> : tensor<{b}>\n      %y = stablehlo.shift_left %u, %c3 : tensor<{b}>", " << 3) & "),
+    "shift_right_logical by width - 1": ("%c = stablehlo.constant dense<{top}> : tensor<{b}>\n      %y = stablehlo.shift_right_logical %u, %c : tensor<{b}>", " >> {top}"),
+    "shift_right_arithmetic by 1": ("%c1 = stablehlo.constant dense<1> : tensor<{b}>\n      %y = stablehlo.shift_right_arithmetic %u, %c1 : tensor<{b}>", " >> 1"),
+    "shift_left by the width": ("%c = stablehlo.constant dense<{width}> : tensor<{b}>\n      %y = stablehlo.shift_left %e, %c : tensor<{b}>", " << "),
     "shift_left": ("%y = stablehlo.shift_left %u, %e : tensor<{b}>", " << "),
     "shift_right_logical": ("%y = stablehlo.shift_right_logical %u, %e : tensor<{b}>", " >> "),
     "shift_right_arithmetic": ("%y = stablehlo.shift_right_arithmetic %u, %e : tensor<{b}>", " >> "),
@@ -161,8 +170,14 @@ def test_division_and_bits(b: str, name: str, monkeypatch: pytest.MonkeyPatch) -
     if name == "div by -1" and b.startswith("ui"):
         pytest.skip("-1 is no unsigned constant")
     op, line = DIVISION_AND_BITS[name]
-    source = _check(b, b, op.format(b=b), "GE", 30, monkeypatch, exact_type=b != "i64")
-    assert line in source  # the op is a Python line (not its kernel on numpy values)
+    width = np.dtype(TYPES[b]).itemsize * 8
+    source = _check(b, b, op.format(b=b, top=width - 1, width=width), "GE", 30, monkeypatch,
+                    exact_type=b != "i64")
+    # the op is a Python line (not its kernel on numpy values)
+    assert line.format(top=width - 1) in source
+    if " by " in name and "-1" not in name:  # a constant: the kernel past the width only
+        op_line = next(t for t in source.splitlines() if line.format(top=width - 1) in t)
+        assert ("_K" in op_line) == name.endswith("the width"), op_line
 
 
 # scalar_ops.py's float lines, on NaN, the infinities and both zeros (`-z` against `z = d - d`:

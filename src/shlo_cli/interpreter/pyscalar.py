@@ -314,9 +314,11 @@ def _redo(ufunc: np.ufunc, to: type, a: float, b: float) -> float:
     return float(ufunc(to(a), to(b)))
 
 
-def _wrap(low: int, high: int, v: int) -> int:
-    """`v` wrapped to the integer range [low, high] (two's complement)."""
-    return ((v - low) % (high - low + 1)) + low
+def _wrapped(kind: Kind, v: str) -> str:
+    """The expression of the int `v` wrapped to `kind`'s range (two's complement: the
+    range's size is a power of two)."""
+    mask = kind.high - kind.low
+    return f"{v} & {mask}" if kind.low == 0 else f"(({v} + {-kind.low}) & {mask}) - {-kind.low}"
 
 
 def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[str, Any],
@@ -345,10 +347,10 @@ def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[s
         if tag == "convert":
             return _converted(step, args, target, key)
         if tag in scalar_ops.INTEGER.values():
-            return scalar_ops.integer_lines(tag, kind, list(args), target, key)
+            return scalar_ops.integer_lines(tag, kind, list(args), target, key, constant)
         if tag in scalar_ops.FLOAT.values():
             return scalar_ops.float_lines(tag, list(args), target, key)
-        return _integer_lines(tag, step, args, target, key)
+        return _integer_lines(tag, step, args, target, key, constant)
     if tag == "unary":
         scalar = step.fn.scalar
         call = f"{key}({args[0]})"
@@ -368,12 +370,11 @@ def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[s
         symbol = _ARITH[step.fn]
         if not wraps:
             return [f"{target} = {a} {symbol} {b}"]
-        ns[key] = functools.partial(_wrap, kind.low, kind.high)
         test = f"not {kind.low} <= {target} <= {kind.high}"
         if constant is not None and symbol != "*":  # x + 1 can only pass the top
             test = (f"{target} > {kind.high}" if (constant >= 0) == (symbol == "+")
                     else f"{target} < {kind.low}")
-        return [f"{target} = {a} {symbol} {b}", f"if {test}: {target} = {key}({target})"]
+        return [f"{target} = {a} {symbol} {b}", f"if {test}: {target} = {_wrapped(kind, target)}"]
     symbol = step.fn.inline[0]
     ns[key] = functools.partial(_redo, _FLOAT_ARITH[symbol], kind.to_numpy)
     value = f"{a} {symbol} {b}"
@@ -459,10 +460,11 @@ def _converted(step: Any, args: Sequence[str], target: str, key: str) -> list[st
     return [f"{target} = {a} if {a} == {a} else {fallback}"]
 
 
-def _integer_lines(tag: str, step: Any, args: Sequence[str], target: str, key: str
-                   ) -> list[str]:
+def _integer_lines(tag: str, step: Any, args: Sequence[str], target: str, key: str,
+                   constant: int | None = None) -> list[str]:
     """Lines of the integer and bool ops (none can leave the type's range, but a
-    remainder by zero or a negative divisor, left to the kernel)."""
+    remainder by zero or a negative divisor, left to the kernel; a `constant` divisor
+    is known positive or not)."""
     name = step.op.name
     if tag == "max":
         return [f"{target} = {args[0]} if {args[0]} >= {args[1]} else {args[1]}"]
@@ -474,6 +476,8 @@ def _integer_lines(tag: str, step: Any, args: Sequence[str], target: str, key: s
                 f"{target} = {target} if {target} <= {high} else {high}"]
     if tag == "rem":  # the sign of the dividend, C's %
         a, b = args
+        if constant is not None and constant > 0:
+            return [f"{target} = {a} % {constant} if {a} >= 0 else -(-{a} % {constant})"]
         return [f"{target} = ({a} % {b} if {a} >= 0 else -(-{a} % {b})) if {b} > 0 "
                 f"else {key}({a}, {b})"]
     if name == "stablehlo.not":
