@@ -122,6 +122,8 @@ INTEGER_OPS = {
     "rem": "%y = stablehlo.remainder %u, %e : tensor<{b}>",
     "rem by -1": "%m1 = stablehlo.constant dense<-1> : tensor<{b}>\n      %y = stablehlo.remainder %u, %m1 : tensor<{b}>",
     "rem by 5": "%c5 = stablehlo.constant dense<5> : tensor<{b}>\n      %y = stablehlo.remainder %u, %c5 : tensor<{b}>",
+    # the same remainder twice (by two constants of one value): computed once
+    "rem by 5 twice": "%c5 = stablehlo.constant dense<5> : tensor<{b}>\n      %d5 = stablehlo.constant dense<5> : tensor<{b}>\n      %r1 = stablehlo.remainder %u, %c5 : tensor<{b}>\n      %r2 = stablehlo.remainder %u, %d5 : tensor<{b}>\n      %y = stablehlo.xor %r1, %r2 : tensor<{b}>",
     "and": "%y = stablehlo.and %u, %e : tensor<{b}>",
     "or": "%y = stablehlo.or %e, %u : tensor<{b}>",
     "xor": "%y = stablehlo.xor %u, %w : tensor<{b}>",
@@ -138,8 +140,9 @@ def test_integer_ops(b: str, name: str, monkeypatch: pytest.MonkeyPatch) -> None
     # the op is a Python line (not its kernel on numpy values)
     if name.startswith("rem"):
         assert " % " in source
-    if name == "rem by 5":  # (a constant divisor: written in, no test of its sign)
+    if name.startswith("rem by 5"):  # (a constant divisor: written in, no test of its sign)
         assert " % 5 if " in source and " > 0 else " not in source
+        assert source.count(" % 5 if ") == source.count("for a0 in range") + 1  # (once)
     elif name == "not":
         assert ("not " if b == "i1" else "~" if b.startswith("i") else " ^ ") in source
 
@@ -190,6 +193,8 @@ FLOAT_OPS = {
     "minimum of u, 0": ("%z0 = stablehlo.constant dense<0.0> : tensor<{b}>\n      %y = stablehlo.minimum %u, %z0 : tensor<{b}>", " < "),
     "abs": ("%n = stablehlo.negate %u : tensor<{b}>\n      %y = stablehlo.abs %n : tensor<{b}>", "abs("),
     "sign": ("%y = stablehlo.sign %u : tensor<{b}>", " > 0.0"),
+    # one product twice (by two constants of one value): computed once
+    "product twice": ("%h = stablehlo.constant dense<0.5> : tensor<{b}>\n      %k = stablehlo.constant dense<0.5> : tensor<{b}>\n      %nz = stablehlo.constant dense<-0.0> : tensor<{b}>\n      %p1 = stablehlo.multiply %u, %h : tensor<{b}>\n      %p2 = stablehlo.multiply %u, %k : tensor<{b}>\n      %m = stablehlo.multiply %u, %nz : tensor<{b}>\n      %s = stablehlo.subtract %p1, %p2 : tensor<{b}>\n      %y = stablehlo.add %s, %m : tensor<{b}>", " - "),
 }
 
 
@@ -199,6 +204,8 @@ def test_float_ops(b: str, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     op, line = FLOAT_OPS[name]
     source = _check(b, b, op.format(b=b), "LT", 30, monkeypatch, exact_type=name != "sign")
     assert line in source
+    if name == "product twice":  # p1 - p2 reads one name
+        assert re.search(r"= (\w+) - \1\b", source)
     if name not in ("maximum", "minimum"):  # (an element read's float may be unclean)
         # the carried %w stays a Python float: what the op passes on (a constant 0.0
         # included) is exact
