@@ -5,7 +5,7 @@ A scalar loop step (an RNN's `tanh(w*h + u*x[i] + b)`, a counter) on numpy scala
 tens of nanoseconds per operator in numpy's scalar machinery; on Python floats and ints the
 same operators cost a few. The results stay the element type's, bit for bit:
 - f32 `+ - * /` are computed in double and rounded once to f32 (a C cast: a store into a
-  one-element float memoryview, read back; cheaper than an `array('f')` item). The double
+  0-d float memoryview, read back; cheaper than an `array('f')` item or a 1-d view's). The double
   result is exact for + - * of two f32 values, and double rounding is innocuous for /
   (53 >= 2*24 + 2), subnormals included; overflow gives the infinity the cast gives. f64
   is Python's float arithmetic itself.
@@ -338,7 +338,8 @@ def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[s
     if tag == "negate":
         return [f"{target} = -{args[0]}"]
     if kind.f32:
-        ns["_cell"] = ns.get("_cell") or memoryview(bytearray(4)).cast("f")
+        if "_cell" not in ns:  # (0-d: indexed by (), its cheapest item access)
+            ns["_cell"] = memoryview(bytearray(4)).cast("f", shape=[])
     if tag in _KERNEL_REDO:
         ns[key] = functools.partial(_kernel, step.fn, [kind_of(v).to_numpy  # type: ignore[union-attr]
                                                         for v in op.operands], kind.to_py)
@@ -382,7 +383,7 @@ def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[s
         value = f"{value} if {b} else {key}({a}, {b})"
     fix = f"if {target} != {target}: {target} = {key}({a}, {b})"
     if kind.f32:
-        return [f"_cell[0] = {value}; {target} = _cell[0]", fix]
+        return [f"_cell[()] = {value}; {target} = _cell[()]", fix]
     return [f"{target} = {value}", fix]
 
 
@@ -407,7 +408,7 @@ def _logistic(kind: Kind, exp: Any, a: str, t: str, key: str, ns: dict[str, Any]
 
 def _rounded(kind: Kind, value: str, target: str) -> str:
     """`target = value`, rounded to f32 through the cell for an f32 kind."""
-    return f"_cell[0] = {value}; {target} = _cell[0]" if kind.f32 else f"{target} = {value}"
+    return f"_cell[()] = {value}; {target} = _cell[()]" if kind.f32 else f"{target} = {value}"
 
 
 def _total(finite: Callable[[float], float], slow: Callable[[float], float]) -> bool:
@@ -455,7 +456,7 @@ def _converted(step: Any, args: Sequence[str], target: str, key: str) -> list[st
         exact = 1 << (24 if result.f32 else 53)
         return [f"{target} = float({a}) if {-exact} <= {a} <= {exact} else {fallback}"]
     if result.f32 and not source.f32:
-        return [f"if {a} == {a}: _cell[0] = {a}; {target} = _cell[0]",
+        return [f"if {a} == {a}: _cell[()] = {a}; {target} = _cell[()]",
                 f"else: {target} = {fallback}"]
     return [f"{target} = {a} if {a} == {a} else {fallback}"]
 
