@@ -60,7 +60,7 @@ from .dedupe import MERGED
 from .lazy_selects import Lines, lazy_selects
 from .pyscalar import Kind, kind_of
 from .ranges import Bound, cond_bounds, entry_facts
-from .scalar_writes import owned_stacks
+from .scalar_writes import item_view, owned_stacks
 from .speculate import (
     EVERY,
     checkpoint,
@@ -149,8 +149,8 @@ def compile_loop(cond: Region, body: Region, early: Callable[..., None] | None,
         src.add("count = 0", 1)
         src.add("guarded = checked or cap is not None", 1)  # one test per iteration when not
         for k in sorted(owned):  # (the loop's own copy: its element writes assign items)
-            ns["_OWN"] = np.array
-            src.add(f"{names[k]} = _OWN({names[k]})", 1)
+            ns["_OWN"], ns["_VIEW"] = np.array, item_view
+            src.add(f"{names[k]} = _OWN({names[k]}); {names[k]}_m = _VIEW({names[k]})", 1)
         if exact is not None:  # the loop knowing its carried floats no NaN on entry
             src.add(f"if {' and '.join(f'{names[i]} == {names[i]}' for i in floats)}:", 1)
             for i in sorted(exact.slots - slots):

@@ -67,7 +67,7 @@ class Kind:
 
 
 _KINDS: dict[np.dtype, Kind] = {}
-_HELD = ("float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
+HELD = ("float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
          "uint32", "uint64", "bool")
 
 
@@ -80,7 +80,7 @@ def kind_of(value: Value) -> Kind | None:
         dtype = np.dtype(numpy_dtype(element_type(t)))
     except Exception:  # noqa: BLE001 - a type numpy cannot hold
         return None
-    if dtype.name not in _HELD:
+    if dtype.name not in HELD:
         return None
     kind = _KINDS.get(dtype)
     if kind is None:
