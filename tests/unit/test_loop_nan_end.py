@@ -83,3 +83,47 @@ def test_nans_meeting_in_a_first_run(monkeypatch: pytest.MonkeyPatch) -> None:
         assert "if a1 != a1 or a2 != a2:" in sources
         for a, b in zip(got, want, strict=True):
             assert np.asarray(a).tobytes() == np.asarray(b).tobytes(), (first, second)
+
+
+# A scan writing each step's value (NaN possible) into its output vector, the carry
+# dropping NaNs: a NaN written stays in the vector only.
+SCAN = """
+func.func @main(%xs: tensor<16xf32>, %h0: tensor<f32>, %ys0: tensor<16xf32>) -> (tensor<f32>, tensor<16xf32>) {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:3 = stablehlo.while(%i = %c0, %h = %h0, %ys = %ys0) : tensor<i32>, tensor<f32>, tensor<16xf32>
+    cond {
+      %n = stablehlo.constant dense<16> : tensor<i32>
+      %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %p : tensor<i1>
+    } do {
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %zero = stablehlo.constant dense<0.0> : tensor<f32>
+      %x1 = stablehlo.dynamic_slice %xs, %i, sizes = [1] : (tensor<16xf32>, tensor<i32>) -> tensor<1xf32>
+      %x = stablehlo.reshape %x1 : (tensor<1xf32>) -> tensor<f32>
+      %a = stablehlo.add %h, %x : tensor<f32>
+      %nan = stablehlo.compare NE, %a, %a : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %h2 = stablehlo.select %nan, %zero, %a : tensor<i1>, tensor<f32>
+      %y = stablehlo.reshape %a : (tensor<f32>) -> tensor<1xf32>
+      %ys2 = stablehlo.dynamic_update_slice %ys, %y, %i : (tensor<16xf32>, tensor<1xf32>, tensor<i32>) -> tensor<16xf32>
+      %j = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %j, %h2, %ys2 : tensor<i32>, tensor<f32>, tensor<16xf32>
+    }
+  return %r#1, %r#2 : tensor<f32>, tensor<16xf32>
+}
+"""
+
+
+def test_a_nan_written_to_the_output_vector(monkeypatch: pytest.MonkeyPatch) -> None:
+    """NaNs meeting in a first run, written to the scan's output vector and dropped from
+    its carry: the vector's test at the end runs the steps again."""
+    for first, second in [(0, 1), (1, 2), (2, 3), (3, 0)]:
+        xs = np.ones(16, np.float32)
+        xs[0], xs[1] = _NANS[first], _NANS[second]
+        h0 = _NANS[(first + 2) % 4]
+        args = [xs, np.asarray(h0), np.zeros(16, np.float32)]
+        with monkeypatch.context() as m:
+            got, sources = run_with_sources(SCAN, args, m)
+        want, _ = run_loops(SCAN, args, False, monkeypatch)
+        assert "_HASNAN(a2)" in sources and "a2_m[" in sources
+        for a, b in zip(got, want, strict=True):
+            assert np.asarray(a).tobytes() == np.asarray(b).tobytes(), (first, second)

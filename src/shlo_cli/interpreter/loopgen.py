@@ -60,7 +60,7 @@ from .dedupe import MERGED
 from .lazy_selects import Lines, lazy_selects
 from .pyscalar import Kind, kind_of
 from .ranges import Bound, cond_bounds, entry_facts
-from .scalar_writes import item_view, owned_stacks
+from .scalar_writes import has_nan, item_view, owned_stacks
 from .speculate import (
     EVERY,
     checkpoint,
@@ -149,7 +149,7 @@ def compile_loop(cond: Region, body: Region, early: Callable[..., None] | None,
         src.add("count = 0", 1)
         src.add("guarded = checked or cap is not None", 1)  # one test per iteration when not
         for k in sorted(owned):  # (the loop's own copy: its element writes assign items)
-            ns["_OWN"], ns["_VIEW"] = np.array, item_view
+            ns["_OWN"], ns["_VIEW"], ns["_HASNAN"] = np.array, item_view, has_nan
             src.add(f"{names[k]} = _OWN({names[k]}); {names[k]}_m = _VIEW({names[k]})", 1)
         if exact is not None:  # the loop knowing its carried floats no NaN on entry
             src.add(f"if {' and '.join(f'{names[i]} == {names[i]}' for i in floats)}:", 1)
@@ -371,7 +371,7 @@ def _iterate(src: Source, test: BlockCode, step: BlockCode, names: list[str], re
         _checks(src, indent + 2)
         _step(src, step, names, skipped, indent + 2, speculative, owned)
         src.add("else:", indent)
-        floats = _nan_carriers(step, names, skipped, held or {})
+        floats = _nan_carriers(step, names, skipped, held or {}, owned)
         if floats:  # the NaN tests once, at the end; NaN there: the steps again, tested
             changed = [counter] + [name for k, name in enumerate(names)
                                    if step.returned[k] != name and k not in skipped]
@@ -379,7 +379,7 @@ def _iterate(src: Source, test: BlockCode, step: BlockCode, names: list[str], re
             src.add(f"entry = {state},", indent + 1)
             src.add(loop, indent + 1)
             _step(src, step, names, skipped, indent + 2, speculative, owned, tested=False)
-            src.add(f"if {' or '.join(f'{v} != {v}' for v in floats)}:", indent + 1)
+            src.add(f"if {' or '.join(floats)}:", indent + 1)  # (owned: written again)
             src.add(f"{state}, = entry", indent + 2)
             indent += 1
         src.add(loop, indent + 1)
@@ -390,22 +390,26 @@ def _iterate(src: Source, test: BlockCode, step: BlockCode, names: list[str], re
 
 
 def _nan_carriers(step: BlockCode, names: list[str], skipped: set[int],
-                  held: Mapping[int, Kind]) -> list[str]:
-    """The carried floats (their names) a loop of `step` may test for NaN once, at its
-    end, instead of once per step: the step's lines are all on Python scalars and write
-    nothing, every carried value it changes is a Python scalar (`held`: their kinds), and
-    every value its per-step test reads (`observed`) is one of them. Any NaN whose sign or
-    payload can reach the loop's results then reaches them as a NaN (the ops on Python
-    scalars that take a NaN and give no NaN, comparisons, conversions to integers, give
-    what they give for any NaN); empty when not so."""
+                  held: Mapping[int, Kind], owned: Collection[int]) -> list[str]:
+    """The tests (Python source) with which a loop of `step` may look for NaNs once, at
+    its end, instead of once per step: the step's lines are all on Python scalars (or
+    write an `owned` vector's items), every carried value it changes is a Python scalar
+    (`held`: their kinds), and every value its per-step test reads (`observed`) is one of
+    them or is written; the tests are of the carried floats and the owned vectors. Any
+    NaN whose sign or payload can reach the loop's results then reaches them as a NaN
+    (the ops on Python scalars that take a NaN and give no NaN, comparisons, conversions
+    to integers, give what they give for any NaN); empty when not so."""
     body = _lines(step)
     changed = [k for k, name in enumerate(names)
                if k not in skipped and step.returned[k] != name]
-    if not (body.fixes and step.observed and not step.entry and not body.stores
-            and len(body.scalar) == len(body.lines) and all(k in held for k in changed)
-            and set(step.observed) <= {step.returned[k] for k in changed}):
+    written = {name for k in body.stores for name in re.findall(r"\w+", body.lines[k][0])}
+    if not (body.fixes and step.observed and not step.entry
+            and len(body.scalar) + len(body.stores) == len(body.lines)
+            and all(k in held for k in changed)
+            and set(step.observed) <= {step.returned[k] for k in changed} | written):
         return []
-    return [names[k] for k in changed if held[k].is_float]
+    return [f"{names[k]} != {names[k]}" for k in changed if held[k].is_float] + [
+        f"_HASNAN({names[k]})" for k in sorted(owned)]
 
 
 def _lines(step: BlockCode) -> Lines:

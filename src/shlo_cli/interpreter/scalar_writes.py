@@ -111,6 +111,11 @@ def item_view(x: np.ndarray) -> Any:
     return memoryview(x) if x.dtype.name in HELD and x.flags.c_contiguous else x  # type: ignore[arg-type]
 
 
+def has_nan(x: np.ndarray) -> bool:
+    """Whether a vector holds a float NaN (an owned vector's test at a loop's end)."""
+    return x.dtype.kind == "f" and bool(np.isnan(x).any())
+
+
 def owned_write(step: Any, x: str, value: str, index: str, within: bool) -> str:
     """The line of an element write into an owned vector `x` (Python names; its items
     assigned through `{x}_m`, its `item_view`): a dynamic_update_slice clamps its start
