@@ -11,19 +11,32 @@ import numpy as np
 import pytest
 from loop_helpers import run_loops, run_with_sources
 
-# Two carried floats, one fed by the other; a NaN in h2 is dropped (select on h2 != h2);
-# two NaNs meet in `%b` (numpy keeps the first one; Python's float addition, before the
-# interpreter specializes it, the second)
-LOOP = """
-func.func @main(%xs: tensor<16xf32>, %h10: tensor<f32>, %h20: tensor<f32>) -> (tensor<i32>, tensor<f32>, tensor<f32>) {
+
+def _counted(carried: str, types: str, returned: str) -> str:
+    """main(%xs: 16 x f32, then the carried values' entries) -> (their results): a
+    16-step counted loop over `carried` (`%name = %entry, ...` of `types`), its body (one
+    step's ops, `%one` defined) left open."""
+    entries = ", ".join(f"{c.split(' = ')[1]}: tensor<{t}>"
+                        for c, t in zip(carried.split(", "), types.split(", "), strict=True))
+    results = ", ".join(f"tensor<{t}>" for t in types.split(", "))
+    return f"""
+func.func @main(%xs: tensor<16xf32>, {entries}) -> ({returned}) {{
   %c0 = stablehlo.constant dense<0> : tensor<i32>
-  %r:3 = stablehlo.while(%i = %c0, %h1 = %h10, %h2 = %h20) : tensor<i32>, tensor<f32>, tensor<f32>
-    cond {
+  %r:{1 + len(types.split(", "))} = stablehlo.while(%i = %c0, {carried}) : tensor<i32>, {results}
+    cond {{
       %n = stablehlo.constant dense<16> : tensor<i32>
       %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
       stablehlo.return %p : tensor<i1>
-    } do {
+    }} do {{
       %one = stablehlo.constant dense<1> : tensor<i32>
+"""
+
+
+# Two carried floats, one fed by the other; a NaN in h2 is dropped (select on h2 != h2);
+# two NaNs meet in `%b` (numpy keeps the first one; Python's float addition, before the
+# interpreter specializes it, the second)
+LOOP = _counted("%h1 = %h10, %h2 = %h20", "f32, f32",
+                "tensor<i32>, tensor<f32>, tensor<f32>") + """\
       %half = stablehlo.constant dense<0.5> : tensor<f32>
       %zero = stablehlo.constant dense<0.0> : tensor<f32>
       %x1 = stablehlo.dynamic_slice %xs, %i, sizes = [1] : (tensor<16xf32>, tensor<i32>) -> tensor<1xf32>
@@ -87,16 +100,7 @@ def test_nans_meeting_in_a_first_run(monkeypatch: pytest.MonkeyPatch) -> None:
 
 # A scan writing each step's value (NaN possible) into its output vector, the carry
 # dropping NaNs: a NaN written stays in the vector only.
-SCAN = """
-func.func @main(%xs: tensor<16xf32>, %h0: tensor<f32>, %ys0: tensor<16xf32>) -> (tensor<f32>, tensor<16xf32>) {
-  %c0 = stablehlo.constant dense<0> : tensor<i32>
-  %r:3 = stablehlo.while(%i = %c0, %h = %h0, %ys = %ys0) : tensor<i32>, tensor<f32>, tensor<16xf32>
-    cond {
-      %n = stablehlo.constant dense<16> : tensor<i32>
-      %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-      stablehlo.return %p : tensor<i1>
-    } do {
-      %one = stablehlo.constant dense<1> : tensor<i32>
+SCAN = _counted("%h = %h0, %ys = %ys0", "f32, 16xf32", "tensor<f32>, tensor<16xf32>") + """\
       %zero = stablehlo.constant dense<0.0> : tensor<f32>
       %x1 = stablehlo.dynamic_slice %xs, %i, sizes = [1] : (tensor<16xf32>, tensor<i32>) -> tensor<1xf32>
       %x = stablehlo.reshape %x1 : (tensor<1xf32>) -> tensor<f32>

@@ -79,6 +79,22 @@ def dot_layout(op: Operation, kwargs: dict[str, Any]) -> tuple[Any, ...] | None:
     return tuple(lb + lf + lc), tuple(rb + rc + rf), b, m, k, n, out_shape
 
 
+def _quieted(unquieted: Kernel) -> Kernel:
+    """`unquieted` with numpy's errors ignored around it (quiet.py), the bare form its
+    `unquieted` attribute (for a loop that runs quiet already)."""
+    quiet, loud = switches()
+
+    def direct(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        """`unquieted` with numpy's errors ignored (quiet.py)."""
+        token = quiet()
+        try:
+            return unquieted(lhs, rhs)
+        finally:
+            loud(token)
+    direct.unquieted = unquieted  # type: ignore[attr-defined]
+    return direct
+
+
 def _matvec(kernel: Kernel, perms: tuple[tuple[int, ...], tuple[int, ...]],
             shapes: tuple[tuple[int, ...], tuple[int, ...]], dims: tuple[int, int, int],
             out_shape: tuple[int, ...], dtype: np.dtype) -> Kernel:
@@ -86,7 +102,6 @@ def _matvec(kernel: Kernel, perms: tuple[tuple[int, ...], tuple[int, ...]],
     on operands of `dtype`, their static `shapes` (untransposed) and C layout: the
     general path's sequential_products on the operands themselves, in the shapes and
     strides of its copies (the same numpy calls: NaN payloads agree), without the copies."""
-    quiet, loud = switches()
     (ls, rs), (b, m, k), array = shapes, dims, np.ndarray
     if k == 0 or perms != (tuple(range(len(ls))), tuple(range(len(rs)))):
         return kernel
@@ -100,16 +115,7 @@ def _matvec(kernel: Kernel, perms: tuple[tuple[int, ...], tuple[int, ...]],
             return kernel(lhs, rhs)
         out: np.ndarray = sequential_products(lhs.reshape(b, m, k), rhs.reshape(b, k, 1))
         return out.reshape(out_shape)
-
-    def direct(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-        """`unquieted` with numpy's errors ignored (quiet.py)."""
-        token = quiet()
-        try:
-            return unquieted(lhs, rhs)
-        finally:
-            loud(token)
-    direct.unquieted = unquieted  # type: ignore[attr-defined]
-    return direct
+    return _quieted(unquieted)
 
 
 def _shallow_dot(lperm: tuple[int, ...], rperm: tuple[int, ...], left: tuple[int, ...],
@@ -161,16 +167,7 @@ def _shallow_dot(lperm: tuple[int, ...], rperm: tuple[int, ...], left: tuple[int
             left, right = left.transpose(perm), right.transpose(perm)
         out = summed_products(left, right, pshape)
         return out if final is None else out.reshape(final)
-
-    def direct(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-        """`unquieted` with numpy's errors ignored (quiet.py)."""
-        token = quiet()
-        try:
-            return unquieted(lhs, rhs)
-        finally:
-            loud(token)
-    direct.unquieted = unquieted  # type: ignore[attr-defined]
-    return direct
+    return _quieted(unquieted)
 
 
 def _looped_dot(kernel: Kernel, perms: tuple[tuple[int, ...], tuple[int, ...]],
