@@ -296,3 +296,19 @@ def test_a_callee_whose_loop_reads_its_values(inner: str,
                 s.op.name for s in max(interpreter._plans.values(),
                                        key=lambda p: len(p.steps)).steps]
     assert outs[0].tobytes() == outs[1].tobytes() and int(outs[0]) == 6 - 6 + 7 + 5 + 1  # (C remainders)
+
+
+def test_a_loop_is_copied_only_at_a_sole_call() -> None:
+    """A callee whose loop would be copied keeps its call where the block calls it twice
+    (one plan of the loop, compiled once), and is inlined where it calls it once."""
+    from shlo_cli.interpreter.inline import inline_calls
+
+    module = parse_source(NESTED_LOOP.replace("{inner}", "plain"))
+    main = module.functions()[0]
+    symbols = {f.attr("sym_name").value: f for f in module.functions()}
+    body = main.regions[0].blocks[0].operations[1].regions[1].blocks[0].operations[:-1]
+    once = [op.name for op in inline_calls(body, symbols.get)]
+    assert "func.call" not in once and "stablehlo.while" in once
+    call = next(op for op in body if op.name == "func.call")
+    twice = [op.name for op in inline_calls([*body, call], symbols.get)]
+    assert twice.count("func.call") == 2 and "stablehlo.while" not in twice
