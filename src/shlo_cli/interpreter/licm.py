@@ -169,8 +169,8 @@ def early_evaluator(invariants: Invariants, bind: Callable[[Operation], Callable
         args = []
         for v in o.operands:
             if v not in names:  # a value of an enclosing block
-                ns[f"F{len(ns)}"] = v
-                names[v] = f"frame[F{len(ns) - 1}]"
+                names[v] = f"frame[F{k}_{len(args)}]"
+                ns[f"F{k}_{len(args)}"] = v
             args.append(names[v])
         ns[f"K{k}"] = kernel
         result = o.results[0]

@@ -5,8 +5,8 @@ A scalar loop step (an RNN's `tanh(w*h + u*x[i] + b)`, a counter) on numpy scala
 tens of nanoseconds per operator in numpy's scalar machinery; on Python floats and ints the
 same operators cost a few. The results stay the element type's, bit for bit:
 - f32 `+ - * /` are computed in double and rounded once to f32 (a C cast: a store into a
-  0-d float memoryview, read back; cheaper than an `array('f')` item or a 1-d view's). The double
-  result is exact for + - * of two f32 values, and double rounding is innocuous for /
+  0-d float memoryview, read back; cheaper than an `array('f')` item or a 1-d view's). The
+  double result is exact for + - * of two f32 values, and double rounding is innocuous for /
   (53 >= 2*24 + 2), subnormals included; overflow gives the infinity the cast gives. f64
   is Python's float arithmetic itself.
 - A NaN result is redone by the numpy ufunc on numpy scalars (which of two NaN operands
@@ -68,7 +68,7 @@ class Kind:
 
 _KINDS: dict[np.dtype, Kind] = {}
 HELD = ("float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
-         "uint32", "uint64", "bool")
+        "uint32", "uint64", "bool")
 
 
 def kind_of(value: Value) -> Kind | None:

@@ -27,7 +27,7 @@ def integer_lines(tag: str, kind: Any, args: list[str], t: str, k: str,
                   constant: int | None = None) -> list[str]:
     """`t` = the integer op `tag` of `args` in `kind`'s type (kernel `k` for the rest);
     a `constant` second operand in the usual range (a shift by 0 to the width - 1, a
-    divisor other than 0 and -1) is written in, with no test."""
+    positive divisor) is written in, with no test."""
     low, high = kind.low, kind.high
     width = (high - low).bit_length()
     mask = (1 << width) - 1
