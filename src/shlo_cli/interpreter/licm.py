@@ -166,7 +166,7 @@ def early_evaluator(invariants: Invariants, bind: Callable[[Operation], Callable
     ns: dict[str, Any] = {}
     lines = ["def run(frame, operands):"]
     for k, (o, kernel) in enumerate(steps):
-        args = []
+        args: list[str] = []
         for v in o.operands:
             if v not in names:  # a value of an enclosing block
                 names[v] = f"frame[F{k}_{len(args)}]"
