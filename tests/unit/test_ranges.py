@@ -271,3 +271,32 @@ def test_a_counted_loop_checks_the_cap_and_the_deadline(monkeypatch: pytest.Monk
         with pytest.raises(Diagnostic) as info:
             run(0)  # 2**31 steps
     assert "timed out after 0.05 s" in str(info.value)
+
+
+COUNTING = """
+func.func @main(%i0: tensor<i32>, %x: tensor<f32>) -> (tensor<i32>, tensor<f32>) {
+  %r:2 = stablehlo.while(%i = %i0, %h = %x) : tensor<i32>, tensor<f32>
+    cond {
+      %c = stablehlo.constant dense<7> : tensor<i32>
+      %p = stablehlo.compare LT, %i, %c, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %p : tensor<i1>
+    } do {
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %j = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %j, %h : tensor<i32>, tensor<f32>
+    }
+  return %r#0, %r#1 : tensor<i32>, tensor<f32>
+}
+"""
+
+
+@pytest.mark.parametrize("i0", [-2, 0, 3, 7, 9])
+def test_a_loop_that_only_counts(i0: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A counted loop whose steps do nothing but count: its `for` statements' bodies are
+    empty statements."""
+    args = [np.int32(i0), np.float32(-0.0)]
+    got, sources = _run(COUNTING, args, True, monkeypatch)
+    want, _ = _run(COUNTING, args, False, monkeypatch)
+    assert "for a0 in range(a0, stop):" in sources[0]
+    for a, b in zip(got, want, strict=True):
+        assert type(a) is type(b) and np.asarray(a).tobytes() == np.asarray(b).tobytes()

@@ -433,6 +433,7 @@ def _step(src: Source, step: BlockCode, names: list[str], skipped: set[int], ind
     """One step's lines (at `indent`): the checkpoint of a speculative run, the body's
     lines, the carried values' update; not `tested`: the deferred NaN redos left out
     (`_nan_carriers`: the loop tests its end)."""
+    start = len(src.src)
     if speculative:
         src.add("count += 1", indent)
         src.add(f"if not count & {EVERY - 1}:", indent)
@@ -470,6 +471,8 @@ def _step(src: Source, step: BlockCode, names: list[str], skipped: set[int], ind
     stale = [name for name in dict.fromkeys(step.returned) if name in step.locals]
     if stale:
         src.add(f"del {', '.join(stale)}", indent)
+    if len(src.src) == start:  # (a loop that only counts)
+        src.add("pass", indent)
 
 
 def _scalar_slots(cond: Region, body: Region) -> set[int]:
