@@ -64,4 +64,4 @@ def test_entry_values(dtype: type, n: int, bound: str, monkeypatch: pytest.Monke
     # the version knowing h no NaN: h held as a Python float, its write an item assignment
     assert "if a1 == a1:" in source
     exact = source[source.index("if a1 == a1:"):]
-    assert "a1 = float(a1)" in exact and re.search(r"a2\[.*\] = a1\n", exact)
+    assert "a1 = float(a1)" in exact and re.search(r"a2_m\[.*\] = a1\n", exact)

@@ -218,3 +218,31 @@ def test_loop_prepares_its_weights_once(e: str, dtype: type, h: int,
     assert any("Q" in line and "(a2)" in line for line in sources[0].splitlines())
     # (the step's product is the emitted matmul of the prepared weights)
     assert re.search(r"= \w+K\d+M\(\w+, (\w+q\d+)\) if \1\.strides == ", sources[0])
+
+
+@pytest.mark.parametrize("elem", ["f32", "f64"])
+@pytest.mark.parametrize("lhs,rhs,out,contract,direct", [
+    ((3, 3), (3,), (3,), "[1] x [0]", True), ((5, 8), (8, 1), (5, 1), "[1] x [0]", True),
+    ((1, 4), (4,), (1,), "[1] x [0]", True), ((3, 3), (3,), (3,), "[0] x [0]", False),
+])
+def test_matvec_kernel_is_the_general_path(elem: str, lhs: tuple, rhs: tuple, out: tuple,
+                                           contract: str, direct: bool) -> None:
+    """A shallow dot with one result per row (`W @ h`): the plan-time kernel's products
+    and running sums give the general path's bits, NaN payloads, -0.0 and infinities
+    included, quiet or not; a transposed operand takes the general layout."""
+    text = _program(lhs, rhs, out, elem, contract)
+    dtype = np.float32 if elem == "f32" else np.float64
+    rng = np.random.default_rng(sum(lhs) * 7 + len(rhs))
+    _, kernel = run_first_op(text, [_data(rng, lhs, dtype), _data(rng, rhs, dtype)],
+                             specialize.bind_specialized, True)
+    unquieted = getattr(kernel, "unquieted", kernel)
+    assert (unquieted.__qualname__ == "_matvec.<locals>.unquieted") == direct
+    for _ in range(20):
+        a, b = _data(rng, lhs, dtype), _data(rng, rhs, dtype)
+        want, _ = run_first_op(text, [a, b], specialize.bind_specialized, False)
+        with np.errstate(all="ignore"):
+            got = [kernel(a, b), getattr(kernel, "unquieted", kernel)(a, b),
+                   kernel(a, b[::-1].copy()[::-1])]  # (a reversed view: the copies)
+        for g in got:
+            assert g.shape == want.shape == out and g.dtype == want.dtype
+            assert g.tobytes() == want.tobytes()

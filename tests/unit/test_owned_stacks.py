@@ -183,7 +183,7 @@ def test_written_floats_are_observed(monkeypatch: pytest.MonkeyPatch) -> None:
             np.zeros(8, np.float32), np.int32(8), np.float32(-7.0), np.int32(0), np.int32(7)]
     loop = _check(text, args, monkeypatch)
     loop = loop[loop.index("while True"):]
-    written = re.search(r"a2\[.*\] = (\w+)", loop)
+    written = re.search(r"a2_m\[.*\] = (\w+)", loop)
     assert written is not None, loop
     test = next(line for line in loop.splitlines() if line.strip().startswith("if ") and " or " in line)
     assert f"{written.group(1)} != {written.group(1)}" in test

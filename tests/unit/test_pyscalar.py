@@ -88,7 +88,7 @@ def test_scalar_loops_match_the_evaluator(seed: int, monkeypatch: pytest.MonkeyP
         assert type(a) is type(b)
         assert np.asarray(a).dtype == np.asarray(b).dtype
         assert np.asarray(a).tobytes() == np.asarray(b).tobytes()
-    assert sources and "_cell[0] =" in sources[0] and ".item(" in sources[0]
+    assert sources and "_cell[()] =" in sources[0] and ".item(" in sources[0]
 
 
 def _line_function(tag: str, fn: Any, dtype: type, arity: int) -> Any:

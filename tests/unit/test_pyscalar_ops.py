@@ -121,6 +121,9 @@ INTEGER_OPS = {
     "clamp": "%y = stablehlo.clamp %e, %u, %w : tensor<{b}>",
     "rem": "%y = stablehlo.remainder %u, %e : tensor<{b}>",
     "rem by -1": "%m1 = stablehlo.constant dense<-1> : tensor<{b}>\n      %y = stablehlo.remainder %u, %m1 : tensor<{b}>",
+    "rem by 5": "%c5 = stablehlo.constant dense<5> : tensor<{b}>\n      %y = stablehlo.remainder %u, %c5 : tensor<{b}>",
+    # the same remainder twice (by two constants of one value): computed once
+    "rem by 5 twice": "%c5 = stablehlo.constant dense<5> : tensor<{b}>\n      %d5 = stablehlo.constant dense<5> : tensor<{b}>\n      %r1 = stablehlo.remainder %u, %c5 : tensor<{b}>\n      %r2 = stablehlo.remainder %u, %d5 : tensor<{b}>\n      %y = stablehlo.xor %r1, %r2 : tensor<{b}>",
     "and": "%y = stablehlo.and %u, %e : tensor<{b}>",
     "or": "%y = stablehlo.or %e, %u : tensor<{b}>",
     "xor": "%y = stablehlo.xor %u, %w : tensor<{b}>",
@@ -135,8 +138,11 @@ def test_integer_ops(b: str, name: str, monkeypatch: pytest.MonkeyPatch) -> None
         pytest.skip("no remainder of bools; -1 is no unsigned constant")
     source = _check(b, b, INTEGER_OPS[name].format(b=b), "GE", 8, monkeypatch)
     # the op is a Python line (not its kernel on numpy values)
-    if name in ("rem", "rem by -1"):
+    if name.startswith("rem"):
         assert " % " in source
+    if name.startswith("rem by 5"):  # (a constant divisor: written in, no test of its sign)
+        assert " % 5 if " in source and " > 0 else " not in source
+        assert source.count(" % 5 if ") == source.count("for a0 in range") + 1  # (once)
     elif name == "not":
         assert ("not " if b == "i1" else "~" if b.startswith("i") else " ^ ") in source
 
@@ -146,6 +152,12 @@ def test_integer_ops(b: str, name: str, monkeypatch: pytest.MonkeyPatch) -> None
 DIVISION_AND_BITS = {
     "div": ("%y = stablehlo.divide %u, %e : tensor<{b}>", " // "),
     "div by -1": ("%m1 = stablehlo.constant dense<-1> : tensor<{b}>\n      %y = stablehlo.divide %u, %m1 : tensor<{b}>", " // "),
+    # constant divisors and shift amounts: written in, no test (but past the width)
+    "div by 7": ("%c7 = stablehlo.constant dense<7> : tensor<{b}>\n      %y = stablehlo.divide %u, %c7 : tensor<{b}>", " // 7 if "),
+    "shift_left by 3": ("%c3 = stablehlo.constant dense<3> : tensor<{b}>\n      %y = stablehlo.shift_left %u, %c3 : tensor<{b}>", " << 3) & "),
+    "shift_right_logical by width - 1": ("%c = stablehlo.constant dense<{top}> : tensor<{b}>\n      %y = stablehlo.shift_right_logical %u, %c : tensor<{b}>", " >> {top}"),
+    "shift_right_arithmetic by 1": ("%c1 = stablehlo.constant dense<1> : tensor<{b}>\n      %y = stablehlo.shift_right_arithmetic %u, %c1 : tensor<{b}>", " >> 1"),
+    "shift_left by the width": ("%c = stablehlo.constant dense<{width}> : tensor<{b}>\n      %y = stablehlo.shift_left %e, %c : tensor<{b}>", " << "),
     "shift_left": ("%y = stablehlo.shift_left %u, %e : tensor<{b}>", " << "),
     "shift_right_logical": ("%y = stablehlo.shift_right_logical %u, %e : tensor<{b}>", " >> "),
     "shift_right_arithmetic": ("%y = stablehlo.shift_right_arithmetic %u, %e : tensor<{b}>", " >> "),
@@ -161,8 +173,14 @@ def test_division_and_bits(b: str, name: str, monkeypatch: pytest.MonkeyPatch) -
     if name == "div by -1" and b.startswith("ui"):
         pytest.skip("-1 is no unsigned constant")
     op, line = DIVISION_AND_BITS[name]
-    source = _check(b, b, op.format(b=b), "GE", 30, monkeypatch, exact_type=b != "i64")
-    assert line in source  # the op is a Python line (not its kernel on numpy values)
+    width = np.dtype(TYPES[b]).itemsize * 8
+    source = _check(b, b, op.format(b=b, top=width - 1, width=width), "GE", 30, monkeypatch,
+                    exact_type=b != "i64")
+    # the op is a Python line (not its kernel on numpy values)
+    assert line.format(top=width - 1) in source
+    if " by " in name and "-1" not in name:  # a constant: the kernel past the width only
+        op_line = next(t for t in source.splitlines() if line.format(top=width - 1) in t)
+        assert ("_K" in op_line) == name.endswith("the width"), op_line
 
 
 # scalar_ops.py's float lines, on NaN, the infinities and both zeros (`-z` against `z = d - d`:
@@ -175,6 +193,8 @@ FLOAT_OPS = {
     "minimum of u, 0": ("%z0 = stablehlo.constant dense<0.0> : tensor<{b}>\n      %y = stablehlo.minimum %u, %z0 : tensor<{b}>", " < "),
     "abs": ("%n = stablehlo.negate %u : tensor<{b}>\n      %y = stablehlo.abs %n : tensor<{b}>", "abs("),
     "sign": ("%y = stablehlo.sign %u : tensor<{b}>", " > 0.0"),
+    # one product twice (by two constants of one value): computed once
+    "product twice": ("%h = stablehlo.constant dense<0.5> : tensor<{b}>\n      %k = stablehlo.constant dense<0.5> : tensor<{b}>\n      %nz = stablehlo.constant dense<-0.0> : tensor<{b}>\n      %p1 = stablehlo.multiply %u, %h : tensor<{b}>\n      %p2 = stablehlo.multiply %u, %k : tensor<{b}>\n      %m = stablehlo.multiply %u, %nz : tensor<{b}>\n      %s = stablehlo.subtract %p1, %p2 : tensor<{b}>\n      %y = stablehlo.add %s, %m : tensor<{b}>", " - "),
 }
 
 
@@ -184,6 +204,8 @@ def test_float_ops(b: str, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     op, line = FLOAT_OPS[name]
     source = _check(b, b, op.format(b=b), "LT", 30, monkeypatch, exact_type=name != "sign")
     assert line in source
+    if name == "product twice":  # p1 - p2 reads one name
+        assert re.search(r"= (\w+) - \1\b", source)
     if name not in ("maximum", "minimum"):  # (an element read's float may be unclean)
         # the carried %w stays a Python float: what the op passes on (a constant 0.0
         # included) is exact

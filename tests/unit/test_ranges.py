@@ -8,11 +8,17 @@ from __future__ import annotations
 
 import itertools
 import re
+import time
 from typing import Any
 
 import numpy as np
 import pytest
 from loop_helpers import run_loops
+
+from shlo_cli.interpreter.engine import Interpreter
+from shlo_cli.ir import limits
+from shlo_cli.ir.diagnostics import Diagnostic
+from shlo_cli.ir.parser import parse_source
 
 # A fori_loop as JAX writes it: the while's index i, the step's own index j (stepped alike),
 # x[j] with a negative j counted from the end, a product of the index that may wrap.
@@ -116,8 +122,10 @@ def test_the_fast_version_drops_the_index_tests(monkeypatch: pytest.MonkeyPatch)
             np.int32(3)]
     _, sources = _run(text, args, True, monkeypatch)
     fast = sources[0].split("if a1 == a0 and a0 >= 0:")[1].split("\n    while True:")[0]
-    assert "for _ in range((5 - a0) // 1 + 1):" in fast  # counted: no condition
-    fast = fast.split(" != ")[0].split("for _ in range")[1]  # (the step, before its NaN redo)
+    assert "stop = a0 + ((5 - a0) // 1 + 1) * 1" in fast  # counted: no condition,
+    assert fast.count("for a0 in range(a0, stop):") == 3  # (checked; not: NaN tested at the end)
+    assert "a0 + " not in fast.split("for a0 in range")[1]  # the `for` steps the counter
+    fast = fast.split(" != ")[0].split("for a0 in range")[1]  # (the step, before its NaN redo)
     assert re.search(r"wf_L0 = (\w+)\.tolist\(\) if 4 \* \(\(5 - a0\) // 1 \+ 1\) "
                      r">= \1\.size else _Items\(\1\)", sources[0])  # (6 steps at most)
     assert "L0[a0]" in fast and " else " not in fast  # (selects, clamps)
@@ -236,3 +244,59 @@ def test_a_bound_read_from_outside_the_loop(monkeypatch: pytest.MonkeyPatch) -> 
         for a, b in zip(got, want, strict=True):
             assert type(a) is type(b) and np.asarray(a).tobytes() == np.asarray(b).tobytes()
     assert "    if a1 == a0" in sources[0]
+
+
+def test_a_counted_loop_checks_the_cap_and_the_deadline(monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    """The counted loop's copy for runs that set checks counts its steps against the
+    iteration cap and stops at the deadline, as the general loop does."""
+    text = _program("i32", 2147483647, 1, "LT", False)
+    _, sources = _run(text, [np.arange(8, dtype=np.float32), np.int32(2147483640),
+                             np.int32(2147483640), np.float32(1), np.int32(3)], True,
+                      monkeypatch)
+    assert "for a0 in range(a0, stop):" in sources[0]
+    interpreter = Interpreter(parse_source(text))
+    main = interpreter.lookup_function("main")
+
+    def run(i0: int) -> list[Any]:
+        return interpreter.call(main, [np.arange(8, dtype=np.float32), np.int32(i0),
+                                       np.int32(i0), np.float32(1), np.int32(3)])
+    with np.errstate(all="ignore"):
+        with limits.iteration_cap(7):
+            assert int(run(2147483640)[0]) == 2147483647  # seven steps: the cap
+        with limits.iteration_cap(6), pytest.raises(Diagnostic) as info:
+            run(2147483640)
+        assert "while loop exceeded 6 iterations" in str(info.value)
+        interpreter.deadline, interpreter.time_limit = time.monotonic() + 0.05, 0.05
+        with pytest.raises(Diagnostic) as info:
+            run(0)  # 2**31 steps
+    assert "timed out after 0.05 s" in str(info.value)
+
+
+COUNTING = """
+func.func @main(%i0: tensor<i32>, %x: tensor<f32>) -> (tensor<i32>, tensor<f32>) {
+  %r:2 = stablehlo.while(%i = %i0, %h = %x) : tensor<i32>, tensor<f32>
+    cond {
+      %c = stablehlo.constant dense<7> : tensor<i32>
+      %p = stablehlo.compare LT, %i, %c, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %p : tensor<i1>
+    } do {
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %j = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %j, %h : tensor<i32>, tensor<f32>
+    }
+  return %r#0, %r#1 : tensor<i32>, tensor<f32>
+}
+"""
+
+
+@pytest.mark.parametrize("i0", [-2, 0, 3, 7, 9])
+def test_a_loop_that_only_counts(i0: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A counted loop whose steps do nothing but count: its `for` statements' bodies are
+    empty statements."""
+    args = [np.int32(i0), np.float32(-0.0)]
+    got, sources = _run(COUNTING, args, True, monkeypatch)
+    want, _ = _run(COUNTING, args, False, monkeypatch)
+    assert "for a0 in range(a0, stop):" in sources[0]
+    for a, b in zip(got, want, strict=True):
+        assert type(a) is type(b) and np.asarray(a).tobytes() == np.asarray(b).tobytes()

@@ -53,6 +53,7 @@ KEEPS = {  # %ys unread after its update (written in place), or read (copied)
     "copied": "stablehlo.add %keep, %ys : tensor<7x3x3xf32>",
 }
 CALL = re.compile(r"\bw?f?_?K\d+\(")
+LOOPS = re.compile(r"^ *(?:while True|for \w+ in range\(.*\)):$", re.M)
 
 
 def _calls(sources: list[str]) -> int:
@@ -81,7 +82,9 @@ def test_row_writes_take_the_row(make: str, keep: str, start: int,
     with monkeypatch.context() as m:
         m.setattr(codegen, "skipped_reshapes", lambda *a: set())
         _, unskipped = run_loops(text, args, True, monkeypatch)
-    assert _calls(sources) == _calls(unskipped) - (0 if make == "transposed" else 2)
+    loops = len(LOOPS.findall("".join(sources)))  # (copies of the body: a counted loop's)
+    assert loops == len(LOOPS.findall("".join(unskipped))) >= 1
+    assert _calls(sources) == _calls(unskipped) - (0 if make == "transposed" else loops)
 
 
 def test_update_kernels_take_the_row() -> None:

@@ -105,6 +105,41 @@ def test_written_elements(t: str, maker: str, monkeypatch: pytest.MonkeyPatch) -
     # the update takes the Python scalar: no one-element array is made per step
     body = source[source.index("while True"):]
     assert ("_N" in body.split("return")[0]) == (t == "f32 select"), body
+    if t != "f32 select":  # (assigned through the vector's item view)
+        assert "a2_m = _VIEW(a2)" in source and "a2_m[" in body
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "int16", "int32", "int64",
+                                   "uint8", "uint16", "uint32", "uint64", "bool"])
+def test_item_view_assigns_as_numpy_does(dtype: str) -> None:
+    """An owned vector's item view (scalar_writes.item_view) stores a Python scalar as
+    numpy's item assignment does: floats (NaNs of every sign and payload, infinities,
+    -0.0, subnormals, doubles that round) through the same C cast, ints and bools."""
+    from shlo_cli.interpreter.scalar_writes import item_view
+
+    rng = np.random.default_rng(len(dtype))
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        bits = rng.integers(0, 2**64, 200, dtype=np.uint64)
+        values = bits.view(np.float64).tolist() + [float(np.float32(np.nan)), -np.inf, -0.0,
+                                                   1e-45, 3.5e38, 1e-310, 0.1]
+        values += [float(v) for v in bits[:50].astype(np.uint32).view(np.float32)]
+    elif dt.kind == "b":
+        values = [True, False] * 10
+    else:
+        info = np.iinfo(dt)
+        values = [int(v) for v in rng.integers(info.min, info.max, 200, dtype=dt,
+                                               endpoint=True)] + [int(info.min), int(info.max)]
+    want = np.zeros(len(values), dt)
+    got = np.zeros(len(values), dt)
+    view = item_view(got)
+    assert isinstance(view, memoryview)
+    with np.errstate(all="ignore"):
+        for k, v in enumerate(values):
+            want[k] = v
+            view[k] = v
+    assert got.tobytes() == want.tobytes()
+    assert not isinstance(item_view(np.zeros(4, np.float16)), memoryview)  # (not held)
 
 
 def test_write_element_falls_back_when_shared() -> None:

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from ..ir.attributes import entries_key
 from ..ir.core import Block, Operation, Region, Value
 from ..ir.types import TensorType
 from .batching import Chain, batch_groups, extend, group_line
@@ -337,6 +338,7 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
     sigmoids = sigmoid_chains(steps, _fold, kept, captured, chained | set(reads) | set(
         scalar_steps) | set(groups) | seconds | runtime | set(stacked) | later) if fold else {}
     later |= {j for _, fused in sigmoids.values() for j in fused}
+    computed: dict[tuple[Any, ...], Value] = {}  # scalar steps by what they compute
     skipped = skipped_reshapes(steps, kept, lambda i: i not in chained and i not in reads
                                and i not in scalar_steps and i not in seconds and i not in
                                groups and i not in runtime and i not in stacked
@@ -395,8 +397,15 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             if folded(i, step) is not None:
                 continue
             scalar_args = [pref(v, i) for v in step.op.operands]
-            py[result] = f"{p}s{i}"
             tag = scalar_steps[i]
+            key = _scalar_key(step, tag, scalar_args, consts)
+            if result not in to_numpy and key in computed:  # a repeat: the earlier name
+                py[result] = py[computed[key]]
+                if computed[key] in clean:
+                    clean.add(result)
+                continue
+            computed.setdefault(key, result)
+            py[result] = f"{p}s{i}"
             passed = step.op.operands[1:] if tag == "select" else step.op.operands
             if tag in QUIETING or all(v in clean for v in passed):
                 clean.add(result)
@@ -605,6 +614,19 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
         if kind is not None and kind.is_float and py.get(v, "").startswith(f"{p}s"):
             code.observed.append(py[v])
     return code
+
+
+def _scalar_key(step: Any, tag: str, args: list[str], consts: dict[Value, Any]
+                ) -> tuple[Any, ...]:
+    """What a step on Python scalars computes: its op, attributes and types, and its
+    operands' names, constants by their value (each inlined callee brings its own `13`);
+    two steps of one key give the same value (their lines are pure)."""
+    op = step.op
+    operands = tuple((c.dtype.str, c.tobytes()) if v in consts and (
+        c := np.asarray(consts[v])).ndim == 0 else a for v, a in zip(op.operands, args,
+                                                                    strict=True))
+    return (op.name, tag, operands, entries_key(op.properties), entries_key(op.attributes),
+            tuple(r.type for r in op.results))
 
 
 def _splat_call(step: Any, i: int, position: int, consts: dict[Value, Any],

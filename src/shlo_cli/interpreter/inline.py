@@ -9,11 +9,11 @@ reduce body) read nothing from outside them, its ops are planned in the caller's
 detached copies reading the call's operands, with fresh result values (a callee inlined
 twice gets two sets), the values it returns being the call's own results; region-holding
 ops share their regions (and so their plans) with the callee's op, but for conditionals
-whose branches read the callee's values (and call nothing): those are copied with their
-regions (a `lax.switch` step then runs inline in the caller's loop, branches.py). The
-module is not
-changed. Every copy keeps its op's location, so a run-time error is reported where it was
-before.
+and loops whose regions read the callee's values (and whose calls end a few levels down):
+those are copied with their regions (a `lax.switch` step then runs inline in the caller's
+loop, branches.py; an inner while loop is a step of the caller's loop, with no call
+around it). The module is not changed. Every copy keeps its op's location, so a run-time
+error is reported where it was before.
 
 A `stablehlo.composite` is a call of its decomposition (its reference semantics, as the
 evaluator runs it) and is inlined the same way (jax exports `jnp.cosh`, `jnp.sinh`, ...
@@ -31,6 +31,7 @@ identity) defining the call's result.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable
 
 from ..ir import registry
@@ -46,8 +47,10 @@ MAX_OPS = 4096  # larger callees keep their call (a plan per call site would be 
 IDENTITY = "stablehlo.optimization_barrier"  # defines a call result that aliases another
 
 
-def _body(call: Operation, lookup: Callable[[str], Operation | None]) -> list[Operation] | None:
-    """The callee's ops (its `func.return` last) when the call can be inlined, else None."""
+def _body(call: Operation, lookup: Callable[[str], Operation | None], sole: bool
+          ) -> list[Operation] | None:
+    """The callee's ops (its `func.return` last) when the call can be inlined, else None;
+    `sole`: the block's only call of the callee (its loops may be copied)."""
     callee = _callee(call)
     func = lookup(callee) if isinstance(callee, str) else None
     if func is None or func.name != "func.func" or len(func.regions) != 1:
@@ -71,23 +74,32 @@ def _body(call: Operation, lookup: Callable[[str], Operation | None]) -> list[Op
     if aliased and registry.lookup(IDENTITY) is None:
         return None
     if any(op.successors or (op.regions and not _self_contained(op)
-                             and not _clonable(op, lookup)) for op in ops):
+                             and not _clonable(op, lookup, sole)) for op in ops):
         return None
     return list(ops)
 
 
-def _clonable(op: Operation, lookup: Callable[[str], Operation | None]) -> bool:
-    """A conditional whose branches read the callee's values (a `lax.switch` on the
-    callee's arguments) and call only functions that call nothing: copied with its
-    regions, reading the call's operands (a recursive program keeps its calls: each copy
-    would be planned anew)."""
-    if op.name not in ("stablehlo.if", "stablehlo.case"):
+def _clonable(op: Operation, lookup: Callable[[str], Operation | None], sole: bool) -> bool:
+    """A conditional or a loop whose regions read the callee's values (a `lax.switch` on
+    the callee's arguments, an inner while loop reading a constant) and whose calls end
+    within MAX_DEPTH levels: copied with its regions, reading the call's operands (a
+    recursive program keeps its calls: each copy would be planned anew). A loop is copied
+    only at a block's sole call of its callee (a function of a loop called at many places
+    keeps one plan, compiled once)."""
+    if op.name not in ("stablehlo.if", "stablehlo.case") and not (
+            op.name == "stablehlo.while" and sole):
         return False
+    return _calls_end(op, lookup, MAX_DEPTH)
+
+
+def _calls_end(op: Operation, lookup: Callable[[str], Operation | None], depth: int) -> bool:
+    """Whether every call inside `op`'s regions reaches functions that call nothing within
+    `depth` levels."""
     for inner in _nested(op):
         if inner.name in (CALL, COMPOSITE):
             callee = _callee(inner)
             func = lookup(callee) if callee is not None else None
-            if func is None or any(o.name in (CALL, COMPOSITE) for o in _nested(func)):
+            if func is None or depth == 0 or not _calls_end(func, lookup, depth - 1):
                 return False
     return True
 
@@ -177,10 +189,12 @@ def _copy(ops: list[Operation], call: Operation) -> list[Operation]:
 def inline_calls(ops: Iterable[Operation], lookup: Callable[[str], Operation | None],
                  depth: int = 0) -> list[Operation]:
     """`ops` with each inlinable `func.call` replaced by copies of its callee's ops."""
+    ops = list(ops)
+    calls = Counter(_callee(op) for op in ops if op.name in (CALL, COMPOSITE))
     out: list[Operation] = []
     for op in ops:
-        body = (_body(op, lookup) if op.name in (CALL, COMPOSITE) and depth < MAX_DEPTH
-                else None)
+        body = (_body(op, lookup, calls[_callee(op)] == 1)
+                if op.name in (CALL, COMPOSITE) and depth < MAX_DEPTH else None)
         if body is None:
             out.append(op)
             continue

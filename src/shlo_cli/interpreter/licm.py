@@ -159,16 +159,27 @@ def early_evaluator(invariants: Invariants, bind: Callable[[Operation], Callable
     if batching is not None:
         steps += [(o, batching.kernels.get(o) or bind(o)) for o in batching.ops]
         stored |= batching.stored
-    arguments = invariants.arguments
-
-    def run(frame: dict[Value, Any], operands: tuple[Any, ...]) -> None:
-        values: dict[Value, Any] = dict(zip(arguments, operands, strict=True))
-        for o, kernel in steps:
-            args = [values[v] if v in values else frame[v] for v in o.operands]
-            out = kernel(*args)
-            result = o.results[0]
-            values[result] = out
-            if result in stored:
-                frame[result] = out
-
+    # one generated function: an interpreted run costs a dict, a lookup per operand and a
+    # list per op, as much as the kernels of a few slices themselves (an inner loop's
+    # invariants, evaluated once per step of the outer loop)
+    names = {v: f"operands[{k}]" for k, v in enumerate(invariants.arguments)}
+    ns: dict[str, Any] = {}
+    lines = ["def run(frame, operands):"]
+    for k, (o, kernel) in enumerate(steps):
+        args: list[str] = []
+        for v in o.operands:
+            if v not in names:  # a value of an enclosing block
+                names[v] = f"frame[F{k}_{len(args)}]"
+                ns[f"F{k}_{len(args)}"] = v
+            args.append(names[v])
+        ns[f"K{k}"] = kernel
+        result = o.results[0]
+        names[result] = f"v{k}"
+        lines.append(f"    v{k} = K{k}({', '.join(args)})")
+        if result in stored:
+            ns[f"R{k}"] = result
+            lines.append(f"    frame[R{k}] = v{k}")
+    lines.append("    return None")
+    exec(compile("\n".join(lines), "<shlo invariants>", "exec"), ns)  # noqa: S102
+    run: Callable[[dict[Value, Any], tuple[Any, ...]], None] = ns["run"]
     return run

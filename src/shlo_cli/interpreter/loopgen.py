@@ -31,13 +31,16 @@ numpy value; a second version of the loop, run when the carried floats are no Na
 entry (exact as Python floats), holds them as Python floats too. A carried output vector
 that the body only writes element by element is the loop's own copy
 (scalar_writes.owned_stacks), and the step's select lines run only the side they pick
-(lazy_selects.py).
+(lazy_selects.py). A versioned loop whose condition only bounds a counter (ranges.py) is
+a `for` statement over the counter's values, in two copies: one with the per-step checks,
+one for runs that set none; the latter tests its carried floats for NaN at its end, not
+per step, where a NaN that matters cannot vanish on the way (`_nan_carriers`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -57,7 +60,7 @@ from .dedupe import MERGED
 from .lazy_selects import Lines, lazy_selects
 from .pyscalar import Kind, kind_of
 from .ranges import Bound, cond_bounds, entry_facts
-from .scalar_writes import owned_stacks
+from .scalar_writes import has_nan, item_view, owned_stacks
 from .speculate import (
     EVERY,
     checkpoint,
@@ -146,8 +149,8 @@ def compile_loop(cond: Region, body: Region, early: Callable[..., None] | None,
         src.add("count = 0", 1)
         src.add("guarded = checked or cap is not None", 1)  # one test per iteration when not
         for k in sorted(owned):  # (the loop's own copy: its element writes assign items)
-            ns["_OWN"] = np.array
-            src.add(f"{names[k]} = _OWN({names[k]})", 1)
+            ns["_OWN"], ns["_VIEW"], ns["_HASNAN"] = np.array, item_view, has_nan
+            src.add(f"{names[k]} = _OWN({names[k]}); {names[k]}_m = _VIEW({names[k]})", 1)
         if exact is not None:  # the loop knowing its carried floats no NaN on entry
             src.add(f"if {' and '.join(f'{names[i]} == {names[i]}' for i in floats)}:", 1)
             for i in sorted(exact.slots - slots):
@@ -175,17 +178,22 @@ def compile_loop(cond: Region, body: Region, early: Callable[..., None] | None,
 class _Plan:
     """One plan of the loop: the carried values held as Python scalars (`slots`, their
     kinds), the results as returned (`out`), the condition's and the body's code, and the
-    versioned loop's (`fast`, run when the entry `tests` hold: ranges.entry_facts)."""
+    versioned loop's (`fast`, run when the entry `tests` hold: ranges.entry_facts); a
+    counted versioned loop (its condition only bounds a counter) has the `counter`
+    (index, step), which its `for` statement steps (its body's code leaves it as it is)."""
 
-    __slots__ = ("slots", "kinds", "out", "test", "step", "fast", "tests", "alias", "trips")
+    __slots__ = ("slots", "kinds", "out", "test", "step", "fast", "tests", "alias", "trips",
+                 "counter")
 
     def __init__(self, slots: set[int], kinds: dict[int, Kind], out: list[str],
                  codes: tuple[BlockCode, BlockCode],
                  fast: tuple[BlockCode, BlockCode] | None, tests: list[str],
-                 alias: dict[int, int], trips: str | None) -> None:
+                 alias: dict[int, int], trips: str | None,
+                 counter: tuple[int, int] | None) -> None:
         self.slots, self.kinds, self.out = slots, kinds, out
         self.test, self.step = codes
         self.fast, self.tests, self.alias, self.trips = fast, tests, alias, trips
+        self.counter = counter
 
 
 def _plan(cond: Region, body: Region, names: list[str], slots: set[int],
@@ -211,20 +219,32 @@ def _plan(cond: Region, body: Region, names: list[str], slots: set[int],
         ns[f"_N{kind.dtype.name}"] = kind.to_numpy
         out[i] = f"_N{kind.dtype.name}({names[i]})"
     # the versioned loop (ranges.py): carried values known equal share one name
-    tests, known, alias, trips = entry_facts(body.arguments, body.steps, body.terminator,
-                                             slots, bounded)
+    tests, known, alias, counting = entry_facts(body.arguments, body.steps, body.terminator,
+                                                slots, bounded)
+    trips = counting[0] if counting is not None else None
     fast = None
+    counter = None
     if tests:
         same = [names[alias.get(i, i)] for i in range(n)]
         terminator = [body.terminator[alias.get(i, i)] for i in range(n)]
         unchanged = {v for k, v in enumerate(body.arguments) if body.terminator[k] is v
                      and k not in slots} if trips is not None else None
-        fast = _codes(cond, body, same, terminator, slots, known, ns, p + "f", unchanged,
-                      earlier, owned, floats)
-        if not {i for i in fast[0].scalar_args & fast[1].scalar_args
-                if fast[1].clean_returned[i]} == slots:
-            fast = None
-    return _Plan(slots, kinds, out, codes, fast, tests, alias, trips)
+
+        def versioned(returned: list[Value]) -> tuple[BlockCode, BlockCode] | None:
+            codes = _codes(cond, body, same, returned, slots, known, ns, p + "f", unchanged,
+                           earlier, owned, floats)
+            held = {i for i in codes[0].scalar_args & codes[1].scalar_args
+                    if codes[1].clean_returned[i]}
+            return codes if held == slots else None
+        fast = versioned(terminator)
+        if fast is not None and counting is not None and len(fast[0].lines) == 1 \
+                and not fast[0].entry:  # (the test: i < n) the `for` statement counts
+            rep = counting[1]
+            counted = versioned([body.arguments[rep] if alias.get(i, i) == rep else v
+                                 for i, v in enumerate(terminator)])
+            if counted is not None:
+                fast, counter = counted, (rep, counting[2])
+    return _Plan(slots, kinds, out, codes, fast, tests, alias, trips, counter)
 
 
 def _loops(src: Source, plan: _Plan, names: list[str], indent: int, speculative: bool,
@@ -238,10 +258,12 @@ def _loops(src: Source, plan: _Plan, names: list[str], indent: int, speculative:
             ns["_Items"] = _Items
             src.add(f"{name} = {x}.tolist() if 4 * ({trips}) >= {x}.size "
                     f"else _Items({x})", indent + 1)
-        counted = len(fast[0].lines) == 1 and not fast[0].entry  # (the test: i < n)
+        counted = None
+        if plan.counter is not None and trips is not None:
+            counted = trips, names[plan.counter[0]], plan.counter[1]
         _iterate(src, fast[0], fast[1], [names[alias.get(i, i)] for i in range(n)],
                  _returned([plan.out[alias.get(i, i)] for i in range(n)]), set(alias),
-                 indent + 1, trips if counted else None, speculative, owned)
+                 indent + 1, counted, speculative, owned, plan.kinds)
     _iterate(src, plan.test, plan.step, names, _returned(plan.out), set(), indent, None,
              speculative, owned)
 
@@ -318,63 +340,139 @@ def _condition(src: Source, test: BlockCode, indent: int, leave: str) -> None:
 
 
 def _iterate(src: Source, test: BlockCode, step: BlockCode, names: list[str], result: str,
-             skipped: set[int], indent: int, trips: str | None = None,
-             speculative: bool = False, owned: Collection[int] = ()) -> None:
+             skipped: set[int], indent: int, counted: tuple[str, str, int] | None = None,
+             speculative: bool = False, owned: Collection[int] = (),
+             held: Mapping[int, Kind] | None = None) -> None:
     """The loop itself: the checks, the body's lines, the carried values' update (but
-    those `skipped`: another's name), the condition; with `trips` (a condition that only
-    bounds a counter: ranges.entry_facts), as many steps as it makes, no condition;
+    those `skipped`: another's name), the condition; `counted` (a condition that only
+    bounds a counter: ranges.entry_facts; the number of steps it makes, the counter's name
+    and step), a `for` statement stepping the counter, no condition, and a copy with no
+    checks for a run that sets none (testing for NaN at its end where it can:
+    `_nan_carriers` of the `held` carried values, those held as Python scalars, by kind);
     `speculative`: a checkpoint every EVERY steps (speculate.py; run with no checks), of
     copies of the `owned` vectors."""
-    base = indent
-    src.add("while True:" if trips is None else f"for _ in range({trips}):", indent)
-    src.add("if guarded:", indent + 1)
-    src.add("count += 1", indent + 2)
-    src.add("if cap is not None and count > cap:", indent + 2)
-    src.add("OVER(cap)", indent + 3)
-    src.add("if checked:", indent + 2)
-    src.add("TICK()", indent + 3)
+    if counted is None:
+        src.add("while True:", indent)
+        if not speculative:
+            src.add("if guarded:", indent + 1)
+            _checks(src, indent + 2)
+        _step(src, step, names, skipped, indent + 1, speculative, owned)
+        _condition(src, test, indent + 1, f"return {result}")
+        return
+    trips, counter, by = counted
+    src.add(f"stop = {counter} + ({trips}) * {by}", indent)
+    loop = f"for {counter} in range({counter}, stop{'' if by == 1 else f', {by}'}):"
     if speculative:
-        src.add("count += 1", indent + 1)
-        src.add(f"if not count & {EVERY - 1}:", indent + 1)
+        src.add(loop, indent)
+        _step(src, step, names, skipped, indent + 1, speculative, owned)
+    else:
+        src.add("if guarded:", indent)
+        src.add(loop, indent + 1)
+        _checks(src, indent + 2)
+        _step(src, step, names, skipped, indent + 2, speculative, owned)
+        src.add("else:", indent)
+        floats = _nan_carriers(step, names, skipped, held or {}, owned)
+        if floats:  # the NaN tests once, at the end; NaN there: the steps again, tested
+            changed = [counter] + [name for k, name in enumerate(names)
+                                   if step.returned[k] != name and k not in skipped]
+            state = ", ".join(dict.fromkeys(changed))
+            src.add(f"entry = {state},", indent + 1)
+            src.add(loop, indent + 1)
+            _step(src, step, names, skipped, indent + 2, speculative, owned, tested=False)
+            src.add(f"if {' or '.join(floats)}:", indent + 1)  # (owned: written again)
+            src.add(f"{state}, = entry", indent + 2)
+            indent += 1
+        src.add(loop, indent + 1)
+        _step(src, step, names, skipped, indent + 2, speculative, owned)
+        indent -= 1 if floats else 0
+    src.add(f"{counter} = stop", indent)
+    src.add(f"return {result}", indent)
+
+
+def _nan_carriers(step: BlockCode, names: list[str], skipped: set[int],
+                  held: Mapping[int, Kind], owned: Collection[int]) -> list[str]:
+    """The tests (Python source) with which a loop of `step` may look for NaNs once, at
+    its end, instead of once per step: the step's lines are all on Python scalars (or
+    write an `owned` vector's items), every carried value it changes is a Python scalar
+    (`held`: their kinds), and every value its per-step test reads (`observed`) is one of
+    them or is written; the tests are of the carried floats and the owned vectors. Any
+    NaN whose sign or payload can reach the loop's results then reaches them as a NaN
+    (the ops on Python scalars that take a NaN and give no NaN, comparisons, conversions
+    to integers, give what they give for any NaN); empty when not so."""
+    body = _lines(step)
+    changed = [k for k, name in enumerate(names)
+               if k not in skipped and step.returned[k] != name]
+    written = {name for k in body.stores for name in re.findall(r"\w+", body.lines[k][0])}
+    if not (body.fixes and step.observed and not step.entry
+            and len(body.scalar) + len(body.stores) == len(body.lines)
+            and all(k in held for k in changed)
+            and set(step.observed) <= {step.returned[k] for k in changed} | written):
+        return []
+    return [f"{names[k]} != {names[k]}" for k in changed if held[k].is_float] + [
+        f"_HASNAN({names[k]})" for k in sorted(owned)]
+
+
+def _lines(step: BlockCode) -> Lines:
+    """The step's lines, its select lines running only the side they pick."""
+    exported = {name for text in step.returned for name in re.findall(r"\w+", text)}
+    return lazy_selects(Lines(step.lines, step.scalar, step.fixes, step.stores),
+                        exported | set(step.observed))
+
+
+def _checks(src: Source, indent: int) -> None:
+    """A step's checks (where `guarded`): the iteration cap, the stop and deadline."""
+    src.add("count += 1", indent)
+    src.add("if cap is not None and count > cap:", indent)
+    src.add("OVER(cap)", indent + 1)
+    src.add("if checked:", indent)
+    src.add("TICK()", indent + 1)
+
+
+def _step(src: Source, step: BlockCode, names: list[str], skipped: set[int], indent: int,
+          speculative: bool, owned: Collection[int], tested: bool = True) -> None:
+    """One step's lines (at `indent`): the checkpoint of a speculative run, the body's
+    lines, the carried values' update; not `tested`: the deferred NaN redos left out
+    (`_nan_carriers`: the loop tests its end)."""
+    start = len(src.src)
+    if speculative:
+        src.add("count += 1", indent)
+        src.add(f"if not count & {EVERY - 1}:", indent)
         state = "".join(f"{name}.copy(), " if k in owned else f"{name}, "
                         for k, name in enumerate(names))  # (an owned vector changes)
-        src.add(f"CHECKPOINT(G, S, ({state}))", indent + 2)
+        src.add(f"CHECKPOINT(G, S, ({state}))", indent + 1)
     for line in step.entry:
-        src.add(line, indent + 1)
+        src.add(line, indent)
     observed = list(dict.fromkeys(step.observed))
-    exported = {name for text in step.returned for name in re.findall(r"\w+", text)}
-    body = lazy_selects(Lines(step.lines, step.scalar, step.fixes, step.stores),
-                        exported | set(observed))
+    body = _lines(step)
     lines = list(enumerate(body.lines))
     last = []  # an owned vector's element writes: after the redos (they read no line's name)
+    redo = indent
     if (body.fixes and observed and not step.entry
             and len(body.scalar) + len(body.stores) == len(body.lines)):  # NaN redos deferred
         last = [body.lines[k] for k in sorted(body.stores)]
         lines = [(k, line) for k, line in lines if k not in body.stores]
         for k, (line, s) in lines:
             if k not in body.fixes:
-                src.add(line, indent + 1, s)
-        src.add(f"if {' or '.join(f'{v} != {v}' for v in observed)}:", indent + 1)
-        indent += 1  # (then all the lines again, with their redos)
-    for _, (line, s) in lines:
-        src.add(line, indent + 1, s)
-    indent = base
+                src.add(line, indent, s)
+        if tested:
+            src.add(f"if {' or '.join(f'{v} != {v}' for v in observed)}:", indent)
+        redo += 1  # (then all the lines again, with their redos)
+    for _, (line, s) in lines if redo == indent or tested else ():
+        src.add(line, redo, s)
     for line, s in last:
-        src.add(line, indent + 1, s)
+        src.add(line, indent, s)
     changed = [k for k in range(len(names))
                if step.returned[k] != names[k] and k not in skipped]  # (not passed on)
     if changed:
         src.add(f"{', '.join(names[k] for k in changed)} = "
-                f"{', '.join(step.returned[k] for k in changed)}", indent + 1)
+                f"{', '.join(step.returned[k] for k in changed)}", indent)
     # the body's names of the carried values go: a carried array is then held by its
     # loop variable alone (a kernel may update it in place at its last use)
     stale = [name for name in dict.fromkeys(step.returned) if name in step.locals]
     if stale:
-        src.add(f"del {', '.join(stale)}", indent + 1)
-    if trips is None:
-        _condition(src, test, indent + 1, f"return {result}")
-    else:
-        src.add(f"return {result}", indent)
+        src.add(f"del {', '.join(stale)}", indent)
+    if len(src.src) == start:  # (a loop that only counts)
+        src.add("pass", indent)
 
 
 def _scalar_slots(cond: Region, body: Region) -> set[int]:

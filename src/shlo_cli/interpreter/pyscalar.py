@@ -5,8 +5,8 @@ A scalar loop step (an RNN's `tanh(w*h + u*x[i] + b)`, a counter) on numpy scala
 tens of nanoseconds per operator in numpy's scalar machinery; on Python floats and ints the
 same operators cost a few. The results stay the element type's, bit for bit:
 - f32 `+ - * /` are computed in double and rounded once to f32 (a C cast: a store into a
-  one-element float memoryview, read back; cheaper than an `array('f')` item). The double
-  result is exact for + - * of two f32 values, and double rounding is innocuous for /
+  0-d float memoryview, read back; cheaper than an `array('f')` item or a 1-d view's). The
+  double result is exact for + - * of two f32 values, and double rounding is innocuous for /
   (53 >= 2*24 + 2), subnormals included; overflow gives the infinity the cast gives. f64
   is Python's float arithmetic itself.
 - A NaN result is redone by the numpy ufunc on numpy scalars (which of two NaN operands
@@ -67,8 +67,8 @@ class Kind:
 
 
 _KINDS: dict[np.dtype, Kind] = {}
-_HELD = ("float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
-         "uint32", "uint64", "bool")
+HELD = ("float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
+        "uint32", "uint64", "bool")
 
 
 def kind_of(value: Value) -> Kind | None:
@@ -80,7 +80,7 @@ def kind_of(value: Value) -> Kind | None:
         dtype = np.dtype(numpy_dtype(element_type(t)))
     except Exception:  # noqa: BLE001 - a type numpy cannot hold
         return None
-    if dtype.name not in _HELD:
+    if dtype.name not in HELD:
         return None
     kind = _KINDS.get(dtype)
     if kind is None:
@@ -314,9 +314,11 @@ def _redo(ufunc: np.ufunc, to: type, a: float, b: float) -> float:
     return float(ufunc(to(a), to(b)))
 
 
-def _wrap(low: int, high: int, v: int) -> int:
-    """`v` wrapped to the integer range [low, high] (two's complement)."""
-    return ((v - low) % (high - low + 1)) + low
+def _wrapped(kind: Kind, v: str) -> str:
+    """The expression of the int `v` wrapped to `kind`'s range (two's complement: the
+    range's size is a power of two)."""
+    mask = kind.high - kind.low
+    return f"{v} & {mask}" if kind.low == 0 else f"(({v} + {-kind.low}) & {mask}) - {-kind.low}"
 
 
 def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[str, Any],
@@ -336,7 +338,8 @@ def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[s
     if tag == "negate":
         return [f"{target} = -{args[0]}"]
     if kind.f32:
-        ns["_cell"] = ns.get("_cell") or memoryview(bytearray(4)).cast("f")
+        if "_cell" not in ns:  # (0-d: indexed by (), its cheapest item access)
+            ns["_cell"] = memoryview(bytearray(4)).cast("f", shape=[])
     if tag in _KERNEL_REDO:
         ns[key] = functools.partial(_kernel, step.fn, [kind_of(v).to_numpy  # type: ignore[union-attr]
                                                         for v in op.operands], kind.to_py)
@@ -345,10 +348,10 @@ def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[s
         if tag == "convert":
             return _converted(step, args, target, key)
         if tag in scalar_ops.INTEGER.values():
-            return scalar_ops.integer_lines(tag, kind, list(args), target, key)
+            return scalar_ops.integer_lines(tag, kind, list(args), target, key, constant)
         if tag in scalar_ops.FLOAT.values():
             return scalar_ops.float_lines(tag, list(args), target, key)
-        return _integer_lines(tag, step, args, target, key)
+        return _integer_lines(tag, step, args, target, key, constant)
     if tag == "unary":
         scalar = step.fn.scalar
         call = f"{key}({args[0]})"
@@ -368,12 +371,11 @@ def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[s
         symbol = _ARITH[step.fn]
         if not wraps:
             return [f"{target} = {a} {symbol} {b}"]
-        ns[key] = functools.partial(_wrap, kind.low, kind.high)
         test = f"not {kind.low} <= {target} <= {kind.high}"
         if constant is not None and symbol != "*":  # x + 1 can only pass the top
             test = (f"{target} > {kind.high}" if (constant >= 0) == (symbol == "+")
                     else f"{target} < {kind.low}")
-        return [f"{target} = {a} {symbol} {b}", f"if {test}: {target} = {key}({target})"]
+        return [f"{target} = {a} {symbol} {b}", f"if {test}: {target} = {_wrapped(kind, target)}"]
     symbol = step.fn.inline[0]
     ns[key] = functools.partial(_redo, _FLOAT_ARITH[symbol], kind.to_numpy)
     value = f"{a} {symbol} {b}"
@@ -381,7 +383,7 @@ def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[s
         value = f"{value} if {b} else {key}({a}, {b})"
     fix = f"if {target} != {target}: {target} = {key}({a}, {b})"
     if kind.f32:
-        return [f"_cell[0] = {value}; {target} = _cell[0]", fix]
+        return [f"_cell[()] = {value}; {target} = _cell[()]", fix]
     return [f"{target} = {value}", fix]
 
 
@@ -406,7 +408,7 @@ def _logistic(kind: Kind, exp: Any, a: str, t: str, key: str, ns: dict[str, Any]
 
 def _rounded(kind: Kind, value: str, target: str) -> str:
     """`target = value`, rounded to f32 through the cell for an f32 kind."""
-    return f"_cell[0] = {value}; {target} = _cell[0]" if kind.f32 else f"{target} = {value}"
+    return f"_cell[()] = {value}; {target} = _cell[()]" if kind.f32 else f"{target} = {value}"
 
 
 def _total(finite: Callable[[float], float], slow: Callable[[float], float]) -> bool:
@@ -454,15 +456,16 @@ def _converted(step: Any, args: Sequence[str], target: str, key: str) -> list[st
         exact = 1 << (24 if result.f32 else 53)
         return [f"{target} = float({a}) if {-exact} <= {a} <= {exact} else {fallback}"]
     if result.f32 and not source.f32:
-        return [f"if {a} == {a}: _cell[0] = {a}; {target} = _cell[0]",
+        return [f"if {a} == {a}: _cell[()] = {a}; {target} = _cell[()]",
                 f"else: {target} = {fallback}"]
     return [f"{target} = {a} if {a} == {a} else {fallback}"]
 
 
-def _integer_lines(tag: str, step: Any, args: Sequence[str], target: str, key: str
-                   ) -> list[str]:
+def _integer_lines(tag: str, step: Any, args: Sequence[str], target: str, key: str,
+                   constant: int | None = None) -> list[str]:
     """Lines of the integer and bool ops (none can leave the type's range, but a
-    remainder by zero or a negative divisor, left to the kernel)."""
+    remainder by zero or a negative divisor, left to the kernel; a `constant` divisor
+    is known positive or not)."""
     name = step.op.name
     if tag == "max":
         return [f"{target} = {args[0]} if {args[0]} >= {args[1]} else {args[1]}"]
@@ -474,6 +477,8 @@ def _integer_lines(tag: str, step: Any, args: Sequence[str], target: str, key: s
                 f"{target} = {target} if {target} <= {high} else {high}"]
     if tag == "rem":  # the sign of the dividend, C's %
         a, b = args
+        if constant is not None and constant > 0:
+            return [f"{target} = {a} % {constant} if {a} >= 0 else -(-{a} % {constant})"]
         return [f"{target} = ({a} % {b} if {a} >= 0 else -(-{a} % {b})) if {b} > 0 "
                 f"else {key}({a}, {b})"]
     if name == "stablehlo.not":

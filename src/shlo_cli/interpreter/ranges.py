@@ -177,14 +177,16 @@ def cond_bounds(arguments: Sequence[Value], steps: Sequence[Any], returned: Valu
 def entry_facts(arguments: Sequence[Value], steps: Sequence[Any],
                 terminator: Sequence[Value], slots: Collection[int],
                 bounds: Mapping[int, Bound]
-                ) -> tuple[list[str], dict[int, Bound], dict[int, int], str | None]:
+                ) -> tuple[list[str], dict[int, Bound], dict[int, int],
+                           tuple[str, int, int] | None]:
     """The versioned loop's facts: tests of the entry values (Python source on the
     carried names `a{i}`), the bounds at the body's entry when they hold, and the carried
     values that are another one (index -> its representative). A counter (`a + c`, c > 0,
     at most `bounds`' high - c before: it cannot wrap) never falls below its entry value:
     tested to be at least 0; counters of one type stepped by the same constant that start
-    equal stay equal. Last, the number of iterations such a counter bounded by the condition
-    makes (a Python expression on the entry values), or None."""
+    equal stay equal. Last, for such a counter bounded by the condition, the number of
+    iterations it makes (a Python expression on the entry values), its index and its step
+    c; or None."""
     producer = {s.op.results[0]: s for s in steps if len(s.op.results) == 1}
     steps_by: dict[tuple[Any, int], list[int]] = {}
     for k in sorted(slots):
@@ -195,7 +197,7 @@ def entry_facts(arguments: Sequence[Value], steps: Sequence[Any],
     tests: list[str] = []
     known = dict(bounds)
     alias: dict[int, int] = {}
-    trips = None
+    trips: tuple[str, int, int] | None = None
     for (kind, c), group in steps_by.items():
         rep = next((k for k in group if k in bounds), group[0])
         for k in group:
@@ -203,7 +205,7 @@ def entry_facts(arguments: Sequence[Value], steps: Sequence[Any],
                 tests.append(f"a{k} == a{rep}")
                 alias[k] = rep
         if rep in bounds and c > 0 and bounds[rep][1] + c <= kind.high:
-            trips = f"({bounds[rep][1]} - a{rep}) // {c} + 1"
+            trips = f"({bounds[rep][1]} - a{rep}) // {c} + 1", rep, c
             if bounds[rep][0] < 0:
                 tests.append(f"a{rep} >= 0")
                 known[rep] = (0, bounds[rep][1])

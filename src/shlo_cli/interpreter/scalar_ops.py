@@ -23,8 +23,11 @@ FLOAT = {"stablehlo.maximum": "fmax", "stablehlo.minimum": "fmin", "stablehlo.ab
          "stablehlo.sign": "fsign"}
 
 
-def integer_lines(tag: str, kind: Any, args: list[str], t: str, k: str) -> list[str]:
-    """`t` = the integer op `tag` of `args` in `kind`'s type (kernel `k` for the rest)."""
+def integer_lines(tag: str, kind: Any, args: list[str], t: str, k: str,
+                  constant: int | None = None) -> list[str]:
+    """`t` = the integer op `tag` of `args` in `kind`'s type (kernel `k` for the rest);
+    a `constant` second operand in the usual range (a shift by 0 to the width - 1, a
+    positive divisor) is written in, with no test."""
     low, high = kind.low, kind.high
     width = (high - low).bit_length()
     mask = (1 << width) - 1
@@ -40,22 +43,26 @@ def integer_lines(tag: str, kind: Any, args: list[str], t: str, k: str) -> list[
     a, b = args
     in_width = f"0 <= {b} < {width}" if signed else f"{b} < {width}"
     if tag == "div":  # toward zero: floor division of the magnitudes when signs differ
+        if constant is not None and constant > 0:
+            return [f"{t} = {a} // {constant} if {a} >= 0 else -(-{a} // {constant})"]
         line = (f"{t} = ({a} // {b} if ({a} ^ {b}) >= 0 else -(-{a} // {b})) if {b} "
                 f"else {k}({a}, {b})")
         return [line, f"if {t} > {high}: {t} = {k}({a}, {b})"] if signed else [line]
+    if constant is not None and 0 <= constant < width:  # (a shift by a constant)
+        b, fallback = str(constant), ""
+    else:
+        fallback = f" if {in_width} else {k}({a}, {b})"
     if tag == "shl":
-        return [f"{t} = ({a} << {b}) & {mask} if {in_width} else {k}({a}, {b})"] + (
-            [wrap] if signed else [])
+        return [f"{t} = ({a} << {b}) & {mask}{fallback}"] + ([wrap] if signed else [])
     if tag == "shr":
         if not signed:
-            return [f"{t} = {a} >> {b} if {in_width} else {k}({a}, {b})"]
-        return [f"{t} = ({a} & {mask}) >> {b} if {in_width} else {k}({a}, {b})", wrap]
+            return [f"{t} = {a} >> {b}{fallback}"]
+        return [f"{t} = ({a} & {mask}) >> {b}{fallback}", wrap]
     assert tag == "sra"
     if signed:  # Python's >> on ints fills with the sign
-        return [f"{t} = {a} >> {b} if {in_width} else {k}({a}, {b})"]
+        return [f"{t} = {a} >> {b}{fallback}"]
     top = high >> 1  # an unsigned value read as signed, shifted, its bits kept
-    return [f"{t} = (({a} - {mask + 1} if {a} > {top} else {a}) >> {b}) & {mask} "
-            f"if {in_width} else {k}({a}, {b})"]
+    return [f"{t} = (({a} - {mask + 1} if {a} > {top} else {a}) >> {b}) & {mask}{fallback}"]
 
 
 def float_lines(tag: str, args: list[str], t: str, k: str) -> list[str]:

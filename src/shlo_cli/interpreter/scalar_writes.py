@@ -22,9 +22,11 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
+import numpy as np
+
 from ..ir.core import Value
 from ..ir.types import TensorType
-from .pyscalar import kind_of
+from .pyscalar import HELD, kind_of
 
 _MAKERS = frozenset(("stablehlo.broadcast_in_dim", "stablehlo.reshape"))
 
@@ -101,10 +103,25 @@ def owned_stacks(cond_arguments: Sequence[Value], cond_steps: Sequence[Any],
     return owned
 
 
+def item_view(x: np.ndarray) -> Any:
+    """What an owned vector's element writes assign into: a memoryview of its buffer for
+    the dtypes Python scalars are held in (an item assignment costs half of numpy's, and
+    converts as numpy's does: the same C cast of a float, ints and bools in range), else
+    the vector itself."""
+    return memoryview(x) if x.dtype.name in HELD and x.flags.c_contiguous else x  # type: ignore[arg-type]
+
+
+def has_nan(x: np.ndarray) -> bool:
+    """Whether a vector holds a float NaN (an owned vector's test at a loop's end)."""
+    return x.dtype.kind == "f" and bool(np.isnan(x).any())
+
+
 def owned_write(step: Any, x: str, value: str, index: str, within: bool) -> str:
-    """The line of an element write into an owned vector `x` (Python names): a
-    dynamic_update_slice clamps its start into the vector, a scatter skips an index out of
-    it; `within`: the index is known to be in it."""
+    """The line of an element write into an owned vector `x` (Python names; its items
+    assigned through `{x}_m`, its `item_view`): a dynamic_update_slice clamps its start
+    into the vector, a scatter skips an index out of it; `within`: the index is known to
+    be in it."""
+    x = f"{x}_m"
     top = step.op.operands[0].type.shape[0] - 1
     if within:
         return f"{x}[{index}] = {value}"

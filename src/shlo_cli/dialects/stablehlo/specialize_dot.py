@@ -79,6 +79,45 @@ def dot_layout(op: Operation, kwargs: dict[str, Any]) -> tuple[Any, ...] | None:
     return tuple(lb + lf + lc), tuple(rb + rc + rf), b, m, k, n, out_shape
 
 
+def _quieted(unquieted: Kernel) -> Kernel:
+    """`unquieted` with numpy's errors ignored around it (quiet.py), the bare form its
+    `unquieted` attribute (for a loop that runs quiet already)."""
+    quiet, loud = switches()
+
+    def direct(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        """`unquieted` with numpy's errors ignored (quiet.py)."""
+        token = quiet()
+        try:
+            return unquieted(lhs, rhs)
+        finally:
+            loud(token)
+    direct.unquieted = unquieted  # type: ignore[attr-defined]
+    return direct
+
+
+def _matvec(kernel: Kernel, perms: tuple[tuple[int, ...], tuple[int, ...]],
+            shapes: tuple[tuple[int, ...], tuple[int, ...]], dims: tuple[int, int, int],
+            out_shape: tuple[int, ...], dtype: np.dtype) -> Kernel:
+    """`kernel` of a shallow dot with one result per row (N = 1: a small RNN's `W @ h`),
+    on operands of `dtype`, their static `shapes` (untransposed) and C layout: the
+    general path's sequential_products on the operands themselves, in the shapes and
+    strides of its copies (the same numpy calls: NaN payloads agree), without the copies."""
+    (ls, rs), (b, m, k), array = shapes, dims, np.ndarray
+    if k == 0 or perms != (tuple(range(len(ls))), tuple(range(len(rs)))):
+        return kernel
+    lstrides, rstrides = np.empty(ls, dtype).strides, np.empty(rs, dtype).strides
+
+    def unquieted(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        """`kernel` with numpy's errors ignored already (quiet.py)."""
+        if (lhs.__class__ is not array or rhs.__class__ is not array or lhs.dtype != dtype
+                or rhs.dtype != dtype or lhs.shape != ls or rhs.shape != rs
+                or lhs.strides != lstrides or rhs.strides != rstrides):
+            return kernel(lhs, rhs)
+        out: np.ndarray = sequential_products(lhs.reshape(b, m, k), rhs.reshape(b, k, 1))
+        return out.reshape(out_shape)
+    return _quieted(unquieted)
+
+
 def _shallow_dot(lperm: tuple[int, ...], rperm: tuple[int, ...], left: tuple[int, ...],
                  right: tuple[int, ...], out_shape: tuple[int, ...], dtype: np.dtype,
                  shapes: tuple[tuple[int, ...], tuple[int, ...]]) -> Kernel:
@@ -101,7 +140,8 @@ def _shallow_dot(lperm: tuple[int, ...], rperm: tuple[int, ...], left: tuple[int
     b, m, k = left
     n = right[2]
     if n < 2:
-        return kernel
+        return _matvec(kernel, (lperm, rperm), shapes, (b, m, k), out_shape, dtype) \
+            if n == 1 else kernel
     if ordered_available(dtype):
         return _looped_dot(kernel, (lperm, rperm), shapes, (b, m, k, n), out_shape, dtype)
     lshape, rshape, perm, pshape = product_layout(b, m, k, n)
@@ -127,16 +167,7 @@ def _shallow_dot(lperm: tuple[int, ...], rperm: tuple[int, ...], left: tuple[int
             left, right = left.transpose(perm), right.transpose(perm)
         out = summed_products(left, right, pshape)
         return out if final is None else out.reshape(final)
-
-    def direct(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-        """`unquieted` with numpy's errors ignored (quiet.py)."""
-        token = quiet()
-        try:
-            return unquieted(lhs, rhs)
-        finally:
-            loud(token)
-    direct.unquieted = unquieted  # type: ignore[attr-defined]
-    return direct
+    return _quieted(unquieted)
 
 
 def _looped_dot(kernel: Kernel, perms: tuple[tuple[int, ...], tuple[int, ...]],
