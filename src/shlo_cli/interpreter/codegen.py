@@ -26,7 +26,6 @@ from typing import Any
 
 import numpy as np
 
-from ..ir.attributes import entries_key
 from ..ir.core import Block, Operation, Region, Value
 from ..ir.types import TensorType
 from .batching import Chain, batch_groups, extend, group_line
@@ -40,12 +39,19 @@ from .pyscalar import (
     expression,
     kind_of,
     plan_scalars,
+    scalar_step_key,
 )
 from .ranges import Bound, Facts, analyse
 from .row_writes import skipped_reshapes
 from .scalar_writes import element_writes, owned_write
 from .sigmoid import sigmoid_chains
-from .splat import runtime_splat_call, runtime_splats, splat_position, splat_scalar
+from .splat import (
+    runtime_splat_call,
+    runtime_splats,
+    splat_call,
+    splat_position,
+    splat_scalar,
+)
 from .steady import (
     holds_negative_zero,
     prepared,
@@ -398,7 +404,7 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
                 continue
             scalar_args = [pref(v, i) for v in step.op.operands]
             tag = scalar_steps[i]
-            key = _scalar_key(step, tag, scalar_args, consts)
+            key = scalar_step_key(step, tag, scalar_args, consts)
             if result not in to_numpy and key in computed:  # a repeat: the earlier name
                 py[result] = py[computed[key]]
                 if computed[key] in clean:
@@ -571,7 +577,8 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             spare = layouts.ufunc_line(step, names, step_names, aliased) if (
                 layouts is not None and not normalize and not spots) else None
             if position is not None:
-                call = _splat_call(step, i, position, consts, ref, ns, p, layouts, spare)
+                call = splat_call(step, i, position, consts, ref, ns, p, layouts is not None and
+                                  step.op.operands[1 - position] in layouts.contiguous, spare)
             elif spots:
                 call = runtime_splat_call(f"{p}K{i}", [ref(v) for v in step.op.operands],
                                           spots[0], ref(splatted[step.op.operands[spots[0]]]))
@@ -614,38 +621,6 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
         if kind is not None and kind.is_float and py.get(v, "").startswith(f"{p}s"):
             code.observed.append(py[v])
     return code
-
-
-def _scalar_key(step: Any, tag: str, args: list[str], consts: dict[Value, Any]
-                ) -> tuple[Any, ...]:
-    """What a step on Python scalars computes: its op, attributes and types, and its
-    operands' names, constants by their value (each inlined callee brings its own `13`);
-    two steps of one key give the same value (their lines are pure)."""
-    op = step.op
-    operands = tuple((c.dtype.str, c.tobytes()) if v in consts and (
-        c := np.asarray(consts[v])).ndim == 0 else a for v, a in zip(op.operands, args,
-                                                                    strict=True))
-    return (op.name, tag, operands, entries_key(op.properties), entries_key(op.attributes),
-            tuple(r.type for r in op.results))
-
-
-def _splat_call(step: Any, i: int, position: int, consts: dict[Value, Any],
-                ref: Callable[[Value], str], ns: dict[str, Any], p: str,
-                layouts: Layouts | None = None, spare: str | None = None) -> str:
-    """Step i's call with its splat constant operand (at `position`) as a 0-d array when
-    the other operand is a C-contiguous array (splat.py), else with the full constant;
-    the 0-d form alone where `layouts` knows that operand C-contiguous, then with the
-    `spare` buffer (its out=) if given."""
-    ns[f"{p}S{i}"] = splat_scalar(consts[step.op.operands[position]])
-    ns["_ndarray"] = np.ndarray
-    full = [ref(v) for v in step.op.operands]
-    scalar = list(full)
-    scalar[position] = f"{p}S{i}"
-    other = full[1 - position]
-    if layouts is not None and step.op.operands[1 - position] in layouts.contiguous:
-        return f"{p}K{i}({', '.join(scalar + ([spare] if spare else []))})"
-    return (f"{p}K{i}({', '.join(scalar)}) if {other}.__class__ is _ndarray and "
-            f"{other}.flags.c_contiguous else {p}K{i}({', '.join(full)})")
 
 
 def _in_place(step: Any, i: int, last: dict[Value, int], kept: set[Value],

@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from ..ir.attributes import entries_key
 from ..ir.core import Value
 from ..ir.types import TensorType, element_type, numpy_dtype
 from . import scalar_ops
@@ -490,3 +491,16 @@ def _integer_lines(tag: str, step: Any, args: Sequence[str], target: str, key: s
                 else f"{target} = {args[0]} ^ {kind.high}"]
     symbol = {"stablehlo.and": "&", "stablehlo.or": "|", "stablehlo.xor": "^"}[name]
     return [f"{target} = {args[0]} {symbol} {args[1]}"]
+
+
+def scalar_step_key(step: Any, tag: str, args: list[str], consts: dict[Value, Any]
+                    ) -> tuple[Any, ...]:
+    """What a step on Python scalars computes: its op, attributes and types, and its
+    operands' names, constants by their value (each inlined callee brings its own `13`);
+    two steps of one key give the same value (their lines are pure)."""
+    op = step.op
+    operands = tuple((c.dtype.str, c.tobytes()) if v in consts and (
+        c := np.asarray(consts[v])).ndim == 0 else a for v, a in zip(op.operands, args,
+                                                                    strict=True))
+    return (op.name, tag, operands, entries_key(op.properties), entries_key(op.attributes),
+            tuple(r.type for r in op.results))

@@ -21,7 +21,7 @@ value. Integer and i1 elements only: a NaN cannot be ruled out at plan time.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -136,3 +136,22 @@ def runtime_splat_call(kernel: str, operands: list[str], position: int, scalar: 
     other = operands[1 - position]
     return (f"{kernel}({', '.join(with_scalar)}) if {other}.__class__ is _ndarray and "
             f"{other}.flags.c_contiguous else {kernel}({', '.join(operands)})")
+
+
+def splat_call(step: Any, i: int, position: int, consts: dict[Value, Any],
+               ref: Callable[[Value], str], ns: dict[str, Any], p: str,
+               contiguous: bool = False, spare: str | None = None) -> str:
+    """Step i's call with its splat constant operand (at `position`) as a 0-d array when
+    the other operand is a C-contiguous array, else with the full constant;
+    the 0-d form alone where that operand is known `contiguous` (codegen's layouts), then
+    with the `spare` buffer (its out=) if given."""
+    ns[f"{p}S{i}"] = splat_scalar(consts[step.op.operands[position]])
+    ns["_ndarray"] = np.ndarray
+    full = [ref(v) for v in step.op.operands]
+    scalar = list(full)
+    scalar[position] = f"{p}S{i}"
+    other = full[1 - position]
+    if contiguous:
+        return f"{p}K{i}({', '.join(scalar + ([spare] if spare else []))})"
+    return (f"{p}K{i}({', '.join(scalar)}) if {other}.__class__ is _ndarray and "
+            f"{other}.flags.c_contiguous else {p}K{i}({', '.join(full)})")
