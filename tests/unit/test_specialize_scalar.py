@@ -121,6 +121,26 @@ def test_extremum(op: str, elem: str) -> None:
     assert _same(kernels[0](whole, whole[::-1].copy()), slow[0])
 
 
+@pytest.mark.parametrize("elem", FLOATS)
+def test_power(elem: str) -> None:
+    """Adam's `b1 ** t` and every edge: negative bases to odd, even and fractional powers
+    (NaN), zero to negative powers (infinities), overflow and underflow, NaN and infinite
+    operands (the general path's C99 values), subnormal results."""
+    text = _program("%0 = stablehlo.power %a, %b : {T}", elem, 2)
+    values = _values(elem, 4)
+    values += [ELEMS[elem](v) for v in (-2.0, 3.0, 2.0, -3.0, 0.9, 0.999, 100.0, -0.5, 1e-3)]
+    for a, b in itertools.product(values, values):
+        fast, kernels = _run(text, [np.array(a), np.array(b)], True)
+        slow, _ = _run(text, [np.array(a), np.array(b)], False)
+        assert _same(fast[0], slow[0]), (elem, a, b, fast[0], slow[0])
+    assert kernels[0].__qualname__.startswith("_power.")
+    whole = np.array(values, ELEMS[elem])  # a region run on whole arrays: the general path
+    slow, _ = _run(text.replace(f"tensor<{elem}>", f"tensor<{whole.size}x{elem}>"),
+                   [whole, whole[::-1].copy()], False)
+    with np.errstate(all="ignore"):
+        assert _same(kernels[0](whole, whole[::-1].copy()), slow[0])
+
+
 @pytest.mark.parametrize("source", FLOATS)
 @pytest.mark.parametrize("target", ["i8", "ui16", "i32", "i64"])
 def test_float_to_int_convert(source: str, target: str) -> None:

@@ -144,6 +144,29 @@ def _logistic(to: type, general: Kernel) -> Kernel:
     return kernel
 
 
+def _power(to: type, general: Kernel) -> Kernel:
+    """x ** y of finite operands as the C library's pow (math.pow calls it for finite
+    arguments) rounded once to `to`, which is what the general evaluator computes (an Adam
+    step's bias corrections `b1 ** t`: a dozen whole-array passes there). Non-finite
+    operands (signalling NaNs, C99's special cases) and the results math.pow refuses (an
+    overflow, a negative base to a non-integer power) take the general path."""
+    cell: np.ndarray = np.empty((), to)
+    power, finite = math.pow, math.isfinite
+
+    def kernel(x: Any, y: Any) -> Any:
+        if x.ndim or y.ndim:
+            return general(x, y)
+        a, b = float(x), float(y)
+        if not (finite(a) and finite(b)):
+            return general(x, y)
+        try:
+            cell[()] = power(a, b)
+        except (OverflowError, ValueError):
+            return general(x, y)
+        return cell[()]
+    return kernel
+
+
 def _extremum(largest: bool, general: Kernel) -> Kernel:
     """max/min of two floats that compare unequal: the larger (smaller) operand itself; equal
     values (±0, whose sign the spec fixes), NaN and whole arrays take the next kernel."""
@@ -256,6 +279,8 @@ def bind_scalar(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
         return _root(name == "stablehlo.rsqrt", operand.type, general)
     if name == "stablehlo.logistic":
         return _logistic(operand.type, general)
+    if name == "stablehlo.power":
+        return _power(operand.type, general)
     if name in ("stablehlo.maximum", "stablehlo.minimum"):
         return _extremum(name == "stablehlo.maximum", bind_after(bind_scalar, op, opdef, kwargs))
     if name == "stablehlo.sign":
@@ -271,6 +296,7 @@ _HANDLED = frozenset(("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply
                       "stablehlo.divide", *_LIBM, "stablehlo.negate", "stablehlo.compare",
                       "stablehlo.reshape", "stablehlo.sqrt", "stablehlo.rsqrt",
                       "stablehlo.logistic", "stablehlo.maximum", "stablehlo.minimum",
-                      "stablehlo.convert", "stablehlo.abs", "stablehlo.sign"))
+                      "stablehlo.convert", "stablehlo.abs", "stablehlo.sign",
+                      "stablehlo.power"))
 
 register_bind_hook(bind_scalar, 20, ops=_HANDLED)
