@@ -123,3 +123,53 @@ def test_nested_loops_read_the_outer_iteration(monkeypatch: pytest.MonkeyPatch) 
     want, plain = _run(NESTED, args, False, monkeypatch)
     assert got[0].tobytes() == want[0].tobytes()
     assert names.count("stablehlo.negate") == 0 and plain.count("stablehlo.negate") == 1
+
+
+MASKED = """
+func.func @main(%q: tensor<6xf32>, %lo: tensor<6xi32>, %n: tensor<i32>) -> (tensor<6xf32>, tensor<6xi32>) {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:4 = stablehlo.while(%i = %c0, %h = %q, %qq = %q, %k = %lo) : tensor<i32>, tensor<6xf32>, tensor<6xf32>, tensor<6xi32>
+  cond {
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %zero = stablehlo.constant dense<0.0> : tensor<6xf32>
+    %nan = stablehlo.constant dense<0x7FC00000> : tensor<6xf32>
+    %z = stablehlo.compare EQ, %qq, %zero, FLOAT : (tensor<6xf32>, tensor<6xf32>) -> tensor<6xi1>
+    %c = stablehlo.select %z, %zero, %qq : tensor<6xi1>, tensor<6xf32>
+    %isnan = stablehlo.compare NE, %qq, %qq, FLOAT : (tensor<6xf32>, tensor<6xf32>) -> tensor<6xi1>
+    %canon = stablehlo.select %isnan, %nan, %c : tensor<6xi1>, tensor<6xf32>
+    %notnan = stablehlo.not %isnan : tensor<6xi1>
+    %both = stablehlo.and %notnan, %z : tensor<6xi1>
+    %le = stablehlo.compare LE, %h, %canon, TOTALORDER : (tensor<6xf32>, tensor<6xf32>) -> tensor<6xi1>
+    %pick = stablehlo.or %le, %both : tensor<6xi1>
+    %half = stablehlo.constant dense<0.5> : tensor<6xf32>
+    %hm = stablehlo.multiply %h, %half : tensor<6xf32>
+    %hn = stablehlo.select %pick, %hm, %canon : tensor<6xi1>, tensor<6xf32>
+    %one = stablehlo.constant dense<1> : tensor<6xi32>
+    %k2 = stablehlo.add %k, %one : tensor<6xi32>
+    %kn = stablehlo.select %pick, %k2, %k : tensor<6xi1>, tensor<6xi32>
+    %c1 = stablehlo.constant dense<1> : tensor<i32>
+    %j = stablehlo.add %i, %c1 : tensor<i32>
+    stablehlo.return %j, %hn, %qq, %kn : tensor<i32>, tensor<6xf32>, tensor<6xf32>, tensor<6xi32>
+  }
+  return %r#1, %r#3 : tensor<6xf32>, tensor<6xi32>
+}
+"""
+
+
+@pytest.mark.parametrize("steps", [0, 1, 4])
+def test_masks_of_invariant_values_moved(steps: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """jnp.searchsorted's step: compares, selects and mask logic on the loop's unchanged
+    queries (NaN, -0.0, +0.0, infinities among them) run once; those reading the carried
+    state stay, and the results are the per-iteration ones bit for bit."""
+    q = np.array([np.nan, -0.0, 0.0, np.inf, -1.5, 2.0], np.float32)
+    args = [q, np.arange(6, dtype=np.int32), np.array(steps, np.int32)]
+    got, names = _run(MASKED, args, True, monkeypatch)
+    want, plain = _run(MASKED, args, False, monkeypatch)
+    for a, b in zip(got, want, strict=True):
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+    if steps:
+        for name, moved in (("stablehlo.compare", 2), ("stablehlo.select", 2),
+                            ("stablehlo.not", 1), ("stablehlo.and", 1), ("stablehlo.or", 0)):
+            assert plain.count(name) - names.count(name) == moved, name

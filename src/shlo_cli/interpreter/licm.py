@@ -9,9 +9,9 @@ whose condition fails at once evaluates nothing), and the body's plan reads thei
 from the environment like any value of an enclosing block.
 
 Only ops that cannot fail on operands of their static types are moved (data movement,
-elementwise float arithmetic), so no error can appear or move. Constants (and pure ops on
-constants only) stay in the body, where the plan compiler folds them; the early evaluation
-recomputes those it needs.
+elementwise float arithmetic, comparisons, selects and bitwise logic), so no error can
+appear or move. Constants (and pure ops on constants only) stay in the body, where the plan
+compiler folds them; the early evaluation recomputes those it needs.
 """
 
 from __future__ import annotations
@@ -34,6 +34,9 @@ MOVES = frozenset("stablehlo." + n for n in (
 FLOAT_MATH = frozenset("stablehlo." + n for n in (
     "add", "subtract", "multiply", "divide", "negate", "abs", "exponential", "log", "tanh",
     "logistic", "sqrt", "rsqrt", "maximum", "minimum", "convert"))
+# Any element type: a comparison, a pick or bitwise logic (a mask) cannot fail either
+# (jnp.searchsorted's loop compares and canonicalizes its queries on every step).
+PICKS = frozenset("stablehlo." + n for n in ("compare", "select", "and", "or", "xor", "not"))
 MAX_ELEMENTS = 1 << 22  # larger results would stay alive for the whole loop
 
 
@@ -77,7 +80,7 @@ def _movable(op: Operation) -> bool:
     types = [_static(v) for v in (*op.operands, op.results[0])]
     if any(t is None for t in types):
         return False
-    if op.name in MOVES:
+    if op.name in MOVES or op.name in PICKS:
         return True
     return op.name in FLOAT_MATH and all(
         is_float(t.element) for t in types if t is not None)
