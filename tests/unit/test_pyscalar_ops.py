@@ -268,3 +268,84 @@ def test_transcendentals_on_many_values(b: str, name: str, monkeypatch: pytest.M
         want, _ = _run(text, [xs], False, monkeypatch)
     assert re.search(r"if \S+ <= (\w+) <= \S+ else w\w+S\(\1\)\)", source), source
     assert np.asarray(got[0]).tobytes() == np.asarray(want[0]).tobytes()
+
+
+ROUNDINGS = ["floor", "ceil", "round_nearest_even", "round_nearest_afz"]
+
+
+def _general(text: str, args: list[Any], monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The results with neither generated loops nor the 0-d kernels (whose `rounding` and
+    `finite_pow` the lines write out): the general evaluators'."""
+    from shlo_cli.dialects.stablehlo.specialize_scalar import bind_scalar
+    from shlo_cli.interpreter import engine
+
+    saved = list(engine.BIND_HOOKS)
+    engine.BIND_HOOKS[:] = [h for h in saved if h is not bind_scalar]  # (the registry's list)
+    try:
+        return _run(text, args, False, monkeypatch)[0]
+    finally:
+        engine.BIND_HOOKS[:] = saved
+
+
+def _near_integers(t: str, rng: np.random.Generator) -> np.ndarray:
+    """Halves and values just beside them at every magnitude (f32: up to 2^24, where the
+    halves end; f64: up to 2^53), zeros' neighbours, the edges."""
+    top = 24 if t == "f32" else 53
+    whole = np.floor(rng.uniform(0, 1, 400) * 2.0 ** rng.integers(0, top, 400))
+    dtype = TYPES[t]
+    halves = (whole + 0.5).astype(dtype)
+    fractions = rng.choice([0.25, 0.75, 0.4999999, 0.5000001, 0.0], 400)
+    beside = np.concatenate([np.nextafter(halves, dtype(np.inf)), np.nextafter(halves, dtype(-np.inf))])
+    values = np.concatenate([halves, (whole + fractions).astype(dtype), beside, EDGES])
+    signs = rng.choice([-1.0, 1.0], values.size).astype(dtype)
+    with np.errstate(all="ignore"):
+        return (values * signs).astype(dtype)
+
+
+@pytest.mark.parametrize("b", ["f32", "f64"])
+@pytest.mark.parametrize("name", ROUNDINGS)
+def test_roundings(b: str, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """floor, ceil and both round-to-integer ops as Python lines (the integer Python
+    picks, given the operand's sign): ties, values beside them, zeros of both signs,
+    magnitudes past the last fraction, NaN and the infinities, bit for bit."""
+    # (exact_type off: the kernel's general path returns a 0-d array where a line does not)
+    source = _check(b, b, f"%y = stablehlo.{name} %u : tensor<{b}>", "LT", 30, monkeypatch,
+                    exact_type=False)
+    assert "_copysign(float(" in source
+    xs = _near_integers(b, np.random.default_rng(3))
+    text = MAP.format(n=xs.size, t=b, name=name)
+    got, source = _run(text, [xs], True, monkeypatch)
+    want = _general(text, [xs], monkeypatch)
+    assert "_copysign(float(" in source
+    assert np.asarray(got[0]).tobytes() == np.asarray(want[0]).tobytes()
+
+
+POWERS = MAP.replace("%xs: tensor<{n}x{t}>)", "%xs: tensor<{n}x{t}>, %ps: tensor<{n}x{t}>)").replace(
+    "      %y = stablehlo.{name} %u : tensor<{t}>",
+    "      %p0 = stablehlo.dynamic_slice %ps, %i, sizes = [1] : (tensor<{n}x{t}>, tensor<i32>) -> tensor<1x{t}>\n"
+    "      %p = stablehlo.reshape %p0 : (tensor<1x{t}>) -> tensor<{t}>\n"
+    "      %yp = stablehlo.power %u, %p : tensor<{t}>\n"
+    "      %y = stablehlo.subtract %yp, %p : tensor<{t}>")  # (an unrounded power would show)
+
+
+@pytest.mark.parametrize("b", ["f32", "f64"])
+def test_power(b: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """x ** y as math.pow rounded once: negative bases to integer and fractional powers
+    (the C library's NaN: redone), zero bases to negative powers, overflow and underflow,
+    NaN and infinite operands (C99's values, the kernel's), bit for bit."""
+    source = _check(b, b, f"%y = stablehlo.power %u, %e : tensor<{b}>", "LT", 30, monkeypatch,
+                    exact_type=False)
+    assert re.search(r"w\w+P\(", source)
+    rng = np.random.default_rng(5)
+    bases = np.concatenate([rng.standard_normal(500) * 10.0 ** rng.integers(-3, 3, 500), EDGES])
+    powers = np.concatenate([np.round(rng.standard_normal(300) * 4),
+                             rng.standard_normal(200) * 10.0 ** rng.integers(-2, 3, 200),
+                             rng.choice([0.5, -0.5, 2.0, 3.0, -1.0, 0.0, 1e10], len(EDGES))])
+    dtype = TYPES[b]
+    with np.errstate(all="ignore"):
+        xs, ps = bases.astype(dtype), powers.astype(dtype)
+    text = POWERS.format(n=xs.size, t=b, name="power")
+    got, source = _run(text, [xs, ps], True, monkeypatch)
+    want = _general(text, [xs, ps], monkeypatch)
+    assert re.search(r"w\w+P\(", source)
+    assert np.asarray(got[0]).tobytes() == np.asarray(want[0]).tobytes()

@@ -93,7 +93,8 @@ def test_compare(elem: str, direction: str) -> None:
 
 @pytest.mark.parametrize("elem", FLOATS)
 @pytest.mark.parametrize("op", sorted(name.split(".")[1] for name in specialize_scalar._LIBM)
-                         + ["negate", "sqrt", "rsqrt", "logistic", "sign"])
+                         + ["negate", "sqrt", "rsqrt", "logistic", "sign", "floor", "ceil",
+                            "round_nearest_even", "round_nearest_afz"])
 def test_unary_float(op: str, elem: str) -> None:
     text = _program(f"%0 = stablehlo.{op} %a : {{T}}", elem, 1)
     for a in _values(elem, 40):

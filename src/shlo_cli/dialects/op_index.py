@@ -54,6 +54,9 @@ BIND_OPS = {
         "shlo_cli.dialects.stablehlo.specialize_narrow",
         "shlo_cli.dialects.stablehlo.specialize_scalar",
     ),
+    "stablehlo.ceil": (
+        "shlo_cli.dialects.stablehlo.specialize_scalar",
+    ),
     "stablehlo.compare": (
         "shlo_cli.dialects.stablehlo.specialize",
         "shlo_cli.dialects.stablehlo.specialize_narrow",
@@ -114,6 +117,9 @@ BIND_OPS = {
         "shlo_cli.dialects.stablehlo.specialize_narrow",
         "shlo_cli.dialects.stablehlo.specialize_scalar",
     ),
+    "stablehlo.floor": (
+        "shlo_cli.dialects.stablehlo.specialize_scalar",
+    ),
     "stablehlo.gather": (
         "shlo_cli.dialects.stablehlo.specialize_gather",
         "shlo_cli.dialects.stablehlo.specialize_index_plan",
@@ -167,6 +173,9 @@ BIND_OPS = {
     "stablehlo.popcnt": (
         "shlo_cli.dialects.stablehlo.specialize_int",
     ),
+    "stablehlo.power": (
+        "shlo_cli.dialects.stablehlo.specialize_scalar",
+    ),
     "stablehlo.reduce": (
         "shlo_cli.dialects.stablehlo.specialize_reduce",
         "shlo_cli.dialects.stablehlo.specialize_argreduce",
@@ -182,6 +191,12 @@ BIND_OPS = {
     ),
     "stablehlo.reshape": (
         "shlo_cli.dialects.stablehlo.specialize",
+        "shlo_cli.dialects.stablehlo.specialize_scalar",
+    ),
+    "stablehlo.round_nearest_afz": (
+        "shlo_cli.dialects.stablehlo.specialize_scalar",
+    ),
+    "stablehlo.round_nearest_even": (
         "shlo_cli.dialects.stablehlo.specialize_scalar",
     ),
     "stablehlo.rsqrt": (

@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from ..dialects.stablehlo.specialize_scalar import EXACT_FROM
 from ..ir.core import Value
 from ..ir.types import TensorType, element_type, numpy_dtype
 from . import scalar_ops
@@ -104,10 +105,10 @@ _INTEGER_OPS = {"stablehlo.maximum": "max", "stablehlo.minimum": "min",
 # Results that are quiet whatever their operands (a converted operand may be unclean); the
 # integer ops' 0-d kernels return numpy scalars even of 0-d arrays, and an integer has no
 # bit a conversion loses.
-QUIETING = frozenset(("arith", "compare", "unary", "logistic", "convert", *_INTEGER_OPS.values(),
-                      *scalar_ops.INTEGER.values()))
+QUIETING = frozenset(("arith", "compare", "unary", "logistic", "convert", "round", "pow",
+                      *_INTEGER_OPS.values(), *scalar_ops.INTEGER.values()))
 # Tags whose rare cases run the step's kernel on numpy scalars (`_kernel`).
-_KERNEL_REDO = frozenset(("convert", "logistic", *_INTEGER_OPS.values(),
+_KERNEL_REDO = frozenset(("convert", "logistic", "round", "pow", *_INTEGER_OPS.values(),
                           *scalar_ops.INTEGER.values(), *scalar_ops.FLOAT.values()))
 
 
@@ -167,6 +168,10 @@ def classify(step: Any) -> str | None:
             return "unary"
         if getattr(getattr(fn, "logistic_exp", None), "interval", None) is not None:
             return "logistic"
+        if getattr(fn, "rounding", None) is not None:
+            return "round"
+    if len(op.operands) == 2 and result.is_float and getattr(fn, "finite_pow", None):
+        return "pow"
     return None
 
 
@@ -344,6 +349,8 @@ def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[s
             return _logistic(kind, step.fn.logistic_exp, args[0], target, key, ns)
         if tag == "convert":
             return _converted(step, args, target, key)
+        if tag in ("round", "pow"):
+            return _rounding_or_power(tag, kind, step.fn, args, target, key, ns)
         if tag in scalar_ops.INTEGER.values():
             return scalar_ops.integer_lines(tag, kind, list(args), target, key)
         if tag in scalar_ops.FLOAT.values():
@@ -402,6 +409,25 @@ def _logistic(kind: Kind, exp: Any, a: str, t: str, key: str, ns: dict[str, Any]
     call = _libm_call(exp, t, f"{key}E", ns)
     return [f"{t} = -{a}", _rounded(kind, call, t), _rounded(kind, f"1.0 + {t}", t),
             _rounded(kind, f"1.0 / {t}", t), f"if {t} != {t}: {t} = {key}({a})"]
+
+
+def _rounding_or_power(tag: str, kind: Kind, fn: Any, args: Sequence[str], t: str, key: str,
+                       ns: dict[str, Any]) -> list[str]:
+    """`t` = floor/ceil/round of a (a float of the integer the kernel's `rounding` picks,
+    given a's sign), or a ** b (the kernel's `finite_pow`, rounded once), as the 0-d
+    kernels compute them (specialize_scalar._rounding, _power); what they leave to the
+    general evaluator (NaN, infinite and huge operands; pow's overflows and invalid
+    cases) is the kernel's (`key`)."""
+    a = args[0]
+    if tag == "round":
+        ns[f"{key}R"], ns["_copysign"] = fn.rounding, math.copysign
+        return [f"{t} = _copysign(float({key}R({a})), {a}) if {-EXACT_FROM!r} < {a} < "
+                f"{EXACT_FROM!r} else {key}({a})"]
+    b, top = args[1], sys.float_info.max
+    ns[f"{key}P"] = fn.finite_pow
+    value = (f"{key}P({a}, {b}) if {-top!r} <= {a} <= {top!r} and {-top!r} <= {b} <= {top!r}"
+             f" else {key}({a}, {b})")
+    return [_rounded(kind, value, t), f"if {t} != {t}: {t} = {key}({a}, {b})"]
 
 
 def _rounded(kind: Kind, value: str, target: str) -> str:

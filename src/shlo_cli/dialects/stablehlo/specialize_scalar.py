@@ -144,14 +144,23 @@ def _logistic(to: type, general: Kernel) -> Kernel:
     return kernel
 
 
+def finite_pow(a: float, b: float) -> float:
+    """math.pow of finite a and b, which is the C library's pow (CPython calls it for
+    finite arguments), or NaN where math.pow raises (an overflow; a negative base to a
+    non-integer power): the callers redo those with the general evaluator."""
+    try:
+        return math.pow(a, b)
+    except (OverflowError, ValueError):
+        return math.nan
+
+
 def _power(to: type, general: Kernel) -> Kernel:
-    """x ** y of finite operands as the C library's pow (math.pow calls it for finite
-    arguments) rounded once to `to`, which is what the general evaluator computes (an Adam
-    step's bias corrections `b1 ** t`: a dozen whole-array passes there). Non-finite
-    operands (signalling NaNs, C99's special cases) and the results math.pow refuses (an
-    overflow, a negative base to a non-integer power) take the general path."""
+    """x ** y of finite operands as the C library's pow rounded once to `to`, which is what
+    the general evaluator computes (an Adam step's bias corrections `b1 ** t`: a dozen
+    whole-array passes there). Non-finite operands (signalling NaNs, C99's special cases)
+    and the results `finite_pow` leaves NaN take the general path."""
     cell: np.ndarray = np.empty((), to)
-    power, finite = math.pow, math.isfinite
+    finite = math.isfinite
 
     def kernel(x: Any, y: Any) -> Any:
         if x.ndim or y.ndim:
@@ -159,11 +168,52 @@ def _power(to: type, general: Kernel) -> Kernel:
         a, b = float(x), float(y)
         if not (finite(a) and finite(b)):
             return general(x, y)
-        try:
-            cell[()] = power(a, b)
-        except (OverflowError, ValueError):
+        r = finite_pow(a, b)
+        if r != r:
             return general(x, y)
+        cell[()] = r
         return cell[()]
+    kernel.finite_pow = finite_pow  # type: ignore[attr-defined]  # (pyscalar.py writes it out)
+    return kernel
+
+
+EXACT_FROM = 2.0 ** 52  # doubles (and narrower floats) this large are integers already
+
+
+def _away(v: float) -> int:
+    """v (|v| < 2^52) rounded to the nearest integer, halves away from zero (the fraction
+    m - floor(m) of m = |v| is exact)."""
+    m = abs(v)
+    r = math.floor(m)
+    if m - r >= 0.5:
+        r += 1
+    return r if v >= 0 else -r
+
+
+# The integer each rounding op picks for a double below 2^52 in magnitude (Python's round
+# breaks ties to even).
+ROUNDINGS: dict[str, Callable[[float], int]] = {
+    "stablehlo.floor": math.floor, "stablehlo.ceil": math.ceil,
+    "stablehlo.round_nearest_even": round, "stablehlo.round_nearest_afz": _away}
+
+
+def _rounding(to_integer: Callable[[float], int], to: type, general: Kernel) -> Kernel:
+    """floor, ceil or a round-to-integer of a value below 2^52 in magnitude: the integer as
+    a float, given the operand's sign (IEEE's sign of a zero result: floor(0.5) is +0,
+    ceil(-0.5) and round(-0.3) are -0), exact in every float type. Larger values,
+    infinities and NaN take the general path."""
+    cell: np.ndarray = np.empty((), to)
+    copysign = math.copysign
+
+    def kernel(x: Any) -> Any:
+        if x.ndim:
+            return general(x)
+        v = float(x)
+        if -EXACT_FROM < v < EXACT_FROM:
+            cell[()] = copysign(float(to_integer(v)), v)
+            return cell[()]
+        return general(x)
+    kernel.rounding = to_integer  # type: ignore[attr-defined]  # (pyscalar.py writes it out)
     return kernel
 
 
@@ -281,6 +331,8 @@ def bind_scalar(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
         return _logistic(operand.type, general)
     if name == "stablehlo.power":
         return _power(operand.type, general)
+    if name in ROUNDINGS:
+        return _rounding(ROUNDINGS[name], operand.type, general)
     if name in ("stablehlo.maximum", "stablehlo.minimum"):
         return _extremum(name == "stablehlo.maximum", bind_after(bind_scalar, op, opdef, kwargs))
     if name == "stablehlo.sign":
@@ -297,6 +349,7 @@ _HANDLED = frozenset(("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply
                       "stablehlo.reshape", "stablehlo.sqrt", "stablehlo.rsqrt",
                       "stablehlo.logistic", "stablehlo.maximum", "stablehlo.minimum",
                       "stablehlo.convert", "stablehlo.abs", "stablehlo.sign",
-                      "stablehlo.power"))
+                      "stablehlo.power", "stablehlo.floor", "stablehlo.ceil",
+                      "stablehlo.round_nearest_even", "stablehlo.round_nearest_afz"))
 
 register_bind_hook(bind_scalar, 20, ops=_HANDLED)
