@@ -320,12 +320,14 @@ def test_roundings(b: str, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     assert np.asarray(got[0]).tobytes() == np.asarray(want[0]).tobytes()
 
 
-POWERS = MAP.replace("%xs: tensor<{n}x{t}>)", "%xs: tensor<{n}x{t}>, %ps: tensor<{n}x{t}>)").replace(
+# MAP with a second operand %p read from %ps; the op's result %yp feeds a subtraction (a
+# result left unrounded would show)
+BINARY = MAP.replace("%xs: tensor<{n}x{t}>)", "%xs: tensor<{n}x{t}>, %ps: tensor<{n}x{t}>)").replace(
     "      %y = stablehlo.{name} %u : tensor<{t}>",
     "      %p0 = stablehlo.dynamic_slice %ps, %i, sizes = [1] : (tensor<{n}x{t}>, tensor<i32>) -> tensor<1x{t}>\n"
     "      %p = stablehlo.reshape %p0 : (tensor<1x{t}>) -> tensor<{t}>\n"
-    "      %yp = stablehlo.power %u, %p : tensor<{t}>\n"
-    "      %y = stablehlo.subtract %yp, %p : tensor<{t}>")  # (an unrounded power would show)
+    "      %yp = stablehlo.{name} %u, %p : tensor<{t}>\n"
+    "      %y = stablehlo.subtract %yp, %p : tensor<{t}>")
 
 
 @pytest.mark.parametrize("b", ["f32", "f64"])
@@ -344,8 +346,78 @@ def test_power(b: str, monkeypatch: pytest.MonkeyPatch) -> None:
     dtype = TYPES[b]
     with np.errstate(all="ignore"):
         xs, ps = bases.astype(dtype), powers.astype(dtype)
-    text = POWERS.format(n=xs.size, t=b, name="power")
+    text = BINARY.format(n=xs.size, t=b, name="power")
     got, source = _run(text, [xs, ps], True, monkeypatch)
     want = _general(text, [xs, ps], monkeypatch)
     assert re.search(r"w\w+P\(", source)
     assert np.asarray(got[0]).tobytes() == np.asarray(want[0]).tobytes()
+
+
+@pytest.mark.parametrize("b", ["f32", "f64"])
+@pytest.mark.parametrize("name", ["sqrt", "rsqrt"])
+def test_roots(b: str, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """sqrt and 1/sqrt of positive values as a double root rounded once; zeros, negative
+    values (NaN), NaN and the infinities the kernel's."""
+    source = _check(b, b, f"%y = stablehlo.{name} %u : tensor<{b}>", "LT", 30, monkeypatch,
+                    exact_type=False)
+    assert "_sqrt(" in source
+    rng = np.random.default_rng(4)
+    with np.errstate(all="ignore"):
+        xs = np.concatenate([np.abs(rng.standard_normal(700)) * 10.0 ** rng.integers(-30, 30, 700),
+                             EDGES]).astype(TYPES[b])
+    text = MAP.replace("      %y = stablehlo.{name} %u : tensor<{t}>",  # (used unrounded: shows)
+                       "      %yp = stablehlo.{name} %u : tensor<{t}>\n"
+                       "      %y = stablehlo.subtract %yp, %u : tensor<{t}>").format(n=xs.size, t=b, name=name)
+    got, source = _run(text, [xs], True, monkeypatch)
+    want = _general(text, [xs], monkeypatch)
+    assert "_sqrt(" in source
+    assert np.asarray(got[0]).tobytes() == np.asarray(want[0]).tobytes()
+
+
+@pytest.mark.parametrize("b", ["f32", "f64"])
+def test_float_remainder(b: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """fmod of floats as math.fmod: signs of dividend and divisor, results of zero (their
+    sign the dividend's), tiny and huge quotients; a zero divisor, infinities and NaN the
+    kernel's."""
+    source = _check(b, b, f"%y = stablehlo.remainder %u, %e : tensor<{b}>", "LT", 30, monkeypatch,
+                    exact_type=False)
+    assert "_fmod(" in source
+    rng = np.random.default_rng(6)
+    xs = np.concatenate([rng.standard_normal(600) * 10.0 ** rng.integers(-5, 8, 600), EDGES])
+    ps = np.concatenate([rng.standard_normal(400) * 10.0 ** rng.integers(-5, 8, 400),
+                         rng.choice([2.0, -2.0, 0.5, 6.283185307179586, 1e-30], 200 + len(EDGES))])
+    xs[:50] = np.round(xs[:50]) * 2.0  # (exact multiples of 2.0: zero results)
+    ps[:50] = 2.0
+    with np.errstate(all="ignore"):
+        xs, ps = xs.astype(TYPES[b]), ps.astype(TYPES[b])
+    text = BINARY.format(n=xs.size, t=b, name="remainder")
+    got, source = _run(text, [xs, ps], True, monkeypatch)
+    want = _general(text, [xs, ps], monkeypatch)
+    assert "_fmod(" in source
+    assert np.asarray(got[0]).tobytes() == np.asarray(want[0]).tobytes()
+
+
+@pytest.mark.parametrize("b", ["f32", "f64"])
+def test_float_clamp(b: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """clamp(low, %u, high): the value, the low or the high bound in strict order; equal
+    values, signed zeros, NaN and a low bound above the high one the kernel's. (The bounds
+    are computed in the step: a value read from numpy, which a clamp may pass on, would
+    keep the op on its kernel.)"""
+    op = (f"%l = stablehlo.subtract %e, %u : tensor<{b}>\n      %hh = stablehlo.add %e, %u : tensor<{b}>\n"
+          f"      %y = stablehlo.clamp %l, %u, %hh : tensor<{b}>")
+    source = _check(b, b, op, "LT", 40, monkeypatch, exact_type=False)
+    assert re.search(r"= (\w+) if \w+ < \1 < \w+ else", source)
+    rng = np.random.default_rng(8)
+    xs = np.concatenate([rng.standard_normal(700) * 2, EDGES, [0.5, -0.5, 0.0, -0.0]])
+    xs = xs.astype(TYPES[b])
+    text = (MAP.replace("%xs: tensor<{n}x{t}>)", "%xs: tensor<{n}x{t}>, %lo: tensor<{t}>, %hi: tensor<{t}>)")
+            .replace("      %y = stablehlo.{name} %u : tensor<{t}>",
+                     "      %l = stablehlo.subtract %lo, %h : tensor<{t}>\n"
+                     "      %hh = stablehlo.subtract %hi, %h : tensor<{t}>\n"
+                     "      %y = stablehlo.clamp %l, %u, %hh : tensor<{t}>"))
+    for low, high in ((-0.5, 0.5), (0.0, 1.0), (-0.0, 0.0), (1.0, -1.0), (np.nan, 1.0)):
+        args = [xs, TYPES[b](low), TYPES[b](high)]
+        got, source = _run(text.format(n=xs.size, t=b), args, True, monkeypatch)
+        want = _general(text.format(n=xs.size, t=b), args, monkeypatch)
+        assert re.search(r"= (\w+) if \w+ < \1 < \w+ else", source)
+        assert np.asarray(got[0]).tobytes() == np.asarray(want[0]).tobytes(), (low, high)

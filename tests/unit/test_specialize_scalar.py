@@ -58,7 +58,7 @@ def _same(a: object, b: object) -> bool:
 
 def _program(body: str, elem: str, arity: int, result: str | None = None) -> str:
     t = f"tensor<{elem}>"
-    params = ", ".join(f"%{n}: {t}" for n in "ab"[:arity])
+    params = ", ".join(f"%{n}: {t}" for n in "abc"[:arity])
     return (f"func.func @main({params}) -> {result or t} {{\n  {body.format(T=t)}\n"
             f"  func.return %0 : {result or t}\n}}\n")
 
@@ -140,6 +140,33 @@ def test_power(elem: str) -> None:
                    [whole, whole[::-1].copy()], False)
     with np.errstate(all="ignore"):
         assert _same(kernels[0](whole, whole[::-1].copy()), slow[0])
+
+
+@pytest.mark.parametrize("elem", FLOATS)
+def test_float_remainder(elem: str) -> None:
+    """fmod of 0-d floats: zero divisors, infinities, NaN, signed zero results."""
+    text = _program("%0 = stablehlo.remainder %a, %b : {T}", elem, 2)
+    values = _values(elem, 6) + [ELEMS[elem](v) for v in (4.0, -4.0, 2.0, -2.0, 0.75)]
+    for a, b in itertools.product(values, values):
+        fast, kernels = _run(text, [np.array(a), np.array(b)], True)
+        slow, _ = _run(text, [np.array(a), np.array(b)], False)
+        assert _same(fast[0], slow[0]), (elem, a, b, fast[0], slow[0])
+    assert kernels[0].__qualname__.startswith("_remainder.")
+
+
+@pytest.mark.parametrize("elem", FLOATS)
+def test_float_clamp(elem: str) -> None:
+    """clamp of 0-d floats: the value or a bound in strict order; equal values (signed
+    zeros), NaN anywhere and a low bound above the high one."""
+    text = _program("%0 = stablehlo.clamp %a, %b, %c : {T}", elem, 3).replace(
+        "%b: tensor", "%b: tensor", 1)
+    values = _values(elem, 3)
+    values = values[:8] + values[-3:] + [ELEMS[elem](v) for v in (0.25, -0.25)]
+    for lo, x, hi in itertools.product(values, values, values):
+        fast, kernels = _run(text, [lo, x, hi], True)
+        slow, _ = _run(text, [lo, x, hi], False)
+        assert _same(fast[0], slow[0]), (elem, lo, x, hi, fast[0], slow[0])
+    assert kernels[0].__qualname__.startswith("_clamp.")
 
 
 @pytest.mark.parametrize("source", FLOATS)

@@ -57,6 +57,9 @@ BIND_OPS = {
     "stablehlo.ceil": (
         "shlo_cli.dialects.stablehlo.specialize_scalar",
     ),
+    "stablehlo.clamp": (
+        "shlo_cli.dialects.stablehlo.specialize_scalar",
+    ),
     "stablehlo.compare": (
         "shlo_cli.dialects.stablehlo.specialize",
         "shlo_cli.dialects.stablehlo.specialize_narrow",
@@ -188,6 +191,7 @@ BIND_OPS = {
     ),
     "stablehlo.remainder": (
         "shlo_cli.dialects.stablehlo.specialize_int",
+        "shlo_cli.dialects.stablehlo.specialize_scalar",
     ),
     "stablehlo.reshape": (
         "shlo_cli.dialects.stablehlo.specialize",

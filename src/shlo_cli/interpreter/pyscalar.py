@@ -105,10 +105,13 @@ _INTEGER_OPS = {"stablehlo.maximum": "max", "stablehlo.minimum": "min",
 # Results that are quiet whatever their operands (a converted operand may be unclean); the
 # integer ops' 0-d kernels return numpy scalars even of 0-d arrays, and an integer has no
 # bit a conversion loses.
-QUIETING = frozenset(("arith", "compare", "unary", "logistic", "convert", "round", "pow",
+QUIETING = frozenset(("arith", "compare", "unary", "logistic", "convert", "round", "pow", "root",
+                      "fmod",
                       *_INTEGER_OPS.values(), *scalar_ops.INTEGER.values()))
+# Float tags whose lines `_written` gives.
+_WRITTEN = ("round", "pow", "root", "fmod", "fclamp")
 # Tags whose rare cases run the step's kernel on numpy scalars (`_kernel`).
-_KERNEL_REDO = frozenset(("convert", "logistic", "round", "pow", *_INTEGER_OPS.values(),
+_KERNEL_REDO = frozenset(("convert", "logistic", *_WRITTEN, *_INTEGER_OPS.values(),
                           *scalar_ops.INTEGER.values(), *scalar_ops.FLOAT.values()))
 
 
@@ -170,8 +173,14 @@ def classify(step: Any) -> str | None:
             return "logistic"
         if getattr(fn, "rounding", None) is not None:
             return "round"
+        if getattr(fn, "root", None) is not None:
+            return "root"
     if len(op.operands) == 2 and result.is_float and getattr(fn, "finite_pow", None):
         return "pow"
+    if len(op.operands) == 2 and result.is_float and getattr(fn, "fmod", None):
+        return "fmod"
+    if len(op.operands) == 3 and result.is_float and getattr(fn, "float_clamp", False):
+        return "fclamp"
     return None
 
 
@@ -349,8 +358,8 @@ def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[s
             return _logistic(kind, step.fn.logistic_exp, args[0], target, key, ns)
         if tag == "convert":
             return _converted(step, args, target, key)
-        if tag in ("round", "pow"):
-            return _rounding_or_power(tag, kind, step.fn, args, target, key, ns)
+        if tag in _WRITTEN:
+            return _written(tag, kind, step.fn, args, target, key, ns)
         if tag in scalar_ops.INTEGER.values():
             return scalar_ops.integer_lines(tag, kind, list(args), target, key)
         if tag in scalar_ops.FLOAT.values():
@@ -411,22 +420,37 @@ def _logistic(kind: Kind, exp: Any, a: str, t: str, key: str, ns: dict[str, Any]
             _rounded(kind, f"1.0 / {t}", t), f"if {t} != {t}: {t} = {key}({a})"]
 
 
-def _rounding_or_power(tag: str, kind: Kind, fn: Any, args: Sequence[str], t: str, key: str,
-                       ns: dict[str, Any]) -> list[str]:
-    """`t` = floor/ceil/round of a (a float of the integer the kernel's `rounding` picks,
-    given a's sign), or a ** b (the kernel's `finite_pow`, rounded once), as the 0-d
-    kernels compute them (specialize_scalar._rounding, _power); what they leave to the
-    general evaluator (NaN, infinite and huge operands; pow's overflows and invalid
-    cases) is the kernel's (`key`)."""
+def _written(tag: str, kind: Kind, fn: Any, args: Sequence[str], t: str, key: str,
+             ns: dict[str, Any]) -> list[str]:
+    """`t` = the float op `tag` of `args` as its 0-d kernel (specialize_scalar) computes it;
+    what the kernel leaves to the general evaluator (NaN, infinite or huge operands, zeros
+    where signs matter, pow's overflows and invalid cases, fmod by zero) is the kernel's
+    (`key`): floor/ceil/round give the integer the kernel's `rounding` picks the operand's
+    sign; pow is its `finite_pow` rounded once, sqrt/rsqrt of a positive value the double
+    root (or 1 over it) rounded once, fmod math.fmod (exact); clamp passes on the value or
+    bound its strict order picks."""
     a = args[0]
+    top = sys.float_info.max
     if tag == "round":
         ns[f"{key}R"], ns["_copysign"] = fn.rounding, math.copysign
         return [f"{t} = _copysign(float({key}R({a})), {a}) if {-EXACT_FROM!r} < {a} < "
                 f"{EXACT_FROM!r} else {key}({a})"]
-    b, top = args[1], sys.float_info.max
+    if tag == "root":
+        ns["_sqrt"] = math.sqrt
+        root = f"1.0 / _sqrt({a})" if fn.root else f"_sqrt({a})"
+        return [_rounded(kind, f"{root} if {a} > 0.0 else {key}({a})", t)]
+    b = args[1]
+    if tag == "fclamp":  # args: low, x, high
+        x, high = b, args[2]
+        return [f"{t} = {x} if {a} < {x} < {high} else ({a} if {x} < {a} < {high} else "
+                f"({high} if {a} < {high} < {x} else {key}({a}, {x}, {high})))"]
+    finite = f"{-top!r} <= {a} <= {top!r} and {-top!r} <= {b} <= {top!r}"
+    if tag == "fmod":
+        ns["_fmod"] = math.fmod
+        return [_rounded(kind, f"_fmod({a}, {b}) if {finite} and {b} != 0.0 "
+                         f"else {key}({a}, {b})", t)]
     ns[f"{key}P"] = fn.finite_pow
-    value = (f"{key}P({a}, {b}) if {-top!r} <= {a} <= {top!r} and {-top!r} <= {b} <= {top!r}"
-             f" else {key}({a}, {b})")
+    value = f"{key}P({a}, {b}) if {finite} else {key}({a}, {b})"
     return [_rounded(kind, value, t), f"if {t} != {t}: {t} = {key}({a}, {b})"]
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import math
 import operator
+import sys
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -126,6 +127,7 @@ def _root(reciprocal: bool, to: type, general: Kernel) -> Kernel:
         r = sqrt(v)
         cell[()] = 1.0 / r if reciprocal else r
         return cell[()]
+    kernel.root = reciprocal  # type: ignore[attr-defined]  # (pyscalar.py writes it out)
     return kernel
 
 
@@ -231,6 +233,43 @@ def _extremum(largest: bool, general: Kernel) -> Kernel:
     return kernel
 
 
+def _clamp(general: Kernel) -> Kernel:
+    """clamp(low, x, high) = min(max(x, low), high) of floats where the order is strict:
+    x itself strictly inside, low below it, high above it (low < high); equal values
+    (zeros' signs), NaN and low >= high take the next kernel."""
+    def kernel(low: Any, x: Any, high: Any) -> Any:
+        if low.ndim or x.ndim or high.ndim:
+            return general(low, x, high)
+        if low < x < high:
+            return x
+        if x < low < high:
+            return low
+        if low < high < x:
+            return high
+        return general(low, x, high)
+    kernel.float_clamp = True  # type: ignore[attr-defined]  # (pyscalar.py writes it out)
+    return kernel
+
+
+def _remainder(to: type, general: Kernel) -> Kernel:
+    """fmod of finite floats, the divisor nonzero: math.fmod is the C function, whose
+    result is exact (and representable in the operands' type); the rest (a zero divisor,
+    infinities, NaN) takes the general path."""
+    cell: np.ndarray = np.empty((), to)
+    fmod, top = math.fmod, sys.float_info.max
+
+    def kernel(a: Any, b: Any) -> Any:
+        if a.ndim or b.ndim:
+            return general(a, b)
+        x, y = float(a), float(b)
+        if -top <= x <= top and -top <= y <= top and y != 0.0:
+            cell[()] = fmod(x, y)
+            return cell[()]
+        return general(a, b)
+    kernel.fmod = fmod  # type: ignore[attr-defined]  # (pyscalar.py writes it out)
+    return kernel
+
+
 def _sign(to: type, general: Kernel) -> Kernel:
     """sign of a nonzero number: ±1 of the type; zeros (their sign kept) and NaN take the
     next kernel."""
@@ -333,6 +372,10 @@ def bind_scalar(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
         return _power(operand.type, general)
     if name in ROUNDINGS:
         return _rounding(ROUNDINGS[name], operand.type, general)
+    if name == "stablehlo.clamp":
+        return _clamp(bind_after(bind_scalar, op, opdef, kwargs))
+    if name == "stablehlo.remainder":
+        return _remainder(operand.type, general)
     if name in ("stablehlo.maximum", "stablehlo.minimum"):
         return _extremum(name == "stablehlo.maximum", bind_after(bind_scalar, op, opdef, kwargs))
     if name == "stablehlo.sign":
@@ -350,6 +393,7 @@ _HANDLED = frozenset(("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply
                       "stablehlo.logistic", "stablehlo.maximum", "stablehlo.minimum",
                       "stablehlo.convert", "stablehlo.abs", "stablehlo.sign",
                       "stablehlo.power", "stablehlo.floor", "stablehlo.ceil",
-                      "stablehlo.round_nearest_even", "stablehlo.round_nearest_afz"))
+                      "stablehlo.round_nearest_even", "stablehlo.round_nearest_afz",
+                      "stablehlo.clamp", "stablehlo.remainder"))
 
 register_bind_hook(bind_scalar, 20, ops=_HANDLED)
