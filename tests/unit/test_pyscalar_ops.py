@@ -421,3 +421,30 @@ def test_float_clamp(b: str, monkeypatch: pytest.MonkeyPatch) -> None:
         want = _general(text.format(n=xs.size, t=b), args, monkeypatch)
         assert re.search(r"= (\w+) if \w+ < \1 < \w+ else", source)
         assert np.asarray(got[0]).tobytes() == np.asarray(want[0]).tobytes(), (low, high)
+
+
+@pytest.mark.parametrize("b", ["f32", "f64"])
+def test_atan2(b: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """atan2(y, x) of a nonzero finite y as the C library's, rounded once: every quadrant,
+    tiny and huge ratios; zeros, infinities and NaN the kernel's."""
+    source = _check(b, b, f"%y = stablehlo.atan2 %u, %e : tensor<{b}>", "LT", 30, monkeypatch,
+                    exact_type=False)
+    assert "_atan2(" in source
+    rng = np.random.default_rng(9)
+    ys = np.concatenate([rng.standard_normal(600) * 10.0 ** rng.integers(-6, 6, 600), EDGES])
+    xs = np.concatenate([rng.standard_normal(600) * 10.0 ** rng.integers(-6, 6, 600), EDGES[::-1]])
+    with np.errstate(all="ignore"):
+        ys, xs = ys.astype(TYPES[b]), xs.astype(TYPES[b])
+    text = BINARY.format(n=ys.size, t=b, name="atan2")
+    got, source = _run(text, [ys, xs], True, monkeypatch)
+    want = _general(text, [ys, xs], monkeypatch)
+    assert "_atan2(" in source
+    assert np.asarray(got[0]).tobytes() == np.asarray(want[0]).tobytes()
+
+
+@pytest.mark.parametrize("a", ["f32", "f64"])
+def test_is_finite(a: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """is_finite as a range test: NaN, both infinities, the largest finite values."""
+    source = _check(a, "i1", f"%y = stablehlo.is_finite %u : (tensor<{a}>) -> tensor<i1>", "LT",
+                    30, monkeypatch, exact_type=False)
+    assert re.search(r"= -1.7976931348623157e\+308 <= \w+ <= 1.7976931348623157e\+308$", source, re.M)

@@ -155,6 +155,29 @@ def test_float_remainder(elem: str) -> None:
 
 
 @pytest.mark.parametrize("elem", FLOATS)
+def test_atan2(elem: str) -> None:
+    """atan2 of 0-d floats: every quadrant, zeros of both signs in either operand, the
+    infinities and NaN, tiny and huge ratios."""
+    text = _program("%0 = stablehlo.atan2 %a, %b : {T}", elem, 2)
+    values = _values(elem, 6) + [ELEMS[elem](v) for v in (-2.0, 3.0, -1e-3)]
+    for a, b in itertools.product(values, values):
+        fast, kernels = _run(text, [np.array(a), np.array(b)], True)
+        slow, _ = _run(text, [np.array(a), np.array(b)], False)
+        assert _same(fast[0], slow[0]), (elem, a, b, fast[0], slow[0])
+    assert kernels[0].__qualname__.startswith("_atan2.")
+
+
+@pytest.mark.parametrize("elem", FLOATS)
+def test_is_finite(elem: str) -> None:
+    text = _program("%0 = stablehlo.is_finite %a : ({T}) -> tensor<i1>", elem, 1, "tensor<i1>")
+    for a in _values(elem, 10):
+        fast, kernels = _run(text, [a], True)
+        slow, _ = _run(text, [np.array(a)], False)
+        assert bool(fast[0]) == bool(slow[0]) and np.asarray(fast[0]).dtype == np.bool_, a
+    assert kernels[0].__qualname__.startswith("_is_finite.")
+
+
+@pytest.mark.parametrize("elem", FLOATS)
 def test_float_clamp(elem: str) -> None:
     """clamp of 0-d floats: the value or a bound in strict order; equal values (signed
     zeros), NaN anywhere and a low bound above the high one."""

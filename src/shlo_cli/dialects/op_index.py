@@ -46,6 +46,9 @@ BIND_OPS = {
     "stablehlo.and": (
         "shlo_cli.dialects.stablehlo.specialize_bits",
     ),
+    "stablehlo.atan2": (
+        "shlo_cli.dialects.stablehlo.specialize_scalar",
+    ),
     "stablehlo.broadcast_in_dim": (
         "shlo_cli.dialects.stablehlo.specialize",
     ),
@@ -126,6 +129,9 @@ BIND_OPS = {
     "stablehlo.gather": (
         "shlo_cli.dialects.stablehlo.specialize_gather",
         "shlo_cli.dialects.stablehlo.specialize_index_plan",
+    ),
+    "stablehlo.is_finite": (
+        "shlo_cli.dialects.stablehlo.specialize_scalar",
     ),
     "stablehlo.log": (
         "shlo_cli.dialects.stablehlo.specialize",

@@ -106,10 +106,10 @@ _INTEGER_OPS = {"stablehlo.maximum": "max", "stablehlo.minimum": "min",
 # integer ops' 0-d kernels return numpy scalars even of 0-d arrays, and an integer has no
 # bit a conversion loses.
 QUIETING = frozenset(("arith", "compare", "unary", "logistic", "convert", "round", "pow", "root",
-                      "fmod",
+                      "fmod", "atan2", "isfinite",
                       *_INTEGER_OPS.values(), *scalar_ops.INTEGER.values()))
 # Float tags whose lines `_written` gives.
-_WRITTEN = ("round", "pow", "root", "fmod", "fclamp")
+_WRITTEN = ("round", "pow", "root", "fmod", "atan2", "fclamp")
 # Tags whose rare cases run the step's kernel on numpy scalars (`_kernel`).
 _KERNEL_REDO = frozenset(("convert", "logistic", *_WRITTEN, *_INTEGER_OPS.values(),
                           *scalar_ops.INTEGER.values(), *scalar_ops.FLOAT.values()))
@@ -160,6 +160,9 @@ def classify(step: Any) -> str | None:
     if tag is not None and all(k.dtype.kind in "iub" for k in kinds) \
             and all(k is result for k in kinds) and (tag != "rem" or result.dtype.kind != "b"):
         return tag
+    if (name == "stablehlo.is_finite" and getattr(fn, "is_finite", False)
+            and kinds[0].is_float and result.dtype.kind == "b"):
+        return "isfinite"
     if not all(k is result for k in kinds):
         return None
     tag = (scalar_ops.FLOAT if result.is_float else scalar_ops.INTEGER
@@ -179,6 +182,8 @@ def classify(step: Any) -> str | None:
         return "pow"
     if len(op.operands) == 2 and result.is_float and getattr(fn, "fmod", None):
         return "fmod"
+    if len(op.operands) == 2 and result.is_float and getattr(fn, "atan2", None):
+        return "atan2"
     if len(op.operands) == 3 and result.is_float and getattr(fn, "float_clamp", False):
         return "fclamp"
     return None
@@ -349,6 +354,9 @@ def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[s
         return [f"{target} = {args[1]} if {args[0]} else {args[2]}"]
     if tag == "negate":
         return [f"{target} = -{args[0]}"]
+    if tag == "isfinite":  # (NaN and the infinities fail)
+        top = sys.float_info.max
+        return [f"{target} = {-top!r} <= {args[0]} <= {top!r}"]
     if kind.f32:
         ns["_cell"] = ns.get("_cell") or memoryview(bytearray(4)).cast("f")
     if tag in _KERNEL_REDO:
@@ -427,8 +435,8 @@ def _written(tag: str, kind: Kind, fn: Any, args: Sequence[str], t: str, key: st
     where signs matter, pow's overflows and invalid cases, fmod by zero) is the kernel's
     (`key`): floor/ceil/round give the integer the kernel's `rounding` picks the operand's
     sign; pow is its `finite_pow` rounded once, sqrt/rsqrt of a positive value the double
-    root (or 1 over it) rounded once, fmod math.fmod (exact); clamp passes on the value or
-    bound its strict order picks."""
+    root (or 1 over it) rounded once, fmod math.fmod (exact), atan2 of a nonzero y the C
+    library's rounded once; clamp passes on the value or bound its strict order picks."""
     a = args[0]
     top = sys.float_info.max
     if tag == "round":
@@ -448,6 +456,10 @@ def _written(tag: str, kind: Kind, fn: Any, args: Sequence[str], t: str, key: st
     if tag == "fmod":
         ns["_fmod"] = math.fmod
         return [_rounded(kind, f"_fmod({a}, {b}) if {finite} and {b} != 0.0 "
+                         f"else {key}({a}, {b})", t)]
+    if tag == "atan2":
+        ns["_atan2"] = math.atan2
+        return [_rounded(kind, f"_atan2({a}, {b}) if {a} != 0.0 and {finite} "
                          f"else {key}({a}, {b})", t)]
     ns[f"{key}P"] = fn.finite_pow
     value = f"{key}P({a}, {b}) if {finite} else {key}({a}, {b})"

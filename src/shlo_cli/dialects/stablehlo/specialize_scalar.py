@@ -270,6 +270,38 @@ def _remainder(to: type, general: Kernel) -> Kernel:
     return kernel
 
 
+def _atan2(to: type, general: Kernel) -> Kernel:
+    """atan2(y, x) of finite operands, y nonzero: math.atan2 calls the C library's atan2
+    there (its zeros and infinities it answers itself: those take the general path, the C
+    library's), rounded once as the general evaluator rounds it."""
+    cell: np.ndarray = np.empty((), to)
+    atan2, top = math.atan2, sys.float_info.max
+
+    def kernel(y: Any, x: Any) -> Any:
+        if y.ndim or x.ndim:
+            return general(y, x)
+        a, b = float(y), float(x)
+        if a != 0.0 and -top <= a <= top and -top <= b <= top:
+            cell[()] = atan2(a, b)
+            return cell[()]
+        return general(y, x)
+    kernel.atan2 = atan2  # type: ignore[attr-defined]  # (pyscalar.py writes it out)
+    return kernel
+
+
+def _is_finite(general: Kernel) -> Kernel:
+    """is_finite of a 0-d native float: whether it lies within double's range (NaN does
+    not), as a numpy bool."""
+    top, true, false = sys.float_info.max, np.bool_(True), np.bool_(False)
+
+    def kernel(x: Any) -> Any:
+        if x.ndim:
+            return general(x)
+        return true if -top <= float(x) <= top else false
+    kernel.is_finite = True  # type: ignore[attr-defined]  # (pyscalar.py writes it out)
+    return kernel
+
+
 def _sign(to: type, general: Kernel) -> Kernel:
     """sign of a nonzero number: ±1 of the type; zeros (their sign kept) and NaN take the
     next kernel."""
@@ -345,6 +377,10 @@ def bind_scalar(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
                 and direction in _COMPARE):
             return _COMPARE[direction]
         return None
+    if name == "stablehlo.is_finite":
+        if operand in NATIVE_FLOATS and dtypes[1] == np.bool_ and opdef.evaluate is not None:
+            return _is_finite(opdef.evaluate)
+        return None
     if name == "stablehlo.convert":
         if operand in NATIVE_FLOATS and dtypes[1] in NATIVE_INTS:
             return _float_to_int(dtypes[1], bind_after(bind_scalar, op, opdef, kwargs))
@@ -376,6 +412,8 @@ def bind_scalar(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
         return _clamp(bind_after(bind_scalar, op, opdef, kwargs))
     if name == "stablehlo.remainder":
         return _remainder(operand.type, general)
+    if name == "stablehlo.atan2":
+        return _atan2(operand.type, general)
     if name in ("stablehlo.maximum", "stablehlo.minimum"):
         return _extremum(name == "stablehlo.maximum", bind_after(bind_scalar, op, opdef, kwargs))
     if name == "stablehlo.sign":
@@ -394,6 +432,7 @@ _HANDLED = frozenset(("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply
                       "stablehlo.convert", "stablehlo.abs", "stablehlo.sign",
                       "stablehlo.power", "stablehlo.floor", "stablehlo.ceil",
                       "stablehlo.round_nearest_even", "stablehlo.round_nearest_afz",
-                      "stablehlo.clamp", "stablehlo.remainder"))
+                      "stablehlo.clamp", "stablehlo.remainder", "stablehlo.atan2",
+                      "stablehlo.is_finite"))
 
 register_bind_hook(bind_scalar, 20, ops=_HANDLED)
