@@ -173,3 +173,58 @@ def test_masks_of_invariant_values_moved(steps: int, monkeypatch: pytest.MonkeyP
         for name, moved in (("stablehlo.compare", 2), ("stablehlo.select", 2),
                             ("stablehlo.not", 1), ("stablehlo.and", 1), ("stablehlo.or", 0)):
             assert plain.count(name) - names.count(name) == moved, name
+
+
+UNARY = ("floor", "ceil", "round_nearest_even", "round_nearest_afz", "sine", "cosine", "tan",
+         "cbrt", "exponential_minus_one", "log_plus_one", "sign")
+BINARY = ("power", "remainder", "atan2")
+
+
+def _math_program() -> str:
+    """A loop adding f(q) for each float op f on its unchanged operands %q, %p to %h."""
+    t = "tensor<8xf32>"
+    lines = [f"%u{k} = stablehlo.{name} %qq : {t}" for k, name in enumerate(UNARY)]
+    lines += [f"%b{k} = stablehlo.{name} %qq, %pp : {t}" for k, name in enumerate(BINARY)]
+    lines += [f"%cl = stablehlo.clamp %lo, %qq, %pp : (tensor<f32>, {t}, {t}) -> {t}",
+              f"%fin = stablehlo.is_finite %qq : ({t}) -> tensor<8xi1>",
+              f"%fz = stablehlo.select %fin, %qq, %pp : tensor<8xi1>, {t}"]
+    terms = [f"%u{k}" for k in range(len(UNARY))] + [f"%b{k}" for k in range(len(BINARY))]
+    previous = "%h"
+    for k, term in enumerate(terms + ["%cl", "%fz"]):
+        lines.append(f"%s{k} = stablehlo.add {previous}, {term} : {t}")
+        previous = f"%s{k}"
+    body = "\n    ".join(lines)
+    return f"""
+func.func @main(%q: {t}, %p: {t}, %lo: tensor<f32>, %n: tensor<i32>) -> {t} {{
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %h0 = stablehlo.constant dense<0.0> : {t}
+  %r:4 = stablehlo.while(%i = %c0, %h = %h0, %qq = %q, %pp = %p) : tensor<i32>, {t}, {t}, {t}
+  cond {{
+    %c = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }} do {{
+    {body}
+    %c1 = stablehlo.constant dense<1> : tensor<i32>
+    %j = stablehlo.add %i, %c1 : tensor<i32>
+    stablehlo.return %j, {previous}, %qq, %pp : tensor<i32>, {t}, {t}, {t}
+  }}
+  return %r#1 : {t}
+}}
+"""
+
+
+@pytest.mark.parametrize("steps", [0, 1, 3])
+def test_float_math_of_invariant_values_moved(steps: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Roundings, trigonometry, powers, fmod, atan2, clamp and is_finite of the loop's
+    unchanged operands (NaN, both zeros, infinities, halves, negative bases among them)
+    run once; the results are the per-iteration ones bit for bit."""
+    q = np.array([np.nan, -0.0, 0.0, np.inf, -np.inf, -2.5, 0.5, 3.75], np.float32)
+    p = np.array([2.0, -0.0, 0.5, 1.5, -np.inf, 3.0, np.nan, -1.25], np.float32)
+    args = [q, p, np.array(-1.0, np.float32), np.array(steps, np.int32)]
+    text = _math_program()
+    got, names = _run(text, args, True, monkeypatch)
+    want, plain = _run(text, args, False, monkeypatch)
+    assert got[0].dtype == want[0].dtype and got[0].tobytes() == want[0].tobytes()
+    if steps:
+        for name in (*UNARY, *BINARY, "clamp", "is_finite", "select"):
+            assert plain.count(f"stablehlo.{name}") - names.count(f"stablehlo.{name}") == 1, name

@@ -33,10 +33,13 @@ MOVES = frozenset("stablehlo." + n for n in (
 # Float elements only (integer division by zero, conversions out of range stay put).
 FLOAT_MATH = frozenset("stablehlo." + n for n in (
     "add", "subtract", "multiply", "divide", "negate", "abs", "exponential", "log", "tanh",
-    "logistic", "sqrt", "rsqrt", "maximum", "minimum", "convert"))
+    "logistic", "sqrt", "rsqrt", "maximum", "minimum", "convert", "exponential_minus_one",
+    "log_plus_one", "sine", "cosine", "tan", "cbrt", "floor", "ceil", "round_nearest_even",
+    "round_nearest_afz", "sign", "power", "remainder", "atan2", "clamp"))
 # Any element type: a comparison, a pick or bitwise logic (a mask) cannot fail either
 # (jnp.searchsorted's loop compares and canonicalizes its queries on every step).
-PICKS = frozenset("stablehlo." + n for n in ("compare", "select", "and", "or", "xor", "not"))
+PICKS = frozenset("stablehlo." + n for n in ("compare", "select", "and", "or", "xor", "not",
+                                             "is_finite"))
 MAX_ELEMENTS = 1 << 22  # larger results would stay alive for the whole loop
 
 
