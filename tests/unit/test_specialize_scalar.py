@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -208,6 +209,37 @@ def test_float_to_int_convert(source: str, target: str) -> None:
         slow, _ = _run(text, [np.array(a)], False)
         assert _same(fast[0], slow[0]), (source, target, a, fast[0], slow[0])
     assert "specialize_scalar" in kernels[0].__module__
+
+
+NARROW = {"bf16": ml_dtypes.bfloat16, "f16": np.float16, "f8E4M3FN": ml_dtypes.float8_e4m3fn,
+          "f8E5M2": ml_dtypes.float8_e5m2}
+
+
+@pytest.mark.parametrize("narrow", list(NARROW))
+@pytest.mark.parametrize("wide", ["f32", "f64"])
+def test_narrow_float_converts(narrow: str, wide: str) -> None:
+    """f32 -> bf16/f16/f8 (ties to even, overflow, saturation, subnormals, NaN) and every
+    narrow value -> f32/f64: the general path's bits."""
+    rng = np.random.default_rng(len(narrow))
+    dtype = np.dtype(NARROW[narrow])
+    every = np.arange(256, dtype=np.uint8) if dtype.itemsize == 1 else \
+        rng.integers(0, 1 << 16, 400).astype(np.uint16)
+    pairs = [(narrow, wide, list(every.view(dtype)))]
+    if wide == "f32":
+        with np.errstate(all="ignore"):
+            f32 = [np.float32(v) for v in _values("f32", 40)]
+            f32 += [np.float32(v) for v in rng.standard_normal(200) * 10.0 ** rng.integers(-40, 38, 200)]
+            f32 += [np.float32(float(v)) * np.float32(1 + 2 ** -8) for v in every.view(dtype)[:64]]  # near ties
+        pairs.append(("f32", narrow, f32))
+    for source, target, values in pairs:
+        text = (f"func.func @main(%a: tensor<{source}>) -> tensor<{target}> {{\n"
+                f"  %0 = stablehlo.convert %a : (tensor<{source}>) -> tensor<{target}>\n"
+                f"  func.return %0 : tensor<{target}>\n}}\n")
+        for a in values:
+            fast, kernels = _run(text, [np.array(a)], True)
+            slow, _ = _run(text, [np.array(a)], False)
+            assert _same(fast[0], slow[0]), (source, target, a, fast[0], slow[0])
+        assert kernels[0].__qualname__.startswith("_narrow_float_convert."), (source, target)
 
 
 @pytest.mark.parametrize("elem", ["i8", "i32", "i64", "ui16"])

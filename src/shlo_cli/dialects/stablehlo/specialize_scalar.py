@@ -33,7 +33,7 @@ from ...ir.registry import bind_after, register_bind_hook
 from ...ir.types import TensorType
 from ...lazy_imports import lazy
 from .. import libm
-from .elementwise_numerics import NATIVE_FLOATS, NATIVE_INTS
+from .elementwise_numerics import NATIVE_FLOATS, NATIVE_INTS, is_float
 from .specialize import _native_types
 
 Kernel = Callable[..., Any]
@@ -338,6 +338,30 @@ def _float_to_int(to: np.dtype, general: Kernel) -> Kernel:
     return kernel
 
 
+def _narrow_float_pair(source: np.dtype, target: np.dtype) -> bool:
+    """f32 to a float narrower than f32 (bf16, f16, the f8 types: the general path rounds
+    f32 itself once, with astype), or such a float to f32 or f64 (exact)."""
+    def narrow(d: np.dtype) -> bool:
+        return d.kind == "V" or d.kind == "f" and d.itemsize < 4  # (ml_dtypes' kind is V)
+
+    try:
+        return (source == np.float32 and is_float(target) and narrow(target)) or (
+            is_float(source) and narrow(source) and target in (np.float32, np.float64))
+    except TypeError:
+        return False
+
+
+def _narrow_float_convert(to: np.dtype, general: Kernel) -> Kernel:
+    """A 0-d float conversion `_narrow_float_pair` admits, as numpy's cast (what the general
+    path's rounding is for these pairs); NaN, whose payload the general path's double
+    widening may quiet, takes the next kernel (a bf16 RNN's state converted twice a step)."""
+    def kernel(x: Any) -> Any:
+        if x.ndim or x != x:
+            return general(x)
+        return x.astype(to)
+    return kernel
+
+
 def _element(index: tuple[int, ...], general: Kernel) -> Kernel:
     """A size-1 tensor's only element as a numpy scalar (a copy: nothing aliases it)."""
     def kernel(x: Any) -> Any:
@@ -384,6 +408,8 @@ def bind_scalar(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
     if name == "stablehlo.convert":
         if operand in NATIVE_FLOATS and dtypes[1] in NATIVE_INTS:
             return _float_to_int(dtypes[1], bind_after(bind_scalar, op, opdef, kwargs))
+        if _narrow_float_pair(operand, dtypes[1]):
+            return _narrow_float_convert(dtypes[1], bind_after(bind_scalar, op, opdef, kwargs))
         return None
     if any(d != operand for d in dtypes):
         return None
