@@ -62,6 +62,19 @@ def _run(text: str, args: list[np.ndarray], licm: bool,
     return [np.asarray(o) for o in out], names
 
 
+def _check_moved(text: str, args: list[np.ndarray], moved: dict[str, int],
+                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The results with the moves are those without, bit for bit; when the loop runs, the
+    plans hold `moved[name]` fewer steps of each op `name` (stablehlo.name)."""
+    got, names = _run(text, args, True, monkeypatch)
+    want, plain = _run(text, args, False, monkeypatch)
+    for a, b in zip(got, want, strict=True):
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+    if int(args[-1]):  # (the step count is the last argument)
+        for name, count in moved.items():
+            assert plain.count(f"stablehlo.{name}") - names.count(f"stablehlo.{name}") == count, name
+
+
 @pytest.mark.parametrize("steps", [0, 1, 5])
 def test_invariants_moved_out_of_the_loop(steps: int, monkeypatch: pytest.MonkeyPatch) -> None:
     rng = np.random.default_rng(steps)
@@ -165,14 +178,8 @@ def test_masks_of_invariant_values_moved(steps: int, monkeypatch: pytest.MonkeyP
     state stay, and the results are the per-iteration ones bit for bit."""
     q = np.array([np.nan, -0.0, 0.0, np.inf, -1.5, 2.0], np.float32)
     args = [q, np.arange(6, dtype=np.int32), np.array(steps, np.int32)]
-    got, names = _run(MASKED, args, True, monkeypatch)
-    want, plain = _run(MASKED, args, False, monkeypatch)
-    for a, b in zip(got, want, strict=True):
-        assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
-    if steps:
-        for name, moved in (("stablehlo.compare", 2), ("stablehlo.select", 2),
-                            ("stablehlo.not", 1), ("stablehlo.and", 1), ("stablehlo.or", 0)):
-            assert plain.count(name) - names.count(name) == moved, name
+    _check_moved(MASKED, args, {"compare": 2, "select": 2, "not": 1, "and": 1, "or": 0},
+                 monkeypatch)
 
 
 UNARY = ("floor", "ceil", "round_nearest_even", "round_nearest_afz", "sine", "cosine", "tan",
@@ -221,10 +228,5 @@ def test_float_math_of_invariant_values_moved(steps: int, monkeypatch: pytest.Mo
     q = np.array([np.nan, -0.0, 0.0, np.inf, -np.inf, -2.5, 0.5, 3.75], np.float32)
     p = np.array([2.0, -0.0, 0.5, 1.5, -np.inf, 3.0, np.nan, -1.25], np.float32)
     args = [q, p, np.array(-1.0, np.float32), np.array(steps, np.int32)]
-    text = _math_program()
-    got, names = _run(text, args, True, monkeypatch)
-    want, plain = _run(text, args, False, monkeypatch)
-    assert got[0].dtype == want[0].dtype and got[0].tobytes() == want[0].tobytes()
-    if steps:
-        for name in (*UNARY, *BINARY, "clamp", "is_finite", "select"):
-            assert plain.count(f"stablehlo.{name}") - names.count(f"stablehlo.{name}") == 1, name
+    moved = {name: 1 for name in (*UNARY, *BINARY, "clamp", "is_finite", "select")}
+    _check_moved(_math_program(), args, moved, monkeypatch)

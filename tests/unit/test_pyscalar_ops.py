@@ -330,6 +330,19 @@ BINARY = MAP.replace("%xs: tensor<{n}x{t}>)", "%xs: tensor<{n}x{t}>, %ps: tensor
     "      %y = stablehlo.subtract %yp, %p : tensor<{t}>")
 
 
+def _check_binary(name: str, b: str, xs: np.ndarray, ps: np.ndarray, marker: str,
+                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """BINARY's loop of `name` over the pairs (xs, ps) in type `b`: the generated line
+    (`marker` in its source) gives the general evaluators' bits."""
+    with np.errstate(all="ignore"):
+        xs, ps = xs.astype(TYPES[b]), ps.astype(TYPES[b])
+    text = BINARY.format(n=xs.size, t=b, name=name)
+    got, source = _run(text, [xs, ps], True, monkeypatch)
+    want = _general(text, [xs, ps], monkeypatch)
+    assert marker in source
+    assert np.asarray(got[0]).tobytes() == np.asarray(want[0]).tobytes()
+
+
 @pytest.mark.parametrize("b", ["f32", "f64"])
 def test_power(b: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """x ** y as math.pow rounded once: negative bases to integer and fractional powers
@@ -343,14 +356,7 @@ def test_power(b: str, monkeypatch: pytest.MonkeyPatch) -> None:
     powers = np.concatenate([np.round(rng.standard_normal(300) * 4),
                              rng.standard_normal(200) * 10.0 ** rng.integers(-2, 3, 200),
                              rng.choice([0.5, -0.5, 2.0, 3.0, -1.0, 0.0, 1e10], len(EDGES))])
-    dtype = TYPES[b]
-    with np.errstate(all="ignore"):
-        xs, ps = bases.astype(dtype), powers.astype(dtype)
-    text = BINARY.format(n=xs.size, t=b, name="power")
-    got, source = _run(text, [xs, ps], True, monkeypatch)
-    want = _general(text, [xs, ps], monkeypatch)
-    assert re.search(r"w\w+P\(", source)
-    assert np.asarray(got[0]).tobytes() == np.asarray(want[0]).tobytes()
+    _check_binary("power", b, bases, powers, "P(", monkeypatch)
 
 
 @pytest.mark.parametrize("b", ["f32", "f64"])
@@ -388,13 +394,7 @@ def test_float_remainder(b: str, monkeypatch: pytest.MonkeyPatch) -> None:
                          rng.choice([2.0, -2.0, 0.5, 6.283185307179586, 1e-30], 200 + len(EDGES))])
     xs[:50] = np.round(xs[:50]) * 2.0  # (exact multiples of 2.0: zero results)
     ps[:50] = 2.0
-    with np.errstate(all="ignore"):
-        xs, ps = xs.astype(TYPES[b]), ps.astype(TYPES[b])
-    text = BINARY.format(n=xs.size, t=b, name="remainder")
-    got, source = _run(text, [xs, ps], True, monkeypatch)
-    want = _general(text, [xs, ps], monkeypatch)
-    assert "_fmod(" in source
-    assert np.asarray(got[0]).tobytes() == np.asarray(want[0]).tobytes()
+    _check_binary("remainder", b, xs, ps, "_fmod(", monkeypatch)
 
 
 @pytest.mark.parametrize("b", ["f32", "f64"])
@@ -433,13 +433,7 @@ def test_atan2(b: str, monkeypatch: pytest.MonkeyPatch) -> None:
     rng = np.random.default_rng(9)
     ys = np.concatenate([rng.standard_normal(600) * 10.0 ** rng.integers(-6, 6, 600), EDGES])
     xs = np.concatenate([rng.standard_normal(600) * 10.0 ** rng.integers(-6, 6, 600), EDGES[::-1]])
-    with np.errstate(all="ignore"):
-        ys, xs = ys.astype(TYPES[b]), xs.astype(TYPES[b])
-    text = BINARY.format(n=ys.size, t=b, name="atan2")
-    got, source = _run(text, [ys, xs], True, monkeypatch)
-    want = _general(text, [ys, xs], monkeypatch)
-    assert "_atan2(" in source
-    assert np.asarray(got[0]).tobytes() == np.asarray(want[0]).tobytes()
+    _check_binary("atan2", b, ys, xs, "_atan2(", monkeypatch)
 
 
 @pytest.mark.parametrize("a", ["f32", "f64"])

@@ -6,6 +6,7 @@ actually chosen; and non-scalar ops are left alone."""
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -123,6 +124,17 @@ def test_extremum(op: str, elem: str) -> None:
     assert _same(kernels[0](whole, whole[::-1].copy()), slow[0])
 
 
+def _check_pairs(text: str, values: list, kernel: str) -> Any:
+    """A binary 0-d program on every pair of `values` (as 0-d arrays): the general
+    evaluator's bits, from the kernel whose qualified name starts with `kernel` (returned)."""
+    for a, b in itertools.product(values, values):
+        fast, kernels = _run(text, [np.array(a), np.array(b)], True)
+        slow, _ = _run(text, [np.array(a), np.array(b)], False)
+        assert _same(fast[0], slow[0]), (a, b, fast[0], slow[0])
+    assert kernels[0].__qualname__.startswith(kernel)
+    return kernels[0]
+
+
 @pytest.mark.parametrize("elem", FLOATS)
 def test_power(elem: str) -> None:
     """Adam's `b1 ** t` and every edge: negative bases to odd, even and fractional powers
@@ -131,16 +143,12 @@ def test_power(elem: str) -> None:
     text = _program("%0 = stablehlo.power %a, %b : {T}", elem, 2)
     values = _values(elem, 4)
     values += [ELEMS[elem](v) for v in (-2.0, 3.0, 2.0, -3.0, 0.9, 0.999, 100.0, -0.5, 1e-3)]
-    for a, b in itertools.product(values, values):
-        fast, kernels = _run(text, [np.array(a), np.array(b)], True)
-        slow, _ = _run(text, [np.array(a), np.array(b)], False)
-        assert _same(fast[0], slow[0]), (elem, a, b, fast[0], slow[0])
-    assert kernels[0].__qualname__.startswith("_power.")
+    kernel = _check_pairs(text, values, "_power.")
     whole = np.array(values, ELEMS[elem])  # a region run on whole arrays: the general path
     slow, _ = _run(text.replace(f"tensor<{elem}>", f"tensor<{whole.size}x{elem}>"),
                    [whole, whole[::-1].copy()], False)
     with np.errstate(all="ignore"):
-        assert _same(kernels[0](whole, whole[::-1].copy()), slow[0])
+        assert _same(kernel(whole, whole[::-1].copy()), slow[0])
 
 
 @pytest.mark.parametrize("elem", FLOATS)
@@ -148,11 +156,7 @@ def test_float_remainder(elem: str) -> None:
     """fmod of 0-d floats: zero divisors, infinities, NaN, signed zero results."""
     text = _program("%0 = stablehlo.remainder %a, %b : {T}", elem, 2)
     values = _values(elem, 6) + [ELEMS[elem](v) for v in (4.0, -4.0, 2.0, -2.0, 0.75)]
-    for a, b in itertools.product(values, values):
-        fast, kernels = _run(text, [np.array(a), np.array(b)], True)
-        slow, _ = _run(text, [np.array(a), np.array(b)], False)
-        assert _same(fast[0], slow[0]), (elem, a, b, fast[0], slow[0])
-    assert kernels[0].__qualname__.startswith("_remainder.")
+    _check_pairs(text, values, "_remainder.")
 
 
 @pytest.mark.parametrize("elem", FLOATS)
@@ -161,11 +165,7 @@ def test_atan2(elem: str) -> None:
     infinities and NaN, tiny and huge ratios."""
     text = _program("%0 = stablehlo.atan2 %a, %b : {T}", elem, 2)
     values = _values(elem, 6) + [ELEMS[elem](v) for v in (-2.0, 3.0, -1e-3)]
-    for a, b in itertools.product(values, values):
-        fast, kernels = _run(text, [np.array(a), np.array(b)], True)
-        slow, _ = _run(text, [np.array(a), np.array(b)], False)
-        assert _same(fast[0], slow[0]), (elem, a, b, fast[0], slow[0])
-    assert kernels[0].__qualname__.startswith("_atan2.")
+    _check_pairs(text, values, "_atan2.")
 
 
 @pytest.mark.parametrize("elem", FLOATS)
