@@ -433,8 +433,8 @@ def _written(tag: str, kind: Kind, fn: Any, args: Sequence[str], t: str, key: st
     """`t` = the float op `tag` of `args` as its 0-d kernel (specialize_scalar) computes it;
     what the kernel leaves to the general evaluator (NaN, infinite or huge operands, zeros
     where signs matter, pow's overflows and invalid cases, fmod by zero) is the kernel's
-    (`key`): floor/ceil/round give the integer the kernel's `rounding` picks the operand's
-    sign; pow is its `finite_pow` rounded once, sqrt/rsqrt of a positive value the double
+    (`key`): floor/ceil/round give the integer the kernel's `rounding` picks, with the
+    operand's sign; pow is its `finite_pow` rounded once, sqrt/rsqrt of a positive value the double
     root (or 1 over it) rounded once, fmod math.fmod (exact), atan2 of a nonzero y the C
     library's rounded once; clamp passes on the value or bound its strict order picks."""
     a = args[0]

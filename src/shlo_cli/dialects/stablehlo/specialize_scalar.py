@@ -11,9 +11,13 @@ functions are the C library's on a Python float rounded once to the element type
 dialects/libm does per element; sqrt, rsqrt and logistic as specialize.py computes them),
 float maximum/minimum of unequal operands are comparisons, float -> int converts truncate a
 Python float, integer negate/abs/sign are numpy's ufuncs (no overflow warning), and size-1
-reshapes to 0-d return the element as a numpy scalar. Anything else (quantized, narrow
-ml_dtypes floats, bool arithmetic; integer division: specialize_int.py) stays with the
-general evaluators or the other hooks.
+reshapes to 0-d return the element as a numpy scalar. Float power, fmod and atan2 of finite
+operands are the C library's (through `math`) rounded once, floor/ceil/round the integer
+`math` picks with the operand's sign, clamp in a strict order the value or bound it picks,
+is_finite a range test, and f32 <-> bf16/f16/f8 conversions numpy's cast; their edge cases
+(NaN, infinities, zeros whose sign matters) go on to the general evaluators. Anything else
+(quantized, narrow ml_dtypes floats' arithmetic, bool arithmetic; integer division:
+specialize_int.py) stays with the general evaluators or the other hooks.
 """
 
 from __future__ import annotations
@@ -344,11 +348,8 @@ def _narrow_float_pair(source: np.dtype, target: np.dtype) -> bool:
     def narrow(d: np.dtype) -> bool:
         return d.kind == "V" or d.kind == "f" and d.itemsize < 4  # (ml_dtypes' kind is V)
 
-    try:
-        return (source == np.float32 and is_float(target) and narrow(target)) or (
-            is_float(source) and narrow(source) and target in (np.float32, np.float64))
-    except TypeError:
-        return False
+    return (source == np.float32 and is_float(target) and narrow(target)) or (
+        is_float(source) and narrow(source) and target in (np.float32, np.float64))
 
 
 def _narrow_float_convert(to: np.dtype, general: Kernel) -> Kernel:
