@@ -62,6 +62,19 @@ def _run(text: str, args: list[np.ndarray], licm: bool,
     return [np.asarray(o) for o in out], names
 
 
+def _check_moved(text: str, args: list[np.ndarray], moved: dict[str, int],
+                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The results with the moves are those without, bit for bit; when the loop runs, the
+    plans hold `moved[name]` fewer steps of each op `name` (stablehlo.name)."""
+    got, names = _run(text, args, True, monkeypatch)
+    want, plain = _run(text, args, False, monkeypatch)
+    for a, b in zip(got, want, strict=True):
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+    if int(args[-1]):  # (the step count is the last argument)
+        for name, count in moved.items():
+            assert plain.count(f"stablehlo.{name}") - names.count(f"stablehlo.{name}") == count, name
+
+
 @pytest.mark.parametrize("steps", [0, 1, 5])
 def test_invariants_moved_out_of_the_loop(steps: int, monkeypatch: pytest.MonkeyPatch) -> None:
     rng = np.random.default_rng(steps)
@@ -123,3 +136,97 @@ def test_nested_loops_read_the_outer_iteration(monkeypatch: pytest.MonkeyPatch) 
     want, plain = _run(NESTED, args, False, monkeypatch)
     assert got[0].tobytes() == want[0].tobytes()
     assert names.count("stablehlo.negate") == 0 and plain.count("stablehlo.negate") == 1
+
+
+MASKED = """
+func.func @main(%q: tensor<6xf32>, %lo: tensor<6xi32>, %n: tensor<i32>) -> (tensor<6xf32>, tensor<6xi32>) {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:4 = stablehlo.while(%i = %c0, %h = %q, %qq = %q, %k = %lo) : tensor<i32>, tensor<6xf32>, tensor<6xf32>, tensor<6xi32>
+  cond {
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %zero = stablehlo.constant dense<0.0> : tensor<6xf32>
+    %nan = stablehlo.constant dense<0x7FC00000> : tensor<6xf32>
+    %z = stablehlo.compare EQ, %qq, %zero, FLOAT : (tensor<6xf32>, tensor<6xf32>) -> tensor<6xi1>
+    %c = stablehlo.select %z, %zero, %qq : tensor<6xi1>, tensor<6xf32>
+    %isnan = stablehlo.compare NE, %qq, %qq, FLOAT : (tensor<6xf32>, tensor<6xf32>) -> tensor<6xi1>
+    %canon = stablehlo.select %isnan, %nan, %c : tensor<6xi1>, tensor<6xf32>
+    %notnan = stablehlo.not %isnan : tensor<6xi1>
+    %both = stablehlo.and %notnan, %z : tensor<6xi1>
+    %le = stablehlo.compare LE, %h, %canon, TOTALORDER : (tensor<6xf32>, tensor<6xf32>) -> tensor<6xi1>
+    %pick = stablehlo.or %le, %both : tensor<6xi1>
+    %half = stablehlo.constant dense<0.5> : tensor<6xf32>
+    %hm = stablehlo.multiply %h, %half : tensor<6xf32>
+    %hn = stablehlo.select %pick, %hm, %canon : tensor<6xi1>, tensor<6xf32>
+    %one = stablehlo.constant dense<1> : tensor<6xi32>
+    %k2 = stablehlo.add %k, %one : tensor<6xi32>
+    %kn = stablehlo.select %pick, %k2, %k : tensor<6xi1>, tensor<6xi32>
+    %c1 = stablehlo.constant dense<1> : tensor<i32>
+    %j = stablehlo.add %i, %c1 : tensor<i32>
+    stablehlo.return %j, %hn, %qq, %kn : tensor<i32>, tensor<6xf32>, tensor<6xf32>, tensor<6xi32>
+  }
+  return %r#1, %r#3 : tensor<6xf32>, tensor<6xi32>
+}
+"""
+
+
+@pytest.mark.parametrize("steps", [0, 1, 4])
+def test_masks_of_invariant_values_moved(steps: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """jnp.searchsorted's step: compares, selects and mask logic on the loop's unchanged
+    queries (NaN, -0.0, +0.0, infinities among them) run once; those reading the carried
+    state stay, and the results are the per-iteration ones bit for bit."""
+    q = np.array([np.nan, -0.0, 0.0, np.inf, -1.5, 2.0], np.float32)
+    args = [q, np.arange(6, dtype=np.int32), np.array(steps, np.int32)]
+    _check_moved(MASKED, args, {"compare": 2, "select": 2, "not": 1, "and": 1, "or": 0},
+                 monkeypatch)
+
+
+UNARY = ("floor", "ceil", "round_nearest_even", "round_nearest_afz", "sine", "cosine", "tan",
+         "cbrt", "exponential_minus_one", "log_plus_one", "sign")
+BINARY = ("power", "remainder", "atan2")
+
+
+def _math_program() -> str:
+    """A loop adding f(q) for each float op f on its unchanged operands %q, %p to %h."""
+    t = "tensor<8xf32>"
+    lines = [f"%u{k} = stablehlo.{name} %qq : {t}" for k, name in enumerate(UNARY)]
+    lines += [f"%b{k} = stablehlo.{name} %qq, %pp : {t}" for k, name in enumerate(BINARY)]
+    lines += [f"%cl = stablehlo.clamp %lo, %qq, %pp : (tensor<f32>, {t}, {t}) -> {t}",
+              f"%fin = stablehlo.is_finite %qq : ({t}) -> tensor<8xi1>",
+              f"%fz = stablehlo.select %fin, %qq, %pp : tensor<8xi1>, {t}"]
+    terms = [f"%u{k}" for k in range(len(UNARY))] + [f"%b{k}" for k in range(len(BINARY))]
+    previous = "%h"
+    for k, term in enumerate(terms + ["%cl", "%fz"]):
+        lines.append(f"%s{k} = stablehlo.add {previous}, {term} : {t}")
+        previous = f"%s{k}"
+    body = "\n    ".join(lines)
+    return f"""
+func.func @main(%q: {t}, %p: {t}, %lo: tensor<f32>, %n: tensor<i32>) -> {t} {{
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %h0 = stablehlo.constant dense<0.0> : {t}
+  %r:4 = stablehlo.while(%i = %c0, %h = %h0, %qq = %q, %pp = %p) : tensor<i32>, {t}, {t}, {t}
+  cond {{
+    %c = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }} do {{
+    {body}
+    %c1 = stablehlo.constant dense<1> : tensor<i32>
+    %j = stablehlo.add %i, %c1 : tensor<i32>
+    stablehlo.return %j, {previous}, %qq, %pp : tensor<i32>, {t}, {t}, {t}
+  }}
+  return %r#1 : {t}
+}}
+"""
+
+
+@pytest.mark.parametrize("steps", [0, 1, 3])
+def test_float_math_of_invariant_values_moved(steps: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Roundings, trigonometry, powers, fmod, atan2, clamp and is_finite of the loop's
+    unchanged operands (NaN, both zeros, infinities, halves, negative bases among them)
+    run once; the results are the per-iteration ones bit for bit."""
+    q = np.array([np.nan, -0.0, 0.0, np.inf, -np.inf, -2.5, 0.5, 3.75], np.float32)
+    p = np.array([2.0, -0.0, 0.5, 1.5, -np.inf, 3.0, np.nan, -1.25], np.float32)
+    args = [q, p, np.array(-1.0, np.float32), np.array(steps, np.int32)]
+    moved = {name: 1 for name in (*UNARY, *BINARY, "clamp", "is_finite", "select")}
+    _check_moved(_math_program(), args, moved, monkeypatch)

@@ -290,3 +290,177 @@ def test_transcendentals_on_many_values(b: str, name: str, monkeypatch: pytest.M
         want, _ = _run(text, [xs], False, monkeypatch)
     assert re.search(r"if \S+ <= (\w+) <= \S+ else w\w+S\(\1\)\)", source), source
     assert np.asarray(got[0]).tobytes() == np.asarray(want[0]).tobytes()
+
+
+ROUNDINGS = ["floor", "ceil", "round_nearest_even", "round_nearest_afz"]
+
+
+def _general(text: str, args: list[Any], monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The results with neither generated loops nor the 0-d kernels (whose `rounding` and
+    `finite_pow` the lines write out): the general evaluators'."""
+    from shlo_cli.dialects.stablehlo.specialize_scalar import bind_scalar
+    from shlo_cli.interpreter import engine
+
+    saved = list(engine.BIND_HOOKS)
+    engine.BIND_HOOKS[:] = [h for h in saved if h is not bind_scalar]  # (the registry's list)
+    try:
+        return _run(text, args, False, monkeypatch)[0]
+    finally:
+        engine.BIND_HOOKS[:] = saved
+
+
+def _near_integers(t: str, rng: np.random.Generator) -> np.ndarray:
+    """Halves and values just beside them at every magnitude (f32: up to 2^24, where the
+    halves end; f64: up to 2^53), zeros' neighbours, the edges."""
+    top = 24 if t == "f32" else 53
+    whole = np.floor(rng.uniform(0, 1, 400) * 2.0 ** rng.integers(0, top, 400))
+    dtype = TYPES[t]
+    halves = (whole + 0.5).astype(dtype)
+    fractions = rng.choice([0.25, 0.75, 0.4999999, 0.5000001, 0.0], 400)
+    beside = np.concatenate([np.nextafter(halves, dtype(np.inf)), np.nextafter(halves, dtype(-np.inf))])
+    values = np.concatenate([halves, (whole + fractions).astype(dtype), beside, EDGES])
+    signs = rng.choice([-1.0, 1.0], values.size).astype(dtype)
+    with np.errstate(all="ignore"):
+        return (values * signs).astype(dtype)
+
+
+@pytest.mark.parametrize("b", ["f32", "f64"])
+@pytest.mark.parametrize("name", ROUNDINGS)
+def test_roundings(b: str, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """floor, ceil and both round-to-integer ops as Python lines (the integer Python
+    picks, given the operand's sign): ties, values beside them, zeros of both signs,
+    magnitudes past the last fraction, NaN and the infinities, bit for bit."""
+    # (exact_type off: the kernel's general path returns a 0-d array where a line does not)
+    source = _check(b, b, f"%y = stablehlo.{name} %u : tensor<{b}>", "LT", 30, monkeypatch,
+                    exact_type=False)
+    assert "_copysign(float(" in source
+    xs = _near_integers(b, np.random.default_rng(3))
+    text = MAP.format(n=xs.size, t=b, name=name)
+    got, source = _run(text, [xs], True, monkeypatch)
+    want = _general(text, [xs], monkeypatch)
+    assert "_copysign(float(" in source
+    assert np.asarray(got[0]).tobytes() == np.asarray(want[0]).tobytes()
+
+
+# MAP with a second operand %p read from %ps; the op's result %yp feeds a subtraction (a
+# result left unrounded would show)
+BINARY = MAP.replace("%xs: tensor<{n}x{t}>)", "%xs: tensor<{n}x{t}>, %ps: tensor<{n}x{t}>)").replace(
+    "      %y = stablehlo.{name} %u : tensor<{t}>",
+    "      %p0 = stablehlo.dynamic_slice %ps, %i, sizes = [1] : (tensor<{n}x{t}>, tensor<i32>) -> tensor<1x{t}>\n"
+    "      %p = stablehlo.reshape %p0 : (tensor<1x{t}>) -> tensor<{t}>\n"
+    "      %yp = stablehlo.{name} %u, %p : tensor<{t}>\n"
+    "      %y = stablehlo.subtract %yp, %p : tensor<{t}>")
+
+
+def _check_binary(name: str, b: str, xs: np.ndarray, ps: np.ndarray, marker: str,
+                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """BINARY's loop of `name` over the pairs (xs, ps) in type `b`: the generated line
+    (`marker` in its source) gives the general evaluators' bits."""
+    with np.errstate(all="ignore"):
+        xs, ps = xs.astype(TYPES[b]), ps.astype(TYPES[b])
+    text = BINARY.format(n=xs.size, t=b, name=name)
+    got, source = _run(text, [xs, ps], True, monkeypatch)
+    want = _general(text, [xs, ps], monkeypatch)
+    assert marker in source
+    assert np.asarray(got[0]).tobytes() == np.asarray(want[0]).tobytes()
+
+
+@pytest.mark.parametrize("b", ["f32", "f64"])
+def test_power(b: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """x ** y as math.pow rounded once: negative bases to integer and fractional powers
+    (the C library's NaN: redone), zero bases to negative powers, overflow and underflow,
+    NaN and infinite operands (C99's values, the kernel's), bit for bit."""
+    source = _check(b, b, f"%y = stablehlo.power %u, %e : tensor<{b}>", "LT", 30, monkeypatch,
+                    exact_type=False)
+    assert re.search(r"w\w+P\(", source)
+    rng = np.random.default_rng(5)
+    bases = np.concatenate([rng.standard_normal(500) * 10.0 ** rng.integers(-3, 3, 500), EDGES])
+    powers = np.concatenate([np.round(rng.standard_normal(300) * 4),
+                             rng.standard_normal(200) * 10.0 ** rng.integers(-2, 3, 200),
+                             rng.choice([0.5, -0.5, 2.0, 3.0, -1.0, 0.0, 1e10], len(EDGES))])
+    _check_binary("power", b, bases, powers, "P(", monkeypatch)
+
+
+@pytest.mark.parametrize("b", ["f32", "f64"])
+@pytest.mark.parametrize("name", ["sqrt", "rsqrt"])
+def test_roots(b: str, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """sqrt and 1/sqrt of positive values as a double root rounded once; zeros, negative
+    values (NaN), NaN and the infinities the kernel's."""
+    source = _check(b, b, f"%y = stablehlo.{name} %u : tensor<{b}>", "LT", 30, monkeypatch,
+                    exact_type=False)
+    assert "_sqrt(" in source
+    rng = np.random.default_rng(4)
+    with np.errstate(all="ignore"):
+        xs = np.concatenate([np.abs(rng.standard_normal(700)) * 10.0 ** rng.integers(-30, 30, 700),
+                             EDGES]).astype(TYPES[b])
+    text = MAP.replace("      %y = stablehlo.{name} %u : tensor<{t}>",  # (used unrounded: shows)
+                       "      %yp = stablehlo.{name} %u : tensor<{t}>\n"
+                       "      %y = stablehlo.subtract %yp, %u : tensor<{t}>").format(n=xs.size, t=b, name=name)
+    got, source = _run(text, [xs], True, monkeypatch)
+    want = _general(text, [xs], monkeypatch)
+    assert "_sqrt(" in source
+    assert np.asarray(got[0]).tobytes() == np.asarray(want[0]).tobytes()
+
+
+@pytest.mark.parametrize("b", ["f32", "f64"])
+def test_float_remainder(b: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """fmod of floats as math.fmod: signs of dividend and divisor, results of zero (their
+    sign the dividend's), tiny and huge quotients; a zero divisor, infinities and NaN the
+    kernel's."""
+    source = _check(b, b, f"%y = stablehlo.remainder %u, %e : tensor<{b}>", "LT", 30, monkeypatch,
+                    exact_type=False)
+    assert "_fmod(" in source
+    rng = np.random.default_rng(6)
+    xs = np.concatenate([rng.standard_normal(600) * 10.0 ** rng.integers(-5, 8, 600), EDGES])
+    ps = np.concatenate([rng.standard_normal(400) * 10.0 ** rng.integers(-5, 8, 400),
+                         rng.choice([2.0, -2.0, 0.5, 6.283185307179586, 1e-30], 200 + len(EDGES))])
+    xs[:50] = np.round(xs[:50]) * 2.0  # (exact multiples of 2.0: zero results)
+    ps[:50] = 2.0
+    _check_binary("remainder", b, xs, ps, "_fmod(", monkeypatch)
+
+
+@pytest.mark.parametrize("b", ["f32", "f64"])
+def test_float_clamp(b: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """clamp(low, %u, high): the value, the low or the high bound in strict order; equal
+    values, signed zeros, NaN and a low bound above the high one the kernel's. (The bounds
+    are computed in the step: a value read from numpy, which a clamp may pass on, would
+    keep the op on its kernel.)"""
+    op = (f"%l = stablehlo.subtract %e, %u : tensor<{b}>\n      %hh = stablehlo.add %e, %u : tensor<{b}>\n"
+          f"      %y = stablehlo.clamp %l, %u, %hh : tensor<{b}>")
+    source = _check(b, b, op, "LT", 40, monkeypatch, exact_type=False)
+    assert re.search(r"= (\w+) if \w+ < \1 < \w+ else", source)
+    rng = np.random.default_rng(8)
+    xs = np.concatenate([rng.standard_normal(700) * 2, EDGES, [0.5, -0.5, 0.0, -0.0]])
+    xs = xs.astype(TYPES[b])
+    text = (MAP.replace("%xs: tensor<{n}x{t}>)", "%xs: tensor<{n}x{t}>, %lo: tensor<{t}>, %hi: tensor<{t}>)")
+            .replace("      %y = stablehlo.{name} %u : tensor<{t}>",
+                     "      %l = stablehlo.subtract %lo, %h : tensor<{t}>\n"
+                     "      %hh = stablehlo.subtract %hi, %h : tensor<{t}>\n"
+                     "      %y = stablehlo.clamp %l, %u, %hh : tensor<{t}>"))
+    for low, high in ((-0.5, 0.5), (0.0, 1.0), (-0.0, 0.0), (1.0, -1.0), (np.nan, 1.0)):
+        args = [xs, TYPES[b](low), TYPES[b](high)]
+        got, source = _run(text.format(n=xs.size, t=b), args, True, monkeypatch)
+        want = _general(text.format(n=xs.size, t=b), args, monkeypatch)
+        assert re.search(r"= (\w+) if \w+ < \1 < \w+ else", source)
+        assert np.asarray(got[0]).tobytes() == np.asarray(want[0]).tobytes(), (low, high)
+
+
+@pytest.mark.parametrize("b", ["f32", "f64"])
+def test_atan2(b: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """atan2(y, x) of a nonzero finite y as the C library's, rounded once: every quadrant,
+    tiny and huge ratios; zeros, infinities and NaN the kernel's."""
+    source = _check(b, b, f"%y = stablehlo.atan2 %u, %e : tensor<{b}>", "LT", 30, monkeypatch,
+                    exact_type=False)
+    assert "_atan2(" in source
+    rng = np.random.default_rng(9)
+    ys = np.concatenate([rng.standard_normal(600) * 10.0 ** rng.integers(-6, 6, 600), EDGES])
+    xs = np.concatenate([rng.standard_normal(600) * 10.0 ** rng.integers(-6, 6, 600), EDGES[::-1]])
+    _check_binary("atan2", b, ys, xs, "_atan2(", monkeypatch)
+
+
+@pytest.mark.parametrize("a", ["f32", "f64"])
+def test_is_finite(a: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """is_finite as a range test: NaN, both infinities, the largest finite values."""
+    source = _check(a, "i1", f"%y = stablehlo.is_finite %u : (tensor<{a}>) -> tensor<i1>", "LT",
+                    30, monkeypatch, exact_type=False)
+    assert re.search(r"= -1.7976931348623157e\+308 <= \w+ <= 1.7976931348623157e\+308$", source, re.M)

@@ -6,7 +6,9 @@ actually chosen; and non-scalar ops are left alone."""
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -58,7 +60,7 @@ def _same(a: object, b: object) -> bool:
 
 def _program(body: str, elem: str, arity: int, result: str | None = None) -> str:
     t = f"tensor<{elem}>"
-    params = ", ".join(f"%{n}: {t}" for n in "ab"[:arity])
+    params = ", ".join(f"%{n}: {t}" for n in "abc"[:arity])
     return (f"func.func @main({params}) -> {result or t} {{\n  {body.format(T=t)}\n"
             f"  func.return %0 : {result or t}\n}}\n")
 
@@ -93,7 +95,8 @@ def test_compare(elem: str, direction: str) -> None:
 
 @pytest.mark.parametrize("elem", FLOATS)
 @pytest.mark.parametrize("op", sorted(name.split(".")[1] for name in specialize_scalar._LIBM)
-                         + ["negate", "sqrt", "rsqrt", "logistic", "sign"])
+                         + ["negate", "sqrt", "rsqrt", "logistic", "sign", "floor", "ceil",
+                            "round_nearest_even", "round_nearest_afz"])
 def test_unary_float(op: str, elem: str) -> None:
     text = _program(f"%0 = stablehlo.{op} %a : {{T}}", elem, 1)
     for a in _values(elem, 40):
@@ -121,6 +124,75 @@ def test_extremum(op: str, elem: str) -> None:
     assert _same(kernels[0](whole, whole[::-1].copy()), slow[0])
 
 
+def _check_pairs(text: str, values: list, kernel: str) -> Any:
+    """A binary 0-d program on every pair of `values` (as 0-d arrays): the general
+    evaluator's bits, from the kernel whose qualified name starts with `kernel` (returned)."""
+    for a, b in itertools.product(values, values):
+        fast, kernels = _run(text, [np.array(a), np.array(b)], True)
+        slow, _ = _run(text, [np.array(a), np.array(b)], False)
+        assert _same(fast[0], slow[0]), (a, b, fast[0], slow[0])
+    assert kernels[0].__qualname__.startswith(kernel)
+    return kernels[0]
+
+
+@pytest.mark.parametrize("elem", FLOATS)
+def test_power(elem: str) -> None:
+    """Adam's `b1 ** t` and every edge: negative bases to odd, even and fractional powers
+    (NaN), zero to negative powers (infinities), overflow and underflow, NaN and infinite
+    operands (the general path's C99 values), subnormal results."""
+    text = _program("%0 = stablehlo.power %a, %b : {T}", elem, 2)
+    values = _values(elem, 4)
+    values += [ELEMS[elem](v) for v in (-2.0, 3.0, 2.0, -3.0, 0.9, 0.999, 100.0, -0.5, 1e-3)]
+    kernel = _check_pairs(text, values, "_power.")
+    whole = np.array(values, ELEMS[elem])  # a region run on whole arrays: the general path
+    slow, _ = _run(text.replace(f"tensor<{elem}>", f"tensor<{whole.size}x{elem}>"),
+                   [whole, whole[::-1].copy()], False)
+    with np.errstate(all="ignore"):
+        assert _same(kernel(whole, whole[::-1].copy()), slow[0])
+
+
+@pytest.mark.parametrize("elem", FLOATS)
+def test_float_remainder(elem: str) -> None:
+    """fmod of 0-d floats: zero divisors, infinities, NaN, signed zero results."""
+    text = _program("%0 = stablehlo.remainder %a, %b : {T}", elem, 2)
+    values = _values(elem, 6) + [ELEMS[elem](v) for v in (4.0, -4.0, 2.0, -2.0, 0.75)]
+    _check_pairs(text, values, "_remainder.")
+
+
+@pytest.mark.parametrize("elem", FLOATS)
+def test_atan2(elem: str) -> None:
+    """atan2 of 0-d floats: every quadrant, zeros of both signs in either operand, the
+    infinities and NaN, tiny and huge ratios."""
+    text = _program("%0 = stablehlo.atan2 %a, %b : {T}", elem, 2)
+    values = _values(elem, 6) + [ELEMS[elem](v) for v in (-2.0, 3.0, -1e-3)]
+    _check_pairs(text, values, "_atan2.")
+
+
+@pytest.mark.parametrize("elem", FLOATS)
+def test_is_finite(elem: str) -> None:
+    text = _program("%0 = stablehlo.is_finite %a : ({T}) -> tensor<i1>", elem, 1, "tensor<i1>")
+    for a in _values(elem, 10):
+        fast, kernels = _run(text, [a], True)
+        slow, _ = _run(text, [np.array(a)], False)
+        assert bool(fast[0]) == bool(slow[0]) and np.asarray(fast[0]).dtype == np.bool_, a
+    assert kernels[0].__qualname__.startswith("_is_finite.")
+
+
+@pytest.mark.parametrize("elem", FLOATS)
+def test_float_clamp(elem: str) -> None:
+    """clamp of 0-d floats: the value or a bound in strict order; equal values (signed
+    zeros), NaN anywhere and a low bound above the high one."""
+    text = _program("%0 = stablehlo.clamp %a, %b, %c : {T}", elem, 3).replace(
+        "%b: tensor", "%b: tensor", 1)
+    values = _values(elem, 3)
+    values = values[:8] + values[-3:] + [ELEMS[elem](v) for v in (0.25, -0.25)]
+    for lo, x, hi in itertools.product(values, values, values):
+        fast, kernels = _run(text, [lo, x, hi], True)
+        slow, _ = _run(text, [lo, x, hi], False)
+        assert _same(fast[0], slow[0]), (elem, lo, x, hi, fast[0], slow[0])
+    assert kernels[0].__qualname__.startswith("_clamp.")
+
+
 @pytest.mark.parametrize("source", FLOATS)
 @pytest.mark.parametrize("target", ["i8", "ui16", "i32", "i64"])
 def test_float_to_int_convert(source: str, target: str) -> None:
@@ -137,6 +209,37 @@ def test_float_to_int_convert(source: str, target: str) -> None:
         slow, _ = _run(text, [np.array(a)], False)
         assert _same(fast[0], slow[0]), (source, target, a, fast[0], slow[0])
     assert "specialize_scalar" in kernels[0].__module__
+
+
+NARROW = {"bf16": ml_dtypes.bfloat16, "f16": np.float16, "f8E4M3FN": ml_dtypes.float8_e4m3fn,
+          "f8E5M2": ml_dtypes.float8_e5m2}
+
+
+@pytest.mark.parametrize("narrow", list(NARROW))
+@pytest.mark.parametrize("wide", ["f32", "f64"])
+def test_narrow_float_converts(narrow: str, wide: str) -> None:
+    """f32 -> bf16/f16/f8 (ties to even, overflow, saturation, subnormals, NaN) and every
+    narrow value -> f32/f64: the general path's bits."""
+    rng = np.random.default_rng(len(narrow))
+    dtype = np.dtype(NARROW[narrow])
+    every = np.arange(256, dtype=np.uint8) if dtype.itemsize == 1 else \
+        rng.integers(0, 1 << 16, 400).astype(np.uint16)
+    pairs = [(narrow, wide, list(every.view(dtype)))]
+    if wide == "f32":
+        with np.errstate(all="ignore"):
+            f32 = [np.float32(v) for v in _values("f32", 40)]
+            f32 += [np.float32(v) for v in rng.standard_normal(200) * 10.0 ** rng.integers(-40, 38, 200)]
+            f32 += [np.float32(float(v)) * np.float32(1 + 2 ** -8) for v in every.view(dtype)[:64]]  # near ties
+        pairs.append(("f32", narrow, f32))
+    for source, target, values in pairs:
+        text = (f"func.func @main(%a: tensor<{source}>) -> tensor<{target}> {{\n"
+                f"  %0 = stablehlo.convert %a : (tensor<{source}>) -> tensor<{target}>\n"
+                f"  func.return %0 : tensor<{target}>\n}}\n")
+        for a in values:
+            fast, kernels = _run(text, [np.array(a)], True)
+            slow, _ = _run(text, [np.array(a)], False)
+            assert _same(fast[0], slow[0]), (source, target, a, fast[0], slow[0])
+        assert kernels[0].__qualname__.startswith("_narrow_float_convert."), (source, target)
 
 
 @pytest.mark.parametrize("elem", ["i8", "i32", "i64", "ui16"])

@@ -102,3 +102,24 @@ def test_small_selects_copy_the_picked_bits(elem: str, shape: tuple[int, ...]) -
             want = np.where(pred, a, b)
             assert got.shape == want.shape and got.dtype == want.dtype
             assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("elem", ["i8", "f32", "f64", "bf16"])
+def test_uniform_predicates_pick_a_whole_operand(elem: str) -> None:
+    """Past _SMALL, a predicate holding nowhere or everywhere, and the same with one
+    element flipped at the start, the middle or the end (where any/all decide late): the
+    general evaluator's bits, operands contiguous, strided or 0-d."""
+    n = 5000
+    x, y = _bits(elem, (n,), 11), _bits(elem, (2 * n,), 12)[::2]
+    kernel = specialize_select._select(np.dtype(TYPES[elem]), np.where)
+    s = x[:1].reshape(())
+    for base in (np.zeros(n, bool), np.ones(n, bool)):
+        for flip in (None, 0, n // 2, n - 1):
+            pred = base.copy()
+            if flip is not None:
+                pred[flip] = not pred[flip]
+            for a, b in ((x, y), (y, x), (s, y), (x, s)):
+                got = kernel(pred, a, b)
+                want = np.where(pred, a, b)
+                assert got.shape == want.shape and got.dtype == want.dtype
+                assert got.tobytes() == want.tobytes(), (elem, flip)

@@ -46,12 +46,21 @@ BIND_OPS = {
     "stablehlo.and": (
         "shlo_cli.dialects.stablehlo.specialize_bits",
     ),
+    "stablehlo.atan2": (
+        "shlo_cli.dialects.stablehlo.specialize_scalar",
+    ),
     "stablehlo.broadcast_in_dim": (
         "shlo_cli.dialects.stablehlo.specialize",
     ),
     "stablehlo.cbrt": (
         "shlo_cli.dialects.stablehlo.specialize",
         "shlo_cli.dialects.stablehlo.specialize_narrow",
+        "shlo_cli.dialects.stablehlo.specialize_scalar",
+    ),
+    "stablehlo.ceil": (
+        "shlo_cli.dialects.stablehlo.specialize_scalar",
+    ),
+    "stablehlo.clamp": (
         "shlo_cli.dialects.stablehlo.specialize_scalar",
     ),
     "stablehlo.compare": (
@@ -114,9 +123,15 @@ BIND_OPS = {
         "shlo_cli.dialects.stablehlo.specialize_narrow",
         "shlo_cli.dialects.stablehlo.specialize_scalar",
     ),
+    "stablehlo.floor": (
+        "shlo_cli.dialects.stablehlo.specialize_scalar",
+    ),
     "stablehlo.gather": (
         "shlo_cli.dialects.stablehlo.specialize_gather",
         "shlo_cli.dialects.stablehlo.specialize_index_plan",
+    ),
+    "stablehlo.is_finite": (
+        "shlo_cli.dialects.stablehlo.specialize_scalar",
     ),
     "stablehlo.log": (
         "shlo_cli.dialects.stablehlo.specialize",
@@ -167,6 +182,9 @@ BIND_OPS = {
     "stablehlo.popcnt": (
         "shlo_cli.dialects.stablehlo.specialize_int",
     ),
+    "stablehlo.power": (
+        "shlo_cli.dialects.stablehlo.specialize_scalar",
+    ),
     "stablehlo.reduce": (
         "shlo_cli.dialects.stablehlo.specialize_reduce",
         "shlo_cli.dialects.stablehlo.specialize_argreduce",
@@ -179,9 +197,16 @@ BIND_OPS = {
     ),
     "stablehlo.remainder": (
         "shlo_cli.dialects.stablehlo.specialize_int",
+        "shlo_cli.dialects.stablehlo.specialize_scalar",
     ),
     "stablehlo.reshape": (
         "shlo_cli.dialects.stablehlo.specialize",
+        "shlo_cli.dialects.stablehlo.specialize_scalar",
+    ),
+    "stablehlo.round_nearest_afz": (
+        "shlo_cli.dialects.stablehlo.specialize_scalar",
+    ),
+    "stablehlo.round_nearest_even": (
         "shlo_cli.dialects.stablehlo.specialize_scalar",
     ),
     "stablehlo.rsqrt": (

@@ -9,9 +9,9 @@ whose condition fails at once evaluates nothing), and the body's plan reads thei
 from the environment like any value of an enclosing block.
 
 Only ops that cannot fail on operands of their static types are moved (data movement,
-elementwise float arithmetic), so no error can appear or move. Constants (and pure ops on
-constants only) stay in the body, where the plan compiler folds them; the early evaluation
-recomputes those it needs.
+elementwise float arithmetic, comparisons, selects and bitwise logic), so no error can
+appear or move. Constants (and pure ops on constants only) stay in the body, where the plan
+compiler folds them; the early evaluation recomputes those it needs.
 """
 
 from __future__ import annotations
@@ -33,7 +33,13 @@ MOVES = frozenset("stablehlo." + n for n in (
 # Float elements only (integer division by zero, conversions out of range stay put).
 FLOAT_MATH = frozenset("stablehlo." + n for n in (
     "add", "subtract", "multiply", "divide", "negate", "abs", "exponential", "log", "tanh",
-    "logistic", "sqrt", "rsqrt", "maximum", "minimum", "convert"))
+    "logistic", "sqrt", "rsqrt", "maximum", "minimum", "convert", "exponential_minus_one",
+    "log_plus_one", "sine", "cosine", "tan", "cbrt", "floor", "ceil", "round_nearest_even",
+    "round_nearest_afz", "sign", "power", "remainder", "atan2", "clamp"))
+# Any element type: a comparison, a pick or bitwise logic (a mask) cannot fail either
+# (jnp.searchsorted's loop compares and canonicalizes its queries on every step).
+PICKS = frozenset("stablehlo." + n for n in ("compare", "select", "and", "or", "xor", "not",
+                                             "is_finite"))
 MAX_ELEMENTS = 1 << 22  # larger results would stay alive for the whole loop
 
 
@@ -77,7 +83,7 @@ def _movable(op: Operation) -> bool:
     types = [_static(v) for v in (*op.operands, op.results[0])]
     if any(t is None for t in types):
         return False
-    if op.name in MOVES:
+    if op.name in MOVES or op.name in PICKS:
         return True
     return op.name in FLOAT_MATH and all(
         is_float(t.element) for t in types if t is not None)

@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from ..dialects.stablehlo.specialize_scalar import EXACT_FROM
 from ..ir.attributes import entries_key
 from ..ir.core import Value
 from ..ir.types import TensorType, element_type, numpy_dtype
@@ -105,10 +106,13 @@ _INTEGER_OPS = {"stablehlo.maximum": "max", "stablehlo.minimum": "min",
 # Results that are quiet whatever their operands (a converted operand may be unclean); the
 # integer ops' 0-d kernels return numpy scalars even of 0-d arrays, and an integer has no
 # bit a conversion loses.
-QUIETING = frozenset(("arith", "compare", "unary", "logistic", "convert", *_INTEGER_OPS.values(),
-                      *scalar_ops.INTEGER.values()))
+QUIETING = frozenset(("arith", "compare", "unary", "logistic", "convert", "round", "pow", "root",
+                      "fmod", "atan2", "isfinite",
+                      *_INTEGER_OPS.values(), *scalar_ops.INTEGER.values()))
+# Float tags whose lines `_written` gives.
+_WRITTEN = ("round", "pow", "root", "fmod", "atan2", "fclamp")
 # Tags whose rare cases run the step's kernel on numpy scalars (`_kernel`).
-_KERNEL_REDO = frozenset(("convert", "logistic", *_INTEGER_OPS.values(),
+_KERNEL_REDO = frozenset(("convert", "logistic", *_WRITTEN, *_INTEGER_OPS.values(),
                           *scalar_ops.INTEGER.values(), *scalar_ops.FLOAT.values()))
 
 
@@ -157,6 +161,9 @@ def classify(step: Any) -> str | None:
     if tag is not None and all(k.dtype.kind in "iub" for k in kinds) \
             and all(k is result for k in kinds) and (tag != "rem" or result.dtype.kind != "b"):
         return tag
+    if (name == "stablehlo.is_finite" and getattr(fn, "is_finite", False)
+            and kinds[0].is_float and result.dtype.kind == "b"):
+        return "isfinite"
     if not all(k is result for k in kinds):
         return None
     tag = (scalar_ops.FLOAT if result.is_float else scalar_ops.INTEGER
@@ -168,6 +175,18 @@ def classify(step: Any) -> str | None:
             return "unary"
         if getattr(getattr(fn, "logistic_exp", None), "interval", None) is not None:
             return "logistic"
+        if getattr(fn, "rounding", None) is not None:
+            return "round"
+        if getattr(fn, "root", None) is not None:
+            return "root"
+    if len(op.operands) == 2 and result.is_float and getattr(fn, "finite_pow", None):
+        return "pow"
+    if len(op.operands) == 2 and result.is_float and getattr(fn, "fmod", None):
+        return "fmod"
+    if len(op.operands) == 2 and result.is_float and getattr(fn, "atan2", None):
+        return "atan2"
+    if len(op.operands) == 3 and result.is_float and getattr(fn, "float_clamp", False):
+        return "fclamp"
     return None
 
 
@@ -338,6 +357,9 @@ def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[s
         return [f"{target} = {args[1]} if {args[0]} else {args[2]}"]
     if tag == "negate":
         return [f"{target} = -{args[0]}"]
+    if tag == "isfinite":  # (NaN and the infinities fail)
+        top = sys.float_info.max
+        return [f"{target} = {-top!r} <= {args[0]} <= {top!r}"]
     if kind.f32:
         if "_cell" not in ns:  # (0-d: indexed by (), its cheapest item access)
             ns["_cell"] = memoryview(bytearray(4)).cast("f", shape=[])
@@ -348,6 +370,8 @@ def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[s
             return _logistic(kind, step.fn.logistic_exp, args[0], target, key, ns)
         if tag == "convert":
             return _converted(step, args, target, key)
+        if tag in _WRITTEN:
+            return _written(tag, kind, step.fn, args, target, key, ns)
         if tag in scalar_ops.INTEGER.values():
             return scalar_ops.integer_lines(tag, kind, list(args), target, key, constant)
         if tag in scalar_ops.FLOAT.values():
@@ -405,6 +429,44 @@ def _logistic(kind: Kind, exp: Any, a: str, t: str, key: str, ns: dict[str, Any]
     call = _libm_call(exp, t, f"{key}E", ns)
     return [f"{t} = -{a}", _rounded(kind, call, t), _rounded(kind, f"1.0 + {t}", t),
             _rounded(kind, f"1.0 / {t}", t), f"if {t} != {t}: {t} = {key}({a})"]
+
+
+def _written(tag: str, kind: Kind, fn: Any, args: Sequence[str], t: str, key: str,
+             ns: dict[str, Any]) -> list[str]:
+    """`t` = the float op `tag` of `args` as its 0-d kernel (specialize_scalar) computes it;
+    what the kernel leaves to the general evaluator (NaN, infinite or huge operands, zeros
+    where signs matter, pow's overflows and invalid cases, fmod by zero) is the kernel's
+    (`key`): floor/ceil/round give the integer the kernel's `rounding` picks, with the
+    operand's sign; pow is its `finite_pow` rounded once, sqrt/rsqrt of a positive value the double
+    root (or 1 over it) rounded once, fmod math.fmod (exact), atan2 of a nonzero y the C
+    library's rounded once; clamp passes on the value or bound its strict order picks."""
+    a = args[0]
+    top = sys.float_info.max
+    if tag == "round":
+        ns[f"{key}R"], ns["_copysign"] = fn.rounding, math.copysign
+        return [f"{t} = _copysign(float({key}R({a})), {a}) if {-EXACT_FROM!r} < {a} < "
+                f"{EXACT_FROM!r} else {key}({a})"]
+    if tag == "root":
+        ns["_sqrt"] = math.sqrt
+        root = f"1.0 / _sqrt({a})" if fn.root else f"_sqrt({a})"
+        return [_rounded(kind, f"{root} if {a} > 0.0 else {key}({a})", t)]
+    b = args[1]
+    if tag == "fclamp":  # args: low, x, high
+        x, high = b, args[2]
+        return [f"{t} = {x} if {a} < {x} < {high} else ({a} if {x} < {a} < {high} else "
+                f"({high} if {a} < {high} < {x} else {key}({a}, {x}, {high})))"]
+    finite = f"{-top!r} <= {a} <= {top!r} and {-top!r} <= {b} <= {top!r}"
+    if tag == "fmod":
+        ns["_fmod"] = math.fmod
+        return [_rounded(kind, f"_fmod({a}, {b}) if {finite} and {b} != 0.0 "
+                         f"else {key}({a}, {b})", t)]
+    if tag == "atan2":
+        ns["_atan2"] = math.atan2
+        return [_rounded(kind, f"_atan2({a}, {b}) if {a} != 0.0 and {finite} "
+                         f"else {key}({a}, {b})", t)]
+    ns[f"{key}P"] = fn.finite_pow
+    value = f"{key}P({a}, {b}) if {finite} else {key}({a}, {b})"
+    return [_rounded(kind, value, t), f"if {t} != {t}: {t} = {key}({a}, {b})"]
 
 
 def _rounded(kind: Kind, value: str, target: str) -> str:

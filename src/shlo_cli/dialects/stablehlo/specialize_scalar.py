@@ -11,9 +11,13 @@ functions are the C library's on a Python float rounded once to the element type
 dialects/libm does per element; sqrt, rsqrt and logistic as specialize.py computes them),
 float maximum/minimum of unequal operands are comparisons, float -> int converts truncate a
 Python float, integer negate/abs/sign are numpy's ufuncs (no overflow warning), and size-1
-reshapes to 0-d return the element as a numpy scalar. Anything else (quantized, narrow
-ml_dtypes floats, bool arithmetic; integer division: specialize_int.py) stays with the
-general evaluators or the other hooks.
+reshapes to 0-d return the element as a numpy scalar. Float power, fmod and atan2 of finite
+operands are the C library's (through `math`) rounded once, floor/ceil/round the integer
+`math` picks with the operand's sign, clamp in a strict order the value or bound it picks,
+is_finite a range test, and f32 <-> bf16/f16/f8 conversions numpy's cast; their edge cases
+(NaN, infinities, zeros whose sign matters) go on to the general evaluators. Anything else
+(quantized, narrow ml_dtypes floats' arithmetic, bool arithmetic; integer division:
+specialize_int.py) stays with the general evaluators or the other hooks.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from __future__ import annotations
 import functools
 import math
 import operator
+import sys
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -32,7 +37,7 @@ from ...ir.registry import bind_after, register_bind_hook
 from ...ir.types import TensorType
 from ...lazy_imports import lazy
 from .. import libm
-from .elementwise_numerics import NATIVE_FLOATS, NATIVE_INTS
+from .elementwise_numerics import NATIVE_FLOATS, NATIVE_INTS, is_float
 from .specialize import _native_types
 
 Kernel = Callable[..., Any]
@@ -126,6 +131,7 @@ def _root(reciprocal: bool, to: type, general: Kernel) -> Kernel:
         r = sqrt(v)
         cell[()] = 1.0 / r if reciprocal else r
         return cell[()]
+    kernel.root = reciprocal  # type: ignore[attr-defined]  # (pyscalar.py writes it out)
     return kernel
 
 
@@ -144,6 +150,79 @@ def _logistic(to: type, general: Kernel) -> Kernel:
     return kernel
 
 
+def finite_pow(a: float, b: float) -> float:
+    """math.pow of finite a and b, which is the C library's pow (CPython calls it for
+    finite arguments), or NaN where math.pow raises (an overflow; a negative base to a
+    non-integer power): the callers redo those with the general evaluator."""
+    try:
+        return math.pow(a, b)
+    except (OverflowError, ValueError):
+        return math.nan
+
+
+def _power(to: type, general: Kernel) -> Kernel:
+    """x ** y of finite operands as the C library's pow rounded once to `to`, which is what
+    the general evaluator computes (an Adam step's bias corrections `b1 ** t`: a dozen
+    whole-array passes there). Non-finite operands (signalling NaNs, C99's special cases)
+    and the results `finite_pow` leaves NaN take the general path."""
+    cell: np.ndarray = np.empty((), to)
+    finite = math.isfinite
+
+    def kernel(x: Any, y: Any) -> Any:
+        if x.ndim or y.ndim:
+            return general(x, y)
+        a, b = float(x), float(y)
+        if not (finite(a) and finite(b)):
+            return general(x, y)
+        r = finite_pow(a, b)
+        if r != r:
+            return general(x, y)
+        cell[()] = r
+        return cell[()]
+    kernel.finite_pow = finite_pow  # type: ignore[attr-defined]  # (pyscalar.py writes it out)
+    return kernel
+
+
+EXACT_FROM = 2.0 ** 52  # doubles (and narrower floats) this large are integers already
+
+
+def _away(v: float) -> int:
+    """v (|v| < 2^52) rounded to the nearest integer, halves away from zero (the fraction
+    m - floor(m) of m = |v| is exact)."""
+    m = abs(v)
+    r = math.floor(m)
+    if m - r >= 0.5:
+        r += 1
+    return r if v >= 0 else -r
+
+
+# The integer each rounding op picks for a double below 2^52 in magnitude (Python's round
+# breaks ties to even).
+ROUNDINGS: dict[str, Callable[[float], int]] = {
+    "stablehlo.floor": math.floor, "stablehlo.ceil": math.ceil,
+    "stablehlo.round_nearest_even": round, "stablehlo.round_nearest_afz": _away}
+
+
+def _rounding(to_integer: Callable[[float], int], to: type, general: Kernel) -> Kernel:
+    """floor, ceil or a round-to-integer of a value below 2^52 in magnitude: the integer as
+    a float, given the operand's sign (IEEE's sign of a zero result: floor(0.5) is +0,
+    ceil(-0.5) and round(-0.3) are -0), exact in every float type. Larger values,
+    infinities and NaN take the general path."""
+    cell: np.ndarray = np.empty((), to)
+    copysign = math.copysign
+
+    def kernel(x: Any) -> Any:
+        if x.ndim:
+            return general(x)
+        v = float(x)
+        if -EXACT_FROM < v < EXACT_FROM:
+            cell[()] = copysign(float(to_integer(v)), v)
+            return cell[()]
+        return general(x)
+    kernel.rounding = to_integer  # type: ignore[attr-defined]  # (pyscalar.py writes it out)
+    return kernel
+
+
 def _extremum(largest: bool, general: Kernel) -> Kernel:
     """max/min of two floats that compare unequal: the larger (smaller) operand itself; equal
     values (±0, whose sign the spec fixes), NaN and whole arrays take the next kernel."""
@@ -155,6 +234,75 @@ def _extremum(largest: bool, general: Kernel) -> Kernel:
         if b > a:
             return b if largest else a
         return general(a, b)
+    return kernel
+
+
+def _clamp(general: Kernel) -> Kernel:
+    """clamp(low, x, high) = min(max(x, low), high) of floats where the order is strict:
+    x itself strictly inside, low below it, high above it (low < high); equal values
+    (zeros' signs), NaN and low >= high take the next kernel."""
+    def kernel(low: Any, x: Any, high: Any) -> Any:
+        if low.ndim or x.ndim or high.ndim:
+            return general(low, x, high)
+        if low < x < high:
+            return x
+        if x < low < high:
+            return low
+        if low < high < x:
+            return high
+        return general(low, x, high)
+    kernel.float_clamp = True  # type: ignore[attr-defined]  # (pyscalar.py writes it out)
+    return kernel
+
+
+def _remainder(to: type, general: Kernel) -> Kernel:
+    """fmod of finite floats, the divisor nonzero: math.fmod is the C function, whose
+    result is exact (and representable in the operands' type); the rest (a zero divisor,
+    infinities, NaN) takes the general path."""
+    cell: np.ndarray = np.empty((), to)
+    fmod, top = math.fmod, sys.float_info.max
+
+    def kernel(a: Any, b: Any) -> Any:
+        if a.ndim or b.ndim:
+            return general(a, b)
+        x, y = float(a), float(b)
+        if -top <= x <= top and -top <= y <= top and y != 0.0:
+            cell[()] = fmod(x, y)
+            return cell[()]
+        return general(a, b)
+    kernel.fmod = fmod  # type: ignore[attr-defined]  # (pyscalar.py writes it out)
+    return kernel
+
+
+def _atan2(to: type, general: Kernel) -> Kernel:
+    """atan2(y, x) of finite operands, y nonzero: math.atan2 calls the C library's atan2
+    there (its zeros and infinities it answers itself: those take the general path, the C
+    library's), rounded once as the general evaluator rounds it."""
+    cell: np.ndarray = np.empty((), to)
+    atan2, top = math.atan2, sys.float_info.max
+
+    def kernel(y: Any, x: Any) -> Any:
+        if y.ndim or x.ndim:
+            return general(y, x)
+        a, b = float(y), float(x)
+        if a != 0.0 and -top <= a <= top and -top <= b <= top:
+            cell[()] = atan2(a, b)
+            return cell[()]
+        return general(y, x)
+    kernel.atan2 = atan2  # type: ignore[attr-defined]  # (pyscalar.py writes it out)
+    return kernel
+
+
+def _is_finite(general: Kernel) -> Kernel:
+    """is_finite of a 0-d native float: whether it lies within double's range (NaN does
+    not), as a numpy bool."""
+    top, true, false = sys.float_info.max, np.bool_(True), np.bool_(False)
+
+    def kernel(x: Any) -> Any:
+        if x.ndim:
+            return general(x)
+        return true if -top <= float(x) <= top else false
+    kernel.is_finite = True  # type: ignore[attr-defined]  # (pyscalar.py writes it out)
     return kernel
 
 
@@ -191,6 +339,27 @@ def _float_to_int(to: np.dtype, general: Kernel) -> Kernel:
         if v <= below:
             return low
         return make(int(v))
+    return kernel
+
+
+def _narrow_float_pair(source: np.dtype, target: np.dtype) -> bool:
+    """f32 to a float narrower than f32 (bf16, f16, the f8 types: the general path rounds
+    f32 itself once, with astype), or such a float to f32 or f64 (exact)."""
+    def narrow(d: np.dtype) -> bool:
+        return d.kind == "V" or d.kind == "f" and d.itemsize < 4  # (ml_dtypes' kind is V)
+
+    return (source == np.float32 and is_float(target) and narrow(target)) or (
+        is_float(source) and narrow(source) and target in (np.float32, np.float64))
+
+
+def _narrow_float_convert(to: np.dtype, general: Kernel) -> Kernel:
+    """A 0-d float conversion `_narrow_float_pair` admits, as numpy's cast (what the general
+    path's rounding is for these pairs); NaN, whose payload the general path's double
+    widening may quiet, takes the next kernel (a bf16 RNN's state converted twice a step)."""
+    def kernel(x: Any) -> Any:
+        if x.ndim or x != x:
+            return general(x)
+        return x.astype(to)
     return kernel
 
 
@@ -233,9 +402,15 @@ def bind_scalar(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
                 and direction in _COMPARE):
             return _COMPARE[direction]
         return None
+    if name == "stablehlo.is_finite":
+        if operand in NATIVE_FLOATS and dtypes[1] == np.bool_ and opdef.evaluate is not None:
+            return _is_finite(opdef.evaluate)
+        return None
     if name == "stablehlo.convert":
         if operand in NATIVE_FLOATS and dtypes[1] in NATIVE_INTS:
             return _float_to_int(dtypes[1], bind_after(bind_scalar, op, opdef, kwargs))
+        if _narrow_float_pair(operand, dtypes[1]):
+            return _narrow_float_convert(dtypes[1], bind_after(bind_scalar, op, opdef, kwargs))
         return None
     if any(d != operand for d in dtypes):
         return None
@@ -256,6 +431,16 @@ def bind_scalar(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
         return _root(name == "stablehlo.rsqrt", operand.type, general)
     if name == "stablehlo.logistic":
         return _logistic(operand.type, general)
+    if name == "stablehlo.power":
+        return _power(operand.type, general)
+    if name in ROUNDINGS:
+        return _rounding(ROUNDINGS[name], operand.type, general)
+    if name == "stablehlo.clamp":
+        return _clamp(bind_after(bind_scalar, op, opdef, kwargs))
+    if name == "stablehlo.remainder":
+        return _remainder(operand.type, general)
+    if name == "stablehlo.atan2":
+        return _atan2(operand.type, general)
     if name in ("stablehlo.maximum", "stablehlo.minimum"):
         return _extremum(name == "stablehlo.maximum", bind_after(bind_scalar, op, opdef, kwargs))
     if name == "stablehlo.sign":
@@ -271,6 +456,10 @@ _HANDLED = frozenset(("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply
                       "stablehlo.divide", *_LIBM, "stablehlo.negate", "stablehlo.compare",
                       "stablehlo.reshape", "stablehlo.sqrt", "stablehlo.rsqrt",
                       "stablehlo.logistic", "stablehlo.maximum", "stablehlo.minimum",
-                      "stablehlo.convert", "stablehlo.abs", "stablehlo.sign"))
+                      "stablehlo.convert", "stablehlo.abs", "stablehlo.sign",
+                      "stablehlo.power", "stablehlo.floor", "stablehlo.ceil",
+                      "stablehlo.round_nearest_even", "stablehlo.round_nearest_afz",
+                      "stablehlo.clamp", "stablehlo.remainder", "stablehlo.atan2",
+                      "stablehlo.is_finite"))
 
 register_bind_hook(bind_scalar, 20, ops=_HANDLED)

@@ -10,7 +10,10 @@ floats such as bfloat16 are selected as their bits too). A 0-d on_true or on_fal
 broadcast by the same bit operations, not sent to np.where. Arrays below `_SMALL` elements
 keep its picks (no branch cost to speak of), made here directly as a copy of on_false and
 `np.copyto(..., where=pred)` of on_true (a masked RNN step's state select on 32 elements:
-1.2 us through the general evaluator's np.where, 0.75 here).
+1.2 us through the general evaluator's np.where, 0.75 here). Past them a predicate that
+holds nowhere (everywhere) returns on_false (on_true) itself, the same bits without the
+passes: the guards jnp writes around a value, where(isnan(x), nan, x) or where(x == 0, 0, x)
+in every jnp.searchsorted step, pick one side on most data.
 """
 
 from __future__ import annotations
@@ -47,6 +50,12 @@ def _select(dtype: np.dtype, general: Kernel) -> Kernel:
                 copyto(out, on_true, where=pred)
                 return out
             return where(pred, on_true, on_false)
+        # A uniform predicate picks a whole operand (numpy's any/all stop at the first
+        # element that decides them: two reads of a mixed mask's first elements)
+        if on_false.ndim and not pred.any():
+            return on_false
+        if on_true.ndim and pred.all():
+            return on_true
         mask = pred.view(np.uint8).astype(unsigned, order="C")  # 1 where pred holds, else 0
         np.negative(mask, out=mask)  # all ones / zero (unsigned negation wraps)
         low = on_false.view(unsigned)
