@@ -131,3 +131,36 @@ def test_a_nan_written_to_the_output_vector(monkeypatch: pytest.MonkeyPatch) -> 
         assert "_HASNAN(a2)" in sources and "a2_m[" in sources
         for a, b in zip(got, want, strict=True):
             assert np.asarray(a).tobytes() == np.asarray(b).tobytes(), (first, second)
+
+
+# x ** h overflows on some steps (inf, not NaN) and only feeds a compare that counts them:
+# a line's NaN stand-in for the overflow would count none, at the end or per step
+POWER = _counted("%h = %h0, %k = %k0", "f32, f32", "tensor<f32>, tensor<f32>") + """\
+      %big = stablehlo.constant dense<1.0e+30> : tensor<f32>
+      %add1 = stablehlo.constant dense<1.0> : tensor<f32>
+      %zero = stablehlo.constant dense<0.0> : tensor<f32>
+      %x1 = stablehlo.dynamic_slice %xs, %i, sizes = [1] : (tensor<16xf32>, tensor<i32>) -> tensor<1xf32>
+      %x = stablehlo.reshape %x1 : (tensor<1xf32>) -> tensor<f32>
+      %p = stablehlo.power %x, %h : tensor<f32>
+      %huge = stablehlo.compare GT, %p, %big : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      %inc = stablehlo.select %huge, %add1, %zero : tensor<i1>, tensor<f32>
+      %k2 = stablehlo.add %k, %inc : tensor<f32>
+      %j = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %j, %h, %k2 : tensor<i32>, tensor<f32>, tensor<f32>
+    }
+  return %r#1, %r#2 : tensor<f32>, tensor<f32>
+}
+"""
+
+
+@pytest.mark.parametrize("h", [40.0, 400.0, 3.0])
+def test_overflowing_powers_count(h: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Powers that overflow double (400), f32 only (40) or neither (3) are counted as the
+    evaluator counts them."""
+    xs = np.array([2, 10, -10, 0.5, 1e10, -3, 7, 1, 0, -0.0, 5, 9, 20, 3, 100, -7], np.float32)
+    args = [xs, np.asarray(np.float32(h)), np.asarray(np.float32(0))]
+    got, _ = run_loops(POWER, args, True, monkeypatch)
+    want, _ = run_loops(POWER, args, False, monkeypatch)
+    assert float(want[1]) > 0 or h == 3.0
+    for a, b in zip(got, want, strict=True):
+        assert np.asarray(a).tobytes() == np.asarray(b).tobytes(), h

@@ -464,9 +464,12 @@ def _written(tag: str, kind: Kind, fn: Any, args: Sequence[str], t: str, key: st
         ns["_atan2"] = math.atan2
         return [_rounded(kind, f"_atan2({a}, {b}) if {a} != 0.0 and {finite} "
                          f"else {key}({a}, {b})", t)]
+    # (finite_pow's NaN stands for an overflow too: redone in the line itself, so that a
+    # NaN a line leaves is a NaN result, as loopgen's end-of-loop NaN test takes it)
     ns[f"{key}P"] = fn.finite_pow
-    value = f"{key}P({a}, {b}) if {finite} else {key}({a}, {b})"
-    return [_rounded(kind, value, t), f"if {t} != {t}: {t} = {key}({a}, {b})"]
+    value = (f"(_p if (_p := {key}P({a}, {b})) == _p else {key}({a}, {b})) if {finite} "
+             f"else {key}({a}, {b})")
+    return [_rounded(kind, value, t)]
 
 
 def _rounded(kind: Kind, value: str, target: str) -> str:
