@@ -58,14 +58,15 @@ def _splat_chunk(dtype: np.dtype, value: bytes) -> np.ndarray:
 def dense_splat(ufunc: np.ufunc, a: Any, b: Any) -> np.ndarray | None:
     """ufunc(a, b) for maximum or minimum, where one operand is a splat (0-d, or a
     broadcast view: every stride 0) of a value that is not NaN and the other a
-    C-contiguous array of at least `_DENSE_FROM` elements and the same type (a ReLU's
+    C-contiguous array of at least `_DENSE_FROM` elements and the same float type (a ReLU's
     +0, a blocked chain's slice of a broadcast constant); else None. numpy vectorizes
     these two ufuncs only for contiguous operands (a splat costs four times as much), so
     the splat is met as a contiguous array of its value, a chunk at a time. Every result
     but a NaN's (all from the array operand: callers that keep NaN payloads redo those)
     and a zero's sign (which the callers set from the operands) is the same number."""
     array = np.ndarray
-    if a.__class__ is not array or b.__class__ is not array or a.dtype != b.dtype:
+    if (a.__class__ is not array or b.__class__ is not array or a.dtype != b.dtype
+            or a.dtype.kind != "f"):
         return None
     x, splat, first = (a, b, True) if a.flags.c_contiguous and a.ndim else (b, a, False)
     if (x.size < _DENSE_FROM or not x.flags.c_contiguous
@@ -82,6 +83,16 @@ def dense_splat(ufunc: np.ufunc, a: Any, b: Any) -> np.ndarray | None:
         pair = (part, chunk[:part.size]) if first else (chunk[:part.size], part)
         ufunc(*pair, out=target[start:start + _DENSE_CHUNK])
     return out
+
+
+def extremum_of(ufunc: np.ufunc, a: Any, b: Any) -> Any:
+    """ufunc(a, b): through `dense_splat` where an operand is large enough for it."""
+    if a.__class__ is np.ndarray and b.__class__ is np.ndarray and (
+            a.size >= _DENSE_FROM or b.size >= _DENSE_FROM):
+        out = dense_splat(ufunc, a, b)
+        if out is not None:
+            return out
+    return ufunc(a, b)
 
 
 _ARGMAX_BELOW = 1 << 16  # past this numpy's SIMD maximum.reduce scans f32 faster than argmax
@@ -102,15 +113,13 @@ def _signed_extremum(ufunc: np.ufunc, both: bool) -> Kernel:
     no zero is numpy's own (a non-zero non-NaN result already has the spec's sign, a NaN
     keeps numpy's): one comparison and its count instead of the mask passes (a count, not
     `ndarray.any`, whose Python wrapper costs three times numpy's maximum of 300 floats)."""
-    equal, count = np.equal, np.count_nonzero
+    equal, count, array = np.equal, np.count_nonzero, np.ndarray
     unsigned = dict(_BITS)  # (a lazy table's lookup costs ~0.7 us a call)
     zeros = {d: np.zeros((), d) for d in unsigned}
 
     def kernel(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        out = dense_splat(ufunc, a, b)
-        if out is None:
-            out = ufunc(a, b)
-        if out.__class__ is np.ndarray and 0 < out.size < _ZERO_TEST_BELOW:
+        out = extremum_of(ufunc, a, b)
+        if out.__class__ is array and 0 < out.size < _ZERO_TEST_BELOW:
             zero = zeros.get(out.dtype)
             if zero is not None and not (0 in out.tolist() if out.size <= _LIST_TEST_UPTO
                                          and out.ndim == 1 else count(equal(out, 0))):
@@ -177,9 +186,7 @@ def max_positive_zero() -> Kernel:
     zeros = {np.dtype(t): np.zeros((), t) for t in (np.float16, np.float32, np.float64)}
 
     def kernel(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        out = dense_splat(maximum, a, b)
-        if out is None:
-            out = maximum(a, b)
+        out = extremum_of(maximum, a, b)
         if out.__class__ is array and out.size:
             zero = zeros.get(out.dtype)
             if zero is not None:
