@@ -549,3 +549,55 @@ def test_f32_keeps_deep_guesses_and_redoes_nan_ones(count: int) -> None:
     planted = _PlantedGuess(guesses, exact)
     got = libm.native_kernel(planted, np.dtype(np.float32))(np.arange(count).astype(np.float32))
     assert np.array_equal(got.view(np.uint32), exact.astype(np.float32).view(np.uint32))
+
+
+def _floor_inputs(n: int) -> np.ndarray:
+    """A masked softmax's exp arguments (scores minus the row maximum, -1e9 where masked)
+    with the values around exp's floor and the specials spread over every chunk."""
+    rng = np.random.default_rng(21)
+    x = -np.abs(rng.standard_normal(n)) * rng.choice([1e-3, 1.0, 30.0, 150.0, 1e4], n)
+    x[rng.random(n) < 0.5] = -1e9
+    specials = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, -200.0, -199.99, -200.01,
+                -745.2, -1e-45, 1e-45, 88.8, -3e38]
+    for start in range(0, n, 9000):
+        x[start:start + len(specials)] = specials[:n - start]
+    x[-1:] = -1e9  # (the last chunk's last element)
+    return x
+
+
+@pytest.mark.parametrize("size", [0, 1, 5000, libm._FLOOR_CHUNK, 2 * libm._FLOOR_CHUNK + 1])
+def test_exp_guess_floor_in_chunks(size: int) -> None:
+    """exp's double guess raises its arguments to the floor a chunk at a time against an
+    array of the floor: in place it is numpy's exp of numpy's maximum with the 0-d floor,
+    bit for bit, NaN payloads included, in C order, Fortran order and a strided view."""
+    evaluate = libm._guesser(libm.exp)
+    floor = np.array(libm.exp.underflow_below)  # type: ignore[attr-defined]
+    x = _floor_inputs(size)
+    views = [x, x[::3]]
+    if size % 50 == 0 and size:
+        views += [x.reshape(-1, 50), x.reshape(-1, 50).T]
+    for view in views:
+        guess = np.array(view, order="K")
+        with np.errstate(all="ignore"):
+            evaluate(guess)
+            want = np.exp(np.maximum(view, floor))
+        assert guess.tobytes(order="A") == np.array(want, order="K").tobytes(order="A")
+        assert guess.flags.c_contiguous == want.flags.c_contiguous or not guess.ndim
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, ml_dtypes.bfloat16])
+def test_exp_of_masked_scores_past_a_floor_chunk(dtype: type) -> None:
+    """The exp kernels on arguments below, at and above the floor, past several floor
+    chunks and blocks, in every layout: the C library's exp rounded once."""
+    with np.errstate(all="ignore"):
+        x = _floor_inputs(5 * 16384 + 50).astype(dtype)
+    rounder = None if dtype != ml_dtypes.bfloat16 else _bf16_rounder()
+    kernel = libm.native_kernel(libm.exp, np.dtype(dtype), rounder)
+    square = x[:256 * 256].reshape(256, 256)
+    for view in (x, x[:40000], x[::2], square, square.T, square[::2, 1::3]):
+        got = kernel(view)
+        with np.errstate(all="ignore"):
+            want = np.asarray(libm.exp(np.asarray(view, np.float64)))
+            want = want.astype(dtype) if rounder is None else rounder(want)
+        assert got.shape == view.shape
+        assert np.ascontiguousarray(got).tobytes() == np.ascontiguousarray(want).tobytes()

@@ -41,6 +41,60 @@ def _fix_zeros(out: np.ndarray, a: np.ndarray, b: np.ndarray, both: bool) -> np.
     return fixed.view(out.dtype)
 
 
+# Elements from which a splat operand is met as a contiguous array (below, numpy's own
+# loop costs less than the extra tests).
+_DENSE_FROM = 8192
+_DENSE_CHUNK = 1 << 14  # elements of the array of a splat's value (per dtype and value)
+
+
+@functools.lru_cache(maxsize=32)
+def _splat_chunk(dtype: np.dtype, value: bytes) -> np.ndarray:
+    """A read-only array of `_DENSE_CHUNK` elements of the value whose bytes are `value`."""
+    chunk = np.full(_DENSE_CHUNK, np.frombuffer(value, dtype)[0], dtype)
+    chunk.flags.writeable = False
+    return chunk
+
+
+def dense_splat(ufunc: np.ufunc, a: Any, b: Any) -> np.ndarray | None:
+    """ufunc(a, b) for maximum or minimum, where one operand is a splat (0-d, or a
+    broadcast view: every stride 0) of a value that is not NaN and the other a
+    C-contiguous array of at least `_DENSE_FROM` elements and the same float type (a ReLU's
+    +0, a blocked chain's slice of a broadcast constant); else None. numpy vectorizes
+    these two ufuncs only for contiguous operands (a splat costs four times as much), so
+    the splat is met as a contiguous array of its value, a chunk at a time. Every result
+    but a NaN's (all from the array operand: callers that keep NaN payloads redo those)
+    and a zero's sign (which the callers set from the operands) is the same number."""
+    array = np.ndarray
+    if (a.__class__ is not array or b.__class__ is not array or a.dtype != b.dtype
+            or a.dtype.kind != "f"):
+        return None
+    x, splat, first = (a, b, True) if a.flags.c_contiguous and a.ndim else (b, a, False)
+    if (x.size < _DENSE_FROM or not x.flags.c_contiguous
+            or (splat.ndim and (splat.shape != x.shape or any(splat.strides)))):
+        return None
+    value = splat[(0,) * splat.ndim]
+    if value != value:
+        return None
+    chunk = _splat_chunk(x.dtype, value.tobytes())
+    out = np.empty(x.shape, x.dtype)
+    source, target = x.reshape(-1), out.reshape(-1)
+    for start in range(0, source.size, _DENSE_CHUNK):
+        part = source[start:start + _DENSE_CHUNK]
+        pair = (part, chunk[:part.size]) if first else (chunk[:part.size], part)
+        ufunc(*pair, out=target[start:start + _DENSE_CHUNK])
+    return out
+
+
+def extremum_of(ufunc: np.ufunc, a: Any, b: Any) -> Any:
+    """ufunc(a, b): through `dense_splat` where an operand is large enough for it."""
+    if a.__class__ is np.ndarray and b.__class__ is np.ndarray and (
+            a.size >= _DENSE_FROM or b.size >= _DENSE_FROM):
+        out = dense_splat(ufunc, a, b)
+        if out is not None:
+            return out
+    return ufunc(a, b)
+
+
 _ARGMAX_BELOW = 1 << 16  # past this numpy's SIMD maximum.reduce scans f32 faster than argmax
 _ZERO_TEST_BELOW = 4096  # elements: below, a zero test replaces the sign-bit passes
 _LIST_TEST_UPTO = 64  # vectors: searched for a zero as a list (a third of compare + count)
@@ -59,13 +113,13 @@ def _signed_extremum(ufunc: np.ufunc, both: bool) -> Kernel:
     no zero is numpy's own (a non-zero non-NaN result already has the spec's sign, a NaN
     keeps numpy's): one comparison and its count instead of the mask passes (a count, not
     `ndarray.any`, whose Python wrapper costs three times numpy's maximum of 300 floats)."""
-    equal, count = np.equal, np.count_nonzero
+    equal, count, array = np.equal, np.count_nonzero, np.ndarray
     unsigned = dict(_BITS)  # (a lazy table's lookup costs ~0.7 us a call)
     zeros = {d: np.zeros((), d) for d in unsigned}
 
     def kernel(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        out = ufunc(a, b)
-        if out.__class__ is np.ndarray and 0 < out.size < _ZERO_TEST_BELOW:
+        out = extremum_of(ufunc, a, b)
+        if out.__class__ is array and 0 < out.size < _ZERO_TEST_BELOW:
             zero = zeros.get(out.dtype)
             if zero is not None and not (0 in out.tolist() if out.size <= _LIST_TEST_UPTO
                                          and out.ndim == 1 else count(equal(out, 0))):
@@ -79,8 +133,8 @@ def _signed_extremum(ufunc: np.ufunc, both: bool) -> Kernel:
         # argmax stops at the first NaN (numpy's argmax treats NaN as the largest): one
         # cheap scan and a Python float, where a reduce costs twice as much below ~2^16.
         total = out.item(out.argmax()) if out.size < _ARGMAX_BELOW else ufunc.reduce(out, None)
-        if total != total:
-            return quiet_nans(_fix_zeros(out, a, b, both))
+        if total != total:  # (numpy's own NaN: not dense_splat's)
+            return quiet_nans(_fix_zeros(ufunc(a, b), a, b, both))
         width = 8 * out.dtype.itemsize
         ua, ub = np.asarray(a).view(bits), np.asarray(b).view(bits)
         current = out.view(bits)
@@ -132,7 +186,7 @@ def max_positive_zero() -> Kernel:
     zeros = {np.dtype(t): np.zeros((), t) for t in (np.float16, np.float32, np.float64)}
 
     def kernel(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        out = maximum(a, b)
+        out = extremum_of(maximum, a, b)
         if out.__class__ is array and out.size:
             zero = zeros.get(out.dtype)
             if zero is not None:
