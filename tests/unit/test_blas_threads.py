@@ -6,6 +6,9 @@ helper threads, and close to `a @ b`; the calling thread's BLAS thread count is 
 
 from __future__ import annotations
 
+import threading
+import time
+
 import numpy as np
 import pytest
 
@@ -118,3 +121,34 @@ def test_product_blocks_report_errors() -> None:
     a = np.ones((200, 10), np.float32)
     with pytest.raises(ValueError):
         blas_threads.product_blocks(a, np.ones((11, 4), np.float32), set_local, 0, 1)
+
+
+def test_helpers_multiply_only_while_the_count_is_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The thread count is the process's in numpy's OpenBLAS: a helper slowed between taking
+    a block and multiplying it (a busy core) still multiplies at one thread, because the
+    calling thread restores the count only after every block has finished."""
+    count = [4]
+    seen: list[int] = []
+    helped: list[bool] = []
+
+    def set_local(n: int) -> int:  # (one process-wide count, as numpy's OpenBLAS has)
+        previous, count[0] = count[0], n
+        return previous
+
+    real = np.matmul
+
+    def slowed(*args: object, **kwargs: object) -> object:
+        helper = threading.current_thread() is not threading.main_thread()
+        time.sleep(0.2 if helper else 0.02)  # (the helper takes a block, then waits)
+        seen.append(count[0])
+        helped.append(helper)
+        return real(*args, **kwargs)
+
+    a = np.ones((1024, 8), np.float32)
+    b = np.ones((8, 4), np.float32)
+    monkeypatch.setattr(blas_threads.np, "matmul", slowed)
+    got = blas_threads.product_blocks(a, b, set_local, 0, 1)
+    monkeypatch.undo()
+    assert np.array_equal(got, a @ b) and count[0] == 4
+    assert len(seen) == len(blas_threads.block_bounds(1024)) - 1 and set(seen) == {1}
+    assert any(helped)

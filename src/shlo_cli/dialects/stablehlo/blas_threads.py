@@ -6,10 +6,11 @@ batch 1 (a 32x32 convolution as one 1024x72 @ 72x36 product) then waits, per cal
 helper threads to be scheduled: on an idle machine that is a few microseconds, on a busy
 one (other processes on every core) a whole scheduler slice, 4-8 ms for a product that takes
 0.1 ms on one thread. Below `SINGLE_THREAD_WORK` multiply-adds the interpreter asks OpenBLAS
-for one thread on the calling thread only (`openblas_set_num_threads_local`, OpenBLAS 0.3.27
-and later) and restores the previous count right after, so nothing else in the process is
-affected. Where that call does not exist (other BLAS builds, other systems) products run as
-numpy runs them.
+for one thread (`openblas_set_num_threads_local`, OpenBLAS 0.3.27 and later) and restores the
+previous count right after. In a pthreads build (numpy's wheels) that count is the whole
+process's, not the calling thread's, so a product's helper threads only call BLAS while the
+calling thread holds it at one: the count goes back after every block has finished. Where
+that call does not exist (other BLAS builds, other systems) products run as numpy runs them.
 
 Larger 2-D products (a VGG convolution: 50176x576 @ 576x64) need every core, but OpenBLAS's
 own threading divides the rows evenly up front: with another process on one core, the
@@ -146,8 +147,8 @@ def product_blocks(a: np.ndarray, b: np.ndarray, set_local: Callable[[int], int]
     try:
         run_blocks()
     finally:
+        state.wait()  # (before the count goes back: it may be the process's, not the thread's)
         set_local(previous)
-        state.wait()
     if state.error is not None:
         raise state.error
     return out
@@ -193,7 +194,8 @@ def _helper_count() -> int:
 
 @functools.cache
 def _pool() -> Any:
-    """The helper threads, each on one OpenBLAS thread for its lifetime."""
+    """The helper threads (each asks for one BLAS thread: its own where the count is per
+    thread; where it is the process's, `product_blocks` holds it at one meanwhile)."""
     from concurrent.futures import ThreadPoolExecutor
 
     set_local = _set_local()
