@@ -123,15 +123,22 @@ def test_product_blocks_report_errors() -> None:
         blas_threads.product_blocks(a, np.ones((11, 4), np.float32), set_local, 0, 1)
 
 
-def test_helpers_multiply_only_while_the_count_is_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The thread count is the process's in numpy's OpenBLAS: a helper slowed between taking
-    a block and multiplying it (a busy core) still multiplies at one thread, because the
-    calling thread restores the count only after every block has finished."""
+@pytest.mark.parametrize("late", [True, False])
+def test_helpers_multiply_only_while_the_count_is_one(late: bool,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The thread count is the process's in numpy's OpenBLAS: helpers start only once the
+    calling thread holds it at one, and a helper slowed between taking a block and
+    multiplying it (a busy core) still multiplies at one thread, because the calling thread
+    restores the count only after every block has finished; the count is then as before.
+    (`late`: the helper waits between taking a block and multiplying it; else it multiplies
+    at once, then waits.)"""
     count = [4]
     seen: list[int] = []
     helped: list[bool] = []
 
     def set_local(n: int) -> int:  # (one process-wide count, as numpy's OpenBLAS has)
+        if threading.current_thread() is threading.main_thread() and n == 1:
+            time.sleep(0.1)  # (a helper already running would take a block meanwhile)
         previous, count[0] = count[0], n
         return previous
 
@@ -139,9 +146,12 @@ def test_helpers_multiply_only_while_the_count_is_one(monkeypatch: pytest.Monkey
 
     def slowed(*args: object, **kwargs: object) -> object:
         helper = threading.current_thread() is not threading.main_thread()
-        time.sleep(0.2 if helper else 0.02)  # (the helper takes a block, then waits)
-        seen.append(count[0])
+        if late or not helper:
+            time.sleep(0.2 if helper else 0.02)
+        seen.append(count[0])  # (the count BLAS would take)
         helped.append(helper)
+        if helper and not late:
+            time.sleep(0.2)
         return real(*args, **kwargs)
 
     a = np.ones((1024, 8), np.float32)

@@ -128,6 +128,7 @@ def product_blocks(a: np.ndarray, b: np.ndarray, set_local: Callable[[int], int]
         with np.errstate(**errors):  # numpy's error state is per thread
             while (index := state.take()) is not None:
                 try:
+                    set_local(1)  # (a helper's own count, where it is per thread)
                     part = slice(bounds[index], bounds[index + 1])
                     if axis == 0:
                         np.matmul(a[part], b, out=out[part])
@@ -140,11 +141,11 @@ def product_blocks(a: np.ndarray, b: np.ndarray, set_local: Callable[[int], int]
 
     count = _helper_count() if helpers is None else helpers
     pool = _pool() if count else None
-    for _ in range(min(count, len(bounds) - 2)):
-        assert pool is not None
-        pool.submit(run_blocks)
-    previous = set_local(1)
+    previous = set_local(1)  # (before any helper can start a block)
     try:
+        for _ in range(min(count, len(bounds) - 2)):
+            assert pool is not None
+            pool.submit(run_blocks)
         run_blocks()
     finally:
         state.wait()  # (before the count goes back: it may be the process's, not the thread's)
@@ -194,13 +195,11 @@ def _helper_count() -> int:
 
 @functools.cache
 def _pool() -> Any:
-    """The helper threads (each asks for one BLAS thread: its own where the count is per
-    thread; where it is the process's, `product_blocks` holds it at one meanwhile)."""
+    """The helper threads. Each asks for one BLAS thread once it holds a block, never
+    earlier: where the count is the process's, a helper starting late would otherwise set
+    it after the calling thread has restored it."""
     from concurrent.futures import ThreadPoolExecutor
 
-    set_local = _set_local()
-    assert set_local is not None
     if hasattr(os, "register_at_fork"):  # a forked child has none of these threads
         os.register_at_fork(after_in_child=_pool.cache_clear)
-    return ThreadPoolExecutor(_helper_count(), thread_name_prefix="shlo-gemm",
-                              initializer=lambda: set_local(1))
+    return ThreadPoolExecutor(_helper_count(), thread_name_prefix="shlo-gemm")
