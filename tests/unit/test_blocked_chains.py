@@ -1,14 +1,18 @@
 """Elementwise chains over large tensors run a block of rows at a time (interpreter/blocked.py):
 the same bits as op by op, for ufuncs, shifts, libm kernels and signed extrema, scalar
-steps and scalar broadcasts inside the chain, results used after it or by a region."""
+steps and scalar broadcasts inside the chain, splat constants read as 0-d values, results
+used after it or by a region."""
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pytest
 
 from shlo_cli.interpreter import blocked
 from shlo_cli.interpreter.engine import Interpreter
+from shlo_cli.interpreter.splat import splat_constant
 from shlo_cli.ir.parser import parse_source
 
 ROUNDS = """
@@ -149,3 +153,71 @@ def test_more_kernels_in_a_chain(monkeypatch: pytest.MonkeyPatch) -> None:
     want, _ = _run(MORE_KERNELS, [x], monkeypatch, chains=False)
     assert source.count("        t") >= 11  # every op inside the loop
     _same(got, want)
+
+
+SPLATS = """
+func.func @main(%x: tensor<301x517xf32>, %i: tensor<301x517xi32>)
+    -> (tensor<301x517xf32>, tensor<301x517xi32>) {
+  %half = stablehlo.constant dense<0.5> : tensor<301x517xf32>
+  %negzero = stablehlo.constant dense<-0.0> : tensor<301x517xf32>
+  %inf = stablehlo.constant dense<0x7F800000> : tensor<301x517xf32>
+  %nan = stablehlo.constant dense<0x7FC00001> : tensor<301x517xf32>
+  %seven = stablehlo.constant dense<-7> : tensor<301x517xi32>
+  %a = stablehlo.multiply %x, %half : tensor<301x517xf32>
+  %b = stablehlo.subtract %negzero, %a : tensor<301x517xf32>
+  %c = stablehlo.divide %b, %inf : tensor<301x517xf32>
+  %d = stablehlo.multiply %negzero, %c : tensor<301x517xf32>
+  %e = stablehlo.add %d, %b : tensor<301x517xf32>
+  %f = stablehlo.add %e, %nan : tensor<301x517xf32>
+  %g = stablehlo.multiply %f, %x : tensor<301x517xf32>
+  %m = stablehlo.multiply %i, %seven : tensor<301x517xi32>
+  %n = stablehlo.add %m, %i : tensor<301x517xi32>
+  return %g, %n : tensor<301x517xf32>, tensor<301x517xi32>
+}
+"""
+
+
+def test_splat_constants_are_read_as_scalars(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chain's ufuncs take splat constants as 0-d values (not NaN ones): the same bits as
+    the blocks of the whole constants, and the values of op by op (NaN, -0.0, inf
+    operands)."""
+    rng = np.random.default_rng(6)
+    x = (rng.standard_normal((301, 517)) * 1e3).astype(np.float32)
+    flat = x.reshape(-1)
+    flat[::101], flat[::103], flat[::107] = np.nan, -0.0, np.inf
+    flat[1::109] = np.float32(-np.inf)
+    flat[2::113] = np.frombuffer(np.uint32(0xFFC00123).tobytes(), np.float32)[0]
+    ints = rng.integers(-(1 << 31), 1 << 31, (301, 517), dtype=np.int64).astype(np.int32)
+    got, source = _run(SPLATS, [x, ints], monkeypatch, chains=True)
+    assert "for _s in range" in source
+    assert len(re.findall(r"\bz\d+_\d\b", source)) == 5  # one per non-NaN splat operand
+    assert re.search(r"K\d+\(t\d+, v\d+\[_s:_s \+ \d+\]\)", source)  # the NaN's blocks
+    monkeypatch.setattr(blocked, "_splat_operands", lambda step, inner: {})
+    blocks, plain = _run(SPLATS, [x, ints], monkeypatch, chains=True)
+    assert "for _s in range" in plain and not re.search(r"\bz\d+_\d\b", plain)
+    _same(got, blocks)
+    want, _ = _run(SPLATS, [x, ints], monkeypatch, chains=False)
+    for a, b in zip(got, want, strict=True):  # (NaN + NaN: payloads may differ op by op)
+        np.testing.assert_array_equal(a, b)
+        numbers = ~np.isnan(a) if a.dtype.kind == "f" else np.ones(a.shape, bool)
+        assert np.array_equal(np.signbit(a[numbers]), np.signbit(b[numbers]))  # zeros' signs
+
+
+def test_splat_constant_values() -> None:
+    text = """
+func.func @main() -> (tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xi1>, tensor<4x4xf32>) {
+  %a = stablehlo.constant dense<-0.0> : tensor<4x4xf32>
+  %b = stablehlo.constant dense<0x7FC00000> : tensor<4x4xf32>
+  %c = stablehlo.constant dense<true> : tensor<4x4xi1>
+  %d = stablehlo.constant dense<[[1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.0],
+      [1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.0]]> : tensor<4x4xf32>
+  return %a, %b, %c, %d : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xi1>, tensor<4x4xf32>
+}
+"""
+    module = parse_source(text)
+    ret = next(op for op in module.op.walk() if op.name == "func.return")
+    negzero, nan, true, varied = (splat_constant(v) for v in ret.operands)
+    assert negzero is not None and negzero.shape == () and negzero.dtype == np.float32
+    assert np.signbit(negzero) and negzero == 0.0 and not negzero.flags.writeable
+    assert nan is None and varied is None
+    assert true is not None and true.dtype == np.bool_ and bool(true)

@@ -26,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from ..ir.core import Value
+from ..ir.attributes import DenseElementsAttr
+from ..ir.core import Operation, Value
 from ..ir.types import TensorType, element_type, numpy_dtype
 
 _BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
@@ -48,6 +49,23 @@ def splat_scalar(value: Any) -> np.ndarray | None:
     scalar = np.array(value.reshape(-1)[0])
     scalar.flags.writeable = False
     return scalar
+
+
+def splat_constant(value: Value) -> np.ndarray | None:
+    """`splat_scalar` of a `stablehlo.constant` whose attribute is a splat (read from the
+    attribute's one element, not from the broadcast tensor), else None."""
+    owner = value.owner
+    if not isinstance(owner, Operation) or owner.name != "stablehlo.constant":
+        return None
+    attr = owner.attr("value")
+    if not isinstance(attr, DenseElementsAttr) or not attr.splat or attr.data.size != 1:
+        return None
+    try:
+        if attr.data.dtype != numpy_dtype(element_type(value.type)):
+            return None
+    except Exception:  # noqa: BLE001 - a type numpy cannot hold
+        return None
+    return splat_scalar(np.broadcast_to(attr.data, (2,)))
 
 
 def _static_shape(value: Value) -> tuple[int, ...] | None:
