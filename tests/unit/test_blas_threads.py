@@ -162,3 +162,50 @@ def test_helpers_multiply_only_while_the_count_is_one(late: bool,
     assert np.array_equal(got, a @ b) and count[0] == 4
     assert len(seen) == len(blas_threads.block_bounds(1024)) - 1 and set(seen) == {1}
     assert any(helped)
+
+
+
+def _recording(delay: float, count: list[int], seen: list[tuple[str, int]]) -> type[np.ndarray]:
+    """An operand type whose `@` waits `delay` seconds, then records the process's count."""
+
+    class Recorded(np.ndarray):
+        def __matmul__(self, other: object) -> np.ndarray:
+            time.sleep(delay)
+            seen.append((threading.current_thread().name, count[0]))
+            return np.zeros((1, 1), np.float32)
+
+    return Recorded
+
+
+def test_threads_share_the_process_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two threads' one-thread products overlap (the count is the process's): the second
+    still multiplies at one thread after the first has finished, and the count goes back
+    only when both have. A product left to OpenBLAS's threading, started while another
+    thread holds the count at one, waits and multiplies at the process's own count."""
+    count = [4]
+    seen: list[tuple[str, int]] = []
+
+    def set_local(n: int) -> int:
+        previous, count[0] = count[0], n
+        return previous
+
+    monkeypatch.setattr(blas_threads, "_set_local", lambda: set_local)
+    band = (300, 300), (300, 300)  # inside the one-thread band
+    large = (4, 1024, 1024), (4, 1024, 64)  # above it, batched: not split into blocks
+
+    def product(name: str, shapes: tuple[tuple[int, ...], ...], delay: float) -> threading.Thread:
+        one = np.float32(1)
+        a = np.broadcast_to(one, shapes[0]).view(_recording(delay, count, seen))
+        thread = threading.Thread(target=blas_threads.matmul, name=name,
+                                  args=(a, np.broadcast_to(one, shapes[1])))
+        thread.start()
+        return thread
+
+    first = product("first", band, 0.1)
+    time.sleep(0.03)
+    second = product("second", band, 0.3)
+    time.sleep(0.03)
+    third = product("large", large, 0.0)
+    for thread in (first, second, third):
+        thread.join()
+    assert seen == [("first", 1), ("second", 1), ("large", 4)] and count[0] == 4

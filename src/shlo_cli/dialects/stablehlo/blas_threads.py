@@ -34,6 +34,7 @@ import functools
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -45,6 +46,9 @@ OpenBLAS itself keeps products below about 2^16 on one thread already (`ONE_THRE
 ONE_THREAD_BELOW = 1 << 16
 BLOCKS = 8
 """Blocks of a product above `SINGLE_THREAD_WORK` (enough for a slowed core to take fewer)."""
+WAIT = 1e-4
+"""Seconds between looks at the BLAS count while another thread holds it at another value
+(only threads multiplying at once ever wait)."""
 MIN_BLOCK = 64
 """Fewest rows (columns) of a block: thinner blocks would repack the whole other operand for
 little work each. Products with fewer than two blocks' worth either way (a row times a
@@ -88,12 +92,18 @@ def matmul(a: Any, b: Any) -> Any:
         return a @ b
     if work > SINGLE_THREAD_WORK:
         axis = split_axis(a, b)
-        return a @ b if axis is None else product_blocks(a, b, set_local, axis)
-    previous = set_local(1)
+        if axis is not None:
+            return product_blocks(a, b, set_local, axis)
+        _COUNT.hold_default()
+        try:
+            return a @ b
+        finally:
+            _COUNT.release_default()
+    _COUNT.hold_one(set_local)
     try:
         return a @ b
     finally:
-        set_local(previous)
+        _COUNT.release_one(set_local)
 
 
 def split_axis(a: Any, b: Any) -> int | None:
@@ -141,7 +151,7 @@ def product_blocks(a: np.ndarray, b: np.ndarray, set_local: Callable[[int], int]
 
     count = _helper_count() if helpers is None else helpers
     pool = _pool() if count else None
-    previous = set_local(1)  # (before any helper can start a block)
+    _COUNT.hold_one(set_local)  # (before any helper can start a block)
     try:
         for _ in range(min(count, len(bounds) - 2)):
             assert pool is not None
@@ -149,10 +159,59 @@ def product_blocks(a: np.ndarray, b: np.ndarray, set_local: Callable[[int], int]
         run_blocks()
     finally:
         state.wait()  # (before the count goes back: it may be the process's, not the thread's)
-        set_local(previous)
+        _COUNT.release_one(set_local)
     if state.error is not None:
         raise state.error
     return out
+
+
+class _ProcessCount:
+    """Who holds numpy's OpenBLAS thread count, which is the process's, not a thread's.
+
+    Products of several threads (an `interpreter.run_parallel` grid, a product's helper
+    threads) would otherwise race: one thread restoring the count while another multiplies
+    makes that product's rounding depend on timing. Products needing one thread hold the
+    count at one together; the first sets it and the last restores it. A product left to
+    OpenBLAS's own threading waits until no one holds it at one, and such products keep
+    one-thread products waiting in turn, so every product runs at the count its shape
+    chose."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()  # (a plain lock: this runs once per product)
+        self.ones = 0
+        self.defaults = 0
+        self.saved = 0
+
+    def hold_one(self, set_local: Callable[[int], int]) -> None:
+        while True:
+            with self.lock:
+                if not self.defaults:
+                    if not self.ones:
+                        self.saved = set_local(1)
+                    self.ones += 1
+                    return
+            time.sleep(WAIT)
+
+    def release_one(self, set_local: Callable[[int], int]) -> None:
+        with self.lock:
+            self.ones -= 1
+            if not self.ones:
+                set_local(self.saved)
+
+    def hold_default(self) -> None:
+        while True:
+            with self.lock:
+                if not self.ones:
+                    self.defaults += 1
+                    return
+            time.sleep(WAIT)
+
+    def release_default(self) -> None:
+        with self.lock:
+            self.defaults -= 1
+
+
+_COUNT = _ProcessCount()
 
 
 class _Blocks:
