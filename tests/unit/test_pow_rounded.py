@@ -141,3 +141,42 @@ def test_the_op_takes_this_path_and_keeps_f64(monkeypatch: pytest.MonkeyPatch) -
     wide = [v.astype(np.float64) for v in (x, y)]
     with np.errstate(all="ignore"):
         assert _bits(power(*wide)) == _bits(original(*wide))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_one_exponent_for_every_base(dtype: np.dtype) -> None:
+    """x ** c (a 0-d or one-element exponent: its parity and integrality decided once) on
+    bases of both signs with -0.0, infinities, NaNs, subnormals: odd and even integers,
+    huge even ones, fractions (as many invalid operations as share one sampled NaN, and as
+    few as go one by one), infinite, NaN and signed-zero exponents."""
+    rng = np.random.default_rng(12)
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1e-45, -1e-45, -1.0])
+    bases = np.concatenate([rng.standard_normal(3000) * rng.choice([1e-3, 1.0, 40.0], 3000),
+                            special])
+    with np.errstate(all="ignore"):
+        bases = bases.astype(dtype)
+    for c in (3.0, -3.0, 2.0, -2.0, 1.0, 7.0, 2.0 ** 40, 0.5, -1.5, 1.0 / 3.0, np.inf,
+              -np.inf, np.nan, 0.0, -0.0):
+        for x in (bases, bases[-40:]):
+            with np.errstate(over="ignore"):  # (2^40 is inf in f16)
+                exponents = (np.array(c, dtype), np.full(1, c, dtype))
+            for e in exponents:
+                got = rounded_power(x, e, rounder(dtype))
+                want = _straightforward(x, np.broadcast_to(e, x.shape), dtype)
+                assert _bits(got) == _bits(want), (c, x.size, e.shape)
+
+
+def test_exact_midpoints_reach_the_c_library() -> None:
+    """Cubes of f32 values with 9 significant bits are exact doubles of up to 27, many of
+    them exact midpoints between two f32 values: the bracketing test must doubt them (the
+    lower bracket alone rounds some of them wrong, checked here) and the C library rounds
+    them (ties to even)."""
+    dtype = np.dtype(np.float32)
+    x = (np.arange(256, 512) * 2.0 ** -8).astype(dtype)
+    x = np.concatenate([x, -x, x * 2.0 ** 30, x * 2.0 ** -45])
+    y = np.full(x.shape, 3.0, dtype)
+    want = _straightforward(x, y, dtype)
+    lower = (np.power(x.astype(np.float64), 3.0) * (1 - 2.0 ** -39)).astype(dtype)
+    assert _bits(lower) != _bits(want)
+    assert _bits(rounded_power(x, y, rounder(dtype))) == _bits(want)
+    assert _bits(rounded_power(x, np.array(3.0, dtype), rounder(dtype))) == _bits(want)
