@@ -180,3 +180,23 @@ def test_exact_midpoints_reach_the_c_library() -> None:
     assert _bits(lower) != _bits(want)
     assert _bits(rounded_power(x, y, rounder(dtype))) == _bits(want)
     assert _bits(rounded_power(x, np.array(3.0, dtype), rounder(dtype))) == _bits(want)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("share", [0.002, 0.1, 0.24, 0.3, 0.9])
+def test_few_and_many_negative_bases_among_positive_ones(dtype: np.dtype, share: float) -> None:
+    """Negative bases (with -0.0 and -inf among them) in a share of the lanes, to integer
+    and non-integer array exponents: under a quarter are handled by index, more by
+    whole-array passes; both give the C library's result rounded once."""
+    rng = np.random.default_rng(int(share * 1000))
+    n = 6000
+    x = np.abs(rng.standard_normal(n) * rng.choice([1e-2, 1.0, 9.0], n)) + 1e-3
+    flip = rng.random(n) < share
+    x[flip] = -x[flip]
+    x[np.flatnonzero(flip)[1:4]] = [-0.0, -np.inf, -1.0]  # (not among the sampled)
+    y = rng.integers(-9, 10, n).astype(np.float64)
+    y[::2] = rng.uniform(-4, 4, n // 2)
+    y[np.flatnonzero(flip)[1:4]] = 0.5  # (pow(-0, 0.5) = +0, pow(-inf, 0.5) = +inf: valid)
+    with np.errstate(all="ignore"):
+        x, y = x.astype(dtype), y.astype(dtype)
+    assert _bits(rounded_power(x, y, rounder(dtype))) == _bits(_straightforward(x, y, dtype))
