@@ -65,7 +65,7 @@ BIND_OPS = {
     ),
     "stablehlo.compare": (
         "shlo_cli.dialects.stablehlo.specialize",
-        "shlo_cli.dialects.stablehlo.specialize_narrow",
+        "shlo_cli.dialects.stablehlo.specialize_compare",
         "shlo_cli.dialects.stablehlo.specialize_scalar",
     ),
     "stablehlo.composite": (
