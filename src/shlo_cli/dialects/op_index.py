@@ -29,6 +29,12 @@ BIND = (
 )
 
 BIND_OPS = {
+    "chlo.erf": (
+        "shlo_cli.dialects.stablehlo.specialize_scalar",
+    ),
+    "chlo.erfc": (
+        "shlo_cli.dialects.stablehlo.specialize_scalar",
+    ),
     "chlo.top_k": (
         "shlo_cli.dialects.chlo.specialize_top_k",
     ),

@@ -14,6 +14,7 @@ Python float, integer negate/abs/sign are numpy's ufuncs (no overflow warning), 
 reshapes to 0-d return the element as a numpy scalar. Float power, fmod and atan2 of finite
 operands are the C library's (through `math`) rounded once, floor/ceil/round the integer
 `math` picks with the operand's sign, clamp in a strict order the value or bound it picks,
+chlo.erf/erfc `math`'s function rounded once (as chlo/special_math computes each element),
 is_finite a range test, and f32 <-> bf16/f16/f8 conversions numpy's cast; their edge cases
 (NaN, infinities, zeros whose sign matters) go on to the general evaluators. Anything else
 (quantized, narrow ml_dtypes floats' arithmetic, bool arithmetic; integer division:
@@ -54,6 +55,9 @@ _LIBM = {"stablehlo.exponential": libm.exp, "stablehlo.exponential_minus_one": l
          "stablehlo.log": libm.log, "stablehlo.log_plus_one": libm.log1p,
          "stablehlo.sine": libm.sin, "stablehlo.cosine": libm.cos, "stablehlo.tan": libm.tan,
          "stablehlo.tanh": libm.tanh, "stablehlo.cbrt": libm.cbrt}
+# chlo.erf and chlo.erfc: chlo/special_math's kernels give each element `math`'s function
+# in double (which never raises for these two) rounded once to the element type.
+_SPECIAL = {"chlo.erf": math.erf, "chlo.erfc": math.erfc}
 _NUMBERS = lazy(lambda: NATIVE_INTS | NATIVE_FLOATS)
 # Integer negate/abs/sign: numpy's ufuncs on a scalar wrap as the spec's (-INT_MIN and
 # |INT_MIN| are INT_MIN) without the overflow warning numpy's scalar operators give.
@@ -445,6 +449,8 @@ def bind_scalar(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
         return _extremum(name == "stablehlo.maximum", bind_after(bind_scalar, op, opdef, kwargs))
     if name == "stablehlo.sign":
         return _sign(operand.type, bind_after(bind_scalar, op, opdef, kwargs))
+    if name in _SPECIAL:
+        return _transcendental(_SPECIAL[name], operand.type, general)
     if name not in _LIBM:
         return None
     return _transcendental(_LIBM[name].scalar, operand.type,  # type: ignore[attr-defined]
@@ -460,6 +466,6 @@ _HANDLED = frozenset(("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply
                       "stablehlo.power", "stablehlo.floor", "stablehlo.ceil",
                       "stablehlo.round_nearest_even", "stablehlo.round_nearest_afz",
                       "stablehlo.clamp", "stablehlo.remainder", "stablehlo.atan2",
-                      "stablehlo.is_finite"))
+                      "stablehlo.is_finite", *_SPECIAL))
 
 register_bind_hook(bind_scalar, 20, ops=_HANDLED)
