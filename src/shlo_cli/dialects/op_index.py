@@ -55,6 +55,9 @@ BIND_OPS = {
     "stablehlo.atan2": (
         "shlo_cli.dialects.stablehlo.specialize_scalar",
     ),
+    "stablehlo.bitcast_convert": (
+        "shlo_cli.dialects.stablehlo.specialize_scalar",
+    ),
     "stablehlo.broadcast_in_dim": (
         "shlo_cli.dialects.stablehlo.specialize",
     ),

@@ -15,6 +15,7 @@ reshapes to 0-d return the element as a numpy scalar. Float power, fmod and atan
 operands are the C library's (through `math`) rounded once, floor/ceil/round the integer
 `math` picks with the operand's sign, clamp in a strict order the value or bound it picks,
 chlo.erf/erfc `math`'s function rounded once (as chlo/special_math computes each element),
+same-width bitcasts a view,
 is_finite a range test, and f32 <-> bf16/f16/f8 conversions numpy's cast; their edge cases
 (NaN, infinities, zeros whose sign matters) go on to the general evaluators. Anything else
 (quantized, narrow ml_dtypes floats' arithmetic, bool arithmetic; integer division:
@@ -367,6 +368,14 @@ def _narrow_float_convert(to: np.dtype, general: Kernel) -> Kernel:
     return kernel
 
 
+def _bitcast(to: np.dtype, general: Kernel) -> Kernel:
+    """A 0-d bitcast between numbers of one width: the same bits viewed as `to` (what the
+    general evaluator's whole-array view gives, without its shape work)."""
+    def kernel(x: Any) -> Any:
+        return x.view(to) if x.ndim == 0 else general(x)
+    return kernel
+
+
 def _element(index: tuple[int, ...], general: Kernel) -> Kernel:
     """A size-1 tensor's only element as a numpy scalar (a copy: nothing aliases it)."""
     def kernel(x: Any) -> Any:
@@ -415,6 +424,11 @@ def bind_scalar(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
             return _float_to_int(dtypes[1], bind_after(bind_scalar, op, opdef, kwargs))
         if _narrow_float_pair(operand, dtypes[1]):
             return _narrow_float_convert(dtypes[1], bind_after(bind_scalar, op, opdef, kwargs))
+        return None
+    if name == "stablehlo.bitcast_convert":
+        if operand in _NUMBERS and dtypes[1] in _NUMBERS and \
+                operand.itemsize == dtypes[1].itemsize:
+            return _bitcast(dtypes[1], bind_after(bind_scalar, op, opdef, kwargs))
         return None
     if any(d != operand for d in dtypes):
         return None
@@ -466,6 +480,6 @@ _HANDLED = frozenset(("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply
                       "stablehlo.power", "stablehlo.floor", "stablehlo.ceil",
                       "stablehlo.round_nearest_even", "stablehlo.round_nearest_afz",
                       "stablehlo.clamp", "stablehlo.remainder", "stablehlo.atan2",
-                      "stablehlo.is_finite", *_SPECIAL))
+                      "stablehlo.is_finite", "stablehlo.bitcast_convert", *_SPECIAL))
 
 register_bind_hook(bind_scalar, 20, ops=_HANDLED)
