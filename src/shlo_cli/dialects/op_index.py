@@ -48,6 +48,7 @@ BIND_OPS = {
         "shlo_cli.dialects.stablehlo.specialize",
         "shlo_cli.dialects.stablehlo.specialize_narrow",
         "shlo_cli.dialects.stablehlo.specialize_scalar",
+        "shlo_cli.dialects.stablehlo.specialize_scalar_narrow",
     ),
     "stablehlo.and": (
         "shlo_cli.dialects.stablehlo.specialize_bits",
@@ -65,6 +66,7 @@ BIND_OPS = {
         "shlo_cli.dialects.stablehlo.specialize",
         "shlo_cli.dialects.stablehlo.specialize_narrow",
         "shlo_cli.dialects.stablehlo.specialize_scalar",
+        "shlo_cli.dialects.stablehlo.specialize_scalar_narrow",
     ),
     "stablehlo.ceil": (
         "shlo_cli.dialects.stablehlo.specialize_scalar",
@@ -76,6 +78,7 @@ BIND_OPS = {
         "shlo_cli.dialects.stablehlo.specialize",
         "shlo_cli.dialects.stablehlo.specialize_compare",
         "shlo_cli.dialects.stablehlo.specialize_scalar",
+        "shlo_cli.dialects.stablehlo.specialize_scalar_narrow",
     ),
     "stablehlo.composite": (
         "shlo_cli.dialects.stablehlo.composite_kernels",
@@ -96,6 +99,7 @@ BIND_OPS = {
         "shlo_cli.dialects.stablehlo.specialize",
         "shlo_cli.dialects.stablehlo.specialize_narrow",
         "shlo_cli.dialects.stablehlo.specialize_scalar",
+        "shlo_cli.dialects.stablehlo.specialize_scalar_narrow",
     ),
     "stablehlo.count_leading_zeros": (
         "shlo_cli.dialects.stablehlo.specialize_int",
@@ -105,6 +109,7 @@ BIND_OPS = {
         "shlo_cli.dialects.stablehlo.specialize_int",
         "shlo_cli.dialects.stablehlo.specialize_narrow",
         "shlo_cli.dialects.stablehlo.specialize_scalar",
+        "shlo_cli.dialects.stablehlo.specialize_scalar_narrow",
     ),
     "stablehlo.dot": (
         "shlo_cli.dialects.stablehlo.specialize_int",
@@ -126,11 +131,13 @@ BIND_OPS = {
         "shlo_cli.dialects.stablehlo.specialize",
         "shlo_cli.dialects.stablehlo.specialize_narrow",
         "shlo_cli.dialects.stablehlo.specialize_scalar",
+        "shlo_cli.dialects.stablehlo.specialize_scalar_narrow",
     ),
     "stablehlo.exponential_minus_one": (
         "shlo_cli.dialects.stablehlo.specialize",
         "shlo_cli.dialects.stablehlo.specialize_narrow",
         "shlo_cli.dialects.stablehlo.specialize_scalar",
+        "shlo_cli.dialects.stablehlo.specialize_scalar_narrow",
     ),
     "stablehlo.floor": (
         "shlo_cli.dialects.stablehlo.specialize_scalar",
@@ -146,11 +153,13 @@ BIND_OPS = {
         "shlo_cli.dialects.stablehlo.specialize",
         "shlo_cli.dialects.stablehlo.specialize_narrow",
         "shlo_cli.dialects.stablehlo.specialize_scalar",
+        "shlo_cli.dialects.stablehlo.specialize_scalar_narrow",
     ),
     "stablehlo.log_plus_one": (
         "shlo_cli.dialects.stablehlo.specialize",
         "shlo_cli.dialects.stablehlo.specialize_narrow",
         "shlo_cli.dialects.stablehlo.specialize_scalar",
+        "shlo_cli.dialects.stablehlo.specialize_scalar_narrow",
     ),
     "stablehlo.logistic": (
         "shlo_cli.dialects.stablehlo.specialize",
@@ -173,6 +182,7 @@ BIND_OPS = {
         "shlo_cli.dialects.stablehlo.specialize",
         "shlo_cli.dialects.stablehlo.specialize_narrow",
         "shlo_cli.dialects.stablehlo.specialize_scalar",
+        "shlo_cli.dialects.stablehlo.specialize_scalar_narrow",
     ),
     "stablehlo.negate": (
         "shlo_cli.dialects.stablehlo.specialize",
@@ -248,6 +258,7 @@ BIND_OPS = {
         "shlo_cli.dialects.stablehlo.specialize",
         "shlo_cli.dialects.stablehlo.specialize_narrow",
         "shlo_cli.dialects.stablehlo.specialize_scalar",
+        "shlo_cli.dialects.stablehlo.specialize_scalar_narrow",
     ),
     "stablehlo.slice": (
         "shlo_cli.dialects.stablehlo.specialize",
@@ -261,16 +272,19 @@ BIND_OPS = {
         "shlo_cli.dialects.stablehlo.specialize",
         "shlo_cli.dialects.stablehlo.specialize_narrow",
         "shlo_cli.dialects.stablehlo.specialize_scalar",
+        "shlo_cli.dialects.stablehlo.specialize_scalar_narrow",
     ),
     "stablehlo.tan": (
         "shlo_cli.dialects.stablehlo.specialize",
         "shlo_cli.dialects.stablehlo.specialize_narrow",
         "shlo_cli.dialects.stablehlo.specialize_scalar",
+        "shlo_cli.dialects.stablehlo.specialize_scalar_narrow",
     ),
     "stablehlo.tanh": (
         "shlo_cli.dialects.stablehlo.specialize",
         "shlo_cli.dialects.stablehlo.specialize_narrow",
         "shlo_cli.dialects.stablehlo.specialize_scalar",
+        "shlo_cli.dialects.stablehlo.specialize_scalar_narrow",
     ),
     "stablehlo.transpose": (
         "shlo_cli.dialects.stablehlo.specialize",

@@ -396,7 +396,8 @@ def bind_scalar(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
         source = op.operand_types[0]
         dtypes = _native_types(op)
         if (dtypes is None or dtypes[0] != dtypes[1]
-                or (dtypes[0] not in _NUMBERS and dtypes[0] != np.bool_)  # (a mask's x[i])
+                or (dtypes[0] not in _NUMBERS and dtypes[0] != np.bool_  # (a mask's x[i])
+                    and not is_float(dtypes[0]))  # (a bf16 state's)
                 or not isinstance(source, TensorType) or source.num_elements != 1):
             return None
         if opdef.evaluate is None:
