@@ -200,3 +200,26 @@ def test_few_and_many_negative_bases_among_positive_ones(dtype: np.dtype, share:
     with np.errstate(all="ignore"):
         x, y = x.astype(dtype), y.astype(dtype)
     assert _bits(rounded_power(x, y, rounder(dtype))) == _bits(_straightforward(x, y, dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_nan_arguments_among_ordinary_ones(dtype: np.dtype) -> None:
+    """NaN bases and exponents (of both signs; signalling in f32) where no base is zero or
+    infinite and no exponent infinite: the C library decides each (-NaN ** 2 keeps its
+    sign there, numpy's loop gives +NaN), to zero and nonzero powers, among ordinary
+    lanes."""
+    nans = [np.nan, -np.nan]
+    with np.errstate(all="ignore"):
+        x = np.array(nans * 3 + [2.0, 1.0, -1.0, 3.0, -2.0, 0.5]).astype(dtype)
+        y = np.array([0.0, 0.0, 2.0, 2.0, 0.5, -3.0, np.nan, np.nan, -np.nan, 2.0, 1.5,
+                      np.nan]).astype(dtype)
+    if dtype == np.float32:
+        signalling = np.array([0x7F800001, 0xFFA00000], np.uint32).view(np.float32)
+        x = np.concatenate([x, signalling, np.array([1.5, 2.0], np.float32)])
+        y = np.concatenate([y, np.array([0.0, 2.0], np.float32), signalling])
+        assert x.view(np.uint32)[-4] == 0x7F800001  # (still signalling)
+    for count in (x.size, 3):
+        got = rounded_power(x[:count], y[:count], rounder(dtype))
+        assert _bits(got) == _bits(_straightforward(x[:count], y[:count], dtype))
+    got = rounded_power(x, np.array(np.nan, dtype), rounder(dtype))
+    assert _bits(got) == _bits(_straightforward(x, np.full(x.shape, np.nan, dtype), dtype))

@@ -7,14 +7,11 @@ zeros, subnormals, values where erf is 1 and erfc underflows, ordinary values.""
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pytest
+import test_pyscalar_ops
 from loop_helpers import run_loops
 
-from shlo_cli.dialects.stablehlo.specialize_scalar import bind_scalar
-from shlo_cli.interpreter import engine
 from shlo_cli.interpreter.engine import Interpreter
 from shlo_cli.ir.parser import parse_source
 
@@ -23,34 +20,10 @@ EDGES = [0.0, -0.0, np.nan, -np.nan, np.inf, -np.inf, 5e-324, -5e-324, 1e-45, 6e
          0.5, -0.5, 0.47693628, 1.0, 2.5, -2.5, 3.9, 5.9, 6.0, 9.0, 26.5, 27.3, -27.3, 65504.0,
          3.4e38, -3.4e38, 1e308]
 
-# Each step writes {name}(h + xs[i]) to the output's element i (h: a carried 0.0 the step
-# selects anew, so that the step runs on Python scalars).
-MAP = """
-func.func @main(%xs: tensor<{n}x{t}>) -> tensor<{n}x{t}> {{
-  %c0 = stablehlo.constant dense<0> : tensor<i32>
-  %h0 = stablehlo.constant dense<0.0> : tensor<{t}>
-  %o0 = stablehlo.constant dense<0.0> : tensor<{n}x{t}>
-  %r:3 = stablehlo.while(%i = %c0, %h = %h0, %o = %o0) : tensor<i32>, tensor<{t}>, tensor<{n}x{t}>
-    cond {{
-      %cn = stablehlo.constant dense<{n}> : tensor<i32>
-      %lt = stablehlo.compare LT, %i, %cn, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-      stablehlo.return %lt : tensor<i1>
-    }} do {{
-      %x0 = stablehlo.dynamic_slice %xs, %i, sizes = [1] : (tensor<{n}x{t}>, tensor<i32>) -> tensor<1x{t}>
-      %x = stablehlo.reshape %x0 : (tensor<1x{t}>) -> tensor<{t}>
-      %u = stablehlo.add %h, %x : tensor<{t}>
-      %y = chlo.{name} %u : tensor<{t}> -> tensor<{t}>
-      %y1 = stablehlo.reshape %y : (tensor<{t}>) -> tensor<1x{t}>
-      %o2 = stablehlo.dynamic_update_slice %o, %y1, %i : (tensor<{n}x{t}>, tensor<1x{t}>, tensor<i32>) -> tensor<{n}x{t}>
-      %never = stablehlo.compare LT, %y, %y, FLOAT : (tensor<{t}>, tensor<{t}>) -> tensor<i1>
-      %h2 = stablehlo.select %never, %y, %h0 : tensor<i1>, tensor<{t}>
-      %one = stablehlo.constant dense<1> : tensor<i32>
-      %i2 = stablehlo.add %i, %one : tensor<i32>
-      stablehlo.return %i2, %h2, %o2 : tensor<i32>, tensor<{t}>, tensor<{n}x{t}>
-    }}
-  return %r#2 : tensor<{n}x{t}>
-}}
-"""
+# test_pyscalar_ops' map loop, its op a chlo one: each step writes {name}(h + xs[i]) to
+# the output's element i.
+MAP = test_pyscalar_ops.MAP.replace("%y = stablehlo.{name} %u : tensor<{t}>",
+                                    "%y = chlo.{name} %u : tensor<{t}> -> tensor<{t}>")
 
 
 def _values(t: str) -> np.ndarray:
@@ -60,22 +33,14 @@ def _values(t: str) -> np.ndarray:
                                rng.uniform(-6.0, 6.0, 300), EDGES]).astype(TYPES[t])
 
 
-def _without_scalar_kernels(text: str, args: list[Any], monkeypatch: pytest.MonkeyPatch) -> Any:
-    saved = list(engine.BIND_HOOKS)
-    engine.BIND_HOOKS[:] = [h for h in saved if h is not bind_scalar]  # (the registry's list)
-    try:
-        return run_loops(text, args, False, monkeypatch)[0]
-    finally:
-        engine.BIND_HOOKS[:] = saved
-
-
 @pytest.mark.parametrize("t", ["f32", "f64"])
 @pytest.mark.parametrize("name", ["erf", "erfc"])
 def test_scalar_loop_lines(t: str, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     xs = _values(t)
     text = MAP.format(n=xs.size, t=t, name=name)
     got, sources = run_loops(text, [xs], True, monkeypatch)
-    want = _without_scalar_kernels(text, [xs], monkeypatch)
+    want = test_pyscalar_ops._general(text, [xs], monkeypatch)  # (no 0-d kernels, no loops)
+    assert "chlo.{name}" in MAP
     assert "_cell[()] = " in "".join(sources) or t == "f64"
     assert np.asarray(got[0]).tobytes() == np.asarray(want[0]).tobytes()
 

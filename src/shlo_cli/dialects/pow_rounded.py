@@ -127,7 +127,8 @@ def _guess(base: np.ndarray, exponent: np.ndarray, single: float | None
     of the invalid operations' indices (a NaN guess there), or None where there are none.
     `single`: the exponent when every lane has the same one."""
     magnitude = np.abs(base)
-    special = None if _ordinary(magnitude, exponent) else _special_lanes(magnitude, exponent)
+    ordinary = _ordinary(magnitude, exponent)  # (False where there is a NaN)
+    special = None if ordinary else _special_lanes(magnitude, exponent)
     if special is not None:  # numpy's loop sees 1 there (its zeros and infinities are slow)
         values = _special_values(magnitude[special], exponent[special])
         magnitude[special] = 1.0
@@ -142,7 +143,7 @@ def _guess(base: np.ndarray, exponent: np.ndarray, single: float | None
         if invalid is not None:
             guess[invalid] = np.nan
     unknown = None
-    if special is not None:  # (a NaN argument is special: _special_lanes)
+    if not ordinary:
         unknown = np.isnan(base)
         unknown |= np.isnan(exponent)
         if unknown.any():

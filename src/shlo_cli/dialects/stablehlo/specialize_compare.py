@@ -63,11 +63,17 @@ def _ranks(dtype: np.dtype) -> np.ndarray:
 
 def _by_table(ufunc: np.ufunc, dtype: np.dtype, table: np.ndarray, general: Kernel,
               direct: bool = False) -> Kernel:
-    """`ufunc` of each operand's entries in `table`, looked up by bit pattern; with
-    `direct`, `ufunc` of the operands themselves up to `_DIRECT_UP_TO` elements (where
-    the lookups cost more than numpy's or ml_dtypes' own loop: a recurrent step's gates)."""
-    bits, array = np.dtype(f"u{dtype.itemsize}"), np.ndarray
-    take = table.take
+    """`ufunc` of each operand's entries in `table`, looked up by bit pattern."""
+    bits, take = np.dtype(f"u{dtype.itemsize}"), table.take
+    return _on_copies(ufunc, dtype, lambda x: take(x.view(bits)), general, direct)
+
+
+def _on_copies(ufunc: np.ufunc, dtype: np.dtype, copy: Callable[[np.ndarray], np.ndarray],
+               general: Kernel, direct: bool) -> Kernel:
+    """`ufunc` of `copy` of each operand; with `direct`, of the operands themselves up to
+    `_DIRECT_UP_TO` elements (where the copies cost more than numpy's or ml_dtypes' own
+    loop: a recurrent step's gates)."""
+    array = np.ndarray
     up_to = _DIRECT_UP_TO if direct else -1
 
     def kernel(a: Any, b: Any) -> Any:
@@ -76,24 +82,8 @@ def _by_table(ufunc: np.ufunc, dtype: np.dtype, table: np.ndarray, general: Kern
             return general(a, b)
         if a.size <= up_to:
             return ufunc(a, b)
-        return ufunc(take(a.view(bits)), take(b.view(bits)))
+        return ufunc(copy(a), copy(b))
     kernel.blockwise = True  # type: ignore[attr-defined]  # elementwise on any slice
-    return kernel
-
-
-def _on_f32(ufunc: np.ufunc, dtype: np.dtype, general: Kernel) -> Kernel:
-    """`ufunc` of exact f32 copies made by conversion (bf16), of the operands themselves
-    up to `_DIRECT_UP_TO` elements."""
-    f32, array = np.dtype(np.float32), np.ndarray
-
-    def kernel(a: Any, b: Any) -> Any:
-        if (a.__class__ is not array or b.__class__ is not array or a.dtype != dtype
-                or b.dtype != dtype or not a.ndim):
-            return general(a, b)
-        if a.size <= _DIRECT_UP_TO:
-            return ufunc(a, b)
-        return ufunc(a.astype(f32), b.astype(f32))
-    kernel.blockwise = True  # type: ignore[attr-defined]
     return kernel
 
 
@@ -149,8 +139,9 @@ def bind_compare(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | 
     if operand.itemsize <= 2:
         if total:
             return _by_table(ufunc, operand, _ranks(operand), general)
-        if operand.name == "bfloat16":
-            return _on_f32(ufunc, operand, general)
+        if operand.name == "bfloat16":  # (ml_dtypes' conversion: a shift)
+            f32 = np.dtype(np.float32)
+            return _on_copies(ufunc, operand, lambda x: x.astype(f32), general, True)
         return _by_table(ufunc, operand, _values(operand), general, direct=True)
     if total and operand.itemsize in (4, 8):
         return _total_order_wide(direction, operand, general)
