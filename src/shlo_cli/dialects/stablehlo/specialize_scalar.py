@@ -18,8 +18,8 @@ chlo.erf/erfc `math`'s function rounded once (as chlo/special_math computes each
 same-width bitcasts a view,
 is_finite a range test, and f32 <-> bf16/f16/f8 conversions numpy's cast; their edge cases
 (NaN, infinities, zeros whose sign matters) go on to the general evaluators. Anything else
-(quantized, narrow ml_dtypes floats' arithmetic, bool arithmetic; integer division:
-specialize_int.py) stays with the general evaluators or the other hooks.
+(quantized, bool arithmetic; narrow ml_dtypes floats' arithmetic: specialize_scalar_narrow.py;
+integer division: specialize_int.py) stays with the general evaluators or the other hooks.
 """
 
 from __future__ import annotations
