@@ -141,3 +141,85 @@ def test_the_op_takes_this_path_and_keeps_f64(monkeypatch: pytest.MonkeyPatch) -
     wide = [v.astype(np.float64) for v in (x, y)]
     with np.errstate(all="ignore"):
         assert _bits(power(*wide)) == _bits(original(*wide))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_one_exponent_for_every_base(dtype: np.dtype) -> None:
+    """x ** c (a 0-d or one-element exponent: its parity and integrality decided once) on
+    bases of both signs with -0.0, infinities, NaNs, subnormals: odd and even integers,
+    huge even ones, fractions (as many invalid operations as share one sampled NaN, and as
+    few as go one by one), infinite, NaN and signed-zero exponents."""
+    rng = np.random.default_rng(12)
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1e-45, -1e-45, -1.0])
+    bases = np.concatenate([rng.standard_normal(3000) * rng.choice([1e-3, 1.0, 40.0], 3000),
+                            special])
+    with np.errstate(all="ignore"):
+        bases = bases.astype(dtype)
+    for c in (3.0, -3.0, 2.0, -2.0, 1.0, 7.0, 2.0 ** 40, 0.5, -1.5, 1.0 / 3.0, np.inf,
+              -np.inf, np.nan, 0.0, -0.0):
+        for x in (bases, bases[-40:]):
+            with np.errstate(over="ignore"):  # (2^40 is inf in f16)
+                exponents = (np.array(c, dtype), np.full(1, c, dtype))
+            for e in exponents:
+                got = rounded_power(x, e, rounder(dtype))
+                want = _straightforward(x, np.broadcast_to(e, x.shape), dtype)
+                assert _bits(got) == _bits(want), (c, x.size, e.shape)
+
+
+def test_exact_midpoints_reach_the_c_library() -> None:
+    """Cubes of f32 values with 9 significant bits are exact doubles of up to 27, many of
+    them exact midpoints between two f32 values: the bracketing test must doubt them (the
+    lower bracket alone rounds some of them wrong, checked here) and the C library rounds
+    them (ties to even)."""
+    dtype = np.dtype(np.float32)
+    x = (np.arange(256, 512) * 2.0 ** -8).astype(dtype)
+    x = np.concatenate([x, -x, x * 2.0 ** 30, x * 2.0 ** -45])
+    y = np.full(x.shape, 3.0, dtype)
+    want = _straightforward(x, y, dtype)
+    lower = (np.power(x.astype(np.float64), 3.0) * (1 - 2.0 ** -39)).astype(dtype)
+    assert _bits(lower) != _bits(want)
+    assert _bits(rounded_power(x, y, rounder(dtype))) == _bits(want)
+    assert _bits(rounded_power(x, np.array(3.0, dtype), rounder(dtype))) == _bits(want)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("share", [0.002, 0.1, 0.24, 0.3, 0.9])
+def test_few_and_many_negative_bases_among_positive_ones(dtype: np.dtype, share: float) -> None:
+    """Negative bases (with -0.0 and -inf among them) in a share of the lanes, to integer
+    and non-integer array exponents: under a quarter are handled by index, more by
+    whole-array passes; both give the C library's result rounded once."""
+    rng = np.random.default_rng(int(share * 1000))
+    n = 6000
+    x = np.abs(rng.standard_normal(n) * rng.choice([1e-2, 1.0, 9.0], n)) + 1e-3
+    flip = rng.random(n) < share
+    x[flip] = -x[flip]
+    x[np.flatnonzero(flip)[1:4]] = [-0.0, -np.inf, -1.0]  # (not among the sampled)
+    y = rng.integers(-9, 10, n).astype(np.float64)
+    y[::2] = rng.uniform(-4, 4, n // 2)
+    y[np.flatnonzero(flip)[1:4]] = 0.5  # (pow(-0, 0.5) = +0, pow(-inf, 0.5) = +inf: valid)
+    with np.errstate(all="ignore"):
+        x, y = x.astype(dtype), y.astype(dtype)
+    assert _bits(rounded_power(x, y, rounder(dtype))) == _bits(_straightforward(x, y, dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_nan_arguments_among_ordinary_ones(dtype: np.dtype) -> None:
+    """NaN bases and exponents (of both signs; signalling in f32) where no base is zero or
+    infinite and no exponent infinite: the C library decides each (-NaN ** 2 keeps its
+    sign there, numpy's loop gives +NaN), to zero and nonzero powers, among ordinary
+    lanes."""
+    nans = [np.nan, -np.nan]
+    with np.errstate(all="ignore"):
+        x = np.array(nans * 3 + [2.0, 1.0, -1.0, 3.0, -2.0, 0.5]).astype(dtype)
+        y = np.array([0.0, 0.0, 2.0, 2.0, 0.5, -3.0, np.nan, np.nan, -np.nan, 2.0, 1.5,
+                      np.nan]).astype(dtype)
+    if dtype == np.float32:
+        signalling = np.array([0x7F800001, 0xFFA00000], np.uint32).view(np.float32)
+        x = np.concatenate([x, signalling, np.array([1.5, 2.0], np.float32)])
+        y = np.concatenate([y, np.array([0.0, 2.0], np.float32), signalling])
+        assert x.view(np.uint32)[-4] == 0x7F800001  # (still signalling)
+    for count in (x.size, 3):
+        got = rounded_power(x[:count], y[:count], rounder(dtype))
+        assert _bits(got) == _bits(_straightforward(x[:count], y[:count], dtype))
+    got = rounded_power(x, np.array(np.nan, dtype), rounder(dtype))
+    assert _bits(got) == _bits(_straightforward(x, np.full(x.shape, np.nan, dtype), dtype))

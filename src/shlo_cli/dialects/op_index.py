@@ -29,6 +29,12 @@ BIND = (
 )
 
 BIND_OPS = {
+    "chlo.erf": (
+        "shlo_cli.dialects.stablehlo.specialize_scalar",
+    ),
+    "chlo.erfc": (
+        "shlo_cli.dialects.stablehlo.specialize_scalar",
+    ),
     "chlo.top_k": (
         "shlo_cli.dialects.chlo.specialize_top_k",
     ),
@@ -42,11 +48,15 @@ BIND_OPS = {
         "shlo_cli.dialects.stablehlo.specialize",
         "shlo_cli.dialects.stablehlo.specialize_narrow",
         "shlo_cli.dialects.stablehlo.specialize_scalar",
+        "shlo_cli.dialects.stablehlo.specialize_scalar_narrow",
     ),
     "stablehlo.and": (
         "shlo_cli.dialects.stablehlo.specialize_bits",
     ),
     "stablehlo.atan2": (
+        "shlo_cli.dialects.stablehlo.specialize_scalar",
+    ),
+    "stablehlo.bitcast_convert": (
         "shlo_cli.dialects.stablehlo.specialize_scalar",
     ),
     "stablehlo.broadcast_in_dim": (
@@ -56,6 +66,7 @@ BIND_OPS = {
         "shlo_cli.dialects.stablehlo.specialize",
         "shlo_cli.dialects.stablehlo.specialize_narrow",
         "shlo_cli.dialects.stablehlo.specialize_scalar",
+        "shlo_cli.dialects.stablehlo.specialize_scalar_narrow",
     ),
     "stablehlo.ceil": (
         "shlo_cli.dialects.stablehlo.specialize_scalar",
@@ -65,8 +76,9 @@ BIND_OPS = {
     ),
     "stablehlo.compare": (
         "shlo_cli.dialects.stablehlo.specialize",
-        "shlo_cli.dialects.stablehlo.specialize_narrow",
+        "shlo_cli.dialects.stablehlo.specialize_compare",
         "shlo_cli.dialects.stablehlo.specialize_scalar",
+        "shlo_cli.dialects.stablehlo.specialize_scalar_narrow",
     ),
     "stablehlo.composite": (
         "shlo_cli.dialects.stablehlo.composite_kernels",
@@ -87,6 +99,7 @@ BIND_OPS = {
         "shlo_cli.dialects.stablehlo.specialize",
         "shlo_cli.dialects.stablehlo.specialize_narrow",
         "shlo_cli.dialects.stablehlo.specialize_scalar",
+        "shlo_cli.dialects.stablehlo.specialize_scalar_narrow",
     ),
     "stablehlo.count_leading_zeros": (
         "shlo_cli.dialects.stablehlo.specialize_int",
@@ -96,6 +109,7 @@ BIND_OPS = {
         "shlo_cli.dialects.stablehlo.specialize_int",
         "shlo_cli.dialects.stablehlo.specialize_narrow",
         "shlo_cli.dialects.stablehlo.specialize_scalar",
+        "shlo_cli.dialects.stablehlo.specialize_scalar_narrow",
     ),
     "stablehlo.dot": (
         "shlo_cli.dialects.stablehlo.specialize_int",
@@ -117,11 +131,13 @@ BIND_OPS = {
         "shlo_cli.dialects.stablehlo.specialize",
         "shlo_cli.dialects.stablehlo.specialize_narrow",
         "shlo_cli.dialects.stablehlo.specialize_scalar",
+        "shlo_cli.dialects.stablehlo.specialize_scalar_narrow",
     ),
     "stablehlo.exponential_minus_one": (
         "shlo_cli.dialects.stablehlo.specialize",
         "shlo_cli.dialects.stablehlo.specialize_narrow",
         "shlo_cli.dialects.stablehlo.specialize_scalar",
+        "shlo_cli.dialects.stablehlo.specialize_scalar_narrow",
     ),
     "stablehlo.floor": (
         "shlo_cli.dialects.stablehlo.specialize_scalar",
@@ -137,11 +153,13 @@ BIND_OPS = {
         "shlo_cli.dialects.stablehlo.specialize",
         "shlo_cli.dialects.stablehlo.specialize_narrow",
         "shlo_cli.dialects.stablehlo.specialize_scalar",
+        "shlo_cli.dialects.stablehlo.specialize_scalar_narrow",
     ),
     "stablehlo.log_plus_one": (
         "shlo_cli.dialects.stablehlo.specialize",
         "shlo_cli.dialects.stablehlo.specialize_narrow",
         "shlo_cli.dialects.stablehlo.specialize_scalar",
+        "shlo_cli.dialects.stablehlo.specialize_scalar_narrow",
     ),
     "stablehlo.logistic": (
         "shlo_cli.dialects.stablehlo.specialize",
@@ -164,6 +182,7 @@ BIND_OPS = {
         "shlo_cli.dialects.stablehlo.specialize",
         "shlo_cli.dialects.stablehlo.specialize_narrow",
         "shlo_cli.dialects.stablehlo.specialize_scalar",
+        "shlo_cli.dialects.stablehlo.specialize_scalar_narrow",
     ),
     "stablehlo.negate": (
         "shlo_cli.dialects.stablehlo.specialize",
@@ -239,6 +258,7 @@ BIND_OPS = {
         "shlo_cli.dialects.stablehlo.specialize",
         "shlo_cli.dialects.stablehlo.specialize_narrow",
         "shlo_cli.dialects.stablehlo.specialize_scalar",
+        "shlo_cli.dialects.stablehlo.specialize_scalar_narrow",
     ),
     "stablehlo.slice": (
         "shlo_cli.dialects.stablehlo.specialize",
@@ -252,16 +272,19 @@ BIND_OPS = {
         "shlo_cli.dialects.stablehlo.specialize",
         "shlo_cli.dialects.stablehlo.specialize_narrow",
         "shlo_cli.dialects.stablehlo.specialize_scalar",
+        "shlo_cli.dialects.stablehlo.specialize_scalar_narrow",
     ),
     "stablehlo.tan": (
         "shlo_cli.dialects.stablehlo.specialize",
         "shlo_cli.dialects.stablehlo.specialize_narrow",
         "shlo_cli.dialects.stablehlo.specialize_scalar",
+        "shlo_cli.dialects.stablehlo.specialize_scalar_narrow",
     ),
     "stablehlo.tanh": (
         "shlo_cli.dialects.stablehlo.specialize",
         "shlo_cli.dialects.stablehlo.specialize_narrow",
         "shlo_cli.dialects.stablehlo.specialize_scalar",
+        "shlo_cli.dialects.stablehlo.specialize_scalar_narrow",
     ),
     "stablehlo.transpose": (
         "shlo_cli.dialects.stablehlo.specialize",

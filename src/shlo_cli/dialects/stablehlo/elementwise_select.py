@@ -89,7 +89,7 @@ def _print_compare(pr: Any, op: Operation) -> None:
     pr.write(_functional(op))
 
 
-def _total_order_key(x: np.ndarray) -> np.ndarray:
+def total_order_key(x: np.ndarray) -> np.ndarray:
     """IEEE totalOrder as an integer key: -NaN < -Inf < ... < -0 < +0 < ... < Inf < NaN."""
     bits = x.astype(np.float64).view(np.int64)
     return np.where(bits < 0, bits ^ np.int64(0x7FFFFFFFFFFFFFFF), bits)
@@ -115,7 +115,7 @@ def compare(lhs: np.ndarray, rhs: np.ndarray, *, comparison_direction: str,
     if is_complex(dtype):
         return _compare_complex(lhs, rhs, comparison_direction)
     if is_float(dtype) and compare_type == "TOTALORDER":
-        a, b = _total_order_key(widen(lhs)), _total_order_key(widen(rhs))
+        a, b = total_order_key(widen(lhs)), total_order_key(widen(rhs))
     elif is_bool(dtype):
         a, b = lhs.astype(np.uint8), rhs.astype(np.uint8)
     else:

@@ -57,40 +57,6 @@ _COMPARE = lazy(lambda: {"EQ": np.equal, "NE": np.not_equal, "GE": np.greater_eq
                          "GT": np.greater, "LE": np.less_equal, "LT": np.less})
 
 
-# elementwise_select.compare with TOTALORDER on floats: the order of an integer key made
-# from the float64 widening of each value (_total_order_key).
-_SAME_WIDTH_KEYS: dict[np.dtype, np.dtype] = lazy(lambda: {np.dtype(np.float16): np.dtype(np.int16),
-                                 np.dtype(np.float32): np.dtype(np.int32),
-                                 np.dtype(np.float64): np.dtype(np.int64)})
-
-
-def _total_order_compare(ufunc: np.ufunc, dtype: np.dtype, general: Kernel) -> Kernel:
-    """TOTALORDER compare through a key made from the values' own bits (no float64 copy):
-    the sign bit flips the order of the other bits for negative values. Widening is exact
-    and order-preserving for numbers, so both keys order all non-NaN values (with -0 < +0)
-    the same. A float64 is its own widening, so NaNs too compare the same; a narrower NaN's
-    payload goes through the hardware's conversion (which may quiet it), so inputs holding
-    a NaN take the general path."""
-    bits = _SAME_WIDTH_KEYS[dtype]
-    low = bits.type(np.iinfo(bits).max)  # every bit but the sign
-    shift = bits.type(8 * bits.itemsize - 1)
-    exact_nans = dtype == np.float64
-    array = np.ndarray
-
-    def key(x: np.ndarray) -> np.ndarray:
-        raw = x.view(bits)
-        return raw ^ ((raw >> shift) & low)
-
-    def kernel(lhs: Any, rhs: Any) -> Any:
-        if (lhs.__class__ is not array or rhs.__class__ is not array or lhs.dtype != dtype
-                or rhs.dtype != dtype):
-            return general(lhs, rhs)
-        if not exact_nans and (np.isnan(lhs).any() or np.isnan(rhs).any()):
-            return general(lhs, rhs)
-        return ufunc(key(lhs), key(rhs))
-    return kernel
-
-
 def _native_dtype(t: Any) -> np.dtype | None:
     """The numpy dtype of a static, non-quantized tensor type; else None."""
     if not isinstance(t, TensorType) or not t.is_static:
@@ -475,9 +441,6 @@ def _bind_typed(op: Operation, opdef: Any, kwargs: dict[str, Any],
         direction = kwargs.get("comparison_direction")
         if operand in NATIVE_COMPARE and kind != "TOTALORDER" and direction in _COMPARE:
             return _COMPARE[direction]
-        if operand in _SAME_WIDTH_KEYS and kind == "TOTALORDER" and direction in _COMPARE:
-            return _total_order_compare(_COMPARE[direction], operand,
-                                        bind_after(bind_specialized, op, opdef, kwargs))
         return None
     if name == "stablehlo.convert":  # conversions.convert_array's first two branches
         target = dtypes[1]

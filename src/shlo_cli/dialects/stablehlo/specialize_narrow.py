@@ -17,8 +17,7 @@ anything else (another dtype or class at run time, 0-d values) goes to the gener
   NaN payloads included: tests/unit/test_specialize_narrow.py checks every bf16 value);
 - negate/abs (bf16): the sign bit flipped or cleared, as `elementwise.negate`/`abs_` do
   (ml_dtypes' own loop where it does exactly that to every value);
-- compare (not TOTALORDER): ml_dtypes' comparison ufuncs, exact on these values as the
-  general evaluator's f64 comparison is;
+- (compare: specialize_compare.py;)
 - convert between them and f32/f64 (and f16 <-> f32/f64): `conversions.convert_array`'s
   float branches (f32 -> narrow: astype; the rest through an f64 copy);
 - exp, log, tanh, ... (bf16): `libm.native_kernel` with `rounder`, the object
@@ -52,8 +51,6 @@ _DTYPES = lazy(lambda: {"bf16": np.dtype(ml_dtypes.bfloat16), "f16": np.dtype(np
 _SIGN = lazy(lambda: {"flip": np.array(0x8000, np.uint16), "keep": np.array(0x7FFF, np.uint16)})
 _ARITH = lazy(lambda: {"stablehlo.add": np.add, "stablehlo.subtract": np.subtract,
                        "stablehlo.multiply": np.multiply, "stablehlo.divide": np.divide})
-_COMPARE = lazy(lambda: {"EQ": np.equal, "NE": np.not_equal, "GE": np.greater_equal,
-                         "GT": np.greater, "LE": np.less_equal, "LT": np.less})
 
 
 def is_narrow(dtype: np.dtype) -> bool:
@@ -195,18 +192,6 @@ def _native_sign(clear: bool) -> bool:
     return native.dtype == _DTYPES["bf16"] and native.tobytes() == op(every, mask).tobytes()
 
 
-def _compare(ufunc: np.ufunc, dtype: np.dtype, general: Kernel) -> Kernel:
-    array = np.ndarray
-
-    def kernel(a: Any, b: Any) -> Any:
-        if (a.__class__ is not array or b.__class__ is not array or a.dtype != dtype
-                or b.dtype != dtype or not a.ndim):
-            return general(a, b)
-        return ufunc(a, b)
-    kernel.blockwise = True  # type: ignore[attr-defined]
-    return kernel
-
-
 def _convert(source: np.dtype, target: np.dtype, general: Kernel) -> Kernel | None:
     """convert_array's float-to-float branches for these pairs; None for others."""
     quiet, loud = switches()
@@ -312,11 +297,6 @@ def bind_narrow(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
         return _convert(operand, dtypes[1], bind_after(bind_narrow, op, opdef, kwargs))
     if not is_narrow(operand):
         return None
-    if name == "stablehlo.compare":
-        direction = kwargs.get("comparison_direction")
-        if kwargs.get("compare_type") == "TOTALORDER" or direction not in _COMPARE:
-            return None
-        return _compare(_COMPARE[direction], operand, bind_after(bind_narrow, op, opdef, kwargs))
     if any(d != operand for d in dtypes):
         return None
     general = bind_after(bind_narrow, op, opdef, kwargs)
@@ -340,7 +320,7 @@ def bind_narrow(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
 
 _HANDLED = frozenset(("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply",
                       "stablehlo.divide", "stablehlo.maximum", "stablehlo.minimum",
-                      "stablehlo.negate", "stablehlo.abs", "stablehlo.compare",
+                      "stablehlo.negate", "stablehlo.abs",
                       "stablehlo.convert", "stablehlo.logistic", "stablehlo.sqrt",
                       "stablehlo.rsqrt", *_LIBM_OPS))
 

@@ -6,7 +6,8 @@ that it serves every float type; on the native floats the same bit manipulation 
 mantissa to nearest even by adding the bias and the last kept bit, then clear the dropped
 bits; exponents above the reduced range become ±inf, at or below it ±0; NaN kept, or +inf
 with no mantissa left) is done here in place in uint16/uint32/uint64. Unsigned addition
-wraps modulo 2^width, which is what the general path's final mask to the width gives.
+wraps modulo 2^width, which is what the general path's final mask to the width gives. A 0-d
+value (a scalar loop's) takes the same steps on its bits as a Python int.
 """
 
 from __future__ import annotations
@@ -55,6 +56,33 @@ def _clamp_exponent(bits: np.ndarray, width: int, mantissa: int, exponent_bits: 
     return bits
 
 
+def _one(width: int, mantissa: int, exponent_bits: int, shift: int) -> Callable[[int], int]:
+    """The same bit manipulation on one element's bits as a Python int (a scalar loop's
+    state: the whole-array passes cost ~16 us on 0-d values)."""
+    shift = max(shift, 0)  # (a wider reduced mantissa keeps every bit)
+    half = (1 << (shift - 1)) - 1 if shift else 0
+    kept = ((1 << width) - 1) & ~((1 << shift) - 1)
+    src_exponent = width - mantissa - 1
+    sign = 1 << (width - 1)
+    exp_mask = ((1 << src_exponent) - 1) << mantissa
+    bias = (1 << (src_exponent - 1)) - 1
+    reduced_bias = (1 << (exponent_bits - 1)) - 1
+    above, at_or_below = (bias + reduced_bias) << mantissa, (bias - reduced_bias) << mantissa
+    reduce_exponent = exponent_bits < src_exponent
+
+    def one(bits: int) -> int:
+        if shift:
+            bits = (bits + ((bits >> shift) & 1) + half) & kept
+        if reduce_exponent:
+            exponent = bits & exp_mask
+            if exponent > above:
+                bits = (bits & sign) | exp_mask
+            elif exponent <= at_or_below:
+                bits &= sign
+        return bits
+    return one
+
+
 def _kernel(dtype: np.dtype, exponent_bits: int, mantissa_bits: int, general: Kernel) -> Kernel:
     width = 8 * dtype.itemsize
     finfo = np.finfo(dtype)
@@ -64,8 +92,14 @@ def _kernel(dtype: np.dtype, exponent_bits: int, mantissa_bits: int, general: Ke
     reduce_exponent = exponent_bits < width - mantissa - 1
     nan_value = None if mantissa_bits > 0 else np.array(np.inf, dtype)
     array = np.ndarray
+    one = _one(width, mantissa, exponent_bits, shift)
+    cell = np.empty((), unsigned)
+    value = cell.view(dtype)
 
     def kernel(x: Any) -> Any:
+        if getattr(x, "ndim", None) == 0 and x.dtype == dtype and x == x:  # (NaN: general)
+            cell[()] = one(int(x.view(unsigned)))
+            return value[()]
         if (x.__class__ is not array or x.dtype != dtype or x.ndim == 0
                 or not x.flags.c_contiguous):
             return general(x)

@@ -14,10 +14,12 @@ Python float, integer negate/abs/sign are numpy's ufuncs (no overflow warning), 
 reshapes to 0-d return the element as a numpy scalar. Float power, fmod and atan2 of finite
 operands are the C library's (through `math`) rounded once, floor/ceil/round the integer
 `math` picks with the operand's sign, clamp in a strict order the value or bound it picks,
+chlo.erf/erfc `math`'s function rounded once (as chlo/special_math computes each element),
+same-width bitcasts a view,
 is_finite a range test, and f32 <-> bf16/f16/f8 conversions numpy's cast; their edge cases
 (NaN, infinities, zeros whose sign matters) go on to the general evaluators. Anything else
-(quantized, narrow ml_dtypes floats' arithmetic, bool arithmetic; integer division:
-specialize_int.py) stays with the general evaluators or the other hooks.
+(quantized, bool arithmetic; narrow ml_dtypes floats' arithmetic: specialize_scalar_narrow.py;
+integer division: specialize_int.py) stays with the general evaluators or the other hooks.
 """
 
 from __future__ import annotations
@@ -54,6 +56,9 @@ _LIBM = {"stablehlo.exponential": libm.exp, "stablehlo.exponential_minus_one": l
          "stablehlo.log": libm.log, "stablehlo.log_plus_one": libm.log1p,
          "stablehlo.sine": libm.sin, "stablehlo.cosine": libm.cos, "stablehlo.tan": libm.tan,
          "stablehlo.tanh": libm.tanh, "stablehlo.cbrt": libm.cbrt}
+# chlo.erf and chlo.erfc: chlo/special_math's kernels give each element `math`'s function
+# in double (which never raises for these two) rounded once to the element type.
+_SPECIAL = {"chlo.erf": math.erf, "chlo.erfc": math.erfc}
 _NUMBERS = lazy(lambda: NATIVE_INTS | NATIVE_FLOATS)
 # Integer negate/abs/sign: numpy's ufuncs on a scalar wrap as the spec's (-INT_MIN and
 # |INT_MIN| are INT_MIN) without the overflow warning numpy's scalar operators give.
@@ -363,6 +368,14 @@ def _narrow_float_convert(to: np.dtype, general: Kernel) -> Kernel:
     return kernel
 
 
+def _bitcast(to: np.dtype, general: Kernel) -> Kernel:
+    """A 0-d bitcast between numbers of one width: the same bits viewed as `to` (what the
+    general evaluator's whole-array view gives, without its shape work)."""
+    def kernel(x: Any) -> Any:
+        return x.view(to) if x.ndim == 0 else general(x)
+    return kernel
+
+
 def _element(index: tuple[int, ...], general: Kernel) -> Kernel:
     """A size-1 tensor's only element as a numpy scalar (a copy: nothing aliases it)."""
     def kernel(x: Any) -> Any:
@@ -383,7 +396,8 @@ def bind_scalar(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
         source = op.operand_types[0]
         dtypes = _native_types(op)
         if (dtypes is None or dtypes[0] != dtypes[1]
-                or (dtypes[0] not in _NUMBERS and dtypes[0] != np.bool_)  # (a mask's x[i])
+                or (dtypes[0] not in _NUMBERS and dtypes[0] != np.bool_  # (a mask's x[i])
+                    and not is_float(dtypes[0]))  # (a bf16 state's)
                 or not isinstance(source, TensorType) or source.num_elements != 1):
             return None
         if opdef.evaluate is None:
@@ -411,6 +425,11 @@ def bind_scalar(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
             return _float_to_int(dtypes[1], bind_after(bind_scalar, op, opdef, kwargs))
         if _narrow_float_pair(operand, dtypes[1]):
             return _narrow_float_convert(dtypes[1], bind_after(bind_scalar, op, opdef, kwargs))
+        return None
+    if name == "stablehlo.bitcast_convert":
+        if operand in _NUMBERS and dtypes[1] in _NUMBERS and \
+                operand.itemsize == dtypes[1].itemsize:
+            return _bitcast(dtypes[1], bind_after(bind_scalar, op, opdef, kwargs))
         return None
     if any(d != operand for d in dtypes):
         return None
@@ -445,6 +464,8 @@ def bind_scalar(op: Operation, opdef: Any, kwargs: dict[str, Any]) -> Kernel | N
         return _extremum(name == "stablehlo.maximum", bind_after(bind_scalar, op, opdef, kwargs))
     if name == "stablehlo.sign":
         return _sign(operand.type, bind_after(bind_scalar, op, opdef, kwargs))
+    if name in _SPECIAL:
+        return _transcendental(_SPECIAL[name], operand.type, general)
     if name not in _LIBM:
         return None
     return _transcendental(_LIBM[name].scalar, operand.type,  # type: ignore[attr-defined]
@@ -460,6 +481,6 @@ _HANDLED = frozenset(("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply
                       "stablehlo.power", "stablehlo.floor", "stablehlo.ceil",
                       "stablehlo.round_nearest_even", "stablehlo.round_nearest_afz",
                       "stablehlo.clamp", "stablehlo.remainder", "stablehlo.atan2",
-                      "stablehlo.is_finite"))
+                      "stablehlo.is_finite", "stablehlo.bitcast_convert", *_SPECIAL))
 
 register_bind_hook(bind_scalar, 20, ops=_HANDLED)
