@@ -236,7 +236,7 @@ def test_matvec_kernel_is_the_general_path(elem: str, lhs: tuple, rhs: tuple, ou
     _, kernel = run_first_op(text, [_data(rng, lhs, dtype), _data(rng, rhs, dtype)],
                              specialize.bind_specialized, True)
     unquieted = getattr(kernel, "unquieted", kernel)
-    assert (unquieted.__qualname__ == "_matvec.<locals>.unquieted") == direct
+    assert unquieted.__qualname__.startswith("_matvec.<locals>.") == direct
     for _ in range(20):
         a, b = _data(rng, lhs, dtype), _data(rng, rhs, dtype)
         want, _ = run_first_op(text, [a, b], specialize.bind_specialized, False)

@@ -19,7 +19,7 @@ from .blas_threads import ONE_THREAD_BELOW, SINGLE_THREAD_WORK, matmul
 from .dot_general import product_layout, sequential_products, summed_products
 from .gemm import SEQUENTIAL_DEPTH
 from .ordered_dot import available as ordered_available
-from .ordered_dot import unblasable
+from .ordered_dot import backwards, column_available, looped_column, unblasable
 
 Kernel = Callable[..., Any]
 
@@ -100,22 +100,68 @@ def _matvec(kernel: Kernel, perms: tuple[tuple[int, ...], tuple[int, ...]],
             out_shape: tuple[int, ...], dtype: np.dtype) -> Kernel:
     """`kernel` of a shallow dot with one result per row (N = 1: a small RNN's `W @ h`),
     on operands of `dtype`, their static `shapes` (untransposed) and C layout: the
-    general path's sequential_products on the operands themselves, in the shapes and
-    strides of its copies (the same numpy calls: NaN payloads agree), without the copies."""
+    general path's sequential_products on the operands themselves, without its copies.
+    Where matmul's loop keeps the order (ordered_dot.column_available), that is one
+    matmul, and its `prepare` gives a loop's invariant left operand (the weights, the
+    data of a regression) once per execution in a layout matmul's loop reads as it is
+    (`backwards`): a step is then the matmul alone, written into the step's line
+    (`emit`) when the operands' and the result's shapes are matmul's own."""
     (ls, rs), (b, m, k), array = shapes, dims, np.ndarray
     if k == 0 or perms != (tuple(range(len(ls))), tuple(range(len(rs)))):
         return kernel
     lstrides, rstrides = np.empty(ls, dtype).strides, np.empty(rs, dtype).strides
+    if not column_available(dtype):
+        def summed(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+            """`kernel` with numpy's errors ignored already (quiet.py)."""
+            if (lhs.__class__ is not array or rhs.__class__ is not array
+                    or lhs.dtype != dtype or rhs.dtype != dtype or lhs.shape != ls
+                    or rhs.shape != rs or lhs.strides != lstrides or rhs.strides != rstrides):
+                return kernel(lhs, rhs)
+            out: np.ndarray = sequential_products(lhs.reshape(b, m, k), rhs.reshape(b, k, 1))
+            return out.reshape(out_shape)
+        return _quieted(summed)
+    prepared = backwards(np.empty(ls, dtype)).strides
+    left, right = (b, m, k), (b, k, 1)
+    # matmul's own shapes: a (M, K) matrix times a (K,) or (K, 1) column
+    direct = b == 1 and ls == (m, k) and rs in ((k,), (k, 1)) and out_shape == (m, *rs[1:])
+    matmul = np.matmul
 
     def unquieted(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-        """`kernel` with numpy's errors ignored already (quiet.py)."""
+        """`kernel` with numpy's errors ignored already (quiet.py): one matmul whose loop
+        is the reference's, on a prepared left operand as it is, else on the right one
+        copied backwards (ordered_dot.looped_column)."""
         if (lhs.__class__ is not array or rhs.__class__ is not array or lhs.dtype != dtype
-                or rhs.dtype != dtype or lhs.shape != ls or rhs.shape != rs
-                or lhs.strides != lstrides or rhs.strides != rstrides):
+                or rhs.dtype != dtype or lhs.shape != ls or rhs.shape != rs):
             return kernel(lhs, rhs)
-        out: np.ndarray = sequential_products(lhs.reshape(b, m, k), rhs.reshape(b, k, 1))
+        if lhs.strides != prepared:
+            return looped_column(lhs.reshape(left), rhs.reshape(right)).reshape(out_shape)
+        if direct:
+            return matmul(lhs, rhs)  # type: ignore[no-any-return]
+        out: np.ndarray = matmul(lhs.reshape(left), rhs.reshape(right))
         return out.reshape(out_shape)
-    return _quieted(unquieted)
+
+    def prepare(lhs: np.ndarray) -> np.ndarray:
+        """`lhs` in the layout `unquieted` reads as it is (anything else as it is)."""
+        if lhs.__class__ is not array or lhs.dtype != dtype or lhs.shape != ls:
+            return lhs
+        return backwards(lhs)
+
+    def emit(kernel: str, args: list[str], ns: dict[str, Any]) -> str | None:
+        """The prepared case as generated code (codegen._inline): the matmul where the
+        left operand has the prepared strides (its class, type and shape are then the
+        step's static ones, as are the right operand's), else the call."""
+        if len(args) != 2:
+            return None
+        ns[f"{kernel}M"], ns[f"{kernel}S"] = matmul, prepared
+        lhs, rhs = args
+        return (f"{kernel}M({lhs}, {rhs}) if {lhs}.strides == {kernel}S "
+                f"else {kernel}({lhs}, {rhs})")
+
+    fast = _quieted(unquieted)
+    fast.prepare = (0, prepare)  # type: ignore[attr-defined]
+    if direct:
+        fast.emit = emit  # type: ignore[attr-defined]
+    return fast
 
 
 def _shallow_dot(lperm: tuple[int, ...], rperm: tuple[int, ...], left: tuple[int, ...],
