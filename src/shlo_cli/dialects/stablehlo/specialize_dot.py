@@ -375,6 +375,10 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
     # that is never -0.0 (another normalized product): x + y is then the same for x = -0.0
     # and x = +0.0
     plain.signed_zeros = True  # type: ignore[attr-defined]
+    line = _matrix_line(product, zero_array, (lperm, rperm), (ls, rs),
+                        (left_shape, right_shape), (left_f_sure, right_f_sure), dtype)
+    if row is None and out_same and line is not None:
+        plain.emit = line  # type: ignore[attr-defined]
     if row is not None and ls == (k,) and right_same and out_shape == (n,):
         return _vector_plain(plain, dtype, (k,), right_shape, right_c)
     if row is None or not (left_same and right_same and out_same):
@@ -449,7 +453,8 @@ def _vector_plain(plain: Kernel, dtype: np.dtype, vector: tuple[int, ...],
     return vector_plain
 
 
-def dot_line(dot: Kernel, zero: np.ndarray, left: tuple[int, ...], right: tuple[int, ...]
+def dot_line(dot: Kernel, zero: np.ndarray, left: tuple[int, ...], right: tuple[int, ...],
+             flips: tuple[bool, bool] = (False, False)
              ) -> Callable[[str, list[str], dict[str, Any]], str]:
     """A row kernel's product as generated code (codegen._inline): `emit(kernel, args,
     ns)` -> the expression computing `kernel(*args)` (the operands' names, then the
@@ -458,14 +463,16 @@ def dot_line(dot: Kernel, zero: np.ndarray, left: tuple[int, ...], right: tuple[
     classes, types and shapes it also tests are the step's static types (a value has the
     type its op declares); any other layout calls the kernel. An RNN step's h x U then
     costs np.dot and two stride reads, not a Python call with eight tests (a third of a
-    16-wide SimpleRNN step)."""
+    16-wide SimpleRNN step). `flips`: which operands the product takes transposed (`.T`,
+    a matrix product's operand contracted on its first axis: a backward pass's)."""
     add = np.add
+    tails = tuple(".T" if flip else "" for flip in flips)
 
     def emit(kernel: str, args: list[str], ns: dict[str, Any]) -> str:
         ns[f"{kernel}D"], ns[f"{kernel}A"], ns[f"{kernel}Z"] = dot, add, zero
         ns[f"{kernel}L"], ns[f"{kernel}R"] = left, right
         lhs, rhs = args[0], args[1]
-        product = f"{kernel}D({lhs}, {rhs})"
+        product = f"{kernel}D({lhs}{tails[0]}, {rhs}{tails[1]})"
         normalize = args[2] if len(args) > 2 else "True"
         if normalize != "False":  # (+0 added in place: the kernel's `add(out, zero, out)`)
             summed = f"{kernel}A(_p := {product}, {kernel}Z, _p)"
@@ -474,6 +481,28 @@ def dot_line(dot: Kernel, zero: np.ndarray, left: tuple[int, ...], right: tuple[
         return (f"{product} if {lhs}.strides == {kernel}L and {rhs}.strides == {kernel}R "
                 f"else {kernel}({', '.join(args)})")
     return emit
+
+
+def _matrix_line(product: Kernel, zero: np.ndarray, perms: tuple[tuple[int, ...], ...],
+                 shapes: tuple[tuple[int, ...], ...], views: tuple[tuple[int, ...], ...],
+                 f_sure: tuple[bool, bool], dtype: np.dtype
+                 ) -> Callable[[str, list[str], dict[str, Any]], str] | None:
+    """`plain`'s product of two C-contiguous matrices as generated code (dot_line), each
+    as it is or transposed (a backward pass's x^T g and g W^T), where `plain` hands those
+    very views to BLAS: as they are (C strides), or transposed when a unit dimension
+    cannot make the view C-contiguous too (`f_sure`: then plain's flags test is decided
+    by its strides alone). Any other layout calls the kernel, as the line tests the
+    operands' strides; None where plain would copy such operands. `views`: the (M, K)
+    and (K, N) shapes plain multiplies."""
+    flips = []
+    for perm, shape, view, sure in zip(perms, shapes, views, f_sure, strict=True):
+        flip = perm == (1, 0)
+        if (perm not in ((0, 1), (1, 0)) or (shape[::-1] if flip else shape) != view
+                or (flip and not sure)):
+            return None
+        flips.append(flip)
+    left, right = (np.empty(shape, dtype).strides for shape in shapes)
+    return dot_line(product, zero, left, right, (flips[0], flips[1]))
 
 
 def _batched(kernel: Kernel, dtype: np.dtype, perms: tuple[tuple[int, ...], ...],
