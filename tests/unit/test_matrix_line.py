@@ -2,8 +2,9 @@
 C-contiguous matrices, each as it is or contracted on its first axis (a backward pass's
 x^T g, g W^T), the line hands BLAS the views the kernel's `plain` hands it, so its bits
 are the kernel's and the general path's (NaN, -0.0 and infinities included; the
-`normalize` argument as codegen passes it); any other layout calls the kernel, and
-products whose transposed view plain would copy get no line."""
+`normalize` argument as codegen passes it); so does a matrix times a vector (one
+column); any other layout calls the kernel, and products whose transposed view plain
+would copy, or whose vector blas_threads would multiply, get no line."""
 
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ def _line(kernel: object, ns: dict[str, object], normalize: str | None) -> None:
 @pytest.mark.parametrize("lhs,rhs,out,contract", [
     ((16, 5), (16, 32), (5, 32), "[0] x [0]"), ((16, 32), (20, 32), (16, 20), "[1] x [1]"),
     ((16, 32), (32, 20), (16, 20), "[1] x [0]"), ((12, 16), (20, 12), (16, 20), "[0] x [1]"),
-    ((9, 3), (9, 1), (3, 1), "[0] x [0]"),
+    ((9, 3), (9, 1), (3, 1), "[0] x [0]"), ((64, 128), (128,), (64,), "[1] x [0]"),
+    ((128, 12), (128,), (12,), "[0] x [0]"),
 ])
 @pytest.mark.parametrize("normalize", [None, "False", "z"])
 def test_line_is_the_kernel(elem: str, lhs: tuple, rhs: tuple, out: tuple, contract: str,
@@ -63,6 +65,7 @@ def test_line_is_the_kernel(elem: str, lhs: tuple, rhs: tuple, out: tuple, contr
 @pytest.mark.parametrize("lhs,rhs,out,contract", [
     ((4, 16), (1, 16), (4, 1), "[1] x [1]"),  # (a (1, 16) row transposed is C-contiguous)
     ((2, 16, 4), (2, 16, 3), (2, 4, 3), "[1] x [1]"),  # (batched)
+    ((512, 256), (256,), (512,), "[1] x [0]"),  # (a vector through blas_threads' matmul)
 ])
 def test_no_line_where_plain_copies(lhs: tuple, rhs: tuple, out: tuple, contract: str) -> None:
     dims = "batching_dims = [0] x [0], " if len(lhs) == 3 else ""

@@ -376,8 +376,8 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
     # and x = +0.0
     plain.signed_zeros = True  # type: ignore[attr-defined]
     line = _matrix_line(product, zero_array, (lperm, rperm), (ls, rs),
-                        (left_shape, right_shape), (left_f_sure, right_f_sure), dtype)
-    if row is None and out_same and line is not None:
+                        (left_shape, right_shape), (left_f_sure, right_f_sure), dtype, out_shape)
+    if row is None and line is not None:
         plain.emit = line  # type: ignore[attr-defined]
     if row is not None and ls == (k,) and right_same and out_shape == (n,):
         return _vector_plain(plain, dtype, (k,), right_shape, right_c)
@@ -485,7 +485,7 @@ def dot_line(dot: Kernel, zero: np.ndarray, left: tuple[int, ...], right: tuple[
 
 def _matrix_line(product: Kernel, zero: np.ndarray, perms: tuple[tuple[int, ...], ...],
                  shapes: tuple[tuple[int, ...], ...], views: tuple[tuple[int, ...], ...],
-                 f_sure: tuple[bool, bool], dtype: np.dtype
+                 f_sure: tuple[bool, bool], dtype: np.dtype, out_shape: tuple[int, ...]
                  ) -> Callable[[str, list[str], dict[str, Any]], str] | None:
     """`plain`'s product of two C-contiguous matrices as generated code (dot_line), each
     as it is or transposed (a backward pass's x^T g and g W^T), where `plain` hands those
@@ -493,16 +493,27 @@ def _matrix_line(product: Kernel, zero: np.ndarray, perms: tuple[tuple[int, ...]
     cannot make the view C-contiguous too (`f_sure`: then plain's flags test is decided
     by its strides alone). Any other layout calls the kernel, as the line tests the
     operands' strides; None where plain would copy such operands. `views`: the (M, K)
-    and (K, N) shapes plain multiplies."""
+    and (K, N) shapes plain multiplies. A right operand that is a vector (a decoder's
+    logits, W @ h) is one column: matmul makes the same gemv call on it as on plain's
+    (K, 1) view of it (only its column stride, which gemv does not read, differs),
+    and the result is the op's (M,) as it comes; not where plain's product is
+    blas_threads.matmul, which counts a vector's work as none."""
+    rperm, rs = perms[1], shapes[1]
+    m, k = views[0]
+    n = views[1][1]
+    column = rperm == (0,) and rs == (k,) and n == 1 and product is operator.matmul
+    if out_shape != ((m,) if column else (m, n)):
+        return None
     flips = []
-    for perm, shape, view, sure in zip(perms, shapes, views, f_sure, strict=True):
+    for perm, shape, view, sure in zip(perms[:1] if column else perms, shapes, views, f_sure,
+                                       strict=False):
         flip = perm == (1, 0)
         if (perm not in ((0, 1), (1, 0)) or (shape[::-1] if flip else shape) != view
                 or (flip and not sure)):
             return None
         flips.append(flip)
     left, right = (np.empty(shape, dtype).strides for shape in shapes)
-    return dot_line(product, zero, left, right, (flips[0], flips[1]))
+    return dot_line(product, zero, left, right, (flips[0], not column and flips[1]))
 
 
 def _batched(kernel: Kernel, dtype: np.dtype, perms: tuple[tuple[int, ...], ...],
