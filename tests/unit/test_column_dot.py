@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from bind_helpers import run_first_op
 from loop_helpers import run_loops
-from test_ordered_dot import _data, _layouts, _program, _reference
+from test_ordered_dot import _data, _layouts, _program, _reference, rejects_fused_and_blas
 
 from shlo_cli.dialects.stablehlo import ordered_dot, specialize
 
@@ -47,15 +47,7 @@ def test_column_check_rejects_loops_that_fuse_or_reorder(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The check fails for sums rounded once (wider, as an FMA would) and for BLAS's
     order (matmul on the operands as they are); f16 is never taken."""
-    check = ordered_dot.column_available.__wrapped__  # type: ignore[attr-defined]
-    assert check(np.dtype(np.float32)) and check(np.dtype(np.float64))
-    assert not check(np.dtype(np.float16))
-    for dtype in (np.float32, np.float64):
-        monkeypatch.setattr(ordered_dot, "looped_column", lambda lhs, rhs: np.matmul(
-            lhs.astype(np.longdouble), rhs.astype(np.longdouble)).astype(lhs.dtype))
-        assert not check(np.dtype(dtype))
-        monkeypatch.setattr(ordered_dot, "looped_column", np.matmul)
-        assert not check(np.dtype(dtype))
+    rejects_fused_and_blas("column_available", "looped_column", monkeypatch)
 
 
 @pytest.mark.parametrize("elem", ["f32", "f64"])

@@ -146,22 +146,26 @@ def _matvec(kernel: Kernel, perms: tuple[tuple[int, ...], tuple[int, ...]],
             return lhs
         return backwards(lhs)
 
-    def emit(kernel: str, args: list[str], ns: dict[str, Any]) -> str | None:
-        """The prepared case as generated code (codegen._inline): the matmul where the
-        left operand has the prepared strides (its class, type and shape are then the
-        step's static ones, as are the right operand's), else the call."""
-        if len(args) != 2:
-            return None
-        ns[f"{kernel}M"], ns[f"{kernel}S"] = matmul, prepared
-        lhs, rhs = args
-        return (f"{kernel}M({lhs}, {rhs}) if {lhs}.strides == {kernel}S "
-                f"else {kernel}({lhs}, {rhs})")
-
     fast = _quieted(unquieted)
     fast.prepare = (0, prepare)  # type: ignore[attr-defined]
-    if direct:
-        fast.emit = emit  # type: ignore[attr-defined]
+    if direct:  # (the left operand's class, type and shape are the step's static ones)
+        fast.emit = _prepared_line(0, prepared)  # type: ignore[attr-defined]
     return fast
+
+
+def _prepared_line(at: int, strides: tuple[int, ...]
+                   ) -> Callable[[str, list[str], dict[str, Any]], str | None]:
+    """A looped kernel's prepared case as generated code (codegen._inline): matmul where
+    operand `at` has the prepared `strides`, else the kernel's call. The operands' classes,
+    types and shapes are the step's static ones (a value has the type its op declares)."""
+    def emit(kernel: str, args: list[str], ns: dict[str, Any]) -> str | None:
+        if len(args) != 2:
+            return None
+        ns[f"{kernel}M"], ns[f"{kernel}S"] = np.matmul, strides
+        lhs, rhs = args
+        return (f"{kernel}M({lhs}, {rhs}) if {args[at]}.strides == {kernel}S "
+                f"else {kernel}({lhs}, {rhs})")
+    return emit
 
 
 def _shallow_dot(lperm: tuple[int, ...], rperm: tuple[int, ...], left: tuple[int, ...],
@@ -261,24 +265,13 @@ def _looped_dot(kernel: Kernel, perms: tuple[tuple[int, ...], tuple[int, ...]],
             return rhs
         return unblasable(rhs.reshape(right) if rsame else rhs.transpose(rperm).reshape(right))
 
-    def emit(kernel: str, args: list[str], ns: dict[str, Any]) -> str | None:
-        """The prepared case as generated code (codegen._inline), for a row times a
-        matrix as they come: the matmul where the right operand has the prepared
-        strides (its shape is then the static one), else the call. The left operand's
-        class, type and shape are its static type's, and its strides change nothing:
-        matmul takes its own loop whenever one operand is no BLAS layout."""
-        if len(args) != 2:
-            return None
-        ns[f"{kernel}M"], ns[f"{kernel}S"] = matmul, spread
-        lhs, rhs = args
-        return (f"{kernel}M({lhs}, {rhs}) if {rhs}.strides == {kernel}S "
-                f"else {kernel}({lhs}, {rhs})")
-
     looped = quieted(unquieted)
     looped.prepare = (1, prepare)  # type: ignore[attr-defined]
     if row and lhs_as_is and out_as_is and rsame and rs == right:  # (interpreter/steady.py)
         looped.stack = ("loop", k, n, dtype)  # type: ignore[attr-defined]
-        looped.emit = emit  # type: ignore[attr-defined]
+        # (a row times a matrix as they come; the row's strides change nothing: matmul
+        # takes its own loop whenever one operand is no BLAS layout)
+        looped.emit = _prepared_line(1, spread)  # type: ignore[attr-defined]
     return looped
 
 
