@@ -48,7 +48,7 @@ from .dimension_numbers import dense_array_error, parse_dim_list
 from .dot_dimensions import check_dot_dimensions
 from .gemm import SEQUENTIAL_DEPTH, blas_dtype, float_matmul
 from .ordered_dot import available as ordered_available
-from .ordered_dot import looped_products
+from .ordered_dot import column_available, looped_column, looped_products
 from .quantization_verify import check_dot_general_quantization
 from .reducer import contiguous as _contiguous
 
@@ -87,7 +87,8 @@ def sequential_products(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     each product and sum rounded in the operands' type (the reference's order). From two
     results on (N >= 2), numpy's matmul loop where this build keeps that order
     (ordered_dot.py), else every product in one multiply, then one reduction along K
-    (`product_layout`); for one result, the running sums along K in one accumulate
+    (`product_layout`); for one result, matmul's loop too where this build keeps the
+    order in it (ordered_dot.looped_column), else the running sums along K in one accumulate
     (sequential, the earlier sum first, as `acc + product`), then `+ 0`. Starting the
     sums at the first product instead of at +0 changes only an all -0.0 sum (-0.0 where
     +0 + -0.0 is +0.0; a sum from +0 is never -0.0), which the final `+ 0` makes +0.0
@@ -102,6 +103,8 @@ def sequential_products(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
                                rhs.reshape(right).transpose(perm), shape).reshape(b, m, n)
     if k == 0:
         return np.zeros((b, m, n), lhs.dtype)
+    if n == 1 and lhs.dtype == rhs.dtype and column_available(lhs.dtype):
+        return looped_column(lhs, rhs)
     products = lhs[:, :, :, None] * rhs[:, None, :, :]
     return np.add.accumulate(products, axis=2)[:, :, -1, :] + lhs.dtype.type(0)
 

@@ -16,6 +16,14 @@ once, not twice: a build targeting FMA may do so) is a property of the numpy bui
 roundings tell the two apart; where it fails, callers keep the vectorized form. Where two
 NaNs meet, the loop keeps the left one (the sum's, then the lhs's): the general path and
 the plan-time kernels both call this loop, so their payloads agree.
+
+A dot with one result per row (N = 1: an RNN's `W @ h`, a regression's `x @ w`) takes the
+same loop (or, for one row, numpy's dot loop, `sum += l[k] * r[k]` from zero) when one
+operand's contracting axis runs at a negative stride: numpy gives BLAS only positive
+strides. `looped_column` copies the right operand backwards in memory (its elements in
+order); `backwards` lays out a loop's invariant left operand so once per execution of the
+loop (a matvec kernel's `prepare`), and then matmul takes the operands as they come.
+`column_available(dtype)` checks that form once per process as `available` checks its own.
 """
 
 from __future__ import annotations
@@ -40,6 +48,24 @@ def looped_products(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     out = np.empty((b, m, 1, n), np.result_type(lhs, rhs))
     np.matmul(lhs.reshape(b, m, 1, k), right, out[..., ::-1])
     return out.reshape(b, m, n)
+
+
+def looped_column(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """(B, M, K) x (B, K, 1) -> (B, M, 1) by matmul's own loop (module doc): the right
+    operand copied into memory read backwards, its elements in order."""
+    b, _, k = lhs.shape
+    right = np.empty((b, k, 1), np.result_type(lhs, rhs))[:, ::-1]
+    right[...] = rhs
+    out: np.ndarray = np.matmul(lhs, right)
+    return out
+
+
+def backwards(x: np.ndarray) -> np.ndarray:
+    """A copy of `x` (ndim >= 1) whose last axis runs at a negative stride, its elements in
+    order: matmul gives no product with such an operand to BLAS."""
+    out = np.empty(x.shape, x.dtype)[..., ::-1]
+    out[...] = x
+    return out
 
 
 def unblasable(rhs: np.ndarray) -> np.ndarray:
@@ -78,6 +104,33 @@ def available(dtype: np.dtype) -> bool:
         lhs = np.array([[[1, a]]], dtype)
         rhs = np.array([[[c, c], [a, a]]], dtype)
         return bool(looped_products(lhs, rhs).tobytes() == bytes(2 * dtype.itemsize))
+
+
+@functools.cache
+def column_available(dtype: np.dtype) -> bool:
+    """Whether `looped_column` gives the reference's bits for operands of `dtype` in this
+    numpy build (checked once, as `available`: one row and several, one term and several,
+    products and sums rounded apart), against the products summed one index at a time."""
+    if np.dtype(dtype).name not in _TYPES:
+        return False
+    dtype = np.dtype(dtype)
+    with np.errstate(all="ignore"):
+        for b, m, k in ((1, 1, 8), (1, 3, 3), (2, 5, 7), (1, 100, 8), (1, 4, 1), (3, 1, 2)):
+            lhs = _scrambled((b, m, k), dtype, 5, 60)
+            rhs = _scrambled((b, k, 1), dtype, 13, 0)
+            want = np.zeros((b, m, 1), dtype)
+            for t in range(k):
+                want = want + lhs[:, :, t, None] * rhs[:, None, t, :]
+            if looped_column(lhs, rhs).tobytes() != want.tobytes():
+                return False
+        a = 1 + 2.0 ** -(np.finfo(dtype).nmant // 2 + 1)
+        c = -(dtype.type(a) * dtype.type(a))
+        for rows in (1, 2):  # (numpy's dot loop for one row, matmul's for more)
+            lhs = np.array([[[c, a]] * rows], dtype)
+            rhs = np.array([[[1], [a]]], dtype)
+            if looped_column(lhs, rhs).tobytes() != bytes(rows * dtype.itemsize):
+                return False
+    return True
 
 
 def _scrambled(shape: tuple[int, ...], dtype: np.dtype, seed: int, spread: int) -> np.ndarray:

@@ -19,7 +19,7 @@ from .blas_threads import ONE_THREAD_BELOW, SINGLE_THREAD_WORK, matmul
 from .dot_general import product_layout, sequential_products, summed_products
 from .gemm import SEQUENTIAL_DEPTH
 from .ordered_dot import available as ordered_available
-from .ordered_dot import unblasable
+from .ordered_dot import backwards, column_available, looped_column, unblasable
 
 Kernel = Callable[..., Any]
 
@@ -100,22 +100,72 @@ def _matvec(kernel: Kernel, perms: tuple[tuple[int, ...], tuple[int, ...]],
             out_shape: tuple[int, ...], dtype: np.dtype) -> Kernel:
     """`kernel` of a shallow dot with one result per row (N = 1: a small RNN's `W @ h`),
     on operands of `dtype`, their static `shapes` (untransposed) and C layout: the
-    general path's sequential_products on the operands themselves, in the shapes and
-    strides of its copies (the same numpy calls: NaN payloads agree), without the copies."""
+    general path's sequential_products on the operands themselves, without its copies.
+    Where matmul's loop keeps the order (ordered_dot.column_available), that is one
+    matmul, and its `prepare` gives a loop's invariant left operand (the weights, the
+    data of a regression) once per execution in a layout matmul's loop reads as it is
+    (`backwards`): a step is then the matmul alone, written into the step's line
+    (`emit`) when the operands' and the result's shapes are matmul's own."""
     (ls, rs), (b, m, k), array = shapes, dims, np.ndarray
     if k == 0 or perms != (tuple(range(len(ls))), tuple(range(len(rs)))):
         return kernel
     lstrides, rstrides = np.empty(ls, dtype).strides, np.empty(rs, dtype).strides
+    if not column_available(dtype):
+        def summed(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+            """`kernel` with numpy's errors ignored already (quiet.py)."""
+            if (lhs.__class__ is not array or rhs.__class__ is not array
+                    or lhs.dtype != dtype or rhs.dtype != dtype or lhs.shape != ls
+                    or rhs.shape != rs or lhs.strides != lstrides or rhs.strides != rstrides):
+                return kernel(lhs, rhs)
+            out: np.ndarray = sequential_products(lhs.reshape(b, m, k), rhs.reshape(b, k, 1))
+            return out.reshape(out_shape)
+        return _quieted(summed)
+    prepared = backwards(np.empty(ls, dtype)).strides
+    left, right = (b, m, k), (b, k, 1)
+    # matmul's own shapes: a (M, K) matrix times a (K,) or (K, 1) column
+    direct = b == 1 and ls == (m, k) and rs in ((k,), (k, 1)) and out_shape == (m, *rs[1:])
+    matmul = np.matmul
 
     def unquieted(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-        """`kernel` with numpy's errors ignored already (quiet.py)."""
+        """`kernel` with numpy's errors ignored already (quiet.py): one matmul whose loop
+        is the reference's, on a prepared left operand as it is, else on the right one
+        copied backwards (ordered_dot.looped_column)."""
         if (lhs.__class__ is not array or rhs.__class__ is not array or lhs.dtype != dtype
-                or rhs.dtype != dtype or lhs.shape != ls or rhs.shape != rs
-                or lhs.strides != lstrides or rhs.strides != rstrides):
+                or rhs.dtype != dtype or lhs.shape != ls or rhs.shape != rs):
             return kernel(lhs, rhs)
-        out: np.ndarray = sequential_products(lhs.reshape(b, m, k), rhs.reshape(b, k, 1))
+        if lhs.strides != prepared:
+            return looped_column(lhs.reshape(left), rhs.reshape(right)).reshape(out_shape)
+        if direct:
+            return matmul(lhs, rhs)  # type: ignore[no-any-return]
+        out: np.ndarray = matmul(lhs.reshape(left), rhs.reshape(right))
         return out.reshape(out_shape)
-    return _quieted(unquieted)
+
+    def prepare(lhs: np.ndarray) -> np.ndarray:
+        """`lhs` in the layout `unquieted` reads as it is (anything else as it is)."""
+        if lhs.__class__ is not array or lhs.dtype != dtype or lhs.shape != ls:
+            return lhs
+        return backwards(lhs)
+
+    fast = _quieted(unquieted)
+    fast.prepare = (0, prepare)  # type: ignore[attr-defined]
+    if direct:  # (the left operand's class, type and shape are the step's static ones)
+        fast.emit = _prepared_line(0, prepared)  # type: ignore[attr-defined]
+    return fast
+
+
+def _prepared_line(at: int, strides: tuple[int, ...]
+                   ) -> Callable[[str, list[str], dict[str, Any]], str | None]:
+    """A looped kernel's prepared case as generated code (codegen._inline): matmul where
+    operand `at` has the prepared `strides`, else the kernel's call. The operands' classes,
+    types and shapes are the step's static ones (a value has the type its op declares)."""
+    def emit(kernel: str, args: list[str], ns: dict[str, Any]) -> str | None:
+        if len(args) != 2:
+            return None
+        ns[f"{kernel}M"], ns[f"{kernel}S"] = np.matmul, strides
+        lhs, rhs = args
+        return (f"{kernel}M({lhs}, {rhs}) if {args[at]}.strides == {kernel}S "
+                f"else {kernel}({lhs}, {rhs})")
+    return emit
 
 
 def _shallow_dot(lperm: tuple[int, ...], rperm: tuple[int, ...], left: tuple[int, ...],
@@ -215,24 +265,13 @@ def _looped_dot(kernel: Kernel, perms: tuple[tuple[int, ...], tuple[int, ...]],
             return rhs
         return unblasable(rhs.reshape(right) if rsame else rhs.transpose(rperm).reshape(right))
 
-    def emit(kernel: str, args: list[str], ns: dict[str, Any]) -> str | None:
-        """The prepared case as generated code (codegen._inline), for a row times a
-        matrix as they come: the matmul where the right operand has the prepared
-        strides (its shape is then the static one), else the call. The left operand's
-        class, type and shape are its static type's, and its strides change nothing:
-        matmul takes its own loop whenever one operand is no BLAS layout."""
-        if len(args) != 2:
-            return None
-        ns[f"{kernel}M"], ns[f"{kernel}S"] = matmul, spread
-        lhs, rhs = args
-        return (f"{kernel}M({lhs}, {rhs}) if {rhs}.strides == {kernel}S "
-                f"else {kernel}({lhs}, {rhs})")
-
     looped = quieted(unquieted)
     looped.prepare = (1, prepare)  # type: ignore[attr-defined]
     if row and lhs_as_is and out_as_is and rsame and rs == right:  # (interpreter/steady.py)
         looped.stack = ("loop", k, n, dtype)  # type: ignore[attr-defined]
-        looped.emit = emit  # type: ignore[attr-defined]
+        # (a row times a matrix as they come; the row's strides change nothing: matmul
+        # takes its own loop whenever one operand is no BLAS layout)
+        looped.emit = _prepared_line(1, spread)  # type: ignore[attr-defined]
     return looped
 
 
@@ -329,6 +368,10 @@ def _dot_general(op: Operation, kwargs: dict[str, Any], dtype: np.dtype) -> Kern
     # that is never -0.0 (another normalized product): x + y is then the same for x = -0.0
     # and x = +0.0
     plain.signed_zeros = True  # type: ignore[attr-defined]
+    line = _matrix_line(product, zero_array, (lperm, rperm), (ls, rs),
+                        (left_shape, right_shape), (left_f_sure, right_f_sure), dtype, out_shape)
+    if row is None and line is not None:
+        plain.emit = line  # type: ignore[attr-defined]
     if row is not None and ls == (k,) and right_same and out_shape == (n,):
         return _vector_plain(plain, dtype, (k,), right_shape, right_c)
     if row is None or not (left_same and right_same and out_same):
@@ -403,7 +446,8 @@ def _vector_plain(plain: Kernel, dtype: np.dtype, vector: tuple[int, ...],
     return vector_plain
 
 
-def dot_line(dot: Kernel, zero: np.ndarray, left: tuple[int, ...], right: tuple[int, ...]
+def dot_line(dot: Kernel, zero: np.ndarray, left: tuple[int, ...], right: tuple[int, ...],
+             flips: tuple[bool, bool] = (False, False)
              ) -> Callable[[str, list[str], dict[str, Any]], str]:
     """A row kernel's product as generated code (codegen._inline): `emit(kernel, args,
     ns)` -> the expression computing `kernel(*args)` (the operands' names, then the
@@ -412,14 +456,16 @@ def dot_line(dot: Kernel, zero: np.ndarray, left: tuple[int, ...], right: tuple[
     classes, types and shapes it also tests are the step's static types (a value has the
     type its op declares); any other layout calls the kernel. An RNN step's h x U then
     costs np.dot and two stride reads, not a Python call with eight tests (a third of a
-    16-wide SimpleRNN step)."""
+    16-wide SimpleRNN step). `flips`: which operands the product takes transposed (`.T`,
+    a matrix product's operand contracted on its first axis: a backward pass's)."""
     add = np.add
+    tails = tuple(".T" if flip else "" for flip in flips)
 
     def emit(kernel: str, args: list[str], ns: dict[str, Any]) -> str:
         ns[f"{kernel}D"], ns[f"{kernel}A"], ns[f"{kernel}Z"] = dot, add, zero
         ns[f"{kernel}L"], ns[f"{kernel}R"] = left, right
         lhs, rhs = args[0], args[1]
-        product = f"{kernel}D({lhs}, {rhs})"
+        product = f"{kernel}D({lhs}{tails[0]}, {rhs}{tails[1]})"
         normalize = args[2] if len(args) > 2 else "True"
         if normalize != "False":  # (+0 added in place: the kernel's `add(out, zero, out)`)
             summed = f"{kernel}A(_p := {product}, {kernel}Z, _p)"
@@ -428,6 +474,39 @@ def dot_line(dot: Kernel, zero: np.ndarray, left: tuple[int, ...], right: tuple[
         return (f"{product} if {lhs}.strides == {kernel}L and {rhs}.strides == {kernel}R "
                 f"else {kernel}({', '.join(args)})")
     return emit
+
+
+def _matrix_line(product: Kernel, zero: np.ndarray, perms: tuple[tuple[int, ...], ...],
+                 shapes: tuple[tuple[int, ...], ...], views: tuple[tuple[int, ...], ...],
+                 f_sure: tuple[bool, bool], dtype: np.dtype, out_shape: tuple[int, ...]
+                 ) -> Callable[[str, list[str], dict[str, Any]], str] | None:
+    """`plain`'s product of two C-contiguous matrices as generated code (dot_line), each
+    as it is or transposed (a backward pass's x^T g and g W^T), where `plain` hands those
+    very views to BLAS: as they are (C strides), or transposed when a unit dimension
+    cannot make the view C-contiguous too (`f_sure`: then plain's flags test is decided
+    by its strides alone). Any other layout calls the kernel, as the line tests the
+    operands' strides; None where plain would copy such operands. `views`: the (M, K)
+    and (K, N) shapes plain multiplies. A right operand that is a vector (a decoder's
+    logits, W @ h) is one column: matmul makes the same gemv call on it as on plain's
+    (K, 1) view of it (only its column stride, which gemv does not read, differs),
+    and the result is the op's (M,) as it comes; not where plain's product is
+    blas_threads.matmul, which counts a vector's work as none."""
+    rperm, rs = perms[1], shapes[1]
+    m, k = views[0]
+    n = views[1][1]
+    column = rperm == (0,) and rs == (k,) and n == 1 and product is operator.matmul
+    if out_shape != ((m,) if column else (m, n)):
+        return None
+    flips = []
+    for perm, shape, view, sure in zip(perms[:1] if column else perms, shapes, views, f_sure,
+                                       strict=False):
+        flip = perm == (1, 0)
+        if (perm not in ((0, 1), (1, 0)) or (shape[::-1] if flip else shape) != view
+                or (flip and not sure)):
+            return None
+        flips.append(flip)
+    left, right = (np.empty(shape, dtype).strides for shape in shapes)
+    return dot_line(product, zero, left, right, (flips[0], not column and flips[1]))
 
 
 def _batched(kernel: Kernel, dtype: np.dtype, perms: tuple[tuple[int, ...], ...],
