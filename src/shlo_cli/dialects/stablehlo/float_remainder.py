@@ -62,6 +62,32 @@ def fmod_via_f64(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
         return np.fmod(lhs.astype(np.float64), rhs.astype(np.float64)).astype(lhs.dtype)
 
 
+# f16 bits shifted into an f32's place encode the value times 2^(15 - 127), subnormals too.
+_F16_IN_F32 = 2.0 ** (127 - 15)
+
+
+def _widen(magnitude_bits: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """The finite magnitudes as f64 (f16 via its bits: numpy's f16 conversions are slow);
+    infinities and NaN give some value (those lanes are computed otherwise)."""
+    if dtype != np.float16:
+        return magnitude_bits.view(dtype).astype(np.float64)
+    wide = magnitude_bits.astype(np.uint32)
+    wide <<= 13
+    out = wide.view(np.float32).astype(np.float64)
+    out *= _F16_IN_F32
+    return out
+
+
+def _narrow(exact: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Non-negative f64 values representable in `dtype`, converted (consumes `exact`)."""
+    if dtype != np.float16:
+        return exact.astype(dtype)
+    exact *= 1 / _F16_IN_F32
+    bits = exact.astype(np.float32).view(np.uint32)
+    bits >>= 13
+    return bits.astype(np.uint16).view(np.float16)
+
+
 def float_remainder(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """fmod(lhs, rhs) of two float arrays of one shape and type, as `fmod_via_f64`."""
     fast = _FAST.get(lhs.dtype)
@@ -72,20 +98,21 @@ def float_remainder(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     bits, unsigned, sign, magnitude, infinity = fast
     x, y = lhs.reshape(-1), rhs.reshape(-1)
     limit = 2.0 ** (53 - bits)
-    ay_bits = y.view(unsigned) & magnitude  # |y| (numpy's abs and max of f16/bf16 are slow)
+    ax_bits = x.view(unsigned) & magnitude  # |x|, |y| (numpy's abs and max of f16/bf16 are slow)
+    ay_bits = y.view(unsigned) & magnitude
     with np.errstate(all="ignore"):
-        ax = (x.view(unsigned) & magnitude).view(lhs.dtype).astype(np.float64)
-        ay = ay_bits.view(lhs.dtype).astype(np.float64)
+        ax, ay = _widen(ax_bits, lhs.dtype), _widen(ay_bits, lhs.dtype)
         r = ax / ay
         np.trunc(r, out=r)
         slow: np.ndarray | None = None
-        if not (r.max() < limit and ay_bits.max() < infinity):  # (NaN compares False)
-            slow = np.flatnonzero(~((r < limit) & (ay < np.inf)))
+        if not (r.max() < limit and ax_bits.max() < infinity  # (NaN compares False)
+                and ay_bits.max() < infinity):
+            slow = np.flatnonzero(~((r < limit) & (ax_bits < infinity) & (ay_bits < infinity)))
             if len(slow) * _FEW_SLOW > len(r):
                 return fmod_via_f64(lhs, rhs)
         r *= ay
         np.subtract(ax, r, out=r)
-        out = r.astype(lhs.dtype)
+        out = _narrow(r, lhs.dtype)
     out.view(unsigned)[...] |= x.view(unsigned) & sign
     if slow is not None:
         out[slow] = fmod_via_f64(x[slow], y[slow])
