@@ -51,6 +51,8 @@ _FAST = {np.dtype(dtype): _Layout.of(dtype, bits, unsigned) for dtype, bits, uns
 # Below this many elements the exact path's ~10 numpy calls cost more than fmod's ~20 ns an
 # element (the two break even at about 300 f32 elements of fresh operands).
 MIN_FAST_SIZE = 384
+# Longer arrays go in blocks of this many elements: their f64 temporaries stay in cache.
+_BLOCK = 1 << 16
 # More lanes than size // this off the exact path: fmod on the whole array instead.
 _FEW_SLOW = 8
 
@@ -90,18 +92,29 @@ def _narrow(exact: np.ndarray, dtype: np.dtype) -> np.ndarray:
 
 def float_remainder(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """fmod(lhs, rhs) of two float arrays of one shape and type, as `fmod_via_f64`."""
-    fast = _FAST.get(lhs.dtype)
-    if (fast is None or lhs.size < MIN_FAST_SIZE or not isinstance(lhs, np.ndarray)
+    layout = _FAST.get(lhs.dtype)
+    if (layout is None or lhs.size < MIN_FAST_SIZE or not isinstance(lhs, np.ndarray)
             or not isinstance(rhs, np.ndarray) or lhs.shape != rhs.shape
             or rhs.dtype != lhs.dtype):
         return fmod_via_f64(lhs, rhs)
-    bits, unsigned, sign, magnitude, infinity = fast
     x, y = lhs.reshape(-1), rhs.reshape(-1)
+    if len(x) <= _BLOCK:
+        return _exact_remainder(x, y, layout).reshape(lhs.shape)
+    out = np.empty(len(x), lhs.dtype)
+    for start in range(0, len(x), _BLOCK):
+        block = slice(start, start + _BLOCK)
+        out[block] = _exact_remainder(x[block], y[block], layout)
+    return out.reshape(lhs.shape)
+
+
+def _exact_remainder(x: np.ndarray, y: np.ndarray, layout: _Layout) -> np.ndarray:
+    """float_remainder of two 1-d arrays."""
+    bits, unsigned, sign, magnitude, infinity = layout
     limit = 2.0 ** (53 - bits)
     ax_bits = x.view(unsigned) & magnitude  # |x|, |y| (numpy's abs and max of f16/bf16 are slow)
     ay_bits = y.view(unsigned) & magnitude
     with np.errstate(all="ignore"):
-        ax, ay = _widen(ax_bits, lhs.dtype), _widen(ay_bits, lhs.dtype)
+        ax, ay = _widen(ax_bits, x.dtype), _widen(ay_bits, x.dtype)
         r = ax / ay
         np.trunc(r, out=r)
         slow: np.ndarray | None = None
@@ -109,11 +122,11 @@ def float_remainder(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
                 and ay_bits.max() < infinity):
             slow = np.flatnonzero(~((r < limit) & (ax_bits < infinity) & (ay_bits < infinity)))
             if len(slow) * _FEW_SLOW > len(r):
-                return fmod_via_f64(lhs, rhs)
+                return fmod_via_f64(x, y)
         r *= ay
         np.subtract(ax, r, out=r)
-        out = _narrow(r, lhs.dtype)
+        out = _narrow(r, x.dtype)
     out.view(unsigned)[...] |= x.view(unsigned) & sign
     if slow is not None:
         out[slow] = fmod_via_f64(x[slow], y[slow])
-    return out.reshape(lhs.shape)
+    return out
