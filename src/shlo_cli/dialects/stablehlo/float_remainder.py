@@ -23,31 +23,35 @@ would need the product's low half (trunc(qf) * |y| is not exact in f64) and keep
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
-
 import ml_dtypes
 import numpy as np
 
+from ...lazy_imports import lazy
 
-class _Layout(NamedTuple):
-    """What the exact path needs of a float type."""
-    bits: int  # significand bits, the implicit one included
-    unsigned: type  # the unsigned integer type of its bit patterns
-    sign: Any  # the sign bit (a numpy scalar of `unsigned`, as the next two)
-    magnitude: Any  # the other bits
-    infinity: Any  # +inf's bits; a magnitude's bits at least this: inf or NaN
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-    @classmethod
-    def of(cls, dtype: type, bits: int, unsigned: type) -> _Layout:
+
+class _Layout:
+    """What the exact path needs of a float type (numpy scalars of `unsigned`: the sign
+    bit, the other bits, and +inf's bits: a magnitude's bits at least that are inf or NaN)."""
+
+    __slots__ = ("bits", "unsigned", "sign", "magnitude", "infinity")
+
+    def __init__(self, dtype: type, bits: int, unsigned: type) -> None:
+        self.bits = bits  # significand bits, the implicit one included
+        self.unsigned = unsigned
         width = 8 * np.dtype(unsigned).itemsize
-        infinity: Any = np.array(np.inf, dtype).view(unsigned)[()]
-        sign: Any = np.array(1 << (width - 1), unsigned)[()]
-        return cls(bits, unsigned, sign, ~sign, infinity)
+        self.sign: Any = np.array(1 << (width - 1), unsigned)[()]
+        self.magnitude: Any = ~self.sign
+        self.infinity: Any = np.array(np.inf, dtype).view(unsigned)[()]
 
 
-_FAST = {np.dtype(dtype): _Layout.of(dtype, bits, unsigned) for dtype, bits, unsigned in (
-    (np.float32, 24, np.uint32), (np.float16, 11, np.uint16),
-    (ml_dtypes.bfloat16, 8, np.uint16))}
+_FAST = lazy(lambda: {np.dtype(dtype): _Layout(dtype, bits, unsigned)
+                      for dtype, bits, unsigned in ((np.float32, 24, np.uint32),
+                                                    (np.float16, 11, np.uint16),
+                                                    (ml_dtypes.bfloat16, 8, np.uint16))})
 # Below this many elements the exact path's ~10 numpy calls cost more than fmod's ~20 ns an
 # element (the two break even at about 300 f32 elements of fresh operands).
 MIN_FAST_SIZE = 384
@@ -109,8 +113,8 @@ def float_remainder(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 
 def _exact_remainder(x: np.ndarray, y: np.ndarray, layout: _Layout) -> np.ndarray:
     """float_remainder of two 1-d arrays."""
-    bits, unsigned, sign, magnitude, infinity = layout
-    limit = 2.0 ** (53 - bits)
+    unsigned, magnitude, infinity = layout.unsigned, layout.magnitude, layout.infinity
+    limit = 2.0 ** (53 - layout.bits)
     ax_bits = x.view(unsigned) & magnitude  # |x|, |y| (numpy's abs and max of f16/bf16 are slow)
     ay_bits = y.view(unsigned) & magnitude
     with np.errstate(all="ignore"):
@@ -126,7 +130,7 @@ def _exact_remainder(x: np.ndarray, y: np.ndarray, layout: _Layout) -> np.ndarra
         r *= ay
         np.subtract(ax, r, out=r)
         out = _narrow(r, x.dtype)
-    out.view(unsigned)[...] |= x.view(unsigned) & sign
+    out.view(unsigned)[...] |= x.view(unsigned) & layout.sign
     if slow is not None:
         out[slow] = fmod_via_f64(x[slow], y[slow])
     return out
