@@ -35,6 +35,17 @@ def assert_same_bits(got: np.ndarray, x: np.ndarray, y: np.ndarray, unsigned: ty
                           for i in bad[:5]]
 
 
+def count_fmod_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The sizes of the arrays float_remainder hands to numpy's fmod, from now on."""
+    calls: list[int] = []
+
+    def counted(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        calls.append(a.size)
+        return reference(a, b)
+    monkeypatch.setattr(module, "fmod_via_f64", counted)
+    return calls
+
+
 def finite_pairs(dtype: type, unsigned: type, bits: int, seed: int) -> tuple[np.ndarray, ...]:
     """Finite nonzero divisors with dividends that are: k * y one unit in the last place
     either side and exact, for k near integers and powers of two up to past 2^(53 - bits);
@@ -104,12 +115,7 @@ def test_finite_lanes_take_the_exact_path(dtype: type, name: str, unsigned: type
     info = ml_dtypes.finfo(dtype)
     reach = min(2.0 ** (53 - bits), float(info.max) / float(info.smallest_subnormal))
     assert quotients.max() > reach / 64 and (quotients < 1).any()
-    calls: list[int] = []
-
-    def counted(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        calls.append(a.size)
-        return reference(a, b)
-    monkeypatch.setattr(module, "fmod_via_f64", counted)
+    calls = count_fmod_calls(monkeypatch)
     assert_same_bits(remainder(x, y), x, y, unsigned)
     assert calls == []
     for operand, value in [(y, np.inf), (y, -np.inf), (y, 0.0), (x, np.inf), (x, np.nan)]:
@@ -156,12 +162,7 @@ def test_blocks(dtype: type, name: str, unsigned: type, bits: int,
     inside = np.abs(x.astype(np.float64) / y.astype(np.float64)) < 2.0 ** (53 - bits)
     x, y = (np.concatenate([many[i][:1000], few[i][:1000], (x, y)[i][inside][:1000],
                             few[i][1000:1500]]) for i in (0, 1))
-    calls: list[int] = []
-
-    def counted(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        calls.append(a.size)
-        return reference(a, b)
-    monkeypatch.setattr(module, "fmod_via_f64", counted)
+    calls = count_fmod_calls(monkeypatch)
     assert_same_bits(remainder(x.reshape(5, 700), y.reshape(5, 700)), x.reshape(5, 700),
                      y.reshape(5, 700), unsigned)
     assert len(calls) == 3 and calls[0] == 1000 and max(calls[1:]) < 100

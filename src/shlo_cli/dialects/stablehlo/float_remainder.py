@@ -5,11 +5,11 @@ be computed exactly from the truncated quotient. With both operands widened to f
 a = |x|, b = |y| (p = the type's significand bits, 24 for f32; Q = floor(a / b)):
 
 - qf = a / b rounded to nearest lies in [Q, Q + 1] (rounding is monotonic and Q, Q + 1
-  are representable). It is never Q + 1 while qf < 2^(53 - p): Q + 1 - a / b = (b - r) / b
-  for the remainder r, b - r is at least b's unit in the last place (a and Q * b lie on
-  b's grid when a >= b; when a < b, a's grid is at most twice as fine), so the distance is
-  over 2^-(p+1), and rounding up to Q + 1 needs a distance below (Q + 1) * 2^-53.
-  So trunc(qf) = Q (no off-by-one correction is needed).
+  are representable). It is never Q + 1 while qf < 2^(53 - p): rounding up to Q + 1
+  needs Q + 1 - a / b = (b - r) / b (r the remainder) below (Q + 1) * 2^-53, yet it is over
+  2^-(p+1): for a >= b, a and Q * b lie on b's grid, so b - r is at least b's unit in the
+  last place, over b * 2^-p; for b/2 <= a < b, b - a is at least half of it; for a < b/2
+  it is over 1/2. So trunc(qf) = Q (no off-by-one correction is needed).
 - Q < 2^(53 - p) has at most 53 - p bits, so Q * b is exact in f64, and r = a - Q * b is
   a multiple of b's grid below b, so representable: the subtraction is exact.
 - The result takes x's sign (C fmod: a zero result too); r >= +0 here, so that is an OR
