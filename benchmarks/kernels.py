@@ -32,6 +32,9 @@ CASES: list[tuple[str, str, int, str, str, Callable[..., np.ndarray]]] = [
     ("add i32", "stablehlo.add {0}, {1} : {t}", 2, "i32", "i32", np.add),
     ("multiply f32", "stablehlo.multiply {0}, {1} : {t}", 2, "f32", "f32", np.multiply),
     ("multiply i32", "stablehlo.multiply {0}, {1} : {t}", 2, "i32", "i32", np.multiply),
+    # numpy's fmod is a per-element libm call; the interpreter's f32 remainder is exact
+    # whole-array arithmetic (dialects/stablehlo/float_remainder.py)
+    ("remainder f32", "stablehlo.remainder {0}, {1} : {t}", 2, "f32", "f32", np.fmod),
     ("exponential f32", "stablehlo.exponential {0} : {t}", 1, "f32", "f32", np.exp),
     ("compare LT f32", "stablehlo.compare LT, {0}, {1} : ({t}, {t}) -> {r}", 2, "f32", "i1",
      np.less),

@@ -58,6 +58,7 @@ from .elementwise_verify import (
     verify_is_finite,
     verify_real_imag,
 )
+from .float_remainder import float_remainder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -255,9 +256,8 @@ def remainder(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
         _, r = _integer_divmod(lhs, rhs)
         r = np.where(widen(rhs) == 0, to_bits(lhs), r)
         return from_bits(r, dtype)
-    if is_float(dtype):
-        with np.errstate(all="ignore"):  # fmod is exact, so computing in f64 is exact
-            return np.fmod(widen(lhs), widen(rhs)).astype(dtype)
+    if is_float(dtype):  # fmod is exact, so computing in f64 is exact
+        return float_remainder(lhs, rhs)
     raise unsupported("remainder", dtype)
 
 
