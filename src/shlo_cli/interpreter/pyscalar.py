@@ -41,7 +41,7 @@ from ..dialects.stablehlo.specialize_scalar import EXACT_FROM
 from ..ir.attributes import entries_key
 from ..ir.core import Value
 from ..ir.types import TensorType, element_type, numpy_dtype
-from . import scalar_ops
+from . import narrow_scalars, scalar_ops
 
 # numpy scalar arithmetic in the NaN and zero-division redos warns from this module: those
 # results are the ops' defined ones
@@ -51,14 +51,17 @@ warnings.filterwarnings("ignore", category=RuntimeWarning,
 
 class Kind:
     """How a 0-d element type is held as a Python scalar: `to_py` converts a numpy value,
-    `to_numpy` converts back; ints have their range (`low`, `high`)."""
+    `to_numpy` converts back; ints have their range (`low`, `high`); bf16 and f16 are
+    `narrow` (their name: narrow_scalars.py rounds to them)."""
 
-    __slots__ = ("dtype", "to_py", "to_numpy", "is_float", "f32", "low", "high")
+    __slots__ = ("dtype", "to_py", "to_numpy", "is_float", "f32", "narrow", "low", "high")
 
     def __init__(self, dtype: np.dtype) -> None:
         self.dtype = dtype
-        self.to_numpy = dtype.type
-        self.is_float = dtype.kind == "f"
+        self.narrow = dtype.name if dtype.name in narrow_scalars.NARROW else ""
+        self.to_numpy: Callable[[Any], Any] = (narrow_scalars.to_numpy(dtype) if self.narrow
+                                               else dtype.type)
+        self.is_float = dtype.kind == "f" or bool(self.narrow)
         self.f32 = dtype == np.float32
         self.to_py: Callable[[Any], Any] = (float if self.is_float
                                             else bool if dtype.kind == "b" else int)
@@ -69,6 +72,8 @@ class Kind:
 
 
 _KINDS: dict[np.dtype, Kind] = {}
+# The types a memoryview holds (scalar_writes.py's item views); kind_of holds the narrow
+# floats too (narrow_scalars.NARROW).
 HELD = ("float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
         "uint32", "uint64", "bool")
 
@@ -82,7 +87,7 @@ def kind_of(value: Value) -> Kind | None:
         dtype = np.dtype(numpy_dtype(element_type(t)))
     except Exception:  # noqa: BLE001 - a type numpy cannot hold
         return None
-    if dtype.name not in HELD:
+    if dtype.name not in HELD and dtype.name not in narrow_scalars.NARROW:
         return None
     kind = _KINDS.get(dtype)
     if kind is None:
@@ -112,13 +117,14 @@ QUIETING = frozenset(("arith", "compare", "unary", "logistic", "convert", "round
 # Float tags whose lines `_written` gives.
 _WRITTEN = ("round", "pow", "root", "fmod", "atan2", "fclamp")
 # Tags whose rare cases run the step's kernel on numpy scalars (`_kernel`).
-_KERNEL_REDO = frozenset(("convert", "logistic", *_WRITTEN, *_INTEGER_OPS.values(),
+_KERNEL_REDO = frozenset(("convert", "nan_convert", "logistic", *_WRITTEN, *_INTEGER_OPS.values(),
                           *scalar_ops.INTEGER.values(), *scalar_ops.FLOAT.values()))
 
 
 def classify(step: Any) -> str | None:
     """What a step computes on Python scalars: "arith" (+ - * /), "negate", "compare",
-    "select", "unary" (a transcendental), "logistic", "convert", and on integers and bools "max",
+    "select", "unary" (a transcendental), "logistic", "convert" ("nan_convert": one that
+    may pass a signalling NaN on), and on integers and bools "max",
     "min", "clamp", "rem", "logic" (and, or, xor, not), scalar_ops.py's integer and float
     tags, or None (its kernel runs). Every operand and result must be 0-d of a held kind,
     and the kernel the 0-d one (specialize_scalar)."""
@@ -139,7 +145,8 @@ def classify(step: Any) -> str | None:
                 return None
             if result.is_float:
                 inline = getattr(fn, "inline", None)
-                return "arith" if inline is not None and inline[0] in _FLOAT_ARITH else None
+                symbol = inline[0] if inline is not None else getattr(fn, "arith_symbol", None)
+                return "arith" if symbol in _FLOAT_ARITH else None
             if fn in _ARITH and result.dtype.kind in "iu":
                 return "arith"
             return "div" if name == "stablehlo.divide" and result.dtype.kind in "iu" else None
@@ -151,12 +158,13 @@ def classify(step: Any) -> str | None:
                     and kinds[0].dtype.kind == "b" and kinds[1] is kinds[2] is result
                     else None)
         if name == "stablehlo.negate":
-            return ("negate" if fn is operator.neg and result.is_float
+            return ("negate" if (fn is operator.neg or getattr(fn, "flips_sign", False))
+                    and result.is_float
                     and kinds[0] is result else None)
     except TypeError:  # an unhashable kernel
         return None
     if name == "stablehlo.convert" and len(op.operands) == 1:
-        return "convert"
+        return "convert" if _quiets(kinds[0], result) else "nan_convert"
     tag = _INTEGER_OPS.get(name)
     if tag is not None and all(k.dtype.kind in "iub" for k in kinds) \
             and all(k is result for k in kinds) and (tag != "rem" or result.dtype.kind != "b"):
@@ -171,7 +179,7 @@ def classify(step: Any) -> str | None:
     if tag is not None and len(op.operands) == (2 if tag in _BINARY else 1):
         return tag
     if len(op.operands) == 1 and result.is_float and kinds[0] is result:
-        if getattr(fn, "scalar", None) is not None:
+        if getattr(fn, "scalar", None) is not None or getattr(fn, "rounded_once", None):
             return "unary"
         if getattr(getattr(fn, "logistic_exp", None), "interval", None) is not None:
             return "logistic"
@@ -188,6 +196,14 @@ def classify(step: Any) -> str | None:
     if len(op.operands) == 3 and result.is_float and getattr(fn, "float_clamp", False):
         return "fclamp"
     return None
+
+
+def _quiets(source: Kind, result: Kind) -> bool:
+    """Whether a conversion's NaN result is quiet whatever the operand's quiet bit (a
+    converted operand may have lost it): numpy's and ml_dtypes' conversions from f16 and
+    bf16 and numpy's to f16 pass a signalling NaN on."""
+    return not (source.is_float and result.is_float
+                and (source.narrow or result.narrow == "float16"))
 
 
 def plan_scalars(arguments: Sequence[Value], scalars: Collection[int], steps: Sequence[Any],
@@ -328,7 +344,7 @@ def clean_value(value: Any) -> bool:
     return a.ndim == 0 and bool(a == a)
 
 
-def _redo(ufunc: np.ufunc, to: type, a: float, b: float) -> float:
+def _redo(ufunc: np.ufunc, to: Callable[[Any], Any], a: float, b: float) -> float:
     """The ufunc's result on numpy scalars, as a Python float (a NaN or a division by
     zero)."""
     return float(ufunc(to(a), to(b)))
@@ -363,12 +379,14 @@ def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[s
     if kind.f32:
         if "_cell" not in ns:  # (0-d: indexed by (), its cheapest item access)
             ns["_cell"] = memoryview(bytearray(4)).cast("f", shape=[])
+    if kind.narrow:
+        narrow_scalars.add_cells(ns)
     if tag in _KERNEL_REDO:
         ns[key] = functools.partial(_kernel, step.fn, [kind_of(v).to_numpy  # type: ignore[union-attr]
                                                         for v in op.operands], kind.to_py)
         if tag == "logistic":
             return _logistic(kind, step.fn.logistic_exp, args[0], target, key, ns)
-        if tag == "convert":
+        if tag in ("convert", "nan_convert"):
             return _converted(step, args, target, key)
         if tag in _WRITTEN:
             return _written(tag, kind, step.fn, args, target, key, ns)
@@ -377,6 +395,8 @@ def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[s
         if tag in scalar_ops.FLOAT.values():
             return scalar_ops.float_lines(tag, list(args), target, key)
         return _integer_lines(tag, step, args, target, key, constant)
+    if tag == "unary" and kind.narrow == "bfloat16":
+        return _bf16_unary(step, args[0], target, key, ns)
     if tag == "unary":
         scalar = step.fn.scalar
         call = f"{key}({args[0]})"
@@ -401,15 +421,35 @@ def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[s
             test = (f"{target} > {kind.high}" if (constant >= 0) == (symbol == "+")
                     else f"{target} < {kind.low}")
         return [f"{target} = {a} {symbol} {b}", f"if {test}: {target} = {_wrapped(kind, target)}"]
-    symbol = step.fn.inline[0]
-    ns[key] = functools.partial(_redo, _FLOAT_ARITH[symbol], kind.to_numpy)
+    inline = getattr(step.fn, "inline", None)
+    symbol = inline[0] if inline is not None else step.fn.arith_symbol
+    if kind.narrow == "bfloat16":  # (its NaN is the general evaluator's: the kernel's)
+        ns[key] = functools.partial(_kernel, step.fn, [kind.to_numpy] * 2, kind.to_py)
+    else:
+        ns[key] = functools.partial(_redo, _FLOAT_ARITH[symbol], kind.to_numpy)
     value = f"{a} {symbol} {b}"
     if symbol == "/":
         value = f"{value} if {b} else {key}({a}, {b})"
     fix = f"if {target} != {target}: {target} = {key}({a}, {b})"
     if kind.f32:
         return [f"_cell[()] = {value}; {target} = _cell[()]", fix]
+    if kind.narrow:  # (the arithmetic kernels' rounding: bf16's through f32)
+        return [narrow_scalars.rounded(kind.narrow, value, target, False), fix]
     return [f"{target} = {value}", fix]
+
+
+def _bf16_unary(step: Any, a: str, t: str, key: str, ns: dict[str, Any]) -> list[str]:
+    """A bf16 transcendental as its kernel (specialize_scalar_narrow) computes it: the
+    double function's result rounded once; a NaN result is the kernel's (`key`)."""
+    kind = kind_of(step.op.results[0])
+    assert kind is not None
+    ns[key] = functools.partial(_kernel, step.fn, [kind.to_numpy], kind.to_py)
+    scalar = step.fn.rounded_once
+    ns[f"{key}L"] = scalar
+    call = f"{key}L({a})"
+    if getattr(scalar, "finite", None) is not None:  # libm's scalar written out
+        call = _libm_call(scalar, a, f"{key}L", ns)
+    return [_rounded(kind, call, t), f"if {t} != {t}: {t} = {key}({a})"]
 
 
 def _libm_call(scalar: Any, arg: str, key: str, ns: dict[str, Any]) -> str:
@@ -473,7 +513,9 @@ def _written(tag: str, kind: Kind, fn: Any, args: Sequence[str], t: str, key: st
 
 
 def _rounded(kind: Kind, value: str, target: str) -> str:
-    """`target = value`, rounded to f32 through the cell for an f32 kind."""
+    """`target = value`, rounded once to the kind's type (f32: through the cell)."""
+    if kind.narrow:
+        return narrow_scalars.rounded(kind.narrow, value, target, True)
     return f"_cell[()] = {value}; {target} = _cell[()]" if kind.f32 else f"{target} = {value}"
 
 
@@ -500,7 +542,8 @@ def _kernel(fn: Callable[..., Any], to_numpy: list[Callable[[Any], Any]],
 
 def _converted(step: Any, args: Sequence[str], target: str, key: str) -> list[str]:
     """`convert`'s line: Python's conversion where it is exact (or the C cast rounding
-    f64 to f32), the kernel for the rest (NaN, out of range, large integers to floats)."""
+    f64 to f32, narrow_scalars.py's rounding to bf16 and f16), the kernel for the rest
+    (NaN, out of range, large integers to f32 and f64)."""
     source, result = kind_of(step.op.operands[0]), kind_of(step.op.results[0])
     assert source is not None and result is not None
     a, fallback = args[0], f"{key}({args[0]})"
@@ -518,10 +561,12 @@ def _converted(step: Any, args: Sequence[str], target: str, key: str) -> list[st
         return [f"{target} = {a} if {result.low} <= {a} <= {result.high} else {fallback}"]
     if source.dtype.kind == "b":
         return [f"{target} = 1.0 if {a} else 0.0"]
+    if result.narrow and source is not result:
+        return [narrow_scalars.converted(source, result, a, target, fallback)]
     if not source.is_float:  # integers a float holds exactly
         exact = 1 << (24 if result.f32 else 53)
         return [f"{target} = float({a}) if {-exact} <= {a} <= {exact} else {fallback}"]
-    if result.f32 and not source.f32:
+    if result.f32 and not source.f32 and not source.narrow:
         return [f"if {a} == {a}: _cell[()] = {a}; {target} = _cell[()]",
                 f"else: {target} = {fallback}"]
     return [f"{target} = {a} if {a} == {a} else {fallback}"]

@@ -176,6 +176,7 @@ def _sign_bit(clear: bool, general: Kernel) -> Kernel:
             return native(x)
         return op(x.view(bits), mask).view(dtype)
     kernel.blockwise = True  # type: ignore[attr-defined]
+    kernel.flips_sign = not clear  # type: ignore[attr-defined]  # (pyscalar.py: `-x`)
     return kernel
 
 

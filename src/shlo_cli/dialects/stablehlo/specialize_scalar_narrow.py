@@ -37,6 +37,7 @@ Kernel = Callable[..., Any]
 
 _ARITH = {"stablehlo.add": operator.add, "stablehlo.subtract": operator.sub,
           "stablehlo.multiply": operator.mul, "stablehlo.divide": operator.truediv}
+_SYMBOLS = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/"}
 
 
 def _is_narrow(dtype: np.dtype) -> bool:
@@ -90,6 +91,7 @@ def _arithmetic(fn: Callable[[float, float], float], to: np.dtype, general: Kern
         if r != r:
             return general(a, b)
         return cells.nearest(r)
+    kernel.arith_symbol = _SYMBOLS[fn]  # type: ignore[attr-defined]  # (pyscalar.py writes it out)
     return kernel
 
 
@@ -103,6 +105,7 @@ def _transcendental(scalar: Callable[[float], float], to: np.dtype, general: Ker
         if r != r:  # (the NaN's payload: the general evaluator's)
             return general(x)
         return cells.odd(r)
+    kernel.rounded_once = scalar  # type: ignore[attr-defined]  # (pyscalar.py writes it out)
     return kernel
 
 
