@@ -8,79 +8,13 @@ The lines get what a loop gives them: the Python float or int of a numpy value."
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 import pytest
+from line_helpers import BITS, DTYPES, check_lines, planned_step
 
 from shlo_cli.interpreter import pyscalar
-from shlo_cli.interpreter.engine import Interpreter
-from shlo_cli.ir.parser import parse_source
-
-DTYPES = {"bf16": np.dtype(ml_dtypes.bfloat16), "f16": np.dtype(np.float16),
-          "f32": np.dtype(np.float32), "f64": np.dtype(np.float64), "i8": np.dtype(np.int8),
-          "i32": np.dtype(np.int32), "i64": np.dtype(np.int64), "ui8": np.dtype(np.uint8),
-          "ui64": np.dtype(np.uint64), "i1": np.dtype(np.bool_)}
-BITS = {2: np.uint16, 4: np.uint32, 8: np.uint64}
-
-
-def _step(op: str, ins: list[str], out: str) -> Any:
-    """The planned step (its op and its bound 0-d kernel) of `%y = op` on 0-d arguments."""
-    params = ", ".join(f"%a{i}: tensor<{t}>" for i, t in enumerate(ins))
-    text = f"func.func @main({params}) -> tensor<{out}> {{\n  %y = {op}\n  return %y : tensor<{out}>\n}}"
-    interpreter = Interpreter(parse_source(text))
-    with np.errstate(all="ignore"):
-        interpreter.call(interpreter.lookup_function("main"), [np.zeros((), DTYPES[t]) for t in ins])
-    return next(iter(interpreter._plans.values())).steps[0]
-
-
-def _lines(step: Any) -> tuple[str, Callable[..., Any], str]:
-    """(the step's pyscalar tag, a function of Python scalars running its lines, the lines)."""
-    tag = pyscalar.classify(step)
-    assert tag is not None, step.op.name
-    arity = len(step.op.operands)
-    ns: dict[str, Any] = {}
-    lines = pyscalar.expression(tag, step, [f"x{i}" for i in range(arity)], "t", ns, "K")
-    params = ", ".join(f"x{i}" for i in range(arity))
-    body = "\n".join(f"    {line}" for line in lines)
-    exec(f"def f({params}):\n{body}\n    return t\n", ns)  # noqa: S102
-    return tag, ns["f"], "\n".join(lines)
-
-
-def _exact_as_float(x: np.ndarray) -> np.ndarray:
-    """Which float elements a Python float carries exactly (not the signalling NaNs whose
-    quiet bit float(x) may set); every integer."""
-    if x.dtype.kind in "iub":
-        return np.ones(x.shape, bool)
-    to = pyscalar.Kind(x.dtype).to_numpy
-    return np.array([np.asarray(to(float(v))).tobytes() == np.asarray(v).tobytes() for v in x],
-                    bool)
-
-
-def _check(step: Any, *columns: np.ndarray) -> str:
-    """The step's lines give its kernel's results on the elements of `columns` (its
-    operands); quieting tags on every element, the others where float(x) is exact. Returns
-    the lines."""
-    tag, f, lines = _lines(step)
-    result = pyscalar.kind_of(step.op.results[0])
-    kinds = [pyscalar.kind_of(v) for v in step.op.operands]
-    assert result is not None and all(k is not None for k in kinds)
-    keep = np.ones(columns[0].shape, bool)
-    if tag not in pyscalar.QUIETING:
-        for c in columns:
-            keep &= _exact_as_float(c)
-    bad = []
-    with np.errstate(all="ignore"):
-        for i in np.flatnonzero(keep):
-            xs = [c[i] for c in columns]
-            want = np.asarray(step.fn(*xs))
-            got = np.asarray(result.to_numpy(f(*[k.to_py(x) for k, x in zip(kinds, xs, strict=True)])))  # type: ignore[union-attr]
-            if got.dtype != want.dtype or got.tobytes() != want.tobytes():
-                bad.append((xs, got, want))
-    assert not bad, (lines, len(bad), bad[:5])
-    return lines
 
 
 def _every(t: str) -> np.ndarray:
@@ -132,24 +66,24 @@ OTHERS = ["f32", "f64", "i8", "i32", "i64", "ui8", "ui64", "i1"]
 @pytest.mark.parametrize("a", NARROW)
 @pytest.mark.parametrize("b", NARROW + OTHERS)
 def test_conversions_from_narrow_floats(a: str, b: str) -> None:
-    step = _step(f"stablehlo.convert %a0 : (tensor<{a}>) -> tensor<{b}>", [a], b)
-    _check(step, _every(a))
+    step = planned_step(f"stablehlo.convert %a0 : (tensor<{a}>) -> tensor<{b}>", [a], b)
+    check_lines(step, _every(a))
 
 
 @pytest.mark.parametrize("a", ["f32", "f64"])
 @pytest.mark.parametrize("b", NARROW)
 def test_float_conversions_to_narrow_floats(a: str, b: str) -> None:
-    step = _step(f"stablehlo.convert %a0 : (tensor<{a}>) -> tensor<{b}>", [a], b)
-    lines = _check(step, _midpoints(b, a, np.random.default_rng(len(a + b))))
+    step = planned_step(f"stablehlo.convert %a0 : (tensor<{a}>) -> tensor<{b}>", [a], b)
+    lines = check_lines(step, _midpoints(b, a, np.random.default_rng(len(a + b))))
     assert "_C" in lines or "_BF16_ODD(" in lines  # (not the kernel's)
 
 
 @pytest.mark.parametrize("a", ["i8", "i32", "i64", "ui8", "ui64", "i1"])
 @pytest.mark.parametrize("b", NARROW)
 def test_integer_conversions_to_narrow_floats(a: str, b: str) -> None:
-    step = _step(f"stablehlo.convert %a0 : (tensor<{a}>) -> tensor<{b}>", [a], b)
+    step = planned_step(f"stablehlo.convert %a0 : (tensor<{a}>) -> tensor<{b}>", [a], b)
     values = np.array([False, True]) if a == "i1" else _integers(a, np.random.default_rng(1))
-    _check(step, values)
+    check_lines(step, values)
 
 
 @pytest.mark.parametrize("t", NARROW)
@@ -191,8 +125,8 @@ def _pairs(t: str, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
 def test_arithmetic(t: str, op: str) -> None:
     """+ - * / rounded as the kernel rounds (bf16: the double to f32, then to bf16; f16:
     once); NaN results and division by zero the kernel's."""
-    step = _step(f"stablehlo.{op} %a0, %a1 : tensor<{t}>", [t, t], t)
-    lines = _check(step, *_pairs(t, np.random.default_rng(2)))
+    step = planned_step(f"stablehlo.{op} %a0, %a1 : tensor<{t}>", [t, t], t)
+    lines = check_lines(step, *_pairs(t, np.random.default_rng(2)))
     assert "_C" in lines
 
 
@@ -203,30 +137,30 @@ UNARY = {"bf16": ["tanh", "exponential", "log", "sine", "cbrt", "exponential_min
 
 @pytest.mark.parametrize(("t", "op"), [(t, op) for t, ops in UNARY.items() for op in ops])
 def test_unary(t: str, op: str) -> None:
-    step = _step(f"stablehlo.{op} %a0 : tensor<{t}>", [t], t)
-    _check(step, _every(t))
+    step = planned_step(f"stablehlo.{op} %a0 : tensor<{t}>", [t], t)
+    check_lines(step, _every(t))
 
 
 @pytest.mark.parametrize("t", NARROW)
 @pytest.mark.parametrize("op", ["maximum", "minimum"])
 def test_extrema(t: str, op: str) -> None:
-    step = _step(f"stablehlo.{op} %a0, %a1 : tensor<{t}>", [t, t], t)
+    step = planned_step(f"stablehlo.{op} %a0, %a1 : tensor<{t}>", [t, t], t)
     a, b = _pairs(t, np.random.default_rng(4))
-    _check(step, a[:20_000], b[:20_000])
+    check_lines(step, a[:20_000], b[:20_000])
 
 
 @pytest.mark.parametrize("op", ["power", "remainder", "atan2"])
 def test_f16_binary_functions(op: str) -> None:
-    step = _step(f"stablehlo.{op} %a0, %a1 : tensor<f16>", ["f16", "f16"], "f16")
+    step = planned_step(f"stablehlo.{op} %a0, %a1 : tensor<f16>", ["f16", "f16"], "f16")
     a, b = _pairs("f16", np.random.default_rng(5))
-    _check(step, a[::4], b[::4])
+    check_lines(step, a[::4], b[::4])
 
 
 @pytest.mark.parametrize("t", NARROW)
 def test_compare_and_select(t: str) -> None:
-    step = _step(f"stablehlo.compare LT, %a0, %a1 : (tensor<{t}>, tensor<{t}>) -> tensor<i1>", [t, t], "i1")
+    step = planned_step(f"stablehlo.compare LT, %a0, %a1 : (tensor<{t}>, tensor<{t}>) -> tensor<i1>", [t, t], "i1")
     a, b = _pairs(t, np.random.default_rng(6))
-    _check(step, a[:5000], b[:5000])
+    check_lines(step, a[:5000], b[:5000])
 
 
 @pytest.mark.parametrize("t", NARROW)

@@ -117,14 +117,15 @@ QUIETING = frozenset(("arith", "compare", "unary", "logistic", "convert", "round
 # Float tags whose lines `_written` gives.
 _WRITTEN = ("round", "pow", "root", "fmod", "atan2", "fclamp")
 # Tags whose rare cases run the step's kernel on numpy scalars (`_kernel`).
-_KERNEL_REDO = frozenset(("convert", "nan_convert", "logistic", *_WRITTEN, *_INTEGER_OPS.values(),
-                          *scalar_ops.INTEGER.values(), *scalar_ops.FLOAT.values()))
+_KERNEL_REDO = frozenset(("convert", "nan_convert", "logistic", "reduce_precision", *_WRITTEN,
+                          *_INTEGER_OPS.values(), *scalar_ops.INTEGER.values(),
+                          *scalar_ops.FLOAT.values()))
 
 
 def classify(step: Any) -> str | None:
     """What a step computes on Python scalars: "arith" (+ - * /), "negate", "compare",
     "select", "unary" (a transcendental), "logistic", "convert" ("nan_convert": one that
-    may pass a signalling NaN on), and on integers and bools "max",
+    may pass a signalling NaN on), "reduce_precision", and on integers and bools "max",
     "min", "clamp", "rem", "logic" (and, or, xor, not), scalar_ops.py's integer and float
     tags, or None (its kernel runs). Every operand and result must be 0-d of a held kind,
     and the kernel the 0-d one (specialize_scalar)."""
@@ -195,6 +196,9 @@ def classify(step: Any) -> str | None:
         return "atan2"
     if len(op.operands) == 3 and result.is_float and getattr(fn, "float_clamp", False):
         return "fclamp"
+    if (getattr(fn, "on_bits", None) is not None and len(op.operands) == 1
+            and result.dtype.name in ("float32", "float64")):
+        return "reduce_precision"
     return None
 
 
@@ -388,6 +392,9 @@ def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[s
             return _logistic(kind, step.fn.logistic_exp, args[0], target, key, ns)
         if tag in ("convert", "nan_convert"):
             return _converted(step, args, target, key)
+        if tag == "reduce_precision":
+            ns[f"{key}B"] = step.fn.on_bits
+            return scalar_ops.reduce_precision_lines(kind, args[0], target, key, ns)
         if tag in _WRITTEN:
             return _written(tag, kind, step.fn, args, target, key, ns)
         if tag in scalar_ops.INTEGER.values():

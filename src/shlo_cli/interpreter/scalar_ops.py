@@ -1,6 +1,7 @@
 """Python lines of the ops pyscalar.py holds beyond arithmetic: integer division, shifts,
-abs and sign, and float maximum, minimum, abs and sign (a collatz step's `n // 2`, a
-xorshift generator's `x ^ (x << 13)`, a ReLU's `max(z, 0)` in a scalar loop).
+abs and sign, float maximum, minimum, abs and sign, and f32/f64 reduce_precision (a collatz
+step's `n // 2`, a xorshift generator's `x ^ (x << 13)`, a ReLU's `max(z, 0)` in a scalar
+loop).
 
 Held integers are Python ints within their type's range; each line keeps its result there
 with the type's two's-complement arithmetic (a mask, then the sign bit's weight taken off
@@ -9,6 +10,8 @@ for signed types). Cases whose result the kernels define apart run the op's own 
 or more (or by a negative amount: read unsigned, it is a large one), abs(INT_MIN) (itself);
 float maximum/minimum of equal zeros (+0 against -0: the spec's sign) or of a NaN, sign of
 NaN. Float results are operands or exact constants: nothing to round to f32.
+reduce_precision runs its kernel's own step on the bits (`on_bits`) of a non-NaN value,
+read and written through a float cell and an unsigned view of the same bytes.
 """
 
 from __future__ import annotations
@@ -77,3 +80,15 @@ def float_lines(tag: str, args: list[str], t: str, k: str) -> list[str]:
     more = ">" if tag == "fmax" else "<"
     return [f"{t} = {a} if {a} {more} {b} else ({b} if {b} {more} {a} else "
             f"({a} if {a} == {b} != 0.0 else {k}({a}, {b})))"]
+
+
+def reduce_precision_lines(kind: Any, a: str, t: str, k: str, ns: dict[str, Any]) -> list[str]:
+    """`t` = reduce_precision of the f32 or f64 `a`: its bits through the kernel's step
+    (`{k}B`, set by the caller); NaN the kernel's (`k`)."""
+    cell = "_RPf" if kind.f32 else "_RPd"
+    if cell not in ns:
+        raw = memoryview(bytearray(4 if kind.f32 else 8))
+        ns[cell] = raw.cast("f", shape=[]) if kind.f32 else raw.cast("d", shape=[])
+        ns[f"{cell}B"] = raw.cast("I", shape=[]) if kind.f32 else raw.cast("Q", shape=[])
+    return [f"{cell}[()] = {a}; {cell}B[()] = {k}B({cell}B[()]); "
+            f"{t} = {cell}[()] if {a} == {a} else {k}({a})"]

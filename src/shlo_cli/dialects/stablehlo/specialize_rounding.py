@@ -112,6 +112,7 @@ def _kernel(dtype: np.dtype, exponent_bits: int, mantissa_bits: int, general: Ke
         if nan.any():
             out = np.where(nan, x if nan_value is None else nan_value, out)
         return out
+    kernel.on_bits = one  # type: ignore[attr-defined]  # (pyscalar.py writes it out)
     return kernel
 
 
