@@ -34,6 +34,7 @@ from .branches import BRANCHING, branch_lines
 from .layouts import Layouts, row_like
 from .pyscalar import (
     QUIETING,
+    UNCLEAN,
     clean_value,
     exact_on_entry,
     expression,
@@ -413,7 +414,7 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
             computed.setdefault(key, result)
             py[result] = f"{p}s{i}"
             passed = step.op.operands[1:] if tag == "select" else step.op.operands
-            if tag in QUIETING or all(v in clean for v in passed):
+            if tag not in UNCLEAN and (tag in QUIETING or all(v in clean for v in passed)):
                 clean.add(result)
             second = step.op.operands[1] if len(step.op.operands) == 2 else None
             constant = consts.get(second) if second is not None else None
@@ -429,6 +430,9 @@ def block_code(arguments: Sequence[Value], arg_names: Sequence[str], steps: Sequ
                 lines.append(f"{p}v{i} = _N{kind.dtype.name}({p}s{i})")
                 if kind.is_float:
                     code.observed.append(f"{p}s{i}")
+            if tag == "to_bits" and kind_of(step.op.operands[0]).is_float:  # type: ignore[union-attr]
+                # (a NaN redone before its bits are read)
+                code.observed.append(scalar_args[0])
             fix = f"if {p}s{i} != {p}s{i}:"
             for line in lines:
                 if line.startswith(fix):

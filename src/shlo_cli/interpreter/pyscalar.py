@@ -114,6 +114,8 @@ _INTEGER_OPS = {"stablehlo.maximum": "max", "stablehlo.minimum": "min",
 QUIETING = frozenset(("arith", "compare", "unary", "logistic", "convert", "round", "pow", "root",
                       "fmod", "atan2", "isfinite",
                       *_INTEGER_OPS.values(), *scalar_ops.INTEGER.values()))
+# Tags whose results are never clean: the float of bits a signalling NaN's may be.
+UNCLEAN = frozenset(("from_bits",))
 # Float tags whose lines `_written` gives.
 _WRITTEN = ("round", "pow", "root", "fmod", "atan2", "fclamp")
 # Tags whose rare cases run the step's kernel on numpy scalars (`_kernel`).
@@ -125,7 +127,8 @@ _KERNEL_REDO = frozenset(("convert", "nan_convert", "logistic", "reduce_precisio
 def classify(step: Any) -> str | None:
     """What a step computes on Python scalars: "arith" (+ - * /), "negate", "compare",
     "select", "unary" (a transcendental), "logistic", "convert" ("nan_convert": one that
-    may pass a signalling NaN on), "reduce_precision", and on integers and bools "max",
+    may pass a signalling NaN on), "reduce_precision", "to_bits" and "from_bits" (bitcasts
+    to an integer, to a float), and on integers and bools "max",
     "min", "clamp", "rem", "logic" (and, or, xor, not), scalar_ops.py's integer and float
     tags, or None (its kernel runs). Every operand and result must be 0-d of a held kind,
     and the kernel the 0-d one (specialize_scalar)."""
@@ -166,6 +169,8 @@ def classify(step: Any) -> str | None:
         return None
     if name == "stablehlo.convert" and len(op.operands) == 1:
         return "convert" if _quiets(kinds[0], result) else "nan_convert"
+    if name == "stablehlo.bitcast_convert" and len(op.operands) == 1:
+        return scalar_ops.bitcast_tag(kinds[0], result)
     tag = _INTEGER_OPS.get(name)
     if tag is not None and all(k.dtype.kind in "iub" for k in kinds) \
             and all(k is result for k in kinds) and (tag != "rem" or result.dtype.kind != "b"):
@@ -297,8 +302,10 @@ def _choose(held: set[Value], exact: set[Value], steps: Sequence[Any],
         tag = "same" if same(step) and operands[0] in py else classify(step)
         if tag is None or result in captured or not any(v in py for v in operands):
             continue
+        if tag == "to_bits" and operands[0] not in clean:  # (integers are exact: clean)
+            continue
         passed = operands[1:] if tag == "select" else operands  # values passed on as is
-        if tag in QUIETING or all(v in clean for v in passed):
+        if tag not in UNCLEAN and (tag in QUIETING or all(v in clean for v in passed)):
             clean.add(result)
         chosen[i] = tag
         py.add(result)
@@ -377,6 +384,8 @@ def expression(tag: str, step: Any, args: Sequence[str], target: str, ns: dict[s
         return [f"{target} = {args[1]} if {args[0]} else {args[2]}"]
     if tag == "negate":
         return [f"{target} = -{args[0]}"]
+    if tag in ("to_bits", "from_bits"):
+        return scalar_ops.bitcast_lines(kind_of(op.operands[0]), kind, args[0], target, ns)
     if tag == "isfinite":  # (NaN and the infinities fail)
         top = sys.float_info.max
         return [f"{target} = {-top!r} <= {args[0]} <= {top!r}"]

@@ -1,7 +1,7 @@
 """Python lines of the ops pyscalar.py holds beyond arithmetic: integer division, shifts,
-abs and sign, float maximum, minimum, abs and sign, and f32/f64 reduce_precision (a collatz
-step's `n // 2`, a xorshift generator's `x ^ (x << 13)`, a ReLU's `max(z, 0)` in a scalar
-loop).
+abs and sign, float maximum, minimum, abs and sign, f32/f64 reduce_precision and bitcasts
+(a collatz step's `n // 2`, a xorshift generator's `x ^ (x << 13)`, a ReLU's `max(z, 0)`,
+a uniform sample's `bitcast(bits >> 9 | 0x3F800000) - 1` in a scalar loop).
 
 Held integers are Python ints within their type's range; each line keeps its result there
 with the type's two's-complement arithmetic (a mask, then the sign bit's weight taken off
@@ -11,12 +11,15 @@ or more (or by a negative amount: read unsigned, it is a large one), abs(INT_MIN
 float maximum/minimum of equal zeros (+0 against -0: the spec's sign) or of a NaN, sign of
 NaN. Float results are operands or exact constants: nothing to round to f32.
 reduce_precision runs its kernel's own step on the bits (`on_bits`) of a non-NaN value,
-read and written through a float cell and an unsigned view of the same bytes.
+read and written through a float cell and an unsigned view of the same bytes; a bitcast
+writes its operand to a cell of its width and reads the result's view of it.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
 
 # Integer op -> tag; float op -> tag (tags are pyscalar.classify's).
 INTEGER = {"stablehlo.divide": "div", "stablehlo.shift_left": "shl",
@@ -92,3 +95,42 @@ def reduce_precision_lines(kind: Any, a: str, t: str, k: str, ns: dict[str, Any]
         ns[f"{cell}B"] = raw.cast("I", shape=[]) if kind.f32 else raw.cast("Q", shape=[])
     return [f"{cell}[()] = {a}; {cell}B[()] = {k}B({cell}B[()]); "
             f"{t} = {cell}[()] if {a} == {a} else {k}({a})"]
+
+
+# memoryview formats of the bitcasts' cells (f16's: a 0-d float16 array and its views)
+_FORMATS = {"float32": "f", "float64": "d", "int32": "i", "uint32": "I", "int64": "q",
+            "uint64": "Q", "float16": "e", "int16": "h", "uint16": "H"}
+
+
+def bitcast_tag(source: Any, result: Any) -> str | None:
+    """pyscalar's tag of a bitcast between held kinds: "from_bits" (integer -> float),
+    "to_bits" (float or integer -> integer), None (other pairs: their kernels)."""
+    names = source.dtype.name, result.dtype.name
+    if not all(n in _FORMATS for n in names) or source.dtype.itemsize != result.dtype.itemsize:
+        return None
+    if result.is_float:
+        return None if source.is_float else "from_bits"
+    return "to_bits"
+
+
+def bitcast_lines(source: Any, result: Any, a: str, t: str, ns: dict[str, Any]) -> list[str]:
+    """`t` = the bits of `a` read as `result`'s type: an integer wrapped to the result's
+    range; a float's through a cell of its width."""
+    if not source.is_float and not result.is_float:
+        if result.low == source.low:
+            return [f"{t} = {a}"]
+        if result.low == 0:  # (two's complement: Python's & of a negative int)
+            return [f"{t} = {a} & {result.high}"]
+        return [f"{t} = {a} - {result.high - result.low + 1} if {a} > {result.high} else {a}"]
+    width = source.dtype.itemsize
+    formats = [_FORMATS[source.dtype.name], _FORMATS[result.dtype.name]]
+    if width == 2:  # (a memoryview has no half floats before Python 3.12)
+        if "_BCe" not in ns:
+            ns["_BCe"] = np.empty((), np.float16)
+            ns["_BCh"], ns["_BCH"] = ns["_BCe"].view(np.int16), ns["_BCe"].view(np.uint16)
+        return [f"_BC{formats[0]}[()] = {a}; {t} = _BC{formats[1]}.item()"]
+    raw = ns.setdefault(f"_BC{width}", bytearray(width))
+    for f in formats:
+        if f"_BC{f}" not in ns:
+            ns[f"_BC{f}"] = memoryview(raw).cast(f, shape=[])  # type: ignore[call-overload]
+    return [f"_BC{formats[0]}[()] = {a}; {t} = _BC{formats[1]}[()]"]
