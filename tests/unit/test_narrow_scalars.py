@@ -15,6 +15,8 @@ import pytest
 from line_helpers import BITS, DTYPES, check_lines, planned_step
 
 from shlo_cli.interpreter import pyscalar
+from shlo_cli.interpreter.engine import Interpreter
+from shlo_cli.ir.parser import parse_source
 
 
 def _every(t: str) -> np.ndarray:
@@ -221,3 +223,64 @@ def test_recurrent_state(t: str, seed: int, monkeypatch: pytest.MonkeyPatch) -> 
     assert np.asarray(got[0]).tobytes() == np.asarray(want[0]).tobytes()
     source = "".join(sources)
     assert "a1 = float(a1)" in source and f"_C{DTYPES[t].name}[()] = " in source
+
+
+# Each step writes y = (h * x[i] + x[i]) + z[i] (of type {t}) into the output's element i
+# and carries h = h + 1 (two NaNs meet in y alone).
+SCAN = """
+func.func @main(%xs: tensor<{n}x{t}>, %zs: tensor<{n}x{t}>, %h0: tensor<{t}>) -> (tensor<{n}x{t}>, tensor<{t}>) {{
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %o0 = stablehlo.constant dense<0.0> : tensor<{n}x{t}>
+  %r:3 = stablehlo.while(%i = %c0, %h = %h0, %o = %o0) : tensor<i32>, tensor<{t}>, tensor<{n}x{t}>
+    cond {{
+      %cn = stablehlo.constant dense<{n}> : tensor<i32>
+      %lt = stablehlo.compare LT, %i, %cn, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    }} do {{
+      %x0 = stablehlo.dynamic_slice %xs, %i, sizes = [1] : (tensor<{n}x{t}>, tensor<i32>) -> tensor<1x{t}>
+      %x = stablehlo.reshape %x0 : (tensor<1x{t}>) -> tensor<{t}>
+      %z0 = stablehlo.dynamic_slice %zs, %i, sizes = [1] : (tensor<{n}x{t}>, tensor<i32>) -> tensor<1x{t}>
+      %z = stablehlo.reshape %z0 : (tensor<1x{t}>) -> tensor<{t}>
+      %c1 = stablehlo.constant dense<1.0> : tensor<{t}>
+      %hx = stablehlo.multiply %h, %x : tensor<{t}>
+      %u = stablehlo.add %hx, %x : tensor<{t}>
+      %y = stablehlo.add %u, %z : tensor<{t}>
+      %h2 = stablehlo.add %h, %c1 : tensor<{t}>
+      %y1 = stablehlo.reshape %y : (tensor<{t}>) -> tensor<1x{t}>
+      %o2 = stablehlo.dynamic_update_slice %o, %y1, %i : (tensor<{n}x{t}>, tensor<1x{t}>, tensor<i32>) -> tensor<{n}x{t}>
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %i2 = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %i2, %h2, %o2 : tensor<i32>, tensor<{t}>, tensor<{n}x{t}>
+    }}
+  return %r#2, %r#1 : tensor<{n}x{t}>, tensor<{t}>
+}}
+"""
+
+
+@pytest.mark.parametrize("t", NARROW)
+@pytest.mark.parametrize("seed", range(6))
+def test_scan_outputs(t: str, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A value written into an output vector each step: the evaluator's bits, NaNs of
+    several payloads and signs meeting included (Python's + and the kernel's pick
+    different ones: the kernel's, written as it is), on the first run and the next."""
+    from loop_helpers import run_loops
+
+    rng = np.random.default_rng(seed)
+    every = _every(t)
+    nans = every[(every != every) & ((every.view(np.uint16) & (0x40 if t == "bf16" else 0x200)) != 0)]
+    xs, zs = rng.choice(every[every == every], (2, 12))
+    xs[rng.integers(0, 12, 4)] = rng.choice(nans, 4)
+    zs[rng.integers(0, 12, 4)] = rng.choice(nans, 4)
+    if seed == 0:  # NaNs of both signs meet in every step
+        xs[:], zs[:] = nans[nans.view(np.uint16) < 0x8000][0], nans[nans.view(np.uint16) > 0x8000][0]
+    args = [xs, zs, rng.choice(every[np.abs(every.astype(np.float32)) < 100])]
+    text = SCAN.format(n=xs.size, t=t)
+    want, _ = run_loops(text, args, False, monkeypatch)
+    interpreter = Interpreter(parse_source(text))
+    main = interpreter.lookup_function("main")
+    for _ in range(2):
+        with np.errstate(all="ignore"):
+            got = interpreter.call(main, list(args))
+        for a, b in zip(got, want, strict=True):
+            assert np.asarray(a).dtype == np.asarray(b).dtype
+            assert np.asarray(a).tobytes() == np.asarray(b).tobytes(), (a, b)

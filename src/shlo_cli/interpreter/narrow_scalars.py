@@ -38,14 +38,12 @@ def to_numpy(dtype: np.dtype) -> Callable[[float], Any]:
     """The held value's numpy scalar of a narrow `dtype` (its bits, NaN payloads included)."""
     if dtype.name != "bfloat16":
         return dtype.type  # type: ignore[no-any-return]
-    make, bits = dtype.type, np.dtype(np.uint16)
-    cells = _Cells(dtype)
+    make, f32, u32, u16 = dtype.type, np.dtype(np.float32), np.dtype(np.uint32), np.dtype(np.uint16)
 
     def to_bfloat16(v: float) -> Any:
         if v == v:
             return make(v)  # (exact: v is a bf16 value)
-        cells.f32[()] = v
-        return np.array(cells.bits[()] >> 16, bits).view(dtype)[()]
+        return (np.array(v, f32).view(u32) >> 16).astype(u16).view(dtype)[()]
     to_bfloat16.__name__ = "to_bfloat16"
     return to_bfloat16
 

@@ -70,7 +70,8 @@ def element_writes(steps: Sequence[Any], kept: Collection[Value], skipped: Colle
             continue
         inner = steps[i].op.operands[0]
         value, index = (step.op.operands[2], inner) if scatter else (inner, step.op.operands[2])
-        if kind_of(value) is not None and kind_of(index) is not None:
+        kind = kind_of(value)  # (bf16: ml_dtypes' item assignment drops a NaN's payload)
+        if kind is not None and kind.dtype.name != "bfloat16" and kind_of(index) is not None:
             writes[j] = Write(i, value, index)
     return writes
 
