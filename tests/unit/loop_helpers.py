@@ -1,5 +1,5 @@
-"""Running a program with the loop generator on or off (the generated-loop tests), and a
-recurrent program to run."""
+"""Running a program with the loop generator on or off (the generated-loop tests), and
+programs to run: a recurrence, a map of an op over a vector (one or two operands)."""
 # ruff: noqa: E501  (MLIR test programs keep upstream line lengths)
 
 from __future__ import annotations
@@ -84,3 +84,43 @@ func.func @main(%xs: tensor<{t}x1x{h}x{e}>, %h0: {v}{params}) -> {v} {{
   return %r#1 : {v}
 }}
 """
+
+
+# Each step writes {name}(h + xs[i]) to the output's element i (h: a carried 0.0 the step
+# selects anew, so that the step runs on Python scalars).
+MAP = """
+func.func @main(%xs: tensor<{n}x{t}>) -> tensor<{n}x{t}> {{
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %h0 = stablehlo.constant dense<0.0> : tensor<{t}>
+  %o0 = stablehlo.constant dense<0.0> : tensor<{n}x{t}>
+  %r:3 = stablehlo.while(%i = %c0, %h = %h0, %o = %o0) : tensor<i32>, tensor<{t}>, tensor<{n}x{t}>
+    cond {{
+      %cn = stablehlo.constant dense<{n}> : tensor<i32>
+      %lt = stablehlo.compare LT, %i, %cn, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    }} do {{
+      %x0 = stablehlo.dynamic_slice %xs, %i, sizes = [1] : (tensor<{n}x{t}>, tensor<i32>) -> tensor<1x{t}>
+      %x = stablehlo.reshape %x0 : (tensor<1x{t}>) -> tensor<{t}>
+      %u = stablehlo.add %h, %x : tensor<{t}>
+      %y = stablehlo.{name} %u : tensor<{t}>
+      %y1 = stablehlo.reshape %y : (tensor<{t}>) -> tensor<1x{t}>
+      %o2 = stablehlo.dynamic_update_slice %o, %y1, %i : (tensor<{n}x{t}>, tensor<1x{t}>, tensor<i32>) -> tensor<{n}x{t}>
+      %never = stablehlo.compare LT, %y, %y, FLOAT : (tensor<{t}>, tensor<{t}>) -> tensor<i1>
+      %h2 = stablehlo.select %never, %y, %h0 : tensor<i1>, tensor<{t}>
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %i2 = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %i2, %h2, %o2 : tensor<i32>, tensor<{t}>, tensor<{n}x{t}>
+    }}
+  return %r#2 : tensor<{n}x{t}>
+}}
+"""
+
+
+# MAP with a second operand %p read from %ps; the op's result %yp feeds a subtraction (a
+# result left unrounded would show)
+BINARY = MAP.replace("%xs: tensor<{n}x{t}>)", "%xs: tensor<{n}x{t}>, %ps: tensor<{n}x{t}>)").replace(
+    "      %y = stablehlo.{name} %u : tensor<{t}>",
+    "      %p0 = stablehlo.dynamic_slice %ps, %i, sizes = [1] : (tensor<{n}x{t}>, tensor<i32>) -> tensor<1x{t}>\n"
+    "      %p = stablehlo.reshape %p0 : (tensor<1x{t}>) -> tensor<{t}>\n"
+    "      %yp = stablehlo.{name} %u, %p : tensor<{t}>\n"
+    "      %y = stablehlo.subtract %yp, %p : tensor<{t}>")

@@ -225,45 +225,14 @@ def test_recurrent_state(t: str, seed: int, monkeypatch: pytest.MonkeyPatch) -> 
     assert "a1 = float(a1)" in source and f"_C{DTYPES[t].name}[()] = " in source
 
 
-# Each step writes y = (h * x[i] + x[i]) + z[i] (of type {t}) into the output's element i
-# and carries h = h + 1 (two NaNs meet in y alone).
-SCAN = """
-func.func @main(%xs: tensor<{n}x{t}>, %zs: tensor<{n}x{t}>, %h0: tensor<{t}>) -> (tensor<{n}x{t}>, tensor<{t}>) {{
-  %c0 = stablehlo.constant dense<0> : tensor<i32>
-  %o0 = stablehlo.constant dense<0.0> : tensor<{n}x{t}>
-  %r:3 = stablehlo.while(%i = %c0, %h = %h0, %o = %o0) : tensor<i32>, tensor<{t}>, tensor<{n}x{t}>
-    cond {{
-      %cn = stablehlo.constant dense<{n}> : tensor<i32>
-      %lt = stablehlo.compare LT, %i, %cn, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-      stablehlo.return %lt : tensor<i1>
-    }} do {{
-      %x0 = stablehlo.dynamic_slice %xs, %i, sizes = [1] : (tensor<{n}x{t}>, tensor<i32>) -> tensor<1x{t}>
-      %x = stablehlo.reshape %x0 : (tensor<1x{t}>) -> tensor<{t}>
-      %z0 = stablehlo.dynamic_slice %zs, %i, sizes = [1] : (tensor<{n}x{t}>, tensor<i32>) -> tensor<1x{t}>
-      %z = stablehlo.reshape %z0 : (tensor<1x{t}>) -> tensor<{t}>
-      %c1 = stablehlo.constant dense<1.0> : tensor<{t}>
-      %hx = stablehlo.multiply %h, %x : tensor<{t}>
-      %u = stablehlo.add %hx, %x : tensor<{t}>
-      %y = stablehlo.add %u, %z : tensor<{t}>
-      %h2 = stablehlo.add %h, %c1 : tensor<{t}>
-      %y1 = stablehlo.reshape %y : (tensor<{t}>) -> tensor<1x{t}>
-      %o2 = stablehlo.dynamic_update_slice %o, %y1, %i : (tensor<{n}x{t}>, tensor<1x{t}>, tensor<i32>) -> tensor<{n}x{t}>
-      %one = stablehlo.constant dense<1> : tensor<i32>
-      %i2 = stablehlo.add %i, %one : tensor<i32>
-      stablehlo.return %i2, %h2, %o2 : tensor<i32>, tensor<{t}>, tensor<{n}x{t}>
-    }}
-  return %r#2, %r#1 : tensor<{n}x{t}>, tensor<{t}>
-}}
-"""
-
-
 @pytest.mark.parametrize("t", NARROW)
 @pytest.mark.parametrize("seed", range(6))
 def test_scan_outputs(t: str, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A value written into an output vector each step: the evaluator's bits, NaNs of
-    several payloads and signs meeting included (Python's + and the kernel's pick
-    different ones: the kernel's, written as it is), on the first run and the next."""
-    from loop_helpers import run_loops
+    """A value written into an output vector each step (loop_helpers.BINARY: x[i] + z[i] -
+    z[i]): the evaluator's bits, NaNs of several payloads and signs meeting included
+    (Python's + and the kernel's pick different ones: the kernel's, written as it is), on
+    the first run and the next."""
+    from loop_helpers import BINARY, run_loops
 
     rng = np.random.default_rng(seed)
     every = _every(t)
@@ -273,8 +242,8 @@ def test_scan_outputs(t: str, seed: int, monkeypatch: pytest.MonkeyPatch) -> Non
     zs[rng.integers(0, 12, 4)] = rng.choice(nans, 4)
     if seed == 0:  # NaNs of both signs meet in every step
         xs[:], zs[:] = nans[nans.view(np.uint16) < 0x8000][0], nans[nans.view(np.uint16) > 0x8000][0]
-    args = [xs, zs, rng.choice(every[np.abs(every.astype(np.float32)) < 100])]
-    text = SCAN.format(n=xs.size, t=t)
+    args = [xs, zs]
+    text = BINARY.format(n=xs.size, t=t, name="add")
     want, _ = run_loops(text, args, False, monkeypatch)
     interpreter = Interpreter(parse_source(text))
     main = interpreter.lookup_function("main")

@@ -13,7 +13,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 import pytest
-from loop_helpers import run_loops
+from loop_helpers import BINARY, MAP, run_loops
 
 TYPES = {"f32": np.float32, "f64": np.float64, "i8": np.int8, "i32": np.int32,
          "i64": np.int64, "ui8": np.uint8, "ui32": np.uint32, "i1": np.bool_,
@@ -251,36 +251,6 @@ def test_transcendentals_at_the_edges(b: str, name: str, monkeypatch: pytest.Mon
     assert tested == (name not in ("tanh", "cbrt"))
 
 
-# Each step writes {name}(h + xs[i]) to the output's element i (h: a carried 0.0 the step
-# selects anew, so that the step runs on Python scalars).
-MAP = """
-func.func @main(%xs: tensor<{n}x{t}>) -> tensor<{n}x{t}> {{
-  %c0 = stablehlo.constant dense<0> : tensor<i32>
-  %h0 = stablehlo.constant dense<0.0> : tensor<{t}>
-  %o0 = stablehlo.constant dense<0.0> : tensor<{n}x{t}>
-  %r:3 = stablehlo.while(%i = %c0, %h = %h0, %o = %o0) : tensor<i32>, tensor<{t}>, tensor<{n}x{t}>
-    cond {{
-      %cn = stablehlo.constant dense<{n}> : tensor<i32>
-      %lt = stablehlo.compare LT, %i, %cn, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-      stablehlo.return %lt : tensor<i1>
-    }} do {{
-      %x0 = stablehlo.dynamic_slice %xs, %i, sizes = [1] : (tensor<{n}x{t}>, tensor<i32>) -> tensor<1x{t}>
-      %x = stablehlo.reshape %x0 : (tensor<1x{t}>) -> tensor<{t}>
-      %u = stablehlo.add %h, %x : tensor<{t}>
-      %y = stablehlo.{name} %u : tensor<{t}>
-      %y1 = stablehlo.reshape %y : (tensor<{t}>) -> tensor<1x{t}>
-      %o2 = stablehlo.dynamic_update_slice %o, %y1, %i : (tensor<{n}x{t}>, tensor<1x{t}>, tensor<i32>) -> tensor<{n}x{t}>
-      %never = stablehlo.compare LT, %y, %y, FLOAT : (tensor<{t}>, tensor<{t}>) -> tensor<i1>
-      %h2 = stablehlo.select %never, %y, %h0 : tensor<i1>, tensor<{t}>
-      %one = stablehlo.constant dense<1> : tensor<i32>
-      %i2 = stablehlo.add %i, %one : tensor<i32>
-      stablehlo.return %i2, %h2, %o2 : tensor<i32>, tensor<{t}>, tensor<{n}x{t}>
-    }}
-  return %r#2 : tensor<{n}x{t}>
-}}
-"""
-
-
 EDGES = [0.0, -0.0, np.nan, -np.nan, np.inf, -np.inf, -1.0, -0.5, 5e-324, 1e-45, 88.7, 89.0,
          -103.0, 709.0, 709.5, 710.0, -709.5, -745.5, 3.4e38, -3.4e38]
 
@@ -349,16 +319,6 @@ def test_roundings(b: str, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     want = _general(text, [xs], monkeypatch)
     assert "_copysign(float(" in source
     assert np.asarray(got[0]).tobytes() == np.asarray(want[0]).tobytes()
-
-
-# MAP with a second operand %p read from %ps; the op's result %yp feeds a subtraction (a
-# result left unrounded would show)
-BINARY = MAP.replace("%xs: tensor<{n}x{t}>)", "%xs: tensor<{n}x{t}>, %ps: tensor<{n}x{t}>)").replace(
-    "      %y = stablehlo.{name} %u : tensor<{t}>",
-    "      %p0 = stablehlo.dynamic_slice %ps, %i, sizes = [1] : (tensor<{n}x{t}>, tensor<i32>) -> tensor<1x{t}>\n"
-    "      %p = stablehlo.reshape %p0 : (tensor<1x{t}>) -> tensor<{t}>\n"
-    "      %yp = stablehlo.{name} %u, %p : tensor<{t}>\n"
-    "      %y = stablehlo.subtract %yp, %p : tensor<{t}>")
 
 
 def _check_binary(name: str, b: str, xs: np.ndarray, ps: np.ndarray, marker: str,

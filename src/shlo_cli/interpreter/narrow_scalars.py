@@ -16,7 +16,7 @@ its `item()` reads a Python float back: ~50 ns where the kernel call costs ~1 us
   which is the arithmetic kernels' double rounding (specialize_scalar_narrow) and, for an
   f32 (or f16) value, the conversion's one rounding. Results the kernels round once from
   the double (transcendentals; conversions of f64 and integers: round_float's round to
-  odd, then to nearest) take `bf16_odd`, the transcendental kernel's own steps.
+  odd, then to nearest) take `_BF16_ODD`, the transcendental kernel's own rounding cells.
 - back to numpy: `bfloat16(x)` of a NaN drops its payload, so `to_bfloat16` moves a NaN's
   bits through f32, as ml_dtypes' float(x) brought them; numpy's float16(x) keeps them.
 """
@@ -44,7 +44,6 @@ def to_numpy(dtype: np.dtype) -> Callable[[float], Any]:
         if v == v:
             return make(v)  # (exact: v is a bf16 value)
         return (np.array(v, f32).view(u32) >> 16).astype(u16).view(dtype)[()]
-    to_bfloat16.__name__ = "to_bfloat16"
     return to_bfloat16
 
 

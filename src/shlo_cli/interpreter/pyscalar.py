@@ -16,13 +16,18 @@ same operators cost a few. The results stay the element type's, bit for bit:
 - Transcendentals call the same double function the 0-d kernel calls (libm's `scalar`,
   written out: `math`'s function inside the domain interval, the C function outside it)
   and round its result as the kernel's 0-d cell does; logistic rounds as its kernel does.
+- bf16 and f16 values are Python floats too (every value of theirs is a double), rounded
+  as their kernels round (narrow_scalars.py); reduce_precision and bitcasts work on the
+  bits of a cell (scalar_ops.py).
 Floats converted from numpy (`float(x)`) may have lost a signalling NaN's quiet bit, so
 such "unclean" values only feed ops computing new values (arithmetic, comparisons,
 transcendentals); selects, negations and maximums (which pass a value on as it is) take
 only values computed here (or constants other than NaN), and only those are converted back
-to numpy. Integers and bools converted with `int(x)` are exact: passed on as they are (a gcd
-step's `a, b = b, a % b`), they leave as numpy scalars of their dtype, where one may have
-come in as a 0-d array (the same bits; every kernel takes both).
+to numpy; a bitcast reads the bits only of such a value, and the float it makes of bits is
+never one (a signalling NaN's would lose its quiet bit: `UNCLEAN`). Integers and bools
+converted with `int(x)` are exact: passed on as they are (a gcd step's `a, b = b, a % b`),
+they leave as numpy scalars of their dtype, where one may have come in as a 0-d array (the
+same bits; every kernel takes both).
 """
 
 from __future__ import annotations
