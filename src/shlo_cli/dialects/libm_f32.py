@@ -42,7 +42,8 @@ if TYPE_CHECKING:
     Kernel = Callable[..., Any]
 
 SMALL = 2048  # f32 arrays up to this many elements: the shortest path (and speculation)
-BLOCK = 16384  # elements per block of a large C-ordered array (its doubles: 128 KiB)
+BLOCK = 32768  # elements per block of a large C-ordered array (its doubles: 256 KiB; against
+# 16384, f32 exp 3-6% faster on 64K to 1M elements with a 1 MiB L2, equal on 128K)
 FEW_REDO = 4  # doubtful elements of a larger array redone one by one, each by one arg-max
 _ZEROS: dict[int, bytes] = {}  # byte count -> that many zero bytes (the sureness test)
 _BELOW, _ABOVE = 1 - 2.0 ** -39, 1 + 2.0 ** -39  # the guess's bounds (relative)
