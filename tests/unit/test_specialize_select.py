@@ -130,11 +130,18 @@ def _broadcast(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 
 @pytest.mark.parametrize("elem", ["i8", "i64", "f16", "f32", "f64", "bf16"])
-def test_broadcast_predicates_pick_at_their_own_size(elem: str) -> None:
+def test_broadcast_predicates_pick_at_their_own_size(elem: str,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """A predicate broadcast over leading axes (an attention's causal mask over heads, a
     padding mask over heads and queries): its mask is made at its collapsed size, as is
-    a broadcast operand's fill. Operands full, strided, transposed, 0-d or broadcast
-    along the predicate's axes or others; the bits are np.where's (NaN payloads, -0.0)."""
+    a broadcast operand's fill (from _BROADCAST_FROM elements, lowered here to reach
+    these small arrays). Operands full, strided, transposed, 0-d or broadcast along the
+    predicate's axes or others; the bits are np.where's (NaN payloads, -0.0)."""
+    monkeypatch.setattr(specialize_select, "_BROADCAST_FROM", 0)
+    picks = []
+    original = specialize_select._broadcast_pick
+    monkeypatch.setattr(specialize_select, "_broadcast_pick",
+                        lambda *args: picks.append(1) or original(*args))
     rng = np.random.default_rng(21)
     shape = (3, 4, 16, 16)
     kernel = specialize_select._select(np.dtype(TYPES[elem]), np.where)
@@ -157,6 +164,7 @@ def test_broadcast_predicates_pick_at_their_own_size(elem: str) -> None:
                 want = np.where(pred, a, b)
                 assert got.shape == want.shape and got.dtype == want.dtype
                 assert got.tobytes() == want.tobytes()
+    assert len(picks) == 3 * len(operands) ** 2  # (the noisy mask is not collapsed enough)
 
 
 def test_collapsed_keeps_the_values() -> None:
