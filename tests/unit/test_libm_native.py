@@ -588,7 +588,8 @@ def test_exp_guess_floor_in_chunks(size: int) -> None:
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, ml_dtypes.bfloat16])
 def test_exp_of_masked_scores_past_a_floor_chunk(dtype: type) -> None:
     """The exp kernels on arguments below, at and above the floor, past several floor
-    chunks and blocks, in every layout: the C library's exp rounded once."""
+    chunks and blocks, in every layout (C-contiguous f32 ones raised to the floor while
+    widened, libm_f32.guessed; the others after): the C library's exp rounded once."""
     with np.errstate(all="ignore"):
         x = _floor_inputs(5 * 16384 + 50).astype(dtype)
     rounder = None if dtype != ml_dtypes.bfloat16 else _bf16_rounder()

@@ -294,3 +294,46 @@ func.func @main(%m: tensor<6x1x1xi1>, %h: tensor<1x4xf32>) -> tensor<1x4xf32> {
     want, _ = run_loops(text, args, False, monkeypatch)
     assert sources and np.array_equal(got[0], want[0])
     assert np.array_equal(want[0], args[1] * 2.0 ** 3)
+
+
+@pytest.mark.parametrize("elem", ["f32", "f64", "i32"])
+@pytest.mark.parametrize("op", ["maximum", "minimum"])
+@pytest.mark.parametrize("shape", [(40, 1), (17, 7), (64, 256), (4, 5, 40), (1, 300), (8, 64, 64)])
+def test_contiguous_rows_reduce_as_segments(elem: str, op: str, shape: tuple) -> None:
+    """Extrema over the last axis of a row-major input (a softmax's row max) reduce its
+    flat view's segments: the general path's bits (NaN, -0.0, infinities), as are those
+    of a transposed input (no longer row-major: numpy's reduction of the last axis or of
+    a transposed copy). 8x64x64 has enough short rows for that copy to pay (by_rows);
+    1x300 too few rows for the segments (SEGMENT_ROWS_FROM)."""
+    dims = (len(shape) - 1,)
+    text = _reduce(elem, op, dims, shape)
+    rng = np.random.default_rng(sum(shape))
+    for init_value in ([0, 7] if elem == "i32" else [0.0, -0.0, -np.inf, np.nan]):
+        x = _data(rng, shape, elem)
+        init = np.asarray(init_value).astype(ELEMS[elem])
+        for operand in (x, np.asfortranarray(x)):
+            got, kinds = _run(text, [operand, init], True)
+            want, _ = _run(text, [operand, init], False)
+            assert _specialized(kinds)
+            assert np.array_equal(got.reshape(-1).view(np.uint8), want.reshape(-1).view(np.uint8))
+
+
+def test_segment_extrema_with_a_nan_go_the_general_way() -> None:
+    """A NaN among the segment maxima sends the call to the general kernel (whose NaN
+    payload is the one to keep); without one the general kernel is not called."""
+    calls = []
+
+    def general(x: np.ndarray, init: np.generic) -> str:
+        calls.append(x.shape)
+        return "general"
+
+    shape = (specialize_reduce.SEGMENT_ROWS_FROM, 50)
+    kernel = specialize_reduce._extremum(general, (0, 1), True, shape, np.dtype(np.float32),
+                                         True, shape)
+    x = np.random.default_rng(3).standard_normal(shape).astype(np.float32)
+    x[2, 4] = -0.0
+    x[3, :] = -0.0
+    got = kernel(x, np.float32(-np.inf))
+    assert not calls and got.tobytes() == np.maximum.reduce(x, -1).tobytes()
+    x[4, 17] = np.nan
+    assert kernel(x, np.float32(-np.inf)) == "general" and calls == [shape]

@@ -123,3 +123,55 @@ def test_uniform_predicates_pick_a_whole_operand(elem: str) -> None:
                 want = np.where(pred, a, b)
                 assert got.shape == want.shape and got.dtype == want.dtype
                 assert got.tobytes() == want.tobytes(), (elem, flip)
+
+
+def _broadcast(x: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    return np.broadcast_to(x, shape)
+
+
+@pytest.mark.parametrize("elem", ["i8", "i64", "f16", "f32", "f64", "bf16"])
+def test_broadcast_predicates_pick_at_their_own_size(elem: str,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A predicate broadcast over leading axes (an attention's causal mask over heads, a
+    padding mask over heads and queries): its mask is made at its collapsed size, as is
+    a broadcast operand's fill (from _BROADCAST_FROM elements, lowered here to reach
+    these small arrays). Operands full, strided, transposed, 0-d or broadcast along the
+    predicate's axes or others; the bits are np.where's (NaN payloads, -0.0)."""
+    monkeypatch.setattr(specialize_select, "_BROADCAST_FROM", 0)
+    picks = []
+    original = specialize_select._broadcast_pick
+    monkeypatch.setattr(specialize_select, "_broadcast_pick",
+                        lambda *args: picks.append(1) or original(*args))
+    rng = np.random.default_rng(21)
+    shape = (3, 4, 16, 16)
+    kernel = specialize_select._select(np.dtype(TYPES[elem]), np.where)
+    causal = np.tril(np.ones((16, 16), bool))
+    padding = rng.random((3, 1, 1, 16)) < 0.6
+    noisy = rng.random((1, 4, 16, 16)) < 0.5
+    full, other = _bits(elem, shape, 22), _bits(elem, shape, 23)
+    strided = _bits(elem, (3, 4, 16, 32), 24)[..., ::2]
+    transposed = _bits(elem, (16, 16, 4, 3), 25).T
+    scalar = _bits(elem, (1,), 26).reshape(())
+    fill = _broadcast(scalar, shape)
+    rows = _broadcast(_bits(elem, (16,), 27), shape)
+    heads = _broadcast(_bits(elem, (1, 4, 1, 1), 28), shape)
+    operands = [full, other, strided, transposed, scalar, fill, rows, heads]
+    for base in (causal, padding, noisy, ~causal):
+        pred = _broadcast(base, shape)
+        for a in operands:
+            for b in operands:
+                got = kernel(pred, a, b)
+                want = np.where(pred, a, b)
+                assert got.shape == want.shape and got.dtype == want.dtype
+                assert got.tobytes() == want.tobytes()
+    assert len(picks) == 3 * len(operands) ** 2  # (the noisy mask is not collapsed enough)
+
+
+def test_collapsed_keeps_the_values() -> None:
+    """Cutting the broadcast axes of a view keeps every distinct element."""
+    base = np.arange(12).reshape(3, 1, 4)
+    view = np.broadcast_to(base, (3, 5, 4))
+    cut = specialize_select.collapsed(view)
+    assert cut.shape == (3, 1, 4) and (np.broadcast_to(cut, view.shape) == view).all()
+    assert specialize_select.collapsed(base) is not None
+    assert specialize_select.collapsed(np.broadcast_to(np.int8(7), (4, 6))).shape == (1, 1)

@@ -386,7 +386,8 @@ def native_kernel(fn: Kernel, dtype: np.dtype,
         result = tabulated(kernel, dtype)
     elif dtype == np.float32 and round_to is None:  # f32 arrays: libm_f32's two roundings
         result = margin_kernel(plain, evaluate, kernel, per_element(fn, dtype), scalar,
-                               lambda x, out, index: _redo(fn, x, out, index, narrowed))
+                               lambda x, out, index: _redo(fn, x, out, index, narrowed),
+                               getattr(fn, "underflow_below", None))
     result.blockwise = True  # type: ignore[attr-defined]  # elementwise on any slice
     # each call costs about ten numpy calls: codegen runs two calls on small arrays as one
     # (interpreter/batching.py; every element's result is the same in any array)
