@@ -58,6 +58,7 @@ from .codegen import (
 )
 from .dedupe import MERGED
 from .exit_tests import rest_of_condition
+from .fused_writes import fuse_writes
 from .lazy_selects import Lines, lazy_selects
 from .pyscalar import Kind, kind_of
 from .ranges import Bound, cond_bounds, entry_facts
@@ -479,6 +480,10 @@ def _step(src: Source, step: BlockCode, names: list[str], skipped: set[int], ind
             and len(body.scalar) + len(body.stores) == len(body.lines)):  # NaN redos deferred
         last = [body.lines[k] for k in sorted(body.stores)]
         lines = [(k, line) for k, line in lines if k not in body.stores]
+        if not tested:  # (then no NaN redo lines: a write may take its value's expression)
+            read_after = {w for text in step.returned for w in re.findall(r"\w+", text)}
+            lines, last = fuse_writes([(k, line) for k, line in lines if k not in body.fixes],
+                                      last, body.scalar, read_after)
         for k, (line, s) in lines:
             if k not in body.fixes:
                 src.add(line, indent, s)
