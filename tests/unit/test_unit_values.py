@@ -126,3 +126,52 @@ def test_a_plain_block(monkeypatch: pytest.MonkeyPatch) -> None:
             assert np.asarray(a).dtype == np.asarray(b).dtype
             assert np.asarray(a).shape == np.asarray(b).shape
             assert np.asarray(a).tobytes() == np.asarray(b).tobytes(), (h, w)
+
+
+# A recurrent state kept as one element (`h0 = jnp.zeros(1)`, x = dynamic_slice(xs, i, 1)):
+# h = tanh(p * h + x) + h, its one-element operands read through reshapes to 0-d.
+STATE = """
+func.func @main(%xs: tensor<6x{t}>, %h0: tensor<1x{t}>, %p: tensor<{t}>) -> (tensor<i32>, tensor<1x{t}>) {{
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %c0, %h = %h0) : tensor<i32>, tensor<1x{t}>
+    cond {{
+      %n = stablehlo.constant dense<6> : tensor<i32>
+      %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    }} do {{
+      %x = stablehlo.dynamic_slice %xs, %i, sizes = [1] : (tensor<6x{t}>, tensor<i32>) -> tensor<1x{t}>
+      %pb = stablehlo.broadcast_in_dim %p, dims = [] : (tensor<{t}>) -> tensor<1x{t}>
+      %m = stablehlo.multiply %pb, %h : tensor<1x{t}>
+      %s = stablehlo.add %m, %x : tensor<1x{t}>
+      %th = stablehlo.tanh %s : tensor<1x{t}>
+      %h2 = stablehlo.add %th, %h : tensor<1x{t}>
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %i2 = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %i2, %h2 : tensor<i32>, tensor<1x{t}>
+    }}
+  return %r#0, %r#1 : tensor<i32>, tensor<1x{t}>
+}}
+"""
+
+
+@pytest.mark.parametrize("t", ["f32", "f64", "f16", "bf16"])
+def test_a_state_kept_as_one_element(t: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    dtype = TYPES[t]
+    text = STATE.format(t=t)
+    rng = np.random.default_rng(len(t))
+    for k in range(16):
+        with np.errstate(over="ignore"):
+            xs = np.array([FLOATS[j] for j in rng.integers(len(FLOATS), size=6)]).astype(dtype)
+            if k % 2:
+                xs = rng.standard_normal(6).astype(dtype)
+            h0 = np.array([FLOATS[int(rng.integers(len(FLOATS)))]]).astype(dtype)
+        args = [xs, h0, dtype(rng.choice([0.5, -1.25, np.nan]))]
+        got, sources = run_loops(text, args, True, monkeypatch)
+        want = _plain(text, args, monkeypatch)
+        for a, b in zip(got, want, strict=True):
+            assert np.asarray(a).dtype == np.asarray(b).dtype
+            assert np.asarray(a).shape == np.asarray(b).shape
+            assert np.asarray(a).tobytes() == np.asarray(b).tobytes(), (k, args)
+    if t == "f32":  # the multiply, adds and tanh on Python floats: no kernel of theirs
+        loop = sources[0].split("while True:")[-1]
+        assert len(re.findall(r"\n +w_v\d+ = w_K\d+\(", loop)) <= 2, loop  # (the reshapes)

@@ -31,8 +31,9 @@ numpy value; a second version of the loop, run when the carried floats are no Na
 entry (exact as Python floats), holds them as Python floats too. A carried output vector
 that the body only writes element by element is the loop's own copy
 (scalar_writes.owned_stacks), and the step's select lines run only the side they pick
-(lazy_selects.py). A versioned loop whose condition only bounds a counter (ranges.py) is
-a `for` statement over the counter's values, in two copies: one with the per-step checks,
+(lazy_selects.py). A versioned loop whose condition bounds a counter (ranges.py) is a
+`for` statement over the counter's values (the rest of the condition, if any, tested
+after each step: exit_tests.py), in two copies: one with the per-step checks,
 one for runs that set none; the latter tests its carried floats for NaN at its end, not
 per step, where a NaN that matters cannot vanish on the way (`_nan_carriers`).
 """
@@ -181,7 +182,7 @@ class _Plan:
     """One plan of the loop: the carried values held as Python scalars (`slots`, their
     kinds), the results as returned (`out`), the condition's and the body's code, and the
     versioned loop's (`fast`, run when the entry `tests` hold: ranges.entry_facts); a
-    counted versioned loop (its condition only bounds a counter) has the `counter`
+    counted versioned loop (its condition bounds a counter) has the `counter`
     (index, step), which its `for` statement steps (its body's code leaves it as it is)."""
 
     __slots__ = ("slots", "kinds", "out", "test", "step", "fast", "tests", "alias", "trips",
@@ -350,9 +351,10 @@ def _iterate(src: Source, test: BlockCode, step: BlockCode, names: list[str], re
              speculative: bool = False, owned: Collection[int] = (),
              held: Mapping[int, Kind] | None = None) -> None:
     """The loop itself: the checks, the body's lines, the carried values' update (but
-    those `skipped`: another's name), the condition; `counted` (a condition that only
-    bounds a counter: ranges.entry_facts; the number of steps it makes, the counter's name
-    and step), a `for` statement stepping the counter, no condition, and a copy with no
+    those `skipped`: another's name), the condition; `counted` (a condition that bounds
+    a counter: ranges.entry_facts; the number of steps it makes, the counter's name
+    and step), a `for` statement stepping the counter, `test` the rest of the condition
+    (exit_tests.py: none, or tested after each step), and a copy with no
     checks for a run that sets none (testing for NaN at its end where it can:
     `_nan_carriers` of the `held` carried values, those held as Python scalars, by kind);
     `speculative`: a checkpoint every EVERY steps (speculate.py; run with no checks), of

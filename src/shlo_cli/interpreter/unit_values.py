@@ -10,11 +10,12 @@ computes from the one-element ones (the kernels are the same math at every shape
 reshape back to 0-d is the 0-d value, and a reduce of the one element with a one-op body
 `op(acc, x)` (a commutative op: add, multiply, maximum, ...) is that op of the init value
 and the element, in the order the reduce kernel applies it, `op(init, x)` (which NaN a
-NaN pair gives depends on it). Here those ops read the 0-d values: each elementwise op
-becomes its 0-d form (a reshape to one element defines its own result for the readers
-left), a reshape back an identity (an `optimization_barrier`, as inline.py defines an
-alias), a reduce its body's op; the one-element values nothing reads any more are left
-out. The module is not changed.
+NaN pair gives depends on it). Here those ops read the 0-d values (another one-element
+operand of such an op, a recurrent state kept as one element, read through a reshape to
+0-d): each elementwise op becomes its 0-d form (a reshape to one element defines its own
+result for the readers left), a reshape back an identity (an `optimization_barrier`, as
+inline.py defines an alias), a reduce its body's op; the one-element values nothing
+reads any more are left out. The module is not changed.
 """
 
 from __future__ import annotations
@@ -95,8 +96,15 @@ def unit_values(ops: list[Operation], kept: Iterable[Value]) -> list[Operation]:
         elif name in (_BROADCAST, _RESHAPE) and sources == [sources[0]] and sources[0] \
                 is not None and _zero_d(result):
             out.append(_defining(IDENTITY, [sources[0]], result, op, identity_def))
-        elif name in ELEMENTWISE and sources and all(s is not None for s in sources) \
-                and _one_element(result) and (opdef := registry.lookup(name)) is not None:
+        elif name in ELEMENTWISE and any(s is not None for s in sources) \
+                and all(_one_element(v) for v in op.operands) and _one_element(result) \
+                and (opdef := registry.lookup(name)) is not None:
+            for k, v in enumerate(op.operands):  # (a carried one-element state: read as 0-d)
+                if sources[k] is None:
+                    zero_d = Operation(_RESHAPE, [v], [TensorType((), v.type.element)],  # type: ignore[attr-defined]
+                                       location=op.location, opdef=reshape_def)
+                    out.append(zero_d)
+                    sources[k] = units[v] = zero_d.results[0]
             scalar = Operation(name, list(sources), [TensorType((), result.type.element)],  # type: ignore[arg-type,attr-defined]
                                properties=dict(op.properties),
                                attributes=dict(op.attributes), location=op.location,
