@@ -88,7 +88,8 @@ def interpret(text: str, args: list[np.ndarray], mode: str,
                 seen["compiled"] += 1
                 src = loop.source
                 seen["scalar"] += "_N" in src
-                seen["for-range"] += "for _ in range(" in src
+                seen["counted"] += "stop = " in src  # (loopgen's `for` over a counter)
+                seen["exit-test"] += "break" in src  # (and the rest of its condition)
                 seen["versioned"] += "wf_" in src
                 seen["early"] += "EARLY(" in src
                 return loop

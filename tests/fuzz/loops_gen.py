@@ -438,7 +438,14 @@ def build(seed: int, size: int = 12) -> Spec:
                 return lax.fori_loop(static[0], static[1], fbody, (carries, buf)), buf
             return lax.fori_loop(lo_, n_, fbody, (carries, buf)), buf
         if template.startswith("while_counted"):
-            return _counted_while(jnp, lax, counted, update, reads, lo_, n_, carries)
+            def test(carry: tuple[Any, ...]) -> Any:
+                body.budget = 3
+                body.pool = [*carry, *ambient]
+                return body.value((), "b")
+            # (drawn apart: the other programs stay those of their seeds)
+            early = np.random.default_rng(body_seed ^ 0x5EED).random() < 0.5
+            return _counted_while(jnp, lax, counted, update, reads, lo_, n_, carries,
+                                  test if early else None)
         limit = jnp.minimum(n_, 7)
 
         def cond(state: Any) -> Any:
@@ -514,9 +521,10 @@ def _counted_choice(rng: np.random.Generator, x64: bool) -> dict[str, Any]:
 
 def _counted_while(jnp: Any, lax: Any, c: dict[str, Any], update: Callable[..., Any],
                    reads: Callable[[Any], list[Any]], lo_: Any, n_: Any,
-                   carries: tuple[Any, ...]) -> Any:
+                   carries: tuple[Any, ...], test: Callable[[Any], Any] | None) -> Any:
     """`while k < bound: k += step` (or <=, a flipped >, !=), maybe with a twin counter,
-    the body reading at the counters."""
+    the body reading at the counters; with `test`, `while k < bound and test(carry)` (an
+    early exit: interpreter/exit_tests.py)."""
     dt = np_dtype(c["dtype"])
     # (made inside the regions: a constant made outside is carried by the while)
     k0 = (lo_.astype(dt) + jnp.asarray(c["start"], dt)).astype(dt)
@@ -525,9 +533,10 @@ def _counted_while(jnp: Any, lax: Any, c: dict[str, Any], update: Callable[..., 
 
     def cond(state: Any) -> Any:
         k, bound = state[0], jnp.asarray(c["bound"], dt)
-        return {"<": lambda: k < bound, "<=": lambda: k <= bound,
-                ">(flipped)": lambda: bound > k,
-                "!=": lambda: (k != bound) & (k < bound)}[c["compare"]]()
+        bounded = {"<": lambda: k < bound, "<=": lambda: k <= bound,
+                   ">(flipped)": lambda: bound > k,
+                   "!=": lambda: (k != bound) & (k < bound)}[c["compare"]]()
+        return bounded if test is None else bounded & test(state[2])
 
     def wbody(state: Any) -> Any:
         k, j, carry = state

@@ -33,6 +33,7 @@ from .narrow_products import widened_products
 from .scalar_predicates import scalar_predicates
 from .sink import sunk_constants
 from .unary_tables import fuse_chains
+from .unit_values import unit_values
 
 if TYPE_CHECKING:
     import threading
@@ -273,6 +274,7 @@ class Interpreter:
             if any(op.parent is not block for op in ops):  # copies: what they leave unread
                 ops = drop_unread(ops, terminator or ())
             ops = widened_products(scalar_predicates(ops, terminator or ()))
+            ops = unit_values(ops, terminator or ())
             ops = sunk_constants(block, ops, terminator) + ops
             ops = merge_repeats(ops, terminator)
             if any(op.name == "stablehlo.while" for op in ops):  # (else nothing to fuse)

@@ -31,8 +31,9 @@ numpy value; a second version of the loop, run when the carried floats are no Na
 entry (exact as Python floats), holds them as Python floats too. A carried output vector
 that the body only writes element by element is the loop's own copy
 (scalar_writes.owned_stacks), and the step's select lines run only the side they pick
-(lazy_selects.py). A versioned loop whose condition only bounds a counter (ranges.py) is
-a `for` statement over the counter's values, in two copies: one with the per-step checks,
+(lazy_selects.py). A versioned loop whose condition bounds a counter (ranges.py) is a
+`for` statement over the counter's values (the rest of the condition, if any, tested
+after each step: exit_tests.py), in two copies: one with the per-step checks,
 one for runs that set none; the latter tests its carried floats for NaN at its end, not
 per step, where a NaN that matters cannot vanish on the way (`_nan_carriers`).
 """
@@ -57,6 +58,8 @@ from .codegen import (
     region_reads,
 )
 from .dedupe import MERGED
+from .exit_tests import rest_of_condition
+from .fused_writes import fuse_writes
 from .lazy_selects import Lines, lazy_selects
 from .pyscalar import Kind, kind_of
 from .ranges import Bound, cond_bounds, entry_facts
@@ -179,7 +182,7 @@ class _Plan:
     """One plan of the loop: the carried values held as Python scalars (`slots`, their
     kinds), the results as returned (`out`), the condition's and the body's code, and the
     versioned loop's (`fast`, run when the entry `tests` hold: ranges.entry_facts); a
-    counted versioned loop (its condition only bounds a counter) has the `counter`
+    counted versioned loop (its condition bounds a counter) has the `counter`
     (index, step), which its `for` statement steps (its body's code leaves it as it is)."""
 
     __slots__ = ("slots", "kinds", "out", "test", "step", "fast", "tests", "alias", "trips",
@@ -230,19 +233,22 @@ def _plan(cond: Region, body: Region, names: list[str], slots: set[int],
         unchanged = {v for k, v in enumerate(body.arguments) if body.terminator[k] is v
                      and k not in slots} if trips is not None else None
 
-        def versioned(returned: list[Value]) -> tuple[BlockCode, BlockCode] | None:
-            codes = _codes(cond, body, same, returned, slots, known, ns, p + "f", unchanged,
+        def versioned(returned: list[Value], test: Region = cond
+                      ) -> tuple[BlockCode, BlockCode] | None:
+            codes = _codes(test, body, same, returned, slots, known, ns, p + "f", unchanged,
                            earlier, owned, floats)
             held = {i for i in codes[0].scalar_args & codes[1].scalar_args
                     if codes[1].clean_returned[i]}
             return codes if held == slots else None
         fast = versioned(terminator)
-        if fast is not None and counting is not None and len(fast[0].lines) == 1 \
-                and not fast[0].entry:  # (the test: i < n) the `for` statement counts
-            rep = counting[1]
+        rep = counting[1] if counting is not None else -1
+        rest = rest_of_condition(cond.arguments, cond.steps, cond.terminator[0], {
+            i for i in range(n) if alias.get(i, i) == rep}) if fast is not None else None
+        if rest is not None and counting is not None:  # the `for` statement counts
             counted = versioned([body.arguments[rep] if alias.get(i, i) == rep else v
-                                 for i, v in enumerate(terminator)])
-            if counted is not None:
+                                 for i, v in enumerate(terminator)],
+                                Region(cond.block, cond.arguments, *rest))
+            if counted is not None and not counted[0].entry:
                 fast, counter = counted, (rep, counting[2])
     return _Plan(slots, kinds, out, codes, fast, tests, alias, trips, counter)
 
@@ -305,7 +311,8 @@ def _codes(cond: Region, body: Region, names: list[str], terminator: Sequence[Va
     the carried floats known to be no NaN on entry."""
     plan = getattr(ns["I"], "plan_branch", None)  # (branches inline: branches.py)
     test = block_code(cond.arguments, names, cond.steps, cond.terminator, cond.block,
-                      True, ns, f"c{p}_", slots, (0,), earlier=earlier, plan_region=plan)
+                      True, ns, f"c{p}_", slots, range(len(cond.terminator)),
+                      earlier=earlier, plan_region=plan)
     known = {body.arguments[i]: b for i, b in bounds.items() if i in slots}
     steady = {a for a, r in zip(body.arguments, body.terminator, strict=True) if a is r}
     step = block_code(body.arguments, names, body.steps, terminator, body.block,
@@ -344,9 +351,10 @@ def _iterate(src: Source, test: BlockCode, step: BlockCode, names: list[str], re
              speculative: bool = False, owned: Collection[int] = (),
              held: Mapping[int, Kind] | None = None) -> None:
     """The loop itself: the checks, the body's lines, the carried values' update (but
-    those `skipped`: another's name), the condition; `counted` (a condition that only
-    bounds a counter: ranges.entry_facts; the number of steps it makes, the counter's name
-    and step), a `for` statement stepping the counter, no condition, and a copy with no
+    those `skipped`: another's name), the condition; `counted` (a condition that bounds
+    a counter: ranges.entry_facts; the number of steps it makes, the counter's name
+    and step), a `for` statement stepping the counter, `test` the rest of the condition
+    (exit_tests.py: none, or tested after each step), and a copy with no
     checks for a run that sets none (testing for NaN at its end where it can:
     `_nan_carriers` of the `held` carried values, those held as Python scalars, by kind);
     `speculative`: a checkpoint every EVERY steps (speculate.py; run with no checks), of
@@ -365,13 +373,17 @@ def _iterate(src: Source, test: BlockCode, step: BlockCode, names: list[str], re
     if speculative:
         src.add(loop, indent)
         _step(src, step, names, skipped, indent + 1, speculative, owned)
+        _exit(src, test, counter, by, indent + 1)
     else:
         src.add("if guarded:", indent)
         src.add(loop, indent + 1)
         _checks(src, indent + 2)
         _step(src, step, names, skipped, indent + 2, speculative, owned)
+        _exit(src, test, counter, by, indent + 2)
         src.add("else:", indent)
         floats = _nan_carriers(step, names, skipped, held or {}, owned)
+        if len(test.scalar) < len(test.lines):  # (the exit test must not see NaN payloads)
+            floats = []
         if floats:  # the NaN tests once, at the end; NaN there: the steps again, tested
             changed = [counter] + [name for k, name in enumerate(names)
                                    if step.returned[k] != name and k not in skipped]
@@ -379,14 +391,33 @@ def _iterate(src: Source, test: BlockCode, step: BlockCode, names: list[str], re
             src.add(f"entry = {state},", indent + 1)
             src.add(loop, indent + 1)
             _step(src, step, names, skipped, indent + 2, speculative, owned, tested=False)
+            _exit(src, test, counter, by, indent + 2)
             src.add(f"if {' or '.join(floats)}:", indent + 1)  # (owned: written again)
             src.add(f"{state}, = entry", indent + 2)
             indent += 1
         src.add(loop, indent + 1)
         _step(src, step, names, skipped, indent + 2, speculative, owned)
+        _exit(src, test, counter, by, indent + 2)
         indent -= 1 if floats else 0
-    src.add(f"{counter} = stop", indent)
+    if not test.returned:
+        src.add(f"{counter} = stop", indent)
     src.add(f"return {result}", indent)
+
+
+def _exit(src: Source, test: BlockCode, counter: str, by: int, indent: int) -> None:
+    """A counted loop's test of the rest of its condition (exit_tests.py) after the step
+    (at `indent`): failing, the counter steps on and the loop ends; the `for` statement's
+    `else` (no exit) leaves the counter at the end of its range."""
+    if not test.returned:
+        return
+    for line, s in test.lines:
+        src.add(line, indent, s)
+    passes = test.returned[0] if len(test.returned) == 1 else " and ".join(test.returned)
+    src.add(f"if not ({passes}):" if " " in passes else f"if not {passes}:", indent)
+    src.add(f"{counter} += {by}", indent + 1)
+    src.add("break", indent + 1)
+    src.add("else:", indent - 1)
+    src.add(f"{counter} = stop", indent)
 
 
 def _nan_carriers(step: BlockCode, names: list[str], skipped: set[int],
@@ -451,6 +482,10 @@ def _step(src: Source, step: BlockCode, names: list[str], skipped: set[int], ind
             and len(body.scalar) + len(body.stores) == len(body.lines)):  # NaN redos deferred
         last = [body.lines[k] for k in sorted(body.stores)]
         lines = [(k, line) for k, line in lines if k not in body.stores]
+        if not tested:  # (then no NaN redo lines: a write may take its value's expression)
+            read_after = {w for text in step.returned for w in re.findall(r"\w+", text)}
+            lines, last = fuse_writes([(k, line) for k, line in lines if k not in body.fixes],
+                                      last, body.scalar, read_after)
         for k, (line, s) in lines:
             if k not in body.fixes:
                 src.add(line, indent, s)

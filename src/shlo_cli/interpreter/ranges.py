@@ -38,6 +38,7 @@ _DECIDE = {
     operator.ne: lambda x, y: (True if x[1] < y[0] or y[1] < x[0]
                                else False if x[0] == x[1] == y[0] == y[1] else None),
 }
+_SAME_TYPE = frozenset(("stablehlo.broadcast_in_dim", "stablehlo.reshape"))
 _FLIP = {operator.lt: operator.gt, operator.le: operator.ge, operator.gt: operator.lt,
          operator.ge: operator.le}
 
@@ -146,20 +147,74 @@ def _arith(fn: Any, x: Bound, y: Bound) -> Bound | None:
 
 def cond_bounds(arguments: Sequence[Value], steps: Sequence[Any], returned: Value
                 ) -> dict[int, Bound]:
-    """The bound on a condition argument (by index) that holds when the condition does:
-    the condition is a comparison of it with a constant (`i < 1000`)."""
+    """The bounds on condition arguments (by index) that hold when the condition does:
+    each conjunct of the condition that compares an argument with a constant (`i < 1000`,
+    and `(i < 1000) & (abs(h) < 100)`, a while loop with an extra test, bounds its `i`)."""
     producer = {s.op.results[0]: s for s in steps if len(s.op.results) == 1}
-    step = producer.get(returned)
+    found: dict[int, Bound] = {}
+    for value in conjuncts(returned, producer):
+        bound = compare_bound(arguments, value, producer)
+        if bound is not None:
+            k, (low, high) = bound
+            old = found.get(k)
+            found[k] = (low, high) if old is None else (max(low, old[0]), min(high, old[1]))
+    return {k: b for k, b in found.items() if b[0] <= b[1]}
+
+
+def conjuncts(value: Value, producer: Mapping[Value, Any], depth: int = 8) -> list[Value]:
+    """The 0-d bools whose conjunction `value` is (through `and`s, a bool's conversion to
+    bool and its comparison `!= false`: JAX's `convert_element_type` of a bool): all hold
+    when `value` does."""
+    step = producer.get(value)
+    kind = kind_of(value)
+    if step is None or depth == 0 or kind is None or kind.dtype.kind != "b":
+        return [value]
+    op = step.op
+    operands = list(op.operands)
+    if op.name == "stablehlo.and" and classify(step) == "logic" and len(operands) == 2:
+        return [*conjuncts(operands[0], producer, depth - 1),
+                *conjuncts(operands[1], producer, depth - 1)]
+    if op.name == "stablehlo.convert" and classify(step) == "convert" \
+            and kind_of(operands[0]) is kind:
+        return conjuncts(operands[0], producer, depth - 1)
+    if classify(step) == "compare" and step.fn in (operator.ne, np.not_equal) \
+            and kind_of(operands[0]) is kind:
+        for x, y in (operands, operands[::-1]):
+            if _constant_of(y, producer) == 0:  # `b != false`: b
+                return conjuncts(x, producer, depth - 1)
+    return [value]
+
+
+def _constant_of(value: Value, producer: Mapping[Value, Any]) -> int | None:
+    """The value of a 0-d integer (or bool) constant, also through broadcasts and reshapes
+    to its own type (JAX's `broadcast_in_dim` of a 0-d constant to 0-d); else None."""
+    for _ in range(4):
+        step = producer.get(value)
+        if step is None:
+            return None
+        op = step.op
+        if op.name not in _SAME_TYPE or len(op.operands) != 1 \
+                or op.operands[0].type != value.type:
+            return constant_int(step)
+        value = op.operands[0]
+    return None
+
+
+def compare_bound(arguments: Sequence[Value], value: Value, producer: Mapping[Value, Any]
+                  ) -> tuple[int, Bound] | None:
+    """(index, bound) of the argument that `value` bounds when true, a comparison of it
+    with a constant; else None."""
+    step = producer.get(value)
     if step is None or classify(step) != "compare" or step.fn not in _FLIP:
-        return {}
+        return None
     x, y = step.op.operands
     fn = step.fn
     if x not in arguments:  # `1000 > i`
         x, y, fn = y, x, _FLIP[fn]
-    c = constant_int(producer[y]) if y in producer else None
+    c = _constant_of(y, producer)
     kind = kind_of(x)
     if x not in arguments or c is None or kind is None or kind.is_float:
-        return {}
+        return None
     low, high = kind.low, kind.high
     if fn is operator.lt:
         high = c - 1
@@ -169,9 +224,7 @@ def cond_bounds(arguments: Sequence[Value], steps: Sequence[Any], returned: Valu
         low = c + 1
     else:
         low = c
-    if low > high:
-        return {}
-    return {list(arguments).index(x): (max(low, kind.low), min(high, kind.high))}
+    return list(arguments).index(x), (max(low, kind.low), min(high, kind.high))
 
 
 def entry_facts(arguments: Sequence[Value], steps: Sequence[Any],
