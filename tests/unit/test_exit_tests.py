@@ -69,7 +69,7 @@ FORMS = {
                    "\n      %m5 = stablehlo.constant dense<5> : tensor<i32>"
                    "\n      %b5 = stablehlo.compare LT, %i, %m5, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>"
                    "\n      %t5 = stablehlo.and %t, %b5 : tensor<i1>", "and", "%bc, %t5", True),
-    "bits": ("LT, %i, %n, SIGNED",  # (a test of a NaN's bits: no Python-scalar line)
+    "bits": ("LT, %i, %n, SIGNED",  # (a test of a NaN's bits)
              "\n      %q = stablehlo.constant dense<2143289344> : tensor<i32>"
              "\n      %two = stablehlo.constant dense<2.0> : tensor<f32>"
              "\n      %h2 = stablehlo.multiply %h, %two : tensor<f32>"
@@ -165,9 +165,9 @@ def test_the_counted_loop_tests_only_the_rest(monkeypatch: pytest.MonkeyPatch) -
 
 def test_a_test_of_bits_is_made_after_each_step_redone(monkeypatch: pytest.MonkeyPatch
                                                       ) -> None:
-    """An exit test that may see a NaN's payload (a bitcast: not on Python scalars) reads
-    the step's values with their NaN redos made: the loop for runs with no checks is not
-    run first without them (to test for NaN at its end)."""
+    """An exit test that may see a NaN's payload (a bitcast's line reads the bits of a
+    Python float) reads the step's values with their NaN redos made: the loop for runs
+    with no checks is not run first without them (to test for NaN at its end)."""
     args = [XS, np.int32(0), np.float32(0.0), np.float32(0.5)]
     _, sources = run_loops(_program("bits", 8, 0.9), args, True, monkeypatch)
     fast = sources[0].split("    if a0 >= 0:\n")[1].split("\n    while True:")[0]

@@ -382,8 +382,8 @@ def _iterate(src: Source, test: BlockCode, step: BlockCode, names: list[str], re
         _exit(src, test, counter, by, indent + 2)
         src.add("else:", indent)
         floats = _nan_carriers(step, names, skipped, held or {}, owned)
-        if len(test.scalar) < len(test.lines):  # (the exit test must not see NaN payloads)
-            floats = []
+        if len(test.scalar) < len(test.lines) or test.observed:  # (the exit test must not
+            floats = []  # see NaN payloads: a kernel's, or a bitcast's of a Python float)
         if floats:  # the NaN tests once, at the end; NaN there: the steps again, tested
             changed = [counter] + [name for k, name in enumerate(names)
                                    if step.returned[k] != name and k not in skipped]
