@@ -18,7 +18,8 @@ def run_loops(text: str, args: list[Any], compiled: bool,
               monkeypatch: pytest.MonkeyPatch) -> tuple[list[Any], list[str]]:
     """main's results on its second call (plans kept from the first), with `while` loops
     compiled to Python (the generated sources collected) or, when not `compiled`, run by
-    the general evaluator."""
+    the general evaluator; the first call's results must be the same bits (a first call
+    runs other code: a loop compiled while it runs, a table not yet made)."""
     sources: list[str] = []
     with monkeypatch.context() as m:
         if compiled:
@@ -34,8 +35,14 @@ def run_loops(text: str, args: list[Any], compiled: bool,
         interpreter = Interpreter(parse_source(text))
         main = interpreter.lookup_function("main")
         with np.errstate(all="ignore"):
-            out = [interpreter.call(main, list(args)) for _ in range(2)][-1]
+            first, out = [interpreter.call(main, list(args)) for _ in range(2)]
+    assert [_bits(v) for v in first] == [_bits(v) for v in out]
     return out, sources
+
+
+def _bits(value: Any) -> tuple[str, tuple[int, ...], bytes]:
+    array = np.ascontiguousarray(value)
+    return array.dtype.str, array.shape, array.tobytes()
 
 
 def run_with_sources(text: str, args: list[Any],
