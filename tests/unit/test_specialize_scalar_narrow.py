@@ -138,7 +138,7 @@ def test_one_rounding_of_a_double(elem: str) -> None:
     f32 first would land on the midpoint: about one in 600 here), overflowing, tiny and
     special ones."""
     from shlo_cli.dialects.stablehlo.elementwise_numerics import round_float
-    from shlo_cli.dialects.stablehlo.specialize_scalar_narrow import _Cells
+    from shlo_cli.dialects.stablehlo.specialize_scalar_narrow import RoundingCells
 
     dtype = np.dtype(TYPES[elem])
     rng = np.random.default_rng(8)
@@ -150,7 +150,7 @@ def test_one_rounding_of_a_double(elem: str) -> None:
                                                                         mid.size))
     doubles = np.concatenate([near, mid, values * (1 + 2.0 ** -30), [1e39, -1e39, 3.4e38, 1e-46,
                                                                       -1e-300, 0.0, -0.0, np.inf]])
-    cells = _Cells(dtype)
+    cells = RoundingCells(dtype)
     got = np.array([cells.odd(v) for v in doubles.tolist()], dtype)
     with np.errstate(all="ignore"):
         want = round_float(doubles, dtype)

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ..dialects.stablehlo.specialize_scalar_narrow import _Cells
+from ..dialects.stablehlo.specialize_scalar_narrow import RoundingCells
 
 NARROW = ("bfloat16", "float16")
 F16_OVERFLOW = 65520.0  # (2 - 2^-11) * 2^15: from here f16's nearest is the infinity
@@ -54,7 +54,7 @@ def add_cells(ns: dict[str, Any]) -> None:
         ns["_Cfloat16"] = np.empty((), np.float16)
         ns["_Cbfloat16"] = np.empty((), bf16)
         ns["_INF"] = float("inf")
-        ns["_BF16_ODD"] = _Cells(bf16).odd
+        ns["_BF16_ODD"] = RoundingCells(bf16).odd
 
 
 def store(name: str, value: str) -> str:

@@ -45,7 +45,7 @@ def _is_narrow(dtype: np.dtype) -> bool:
     return is_float(dtype) and dtype.itemsize <= 2 and dtype.name != "float16"
 
 
-class _Cells:
+class RoundingCells:
     """One f32 cell (a 0-d float memoryview and its bits) and one 0-d array of the type: a
     double rounded to f32 by the C cast, and that f32 value cast by numpy to the type."""
 
@@ -78,7 +78,7 @@ class _Cells:
 
 
 def _arithmetic(fn: Callable[[float, float], float], to: np.dtype, general: Kernel) -> Kernel:
-    cells = _Cells(to)
+    cells = RoundingCells(to)
     divide = fn is operator.truediv
 
     def kernel(a: Any, b: Any) -> Any:
@@ -96,7 +96,7 @@ def _arithmetic(fn: Callable[[float, float], float], to: np.dtype, general: Kern
 
 
 def _transcendental(scalar: Callable[[float], float], to: np.dtype, general: Kernel) -> Kernel:
-    cells = _Cells(to)
+    cells = RoundingCells(to)
 
     def kernel(x: Any) -> Any:
         if x.ndim:
